@@ -1,0 +1,83 @@
+// The shape of a primitive's record. Everything tsad knows about one operation lives in one
+// record: its type rule, its reference semantics, its derivative and its code generation.
+// Passes look records up in PRIMS / LIN_PRIMS (registry.ts) and never branch on a name.
+import type * as ts from 'typescript';
+import type { Builder } from '../ir/build';
+import type { Type } from '../ir/syntax';
+
+export type Scalar = number | boolean;
+
+/** A tangent is a linear variable, or null for a symbolic zero (never materialised). */
+export type Tangent = string | null;
+
+export interface JvpContext {
+  readonly b: Builder;
+  /** Primal argument names (non-linear). */
+  readonly args: readonly string[];
+  readonly argTypes: readonly Type[];
+  /** One tangent per argument; distinct names (the pass dups repeated arguments first). */
+  readonly tangents: readonly Tangent[];
+  /** The primal result, already bound. */
+  readonly y: string;
+}
+
+/** Must consume every non-null tangent exactly once; returns the result's tangent. */
+export type JvpRule = (ctx: JvpContext) => Tangent;
+
+export interface Arity {
+  readonly min: number;
+  /** Infinity for variadic primitives such as `max` or `hypot`. */
+  readonly max: number;
+}
+
+/** Non-linear primitive: `op(v̄)`, costs 1 in the work model. */
+export interface PrimDef {
+  readonly name: string;
+  readonly arity: Arity;
+  /** Result type, or a message saying what is wrong with the arguments. */
+  readonly typeRule: (argTypes: readonly Type[]) => Type | string;
+  readonly impl: (...args: Scalar[]) => Scalar;
+  readonly jvp: JvpRule;
+  /** JavaScript for the primitive applied to already-evaluated argument expressions. */
+  readonly emitTs: (args: readonly ts.Expression[], factory: ts.NodeFactory) => ts.Expression;
+  /** Where finite-difference tests sample each argument, and what they skip. */
+  readonly test: PrimTestSpec;
+}
+
+export interface PrimTestSpec {
+  /** Sampling interval per argument (the last one repeats for variadic primitives). */
+  readonly domain: readonly (readonly [number, number])[];
+  /** Piecewise-constant primitives: the tangent is checked to be exactly zero instead. */
+  readonly zeroDerivative?: boolean;
+  /** Result is boolean. */
+  readonly predicate?: boolean;
+}
+
+export interface TransposeContext {
+  readonly b: Builder;
+  readonly nl: readonly string[];
+  /** The cotangent of the result (never a symbolic zero: the shared wrapper handles that). */
+  readonly ct: string;
+  readonly resultType: Type;
+  readonly linTypes: readonly Type[];
+}
+
+/**
+ * Linear primitive `op(ū ; v̇̄)`: linear in v̇̄ given the non-linear coefficients ū. It acts
+ * componentwise: every linear argument and the result share one type τ (real or a tuple of
+ * them), and each coefficient is a scalar broadcast over τ's leaves.
+ */
+export interface LinPrimDef {
+  readonly name: string;
+  readonly nlArity: number;
+  readonly linArity: number;
+  /** Types of the coefficients (each broadcast over the leaves). */
+  readonly nlTypes: readonly Type[];
+  /** Value on one leaf: coefficients, then the linear arguments' leaf values. */
+  readonly impl: (nl: readonly Scalar[], lin: readonly number[]) => number;
+  /** One cotangent per linear argument, null for a symbolic zero; consumes ct exactly once. */
+  readonly transpose: (ctx: TransposeContext) => Tangent[];
+  /** The non-linear primitive computing `impl` on reals, used by linearity erasure. */
+  readonly erase: string;
+  readonly emitTs: (nl: readonly ts.Expression[], lin: readonly ts.Expression[], factory: ts.NodeFactory) => ts.Expression;
+}
