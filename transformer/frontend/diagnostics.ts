@@ -1,0 +1,49 @@
+// User-facing failures of the transformer. Deep code throws TsadDiagnosticError; the plugin
+// turns it into a ts.Diagnostic in exactly one place. Anything else that escapes is a bug.
+import type * as ts from 'typescript';
+import { PLUGIN_CODES } from './codes/plugin';
+import { LOWERING_CODES } from './codes/lowering';
+
+export interface DiagnosticSpec {
+  /** Short title used in docs/diagnostics.md. */
+  readonly title: string;
+  /** How to fix it; appended to every message with this code. */
+  readonly hint?: string;
+}
+
+export const DIAGNOSTIC_CODES: Readonly<Record<number, DiagnosticSpec>> = { ...PLUGIN_CODES, ...LOWERING_CODES };
+
+const BRAND = Symbol.for('tsad.diagnostic');
+
+export class TsadDiagnosticError extends Error {
+  readonly [BRAND] = true;
+  constructor(
+    readonly code: number,
+    readonly node: ts.Node | undefined,
+    message: string,
+    /** More problems found in the same function (reported together). */
+    readonly related: readonly TsadDiagnosticError[] = [],
+  ) {
+    super(message);
+    this.name = 'TsadDiagnosticError';
+  }
+
+  /** "TSAD1001" */
+  get codeText(): string {
+    return `TSAD${this.code}`;
+  }
+}
+
+export function isTsadDiagnostic(e: unknown): e is TsadDiagnosticError {
+  return typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
+}
+
+/** Message text with the code's hint appended. */
+export function diagnosticMessage(code: number, message: string): string {
+  const hint = DIAGNOSTIC_CODES[code]?.hint;
+  return hint ? `${message}\n  hint: ${hint}` : message;
+}
+
+export function fail(code: number, node: ts.Node | undefined, message: string): never {
+  throw new TsadDiagnosticError(code, node, diagnosticMessage(code, message));
+}
