@@ -2,13 +2,13 @@
 // (Σᵢ ∂ᵢf · ẋᵢ) from `elementwise`; transposition needs nothing from them because the JVP is
 // built only from linear primitives, which carry their own transpose rules.
 import type { Builder } from '../ir/build';
-import { REAL, Type, drop, lvar } from '../ir/syntax';
+import { REAL, Type, lvar } from '../ir/syntax';
 import type { JvpContext, JvpRule, Tangent, PrimTestSpec, Arity } from './types';
 
 /** ∂f/∂xᵢ as non-linear code; `args` are the primal arguments and `y` the primal result. */
 export type Partial = (b: Builder, args: readonly string[], y: string) => string;
 
-/** Sums scaled tangents with `ladd`; symbolic zeros vanish. */
+/** Sums tangents with `ladd`; symbolic zeros vanish. */
 export function sumTangents(b: Builder, terms: readonly Tangent[], base: string): Tangent {
   let acc: Tangent = null;
   for (const t of terms) {
@@ -49,3 +49,5 @@ export const binary: Arity = { min: 2, max: 2 };
 export const variadic = (min: number): Arity => ({ min, max: Infinity });
 
 export const anywhere: PrimTestSpec = { domain: [[-3, 3]] };
+export const positive: PrimTestSpec = { domain: [[0.1, 3]] };
+export const unitInterval: PrimTestSpec = { domain: [[-0.9, 0.9]] };

@@ -1,24 +1,21 @@
-// Every primitive, by IR name. Passes look up here; a missing facet is a type error.
+// Every primitive, by IR name. Passes look up here and never branch on a name.
 import * as arith from './arith';
+import * as math from './math';
+import * as compare from './compare';
 import * as linear from './linear';
 import type { PrimDef, LinPrimDef } from './types';
 import { InternalError } from '../ir/syntax';
 
-export const PRIMS: Readonly<Record<string, PrimDef>> = Object.freeze(
-  Object.fromEntries(Object.values({ ...arith }).map((p) => [p.name, p])),
-);
-
-export const LIN_PRIMS: Readonly<Record<string, LinPrimDef>> = Object.freeze(
-  Object.fromEntries(Object.values({ ...linear }).map((p) => [p.name, p])),
-);
-
-export function isPrim(name: string): boolean {
-  return Object.prototype.hasOwnProperty.call(PRIMS, name);
+function byName<T extends { name: string }>(records: Record<string, T>): Readonly<Record<string, T>> {
+  return Object.freeze(Object.fromEntries(Object.values(records).map((p) => [p.name, p])));
 }
 
-export function isLinPrim(name: string): boolean {
-  return Object.prototype.hasOwnProperty.call(LIN_PRIMS, name);
-}
+export const PRIMS: Readonly<Record<string, PrimDef>> = byName<PrimDef>({ ...arith, ...math, ...compare });
+export const LIN_PRIMS: Readonly<Record<string, LinPrimDef>> = byName<LinPrimDef>({ ...linear });
+
+const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+export const isPrim = (name: string): boolean => own(PRIMS, name);
+export const isLinPrim = (name: string): boolean => own(LIN_PRIMS, name);
 
 export function primDef(name: string): PrimDef {
   if (!isPrim(name)) throw new InternalError(`unknown primitive '${name}'`);

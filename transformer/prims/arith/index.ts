@@ -1,30 +1,111 @@
-// + - * / % and unary minus.
-import { elementwise, realOp, binary, anywhere } from '../helpers';
-import type { PrimDef } from '../types';
+// + - * / % ** and unary minus.
+import { elementwise, realOp, binary, unary, anywhere, sumTangents } from '../helpers';
+import { binaryOp, prefixOp, mathCall, SK } from '../emit';
+import type { PrimDef, JvpRule } from '../types';
+
+const num = (v: unknown) => v as number;
+
+// d(a + b) = ȧ + ḃ: already linear, no scaling needed.
+const addJvp: JvpRule = ({ b, tangents, y }) => sumTangents(b, tangents, `${y}_dot`);
 
 export const add: PrimDef = {
   name: 'add',
   arity: binary,
   typeRule: realOp('add'),
-  impl: (a, b) => (a as number) + (b as number),
-  // d(a + b) = ȧ + ḃ
-  jvp: elementwise(() => (b) => b.lit(1, 'one')),
-  emitTs: ([a, b], f) => f.createBinaryExpression(a, f.createToken(ts().SyntaxKind.PlusToken), b),
+  impl: (a, b) => num(a) + num(b),
+  jvp: addJvp,
+  emitTs: binaryOp(() => SK().PlusToken),
   test: anywhere,
 };
 
+// d(a − b) = ȧ − ḃ
+export const sub: PrimDef = {
+  name: 'sub',
+  arity: binary,
+  typeRule: realOp('sub'),
+  impl: (a, b) => num(a) - num(b),
+  jvp: ({ b, tangents: [da, db], y }) => {
+    if (db === null) return da;
+    if (da === null) return b.lprim('lneg', [], [db], `${y}_dot`);
+    return b.lprim('lsub', [], [da, db], `${y}_dot`);
+  },
+  emitTs: binaryOp(() => SK().MinusToken),
+  test: anywhere,
+};
+
+export const neg: PrimDef = {
+  name: 'neg',
+  arity: unary,
+  typeRule: realOp('neg'),
+  impl: (a) => -num(a),
+  jvp: ({ b, tangents: [da], y }) => (da === null ? null : b.lprim('lneg', [], [da], `${y}_dot`)),
+  emitTs: prefixOp(() => SK().MinusToken),
+  test: anywhere,
+};
+
+// d(a·b) = b·ȧ + a·ḃ
 export const mul: PrimDef = {
   name: 'mul',
   arity: binary,
   typeRule: realOp('mul'),
-  impl: (a, b) => (a as number) * (b as number),
-  // d(a·b) = b·ȧ + a·ḃ
-  jvp: elementwise((i) => (_b, [x, y]) => (i === 0 ? y : x)),
-  emitTs: ([a, b], f) => f.createBinaryExpression(a, f.createToken(ts().SyntaxKind.AsteriskToken), b),
+  impl: (a, b) => num(a) * num(b),
+  jvp: elementwise((i) => (_b, [x, z]) => (i === 0 ? z : x)),
+  emitTs: binaryOp(() => SK().AsteriskToken),
   test: anywhere,
 };
 
-function ts(): typeof import('typescript') {
-  // Loaded lazily so the interpreter and the CLI's IR commands do not pay for the compiler.
-  return require('typescript');
-}
+// d(a/b) = ȧ/b − (y/b)·ḃ
+export const div: PrimDef = {
+  name: 'div',
+  arity: binary,
+  typeRule: realOp('div'),
+  impl: (a, b) => num(a) / num(b),
+  jvp: elementwise((i) =>
+    i === 0
+      ? (b, [, d]) => b.prim('div', [b.lit(1, 'one'), d], 'inv')
+      : (b, [, d], y) => b.prim('neg', [b.prim('div', [y, d], 'q')], 'dq'),
+  ),
+  emitTs: binaryOp(() => SK().SlashToken),
+  test: { domain: [[-3, 3], [0.5, 3]] },
+};
+
+// JS `%` is fmod: a − trunc(a/b)·b, so ∂/∂a = 1 and ∂/∂b = −trunc(a/b) (away from jumps).
+export const mod: PrimDef = {
+  name: 'mod',
+  arity: binary,
+  typeRule: realOp('mod'),
+  impl: (a, b) => num(a) % num(b),
+  jvp: elementwise((i) =>
+    i === 0
+      ? (b) => b.lit(1, 'one')
+      : (b, [a, d]) => b.prim('neg', [b.prim('trunc', [b.prim('div', [a, d], 'q')], 'k')], 'dk'),
+  ),
+  emitTs: binaryOp(() => SK().PercentToken),
+  test: { domain: [[0.3, 3], [0.7, 1.3]] },
+};
+
+// x ** e. ∂/∂x = e·x^(e−1), taken as 0 when e = 0 (x^0 is constant even at x = 0, where
+// 0·0^−1 would be NaN). ∂/∂e = ln(x)·y, taken as 0 when y = 0 (0^e is flat in e for e > 0; ln 0 · 0
+// would be NaN). For x < 0 the exponent derivative is NaN: x^e has no real extension there.
+export const pow: PrimDef = {
+  name: 'pow',
+  arity: binary,
+  typeRule: realOp('pow'),
+  impl: (a, b) => Math.pow(num(a), num(b)),
+  jvp: elementwise((i) =>
+    i === 0
+      ? (b, [x, e]) => {
+          const zero = b.lit(0, 'zero');
+          const em1 = b.prim('sub', [e, b.lit(1, 'one')], 'em1');
+          const slope = b.prim('mul', [e, b.prim('pow', [x, em1], 'xp')], 'slope');
+          return b.prim('select', [b.test('eq', [e, zero], 'flat'), zero, slope], 'dx');
+        }
+      : (b, [x], y) => {
+          const zero = b.lit(0, 'zero');
+          const slope = b.prim('mul', [b.prim('log', [x], 'lnx'), y], 'slope');
+          return b.prim('select', [b.test('eq', [y, zero], 'flat'), zero, slope], 'de');
+        },
+  ),
+  emitTs: mathCall('pow'),
+  test: { domain: [[0.2, 3], [-2, 2]] },
+};

@@ -1,6 +1,11 @@
 // The linear primitives: everything a tangent program may do besides zero, dup and drop.
+// Each acts leafwise on its type τ; its transpose is stated with the adjoint identity it uses.
 import type { LinPrimDef } from '../types';
-import { REAL } from '../../ir/syntax';
+import { BOOL, REAL } from '../../ir/syntax';
+import { tsApi } from '../emit';
+
+const bin = (kind: () => import('typescript').BinaryOperator) => (_: unknown, [a, b]: readonly import('typescript').Expression[], f: import('typescript').NodeFactory) =>
+  f.createParenthesizedExpression(f.createBinaryExpression(a, kind(), b));
 
 export const ladd: LinPrimDef = {
   name: 'ladd',
@@ -11,7 +16,34 @@ export const ladd: LinPrimDef = {
   // ⟨ȧ + ḃ, ÿ⟩ = ⟨ȧ, ÿ⟩ + ⟨ḃ, ÿ⟩: the cotangent fans out.
   transpose: ({ b, ct, resultType }) => b.dup(ct, resultType),
   erase: 'add',
-  emitTs: (_, [a, b2], f) => f.createBinaryExpression(a, f.createToken(require('typescript').SyntaxKind.PlusToken), b2),
+  emitTs: bin(() => tsApi().SyntaxKind.PlusToken),
+};
+
+export const lsub: LinPrimDef = {
+  name: 'lsub',
+  nlArity: 0,
+  linArity: 2,
+  nlTypes: [],
+  impl: (_, [a, b]) => a - b,
+  // ⟨ȧ − ḃ, ÿ⟩ = ⟨ȧ, ÿ⟩ + ⟨ḃ, −ÿ⟩
+  transpose: ({ b, ct, resultType }) => {
+    const [c1, c2] = b.dup(ct, resultType);
+    return [c1, b.lprim('lneg', [], [c2], `${ct}_neg`, resultType)];
+  },
+  erase: 'sub',
+  emitTs: bin(() => tsApi().SyntaxKind.MinusToken),
+};
+
+export const lneg: LinPrimDef = {
+  name: 'lneg',
+  nlArity: 0,
+  linArity: 1,
+  nlTypes: [],
+  impl: (_, [a]) => -a,
+  // ⟨−ȧ, ÿ⟩ = ⟨ȧ, −ÿ⟩
+  transpose: ({ b, ct, resultType }) => [b.lprim('lneg', [], [ct], `${ct}_neg`, resultType)],
+  erase: 'neg',
+  emitTs: (_, [a], f) => f.createParenthesizedExpression(f.createPrefixUnaryExpression(tsApi().SyntaxKind.MinusToken, a)),
 };
 
 export const scale: LinPrimDef = {
@@ -20,8 +52,31 @@ export const scale: LinPrimDef = {
   linArity: 1,
   nlTypes: [REAL],
   impl: ([u], [v]) => (u as number) * v,
-  // ⟨u·v̇, ÿ⟩ = ⟨v̇, u·ÿ⟩: scaling is self-adjoint.
+  // ⟨u·v̇, ÿ⟩ = ⟨v̇, u·ÿ⟩: scaling by a constant is self-adjoint.
   transpose: ({ b, nl: [u], ct, resultType }) => [b.lprim('scale', [u], [ct], `${ct}_s`, resultType)],
   erase: 'mul',
-  emitTs: ([u], [v], f) => f.createBinaryExpression(u, f.createToken(require('typescript').SyntaxKind.AsteriskToken), v),
+  emitTs: ([u], [v], f) => f.createParenthesizedExpression(f.createBinaryExpression(u, tsApi().SyntaxKind.AsteriskToken, v)),
+};
+
+export const lselect: LinPrimDef = {
+  name: 'lselect',
+  nlArity: 1,
+  linArity: 2,
+  nlTypes: [BOOL],
+  impl: ([c], [a, b]) => (c ? a : b),
+  // ⟨c ? ȧ : ḃ, ÿ⟩ = ⟨ȧ, c ? ÿ : 0⟩ + ⟨ḃ, c ? 0 : ÿ⟩
+  transpose: ({ b, nl: [c], ct, resultType }) => {
+    const [c1, c2] = b.dup(ct, resultType);
+    const z1 = b.zero(resultType);
+    const z2 = b.zero(resultType);
+    return [
+      b.lprim('lselect', [c], [c1, z1], `${ct}_then`, resultType),
+      b.lprim('lselect', [c], [z2, c2], `${ct}_else`, resultType),
+    ];
+  },
+  erase: 'select',
+  emitTs: ([c], [a, b2], f) =>
+    f.createParenthesizedExpression(
+      f.createConditionalExpression(c, f.createToken(tsApi().SyntaxKind.QuestionToken), a, f.createToken(tsApi().SyntaxKind.ColonToken), b2),
+    ),
 };

@@ -1,0 +1,307 @@
+// The linear type checker (notes §2.3) and the Linear B restrictions (§2.7).
+//
+// Usage is counted in one pass: every binder gets a record, every variable reference increments
+// the record its name resolves to, and when a scope closes its binders are judged: linear ones
+// must have been used exactly once, non-linear ones at least once. The same walk infers types,
+// so `annotateTypes` is the checker returning the annotated copy it builds anyway.
+import { Binder, Expr, FnDef, IrError, Program, Type, typeEquals, tupleType, REAL } from './syntax';
+import { PRIMS, LIN_PRIMS } from '../prims/registry';
+import { printType } from './printType';
+
+export interface CheckOptions {
+  /** Functions that must also satisfy the two Linear B restrictions. */
+  readonly linearB?: readonly string[];
+}
+
+interface Signature {
+  readonly nl: readonly Type[];
+  readonly lin: readonly Type[];
+  readonly nlResults: readonly Type[];
+  readonly linResults: readonly Type[];
+}
+
+interface VarInfo {
+  readonly name: string;
+  readonly type: Type;
+  readonly linear: boolean;
+  uses: number;
+}
+
+interface Result {
+  readonly nl: readonly Type[];
+  readonly lin: readonly Type[];
+  /** Does the expression read any linear variable (Linear B restriction 2)? */
+  readonly readsLinear: boolean;
+  readonly expr: Expr;
+}
+
+/** A vector-space type: reals and tuples of them (booleans have no linear counterpart). */
+export function isVectorType(t: Type): boolean {
+  return t.tag === 'real' || (t.tag === 'tuple' && t.elems.every(isVectorType));
+}
+
+class DefChecker {
+  private readonly scope: VarInfo[] = [];
+  constructor(
+    private readonly def: FnDef,
+    private readonly sigs: ReadonlyMap<string, Signature>,
+    private readonly linearB: boolean,
+    private readonly errors: string[],
+  ) {}
+
+  private error(msg: string): void {
+    this.errors.push(`in ${this.def.name}: ${msg}`);
+  }
+
+  private lookup(name: string): VarInfo | undefined {
+    for (let i = this.scope.length - 1; i >= 0; i--) if (this.scope[i].name === name) return this.scope[i];
+    return undefined;
+  }
+
+  /** Resolves a reference in a position of the given sort and counts the use. */
+  private use(name: string, linear: boolean, where: string): Type {
+    const v = this.lookup(name);
+    if (!v) {
+      this.error(`unbound variable ${name} in ${where}`);
+      return REAL;
+    }
+    v.uses++;
+    if (v.linear !== linear) {
+      this.error(
+        v.linear
+          ? `linear variable ${name} cannot be used in ${where}, which takes non-linear values`
+          : `non-linear variable ${name} cannot be used in ${where}, which takes linear values`,
+      );
+    }
+    return v.type;
+  }
+
+  private push(b: Binder, type: Type, linear: boolean): VarInfo {
+    const v: VarInfo = { name: b.name, type, linear, uses: 0 };
+    if (b.type && !typeEquals(b.type, type)) {
+      this.error(`${b.name} is annotated ${printType(b.type)} but bound to a value of type ${printType(type)}`);
+    }
+    if (linear && !isVectorType(type)) this.error(`linear variable ${b.name} has type ${printType(type)}, which is not a vector space`);
+    this.scope.push(v);
+    return v;
+  }
+
+  /** Closes the innermost `count` binders and judges their usage. */
+  private pop(count: number): void {
+    for (let i = 0; i < count; i++) {
+      const v = this.scope.pop()!;
+      if (v.linear && v.uses === 0) this.error(`linear variable ${v.name} is never used; consume it or discard it with drop(${v.name})`);
+      if (v.linear && v.uses > 1) this.error(`linear variable ${v.name} is used ${v.uses} times; insert dup to use it more than once`);
+      if (!v.linear && v.uses === 0) this.error(`non-linear variable ${v.name} is never used; discard it with drop(${v.name})`);
+    }
+  }
+
+  private readsLinearAt(names: readonly string[]): boolean {
+    return names.some((n) => this.lookup(n)?.linear === true);
+  }
+
+  checkDef(): FnDef {
+    const d = this.def;
+    const nlParams = d.nlParams.map((b) => this.bindParam(b, false));
+    const linParams = d.linParams.map((b) => this.bindParam(b, true));
+    const r = this.expr(d.body);
+    this.expectTypes('results', r.nl, d.nlResults, 'non-linear');
+    this.expectTypes('results', r.lin, d.linResults, 'linear');
+    if (this.linearB && d.nlResults.length > 0 && d.linResults.length > 0) {
+      this.error(`(Linear B) the function returns both non-linear and linear results; unzip it first`);
+    }
+    this.pop(nlParams.length + linParams.length);
+    return { ...d, nlParams, linParams, body: r.expr };
+  }
+
+  private bindParam(b: Binder, linear: boolean): Binder {
+    if (!b.type) {
+      this.error(`parameter ${b.name} needs a type`);
+      this.push(b, REAL, linear);
+      return { name: b.name, type: REAL };
+    }
+    this.push(b, b.type, linear);
+    return b;
+  }
+
+  private expectTypes(what: string, got: readonly Type[], want: readonly Type[], sort: string): void {
+    if (got.length !== want.length) {
+      this.error(`${what}: expected ${want.length} ${sort} value(s), got ${got.length}`);
+      return;
+    }
+    got.forEach((t, i) => {
+      if (!typeEquals(t, want[i])) this.error(`${what}: ${sort} value ${i + 1} has type ${printType(t)}, expected ${printType(want[i])}`);
+    });
+  }
+
+  private linearBCheck(r: Result, what: string): void {
+    if (!this.linearB) return;
+    if (r.nl.length > 0 && r.lin.length > 0) this.error(`(Linear B) ${what} returns both non-linear and linear results; unzip first`);
+    else if (r.nl.length > 0 && r.readsLinear) this.error(`(Linear B) ${what} computes non-linear results but reads a linear variable`);
+  }
+
+  expr(e: Expr): Result {
+    switch (e.tag) {
+      case 'ret': {
+        const nl = e.nl.map((n) => this.use(n, false, 'the non-linear part of a return'));
+        const lin = e.lin.map((n) => this.use(n, true, 'the linear part of a return'));
+        return { nl, lin, readsLinear: e.lin.length > 0 || this.readsLinearAt(e.nl), expr: e };
+      }
+      case 'let': {
+        const rhs = this.expr(e.rhs);
+        const desc = e.nl.length + e.lin.length === 0 ? 'an expression statement' : `the right-hand side of let ${[...e.nl, ...e.lin].map((b) => b.name).join(', ')}`;
+        this.linearBCheck(rhs, desc);
+        if (rhs.nl.length !== e.nl.length || rhs.lin.length !== e.lin.length) {
+          this.error(
+            `let ${[...e.nl.map((b) => b.name), ';', ...e.lin.map((b) => b.name)].join(' ')} binds ${e.nl.length} non-linear and ${e.lin.length} linear names, but the right-hand side returns ${rhs.nl.length} and ${rhs.lin.length}`,
+          );
+        }
+        const nl = e.nl.map((b, i) => this.bindLocal(b, rhs.nl[i], false));
+        const lin = e.lin.map((b, i) => this.bindLocal(b, rhs.lin[i], true));
+        const body = this.expr(e.body);
+        this.pop(nl.length + lin.length);
+        return { ...body, readsLinear: body.readsLinear || rhs.readsLinear, expr: { ...e, nl, lin, rhs: rhs.expr, body: body.expr } };
+      }
+      case 'unpack': {
+        const t = this.use(e.tuple, e.linear, e.linear ? 'a linear unpack' : 'a non-linear unpack');
+        if (t.tag !== 'tuple' || t.elems.length !== e.names.length) {
+          this.error(`cannot unpack ${e.tuple} of type ${printType(t)} into ${e.names.length} names`);
+        }
+        const elems = t.tag === 'tuple' ? t.elems : [];
+        const names = e.names.map((b, i) => this.bindLocal(b, elems[i] ?? REAL, e.linear));
+        const body = this.expr(e.body);
+        this.pop(names.length);
+        return { ...body, readsLinear: body.readsLinear || e.linear, expr: { ...e, names, body: body.expr } };
+      }
+      case 'call': {
+        const sig = this.sigs.get(e.fn);
+        const nlTypes = e.nl.map((n) => this.use(n, false, `a non-linear argument of ${e.fn}`));
+        const linTypes = e.lin.map((n) => this.use(n, true, `a linear argument of ${e.fn}`));
+        const seen = new Set<string>();
+        for (const n of e.lin) {
+          if (seen.has(n)) this.error(`linear variable ${n} is passed twice to ${e.fn}; dup it first`);
+          seen.add(n);
+        }
+        if (!sig) {
+          this.error(e.fn === this.def.name ? `${e.fn} calls itself; recursion is not allowed` : `call of unknown or later function ${e.fn}`);
+          return { nl: [], lin: [], readsLinear: e.lin.length > 0, expr: e };
+        }
+        this.expectTypes(`arguments of ${e.fn}`, nlTypes, sig.nl, 'non-linear');
+        this.expectTypes(`arguments of ${e.fn}`, linTypes, sig.lin, 'linear');
+        if (this.linearB && sig.nlResults.length > 0 && sig.linResults.length > 0) {
+          this.error(`(Linear B) call of ${e.fn}, which returns both non-linear and linear results`);
+        }
+        return { nl: sig.nlResults, lin: sig.linResults, readsLinear: e.lin.length > 0, expr: e };
+      }
+      case 'var': {
+        const t = this.use(e.name, e.linear, e.linear ? 'a linear variable expression' : 'a non-linear variable expression');
+        return e.linear ? { nl: [], lin: [t], readsLinear: true, expr: e } : { nl: [t], lin: [], readsLinear: false, expr: e };
+      }
+      case 'lit':
+        return { nl: [typeof e.value === 'boolean' ? { tag: 'bool' } : REAL], lin: [], readsLinear: false, expr: e };
+      case 'tuple': {
+        const ts = e.elems.map((n) => this.use(n, e.linear, e.linear ? 'a linear tuple' : 'a non-linear tuple'));
+        const t = tupleType(ts);
+        return e.linear ? { nl: [], lin: [t], readsLinear: true, expr: e } : { nl: [t], lin: [], readsLinear: this.readsLinearAt(e.elems), expr: e };
+      }
+      case 'prim': {
+        const def = PRIMS[e.op];
+        const ts = e.args.map((n) => this.use(n, false, `the non-linear primitive ${e.op}`));
+        if (!def) {
+          this.error(`unknown primitive ${e.op}`);
+          return { nl: [REAL], lin: [], readsLinear: false, expr: e };
+        }
+        if (e.args.length < def.arity.min || e.args.length > def.arity.max) {
+          this.error(`${e.op} takes ${arityText(def.arity)} argument(s), got ${e.args.length}`);
+          return { nl: [REAL], lin: [], readsLinear: false, expr: e };
+        }
+        const t = def.typeRule(ts);
+        if (typeof t === 'string') this.error(t);
+        return { nl: [typeof t === 'string' ? REAL : t], lin: [], readsLinear: this.readsLinearAt(e.args), expr: e };
+      }
+      case 'lprim': {
+        const def = LIN_PRIMS[e.op];
+        const nts = e.nl.map((n) => this.use(n, false, `a coefficient of the linear primitive ${e.op}`));
+        const lts = e.lin.map((n) => this.use(n, true, `a linear argument of ${e.op}`));
+        if (!def) {
+          this.error(`unknown linear primitive ${e.op}`);
+          return { nl: [], lin: [lts[0] ?? REAL], readsLinear: true, expr: e };
+        }
+        if (e.nl.length !== def.nlArity || e.lin.length !== def.linArity) {
+          this.error(`${e.op} takes ${def.nlArity} coefficient(s) and ${def.linArity} linear argument(s), got ${e.nl.length} and ${e.lin.length}`);
+        }
+        nts.forEach((t, i) => {
+          if (def.nlTypes[i] && !typeEquals(t, def.nlTypes[i])) this.error(`coefficient ${i + 1} of ${e.op} must be ${printType(def.nlTypes[i])}, got ${printType(t)}`);
+        });
+        const t = lts[0] ?? REAL;
+        lts.forEach((u, i) => {
+          if (!typeEquals(u, t)) this.error(`linear arguments of ${e.op} must share one type; argument ${i + 1} is ${printType(u)}, not ${printType(t)}`);
+        });
+        return { nl: [], lin: [t], readsLinear: true, expr: e };
+      }
+      case 'zero':
+        if (!isVectorType(e.type)) this.error(`zero(${printType(e.type)}): only vector-space types have a linear zero`);
+        return { nl: [], lin: [e.type], readsLinear: false, expr: e };
+      case 'dup': {
+        const t = this.use(e.name, true, 'dup');
+        return { nl: [], lin: [t, t], readsLinear: true, expr: e };
+      }
+      case 'drop': {
+        const r = this.expr(e.expr);
+        this.linearBCheck(r, 'the argument of drop');
+        return { nl: [], lin: [], readsLinear: r.readsLinear, expr: { ...e, expr: r.expr } };
+      }
+    }
+  }
+
+  private bindLocal(b: Binder, type: Type | undefined, linear: boolean): Binder {
+    const t = type ?? b.type ?? REAL;
+    this.push(b, t, linear);
+    return { name: b.name, type: t };
+  }
+}
+
+function arityText(a: { min: number; max: number }): string {
+  if (a.min === a.max) return String(a.min);
+  return a.max === Infinity ? `at least ${a.min}` : `${a.min} to ${a.max}`;
+}
+
+export function signatureOf(d: FnDef): Signature {
+  return {
+    nl: d.nlParams.map((b) => b.type ?? REAL),
+    lin: d.linParams.map((b) => b.type ?? REAL),
+    nlResults: d.nlResults,
+    linResults: d.linResults,
+  };
+}
+
+function run(p: Program, opts: CheckOptions): { errors: string[]; program: Program } {
+  const errors: string[] = [];
+  const sigs = new Map<string, Signature>();
+  const linearB = new Set(opts.linearB ?? []);
+  const defs: FnDef[] = [];
+  for (const d of p.defs) {
+    if (sigs.has(d.name)) errors.push(`${d.name} is defined twice`);
+    defs.push(new DefChecker(d, sigs, linearB.has(d.name), errors).checkDef());
+    sigs.set(d.name, signatureOf(d));
+  }
+  for (const n of linearB) if (!sigs.has(n)) errors.push(`Linear B check requested for unknown function ${n}`);
+  return { errors, program: { ...p, defs } };
+}
+
+/** Every problem in the program, one message each (empty when well-typed). */
+export function typeErrors(p: Program, opts: CheckOptions = {}): string[] {
+  return run(p, opts).errors;
+}
+
+export function checkProgram(p: Program, opts: CheckOptions = {}): void {
+  const errors = typeErrors(p, opts);
+  if (errors.length > 0) throw new IrError(errors.join('\n'));
+}
+
+/** A copy of a well-typed program with every binder's type filled in. */
+export function annotateTypes(p: Program, opts: CheckOptions = {}): Program {
+  const { errors, program } = run(p, opts);
+  if (errors.length > 0) throw new IrError(errors.join('\n'));
+  return program;
+}

@@ -1,0 +1,14 @@
+import type { Type } from './syntax';
+
+/** `real`, `bool`, `<real, <real, bool>>`; a named tuple prints as its alias when `useNames`. */
+export function printType(t: Type, useNames = false): string {
+  switch (t.tag) {
+    case 'real':
+      return 'real';
+    case 'bool':
+      return 'bool';
+    case 'tuple':
+      if (useNames && t.name !== undefined) return t.name;
+      return `<${t.elems.map((e) => printType(e, useNames)).join(', ')}>`;
+  }
+}

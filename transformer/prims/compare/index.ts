@@ -1,0 +1,78 @@
+// Comparisons, boolean logic and select. Booleans have the zero-dimensional tangent space, so
+// comparisons and logic drop their tangents; `select` routes the tangent of the chosen branch.
+import { BOOL, REAL, Type, zero as zeroE } from '../../ir/syntax';
+import { nonDifferentiable, binary, unary } from '../helpers';
+import { binaryOp, prefixOp, SK, tsApi } from '../emit';
+import type { PrimDef, Scalar } from '../types';
+import type * as ts from 'typescript';
+
+const predicate = { domain: [[-3, 3]] as [number, number][], predicate: true };
+
+function comparison(name: string, impl: (a: number, b: number) => boolean, op: () => ts.BinaryOperator): PrimDef {
+  return {
+    name,
+    arity: binary,
+    typeRule: (ts) => (ts.every((t) => t.tag === 'real') ? BOOL : `${name} compares two reals`),
+    impl: (a, b) => impl(a as number, b as number),
+    jvp: nonDifferentiable,
+    emitTs: binaryOp(op),
+    test: predicate,
+  };
+}
+
+export const lt = comparison('lt', (a, b) => a < b, () => SK().LessThanToken);
+export const le = comparison('le', (a, b) => a <= b, () => SK().LessThanEqualsToken);
+export const gt = comparison('gt', (a, b) => a > b, () => SK().GreaterThanToken);
+export const ge = comparison('ge', (a, b) => a >= b, () => SK().GreaterThanEqualsToken);
+export const eq = comparison('eq', (a, b) => a === b, () => SK().EqualsEqualsEqualsToken);
+export const ne = comparison('ne', (a, b) => a !== b, () => SK().ExclamationEqualsEqualsToken);
+
+const boolOp = (name: string) => (ts: readonly Type[]) => (ts.every((t) => t.tag === 'bool') ? BOOL : `${name} expects booleans`);
+
+export const not: PrimDef = {
+  name: 'not',
+  arity: unary,
+  typeRule: boolOp('not'),
+  impl: (a) => !a,
+  jvp: nonDifferentiable,
+  emitTs: prefixOp(() => SK().ExclamationToken),
+  test: predicate,
+};
+export const and: PrimDef = {
+  name: 'and',
+  arity: binary,
+  typeRule: boolOp('and'),
+  impl: (a, b) => Boolean(a) && Boolean(b),
+  jvp: nonDifferentiable,
+  emitTs: binaryOp(() => SK().AmpersandAmpersandToken),
+  test: predicate,
+};
+export const or: PrimDef = {
+  name: 'or',
+  arity: binary,
+  typeRule: boolOp('or'),
+  impl: (a, b) => Boolean(a) || Boolean(b),
+  jvp: nonDifferentiable,
+  emitTs: binaryOp(() => SK().BarBarToken),
+  test: predicate,
+};
+
+// select(c, a, b) = c ? a : b; its tangent is lselect(c ; ȧ, ḃ) with a zero for a constant branch.
+export const select: PrimDef = {
+  name: 'select',
+  arity: { min: 3, max: 3 },
+  typeRule: ([c, a, b]) =>
+    c.tag === 'bool' && a.tag === 'real' && b.tag === 'real' ? REAL : 'select expects (bool, real, real)',
+  impl: (c: Scalar, a: Scalar, b: Scalar) => (c ? a : b),
+  jvp: ({ b, args: [c], tangents: [, da, db], y }) => {
+    if (da === null && db === null) return null;
+    const ta = da ?? b.lin('zero', zeroE(REAL), REAL);
+    const tb = db ?? b.lin('zero', zeroE(REAL), REAL);
+    return b.lprim('lselect', [c], [ta, tb], `${y}_dot`, REAL);
+  },
+  emitTs: ([c, a, b2], f) =>
+    f.createParenthesizedExpression(
+      f.createConditionalExpression(c, f.createToken(tsApi().SyntaxKind.QuestionToken), a, f.createToken(tsApi().SyntaxKind.ColonToken), b2),
+    ),
+  test: { domain: [[-3, 3]] },
+};

@@ -1,0 +1,27 @@
+// Shared TypeScript spellings for primitive records. The compiler is loaded lazily so that the
+// interpreter and the `tsad ir` commands never pay for it.
+import type * as ts from 'typescript';
+
+let tsModule: typeof import('typescript') | undefined;
+export function tsApi(): typeof import('typescript') {
+  return (tsModule ??= require('typescript') as typeof import('typescript'));
+}
+
+type Emit = (args: readonly ts.Expression[], f: ts.NodeFactory) => ts.Expression;
+
+const paren = (e: ts.Expression, f: ts.NodeFactory) => f.createParenthesizedExpression(e);
+
+export function binaryOp(kind: () => ts.BinaryOperator): Emit {
+  return ([a, b], f) => paren(f.createBinaryExpression(paren(a, f), kind(), paren(b, f)), f);
+}
+
+export function mathCall(name: string): Emit {
+  return (args, f) =>
+    f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), name), undefined, [...args]);
+}
+
+export function prefixOp(kind: () => ts.PrefixUnaryOperator): Emit {
+  return ([a], f) => paren(f.createPrefixUnaryExpression(kind(), paren(a, f)), f);
+}
+
+export const SK = () => tsApi().SyntaxKind;
