@@ -20,4 +20,8 @@ export const erasedName = (f: string) => `${f}.E`;
 
 /** Conventional tangent and cotangent names for a primal variable. */
 export const dotName = (x: string) => `${x}_dot`;
-export const barName = (x: string) => `${x}_bar`;
+export const barName = (x: string) => {
+  // The cotangent of a tangent x_dot (or x_dot_2) is x_bar: the names follow the primal.
+  const m = /^(.*)_dot(?:_\d+)?$/.exec(x);
+  return `${m ? m[1] : x}_bar`;
+};

@@ -1,0 +1,142 @@
+// The user-level transformations, each a composition of the generic passes:
+//   jvp = J          linearize = U ∘ J          vjp = T ∘ U ∘ J
+//   grad = E(T(f.lin)) seeded with 1, after f.fwd       hvp = E ∘ J ∘ grad   (forward over reverse)
+// Every intermediate program is re-annotated and, unless `check: false`, type-checked, with the
+// Linear B restrictions enforced on the unzipped and transposed halves.
+import { annotateTypes, checkProgram } from '../ir/check';
+import { Builder, NameSupply } from '../ir/build';
+import { FnDef, IrError, Program, binder, call, ret, REAL, tangentType, Type } from '../ir/syntax';
+import { printType } from '../ir/printType';
+import { jvpProgram } from './jvp';
+import { unzipProgram, CheckpointPolicy } from './unzip';
+import { transposeProgram } from './transpose';
+import { eraseProgram } from './erase';
+import { simplifyProgram } from './simplify';
+import { erasedName, fwdName, gradName, hvpName, jvpName, linName, transposedName } from './names';
+import { findDef } from './program';
+
+export interface DriverOptions {
+  readonly policy?: CheckpointPolicy;
+  readonly simplify?: boolean;
+  /** Type-check after every pass (default true). */
+  readonly check?: boolean;
+}
+
+function linearBNames(p: Program): string[] {
+  return p.defs.filter((d) => /\.(fwd|lin|bwd|T)$/.test(d.name)).map((d) => d.name);
+}
+
+/** Annotates, optionally simplifies the new defs, and checks a pass's output. */
+function settle(p: Program, o: DriverOptions, fresh: readonly string[] = []): Program {
+  let q = annotateTypes(p);
+  if (o.simplify && fresh.length > 0) q = annotateTypes(simplifyProgram(q, fresh));
+  if (o.check !== false) checkProgram(q, { linearB: linearBNames(q) });
+  return q;
+}
+
+function added(before: Program, after: Program): string[] {
+  const old = new Set(before.defs.map((d) => d.name));
+  return after.defs.map((d) => d.name).filter((n) => !old.has(n));
+}
+
+function pass(p: Program, o: DriverOptions, f: (q: Program) => Program): Program {
+  const q = f(p);
+  return settle(q, o, added(p, q));
+}
+
+function prepare(p: Program, fn: string, o: DriverOptions): Program {
+  const q = settle(p, { ...o, simplify: false });
+  findDef(q, fn);
+  return q;
+}
+
+function requireNonLinear(p: Program, fn: string): FnDef {
+  const d = findDef(p, fn);
+  if (d.linParams.length > 0 || d.linResults.length > 0) {
+    throw new IrError(`${fn} has linear parameters or results; differentiate a non-linear function (or erase it first)`);
+  }
+  return d;
+}
+
+export function jvpOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; jvp: string } {
+  let q = prepare(p, fn, o);
+  requireNonLinear(q, fn);
+  q = pass(q, o, (x) => jvpProgram(x, [fn]));
+  return { program: q, jvp: jvpName(fn) };
+}
+
+export function linearizeOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; fwd: string; lin: string } {
+  const { program, jvp } = jvpOf(p, fn, o);
+  const q = pass(program, o, (x) => unzipProgram(x, [jvp], { policy: o.policy }));
+  return { program: q, fwd: fwdName(jvp), lin: linName(jvp) };
+}
+
+export function vjpOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; fwd: string; bwd: string } {
+  const { program, fwd, lin } = linearizeOf(p, fn, o);
+  const q = pass(program, o, (x) => transposeProgram(x, [lin]));
+  return { program: q, fwd, bwd: transposedName(lin) };
+}
+
+export function transposeOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; transposed: string } {
+  const q = pass(prepare(p, fn, o), o, (x) => transposeProgram(x, [fn]));
+  return { program: q, transposed: transposedName(fn) };
+}
+
+/** `f.grad(x̄ ;) -> (∂f/∂x̄ ;)` for a function with exactly one real result. */
+export function gradOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; grad: string } {
+  const d = requireNonLinear(prepare(p, fn, o), fn);
+  if (d.nlResults.length !== 1 || d.nlResults[0].tag !== 'real') {
+    throw new IrError(`grad needs a function with one real result; ${fn} returns (${d.nlResults.map((t) => printType(t)).join(', ')})`);
+  }
+  const { program, fwd, bwd } = vjpOf(p, fn, o);
+  let q = pass(program, o, (x) => eraseProgram(x, [bwd]));
+  const fwdDef = findDef(q, fwd);
+  const tapeType = fwdDef.nlResults[1];
+  const names = new NameSupply(d.nlParams.map((x) => x.name));
+  const b = new Builder(names);
+  const args = d.nlParams.map((x) => x.name);
+  const y = names.fresh('y');
+  const tape = names.fresh('tape');
+  b.bind([binder(y, REAL), binder(tape, tapeType)], [], call(fwd, args));
+  b.drop({ tag: 'var', linear: false, name: y });
+  const seed = b.lit(1, 'seed');
+  const grads = d.nlParams.map((x) => binder(names.fresh(`${x.name}_bar`), tangentType(x.type!)));
+  b.bind(grads, [], call(erasedName(bwd), [tape, seed]));
+  const grad: FnDef = {
+    name: gradName(fn),
+    nlParams: d.nlParams,
+    linParams: [],
+    nlResults: d.nlParams.map((x) => tangentType(x.type!)),
+    linResults: [],
+    body: b.finish(ret(grads.map((g) => g.name))),
+  };
+  q = settle({ ...q, defs: [...q.defs, grad] }, o);
+  return { program: q, grad: grad.name };
+}
+
+/** `f.hvp(x̄, v̄ ;) -> (H·v̄ ;)`: forward mode over the reverse-mode gradient. */
+export function hvpOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; hvp: string } {
+  const { program, grad } = gradOf(p, fn, o);
+  const { program: withJvp, jvp } = jvpOf(program, grad, o);
+  let q = pass(withJvp, o, (x) => eraseProgram(x, [jvp]));
+  const d = findDef(q, fn);
+  const names = new NameSupply(d.nlParams.map((x) => x.name));
+  const dirs = d.nlParams.map((x) => binder(names.fresh(`${x.name}_v`), tangentType(x.type!)));
+  const b = new Builder(names);
+  const gs = d.nlParams.map((x) => binder(names.fresh(`${x.name}_bar`), tangentType(x.type!)));
+  const hvs = d.nlParams.map((x) => binder(names.fresh(`${x.name}_hv`), tangentType(x.type!)));
+  b.bind([...gs, ...hvs], [], call(erasedName(jvp), [...d.nlParams.map((x) => x.name), ...dirs.map((x) => x.name)]));
+  gs.forEach((g) => b.drop({ tag: 'var', linear: false, name: g.name }));
+  // Booleans have a zero-dimensional direction; the erased function still takes it.
+  const params = [...d.nlParams, ...dirs];
+  const hvp: FnDef = {
+    name: hvpName(fn),
+    nlParams: params,
+    linParams: [],
+    nlResults: hvs.map((h) => h.type as Type),
+    linResults: [],
+    body: b.finish(ret(hvs.map((h) => h.name))),
+  };
+  q = settle({ ...q, defs: [...q.defs, hvp] }, o);
+  return { program: q, hvp: hvp.name };
+}

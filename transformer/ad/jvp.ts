@@ -1,0 +1,229 @@
+// Forward mode J (notes §3): the only pass that knows derivatives, and it knows them only
+// through the primitive records' `jvp` rules.
+//
+//   J(f(x̄ ;) -> (σ̄ ;))  =  f.jvp(x̄ ; x̄_dot) -> (σ̄ ; tangent(σ̄))
+//
+// Tangents are symbolic: a primal variable maps to a linear variable or to null (a known zero,
+// e.g. the tangent of a literal). Zeros are materialised with `zero(τ)` only where a value must
+// exist (tuple components, call arguments, results), so no rule ever multiplies a partial
+// derivative by a zero it does not need. The pass may mention a tangent several times or not at
+// all; `restoreLinearity` then inserts the dups and drops that make the output well-typed.
+import { Builder, NameSupply, namesIn } from '../ir/build';
+import {
+  Binder,
+  Expr,
+  FnDef,
+  InternalError,
+  Program,
+  Type,
+  binder,
+  call,
+  ret,
+  tangentType,
+  tuple,
+  REAL,
+  BOOL,
+} from '../ir/syntax';
+import { PRIMS } from '../prims/registry';
+import type { Tangent } from '../prims/types';
+import { restoreLinearity } from './linearity';
+import { dotName, jvpName } from './names';
+import { calleesFirst, defMap } from './program';
+
+interface Ctx {
+  readonly b: Builder;
+  readonly tangent: Map<string, Tangent>;
+  readonly types: Map<string, Type>;
+  readonly defs: ReadonlyMap<string, FnDef>;
+}
+
+interface Results {
+  readonly names: string[];
+  readonly tangents: Tangent[];
+}
+
+function typeOf(ctx: Ctx, name: string): Type {
+  const t = ctx.types.get(name);
+  if (!t) throw new InternalError(`jvp: no type for ${name} (annotate types first)`);
+  return t;
+}
+
+function materialize(ctx: Ctx, t: Tangent, primalType: Type): string {
+  return t ?? ctx.b.zero(tangentType(primalType), 'zero');
+}
+
+function bindPrimal(ctx: Ctx, b: Binder, rhs: Expr, type: Type): void {
+  ctx.b.bind([b], [], rhs);
+  ctx.types.set(b.name, type);
+}
+
+/** Emits J(rhs) bound to the given non-linear binders; records their tangents. */
+function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
+  const { b, tangent } = ctx;
+  const single = binders.length === 1 ? binders[0] : undefined;
+  switch (rhs.tag) {
+    case 'lit': {
+      bindPrimal(ctx, single!, rhs, typeof rhs.value === 'boolean' ? BOOL : REAL);
+      tangent.set(single!.name, null);
+      return;
+    }
+    case 'var': {
+      bindPrimal(ctx, single!, rhs, typeOf(ctx, rhs.name));
+      tangent.set(single!.name, tangent.get(rhs.name) ?? null);
+      return;
+    }
+    case 'tuple': {
+      const types = rhs.elems.map((n) => typeOf(ctx, n));
+      const t: Type = { tag: 'tuple', elems: types };
+      bindPrimal(ctx, single!, rhs, single!.type ?? t);
+      const ts = rhs.elems.map((n) => tangent.get(n) ?? null);
+      if (ts.every((x) => x === null)) tangent.set(single!.name, null);
+      else {
+        const comps = ts.map((x, i) => materialize(ctx, x, types[i]));
+        tangent.set(single!.name, b.lin(dotName(single!.name), tuple(true, comps), tangentType(t)));
+      }
+      return;
+    }
+    case 'prim': {
+      const def = PRIMS[rhs.op];
+      const argTypes = rhs.args.map((n) => typeOf(ctx, n));
+      const y = single!.name;
+      const t = def.typeRule(argTypes);
+      bindPrimal(ctx, single!, rhs, typeof t === 'string' ? REAL : t);
+      const tangents = rhs.args.map((n) => tangent.get(n) ?? null);
+      const yDot = tangents.every((x) => x === null) ? null : def.jvp({ b, args: rhs.args, argTypes, tangents, y });
+      tangent.set(y, yDot);
+      return;
+    }
+    case 'call': {
+      const callee = ctx.defs.get(rhs.fn);
+      if (!callee) throw new InternalError(`jvp: unknown callee ${rhs.fn}`);
+      const dots = rhs.nl.map((n) => materialize(ctx, tangent.get(n) ?? null, typeOf(ctx, n)));
+      const outDots = binders.map((x) => binder(b.fresh(dotName(x.name))));
+      b.bind([...binders], outDots, call(jvpName(rhs.fn), rhs.nl, dots));
+      binders.forEach((x, i) => {
+        ctx.types.set(x.name, callee.nlResults[i]);
+        tangent.set(x.name, outDots[i].name);
+      });
+      return;
+    }
+    case 'ret': {
+      rhs.nl.forEach((n, i) => {
+        bindPrimal(ctx, binders[i], { tag: 'var', linear: false, name: n }, typeOf(ctx, n));
+        tangent.set(binders[i].name, tangent.get(n) ?? null);
+      });
+      return;
+    }
+    case 'drop': {
+      if (binders.length !== 0) throw new InternalError('jvp: drop binds nothing');
+      b.drop(jvpBlock(ctx, rhs.expr, true));
+      return;
+    }
+    case 'let':
+    case 'unpack': {
+      // A nested block: J it as a block returning primals and (materialised) tangents.
+      const inner = jvpBlock(ctx, rhs, false);
+      const outDots = binders.map((x) => binder(b.fresh(dotName(x.name))));
+      b.bind([...binders], outDots, inner.expr);
+      binders.forEach((x, i) => {
+        ctx.types.set(x.name, inner.types[i]);
+        tangent.set(x.name, outDots[i].name);
+      });
+      return;
+    }
+    default:
+      throw new InternalError(`jvp: ${rhs.tag} in a non-linear program`);
+  }
+}
+
+/** J of a whole expression in its own builder; `forDrop` keeps only the non-zero tangents. */
+function jvpBlock(ctx: Ctx, e: Expr, forDrop: true): Expr;
+function jvpBlock(ctx: Ctx, e: Expr, forDrop: false): { expr: Expr; types: Type[] };
+function jvpBlock(ctx: Ctx, e: Expr, forDrop: boolean): Expr | { expr: Expr; types: Type[] } {
+  const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names) };
+  const r = jvpTail(inner, e);
+  const types = r.names.map((n) => typeOf(inner, n));
+  if (forDrop) return inner.b.finish(ret(r.names, r.tangents.filter((t): t is string => t !== null)));
+  const dots = r.tangents.map((t, i) => materialize(inner, t, types[i]));
+  return { expr: inner.b.finish(ret(r.names, dots)), types };
+}
+
+/** Emits the statements of `e` and returns its results with their tangents. */
+function jvpTail(ctx: Ctx, e: Expr): Results {
+  for (;;) {
+    switch (e.tag) {
+      case 'let':
+        if (e.lin.length > 0) throw new InternalError('jvp: linear binder in a non-linear program');
+        jvpLet(ctx, e.nl, e.rhs);
+        e = e.body;
+        continue;
+      case 'unpack': {
+        const t = typeOf(ctx, e.tuple);
+        if (t.tag !== 'tuple') throw new InternalError(`jvp: unpack of non-tuple ${e.tuple}`);
+        ctx.b.unpack(false, [...e.names], e.tuple);
+        e.names.forEach((x, i) => ctx.types.set(x.name, t.elems[i]));
+        const td = ctx.tangent.get(e.tuple) ?? null;
+        if (td === null) e.names.forEach((x) => ctx.tangent.set(x.name, null));
+        else {
+          const dots = e.names.map((x, i) => binder(ctx.b.fresh(dotName(x.name)), tangentType(t.elems[i])));
+          ctx.b.unpack(true, dots, td);
+          e.names.forEach((x, i) => ctx.tangent.set(x.name, dots[i].name));
+        }
+        e = e.body;
+        continue;
+      }
+      case 'ret':
+        return { names: [...e.nl], tangents: e.nl.map((n) => ctx.tangent.get(n) ?? null) };
+      case 'drop':
+        jvpLet(ctx, [], e);
+        return { names: [], tangents: [] };
+      default: {
+        // A leaf in tail position: bind it to fresh names first.
+        const arity = e.tag === 'call' ? ctx.defs.get(e.fn)?.nlResults.length ?? 0 : 1;
+        const binders = Array.from({ length: arity }, () => binder(ctx.b.fresh('y')));
+        jvpLet(ctx, binders, e);
+        return { names: binders.map((x) => x.name), tangents: binders.map((x) => ctx.tangent.get(x.name) ?? null) };
+      }
+    }
+  }
+}
+
+export function jvpDef(d: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
+  if (d.linParams.length > 0 || d.linResults.length > 0) {
+    throw new InternalError(`jvp: ${d.name} is not purely non-linear (J applies to non-linear programs; erase first)`);
+  }
+  const names = new NameSupply(namesIn(d.body, new Set(d.nlParams.map((x) => x.name))));
+  const ctx: Ctx = { b: new Builder(names), tangent: new Map(), types: new Map(), defs };
+  const linParams = d.nlParams.map((x) => {
+    const t = x.type!;
+    ctx.types.set(x.name, t);
+    const dotParam = binder(names.fresh(dotName(x.name)), tangentType(t));
+    // A boolean's tangent lives in the zero-dimensional space: it is accepted and dropped.
+    ctx.tangent.set(x.name, t.tag === 'bool' ? null : dotParam.name);
+    return dotParam;
+  });
+  const r = jvpTail(ctx, d.body);
+  const dots = r.tangents.map((t, i) => materialize(ctx, t, typeOf(ctx, r.names[i])));
+  const body = ctx.b.finish(ret(r.names, dots));
+  return restoreLinearity({
+    name: jvpName(d.name),
+    nlParams: d.nlParams,
+    linParams,
+    nlResults: d.nlResults,
+    linResults: d.nlResults.map(tangentType),
+    body,
+  });
+}
+
+/** Appends `f.jvp` for each named function and, callees first, every function they call. */
+export function jvpProgram(p: Program, fns: readonly string[]): Program {
+  const defs = defMap(p);
+  const out = [...p.defs];
+  for (const name of calleesFirst(p, fns)) {
+    if (defs.has(jvpName(name))) continue;
+    const d = jvpDef(defs.get(name)!, defs);
+    defs.set(d.name, d);
+    out.push(d);
+  }
+  return { ...p, defs: out };
+}

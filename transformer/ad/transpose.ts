@@ -1,0 +1,205 @@
+// Transposition T (notes §5): turns a linear function g(ū ; v̇̄) -> (; τ̄) around into
+// g.T(ū ; ȳ̄) -> (; v̄̄) with ⟨g(ẋ), ȳ⟩ = ⟨ẋ, g.T(ȳ)⟩.
+//
+// Linear B makes this a straight walk: non-linear statements never read linear values, so they
+// are hoisted and run forward first (TNonLin, TLetNonLin, TUnpack); linear statements are then
+// visited in reverse (TLetLin). Every linear variable is used exactly once, so each receives its
+// cotangent exactly once, from its single use site, and no rule ever has to accumulate: all
+// summation comes from transposing `dup` into `ladd` (TDup). Cotangents are symbolic like J's
+// tangents: null is a known zero, materialised as `zero(τ)` only where a value is required.
+import { Builder, NameSupply, namesIn } from '../ir/build';
+import {
+  Binder,
+  Expr,
+  FnDef,
+  InternalError,
+  IrError,
+  Program,
+  Type,
+  binder,
+  call,
+  letE,
+  lvar,
+  ret,
+  tuple,
+  unpack,
+} from '../ir/syntax';
+import { LIN_PRIMS } from '../prims/registry';
+import type { Tangent } from '../prims/types';
+import { freeLinear } from '../ir/freeVars';
+import { restoreLinearity } from './linearity';
+import { barName, transposedName } from './names';
+import { calleesFirst, defMap } from './program';
+
+type Stmt =
+  | { tag: 'let'; nl: readonly Binder[]; lin: readonly Binder[]; rhs: Expr }
+  | { tag: 'unpack'; linear: boolean; names: readonly Binder[]; tuple: string };
+
+/** Flattens nested blocks (names are unique per function) into statements and a final return. */
+function flatten(e: Expr, out: Stmt[], names: NameSupply, types: Map<string, Type>): Expr {
+  for (;;) {
+    if (e.tag === 'let') {
+      const rhs = e.rhs.tag === 'let' || e.rhs.tag === 'unpack' ? flatten(e.rhs, out, names, types) : e.rhs;
+      [...e.nl, ...e.lin].forEach((b) => b.type && types.set(b.name, b.type));
+      out.push({ tag: 'let', nl: e.nl, lin: e.lin, rhs });
+      e = e.body;
+    } else if (e.tag === 'unpack') {
+      e.names.forEach((b) => b.type && types.set(b.name, b.type));
+      out.push({ tag: 'unpack', linear: e.linear, names: e.names, tuple: e.tuple });
+      e = e.body;
+    } else if (e.tag === 'ret') {
+      return e;
+    } else {
+      // A leaf in tail position: name its single linear result.
+      const r = names.fresh('r');
+      out.push({ tag: 'let', nl: [], lin: [binder(r)], rhs: e });
+      return ret([], [r]);
+    }
+  }
+}
+
+function isForward(s: Stmt): boolean {
+  if (s.tag === 'unpack') return !s.linear;
+  if (s.lin.length > 0) return false;
+  if (s.rhs.tag === 'drop') return freeLinear(s.rhs).size === 0;
+  return true;
+}
+
+class Transposer {
+  private readonly ct = new Map<string, Tangent>();
+  constructor(
+    private readonly b: Builder,
+    private readonly types: Map<string, Type>,
+    private readonly defs: ReadonlyMap<string, FnDef>,
+  ) {}
+
+  set(name: string, t: Tangent): void {
+    if (this.ct.has(name)) throw new InternalError(`transpose: ${name} received two cotangents (input not linear?)`);
+    this.ct.set(name, t);
+  }
+
+  get(name: string): Tangent {
+    return this.ct.get(name) ?? null;
+  }
+
+  typeOf(name: string): Type {
+    const t = this.types.get(name);
+    if (!t) throw new InternalError(`transpose: no type for ${name} (annotate types first)`);
+    return t;
+  }
+
+  materialize(name: string): string {
+    return this.get(name) ?? this.b.zero(this.typeOf(name), 'zero');
+  }
+
+  stmt(s: Stmt): void {
+    const { b } = this;
+    if (s.tag === 'unpack') {
+      // TLinUnpack: the tuple's cotangent is the tuple of its parts' cotangents.
+      if (s.names.every((w) => this.get(w.name) === null)) return this.set(s.tuple, null);
+      const parts = s.names.map((w) => this.materialize(w.name));
+      return this.set(s.tuple, b.lin(barName(s.tuple), tuple(true, parts), this.typeOf(s.tuple)));
+    }
+    const rhs = s.rhs;
+    const outs = s.lin.map((x) => this.get(x.name));
+    switch (rhs.tag) {
+      case 'var':
+        return this.set(rhs.name, outs[0]);
+      case 'ret':
+        return rhs.lin.forEach((x, i) => this.set(x, outs[i]));
+      case 'tuple': {
+        // TLinTuple: unpack the cotangent into the components' cotangents.
+        if (outs[0] === null) return rhs.elems.forEach((x) => this.set(x, null));
+        const parts = rhs.elems.map((x) => binder(b.fresh(barName(x)), this.typeOf(x)));
+        b.unpack(true, parts, outs[0]);
+        return rhs.elems.forEach((x, i) => this.set(x, parts[i].name));
+      }
+      case 'zero':
+        // TLinZero: a zero ignores its cotangent.
+        if (outs[0] !== null) b.drop(lvar(outs[0]));
+        return;
+      case 'dup': {
+        // TDup: fan-out transposes to addition; this is where gradients accumulate.
+        const [c1, c2] = outs;
+        const sum = c1 === null ? c2 : c2 === null ? c1 : b.lprim('ladd', [], [c1, c2], barName(rhs.name), this.typeOf(rhs.name));
+        return this.set(rhs.name, sum);
+      }
+      case 'lprim': {
+        if (outs[0] === null) return rhs.lin.forEach((x) => this.set(x, null));
+        const cts = LIN_PRIMS[rhs.op].transpose({
+          b,
+          nl: rhs.nl,
+          ct: outs[0],
+          resultType: this.typeOf(s.lin[0].name),
+          linTypes: rhs.lin.map((x) => this.typeOf(x)),
+        });
+        return rhs.lin.forEach((x, i) => this.set(x, cts[i]));
+      }
+      case 'call': {
+        // TApp: the callee's transpose maps the results' cotangents to the arguments'.
+        if (outs.every((c) => c === null)) return rhs.lin.forEach((x) => this.set(x, null));
+        const cts = s.lin.map((x) => this.materialize(x.name));
+        const argBars = rhs.lin.map((x) => binder(b.fresh(barName(x)), this.typeOf(x)));
+        b.bind([], argBars, call(transposedName(rhs.fn), rhs.nl, cts));
+        return rhs.lin.forEach((x, i) => this.set(x, argBars[i].name));
+      }
+      case 'drop':
+        // TDrop: whatever was discarded contributes nothing; it is not transposed at all.
+        return freeLinear(rhs).forEach((x) => this.set(x, null));
+      default:
+        throw new InternalError(`transpose: unexpected ${rhs.tag} binding linear results`);
+    }
+  }
+}
+
+export function transposeDef(g: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
+  if (g.nlResults.length > 0) throw new IrError(`cannot transpose ${g.name}: it has non-linear results (unzip it first)`);
+  const names = new NameSupply(namesIn(g.body, new Set([...g.nlParams, ...g.linParams].map((x) => x.name))));
+  const types = new Map<string, Type>();
+  [...g.nlParams, ...g.linParams].forEach((x) => types.set(x.name, x.type!));
+  const stmts: Stmt[] = [];
+  const final = flatten(g.body, stmts, names, types);
+  if (final.tag !== 'ret') throw new InternalError('transpose: flatten must end in a return');
+
+  const forward = stmts.filter(isForward);
+  const b = new Builder(names);
+  const tr = new Transposer(b, types, defs);
+  const ctParams = final.lin.map((y, i) => binder(names.fresh(barName(y)), g.linResults[i]));
+  final.lin.forEach((y, i) => tr.set(y, ctParams[i].name));
+  for (let i = stmts.length - 1; i >= 0; i--) if (!isForward(stmts[i])) tr.stmt(stmts[i]);
+  const results = g.linParams.map((x) => tr.materialize(x.name));
+  let body = b.finish(ret([], results));
+  for (let i = forward.length - 1; i >= 0; i--) {
+    const s = forward[i];
+    body = s.tag === 'let' ? letE(s.nl, s.lin, s.rhs, body) : unpack(s.linear, s.names, s.tuple, body);
+  }
+  return restoreLinearity({
+    name: transposedName(g.name),
+    nlParams: g.nlParams,
+    linParams: ctParams,
+    nlResults: [],
+    linResults: g.linParams.map((x) => x.type!),
+    body,
+  });
+}
+
+/** Appends the transpose of each named linear function and of every linear function it calls. */
+export function transposeProgram(p: Program, fns: readonly string[]): Program {
+  const defs = defMap(p);
+  const out = [...p.defs];
+  for (const name of calleesFirst(p, fns)) {
+    const d = defs.get(name)!;
+    const isLinear = d.nlResults.length === 0 && (d.linParams.length > 0 || d.linResults.length > 0);
+    if (!isLinear || defs.has(transposedName(name))) continue;
+    const t = transposeDef(d, defs);
+    defs.set(t.name, t);
+    out.push(t);
+  }
+  for (const name of fns) {
+    const d = defs.get(name)!;
+    if (d.nlResults.length > 0) throw new IrError(`cannot transpose ${name}: it has non-linear results (unzip it first)`);
+  }
+  return { ...p, defs: out };
+}
+
+export const linearTranspose = transposeProgram;

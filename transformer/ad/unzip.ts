@@ -1,0 +1,241 @@
+// Unzipping U (notes §4): split a mixed function (typically f.jvp) into
+//   f.fwd(x̄ ;) -> (ȳ, tape ;)          everything non-linear, plus the residuals on a tape
+//   f.lin(tape ; ẋ̄) -> (; ẏ̄)           everything linear, reading residuals from the tape
+// Non-linear code never depends on linear values, so it can always be hoisted above the linear
+// code: U(e) = (C, e_N, ė_L) with C a context of non-linear bindings, e_N the non-linear results
+// and ė_L the linear results (Linear B). The residuals are the non-linear variables free in ė_L.
+//
+// Checkpointing is the free choice in ULet: a non-linear binding used by ė_L may be saved on the
+// tape (default) or recomputed inside f.lin, in which case its inputs become residuals instead.
+import {
+  Binder,
+  Expr,
+  FnDef,
+  Program,
+  Type,
+  binder,
+  call,
+  letE,
+  ret,
+  tupleType,
+  unpack,
+  drop as dropE,
+} from '../ir/syntax';
+import { NameSupply, namesIn } from '../ir/build';
+import { restoreLinearity } from './linearity';
+import { fwdName, linName, tapeName } from './names';
+import { calleesFirst, defMap } from './program';
+import { freeNonLinear } from '../ir/freeVars';
+
+export type CheckpointPolicy = 'save' | 'recompute' | ((site: { fn: string; name: string; rhs: Expr }) => 'save' | 'recompute');
+
+export interface UnzipOptions {
+  readonly policy?: CheckpointPolicy;
+}
+
+/** A non-linear statement of the hoisted context C. */
+type CtxStmt = { tag: 'let'; nl: readonly Binder[]; rhs: Expr } | { tag: 'unpack'; names: readonly Binder[]; tuple: string };
+
+interface Split {
+  readonly ctx: CtxStmt[];
+  /** Non-linear results (a `ret` of names or a leaf), evaluated under ctx. */
+  readonly nl: Expr;
+  /** Linear results, evaluated under ctx; null when the expression has none and does nothing linear. */
+  readonly lin: Expr | null;
+}
+
+const EMPTY_LIN: Expr = ret([], []);
+
+function isMixed(d: FnDef): boolean {
+  return d.nlResults.length > 0 && (d.linParams.length > 0 || d.linResults.length > 0);
+}
+
+function isLinearLeaf(e: Expr): boolean {
+  switch (e.tag) {
+    case 'var':
+    case 'tuple':
+      return e.linear;
+    case 'lprim':
+    case 'zero':
+    case 'dup':
+      return true;
+    default:
+      return false;
+  }
+}
+
+class Unzipper {
+  constructor(
+    private readonly defs: ReadonlyMap<string, FnDef>,
+    private readonly names: NameSupply,
+  ) {}
+
+  split(e: Expr): Split {
+    switch (e.tag) {
+      case 'ret':
+        return { ctx: [], nl: ret(e.nl), lin: e.lin.length ? ret([], e.lin) : null };
+      case 'let': {
+        const s1 = this.split(e.rhs);
+        const s2 = this.split(e.body);
+        const ctx = [...s1.ctx];
+        if (e.nl.length > 0) ctx.push({ tag: 'let', nl: e.nl, rhs: s1.nl });
+        else if (s1.nl.tag === 'drop') ctx.push({ tag: 'let', nl: [], rhs: s1.nl });
+        ctx.push(...s2.ctx);
+        let lin = s2.lin;
+        if (s1.lin !== null) lin = letE([], e.lin, s1.lin, lin ?? EMPTY_LIN);
+        return { ctx, nl: s2.nl, lin };
+      }
+      case 'unpack':
+        if (!e.linear) {
+          const s = this.split(e.body);
+          return { ctx: [{ tag: 'unpack', names: e.names, tuple: e.tuple }, ...s.ctx], nl: s.nl, lin: s.lin };
+        } else {
+          const s = this.split(e.body);
+          return { ctx: s.ctx, nl: s.nl, lin: unpack(true, e.names, e.tuple, s.lin ?? EMPTY_LIN) };
+        }
+      case 'call': {
+        const callee = this.defs.get(e.fn)!;
+        if (!isMixed(callee)) {
+          return callee.nlResults.length > 0 || callee.linParams.length === 0
+            ? { ctx: [], nl: e, lin: null }
+            : { ctx: [], nl: ret([]), lin: e };
+        }
+        // UApp: run the callee's non-linear half now; its tape feeds its linear half later.
+        const fwd = this.defs.get(fwdName(e.fn))!;
+        const outs = callee.nlResults.map((t) => binder(this.names.fresh('w'), t));
+        const tapeType = fwd.nlResults[fwd.nlResults.length - 1];
+        const tape = binder(this.names.fresh(`${e.fn.replace(/\.jvp$/, '')}_tape`.replace(/\./g, '_')), tapeType);
+        return {
+          ctx: [{ tag: 'let', nl: [...outs, tape], rhs: call(fwdName(e.fn), e.nl) }],
+          nl: ret(outs.map((b) => b.name)),
+          lin: call(linName(e.fn), [tape.name], e.lin),
+        };
+      }
+      case 'drop': {
+        const s = this.split(e.expr);
+        return {
+          ctx: s.ctx,
+          nl: dropE(s.nl),
+          lin: s.lin === null ? null : dropE(s.lin),
+        };
+      }
+      default:
+        return isLinearLeaf(e) ? { ctx: [], nl: ret([]), lin: e } : { ctx: [], nl: e, lin: null };
+    }
+  }
+}
+
+function wrap(ctx: readonly CtxStmt[], body: Expr): Expr {
+  let e = body;
+  for (let i = ctx.length - 1; i >= 0; i--) {
+    const s = ctx[i];
+    e = s.tag === 'let' ? letE(s.nl, [], s.rhs, e) : unpack(false, s.names, s.tuple, e);
+  }
+  return e;
+}
+
+function recomputable(s: CtxStmt): boolean {
+  if (s.tag === 'unpack') return true;
+  if (s.nl.length !== 1) return false;
+  return s.rhs.tag === 'prim' || s.rhs.tag === 'lit' || s.rhs.tag === 'tuple' || s.rhs.tag === 'var';
+}
+
+function decide(policy: CheckpointPolicy, fn: string, s: CtxStmt): 'save' | 'recompute' {
+  if (!recomputable(s)) return 'save';
+  if (policy === 'save' || policy === 'recompute') return policy;
+  if (s.tag === 'unpack') return 'recompute';
+  return policy({ fn, name: s.nl[0].name, rhs: s.rhs });
+}
+
+/**
+ * Walks C backwards from the variables ė_L needs, moving bindings the policy recomputes into
+ * the linear half; what stays needed and is bound in C (or is a parameter) is the tape.
+ */
+function chooseResiduals(fn: string, ctx: readonly CtxStmt[], lin: Expr, policy: CheckpointPolicy): { recompute: CtxStmt[]; needed: Set<string> } {
+  const needed = freeNonLinear(lin);
+  const recompute: CtxStmt[] = [];
+  for (let i = ctx.length - 1; i >= 0; i--) {
+    const s = ctx[i];
+    const bound = s.tag === 'let' ? s.nl : s.names;
+    if (!bound.some((b) => needed.has(b.name))) continue;
+    if (decide(policy, fn, s) !== 'recompute') continue;
+    recompute.unshift(s);
+    bound.forEach((b) => needed.delete(b.name));
+    if (s.tag === 'let') freeNonLinear(s.rhs).forEach((n) => needed.add(n));
+    else needed.add(s.tuple);
+  }
+  return { recompute, needed };
+}
+
+function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: CheckpointPolicy): [FnDef, FnDef] {
+  const names = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
+  const { ctx, nl, lin } = new Unzipper(defs, names).split(d.body);
+  const linBody = lin ?? EMPTY_LIN;
+  const { recompute, needed } = chooseResiduals(d.name, ctx, linBody, policy);
+
+  // Residual order: parameters first, then bindings in program order.
+  const types = new Map<string, Type>();
+  const order: string[] = [];
+  const note = (b: Binder) => {
+    types.set(b.name, b.type!);
+    order.push(b.name);
+  };
+  d.nlParams.forEach(note);
+  ctx.forEach((s) => (s.tag === 'let' ? s.nl : s.names).forEach(note));
+  const residuals = order.filter((n) => needed.has(n));
+  const tapeType = tupleType(
+    residuals.map((n) => types.get(n)!),
+    tapeName(d.name),
+  );
+
+  const tape = names.fresh('tape');
+  const outs = d.nlResults.map(() => binder(names.fresh('y')));
+  const fwdBody = wrap(
+    ctx,
+    letE(
+      outs,
+      [],
+      nl,
+      letE([binder(tape, tapeType)], [], { tag: 'tuple', linear: false, elems: residuals }, ret([...outs.map((b) => b.name), tape])),
+    ),
+  );
+  const fwd: FnDef = {
+    name: fwdName(d.name),
+    nlParams: d.nlParams,
+    linParams: [],
+    nlResults: [...d.nlResults, tapeType],
+    linResults: [],
+    body: fwdBody,
+  };
+  const tapeParam = binder(tape, tapeType);
+  const linDef: FnDef = {
+    name: linName(d.name),
+    nlParams: [tapeParam],
+    linParams: d.linParams,
+    nlResults: [],
+    linResults: d.linResults,
+    body: unpack(
+      false,
+      residuals.map((n) => binder(n, types.get(n))),
+      tape,
+      wrap(recompute, linBody),
+    ),
+  };
+  return [restoreLinearity(fwd), restoreLinearity(linDef)];
+}
+
+/** Appends f.fwd and f.lin for each named mixed function and every mixed function it calls. */
+export function unzipProgram(p: Program, fns: readonly string[], opts: UnzipOptions = {}): Program {
+  const policy = opts.policy ?? 'save';
+  const defs = defMap(p);
+  const out = [...p.defs];
+  for (const name of calleesFirst(p, fns)) {
+    const d = defs.get(name)!;
+    if (!isMixed(d) || defs.has(fwdName(name))) continue;
+    for (const half of unzipDef(d, defs, policy)) {
+      defs.set(half.name, half);
+      out.push(half);
+    }
+  }
+  return { ...p, defs: out };
+}

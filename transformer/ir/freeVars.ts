@@ -1,0 +1,65 @@
+// Free variables of an expression, by sort, with binders respected.
+import type { Expr } from './syntax';
+
+export interface FreeVars {
+  readonly nl: Set<string>;
+  readonly lin: Set<string>;
+}
+
+export function freeVars(e: Expr): FreeVars {
+  const out: FreeVars = { nl: new Set(), lin: new Set() };
+  collect(e, new Set(), out);
+  return out;
+}
+
+function collect(e: Expr, bound: ReadonlySet<string>, out: FreeVars): void {
+  const nl = (n: string) => {
+    if (!bound.has(n)) out.nl.add(n);
+  };
+  const lin = (n: string) => {
+    if (!bound.has(n)) out.lin.add(n);
+  };
+  switch (e.tag) {
+    case 'ret':
+    case 'call':
+    case 'lprim':
+      e.nl.forEach(nl);
+      e.lin.forEach(lin);
+      return;
+    case 'var':
+      (e.linear ? lin : nl)(e.name);
+      return;
+    case 'tuple':
+      e.elems.forEach(e.linear ? lin : nl);
+      return;
+    case 'prim':
+      e.args.forEach(nl);
+      return;
+    case 'dup':
+      lin(e.name);
+      return;
+    case 'lit':
+    case 'zero':
+      return;
+    case 'drop':
+      collect(e.expr, bound, out);
+      return;
+    case 'let': {
+      collect(e.rhs, bound, out);
+      const inner = new Set(bound);
+      [...e.nl, ...e.lin].forEach((b) => inner.add(b.name));
+      collect(e.body, inner, out);
+      return;
+    }
+    case 'unpack': {
+      (e.linear ? lin : nl)(e.tuple);
+      const inner = new Set(bound);
+      e.names.forEach((b) => inner.add(b.name));
+      collect(e.body, inner, out);
+      return;
+    }
+  }
+}
+
+export const freeNonLinear = (e: Expr): Set<string> => freeVars(e).nl;
+export const freeLinear = (e: Expr): Set<string> => freeVars(e).lin;
