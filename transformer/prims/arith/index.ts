@@ -27,7 +27,7 @@ export const sub: PrimDef = {
   jvp: ({ b, tangents: [da, db], y }) => {
     if (db === null) return da;
     if (da === null) return b.lprim('lneg', [], [db], `${y}_dot`);
-    return b.lprim('lsub', [], [da, db], `${y}_dot`);
+    return b.lprim('ladd', [], [da, b.lprim('lneg', [], [db], `${y}_dot`)], `${y}_dot`);
   },
   emitTs: binaryOp(() => SK().MinusToken),
   test: anywhere,

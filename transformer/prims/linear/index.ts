@@ -1,5 +1,8 @@
 // The linear primitives: everything a tangent program may do besides zero, dup and drop.
 // Each acts leafwise on its type τ; its transpose is stated with the adjoint identity it uses.
+// There is deliberately no linear subtraction: its transpose would need a negation on top of
+// the fan-out, breaking the paper's amortized work bound W(Tė) + n ≤ W(ė) + m; `ladd` plus
+// `lneg` costs the same forward and transposes for the same price.
 import type { LinPrimDef } from '../types';
 import { BOOL, REAL } from '../../ir/syntax';
 import { tsApi } from '../emit';
@@ -17,21 +20,6 @@ export const ladd: LinPrimDef = {
   transpose: ({ b, ct, resultType }) => b.dup(ct, resultType),
   erase: 'add',
   emitTs: bin(() => tsApi().SyntaxKind.PlusToken),
-};
-
-export const lsub: LinPrimDef = {
-  name: 'lsub',
-  nlArity: 0,
-  linArity: 2,
-  nlTypes: [],
-  impl: (_, [a, b]) => a - b,
-  // ⟨ȧ − ḃ, ÿ⟩ = ⟨ȧ, ÿ⟩ + ⟨ḃ, −ÿ⟩
-  transpose: ({ b, ct, resultType }) => {
-    const [c1, c2] = b.dup(ct, resultType);
-    return [c1, b.lprim('lneg', [], [c2], `${ct}_neg`, resultType)];
-  },
-  erase: 'sub',
-  emitTs: bin(() => tsApi().SyntaxKind.MinusToken),
 };
 
 export const lneg: LinPrimDef = {

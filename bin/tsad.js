@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+'use strict';
+// The tsad command line; the implementation is compiled into dist/ by `npm install` (prepare).
+const { main } = require('../dist/transformer/plugin/cli.js');
+process.exitCode = main(process.argv.slice(2), {
+  out: (s) => process.stdout.write(s + '\n'),
+  err: (s) => process.stderr.write(s + '\n'),
+});
