@@ -36,10 +36,10 @@ type Stmt =
   | { tag: 'unpack'; linear: boolean; names: readonly Binder[]; tuple: string };
 
 /** Flattens nested blocks (names are unique per function) into statements and a final return. */
-function flatten(e: Expr, out: Stmt[], names: NameSupply, types: Map<string, Type>): Expr {
+function flatten(e: Expr, out: Stmt[], names: NameSupply, types: Map<string, Type>, arity: (leaf: Expr) => number, resultTypes: readonly (Type | undefined)[]): Expr {
   for (;;) {
     if (e.tag === 'let') {
-      const rhs = e.rhs.tag === 'let' || e.rhs.tag === 'unpack' ? flatten(e.rhs, out, names, types) : e.rhs;
+      const rhs = e.rhs.tag === 'let' || e.rhs.tag === 'unpack' ? flatten(e.rhs, out, names, types, arity, [...e.nl, ...e.lin].map((b) => b.type)) : e.rhs;
       [...e.nl, ...e.lin].forEach((b) => b.type && types.set(b.name, b.type));
       out.push({ tag: 'let', nl: e.nl, lin: e.lin, rhs });
       e = e.body;
@@ -50,10 +50,11 @@ function flatten(e: Expr, out: Stmt[], names: NameSupply, types: Map<string, Typ
     } else if (e.tag === 'ret') {
       return e;
     } else {
-      // A leaf in tail position: name its single linear result.
-      const r = names.fresh('r');
-      out.push({ tag: 'let', nl: [], lin: [binder(r)], rhs: e });
-      return ret([], [r]);
+      // A leaf in tail position: name its linear results.
+      const rs = Array.from({ length: arity(e) }, () => names.fresh('r'));
+      rs.forEach((r, i) => resultTypes[i] && types.set(r, resultTypes[i]!));
+      out.push({ tag: 'let', nl: [], lin: rs.map((r, i) => binder(r, resultTypes[i])), rhs: e });
+      return ret([], rs);
     }
   }
 }
@@ -158,7 +159,9 @@ export function transposeDef(g: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef 
   const types = new Map<string, Type>();
   [...g.nlParams, ...g.linParams].forEach((x) => types.set(x.name, x.type!));
   const stmts: Stmt[] = [];
-  const final = flatten(g.body, stmts, names, types);
+  const arity = (leaf: Expr) =>
+    leaf.tag === 'dup' ? 2 : leaf.tag === 'drop' ? 0 : leaf.tag === 'call' ? defs.get(leaf.fn)?.linResults.length ?? 0 : 1;
+  const final = flatten(g.body, stmts, names, types, arity, g.linResults);
   if (final.tag !== 'ret') throw new InternalError('transpose: flatten must end in a return');
 
   const forward = stmts.filter(isForward);

@@ -1,0 +1,68 @@
+// The text format: parse/print round trips, error positions.
+import fc from 'fast-check';
+import { parseProgram } from '../../transformer/ir/parse';
+import { printProgram, numberText } from '../../transformer/ir/print';
+import { nonLinearProgram, linearProgram, choices } from '../gen/programs';
+import { jvpOf, vjpOf } from '../../transformer/ad/drivers';
+import * as fs from 'fs';
+import * as path from 'path';
+
+test('every example file parses and prints back to an identical program', () => {
+  const dir = path.join(__dirname, '../../examples/ir');
+  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.lina'))) {
+    const p = parseProgram(fs.readFileSync(path.join(dir, f), 'utf8'), f);
+    expect(parseProgram(printProgram(p, { types: true }))).toEqual(p);
+  }
+});
+
+test('round trip of generated programs and of every pass output (property)', () => {
+  fc.assert(
+    fc.property(choices, (xs) => {
+      for (const p of [nonLinearProgram(xs), linearProgram(xs)]) {
+        expect(parseProgram(printProgram(p, { types: true }))).toEqual(p);
+      }
+      const p = nonLinearProgram(xs);
+      const f = p.defs[p.defs.length - 1].name;
+      for (const q of [jvpOf(p, f).program, vjpOf(p, f, { policy: 'recompute' }).program]) {
+        expect(parseProgram(printProgram(q, { types: true }))).toEqual(q);
+      }
+    }),
+    { numRuns: 200 },
+  );
+});
+
+test('numbers print so that they parse back to the same double', () => {
+  fc.assert(
+    fc.property(fc.double(), (v) => {
+      const p = parseProgram(`def f() -> (real ;) { let c = ${numberText(v)} in (c ;) }`);
+      const e = p.defs[0].body;
+      expect(e.tag === 'let' && e.rhs.tag === 'lit' && Object.is(e.rhs.value, v)).toBe(true);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('one-line programs with `in` and multi-line programs agree', () => {
+  const a = parseProgram('def f(x: real ;) -> (real ;) { let a = sin(x) in let b = mul(a, x) in (b ;) }');
+  const b = parseProgram('def f(x: real ;) -> (real ;) {\n  let a = sin(x)\n  let b = mul(a, x)\n  (b ;)\n}');
+  expect(a).toEqual(b);
+});
+
+test('a name followed by ( on the next line is not a call', () => {
+  const p = parseProgram('def f(x: real ;) -> (real ;) {\n  let a = x\n  (a ;)\n}');
+  const e = p.defs[0].body;
+  expect(e.tag === 'let' && e.rhs.tag).toBe('var');
+});
+
+describe('errors carry file:line:col', () => {
+  test.each([
+    ['def f(x: real ;) -> (real ;) {\n  let a = sin(y)\n  (a ;)\n}', /^t\.lina:2:15: unbound variable y/],
+    ['def f(x: real ;) -> (real ;) {\n  let a = frob(x)\n  (a ;)\n}', /^t\.lina:2:11: unknown function or primitive frob/],
+    ['def f(x: real ;) -> (real ;) {\n  let a = sin(x\n}', /^t\.lina:3:1: expected ',', ';' or '\)'/],
+    ['def f(x: real ;) -> (real ;) { let <; a, b> = x in (a ;) }', /^t\.lina:1:47: x is non-linear; unpack it with let <...> = x/],
+    ['def f(x: quux ;) -> (real ;) { (x ;) }', /^t\.lina:1:10: unknown type quux/],
+    ['def f(x: real ;) -> (real ;) { (x ;) } $', /^t\.lina:1:40: unexpected character '\$'/],
+  ])('%s', (src, message) => {
+    expect(() => parseProgram(src, 't.lina')).toThrow(message);
+  });
+});
