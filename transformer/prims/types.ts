@@ -49,6 +49,8 @@ export interface PrimTestSpec {
   readonly domain: readonly (readonly [number, number])[];
   /** Piecewise-constant primitives: the tangent is checked to be exactly zero instead. */
   readonly zeroDerivative?: boolean;
+  /** Not differentiable everywhere (abs, min, max, hypot): tests skip points next to a kink. */
+  readonly kinks?: boolean;
   /** Result is boolean. */
   readonly predicate?: boolean;
 }

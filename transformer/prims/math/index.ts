@@ -48,7 +48,7 @@ export const asinh = unaryMath('asinh', (b, x) => inv(b, b.prim('sqrt', [b.prim(
 export const acosh = unaryMath('acosh', (b, x) => inv(b, b.prim('sqrt', [b.prim('sub', [sq(b, x), lit(b, 1)], 'x2_1')], 'root')), { domain: [[1.2, 4]] });
 export const atanh = unaryMath('atanh', (b, x) => inv(b, oneMinusSq(b, x)), unitInterval);
 // |x|' = sign(x), so abs'(0) = 0: the minimum-norm subgradient, and never NaN.
-export const abs = unaryMath('abs', (b, x) => b.prim('sign', [x], 'sgn'));
+export const abs = unaryMath('abs', (b, x) => b.prim('sign', [x], 'sgn'), { domain: [[-3, 3]], kinks: true });
 // Piecewise constant: zero derivative wherever it exists (fround included, as specified).
 export const sign = unaryMath('sign', null);
 export const floor = unaryMath('floor', null);
@@ -89,7 +89,7 @@ export const hypot: PrimDef = {
     return b.prim('select', [degenerate, zero, b.prim('div', [args[i], safe], 'q')], 'dhypot');
   }),
   emitTs: mathCall('hypot'),
-  test: { domain: [[-3, 3]] },
+  test: { domain: [[-3, 3]], kinks: true },
 };
 // min/max: the tangent of the first argument equal to the result (ties: the first wins),
 // so the derivative is deterministic and is a valid one-sided derivative at ties.
@@ -116,7 +116,7 @@ function extremum(name: 'min' | 'max'): PrimDef {
     impl: (...xs) => Math[name](...(xs as number[])),
     jvp: extremumJvp(),
     emitTs: mathCall(name),
-    test: { domain: [[-3, 3]] },
+    test: { domain: [[-3, 3]], kinks: true },
   };
 }
 export const min = extremum('min');
