@@ -3,6 +3,7 @@ import * as arith from './arith';
 import * as math from './math';
 import * as compare from './compare';
 import * as linear from './linear';
+import * as misc from './misc';
 import type { PrimDef, LinPrimDef } from './types';
 import { InternalError } from '../ir/syntax';
 
@@ -10,7 +11,7 @@ function byName<T extends { name: string }>(records: Record<string, T>): Readonl
   return Object.freeze(Object.fromEntries(Object.values(records).map((p) => [p.name, p])));
 }
 
-export const PRIMS: Readonly<Record<string, PrimDef>> = byName<PrimDef>({ ...arith, ...math, ...compare });
+export const PRIMS: Readonly<Record<string, PrimDef>> = byName<PrimDef>({ ...arith, ...math, ...compare, ...misc });
 export const LIN_PRIMS: Readonly<Record<string, LinPrimDef>> = byName<LinPrimDef>({ ...linear });
 
 const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);

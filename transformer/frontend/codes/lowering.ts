@@ -1,4 +1,17 @@
 // Codes TSAD1100-1199: TypeScript outside the differentiable subset.
 import type { DiagnosticSpec } from '../diagnostics';
 
-export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {};
+export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
+  1101: { title: 'unsupported statement', hint: 'differentiable functions support const/let, assignments and one final return; control flow is not supported yet' },
+  1102: { title: 'unsupported expression', hint: 'use arithmetic, Math functions, tuples, objects and calls to differentiable functions' },
+  1103: {
+    title: 'call of a non-differentiable Math function',
+    hint: 'wrap the result in stopGradient(...) if it is a constant',
+  },
+  1104: { title: 'call of a function that is not differentiable', hint: 'mark it with @differentiable, or wrap the value in stopGradient(...)' },
+  1105: { title: 'unsupported type', hint: 'differentiable values are numbers, tuples and plain objects of them; booleans are constants' },
+  1106: { title: 'unsupported free variable', hint: 'pass the value as a parameter; only module-level numeric constants are inlined' },
+  1107: { title: 'missing or misplaced return', hint: 'a differentiable function ends with exactly one return statement' },
+  1108: { title: 'unsupported assignment', hint: 'assign to a local let variable; parameters and const bindings are immutable here' },
+  1109: { title: 'recursion', hint: 'differentiable functions may call each other but not recursively' },
+};

@@ -1,0 +1,129 @@
+// The tsad runtime: markers and transforms. With the compiler plugin, every transform call is
+// replaced at build time by generated derivative code and these bodies never run; without it,
+// they throw a message that says how to turn the plugin on.
+
+/** Brand the compiler plugin uses to recognise this module through re-exports and aliases. */
+export const TSAD_RUNTIME = true;
+
+// ---- types: tangents and cotangents have the shape of the primal ----
+
+/** The tangent (and cotangent) type of a differentiable value: same shape, numbers throughout. */
+export type Tangent<T> = T extends number
+  ? number
+  : T extends Float64Array
+    ? Float64Array
+    : T extends Float32Array
+      ? Float32Array
+      : T extends boolean | string | bigint | symbol | null | undefined
+        ? never
+        : T extends readonly unknown[]
+          ? { -readonly [K in keyof T]: Tangent<T[K]> }
+          : T extends object
+            ? { -readonly [K in keyof T]: Tangent<T[K]> }
+            : never;
+export type Cotangent<T> = Tangent<T>;
+
+type Fn = (...args: any[]) => any;
+type Index = number | string;
+export interface TransformOptions<W extends readonly Index[] = readonly Index[]> {
+  /** Parameters to differentiate, by index or name. */
+  readonly wrt?: W;
+}
+type ParamAt<F extends Fn, I> = I extends number ? Parameters<F>[I] : Parameters<F>[0];
+/** The gradient type: one cotangent, or a tuple of cotangents for several `wrt`. */
+export type GradOf<F extends Fn, W> = W extends readonly [infer I]
+  ? Cotangent<ParamAt<F, I>>
+  : W extends readonly [unknown, unknown, ...unknown[]]
+    ? { -readonly [K in keyof W]: Cotangent<ParamAt<F, W[K]>> }
+    : Cotangent<Parameters<F>[0]>;
+type Tangents<A extends readonly unknown[]> = { -readonly [K in keyof A]: Tangent<A[K]> };
+
+// ---- markers ----
+
+export interface DifferentiableOptions {
+  /** Parameters to differentiate by default (names or indices); the others are constants. */
+  readonly wrt?: readonly Index[];
+}
+
+/**
+ * Marks a function as differentiable. Three forms, all equivalent:
+ * `@differentiable` / `@differentiable({ wrt })` on methods (standard or experimental
+ * decorators), `differentiable(fn)` around an arrow or function expression, and a
+ * `/** @differentiable *\/` comment on a function declaration.
+ */
+export function differentiable<F extends Fn>(fn: F): F;
+export function differentiable(options: DifferentiableOptions): <T>(target: T, ...rest: unknown[]) => any;
+export function differentiable(target: object, context: unknown): any;
+export function differentiable(target: object, key: string | symbol, descriptor?: PropertyDescriptor): any;
+export function differentiable(target: unknown, ...rest: unknown[]): unknown {
+  // Without the plugin the markers change nothing: the wrapper returns the function, a standard
+  // decorator keeps the method, an experimental one keeps the descriptor.
+  if (typeof target === 'function') return rest.length === 2 ? rest[1] : target;
+  if (rest.length === 0) return (t: unknown, ...r: unknown[]) => (typeof t === 'function' && r.length !== 2 ? t : r[1]);
+  return rest[1];
+}
+
+/** The value, treated as a constant by every transform. */
+export function stopGradient<T>(value: T): T {
+  return value;
+}
+
+// ---- transforms ----
+
+function notCompiled(transform: string, f: unknown): never {
+  const name = (typeof f === 'function' && f.name) || 'f';
+  throw new Error(
+    `tsad: ${transform}(${name}) was not compiled. Add { "transform": "tsad/transformer" } to compilerOptions.plugins and build with tspc.`,
+  );
+}
+
+export function grad<F extends (...args: any[]) => number, const W extends readonly Index[] = readonly [0]>(
+  f: F,
+  options?: TransformOptions<W>,
+): (...args: Parameters<F>) => GradOf<F, W> {
+  return notCompiled('grad', f);
+}
+
+export function valueAndGrad<F extends (...args: any[]) => number, const W extends readonly Index[] = readonly [0]>(
+  f: F,
+  options?: TransformOptions<W>,
+): (...args: Parameters<F>) => [number, GradOf<F, W>] {
+  return notCompiled('valueAndGrad', f);
+}
+
+export function jvp<F extends Fn>(f: F, primals: Parameters<F>, tangents: Tangents<Parameters<F>>): [ReturnType<F>, Tangent<ReturnType<F>>] {
+  return notCompiled('jvp', f);
+}
+
+export function vjp<F extends Fn>(
+  f: F,
+  ...primals: Parameters<F>
+): [ReturnType<F>, (cotangent: Cotangent<ReturnType<F>>) => Tangents<Parameters<F>>] {
+  return notCompiled('vjp', f);
+}
+
+export function linearize<F extends Fn>(
+  f: F,
+  ...primals: Parameters<F>
+): [ReturnType<F>, (...tangents: Tangents<Parameters<F>>) => Tangent<ReturnType<F>>] {
+  return notCompiled('linearize', f);
+}
+
+export function jacobian<F extends Fn>(f: F, options?: TransformOptions): (...args: Parameters<F>) => number[][] {
+  return notCompiled('jacobian', f);
+}
+export function jacfwd<F extends Fn>(f: F, options?: TransformOptions): (...args: Parameters<F>) => number[][] {
+  return notCompiled('jacfwd', f);
+}
+export function jacrev<F extends Fn>(f: F, options?: TransformOptions): (...args: Parameters<F>) => number[][] {
+  return notCompiled('jacrev', f);
+}
+export function hessian<F extends (...args: any[]) => number>(f: F, options?: TransformOptions): (...args: Parameters<F>) => number[][] {
+  return notCompiled('hessian', f);
+}
+export function hvp<F extends (...args: any[]) => number>(
+  f: F,
+  options?: TransformOptions,
+): (...args: [...Parameters<F>, Tangent<Parameters<F>[0]>]) => Tangent<Parameters<F>[0]> {
+  return notCompiled('hvp', f);
+}

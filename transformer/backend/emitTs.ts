@@ -1,0 +1,153 @@
+// Linear A -> TypeScript. Each IR def becomes a plain function of straight-line `const`
+// declarations: tuples are arrays, a multi-value result is an array (a single one is returned
+// bare), `dup` is an alias, `drop` disappears (everything is pure), primitives print through their
+// records' `emitTs`. Nested blocks are flattened (names are unique per def), so no closures.
+import type * as ts from 'typescript';
+import { Expr, FnDef, InternalError, Type } from '../ir/syntax';
+import { PRIMS, LIN_PRIMS } from '../prims/registry';
+
+export interface EmitOptions {
+  readonly factory: ts.NodeFactory;
+  readonly tsApi: typeof ts;
+  /** The identifier an IR def is emitted under. */
+  readonly fnName: (irName: string) => string;
+  /** Source node for source maps, per IR def. */
+  readonly original?: (irName: string) => ts.Node | undefined;
+}
+
+export function mangle(irName: string): string {
+  return irName.replace(/\./g, '$');
+}
+
+class DefEmitter {
+  private readonly stmts: ts.Statement[] = [];
+  constructor(private readonly o: EmitOptions) {}
+
+  private get f(): ts.NodeFactory {
+    return this.o.factory;
+  }
+
+  private id(name: string): ts.Identifier {
+    return this.f.createIdentifier(name);
+  }
+
+  private number(v: number): ts.Expression {
+    const f = this.f;
+    if (Number.isNaN(v)) return this.id('NaN');
+    if (v === Infinity) return this.id('Infinity');
+    if (v === -Infinity) return f.createPrefixUnaryExpression(this.o.tsApi.SyntaxKind.MinusToken, this.id('Infinity'));
+    if (v < 0 || Object.is(v, -0)) return f.createParenthesizedExpression(f.createPrefixUnaryExpression(this.o.tsApi.SyntaxKind.MinusToken, f.createNumericLiteral(-v)));
+    return f.createNumericLiteral(v);
+  }
+
+  private zero(t: Type): ts.Expression {
+    return t.tag === 'tuple' ? this.f.createArrayLiteralExpression(t.elems.map((e) => this.zero(e))) : this.number(0);
+  }
+
+  private constDecl(names: readonly string[], init: ts.Expression): void {
+    const f = this.f;
+    const K = this.o.tsApi.NodeFlags.Const;
+    const binding: ts.BindingName =
+      names.length === 1 ? this.id(names[0]) : f.createArrayBindingPattern(names.map((n) => f.createBindingElement(undefined, undefined, this.id(n))));
+    this.stmts.push(f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, init)], K)));
+  }
+
+  /** The value of a leaf expression (one result, or an array of several). */
+  private leaf(e: Expr): ts.Expression {
+    const f = this.f;
+    const ids = (ns: readonly string[]) => ns.map((n) => this.id(n));
+    switch (e.tag) {
+      case 'var':
+        return this.id(e.name);
+      case 'lit':
+        return typeof e.value === 'boolean' ? (e.value ? f.createTrue() : f.createFalse()) : this.number(e.value);
+      case 'tuple':
+        return f.createArrayLiteralExpression(ids(e.elems));
+      case 'prim':
+        return PRIMS[e.op].emitTs(ids(e.args), f);
+      case 'lprim':
+        return LIN_PRIMS[e.op].emitTs(ids(e.nl), ids(e.lin), f);
+      case 'zero':
+        return this.zero(e.type);
+      case 'call':
+        return f.createCallExpression(this.id(this.o.fnName(e.fn)), undefined, ids([...e.nl, ...e.lin]));
+      case 'ret': {
+        const all = [...e.nl, ...e.lin];
+        return all.length === 1 ? this.id(all[0]) : f.createArrayLiteralExpression(ids(all));
+      }
+      case 'dup':
+        return f.createArrayLiteralExpression(ids([e.name, e.name]));
+      default:
+        throw new InternalError(`emitTs: ${e.tag} is not a leaf`);
+    }
+  }
+
+  /** A linear primitive at a tuple type: applied leaf by leaf (records describe one leaf). */
+  private leafwise(e: Extract<Expr, { tag: 'lprim' }>, t: Type, path: readonly number[] = []): ts.Expression {
+    const f = this.f;
+    if (t.tag === 'tuple') return f.createArrayLiteralExpression(t.elems.map((el, i) => this.leafwise(e, el, [...path, i])));
+    const at = (n: string) => path.reduce<ts.Expression>((acc, i) => f.createElementAccessExpression(acc, i), this.id(n));
+    return LIN_PRIMS[e.op].emitTs(e.nl.map((n) => this.id(n)), e.lin.map(at), f);
+  }
+
+  /** Emits the statements of a block; returns the expression of its final leaf. */
+  block(e: Expr): ts.Expression | null {
+    for (;;) {
+      switch (e.tag) {
+        case 'let': {
+          const names = [...e.nl, ...e.lin].map((b) => b.name);
+          const rhs = e.rhs;
+          if (rhs.tag === 'drop') {
+            // Everything in Linear A is pure: discarding a value is doing nothing.
+          } else if (rhs.tag === 'dup' || (rhs.tag === 'ret' && names.length > 1)) {
+            // Aliases: no array is built for a fan-out or a multi-value rename.
+            const src = rhs.tag === 'dup' ? [rhs.name, rhs.name] : [...rhs.nl, ...rhs.lin];
+            names.forEach((n, i) => this.constDecl([n], this.id(src[i])));
+          } else if (rhs.tag === 'let' || rhs.tag === 'unpack') {
+            const value = this.block(rhs);
+            if (names.length > 0 && value) this.constDecl(names, value);
+          } else if (rhs.tag === 'lprim' && e.lin[0]?.type?.tag === 'tuple') {
+            this.constDecl(names, this.leafwise(rhs, e.lin[0].type));
+          } else if (names.length > 0) {
+            this.constDecl(names, this.leaf(rhs));
+          }
+          e = e.body;
+          continue;
+        }
+        case 'unpack':
+          this.constDecl(
+            e.names.map((b) => b.name),
+            this.id(e.tuple),
+          );
+          e = e.body;
+          continue;
+        case 'drop':
+          return null;
+        default:
+          return this.leaf(e);
+      }
+    }
+  }
+
+  statements(): ts.Statement[] {
+    return this.stmts;
+  }
+}
+
+/** One function declaration per IR def, in the given order. */
+export function emitDefs(defs: readonly FnDef[], o: EmitOptions): ts.FunctionDeclaration[] {
+  const f = o.factory;
+  return defs.map((d) => {
+    const em = new DefEmitter(o);
+    const result = em.block(d.body);
+    const body = f.createBlock([...em.statements(), f.createReturnStatement(result ?? undefined)], true);
+    const params = [...d.nlParams, ...d.linParams].map((p) => f.createParameterDeclaration(undefined, undefined, p.name));
+    const fn = f.createFunctionDeclaration(undefined, undefined, o.fnName(d.name), undefined, params, undefined, body);
+    const original = o.original?.(d.name);
+    if (original) {
+      o.tsApi.setOriginalNode(fn, original);
+      o.tsApi.setSourceMapRange(fn, original);
+    }
+    return fn;
+  });
+}

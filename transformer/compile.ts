@@ -1,0 +1,307 @@
+// The bridge from a transform call site to generated code: lower the marked function, run the
+// Linear A drivers, emit the needed defs once per module, and write a small wrapper that converts
+// between the user's values (numbers, tuples, objects) and the IR's (reals and arrays).
+import type * as ts from 'typescript';
+import { Program } from './ir/syntax';
+import { Lowerer, LoweredFunction } from './frontend/lower';
+import { Shape, componentShapes } from './frontend/shapes';
+import { fail } from './frontend/diagnostics';
+import { jvpOf, vjpOf, linearizeOf, hvpOf } from './ad/drivers';
+import { calleesFirst } from './ad/program';
+import { emitDefs, mangle } from './backend/emitTs';
+
+export type TransformKind = 'grad' | 'valueAndGrad' | 'jvp' | 'vjp' | 'linearize' | 'jacobian' | 'jacfwd' | 'jacrev' | 'hessian' | 'hvp';
+
+export interface CompileRequest {
+  readonly target: ts.SignatureDeclaration;
+  readonly transform: TransformKind;
+  readonly wrt: readonly number[];
+  readonly callSite: ts.Node;
+}
+
+export interface CompiledTransform {
+  readonly name: string;
+  /** 'reference': `T(f, opts?)` becomes `name`; 'call': `T(f, ...rest)` becomes `name(...rest)`. */
+  readonly replaces: 'reference' | 'call';
+}
+
+/** Generated code is simplified (copy/zero propagation, CSE, dead code) before emission. */
+const DRIVER = { simplify: true } as const;
+
+export const CALL_FORMS: ReadonlySet<TransformKind> = new Set(['jvp', 'vjp', 'linearize']);
+
+export class ModuleCompiler {
+  private readonly lowerer: Lowerer;
+  private readonly emitted = new Set<string>();
+  private readonly out: ts.Statement[] = [];
+  private readonly wrappers = new Map<string, CompiledTransform>();
+  private readonly f: ts.NodeFactory;
+
+  constructor(
+    private readonly tsApi: typeof ts,
+    checker: ts.TypeChecker,
+    factory: ts.NodeFactory,
+  ) {
+    this.lowerer = new Lowerer(tsApi, checker);
+    this.f = factory;
+  }
+
+  statements(): ts.Statement[] {
+    return this.out;
+  }
+
+  /** The Linear A program of a marked function and its callees (for `tsad inspect`). */
+  lower(target: ts.SignatureDeclaration): { program: Program; fn: LoweredFunction } {
+    const fn = this.lowerer.lower(target);
+    return { program: { defs: [...this.lowerer.defs] }, fn };
+  }
+
+  compile(req: CompileRequest): CompiledTransform {
+    const { program, fn } = this.lower(req.target);
+    const key = `${fn.name}|${req.transform}|${req.wrt.join(',')}`;
+    const cached = this.wrappers.get(key);
+    if (cached) return cached;
+    const scalarOut = fn.result.kind === 'number';
+    if (['grad', 'valueAndGrad', 'hessian', 'hvp'].includes(req.transform) && !scalarOut) {
+      fail(1004, req.callSite, `${req.transform} needs a function that returns a number; '${fn.name}' returns a ${fn.result.kind}`);
+    }
+    const suffix = req.wrt.length === 1 && req.wrt[0] === 0 ? '' : `_${req.wrt.join('_')}`;
+    const name = `${fn.name}_${req.transform}${suffix}`;
+    const decl = this.wrapper(req, program, fn, name);
+    this.out.push(decl);
+    const compiled: CompiledTransform = { name, replaces: CALL_FORMS.has(req.transform) ? 'call' : 'reference' };
+    this.wrappers.set(key, compiled);
+    return compiled;
+  }
+
+  /** Emits the defs reachable from `entries` that this module does not have yet. */
+  private emit(program: Program, entries: readonly string[], target: ts.Node): void {
+    const needed = new Set(calleesFirst(program, entries));
+    const defs = program.defs.filter((d) => needed.has(d.name) && !this.emitted.has(d.name));
+    defs.forEach((d) => this.emitted.add(d.name));
+    this.out.push(...emitDefs(defs, { factory: this.f, tsApi: this.tsApi, fnName: irFunctionName, original: () => target }));
+  }
+
+  private fnId(irName: string): ts.Identifier {
+    return this.f.createIdentifier(irFunctionName(irName));
+  }
+
+  private wrapper(req: CompileRequest, program: Program, fn: LoweredFunction, name: string): ts.FunctionDeclaration {
+    const f = this.f;
+    const params = fn.params.map((p) => p.name);
+    const g = new Gen(f, this.tsApi, new Set([...params, 'primals', 'tangents', 'cotangent', 'v', 'columns']));
+    const irArgs = fn.params.map((p) => g.toIR(f.createIdentifier(p.name), p.shape));
+    let body: ts.Statement[];
+    let wrapperParams = params;
+    const pick = (bars: ts.Expression[]) =>
+      req.wrt.length === 1 ? g.fromIR(bars[req.wrt[0]], fn.params[req.wrt[0]].shape) : f.createArrayLiteralExpression(req.wrt.map((i) => g.fromIR(bars[i], fn.params[i].shape)));
+    switch (req.transform) {
+      case 'grad':
+      case 'valueAndGrad': {
+        const v = vjpOf(program, fn.name, DRIVER);
+        this.emit(v.program, [v.fwd, v.bwd], req.target);
+        const [value, tape] = [g.fresh('value'), g.fresh('tape')];
+        const bars = fn.params.map((p) => g.fresh(`${p.name}_bar`));
+        body = [
+          g.const([value, tape], f.createCallExpression(this.fnId(v.fwd), undefined, irArgs)),
+          g.const(bars, f.createCallExpression(this.fnId(v.bwd), undefined, [f.createIdentifier(tape), f.createNumericLiteral(1)]), bars.length),
+        ];
+        const grads = pick(bars.map((b) => f.createIdentifier(b)));
+        body.push(f.createReturnStatement(req.transform === 'grad' ? grads : f.createArrayLiteralExpression([f.createIdentifier(value), grads])));
+        break;
+      }
+      case 'jvp': {
+        const j = jvpOf(program, fn.name, DRIVER);
+        this.emit(j.program, [j.jvp], req.target);
+        wrapperParams = ['primals', 'tangents'];
+        const prim = fn.params.map((p, i) => g.toIR(f.createElementAccessExpression(f.createIdentifier('primals'), i), p.shape));
+        const tan = fn.params.map((p, i) => g.toIR(f.createElementAccessExpression(f.createIdentifier('tangents'), i), p.shape));
+        const [y, yDot] = [g.fresh('value'), g.fresh('tangent')];
+        body = [
+          g.const([y, yDot], f.createCallExpression(this.fnId(j.jvp), undefined, [...prim, ...tan])),
+          f.createReturnStatement(f.createArrayLiteralExpression([g.fromIR(f.createIdentifier(y), fn.result), g.fromIR(f.createIdentifier(yDot), fn.result)])),
+        ];
+        break;
+      }
+      case 'vjp': {
+        const v = vjpOf(program, fn.name, DRIVER);
+        this.emit(v.program, [v.fwd, v.bwd], req.target);
+        const [value, tape] = [g.fresh('value'), g.fresh('tape')];
+        const bars = fn.params.map((p) => g.fresh(`${p.name}_bar`));
+        const pullback = f.createArrowFunction(
+          undefined,
+          undefined,
+          [f.createParameterDeclaration(undefined, undefined, 'cotangent')],
+          undefined,
+          undefined,
+          f.createBlock([
+            g.const(bars, f.createCallExpression(this.fnId(v.bwd), undefined, [f.createIdentifier(tape), g.toIR(f.createIdentifier('cotangent'), fn.result)]), bars.length),
+            f.createReturnStatement(f.createArrayLiteralExpression(fn.params.map((p, i) => g.fromIR(f.createIdentifier(bars[i]), p.shape)))),
+          ]),
+        );
+        body = [
+          g.const([value, tape], f.createCallExpression(this.fnId(v.fwd), undefined, irArgs)),
+          f.createReturnStatement(f.createArrayLiteralExpression([g.fromIR(f.createIdentifier(value), fn.result), pullback])),
+        ];
+        break;
+      }
+      case 'linearize': {
+        const l = linearizeOf(program, fn.name, DRIVER);
+        this.emit(l.program, [l.fwd, l.lin], req.target);
+        const [value, tape] = [g.fresh('value'), g.fresh('tape')];
+        const dots = fn.params.map((p) => g.fresh(`${p.name}_dot`));
+        const fLin = f.createArrowFunction(
+          undefined,
+          undefined,
+          dots.map((d) => f.createParameterDeclaration(undefined, undefined, d)),
+          undefined,
+          undefined,
+          g.fromIR(f.createCallExpression(this.fnId(l.lin), undefined, [f.createIdentifier(tape), ...fn.params.map((p, i) => g.toIR(f.createIdentifier(dots[i]), p.shape))]), fn.result),
+        );
+        body = [
+          g.const([value, tape], f.createCallExpression(this.fnId(l.fwd), undefined, irArgs)),
+          f.createReturnStatement(f.createArrayLiteralExpression([g.fromIR(f.createIdentifier(value), fn.result), fLin])),
+        ];
+        break;
+      }
+      case 'jacobian':
+      case 'jacfwd':
+      case 'jacrev': {
+        // Columns by forward mode: one JVP per input scalar of the differentiated parameter.
+        const j = jvpOf(program, fn.name, DRIVER);
+        this.emit(j.program, [j.jvp], req.target);
+        const w = req.wrt[0];
+        const n = leafCount(fn.params[w].shape);
+        const cols = Array.from({ length: n }, (_, k) => {
+          const tangents = fn.params.map((p, i) => (i === w ? g.basis(p.shape, k) : g.zeros(p.shape)));
+          return g.flatten(f.createElementAccessExpression(f.createCallExpression(this.fnId(j.jvp), undefined, [...irArgs, ...tangents]), 1), fn.result);
+        });
+        body = [g.const(['columns'], f.createArrayLiteralExpression(cols)), f.createReturnStatement(g.transpose('columns', leafCount(fn.result), n))];
+        break;
+      }
+      case 'hessian':
+      case 'hvp': {
+        const h = hvpOf(program, fn.name, DRIVER);
+        this.emit(h.program, [h.hvp], req.target);
+        const w = req.wrt[0];
+        const call = (dirs: ts.Expression[]) => f.createCallExpression(this.fnId(h.hvp), undefined, [...irArgs, ...dirs]);
+        const pickW = (e: ts.Expression) => (fn.params.length === 1 ? e : f.createElementAccessExpression(e, w));
+        if (req.transform === 'hvp') {
+          wrapperParams = [...params, 'v'];
+          const dirs = fn.params.map((p, i) => (i === w ? g.toIR(f.createIdentifier('v'), p.shape) : g.zeros(p.shape)));
+          body = [f.createReturnStatement(g.fromIR(pickW(call(dirs)), fn.params[w].shape))];
+        } else {
+          const n = leafCount(fn.params[w].shape);
+          const rows = Array.from({ length: n }, (_, k) =>
+            g.flatten(pickW(call(fn.params.map((p, i) => (i === w ? g.basis(p.shape, k) : g.zeros(p.shape))))), fn.params[w].shape),
+          );
+          body = [f.createReturnStatement(f.createArrayLiteralExpression(rows))];
+        }
+        break;
+      }
+    }
+    const decl = f.createFunctionDeclaration(
+      undefined,
+      undefined,
+      name,
+      undefined,
+      wrapperParams.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
+      undefined,
+      f.createBlock(body, true),
+    );
+    this.tsApi.setOriginalNode(decl, req.callSite);
+    this.tsApi.setSourceMapRange(decl, req.callSite);
+    return decl;
+  }
+}
+
+/** `loss.fwd` -> `loss$fwd`; a primal def `loss` -> `loss$`, never the user's own `loss`. */
+function irFunctionName(irName: string): string {
+  return irName.includes('.') ? mangle(irName) : `${irName}$`;
+}
+
+function leafCount(s: Shape): number {
+  return s.kind === 'number' || s.kind === 'boolean' ? 1 : componentShapes(s).reduce((n, c) => n + leafCount(c), 0);
+}
+
+/** Expression builders for the wrappers. */
+class Gen {
+  constructor(
+    private readonly f: ts.NodeFactory,
+    private readonly t: typeof ts,
+    private readonly taken: Set<string>,
+  ) {}
+
+  /** A local name that does not shadow a parameter of the wrapper. */
+  fresh(base: string): string {
+    let name = base;
+    for (let k = 1; this.taken.has(name); k++) name = `${base}_${k}`;
+    this.taken.add(name);
+    return name;
+  }
+
+  const(names: readonly string[], init: ts.Expression, count = names.length): ts.Statement {
+    const f = this.f;
+    const binding: ts.BindingName =
+      count === 1 && names.length === 1 ? f.createIdentifier(names[0]) : f.createArrayBindingPattern(names.map((n) => f.createBindingElement(undefined, undefined, n)));
+    return f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, init)], this.t.NodeFlags.Const));
+  }
+
+  /** User value -> IR value (objects become arrays in field-name order). */
+  toIR(e: ts.Expression, s: Shape): ts.Expression {
+    const f = this.f;
+    if (s.kind === 'number' || s.kind === 'boolean') return e;
+    if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : f.createArrayLiteralExpression(s.elems.map((c, i) => this.toIR(f.createElementAccessExpression(e, i), c)));
+    return f.createArrayLiteralExpression(s.fields.map(([k, c]) => this.toIR(f.createPropertyAccessExpression(e, k), c)));
+  }
+
+  /** IR value -> user value. */
+  fromIR(e: ts.Expression, s: Shape): ts.Expression {
+    const f = this.f;
+    if (s.kind === 'number' || s.kind === 'boolean') return e;
+    if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : f.createArrayLiteralExpression(s.elems.map((c, i) => this.fromIR(f.createElementAccessExpression(e, i), c)));
+    return f.createObjectLiteralExpression(s.fields.map(([k, c], i) => f.createPropertyAssignment(k, this.fromIR(f.createElementAccessExpression(e, i), c))));
+  }
+
+  /** The k-th basis tangent of a shape, as an IR value. */
+  basis(s: Shape, k: number): ts.Expression {
+    let i = 0;
+    const build = (x: Shape): ts.Expression => {
+      if (x.kind === 'number' || x.kind === 'boolean') return this.f.createNumericLiteral(i++ === k ? 1 : 0);
+      return this.f.createArrayLiteralExpression(componentShapes(x).map(build));
+    };
+    return build(s);
+  }
+
+  zeros(s: Shape): ts.Expression {
+    return this.basis(s, -1);
+  }
+
+  /** The scalars of an IR value, in order, as an array literal. */
+  flatten(e: ts.Expression, s: Shape): ts.Expression {
+    const leaves: ts.Expression[] = [];
+    const walk = (x: ts.Expression, sh: Shape) => {
+      if (sh.kind === 'number' || sh.kind === 'boolean') leaves.push(x);
+      else componentShapes(sh).forEach((c, i) => walk(this.f.createElementAccessExpression(x, i), c));
+    };
+    if (s.kind === 'number') return this.f.createArrayLiteralExpression([e]);
+    const tmp = this.f.createIdentifier('v');
+    walk(tmp, s);
+    return this.f.createCallExpression(
+      this.f.createParenthesizedExpression(
+        this.f.createArrowFunction(undefined, undefined, [this.f.createParameterDeclaration(undefined, undefined, 'v')], undefined, undefined, this.f.createArrayLiteralExpression(leaves)),
+      ),
+      undefined,
+      [e],
+    );
+  }
+
+  /** rows[i][j] = columns[j][i] for an m x n matrix given by columns. */
+  transpose(columns: string, m: number, n: number): ts.Expression {
+    const f = this.f;
+    const rows = Array.from({ length: m }, (_, i) =>
+      f.createArrayLiteralExpression(Array.from({ length: n }, (_, j) => f.createElementAccessExpression(f.createElementAccessExpression(f.createIdentifier(columns), j), i))),
+    );
+    return f.createArrayLiteralExpression(rows);
+  }
+}

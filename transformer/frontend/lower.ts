@@ -1,0 +1,438 @@
+// TypeScript -> Linear A. Each marked function becomes a purely non-linear IR def in A-normal
+// form; local variables become IR variables named after them (reassignment gives SSA versions
+// `a`, `a_1`, ...), tuples and objects become IR tuples, Math calls become primitives, calls to
+// other marked functions become calls of their (earlier) defs. Anything outside the subset is a
+// diagnostic with a code; all problems of a function are collected before reporting.
+import type * as ts from 'typescript';
+import { Builder, NameSupply } from '../ir/build';
+import { FnDef, binder, call, prim, ret, tuple, REAL, BOOL } from '../ir/syntax';
+import { restoreLinearity } from '../ad/linearity';
+import { TsadDiagnosticError, fail, isTsadDiagnostic } from './diagnostics';
+import { Shape, NUMBER, BOOLEAN, shapeOfType, irType, componentShapes } from './shapes';
+import { isTsadExport, resolveMarkedFunction } from './markers';
+
+export interface Value {
+  readonly name: string;
+  readonly shape: Shape;
+}
+
+export interface LoweredFunction {
+  readonly name: string;
+  readonly decl: ts.SignatureDeclaration;
+  readonly params: readonly { readonly name: string; readonly shape: Shape }[];
+  readonly result: Shape;
+}
+
+const MATH_FUNCTIONS = new Set(
+  'abs acos acosh asin asinh atan atan2 atanh cbrt ceil cos cosh exp expm1 floor fround hypot log log10 log1p log2 max min pow round sign sin sinh sqrt tan tanh trunc'.split(' '),
+);
+const MATH_CONSTANTS: Record<string, number> = {
+  PI: Math.PI,
+  E: Math.E,
+  LN2: Math.LN2,
+  LN10: Math.LN10,
+  LOG2E: Math.LOG2E,
+  LOG10E: Math.LOG10E,
+  SQRT2: Math.SQRT2,
+  SQRT1_2: Math.SQRT1_2,
+};
+
+/** Lowers marked functions of one program, each once, callees before callers. */
+export class Lowerer {
+  readonly defs: FnDef[] = [];
+  private readonly done = new Map<ts.Node, LoweredFunction>();
+  private readonly active = new Set<ts.Node>();
+  private readonly names = new Set<string>();
+
+  constructor(
+    readonly tsApi: typeof ts,
+    readonly checker: ts.TypeChecker,
+  ) {}
+
+  lower(decl: ts.SignatureDeclaration): LoweredFunction {
+    const existing = this.done.get(decl);
+    if (existing) return existing;
+    if (this.active.has(decl)) fail(1109, decl, `'${functionName(this.tsApi, decl)}' calls itself (directly or through other functions)`);
+    this.active.add(decl);
+    try {
+      const f = new FunctionLowering(this, decl, this.uniqueName(functionName(this.tsApi, decl))).run();
+      this.done.set(decl, f.lowered);
+      this.defs.push(f.def);
+      return f.lowered;
+    } finally {
+      this.active.delete(decl);
+    }
+  }
+
+  private uniqueName(base: string): string {
+    let name = base.replace(/[^A-Za-z0-9_]/g, '_') || 'f';
+    for (let k = 2; this.names.has(name); k++) name = `${base}_${k}`;
+    this.names.add(name);
+    return name;
+  }
+}
+
+export function functionName(t: typeof ts, decl: ts.SignatureDeclaration): string {
+  if (t.isFunctionDeclaration(decl) && decl.name) return decl.name.text;
+  if (t.isMethodDeclaration(decl)) {
+    const cls = decl.parent;
+    const owner = t.isClassLike(cls) && cls.name ? `${cls.name.text}_` : '';
+    return `${owner}${decl.name.getText()}`;
+  }
+  // differentiable(arrow) assigned to a const: take the const's name.
+  let p: ts.Node | undefined = decl.parent;
+  while (p && !t.isVariableDeclaration(p) && !t.isSourceFile(p)) p = p.parent;
+  if (p && t.isVariableDeclaration(p) && t.isIdentifier(p.name)) return p.name.text;
+  return 'f';
+}
+
+class FunctionLowering {
+  private readonly t: typeof ts;
+  private readonly checker: ts.TypeChecker;
+  private readonly env = new Map<ts.Symbol, Value>();
+  private readonly supply = new NameSupply();
+  private readonly b = new Builder(this.supply);
+  private readonly errors: TsadDiagnosticError[] = [];
+  lowered!: LoweredFunction;
+  def!: FnDef;
+
+  constructor(
+    private readonly owner: Lowerer,
+    private readonly decl: ts.SignatureDeclaration,
+    private readonly name: string,
+  ) {
+    this.t = owner.tsApi;
+    this.checker = owner.checker;
+  }
+
+  run(): this {
+    const { t, decl } = this;
+    const params = decl.parameters.map((p) => {
+      if (!t.isIdentifier(p.name) || p.dotDotDotToken || p.questionToken || p.initializer) {
+        fail(1105, p, 'parameters of a differentiable function must be plain names (no destructuring, optional, default or rest parameters)');
+      }
+      const shape = shapeOfType(t, this.checker, this.checker.getTypeAtLocation(p), p);
+      const name = this.supply.fresh(p.name.text);
+      this.env.set(this.checker.getSymbolAtLocation(p.name)!, { name, shape });
+      return { name, shape };
+    });
+    const sig = this.checker.getSignatureFromDeclaration(decl);
+    const result = shapeOfType(t, this.checker, sig ? this.checker.getReturnTypeOfSignature(sig) : this.checker.getAnyType(), decl.type ?? decl);
+    const body = (decl as ts.FunctionLikeDeclaration).body;
+    if (!body) fail(1107, decl, 'a differentiable function needs a body');
+    const out = t.isBlock(body) ? this.block(body) : this.guard(body, () => this.expr(body as ts.Expression));
+    if (this.errors.length > 0) {
+      const [first, ...rest] = this.errors;
+      throw new TsadDiagnosticError(first.code, first.node, first.message, rest);
+    }
+    this.lowered = { name: this.name, decl, params, result };
+    this.def = restoreLinearity({
+      name: this.name,
+      nlParams: params.map((p) => binder(p.name, irType(p.shape))),
+      linParams: [],
+      nlResults: [irType(result)],
+      linResults: [],
+      body: this.b.finish(ret([out!.name])),
+    });
+    return this;
+  }
+
+  /** Runs one lowering step; a diagnostic is recorded and lowering goes on. */
+  private guard<T>(node: ts.Node, f: () => T): T | undefined {
+    try {
+      return f();
+    } catch (e) {
+      if (!isTsadDiagnostic(e)) throw e;
+      this.errors.push(e);
+      return undefined;
+    }
+  }
+
+  private block(body: ts.Block): Value | undefined {
+    const { t } = this;
+    let result: Value | undefined;
+    body.statements.forEach((s, i) => {
+      if (t.isReturnStatement(s)) {
+        if (i !== body.statements.length - 1) return this.guard(s, () => fail(1107, s, 'return must be the last statement of a differentiable function'));
+        if (!s.expression) return this.guard(s, () => fail(1107, s, 'a differentiable function must return a value'));
+        result = this.guard(s, () => this.expr(s.expression!));
+        return;
+      }
+      this.guard(s, () => this.statement(s));
+    });
+    if (!result && this.errors.length === 0) fail(1107, body, 'a differentiable function must end with a return statement');
+    return result;
+  }
+
+  private statement(s: ts.Statement): void {
+    const { t } = this;
+    if (t.isVariableStatement(s)) {
+      for (const d of s.declarationList.declarations) {
+        if (!d.initializer) fail(1101, d, 'variables in a differentiable function need an initializer');
+        const hint = t.isIdentifier(d.name) ? d.name.text : undefined;
+        this.bindPattern(d.name, this.expr(d.initializer, hint));
+      }
+      return;
+    }
+    if (t.isExpressionStatement(s)) return this.assignment(s.expression);
+    if (t.isEmptyStatement(s)) return;
+    const what = t.isIfStatement(s) || t.isForStatement(s) || t.isWhileStatement(s) || t.isForOfStatement(s) || t.isDoStatement(s) || t.isSwitchStatement(s) ? 'control flow' : `a ${t.SyntaxKind[s.kind]}`;
+    fail(1101, s, `${what} is not supported yet in differentiable functions`);
+  }
+
+  private bindPattern(name: ts.BindingName, v: Value): void {
+    const { t } = this;
+    if (t.isIdentifier(name)) {
+      this.env.set(this.checker.getSymbolAtLocation(name)!, v);
+      return;
+    }
+    if (t.isArrayBindingPattern(name)) {
+      if (v.shape.kind !== 'tuple') fail(1102, name, 'array destructuring needs a tuple');
+      const parts = this.unpack(v);
+      name.elements.forEach((el, i) => {
+        if (t.isOmittedExpression(el)) return;
+        if (el.dotDotDotToken || el.initializer) fail(1102, el, 'rest elements and defaults are not supported in destructuring');
+        this.bindPattern(el.name, parts[i]);
+      });
+      return;
+    }
+    if (v.shape.kind !== 'object') fail(1102, name, 'object destructuring needs an object');
+    const parts = this.unpack(v);
+    const fields = v.shape.fields;
+    for (const el of name.elements) {
+      if (el.dotDotDotToken || el.initializer) fail(1102, el, 'rest elements and defaults are not supported in destructuring');
+      const key = el.propertyName ? el.propertyName.getText() : (el.name as ts.Identifier).text;
+      const i = fields.findIndex(([f]) => f === key);
+      this.bindPattern(el.name, parts[i]);
+    }
+  }
+
+  private assignment(e: ts.Expression): void {
+    const { t } = this;
+    const K = t.SyntaxKind;
+    const target = (node: ts.Expression): ts.Symbol => {
+      if (!t.isIdentifier(node)) fail(1108, node, 'only local variables can be assigned in a differentiable function');
+      const sym = this.checker.getSymbolAtLocation(node);
+      const decl = sym?.valueDeclaration;
+      const isLet = decl && t.isVariableDeclaration(decl) && (decl.parent.flags & t.NodeFlags.Let) !== 0;
+      if (!sym || !this.env.has(sym) || !isLet) fail(1108, node, `cannot assign to '${node.text}': only local let variables can be reassigned`);
+      return sym;
+    };
+    if ((t.isPrefixUnaryExpression(e) || t.isPostfixUnaryExpression(e)) && (e.operator === K.PlusPlusToken || e.operator === K.MinusMinusToken)) {
+      const sym = target(e.operand);
+      const cur = this.env.get(sym)!;
+      const one = this.b.lit(1, 'one');
+      const op = e.operator === K.PlusPlusToken ? 'add' : 'sub';
+      this.env.set(sym, { name: this.b.prim(op, [cur.name, one], cur.name), shape: NUMBER });
+      return;
+    }
+    if (t.isBinaryExpression(e)) {
+      const compound: Partial<Record<ts.SyntaxKind, string>> = {
+        [K.PlusEqualsToken]: 'add',
+        [K.MinusEqualsToken]: 'sub',
+        [K.AsteriskEqualsToken]: 'mul',
+        [K.SlashEqualsToken]: 'div',
+        [K.PercentEqualsToken]: 'mod',
+        [K.AsteriskAsteriskEqualsToken]: 'pow',
+      };
+      if (e.operatorToken.kind === K.EqualsToken) {
+        const sym = target(e.left);
+        this.env.set(sym, this.expr(e.right, (e.left as ts.Identifier).text));
+        return;
+      }
+      const op = compound[e.operatorToken.kind];
+      if (op) {
+        const sym = target(e.left);
+        const cur = this.env.get(sym)!;
+        const rhs = this.expr(e.right);
+        this.numbers(e, cur, rhs);
+        this.env.set(sym, { name: this.b.prim(op, [cur.name, rhs.name], cur.name), shape: NUMBER });
+        return;
+      }
+    }
+    fail(1101, e, 'an expression statement in a differentiable function must be an assignment, ++ or --');
+  }
+
+  private unpack(v: Value): Value[] {
+    const shapes = componentShapes(v.shape);
+    const names = shapes.map((s, i) => binder(this.supply.fresh(`${v.name}_${v.shape.kind === 'object' ? (v.shape.fields[i][0]) : i}`), irType(s)));
+    this.b.unpack(false, names, v.name);
+    return names.map((n, i) => ({ name: n.name, shape: shapes[i] }));
+  }
+
+  private numbers(node: ts.Node, ...vs: Value[]): void {
+    for (const v of vs) if (v.shape.kind !== 'number') fail(1105, node, `this operation needs numbers, got a ${v.shape.kind}`);
+  }
+
+  private op(name: string, args: Value[], hint: string | undefined, shape: Shape = NUMBER): Value {
+    return { name: this.b.nl(hint ?? name, prim(name, args.map((a) => a.name)), shape === BOOLEAN ? BOOL : REAL), shape };
+  }
+
+  expr(e: ts.Expression, hint?: string): Value {
+    const { t } = this;
+    const K = t.SyntaxKind;
+    if (t.isParenthesizedExpression(e) || t.isAsExpression(e) || t.isNonNullExpression(e) || t.isSatisfiesExpression(e) || t.isTypeAssertionExpression(e)) {
+      return this.expr(e.expression, hint);
+    }
+    if (t.isNumericLiteral(e)) return { name: this.b.lit(Number(e.text), hint ?? 'c'), shape: NUMBER };
+    if (e.kind === K.TrueKeyword || e.kind === K.FalseKeyword) return { name: this.b.lit(e.kind === K.TrueKeyword, hint ?? 'c'), shape: BOOLEAN };
+    if (t.isIdentifier(e)) return this.identifier(e, hint);
+    if (e.kind === K.ThisKeyword) fail(1102, e, "cannot use 'this' in a differentiable method; pass the value as a parameter");
+    if (t.isPrefixUnaryExpression(e)) {
+      if (e.operator === K.MinusToken) {
+        if (t.isNumericLiteral(e.operand)) return { name: this.b.lit(-Number(e.operand.text), hint ?? 'c'), shape: NUMBER };
+        const v = this.expr(e.operand);
+        this.numbers(e, v);
+        return this.op('neg', [v], hint);
+      }
+      if (e.operator === K.PlusToken) return this.expr(e.operand, hint);
+      if (e.operator === K.ExclamationToken) return this.op('not', [this.expr(e.operand)], hint, BOOLEAN);
+      fail(1108, e, '++ and -- are statements here, not expressions');
+    }
+    if (t.isBinaryExpression(e)) return this.binary(e, hint);
+    if (t.isConditionalExpression(e)) {
+      const c = this.expr(e.condition);
+      if (c.shape.kind !== 'boolean') fail(1105, e.condition, 'the condition must be a boolean');
+      const a = this.expr(e.whenTrue);
+      const b2 = this.expr(e.whenFalse);
+      this.numbers(e, a, b2);
+      return this.op('select', [c, a, b2], hint);
+    }
+    if (t.isPropertyAccessExpression(e)) return this.property(e, hint);
+    if (t.isElementAccessExpression(e)) {
+      const v = this.expr(e.expression);
+      if (v.shape.kind !== 'tuple' || !t.isNumericLiteral(e.argumentExpression)) fail(1102, e, 'only tuples can be indexed, and only by a number literal');
+      const i = Number(e.argumentExpression.text);
+      if (!(i >= 0 && i < v.shape.elems.length)) fail(1102, e.argumentExpression, `index ${i} is outside the tuple`);
+      return this.unpack(v)[i];
+    }
+    if (t.isCallExpression(e)) return this.call(e, hint);
+    if (t.isArrayLiteralExpression(e)) {
+      const parts = e.elements.map((el) => {
+        if (t.isSpreadElement(el) || t.isOmittedExpression(el)) fail(1102, el, 'spread and holes are not supported in tuples');
+        return this.expr(el);
+      });
+      return { name: this.b.nl(hint ?? 't', tuple(false, parts.map((p) => p.name))), shape: { kind: 'tuple', elems: parts.map((p) => p.shape) } };
+    }
+    if (t.isObjectLiteralExpression(e)) {
+      const fields: [string, Value][] = e.properties.map((p) => {
+        if (t.isPropertyAssignment(p)) return [p.name.getText().replace(/^['"]|['"]$/g, ''), this.expr(p.initializer, p.name.getText())];
+        if (t.isShorthandPropertyAssignment(p)) return [p.name.text, this.identifier(p.name)];
+        return fail(1102, p, 'only plain properties are supported in object literals');
+      });
+      fields.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return {
+        name: this.b.nl(hint ?? 'o', tuple(false, fields.map(([, v]) => v.name))),
+        shape: { kind: 'object', fields: fields.map(([k, v]) => [k, v.shape] as const) },
+      };
+    }
+    return fail(1102, e, `${t.SyntaxKind[e.kind]} is not supported in differentiable functions`);
+  }
+
+  private identifier(e: ts.Identifier, hint?: string): Value {
+    const { t } = this;
+    const sym = this.checker.getSymbolAtLocation(e);
+    const v = sym && this.env.get(sym);
+    if (v) return v;
+    if (e.text === 'NaN' || e.text === 'Infinity') return { name: this.b.lit(e.text === 'NaN' ? NaN : Infinity, hint ?? 'c'), shape: NUMBER };
+    const decl = sym?.valueDeclaration;
+    if (decl && t.isVariableDeclaration(decl) && decl.initializer && t.isSourceFile(decl.parent.parent.parent) && (decl.parent.flags & t.NodeFlags.Const) !== 0) {
+      const init = decl.initializer;
+      const value = t.isNumericLiteral(init)
+        ? Number(init.text)
+        : t.isPrefixUnaryExpression(init) && init.operator === t.SyntaxKind.MinusToken && t.isNumericLiteral(init.operand)
+          ? -Number(init.operand.text)
+          : undefined;
+      if (value !== undefined) return { name: this.b.lit(value, hint ?? e.text), shape: NUMBER };
+    }
+    return fail(1106, e, `'${e.text}' is not a parameter or local variable of this differentiable function`);
+  }
+
+  private isGlobalMath(e: ts.Expression): boolean {
+    if (!this.t.isIdentifier(e) || e.text !== 'Math') return false;
+    const decl = this.checker.getSymbolAtLocation(e)?.declarations?.[0];
+    return !!decl && decl.getSourceFile().hasNoDefaultLib;
+  }
+
+  private property(e: ts.PropertyAccessExpression, hint?: string): Value {
+    if (this.isGlobalMath(e.expression)) {
+      const c = MATH_CONSTANTS[e.name.text];
+      if (c === undefined) fail(1102, e, `Math.${e.name.text} is not a number constant`);
+      return { name: this.b.lit(c, hint ?? e.name.text), shape: NUMBER };
+    }
+    const v = this.expr(e.expression);
+    if (v.shape.kind !== 'object') fail(1102, e, `property access needs an object, got a ${v.shape.kind}`);
+    const i = v.shape.fields.findIndex(([f]) => f === e.name.text);
+    if (i < 0) fail(1102, e.name, `no field ${e.name.text}`);
+    return this.unpack(v)[i];
+  }
+
+  private binary(e: ts.BinaryExpression, hint?: string): Value {
+    const K = this.t.SyntaxKind;
+    const arith: Partial<Record<ts.SyntaxKind, string>> = {
+      [K.PlusToken]: 'add',
+      [K.MinusToken]: 'sub',
+      [K.AsteriskToken]: 'mul',
+      [K.SlashToken]: 'div',
+      [K.PercentToken]: 'mod',
+      [K.AsteriskAsteriskToken]: 'pow',
+    };
+    const compare: Partial<Record<ts.SyntaxKind, string>> = {
+      [K.LessThanToken]: 'lt',
+      [K.LessThanEqualsToken]: 'le',
+      [K.GreaterThanToken]: 'gt',
+      [K.GreaterThanEqualsToken]: 'ge',
+      [K.EqualsEqualsEqualsToken]: 'eq',
+      [K.EqualsEqualsToken]: 'eq',
+      [K.ExclamationEqualsEqualsToken]: 'ne',
+      [K.ExclamationEqualsToken]: 'ne',
+    };
+    const logic: Partial<Record<ts.SyntaxKind, string>> = { [K.AmpersandAmpersandToken]: 'and', [K.BarBarToken]: 'or' };
+    const k = e.operatorToken.kind;
+    const name = arith[k] ?? compare[k] ?? logic[k];
+    if (!name) fail(k >= K.FirstAssignment && k <= K.LastAssignment ? 1108 : 1102, e.operatorToken, `operator '${e.operatorToken.getText()}' is not supported here`);
+    const a = this.expr(e.left);
+    const b = this.expr(e.right);
+    if (logic[k]) {
+      if (a.shape.kind !== 'boolean' || b.shape.kind !== 'boolean') fail(1105, e, `'${e.operatorToken.getText()}' needs booleans`);
+      return this.op(name, [a, b], hint, BOOLEAN);
+    }
+    this.numbers(e, a, b);
+    return this.op(name, [a, b], hint, compare[k] ? BOOLEAN : NUMBER);
+  }
+
+  private call(e: ts.CallExpression, hint?: string): Value {
+    const { t } = this;
+    const callee = e.expression;
+    if (t.isPropertyAccessExpression(callee) && this.isGlobalMath(callee.expression)) {
+      const fn = callee.name.text;
+      if (!MATH_FUNCTIONS.has(fn)) fail(1103, e, `cannot differentiate through a call to 'Math.${fn}': it is not differentiable`);
+      const args = e.arguments.map((a) => this.expr(a));
+      this.numbers(e, ...args);
+      return this.op(fn, args, hint);
+    }
+    if (isTsadExport(callee, this.checker, 'stopGradient')) {
+      if (e.arguments.length !== 1) fail(1102, e, 'stopGradient takes one argument');
+      return this.stop(this.expr(e.arguments[0]), hint);
+    }
+    const target = resolveMarkedFunction(callee, this.checker);
+    if (!target) {
+      const name = callee.getText();
+      fail(1104, e, `cannot differentiate through a call to '${name}': it is not marked differentiable`);
+    }
+    const lowered = this.owner.lower(target.decl);
+    const args = e.arguments.map((a) => this.expr(a));
+    if (args.length !== lowered.params.length) fail(1102, e, `'${lowered.name}' takes ${lowered.params.length} argument(s)`);
+    return { name: this.b.nl(hint ?? lowered.name, call(lowered.name, args.map((a) => a.name)), irType(lowered.result)), shape: lowered.result };
+  }
+
+  /** stopGradient: the value, with every real leaf passed through stop_gradient. */
+  private stop(v: Value, hint?: string): Value {
+    if (v.shape.kind === 'number') return this.op('stop_gradient', [v], hint ?? `${v.name}_const`);
+    if (v.shape.kind === 'boolean') return v;
+    const parts = this.unpack(v).map((p) => this.stop(p));
+    return { name: this.b.nl(hint ?? v.name, tuple(false, parts.map((p) => p.name)), irType(v.shape)), shape: v.shape };
+  }
+}
+
+

@@ -1,0 +1,24 @@
+// ts-jest adapter: `astTransformers: { before: ['tsad/jest'] }`. ts-jest hands us its compiler;
+// tsad needs the type checker, so ts-jest must run with isolatedModules off.
+import type * as ts from 'typescript';
+import { rewriteSourceFile, toDiagnostic, formatDiagnostic } from './rewrite';
+
+export const name = 'tsad';
+export const version = '1';
+
+interface TsCompilerLike {
+  readonly program?: ts.Program;
+  readonly configSet?: { readonly compilerModule?: typeof ts };
+}
+
+export function factory(compiler: TsCompilerLike): ts.TransformerFactory<ts.SourceFile> {
+  const tsApi: typeof ts = compiler.configSet?.compilerModule ?? require('typescript');
+  return (ctx) => (sf) => {
+    const program = compiler.program;
+    if (!program) throw new Error('tsad/jest needs the type checker: run ts-jest with isolatedModules: false');
+    const errors: ts.Diagnostic[] = [];
+    const out = rewriteSourceFile(tsApi, program.getTypeChecker(), ctx, sf, (e, f) => errors.push(toDiagnostic(tsApi, e, f)));
+    if (errors.length > 0) throw new Error(`tsad: ${errors.length} error(s)\n${errors.map((d) => formatDiagnostic(tsApi, d)).join('\n')}`);
+    return out;
+  };
+}

@@ -1,0 +1,70 @@
+// `transform(sourceText, options)`: compile one TypeScript module through tsad in memory, for
+// tools, tests and the playground. The tsad runtime resolves from this package.
+import * as path from 'path';
+import type * as ts from 'typescript';
+import { rewriteSourceFile, toDiagnostic, formatDiagnostic } from './rewrite';
+
+export interface TransformOptions {
+  readonly fileName?: string;
+  readonly compilerOptions?: ts.CompilerOptions;
+  /** Throw an Error listing every tsad diagnostic as file:line:col (default true). */
+  readonly throwOnError?: boolean;
+}
+
+export interface TransformResult {
+  readonly outputText: string;
+  readonly sourceMapText?: string;
+  /** tsad's diagnostics (the user's own type errors are in `typeErrors`). */
+  readonly diagnostics: readonly ts.Diagnostic[];
+  readonly typeErrors: readonly ts.Diagnostic[];
+  /** Every diagnostic, formatted `file:line:col - error CODE: message`. */
+  readonly messages: readonly string[];
+}
+
+export function runtimeEntry(): string {
+  // transformer/plugin -> runtime/index (.ts in the repository, .d.ts/.js in dist).
+  return path.resolve(__dirname, '../../runtime/index');
+}
+
+export function transform(sourceText: string, options: TransformOptions = {}): TransformResult {
+  const tsApi: typeof ts = require('typescript');
+  const fileName = path.resolve(options.fileName ?? 'input.ts');
+  const compilerOptions: ts.CompilerOptions = {
+    target: tsApi.ScriptTarget.ES2022,
+    module: tsApi.ModuleKind.CommonJS,
+    strict: true,
+    sourceMap: true,
+    skipLibCheck: true,
+    types: [],
+    paths: { tsad: [runtimeEntry()] },
+    ...options.compilerOptions,
+  };
+  const host = tsApi.createCompilerHost(compilerOptions);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, version, onError, create) =>
+    path.resolve(name) === fileName ? tsApi.createSourceFile(name, sourceText, version, true) : getSourceFile(name, version, onError, create);
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (name) => path.resolve(name) === fileName || fileExists(name);
+  const program = tsApi.createProgram([fileName], compilerOptions, host);
+  const sf = program.getSourceFile(fileName)!;
+  const typeErrors = tsApi.getPreEmitDiagnostics(program, sf);
+  const diagnostics: ts.Diagnostic[] = [];
+  let outputText = '';
+  let sourceMapText: string | undefined;
+  const checker = program.getTypeChecker();
+  program.emit(
+    sf,
+    (name, text) => {
+      if (name.endsWith('.map')) sourceMapText = text;
+      else if (/\.(c|m)?js$/.test(name)) outputText = text;
+    },
+    undefined,
+    false,
+    { before: [(ctx) => (file) => rewriteSourceFile(tsApi, checker, ctx, file, (e, f) => diagnostics.push(toDiagnostic(tsApi, e, f)))] },
+  );
+  const messages = [...typeErrors, ...diagnostics].map((d) => formatDiagnostic(tsApi, d));
+  if (diagnostics.length > 0 && options.throwOnError !== false) {
+    throw new Error(`tsad: ${diagnostics.length} error(s)\n${diagnostics.map((d) => formatDiagnostic(tsApi, d)).join('\n')}`);
+  }
+  return { outputText, sourceMapText, diagnostics, typeErrors, messages };
+}
