@@ -133,6 +133,7 @@ class Transposer {
           ct: outs[0],
           resultType: this.typeOf(s.lin[0].name),
           linTypes: rhs.lin.map((x) => this.typeOf(x)),
+          bars: rhs.lin.map(barName),
         });
         return rhs.lin.forEach((x, i) => this.set(x, cts[i]));
       }

@@ -21,6 +21,8 @@ export function mangle(irName: string): string {
 
 class DefEmitter {
   private readonly stmts: ts.Statement[] = [];
+  /** Fan-outs and renames are aliases, not copies. */
+  private readonly alias = new Map<string, string>();
   constructor(private readonly o: EmitOptions) {}
 
   private get f(): ts.NodeFactory {
@@ -28,7 +30,9 @@ class DefEmitter {
   }
 
   private id(name: string): ts.Identifier {
-    return this.f.createIdentifier(name);
+    let n = name;
+    while (this.alias.has(n)) n = this.alias.get(n)!;
+    return this.f.createIdentifier(n);
   }
 
   private number(v: number): ts.Expression {
@@ -102,7 +106,9 @@ class DefEmitter {
           } else if (rhs.tag === 'dup' || (rhs.tag === 'ret' && names.length > 1)) {
             // Aliases: no array is built for a fan-out or a multi-value rename.
             const src = rhs.tag === 'dup' ? [rhs.name, rhs.name] : [...rhs.nl, ...rhs.lin];
-            names.forEach((n, i) => this.constDecl([n], this.id(src[i])));
+            names.forEach((n, i) => this.alias.set(n, src[i]));
+          } else if ((rhs.tag === 'var' || rhs.tag === 'ret') && names.length === 1) {
+            this.alias.set(names[0], rhs.tag === 'var' ? rhs.name : [...rhs.nl, ...rhs.lin][0]);
           } else if (rhs.tag === 'let' || rhs.tag === 'unpack') {
             const value = this.block(rhs);
             if (names.length > 0 && value) this.constDecl(names, value);

@@ -62,6 +62,8 @@ export interface TransposeContext {
   readonly ct: string;
   readonly resultType: Type;
   readonly linTypes: readonly Type[];
+  /** Suggested names for the argument cotangents (x_bar for an argument x_dot). */
+  readonly bars: readonly string[];
 }
 
 /**

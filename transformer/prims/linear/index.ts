@@ -29,7 +29,7 @@ export const lneg: LinPrimDef = {
   nlTypes: [],
   impl: (_, [a]) => -a,
   // ⟨−ȧ, ÿ⟩ = ⟨ȧ, −ÿ⟩
-  transpose: ({ b, ct, resultType }) => [b.lprim('lneg', [], [ct], `${ct}_neg`, resultType)],
+  transpose: ({ b, ct, resultType, bars }) => [b.lprim('lneg', [], [ct], bars[0], resultType)],
   erase: 'neg',
   emitTs: (_, [a], f) => f.createParenthesizedExpression(f.createPrefixUnaryExpression(tsApi().SyntaxKind.MinusToken, a)),
 };
@@ -41,7 +41,7 @@ export const scale: LinPrimDef = {
   nlTypes: [REAL],
   impl: ([u], [v]) => (u as number) * v,
   // ⟨u·v̇, ÿ⟩ = ⟨v̇, u·ÿ⟩: scaling by a constant is self-adjoint.
-  transpose: ({ b, nl: [u], ct, resultType }) => [b.lprim('scale', [u], [ct], `${ct}_s`, resultType)],
+  transpose: ({ b, nl: [u], ct, resultType, bars }) => [b.lprim('scale', [u], [ct], bars[0], resultType)],
   erase: 'mul',
   emitTs: ([u], [v], f) => f.createParenthesizedExpression(f.createBinaryExpression(u, tsApi().SyntaxKind.AsteriskToken, v)),
 };
@@ -53,13 +53,13 @@ export const lselect: LinPrimDef = {
   nlTypes: [BOOL],
   impl: ([c], [a, b]) => (c ? a : b),
   // ⟨c ? ȧ : ḃ, ÿ⟩ = ⟨ȧ, c ? ÿ : 0⟩ + ⟨ḃ, c ? 0 : ÿ⟩
-  transpose: ({ b, nl: [c], ct, resultType }) => {
+  transpose: ({ b, nl: [c], ct, resultType, bars }) => {
     const [c1, c2] = b.dup(ct, resultType);
     const z1 = b.zero(resultType);
     const z2 = b.zero(resultType);
     return [
-      b.lprim('lselect', [c], [c1, z1], `${ct}_then`, resultType),
-      b.lprim('lselect', [c], [z2, c2], `${ct}_else`, resultType),
+      b.lprim('lselect', [c], [c1, z1], bars[0], resultType),
+      b.lprim('lselect', [c], [z2, c2], bars[1], resultType),
     ];
   },
   erase: 'select',
