@@ -20,6 +20,7 @@ function api(): typeof ts {
 /** The tsad export an expression refers to (`grad`, `differentiable`, ...), if any. */
 export function tsadExportName(expr: ts.Expression, checker: ts.TypeChecker): string | undefined {
   const t = api();
+  expr = unwrap(expr);
   const at = t.isPropertyAccessExpression(expr) ? expr.name : expr;
   let sym = checker.getSymbolAtLocation(at);
   if (!sym) return undefined;
@@ -33,6 +34,13 @@ export function tsadExportName(expr: ts.Expression, checker: ts.TypeChecker): st
 
 export function isTsadExport(expr: ts.Expression, checker: ts.TypeChecker, name: string): boolean {
   return tsadExportName(expr, checker) === name;
+}
+
+/** Looks through parentheses and type assertions: `(f as any)` is still `f`. */
+function unwrap(e: ts.Expression): ts.Expression {
+  const t = api();
+  while (t.isParenthesizedExpression(e) || t.isAsExpression(e) || t.isNonNullExpression(e) || t.isSatisfiesExpression(e) || t.isTypeAssertionExpression(e)) e = e.expression;
+  return e;
 }
 
 function literalWrt(node: ts.Expression | undefined): readonly (string | number)[] | undefined {
@@ -94,7 +102,7 @@ export function resolveMarkedFunction(
 ): { decl: ts.SignatureDeclaration; marker: MarkerInfo } | undefined {
   const t = api();
   if (depth > 8) return undefined;
-  if (t.isParenthesizedExpression(expr)) return resolveMarkedFunction(expr.expression, checker, depth + 1);
+  expr = unwrap(expr);
   if (t.isCallExpression(expr) && isTsadExport(expr.expression, checker, 'differentiable')) {
     const fn = expr.arguments[0];
     if (fn && (t.isArrowFunction(fn) || t.isFunctionExpression(fn))) return { decl: fn, marker: { node: expr } };

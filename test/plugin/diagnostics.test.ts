@@ -1,0 +1,77 @@
+// Every diagnostic code: a source that triggers it, asserting the code and the position
+// (file:line:col) of the offending node. Also: diagnostics never stop the rest of the file, and
+// without the plugin the transforms throw the documented message.
+import { compile } from './harness';
+import { DIAGNOSTIC_CODES } from '../../transformer/frontend/diagnostics';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as tsad from '../../runtime';
+
+const cases: [code: number, source: string, line: number, col: number, message: RegExp][] = [
+  [1001, `import { grad } from 'tsad';\nfunction f(x: number) { return x; }\nexport const d = grad(f);`, 3, 23, /'f' is not a differentiable function/],
+  [1002, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { return x; }\nexport const d = grad(f, { wrt: ['y'] });`, 4, 26, /'y' is not a parameter of 'f' \(parameters: x\)/],
+  [1003, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { return x; }\nconst o = { wrt: [0] };\nexport const d = grad(f, o);`, 5, 26, /options of grad must be an object literal/],
+  [1004, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number): [number, number] { return [x, x]; }\nexport const d = grad(f as any);`, 4, 18, /grad needs a function that returns a number/],
+  [1005, `import { grad } from 'tsad';\nexport const d = (grad as any)();`, 2, 18, /needs the function to differentiate/],
+  [1101, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) {\n  if (x > 0) return x;\n  return -x;\n}\nexport const d = grad(f);`, 4, 3, /control flow is not supported yet/],
+  [1102, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { return [x].length + x; }\nexport const d = grad(f);`, 3, 32, /needs an object/],
+  [1103, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { return x * Math.random(); }\nexport const d = grad(f);`, 3, 36, /cannot differentiate through a call to 'Math\.random': it is not differentiable[\s\S]*stopGradient/],
+  [1104, `import { grad } from 'tsad';\nfunction h(x: number) { return x; }\n/** @differentiable */\nfunction f(x: number) { return h(x) * 2; }\nexport const d = grad(f);`, 4, 32, /cannot differentiate through a call to 'h': it is not marked differentiable[\s\S]*@differentiable/],
+  [1105, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number, s: string) { return x; }\nexport const d = grad(f);`, 3, 23, /cannot differentiate a value of type 'string'/],
+  [1106, `import { grad } from 'tsad';\nlet k = 2;\n/** @differentiable */\nfunction f(x: number) { return x * k; }\nexport const d = grad(f);`, 4, 36, /'k' is not a parameter or local variable/],
+  [1107, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number): number { const y = x; return y; x; }\nexport const d = grad(f as any);`, 3, 46, /return must be the last statement/],
+  [1108, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { x = x * 2; return x; }\nexport const d = grad(f);`, 3, 25, /cannot assign to 'x'/],
+  [1109, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number): number { return g(x); }\n/** @differentiable */\nfunction g(x: number): number { return f(x); }\nexport const d = grad(f);`, 3, 1, /calls itself/],
+];
+
+describe.each(cases)('TSAD%i', (code, source, line, col, message) => {
+  test('is reported with its code at the offending node, with a hint', () => {
+    const r = compile(source, { throwOnError: false });
+    const ours = r.messages.filter((m) => m.includes('TSAD'));
+    expect(ours.length).toBeGreaterThan(0);
+    expect(ours[0]).toMatch(new RegExp(`:${line}:${col} - error TSAD${code}: `));
+    expect(ours[0]).toMatch(message);
+    if (DIAGNOSTIC_CODES[code].hint) expect(ours[0]).toContain(`hint: ${DIAGNOSTIC_CODES[code].hint}`);
+  });
+
+  test('thrown by transform() with file:line:col', () => {
+    expect(() => compile(source)).toThrow(new RegExp(`case\\d+\\.ts:${line}:${col} - error TSAD${code}`));
+  });
+});
+
+test('every code in the table has a test case and an entry in docs/diagnostics.md', () => {
+  const docs = fs.readFileSync(path.join(__dirname, '../../docs/diagnostics.md'), 'utf8');
+  const tested = new Set(cases.map(([c]) => c));
+  for (const code of Object.keys(DIAGNOSTIC_CODES).map(Number)) {
+    expect(docs).toContain(`TSAD${code}`);
+    if (code !== 1099) expect(tested.has(code)).toBe(true);
+  }
+});
+
+test('all problems of a function are reported, and other call sites still compile', () => {
+  const src = `import { grad } from 'tsad';
+/** @differentiable */
+function bad(x: number) { const a = Math.random(); let b = x; b = nope(b); return a + b; }
+/** @differentiable */
+function good(x: number) { return x * x; }
+export const d1 = grad(bad);
+export const d2 = grad(good);`;
+  const r = compile(src, { throwOnError: false });
+  const ours = r.diagnostics.map((d) => String(d.messageText));
+  expect(ours.some((m) => m.startsWith('TSAD1103'))).toBe(true);
+  expect(ours.some((m) => m.startsWith('TSAD1106') || m.startsWith('TSAD1104'))).toBe(true);
+  expect(r.outputText).toContain('function good_grad(x)');
+});
+
+test('without the plugin every transform throws the documented message', () => {
+  function loss(x: number) {
+    return x * x;
+  }
+  const message = 'tsad: grad(loss) was not compiled. Add { "transform": "tsad/transformer" } to compilerOptions.plugins and build with tspc.';
+  expect(() => tsad.grad(loss)).toThrow(message);
+  expect(() => tsad.valueAndGrad(loss)).toThrow(message.replace('grad(loss)', 'valueAndGrad(loss)'));
+  expect(() => tsad.jvp(loss, [1], [1])).toThrow(/^tsad: jvp\(loss\) was not compiled/);
+  expect(() => tsad.hessian(loss)).toThrow(/^tsad: hessian\(loss\) was not compiled/);
+  expect(tsad.stopGradient(3)).toBe(3);
+  expect(tsad.differentiable(loss)).toBe(loss);
+});
