@@ -8,13 +8,17 @@ export const version = '1';
 
 interface TsCompilerLike {
   readonly program?: ts.Program;
+  readonly _languageService?: ts.LanguageService;
   readonly configSet?: { readonly compilerModule?: typeof ts };
 }
 
 export function factory(compiler: TsCompilerLike): ts.TransformerFactory<ts.SourceFile> {
   const tsApi: typeof ts = compiler.configSet?.compilerModule ?? require('typescript');
   return (ctx) => (sf) => {
-    const program = compiler.program;
+    // The language service's current program is the one emitting `sf`; ts-jest's `program`
+    // field can lag behind it, and a checker only knows the nodes of its own program.
+    const current = compiler._languageService?.getProgram();
+    const program = current?.getSourceFile(sf.fileName) === sf ? current : compiler.program;
     if (!program) throw new Error('tsad/jest needs the type checker: run ts-jest with isolatedModules: false');
     const errors: ts.Diagnostic[] = [];
     const out = rewriteSourceFile(tsApi, program.getTypeChecker(), ctx, sf, (e, f) => errors.push(toDiagnostic(tsApi, e, f)));
