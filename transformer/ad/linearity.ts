@@ -38,46 +38,52 @@ function countUses(e: Expr, scopes: Scopes, slots: Map<Binder | string, Slot>, f
     const s = scopes.find(n);
     if (s) s.uses++;
   };
+  // Let chains are walked in a loop, not by recursion: generated code can be thousands deep.
+  let pushed = 0;
+  for (;;) {
+    if (e.tag === 'let') {
+      countUses(e.rhs, scopes, slots, fresh);
+      const bound = [...e.nl.map((b) => fresh(b, false)), ...e.lin.map((b) => fresh(b, true))];
+      bound.forEach((s) => scopes.push(s));
+      pushed += bound.length;
+      e = e.body;
+      continue;
+    }
+    if (e.tag === 'unpack') {
+      use(e.tuple);
+      const linear = e.linear;
+      const bound = e.names.map((b) => fresh(b, linear));
+      bound.forEach((s) => scopes.push(s));
+      pushed += bound.length;
+      e = e.body;
+      continue;
+    }
+    break;
+  }
   switch (e.tag) {
     case 'ret':
     case 'call':
     case 'lprim':
       e.nl.forEach(use);
       e.lin.forEach(use);
-      return;
+      break;
     case 'var':
     case 'dup':
       use(e.name);
-      return;
+      break;
     case 'tuple':
       e.elems.forEach(use);
-      return;
+      break;
     case 'prim':
       e.args.forEach(use);
-      return;
-    case 'lit':
-    case 'zero':
-      return;
+      break;
     case 'drop':
       countUses(e.expr, scopes, slots, fresh);
-      return;
-    case 'let': {
-      countUses(e.rhs, scopes, slots, fresh);
-      const bound = [...e.nl.map((b) => fresh(b, false)), ...e.lin.map((b) => fresh(b, true))];
-      bound.forEach((s) => scopes.push(s));
-      countUses(e.body, scopes, slots, fresh);
-      scopes.pop(bound.length);
-      return;
-    }
-    case 'unpack': {
-      use(e.tuple);
-      const bound = e.names.map((b) => fresh(b, e.linear));
-      bound.forEach((s) => scopes.push(s));
-      countUses(e.body, scopes, slots, fresh);
-      scopes.pop(bound.length);
-      return;
-    }
+      break;
+    default:
+      break;
   }
+  scopes.pop(pushed);
 }
 
 export function restoreLinearity(d: FnDef): FnDef {
@@ -102,8 +108,8 @@ export function restoreLinearity(d: FnDef): FnDef {
     return s.copies[s.next++];
   };
 
-  /** Wraps `body` (built lazily, after copies exist) with the fix-ups for these slots. */
-  const fixUps = (bound: Slot[], body: () => Expr): Expr => {
+  /** Creates the copies of these slots now; returns the wrappers to put around their scope. */
+  const fixUps = (bound: Slot[]): ((inner: Expr) => Expr)[] => {
     const wrappers: ((inner: Expr) => Expr)[] = [];
     for (const s of bound) {
       if (s.uses === 0) {
@@ -123,13 +129,16 @@ export function restoreLinearity(d: FnDef): FnDef {
       }
     }
     bound.forEach((s) => scopes.push(s));
-    let result = body();
-    scopes.pop(bound.length);
+    return wrappers;
+  };
+
+  const wrap = (wrappers: ((inner: Expr) => Expr)[], inner: Expr): Expr => {
+    let result = inner;
     for (let i = wrappers.length - 1; i >= 0; i--) result = wrappers[i](result);
     return result;
   };
 
-  const rebuild = (e: Expr): Expr => {
+  const rebuildLeaf = (e: Expr): Expr => {
     switch (e.tag) {
       case 'ret':
         return { ...e, nl: e.nl.map(rename), lin: e.lin.map(rename) };
@@ -145,24 +154,42 @@ export function restoreLinearity(d: FnDef): FnDef {
         return { ...e, elems: e.elems.map(rename) };
       case 'prim':
         return { ...e, args: e.args.map(rename) };
-      case 'lit':
-      case 'zero':
-        return e;
       case 'drop':
         return { ...e, expr: rebuild(e.expr) };
-      case 'let': {
-        const rhs = rebuild(e.rhs);
-        const bound = [...e.nl, ...e.lin].map((b) => slots.get(b)!);
-        return { ...e, rhs, body: fixUps(bound, () => rebuild(e.body)) };
-      }
-      case 'unpack': {
-        const tuple = rename(e.tuple);
-        const bound = e.names.map((b) => slots.get(b)!);
-        return { ...e, tuple, body: fixUps(bound, () => rebuild(e.body)) };
-      }
+      default:
+        return e;
     }
   };
 
-  const body = fixUps(params, () => rebuild(d.body));
+  /** Rebuilds a let chain in a loop (generated code can be thousands of bindings deep). */
+  function rebuild(e: Expr): Expr {
+    const frames: { node: Expr; part: Expr | string; wrappers: ((inner: Expr) => Expr)[]; pushed: number }[] = [];
+    for (;;) {
+      if (e.tag === 'let') {
+        const rhs = rebuild(e.rhs);
+        const bound = [...e.nl, ...e.lin].map((b) => slots.get(b)!);
+        frames.push({ node: e, part: rhs, wrappers: fixUps(bound), pushed: bound.length });
+        e = e.body;
+      } else if (e.tag === 'unpack') {
+        const tuple = rename(e.tuple);
+        const bound = e.names.map((b) => slots.get(b)!);
+        frames.push({ node: e, part: tuple, wrappers: fixUps(bound), pushed: bound.length });
+        e = e.body;
+      } else break;
+    }
+    let result = rebuildLeaf(e);
+    for (let i = frames.length - 1; i >= 0; i--) {
+      const f = frames[i];
+      scopes.pop(f.pushed);
+      const body = wrap(f.wrappers, result);
+      result = f.node.tag === 'let' ? { ...f.node, rhs: f.part as Expr, body } : { ...(f.node as Extract<Expr, { tag: 'unpack' }>), tuple: f.part as string, body };
+    }
+    return result;
+  }
+
+  const paramWrappers = fixUps(params);
+  const body = wrap(paramWrappers, rebuild(d.body));
+  scopes.pop(params.length);
+
   return { ...d, body };
 }

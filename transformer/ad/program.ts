@@ -6,16 +6,16 @@ export function defMap(p: Program): Map<string, FnDef> {
 }
 
 export function calleesOf(e: Expr, out: Set<string> = new Set()): Set<string> {
+  for (;;) {
+    if (e.tag === 'let') {
+      calleesOf(e.rhs, out);
+      e = e.body;
+    } else if (e.tag === 'unpack') e = e.body;
+    else break;
+  }
   switch (e.tag) {
     case 'call':
       out.add(e.fn);
-      break;
-    case 'let':
-      calleesOf(e.rhs, out);
-      calleesOf(e.body, out);
-      break;
-    case 'unpack':
-      calleesOf(e.body, out);
       break;
     case 'drop':
       calleesOf(e.expr, out);

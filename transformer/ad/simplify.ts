@@ -47,51 +47,80 @@ function renameLeaf(e: Expr, env: Env): Expr {
 }
 
 /** Forward rewriting: aliases, zeros, folding, CSE. Drops of bare variables are removed. */
-function forward(e: Expr, env: Env): Expr {
-  if (e.tag === 'unpack') return { ...e, tuple: rename(env, e.tuple), body: forward(e.body, env) };
-  if (e.tag !== 'let') return renameLeaf(e, env);
-  if (e.nl.length + e.lin.length === 0 && isVarDrop(e.rhs)) return forward(e.body, env);
-  const rhs = renameLeaf(e.rhs, env);
-  const all = [...e.nl, ...e.lin];
-  // Aliases: let x = y, let (a ; b) = (c ; d).
-  if (rhs.tag === 'var' && all.length === 1) {
-    env.subst.set(all[0].name, rhs.name);
-    return forward(e.body, env);
-  }
-  if (rhs.tag === 'ret') {
-    [...rhs.nl, ...rhs.lin].forEach((n, i) => env.subst.set(all[i].name, n));
-    return forward(e.body, env);
-  }
-  if (rhs.tag === 'zero') env.zeros.set(all[0].name, rhs.type);
-  if (rhs.tag === 'lit') env.literals.set(all[0].name, rhs.value);
-  if (rhs.tag === 'lprim' && rhs.lin.every((n) => env.zeros.has(n)) && e.lin[0]?.type) {
-    env.zeros.set(e.lin[0].name, e.lin[0].type);
-    return letE([], e.lin, zeroE(e.lin[0].type), forward(e.body, env));
-  }
-  if (rhs.tag === 'dup' && env.zeros.has(rhs.name)) {
-    const t = env.zeros.get(rhs.name)!;
-    e.lin.forEach((b) => env.zeros.set(b.name, t));
-    return letE([], [e.lin[0]], zeroE(t), letE([], [e.lin[1]], zeroE(t), forward(e.body, env)));
-  }
-  if (rhs.tag === 'prim') {
-    if (rhs.args.every((a) => env.literals.has(a))) {
-      const v = PRIMS[rhs.op].impl(...rhs.args.map((a) => env.literals.get(a)!));
-      env.literals.set(all[0].name, v);
-      return letE(e.nl, [], { tag: 'lit', value: v }, forward(e.body, env));
+function forward(start: Expr, env: Env): Expr {
+  // Let chains in a loop (generated code can be thousands deep); rewritten bindings are
+  // collected as wrappers and folded around the rewritten tail at the end.
+  const out: ((body: Expr) => Expr)[] = [];
+  let e = start;
+  for (;;) {
+    if (e.tag === 'unpack') {
+      const node = e;
+      const tuple = rename(env, node.tuple);
+      out.push((body) => ({ ...node, tuple, body }));
+      e = node.body;
+      continue;
     }
-    const key = `${rhs.op}(${rhs.args.join(',')})`;
-    const seen = env.cse.get(key);
-    if (seen !== undefined) {
-      env.subst.set(all[0].name, seen);
-      return forward(e.body, env);
+    if (e.tag !== 'let') break;
+    const node = e;
+    e = node.body;
+    if (node.nl.length + node.lin.length === 0 && isVarDrop(node.rhs)) continue;
+    const rhs = renameLeaf(node.rhs, env);
+    const all = [...node.nl, ...node.lin];
+    if (rhs.tag === 'var' && all.length === 1) {
+      env.subst.set(all[0].name, rhs.name);
+      continue;
     }
-    env.cse.set(key, all[0].name);
+    if (rhs.tag === 'ret') {
+      [...rhs.nl, ...rhs.lin].forEach((n, i) => env.subst.set(all[i].name, n));
+      continue;
+    }
+    if (rhs.tag === 'zero') env.zeros.set(all[0].name, rhs.type);
+    if (rhs.tag === 'lit') env.literals.set(all[0].name, rhs.value);
+    if (rhs.tag === 'lprim' && rhs.lin.every((n) => env.zeros.has(n)) && node.lin[0]?.type) {
+      const t = node.lin[0].type;
+      env.zeros.set(node.lin[0].name, t);
+      out.push((body) => letE([], node.lin, zeroE(t), body));
+      continue;
+    }
+    if (rhs.tag === 'dup' && env.zeros.has(rhs.name)) {
+      const t = env.zeros.get(rhs.name)!;
+      node.lin.forEach((b) => env.zeros.set(b.name, t));
+      out.push((body) => letE([], [node.lin[0]], zeroE(t), letE([], [node.lin[1]], zeroE(t), body)));
+      continue;
+    }
+    if (rhs.tag === 'prim') {
+      if (rhs.args.every((a) => env.literals.has(a))) {
+        const v = PRIMS[rhs.op].impl(...rhs.args.map((a) => env.literals.get(a)!));
+        env.literals.set(all[0].name, v);
+        out.push((body) => letE(node.nl, [], { tag: 'lit', value: v }, body));
+        continue;
+      }
+      const key = `${rhs.op}(${rhs.args.join(',')})`;
+      const seen = env.cse.get(key);
+      if (seen !== undefined) {
+        env.subst.set(all[0].name, seen);
+        continue;
+      }
+      env.cse.set(key, all[0].name);
+    }
+    out.push((body) => ({ ...node, rhs, body }));
   }
-  return { ...e, rhs, body: forward(e.body, env) };
+  let result = renameLeaf(e, env);
+  for (let i = out.length - 1; i >= 0; i--) result = out[i](result);
+  return result;
 }
 
 function uses(e: Expr, counts: Map<string, number>): void {
   const u = (n: string) => counts.set(n, (counts.get(n) ?? 0) + 1);
+  for (;;) {
+    if (e.tag === 'let') {
+      uses(e.rhs, counts);
+      e = e.body;
+    } else if (e.tag === 'unpack') {
+      u(e.tuple);
+      e = e.body;
+    } else break;
+  }
   switch (e.tag) {
     case 'ret':
     case 'call':
@@ -112,14 +141,6 @@ function uses(e: Expr, counts: Map<string, number>): void {
     case 'drop':
       uses(e.expr, counts);
       return;
-    case 'let':
-      uses(e.rhs, counts);
-      uses(e.body, counts);
-      return;
-    case 'unpack':
-      u(e.tuple);
-      uses(e.body, counts);
-      return;
     default:
       return;
   }
@@ -127,28 +148,31 @@ function uses(e: Expr, counts: Map<string, number>): void {
 
 const removed = { count: 0 };
 
-/** Removes bindings of pure expressions whose results are never used. */
-function dce(e: Expr, counts: Map<string, number>): Expr {
-  if (e.tag === 'let') {
-    const body = dce(e.body, counts);
-    const binders = [...e.nl, ...e.lin];
-    const dead = binders.length > 0 && binders.every((b) => (counts.get(b.name) ?? 0) === 0) && e.rhs.tag !== 'drop';
-    if (dead) {
-      removed.count++;
-      return body;
-    }
-    const rhs = e.rhs.tag === 'let' || e.rhs.tag === 'unpack' || e.rhs.tag === 'drop' ? dceInner(e.rhs, counts) : e.rhs;
-    return { ...e, rhs, body };
+/** Removes bindings of pure expressions whose results are never used (a loop over the chain). */
+function dce(start: Expr, counts: Map<string, number>): Expr {
+  const kept: ((body: Expr) => Expr)[] = [];
+  let e = start;
+  for (;;) {
+    if (e.tag === 'let') {
+      const node = e;
+      const binders = [...node.nl, ...node.lin];
+      const dead = binders.length > 0 && binders.every((b) => (counts.get(b.name) ?? 0) === 0) && node.rhs.tag !== 'drop';
+      if (dead) removed.count++;
+      else {
+        const rhs = node.rhs.tag === 'let' || node.rhs.tag === 'unpack' || node.rhs.tag === 'drop' ? dceInner(node.rhs, counts) : node.rhs;
+        kept.push((body) => ({ ...node, rhs, body }));
+      }
+      e = node.body;
+    } else if (e.tag === 'unpack') {
+      const node = e;
+      if (!node.linear && node.names.every((b) => (counts.get(b.name) ?? 0) === 0)) removed.count++;
+      else kept.push((body) => ({ ...node, body }));
+      e = node.body;
+    } else break;
   }
-  if (e.tag === 'unpack') {
-    const body = dce(e.body, counts);
-    if (!e.linear && e.names.every((b) => (counts.get(b.name) ?? 0) === 0)) {
-      removed.count++;
-      return body;
-    }
-    return { ...e, body };
-  }
-  return e;
+  let result: Expr = e;
+  for (let i = kept.length - 1; i >= 0; i--) result = kept[i](result);
+  return result;
 }
 
 function dceInner(e: Expr, counts: Map<string, number>): Expr {

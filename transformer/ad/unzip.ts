@@ -64,35 +64,50 @@ function isLinearLeaf(e: Expr): boolean {
   }
 }
 
+type LinFrame = { tag: 'let'; lin: readonly Binder[]; rhs: Expr } | { tag: 'unpack'; names: readonly Binder[]; tuple: string };
+
 class Unzipper {
   constructor(
     private readonly defs: ReadonlyMap<string, FnDef>,
     private readonly names: NameSupply,
   ) {}
 
+  /** ULet/UUnpack over a whole chain, in a loop (generated code can be thousands deep). */
+  private chain(start: Expr): Split {
+    const ctx: CtxStmt[] = [];
+    const linFrames: LinFrame[] = [];
+    let e = start;
+    for (;;) {
+      if (e.tag === 'let') {
+        const s1 = this.split(e.rhs);
+        ctx.push(...s1.ctx);
+        if (e.nl.length > 0) ctx.push({ tag: 'let', nl: e.nl, rhs: s1.nl });
+        else if (s1.nl.tag === 'drop') ctx.push({ tag: 'let', nl: [], rhs: s1.nl });
+        if (s1.lin !== null) linFrames.push({ tag: 'let', lin: e.lin, rhs: s1.lin });
+        e = e.body;
+      } else if (e.tag === 'unpack') {
+        if (e.linear) linFrames.push({ tag: 'unpack', names: e.names, tuple: e.tuple });
+        else ctx.push({ tag: 'unpack', names: e.names, tuple: e.tuple });
+        e = e.body;
+      } else break;
+    }
+    const tail = this.split(e);
+    ctx.push(...tail.ctx);
+    let lin = tail.lin;
+    for (let i = linFrames.length - 1; i >= 0; i--) {
+      const f = linFrames[i];
+      lin = f.tag === 'let' ? letE([], f.lin, f.rhs, lin ?? EMPTY_LIN) : unpack(true, f.names, f.tuple, lin ?? EMPTY_LIN);
+    }
+    return { ctx, nl: tail.nl, lin };
+  }
+
   split(e: Expr): Split {
     switch (e.tag) {
       case 'ret':
         return { ctx: [], nl: ret(e.nl), lin: e.lin.length ? ret([], e.lin) : null };
-      case 'let': {
-        const s1 = this.split(e.rhs);
-        const s2 = this.split(e.body);
-        const ctx = [...s1.ctx];
-        if (e.nl.length > 0) ctx.push({ tag: 'let', nl: e.nl, rhs: s1.nl });
-        else if (s1.nl.tag === 'drop') ctx.push({ tag: 'let', nl: [], rhs: s1.nl });
-        ctx.push(...s2.ctx);
-        let lin = s2.lin;
-        if (s1.lin !== null) lin = letE([], e.lin, s1.lin, lin ?? EMPTY_LIN);
-        return { ctx, nl: s2.nl, lin };
-      }
+      case 'let':
       case 'unpack':
-        if (!e.linear) {
-          const s = this.split(e.body);
-          return { ctx: [{ tag: 'unpack', names: e.names, tuple: e.tuple }, ...s.ctx], nl: s.nl, lin: s.lin };
-        } else {
-          const s = this.split(e.body);
-          return { ctx: s.ctx, nl: s.nl, lin: unpack(true, e.names, e.tuple, s.lin ?? EMPTY_LIN) };
-        }
+        return this.chain(e);
       case 'call': {
         const callee = this.defs.get(e.fn)!;
         if (!isMixed(callee)) {

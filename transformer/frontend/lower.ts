@@ -8,7 +8,7 @@ import { Builder, NameSupply } from '../ir/build';
 import { FnDef, binder, call, prim, ret, tuple, REAL, BOOL } from '../ir/syntax';
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, isTsadDiagnostic } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, shapeOfType, irType, componentShapes } from './shapes';
+import { Shape, NUMBER, BOOLEAN, shapeOfType, irType, componentShapes, describeShape } from './shapes';
 import { isTsadExport, resolveMarkedFunction } from './markers';
 
 export interface Value {
@@ -121,6 +121,7 @@ class FunctionLowering {
     const body = (decl as ts.FunctionLikeDeclaration).body;
     if (!body) fail(1107, decl, 'a differentiable function needs a body');
     const out = t.isBlock(body) ? this.block(body) : this.guard(body, () => this.expr(body as ts.Expression));
+    if (out) this.guard(body, () => this.conform(t.isBlock(body) ? finalReturn(t, body) : body, out, result, 'the returned value'));
     if (this.errors.length > 0) {
       const [first, ...rest] = this.errors;
       throw new TsadDiagnosticError(first.code, first.node, first.message, rest);
@@ -237,7 +238,9 @@ class FunctionLowering {
       };
       if (e.operatorToken.kind === K.EqualsToken) {
         const sym = target(e.left);
-        this.env.set(sym, this.expr(e.right, (e.left as ts.Identifier).text));
+        const value = this.expr(e.right, (e.left as ts.Identifier).text);
+        this.conform(e.right, value, this.env.get(sym)!.shape, `the value assigned to '${(e.left as ts.Identifier).text}'`);
+        this.env.set(sym, value);
         return;
       }
       const op = compound[e.operatorToken.kind];
@@ -258,6 +261,13 @@ class FunctionLowering {
     const names = shapes.map((s, i) => binder(this.supply.fresh(`${v.name}_${v.shape.kind === 'object' ? (v.shape.fields[i][0]) : i}`), irType(s)));
     this.b.unpack(false, names, v.name);
     return names.map((n, i) => ({ name: n.name, shape: shapes[i] }));
+  }
+
+  /** Code with TypeScript type errors must still end in a diagnostic, never in ill-typed IR. */
+  private conform(node: ts.Node, v: Value, expected: Shape, what: string): void {
+    const got = describeShape(v.shape);
+    const want = describeShape(expected);
+    if (got !== want) fail(1105, node, `${what} has shape ${got}, but ${want} is expected here`);
   }
 
   private numbers(node: ts.Node, ...vs: Value[]): void {
@@ -423,6 +433,7 @@ class FunctionLowering {
     const lowered = this.owner.lower(target.decl);
     const args = e.arguments.map((a) => this.expr(a));
     if (args.length !== lowered.params.length) fail(1102, e, `'${lowered.name}' takes ${lowered.params.length} argument(s)`);
+    args.forEach((a, i) => this.conform(e.arguments[i], a, lowered.params[i].shape, `argument ${i + 1} of '${lowered.name}'`));
     return { name: this.b.nl(hint ?? lowered.name, call(lowered.name, args.map((a) => a.name)), irType(lowered.result)), shape: lowered.result };
   }
 
@@ -435,4 +446,7 @@ class FunctionLowering {
   }
 }
 
-
+function finalReturn(tsApi: typeof ts, body: ts.Block): ts.Node {
+  const last = body.statements[body.statements.length - 1];
+  return last && tsApi.isReturnStatement(last) && last.expression ? last.expression : body;
+}

@@ -48,3 +48,16 @@ export function irType(s: Shape): Type {
 export function componentShapes(s: Shape): readonly Shape[] {
   return s.kind === 'tuple' ? s.elems : s.kind === 'object' ? s.fields.map(([, f]) => f) : [];
 }
+
+/** The shape as the user wrote its type, for diagnostics. */
+export function describeShape(s: Shape): string {
+  switch (s.kind) {
+    case 'number':
+    case 'boolean':
+      return s.kind;
+    case 'tuple':
+      return `[${s.elems.map(describeShape).join(', ')}]`;
+    case 'object':
+      return `{ ${s.fields.map(([k, f]) => `${k}: ${describeShape(f)}`).join('; ')} }`;
+  }
+}

@@ -52,21 +52,23 @@ export class NameSupply {
 
 /** Collects every name bound or referenced in a function so a NameSupply never collides. */
 export function namesIn(e: Expr, out: Set<string> = new Set()): Set<string> {
+  // Let chains in a loop: generated code can be thousands of bindings deep.
+  for (;;) {
+    if (e.tag === 'let') {
+      e.nl.forEach((b) => out.add(b.name));
+      e.lin.forEach((b) => out.add(b.name));
+      namesIn(e.rhs, out);
+      e = e.body;
+    } else if (e.tag === 'unpack') {
+      e.names.forEach((b) => out.add(b.name));
+      out.add(e.tuple);
+      e = e.body;
+    } else break;
+  }
   switch (e.tag) {
     case 'ret':
       e.nl.forEach((n) => out.add(n));
       e.lin.forEach((n) => out.add(n));
-      break;
-    case 'let':
-      e.nl.forEach((b) => out.add(b.name));
-      e.lin.forEach((b) => out.add(b.name));
-      namesIn(e.rhs, out);
-      namesIn(e.body, out);
-      break;
-    case 'unpack':
-      e.names.forEach((b) => out.add(b.name));
-      out.add(e.tuple);
-      namesIn(e.body, out);
       break;
     case 'call':
       e.nl.forEach((n) => out.add(n));

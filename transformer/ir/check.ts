@@ -147,32 +147,9 @@ class DefChecker {
         const lin = e.lin.map((n) => this.use(n, true, 'the linear part of a return'));
         return { nl, lin, readsLinear: e.lin.length > 0 || this.readsLinearAt(e.nl), expr: e };
       }
-      case 'let': {
-        const rhs = this.expr(e.rhs);
-        const desc = e.nl.length + e.lin.length === 0 ? 'an expression statement' : `the right-hand side of let ${[...e.nl, ...e.lin].map((b) => b.name).join(', ')}`;
-        this.linearBCheck(rhs, desc);
-        if (rhs.nl.length !== e.nl.length || rhs.lin.length !== e.lin.length) {
-          this.error(
-            `let ${[...e.nl.map((b) => b.name), ';', ...e.lin.map((b) => b.name)].join(' ')} binds ${e.nl.length} non-linear and ${e.lin.length} linear names, but the right-hand side returns ${rhs.nl.length} and ${rhs.lin.length}`,
-          );
-        }
-        const nl = e.nl.map((b, i) => this.bindLocal(b, rhs.nl[i], false));
-        const lin = e.lin.map((b, i) => this.bindLocal(b, rhs.lin[i], true));
-        const body = this.expr(e.body);
-        this.pop(nl.length + lin.length);
-        return { ...body, readsLinear: body.readsLinear || rhs.readsLinear, expr: { ...e, nl, lin, rhs: rhs.expr, body: body.expr } };
-      }
-      case 'unpack': {
-        const t = this.use(e.tuple, e.linear, e.linear ? 'a linear unpack' : 'a non-linear unpack');
-        if (t.tag !== 'tuple' || t.elems.length !== e.names.length) {
-          this.error(`cannot unpack ${e.tuple} of type ${printType(t)} into ${e.names.length} names`);
-        }
-        const elems = t.tag === 'tuple' ? t.elems : [];
-        const names = e.names.map((b, i) => this.bindLocal(b, elems[i] ?? REAL, e.linear));
-        const body = this.expr(e.body);
-        this.pop(names.length);
-        return { ...body, readsLinear: body.readsLinear || e.linear, expr: { ...e, names, body: body.expr } };
-      }
+      case 'let':
+      case 'unpack':
+        return this.chain(e);
       case 'call': {
         const sig = this.sigs.get(e.fn);
         const nlTypes = e.nl.map((n) => this.use(n, false, `a non-linear argument of ${e.fn}`));
@@ -252,6 +229,51 @@ class DefChecker {
         return { nl: [], lin: [], readsLinear: r.readsLinear, expr: { ...e, expr: r.expr } };
       }
     }
+  }
+
+  /** A let/unpack chain, walked in a loop: generated code can be thousands of bindings deep. */
+  private chain(start: Expr): Result {
+    type Frame = { node: Expr; binders: Binder[]; rhs?: Result };
+    const frames: Frame[] = [];
+    let e = start;
+    for (;;) {
+      if (e.tag === 'let') {
+        const rhs = this.expr(e.rhs);
+        const desc = e.nl.length + e.lin.length === 0 ? 'an expression statement' : `the right-hand side of let ${[...e.nl, ...e.lin].map((b) => b.name).join(', ')}`;
+        this.linearBCheck(rhs, desc);
+        if (rhs.nl.length !== e.nl.length || rhs.lin.length !== e.lin.length) {
+          this.error(
+            `let ${[...e.nl.map((b) => b.name), ';', ...e.lin.map((b) => b.name)].join(' ')} binds ${e.nl.length} non-linear and ${e.lin.length} linear names, but the right-hand side returns ${rhs.nl.length} and ${rhs.lin.length}`,
+          );
+        }
+        const nl = e.nl.map((b, i) => this.bindLocal(b, rhs.nl[i], false));
+        const lin = e.lin.map((b, i) => this.bindLocal(b, rhs.lin[i], true));
+        frames.push({ node: e, binders: [...nl, ...lin], rhs });
+        e = e.body;
+      } else if (e.tag === 'unpack') {
+        const t = this.use(e.tuple, e.linear, e.linear ? 'a linear unpack' : 'a non-linear unpack');
+        if (t.tag !== 'tuple' || t.elems.length !== e.names.length) {
+          this.error(`cannot unpack ${e.tuple} of type ${printType(t)} into ${e.names.length} names`);
+        }
+        const elems = t.tag === 'tuple' ? t.elems : [];
+        const linear = e.linear;
+        frames.push({ node: e, binders: e.names.map((b, i) => this.bindLocal(b, elems[i] ?? REAL, linear)) });
+        e = e.body;
+      } else break;
+    }
+    let r = this.expr(e);
+    for (let i = frames.length - 1; i >= 0; i--) {
+      const { node, binders, rhs } = frames[i];
+      this.pop(binders.length);
+      if (node.tag === 'let') {
+        const nl = binders.slice(0, node.nl.length);
+        const lin = binders.slice(node.nl.length);
+        r = { ...r, readsLinear: r.readsLinear || rhs!.readsLinear, expr: { ...node, nl, lin, rhs: rhs!.expr, body: r.expr } };
+      } else if (node.tag === 'unpack') {
+        r = { ...r, readsLinear: r.readsLinear || node.linear, expr: { ...node, names: binders, body: r.expr } };
+      }
+    }
+    return r;
   }
 
   private bindLocal(b: Binder, type: Type | undefined, linear: boolean): Binder {

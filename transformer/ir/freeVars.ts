@@ -12,7 +12,24 @@ export function freeVars(e: Expr): FreeVars {
   return out;
 }
 
-function collect(e: Expr, bound: ReadonlySet<string>, out: FreeVars): void {
+function collect(e: Expr, bound0: ReadonlySet<string>, out: FreeVars): void {
+  let bound = bound0;
+  // Let chains in a loop; the bound set is copied once per chain, not once per binding.
+  if (e.tag === 'let' || e.tag === 'unpack') {
+    const inner = new Set(bound);
+    for (;;) {
+      if (e.tag === 'let') {
+        collect(e.rhs, inner, out);
+        [...e.nl, ...e.lin].forEach((b) => inner.add(b.name));
+        e = e.body;
+      } else if (e.tag === 'unpack') {
+        if (!inner.has(e.tuple)) (e.linear ? out.lin : out.nl).add(e.tuple);
+        e.names.forEach((b) => inner.add(b.name));
+        e = e.body;
+      } else break;
+    }
+    bound = inner;
+  }
   const nl = (n: string) => {
     if (!bound.has(n)) out.nl.add(n);
   };
@@ -44,20 +61,6 @@ function collect(e: Expr, bound: ReadonlySet<string>, out: FreeVars): void {
     case 'drop':
       collect(e.expr, bound, out);
       return;
-    case 'let': {
-      collect(e.rhs, bound, out);
-      const inner = new Set(bound);
-      [...e.nl, ...e.lin].forEach((b) => inner.add(b.name));
-      collect(e.body, inner, out);
-      return;
-    }
-    case 'unpack': {
-      (e.linear ? lin : nl)(e.tuple);
-      const inner = new Set(bound);
-      e.names.forEach((b) => inner.add(b.name));
-      collect(e.body, inner, out);
-      return;
-    }
   }
 }
 

@@ -21,6 +21,9 @@ export interface TransformResult {
   readonly messages: readonly string[];
 }
 
+/** Library and runtime declaration files never change within a process: parse them once. */
+const sharedFiles = new Map<string, ts.SourceFile>();
+
 export function runtimeEntry(): string {
   // transformer/plugin -> runtime/index (.ts in the repository, .d.ts/.js in dist).
   return path.resolve(__dirname, '../../runtime/index');
@@ -41,8 +44,15 @@ export function transform(sourceText: string, options: TransformOptions = {}): T
   };
   const host = tsApi.createCompilerHost(compilerOptions);
   const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (name, version, onError, create) =>
-    path.resolve(name) === fileName ? tsApi.createSourceFile(name, sourceText, version, true) : getSourceFile(name, version, onError, create);
+  host.getSourceFile = (name, version, onError, create) => {
+    if (path.resolve(name) === fileName) return tsApi.createSourceFile(name, sourceText, version, true);
+    const key = `${name}|${JSON.stringify(version)}`;
+    const cached = sharedFiles.get(key);
+    if (cached) return cached;
+    const sf = getSourceFile(name, version, onError, create);
+    if (sf && name.endsWith('.d.ts')) sharedFiles.set(key, sf);
+    return sf;
+  };
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (name) => path.resolve(name) === fileName || fileExists(name);
   const program = tsApi.createProgram([fileName], compilerOptions, host);
