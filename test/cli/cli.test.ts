@@ -43,3 +43,56 @@ test('bad input: one line of error, exit code 1, no stack trace', () => {
     expect(r.err).not.toMatch(/\n\s+at /);
   }
 });
+
+describe('tsad inspect', () => {
+  const app = path.join(__dirname, '../../examples/app/src/oscillator.ts');
+
+  test('prints every stage of every marked function', () => {
+    const r = tsad('inspect', app);
+    expect(r.code).toBe(0);
+    for (const fn of ['model', 'residual2', 'Fit_loss']) {
+      for (const stage of ['linear-a', 'jvp', 'linearize', 'transpose', 'emit']) expect(r.out).toContain(`// ---- ${fn}: ${stage} ----`);
+    }
+  });
+
+  test('one function, one stage: the Linear A it lowers to', () => {
+    const r = tsad('inspect', app, '--fn', 'model', '--stage', 'linear-a');
+    expect(r.err).toBe('');
+    expect(r.out).toBe(`def model(p: <real, real, real, real>, t: real ;) -> (real ;) {
+  let <p_amplitude, p_damping, p_omega, p_phase> = p
+  let neg = neg(p_damping)
+  let mul = mul(neg, t)
+  let exp = exp(mul)
+  let mul_1 = mul(p_amplitude, exp)
+  let mul_2 = mul(p_omega, t)
+  let add = add(mul_2, p_phase)
+  let cos = cos(add)
+  let mul_3 = mul(mul_1, cos)
+  (mul_3 ;)
+}`);
+  });
+
+  test('the stages are the passes: jvp, linearize (tape), transpose (bars), emit (TypeScript)', () => {
+    const stage = (s: string) => tsad('inspect', app, '--fn', 'Fit.loss', '--stage', s).out;
+    expect(stage('jvp')).toMatch(/^def model\.jvp\(p: <real, real, real, real>, t: real ; p_dot: <real, real, real, real>, t_dot: real\)/m);
+    expect(stage('linearize')).toMatch(/^type Fit_loss\.tape = </m);
+    expect(stage('linearize')).toMatch(/^def Fit_loss\.lin\(tape: Fit_loss\.tape ;/m);
+    expect(stage('transpose')).toMatch(/^def Fit_loss\.bwd\(/m);
+    const emitted = stage('emit');
+    expect(emitted).toMatch(/^function Fit_loss\$fwd\(p, d\) \{/m);
+    expect(emitted).toMatch(/^function Fit_loss_grad\(p, d\) \{/m);
+    expect(emitted).toContain('_bar');
+  });
+
+  test('diagnostics and usage errors', () => {
+    const dir = require('fs').mkdtempSync(path.join(require('os').tmpdir(), 'tsad-inspect-'));
+    const file = path.join(dir, 'bad.ts');
+    require('fs').writeFileSync(file, `/** @differentiable */\nexport function f(x: number) { return x * Math.random(); }\n`);
+    const bad = tsad('inspect', file);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/bad\.ts:2:43 - error TSAD1103: cannot differentiate through a call to 'Math\.random'/);
+    expect(tsad('inspect', app, '--fn', 'nope').err).toMatch(/no marked function 'nope' .*\(marked: model, residual2, Fit_loss\)/);
+    expect(tsad('inspect', app, '--stage', 'nope').err).toMatch(/unknown stage 'nope'/);
+    expect(tsad('inspect', path.join(dir, 'missing.ts')).err).toMatch(/cannot read/);
+  });
+});

@@ -16,6 +16,11 @@ interface Env {
 
 const isVarDrop = (e: Expr) => e.tag === 'drop' && (e.expr.tag === 'var' || (e.expr.tag === 'ret' && true));
 
+/** Literals are shared like any other pure expression; -0 and 0 stay distinct. */
+function literalKey(v: Scalar): string {
+  return `lit:${typeof v}:${Object.is(v, -0) ? '-0' : String(v)}`;
+}
+
 function rename(env: Env, n: string): string {
   let m = n;
   while (env.subst.has(m)) m = env.subst.get(m)!;
@@ -75,7 +80,16 @@ function forward(start: Expr, env: Env): Expr {
       continue;
     }
     if (rhs.tag === 'zero') env.zeros.set(all[0].name, rhs.type);
-    if (rhs.tag === 'lit') env.literals.set(all[0].name, rhs.value);
+    if (rhs.tag === 'lit') {
+      const key = literalKey(rhs.value);
+      const seen = env.cse.get(key);
+      if (seen !== undefined) {
+        env.subst.set(all[0].name, seen);
+        continue;
+      }
+      env.cse.set(key, all[0].name);
+      env.literals.set(all[0].name, rhs.value);
+    }
     if (rhs.tag === 'lprim' && rhs.lin.every((n) => env.zeros.has(n)) && node.lin[0]?.type) {
       const t = node.lin[0].type;
       env.zeros.set(node.lin[0].name, t);
@@ -93,6 +107,16 @@ function forward(start: Expr, env: Env): Expr {
         const v = PRIMS[rhs.op].impl(...rhs.args.map((a) => env.literals.get(a)!));
         env.literals.set(all[0].name, v);
         out.push((body) => letE(node.nl, [], { tag: 'lit', value: v }, body));
+        continue;
+      }
+      const folded = PRIMS[rhs.op].fold?.(rhs.args.map((a) => env.literals.get(a)));
+      if (folded && 'arg' in folded) {
+        env.subst.set(all[0].name, rhs.args[folded.arg]);
+        continue;
+      }
+      if (folded) {
+        env.literals.set(all[0].name, folded.literal);
+        out.push((body) => letE(node.nl, [], { tag: 'lit', value: folded.literal }, body));
         continue;
       }
       const key = `${rhs.op}(${rhs.args.join(',')})`;

@@ -157,6 +157,8 @@ function recomputable(s: CtxStmt): boolean {
 
 function decide(policy: CheckpointPolicy, fn: string, s: CtxStmt): 'save' | 'recompute' {
   if (!recomputable(s)) return 'save';
+  // A literal costs nothing to rebuild and a tape slot to keep: never taped, whatever the policy.
+  if (s.tag === 'let' && s.rhs.tag === 'lit') return 'recompute';
   if (policy === 'save' || policy === 'recompute') return policy;
   if (s.tag === 'unpack') return 'recompute';
   return policy({ fn, name: s.nl[0].name, rhs: s.rhs });

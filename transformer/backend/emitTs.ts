@@ -15,6 +15,10 @@ export interface EmitOptions {
   readonly original?: (irName: string) => ts.Node | undefined;
 }
 
+const NAMED_CONSTANTS = new Map<number, string>(
+  (['PI', 'E', 'LN2', 'LN10', 'LOG2E', 'LOG10E', 'SQRT2', 'SQRT1_2'] as const).map((k) => [Math[k], k]),
+);
+
 export function mangle(irName: string): string {
   return irName.replace(/\./g, '$');
 }
@@ -23,6 +27,8 @@ class DefEmitter {
   private readonly stmts: ts.Statement[] = [];
   /** Fan-outs and renames are aliases, not copies. */
   private readonly alias = new Map<string, string>();
+  /** Literal bindings are printed at their uses: `x - 1`, not `const c = 1; x - c`. */
+  private readonly literal = new Map<string, ts.Expression>();
   constructor(private readonly o: EmitOptions) {}
 
   private get f(): ts.NodeFactory {
@@ -35,11 +41,21 @@ class DefEmitter {
     return this.f.createIdentifier(n);
   }
 
+  /** A use of a variable: its alias target, or its literal value. */
+  private ref(name: string): ts.Expression {
+    let n = name;
+    while (this.alias.has(n)) n = this.alias.get(n)!;
+    return this.literal.get(n) ?? this.f.createIdentifier(n);
+  }
+
   private number(v: number): ts.Expression {
     const f = this.f;
     if (Number.isNaN(v)) return this.id('NaN');
     if (v === Infinity) return this.id('Infinity');
-    if (v === -Infinity) return f.createPrefixUnaryExpression(this.o.tsApi.SyntaxKind.MinusToken, this.id('Infinity'));
+    // Negative literals keep their parentheses: the factory does not add them for `(-2) ** x`.
+    if (v === -Infinity) return f.createParenthesizedExpression(f.createPrefixUnaryExpression(this.o.tsApi.SyntaxKind.MinusToken, this.id('Infinity')));
+    const named = NAMED_CONSTANTS.get(v);
+    if (named) return f.createPropertyAccessExpression(f.createIdentifier('Math'), named);
     if (v < 0 || Object.is(v, -0)) return f.createParenthesizedExpression(f.createPrefixUnaryExpression(this.o.tsApi.SyntaxKind.MinusToken, f.createNumericLiteral(-v)));
     return f.createNumericLiteral(v);
   }
@@ -59,10 +75,10 @@ class DefEmitter {
   /** The value of a leaf expression (one result, or an array of several). */
   private leaf(e: Expr): ts.Expression {
     const f = this.f;
-    const ids = (ns: readonly string[]) => ns.map((n) => this.id(n));
+    const ids = (ns: readonly string[]) => ns.map((n) => this.ref(n));
     switch (e.tag) {
       case 'var':
-        return this.id(e.name);
+        return this.ref(e.name);
       case 'lit':
         return typeof e.value === 'boolean' ? (e.value ? f.createTrue() : f.createFalse()) : this.number(e.value);
       case 'tuple':
@@ -77,7 +93,7 @@ class DefEmitter {
         return f.createCallExpression(this.id(this.o.fnName(e.fn)), undefined, ids([...e.nl, ...e.lin]));
       case 'ret': {
         const all = [...e.nl, ...e.lin];
-        return all.length === 1 ? this.id(all[0]) : f.createArrayLiteralExpression(ids(all));
+        return all.length === 1 ? this.ref(all[0]) : f.createArrayLiteralExpression(ids(all));
       }
       case 'dup':
         return f.createArrayLiteralExpression(ids([e.name, e.name]));
@@ -90,8 +106,8 @@ class DefEmitter {
   private leafwise(e: Extract<Expr, { tag: 'lprim' }>, t: Type, path: readonly number[] = []): ts.Expression {
     const f = this.f;
     if (t.tag === 'tuple') return f.createArrayLiteralExpression(t.elems.map((el, i) => this.leafwise(e, el, [...path, i])));
-    const at = (n: string) => path.reduce<ts.Expression>((acc, i) => f.createElementAccessExpression(acc, i), this.id(n));
-    return LIN_PRIMS[e.op].emitTs(e.nl.map((n) => this.id(n)), e.lin.map(at), f);
+    const at = (n: string) => path.reduce<ts.Expression>((acc, i) => f.createElementAccessExpression(acc, i), this.ref(n));
+    return LIN_PRIMS[e.op].emitTs(e.nl.map((n) => this.ref(n)), e.lin.map(at), f);
   }
 
   /** Emits the statements of a block; returns the expression of its final leaf. */
@@ -103,6 +119,8 @@ class DefEmitter {
           const rhs = e.rhs;
           if (rhs.tag === 'drop') {
             // Everything in Linear A is pure: discarding a value is doing nothing.
+          } else if (rhs.tag === 'lit' && names.length === 1) {
+            this.literal.set(names[0], this.leaf(rhs));
           } else if (rhs.tag === 'dup' || (rhs.tag === 'ret' && names.length > 1)) {
             // Aliases: no array is built for a fan-out or a multi-value rename.
             const src = rhs.tag === 'dup' ? [rhs.name, rhs.name] : [...rhs.nl, ...rhs.lin];
@@ -123,7 +141,7 @@ class DefEmitter {
         case 'unpack':
           this.constDecl(
             e.names.map((b) => b.name),
-            this.id(e.tuple),
+            this.ref(e.tuple),
           );
           e = e.body;
           continue;

@@ -93,6 +93,8 @@ class FunctionLowering {
   private readonly supply = new NameSupply();
   private readonly b = new Builder(this.supply);
   private readonly errors: TsadDiagnosticError[] = [];
+  /** Parts of tuples already unpacked in this (flat) body; control flow will need one map per block. */
+  private readonly unpacked = new Map<string, Value[]>();
   lowered!: LoweredFunction;
   def!: FnDef;
 
@@ -256,7 +258,16 @@ class FunctionLowering {
     fail(1101, e, 'an expression statement in a differentiable function must be an assignment, ++ or --');
   }
 
+  /** Each tuple is unpacked once; later field accesses reuse the parts (values are immutable). */
   private unpack(v: Value): Value[] {
+    const known = this.unpacked.get(v.name);
+    if (known) return known;
+    const parts = this.unpackNew(v);
+    this.unpacked.set(v.name, parts);
+    return parts;
+  }
+
+  private unpackNew(v: Value): Value[] {
     const shapes = componentShapes(v.shape);
     const names = shapes.map((s, i) => binder(this.supply.fresh(`${v.name}_${v.shape.kind === 'object' ? (v.shape.fields[i][0]) : i}`), irType(s)));
     this.b.unpack(false, names, v.name);

@@ -9,10 +9,10 @@ export function tsApi(): typeof import('typescript') {
 
 type Emit = (args: readonly ts.Expression[], f: ts.NodeFactory) => ts.Expression;
 
-const paren = (e: ts.Expression, f: ts.NodeFactory) => f.createParenthesizedExpression(e);
-
+// No explicit parentheses: operands are names or literals (A-normal form), and the node factory
+// parenthesizes by precedence wherever expressions do nest.
 export function binaryOp(kind: () => ts.BinaryOperator): Emit {
-  return ([a, b], f) => paren(f.createBinaryExpression(paren(a, f), kind(), paren(b, f)), f);
+  return ([a, b], f) => f.createBinaryExpression(a, kind(), b);
 }
 
 export function mathCall(name: string): Emit {
@@ -21,7 +21,7 @@ export function mathCall(name: string): Emit {
 }
 
 export function prefixOp(kind: () => ts.PrefixUnaryOperator): Emit {
-  return ([a], f) => paren(f.createPrefixUnaryExpression(kind(), paren(a, f)), f);
+  return ([a], f) => f.createPrefixUnaryExpression(kind(), a);
 }
 
 export const SK = () => tsApi().SyntaxKind;

@@ -40,6 +40,12 @@ export interface PrimDef {
   readonly jvp: JvpRule;
   /** JavaScript for the primitive applied to already-evaluated argument expressions. */
   readonly emitTs: (args: readonly ts.Expression[], factory: ts.NodeFactory) => ts.Expression;
+  /**
+   * Exact algebraic identities for the simplifier, given the arguments that are literals
+   * (undefined where not): a literal result, or the index of the argument the result equals.
+   * Only identities that hold for every input, NaN and signed zeros included.
+   */
+  readonly fold?: (literals: readonly (Scalar | undefined)[]) => { readonly literal: Scalar } | { readonly arg: number } | undefined;
   /** Where finite-difference tests sample each argument, and what they skip. */
   readonly test: PrimTestSpec;
 }

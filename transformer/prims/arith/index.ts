@@ -30,6 +30,8 @@ export const sub: PrimDef = {
     return b.lprim('ladd', [], [da, b.lprim('lneg', [], [db], `${y}_dot`)], `${y}_dot`);
   },
   emitTs: binaryOp(() => SK().MinusToken),
+  // x - 0 is x for every x (-0 - 0 is -0); 0 - x is not (0 - 0 is +0, -x is -0).
+  fold: ([, b]) => (b === 0 && !Object.is(b, -0) ? { arg: 0 } : undefined),
   test: anywhere,
 };
 
@@ -51,6 +53,7 @@ export const mul: PrimDef = {
   impl: (a, b) => num(a) * num(b),
   jvp: elementwise((i) => (_b, [x, z]) => (i === 0 ? z : x)),
   emitTs: binaryOp(() => SK().AsteriskToken),
+  fold: ([a, b]) => (b === 1 ? { arg: 0 } : a === 1 ? { arg: 1 } : undefined),
   test: anywhere,
 };
 
@@ -66,6 +69,7 @@ export const div: PrimDef = {
       : (b, [, d], y) => b.prim('neg', [b.prim('div', [y, d], 'q')], 'dq'),
   ),
   emitTs: binaryOp(() => SK().SlashToken),
+  fold: ([, b]) => (b === 1 ? { arg: 0 } : undefined),
   test: { domain: [[-3, 3], [0.5, 3]] },
 };
 
@@ -107,5 +111,7 @@ export const pow: PrimDef = {
         },
   ),
   emitTs: mathCall('pow'),
+  // pow(x, 1) is x for every x, NaN included; pow(x, 0) is 1 for every x, NaN included.
+  fold: ([, b]) => (b === 1 ? { arg: 0 } : b === 0 ? { literal: 1 } : undefined),
   test: { domain: [[0.2, 3], [-2, 2]] },
 };

@@ -45,6 +45,7 @@ export const and: PrimDef = {
   impl: (a, b) => Boolean(a) && Boolean(b),
   jvp: nonDifferentiable,
   emitTs: binaryOp(() => SK().AmpersandAmpersandToken),
+  fold: ([a, b]) => (a === true ? { arg: 1 } : b === true ? { arg: 0 } : a === false || b === false ? { literal: false } : undefined),
   test: predicate,
 };
 export const or: PrimDef = {
@@ -54,6 +55,7 @@ export const or: PrimDef = {
   impl: (a, b) => Boolean(a) || Boolean(b),
   jvp: nonDifferentiable,
   emitTs: binaryOp(() => SK().BarBarToken),
+  fold: ([a, b]) => (a === false ? { arg: 1 } : b === false ? { arg: 0 } : a === true || b === true ? { literal: true } : undefined),
   test: predicate,
 };
 
@@ -71,8 +73,7 @@ export const select: PrimDef = {
     return b.lprim('lselect', [c], [ta, tb], `${y}_dot`, REAL);
   },
   emitTs: ([c, a, b2], f) =>
-    f.createParenthesizedExpression(
-      f.createConditionalExpression(c, f.createToken(tsApi().SyntaxKind.QuestionToken), a, f.createToken(tsApi().SyntaxKind.ColonToken), b2),
-    ),
+    f.createConditionalExpression(c, f.createToken(tsApi().SyntaxKind.QuestionToken), a, f.createToken(tsApi().SyntaxKind.ColonToken), b2),
+  fold: ([c]) => (c === true ? { arg: 1 } : c === false ? { arg: 2 } : undefined),
   test: { domain: [[-3, 3]] },
 };

@@ -8,7 +8,7 @@ import { BOOL, REAL } from '../../ir/syntax';
 import { tsApi } from '../emit';
 
 const bin = (kind: () => import('typescript').BinaryOperator) => (_: unknown, [a, b]: readonly import('typescript').Expression[], f: import('typescript').NodeFactory) =>
-  f.createParenthesizedExpression(f.createBinaryExpression(a, kind(), b));
+  f.createBinaryExpression(a, kind(), b);
 
 export const ladd: LinPrimDef = {
   name: 'ladd',
@@ -31,7 +31,7 @@ export const lneg: LinPrimDef = {
   // ⟨−ȧ, ÿ⟩ = ⟨ȧ, −ÿ⟩
   transpose: ({ b, ct, resultType, bars }) => [b.lprim('lneg', [], [ct], bars[0], resultType)],
   erase: 'neg',
-  emitTs: (_, [a], f) => f.createParenthesizedExpression(f.createPrefixUnaryExpression(tsApi().SyntaxKind.MinusToken, a)),
+  emitTs: (_, [a], f) => f.createPrefixUnaryExpression(tsApi().SyntaxKind.MinusToken, a),
 };
 
 export const scale: LinPrimDef = {
@@ -43,7 +43,7 @@ export const scale: LinPrimDef = {
   // ⟨u·v̇, ÿ⟩ = ⟨v̇, u·ÿ⟩: scaling by a constant is self-adjoint.
   transpose: ({ b, nl: [u], ct, resultType, bars }) => [b.lprim('scale', [u], [ct], bars[0], resultType)],
   erase: 'mul',
-  emitTs: ([u], [v], f) => f.createParenthesizedExpression(f.createBinaryExpression(u, tsApi().SyntaxKind.AsteriskToken, v)),
+  emitTs: ([u], [v], f) => f.createBinaryExpression(u, tsApi().SyntaxKind.AsteriskToken, v),
 };
 
 export const lselect: LinPrimDef = {
@@ -64,7 +64,5 @@ export const lselect: LinPrimDef = {
   },
   erase: 'select',
   emitTs: ([c], [a, b2], f) =>
-    f.createParenthesizedExpression(
-      f.createConditionalExpression(c, f.createToken(tsApi().SyntaxKind.QuestionToken), a, f.createToken(tsApi().SyntaxKind.ColonToken), b2),
-    ),
+    f.createConditionalExpression(c, f.createToken(tsApi().SyntaxKind.QuestionToken), a, f.createToken(tsApi().SyntaxKind.ColonToken), b2),
 };
