@@ -167,16 +167,30 @@ export class ModuleCompiler {
       case 'jacobian':
       case 'jacfwd':
       case 'jacrev': {
+        const w = req.wrt[0];
+        const n = leafCount(fn.params[w].shape);
+        const m = leafCount(fn.result);
+        // jacobian picks the cheaper mode: one pass per output (reverse) or per input (forward).
+        if (req.transform === 'jacrev' || (req.transform === 'jacobian' && m < n)) {
+          // Rows by reverse mode: one primal pass, then one backward pass per output scalar.
+          const v = vjpOf(program, fn.name, DRIVER);
+          this.emit(v.program, [v.fwd, v.bwd], req.target);
+          const [value, tape] = [g.fresh('value'), g.fresh('tape')];
+          const rows = Array.from({ length: m }, (_, k) => {
+            const bars = f.createCallExpression(this.fnId(v.bwd), undefined, [f.createIdentifier(tape), g.basis(fn.result, k)]);
+            return g.flatten(fn.params.length === 1 ? bars : f.createElementAccessExpression(bars, w), fn.params[w].shape, 'row');
+          });
+          body = [g.const([value, tape], f.createCallExpression(this.fnId(v.fwd), undefined, irArgs)), ...g.takePending(), f.createReturnStatement(f.createArrayLiteralExpression(rows))];
+          break;
+        }
         // Columns by forward mode: one JVP per input scalar of the differentiated parameter.
         const j = jvpOf(program, fn.name, DRIVER);
         this.emit(j.program, [j.jvp], req.target);
-        const w = req.wrt[0];
-        const n = leafCount(fn.params[w].shape);
         const cols = Array.from({ length: n }, (_, k) => {
           const tangents = fn.params.map((p, i) => (i === w ? g.basis(p.shape, k) : g.zeros(p.shape)));
-          return g.flatten(f.createElementAccessExpression(f.createCallExpression(this.fnId(j.jvp), undefined, [...irArgs, ...tangents]), 1), fn.result);
+          return g.flatten(f.createElementAccessExpression(f.createCallExpression(this.fnId(j.jvp), undefined, [...irArgs, ...tangents]), 1), fn.result, 'column');
         });
-        body = [g.const(['columns'], f.createArrayLiteralExpression(cols)), f.createReturnStatement(g.transpose('columns', leafCount(fn.result), n))];
+        body = [...g.takePending(), g.const(['columns'], f.createArrayLiteralExpression(cols)), f.createReturnStatement(g.transpose('columns', leafCount(fn.result), n))];
         break;
       }
       case 'hessian':
@@ -193,9 +207,9 @@ export class ModuleCompiler {
         } else {
           const n = leafCount(fn.params[w].shape);
           const rows = Array.from({ length: n }, (_, k) =>
-            g.flatten(pickW(call(fn.params.map((p, i) => (i === w ? g.basis(p.shape, k) : g.zeros(p.shape))))), fn.params[w].shape),
+            g.flatten(pickW(call(fn.params.map((p, i) => (i === w ? g.basis(p.shape, k) : g.zeros(p.shape))))), fn.params[w].shape, 'row'),
           );
-          body = [f.createReturnStatement(f.createArrayLiteralExpression(rows))];
+          body = [...g.takePending(), f.createReturnStatement(f.createArrayLiteralExpression(rows))];
         }
         break;
       }
@@ -277,23 +291,30 @@ class Gen {
     return this.basis(s, -1);
   }
 
-  /** The scalars of an IR value, in order, as an array literal. */
-  flatten(e: ts.Expression, s: Shape): ts.Expression {
+  /** Statements the expression builders needed (temporaries); the caller places them. */
+  private pending: ts.Statement[] = [];
+
+  takePending(): ts.Statement[] {
+    const out = this.pending;
+    this.pending = [];
+    return out;
+  }
+
+  /** The scalars of an IR value, in order, as an array. A flat IR tuple already is one. */
+  flatten(e: ts.Expression, s: Shape, base = 'part'): ts.Expression {
+    const f = this.f;
+    if (s.kind === 'number' || s.kind === 'boolean') return f.createArrayLiteralExpression([e]);
+    const parts = componentShapes(s);
+    if (parts.every((c) => c.kind === 'number' || c.kind === 'boolean')) return e;
+    const name = this.fresh(base);
+    this.pending.push(this.const([name], e));
     const leaves: ts.Expression[] = [];
     const walk = (x: ts.Expression, sh: Shape) => {
       if (sh.kind === 'number' || sh.kind === 'boolean') leaves.push(x);
-      else componentShapes(sh).forEach((c, i) => walk(this.f.createElementAccessExpression(x, i), c));
+      else componentShapes(sh).forEach((c, i) => walk(f.createElementAccessExpression(x, i), c));
     };
-    if (s.kind === 'number') return this.f.createArrayLiteralExpression([e]);
-    const tmp = this.f.createIdentifier('v');
-    walk(tmp, s);
-    return this.f.createCallExpression(
-      this.f.createParenthesizedExpression(
-        this.f.createArrowFunction(undefined, undefined, [this.f.createParameterDeclaration(undefined, undefined, 'v')], undefined, undefined, this.f.createArrayLiteralExpression(leaves)),
-      ),
-      undefined,
-      [e],
-    );
+    walk(f.createIdentifier(name), s);
+    return f.createArrayLiteralExpression(leaves);
   }
 
   /** rows[i][j] = columns[j][i] for an m x n matrix given by columns. */

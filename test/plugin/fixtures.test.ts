@@ -53,7 +53,9 @@ function verify(c: any): void {
     }
     case 'jacobian': {
       const J = c.d(...at);
-      const cols = leaves(at[0]).map((_, k) => partial(c.f, at, 0, k));
+      const w = c.wrt?.[0] ?? 0;
+      const cols = leaves(at[w]).map((_, k) => partial(c.f, at, w, k));
+      expect(J.length).toBe(cols[0].length);
       J.forEach((row: number[], r: number) => expectClose(row, cols.map((col) => col[r])));
       return;
     }
