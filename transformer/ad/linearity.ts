@@ -8,6 +8,7 @@
 // puts them, at the binding, and cost nothing in the work model.
 import { NameSupply, namesIn } from '../ir/build';
 import { Binder, Expr, FnDef, InternalError, drop, dup, letE, nvar, lvar } from '../ir/syntax';
+import { ScopeStack } from '../ir/scopeStack';
 
 interface Slot {
   readonly name: string;
@@ -18,17 +19,9 @@ interface Slot {
   next: number;
 }
 
-class Scopes {
-  private readonly stack: Slot[] = [];
-  push(s: Slot): void {
-    this.stack.push(s);
-  }
-  pop(n: number): void {
-    this.stack.length -= n;
-  }
-  find(name: string): Slot | undefined {
-    for (let i = this.stack.length - 1; i >= 0; i--) if (this.stack[i].name === name) return this.stack[i];
-    return undefined;
+class Scopes extends ScopeStack<Slot> {
+  popMany(n: number): void {
+    for (let i = 0; i < n; i++) this.pop();
   }
 }
 
@@ -83,7 +76,7 @@ function countUses(e: Expr, scopes: Scopes, slots: Map<Binder | string, Slot>, f
     default:
       break;
   }
-  scopes.pop(pushed);
+  scopes.popMany(pushed);
 }
 
 export function restoreLinearity(d: FnDef): FnDef {
@@ -98,7 +91,7 @@ export function restoreLinearity(d: FnDef): FnDef {
   const params = [...d.nlParams.map((b) => fresh(b, false)), ...d.linParams.map((b) => fresh(b, true))];
   params.forEach((s) => scopes.push(s));
   countUses(d.body, scopes, slots, fresh);
-  scopes.pop(params.length);
+  scopes.popMany(params.length);
 
   // Pass 2: rebuild with dups/drops after each binding and uses renamed to their copies.
   const rename = (n: string): string => {
@@ -180,7 +173,7 @@ export function restoreLinearity(d: FnDef): FnDef {
     let result = rebuildLeaf(e);
     for (let i = frames.length - 1; i >= 0; i--) {
       const f = frames[i];
-      scopes.pop(f.pushed);
+      scopes.popMany(f.pushed);
       const body = wrap(f.wrappers, result);
       result = f.node.tag === 'let' ? { ...f.node, rhs: f.part as Expr, body } : { ...(f.node as Extract<Expr, { tag: 'unpack' }>), tuple: f.part as string, body };
     }
@@ -189,7 +182,7 @@ export function restoreLinearity(d: FnDef): FnDef {
 
   const paramWrappers = fixUps(params);
   const body = wrap(paramWrappers, rebuild(d.body));
-  scopes.pop(params.length);
+  scopes.popMany(params.length);
 
   return { ...d, body };
 }

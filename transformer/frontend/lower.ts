@@ -37,6 +37,34 @@ const MATH_CONSTANTS: Record<string, number> = {
   SQRT1_2: Math.SQRT1_2,
 };
 
+type OperatorTable = Partial<Record<ts.SyntaxKind, string>>;
+const tables = new WeakMap<typeof ts, { arith: OperatorTable; compare: OperatorTable; logic: OperatorTable }>();
+function operatorTables(t: typeof ts) {
+  let found = tables.get(t);
+  if (!found) {
+    const K = t.SyntaxKind;
+    found = {
+      arith: { [K.PlusToken]: 'add', [K.MinusToken]: 'sub', [K.AsteriskToken]: 'mul', [K.SlashToken]: 'div', [K.PercentToken]: 'mod', [K.AsteriskAsteriskToken]: 'pow' },
+      compare: {
+        [K.LessThanToken]: 'lt',
+        [K.LessThanEqualsToken]: 'le',
+        [K.GreaterThanToken]: 'gt',
+        [K.GreaterThanEqualsToken]: 'ge',
+        [K.EqualsEqualsEqualsToken]: 'eq',
+        [K.EqualsEqualsToken]: 'eq',
+        [K.ExclamationEqualsEqualsToken]: 'ne',
+        [K.ExclamationEqualsToken]: 'ne',
+      },
+      logic: { [K.AmpersandAmpersandToken]: 'and', [K.BarBarToken]: 'or' },
+    };
+    tables.set(t, found);
+  }
+  return found;
+}
+const BINARY_ARITH = (t: typeof ts) => operatorTables(t).arith;
+const BINARY_COMPARE = (t: typeof ts) => operatorTables(t).compare;
+const BINARY_LOGIC = (t: typeof ts) => operatorTables(t).logic;
+
 /** Lowers marked functions of one program, each once, callees before callers. */
 export class Lowerer {
   readonly defs: FnDef[] = [];
@@ -388,38 +416,44 @@ class FunctionLowering {
     return this.unpack(v)[i];
   }
 
+  /**
+   * A chain like `a + b + c + ...` nests to the left as deep as it is long: walk the left spine
+   * in a loop (innermost first, the order JavaScript evaluates it) instead of recursing.
+   */
   private binary(e: ts.BinaryExpression, hint?: string): Value {
-    const K = this.t.SyntaxKind;
-    const arith: Partial<Record<ts.SyntaxKind, string>> = {
-      [K.PlusToken]: 'add',
-      [K.MinusToken]: 'sub',
-      [K.AsteriskToken]: 'mul',
-      [K.SlashToken]: 'div',
-      [K.PercentToken]: 'mod',
-      [K.AsteriskAsteriskToken]: 'pow',
-    };
-    const compare: Partial<Record<ts.SyntaxKind, string>> = {
-      [K.LessThanToken]: 'lt',
-      [K.LessThanEqualsToken]: 'le',
-      [K.GreaterThanToken]: 'gt',
-      [K.GreaterThanEqualsToken]: 'ge',
-      [K.EqualsEqualsEqualsToken]: 'eq',
-      [K.EqualsEqualsToken]: 'eq',
-      [K.ExclamationEqualsEqualsToken]: 'ne',
-      [K.ExclamationEqualsToken]: 'ne',
-    };
-    const logic: Partial<Record<ts.SyntaxKind, string>> = { [K.AmpersandAmpersandToken]: 'and', [K.BarBarToken]: 'or' };
+    const spine: ts.BinaryExpression[] = [e];
+    let left = e.left;
+    while (this.t.isBinaryExpression(left) && this.binaryOperator(left)) {
+      spine.push(left);
+      left = left.left;
+    }
+    let acc = this.expr(left);
+    for (let i = spine.length - 1; i >= 0; i--) acc = this.binaryStep(spine[i], acc, i === 0 ? hint : undefined);
+    return acc;
+  }
+
+  private binaryOperator(e: ts.BinaryExpression): { name: string; kind: 'arith' | 'compare' | 'logic' } | undefined {
     const k = e.operatorToken.kind;
-    const name = arith[k] ?? compare[k] ?? logic[k];
-    if (!name) fail(k >= K.FirstAssignment && k <= K.LastAssignment ? 1108 : 1102, e.operatorToken, `operator '${e.operatorToken.getText()}' is not supported here`);
-    const a = this.expr(e.left);
+    const arith = BINARY_ARITH(this.t)[k];
+    if (arith) return { name: arith, kind: 'arith' };
+    const compare = BINARY_COMPARE(this.t)[k];
+    if (compare) return { name: compare, kind: 'compare' };
+    const logic = BINARY_LOGIC(this.t)[k];
+    return logic ? { name: logic, kind: 'logic' } : undefined;
+  }
+
+  private binaryStep(e: ts.BinaryExpression, a: Value, hint?: string): Value {
+    const K = this.t.SyntaxKind;
+    const k = e.operatorToken.kind;
+    const op = this.binaryOperator(e);
+    if (!op) fail(k >= K.FirstAssignment && k <= K.LastAssignment ? 1108 : 1102, e.operatorToken, `operator '${e.operatorToken.getText()}' is not supported here`);
     const b = this.expr(e.right);
-    if (logic[k]) {
+    if (op.kind === 'logic') {
       if (a.shape.kind !== 'boolean' || b.shape.kind !== 'boolean') fail(1105, e, `'${e.operatorToken.getText()}' needs booleans`);
-      return this.op(name, [a, b], hint, BOOLEAN);
+      return this.op(op.name, [a, b], hint, BOOLEAN);
     }
     this.numbers(e, a, b);
-    return this.op(name, [a, b], hint, compare[k] ? BOOLEAN : NUMBER);
+    return this.op(op.name, [a, b], hint, op.kind === 'compare' ? BOOLEAN : NUMBER);
   }
 
   private call(e: ts.CallExpression, hint?: string): Value {

@@ -7,6 +7,7 @@
 import { Binder, Expr, FnDef, IrError, Program, Type, typeEquals, tupleType, REAL } from './syntax';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import { printType } from './printType';
+import { ScopeStack } from './scopeStack';
 
 export interface CheckOptions {
   /** Functions that must also satisfy the two Linear B restrictions. */
@@ -41,7 +42,7 @@ export function isVectorType(t: Type): boolean {
 }
 
 class DefChecker {
-  private readonly scope: VarInfo[] = [];
+  private readonly scope = new ScopeStack<VarInfo>();
   constructor(
     private readonly def: FnDef,
     private readonly sigs: ReadonlyMap<string, Signature>,
@@ -54,8 +55,7 @@ class DefChecker {
   }
 
   private lookup(name: string): VarInfo | undefined {
-    for (let i = this.scope.length - 1; i >= 0; i--) if (this.scope[i].name === name) return this.scope[i];
-    return undefined;
+    return this.scope.find(name);
   }
 
   /** Resolves a reference in a position of the given sort and counts the use. */
@@ -89,7 +89,7 @@ class DefChecker {
   /** Closes the innermost `count` binders and judges their usage. */
   private pop(count: number): void {
     for (let i = 0; i < count; i++) {
-      const v = this.scope.pop()!;
+      const v = this.scope.pop();
       if (v.linear && v.uses === 0) this.error(`linear variable ${v.name} is never used; consume it or discard it with drop(${v.name})`);
       if (v.linear && v.uses > 1) this.error(`linear variable ${v.name} is used ${v.uses} times; insert dup to use it more than once`);
       if (!v.linear && v.uses === 0) this.error(`non-linear variable ${v.name} is never used; discard it with drop(${v.name})`);

@@ -38,7 +38,8 @@ export function formatDiagnostic(tsApi: typeof ts, d: ts.Diagnostic): string {
 }
 
 function internal(e: unknown, node: ts.Node): TsadDiagnosticError {
-  const message = e instanceof Error ? e.message : String(e);
+  // TSAD_DEBUG=1 adds our stack to the report, for bug reports; users never see it otherwise.
+  const message = e instanceof Error ? (process.env.TSAD_DEBUG ? `${e.message}\n${e.stack}` : e.message) : String(e);
   return new TsadDiagnosticError(1099, node, diagnosticMessage(1099, `internal error while differentiating: ${message}`));
 }
 
@@ -82,7 +83,11 @@ export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx
     return f.createCallExpression(id, undefined, rest.map((a) => tsApi.visitNode(a, visit) as ts.Expression));
   };
 
+  // Only the paths down to tsad's calls and decorators are visited: the rest of the file (which
+  // may nest thousands deep, like a long sum) is returned untouched without recursing into it.
+  const interesting = pathsToTsadNodes(tsApi, checker, sf);
   const visit = (node: ts.Node): ts.Node => {
+    if (!interesting.has(node)) return node;
     if (tsApi.isCallExpression(node)) {
       const name = tsadExportName(node.expression, checker);
       if (name && TRANSFORMS.has(name)) {
@@ -116,4 +121,23 @@ export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx
   const generated = compiler.statements();
   if (generated.length === 0) return out;
   return f.updateSourceFile(out, [...out.statements, ...generated]);
+}
+
+/** Every node on a path from the file to a call of a tsad export or a decorator, found without recursion. */
+function pathsToTsadNodes(tsApi: typeof ts, checker: ts.TypeChecker, sf: ts.SourceFile): Set<ts.Node> {
+  const found = new Set<ts.Node>();
+  const stack: ts.Node[] = [sf];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const hit =
+      (tsApi.isCallExpression(node) && tsadExportName(node.expression, checker) !== undefined) ||
+      (tsApi.isDecorator(node) && tsadExportName(tsApi.isCallExpression(node.expression) ? node.expression.expression : node.expression, checker) !== undefined);
+    if (hit) {
+      for (let n: ts.Node | undefined = node; n && !found.has(n); n = n.parent) found.add(n);
+    }
+    tsApi.forEachChild(node, (child) => {
+      stack.push(child);
+    });
+  }
+  return found;
 }
