@@ -4,7 +4,7 @@
 import type * as ts from 'typescript';
 import { Program } from './ir/syntax';
 import { Lowerer, LoweredFunction } from './frontend/lower';
-import { Shape, componentShapes } from './frontend/shapes';
+import { Shape, componentShapes, isScalarShape } from './frontend/shapes';
 import { fail } from './frontend/diagnostics';
 import { jvpOf, vjpOf, linearizeOf, hvpOf } from './ad/drivers';
 import { calleesFirst } from './ad/program';
@@ -235,7 +235,7 @@ function irFunctionName(irName: string): string {
 }
 
 function leafCount(s: Shape): number {
-  return s.kind === 'number' || s.kind === 'boolean' ? 1 : componentShapes(s).reduce((n, c) => n + leafCount(c), 0);
+  return isScalarShape(s) ? 1 : componentShapes(s).reduce((n, c) => n + leafCount(c), 0);
 }
 
 /** Expression builders for the wrappers. */
@@ -264,7 +264,7 @@ class Gen {
   /** User value -> IR value (objects become arrays in field-name order). */
   toIR(e: ts.Expression, s: Shape): ts.Expression {
     const f = this.f;
-    if (s.kind === 'number' || s.kind === 'boolean') return e;
+    if (isScalarShape(s)) return e;
     if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : f.createArrayLiteralExpression(s.elems.map((c, i) => this.toIR(f.createElementAccessExpression(e, i), c)));
     return f.createArrayLiteralExpression(s.fields.map(([k, c]) => this.toIR(f.createPropertyAccessExpression(e, k), c)));
   }
@@ -272,7 +272,7 @@ class Gen {
   /** IR value -> user value. */
   fromIR(e: ts.Expression, s: Shape): ts.Expression {
     const f = this.f;
-    if (s.kind === 'number' || s.kind === 'boolean') return e;
+    if (isScalarShape(s)) return e;
     if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : f.createArrayLiteralExpression(s.elems.map((c, i) => this.fromIR(f.createElementAccessExpression(e, i), c)));
     return f.createObjectLiteralExpression(s.fields.map(([k, c], i) => f.createPropertyAssignment(k, this.fromIR(f.createElementAccessExpression(e, i), c))));
   }
@@ -281,7 +281,7 @@ class Gen {
   basis(s: Shape, k: number): ts.Expression {
     let i = 0;
     const build = (x: Shape): ts.Expression => {
-      if (x.kind === 'number' || x.kind === 'boolean') return this.f.createNumericLiteral(i++ === k ? 1 : 0);
+      if (isScalarShape(x)) return this.f.createNumericLiteral(i++ === k ? 1 : 0);
       return this.f.createArrayLiteralExpression(componentShapes(x).map(build));
     };
     return build(s);
@@ -303,14 +303,14 @@ class Gen {
   /** The scalars of an IR value, in order, as an array. A flat IR tuple already is one. */
   flatten(e: ts.Expression, s: Shape, base = 'part'): ts.Expression {
     const f = this.f;
-    if (s.kind === 'number' || s.kind === 'boolean') return f.createArrayLiteralExpression([e]);
+    if (isScalarShape(s)) return f.createArrayLiteralExpression([e]);
     const parts = componentShapes(s);
-    if (parts.every((c) => c.kind === 'number' || c.kind === 'boolean')) return e;
+    if (parts.every((c) => isScalarShape(c))) return e;
     const name = this.fresh(base);
     this.pending.push(this.const([name], e));
     const leaves: ts.Expression[] = [];
     const walk = (x: ts.Expression, sh: Shape) => {
-      if (sh.kind === 'number' || sh.kind === 'boolean') leaves.push(x);
+      if (isScalarShape(sh)) leaves.push(x);
       else componentShapes(sh).forEach((c, i) => walk(f.createElementAccessExpression(x, i), c));
     };
     walk(f.createIdentifier(name), s);

@@ -77,3 +77,11 @@ test('annotateTypes fills every binder and round-trips through the printer', () 
   expect(text).toContain('let d: <real, real> = <c, b>');
   expect(parseProgram(text)).toEqual(p);
 });
+
+test('strings compare only with strings and are never linear', () => {
+  const { typeErrors } = require('../../transformer/ir/check');
+  const { parseProgram } = require('../../transformer/ir/parse');
+  expect(typeErrors(parseProgram('def f(s: str, x: real ;) -> (bool ;) {\n  let b = eq(s, x)\n  (b ;)\n}')).join('\n')).toMatch(/eq compares two reals, booleans or strings, got str and real/);
+  expect(typeErrors(parseProgram('def f(a: bool, b: bool ;) -> (bool ;) {\n  let c = lt(a, b)\n  (c ;)\n}')).join('\n')).toMatch(/lt compares two reals or two strings/);
+  expect(typeErrors(parseProgram('def f(; s: str) -> (; str) {\n  (; s)\n}')).join('\n')).toMatch(/linear variable s has type str, which is not a vector space/);
+});

@@ -66,3 +66,26 @@ describe('errors carry file:line:col', () => {
     expect(() => parseProgram(src, 't.lina')).toThrow(message);
   });
 });
+
+test('strings: literals with escapes round-trip, compare, select, and carry no tangent', () => {
+  const text = `def label(x: real, kind: str ;) -> (real ;) {
+  let sin = "sin"
+  let odd = "a \\"quoted\\" \\\\ name\\n"
+  let is_sin = eq(kind, sin)
+  let is_odd = eq(kind, odd)
+  let s = sin(x)
+  let c = cos(x)
+  let y = select(is_sin, s, c)
+  let z = select(is_odd, c, y)
+  (z ;)
+}
+`;
+  const p = parseProgram(text);
+  expect(printProgram(p, { types: true })).toBe(text);
+  expect(parseProgram(printProgram(p, { types: true }))).toEqual(p);
+  const { program, grad } = require('../../transformer/ad/drivers').gradOf(p, 'label');
+  const { evalFn } = require('../../transformer/ir/interp');
+  expect(evalFn(program, grad, [0.3, 'sin']).nl[0]).toBeCloseTo(Math.cos(0.3), 14);
+  expect(evalFn(program, grad, [0.3, 'cos']).nl[0]).toBeCloseTo(-Math.sin(0.3), 14);
+  expect(() => parseProgram('def f(x: real ;) -> (real ;) {\n  let s = "open\n  (x ;)\n}')).toThrow(/unterminated string/);
+});

@@ -23,6 +23,7 @@ import {
   tuple,
   REAL,
   BOOL,
+  literalType,
 } from '../ir/syntax';
 import { PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
@@ -63,7 +64,7 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
   const single = binders.length === 1 ? binders[0] : undefined;
   switch (rhs.tag) {
     case 'lit': {
-      bindPrimal(ctx, single!, rhs, typeof rhs.value === 'boolean' ? BOOL : REAL);
+      bindPrimal(ctx, single!, rhs, literalType(rhs.value));
       tangent.set(single!.name, null);
       return;
     }
@@ -199,7 +200,7 @@ export function jvpDef(d: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
     ctx.types.set(x.name, t);
     const dotParam = binder(names.fresh(dotName(x.name)), tangentType(t));
     // A boolean's tangent lives in the zero-dimensional space: it is accepted and dropped.
-    ctx.tangent.set(x.name, t.tag === 'bool' ? null : dotParam.name);
+    ctx.tangent.set(x.name, t.tag === 'bool' || t.tag === 'str' ? null : dotParam.name);
     return dotParam;
   });
   const r = jvpTail(ctx, d.body);

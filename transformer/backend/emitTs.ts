@@ -80,7 +80,7 @@ class DefEmitter {
       case 'var':
         return this.ref(e.name);
       case 'lit':
-        return typeof e.value === 'boolean' ? (e.value ? f.createTrue() : f.createFalse()) : this.number(e.value);
+        return typeof e.value === 'boolean' ? (e.value ? f.createTrue() : f.createFalse()) : typeof e.value === 'string' ? f.createStringLiteral(e.value) : this.number(e.value);
       case 'tuple':
         return f.createArrayLiteralExpression(ids(e.elems));
       case 'prim':

@@ -8,7 +8,7 @@ import { Builder, NameSupply } from '../ir/build';
 import { FnDef, binder, call, prim, ret, tuple, REAL, BOOL } from '../ir/syntax';
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, isTsadDiagnostic } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, shapeOfType, irType, componentShapes, describeShape } from './shapes';
+import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape } from './shapes';
 import { isTsadExport, resolveMarkedFunction } from './markers';
 
 export interface Value {
@@ -309,12 +309,19 @@ class FunctionLowering {
     if (got !== want) fail(1105, node, `${what} has shape ${got}, but ${want} is expected here`);
   }
 
+  /** Comparisons and `?:` work on two numbers, two booleans or two strings. */
+  private sameScalars(node: ts.Node, a: Value, b: Value): void {
+    if (!isScalarShape(a.shape) || a.shape.kind !== b.shape.kind) {
+      fail(1105, node, `this operation needs two numbers, two booleans or two strings, got ${describeShape(a.shape)} and ${describeShape(b.shape)}`);
+    }
+  }
+
   private numbers(node: ts.Node, ...vs: Value[]): void {
     for (const v of vs) if (v.shape.kind !== 'number') fail(1105, node, `this operation needs numbers, got a ${v.shape.kind}`);
   }
 
   private op(name: string, args: Value[], hint: string | undefined, shape: Shape = NUMBER): Value {
-    return { name: this.b.nl(hint ?? name, prim(name, args.map((a) => a.name)), shape === BOOLEAN ? BOOL : REAL), shape };
+    return { name: this.b.nl(hint ?? name, prim(name, args.map((a) => a.name)), irType(shape)), shape };
   }
 
   expr(e: ts.Expression, hint?: string): Value {
@@ -324,6 +331,7 @@ class FunctionLowering {
       return this.expr(e.expression, hint);
     }
     if (t.isNumericLiteral(e)) return { name: this.b.lit(Number(e.text), hint ?? 'c'), shape: NUMBER };
+    if (t.isStringLiteral(e) || t.isNoSubstitutionTemplateLiteral(e)) return { name: this.b.lit(e.text, hint ?? 's'), shape: STRING };
     if (e.kind === K.TrueKeyword || e.kind === K.FalseKeyword) return { name: this.b.lit(e.kind === K.TrueKeyword, hint ?? 'c'), shape: BOOLEAN };
     if (t.isIdentifier(e)) return this.identifier(e, hint);
     if (e.kind === K.ThisKeyword) fail(1102, e, "cannot use 'this' in a differentiable method; pass the value as a parameter");
@@ -344,8 +352,8 @@ class FunctionLowering {
       if (c.shape.kind !== 'boolean') fail(1105, e.condition, 'the condition must be a boolean');
       const a = this.expr(e.whenTrue);
       const b2 = this.expr(e.whenFalse);
-      this.numbers(e, a, b2);
-      return this.op('select', [c, a, b2], hint);
+      this.sameScalars(e, a, b2);
+      return this.op('select', [c, a, b2], hint, a.shape);
     }
     if (t.isPropertyAccessExpression(e)) return this.property(e, hint);
     if (t.isElementAccessExpression(e)) {
@@ -452,8 +460,13 @@ class FunctionLowering {
       if (a.shape.kind !== 'boolean' || b.shape.kind !== 'boolean') fail(1105, e, `'${e.operatorToken.getText()}' needs booleans`);
       return this.op(op.name, [a, b], hint, BOOLEAN);
     }
+    if (op.kind === 'compare') {
+      this.sameScalars(e, a, b);
+      if (a.shape.kind === 'boolean' && op.name !== 'eq' && op.name !== 'ne') fail(1105, e, `'${e.operatorToken.getText()}' does not order booleans`);
+      return this.op(op.name, [a, b], hint, BOOLEAN);
+    }
     this.numbers(e, a, b);
-    return this.op(op.name, [a, b], hint, op.kind === 'compare' ? BOOLEAN : NUMBER);
+    return this.op(op.name, [a, b], hint, NUMBER);
   }
 
   private call(e: ts.CallExpression, hint?: string): Value {
@@ -485,7 +498,7 @@ class FunctionLowering {
   /** stopGradient: the value, with every real leaf passed through stop_gradient. */
   private stop(v: Value, hint?: string): Value {
     if (v.shape.kind === 'number') return this.op('stop_gradient', [v], hint ?? `${v.name}_const`);
-    if (v.shape.kind === 'boolean') return v;
+    if (v.shape.kind === 'boolean' || v.shape.kind === 'string') return v;
     const parts = this.unpack(v).map((p) => this.stop(p));
     return { name: this.b.nl(hint ?? v.name, tuple(false, parts.map((p) => p.name)), irType(v.shape)), shape: v.shape };
   }

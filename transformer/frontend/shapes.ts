@@ -2,22 +2,25 @@
 // tuples and plain objects are IR tuples (object fields in name order, so two object types with
 // the same fields share one layout).
 import type * as ts from 'typescript';
-import { BOOL, REAL, Type, tupleType } from '../ir/syntax';
+import { BOOL, REAL, STR, Type, tupleType } from '../ir/syntax';
 import { fail } from './diagnostics';
 
 export type Shape =
   | { readonly kind: 'number' }
   | { readonly kind: 'boolean' }
+  | { readonly kind: 'string' }
   | { readonly kind: 'tuple'; readonly elems: readonly Shape[] }
   | { readonly kind: 'object'; readonly fields: readonly (readonly [string, Shape])[] };
 
 export const NUMBER: Shape = { kind: 'number' };
 export const BOOLEAN: Shape = { kind: 'boolean' };
+export const STRING: Shape = { kind: 'string' };
 
 export function shapeOfType(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type, node: ts.Node): Shape {
   const F = tsApi.TypeFlags;
   if (type.flags & (F.Number | F.NumberLiteral)) return NUMBER;
   if (type.flags & (F.Boolean | F.BooleanLiteral)) return BOOLEAN;
+  if (type.flags & (F.String | F.StringLiteral) || (type.isUnion() && type.types.every((t) => t.flags & F.StringLiteral))) return STRING;
   if (checker.isTupleType(type)) {
     const elems = checker.getTypeArguments(type as ts.TypeReference);
     return { kind: 'tuple', elems: elems.map((t) => shapeOfType(tsApi, checker, t, node)) };
@@ -38,6 +41,8 @@ export function irType(s: Shape): Type {
       return REAL;
     case 'boolean':
       return BOOL;
+    case 'string':
+      return STR;
     case 'tuple':
       return tupleType(s.elems.map(irType));
     case 'object':
@@ -54,10 +59,16 @@ export function describeShape(s: Shape): string {
   switch (s.kind) {
     case 'number':
     case 'boolean':
+    case 'string':
       return s.kind;
     case 'tuple':
       return `[${s.elems.map(describeShape).join(', ')}]`;
     case 'object':
       return `{ ${s.fields.map(([k, f]) => `${k}: ${describeShape(f)}`).join('; ')} }`;
   }
+}
+
+/** Numbers, booleans and strings: the shapes a single IR scalar holds. */
+export function isScalarShape(s: Shape): s is Extract<Shape, { kind: 'number' | 'boolean' | 'string' }> {
+  return s.kind === 'number' || s.kind === 'boolean' || s.kind === 'string';
 }

@@ -14,6 +14,7 @@ import {
   unpack as unpackE,
   zero as zeroE,
   REAL,
+  literalType,
   BOOL,
 } from './syntax';
 
@@ -140,8 +141,8 @@ export class Builder {
     return this.nl(base, primE(op, args), BOOL);
   }
 
-  lit(value: number | boolean, base = 'c'): string {
-    return this.nl(base, litE(value), typeof value === 'boolean' ? BOOL : REAL);
+  lit(value: number | boolean | string, base = 'c'): string {
+    return this.nl(base, litE(value), literalType(value));
   }
 
   lprim(op: string, nl: readonly string[], lin: readonly string[], base: string, type?: Type): string {

@@ -4,7 +4,7 @@
 // the record its name resolves to, and when a scope closes its binders are judged: linear ones
 // must have been used exactly once, non-linear ones at least once. The same walk infers types,
 // so `annotateTypes` is the checker returning the annotated copy it builds anyway.
-import { Binder, Expr, FnDef, IrError, Program, Type, typeEquals, tupleType, REAL } from './syntax';
+import { Binder, Expr, FnDef, IrError, Program, Type, typeEquals, tupleType, REAL, literalType } from './syntax';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import { printType } from './printType';
 import { ScopeStack } from './scopeStack';
@@ -175,7 +175,7 @@ class DefChecker {
         return e.linear ? { nl: [], lin: [t], readsLinear: true, expr: e } : { nl: [t], lin: [], readsLinear: false, expr: e };
       }
       case 'lit':
-        return { nl: [typeof e.value === 'boolean' ? { tag: 'bool' } : REAL], lin: [], readsLinear: false, expr: e };
+        return { nl: [literalType(e.value)], lin: [], readsLinear: false, expr: e };
       case 'tuple': {
         const ts = e.elems.map((n) => this.use(n, e.linear, e.linear ? 'a linear tuple' : 'a non-linear tuple'));
         const t = tupleType(ts);

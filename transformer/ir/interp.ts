@@ -6,7 +6,7 @@ import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import type { Scalar } from '../prims/types';
 import { printType } from './printType';
 
-export type Value = number | boolean | Value[];
+export type Value = number | boolean | string | Value[];
 
 export interface EvalResult {
   readonly nl: Value[];
@@ -125,6 +125,8 @@ function conforms(v: Value, t: Type): boolean {
       return typeof v === 'number';
     case 'bool':
       return typeof v === 'boolean';
+    case 'str':
+      return typeof v === 'string';
     case 'tuple':
       return Array.isArray(v) && v.length === t.elems.length && v.every((x, i) => conforms(x, t.elems[i]));
   }

@@ -10,12 +10,13 @@ import {
   Type,
   REAL,
   BOOL,
+  STR,
   tupleType,
 } from './syntax';
 import { isPrim, isLinPrim } from '../prims/registry';
 
 interface Token {
-  readonly kind: 'name' | 'num' | 'punct' | 'eof';
+  readonly kind: 'name' | 'num' | 'str' | 'punct' | 'eof';
   readonly text: string;
   readonly line: number;
   readonly col: number;
@@ -56,6 +57,15 @@ function lex(text: string, file: string): Token[] {
       newline = false;
       i += t.length;
     };
+    if (c === '"') {
+      // JSON string syntax, so the printer's JSON.stringify round-trips.
+      const m = /"(?:[^"\\\n]|\\.)*"/y;
+      m.lastIndex = i;
+      const str = m.exec(text);
+      if (!str) throw new IrError(`${file}:${line}:${col}: unterminated string`);
+      push('str', str[0]);
+      continue;
+    }
     if (text.startsWith('-Infinity', i)) {
       push('num', '-Infinity');
       continue;
@@ -183,6 +193,7 @@ class Parser {
     const n = this.name('a type');
     if (n.text === 'real') return REAL;
     if (n.text === 'bool') return BOOL;
+    if (n.text === 'str') return STR;
     const alias = this.aliases.get(n.text);
     if (!alias) this.fail(`unknown type ${n.text}`, t);
     return alias;
@@ -288,6 +299,10 @@ class Parser {
     if (t.kind === 'num') {
       this.pos++;
       return { tag: 'lit', value: Number(t.text) };
+    }
+    if (t.kind === 'str') {
+      this.pos++;
+      return { tag: 'lit', value: JSON.parse(t.text) as string };
     }
     if (this.is('(')) {
       this.pos++;

@@ -41,7 +41,7 @@ function inline(e: Expr, indent: string, o: PrintOptions): string {
     case 'var':
       return e.name;
     case 'lit':
-      return typeof e.value === 'boolean' ? String(e.value) : numberText(e.value);
+      return typeof e.value === 'number' ? numberText(e.value) : typeof e.value === 'string' ? JSON.stringify(e.value) : String(e.value);
     case 'tuple':
       return `<${e.linear ? '; ' : ''}${e.elems.join(', ')}>`;
     case 'prim':

@@ -7,6 +7,8 @@ export function printType(t: Type, useNames = false): string {
       return 'real';
     case 'bool':
       return 'bool';
+    case 'str':
+      return 'str';
     case 'tuple':
       if (useNames && t.name !== undefined) return t.name;
       return `<${t.elems.map((e) => printType(e, useNames)).join(', ')}>`;

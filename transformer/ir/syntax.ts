@@ -13,11 +13,14 @@
 export type Type =
   | { readonly tag: 'real' }
   | { readonly tag: 'bool' }
+  /** Strings: constants that flow through code and are compared, never differentiated. */
+  | { readonly tag: 'str' }
   /** `name` is only a display alias (a tape type such as `f.tape`); equality is structural. */
   | { readonly tag: 'tuple'; readonly elems: readonly Type[]; readonly name?: string };
 
 export const REAL: Type = { tag: 'real' };
 export const BOOL: Type = { tag: 'bool' };
+export const STR: Type = { tag: 'str' };
 export const tupleType = (elems: readonly Type[], name?: string): Type =>
   name === undefined ? { tag: 'tuple', elems } : { tag: 'tuple', elems, name };
 export const UNIT: Type = tupleType([]);
@@ -52,7 +55,7 @@ export type Expr =
   /** A variable as an expression: (1,0) when non-linear, (0,1) when linear. */
   | { readonly tag: 'var'; readonly linear: boolean; readonly name: string }
   /** A non-linear literal (there are no linear literals besides zero). */
-  | { readonly tag: 'lit'; readonly value: number | boolean }
+  | { readonly tag: 'lit'; readonly value: number | boolean | string }
   /** `<v̄>`: tuple constructor; all elements of one sort. */
   | { readonly tag: 'tuple'; readonly linear: boolean; readonly elems: readonly string[] }
   /** Non-linear primitive application `op(v̄)`: (1,0). */
@@ -103,7 +106,11 @@ export const unpack = (linear: boolean, names: readonly Binder[], tuple: string,
 export const call = (fn: string, nl: readonly string[], lin: readonly string[] = []): Expr => ({ tag: 'call', fn, nl, lin });
 export const nvar = (name: string): Expr => ({ tag: 'var', linear: false, name });
 export const lvar = (name: string): Expr => ({ tag: 'var', linear: true, name });
-export const lit = (value: number | boolean): Expr => ({ tag: 'lit', value });
+export function literalType(v: number | boolean | string): Type {
+  return typeof v === 'number' ? REAL : typeof v === 'boolean' ? BOOL : STR;
+}
+
+export const lit = (value: number | boolean | string): Expr => ({ tag: 'lit', value });
 export const tuple = (linear: boolean, elems: readonly string[]): Expr => ({ tag: 'tuple', linear, elems });
 export const prim = (op: string, args: readonly string[]): Expr => ({ tag: 'prim', op, args });
 export const lprim = (op: string, nl: readonly string[], lin: readonly string[]): Expr => ({ tag: 'lprim', op, nl, lin });
@@ -122,12 +129,13 @@ export function typeEquals(a: Type, b: Type): boolean {
   return true;
 }
 
-/** The tangent (and cotangent) space of a type: booleans have the zero-dimensional space `<>`. */
+/** The tangent (and cotangent) space of a type: booleans and strings have the zero-dimensional space `<>`. */
 export function tangentType(t: Type): Type {
   switch (t.tag) {
     case 'real':
       return REAL;
     case 'bool':
+    case 'str':
       return UNIT;
     case 'tuple':
       return tupleType(t.elems.map(tangentType));
@@ -140,6 +148,7 @@ export function scalarCount(t: Type): number {
     case 'real':
       return 1;
     case 'bool':
+    case 'str':
       return 1;
     case 'tuple':
       return t.elems.reduce((n, e) => n + scalarCount(e), 0);
@@ -152,6 +161,7 @@ export function realCount(t: Type): number {
     case 'real':
       return 1;
     case 'bool':
+    case 'str':
       return 0;
     case 'tuple':
       return t.elems.reduce((n, e) => n + realCount(e), 0);

@@ -5,7 +5,7 @@ import type * as ts from 'typescript';
 import type { Builder } from '../ir/build';
 import type { Type } from '../ir/syntax';
 
-export type Scalar = number | boolean;
+export type Scalar = number | boolean | string;
 
 /** A tangent is a linear variable, or null for a symbolic zero (never materialised). */
 export type Tangent = string | null;

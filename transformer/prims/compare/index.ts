@@ -8,11 +8,14 @@ import type * as ts from 'typescript';
 
 const predicate = { domain: [[-3, 3]] as [number, number][], predicate: true };
 
-function comparison(name: string, impl: (a: number, b: number) => boolean, op: () => ts.BinaryOperator): PrimDef {
+/** Equality compares two values of one scalar type; ordering compares two reals or two strings. */
+function comparison(name: string, impl: (a: number, b: number) => boolean, op: () => ts.BinaryOperator, equality = false): PrimDef {
+  const allowed = equality ? ['real', 'bool', 'str'] : ['real', 'str'];
   return {
     name,
     arity: binary,
-    typeRule: (ts) => (ts.every((t) => t.tag === 'real') ? BOOL : `${name} compares two reals`),
+    typeRule: ([a, b]) =>
+      a.tag === b.tag && allowed.includes(a.tag) ? BOOL : `${name} compares two ${equality ? 'reals, booleans or strings' : 'reals or two strings'}, got ${a.tag} and ${b.tag}`,
     impl: (a, b) => impl(a as number, b as number),
     jvp: nonDifferentiable,
     emitTs: binaryOp(op),
@@ -24,8 +27,8 @@ export const lt = comparison('lt', (a, b) => a < b, () => SK().LessThanToken);
 export const le = comparison('le', (a, b) => a <= b, () => SK().LessThanEqualsToken);
 export const gt = comparison('gt', (a, b) => a > b, () => SK().GreaterThanToken);
 export const ge = comparison('ge', (a, b) => a >= b, () => SK().GreaterThanEqualsToken);
-export const eq = comparison('eq', (a, b) => a === b, () => SK().EqualsEqualsEqualsToken);
-export const ne = comparison('ne', (a, b) => a !== b, () => SK().ExclamationEqualsEqualsToken);
+export const eq = comparison('eq', (a, b) => a === b, () => SK().EqualsEqualsEqualsToken, true);
+export const ne = comparison('ne', (a, b) => a !== b, () => SK().ExclamationEqualsEqualsToken, true);
 
 const boolOp = (name: string) => (ts: readonly Type[]) => (ts.every((t) => t.tag === 'bool') ? BOOL : `${name} expects booleans`);
 
@@ -64,7 +67,7 @@ export const select: PrimDef = {
   name: 'select',
   arity: { min: 3, max: 3 },
   typeRule: ([c, a, b]) =>
-    c.tag === 'bool' && a.tag === 'real' && b.tag === 'real' ? REAL : 'select expects (bool, real, real)',
+    c.tag === 'bool' && a.tag === b.tag && a.tag !== 'tuple' ? a : 'select expects a boolean and two values of one scalar type',
   impl: (c: Scalar, a: Scalar, b: Scalar) => (c ? a : b),
   jvp: ({ b, args: [c], tangents: [, da, db], y }) => {
     if (da === null && db === null) return null;

@@ -1,0 +1,62 @@
+// Parameters that are not differentiable — strings, booleans, integers used as counts — are
+// constants: they flow through the code, select branches and get compared, but take no tangent
+// and get no gradient. References are hand derivations.
+import { load } from './harness';
+
+const source = `import { grad, valueAndGrad, jvp, vjp } from 'tsad';
+
+/** @differentiable */
+export function shaped(x: number, kind: 'sin' | 'cube', label: string, clamp: boolean, n: number): number {
+  const base = kind === 'sin' ? Math.sin(x) : x * x * x;
+  const tagged = label !== '' ? base * 2 : base;
+  const limited = clamp ? Math.min(tagged, 1) : tagged;
+  return limited * n;
+}
+
+/** @differentiable */
+export function pick(x: number, which: string): number {
+  const name = which;
+  const factor = name === "double" ? 2 : 3;
+  return shaped(x * factor, 'cube', name, false, 1);
+}
+
+export const d = grad(shaped);
+export const dn = grad(shaped, { wrt: [0, 'n'] });
+export const vg = valueAndGrad(pick);
+export const t = (x: number, which: string) => jvp(pick, [x, which], [1, '' as never]);
+export const p = (x: number, which: string) => vjp(pick, x, which)[1](1);
+`;
+
+const { exports: m, result } = load(source);
+
+test('compiles without diagnostics', () => {
+  expect(result.diagnostics).toEqual([]);
+  expect(result.outputText).toContain("=== 'sin'");
+});
+
+test.each([
+  // kind, label, clamp, n, x, d/dx by hand
+  ['sin', 'a', false, 3, 0.4, 3 * 2 * Math.cos(0.4)],
+  ['sin', '', false, 3, 0.4, 3 * Math.cos(0.4)],
+  ['cube', '', false, 2, 0.7, 2 * 3 * 0.49],
+  ['cube', 'x', true, 2, 0.7, 2 * 2 * 3 * 0.49], // 2·0.343 < 1: the clamp does not bite
+  ['cube', 'x', true, 2, 1.2, 0], // 2·1.728 > 1: clamped to a constant
+] as const)('grad(shaped) with kind=%s label=%j clamp=%s n=%d at %d', (kind, label, clamp, n, x, expected) => {
+  expect(m.d(x, kind, label, clamp, n)).toBeCloseTo(expected, 12);
+});
+
+test('a count can still be differentiated when asked for by wrt', () => {
+  const [dx, dn] = m.dn(0.4, 'sin', '', false, 3);
+  expect(dx).toBeCloseTo(3 * Math.cos(0.4), 12);
+  expect(dn).toBeCloseTo(Math.sin(0.4), 12);
+});
+
+test('strings flow into calls and comparisons: valueAndGrad, jvp, vjp', () => {
+  // pick(x, 'double') = (2x)^3 · 2 (label non-empty), derivative 48 x^2.
+  const [v, g] = m.vg(0.5, 'double');
+  expect(v).toBeCloseTo(2, 12);
+  expect(g).toBeCloseTo(48 * 0.25, 12);
+  // pick(x, 'other') = (3x)^3 · 2, derivative 162 x^2.
+  expect(m.t(0.5, 'other')[1]).toBeCloseTo(162 * 0.25, 12);
+  expect(m.p(0.5, 'other')[0]).toBeCloseTo(162 * 0.25, 12);
+});
