@@ -8,7 +8,7 @@ import { Shape, componentShapes, isScalarShape } from './frontend/shapes';
 import { fail } from './frontend/diagnostics';
 import { jvpOf, vjpOf, linearizeOf, hvpOf } from './ad/drivers';
 import { calleesFirst } from './ad/program';
-import { emitDefs, mangle } from './backend/emitTs';
+import { emitDefs, mangle, mapTo } from './backend/emitTs';
 
 export type TransformKind = 'grad' | 'valueAndGrad' | 'jvp' | 'vjp' | 'linearize' | 'jacobian' | 'jacfwd' | 'jacrev' | 'hessian' | 'hvp';
 
@@ -79,7 +79,15 @@ export class ModuleCompiler {
     const needed = new Set(calleesFirst(program, entries));
     const defs = program.defs.filter((d) => needed.has(d.name) && !this.emitted.has(d.name));
     defs.forEach((d) => this.emitted.add(d.name));
-    this.out.push(...emitDefs(defs, { factory: this.f, tsApi: this.tsApi, fnName: irFunctionName, original: () => target }));
+    this.out.push(
+      ...emitDefs(defs, {
+        factory: this.f,
+        tsApi: this.tsApi,
+        fnName: irFunctionName,
+        original: (irName) => this.lowerer.declarationOf(irName) ?? target,
+        originOf: (irName, variable) => this.lowerer.originOf(irName, variable),
+      }),
+    );
   }
 
   private fnId(irName: string): ts.Identifier {
@@ -224,7 +232,7 @@ export class ModuleCompiler {
       f.createBlock(body, true),
     );
     this.tsApi.setOriginalNode(decl, req.callSite);
-    this.tsApi.setSourceMapRange(decl, req.callSite);
+    mapTo(this.tsApi, decl, req.callSite);
     return decl;
   }
 }

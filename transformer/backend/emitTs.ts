@@ -13,6 +13,8 @@ export interface EmitOptions {
   readonly fnName: (irName: string) => string;
   /** Source node for source maps, per IR def. */
   readonly original?: (irName: string) => ts.Node | undefined;
+  /** Source node per variable of a def, for statement-level source maps. */
+  readonly originOf?: (irName: string, variable: string) => ts.Node | undefined;
 }
 
 const NAMED_CONSTANTS = new Map<number, string>(
@@ -29,7 +31,11 @@ class DefEmitter {
   private readonly alias = new Map<string, string>();
   /** Literal bindings are printed at their uses: `x - 1`, not `const c = 1; x - c`. */
   private readonly literal = new Map<string, ts.Expression>();
-  constructor(private readonly o: EmitOptions) {}
+  private lastOrigin: ts.Node | undefined;
+  constructor(
+    private readonly o: EmitOptions,
+    private readonly defName: string,
+  ) {}
 
   private get f(): ts.NodeFactory {
     return this.o.factory;
@@ -69,7 +75,13 @@ class DefEmitter {
     const K = this.o.tsApi.NodeFlags.Const;
     const binding: ts.BindingName =
       names.length === 1 ? this.id(names[0]) : f.createArrayBindingPattern(names.map((n) => f.createBindingElement(undefined, undefined, this.id(n))));
-    this.stmts.push(f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, init)], K)));
+    const stmt = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, init)], K));
+    // Helpers a derivative rule introduced (`dcos`, `slope`) have no source variable: they map
+    // to the statement before them, the operation whose derivative they belong to.
+    const origin = this.o.originOf?.(this.defName, names[0]) ?? this.lastOrigin;
+    if (origin) mapTo(this.o.tsApi, stmt, origin);
+    this.lastOrigin = origin;
+    this.stmts.push(stmt);
   }
 
   /** The value of a leaf expression (one result, or an array of several). */
@@ -158,11 +170,28 @@ class DefEmitter {
   }
 }
 
+const mapSources = new WeakMap<ts.SourceFile, ts.SourceMapSource>();
+
+/**
+ * Points generated code at a source node, naming the node's file: a marked function imported
+ * from another module maps into that module, not to the same offsets of the current one.
+ */
+export function mapTo(tsApi: typeof ts, generated: ts.Node, origin: ts.Node): void {
+  if (origin.pos < 0) return;
+  const sf = origin.getSourceFile();
+  let source = mapSources.get(sf);
+  if (!source) {
+    source = tsApi.createSourceMapSource(sf.fileName, sf.text);
+    mapSources.set(sf, source);
+  }
+  tsApi.setSourceMapRange(generated, { pos: origin.getStart(sf), end: origin.end, source });
+}
+
 /** One function declaration per IR def, in the given order. */
 export function emitDefs(defs: readonly FnDef[], o: EmitOptions): ts.FunctionDeclaration[] {
   const f = o.factory;
   return defs.map((d) => {
-    const em = new DefEmitter(o);
+    const em = new DefEmitter(o, d.name);
     const result = em.block(d.body);
     const body = f.createBlock([...em.statements(), f.createReturnStatement(result ?? undefined)], true);
     const params = [...d.nlParams, ...d.linParams].map((p) => f.createParameterDeclaration(undefined, undefined, p.name));
@@ -170,7 +199,7 @@ export function emitDefs(defs: readonly FnDef[], o: EmitOptions): ts.FunctionDec
     const original = o.original?.(d.name);
     if (original) {
       o.tsApi.setOriginalNode(fn, original);
-      o.tsApi.setSourceMapRange(fn, original);
+      mapTo(o.tsApi, fn, original);
     }
     return fn;
   });

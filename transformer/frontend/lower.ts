@@ -68,6 +68,8 @@ const BINARY_LOGIC = (t: typeof ts) => operatorTables(t).logic;
 /** Lowers marked functions of one program, each once, callees before callers. */
 export class Lowerer {
   readonly defs: FnDef[] = [];
+  /** Per lowered def: the TypeScript node each IR variable was computed from (for source maps). */
+  private readonly origins = new Map<string, ReadonlyMap<string, ts.Node>>();
   private readonly done = new Map<ts.Node, LoweredFunction>();
   private readonly active = new Set<ts.Node>();
   private readonly names = new Set<string>();
@@ -76,6 +78,25 @@ export class Lowerer {
     readonly tsApi: typeof ts,
     readonly checker: ts.TypeChecker,
   ) {}
+
+  /** The declaration an IR def was lowered from (derived defs `f.fwd`, `f.jvp`, ... share f's). */
+  declarationOf(irName: string): ts.SignatureDeclaration | undefined {
+    const base = irName.split('.')[0];
+    for (const f of this.done.values()) if (f.name === base) return f.decl;
+    return undefined;
+  }
+
+  /**
+   * The source node behind a variable of an IR def. Derived defs (`f.jvp`, `f.bwd`, ...) and
+   * derived names (`a_dot`, `a_bar_2`) map to the primal variable they differentiate, so the
+   * backward pass points at the forward operation, as a debugger user expects.
+   */
+  originOf(irDef: string, name: string): ts.Node | undefined {
+    const origins = this.origins.get(irDef.split('.')[0]);
+    if (!origins) return undefined;
+    const primal = name.replace(/(?:_(?:dot|bar)(?:_\d+)?)+$/, '');
+    return origins.get(name) ?? origins.get(primal);
+  }
 
   lower(decl: ts.SignatureDeclaration): LoweredFunction {
     const existing = this.done.get(decl);
@@ -86,6 +107,7 @@ export class Lowerer {
       const f = new FunctionLowering(this, decl, this.uniqueName(functionName(this.tsApi, decl))).run();
       this.done.set(decl, f.lowered);
       this.defs.push(f.def);
+      this.origins.set(f.lowered.name, f.origins);
       return f.lowered;
     } finally {
       this.active.delete(decl);
@@ -123,6 +145,8 @@ class FunctionLowering {
   private readonly errors: TsadDiagnosticError[] = [];
   /** Parts of tuples already unpacked in this (flat) body; control flow will need one map per block. */
   private readonly unpacked = new Map<string, Value[]>();
+  readonly origins = new Map<string, ts.Node>();
+  private current: ts.Node | undefined;
   lowered!: LoweredFunction;
   def!: FnDef;
 
@@ -133,6 +157,9 @@ class FunctionLowering {
   ) {
     this.t = owner.tsApi;
     this.checker = owner.checker;
+    this.supply.onFresh = (name) => {
+      if (this.current) this.origins.set(name, this.current);
+    };
   }
 
   run(): this {
@@ -196,6 +223,10 @@ class FunctionLowering {
   }
 
   private statement(s: ts.Statement): void {
+    this.at(s, () => this.statementAt(s));
+  }
+
+  private statementAt(s: ts.Statement): void {
     const { t } = this;
     if (t.isVariableStatement(s)) {
       for (const d of s.declarationList.declarations) {
@@ -324,7 +355,22 @@ class FunctionLowering {
     return { name: this.b.nl(hint ?? name, prim(name, args.map((a) => a.name)), irType(shape)), shape };
   }
 
+  /** Lowers an expression; every IR name created meanwhile (not by a sub-expression) maps to it. */
   expr(e: ts.Expression, hint?: string): Value {
+    return this.at(e, () => this.exprAt(e, hint));
+  }
+
+  private at<T>(node: ts.Node, f: () => T): T {
+    const outer = this.current;
+    this.current = node;
+    try {
+      return f();
+    } finally {
+      this.current = outer;
+    }
+  }
+
+  private exprAt(e: ts.Expression, hint?: string): Value {
     const { t } = this;
     const K = t.SyntaxKind;
     if (t.isParenthesizedExpression(e) || t.isAsExpression(e) || t.isNonNullExpression(e) || t.isSatisfiesExpression(e) || t.isTypeAssertionExpression(e)) {
@@ -436,7 +482,11 @@ class FunctionLowering {
       left = left.left;
     }
     let acc = this.expr(left);
-    for (let i = spine.length - 1; i >= 0; i--) acc = this.binaryStep(spine[i], acc, i === 0 ? hint : undefined);
+    for (let i = spine.length - 1; i >= 0; i--) {
+      const step = spine[i];
+      const left = acc;
+      acc = this.at(step, () => this.binaryStep(step, left, i === 0 ? hint : undefined));
+    }
     return acc;
   }
 

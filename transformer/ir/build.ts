@@ -22,6 +22,8 @@ import {
 export class NameSupply {
   private readonly used = new Set<string>();
   private readonly counters = new Map<string, number>();
+  /** Called with every name handed out (the front end records where each came from). */
+  onFresh?: (name: string) => void;
 
   constructor(taken: Iterable<string> = []) {
     for (const n of taken) this.used.add(n);
@@ -40,6 +42,7 @@ export class NameSupply {
     const stem = base.length > 0 ? base : 't';
     if (!this.used.has(stem)) {
       this.used.add(stem);
+      this.onFresh?.(stem);
       return stem;
     }
     let k = this.counters.get(stem) ?? 1;
@@ -47,6 +50,7 @@ export class NameSupply {
     this.counters.set(stem, k + 1);
     const name = `${stem}_${k}`;
     this.used.add(name);
+    this.onFresh?.(name);
     return name;
   }
 }
