@@ -6,7 +6,7 @@ import { Program } from './ir/syntax';
 import { Lowerer, LoweredFunction } from './frontend/lower';
 import { Shape, componentShapes, isScalarShape } from './frontend/shapes';
 import { fail } from './frontend/diagnostics';
-import { jvpOf, vjpOf, linearizeOf, hvpOf } from './ad/drivers';
+import { jvpOf, vjpOf, linearizeOf, hvpOf, valueAndGradOf } from './ad/drivers';
 import { calleesFirst } from './ad/program';
 import { emitDefs, mangle, mapTo } from './backend/emitTs';
 
@@ -106,15 +106,15 @@ export class ModuleCompiler {
     switch (req.transform) {
       case 'grad':
       case 'valueAndGrad': {
-        const v = vjpOf(program, fn.name, DRIVER);
-        this.emit(v.program, [v.fwd, v.bwd], req.target);
-        const [value, tape] = [g.fresh('value'), g.fresh('tape')];
-        const bars = fn.params.map((p) => g.fresh(`${p.name}_bar`));
-        body = [
-          g.const([value, tape], f.createCallExpression(this.fnId(v.fwd), undefined, irArgs)),
-          g.const(bars, f.createCallExpression(this.fnId(v.bwd), undefined, [f.createIdentifier(tape), f.createNumericLiteral(1)]), bars.length),
-        ];
-        const grads = pick(bars.map((b) => f.createIdentifier(b)));
+        // One straight-line function computes the value and exactly the requested gradients.
+        const vg = valueAndGradOf(program, fn.name, { ...DRIVER, wrt: req.wrt });
+        const irName = `${vg.valueAndGrad}${req.wrt.join('_') === fn.params.map((_, i) => i).join('_') ? '' : `_${req.wrt.join('_')}`}`;
+        const vgProgram = { defs: vg.program.defs.map((d) => (d.name === vg.valueAndGrad ? { ...d, name: irName } : d)) };
+        this.emit(vgProgram, [irName], req.target);
+        const value = g.fresh('value');
+        const bars = req.wrt.map((i) => g.fresh(`${fn.params[i].name}_bar`));
+        body = [g.const([value, ...bars], f.createCallExpression(this.fnId(irName), undefined, irArgs))];
+        const grads = req.wrt.length === 1 ? g.fromIR(f.createIdentifier(bars[0]), fn.params[req.wrt[0]].shape) : f.createArrayLiteralExpression(req.wrt.map((i, k) => g.fromIR(f.createIdentifier(bars[k]), fn.params[i].shape)));
         body.push(f.createReturnStatement(req.transform === 'grad' ? grads : f.createArrayLiteralExpression([f.createIdentifier(value), grads])));
         break;
       }

@@ -12,8 +12,9 @@ import { unzipProgram, CheckpointPolicy } from './unzip';
 import { transposeProgram } from './transpose';
 import { eraseProgram } from './erase';
 import { simplifyProgram } from './simplify';
-import { erasedName, fwdName, gradName, hvpName, jvpName, linName, transposedName } from './names';
+import { erasedName, fwdName, gradName, hvpName, jvpName, linName, transposedName, valueAndGradName } from './names';
 import { findDef } from './program';
+import { inlineProgram } from './inline';
 
 export interface DriverOptions {
   readonly policy?: CheckpointPolicy;
@@ -84,6 +85,34 @@ export function transposeOf(p: Program, fn: string, o: DriverOptions = {}): { pr
 
 /** `f.grad(x̄ ;) -> (∂f/∂x̄ ;)` for a function with exactly one real result. */
 export function gradOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; grad: string } {
+  const { program, def } = seededReverse(p, fn, o, { name: gradName(fn), withValue: false });
+  return { program, grad: def };
+}
+
+export interface ValueAndGradOptions extends DriverOptions {
+  /** Parameters whose gradients are returned (default: all); the others are never computed. */
+  readonly wrt?: readonly number[];
+  /** Inline every call and flatten (default true): one straight-line function, no tape object. */
+  readonly inline?: boolean;
+}
+
+/**
+ * `f.vg(x̄ ;) -> (f(x̄), ∂f/∂x̄_w ;)`: value and selected gradients as one function. With inlining
+ * the tape never materialises: the primal's saved values are the backward pass's locals.
+ */
+export function valueAndGradOf(p: Program, fn: string, o: ValueAndGradOptions = {}): { program: Program; valueAndGrad: string } {
+  const { program, def } = seededReverse(p, fn, o, { name: valueAndGradName(fn), withValue: true, wrt: o.wrt });
+  if (o.inline === false) return { program, valueAndGrad: def };
+  const q = settle(simplifyProgram(annotateTypes(inlineProgram(program, [def])), [def]), o);
+  return { program: q, valueAndGrad: def };
+}
+
+function seededReverse(
+  p: Program,
+  fn: string,
+  o: DriverOptions,
+  shape: { name: string; withValue: boolean; wrt?: readonly number[] },
+): { program: Program; def: string } {
   const d = requireNonLinear(prepare(p, fn, o), fn);
   if (d.nlResults.length !== 1 || d.nlResults[0].tag !== 'real') {
     throw new IrError(`grad needs a function with one real result; ${fn} returns (${d.nlResults.map((t) => printType(t)).join(', ')})`);
@@ -98,20 +127,25 @@ export function gradOf(p: Program, fn: string, o: DriverOptions = {}): { program
   const y = names.fresh('y');
   const tape = names.fresh('tape');
   b.bind([binder(y, REAL), binder(tape, tapeType)], [], call(fwd, args));
-  b.drop({ tag: 'var', linear: false, name: y });
+  if (!shape.withValue) b.drop({ tag: 'var', linear: false, name: y });
   const seed = b.lit(1, 'seed');
   const grads = d.nlParams.map((x) => binder(names.fresh(`${x.name}_bar`), tangentType(x.type!)));
   b.bind(grads, [], call(erasedName(bwd), [tape, seed]));
-  const grad: FnDef = {
-    name: gradName(fn),
+  const wrt = shape.wrt ?? d.nlParams.map((_, i) => i);
+  grads.forEach((g, i) => {
+    if (!wrt.includes(i)) b.drop({ tag: 'var', linear: false, name: g.name });
+  });
+  const results = [...(shape.withValue ? [y] : []), ...wrt.map((i) => grads[i].name)];
+  const def: FnDef = {
+    name: shape.name,
     nlParams: d.nlParams,
     linParams: [],
-    nlResults: d.nlParams.map((x) => tangentType(x.type!)),
+    nlResults: [...(shape.withValue ? [REAL] : []), ...wrt.map((i) => tangentType(d.nlParams[i].type!))],
     linResults: [],
-    body: b.finish(ret(grads.map((g) => g.name))),
+    body: b.finish(ret(results)),
   };
-  q = settle({ ...q, defs: [...q.defs, grad] }, o);
-  return { program: q, grad: grad.name };
+  q = settle({ ...q, defs: [...q.defs, def] }, o);
+  return { program: q, def: def.name };
 }
 
 /** `f.hvp(x̄, v̄ ;) -> (H·v̄ ;)`: forward mode over the reverse-mode gradient. */

@@ -89,27 +89,26 @@ class Eraser {
     return b.type;
   }
 
-  expr(e: Expr, b: Builder): Expr {
-    switch (e.tag) {
-      case 'let': {
+  expr(start: Expr, b: Builder): Expr {
+    // Let chains in a loop: generated code can be thousands of bindings deep.
+    let e = start;
+    for (;;) {
+      if (e.tag === 'let') {
         const binders = [...e.nl, ...e.lin];
-        if (e.lin.length === 1 && e.nl.length === 0) {
-          const special = this.leaf(e.rhs, this.binderType(e.lin[0]), b);
-          if (special) {
-            b.bind([e.lin[0]], [], special);
-            return this.expr(e.body, b);
-          }
-        }
-        if (e.rhs.tag === 'dup') {
-          b.bind(binders, [], ret([e.rhs.name, e.rhs.name]));
-          return this.expr(e.body, b);
-        }
-        b.bind(binders, [], this.block(e.rhs, b.names));
-        return this.expr(e.body, b);
-      }
-      case 'unpack':
+        const special = e.lin.length === 1 && e.nl.length === 0 ? this.leaf(e.rhs, this.binderType(e.lin[0]), b) : null;
+        if (special) b.bind([e.lin[0]], [], special);
+        else if (e.rhs.tag === 'dup') b.bind(binders, [], ret([e.rhs.name, e.rhs.name]));
+        else b.bind(binders, [], this.block(e.rhs, b.names));
+        e = e.body;
+      } else if (e.tag === 'unpack') {
         b.unpack(false, [...e.names], e.tuple);
-        return this.expr(e.body, b);
+        e = e.body;
+      } else return this.tail(e, b);
+    }
+  }
+
+  private tail(e: Expr, b: Builder): Expr {
+    switch (e.tag) {
       case 'ret':
         return b.finish(ret([...e.nl, ...e.lin]));
       case 'call':
@@ -144,20 +143,18 @@ class Eraser {
 }
 
 /** Gives every linear leaf in tail position a name, so erasure always knows its type. */
-function nameTails(e: Expr, resultTypes: readonly Type[], names: NameSupply): Expr {
-  switch (e.tag) {
-    case 'let':
-      return { ...e, body: nameTails(e.body, resultTypes, names) };
-    case 'unpack':
-      return { ...e, body: nameTails(e.body, resultTypes, names) };
-    case 'lprim':
-    case 'zero': {
-      const r = names.fresh('r');
-      return { tag: 'let', nl: [], lin: [binder(r, resultTypes[0])], rhs: e, body: ret([], [r]) };
-    }
-    default:
-      return e;
+function nameTails(start: Expr, resultTypes: readonly Type[], names: NameSupply): Expr {
+  const spine: Expr[] = [];
+  let e = start;
+  while (e.tag === 'let' || e.tag === 'unpack') {
+    spine.push(e);
+    e = e.body;
   }
+  if (e.tag !== 'lprim' && e.tag !== 'zero') return start;
+  const r = names.fresh('r');
+  let out: Expr = { tag: 'let', nl: [], lin: [binder(r, resultTypes[0])], rhs: e, body: ret([], [r]) };
+  for (let i = spine.length - 1; i >= 0; i--) out = { ...(spine[i] as Extract<Expr, { tag: 'let' | 'unpack' }>), body: out };
+  return out;
 }
 
 function eraseDef(d: FnDef, eraser: Eraser): FnDef {

@@ -12,6 +12,8 @@ interface Env {
   readonly zeros: Map<string, Type>;
   readonly literals: Map<string, Scalar>;
   readonly cse: Map<string, string>;
+  /** Variables bound to a tuple constructor: unpacking them is renaming. */
+  readonly tuples: Map<string, readonly string[]>;
 }
 
 const isVarDrop = (e: Expr) => e.tag === 'drop' && (e.expr.tag === 'var' || (e.expr.tag === 'ret' && true));
@@ -61,6 +63,12 @@ function forward(start: Expr, env: Env): Expr {
     if (e.tag === 'unpack') {
       const node = e;
       const tuple = rename(env, node.tuple);
+      const known = env.tuples.get(tuple);
+      if (known && known.length === node.names.length) {
+        node.names.forEach((b, i) => env.subst.set(b.name, known[i]));
+        e = node.body;
+        continue;
+      }
       out.push((body) => ({ ...node, tuple, body }));
       e = node.body;
       continue;
@@ -79,6 +87,7 @@ function forward(start: Expr, env: Env): Expr {
       [...rhs.nl, ...rhs.lin].forEach((n, i) => env.subst.set(all[i].name, n));
       continue;
     }
+    if (rhs.tag === 'tuple' && all.length === 1) env.tuples.set(all[0].name, rhs.elems);
     if (rhs.tag === 'zero') env.zeros.set(all[0].name, rhs.type);
     if (rhs.tag === 'lit') {
       const key = literalKey(rhs.value);
@@ -204,7 +213,7 @@ function dceInner(e: Expr, counts: Map<string, number>): Expr {
 }
 
 export function simplifyDef(d: FnDef): FnDef {
-  const env: Env = { subst: new Map(), zeros: new Map(), literals: new Map(), cse: new Map() };
+  const env: Env = { subst: new Map(), zeros: new Map(), literals: new Map(), cse: new Map(), tuples: new Map() };
   let body = forward(d.body, env);
   for (let round = 0; round < 20; round++) {
     const counts = new Map<string, number>();

@@ -1,0 +1,105 @@
+// Inlining and the fused value-and-gradient driver on random programs with calls: the inlined
+// function type-checks, calls nothing, builds no tape tuple, and computes exactly what the
+// unfused reverse pass computes (same operations, so the numbers agree to the last bit or so).
+import fc from 'fast-check';
+import { nonLinearProgram, choices, valuesFor, flat } from '../gen/programs';
+import { evalFn } from '../../transformer/ir/interp';
+import { checkProgram } from '../../transformer/ir/check';
+import { gradOf, valueAndGradOf } from '../../transformer/ad/drivers';
+import { calleesOf } from '../../transformer/ad/program';
+import { inlineProgram, bodySize } from '../../transformer/ad/inline';
+import { parseProgram } from '../../transformer/ir/parse';
+import { printDef } from '../../transformer/ir/print';
+import { Expr, FnDef, Program } from '../../transformer/ir/syntax';
+
+const last = (p: Program): FnDef => p.defs[p.defs.length - 1];
+const close = (a: number, b: number) => Math.abs(a - b) <= 1e-12 * (1 + Math.abs(a) + Math.abs(b));
+
+const arb = choices.chain((xs) => {
+  const p = nonLinearProgram(xs, 4, 12);
+  return fc.tuple(fc.constant(p), valuesFor(last(p).nlParams.map((b) => b.type!)));
+});
+
+function tupleUnpacks(e: Expr): number {
+  let n = 0;
+  for (;;) {
+    if (e.tag === 'let') e = e.body;
+    else if (e.tag === 'unpack') {
+      n++;
+      e = e.body;
+    } else return n;
+  }
+}
+
+test('value and gradient, inlined, equals the unfused reverse pass (property)', () => {
+  fc.assert(
+    fc.property(arb, ([p, x]) => {
+      const f = last(p);
+      const reference = evalFn(...((): [Program, string] => {
+        const g = gradOf(p, f.name);
+        return [g.program, g.grad];
+      })(), x).nl;
+      const { program, valueAndGrad } = valueAndGradOf(p, f.name, { simplify: true });
+      checkProgram(program);
+      const vg = program.defs.find((d) => d.name === valueAndGrad)!;
+      expect([...calleesOf(vg.body)]).toEqual([]);
+      const [value, ...grads] = evalFn(program, valueAndGrad, x).nl;
+      expect(close(value as number, evalFn(p, f.name, x).nl[0] as number)).toBe(true);
+      flat(grads).forEach((v, i) => expect(close(v, flat(reference)[i])).toBe(true));
+    }),
+    { numRuns: 200 },
+  );
+});
+
+test('selected gradients only: the others are never computed', () => {
+  const p = parseProgram(`
+def f(x: real, y: real ;) -> (real ;) {
+  let a = sin(x)
+  let b = exp(y)
+  let c = mul(a, b)
+  (c ;)
+}`);
+  const { program, valueAndGrad } = valueAndGradOf(p, 'f', { simplify: true, wrt: [1] });
+  const text = printDef(program.defs.find((d) => d.name === valueAndGrad)!);
+  expect(text).not.toContain('cos(');
+  const [v, dy] = evalFn(program, valueAndGrad, [0.3, 0.8]).nl as number[];
+  expect(v).toBeCloseTo(Math.sin(0.3) * Math.exp(0.8), 15);
+  expect(dy).toBeCloseTo(Math.sin(0.3) * Math.exp(0.8), 15);
+});
+
+test('the tape of nested calls disappears: no tuple is packed and unpacked', () => {
+  const p = parseProgram(`
+def g(a: real, b: real ;) -> (real ;) {
+  let s = sin(a)
+  let m = mul(s, b)
+  (m ;)
+}
+def f(x: real, y: real ;) -> (real ;) {
+  let u = g(x, y)
+  let v = g(u, x)
+  (v ;)
+}`);
+  const { program, valueAndGrad } = valueAndGradOf(p, 'f', { simplify: true });
+  const vg = program.defs.find((d) => d.name === valueAndGrad)!;
+  expect(tupleUnpacks(vg.body)).toBe(0);
+  expect(printDef(vg)).not.toMatch(/<|tape/);
+});
+
+test('the size budget keeps big callees as calls', () => {
+  const p = parseProgram(`
+def g(a: real ;) -> (real ;) {
+  let s = sin(a)
+  let c = cos(s)
+  (c ;)
+}
+def f(x: real ;) -> (real ;) {
+  let u = g(x)
+  (u ;)
+}`);
+  expect(bodySize(p.defs[0].body)).toBe(2);
+  const kept = inlineProgram(p, ['f'], { maxCalleeSize: 1 });
+  expect([...calleesOf(kept.defs[1].body)]).toEqual(['g']);
+  const inlined = inlineProgram(p, ['f']);
+  expect([...calleesOf(inlined.defs[1].body)]).toEqual([]);
+  expect(evalFn(inlined, 'f', [0.4]).nl[0]).toBe(Math.cos(Math.sin(0.4)));
+});
