@@ -106,16 +106,26 @@ export class ModuleCompiler {
     switch (req.transform) {
       case 'grad':
       case 'valueAndGrad': {
-        // One straight-line function computes the value and exactly the requested gradients.
-        const vg = valueAndGradOf(program, fn.name, { ...DRIVER, wrt: req.wrt });
-        const irName = `${vg.valueAndGrad}${req.wrt.join('_') === fn.params.map((_, i) => i).join('_') ? '' : `_${req.wrt.join('_')}`}`;
+        // One straight-line function computes the value and exactly the requested gradients, on
+        // scalar leaves: the wrapper passes fields and elements and builds the user's shapes.
+        const withValue = req.transform === 'valueAndGrad';
+        const vg = valueAndGradOf(program, fn.name, { ...DRIVER, wrt: req.wrt, value: withValue, flatSignature: true });
+        const allParams = req.wrt.join('_') === fn.params.map((_, i) => i).join('_');
+        const irName = `${vg.valueAndGrad.replace(/\.vg$/, withValue ? '.vg' : '.grad')}${allParams ? '' : `_${req.wrt.join('_')}`}`;
         const vgProgram = { defs: vg.program.defs.map((d) => (d.name === vg.valueAndGrad ? { ...d, name: irName } : d)) };
         this.emit(vgProgram, [irName], req.target);
-        const value = g.fresh('value');
-        const bars = req.wrt.map((i) => g.fresh(`${fn.params[i].name}_bar`));
-        body = [g.const([value, ...bars], f.createCallExpression(this.fnId(irName), undefined, irArgs))];
-        const grads = req.wrt.length === 1 ? g.fromIR(f.createIdentifier(bars[0]), fn.params[req.wrt[0]].shape) : f.createArrayLiteralExpression(req.wrt.map((i, k) => g.fromIR(f.createIdentifier(bars[k]), fn.params[i].shape)));
-        body.push(f.createReturnStatement(req.transform === 'grad' ? grads : f.createArrayLiteralExpression([f.createIdentifier(value), grads])));
+        const value = withValue ? [g.fresh('value')] : [];
+        const barLeaves = req.wrt.map((i) => g.leafNames(`${fn.params[i].name}_bar`, fn.params[i].shape));
+        const results = [...value, ...barLeaves.flat()];
+        const args = fn.params.flatMap((p, i) => (req.wrt.includes(i) ? g.leaves(f.createIdentifier(p.name), p.shape) : [irArgs[i]]));
+        body = [g.const(results, f.createCallExpression(this.fnId(irName), undefined, args))];
+        const grads = req.wrt.map((i, k) => g.build(fn.params[i].shape, barLeaves[k]));
+        const gradient = grads.length === 1 ? grads[0] : f.createArrayLiteralExpression(grads);
+        const flatShape = (s: Shape) => isScalarShape(s) || (s.kind === 'tuple' && s.elems.every((c) => c.kind === 'number'));
+        if (!withValue && req.wrt.length === 1 && flatShape(fn.params[req.wrt[0]].shape)) {
+          // The def already returns the gradient in the user's shape: no copy.
+          body = [f.createReturnStatement(f.createCallExpression(this.fnId(irName), undefined, args))];
+        } else body.push(f.createReturnStatement(withValue ? f.createArrayLiteralExpression([f.createIdentifier(value[0]), gradient]) : gradient));
         break;
       }
       case 'jvp': {
@@ -267,6 +277,33 @@ class Gen {
     const binding: ts.BindingName =
       count === 1 && names.length === 1 ? f.createIdentifier(names[0]) : f.createArrayBindingPattern(names.map((n) => f.createBindingElement(undefined, undefined, n)));
     return f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, init)], this.t.NodeFlags.Const));
+  }
+
+  /** The scalar leaves of a user value, in IR order (object fields by name). */
+  leaves(e: ts.Expression, s: Shape): ts.Expression[] {
+    const f = this.f;
+    if (isScalarShape(s)) return [e];
+    if (s.kind === 'tuple') return s.elems.flatMap((c, i) => this.leaves(f.createElementAccessExpression(e, i), c));
+    return s.fields.flatMap(([k, c]) => this.leaves(f.createPropertyAccessExpression(e, k), c));
+  }
+
+  /** Fresh local names for the leaves of a shape: `p_bar`, or `p_bar_amplitude`, `q_bar_0`, ... */
+  leafNames(base: string, s: Shape): string[] {
+    if (isScalarShape(s)) return [this.fresh(base)];
+    if (s.kind === 'tuple') return s.elems.flatMap((c, i) => this.leafNames(`${base}_${i}`, c));
+    return s.fields.flatMap(([k, c]) => this.leafNames(`${base}_${k}`, c));
+  }
+
+  /** A user value of a shape from its leaves, in order. */
+  build(s: Shape, leaves: readonly string[]): ts.Expression {
+    const f = this.f;
+    let next = 0;
+    const go = (x: Shape): ts.Expression => {
+      if (isScalarShape(x)) return f.createIdentifier(leaves[next++]);
+      if (x.kind === 'tuple') return f.createArrayLiteralExpression(x.elems.map(go));
+      return f.createObjectLiteralExpression(x.fields.map(([k, c]) => f.createPropertyAssignment(k, go(c))));
+    };
+    return go(s);
   }
 
   /** User value -> IR value (objects become arrays in field-name order). */

@@ -76,16 +76,20 @@ function consume(v: unknown): void {
   else if (v && typeof v === 'object') sink += (v as Record<string, number>).amplitude ?? 0;
 }
 
-function nsPerCall(f: (i: number) => unknown, calls = 200_000, batches = 15): number {
-  for (let i = 0; i < calls; i++) consume(f(i)); // warm-up: let the JIT settle
-  const samples: number[] = [];
-  for (let b = 0; b < batches; b++) {
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < calls; i++) consume(f(i));
-    samples.push(Number(process.hrtime.bigint() - t0) / calls);
+/** Median ns per call of two functions, measured in alternating batches so drift hits both. */
+function nsPerCall(a: (i: number) => unknown, b: (i: number) => unknown, calls = 200_000, batches = 21): [number, number] {
+  for (let i = 0; i < calls; i++) consume(a(i)); // warm-up: let the JIT settle
+  for (let i = 0; i < calls; i++) consume(b(i));
+  const times: [number[], number[]] = [[], []];
+  for (let k = 0; k < batches; k++) {
+    [a, b].forEach((f, j) => {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < calls; i++) consume(f(i));
+      times[j].push(Number(process.hrtime.bigint() - t0) / calls);
+    });
   }
-  samples.sort((x, y) => x - y);
-  return samples[samples.length >> 1];
+  const median = (xs: number[]) => xs.sort((x, y) => x - y)[xs.length >> 1];
+  return [median(times[0]), median(times[1])];
 }
 
 function maxRelDiff(a: number[], b: number[]): number {
@@ -126,8 +130,7 @@ console.log('|---|---:|---:|---:|---:|');
 for (const c of cases) {
   const diff = c.check();
   if (!(diff < 1e-12)) throw new Error(`${c.name}: tsad and the hand-written gradient disagree (${diff})`);
-  const t = nsPerCall(c.tsad);
-  const h = nsPerCall(c.byHand);
+  const [t, h] = nsPerCall(c.tsad, c.byHand);
   console.log(`| ${c.name} | ${t.toFixed(1)} | ${h.toFixed(1)} | ${(t / h).toFixed(2)} | ${diff.toExponential(1)} |`);
 }
 if (sink === 42) console.log('');

@@ -103,3 +103,22 @@ def f(x: real ;) -> (real ;) {
   expect([...calleesOf(inlined.defs[1].body)]).toEqual([]);
   expect(evalFn(inlined, 'f', [0.4]).nl[0]).toBe(Math.cos(Math.sin(0.4)));
 });
+
+test('flattened signatures take and return scalar leaves with the same values (property)', () => {
+  fc.assert(
+    fc.property(arb, ([p, x]) => {
+      const f = last(p);
+      const tupled = valueAndGradOf(p, f.name, { simplify: true });
+      const flatRun = valueAndGradOf(p, f.name, { simplify: true, flatSignature: true });
+      checkProgram(flatRun.program);
+      const def = flatRun.program.defs.find((d) => d.name === flatRun.valueAndGrad)!;
+      expect(def.nlParams.every((b) => b.type!.tag !== 'tuple')).toBe(true);
+      expect(def.nlResults.every((t) => t.tag !== 'tuple')).toBe(true);
+      const expected = flat(evalFn(tupled.program, tupled.valueAndGrad, x).nl);
+      const got = evalFn(flatRun.program, flatRun.valueAndGrad, flat(x)).nl as number[];
+      expect(got.length).toBe(expected.length);
+      got.forEach((v, i) => expect(close(v, expected[i])).toBe(true));
+    }),
+    { numRuns: 200 },
+  );
+});

@@ -79,7 +79,8 @@ describe('tsad inspect', () => {
     expect(stage('linearize')).toMatch(/^def Fit_loss\.lin\(tape: Fit_loss\.tape ;/m);
     expect(stage('transpose')).toMatch(/^def Fit_loss\.bwd\(/m);
     const emitted = stage('emit');
-    expect(emitted).toMatch(/^function Fit_loss\$vg_0\(p, d\) \{/m);
+    expect(emitted).toMatch(/^function Fit_loss\$grad_0\(p_amplitude, p_damping, p_omega, p_phase, d\) \{/m);
+    expect(emitted).toMatch(/^function Fit_loss_grad\(p, d\) \{/m);
     expect(emitted).toMatch(/^function Fit_loss_grad\(p, d\) \{/m);
     expect(emitted).toContain('_bar');
   });

@@ -15,6 +15,7 @@ import { simplifyProgram } from './simplify';
 import { erasedName, fwdName, gradName, hvpName, jvpName, linName, transposedName, valueAndGradName } from './names';
 import { findDef } from './program';
 import { inlineProgram } from './inline';
+import { flattenSignature } from './flatten';
 
 export interface DriverOptions {
   readonly policy?: CheckpointPolicy;
@@ -94,6 +95,10 @@ export interface ValueAndGradOptions extends DriverOptions {
   readonly wrt?: readonly number[];
   /** Inline every call and flatten (default true): one straight-line function, no tape object. */
   readonly inline?: boolean;
+  /** Return the value first (default true); without it the def returns only the gradients. */
+  readonly value?: boolean;
+  /** Scalar leaves instead of tuples in the signature (default false): see flatten.ts. */
+  readonly flatSignature?: boolean;
 }
 
 /**
@@ -101,9 +106,15 @@ export interface ValueAndGradOptions extends DriverOptions {
  * the tape never materialises: the primal's saved values are the backward pass's locals.
  */
 export function valueAndGradOf(p: Program, fn: string, o: ValueAndGradOptions = {}): { program: Program; valueAndGrad: string } {
-  const { program, def } = seededReverse(p, fn, o, { name: valueAndGradName(fn), withValue: true, wrt: o.wrt });
-  if (o.inline === false) return { program, valueAndGrad: def };
-  const q = settle(simplifyProgram(annotateTypes(inlineProgram(program, [def])), [def]), o);
+  const { program, def } = seededReverse(p, fn, o, { name: valueAndGradName(fn), withValue: o.value !== false, wrt: o.wrt });
+  let q = program;
+  if (o.inline !== false) q = settle(simplifyProgram(annotateTypes(inlineProgram(q, [def])), [def]), o);
+  if (o.flatSignature) {
+    // Differentiated parameters are flattened; constants (data) keep their structure.
+    const flat = { ...q, defs: q.defs.map((d) => (d.name === def ? flattenSignature(d, o.wrt) : d)) };
+    // Inlining also flattens the block flattenSignature wraps the body in.
+    q = settle(simplifyProgram(annotateTypes(inlineProgram(flat, [def])), [def]), o);
+  }
   return { program: q, valueAndGrad: def };
 }
 

@@ -1,29 +1,11 @@
 // Whole-program helpers shared by the passes: lookup by name and call-graph order.
-import { Expr, FnDef, IrError, Program } from '../ir/syntax';
+import { FnDef, IrError, Program } from '../ir/syntax';
+import { calleesOf } from '../ir/callees';
+
+export { calleesOf };
 
 export function defMap(p: Program): Map<string, FnDef> {
   return new Map(p.defs.map((d) => [d.name, d]));
-}
-
-export function calleesOf(e: Expr, out: Set<string> = new Set()): Set<string> {
-  for (;;) {
-    if (e.tag === 'let') {
-      calleesOf(e.rhs, out);
-      e = e.body;
-    } else if (e.tag === 'unpack') e = e.body;
-    else break;
-  }
-  switch (e.tag) {
-    case 'call':
-      out.add(e.fn);
-      break;
-    case 'drop':
-      calleesOf(e.expr, out);
-      break;
-    default:
-      break;
-  }
-  return out;
 }
 
 /** The named functions and everything they call, each after its callees. */

@@ -65,7 +65,9 @@ function forward(start: Expr, env: Env): Expr {
       const tuple = rename(env, node.tuple);
       const known = env.tuples.get(tuple);
       if (known && known.length === node.names.length) {
-        node.names.forEach((b, i) => env.subst.set(b.name, known[i]));
+        node.names.forEach((b, i) => {
+          if (b.name !== known[i]) env.subst.set(b.name, known[i]);
+        });
         e = node.body;
         continue;
       }
