@@ -4,7 +4,7 @@
 import type * as ts from 'typescript';
 import { Program } from './ir/syntax';
 import { Lowerer, LoweredFunction } from './frontend/lower';
-import { Shape, componentShapes, isScalarShape } from './frontend/shapes';
+import { Shape, componentShapes, isScalarShape, describeShape } from './frontend/shapes';
 import { fail } from './frontend/diagnostics';
 import { jvpOf, vjpOf, linearizeOf, hvpOf, valueAndGradOf } from './ad/drivers';
 import { calleesFirst } from './ad/program';
@@ -65,6 +65,14 @@ export class ModuleCompiler {
     if (['grad', 'valueAndGrad', 'hessian', 'hvp'].includes(req.transform) && !scalarOut) {
       fail(1004, req.callSite, `${req.transform} needs a function that returns a number; '${fn.name}' returns a ${fn.result.kind}`);
     }
+    if (req.transform !== 'jvp' && req.transform !== 'vjp' && req.transform !== 'linearize') {
+      for (const i of req.wrt) {
+        const p = fn.params[i];
+        if (!numbersOnly(p.shape)) {
+          fail(1002, req.callSite, `cannot differentiate '${fn.name}' with respect to '${p.name}': it holds ${describeShape(p.shape)}, and booleans and strings have no derivative`);
+        }
+      }
+    }
     const suffix = req.wrt.length === 1 && req.wrt[0] === 0 ? '' : `_${req.wrt.join('_')}`;
     const name = `${fn.name}_${req.transform}${suffix}`;
     const decl = this.wrapper(req, program, fn, name);
@@ -121,8 +129,9 @@ export class ModuleCompiler {
         body = [g.const(results, f.createCallExpression(this.fnId(irName), undefined, args))];
         const grads = req.wrt.map((i, k) => g.build(fn.params[i].shape, barLeaves[k]));
         const gradient = grads.length === 1 ? grads[0] : f.createArrayLiteralExpression(grads);
-        const flatShape = (s: Shape) => isScalarShape(s) || (s.kind === 'tuple' && s.elems.every((c) => c.kind === 'number'));
-        if (!withValue && req.wrt.length === 1 && flatShape(fn.params[req.wrt[0]].shape)) {
+        const flatShape = (s: Shape) => s.kind === 'number' || (s.kind === 'tuple' && s.elems.every((c) => c.kind === 'number'));
+        const sameShape = req.wrt.length === 1 ? flatShape(fn.params[req.wrt[0]].shape) : req.wrt.every((i) => fn.params[i].shape.kind === 'number');
+        if (!withValue && sameShape) {
           // The def already returns the gradient in the user's shape: no copy.
           body = [f.createReturnStatement(f.createCallExpression(this.fnId(irName), undefined, args))];
         } else body.push(f.createReturnStatement(withValue ? f.createArrayLiteralExpression([f.createIdentifier(value[0]), gradient]) : gradient));
@@ -250,6 +259,10 @@ export class ModuleCompiler {
 /** `loss.fwd` -> `loss$fwd`; a primal def `loss` -> `loss$`, never the user's own `loss`. */
 function irFunctionName(irName: string): string {
   return irName.includes('.') ? mangle(irName) : `${irName}$`;
+}
+
+function numbersOnly(s: Shape): boolean {
+  return s.kind === 'number' || ((s.kind === 'tuple' || s.kind === 'object') && componentShapes(s).every(numbersOnly));
 }
 
 function leafCount(s: Shape): number {

@@ -10,6 +10,7 @@ import * as tsad from '../../runtime';
 const cases: [code: number, source: string, line: number, col: number, message: RegExp][] = [
   [1001, `import { grad } from 'tsad';\nfunction f(x: number) { return x; }\nexport const d = grad(f);`, 3, 23, /'f' is not a differentiable function/],
   [1002, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { return x; }\nexport const d = grad(f, { wrt: ['y'] });`, 4, 26, /'y' is not a parameter of 'f' \(parameters: x\)/],
+  [1002, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number, flag: boolean) { return flag ? x : -x; }\nexport const d = grad(f, { wrt: ['flag'] });`, 4, 18, /cannot differentiate 'f' with respect to 'flag': it holds boolean/],
   [1003, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { return x; }\nconst o = { wrt: [0] };\nexport const d = grad(f, o);`, 5, 26, /options of grad must be an object literal/],
   [1004, `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number): [number, number] { return [x, x]; }\nexport const d = grad(f as any);`, 4, 18, /grad needs a function that returns a number/],
   [1005, `import { grad } from 'tsad';\nexport const d = (grad as any)();`, 2, 18, /needs the function to differentiate/],
@@ -45,6 +46,7 @@ test('every code in the table has a test case and an entry in docs/diagnostics.m
   const tested = new Set(cases.map(([c]) => c));
   for (const code of Object.keys(DIAGNOSTIC_CODES).map(Number)) {
     expect(docs).toContain(`TSAD${code}`);
+    if (DIAGNOSTIC_CODES[code].hint) expect(docs).toContain(DIAGNOSTIC_CODES[code].hint);
     if (code !== 1099) expect(tested.has(code)).toBe(true);
   }
 });
