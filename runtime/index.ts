@@ -29,12 +29,14 @@ export interface TransformOptions<W extends readonly Index[] = readonly Index[]>
   /** Parameters to differentiate, by index or name. */
   readonly wrt?: W;
 }
-type ParamAt<F extends Fn, I> = I extends number ? Parameters<F>[I] : Parameters<F>[0];
+/** The cotangent of a parameter by index; by name the type system cannot tell which parameter,
+ *  so it is `any` (give `wrt` as indices for precise types). */
+type CotangentAt<F extends Fn, I> = I extends number ? Cotangent<Parameters<F>[I]> : any;
 /** The gradient type: one cotangent, or a tuple of cotangents for several `wrt`. */
 export type GradOf<F extends Fn, W> = W extends readonly [infer I]
-  ? Cotangent<ParamAt<F, I>>
+  ? CotangentAt<F, I>
   : W extends readonly [unknown, unknown, ...unknown[]]
-    ? { -readonly [K in keyof W]: Cotangent<ParamAt<F, W[K]>> }
+    ? { -readonly [K in keyof W]: CotangentAt<F, W[K]> }
     : Cotangent<Parameters<F>[0]>;
 type Tangents<A extends readonly unknown[]> = { -readonly [K in keyof A]: Tangent<A[K]> };
 
@@ -109,21 +111,30 @@ export function linearize<F extends Fn>(
   return notCompiled('linearize', f);
 }
 
-export function jacobian<F extends Fn>(f: F, options?: TransformOptions): (...args: Parameters<F>) => number[][] {
+/** One Jacobian (rows = outputs) per differentiated parameter; several `wrt` give a tuple. */
+export type JacobianOf<W> = W extends readonly [unknown, unknown, ...unknown[]] ? { -readonly [K in keyof W]: number[][] } : number[][];
+/** The Hessian; several `wrt` give the blocks `H[a][b] = ∂²f/∂w_a∂w_b`. */
+export type HessianOf<W> = W extends readonly [unknown, unknown, ...unknown[]] ? { -readonly [K in keyof W]: { -readonly [L in keyof W]: number[][] } } : number[][];
+
+export function jacobian<F extends Fn, const W extends readonly Index[] = readonly [0]>(f: F, options?: TransformOptions<W>): (...args: Parameters<F>) => JacobianOf<W> {
   return notCompiled('jacobian', f);
 }
-export function jacfwd<F extends Fn>(f: F, options?: TransformOptions): (...args: Parameters<F>) => number[][] {
+export function jacfwd<F extends Fn, const W extends readonly Index[] = readonly [0]>(f: F, options?: TransformOptions<W>): (...args: Parameters<F>) => JacobianOf<W> {
   return notCompiled('jacfwd', f);
 }
-export function jacrev<F extends Fn>(f: F, options?: TransformOptions): (...args: Parameters<F>) => number[][] {
+export function jacrev<F extends Fn, const W extends readonly Index[] = readonly [0]>(f: F, options?: TransformOptions<W>): (...args: Parameters<F>) => JacobianOf<W> {
   return notCompiled('jacrev', f);
 }
-export function hessian<F extends (...args: any[]) => number>(f: F, options?: TransformOptions): (...args: Parameters<F>) => number[][] {
+export function hessian<F extends (...args: any[]) => number, const W extends readonly Index[] = readonly [0]>(
+  f: F,
+  options?: TransformOptions<W>,
+): (...args: Parameters<F>) => HessianOf<W> {
   return notCompiled('hessian', f);
 }
-export function hvp<F extends (...args: any[]) => number>(
+/** H·v for the differentiated parameters: `v` and the result have the shape of the gradient. */
+export function hvp<F extends (...args: any[]) => number, const W extends readonly Index[] = readonly [0]>(
   f: F,
-  options?: TransformOptions,
-): (...args: [...Parameters<F>, Tangent<Parameters<F>[0]>]) => Tangent<Parameters<F>[0]> {
+  options?: TransformOptions<W>,
+): (...args: [...Parameters<F>, GradOf<F, W>]) => GradOf<F, W> {
   return notCompiled('hvp', f);
 }

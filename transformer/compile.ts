@@ -138,7 +138,7 @@ export class ModuleCompiler {
         break;
       }
       case 'jvp': {
-        const j = jvpOf(program, fn.name, DRIVER);
+        const j = jvpOf(program, fn.name, { ...DRIVER, inline: true });
         this.emit(j.program, [j.jvp], req.target);
         wrapperParams = ['primals', 'tangents'];
         const prim = fn.params.map((p, i) => g.toIR(f.createElementAccessExpression(f.createIdentifier('primals'), i), p.shape));
@@ -194,30 +194,42 @@ export class ModuleCompiler {
       case 'jacobian':
       case 'jacfwd':
       case 'jacrev': {
-        const w = req.wrt[0];
-        const n = leafCount(fn.params[w].shape);
+        // One matrix per differentiated parameter (rows = outputs); a list of several gives a tuple.
+        const ns = req.wrt.map((w) => leafCount(fn.params[w].shape));
         const m = leafCount(fn.result);
+        const total = ns.reduce((a, b) => a + b, 0);
+        const pickParam = (all: ts.Expression, w: number) => (fn.params.length === 1 ? all : f.createElementAccessExpression(all, w));
+        let matrices: ts.Expression[];
         // jacobian picks the cheaper mode: one pass per output (reverse) or per input (forward).
-        if (req.transform === 'jacrev' || (req.transform === 'jacobian' && m < n)) {
+        if (req.transform === 'jacrev' || (req.transform === 'jacobian' && m < total)) {
           // Rows by reverse mode: one primal pass, then one backward pass per output scalar.
           const v = vjpOf(program, fn.name, DRIVER);
           this.emit(v.program, [v.fwd, v.bwd], req.target);
           const [value, tape] = [g.fresh('value'), g.fresh('tape')];
-          const rows = Array.from({ length: m }, (_, k) => {
-            const bars = f.createCallExpression(this.fnId(v.bwd), undefined, [f.createIdentifier(tape), g.basis(fn.result, k)]);
-            return g.flatten(fn.params.length === 1 ? bars : f.createElementAccessExpression(bars, w), fn.params[w].shape, 'row');
+          const cotangents = Array.from({ length: m }, (_, r) => {
+            const ct = g.fresh(`cotangent_${r}`);
+            return { ct, decl: g.const([ct], f.createCallExpression(this.fnId(v.bwd), undefined, [f.createIdentifier(tape), g.basis(fn.result, r)])) };
           });
-          body = [g.const([value, tape], f.createCallExpression(this.fnId(v.fwd), undefined, irArgs)), ...g.takePending(), f.createReturnStatement(f.createArrayLiteralExpression(rows))];
-          break;
+          matrices = req.wrt.map((w) =>
+            f.createArrayLiteralExpression(cotangents.map(({ ct }) => g.flatten(pickParam(f.createIdentifier(ct), w), fn.params[w].shape, 'row'))),
+          );
+          body = [g.const([value, tape], f.createCallExpression(this.fnId(v.fwd), undefined, irArgs)), ...cotangents.map((c) => c.decl), ...g.takePending()];
+        } else {
+          // Columns by forward mode: one JVP per input scalar of each differentiated parameter.
+          const j = jvpOf(program, fn.name, { ...DRIVER, inline: true });
+          this.emit(j.program, [j.jvp], req.target);
+          body = [];
+          matrices = req.wrt.map((w, k) => {
+            const cols = Array.from({ length: ns[k] }, (_, c) => {
+              const tangents = fn.params.map((p, i) => (i === w ? g.basis(p.shape, c) : g.zeros(p.shape)));
+              return g.flatten(f.createElementAccessExpression(f.createCallExpression(this.fnId(j.jvp), undefined, [...irArgs, ...tangents]), 1), fn.result, 'column');
+            });
+            const name = g.fresh(req.wrt.length === 1 ? 'columns' : `columns_${fn.params[w].name}`);
+            body.push(...g.takePending(), g.const([name], f.createArrayLiteralExpression(cols)));
+            return g.transpose(name, m, ns[k]);
+          });
         }
-        // Columns by forward mode: one JVP per input scalar of the differentiated parameter.
-        const j = jvpOf(program, fn.name, DRIVER);
-        this.emit(j.program, [j.jvp], req.target);
-        const cols = Array.from({ length: n }, (_, k) => {
-          const tangents = fn.params.map((p, i) => (i === w ? g.basis(p.shape, k) : g.zeros(p.shape)));
-          return g.flatten(f.createElementAccessExpression(f.createCallExpression(this.fnId(j.jvp), undefined, [...irArgs, ...tangents]), 1), fn.result, 'column');
-        });
-        body = [...g.takePending(), g.const(['columns'], f.createArrayLiteralExpression(cols)), f.createReturnStatement(g.transpose('columns', leafCount(fn.result), n))];
+        body.push(f.createReturnStatement(matrices.length === 1 ? matrices[0] : f.createArrayLiteralExpression(matrices)));
         break;
       }
       case 'hessian':
@@ -228,15 +240,42 @@ export class ModuleCompiler {
         const call = (dirs: ts.Expression[]) => f.createCallExpression(this.fnId(h.hvp), undefined, [...irArgs, ...dirs]);
         const pickW = (e: ts.Expression) => (fn.params.length === 1 ? e : f.createElementAccessExpression(e, w));
         if (req.transform === 'hvp') {
+          // v has the gradient's shape: one direction, or a tuple of them for several wrt.
           wrapperParams = [...params, 'v'];
-          const dirs = fn.params.map((p, i) => (i === w ? g.toIR(f.createIdentifier('v'), p.shape) : g.zeros(p.shape)));
-          body = [f.createReturnStatement(g.fromIR(pickW(call(dirs)), fn.params[w].shape))];
+          const single = req.wrt.length === 1;
+          const dirOf = (k: number) => (single ? f.createIdentifier('v') : f.createElementAccessExpression(f.createIdentifier('v'), k));
+          const dirs = fn.params.map((p, i) => (req.wrt.includes(i) ? g.toIR(dirOf(req.wrt.indexOf(i)), p.shape) : g.zeros(p.shape)));
+          if (single) body = [f.createReturnStatement(g.fromIR(pickW(call(dirs)), fn.params[w].shape))];
+          else {
+            const hv = g.fresh('hv');
+            body = [
+              g.const([hv], call(dirs)),
+              f.createReturnStatement(f.createArrayLiteralExpression(req.wrt.map((i) => g.fromIR(f.createElementAccessExpression(f.createIdentifier(hv), i), fn.params[i].shape)))),
+            ];
+          }
         } else {
-          const n = leafCount(fn.params[w].shape);
-          const rows = Array.from({ length: n }, (_, k) =>
-            g.flatten(pickW(call(fn.params.map((p, i) => (i === w ? g.basis(p.shape, k) : g.zeros(p.shape))))), fn.params[w].shape, 'row'),
+          // Blocks H[a][b] = ∂²f/∂w_a∂w_b from one Hessian-vector product per scalar of each w_b;
+          // a single wrt gives the matrix itself.
+          body = [];
+          const hvs = req.wrt.map((wb) =>
+            Array.from({ length: leafCount(fn.params[wb].shape) }, (_, c) => {
+              const hv = g.fresh(`hv_${fn.params[wb].name}_${c}`);
+              body.push(g.const([hv], call(fn.params.map((p, i) => (i === wb ? g.basis(p.shape, c) : g.zeros(p.shape))))));
+              return hv;
+            }),
           );
-          body = [...g.takePending(), f.createReturnStatement(f.createArrayLiteralExpression(rows))];
+          const block = (a: number, b: number) => {
+            const wa = req.wrt[a];
+            // Column c of the block is the w_a part of H·e_c; rows are the scalars of w_a.
+            const columns = hvs[b].map((hv) => g.flatten(fn.params.length === 1 ? f.createIdentifier(hv) : f.createElementAccessExpression(f.createIdentifier(hv), wa), fn.params[wa].shape, 'part'));
+            // A diagonal block is symmetric: its columns are its rows.
+            if (a === b) return f.createArrayLiteralExpression(columns);
+            const name = g.fresh(`columns_${a}_${b}`);
+            body.push(...g.takePending(), g.const([name], f.createArrayLiteralExpression(columns)));
+            return g.transpose(name, leafCount(fn.params[wa].shape), columns.length);
+          };
+          const blocks = req.wrt.map((_, a) => req.wrt.map((__, b) => block(a, b)));
+          body.push(f.createReturnStatement(blocks.length === 1 ? blocks[0][0] : f.createArrayLiteralExpression(blocks.map((row) => f.createArrayLiteralExpression(row)))));
         }
         break;
       }

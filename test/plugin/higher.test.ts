@@ -60,3 +60,94 @@ test('hessian and hvp with respect to an object parameter (fields in name order)
   expect(gv.a).toBeCloseTo(ref[0][0] - 0.5 * ref[0][1], 12);
   expect(gv.b).toBeCloseTo(ref[1][0] - 0.5 * ref[1][1], 12);
 });
+
+describe('several wrt parameters', () => {
+  const { exports: s, result: r } = load(`import { jacobian, jacfwd, jacrev, hessian, hvp } from 'tsad';
+/** @differentiable */
+export function bowl(p: [number, number], k: number): number {
+  const [x, y] = p;
+  return k * x * x * y + Math.sin(x * y) + k * k * x;
+}
+/** @differentiable */
+export function field(p: [number, number], k: number): [number, number, number] {
+  return [p[0] * k, Math.sin(p[1]) * k * k, p[0] * p[1]];
+}
+export const J = jacobian(field, { wrt: [0, 1] });
+export const Jf = jacfwd(field, { wrt: ['p', 'k'] });
+export const Jr = jacrev(field, { wrt: [0, 1] });
+export const H = hessian(bowl, { wrt: [0, 1] });
+export const Hv = hvp(bowl, { wrt: [0, 1] });
+export const Hk = hvp(bowl, { wrt: ['k'] });
+`);
+
+  const [x, y, k] = [0.7, -1.1, 2.5];
+  const Jp = [
+    [k, 0],
+    [0, Math.cos(y) * k * k],
+    [y, x],
+  ];
+  const Jk = [[x], [2 * Math.sin(y) * k], [0]];
+  // bowl: f = k x² y + sin(xy) + k² x
+  const s_ = Math.sin(x * y);
+  const c_ = Math.cos(x * y);
+  const Hpp = [
+    [2 * k * y - y * y * s_, 2 * k * x + c_ - x * y * s_],
+    [2 * k * x + c_ - x * y * s_, -x * x * s_],
+  ];
+  const Hpk = [[2 * x * y + 2 * k], [x * x]];
+  const Hkp = [[2 * x * y + 2 * k, x * x]];
+  const Hkk = [[2 * x]];
+
+  const near = (a: number[][], b: number[][]) => {
+    expect(a.length).toBe(b.length);
+    a.forEach((row, i) => {
+      expect(row.length).toBe(b[i].length);
+      row.forEach((v, j) => expect(v).toBeCloseTo(b[i][j], 12));
+    });
+  };
+
+  test('compiles', () => expect(r.diagnostics).toEqual([]));
+
+  test.each(['J', 'Jf', 'Jr'])('%s gives one Jacobian per parameter, rows = outputs', (name) => {
+    const [A, B] = s[name]([x, y], k);
+    near(A, Jp);
+    near(B, Jk);
+  });
+
+  test('hessian gives the blocks H[a][b]', () => {
+    const [[A, B], [C, D]] = s.H([x, y], k);
+    near(A, Hpp);
+    near(B, Hpk);
+    near(C, Hkp);
+    near(D, Hkk);
+  });
+
+  test('hvp takes and returns the gradient shape', () => {
+    const v: [[number, number], number] = [[0.3, -2], 0.5];
+    const [hp, hk] = s.Hv([x, y], k, v);
+    [0, 1].forEach((i) => expect(hp[i]).toBeCloseTo(Hpp[i][0] * 0.3 + Hpp[i][1] * -2 + Hpk[i][0] * 0.5, 12));
+    expect(hk).toBeCloseTo(Hkp[0][0] * 0.3 + Hkp[0][1] * -2 + Hkk[0][0] * 0.5, 12);
+    expect(s.Hk([x, y], k, 0.5)).toBeCloseTo(Hkk[0][0] * 0.5, 12);
+  });
+});
+
+test("the runtime's declarations type the results by wrt (no plugin needed for the types)", () => {
+  const { compile } = require('./harness');
+  const r = compile(
+    `import { jacobian, hessian, hvp } from 'tsad';
+/** @differentiable */
+export function bowl(p: [number, number], k: number): number { return k * p[0] * p[1]; }
+const one: number[][] = jacobian(bowl)([1, 2], 3);
+const two: [number[][], number[][]] = jacobian(bowl, { wrt: [0, 1] })([1, 2], 3);
+const blocks: [[number[][], number[][]], [number[][], number[][]]] = hessian(bowl, { wrt: [0, 1] })([1, 2], 3);
+const hv: [[number, number], number] = hvp(bowl, { wrt: [0, 1] })([1, 2], 3, [[1, 0], 0]);
+const hk: number = hvp(bowl, { wrt: ['k'] })([1, 2], 3, 1);
+// @ts-expect-error: the direction has the shape of the differentiated parameter
+hvp(bowl)([1, 2], 3, 1);
+export { one, two, blocks, hv, hk };
+`,
+    { throwOnError: false },
+  );
+  expect(r.typeErrors.map((d: any) => d.messageText)).toEqual([]);
+  expect(r.diagnostics).toEqual([]);
+});

@@ -60,11 +60,17 @@ function requireNonLinear(p: Program, fn: string): FnDef {
   return d;
 }
 
-export function jvpOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; jvp: string } {
+export function jvpOf(p: Program, fn: string, o: DriverOptions & { readonly inline?: boolean } = {}): { program: Program; jvp: string } {
   let q = prepare(p, fn, o);
   requireNonLinear(q, fn);
   q = pass(q, o, (x) => jvpProgram(x, [fn]));
+  if (o.inline) q = fuse(q, jvpName(fn), o);
   return { program: q, jvp: jvpName(fn) };
+}
+
+/** Inlines every call of `def` and simplifies it: one straight-line function. */
+export function fuse(p: Program, def: string, o: DriverOptions = {}): Program {
+  return settle(simplifyProgram(annotateTypes(inlineProgram(p, [def])), [def]), o);
 }
 
 export function linearizeOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; fwd: string; lin: string } {
@@ -108,7 +114,7 @@ export interface ValueAndGradOptions extends DriverOptions {
 export function valueAndGradOf(p: Program, fn: string, o: ValueAndGradOptions = {}): { program: Program; valueAndGrad: string } {
   const { program, def } = seededReverse(p, fn, o, { name: valueAndGradName(fn), withValue: o.value !== false, wrt: o.wrt });
   let q = program;
-  if (o.inline !== false) q = settle(simplifyProgram(annotateTypes(inlineProgram(q, [def])), [def]), o);
+  if (o.inline !== false) q = fuse(q, def, o);
   if (o.flatSignature) {
     // Differentiated parameters are flattened; constants (data) keep their structure.
     const flat = { ...q, defs: q.defs.map((d) => (d.name === def ? flattenSignature(d, o.wrt) : d)) };
