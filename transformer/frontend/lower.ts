@@ -129,11 +129,13 @@ export function functionName(t: typeof ts, decl: ts.SignatureDeclaration): strin
     const owner = t.isClassLike(cls) && cls.name ? `${cls.name.text}_` : '';
     return `${owner}${decl.name.getText()}`;
   }
-  // differentiable(arrow) assigned to a const: take the const's name.
-  let p: ts.Node | undefined = decl.parent;
-  while (p && !t.isVariableDeclaration(p) && !t.isSourceFile(p)) p = p.parent;
-  if (p && t.isVariableDeclaration(p) && t.isIdentifier(p.name)) return p.name.text;
-  return 'f';
+  // differentiable(arrow) named by what it is assigned to: `const loss = ...`, `{ loss: ... }`.
+  let p: ts.Node = decl.parent;
+  while (t.isCallExpression(p) || t.isParenthesizedExpression(p) || t.isAsExpression(p) || t.isSatisfiesExpression(p)) p = p.parent;
+  if ((t.isVariableDeclaration(p) || t.isPropertyAssignment(p) || t.isPropertyDeclaration(p)) && t.isIdentifier(p.name)) return p.name.text;
+  // Otherwise by position, so generated names stay stable and readable.
+  const line = decl.getSourceFile().getLineAndCharacterOfPosition(decl.getStart()).line + 1;
+  return `lambda_${line}`;
 }
 
 class FunctionLowering {
