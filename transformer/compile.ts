@@ -6,7 +6,7 @@ import { Program } from './ir/syntax';
 import { Lowerer, LoweredFunction } from './frontend/lower';
 import { Shape, componentShapes, isScalarShape, describeShape } from './frontend/shapes';
 import { fail } from './frontend/diagnostics';
-import { jvpOf, vjpOf, linearizeOf, hvpOf, valueAndGradOf } from './ad/drivers';
+import { jvpOf, vjpOf, linearizeOf, hvpOf, valueAndGradOf, fuse } from './ad/drivers';
 import { calleesFirst } from './ad/program';
 import { emitDefs, mangle, mapTo } from './backend/emitTs';
 
@@ -235,7 +235,7 @@ export class ModuleCompiler {
       case 'hessian':
       case 'hvp': {
         const h = hvpOf(program, fn.name, DRIVER);
-        this.emit(h.program, [h.hvp], req.target);
+        this.emit(fuse(h.program, h.hvp, DRIVER), [h.hvp], req.target);
         const w = req.wrt[0];
         const call = (dirs: ts.Expression[]) => f.createCallExpression(this.fnId(h.hvp), undefined, [...irArgs, ...dirs]);
         const pickW = (e: ts.Expression) => (fn.params.length === 1 ? e : f.createElementAccessExpression(e, w));
