@@ -51,7 +51,7 @@ describe('tsad inspect', () => {
     const r = tsad('inspect', app);
     expect(r.code).toBe(0);
     for (const fn of ['model', 'residual2', 'Fit_loss']) {
-      for (const stage of ['linear-a', 'jvp', 'linearize', 'transpose', 'emit']) expect(r.out).toContain(`// ---- ${fn}: ${stage} ----`);
+      for (const stage of ['linear-a', 'jvp', 'linearize', 'transpose', 'grad', 'emit']) expect(r.out).toContain(`// ---- ${fn}: ${stage} ----`);
     }
   });
 
@@ -78,6 +78,8 @@ describe('tsad inspect', () => {
     expect(stage('linearize')).toMatch(/^type Fit_loss\.tape = </m);
     expect(stage('linearize')).toMatch(/^def Fit_loss\.lin\(tape: Fit_loss\.tape ;/m);
     expect(stage('transpose')).toMatch(/^def Fit_loss\.bwd\(/m);
+    expect(stage('grad')).toMatch(/^def Fit_loss\.vg\(p: <real, real, real, real>, d: /m);
+    expect(stage('grad')).not.toMatch(/residual2|model|tape/);
     const emitted = stage('emit');
     expect(emitted).toMatch(/^function Fit_loss\$grad_0\(p_amplitude, p_damping, p_omega, p_phase, d\) \{/m);
     expect(emitted).toMatch(/^function Fit_loss_grad\(p, d\) \{/m);

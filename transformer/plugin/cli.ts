@@ -22,7 +22,7 @@ const USAGE = `usage:
   tsad ir linearize FILE --fn NAME [--recompute]
   tsad ir transpose FILE --fn NAME
   tsad ir grad FILE --fn NAME [--at 2,3] [--work] [--recompute] [--simplify]
-  tsad inspect FILE.ts [--fn NAME] [--stage linear-a|jvp|linearize|transpose|emit|all]`;
+  tsad inspect FILE.ts [--fn NAME] [--stage linear-a|jvp|linearize|transpose|grad|emit|all]`;
 
 class UsageError extends Error {}
 

@@ -10,13 +10,13 @@ import { ModuleCompiler } from '../compile';
 import { Program } from '../ir/syntax';
 import { printProgram } from '../ir/print';
 import { calleesFirst } from '../ad/program';
-import { jvpOf, linearizeOf, vjpOf, DriverOptions } from '../ad/drivers';
+import { jvpOf, linearizeOf, vjpOf, valueAndGradOf, DriverOptions } from '../ad/drivers';
 import { isTsadDiagnostic } from '../frontend/diagnostics';
 import { markerOf, useTypeScript } from '../frontend/markers';
 import { formatDiagnostic, toDiagnostic } from './rewrite';
 import { runtimeEntry } from './transform';
 
-export const STAGES = ['linear-a', 'jvp', 'linearize', 'transpose', 'emit'] as const;
+export const STAGES = ['linear-a', 'jvp', 'linearize', 'transpose', 'grad', 'emit'] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** The same simplification the plugin applies before emitting. */
@@ -82,6 +82,12 @@ function stageText(stage: Stage, tsApi: typeof ts, checker: ts.TypeChecker, sf: 
     case 'transpose': {
       const v = vjpOf(program, fn.name, DRIVER);
       return printProgram(only(v.program, [v.bwd]));
+    }
+    case 'grad': {
+      // The fused value-and-gradient def grad/valueAndGrad compile from (before emission).
+      if (fn.result.kind !== 'number') return `// ${fn.name} does not return a number: no gradient`;
+      const v = valueAndGradOf(program, fn.name, DRIVER);
+      return printProgram(only(v.program, [v.valueAndGrad]));
     }
     case 'emit': {
       // What `grad(f)` (scalar result) or `vjp(f, ...)` (any other result) compiles to.
