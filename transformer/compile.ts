@@ -8,6 +8,7 @@ import { Shape, componentShapes, isScalarShape, describeShape } from './frontend
 import { fail } from './frontend/diagnostics';
 import { jvpOf, vjpOf, linearizeOf, hvpOf, valueAndGradOf, fuse } from './ad/drivers';
 import { calleesFirst } from './ad/program';
+import { gradName, valueAndGradName } from './ad/names';
 import { emitDefs, mangle, mapTo } from './backend/emitTs';
 
 export type TransformKind = 'grad' | 'valueAndGrad' | 'jvp' | 'vjp' | 'linearize' | 'jacobian' | 'jacfwd' | 'jacrev' | 'hessian' | 'hvp';
@@ -109,8 +110,6 @@ export class ModuleCompiler {
     const irArgs = fn.params.map((p) => g.toIR(f.createIdentifier(p.name), p.shape));
     let body: ts.Statement[];
     let wrapperParams = params;
-    const pick = (bars: ts.Expression[]) =>
-      req.wrt.length === 1 ? g.fromIR(bars[req.wrt[0]], fn.params[req.wrt[0]].shape) : f.createArrayLiteralExpression(req.wrt.map((i) => g.fromIR(bars[i], fn.params[i].shape)));
     switch (req.transform) {
       case 'grad':
       case 'valueAndGrad': {
@@ -118,8 +117,9 @@ export class ModuleCompiler {
         // scalar leaves: the wrapper passes fields and elements and builds the user's shapes.
         const withValue = req.transform === 'valueAndGrad';
         const vg = valueAndGradOf(program, fn.name, { ...DRIVER, wrt: req.wrt, value: withValue, flatSignature: true });
+        // One def per (transform, wrt) in the module: f.vg, f.grad, f.grad_1 for wrt [1], ...
         const allParams = req.wrt.join('_') === fn.params.map((_, i) => i).join('_');
-        const irName = `${vg.valueAndGrad.replace(/\.vg$/, withValue ? '.vg' : '.grad')}${allParams ? '' : `_${req.wrt.join('_')}`}`;
+        const irName = `${withValue ? valueAndGradName(fn.name) : gradName(fn.name)}${allParams ? '' : `_${req.wrt.join('_')}`}`;
         const vgProgram = { defs: vg.program.defs.map((d) => (d.name === vg.valueAndGrad ? { ...d, name: irName } : d)) };
         this.emit(vgProgram, [irName], req.target);
         const value = withValue ? [g.fresh('value')] : [];
