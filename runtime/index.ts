@@ -70,6 +70,18 @@ export function stopGradient<T>(value: T): T {
   return value;
 }
 
+/**
+ * A custom JVP rule for `f`: `rule(...primals, ...tangents)` returns `[f(...primals), tangent]`,
+ * the tangent linear in the tangents (the plugin checks it). Reverse mode is derived by
+ * transposing the rule. Registering a rule also marks `f` differentiable. At run time this is
+ * a no-op: the plugin compiles the rule into every derivative that calls `f`.
+ */
+export const derivative: {
+  <F extends Fn>(f: F, rule: (...args: [...Parameters<F>, ...Tangents<Parameters<F>>]) => [ReturnType<F>, Tangent<ReturnType<F>>]): void;
+  /** A custom VJP rule (not supported by the compiler yet; it reports TSAD1111). */
+  vjp<F extends Fn>(f: F, rule: (...args: Parameters<F>) => [ReturnType<F>, (cotangent: Cotangent<ReturnType<F>>) => Tangents<Parameters<F>>]): void;
+} = Object.assign((_f: Fn, _rule: Fn): void => undefined, { vjp: (_f: Fn, _rule: Fn): void => undefined });
+
 // ---- transforms ----
 
 function notCompiled(transform: string, f: unknown): never {

@@ -9,7 +9,9 @@ import { FnDef, binder, call, prim, ret, tuple, REAL, BOOL } from '../ir/syntax'
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, isTsadDiagnostic } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape } from './shapes';
-import { isTsadExport, resolveMarkedFunction } from './markers';
+import { customRuleOf, isTsadExport, resolveMarkedFunction } from './markers';
+import { annotateTypes } from '../ir/check';
+import { customJvpDef, NotLinearError } from '../ad/customJvp';
 
 export interface Value {
   readonly name: string;
@@ -108,9 +110,30 @@ export class Lowerer {
       this.done.set(decl, f.lowered);
       this.defs.push(f.def);
       this.origins.set(f.lowered.name, f.origins);
+      const rule = customRuleOf(decl, this.checker);
+      if (rule) this.defs.push(this.customJvp(f.lowered, rule));
       return f.lowered;
     } finally {
       this.active.delete(decl);
+    }
+  }
+
+  /** `f.jvp` from `derivative(f, rule)`: the JVP pass then uses it instead of differentiating f. */
+  private customJvp(f: LoweredFunction, call: ts.CallExpression): FnDef {
+    const t = this.tsApi;
+    const rule = call.arguments[1];
+    if (t.isPropertyAccessExpression(call.expression)) fail(1111, call, `derivative.${call.expression.name.text} is not supported yet; give a JVP rule with derivative(f, rule)`);
+    if (!rule || !(t.isArrowFunction(rule) || t.isFunctionExpression(rule))) return fail(1111, rule ?? call, 'the rule must be an arrow function or function expression written here');
+    if (rule.parameters.length !== 2 * f.params.length) {
+      fail(1111, rule, `the rule takes the ${f.params.length} argument(s) of '${f.name}' and then one tangent for each (${2 * f.params.length} parameters), not ${rule.parameters.length}`);
+    }
+    const lowered = new FunctionLowering(this, rule, `${f.name}.rule`).run();
+    const typed = annotateTypes({ defs: [...this.defs, lowered.def] });
+    try {
+      return customJvpDef(typed.defs[typed.defs.length - 1], f.params.length, `${f.name}.jvp`, irType(f.result));
+    } catch (e) {
+      if (!(e instanceof NotLinearError)) throw e;
+      return fail(1110, lowered.origins.get(e.variable) ?? rule.body, `the derivative of '${f.name}' is not linear in its tangents: ${e.message}`);
     }
   }
 

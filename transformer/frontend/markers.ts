@@ -73,9 +73,61 @@ function hasDocMarker(decl: ts.Node): boolean {
   return ranges.some((r) => /@differentiable\b/.test(sf.text.slice(r.pos, r.end)));
 }
 
+/** `derivative(f, rule)` calls per source file, by the declaration of `f`. */
+const ruleCache = new WeakMap<ts.SourceFile, Map<ts.Node, ts.CallExpression>>();
+
+/**
+ * The `derivative(f, rule)` registration for a function declaration, if its module has one.
+ * Registering a derivative also marks the function differentiable.
+ */
+export function customRuleOf(decl: ts.Node, checker: ts.TypeChecker): ts.CallExpression | undefined {
+  const t = api();
+  const sf = decl.getSourceFile();
+  let rules = ruleCache.get(sf);
+  if (!rules) {
+    rules = new Map();
+    const stack: ts.Node[] = [sf];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (t.isCallExpression(node) && node.arguments.length >= 1) {
+        const callee = t.isPropertyAccessExpression(node.expression) ? node.expression.expression : node.expression;
+        if (isTsadExport(callee, checker, 'derivative')) {
+          const target = functionDeclarationOf(node.arguments[0], checker);
+          if (target && !rules.has(target)) rules.set(target, node);
+        }
+      }
+      t.forEachChild(node, (c) => {
+        stack.push(c);
+      });
+    }
+    ruleCache.set(sf, rules);
+  }
+  return rules.get(decl);
+}
+
+/** The function declaration (or function expression) an expression names, through aliases. */
+function functionDeclarationOf(expr: ts.Expression, checker: ts.TypeChecker): ts.Node | undefined {
+  const t = api();
+  const e = unwrap(expr);
+  let sym = checker.getSymbolAtLocation(t.isPropertyAccessExpression(e) ? e.name : e);
+  if (!sym) return undefined;
+  if (sym.flags & t.SymbolFlags.Alias) sym = checker.getAliasedSymbol(sym);
+  for (const d of sym.declarations ?? []) {
+    if (t.isFunctionDeclaration(d) || t.isMethodDeclaration(d)) return d;
+    if (t.isVariableDeclaration(d) && d.initializer) {
+      const init = unwrap(d.initializer);
+      if (t.isArrowFunction(init) || t.isFunctionExpression(init)) return init;
+      if (t.isCallExpression(init) && init.arguments[0] && (t.isArrowFunction(init.arguments[0]) || t.isFunctionExpression(init.arguments[0]))) return init.arguments[0];
+    }
+  }
+  return undefined;
+}
+
 /** The marker on a function-like declaration, if it has one. */
 export function markerOf(decl: ts.Node, checker: ts.TypeChecker): MarkerInfo | undefined {
   const t = api();
+  const rule = customRuleOf(decl, checker);
+  if (rule && !t.isMethodDeclaration(decl)) return { node: rule };
   if (t.isFunctionDeclaration(decl)) return hasDocMarker(decl) ? { node: decl } : undefined;
   if (t.isMethodDeclaration(decl)) {
     for (const d of t.getDecorators(decl) ?? []) {
@@ -118,6 +170,9 @@ export function resolveMarkedFunction(
       if (marker && decl.body) return { decl, marker };
     }
     if (t.isVariableDeclaration(decl) && decl.initializer) {
+      const init = unwrap(decl.initializer);
+      const rule = (t.isArrowFunction(init) || t.isFunctionExpression(init)) && customRuleOf(init, checker);
+      if (rule) return { decl: init as ts.SignatureDeclaration, marker: { node: rule } };
       const r = resolveMarkedFunction(decl.initializer, checker, depth + 1);
       if (r) return r;
     }

@@ -14,4 +14,9 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   1107: { title: 'missing or misplaced return', hint: 'a differentiable function ends with exactly one return statement' },
   1108: { title: 'unsupported assignment', hint: 'assign to a local let variable; parameters and const bindings are immutable here' },
   1109: { title: 'recursion', hint: 'differentiable functions may call each other but not recursively' },
+  1110: {
+    title: 'custom derivative is not linear in its tangents',
+    hint: 'combine tangents only by +, -, scaling by values (c * dx, dx / c) and c ? dx : dy; a tangent may not pass through sin, *, or a call',
+  },
+  1111: { title: 'unsupported custom derivative', hint: 'write derivative(f, (...x, ...dx) => [f(...x), tangent]) with an arrow function; derivative.vjp is not supported yet' },
 };

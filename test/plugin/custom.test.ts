@@ -1,0 +1,93 @@
+// Custom derivatives: derivative(f, rule) replaces the JVP of f by the user's rule everywhere f
+// is differentiated (also inside other functions); reverse mode comes from transposing the
+// rule, second order from differentiating it. References are hand derivations.
+import { compile, load } from './harness';
+
+const { exports: m, result } = load(`import { derivative, grad, valueAndGrad, jvp, vjp, hessian } from 'tsad';
+
+export function softplus(x: number): number { return Math.log1p(Math.exp(x)); }
+derivative(softplus, (x, dx) => [softplus(x), dx / (1 + Math.exp(-x))]);
+
+// Straight-through estimator: rounding, with the derivative of the identity.
+export const roundSte = (x: number): number => Math.round(x);
+derivative(roundSte, (x, dx) => [Math.round(x), dx]);
+
+// A norm whose derivative at the origin is 0 instead of NaN.
+export function norm(x: number, y: number): number { return Math.sqrt(x * x + y * y); }
+derivative(norm, (x, y, dx, dy) => {
+  const n = Math.sqrt(x * x + y * y);
+  const scale = n === 0 ? 0 : 1 / n;
+  return [n, (x * dx + y * dy) * scale];
+});
+
+/** @differentiable */
+export function loss(w: number, b: number): number { return softplus(w * 2 + b) * b + roundSte(w) * w; }
+
+export const dsoftplus = grad(softplus);
+export const d2softplus = hessian(softplus);
+export const dloss = grad(loss, { wrt: [0, 1] });
+export const vgloss = valueAndGrad(loss);
+export const dnorm = grad(norm, { wrt: [0, 1] });
+export const tloss = (w: number, b: number) => jvp(loss, [w, b], [0.3, -0.8]);
+export const ploss = (w: number, b: number) => vjp(loss, w, b)[1](1.5);
+`);
+
+const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+
+test('compiles', () => expect(result.diagnostics).toEqual([]));
+
+test('the rule is the derivative, and second order differentiates the rule', () => {
+  for (const x of [-2, 0, 0.7, 3]) {
+    expect(m.dsoftplus(x)).toBeCloseTo(sigmoid(x), 14);
+    expect(m.d2softplus(x)[0][0]).toBeCloseTo(sigmoid(x) * (1 - sigmoid(x)), 14);
+  }
+});
+
+test('inside another function: chain rule through the custom rules (including one that changes the derivative)', () => {
+  const [w, b] = [0.8, -0.4];
+  // loss = softplus(2w + b)·b + round(w)·w, with d round(w)/dw taken as 1 (straight-through).
+  const z = 2 * w + b;
+  const dw = 2 * sigmoid(z) * b + (Math.round(w) + w);
+  const db = sigmoid(z) * b + Math.log1p(Math.exp(z));
+  const [gw, gb] = m.dloss(w, b);
+  expect(gw).toBeCloseTo(dw, 13);
+  expect(gb).toBeCloseTo(db, 13);
+  const [v, g] = m.vgloss(w, b);
+  expect(v).toBeCloseTo(Math.log1p(Math.exp(z)) * b + Math.round(w) * w, 14);
+  expect(g).toBeCloseTo(dw, 13);
+  // Forward and reverse mode agree: <ȳ, J·ẋ> = <Jᵀ·ȳ, ẋ>.
+  const [, tangent] = m.tloss(w, b);
+  const [wBar, bBar] = m.ploss(w, b);
+  expect(1.5 * tangent).toBeCloseTo(wBar * 0.3 + bBar * -0.8, 13);
+});
+
+test('a rule can repair a derivative at a singular point', () => {
+  expect(m.dnorm(0, 0)).toEqual([0, 0]);
+  const [gx, gy] = m.dnorm(3, -4);
+  expect(gx).toBeCloseTo(3 / 5, 15);
+  expect(gy).toBeCloseTo(-4 / 5, 15);
+});
+
+describe('rules that are not linear in the tangents are rejected at the offending expression', () => {
+  const cases: [string, string, RegExp][] = [
+    ['(x, dx) => [sq(x), dx * dx]', 'dx * dx', /not linear in its tangents/],
+    ['(x, dx) => [sq(x), 2 * x * dx + 1]', '2 * x * dx + 1', /affine, not linear/],
+    ['(x, dx) => [sq(x), Math.sin(dx)]', 'Math.sin(dx)', /not linear in its tangents/],
+    ['(x, dx) => [sq(x) + dx, 2 * x * dx]', 'sq(x) + dx', /affine, not linear/],
+    ['(x, dx) => [sq(x), 3]', '3', /a constant other than 0 is not/],
+  ];
+  test.each(cases)('%s', (rule, at, message) => {
+    const src = `import { derivative, grad } from 'tsad';\nexport function sq(x: number): number { return x * x; }\nderivative(sq, ${rule});\nexport const d = grad(sq);\n`;
+    const r = compile(src, { throwOnError: false });
+    expect(r.messages.join('\n')).toMatch(/TSAD1110/);
+    expect(r.messages.join('\n')).toMatch(message);
+    const col = src.split('\n')[2].indexOf(at) + 1;
+    expect(r.messages.find((x) => x.includes('TSAD1110'))).toContain(`:3:${col} - error TSAD1110`);
+  });
+});
+
+test('without the plugin, registering a rule is a no-op (the module still loads)', () => {
+  const runtime = require('../../runtime');
+  expect(runtime.derivative((x: number) => x, (x: number, dx: number) => [x, dx])).toBeUndefined();
+  expect(runtime.derivative.vjp((x: number) => x, (x: number) => [x, (ct: number) => [ct]])).toBeUndefined();
+});
