@@ -91,3 +91,38 @@ test('without the plugin, registering a rule is a no-op (the module still loads)
   expect(runtime.derivative((x: number) => x, (x: number, dx: number) => [x, dx])).toBeUndefined();
   expect(runtime.derivative.vjp((x: number) => x, (x: number) => [x, (ct: number) => [ct]])).toBeUndefined();
 });
+
+describe('random linear rules (property)', () => {
+  const fc = require('fast-check');
+  const value = fc.constantFrom('x', 'Math.sin(x)', 'Math.exp(x / 3)', '(x * x + 1)', '2.5');
+  const tangent = fc.letrec((tie: any) => ({
+    t: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant('dx'),
+      fc.tuple(value, tie('t')).map(([c, t]: string[]) => `${c} * (${t})`),
+      fc.tuple(tie('t'), value).map(([t, c]: string[]) => `(${t}) / (1 + ${c} * ${c})`),
+      fc.tuple(tie('t'), tie('t')).map(([a, b]: string[]) => `(${a}) + (${b})`),
+      fc.tuple(tie('t'), tie('t')).map(([a, b]: string[]) => `(${a}) - (${b})`),
+      tie('t').map((a: string) => `-(${a})`),
+      fc.tuple(tie('t'), tie('t')).map(([a, b]: string[]) => `(x > 0.3 ? ${a} : ${b})`),
+    ),
+  })).t;
+
+  test('jvp follows the rule, and grad is its transpose', () => {
+    fc.assert(
+      fc.property(tangent, fc.double({ min: -2, max: 2, noNaN: true }), (t: string, x: number) => {
+        const { exports: r } = load(`import { derivative, grad, jvp } from 'tsad';
+export function f(x: number): number { return Math.cos(x); }
+derivative(f, (x, dx) => [Math.cos(x), ${t}]);
+export const g = grad(f);
+export const j = (x: number, dx: number) => jvp(f, [x], [dx]);
+export const rule = (x: number, dx: number) => ${t};
+`);
+        const slope = r.rule(x, 1);
+        expect(r.j(x, 0.75)[1]).toBeCloseTo(r.rule(x, 0.75), 12);
+        expect(r.g(x)).toBeCloseTo(slope, 12);
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
