@@ -33,9 +33,16 @@ const statement = fc.oneof(
   expr.map((e) => `return ${e};`),
 );
 
-const program = fc.tuple(fc.array(statement, { maxLength: 5 }), expr, fc.constantFrom('grad', 'valueAndGrad', 'jvp', 'vjp', 'hessian', 'jacobian')).map(
-  ([stmts, ret, transform]) => `import { grad, valueAndGrad, jvp, vjp, hessian, jacobian, stopGradient, differentiable } from 'tsad';
+/** Sometimes h gets a custom derivative rule, with a random (often non-linear) tangent. */
+const rule = fc.option(
+  expr.map((e) => `derivative(h, (v, dv) => [h(v), dv * (${e.replace(/\bx\b|\by\b/g, 'v')})]);`),
+  { nil: '' },
+);
+
+const program = fc.tuple(fc.array(statement, { maxLength: 5 }), expr, fc.constantFrom('grad', 'valueAndGrad', 'jvp', 'vjp', 'hessian', 'jacobian'), rule).map(
+  ([stmts, ret, transform, custom]) => `import { grad, valueAndGrad, jvp, vjp, hessian, jacobian, stopGradient, differentiable, derivative } from 'tsad';
 function h(v: number) { return v; }
+${custom}
 const o = { a: 1 };
 /** @differentiable */
 export function f(x: number, y: number, q: [number, number]): number {
