@@ -60,3 +60,28 @@ test('strings flow into calls and comparisons: valueAndGrad, jvp, vjp', () => {
   expect(m.t(0.5, 'other')[1]).toBeCloseTo(162 * 0.25, 12);
   expect(m.p(0.5, 'other')[0]).toBeCloseTo(162 * 0.25, 12);
 });
+
+test('module-level constants are computed in place (expressions and objects too), with no tangent', () => {
+  const { exports: c, result: r } = load(`import { grad } from 'tsad';
+const TWO_PI = 2 * Math.PI;
+const GRAVITY = { g: 9.81, drag: 0.1 * 0.5 };
+const SHIFT = -TWO_PI / 4;
+/** @differentiable */
+export function energy(h: number, v: number): number {
+  return GRAVITY.g * h + 0.5 * v * v * (1 + GRAVITY.drag) + Math.sin(TWO_PI * h + SHIFT);
+}
+export const d = grad(energy, { wrt: [0, 1] });
+`);
+  expect(r.diagnostics).toEqual([]);
+  const [dh, dv] = c.d(0.3, 2);
+  expect(dh).toBeCloseTo(9.81 + 2 * Math.PI * Math.cos(2 * Math.PI * 0.3 - Math.PI / 2), 12);
+  expect(dv).toBeCloseTo(2 * 1.05, 12);
+});
+
+test('a module constant outside the subset is reported where it is used', () => {
+  const { compile } = require('./harness');
+  const src = `import { grad } from 'tsad';\nconst SEED = Math.random();\n/** @differentiable */\nexport function f(x: number): number { return x * SEED; }\nexport const d = grad(f);\n`;
+  const r = compile(src, { throwOnError: false });
+  const msg = r.messages.find((m: string) => m.includes('TSAD1106'));
+  expect(msg).toMatch(/:4:51 - error TSAD1106: 'SEED' is a module-level constant, but its initializer is outside the differentiable subset/);
+});

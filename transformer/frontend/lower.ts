@@ -172,6 +172,8 @@ class FunctionLowering {
   private readonly unpacked = new Map<string, Value[]>();
   readonly origins = new Map<string, ts.Node>();
   private current: ts.Node | undefined;
+  /** Module constants being inlined (a cycle is an error, not a hang). */
+  private readonly inlining = new Set<ts.Node>();
   lowered!: LoweredFunction;
   def!: FnDef;
 
@@ -463,15 +465,21 @@ class FunctionLowering {
     const v = sym && this.env.get(sym);
     if (v) return v;
     if (e.text === 'NaN' || e.text === 'Infinity') return { name: this.b.lit(e.text === 'NaN' ? NaN : Infinity, hint ?? 'c'), shape: NUMBER };
-    const decl = sym?.valueDeclaration;
+    const target = sym && sym.flags & t.SymbolFlags.Alias ? this.checker.getAliasedSymbol(sym) : sym;
+    const decl = target?.valueDeclaration;
     if (decl && t.isVariableDeclaration(decl) && decl.initializer && t.isSourceFile(decl.parent.parent.parent) && (decl.parent.flags & t.NodeFlags.Const) !== 0) {
-      const init = decl.initializer;
-      const value = t.isNumericLiteral(init)
-        ? Number(init.text)
-        : t.isPrefixUnaryExpression(init) && init.operator === t.SyntaxKind.MinusToken && t.isNumericLiteral(init.operand)
-          ? -Number(init.operand.text)
-          : undefined;
-      if (value !== undefined) return { name: this.b.lit(value, hint ?? e.text), shape: NUMBER };
+      // A module-level constant (`const TWO_PI = 2 * Math.PI`, also imported): its initializer is
+      // pure, so computing it in place gives the same value, and as a constant it has no tangent.
+      if (this.inlining.has(decl)) fail(1106, e, `'${e.text}' is defined in terms of itself`);
+      this.inlining.add(decl);
+      try {
+        return this.at(e, () => this.expr(decl.initializer!, hint ?? e.text));
+      } catch (err) {
+        if (!isTsadDiagnostic(err)) throw err;
+        fail(1106, e, `'${e.text}' is a module-level constant, but its initializer is outside the differentiable subset (${err.message.split('\n')[0]})`);
+      } finally {
+        this.inlining.delete(decl);
+      }
     }
     return fail(1106, e, `'${e.text}' is not a parameter or local variable of this differentiable function`);
   }
