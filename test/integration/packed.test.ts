@@ -39,7 +39,9 @@ function app(experimentalDecorators: boolean): string {
       compilerOptions: { target: 'ES2022', module: 'commonjs', strict: true, outDir: 'dist', rootDir: 'src', types: [], experimentalDecorators, plugins: [{ transform: 'tsad/transformer' }] },
       include: ['src'],
     }),
+    'src/constants.ts': `export const STIFFNESS = 2 * 0.75;\n`,
     'src/model.ts': `import { differentiable } from 'tsad';
+import { STIFFNESS } from './constants';
 export type Point = { x: number; y: number };
 
 /** @differentiable */
@@ -58,7 +60,7 @@ export class Energy {
   @differentiable
   static spring(p: Point, rest: number): number {
     const d = Math.hypot(p.x, p.y) - rest;
-    return 0.5 * d * d;
+    return 0.5 * STIFFNESS * d * d;
   }
   @differentiable({ wrt: ['theta'] })
   static arm(l: number, theta: number): number {
@@ -95,7 +97,7 @@ const fd = (f: (t: number) => number, t: number) => (f(t + H) - f(t - H)) / (2 *
 const scalar = (a: number, b: number) => Math.sin(a) * b ** 2 + Math.log1p(a * a) / (1 + b * b);
 const polar = (r: number, t: number) => [r * Math.cos(t), r * Math.sin(t)];
 const stretch = (px: number, py: number, k: number) => [px * Math.exp(k), py * Math.exp(-k) + px * py];
-const spring = (x: number, y: number) => 0.5 * (Math.hypot(x, y) - 1) ** 2;
+const spring = (x: number, y: number) => 0.5 * 1.5 * (Math.hypot(x, y) - 1) ** 2;
 const arm = (l: number, t: number) => {
   const [x, y] = polar(l, t);
   return x * x * y;
