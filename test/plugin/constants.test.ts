@@ -85,3 +85,37 @@ test('a module constant outside the subset is reported where it is used', () => 
   const msg = r.messages.find((m: string) => m.includes('TSAD1106'));
   expect(msg).toMatch(/:4:51 - error TSAD1106: 'SEED' is a module-level constant, but its initializer is outside the differentiable subset/);
 });
+
+describe('?: with a branch whose derivative is infinite where it is not taken', () => {
+  const { exports: b, result: r } = load(`import { grad, valueAndGrad, hessian, vjp } from 'tsad';
+/** @differentiable */
+export function sinc(x: number): number { return x !== 0 ? Math.sin(x) / x : 1; }
+/** @differentiable */
+export function reciprocal(x: number): number { return x !== 0 ? 1 / x : 0; }
+/** @differentiable */
+export function safeLog(x: number, y: number): number { return (x > 0 ? Math.log(x) : 0) + x * y; }
+export const dsinc = grad(sinc);
+export const hsinc = hessian(sinc);
+export const drec = grad(reciprocal);
+export const dlog = valueAndGrad(safeLog, { wrt: [0, 1] });
+export const plog = (x: number, y: number) => vjp(safeLog, x, y)[1](2);
+`);
+
+  test('compiles', () => expect(r.diagnostics).toEqual([]));
+
+  test('the untaken branch contributes exactly nothing (no NaN), the taken one its derivative', () => {
+    expect(b.dsinc(0)).toBe(0);
+    expect(b.dsinc(0.5)).toBeCloseTo((0.5 * Math.cos(0.5) - Math.sin(0.5)) / 0.25, 14);
+    expect(b.hsinc(0)).toEqual([[0]]);
+    expect(b.hsinc(0.5)[0][0]).toBeCloseTo(-0.3087029631920757, 6);
+    expect(b.drec(0)).toBe(0);
+    expect(b.drec(2)).toBeCloseTo(-0.25, 15);
+    const [v, [gx, gy]] = b.dlog(0, 3);
+    expect(v).toBe(0);
+    expect(gx).toBe(3);
+    expect(gy).toBe(0);
+    expect(b.plog(-1, 3)).toEqual([6, -2]);
+    const [, [gx2]] = b.dlog(2, 3);
+    expect(gx2).toBeCloseTo(0.5 + 3, 15);
+  });
+});

@@ -16,6 +16,7 @@ import { erasedName, fwdName, gradName, hvpName, jvpName, linName, transposedNam
 import { findDef } from './program';
 import { inlineProgram } from './inline';
 import { flattenSignature } from './flatten';
+import { strongZeroBranches } from './branches';
 
 export interface DriverOptions {
   readonly policy?: CheckpointPolicy;
@@ -63,7 +64,12 @@ function requireNonLinear(p: Program, fn: string): FnDef {
 export function jvpOf(p: Program, fn: string, o: DriverOptions & { readonly inline?: boolean } = {}): { program: Program; jvp: string } {
   let q = prepare(p, fn, o);
   requireNonLinear(q, fn);
-  q = pass(q, o, (x) => jvpProgram(x, [fn]));
+  q = pass(q, o, (x) => {
+    // New JVPs get strong zeros in the branches of their selects (branches.ts).
+    const withJvp = jvpProgram(x, [fn]);
+    const fresh = new Set(added(x, withJvp));
+    return { ...withJvp, defs: withJvp.defs.map((d) => (fresh.has(d.name) ? strongZeroBranches(d) : d)) };
+  });
   if (o.inline) q = fuse(q, jvpName(fn), o);
   return { program: q, jvp: jvpName(fn) };
 }

@@ -25,3 +25,15 @@ export function prefixOp(kind: () => ts.PrefixUnaryOperator): Emit {
 }
 
 export const SK = () => tsApi().SyntaxKind;
+
+/** `v === 0 ? 0 : u * v` */
+export function strongZeroProduct(u: ts.Expression, v: ts.Expression, f: ts.NodeFactory): ts.Expression {
+  const K = tsApi().SyntaxKind;
+  return f.createConditionalExpression(
+    f.createBinaryExpression(v, K.EqualsEqualsEqualsToken, f.createNumericLiteral(0)),
+    f.createToken(K.QuestionToken),
+    f.createNumericLiteral(0),
+    f.createToken(K.ColonToken),
+    f.createBinaryExpression(u, K.AsteriskToken, v),
+  );
+}

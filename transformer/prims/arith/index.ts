@@ -1,7 +1,8 @@
 // + - * / % ** and unary minus.
 import { elementwise, realOp, binary, unary, anywhere, sumTangents } from '../helpers';
-import { binaryOp, prefixOp, mathCall, SK } from '../emit';
+import { binaryOp, prefixOp, mathCall, SK, strongZeroProduct } from '../emit';
 import type { PrimDef, JvpRule } from '../types';
+import { REAL } from '../../ir/syntax';
 
 const num = (v: unknown) => v as number;
 
@@ -54,6 +55,27 @@ export const mul: PrimDef = {
   jvp: elementwise((i) => (_b, [x, z]) => (i === 0 ? z : x)),
   emitTs: binaryOp(() => SK().AsteriskToken),
   fold: ([a, b]) => (b === 1 ? { arg: 0 } : a === 1 ? { arg: 1 } : undefined),
+  test: anywhere,
+};
+
+// mul0(u, v) = v === 0 ? 0 : u·v, the erased strong-zero scaling (a cotangent v of an untaken
+// branch is exactly 0). d = v·u̇ + u·v̇ with the same convention: where v is exactly 0 the u̇ term
+// is 0 whatever u̇ is (u may be NaN there), and an exact-zero v̇ contributes 0 whatever u is.
+export const mul0: PrimDef = {
+  name: 'mul0',
+  arity: binary,
+  typeRule: realOp('mul0'),
+  impl: (a, b) => (num(b) === 0 ? 0 : num(a) * num(b)),
+  jvp: ({ b, args: [u, v], tangents: [du, dv], y }) => {
+    let viaU: string | null = null;
+    if (du !== null) {
+      const vanishes = b.test('eq', [v, b.lit(0, 'zero')], 'vanishes');
+      viaU = b.lprim('lselect', [vanishes], [b.zero(REAL), b.lprim('scale', [v], [du], `${y}_dot`)], `${y}_dot`);
+    }
+    const viaV = dv === null ? null : b.lprim('scale0', [u], [dv], `${y}_dot`);
+    return sumTangents(b, [viaU, viaV], `${y}_dot`);
+  },
+  emitTs: ([u, v], f) => strongZeroProduct(u, v, f),
   test: anywhere,
 };
 

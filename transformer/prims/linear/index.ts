@@ -5,7 +5,7 @@
 // `lneg` costs the same forward and transposes for the same price.
 import type { LinPrimDef } from '../types';
 import { BOOL, REAL } from '../../ir/syntax';
-import { tsApi } from '../emit';
+import { tsApi, strongZeroProduct } from '../emit';
 
 const bin = (kind: () => import('typescript').BinaryOperator) => (_: unknown, [a, b]: readonly import('typescript').Expression[], f: import('typescript').NodeFactory) =>
   f.createBinaryExpression(a, kind(), b);
@@ -43,7 +43,22 @@ export const scale: LinPrimDef = {
   // ⟨u·v̇, ÿ⟩ = ⟨v̇, u·ÿ⟩: scaling by a constant is self-adjoint.
   transpose: ({ b, nl: [u], ct, resultType, bars }) => [b.lprim('scale', [u], [ct], bars[0], resultType)],
   erase: 'mul',
+  strongZero: 'scale0',
   emitTs: ([u], [v], f) => f.createBinaryExpression(u, tsApi().SyntaxKind.AsteriskToken, v),
+};
+
+// u·v̇ with 0·u = 0 for every u, infinite ones included: scaling inside a branch of `?:`.
+export const scale0: LinPrimDef = {
+  name: 'scale0',
+  nlArity: 1,
+  linArity: 1,
+  nlTypes: [REAL],
+  impl: ([u], [v]) => (v === 0 ? 0 : (u as number) * v),
+  // ⟨u·v̇, ÿ⟩ = ⟨v̇, u·ÿ⟩, with the same convention for an exact zero.
+  transpose: ({ b, nl: [u], ct, resultType, bars }) => [b.lprim('scale0', [u], [ct], bars[0], resultType)],
+  erase: 'mul0',
+  strongZero: 'scale0',
+  emitTs: ([u], [v], f) => strongZeroProduct(u, v, f),
 };
 
 export const lselect: LinPrimDef = {
@@ -63,6 +78,7 @@ export const lselect: LinPrimDef = {
     ];
   },
   erase: 'select',
+  branches: true,
   emitTs: ([c], [a, b2], f) =>
     f.createConditionalExpression(c, f.createToken(tsApi().SyntaxKind.QuestionToken), a, f.createToken(tsApi().SyntaxKind.ColonToken), b2),
 };
