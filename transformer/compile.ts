@@ -27,7 +27,7 @@ export interface CompiledTransform {
 }
 
 /** Generated code is simplified (copy/zero propagation, CSE, dead code) before emission. */
-const DRIVER = { simplify: true } as const;
+const DRIVER = { simplify: true, inlinePrimal: true } as const;
 
 export const CALL_FORMS: ReadonlySet<TransformKind> = new Set(['jvp', 'vjp', 'linearize']);
 

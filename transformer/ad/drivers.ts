@@ -23,6 +23,11 @@ export interface DriverOptions {
   readonly simplify?: boolean;
   /** Type-check after every pass (default true). */
   readonly check?: boolean;
+  /**
+   * Inline the calls of the function before differentiating it (default false): every pass then
+   * sees one function, and tapes hold plain values. Functions with their own JVP rule stay calls.
+   */
+  readonly inlinePrimal?: boolean;
 }
 
 function linearBNames(p: Program): string[] {
@@ -48,8 +53,12 @@ function pass(p: Program, o: DriverOptions, f: (q: Program) => Program): Program
 }
 
 function prepare(p: Program, fn: string, o: DriverOptions): Program {
-  const q = settle(p, { ...o, simplify: false });
+  let q = settle(p, { ...o, simplify: false });
   findDef(q, fn);
+  if (o.inlinePrimal) {
+    const custom = new Set(q.defs.map((d) => d.name));
+    q = settle(inlineProgram(q, [fn], { keep: (g) => custom.has(jvpName(g)) }), { ...o, simplify: false });
+  }
   return q;
 }
 

@@ -16,6 +16,8 @@ export interface InlineOptions {
   readonly maxCalleeSize?: number;
   /** Stop inlining into a function once it has this many bindings. */
   readonly maxSize?: number;
+  /** Calls of these functions stay calls (a function with its own JVP rule, for one). */
+  readonly keep?: (fn: string) => boolean;
 }
 
 type Stmt = { readonly tag: 'let'; readonly nl: readonly Binder[]; readonly lin: readonly Binder[]; readonly rhs: Expr } | { readonly tag: 'unpack'; readonly linear: boolean; readonly names: readonly Binder[]; readonly tuple: string };
@@ -53,7 +55,7 @@ class Inliner {
 
   private inlinable(fn: string): FnDef | undefined {
     const d = this.defs.get(fn);
-    if (!d) return undefined;
+    if (!d || this.o.keep(fn)) return undefined;
     const n = bodySize(d.body);
     if (n > this.o.maxCalleeSize || this.size + n > this.o.maxSize) return undefined;
     return d;
@@ -141,7 +143,7 @@ function assemble(stmts: readonly Stmt[], leaf: Expr): Expr {
 
 /** Inlines calls (transitively) and flattens blocks in the named defs. */
 export function inlineProgram(p: Program, fns: readonly string[], opts: InlineOptions = {}): Program {
-  const o: Required<InlineOptions> = { maxCalleeSize: opts.maxCalleeSize ?? 2000, maxSize: opts.maxSize ?? 20000 };
+  const o: Required<InlineOptions> = { maxCalleeSize: opts.maxCalleeSize ?? 2000, maxSize: opts.maxSize ?? 20000, keep: opts.keep ?? (() => false) };
   const defs = defMap(p);
   const which = new Set(fns);
   return {

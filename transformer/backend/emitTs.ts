@@ -32,6 +32,32 @@ class DefEmitter {
   /** Literal bindings are printed at their uses: `x - 1`, not `const c = 1; x - c`. */
   private readonly literal = new Map<string, ts.Expression>();
   private lastOrigin: ts.Node | undefined;
+  /** Emitted operations by operator and resolved operands, for reuse (all code is pure). */
+  private readonly computed = new Map<string, string>();
+
+  private resolve(name: string): string {
+    let n = name;
+    while (this.alias.has(n)) n = this.alias.get(n)!;
+    return n;
+  }
+
+  /** True (and `name` aliased) when the operation was emitted before with the same operands. */
+  private reuse(name: string, rhs: Extract<Expr, { tag: 'prim' | 'lprim' }>): boolean {
+    const operands = rhs.tag === 'prim' ? rhs.args : [...rhs.nl, ';', ...rhs.lin];
+    const key = `${rhs.tag}:${rhs.op}(${operands.map((n) => (n === ';' ? n : this.literalKey(n) ?? this.resolve(n))).join(',')})`;
+    const seen = this.computed.get(key);
+    if (seen !== undefined) {
+      this.alias.set(name, seen);
+      return true;
+    }
+    this.computed.set(key, name);
+    return false;
+  }
+
+  private literalKey(name: string): string | undefined {
+    const lit = this.literal.get(this.resolve(name));
+    return lit && this.o.tsApi.isNumericLiteral(lit) ? `#${lit.text}` : undefined;
+  }
   constructor(
     private readonly o: EmitOptions,
     private readonly defName: string,
@@ -144,6 +170,9 @@ class DefEmitter {
             if (names.length > 0 && value) this.constDecl(names, value);
           } else if (rhs.tag === 'lprim' && e.lin[0]?.type?.tag === 'tuple') {
             this.constDecl(names, this.leafwise(rhs, e.lin[0].type));
+          } else if (names.length === 1 && (rhs.tag === 'prim' || rhs.tag === 'lprim') && this.reuse(names[0], rhs)) {
+            // The same operation on the same values was already computed (cotangents of a
+            // fan-out alias one name, so the linear part repeats itself): reuse it.
           } else if (names.length > 0) {
             this.constDecl(names, this.leaf(rhs));
           }

@@ -20,7 +20,7 @@ export const STAGES = ['linear-a', 'jvp', 'linearize', 'transpose', 'grad', 'emi
 export type Stage = (typeof STAGES)[number];
 
 /** The same simplification the plugin applies before emitting. */
-const DRIVER: DriverOptions = { simplify: true };
+const DRIVER: DriverOptions = { simplify: true, inlinePrimal: true };
 
 interface Options {
   readonly file: string;
