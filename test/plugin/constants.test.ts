@@ -99,6 +99,11 @@ export const hsinc = hessian(sinc);
 export const drec = grad(reciprocal);
 export const dlog = valueAndGrad(safeLog, { wrt: [0, 1] });
 export const plog = (x: number, y: number) => vjp(safeLog, x, y)[1](2);
+/** @differentiable */
+export function ratio(x: number): number { return Math.sin(x) / x; }
+/** @differentiable */
+export function sincByCall(x: number): number { return x !== 0 ? ratio(x) : 1; }
+export const dsincByCall = grad(sincByCall);
 `);
 
   test('compiles', () => expect(r.diagnostics).toEqual([]));
@@ -115,6 +120,10 @@ export const plog = (x: number, y: number) => vjp(safeLog, x, y)[1](2);
     expect(gx).toBe(3);
     expect(gy).toBe(0);
     expect(b.plog(-1, 3)).toEqual([6, -2]);
+    // The side of the select calls another marked function: it is inlined first, so the strong
+    // zeros reach its operations too.
+    expect(b.dsincByCall(0)).toBe(0);
+    expect(b.dsincByCall(0.5)).toBeCloseTo(b.dsinc(0.5), 15);
     const [, [gx2]] = b.dlog(2, 3);
     expect(gx2).toBeCloseTo(0.5 + 3, 15);
   });
