@@ -78,7 +78,11 @@ export function stopGradient<T>(value: T): T {
  */
 export const derivative: {
   <F extends Fn>(f: F, rule: (...args: [...Parameters<F>, ...Tangents<Parameters<F>>]) => [ReturnType<F>, Tangent<ReturnType<F>>]): void;
-  /** A custom VJP rule (not supported by the compiler yet; it reports TSAD1111). */
+  /**
+   * A custom VJP rule: `rule(...primals)` returns `[f(...primals), pullback]`, the pullback
+   * linear in the cotangent (checked) and returning one cotangent per parameter. Forward mode is
+   * derived by transposing the pullback; the value comes from `f` itself.
+   */
   vjp<F extends Fn>(f: F, rule: (...args: Parameters<F>) => [ReturnType<F>, (cotangent: Cotangent<ReturnType<F>>) => Tangents<Parameters<F>>]): void;
 } = Object.assign((_f: Fn, _rule: Fn): void => undefined, { vjp: (_f: Fn, _rule: Fn): void => undefined });
 

@@ -86,6 +86,68 @@ describe('rules that are not linear in the tangents are rejected at the offendin
   });
 });
 
+describe('custom VJP rules: the pullback is the reverse rule, its transpose the forward rule', () => {
+  const { exports: v, result: rv } = load(`import { derivative, grad, valueAndGrad, jvp, hessian } from 'tsad';
+// A numerically stable pullback for log(e^a + e^b): softmax weights without overflow.
+export function lse(a: number, b: number): number { return Math.log(Math.exp(a) + Math.exp(b)); }
+derivative.vjp(lse, (a, b) => {
+  const m = Math.max(a, b);
+  const ea = Math.exp(a - m);
+  const eb = Math.exp(b - m);
+  const s = ea + eb;
+  return [m + Math.log(s), (ct) => [ct * ea / s, ct * eb / s]];
+});
+// Gradient clipping as a rule: the pullback clamps what flows back; zero for the second input.
+export function clipped(x: number, k: number): number { return x * k; }
+derivative.vjp(clipped, (x, k) => [x * k, (ct) => [Math.max(-1, Math.min(1, k)) * ct, 0]]);
+/** @differentiable */
+export function loss(x: number, y: number): number { return lse(2 * x, y) * y + clipped(x, 3); }
+export const dlse = grad(lse, { wrt: [0, 1] });
+export const tlse = (a: number, b: number, da: number, db: number) => jvp(lse, [a, b], [da, db]);
+export const hlse = hessian(lse, { wrt: [0, 1] });
+export const dloss = valueAndGrad(loss, { wrt: [0, 1] });
+`);
+  const softmax = (a: number, b: number) => {
+    const m = Math.max(a, b);
+    const [ea, eb] = [Math.exp(a - m), Math.exp(b - m)];
+    return [ea / (ea + eb), eb / (ea + eb)];
+  };
+
+  test('compiles', () => expect(rv.diagnostics).toEqual([]));
+
+  test('reverse mode runs the pullback: stable where the plain derivative overflows', () => {
+    const [ga, gb] = v.dlse(1000, 999);
+    expect(ga).toBeCloseTo(softmax(1, 0)[0], 14);
+    expect(gb).toBeCloseTo(softmax(1, 0)[1], 14);
+  });
+
+  test("forward mode is the transposed pullback, and the value is the function's", () => {
+    const [value, tangent] = v.tlse(0.3, -0.2, 0.5, -1.5);
+    const [sa, sb] = softmax(0.3, -0.2);
+    expect(value).toBeCloseTo(Math.log(Math.exp(0.3) + Math.exp(-0.2)), 14);
+    expect(tangent).toBeCloseTo(0.5 * sa - 1.5 * sb, 14);
+  });
+
+  test('second order differentiates the rule (Hessian of log-sum-exp)', () => {
+    const [[haa, hab], [hba, hbb]] = v.hlse(0.3, -0.2);
+    const [sa, sb] = softmax(0.3, -0.2);
+    expect(haa[0][0]).toBeCloseTo(sa * sb, 12);
+    expect(hbb[0][0]).toBeCloseTo(sa * sb, 12);
+    expect(hab[0][0]).toBeCloseTo(-sa * sb, 12);
+    expect(hba[0][0]).toBeCloseTo(-sa * sb, 12);
+  });
+
+  test('inside another function, with a zero cotangent for an input and a rule that changes the gradient', () => {
+    const [x, y] = [0.4, 0.9];
+    const [sa, sb] = softmax(2 * x, y);
+    const [value, [gx, gy]] = v.dloss(x, y);
+    expect(value).toBeCloseTo(Math.log(Math.exp(2 * x) + Math.exp(y)) * y + x * 3, 14);
+    // d/dx: 2·sa·y + clip(3) = 2·sa·y + 1 (clipped, instead of 3); d/dy: sb·y + lse + 0.
+    expect(gx).toBeCloseTo(2 * sa * y + 1, 13);
+    expect(gy).toBeCloseTo(sb * y + Math.log(Math.exp(2 * x) + Math.exp(y)), 13);
+  });
+});
+
 test('without the plugin, registering a rule is a no-op (the module still loads)', () => {
   const runtime = require('../../runtime');
   expect(runtime.derivative((x: number) => x, (x: number, dx: number) => [x, dx])).toBeUndefined();
@@ -125,4 +187,11 @@ export const rule = (x: number, dx: number) => ${t};
       { numRuns: 25 },
     );
   });
+});
+
+test('a pullback that is not linear in its cotangent is rejected where it goes wrong', () => {
+  const src = `import { derivative, grad } from 'tsad';\nexport function sq(x: number): number { return x * x; }\nderivative.vjp(sq, (x) => [sq(x), (ct) => [ct * ct * x]]);\nexport const d = grad(sq);\n`;
+  const r = compile(src, { throwOnError: false });
+  const msg = r.messages.find((m) => m.includes('TSAD1110'));
+  expect(msg).toMatch(/:3:44 - error TSAD1110: the derivative of 'sq' is not linear in its cotangent/);
 });

@@ -7,8 +7,8 @@
 // checker then proves the result linear: an operation that needs a tangent's value (sin(ȧ),
 // ȧ·ḃ) puts a linear variable where a non-linear one must be, and is rejected. Transposition
 // then gives the reverse rule for free.
-import { Builder, NameSupply } from '../ir/build';
-import { Binder, Expr, FnDef, Type, binder, ret, tangentType, zero as zeroE } from '../ir/syntax';
+import { Builder, NameSupply, namesIn } from '../ir/build';
+import { Binder, Expr, FnDef, Type, binder, call, ret, tangentType, tupleType, unpack, zero as zeroE } from '../ir/syntax';
 import { PRIMS } from '../prims/registry';
 import type { Scalar } from '../prims/types';
 import { simplifyDef } from './simplify';
@@ -162,7 +162,7 @@ function convert(e: Expr, ctx: Ctx, last: (leaf: Expr) => Expr): Expr {
  * `rule(x̄, ẋ̄) -> <y, ẏ>` (non-linear, with binder types) to `name(x̄ ; ẋ̄) -> (y ; ẏ)`.
  * `primalCount` parameters are primal, the rest are their tangents in the same order.
  */
-export function customJvpDef(rule: FnDef, primalCount: number, name: string, resultType: Type): FnDef {
+export function customJvpDef(rule: FnDef, primalCount: number, name: string, resultType: Type, tangentOut: Type = tangentType(resultType)): FnDef {
   const names = new NameSupply([...rule.nlParams.map((p) => p.name)]);
   const b = new Builder(names);
   const ctx: Ctx = { b, sort: new Map(), types: new Map(), literals: new Map(), mixed: new Map(), subst: new Map(), elements: new Map() };
@@ -190,10 +190,22 @@ export function customJvpDef(rule: FnDef, primalCount: number, name: string, res
       [y, dy] = parts.map((p) => p.name);
     }
     if ((ctx.sort.get(y) ?? 'nl') !== 'nl') throw new NotLinearError('the value (first element) of a custom derivative must not depend on the tangents', y);
+    const parts = ctx.mixed.get(dy);
+    if (parts && tangentOut.tag === 'tuple') {
+      // A tuple of tangents where some are a literal 0 (`[ct * x, 0]`): those become zeros.
+      const elems = parts.map((part, i) => {
+        if (ctx.sort.get(part) === 'lin') return part;
+        if (ctx.literals.get(part) !== 0) throw new NotLinearError('a tangent must be linear in the tangent arguments; a constant other than 0 is not', part);
+        const t = (tangentOut as Extract<Type, { tag: 'tuple' }>).elems[i];
+        return b.lin('zero', zeroE(t), t);
+      });
+      const packed = b.lin('tangent', { tag: 'tuple', linear: true, elems }, tangentOut);
+      return b.finish(ret([y], [packed]));
+    }
     if ((ctx.sort.get(dy) ?? 'nl') !== 'lin') {
       const zero = ctx.literals.get(dy);
       if (zero !== 0) throw new NotLinearError('the tangent (second element) must be linear in the tangent arguments; a constant other than 0 is not', dy);
-      const z = b.lin('tangent', zeroE(tangentType(resultType)), tangentType(resultType));
+      const z = b.lin('tangent', zeroE(tangentOut), tangentOut);
       return b.finish(ret([y], [z]));
     }
     return b.finish(ret([y], [dy]));
@@ -203,10 +215,51 @@ export function customJvpDef(rule: FnDef, primalCount: number, name: string, res
     nlParams: params.map((p) => binder(p.name, p.type)),
     linParams: dots.map((p) => binder(p.name, p.type)),
     nlResults: [resultType],
-    linResults: [tangentType(resultType)],
+    linResults: [tangentOut],
     body,
   };
   // Dead primal results of linear operations go first; simplifyDef then restores dups and drops.
   return simplifyDef(def);
 }
 
+/**
+ * A VJP rule `(x̄) => [value, (ct) => [x̄_bar...]]`, lowered to `rule(x̄, ct) -> <value, <x̄_bar...>>`,
+ * becomes three defs: the pullback `name.pb(x̄ ; ct) -> (; x̄_bar...)` (linear in ct, checked
+ * like a JVP rule), its transpose `name.pb.T(x̄ ; ẋ̄) -> (; ẏ)` (forward mode, by transposition),
+ * and `name.jvp(x̄ ; ẋ̄) -> (y ; ẏ)` with the value from `name` itself.
+ */
+export function customVjpDefs(
+  rule: FnDef,
+  primal: FnDef,
+  transpose: (pb: FnDef) => FnDef,
+): FnDef[] {
+  const n = primal.nlParams.length;
+  const cotangents = tupleType(primal.nlParams.map((p) => tangentType(p.type!)));
+  const full = customJvpDef(rule, n, `${primal.name}.pb`, primal.nlResults[0], cotangents);
+  // Keep only the cotangents, one result per parameter.
+  const names = new NameSupply(namesIn(full.body, new Set([...full.nlParams, ...full.linParams].map((p) => p.name))));
+  const retarget = (e: Expr): Expr => {
+    if (e.tag === 'let') return { ...e, body: retarget(e.body) };
+    if (e.tag === 'unpack') return { ...e, body: retarget(e.body) };
+    if (e.tag !== 'ret') return e;
+    const parts = primal.nlParams.map((p) => binder(names.fresh(`${p.name}_bar`), tangentType(p.type!)));
+    const dropValue: Expr = { tag: 'let', nl: [], lin: [], rhs: { tag: 'drop', expr: { tag: 'var', linear: false, name: e.nl[0] } }, body: unpack(true, parts, e.lin[0], ret([], parts.map((p) => p.name))) };
+    return dropValue;
+  };
+  const pb = simplifyDef({ ...full, nlResults: [], linResults: primal.nlParams.map((p) => tangentType(p.type!)), body: retarget(full.body) });
+  const pbT = transpose(pb);
+  const b = new Builder(new NameSupply(primal.nlParams.map((p) => p.name)));
+  const dots = primal.nlParams.map((p) => binder(b.fresh(`${p.name}_dot`), tangentType(p.type!)));
+  const y = b.nl('y', call(primal.name, primal.nlParams.map((p) => p.name)), primal.nlResults[0]);
+  const yDot = b.fresh('y_dot');
+  b.bind([], [binder(yDot, tangentType(primal.nlResults[0]))], call(pbT.name, primal.nlParams.map((p) => p.name), dots.map((d) => d.name)));
+  const jvp: FnDef = {
+    name: `${primal.name}.jvp`,
+    nlParams: primal.nlParams,
+    linParams: dots,
+    nlResults: primal.nlResults,
+    linResults: [tangentType(primal.nlResults[0])],
+    body: b.finish(ret([y], [yDot])),
+  };
+  return [pb, pbT, jvp];
+}

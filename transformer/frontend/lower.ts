@@ -11,7 +11,8 @@ import { TsadDiagnosticError, fail, isTsadDiagnostic } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape } from './shapes';
 import { customRuleOf, isTsadExport, resolveMarkedFunction } from './markers';
 import { annotateTypes } from '../ir/check';
-import { customJvpDef, NotLinearError } from '../ad/customJvp';
+import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
+import { transposeProgram } from '../ad/transpose';
 
 export interface Value {
   readonly name: string;
@@ -111,29 +112,42 @@ export class Lowerer {
       this.defs.push(f.def);
       this.origins.set(f.lowered.name, f.origins);
       const rule = customRuleOf(decl, this.checker);
-      if (rule) this.defs.push(this.customJvp(f.lowered, rule));
+      if (rule) this.defs.push(...this.customRule(f.lowered, f.def, rule));
       return f.lowered;
     } finally {
       this.active.delete(decl);
     }
   }
 
-  /** `f.jvp` from `derivative(f, rule)`: the JVP pass then uses it instead of differentiating f. */
-  private customJvp(f: LoweredFunction, call: ts.CallExpression): FnDef {
+  /**
+   * `f.jvp` (and for a VJP rule its pullback and the pullback's transpose) from
+   * `derivative(f, rule)` / `derivative.vjp(f, rule)`: the JVP pass then uses `f.jvp` instead of
+   * differentiating f.
+   */
+  private customRule(f: LoweredFunction, primal: FnDef, call: ts.CallExpression): FnDef[] {
     const t = this.tsApi;
     const rule = call.arguments[1];
-    if (t.isPropertyAccessExpression(call.expression)) fail(1111, call, `derivative.${call.expression.name.text} is not supported yet; give a JVP rule with derivative(f, rule)`);
+    const kind = t.isPropertyAccessExpression(call.expression) ? call.expression.name.text : 'jvp';
+    if (kind !== 'jvp' && kind !== 'vjp') return fail(1111, call, `derivative.${kind} is not a tsad rule; use derivative(f, jvpRule) or derivative.vjp(f, vjpRule)`);
     if (!rule || !(t.isArrowFunction(rule) || t.isFunctionExpression(rule))) return fail(1111, rule ?? call, 'the rule must be an arrow function or function expression written here');
-    if (rule.parameters.length !== 2 * f.params.length) {
-      fail(1111, rule, `the rule takes the ${f.params.length} argument(s) of '${f.name}' and then one tangent for each (${2 * f.params.length} parameters), not ${rule.parameters.length}`);
+    const arity = kind === 'jvp' ? 2 * f.params.length : f.params.length;
+    if (rule.parameters.length !== arity) {
+      const what = kind === 'jvp' ? `the ${f.params.length} argument(s) of '${f.name}' and then one tangent for each` : `the ${f.params.length} argument(s) of '${f.name}'`;
+      fail(1111, rule, `the rule takes ${what} (${arity} parameters), not ${rule.parameters.length}`);
     }
-    const lowered = new FunctionLowering(this, rule, `${f.name}.rule`).run();
+    const lowered = new FunctionLowering(this, rule, `${f.name}.rule`, kind === 'vjp' ? f : undefined).run();
     const typed = annotateTypes({ defs: [...this.defs, lowered.def] });
+    const ruleDef = typed.defs[typed.defs.length - 1];
     try {
-      return customJvpDef(typed.defs[typed.defs.length - 1], f.params.length, `${f.name}.jvp`, irType(f.result));
+      if (kind === 'jvp') return [customJvpDef(ruleDef, f.params.length, `${f.name}.jvp`, irType(f.result))];
+      const typedPrimal = typed.defs.find((d) => d.name === primal.name)!;
+      return customVjpDefs(ruleDef, typedPrimal, (pb) => {
+        const p = annotateTypes(transposeProgram(annotateTypes({ defs: [...typed.defs, pb] }), [pb.name]));
+        return p.defs[p.defs.length - 1];
+      });
     } catch (e) {
       if (!(e instanceof NotLinearError)) throw e;
-      return fail(1110, lowered.origins.get(e.variable) ?? rule.body, `the derivative of '${f.name}' is not linear in its tangents: ${e.message}`);
+      return fail(1110, lowered.origins.get(e.variable) ?? rule.body, `the derivative of '${f.name}' is not linear in its ${kind === 'jvp' ? 'tangents' : 'cotangent'}: ${e.message}`);
     }
   }
 
@@ -177,10 +191,16 @@ class FunctionLowering {
   lowered!: LoweredFunction;
   def!: FnDef;
 
+  /** Set for a `derivative.vjp` rule: its pullback's cotangent parameter, once lowered. */
+  private pullbackParam: { name: string; shape: Shape } | undefined;
+  private inPullback = false;
+
   constructor(
     private readonly owner: Lowerer,
     private readonly decl: ts.SignatureDeclaration,
     private readonly name: string,
+    /** Lowering a VJP rule `(x̄) => [value, (ct) => [x̄_bar...]]` of this function. */
+    private readonly vjpOf?: LoweredFunction,
   ) {
     this.t = owner.tsApi;
     this.checker = owner.checker;
@@ -201,11 +221,13 @@ class FunctionLowering {
       return { name, shape };
     });
     const sig = this.checker.getSignatureFromDeclaration(decl);
-    const result = shapeOfType(t, this.checker, sig ? this.checker.getReturnTypeOfSignature(sig) : this.checker.getAnyType(), decl.type ?? decl);
     const body = (decl as ts.FunctionLikeDeclaration).body;
     if (!body) fail(1107, decl, 'a differentiable function needs a body');
-    const out = t.isBlock(body) ? this.block(body) : this.guard(body, () => this.expr(body as ts.Expression));
+    const out = t.isBlock(body) ? this.block(body) : this.guard(body, () => this.returned(body as ts.Expression));
+    // A VJP rule's result is (value, cotangents); its declared type holds a function.
+    const result = out && this.vjpOf ? out.shape : shapeOfType(t, this.checker, sig ? this.checker.getReturnTypeOfSignature(sig) : this.checker.getAnyType(), decl.type ?? decl);
     if (out) this.guard(body, () => this.conform(t.isBlock(body) ? finalReturn(t, body) : body, out, result, 'the returned value'));
+    if (this.pullbackParam) params.push(this.pullbackParam);
     if (this.errors.length > 0) {
       const [first, ...rest] = this.errors;
       throw new TsadDiagnosticError(first.code, first.node, first.message, rest);
@@ -240,13 +262,42 @@ class FunctionLowering {
       if (t.isReturnStatement(s)) {
         if (i !== body.statements.length - 1) return this.guard(s, () => fail(1107, s, 'return must be the last statement of a differentiable function'));
         if (!s.expression) return this.guard(s, () => fail(1107, s, 'a differentiable function must return a value'));
-        result = this.guard(s, () => this.expr(s.expression!));
+        result = this.guard(s, () => this.returned(s.expression!));
         return;
       }
       this.guard(s, () => this.statement(s));
     });
     if (!result && this.errors.length === 0) fail(1107, body, 'a differentiable function must end with a return statement');
     return result;
+  }
+
+  /** The returned expression; for a VJP rule, `[value, (ct) => [...cotangents]]`. */
+  private returned(e: ts.Expression): Value {
+    const { t } = this;
+    const primal = this.vjpOf;
+    if (!primal || this.inPullback) return this.expr(e);
+    const pair = t.isParenthesizedExpression(e) ? e.expression : e;
+    const pullback = t.isArrayLiteralExpression(pair) && pair.elements.length === 2 ? pair.elements[1] : undefined;
+    if (!pullback || !(t.isArrowFunction(pullback) || t.isFunctionExpression(pullback)) || pullback.parameters.length !== 1 || !t.isIdentifier(pullback.parameters[0].name)) {
+      return fail(1111, e, 'a VJP rule returns [value, (cotangent) => [one cotangent per parameter]]');
+    }
+    const value = this.expr((pair as ts.ArrayLiteralExpression).elements[0], 'value');
+    const ctName = this.supply.fresh(pullback.parameters[0].name.text);
+    this.pullbackParam = { name: ctName, shape: primal.result };
+    this.env.set(this.checker.getSymbolAtLocation(pullback.parameters[0].name)!, { name: ctName, shape: primal.result });
+    // The pullback's body reads the rule's locals directly: they become residuals.
+    this.inPullback = true;
+    let cotangents: Value | undefined;
+    try {
+      cotangents = t.isBlock(pullback.body) ? this.block(pullback.body) : this.expr(pullback.body);
+    } finally {
+      this.inPullback = false;
+    }
+    if (!cotangents) return fail(1111, pullback, 'the pullback must return its cotangents');
+    const expected: Shape = { kind: 'tuple', elems: primal.params.map((p) => p.shape) };
+    this.conform(pullback.body, cotangents, expected, 'the cotangents returned by the pullback');
+    const shape: Shape = { kind: 'tuple', elems: [value.shape, expected] };
+    return { name: this.b.nl('rule', tuple(false, [value.name, cotangents.name])), shape };
   }
 
   private statement(s: ts.Statement): void {

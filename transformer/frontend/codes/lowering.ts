@@ -18,5 +18,8 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
     title: 'custom derivative is not linear in its tangents',
     hint: 'combine tangents only by +, -, scaling by values (c * dx, dx / c) and c ? dx : dy; a tangent may not pass through sin, *, or a call',
   },
-  1111: { title: 'unsupported custom derivative', hint: 'write derivative(f, (...x, ...dx) => [f(...x), tangent]) with an arrow function; derivative.vjp is not supported yet' },
+  1111: {
+    title: 'malformed custom derivative',
+    hint: 'write derivative(f, (...x, ...dx) => [f(...x), tangent]) or derivative.vjp(f, (...x) => [f(...x), (ct) => [one cotangent per parameter]]) with arrow functions',
+  },
 };
