@@ -35,7 +35,10 @@ const statement = fc.oneof(
 
 /** Sometimes h gets a custom derivative rule, with a random (often non-linear) tangent. */
 const rule = fc.option(
-  expr.map((e) => `derivative(h, (v, dv) => [h(v), dv * (${e.replace(/\bx\b|\by\b/g, 'v')})]);`),
+  fc.tuple(expr, fc.boolean()).map(([e, reverse]) => {
+    const factor = e.replace(/\bx\b|\by\b/g, 'v');
+    return reverse ? `derivative.vjp(h, (v) => [h(v), (ct) => [ct * (${factor})]]);` : `derivative(h, (v, dv) => [h(v), dv * (${factor})]);`;
+  }),
   { nil: '' },
 );
 
