@@ -103,6 +103,12 @@ export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx
         return tsApi.visitNode(node.arguments[0], visit) as ts.Expression;
       }
     }
+    // derivative(f, rule) registrations are compiled into the derivatives: nothing runs them.
+    if (tsApi.isExpressionStatement(node) && tsApi.isCallExpression(node.expression)) {
+      const callee = node.expression.expression;
+      const registered = tsApi.isPropertyAccessExpression(callee) ? callee.expression : callee;
+      if (tsadExportName(registered, checker) === 'derivative') return undefined as unknown as ts.Node;
+    }
     if (tsApi.isDecorator(node)) {
       const e = node.expression;
       const target = tsApi.isCallExpression(e) ? e.expression : e;
