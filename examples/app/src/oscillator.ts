@@ -1,6 +1,6 @@
 // Fitting a damped oscillator x(t) = A·exp(−γt)·cos(ωt + φ) to noisy measurements by gradient
 // descent. The derivatives are compiled by tsad at build time (`tspc`), from three marker forms.
-import { differentiable, valueAndGrad, grad } from 'tsad';
+import { differentiable, valueAndGrad, grad, hessian } from 'tsad';
 
 export interface Params {
   amplitude: number;
@@ -49,3 +49,5 @@ export class Fit {
 
 export const lossAndGrad = valueAndGrad(Fit.loss);
 export const gradLoss = grad(Fit.loss);
+/** 4×4, rows and columns in field-name order (amplitude, damping, omega, phase). */
+export const hessianLoss = hessian(Fit.loss);
