@@ -122,3 +122,20 @@ test('flattened signatures take and return scalar leaves with the same values (p
     { numRuns: 200 },
   );
 });
+
+test('cheap gradient principle: the fused value-and-gradient costs a constant factor of the function (work counter)', () => {
+  let worst = 0;
+  fc.assert(
+    fc.property(arb, ([p, x]) => {
+      const f = last(p);
+      const { program, valueAndGrad } = valueAndGradOf(p, f.name, { simplify: true });
+      const primal = evalFn(p, f.name, x).work;
+      const fused = evalFn(program, valueAndGrad, x).work;
+      worst = Math.max(worst, fused / Math.max(1, primal));
+      // Each primitive costs at most a few primitives forward plus a few scalings backward.
+      expect(fused).toBeLessThanOrEqual(6 * primal + 8);
+    }),
+    { numRuns: 200 },
+  );
+  expect(worst).toBeGreaterThan(1);
+});
