@@ -10,6 +10,7 @@
 import { NameSupply } from '../ir/build';
 import { Binder, Expr, FnDef, Program } from '../ir/syntax';
 import { defMap } from './program';
+import { renameOperands } from '../ir/operands';
 
 export interface InlineOptions {
   /** Largest callee (in bindings) that is inlined; bigger ones stay calls. */
@@ -103,17 +104,6 @@ class Inliner {
         callee.linParams.forEach((p, i) => calleeEnv.set(p.name, lin[i]));
         return this.flatten(callee.body, calleeEnv, out);
       }
-      case 'ret':
-        return { ...e, nl: e.nl.map(r), lin: e.lin.map(r) };
-      case 'var':
-      case 'dup':
-        return { ...e, name: r(e.name) };
-      case 'tuple':
-        return { ...e, elems: e.elems.map(r) };
-      case 'prim':
-        return { ...e, args: e.args.map(r) };
-      case 'lprim':
-        return { ...e, nl: e.nl.map(r), lin: e.lin.map(r) };
       case 'drop': {
         // Everything dropped is consumed where it is computed; keep the block as it is, renamed.
         const inner: Stmt[] = [];
@@ -121,7 +111,7 @@ class Inliner {
         return { tag: 'drop', expr: assemble(inner, leaf) };
       }
       default:
-        return e;
+        return renameOperands(e, r);
     }
   }
 

@@ -9,6 +9,7 @@
 import { NameSupply, namesIn } from '../ir/build';
 import { Binder, Expr, FnDef, InternalError, drop, dup, letE, nvar, lvar } from '../ir/syntax';
 import { ScopeStack } from '../ir/scopeStack';
+import { renameOperands } from '../ir/operands';
 
 interface Slot {
   readonly name: string;
@@ -132,26 +133,7 @@ export function restoreLinearity(d: FnDef): FnDef {
   };
 
   const rebuildLeaf = (e: Expr): Expr => {
-    switch (e.tag) {
-      case 'ret':
-        return { ...e, nl: e.nl.map(rename), lin: e.lin.map(rename) };
-      case 'call':
-        return { ...e, nl: e.nl.map(rename), lin: e.lin.map(rename) };
-      case 'lprim':
-        return { ...e, nl: e.nl.map(rename), lin: e.lin.map(rename) };
-      case 'var':
-        return { ...e, name: rename(e.name) };
-      case 'dup':
-        return { ...e, name: rename(e.name) };
-      case 'tuple':
-        return { ...e, elems: e.elems.map(rename) };
-      case 'prim':
-        return { ...e, args: e.args.map(rename) };
-      case 'drop':
-        return { ...e, expr: rebuild(e.expr) };
-      default:
-        return e;
-    }
+    return e.tag === 'drop' ? { ...e, expr: rebuild(e.expr) } : renameOperands(e, rename);
   };
 
   /** Rebuilds a let chain in a loop (generated code can be thousands of bindings deep). */

@@ -6,6 +6,7 @@ import { Expr, FnDef, Program, Type, letE, zero as zeroE } from '../ir/syntax';
 import { PRIMS } from '../prims/registry';
 import { restoreLinearity } from './linearity';
 import type { Scalar } from '../prims/types';
+import { renameOperands } from '../ir/operands';
 
 interface Env {
   readonly subst: Map<string, string>;
@@ -32,24 +33,13 @@ function rename(env: Env, n: string): string {
 function renameLeaf(e: Expr, env: Env): Expr {
   const r = (n: string) => rename(env, n);
   switch (e.tag) {
-    case 'ret':
-    case 'call':
-    case 'lprim':
-      return { ...e, nl: e.nl.map(r), lin: e.lin.map(r) };
-    case 'var':
-    case 'dup':
-      return { ...e, name: r(e.name) };
-    case 'tuple':
-      return { ...e, elems: e.elems.map(r) };
-    case 'prim':
-      return { ...e, args: e.args.map(r) };
     case 'drop':
       return { ...e, expr: forward(e.expr, { ...env, cse: new Map(env.cse) }) };
     case 'let':
     case 'unpack':
       return forward(e, { ...env, cse: new Map(env.cse) });
     default:
-      return e;
+      return renameOperands(e, r);
   }
 }
 
