@@ -41,7 +41,7 @@ const MATH_CONSTANTS: Record<string, number> = {
 };
 
 type OperatorTable = Partial<Record<ts.SyntaxKind, string>>;
-const tables = new WeakMap<typeof ts, { arith: OperatorTable; compare: OperatorTable; logic: OperatorTable }>();
+const tables = new WeakMap<typeof ts, { arith: OperatorTable; compare: OperatorTable; logic: OperatorTable; compound: OperatorTable }>();
 function operatorTables(t: typeof ts) {
   let found = tables.get(t);
   if (!found) {
@@ -59,6 +59,14 @@ function operatorTables(t: typeof ts) {
         [K.ExclamationEqualsToken]: 'ne',
       },
       logic: { [K.AmpersandAmpersandToken]: 'and', [K.BarBarToken]: 'or' },
+      compound: {
+        [K.PlusEqualsToken]: 'add',
+        [K.MinusEqualsToken]: 'sub',
+        [K.AsteriskEqualsToken]: 'mul',
+        [K.SlashEqualsToken]: 'div',
+        [K.PercentEqualsToken]: 'mod',
+        [K.AsteriskAsteriskEqualsToken]: 'pow',
+      },
     };
     tables.set(t, found);
   }
@@ -367,14 +375,7 @@ class FunctionLowering {
       return;
     }
     if (t.isBinaryExpression(e)) {
-      const compound: Partial<Record<ts.SyntaxKind, string>> = {
-        [K.PlusEqualsToken]: 'add',
-        [K.MinusEqualsToken]: 'sub',
-        [K.AsteriskEqualsToken]: 'mul',
-        [K.SlashEqualsToken]: 'div',
-        [K.PercentEqualsToken]: 'mod',
-        [K.AsteriskAsteriskEqualsToken]: 'pow',
-      };
+      const compound = operatorTables(t).compound;
       if (e.operatorToken.kind === K.EqualsToken) {
         const sym = target(e.left);
         const value = this.expr(e.right, (e.left as ts.Identifier).text);
