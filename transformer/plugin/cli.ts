@@ -1,80 +1,357 @@
 // The `tsad` command line. `tsad ir ...` works on Linear A text files; `tsad inspect` on
-// TypeScript files with marked functions. Errors are one line on stderr and a non-zero exit code.
+// TypeScript files with marked functions. Every command, its flags and its help text live in one
+// table (COMMANDS), so parsing, `--help` and the usage hints of errors cannot drift apart.
+//
+// Exit codes: 0 success; 1 the inputs are at fault (unreadable or wrong kind of file, syntax or
+// type errors, no such function, a diagnostic); 2 the command line is at fault (unknown command
+// or flag, missing argument, a value that is not a number list); 70 a bug in tsad. Errors are
+// one line (or a short block of diagnostics) on stderr, never a stack trace.
 import * as fs from 'fs';
+import * as path from 'path';
 import { parseProgram } from '../ir/parse';
-import { printDef, printProgram } from '../ir/print';
+import { numberText, printProgram } from '../ir/print';
 import { checkProgram } from '../ir/check';
 import { evalFn, Value } from '../ir/interp';
 import { FnDef, InternalError, IrError, Program, Type, tangentType } from '../ir/syntax';
 import { jvpOf, linearizeOf, transposeOf, gradOf, vjpOf, DriverOptions } from '../ad/drivers';
+import { calleesFirst } from '../ad/program';
 import type { CheckpointPolicy } from '../ad/unzip';
-import { numberText } from '../ir/print';
 
 export interface Io {
   out(s: string): void;
   err(s: string): void;
 }
 
-const USAGE = `usage:
-  tsad ir check FILE
-  tsad ir eval FILE --fn NAME [--at 2,3] [--dir 1,0] [--work]
-  tsad ir jvp FILE --fn NAME [--at 2,3 --dir 1,0] [--work]
-  tsad ir linearize FILE --fn NAME [--recompute]
-  tsad ir transpose FILE --fn NAME
-  tsad ir grad FILE --fn NAME [--at 2,3] [--work] [--recompute] [--simplify]
-  tsad inspect FILE.ts [--fn NAME] [--stage linear-a|jvp|linearize|transpose|grad|emit|all]`;
+/** The stages `tsad inspect --stage` accepts; here so `--help` needs no TypeScript compiler. */
+export const STAGES = ['linear-a', 'jvp', 'linearize', 'transpose', 'grad', 'emit'] as const;
+export type Stage = (typeof STAGES)[number];
 
-class UsageError extends Error {}
-
-interface Args {
-  readonly positional: string[];
-  readonly flags: Map<string, string | true>;
+/** The command line is at fault: exit 2, with a usage hint (the command's, once it is known). */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
 }
 
-function parseArgs(argv: readonly string[]): Args {
+/** The inputs are at fault (exit 1); the message alone says what to do. */
+export class InputError extends Error {}
+
+interface Flag {
+  /** Placeholder of the value; a flag without one is a switch. */
+  readonly arg?: string;
+  readonly help: string;
+}
+
+type Flags = ReadonlyMap<string, string | true>;
+
+interface Command {
+  readonly name: string;
+  readonly synopsis: string;
+  readonly about: string;
+  readonly flags: Readonly<Record<string, Flag>>;
+  readonly run: (file: string, flags: Flags, io: Io) => number;
+}
+
+const FN: Flag = { arg: 'NAME', help: 'the function (a def in FILE)' };
+const AT: Flag = {
+  arg: 'X,...',
+  help: 'the point: one number per real of the parameters, in order, tuples flattened; NaN, Infinity and -Infinity are numbers too',
+};
+const WORK: Flag = { help: "print the work (cost model) of each function evaluated" };
+const RECOMPUTE: Flag = { help: 'checkpointing: recompute non-linear values in the linear part instead of saving them on the tape' };
+const SIMPLIFY: Flag = { help: 'simplify every generated def' };
+
+const IR_COMMANDS: readonly Command[] = [
+  {
+    name: 'ir check',
+    synopsis: 'FILE',
+    about: 'Parse and type-check a Linear A program (linearity included).',
+    flags: {},
+    run: (file, _f, io) => {
+      const p = load(file);
+      checkProgram(p);
+      io.out(`ok: ${p.defs.length} definition${p.defs.length === 1 ? '' : 's'}`);
+      return 0;
+    },
+  },
+  {
+    name: 'ir eval',
+    synopsis: 'FILE --fn NAME [--at X,...] [--dir V,...] [--work]',
+    about: 'Evaluate a function with the reference interpreter.',
+    flags: { fn: FN, at: AT, dir: { arg: 'V,...', help: 'values of the linear parameters (required when NAME has any)' }, work: WORK },
+    run: (file, flags, io) => {
+      const p = load(file);
+      const f = target(p, flags);
+      const x = point(f, flags, { required: f.nlParams.length > 0 });
+      const v = linearArgs(f.linParams.map((b) => b.type!), flags, `${f.name} has linear parameters: give their values with --dir`);
+      checkProgram(p);
+      const r = evalFn(p, f.name, x, v);
+      io.out(`${f.name}(${showAll(x)}) = (${showAll(r.nl)}${r.lin.length ? `${r.nl.length ? ' ' : ''}; ${showAll(r.lin)}` : ''})`);
+      if (flags.has('work')) io.out(`work ${f.name}: ${r.work}`);
+      return 0;
+    },
+  },
+  {
+    name: 'ir jvp',
+    synopsis: 'FILE --fn NAME [--at X,... --dir V,...] [--work] [--simplify]',
+    about: 'Forward mode. Without --at, print the program with NAME.jvp; with --at and --dir, its value and tangent there.',
+    flags: { fn: FN, at: AT, dir: { arg: 'V,...', help: 'the tangent direction, one number per real of the parameters (required with --at)' }, work: WORK, simplify: SIMPLIFY },
+    run: (file, flags, io) => {
+      const p = load(file);
+      const f = target(p, flags);
+      if (!flags.has('at')) {
+        for (const k of ['dir', 'work']) if (flags.has(k)) throw new UsageError(`--${k} needs --at (a point to evaluate at)`);
+      }
+      const { program, jvp } = jvpOf(p, f.name, driverOptions(flags));
+      if (!flags.has('at')) {
+        io.out(printProgram(program).trimEnd());
+        return 0;
+      }
+      const x = point(f, flags, { required: true });
+      const dx = linearArgs(f.nlParams.map((b) => tangentType(b.type!)), flags, '--at needs --dir V,... here (the tangent direction: --dir 1,0 for the first partial)');
+      const r = evalFn(program, jvp, x, dx);
+      io.out(`${f.name}(${showAll(x)}) = ${showAll(r.nl)}`);
+      io.out(`tangent = ${showAll(r.lin)}`);
+      if (flags.has('work')) io.out(`work ${f.name}: ${evalFn(p, f.name, x).work}, ${jvp}: ${r.work}`);
+      return 0;
+    },
+  },
+  {
+    name: 'ir linearize',
+    synopsis: 'FILE --fn NAME [--recompute] [--simplify]',
+    about: 'Print NAME.fwd (the primal, returning its tape) and NAME.lin (the linear part), with every def they call.',
+    flags: { fn: FN, recompute: RECOMPUTE, simplify: SIMPLIFY },
+    run: (file, flags, io) => {
+      const p = load(file);
+      const f = target(p, flags);
+      const { program, fwd, lin } = linearizeOf(p, f.name, driverOptions(flags));
+      io.out(printClosure(program, [fwd, lin]));
+      return 0;
+    },
+  },
+  {
+    name: 'ir transpose',
+    synopsis: 'FILE --fn NAME [--simplify]',
+    about: 'Print NAME.T, the transpose of the linear function NAME, with every def it calls.',
+    flags: { fn: FN, simplify: SIMPLIFY },
+    run: (file, flags, io) => {
+      const p = load(file);
+      const f = target(p, flags);
+      const { program, transposed } = transposeOf(p, f.name, driverOptions(flags));
+      io.out(printClosure(program, [transposed]));
+      return 0;
+    },
+  },
+  {
+    name: 'ir grad',
+    synopsis: 'FILE --fn NAME [--at X,...] [--work] [--recompute] [--simplify]',
+    about: 'Reverse mode, for a function with one real result. Without --at, print the program with NAME.grad; with --at, the gradient there.',
+    flags: { fn: FN, at: AT, work: WORK, recompute: RECOMPUTE, simplify: SIMPLIFY },
+    run: (file, flags, io) => {
+      const p = load(file);
+      const f = target(p, flags);
+      if (!flags.has('at') && flags.has('work')) throw new UsageError('--work needs --at (a point to evaluate at)');
+      const opts = driverOptions(flags);
+      const { program, grad } = gradOf(p, f.name, opts);
+      if (!flags.has('at')) {
+        io.out(printProgram(program).trimEnd());
+        return 0;
+      }
+      const x = point(f, flags, { required: true });
+      const r = evalFn(program, grad, x);
+      io.out(`grad ${f.name}(${showAll(x)}) = (${showAll(r.nl)})`);
+      if (flags.has('work')) {
+        const v = vjpOf(p, f.name, opts);
+        const fw = evalFn(v.program, v.fwd, x);
+        const lin = evalFn(v.program, `${v.fwd.replace(/\.fwd$/, '')}.lin`, [fw.nl[1]], f.nlParams.map((b) => zeroOf(tangentType(b.type!))));
+        const bwd = evalFn(v.program, v.bwd, [fw.nl[1]], [1]);
+        io.out(`work ${f.name}: ${evalFn(p, f.name, x).work}, ${v.fwd}: ${fw.work}, ${f.name}.lin: ${lin.work}, ${v.bwd}: ${bwd.work}, ${grad}: ${r.work}`);
+      }
+      return 0;
+    },
+  },
+];
+
+const INSPECT: Command = {
+  name: 'inspect',
+  synopsis: `FILE.ts [--fn NAME] [--stage ${STAGES.join('|')}|all]`,
+  about: 'Print every stage between a marked TypeScript function and the code the plugin emits for it.',
+  flags: {
+    fn: { arg: 'NAME', help: 'only this marked function (a method as Class.method)' },
+    stage: { arg: 'STAGE', help: `only this stage: ${STAGES.join(', ')} or all (the default)` },
+  },
+  run: (file, flags, io) => {
+    const stage = (flags.get('stage') as string | undefined) ?? 'all';
+    if (stage !== 'all' && !(STAGES as readonly string[]).includes(stage)) {
+      throw new UsageError(`unknown stage '${stage}' (stages: ${STAGES.join(', ')}, all)`);
+    }
+    // Loaded on demand: it pulls in the TypeScript compiler, which `tsad ir` never needs.
+    const { inspectFile } = require('./inspect') as typeof import('./inspect');
+    return inspectFile({ file, fn: flags.get('fn') as string | undefined, stages: stage === 'all' ? STAGES : [stage as Stage] }, io);
+  },
+};
+
+const COMMANDS: readonly Command[] = [INSPECT, ...IR_COMMANDS];
+
+const TOP_HELP = `tsad: compile-time automatic differentiation for TypeScript
+
+usage: tsad <command> [options]
+
+commands:
+  inspect FILE.ts     print each stage a marked TypeScript function goes through
+  ir check FILE       type-check a Linear A program
+  ir eval FILE        evaluate a function
+  ir jvp FILE         forward mode: the JVP, or its value at a point
+  ir linearize FILE   the primal with its tape, and the linear part
+  ir transpose FILE   the transpose of a linear function
+  ir grad FILE        reverse mode: the gradient, or its value at a point
+
+options:
+  -h, --help          show this help
+      --version       print the version of tsad
+
+'tsad <command> --help' describes a command and its options.
+exit codes: 0 done, 1 bad input file or program, 2 bad command line, 70 a bug in tsad`;
+
+const IR_HELP = `usage:
+${IR_COMMANDS.map((c) => `  tsad ${c.name} ${c.synopsis}`).join('\n')}
+
+'tsad ir <command> --help' describes a command and its options.`;
+
+const TOP_HINT = "usage: tsad <command> [options]; run 'tsad --help' for the commands";
+const IR_HINT = `${IR_HELP.split('\n\n')[0]}\nrun 'tsad ir <command> --help' for details`;
+
+function usageLine(c: Command): string {
+  return `usage: tsad ${c.name} ${c.synopsis}`;
+}
+
+function commandHint(c: Command): string {
+  return `${usageLine(c)}\nrun 'tsad ${c.name} --help' for details`;
+}
+
+/** Greedy word wrap; help text stays readable in an 80-column terminal. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line];
+}
+
+function commandHelp(c: Command): string {
+  const rows = [...Object.entries(c.flags).map(([k, f]) => [`--${k}${f.arg ? ` ${f.arg}` : ''}`, f.help]), ['-h, --help', 'show this help']];
+  const width = Math.max(...rows.map(([l]) => l.length)) + 2;
+  const pad = ' '.repeat(2 + width);
+  const row = ([l, h]: string[]) => wrap(h, 80 - pad.length).map((text, i) => (i === 0 ? `  ${l.padEnd(width)}` : pad) + text);
+  return [usageLine(c), '', ...wrap(c.about, 80), '', 'options:', ...rows.flatMap(row)].join('\n');
+}
+
+function isHelp(a: string): boolean {
+  return a === '-h' || a === '--help';
+}
+
+/** FILE and the flags of one command; anything the command does not declare is an error. */
+function parseCommandArgs(c: Command, argv: readonly string[]): { file: string; flags: Flags } {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
+  let optionsEnd = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (!a.startsWith('--')) {
+    if (optionsEnd || !a.startsWith('-') || a === '-') {
       positional.push(a);
       continue;
     }
-    const key = a.slice(2);
-    const next = argv[i + 1];
-    if (['fn', 'at', 'dir', 'stage'].includes(key)) {
-      if (next === undefined) throw new UsageError(`--${key} needs a value`);
-      flags.set(key, next);
-      i++;
-    } else flags.set(key, true);
+    if (a === '--') {
+      optionsEnd = true;
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = a.startsWith('--') ? a.slice(2, eq < 0 ? undefined : eq) : a;
+    const spec = Object.prototype.hasOwnProperty.call(c.flags, name) ? c.flags[name] : undefined;
+    if (!spec) throw new UsageError(`unknown option '${eq < 0 ? a : a.slice(0, eq)}' for tsad ${c.name}`, commandHint(c));
+    if (flags.has(name)) throw new UsageError(`--${name} given twice`, commandHint(c));
+    if (!spec.arg) {
+      if (eq >= 0) throw new UsageError(`--${name} takes no value`, commandHint(c));
+      flags.set(name, true);
+      continue;
+    }
+    // The value is taken verbatim even when it starts with '-': `--at -1,2` is a point.
+    const value = eq >= 0 ? a.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new UsageError(`--${name} needs a value (${spec.arg})`, commandHint(c));
+    flags.set(name, value);
   }
-  return { positional, flags };
+  const [file, extra] = positional;
+  if (file === undefined) throw new UsageError(`tsad ${c.name} needs a ${c.synopsis.split(' ')[0]}`, commandHint(c));
+  if (extra !== undefined) {
+    const hint = /^[-+]?(\d|NaN|Infinity)/.test(extra) ? ' (values are separated by commas: --at 2,3)' : '';
+    throw new UsageError(`unexpected argument '${extra}'${hint}`, commandHint(c));
+  }
+  return { file, flags };
 }
 
-function numbers(text: string, what: string): number[] {
+/** Comma-separated numbers; NaN and ±Infinity are values a user may well want to try. */
+function numbers(text: string, flag: string): number[] {
+  if (text.trim() === '') return [];
   return text.split(',').map((s) => {
-    const v = Number(s.trim());
-    if (s.trim() === '' || Number.isNaN(v)) throw new UsageError(`${what}: '${s}' is not a number`);
+    const t = s.trim();
+    const v = t === 'NaN' ? NaN : Number(t);
+    if (t === '' || (Number.isNaN(v) && t !== 'NaN')) {
+      throw new UsageError(`--${flag}: '${s}' is not a number (give numbers separated by commas, such as 2,-0.5,NaN,Infinity)`);
+    }
     return v;
   });
 }
 
 /** Fills values of the given types from a flat list of scalars, in order. */
-function unflatten(types: readonly Type[], flat: readonly number[], what: string): Value[] {
+function unflatten(types: readonly Type[], flat: readonly number[], flag: string): Value[] {
   let i = 0;
+  const need = types.reduce((n, t) => n + scalarCount(t), 0);
   const take = (t: Type): Value => {
     if (t.tag === 'tuple') return t.elems.map(take);
-    if (i >= flat.length) throw new UsageError(`${what}: too few values (${flat.length})`);
     const v = flat[i++];
     return t.tag === 'bool' ? v !== 0 : v;
   };
-  const vs = types.map(take);
-  if (i !== flat.length) throw new UsageError(`${what}: expected ${i} values, got ${flat.length}`);
-  return vs;
+  if (flat.length !== need) throw new UsageError(`--${flag}: expected ${need} value${need === 1 ? '' : 's'}, got ${flat.length}`);
+  return types.map(take);
 }
 
 function scalarCount(t: Type): number {
   return t.tag === 'tuple' ? t.elems.reduce((n, e) => n + scalarCount(e), 0) : 1;
+}
+
+function zeroOf(t: Type): Value {
+  return t.tag === 'tuple' ? t.elems.map(zeroOf) : 0;
+}
+
+function point(f: FnDef, flags: Flags, o: { required: boolean }): Value[] {
+  const at = flags.get('at');
+  if (typeof at !== 'string') {
+    if (o.required) throw new UsageError(`--at is required: ${f.name} takes ${f.nlParams.length} parameter${f.nlParams.length === 1 ? '' : 's'}`);
+    return [];
+  }
+  return unflatten(f.nlParams.map((x) => x.type!), numbers(at, 'at'), 'at');
+}
+
+/** Values for linear parameters from --dir; never a silent zero when they matter. */
+function linearArgs(types: readonly Type[], flags: Flags, missing: string): Value[] {
+  const dir = flags.get('dir');
+  if (typeof dir !== 'string') {
+    if (types.length > 0) throw new UsageError(missing);
+    return [];
+  }
+  return unflatten(types, numbers(dir, 'dir'), 'dir');
+}
+
+function driverOptions(flags: Flags): DriverOptions {
+  const policy: CheckpointPolicy = flags.has('recompute') ? 'recompute' : 'save';
+  return { policy, simplify: flags.has('simplify') };
 }
 
 export function showValue(v: Value): string {
@@ -87,144 +364,103 @@ const showAll = (vs: readonly Value[]) => vs.map(showValue).join(', ');
 function load(file: string): Program {
   let text: string;
   try {
+    if (fs.statSync(file).isDirectory()) throw new InputError(`${file} is a directory; give a Linear A file (.lina)`);
     text = fs.readFileSync(file, 'utf8');
-  } catch {
-    throw new UsageError(`cannot read ${file}`);
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
   }
   return parseProgram(text, file);
 }
 
-function def(p: Program, name: string): FnDef {
+function target(p: Program, flags: Flags): FnDef {
+  const name = flags.get('fn');
+  if (typeof name !== 'string') throw new UsageError('--fn NAME is required');
   const d = p.defs.find((x) => x.name === name);
-  if (!d) throw new UsageError(`no function named ${name}; defined: ${p.defs.map((x) => x.name).join(', ')}`);
+  if (!d) throw new InputError(`no function named ${name}; defined: ${p.defs.map((x) => x.name).join(', ') || 'none'}`);
   return d;
 }
 
-function only(p: Program, names: readonly string[]): Program {
-  return { defs: p.defs.filter((d) => names.includes(d.name)) };
+/**
+ * The named defs with everything they call, callees first, so the text parses and checks on
+ * its own: `f.lin` calls `g.lin`, `f.T` calls `g.T`.
+ */
+function printClosure(p: Program, entries: readonly string[]): string {
+  const defs = new Map(p.defs.map((d) => [d.name, d]));
+  return printProgram({ defs: calleesFirst(p, entries).map((n) => defs.get(n)!) }).trimEnd();
 }
 
-function irCommand(cmd: string, a: Args, io: Io): number {
-  const file = a.positional[0];
-  if (!file) throw new UsageError(`tsad ir ${cmd} needs a FILE`);
-  const p = load(file);
-  if (cmd === 'check') {
-    checkProgram(p);
-    io.out(`ok: ${p.defs.length} definition${p.defs.length === 1 ? '' : 's'}`);
+function packageVersion(): string {
+  // From source (ts-jest) and from dist/ the package root is a different number of levels up.
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) {
+      const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'tsad' && pkg.version) return pkg.version;
+    }
+    if (path.dirname(dir) === dir) throw new InternalError('cannot find the package.json of tsad');
+  }
+}
+
+function dispatch(argv: readonly string[], io: Io): number {
+  const [first, second] = argv;
+  if (first === undefined) throw new UsageError('missing command');
+  if (isHelp(first) || first === 'help') {
+    io.out(TOP_HELP);
     return 0;
   }
-  const fnFlag = a.flags.get('fn');
-  if (typeof fnFlag !== 'string') throw new UsageError(`tsad ir ${cmd} needs --fn NAME`);
-  const fn = fnFlag;
-  const f = def(p, fn);
-  const at = a.flags.get('at');
-  const dir = a.flags.get('dir');
-  const work = a.flags.has('work');
-  const policy: CheckpointPolicy = a.flags.has('recompute') ? 'recompute' : 'save';
-  const opts: DriverOptions = { policy, simplify: a.flags.has('simplify') };
-  const point = () => unflatten(f.nlParams.map((x) => x.type!), numbers(at as string, '--at'), '--at');
-  const direction = (types: readonly Type[]) =>
-    typeof dir === 'string' ? unflatten(types, numbers(dir, '--dir'), '--dir') : unflatten(types, new Array(types.reduce((n, t) => n + scalarCount(t), 0)).fill(0), '--dir');
-
-  switch (cmd) {
-    case 'eval': {
-      if (typeof at !== 'string' && f.nlParams.length > 0) throw new UsageError('tsad ir eval needs --at');
-      checkProgram(p);
-      const r = evalFn(p, fn, typeof at === 'string' ? point() : [], direction(f.linParams.map((x) => x.type!)));
-      io.out(`${fn}(${typeof at === 'string' ? at.split(',').join(', ') : ''}) = (${showAll(r.nl)}${r.lin.length ? ` ; ${showAll(r.lin)}` : ''})`);
-      if (work) io.out(`work ${fn}: ${r.work}`);
-      return 0;
-    }
-    case 'jvp': {
-      const { program, jvp } = jvpOf(p, fn, opts);
-      if (typeof at !== 'string') {
-        io.out(printProgram(program).trimEnd());
-        return 0;
-      }
-      const x = point();
-      const r = evalFn(program, jvp, x, direction(f.nlParams.map((b) => tangentType(b.type!))));
-      io.out(`${fn}(${showAll(x)}) = ${showAll(r.nl)}`);
-      io.out(`tangent = ${showAll(r.lin)}`);
-      if (work) io.out(`work ${fn}: ${evalFn(p, fn, x).work}, ${jvp}: ${r.work}`);
-      return 0;
-    }
-    case 'linearize': {
-      const { program, fwd, lin } = linearizeOf(p, fn, opts);
-      io.out(printProgram(only(program, [fwd, lin])).trimEnd());
-      return 0;
-    }
-    case 'transpose': {
-      const { program, transposed } = transposeOf(p, fn, opts);
-      io.out(printDef(def(program, transposed)));
-      return 0;
-    }
-    case 'grad': {
-      const { program, grad } = gradOf(p, fn, opts);
-      if (typeof at !== 'string') {
-        io.out(printProgram(program).trimEnd());
-        return 0;
-      }
-      const x = point();
-      const r = evalFn(program, grad, x);
-      io.out(`grad ${fn}(${showAll(x)}) = (${showAll(r.nl)})`);
-      if (work) {
-        const v = vjpOf(p, fn, opts);
-        const fw = evalFn(v.program, v.fwd, x);
-        const lin = evalFn(v.program, `${v.fwd.replace(/\.fwd$/, '')}.lin`, [fw.nl[1]], f.nlParams.map((b) => zeroOf(tangentType(b.type!))));
-        const bwd = evalFn(v.program, v.bwd, [fw.nl[1]], [1]);
-        io.out(`work ${fn}: ${evalFn(p, fn, x).work}, ${v.fwd}: ${fw.work}, ${fn}.lin: ${lin.work}, ${v.bwd}: ${bwd.work}, ${grad}: ${r.work}`);
-      }
-      return 0;
-    }
-    default:
-      throw new UsageError(`unknown command 'ir ${cmd}'`);
+  if (first === '--version') {
+    if (argv.length > 1) throw new UsageError(`unexpected argument '${argv[1]}' after --version`);
+    io.out(packageVersion());
+    return 0;
   }
-}
-
-function zeroOf(t: Type): Value {
-  return t.tag === 'tuple' ? t.elems.map(zeroOf) : 0;
+  if (first.startsWith('-')) throw new UsageError(`unknown option '${first}'`);
+  let c: Command | undefined;
+  let rest: readonly string[];
+  if (first === 'ir') {
+    if (second === undefined) throw new UsageError('tsad ir needs a command', IR_HINT);
+    if (isHelp(second)) {
+      io.out(IR_HELP);
+      return 0;
+    }
+    c = IR_COMMANDS.find((x) => x.name === `ir ${second}`);
+    if (!c) throw new UsageError(`unknown command 'ir ${second}'`, IR_HINT);
+    rest = argv.slice(2);
+  } else {
+    c = COMMANDS.find((x) => x.name === first);
+    if (!c) throw new UsageError(`unknown command '${first}' (commands: inspect, ir)`);
+    rest = argv.slice(1);
+  }
+  // Help wins over everything else on the line, so `tsad ir grad --at --help` still helps.
+  if (rest.some(isHelp)) {
+    io.out(commandHelp(c));
+    return 0;
+  }
+  const { file, flags } = parseCommandArgs(c, rest);
+  try {
+    return c.run(file, flags, io);
+  } catch (e) {
+    if (e instanceof UsageError && !e.hint) throw new UsageError(e.message, commandHint(c));
+    throw e;
+  }
 }
 
 export function main(argv: readonly string[], io: Io): number {
   try {
-    const a = parseArgs(argv);
-    const [group, cmd, ...rest] = a.positional;
-    if (group === undefined || a.flags.has('help') || group === 'help') {
-      io.out(USAGE);
-      return group === undefined && !a.flags.has('help') ? 1 : 0;
-    }
-    if (group === 'ir') {
-      if (!cmd) throw new UsageError('tsad ir needs a command: check, eval, jvp, linearize, transpose, grad');
-      return irCommand(cmd, { positional: rest, flags: a.flags }, io);
-    }
-    if (group === 'inspect') {
-      let inspect: ((argv: readonly string[], io: Io) => number) | undefined;
-      try {
-        inspect = require('./inspect').inspectMain;
-      } catch {
-        inspect = undefined;
-      }
-      if (!inspect) {
-        io.err('tsad: inspect is not available in this build');
-        return 2;
-      }
-      return inspect(argv.slice(1), io);
-    }
-    throw new UsageError(`unknown command '${group}'`);
+    return dispatch(argv, io);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.err(`tsad: ${e.message}\n${USAGE}`);
-      return 1;
+      io.err(`tsad: ${e.message}\n${e.hint ?? TOP_HINT}`);
+      return 2;
     }
-    if (e instanceof IrError) {
+    if (e instanceof InputError || e instanceof IrError) {
       io.err(`tsad: ${e.message}`);
       return 1;
     }
-    if (e instanceof InternalError) {
-      io.err(`tsad: ${e.message} (this is a bug in tsad)`);
-      return 70;
-    }
-    io.err(`tsad: internal: ${(e as Error).message ?? String(e)} (this is a bug in tsad)`);
+    // Our stack is for bug reports only (TSAD_DEBUG=1), as in the plugin's TSAD1099.
+    const debug = process.env.TSAD_DEBUG && e instanceof Error && e.stack ? `\n${e.stack}` : '';
+    const message = e instanceof InternalError ? e.message : `internal: ${e instanceof Error ? e.message : String(e)}`;
+    io.err(`tsad: ${message} (this is a bug in tsad)${debug}`);
     return 70;
   }
 }

@@ -5,7 +5,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type * as ts from 'typescript';
-import type { Io } from './cli';
+import { InputError } from './cli';
+import type { Io, Stage } from './cli';
 import { ModuleCompiler } from '../compile';
 import { Program } from '../ir/syntax';
 import { printProgram } from '../ir/print';
@@ -16,37 +17,48 @@ import { markerOf, useTypeScript } from '../frontend/markers';
 import { formatDiagnostic, toDiagnostic } from './rewrite';
 import { runtimeEntry } from './transform';
 
-export const STAGES = ['linear-a', 'jvp', 'linearize', 'transpose', 'grad', 'emit'] as const;
-export type Stage = (typeof STAGES)[number];
 
 /** The same simplification the plugin applies before emitting. */
 const DRIVER: DriverOptions = { simplify: true, inlinePrimal: true };
 
-interface Options {
+export interface InspectOptions {
   readonly file: string;
   readonly fn?: string;
   readonly stages: readonly Stage[];
 }
 
-function parse(argv: readonly string[]): Options | string {
-  let file: string | undefined;
-  let fn: string | undefined;
-  let stage = 'all';
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--fn' || a === '--stage') {
-      const v = argv[++i];
-      if (v === undefined) return `${a} needs a value`;
-      if (a === '--fn') fn = v;
-      else stage = v;
-    } else if (a.startsWith('--')) return `unknown option ${a}`;
-    else if (file === undefined) file = a;
-    else return `unexpected argument '${a}'`;
+const TS_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts'];
+
+/**
+ * Why FILE cannot be inspected, or undefined when it is a TypeScript source file. Checked
+ * before the compiler sees it: TypeScript silently ignores a file it would not compile
+ * (`.js` without allowJs, `.json`, a directory), and "no marked functions" would mislead.
+ */
+function unsuitable(file: string): string | undefined {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (e) {
+    return `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`;
   }
-  if (!file) return 'tsad inspect needs a FILE.ts';
-  if (stage !== 'all' && !(STAGES as readonly string[]).includes(stage)) return `unknown stage '${stage}' (stages: ${STAGES.join(', ')}, all)`;
-  return { file, fn, stages: stage === 'all' ? STAGES : [stage as Stage] };
+  const kinds = TS_EXTENSIONS.join(', ');
+  if (stat.isDirectory()) return `${file} is a directory; tsad inspect takes one TypeScript file (${kinds})`;
+  const lower = file.toLowerCase();
+  if (/\.d\.[mc]?ts$/.test(lower)) return `${file} is a declaration file: it has no function bodies to differentiate; inspect the .ts source`;
+  const ext = path.extname(lower);
+  if (ext === '.lina') return `${file} is a Linear A program; use 'tsad ir check ${file}' and the other 'tsad ir' commands`;
+  if (['.js', '.jsx', '.mjs', '.cjs'].includes(ext)) return `${file} is JavaScript; tsad inspect reads the TypeScript source of marked functions (${kinds})`;
+  if (!TS_EXTENSIONS.includes(ext)) return `${file} is not a TypeScript file; tsad inspect reads ${kinds}`;
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch (e) {
+    return `cannot read ${file}: ${(e as Error).message}`;
+  }
+  return undefined;
 }
+
+/** Syntax errors are shown this many at a time; the first usually explains the rest. */
+const MAX_SYNTAX_ERRORS = 5;
 
 /** The marked function-like declarations of a file, in source order. */
 function markedFunctions(tsApi: typeof ts, sf: ts.SourceFile, checker: ts.TypeChecker): ts.SignatureDeclaration[] {
@@ -104,18 +116,16 @@ function stageText(stage: Stage, tsApi: typeof ts, checker: ts.TypeChecker, sf: 
   }
 }
 
-export function inspectMain(argv: readonly string[], io: Io): number {
-  const o = parse(argv);
-  if (typeof o === 'string') {
-    io.err(`tsad: ${o}\nusage: tsad inspect FILE.ts [--fn NAME] [--stage ${STAGES.join('|')}|all]`);
-    return 1;
-  }
+export function inspectFile(o: InspectOptions, io: Io): number {
+  const problem = unsuitable(o.file);
+  if (problem) throw new InputError(problem);
   const file = path.resolve(o.file);
-  if (!fs.existsSync(file)) {
-    io.err(`tsad: cannot read ${o.file}`);
-    return 1;
+  let tsApi: typeof ts;
+  try {
+    tsApi = require('typescript');
+  } catch {
+    throw new InputError('tsad inspect needs the typescript package: npm install --save-dev typescript');
   }
-  const tsApi: typeof ts = require('typescript');
   useTypeScript(tsApi);
   const program = tsApi.createProgram([file], {
     target: tsApi.ScriptTarget.ES2022,
@@ -125,16 +135,28 @@ export function inspectMain(argv: readonly string[], io: Io): number {
     types: [],
     paths: { tsad: [runtimeEntry()] },
   });
-  const sf = program.getSourceFile(file)!;
+  const sf = program.getSourceFile(file);
+  if (!sf) throw new InputError(`TypeScript did not load ${o.file} as a source file`);
+  // Lowering half-parsed code would report errors about the parser's recovery, not the code.
+  const syntax = program.getSyntacticDiagnostics(sf);
+  if (syntax.length > 0) {
+    syntax.slice(0, MAX_SYNTAX_ERRORS).forEach((d) => io.err(formatTsDiagnostic(tsApi, d)));
+    const more = syntax.length - MAX_SYNTAX_ERRORS;
+    io.err(`tsad: ${o.file} has syntax errors${more > 0 ? ` (${more} more not shown)` : ''}; fix them first`);
+    return 1;
+  }
   const checker = program.getTypeChecker();
   const all = markedFunctions(tsApi, sf, checker);
   const lowerer = new ModuleCompiler(tsApi, checker, tsApi.factory);
   const named = all.map((decl) => ({ decl, name: safeName(() => lowerer.lower(decl).fn.name) ?? '?' }));
-  const chosen = o.fn === undefined ? named : named.filter((n) => n.name === o.fn || n.name === o.fn!.replace(".", "_") || n.name.endsWith(`_${o.fn}`));
+  const chosen = o.fn === undefined ? named : named.filter((n) => n.name === o.fn || n.name === o.fn!.replace('.', '_') || n.name.endsWith(`_${o.fn}`));
   if (chosen.length === 0) {
     const have = named.map((n) => n.name).filter((n) => n !== '?');
-    io.err(o.fn === undefined ? `tsad: no marked functions in ${o.file}` : `tsad: no marked function '${o.fn}' in ${o.file}${have.length ? ` (marked: ${have.join(', ')})` : ''}`);
-    return 1;
+    throw new InputError(
+      o.fn === undefined
+        ? `no marked functions in ${o.file} (mark one with /** @differentiable */)`
+        : `no marked function '${o.fn}' in ${o.file}${have.length ? ` (marked: ${have.join(', ')})` : ''}`,
+    );
   }
   let status = 0;
   for (const { decl, name } of chosen) {
@@ -151,6 +173,13 @@ export function inspectMain(argv: readonly string[], io: Io): number {
     }
   }
   return status;
+}
+
+function formatTsDiagnostic(tsApi: typeof ts, d: ts.Diagnostic): string {
+  const text = tsApi.flattenDiagnosticMessageText(d.messageText, '\n');
+  if (!d.file || d.start === undefined) return `error TS${d.code}: ${text}`;
+  const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
+  return `${d.file.fileName}:${line + 1}:${character + 1} - error TS${d.code}: ${text}`;
 }
 
 function safeName(f: () => string): string | undefined {
