@@ -37,11 +37,15 @@ test('bad input: one line of error, exit code 1, no stack trace', () => {
     ['ir', 'grad', 'missing.lina', '--fn', 'f'],
     ['ir', 'grad', ex('matvec.lina'), '--fn', 'nope', '--at', '1,2'],
     ['ir', 'check', path.dirname(ex('matvec.lina'))],
+    ['ir', 'check', path.join(__dirname, '../../package.json')],
+    ['ir', 'check', path.join(__dirname, '../../examples/app/src/oscillator.ts')],
   ]) {
     const r = tsad(...argv);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^tsad: [^\n]+$/);
   }
+  expect(tsad('ir', 'check', 'missing.lina').err).toBe('tsad: cannot read missing.lina: no such file');
+  expect(tsad('ir', 'check', 'a.ts').err).toMatch(/a\.ts is TypeScript; tsad ir reads Linear A programs \(\.lina\); for a marked TypeScript function use 'tsad inspect a\.ts'/);
 });
 
 test('a bad command line exits 2 with a usage hint, never a stack trace', () => {

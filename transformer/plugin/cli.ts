@@ -361,7 +361,17 @@ export function showValue(v: Value): string {
 
 const showAll = (vs: readonly Value[]) => vs.map(showValue).join(', ');
 
+/** Files `tsad ir` knows are not Linear A; their parse error would point at the wrong tool. */
+function notLinearA(file: string): string | undefined {
+  const ext = path.extname(file).toLowerCase();
+  if (['.ts', '.tsx', '.mts', '.cts'].includes(ext)) return `${file} is TypeScript; tsad ir reads Linear A programs (.lina); for a marked TypeScript function use 'tsad inspect ${file}'`;
+  if (['.js', '.jsx', '.mjs', '.cjs', '.json'].includes(ext)) return `${file} is not a Linear A program; tsad ir reads Linear A text (.lina, see docs/linear-a.md)`;
+  return undefined;
+}
+
 function load(file: string): Program {
+  const wrongKind = notLinearA(file);
+  if (wrongKind) throw new InputError(wrongKind);
   let text: string;
   try {
     if (fs.statSync(file).isDirectory()) throw new InputError(`${file} is a directory; give a Linear A file (.lina)`);
