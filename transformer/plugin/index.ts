@@ -3,6 +3,7 @@
 // Diagnostics go through `extras.addDiagnostic`, so `tspc` prints them and fails the build.
 import type * as ts from 'typescript';
 import { rewriteSourceFile, toDiagnostic } from './rewrite';
+import { trackDerivativeDependencies } from './fingerprint';
 
 export interface TransformerExtras {
   readonly ts?: typeof ts;
@@ -11,6 +12,8 @@ export interface TransformerExtras {
 
 export default function tsadTransformer(program: ts.Program, _config?: unknown, extras: TransformerExtras = {}): ts.TransformerFactory<ts.SourceFile> {
   const tsApi: typeof ts = extras.ts ?? require('typescript');
+  // Call sites compile other files' function bodies: the incremental builder must know.
+  trackDerivativeDependencies(tsApi, program);
   const checker = program.getTypeChecker();
   return (ctx) => (sf) =>
     rewriteSourceFile(tsApi, checker, ctx, sf, (e, file) => {

@@ -1,0 +1,157 @@
+// What a module's derivative code depends on, for TypeScript's incremental builder.
+//
+// The derivative at a call site `grad(f)` is compiled from f's body and from the bodies of
+// everything f reaches (callees, module constants, custom rules), which may live in other files.
+// TypeScript re-emits a file only when it changes or when the declaration output ("shape") of
+// a module it imports changes, and a function body is not part of that shape. So every module's
+// shape, as the builder computes it, gets one extra declaration: a fingerprint of the source
+// text of everything a derivative of its exports would read. Edit a body anywhere in that
+// closure and the shape of the module changes, the builder re-emits its importers, and their
+// fingerprints change in turn when they re-export or call it: a chain a → b → c is re-emitted
+// up to every call site. The fingerprint only enters the builder's signature emit
+// (`EmitOnlyDtsFiles.BuilderSignature`); `.d.ts` files written to disk are unchanged.
+import type * as ts from 'typescript';
+import { customRuleOf, markerOf, useTypeScript } from '../frontend/markers';
+
+/** The builder's signature-only declaration emit (TypeScript's internal `EmitOnly.BuilderSignature`). */
+const BUILDER_SIGNATURE = 2;
+
+type Emit = ts.Program['emit'];
+interface PatchableProgram extends ts.Program {
+  /** Where ts-patch keeps TypeScript's own emit when it wraps `emit` with the plugins. */
+  originalEmit?: Emit;
+}
+
+const hooked = new WeakSet<ts.Program>();
+
+/**
+ * Makes the builder's signature emits of `program` carry derivative fingerprints. The plugin
+ * factory calls this for every program it is handed: under ts-patch that happens on every emit,
+ * the builder's signature emits included, before TypeScript's emit runs; a host that calls the
+ * factory itself must call it before asking the builder for diagnostics or emit.
+ */
+export function trackDerivativeDependencies(tsApi: typeof ts, program: ts.Program): void {
+  if (hooked.has(program)) return;
+  hooked.add(program);
+  const p = program as PatchableProgram;
+  const key: 'originalEmit' | 'emit' = typeof p.originalEmit === 'function' ? 'originalEmit' : 'emit';
+  const inner = p[key]!.bind(program) as Emit;
+  const emit: Emit = (target, writeFile, token, emitOnlyDts, transformers, ...rest: unknown[]) => {
+    if ((emitOnlyDts as unknown) !== BUILDER_SIGNATURE) return (inner as (...a: unknown[]) => ts.EmitResult)(target, writeFile, token, emitOnlyDts, transformers, ...rest);
+    const withFingerprint: ts.CustomTransformers = {
+      ...transformers,
+      afterDeclarations: [...(transformers?.afterDeclarations ?? []), fingerprintTransformer(tsApi, program)],
+    };
+    return (inner as (...a: unknown[]) => ts.EmitResult)(target, writeFile, token, emitOnlyDts, withFingerprint, ...rest);
+  };
+  p[key] = emit;
+}
+
+function fingerprintTransformer(tsApi: typeof ts, program: ts.Program): ts.TransformerFactory<ts.SourceFile | ts.Bundle> {
+  return (ctx) => (node) => {
+    if (!tsApi.isSourceFile(node)) return node;
+    const source = program.getSourceFile(node.fileName);
+    if (!source || source.isDeclarationFile) return node;
+    const text = derivativeClosureText(tsApi, program.getTypeChecker(), source);
+    if (text === '') return node;
+    const f = ctx.factory;
+    const stamp = f.createVariableStatement(
+      [f.createModifier(tsApi.SyntaxKind.DeclareKeyword)],
+      f.createVariableDeclarationList([f.createVariableDeclaration('__tsad_derivative_inputs', undefined, f.createLiteralTypeNode(f.createStringLiteral(hash(text))))], tsApi.NodeFlags.Const),
+    );
+    return f.updateSourceFile(node, [...node.statements, stamp]);
+  };
+}
+
+/**
+ * The source text a derivative of this module's exports reads, in a stable order: every marked
+ * function and module constant it exports (also re-exported ones), and, transitively, every
+ * module-level declaration their bodies refer to and every custom rule attached to them.
+ */
+export function derivativeClosureText(tsApi: typeof ts, checker: ts.TypeChecker, sf: ts.SourceFile): string {
+  useTypeScript(tsApi);
+  const moduleSymbol = checker.getSymbolAtLocation(sf);
+  const roots: ts.Node[] = [];
+  // Marked functions of this file (exported or reached by one) and its registrations.
+  const visit = (n: ts.Node): void => {
+    if ((tsApi.isFunctionDeclaration(n) || tsApi.isMethodDeclaration(n) || tsApi.isArrowFunction(n) || tsApi.isFunctionExpression(n)) && markerOf(n, checker)) roots.push(n);
+    tsApi.forEachChild(n, visit);
+  };
+  visit(sf);
+  for (const exported of moduleSymbol ? checker.getExportsOfModule(moduleSymbol) : []) {
+    const target = exported.flags & tsApi.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+    for (const d of target.declarations ?? []) if (isModuleLevelValue(tsApi, d)) roots.push(d);
+  }
+  const seen = new Set<ts.Node>();
+  const texts: { file: string; pos: number; text: string }[] = [];
+  const queue = [...roots];
+  while (queue.length > 0) {
+    const node = queue.pop()!;
+    const owner = enclosingModuleDeclaration(tsApi, node);
+    if (seen.has(owner)) continue;
+    seen.add(owner);
+    const file = owner.getSourceFile();
+    if (file.isDeclarationFile) continue;
+    // Full text: a marker comment in front of a declaration is part of what it means.
+    const holder = tsApi.isVariableDeclaration(owner) ? owner.parent.parent : owner;
+    texts.push({ file: file.fileName, pos: owner.pos, text: holder.getFullText(file) });
+    const fn = tsApi.isVariableDeclaration(owner) && owner.initializer ? owner.initializer : owner;
+    const rule = customRuleOf(fn, checker) ?? customRuleOf(node, checker);
+    if (rule) queue.push(rule);
+    forEachIdentifier(tsApi, owner, (id) => {
+      let sym = checker.getSymbolAtLocation(id);
+      if (sym && sym.flags & tsApi.SymbolFlags.Alias) sym = checker.getAliasedSymbol(sym);
+      for (const d of sym?.declarations ?? []) {
+        if (!d.getSourceFile().isDeclarationFile && isModuleLevelValue(tsApi, d) && !contains(owner, d)) queue.push(d);
+      }
+    });
+  }
+  texts.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.pos - b.pos));
+  return texts.map((t) => `${t.file}:${t.pos}\n${t.text}`).join('\n');
+}
+
+/** A function, method or variable declared at the top of a module (or in a top-level class). */
+function isModuleLevelValue(tsApi: typeof ts, d: ts.Node): boolean {
+  if (tsApi.isFunctionDeclaration(d)) return tsApi.isSourceFile(d.parent);
+  if (tsApi.isVariableDeclaration(d)) return tsApi.isVariableDeclarationList(d.parent) && tsApi.isSourceFile(d.parent.parent.parent);
+  if (tsApi.isMethodDeclaration(d)) return tsApi.isClassLike(d.parent);
+  return false;
+}
+
+/** The module-level declaration a node belongs to (an arrow in `const f = differentiable(...)` -> that const). */
+function enclosingModuleDeclaration(tsApi: typeof ts, node: ts.Node): ts.Node {
+  for (let n: ts.Node | undefined = node; n && !tsApi.isSourceFile(n); n = n.parent) {
+    if (isModuleLevelValue(tsApi, n)) return n;
+    if (tsApi.isExpressionStatement(n) && tsApi.isSourceFile(n.parent)) return n;
+  }
+  return node;
+}
+
+function contains(outer: ts.Node, inner: ts.Node): boolean {
+  return inner.getSourceFile() === outer.getSourceFile() && inner.pos >= outer.pos && inner.end <= outer.end;
+}
+
+/** Without recursion: a long expression nests thousands deep. */
+function forEachIdentifier(tsApi: typeof ts, root: ts.Node, f: (id: ts.Identifier) => void): void {
+  const stack: ts.Node[] = [root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (tsApi.isIdentifier(n)) f(n);
+    else
+      tsApi.forEachChild(n, (c) => {
+        stack.push(c);
+      });
+  }
+}
+
+/** FNV-1a over UTF-16 code units, two lanes: collisions would need an adversary, not an edit. */
+function hash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
