@@ -91,7 +91,8 @@ export const derivative: {
 function notCompiled(transform: string, f: unknown): never {
   const name = (typeof f === 'function' && f.name) || 'f';
   throw new Error(
-    `tsad: ${transform}(${name}) was not compiled. Add { "transform": "tsad/transformer" } to compilerOptions.plugins and build with tspc.`,
+    `tsad: ${transform}(${name}) was not compiled. Add { "transform": "tsad/transformer" } to compilerOptions.plugins and build with tspc. ` +
+      'With plain tsc, run `npx ts-patch install` once.',
   );
 }
 

@@ -44,6 +44,19 @@ export function diagnosticMessage(code: number, message: string): string {
   return hint ? `${message}\n  hint: ${hint}` : message;
 }
 
+/**
+ * Code 0: a problem TypeScript reports itself (a syntax error, an unknown name). tsad adds no
+ * second diagnostic for it, so the user sees one error, not a cascade; the call site that needed
+ * the function still fails.
+ */
+export const REPORTED_BY_TYPESCRIPT = 0;
+
+export function reportedByTypeScript(node: ts.Node, code: number, message: string): never {
+  // In JavaScript sources (allowJs without checkJs) TypeScript may say nothing: then it is ours.
+  if (/\.[cm]?jsx?$/.test(node.getSourceFile().fileName)) fail(code, node, message);
+  throw new TsadDiagnosticError(REPORTED_BY_TYPESCRIPT, node, 'TypeScript reports an error here');
+}
+
 export function fail(code: number, node: ts.Node | undefined, message: string): never {
   throw new TsadDiagnosticError(code, node, diagnosticMessage(code, message));
 }

@@ -7,9 +7,9 @@ import type * as ts from 'typescript';
 import { Builder, NameSupply } from '../ir/build';
 import { FnDef, binder, call, prim, ret, tuple, REAL, BOOL } from '../ir/syntax';
 import { restoreLinearity } from '../ad/linearity';
-import { TsadDiagnosticError, fail, isTsadDiagnostic } from './diagnostics';
+import { TsadDiagnosticError, fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape } from './shapes';
-import { customRuleOf, isTsadExport, resolveMarkedFunction } from './markers';
+import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, ruleKind, transformCallBehind, tsadExportName } from './markers';
 import { annotateTypes } from '../ir/check';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
 import { transposeProgram } from '../ad/transpose';
@@ -135,7 +135,7 @@ export class Lowerer {
   private customRule(f: LoweredFunction, primal: FnDef, call: ts.CallExpression): FnDef[] {
     const t = this.tsApi;
     const rule = call.arguments[1];
-    const kind = t.isPropertyAccessExpression(call.expression) ? call.expression.name.text : 'jvp';
+    const kind = ruleKind(call, this.checker) ?? 'jvp';
     if (kind !== 'jvp' && kind !== 'vjp') return fail(1111, call, `derivative.${kind} is not a tsad rule; use derivative(f, jvpRule) or derivative.vjp(f, vjpRule)`);
     if (!rule || !(t.isArrowFunction(rule) || t.isFunctionExpression(rule))) return fail(1111, rule ?? call, 'the rule must be an arrow function or function expression written here');
     const arity = kind === 'jvp' ? 2 * f.params.length : f.params.length;
@@ -183,8 +183,18 @@ export function functionName(t: typeof ts, decl: ts.SignatureDeclaration): strin
   return `lambda_${line}`;
 }
 
+/**
+ * Thrown when an expression reads a variable whose definition already failed: that failure is
+ * the diagnostic, and everything computed from the variable is skipped without a second one.
+ */
+class AlreadyReported {}
+
 class FunctionLowering {
   private readonly t: typeof ts;
+  /** Locals whose initializer failed (reading them is not a new problem). */
+  private readonly failed = new Set<ts.Symbol>();
+  /** `let y;` before its first assignment (read before that is an error). */
+  private readonly unassigned = new Set<ts.Symbol>();
   private readonly checker: ts.TypeChecker;
   private readonly env = new Map<ts.Symbol, Value>();
   private readonly supply = new NameSupply();
@@ -219,6 +229,7 @@ class FunctionLowering {
 
   run(): this {
     const { t, decl } = this;
+    this.checkKind();
     const params = decl.parameters.map((p) => {
       if (!t.isIdentifier(p.name) || p.dotDotDotToken || p.questionToken || p.initializer) {
         fail(1105, p, 'parameters of a differentiable function must be plain names (no destructuring, optional, default or rest parameters)');
@@ -252,11 +263,33 @@ class FunctionLowering {
     return this;
   }
 
+  /**
+   * Problems with the function as a whole, found before its body: one diagnostic that names the
+   * construct, instead of one per statement or a printed Promise type.
+   */
+  private checkKind(): void {
+    const { t, decl } = this;
+    const sf = decl.getSourceFile();
+    // The parser has already reported this function's syntax errors; its error-recovered tree
+    // would only add a cascade of follow-up diagnostics.
+    const parseErrors = (sf as { parseDiagnostics?: readonly ts.Diagnostic[] }).parseDiagnostics ?? [];
+    if (parseErrors.some((d) => d.start !== undefined && d.start >= decl.pos && d.start < decl.end)) reportedByTypeScript(decl, 1101, 'this function has syntax errors');
+    const what = functionName(t, decl);
+    if (t.getCombinedModifierFlags(decl as ts.Declaration) & t.ModifierFlags.Async) {
+      fail(1112, decl, `'${what}' is an async function, which cannot be differentiable: differentiate a synchronous function and await its inputs before calling it`);
+    }
+    if ((decl as ts.FunctionLikeDeclaration).asteriskToken) fail(1112, decl, `'${what}' is a generator function, which cannot be differentiable: differentiate a function that computes one value`);
+    if (t.isGetAccessor(decl) || t.isSetAccessor(decl) || t.isConstructorDeclaration(decl)) {
+      fail(1112, decl, `a ${t.isConstructorDeclaration(decl) ? 'constructor' : 'getter or setter'} cannot be differentiable: mark a method or a function`);
+    }
+  }
+
   /** Runs one lowering step; a diagnostic is recorded and lowering goes on. */
   private guard<T>(node: ts.Node, f: () => T): T | undefined {
     try {
       return f();
     } catch (e) {
+      if (e instanceof AlreadyReported) return undefined;
       if (!isTsadDiagnostic(e)) throw e;
       this.errors.push(e);
       return undefined;
@@ -316,9 +349,21 @@ class FunctionLowering {
     const { t } = this;
     if (t.isVariableStatement(s)) {
       for (const d of s.declarationList.declarations) {
-        if (!d.initializer) fail(1101, d, 'variables in a differentiable function need an initializer');
+        if (!d.initializer) {
+          // `let y;` then `y = ...`: the first assignment gives y its value and shape.
+          if (!t.isIdentifier(d.name)) fail(1101, d, 'a destructuring declaration needs an initializer');
+          this.unassigned.add(this.checker.getSymbolAtLocation(d.name)!);
+          continue;
+        }
         const hint = t.isIdentifier(d.name) ? d.name.text : undefined;
-        this.bindPattern(d.name, this.expr(d.initializer, hint));
+        let v: Value;
+        try {
+          v = this.expr(d.initializer, hint);
+        } catch (e) {
+          this.markFailed(d.name);
+          throw e;
+        }
+        this.bindPattern(d.name, v);
       }
       return;
     }
@@ -326,6 +371,17 @@ class FunctionLowering {
     if (t.isEmptyStatement(s)) return;
     const what = t.isIfStatement(s) || t.isForStatement(s) || t.isWhileStatement(s) || t.isForOfStatement(s) || t.isDoStatement(s) || t.isSwitchStatement(s) ? 'control flow' : `a ${t.SyntaxKind[s.kind]}`;
     fail(1101, s, `${what} is not supported yet in differentiable functions`);
+  }
+
+  /** Every name a failed declaration binds: later reads of them are not new problems. */
+  private markFailed(name: ts.BindingName): void {
+    const { t } = this;
+    if (t.isIdentifier(name)) {
+      const sym = this.checker.getSymbolAtLocation(name);
+      if (sym) this.failed.add(sym);
+      return;
+    }
+    for (const el of name.elements) if (!t.isOmittedExpression(el)) this.markFailed(el.name);
   }
 
   private bindPattern(name: ts.BindingName, v: Value): void {
@@ -361,14 +417,16 @@ class FunctionLowering {
     const target = (node: ts.Expression): ts.Symbol => {
       if (!t.isIdentifier(node)) fail(1108, node, 'only local variables can be assigned in a differentiable function');
       const sym = this.checker.getSymbolAtLocation(node);
-      const decl = sym?.valueDeclaration;
+      if (!sym) reportedByTypeScript(node, 1108, `cannot assign to '${node.text}': it is not declared`);
+      const decl = sym.valueDeclaration;
       const isLet = decl && t.isVariableDeclaration(decl) && (decl.parent.flags & t.NodeFlags.Let) !== 0;
-      if (!sym || !this.env.has(sym) || !isLet) fail(1108, node, `cannot assign to '${node.text}': only local let variables can be reassigned`);
+      const local = this.env.has(sym) || this.unassigned.has(sym) || this.failed.has(sym);
+      if (!local || !isLet) fail(1108, node, `cannot assign to '${node.text}': only local let variables can be reassigned`);
       return sym;
     };
     if ((t.isPrefixUnaryExpression(e) || t.isPostfixUnaryExpression(e)) && (e.operator === K.PlusPlusToken || e.operator === K.MinusMinusToken)) {
       const sym = target(e.operand);
-      const cur = this.env.get(sym)!;
+      const cur = this.current$(sym, e.operand as ts.Identifier);
       const one = this.b.lit(1, 'one');
       const op = e.operator === K.PlusPlusToken ? 'add' : 'sub';
       this.env.set(sym, { name: this.b.prim(op, [cur.name, one], cur.name), shape: NUMBER });
@@ -378,15 +436,31 @@ class FunctionLowering {
       const compound = operatorTables(t).compound;
       if (e.operatorToken.kind === K.EqualsToken) {
         const sym = target(e.left);
-        const value = this.expr(e.right, (e.left as ts.Identifier).text);
-        this.conform(e.right, value, this.env.get(sym)!.shape, `the value assigned to '${(e.left as ts.Identifier).text}'`);
+        const name = (e.left as ts.Identifier).text;
+        let value: Value;
+        try {
+          value = this.expr(e.right, name);
+        } catch (err) {
+          // Whatever y was before, its value from here on is unknown: no follow-up diagnostics.
+          this.failed.add(sym);
+          throw err;
+        }
+        const previous = this.env.get(sym);
+        if (previous && !this.failed.has(sym)) this.conform(e.right, value, previous.shape, `the value assigned to '${name}'`);
+        else {
+          // The first value of `let y: T;` (or a new value after a failed one): T gives the shape.
+          const declared = (sym.valueDeclaration as ts.VariableDeclaration).type;
+          if (declared) this.conform(e.right, value, shapeOfType(t, this.checker, this.checker.getTypeAtLocation(declared), declared), `the value assigned to '${name}'`);
+        }
+        this.unassigned.delete(sym);
+        this.failed.delete(sym);
         this.env.set(sym, value);
         return;
       }
       const op = compound[e.operatorToken.kind];
       if (op) {
         const sym = target(e.left);
-        const cur = this.env.get(sym)!;
+        const cur = this.current$(sym, e.left as ts.Identifier);
         const rhs = this.expr(e.right);
         this.numbers(e, cur, rhs);
         this.env.set(sym, { name: this.b.prim(op, [cur.name, rhs.name], cur.name), shape: NUMBER });
@@ -394,6 +468,13 @@ class FunctionLowering {
       }
     }
     fail(1101, e, 'an expression statement in a differentiable function must be an assignment, ++ or --');
+  }
+
+  /** The value of a local now; reading a `let y;` before its first assignment is an error. */
+  private current$(sym: ts.Symbol, at: ts.Identifier): Value {
+    if (this.failed.has(sym)) throw new AlreadyReported();
+    if (this.unassigned.has(sym)) fail(1115, at, `'${at.text}' is read before it is assigned a value`);
+    return this.env.get(sym)!;
   }
 
   /** Each tuple is unpacked once; later field accesses reuse the parts (values are immutable). */
@@ -514,9 +595,13 @@ class FunctionLowering {
   private identifier(e: ts.Identifier, hint?: string): Value {
     const { t } = this;
     const sym = this.checker.getSymbolAtLocation(e);
+    if (sym && this.failed.has(sym)) throw new AlreadyReported();
     const v = sym && this.env.get(sym);
     if (v) return v;
     if (e.text === 'NaN' || e.text === 'Infinity') return { name: this.b.lit(e.text === 'NaN' ? NaN : Infinity, hint ?? 'c'), shape: NUMBER };
+    // An unknown name is TypeScript's error ("Cannot find name"), and a failed local was ours.
+    if (!sym) reportedByTypeScript(e, 1106, `'${e.text}' is not declared`);
+    if (this.failed.has(sym) || this.unassigned.has(sym)) return this.current$(sym, e);
     const target = sym && sym.flags & t.SymbolFlags.Alias ? this.checker.getAliasedSymbol(sym) : sym;
     const decl = target?.valueDeclaration;
     if (decl && t.isVariableDeclaration(decl) && decl.initializer && t.isSourceFile(decl.parent.parent.parent) && (decl.parent.flags & t.NodeFlags.Const) !== 0) {
@@ -618,16 +703,43 @@ class FunctionLowering {
       if (e.arguments.length !== 1) fail(1102, e, 'stopGradient takes one argument');
       return this.stop(this.expr(e.arguments[0]), hint);
     }
-    const target = resolveMarkedFunction(callee, this.checker);
-    if (!target) {
-      const name = callee.getText();
-      fail(1104, e, `cannot differentiate through a call to '${name}': it is not marked differentiable`);
-    }
+    const target = resolveMarkedFunction(callee, this.checker) ?? this.notDifferentiable(e);
     const lowered = this.owner.lower(target.decl);
     const args = e.arguments.map((a) => this.expr(a));
     if (args.length !== lowered.params.length) fail(1102, e, `'${lowered.name}' takes ${lowered.params.length} argument(s)`);
     args.forEach((a, i) => this.conform(e.arguments[i], a, lowered.params[i].shape, `argument ${i + 1} of '${lowered.name}'`));
     return { name: this.b.nl(hint ?? lowered.name, call(lowered.name, args.map((a) => a.name)), irType(lowered.result)), shape: lowered.result };
+  }
+
+  /** Why a call cannot be differentiated through, in the most specific words there are. */
+  private notDifferentiable(e: ts.CallExpression): never {
+    const { t, checker } = this;
+    const callee = e.expression;
+    const name = callee.getText();
+    // `grad(f)(x)`, `df(x)` with `const df = grad(f)`, or `jvp(f, ...)` itself.
+    const direct = tsadExportName(callee, checker);
+    const transform = direct && TRANSFORM_NAMES.has(direct) && !isRuleCall(e, checker) ? { call: e, name: direct } : transformCallBehind(callee, checker);
+    if (transform) fail(1006, e, nestedTransformMessage(undefined, transform));
+    let sym = checker.getSymbolAtLocation(t.isPropertyAccessExpression(callee) ? callee.name : callee);
+    if (!sym) {
+      // `nope(x)`: TypeScript reports the unknown name; `(cond ? f : g)(x)` and the like are ours.
+      if (t.isIdentifier(callee) || t.isPropertyAccessExpression(callee)) reportedByTypeScript(callee, 1104, `cannot differentiate through a call to '${name}': it is not declared`);
+      fail(1104, e, `cannot differentiate through a call to '${name}': only calls of named differentiable functions are supported`);
+    }
+    if (sym.flags & t.SymbolFlags.Alias) sym = checker.getAliasedSymbol(sym);
+    const decls = sym.declarations ?? [];
+    if (decls.length > 0 && decls.every(isBuiltIn)) {
+      const owner = decls[0].parent;
+      const method = (t.isInterfaceDeclaration(owner) || t.isClassDeclaration(owner)) && owner.name ? `${owner.name.text.replace(/Constructor$/, '')}.${sym.name}` : sym.name;
+      const isMethod = t.isPropertyAccessExpression(callee) && !(t.isIdentifier(callee.expression) && method.startsWith(`${callee.expression.text}.`));
+      const written = name === method ? '' : ` (in '${name}')`;
+      fail(1113, e, `cannot differentiate through the built-in ${isMethod ? 'method' : 'function'} '${method}'${written}: built-in functions and methods are not supported in differentiable functions yet`);
+    }
+    if (decls.length > 0 && decls.every((d) => d.getSourceFile().isDeclarationFile || ((d as ts.FunctionLikeDeclaration).body === undefined && t.isFunctionLike(d)))) {
+      const where = decls[0].getSourceFile().isDeclarationFile ? `a declaration file (${decls[0].getSourceFile().fileName.split('/').pop()})` : 'a declaration without a body';
+      fail(1113, e, `cannot differentiate through a call to '${name}': it comes from ${where}, so tsad cannot see its code`);
+    }
+    return fail(1104, e, `cannot differentiate through a call to '${name}': it is not marked differentiable`);
   }
 
   /** stopGradient: the value, with every real leaf passed through stop_gradient. */

@@ -66,11 +66,43 @@ export function wrtList(node: ts.Expression): (string | number)[] {
   });
 }
 
+/** The transforms: a call of one of these is replaced by compiled derivative code. */
+export const TRANSFORM_NAMES: ReadonlySet<string> = new Set(['grad', 'valueAndGrad', 'jvp', 'vjp', 'linearize', 'jacobian', 'jacfwd', 'jacrev', 'hessian', 'hvp']);
+
 function hasDocMarker(decl: ts.Node): boolean {
   const t = api();
   const sf = decl.getSourceFile();
   const ranges = t.getLeadingCommentRanges(sf.text, decl.getFullStart()) ?? [];
   return ranges.some((r) => /@differentiable\b/.test(sf.text.slice(r.pos, r.end)));
+}
+
+/** The variable declaration an arrow or function expression is the value of (through parentheses and `as`). */
+function variableHolding(fn: ts.Node): ts.VariableDeclaration | undefined {
+  const t = api();
+  let p = fn.parent;
+  while (p && (t.isParenthesizedExpression(p) || t.isAsExpression(p) || t.isSatisfiesExpression(p))) p = p.parent;
+  return p && t.isVariableDeclaration(p) && p.initializer && unwrap(p.initializer) === fn ? p : undefined;
+}
+
+/**
+ * `/** @differentiable *\/ const f = (x: number) => ...`: the comment sits before the statement
+ * (or before the declaration in a list). Only a const counts: a let could be reassigned after the
+ * derivative was compiled from its first value.
+ */
+function docMarkedConst(fn: ts.Node): ts.VariableDeclaration | undefined {
+  const t = api();
+  if (!(t.isArrowFunction(fn) || t.isFunctionExpression(fn))) return undefined;
+  const decl = variableHolding(fn);
+  if (!decl || !(decl.parent.flags & t.NodeFlags.Const)) return undefined;
+  const statement = decl.parent.parent;
+  return hasDocMarker(decl) || (t.isVariableStatement(statement) && hasDocMarker(statement)) ? decl : undefined;
+}
+
+/** The statement a doc comment for a variable would sit on. */
+function docCommentHolder(decl: ts.VariableDeclaration): ts.Node {
+  const t = api();
+  const statement = decl.parent.parent;
+  return t.isVariableStatement(statement) && statement.declarationList.declarations[0] === decl ? statement : decl;
 }
 
 /** `derivative(f, rule)` calls per source file, by the declaration of `f`. */
@@ -90,10 +122,11 @@ export function customRuleOf(decl: ts.Node, checker: ts.TypeChecker): ts.CallExp
     while (stack.length > 0) {
       const node = stack.pop()!;
       if (t.isCallExpression(node) && node.arguments.length >= 1) {
-        const callee = t.isPropertyAccessExpression(node.expression) ? node.expression.expression : node.expression;
-        if (isTsadExport(callee, checker, 'derivative')) {
+        if (isRuleCall(node, checker)) {
           const target = functionDeclarationOf(node.arguments[0], checker);
-          if (target && !rules.has(target)) rules.set(target, node);
+          // The first rule in the file counts (a later one is an error, see checkRuleTarget).
+          const known = target && rules.get(target);
+          if (target && (!known || node.pos < known.pos)) rules.set(target, node);
         }
       }
       t.forEachChild(node, (c) => {
@@ -123,6 +156,121 @@ function functionDeclarationOf(expr: ts.Expression, checker: ts.TypeChecker): ts
   return undefined;
 }
 
+/** Is this declaration from TypeScript's own library (`Math`, `Array.prototype`, ...)? */
+export function isBuiltIn(decl: ts.Node): boolean {
+  return decl.getSourceFile().hasNoDefaultLib;
+}
+
+/** The declarations a name refers to, through import aliases. */
+function declarationsOf(expr: ts.Expression, checker: ts.TypeChecker): readonly ts.Declaration[] {
+  const t = api();
+  const e = unwrap(expr);
+  let sym = checker.getSymbolAtLocation(t.isPropertyAccessExpression(e) ? e.name : e);
+  if (sym && sym.flags & t.SymbolFlags.Alias) sym = checker.getAliasedSymbol(sym);
+  return sym?.declarations ?? [];
+}
+
+/** `grad(f)`, or a const holding it (`const df = grad(f)`), with the transform's name. */
+export function transformCallBehind(expr: ts.Expression, checker: ts.TypeChecker, depth = 0): { call: ts.CallExpression; name: string } | undefined {
+  const t = api();
+  const e = unwrap(expr);
+  if (t.isCallExpression(e)) {
+    const name = tsadExportName(e.expression, checker);
+    return name && TRANSFORM_NAMES.has(name) && !isRuleCall(e, checker) ? { call: e, name } : undefined;
+  }
+  if (depth > 8 || !(t.isIdentifier(e) || t.isPropertyAccessExpression(e))) return undefined;
+  for (const d of declarationsOf(e, checker)) {
+    if (t.isVariableDeclaration(d) && d.initializer && d.parent.flags & t.NodeFlags.Const) {
+      const found = transformCallBehind(d.initializer, checker, depth + 1);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** `derivative(f, rule)` or `derivative.vjp(f, rule)` (also `tsad.derivative(...)`). */
+export function isRuleCall(call: ts.CallExpression, checker: ts.TypeChecker): boolean {
+  return ruleKind(call, checker) !== undefined;
+}
+
+/** 'jvp' for `derivative(...)`, the member's name for `derivative.<member>(...)`. */
+export function ruleKind(call: ts.CallExpression, checker: ts.TypeChecker): string | undefined {
+  const t = api();
+  const callee = unwrap(call.expression);
+  if (isTsadExport(callee, checker, 'derivative')) return 'jvp';
+  if (t.isPropertyAccessExpression(callee) && isTsadExport(callee.expression, checker, 'derivative')) return callee.name.text;
+  return undefined;
+}
+
+/**
+ * What to do instead of a transform of a transform, which is not compiled yet. `outer` is the
+ * transform applied to `inner`, or undefined when `inner` is called inside a marked function.
+ */
+export function nestedTransformMessage(outer: string | undefined, inner: { call: ts.CallExpression; name: string }): string {
+  const fn = inner.call.arguments[0]?.getText() ?? 'f';
+  const written = outer ? `${outer}(${inner.call.getText()})` : `calling ${inner.call.getText()} inside a differentiable function`;
+  const instead = inner.name === 'grad' && (outer === 'jvp' || outer === undefined)
+    ? `for a Hessian-vector product use hvp(${fn})(x, v), for the whole matrix hessian(${fn})`
+    : `for second derivatives use hessian(${fn}) (the matrix) or hvp(${fn})(x, v) (Hessian-vector products)`;
+  return `${written} is not supported yet: tsad does not differentiate derivative code; ${instead}`;
+}
+
+/**
+ * Why `expr` (the first argument of a transform) is not a differentiable function, in the
+ * words the user needs: a built-in, a library declaration, a marker comment in a place where it
+ * does not count, or simply no marker.
+ */
+export function notDifferentiableReason(expr: ts.Expression, checker: ts.TypeChecker): string {
+  const t = api();
+  const text = expr.getText();
+  const decls = declarationsOf(expr, checker);
+  if (decls.length > 0 && decls.every(isBuiltIn)) {
+    return `'${text}' is a built-in function; differentiate a function of your own that calls it, e.g. /** @differentiable */ function f(x: number) { return ${text}(x); }`;
+  }
+  if (decls.length > 0 && decls.every((d) => d.getSourceFile().isDeclarationFile)) {
+    return `'${text}' is declared in a declaration file (${decls[0].getSourceFile().fileName.split('/').pop()}), so tsad cannot see its code`;
+  }
+  for (const d of decls) {
+    if (!t.isVariableDeclaration(d) || !hasDocMarker(docCommentHolder(d))) continue;
+    if (!(d.parent.flags & t.NodeFlags.Const)) {
+      return `'${text}' has a @differentiable comment, but it is declared with ${d.parent.flags & t.NodeFlags.Let ? 'let' : 'var'}: only a const holding a function can be marked (a reassigned function would not match its compiled derivative)`;
+    }
+    return `'${text}' has a @differentiable comment, but its value is not an arrow function or function expression written here`;
+  }
+  return `'${text}' is not a differentiable function`;
+}
+
+/**
+ * `derivative(f, rule)` attaches to a function declared in the same module (its derivatives are
+ * compiled from there); anything else would be silently ignored, so it is an error.
+ */
+export function checkRuleTarget(call: ts.CallExpression, checker: ts.TypeChecker): void {
+  const t = api();
+  const target = call.arguments[0];
+  const kind = ruleKind(call, checker);
+  const how = kind === 'jvp' ? 'derivative' : `derivative.${kind}`;
+  if (!target) return fail(1111, call, `${how} needs the function and its rule: ${how}(f, rule)`);
+  const text = target.getText();
+  const decl = functionDeclarationOf(target, checker);
+  if (!decl) {
+    const decls = declarationsOf(target, checker);
+    if (decls.length > 0 && decls.every(isBuiltIn)) {
+      return fail(1114, target, `cannot attach a derivative to the built-in '${text}': it has its own derivative already; to change it, wrap it in a function of this module (function mine(x: number) { return ${text}(x); }) and attach the rule to that`);
+    }
+    return fail(1114, target, `cannot attach a derivative to '${text}': ${how} needs a function declared in this module (a function declaration, a const holding an arrow function, or a method)`);
+  }
+  const home = decl.getSourceFile();
+  if (home !== call.getSourceFile()) {
+    return fail(1114, target, `cannot attach a derivative to '${text}' here: it is declared in ${home.fileName.split('/').pop()}, and a rule is seen only in the module that declares the function; move this ${how}(...) there`);
+  }
+  if (!(decl as ts.FunctionLikeDeclaration).body) return fail(1114, target, `cannot attach a derivative to '${text}': it has no body`);
+  const first = customRuleOf(decl, checker);
+  if (first && first !== call) {
+    const line = home.getLineAndCharacterOfPosition(first.getStart()).line + 1;
+    return fail(1114, call, `'${text}' already has a derivative rule (line ${line}); only one rule per function is allowed`);
+  }
+}
+
 /** The marker on a function-like declaration, if it has one. */
 export function markerOf(decl: ts.Node, checker: ts.TypeChecker): MarkerInfo | undefined {
   const t = api();
@@ -143,6 +291,8 @@ export function markerOf(decl: ts.Node, checker: ts.TypeChecker): MarkerInfo | u
     const call = decl.parent;
     if (call.arguments[0] === decl && isTsadExport(call.expression, checker, 'differentiable')) return { node: call };
   }
+  const variable = docMarkedConst(decl);
+  if (variable) return { node: variable };
   return undefined;
 }
 
@@ -173,6 +323,7 @@ export function resolveMarkedFunction(
       const init = unwrap(decl.initializer);
       const rule = (t.isArrowFunction(init) || t.isFunctionExpression(init)) && customRuleOf(init, checker);
       if (rule) return { decl: init as ts.SignatureDeclaration, marker: { node: rule } };
+      if (docMarkedConst(init)) return { decl: init as ts.ArrowFunction | ts.FunctionExpression, marker: { node: decl } };
       const r = resolveMarkedFunction(decl.initializer, checker, depth + 1);
       if (r) return r;
     }

@@ -25,14 +25,43 @@ export function shapeOfType(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.
     const elems = checker.getTypeArguments(type as ts.TypeReference);
     return { kind: 'tuple', elems: elems.map((t) => shapeOfType(tsApi, checker, t, node)) };
   }
-  if (type.flags & F.Object && !checker.isArrayType(type) && type.getCallSignatures().length === 0) {
+  const unsupported = unsupportedConstruct(tsApi, checker, type);
+  if (unsupported) return fail(1105, node, `cannot differentiate ${unsupported}`);
+  if (type.flags & F.Object) {
     const props = checker.getPropertiesOfType(type);
     const fields = props
       .map((p) => [p.name, shapeOfType(tsApi, checker, checker.getTypeOfSymbolAtLocation(p, node), node)] as const)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return { kind: 'object', fields };
   }
-  return fail(1105, node, `cannot differentiate a value of type '${checker.typeToString(type)}'`);
+  const text = checker.typeToString(type);
+  return fail(1105, node, `cannot differentiate a value of type '${text.length > 60 ? `${text.slice(0, 57)}...` : text}'`);
+}
+
+const TYPED_ARRAYS = new Set(['Float64Array', 'Float32Array', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array']);
+
+/**
+ * The construct a type stands for, when it is one tsad does not differentiate: one phrase that
+ * names it (an array, a Promise, an instance of class Vec), never a printout of its members.
+ */
+function unsupportedConstruct(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type): string | undefined {
+  const F = tsApi.TypeFlags;
+  if (type.flags & (F.Any | F.Unknown)) return `a value of type '${type.flags & F.Any ? 'any' : 'unknown'}': give it a type (number, a tuple or a plain object of numbers)`;
+  if (type.flags & (F.Undefined | F.Null | F.Void)) return 'undefined or null';
+  const sym = type.getSymbol() ?? type.aliasSymbol;
+  const builtIn = !!sym?.declarations?.length && sym.declarations.every((d) => d.getSourceFile().hasNoDefaultLib);
+  if (checker.isArrayType(type) || (builtIn && TYPED_ARRAYS.has(sym!.name))) {
+    const name = checker.isArrayType(type) ? `${checker.typeToString(checker.getTypeArguments(type as ts.TypeReference)[0] ?? checker.getAnyType())}[]` : sym!.name;
+    return `an array (${name}): arrays are not differentiable yet; pass a tuple ([number, number]) or separate numbers`;
+  }
+  if (!(type.flags & F.Object)) return undefined;
+  if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0) return 'a function value: differentiable values are numbers, tuples and plain objects';
+  if (builtIn && sym!.name === 'Promise') return 'a Promise: differentiate a synchronous function and await the value before calling it';
+  if (builtIn) return `a built-in ${sym!.name} object`;
+  if (sym && sym.flags & tsApi.SymbolFlags.Class) return `an instance of class '${sym.name}': pass its numbers as a plain object type ({ x: number; y: number }), a tuple, or separate parameters`;
+  const method = checker.getPropertiesOfType(type).find((p) => p.flags & tsApi.SymbolFlags.Method);
+  if (method) return `an object with a method ('${method.name}'): differentiable objects hold only numbers, booleans, strings, tuples and plain objects`;
+  return undefined;
 }
 
 export function irType(s: Shape): Type {

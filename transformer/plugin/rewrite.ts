@@ -2,39 +2,115 @@
 // transform calls become references to generated functions, markers disappear, generated code is
 // appended to the module. Diagnostics are caught here and only here.
 import type * as ts from 'typescript';
-import { ModuleCompiler, TransformKind } from '../compile';
-import { TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../frontend/diagnostics';
-import { resolveMarkedFunction, tsadExportName, useTypeScript, wrtList } from '../frontend/markers';
+import { CALL_FORMS, ModuleCompiler, TransformKind } from '../compile';
+import { REPORTED_BY_TYPESCRIPT, TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../frontend/diagnostics';
+import {
+  TRANSFORM_NAMES,
+  checkRuleTarget,
+  isRuleCall,
+  nestedTransformMessage,
+  notDifferentiableReason,
+  resolveMarkedFunction,
+  transformCallBehind,
+  tsadExportName,
+  useTypeScript,
+  wrtList,
+} from '../frontend/markers';
 
-const TRANSFORMS: ReadonlySet<string> = new Set(['grad', 'valueAndGrad', 'jvp', 'vjp', 'linearize', 'jacobian', 'jacfwd', 'jacrev', 'hessian', 'hvp']);
 /** Transforms whose second argument is an options object. */
 const WITH_OPTIONS: ReadonlySet<string> = new Set(['grad', 'valueAndGrad', 'jacobian', 'jacfwd', 'jacrev', 'hessian', 'hvp']);
 
-export type Report = (e: TsadDiagnosticError, sf: ts.SourceFile) => void;
+/**
+ * One problem, reported once per file being emitted. `neededBy` holds the transform calls that
+ * needed the code the problem is in (they become related information when that code is
+ * elsewhere). `sf` is the file being emitted: the diagnostic's own file is its node's.
+ */
+export type Report = (e: TsadDiagnosticError, sf: ts.SourceFile, neededBy?: readonly ts.Node[]) => void;
 
 /** TS diagnostic codes for ours: 900000 + n, so `tsc` never shows a real TS code. */
 export const DIAGNOSTIC_CODE_BASE = 900000;
 
-export function toDiagnostic(tsApi: typeof ts, e: TsadDiagnosticError, sf: ts.SourceFile): ts.Diagnostic {
-  const node = e.node && e.node.pos >= 0 ? e.node : undefined;
+interface Location {
+  readonly file: ts.SourceFile;
+  readonly start: number;
+  readonly length: number;
+}
+
+/**
+ * Where a node is, measured in its own source file: a problem found while compiling a call site
+ * often lies in another module (the callee's body), and positions measured against the file
+ * being emitted would point into unrelated text there.
+ */
+function locate(node: ts.Node | undefined, fallback: ts.SourceFile): Location {
+  const file = node && node.pos >= 0 ? node.getSourceFile() : undefined;
+  if (!node || !file) return { file: fallback, start: 0, length: 0 };
+  return { file, start: node.getStart(file), length: node.getWidth(file) };
+}
+
+export function toDiagnostic(tsApi: typeof ts, e: TsadDiagnosticError, sf: ts.SourceFile, neededBy: readonly ts.Node[] = []): ts.Diagnostic {
+  const at = locate(e.node, sf);
+  const related = neededBy
+    .map((n) => ({ node: n, where: locate(n, sf) }))
+    // A call site that contains the problem (grad(f) with f unmarked) needs no pointer to itself.
+    .filter(({ where }) => !(where.file === at.file && where.start <= at.start && at.start + at.length <= where.start + where.length))
+    .map(({ node, where }) => ({
+      ...where,
+      category: tsApi.DiagnosticCategory.Message,
+      code: DIAGNOSTIC_CODE_BASE + e.code,
+      messageText: `needed by ${shortText(node, where.file)} here`,
+    }));
   return {
-    file: sf,
-    start: node ? node.getStart(sf) : 0,
-    length: node ? node.getWidth(sf) : 0,
+    ...at,
     messageText: `${e.codeText}: ${e.message}`,
     category: tsApi.DiagnosticCategory.Error,
     code: DIAGNOSTIC_CODE_BASE + e.code,
     source: 'tsad',
+    ...(related.length > 0 ? { relatedInformation: related } : {}),
   };
 }
 
-/** "file:line:col - error TSAD1001: message" */
+function shortText(node: ts.Node, file: ts.SourceFile): string {
+  const text = node.getText(file).replace(/\s+/g, ' ');
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/**
+ * A Report for a whole program emit (ts-patch calls the plugin for the program, and may emit its
+ * files in several batches): each problem becomes one diagnostic, however many call sites in
+ * however many files needed the broken function; later call sites are added to its related
+ * information (the diagnostic is only printed after the emit, so growing it is safe).
+ */
+export function diagnosticReporter(tsApi: typeof ts, add: (d: ts.Diagnostic) => void): Report {
+  const reported = new Map<string, ts.Diagnostic>();
+  return (e, sf, neededBy) => {
+    const d = toDiagnostic(tsApi, e, sf, neededBy);
+    const key = `${d.file?.fileName}:${d.start}:${d.code}`;
+    const first = reported.get(key);
+    if (!first) {
+      reported.set(key, d);
+      add(d);
+      return;
+    }
+    for (const r of d.relatedInformation ?? []) {
+      const known = (first.relatedInformation ??= []);
+      if (!known.some((k) => k.file === r.file && k.start === r.start)) known.push(r);
+    }
+  };
+}
+
+/** "file:line:col - error TSAD1001: message", then where each related location is. */
 export function formatDiagnostic(tsApi: typeof ts, d: ts.Diagnostic): string {
   const text = tsApi.flattenDiagnosticMessageText(d.messageText, '\n');
   if (!d.file || d.start === undefined) return `error: ${text}`;
-  const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
   const [code, ...rest] = text.split(': ');
-  return `${d.file.fileName}:${line + 1}:${character + 1} - error ${code}: ${rest.join(': ')}`;
+  const related = (d.relatedInformation ?? []).map((r) => `\n  ${position(r)}: ${tsApi.flattenDiagnosticMessageText(r.messageText, ' ')}`);
+  return `${position(d)} - error ${code}: ${rest.join(': ')}${related.join('')}`;
+}
+
+function position(d: ts.Diagnostic | ts.DiagnosticRelatedInformation): string {
+  if (!d.file || d.start === undefined) return '';
+  const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
+  return `${d.file.fileName}:${line + 1}:${character + 1}`;
 }
 
 function internal(e: unknown, node: ts.Node): TsadDiagnosticError {
@@ -47,18 +123,32 @@ export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx
   useTypeScript(tsApi);
   const f = ctx.factory;
   const compiler = new ModuleCompiler(tsApi, checker, f);
-  const fail = (e: unknown, node: ts.Node) => {
+  // Problems by place: a broken function needed by several call sites is one problem.
+  const problems = new Map<string, { error: TsadDiagnosticError; neededBy: ts.Node[] }>();
+  /** Records the problems of `e` and returns the one the call site names when it runs. */
+  const fail = (e: unknown, node: ts.Node): TsadDiagnosticError => {
     const d = isTsadDiagnostic(e) ? e : internal(e, node);
-    report(d, sf);
-    d.related.forEach((r) => report(r, sf));
+    const all = [d, ...d.related];
+    for (const p of all) {
+      if (p.code === REPORTED_BY_TYPESCRIPT) continue;
+      const at = locate(p.node, sf);
+      const key = `${at.file.fileName}:${at.start}:${p.code}`;
+      const known = problems.get(key) ?? { error: p, neededBy: [] };
+      problems.set(key, known);
+      if (!known.neededBy.includes(node)) known.neededBy.push(node);
+    }
+    return all.find((p) => p.code !== REPORTED_BY_TYPESCRIPT) ?? d;
   };
+  const flush = () => problems.forEach(({ error, neededBy }) => report(error, sf, neededBy));
 
   const transformCall = (call: ts.CallExpression, kind: string): ts.Expression => {
     const [target, ...rest] = call.arguments;
     if (!target) throw new TsadDiagnosticError(1005, call, diagnosticMessage(1005, `${kind} needs the function to differentiate as its first argument`));
     const marked = resolveMarkedFunction(target, checker);
     if (!marked) {
-      throw new TsadDiagnosticError(1001, target, diagnosticMessage(1001, `'${target.getText(sf)}' is not a differentiable function`));
+      const inner = transformCallBehind(target, checker);
+      if (inner) throw new TsadDiagnosticError(1006, target, diagnosticMessage(1006, nestedTransformMessage(kind, inner)));
+      throw new TsadDiagnosticError(1001, target, diagnosticMessage(1001, notDifferentiableReason(target, checker)));
     }
     const params = marked.decl.parameters.map((p) => p.name.getText());
     let wrt: readonly (string | number)[] = marked.marker.wrt ?? [0];
@@ -90,12 +180,11 @@ export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx
     if (!interesting.has(node)) return node;
     if (tsApi.isCallExpression(node)) {
       const name = tsadExportName(node.expression, checker);
-      if (name && TRANSFORMS.has(name)) {
+      if (name && TRANSFORM_NAMES.has(name) && !isRuleCall(node, checker)) {
         try {
           return transformCall(node, name);
         } catch (e) {
-          fail(e, node);
-          return tsApi.visitEachChild(node, visit, ctx);
+          return buildFailed(tsApi, f, node, name, fail(e, node), sf);
         }
       }
       // The wrapper form: differentiable(fn) is fn once derivatives are compiled.
@@ -104,10 +193,14 @@ export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx
       }
     }
     // derivative(f, rule) registrations are compiled into the derivatives: nothing runs them.
-    if (tsApi.isExpressionStatement(node) && tsApi.isCallExpression(node.expression)) {
-      const callee = node.expression.expression;
-      const registered = tsApi.isPropertyAccessExpression(callee) ? callee.expression : callee;
-      if (tsadExportName(registered, checker) === 'derivative') return undefined as unknown as ts.Node;
+    // One that cannot attach to its function would be silently ignored, so it is checked here.
+    if (tsApi.isExpressionStatement(node) && tsApi.isCallExpression(node.expression) && isRuleCall(node.expression, checker)) {
+      try {
+        checkRuleTarget(node.expression, checker);
+      } catch (e) {
+        fail(e, node.expression);
+      }
+      return undefined as unknown as ts.Node;
     }
     if (tsApi.isDecorator(node)) {
       const e = node.expression;
@@ -122,11 +215,39 @@ export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx
     out = tsApi.visitEachChild(sf, visit, ctx);
   } catch (e) {
     fail(e, sf);
+    flush();
     return sf;
   }
+  flush();
   const generated = compiler.statements();
   if (generated.length === 0) return out;
   return f.updateSourceFile(out, [...out.statements, ...generated]);
+}
+
+/**
+ * What a call site whose transform failed becomes: code that throws, when the derivative is
+ * used, an error naming the diagnostic (the build output has the details). Running it must not
+ * look like a missing plugin, and loading the module must still work, so `grad(f)` becomes a
+ * function that throws when called; `jvp(f, ...)`, which runs at once, throws at once.
+ */
+function buildFailed(tsApi: typeof ts, f: ts.NodeFactory, call: ts.CallExpression, kind: string, e: TsadDiagnosticError, sf: ts.SourceFile): ts.Expression {
+  const target = call.arguments[0] ? shortText(call.arguments[0], sf) : '';
+  const at = locate(e.node, sf);
+  const { line, character } = at.file.getLineAndCharacterOfPosition(at.start);
+  const where = `${at.file.fileName.split(/[\\/]/).pop()}:${line + 1}:${character + 1}`;
+  const reason = e.code === REPORTED_BY_TYPESCRIPT ? `TypeScript reported an error at ${where}` : `the build reported ${e.codeText} at ${where}`;
+  const message = `tsad: ${kind}(${target}) was not compiled: ${reason} (see the build output)`;
+  const thrower = f.createArrowFunction(
+    undefined,
+    undefined,
+    [],
+    undefined,
+    f.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken),
+    f.createBlock([f.createThrowStatement(f.createNewExpression(f.createIdentifier('Error'), undefined, [f.createStringLiteral(message)]))]),
+  );
+  const replacement = CALL_FORMS.has(kind as TransformKind) ? f.createCallExpression(f.createParenthesizedExpression(thrower), undefined, []) : thrower;
+  tsApi.setOriginalNode(replacement, call);
+  return replacement;
 }
 
 /** Every node on a path from the file to a call of a tsad export or a decorator, found without recursion. */

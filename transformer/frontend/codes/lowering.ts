@@ -22,4 +22,17 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
     title: 'malformed custom derivative',
     hint: 'write derivative(f, (...x, ...dx) => [f(...x), tangent]) or derivative.vjp(f, (...x) => [f(...x), (ct) => [one cotangent per parameter]]) with arrow functions',
   },
+  1112: {
+    title: 'unsupported kind of function',
+    hint: 'make it a plain function (not async, not a generator, not a getter) that returns a number, a tuple or an object; await and iterate in the code that calls it',
+  },
+  1113: {
+    title: 'call of a built-in or library method',
+    hint: 'write the computation with arithmetic and Math functions (for [a, b].reduce((s, v) => s + v, 0) write a + b), or compute it outside and pass it in as a parameter',
+  },
+  1114: {
+    title: 'custom derivative for a function it cannot attach to',
+    hint: 'call derivative(f, rule) in the module that declares f, where f is a function declaration, a const arrow function or a method with a body',
+  },
+  1115: { title: 'variable read before it is assigned', hint: 'give the variable its value where it is declared (let y = ...), or assign it before reading it' },
 };

@@ -13,5 +13,9 @@ export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   1003: { title: 'transform options must be a literal', hint: 'write the options inline, e.g. grad(f, { wrt: [0, 1] })' },
   1004: { title: 'grad needs a number result', hint: 'grad and valueAndGrad differentiate scalar functions; use jacobian or vjp for others' },
   1005: { title: 'wrong arguments to a transform', hint: 'see the API: grad(f, options?), jvp(f, primals, tangents), vjp(f, ...primals)' },
+  1006: {
+    title: 'transform of a transform',
+    hint: 'derivatives of derivatives are not compiled yet: use hessian(f) for the matrix of second derivatives or hvp(f)(x, v) for Hessian-vector products',
+  },
   1099: { title: 'internal error', hint: 'this is a bug in tsad; please report it with the function that triggered it' },
 };
