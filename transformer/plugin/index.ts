@@ -2,7 +2,7 @@
 // transformer factory `(program, config, extras) => TransformerFactory<SourceFile>`.
 // Diagnostics go through `extras.addDiagnostic`, so `tspc` prints them and fails the build.
 import type * as ts from 'typescript';
-import { rewriteSourceFile, toDiagnostic } from './rewrite';
+import { Report, diagnosticReporter, rewriteSourceFile } from './rewrite';
 import { trackDerivativeDependencies } from './fingerprint';
 
 export interface TransformerExtras {
@@ -10,17 +10,24 @@ export interface TransformerExtras {
   readonly addDiagnostic?: (d: ts.Diagnostic) => number | void;
 }
 
+/** One reporter per program: a problem met from several files (or emit batches) is reported once. */
+const reporters = new WeakMap<ts.Program, Report>();
+
 export default function tsadTransformer(program: ts.Program, _config?: unknown, extras: TransformerExtras = {}): ts.TransformerFactory<ts.SourceFile> {
   const tsApi: typeof ts = extras.ts ?? require('typescript');
   // Call sites compile other files' function bodies: the incremental builder must know.
   trackDerivativeDependencies(tsApi, program);
   const checker = program.getTypeChecker();
-  return (ctx) => (sf) =>
-    rewriteSourceFile(tsApi, checker, ctx, sf, (e, file) => {
-      const d = toDiagnostic(tsApi, e, file);
+  let report = reporters.get(program);
+  if (!report) {
+    report = diagnosticReporter(tsApi, (d) => {
       if (extras.addDiagnostic) extras.addDiagnostic(d);
       else throw new Error(tsApi.flattenDiagnosticMessageText(d.messageText, '\n'));
     });
+    reporters.set(program, report);
+  }
+  const reportOnce = report;
+  return (ctx) => (sf) => rewriteSourceFile(tsApi, checker, ctx, sf, reportOnce);
 }
 
 // CommonJS consumers (ts-patch's `require`) get the factory itself as well as `default`.
