@@ -2,6 +2,7 @@
 // the function as related information; and what the emitted code does after a failed build.
 import * as ts from 'typescript';
 import { buildProgram } from './program';
+import { compile } from './harness';
 
 const helper = `import { stopGradient } from 'tsad';
 // A comment long enough that a position measured in another file lands inside it.
@@ -89,4 +90,29 @@ export function runVjp() { return vjp(noisy, 1); }
       expect(js).not.toMatch(/\b(grad|hessian|jvp|vjp)\)\(noisy/);
     }
   });
+});
+
+test('an unknown name: TypeScript reports it, tsad adds nothing, and the call site throws pointing at it', () => {
+  const b = buildProgram({
+    'typing.ts': `import { grad } from 'tsad';
+/** @differentiable */
+export function f(x: number): number {
+  const y = x * scale;
+  return y;
+}
+export const d = grad(f);
+`,
+  });
+  expect(b.diagnostics).toEqual([]);
+  expect(b.typeErrors.map((d) => d.messageText)).toEqual(["Cannot find name 'scale'."]);
+  expect(() => b.require('typing.ts').d(1)).toThrow(/^tsad: grad\(f\) was not compiled: TypeScript reported an error at typing\.ts:4:17 \(see the build output\)$/);
+});
+
+test('transform() (and ts-jest, which shares the rewrite) reports a problem needed by several call sites of a file once', () => {
+  const r = compile(
+    `import { grad, valueAndGrad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { return x * Math.random(); }\nexport const a = grad(f);\nexport const b = valueAndGrad(f);\n`,
+    { throwOnError: false },
+  );
+  expect(r.messages.filter((m) => m.includes('TSAD'))).toHaveLength(1);
+  expect(r.messages[0]).toMatch(/:3:36 - error TSAD1103: /);
 });
