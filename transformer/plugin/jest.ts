@@ -1,28 +1,16 @@
-// ts-jest adapter: `astTransformers: { before: ['tsad/jest'] }`. ts-jest hands us its compiler;
-// tsad needs the type checker, so ts-jest must run with isolatedModules off.
-import type * as ts from 'typescript';
-import { rewriteSourceFile, toDiagnostic, formatDiagnostic } from './rewrite';
+// `tsad/jest`, both ways ts-jest users can set it up:
+// - `transform: { '^.+\\.tsx?$': ['tsad/jest', tsJestOptions] }`: a Jest transformer (ts-jest
+//   with tsad added) whose cache key follows the whole import closure (see jestCache.ts);
+// - `astTransformers: { before: ['tsad/jest'] }` in ts-jest's options: the adapter, whose
+//   `version` stamps the project's TypeScript sources so that no cached file outlives an edit.
+import { createTransformer, sourceTreeStamp } from './jestCache';
 
-export const name = 'tsad';
-export const version = '1';
+export { name, factory } from './jestAdapter';
+export { createTransformer } from './jestCache';
 
-interface TsCompilerLike {
-  readonly program?: ts.Program;
-  readonly _languageService?: ts.LanguageService;
-  readonly configSet?: { readonly compilerModule?: typeof ts };
-}
+/** Read by ts-jest once per process into every cache key of the adapter form. */
+export declare const version: string;
+Object.defineProperty(exports, 'version', { enumerable: true, get: () => `2:${sourceTreeStamp(process.cwd())}` });
 
-export function factory(compiler: TsCompilerLike): ts.TransformerFactory<ts.SourceFile> {
-  const tsApi: typeof ts = compiler.configSet?.compilerModule ?? require('typescript');
-  return (ctx) => (sf) => {
-    // The language service's current program is the one emitting `sf`; ts-jest's `program`
-    // field can lag behind it, and a checker only knows the nodes of its own program.
-    const current = compiler._languageService?.getProgram();
-    const program = current?.getSourceFile(sf.fileName) === sf ? current : compiler.program;
-    if (!program) throw new Error('tsad/jest needs the type checker: run ts-jest with isolatedModules: false');
-    const errors: ts.Diagnostic[] = [];
-    const out = rewriteSourceFile(tsApi, program.getTypeChecker(), ctx, sf, (e, f) => errors.push(toDiagnostic(tsApi, e, f)));
-    if (errors.length > 0) throw new Error(`tsad: ${errors.length} error(s)\n${errors.map((d) => formatDiagnostic(tsApi, d)).join('\n')}`);
-    return out;
-  };
-}
+// Jest loads a transformer through the ES interop, so it sees `default` of a compiled module.
+export default { createTransformer };
