@@ -5,6 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as ts from 'typescript';
 import { buildProgram } from './program';
+import { load } from './harness';
 
 const root = path.join(__dirname, '../fixtures/diagnostics');
 const cases = fs.readdirSync(root).filter((n) => n.endsWith('.ts') || fs.statSync(path.join(root, n)).isDirectory());
@@ -46,4 +47,14 @@ test('a const marked by a JSDoc comment is differentiated, and `let y;` takes it
   expect(dx).toBeCloseTo(k * Math.cos(k * x) * x * x + Math.sin(k * x) * 2 * x, 12);
   expect(dk).toBeCloseTo(x * Math.cos(k * x) * x * x, 12);
   expect(m.tangent()[1]).toBeCloseTo(dx, 12);
+});
+
+test('an instance of a class that only holds data is a plain object (methods are what rule a class out)', () => {
+  const { exports, result } = load(`import { grad } from 'tsad';
+export class P { constructor(readonly a: number, readonly b: number) {} }
+/** @differentiable */
+function f(p: P): number { return p.a * p.b; }
+export const d = grad(f);`);
+  expect(result.diagnostics).toEqual([]);
+  expect(exports.d(new exports.P(2, 3))).toEqual({ a: 3, b: 2 });
 });

@@ -58,10 +58,13 @@ function unsupportedConstruct(tsApi: typeof ts, checker: ts.TypeChecker, type: t
   if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0) return 'a function value: differentiable values are numbers, tuples and plain objects';
   if (builtIn && sym!.name === 'Promise') return 'a Promise: differentiate a synchronous function and await the value before calling it';
   if (builtIn) return `a built-in ${sym!.name} object`;
-  if (sym && sym.flags & tsApi.SymbolFlags.Class) return `an instance of class '${sym.name}': pass its numbers as a plain object type ({ x: number; y: number }), a tuple, or separate parameters`;
+  // A class whose instances only hold data is a plain object type here; methods are what rule it out.
   const method = checker.getPropertiesOfType(type).find((p) => p.flags & tsApi.SymbolFlags.Method);
-  if (method) return `an object with a method ('${method.name}'): differentiable objects hold only numbers, booleans, strings, tuples and plain objects`;
-  return undefined;
+  if (!method) return undefined;
+  if (sym && sym.flags & tsApi.SymbolFlags.Class) {
+    return `an instance of class '${sym.name}' (it has methods): pass its numbers as a plain object type ({ x: number; y: number }), a tuple, or separate parameters`;
+  }
+  return `an object with a method ('${method.name}'): differentiable objects hold only numbers, booleans, strings, tuples and plain objects`;
 }
 
 export function irType(s: Shape): Type {
