@@ -57,7 +57,7 @@ describe('rejects', () => {
 
   test('reports every problem, with the function name', () => {
     const found = errs('def f(; x: real, y: real) -> (; real, real) { (; x, x) }');
-    expect(found).toEqual(expect.arrayContaining([expect.stringMatching(/^in f: linear variable x is used 2 times/), expect.stringMatching(/^in f: linear variable y is never used/)]));
+    expect(found).toEqual(expect.arrayContaining([expect.stringMatching(/in f: linear variable x is used 2 times/), expect.stringMatching(/in f: linear variable y is never used/)]));
   });
 
   test('type errors: arity, tuple unpack, primitive arguments, results', () => {
@@ -84,4 +84,22 @@ test('strings compare only with strings and are never linear', () => {
   expect(typeErrors(parseProgram('def f(s: str, x: real ;) -> (bool ;) {\n  let b = eq(s, x)\n  (b ;)\n}')).join('\n')).toMatch(/eq compares two reals, booleans or strings, got str and real/);
   expect(typeErrors(parseProgram('def f(a: bool, b: bool ;) -> (bool ;) {\n  let c = lt(a, b)\n  (c ;)\n}')).join('\n')).toMatch(/lt compares two reals or two strings/);
   expect(typeErrors(parseProgram('def f(; s: str) -> (; str) {\n  (; s)\n}')).join('\n')).toMatch(/linear variable s has type str, which is not a vector space/);
+});
+
+describe('type and linearity errors carry file:line:col', () => {
+  const at = (src: string) => typeErrors(parseProgram(src, 'p.lina')).join('\n');
+  test.each([
+    ['a binder used twice: at the binder', 'def f(; x: real) -> (; real) {\n  let (; y) = lneg(; x)\n  let (; z) = ladd(; y, y)\n  (; z)\n}', /^p\.lina:2:10: in f: linear variable y is used 2 times/],
+    ['an unused parameter: at the parameter', 'def f(x: real, u: real ;) -> (real ;) {\n  (x ;)\n}', /^p\.lina:1:16: in f: non-linear variable u is never used/],
+    ['a primitive type error: at the statement', 'def f(x: real ;) -> (real ;) {\n  let c = lt(x, x)\n  let s = sin(c)\n  (s ;)\n}', /^p\.lina:3:11: in f: sin expects real arguments/],
+    ['inside a nested block', 'def f(x: real ;) -> (real ;) {\n  let a = {\n    let b = atan2(x)\n    (b ;)\n  }\n  (a ;)\n}', /^p\.lina:3:13: in f: atan2 takes 2 argument/],
+    ['Linear B, at the let', 'def f(u: real ; x: real, y: real) -> (; real) {\n  let a = { drop(y) in sin(u) }\n  scale(a ; x)\n}', /^p\.lina:2:3: in f: \(Linear B\)/],
+  ])('%s', (_, src, message) => {
+    const text = _ === 'Linear B, at the let' ? typeErrors(parseProgram(src as string, 'p.lina'), { linearB: ['f'] }).join('\n') : at(src as string);
+    expect(text).toMatch(message as RegExp);
+  });
+
+  test('checkProgram throws them with the position', () => {
+    expect(() => checkProgram(parseProgram('def f(; x: real) -> (; real, real) {\n  (; x, x)\n}', 'q.lina'))).toThrow(/^q\.lina:1:9: in f: linear variable x is used 2 times/);
+  });
 });

@@ -4,11 +4,16 @@
 // the record its name resolves to, and when a scope closes its binders are judged: linear ones
 // must have been used exactly once, non-linear ones at least once. The same walk infers types,
 // so `annotateTypes` is the checker returning the annotated copy it builds anyway.
+//
+// The walk keeps its own stack of pending statements (no recursion per statement or per nested
+// block), and messages start with the `file:line:col` the parser recorded for the statement or
+// binder they are about.
 import { Binder, Expr, FnDef, IrError, Program, Type, typeEquals, tupleType, REAL, literalType } from './syntax';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import { printType } from './printType';
 import { ScopeStack } from './scopeStack';
 import { calleesOf } from './callees';
+import { SourcePos, posOf, posText, samePos } from './positions';
 
 export interface CheckOptions {
   /** Functions that must also satisfy the two Linear B restrictions. */
@@ -26,8 +31,21 @@ interface VarInfo {
   readonly name: string;
   readonly type: Type;
   readonly linear: boolean;
+  readonly pos: SourcePos | undefined;
   uses: number;
 }
+
+type LetNode = Extract<Expr, { tag: 'let' }>;
+type UnpackNode = Extract<Expr, { tag: 'unpack' }>;
+
+/** A statement whose right-hand side or body is being checked. */
+type Kont =
+  | { readonly k: 'rhs'; readonly node: LetNode }
+  | { readonly k: 'let'; readonly node: LetNode; readonly binders: Binder[]; readonly rhs: Result }
+  | { readonly k: 'unpack'; readonly node: UnpackNode; readonly binders: Binder[] }
+  | { readonly k: 'drop'; readonly node: ExprOfTag<'drop'> };
+
+type ExprOfTag<T extends Expr['tag']> = Extract<Expr, { tag: T }>;
 
 interface Result {
   readonly nl: readonly Type[];
@@ -51,8 +69,11 @@ class DefChecker {
     private readonly errors: string[],
   ) {}
 
-  private error(msg: string): void {
-    this.errors.push(`in ${this.def.name}: ${msg}`);
+  /** Where the statement being checked was written (when the program came from text). */
+  private here: SourcePos | undefined;
+
+  private error(msg: string, at: SourcePos | undefined = this.here): void {
+    this.errors.push(`${at ? `${posText(at)}: ` : ''}in ${this.def.name}: ${msg}`);
   }
 
   private lookup(name: string): VarInfo | undefined {
@@ -78,11 +99,12 @@ class DefChecker {
   }
 
   private push(b: Binder, type: Type, linear: boolean): VarInfo {
-    const v: VarInfo = { name: b.name, type, linear, uses: 0 };
+    const pos = posOf(b) ?? this.here;
+    const v: VarInfo = { name: b.name, type, linear, pos, uses: 0 };
     if (b.type && !typeEquals(b.type, type)) {
-      this.error(`${b.name} is annotated ${printType(b.type)} but bound to a value of type ${printType(type)}`);
+      this.error(`${b.name} is annotated ${printType(b.type)} but bound to a value of type ${printType(type)}`, pos);
     }
-    if (linear && !isVectorType(type)) this.error(`linear variable ${b.name} has type ${printType(type)}, which is not a vector space`);
+    if (linear && !isVectorType(type)) this.error(`linear variable ${b.name} has type ${printType(type)}, which is not a vector space`, pos);
     this.scope.push(v);
     return v;
   }
@@ -91,9 +113,9 @@ class DefChecker {
   private pop(count: number): void {
     for (let i = 0; i < count; i++) {
       const v = this.scope.pop();
-      if (v.linear && v.uses === 0) this.error(`linear variable ${v.name} is never used; consume it or discard it with drop(${v.name})`);
-      if (v.linear && v.uses > 1) this.error(`linear variable ${v.name} is used ${v.uses} times; insert dup to use it more than once`);
-      if (!v.linear && v.uses === 0) this.error(`non-linear variable ${v.name} is never used; discard it with drop(${v.name})`);
+      if (v.linear && v.uses === 0) this.error(`linear variable ${v.name} is never used; consume it or discard it with drop(${v.name})`, v.pos);
+      if (v.linear && v.uses > 1) this.error(`linear variable ${v.name} is used ${v.uses} times; insert dup to use it more than once`, v.pos);
+      if (!v.linear && v.uses === 0) this.error(`non-linear variable ${v.name} is never used; discard it with drop(${v.name})`, v.pos);
     }
   }
 
@@ -103,6 +125,7 @@ class DefChecker {
 
   checkDef(): FnDef {
     const d = this.def;
+    this.here = posOf(d);
     const nlParams = d.nlParams.map((b) => this.bindParam(b, false));
     const linParams = d.linParams.map((b) => this.bindParam(b, true));
     const r = this.expr(d.body);
@@ -111,8 +134,9 @@ class DefChecker {
     if (this.linearB && d.nlResults.length > 0 && d.linResults.length > 0) {
       this.error(`(Linear B) the function returns both non-linear and linear results; unzip it first`);
     }
+    this.here = posOf(d);
     this.pop(nlParams.length + linParams.length);
-    return { ...d, nlParams, linParams, body: r.expr };
+    return samePos(d, { ...d, nlParams, linParams, body: r.expr });
   }
 
   private bindParam(b: Binder, linear: boolean): Binder {
@@ -135,22 +159,92 @@ class DefChecker {
     });
   }
 
-  private linearBCheck(r: Result, what: string): void {
+  private linearBCheck(r: Result, what: string | (() => string)): void {
     if (!this.linearB) return;
-    if (r.nl.length > 0 && r.lin.length > 0) this.error(`(Linear B) ${what} returns both non-linear and linear results; unzip first`);
-    else if (r.nl.length > 0 && r.readsLinear) this.error(`(Linear B) ${what} computes non-linear results but reads a linear variable`);
+    const text = () => (typeof what === 'string' ? what : what());
+    if (r.nl.length > 0 && r.lin.length > 0) this.error(`(Linear B) ${text()} returns both non-linear and linear results; unzip first`);
+    else if (r.nl.length > 0 && r.readsLinear) this.error(`(Linear B) ${text()} computes non-linear results but reads a linear variable`);
   }
 
-  expr(e: Expr): Result {
+  /** Checks an expression of any shape, with an explicit stack of the statements around it. */
+  expr(start: Expr): Result {
+    const konts: Kont[] = [];
+    let e = start;
+    for (;;) {
+      // Descend along right-hand sides and bodies to a leaf.
+      let r: Result | undefined;
+      while (r === undefined) {
+        this.here = posOf(e) ?? this.here;
+        if (e.tag === 'let') {
+          konts.push({ k: 'rhs', node: e });
+          e = e.rhs;
+        } else if (e.tag === 'unpack') {
+          konts.push({ k: 'unpack', node: e, binders: this.unpackBinders(e) });
+          e = e.body;
+        } else if (e.tag === 'drop') {
+          konts.push({ k: 'drop', node: e });
+          e = e.expr;
+        } else r = this.leaf(e);
+      }
+      // Hand the result outwards until a let continues with its body.
+      for (;;) {
+        const k = konts.pop();
+        if (k === undefined) return r;
+        this.here = posOf(k.node) ?? this.here;
+        if (k.k === 'rhs') {
+          konts.push({ k: 'let', node: k.node, binders: this.letBinders(k.node, r), rhs: r });
+          e = k.node.body;
+          break;
+        }
+        if (k.k === 'let') {
+          const node = k.node;
+          this.pop(k.binders.length);
+          const nl = k.binders.slice(0, node.nl.length);
+          const lin = k.binders.slice(node.nl.length);
+          r = { ...r, readsLinear: r.readsLinear || k.rhs.readsLinear, expr: samePos(node, { ...node, nl, lin, rhs: k.rhs.expr, body: r.expr }) };
+        } else if (k.k === 'unpack') {
+          this.pop(k.binders.length);
+          r = { ...r, readsLinear: r.readsLinear || k.node.linear, expr: samePos(k.node, { ...k.node, names: k.binders, body: r.expr }) };
+        } else {
+          this.linearBCheck(r, 'the argument of drop');
+          r = { nl: [], lin: [], readsLinear: r.readsLinear, expr: samePos(k.node, { ...k.node, expr: r.expr }) };
+        }
+      }
+    }
+  }
+
+  /** The let's binders, typed from its right-hand side's result and brought into scope. */
+  private letBinders(e: LetNode, rhs: Result): Binder[] {
+    const desc = () => (e.nl.length + e.lin.length === 0 ? 'an expression statement' : `the right-hand side of let ${[...e.nl, ...e.lin].map((b) => b.name).join(', ')}`);
+    this.linearBCheck(rhs, desc);
+    if (rhs.nl.length !== e.nl.length || rhs.lin.length !== e.lin.length) {
+      this.error(
+        `let ${[...e.nl.map((b) => b.name), ';', ...e.lin.map((b) => b.name)].join(' ')} binds ${e.nl.length} non-linear and ${e.lin.length} linear names, but the right-hand side returns ${rhs.nl.length} and ${rhs.lin.length}`,
+      );
+    }
+    const out: Binder[] = [];
+    for (let i = 0; i < e.nl.length; i++) out.push(this.bindLocal(e.nl[i], rhs.nl[i], false));
+    for (let i = 0; i < e.lin.length; i++) out.push(this.bindLocal(e.lin[i], rhs.lin[i], true));
+    return out;
+  }
+
+  private unpackBinders(e: UnpackNode): Binder[] {
+    const t = this.use(e.tuple, e.linear, e.linear ? 'a linear unpack' : 'a non-linear unpack');
+    if (t.tag !== 'tuple' || t.elems.length !== e.names.length) {
+      this.error(`cannot unpack ${e.tuple} of type ${printType(t)} into ${e.names.length} names`);
+    }
+    const elems = t.tag === 'tuple' ? t.elems : [];
+    return e.names.map((b, i) => this.bindLocal(b, elems[i] ?? REAL, e.linear));
+  }
+
+  /** A leaf: everything but let, unpack and drop. */
+  private leaf(e: Expr): Result {
     switch (e.tag) {
       case 'ret': {
         const nl = e.nl.map((n) => this.use(n, false, 'the non-linear part of a return'));
         const lin = e.lin.map((n) => this.use(n, true, 'the linear part of a return'));
         return { nl, lin, readsLinear: e.lin.length > 0 || this.readsLinearAt(e.nl), expr: e };
       }
-      case 'let':
-      case 'unpack':
-        return this.chain(e);
       case 'call': {
         const sig = this.sigs.get(e.fn);
         const nlTypes = e.nl.map((n) => this.use(n, false, `a non-linear argument of ${e.fn}`));
@@ -224,63 +318,15 @@ class DefChecker {
         const t = this.use(e.name, true, 'dup');
         return { nl: [], lin: [t, t], readsLinear: true, expr: e };
       }
-      case 'drop': {
-        const r = this.expr(e.expr);
-        this.linearBCheck(r, 'the argument of drop');
-        return { nl: [], lin: [], readsLinear: r.readsLinear, expr: { ...e, expr: r.expr } };
-      }
+      default:
+        throw new IrError(`internal: check: ${e.tag} is not a leaf`);
     }
-  }
-
-  /** A let/unpack chain, walked in a loop: generated code can be thousands of bindings deep. */
-  private chain(start: Expr): Result {
-    type Frame = { node: Expr; binders: Binder[]; rhs?: Result };
-    const frames: Frame[] = [];
-    let e = start;
-    for (;;) {
-      if (e.tag === 'let') {
-        const rhs = this.expr(e.rhs);
-        const desc = e.nl.length + e.lin.length === 0 ? 'an expression statement' : `the right-hand side of let ${[...e.nl, ...e.lin].map((b) => b.name).join(', ')}`;
-        this.linearBCheck(rhs, desc);
-        if (rhs.nl.length !== e.nl.length || rhs.lin.length !== e.lin.length) {
-          this.error(
-            `let ${[...e.nl.map((b) => b.name), ';', ...e.lin.map((b) => b.name)].join(' ')} binds ${e.nl.length} non-linear and ${e.lin.length} linear names, but the right-hand side returns ${rhs.nl.length} and ${rhs.lin.length}`,
-          );
-        }
-        const nl = e.nl.map((b, i) => this.bindLocal(b, rhs.nl[i], false));
-        const lin = e.lin.map((b, i) => this.bindLocal(b, rhs.lin[i], true));
-        frames.push({ node: e, binders: [...nl, ...lin], rhs });
-        e = e.body;
-      } else if (e.tag === 'unpack') {
-        const t = this.use(e.tuple, e.linear, e.linear ? 'a linear unpack' : 'a non-linear unpack');
-        if (t.tag !== 'tuple' || t.elems.length !== e.names.length) {
-          this.error(`cannot unpack ${e.tuple} of type ${printType(t)} into ${e.names.length} names`);
-        }
-        const elems = t.tag === 'tuple' ? t.elems : [];
-        const linear = e.linear;
-        frames.push({ node: e, binders: e.names.map((b, i) => this.bindLocal(b, elems[i] ?? REAL, linear)) });
-        e = e.body;
-      } else break;
-    }
-    let r = this.expr(e);
-    for (let i = frames.length - 1; i >= 0; i--) {
-      const { node, binders, rhs } = frames[i];
-      this.pop(binders.length);
-      if (node.tag === 'let') {
-        const nl = binders.slice(0, node.nl.length);
-        const lin = binders.slice(node.nl.length);
-        r = { ...r, readsLinear: r.readsLinear || rhs!.readsLinear, expr: { ...node, nl, lin, rhs: rhs!.expr, body: r.expr } };
-      } else if (node.tag === 'unpack') {
-        r = { ...r, readsLinear: r.readsLinear || node.linear, expr: { ...node, names: binders, body: r.expr } };
-      }
-    }
-    return r;
   }
 
   private bindLocal(b: Binder, type: Type | undefined, linear: boolean): Binder {
     const t = type ?? b.type ?? REAL;
     this.push(b, t, linear);
-    return { name: b.name, type: t };
+    return samePos(b, { name: b.name, type: t });
   }
 }
 
@@ -300,8 +346,28 @@ export function signatureOf(d: FnDef): Signature {
 
 const verified = new WeakMap<FnDef, { readonly linearB: boolean; readonly calleeKey: string; readonly result: FnDef }>();
 
-function signatureText(s: Signature): string {
-  const list = (ts: readonly Type[]) => ts.map((t) => printType(t)).join(',');
+// Cache keys name each type by a small id, interned by structure (and alias name): printing a
+// tape type in full would copy every callee's tape into the key, which grows with call depth
+// (the blow-up named tape types exist to avoid, Theorem 8.1 of the paper).
+const typeIds = new WeakMap<Type, number>();
+const idsByKey = new Map<string, number>();
+
+function typeId(t: Type): number {
+  if (t.tag !== 'tuple') return t.tag === 'real' ? 0 : t.tag === 'bool' ? 1 : 2;
+  const known = typeIds.get(t);
+  if (known !== undefined) return known;
+  const key = `${t.name ?? ''}<${t.elems.map(typeId).join(',')}>`;
+  let id = idsByKey.get(key);
+  if (id === undefined) {
+    id = idsByKey.size + 3;
+    idsByKey.set(key, id);
+  }
+  typeIds.set(t, id);
+  return id;
+}
+
+export function signatureText(s: Signature): string {
+  const list = (ts: readonly Type[]) => ts.map(typeId).join(',');
   return `${list(s.nl)};${list(s.lin)}->${list(s.nlResults)};${list(s.linResults)}`;
 }
 

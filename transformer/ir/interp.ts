@@ -14,17 +14,44 @@ export interface EvalResult {
   readonly work: number;
 }
 
-/** Scope chain as a persistent linked list: binding is O(1) and closures are never needed. */
-interface Env {
-  readonly name: string;
-  readonly value: Value;
-  readonly next: Env | null;
+/**
+ * The variables of one call: a map with an undo log, so that a binding is O(1), a lookup is
+ * O(1) however long the function, and leaving a nested block restores what it shadowed.
+ */
+class Env {
+  private readonly vars = new Map<string, Value>();
+  private readonly undo: { name: string; old: Value | undefined }[] = [];
+
+  bind(name: string, value: Value): void {
+    this.undo.push({ name, old: this.vars.get(name) });
+    this.vars.set(name, value);
+  }
+
+  lookup(name: string): Value {
+    const v = this.vars.get(name);
+    if (v === undefined) throw new InternalError(`unbound variable ${name} at run time (was the program type-checked?)`);
+    return v;
+  }
+
+  get mark(): number {
+    return this.undo.length;
+  }
+
+  restore(mark: number): void {
+    while (this.undo.length > mark) {
+      const { name, old } = this.undo.pop()!;
+      if (old === undefined) this.vars.delete(name);
+      else this.vars.set(name, old);
+    }
+  }
 }
 
-function lookup(env: Env | null, name: string): Value {
-  for (let e = env; e !== null; e = e.next) if (e.name === name) return e.value;
-  throw new InternalError(`unbound variable ${name} at run time (was the program type-checked?)`);
-}
+/** What to do with a value once the expression under evaluation has produced it. */
+type Kont =
+  | { readonly k: 'let'; readonly node: Extract<Expr, { tag: 'let' }> }
+  | { readonly k: 'drop' }
+  | { readonly k: 'scope'; readonly mark: number }
+  | { readonly k: 'return'; readonly env: Env };
 
 export function leafCount(v: Value): number {
   return Array.isArray(v) ? v.reduce<number>((n, x) => n + leafCount(x), 0) : 1;
@@ -41,6 +68,11 @@ function leafwise(f: (lin: number[]) => number, args: Value[]): Value {
   return f(args as number[]);
 }
 
+/**
+ * The reference interpreter as a loop over an explicit continuation stack: statements, nested
+ * blocks and calls push continuations instead of recursing, so neither a long function nor a
+ * deep call chain can overflow the JavaScript stack.
+ */
 class Machine {
   work = 0;
   private readonly defs = new Map<string, FnDef>();
@@ -48,73 +80,112 @@ class Machine {
     for (const d of p.defs) this.defs.set(d.name, d);
   }
 
-  callFn(name: string, nl: Value[], lin: Value[]): Value[][] {
+  private def(name: string): FnDef {
     const d = this.defs.get(name);
     if (!d) throw new IrError(`no function named ${name}`);
-    let env: Env | null = null;
-    d.nlParams.forEach((b, i) => (env = { name: b.name, value: nl[i], next: env }));
-    d.linParams.forEach((b, i) => (env = { name: b.name, value: lin[i], next: env }));
-    return this.eval(d.body, env);
+    return d;
+  }
+
+  private enter(d: FnDef, nl: Value[], lin: Value[]): Env {
+    const env = new Env();
+    d.nlParams.forEach((b, i) => env.bind(b.name, nl[i]));
+    d.linParams.forEach((b, i) => env.bind(b.name, lin[i]));
+    return env;
   }
 
   /** Returns [non-linear results, linear results]. */
-  eval(e: Expr, env: Env | null): Value[][] {
+  callFn(name: string, nl: Value[], lin: Value[]): Value[][] {
+    const d = this.def(name);
+    let env = this.enter(d, nl, lin);
+    const konts: Kont[] = [];
+    let e: Expr = d.body;
     for (;;) {
-      switch (e.tag) {
-        case 'let': {
-          const [nl, lin] = this.eval(e.rhs, env);
-          e.nl.forEach((b, i) => (env = { name: b.name, value: nl[i], next: env }));
-          e.lin.forEach((b, i) => (env = { name: b.name, value: lin[i], next: env }));
-          e = e.body;
-          continue;
-        }
-        case 'unpack': {
-          const t = lookup(env, e.tuple) as Value[];
-          e.names.forEach((b, i) => (env = { name: b.name, value: t[i], next: env }));
-          e = e.body;
-          continue;
-        }
-        case 'ret':
-          return [e.nl.map((n) => lookup(env, n)), e.lin.map((n) => lookup(env, n))];
-        case 'call':
-          return this.callFn(
-            e.fn,
-            e.nl.map((n) => lookup(env, n)),
-            e.lin.map((n) => lookup(env, n)),
-          );
-        case 'var':
-          return e.linear ? [[], [lookup(env, e.name)]] : [[lookup(env, e.name)], []];
-        case 'lit':
-          return [[e.value], []];
-        case 'tuple': {
-          const v = e.elems.map((n) => lookup(env, n));
-          return e.linear ? [[], [v]] : [[v], []];
-        }
-        case 'prim': {
-          this.work += 1;
-          const args = e.args.map((n) => lookup(env, n) as Scalar);
-          return [[PRIMS[e.op].impl(...args)], []];
-        }
-        case 'lprim': {
-          const def = LIN_PRIMS[e.op];
-          const coeffs = e.nl.map((n) => lookup(env, n) as Scalar);
-          const v = leafwise((leaves) => def.impl(coeffs, leaves), e.lin.map((n) => lookup(env, n)));
-          this.work += leafCount(v);
-          return [[], [v]];
-        }
-        case 'zero':
-          return [[], [zeroOf(e.type)]];
-        case 'dup': {
-          const v = lookup(env, e.name);
-          return [[], [v, v]];
-        }
-        case 'drop': {
-          const [nl, lin] = this.eval(e.expr, env);
-          for (const v of nl) this.work += leafCount(v);
-          for (const v of lin) this.work += leafCount(v);
-          return [[], []];
+      // Descend to a leaf, recording what to do with its value.
+      let value: Value[][] | undefined;
+      while (value === undefined) {
+        switch (e.tag) {
+          case 'let':
+            konts.push({ k: 'let', node: e });
+            if (e.rhs.tag === 'let' || e.rhs.tag === 'unpack') konts.push({ k: 'scope', mark: env.mark });
+            e = e.rhs;
+            break;
+          case 'unpack': {
+            const t = env.lookup(e.tuple) as Value[];
+            e.names.forEach((b, i) => env.bind(b.name, t[i]));
+            e = e.body;
+            break;
+          }
+          case 'drop':
+            konts.push({ k: 'drop' });
+            if (e.expr.tag === 'let' || e.expr.tag === 'unpack') konts.push({ k: 'scope', mark: env.mark });
+            e = e.expr;
+            break;
+          case 'call': {
+            const callee = this.def(e.fn);
+            const args = e.nl.map((n) => env.lookup(n));
+            const linArgs = e.lin.map((n) => env.lookup(n));
+            konts.push({ k: 'return', env });
+            env = this.enter(callee, args, linArgs);
+            e = callee.body;
+            break;
+          }
+          default:
+            value = this.leaf(e, env);
         }
       }
+      // Hand the value outwards until a let continues with its body.
+      for (;;) {
+        const k = konts.pop();
+        if (k === undefined) return value;
+        if (k.k === 'scope') env.restore(k.mark);
+        else if (k.k === 'return') env = k.env;
+        else if (k.k === 'drop') {
+          for (const v of value[0]) this.work += leafCount(v);
+          for (const v of value[1]) this.work += leafCount(v);
+          value = [[], []];
+        } else {
+          const [nl, lin] = value;
+          k.node.nl.forEach((b, i) => env.bind(b.name, nl[i]));
+          k.node.lin.forEach((b, i) => env.bind(b.name, lin[i]));
+          e = k.node.body;
+          break;
+        }
+      }
+    }
+  }
+
+  private leaf(e: Expr, env: Env): Value[][] {
+    switch (e.tag) {
+      case 'ret':
+        return [e.nl.map((n) => env.lookup(n)), e.lin.map((n) => env.lookup(n))];
+      case 'var':
+        return e.linear ? [[], [env.lookup(e.name)]] : [[env.lookup(e.name)], []];
+      case 'lit':
+        return [[e.value], []];
+      case 'tuple': {
+        const v = e.elems.map((n) => env.lookup(n));
+        return e.linear ? [[], [v]] : [[v], []];
+      }
+      case 'prim': {
+        this.work += 1;
+        const args = e.args.map((n) => env.lookup(n) as Scalar);
+        return [[PRIMS[e.op].impl(...args)], []];
+      }
+      case 'lprim': {
+        const def = LIN_PRIMS[e.op];
+        const coeffs = e.nl.map((n) => env.lookup(n) as Scalar);
+        const v = leafwise((leaves) => def.impl(coeffs, leaves), e.lin.map((n) => env.lookup(n)));
+        this.work += leafCount(v);
+        return [[], [v]];
+      }
+      case 'zero':
+        return [[], [zeroOf(e.type)]];
+      case 'dup': {
+        const v = env.lookup(e.name);
+        return [[], [v, v]];
+      }
+      default:
+        throw new InternalError(`interp: ${e.tag} is not a leaf`);
     }
   }
 }

@@ -1,6 +1,12 @@
-// Parser for the Linear A text format (docs/linear-a.md). Hand-written lexer and recursive
-// descent. The parser tracks scopes so that a bare variable gets the sort of its binder, and it
-// knows primitives from the registry and functions from earlier definitions.
+// Parser for the Linear A text format (docs/linear-a.md). Hand-written lexer; statements and
+// nested blocks are parsed with an explicit stack of open blocks, so a def of any length or
+// nesting depth parses without deep recursion. The parser tracks scopes so that a bare variable
+// gets the sort of its binder, and it knows primitives from the registry and functions from
+// earlier definitions.
+//
+// Names are made unique per definition: a binder that reuses a name already bound in the def
+// (`let x = sin(x)`, `let (x, y) = (y, x)`, the same name in two sibling blocks) is renamed to a
+// fresh `x_1`, and later references follow. Every pass may then assume one binding per name.
 import {
   Binder,
   Expr,
@@ -14,6 +20,8 @@ import {
   tupleType,
 } from './syntax';
 import { isPrim, isLinPrim } from '../prims/registry';
+import { ScopeStack } from './scopeStack';
+import { SourcePos, setPos } from './positions';
 
 interface Token {
   readonly kind: 'name' | 'num' | 'str' | 'punct' | 'eof';
@@ -98,19 +106,57 @@ interface FnInfo {
   readonly linResults: number;
 }
 
+/** A name in scope: what the source calls it, what the AST calls it, and its sort. */
+interface Scoped {
+  readonly name: string;
+  readonly actual: string;
+  readonly linear: boolean;
+}
+
+type Stmt =
+  | { readonly tag: 'let'; readonly nl: Binder[]; readonly lin: Binder[]; readonly rhs: Expr; readonly at: Token }
+  | { readonly tag: 'unpack'; readonly linear: boolean; readonly names: Binder[]; readonly tuple: string; readonly at: Token };
+
+/** What an open block's value becomes in its parent once the block closes. */
+interface Waiting {
+  /** Binders of the pending `let` (null: an expression statement or the final expression). */
+  readonly binders: { nl: Binder[]; lin: Binder[] } | null;
+  /** `drop(` wrappers opened around the block, each closed by a ')'. */
+  readonly drops: Token[];
+  readonly at: Token;
+}
+
+interface OpenBlock {
+  readonly stmts: Stmt[];
+  /** Scope entries this block pushed. */
+  pushed: number;
+  wait?: Waiting;
+}
+
 class Parser {
   private pos = 0;
-  private readonly scopes: Map<string, boolean>[] = [];
+  private readonly scope = new ScopeStack<Scoped>();
   private readonly fns = new Map<string, FnInfo>();
   private readonly aliases = new Map<string, Type>();
+  /** Every name token in the file: fresh names avoid them all. */
+  private readonly taken: Set<string>;
+  /** Names bound so far in the current def (parameters included). */
+  private bound = new Set<string>();
+  private block: OpenBlock | undefined;
 
   constructor(
     private readonly tokens: Token[],
     private readonly file: string,
-  ) {}
+  ) {
+    this.taken = new Set(tokens.filter((t) => t.kind === 'name').map((t) => t.text));
+  }
 
   private get tok(): Token {
     return this.tokens[this.pos];
+  }
+
+  private at(t: Token): SourcePos {
+    return { file: this.file, line: t.line, col: t.col };
   }
 
   private fail(msg: string, t: Token = this.tok): never {
@@ -141,22 +187,32 @@ class Parser {
 
   // ---- scopes ----
 
-  private bind(name: string, linear: boolean): void {
-    this.scopes[this.scopes.length - 1].set(name, linear);
+  /** Brings a binder into scope, renaming it if its name is already bound in this def. */
+  private bind(b: Binder, linear: boolean): Binder {
+    let actual = b.name;
+    if (this.bound.has(actual)) {
+      for (let k = 1; ; k++) {
+        actual = `${b.name}_${k}`;
+        if (!this.taken.has(actual) && !this.bound.has(actual)) break;
+      }
+      this.taken.add(actual);
+    }
+    this.bound.add(actual);
+    this.scope.push({ name: b.name, actual, linear });
+    if (this.block) this.block.pushed++;
+    if (actual === b.name) return b;
+    const renamed: Binder = b.type ? { name: actual, type: b.type } : { name: actual };
+    return renamed;
   }
 
-  private sortOf(t: Token): boolean {
-    for (let i = this.scopes.length - 1; i >= 0; i--) {
-      const s = this.scopes[i].get(t.text);
-      if (s !== undefined) return s;
-    }
-    return this.fail(`unbound variable ${t.text}`, t);
+  private resolve(t: Token): Scoped {
+    const s = this.scope.find(t.text);
+    if (!s) this.fail(`unbound variable ${t.text}`, t);
+    return s;
   }
 
   private varName(): string {
-    const t = this.name('a variable');
-    this.sortOf(t);
-    return t.text;
+    return this.resolve(this.name('a variable')).actual;
   }
 
   // ---- program ----
@@ -203,22 +259,28 @@ class Parser {
     this.expect('def');
     const nameTok = this.name('a function name');
     if (this.fns.has(nameTok.text)) this.fail(`${nameTok.text} is defined twice`, nameTok);
-    this.scopes.push(new Map());
+    this.bound = new Set();
+    this.block = undefined;
+    const depth = this.scope.size;
     this.expect('(');
-    const [nlParams, linParams] = this.split(() => {
+    const [nlParams0, linParams0] = this.split(() => {
       const n = this.name('a parameter name');
       this.expect(':', "':' and a type");
-      return { name: n.text, type: this.type() };
+      const b: Binder = { name: n.text, type: this.type() };
+      setPos(b, this.at(n));
+      return b;
     }, ')');
-    nlParams.forEach((b) => this.bind(b.name, false));
-    linParams.forEach((b) => this.bind(b.name, true));
+    const nlParams = nlParams0.map((b) => this.bind(b, false));
+    const linParams = linParams0.map((b) => this.bind(b, true));
     this.expect('->');
     this.expect('(');
     const [nlResults, linResults] = this.split(() => this.type(), ')');
-    const body = this.block();
-    this.scopes.pop();
+    const body = this.body();
+    while (this.scope.size > depth) this.scope.pop();
     this.fns.set(nameTok.text, { nlResults: nlResults.length, linResults: linResults.length });
-    return { name: nameTok.text, nlParams, linParams, nlResults, linResults, body };
+    const d: FnDef = { name: nameTok.text, nlParams, linParams, nlResults, linResults, body };
+    setPos(d, this.at(nameTok));
+    return d;
   }
 
   /** `a, b ; c, d CLOSE` -> [[a, b], [c, d]]; the closing token is consumed. */
@@ -241,61 +303,146 @@ class Parser {
 
   // ---- blocks and statements ----
 
-  private block(): Expr {
+  /**
+   * The def's body `{ STMT* EXPR }`. Open blocks live on an explicit stack: a `{` in expression
+   * position pushes one, and a closing `}` hands the block's value to the statement of its
+   * parent that was waiting for it (which may close the parent in turn).
+   */
+  private body(): Expr {
     this.expect('{');
-    const e = this.statements();
-    this.expect('}', "'}' or a newline before the next statement");
-    return e;
-  }
-
-  private statements(): Expr {
-    if (this.is('let')) return this.letStatement();
-    const e = this.expr();
-    if (this.is('}')) return e;
-    this.accept('in');
-    return { tag: 'let', nl: [], lin: [], rhs: e, body: this.statements() };
-  }
-
-  private letStatement(): Expr {
-    this.expect('let');
-    if (this.accept('<')) {
-      const linear = this.accept(';');
-      const names: Binder[] = [];
-      if (!this.is('>')) {
-        do names.push(this.binder());
-        while (this.accept(','));
+    const stack: OpenBlock[] = [{ stmts: [], pushed: 0 }];
+    this.block = stack[0];
+    for (;;) {
+      const top = stack[stack.length - 1];
+      let value: Expr | undefined;
+      if (this.is('let')) {
+        const letTok = this.expect('let');
+        if (this.accept('<')) {
+          this.unpackStatement(top, letTok);
+          continue;
+        }
+        let nl: Binder[];
+        let lin: Binder[] = [];
+        if (this.accept('(')) [nl, lin] = this.split(() => this.binder(), ')');
+        else nl = [this.binder()];
+        this.expect('=');
+        const r = this.exprOrOpen();
+        if ('open' in r) {
+          top.wait = { binders: { nl, lin }, drops: r.drops, at: letTok };
+          stack.push(this.openBlock());
+          continue;
+        }
+        this.finishLet(top, nl, lin, r.expr, letTok);
+        continue;
       }
-      this.expect('>', "'>' or ','");
-      this.expect('=');
-      const t = this.name('the tuple variable to unpack');
-      if (this.sortOf(t) !== linear) {
-        this.fail(linear ? `${t.text} is non-linear; unpack it with let <...> = ${t.text}` : `${t.text} is linear; unpack it with let <; ...> = ${t.text}`, t);
+      const at = this.tok;
+      const r = this.exprOrOpen();
+      if ('open' in r) {
+        top.wait = { binders: null, drops: r.drops, at };
+        stack.push(this.openBlock());
+        continue;
       }
-      this.accept('in');
-      names.forEach((b) => this.bind(b.name, linear));
-      return { tag: 'unpack', linear, names, tuple: t.text, body: this.statements() };
+      value = r.expr;
+      // The value may close this block, whose value may close its parent, and so on.
+      for (;;) {
+        const cur = stack[stack.length - 1];
+        if (!this.is('}')) {
+          this.accept('in');
+          cur.stmts.push({ tag: 'let', nl: [], lin: [], rhs: value, at });
+          break;
+        }
+        this.expect('}', "'}' or a newline before the next statement");
+        const closed = assemble(cur.stmts, value, this.file);
+        stack.pop();
+        for (let i = 0; i < cur.pushed; i++) this.scope.pop();
+        if (stack.length === 0) {
+          this.block = undefined;
+          return closed;
+        }
+        const parent = stack[stack.length - 1];
+        this.block = parent;
+        const wait = parent.wait!;
+        parent.wait = undefined;
+        value = closed;
+        for (let i = wait.drops.length - 1; i >= 0; i--) {
+          this.expect(')');
+          value = { tag: 'drop', expr: value };
+          setPos(value, this.at(wait.drops[i]));
+        }
+        if (wait.binders) {
+          this.finishLet(parent, wait.binders.nl, wait.binders.lin, value, wait.at);
+          break;
+        }
+      }
     }
-    let nl: Binder[];
-    let lin: Binder[] = [];
-    if (this.accept('(')) [nl, lin] = this.split(() => this.binder(), ')');
-    else nl = [this.binder()];
-    this.expect('=');
-    const rhs = this.expr();
+  }
+
+  private openBlock(): OpenBlock {
+    const b: OpenBlock = { stmts: [], pushed: 0 };
+    this.block = b;
+    return b;
+  }
+
+  private finishLet(top: OpenBlock, nl0: Binder[], lin0: Binder[], rhs: Expr, at: Token): void {
     this.accept('in');
-    nl.forEach((b) => this.bind(b.name, false));
-    lin.forEach((b) => this.bind(b.name, true));
-    return { tag: 'let', nl, lin, rhs, body: this.statements() };
+    const nl = nl0.map((b) => this.bind(b, false));
+    const lin = lin0.map((b) => this.bind(b, true));
+    top.stmts.push({ tag: 'let', nl, lin, rhs, at });
+  }
+
+  private unpackStatement(top: OpenBlock, at: Token): void {
+    const linear = this.accept(';');
+    const names: Binder[] = [];
+    if (!this.is('>')) {
+      do names.push(this.binder());
+      while (this.accept(','));
+    }
+    this.expect('>', "'>' or ','");
+    this.expect('=');
+    const t = this.name('the tuple variable to unpack');
+    const s = this.resolve(t);
+    if (s.linear !== linear) {
+      this.fail(linear ? `${t.text} is non-linear; unpack it with let <...> = ${t.text}` : `${t.text} is linear; unpack it with let <; ...> = ${t.text}`, t);
+    }
+    this.accept('in');
+    const bound = names.map((b) => this.bind(b, linear));
+    top.stmts.push({ tag: 'unpack', linear, names: bound, tuple: s.actual, at });
   }
 
   private binder(): Binder {
     const n = this.name('a binder name');
-    return this.accept(':') ? { name: n.text, type: this.type() } : { name: n.text };
+    const b: Binder = this.accept(':') ? { name: n.text, type: this.type() } : { name: n.text };
+    setPos(b, this.at(n));
+    return b;
   }
 
   // ---- expressions ----
 
-  private expr(): Expr {
+  /** An expression, or the note that a `{` was consumed (inside `drops` open `drop(`s). */
+  private exprOrOpen(): { expr: Expr } | { open: true; drops: Token[] } {
+    const drops: Token[] = [];
+    while (this.is('drop') && this.tokens[this.pos + 1].text === '(' && !this.tokens[this.pos + 1].newlineBefore && this.tokens[this.pos + 1].kind === 'punct') {
+      drops.push(this.tok);
+      this.pos += 2;
+    }
+    if (this.accept('{')) return { open: true, drops };
+    let e = this.leaf();
+    for (let i = drops.length - 1; i >= 0; i--) {
+      this.expect(')');
+      e = { tag: 'drop', expr: e };
+      setPos(e, this.at(drops[i]));
+    }
+    return { expr: e };
+  }
+
+  private leaf(): Expr {
     const t = this.tok;
+    const e = this.leafAt(t);
+    setPos(e, this.at(t));
+    return e;
+  }
+
+  private leafAt(t: Token): Expr {
     if (t.kind === 'num') {
       this.pos++;
       return { tag: 'lit', value: Number(t.text) };
@@ -320,16 +467,13 @@ class Parser {
       this.expect('>', "'>' or ','");
       return { tag: 'tuple', linear, elems };
     }
-    if (this.is('{')) {
-      this.scopes.push(new Map());
-      const e = this.block();
-      this.scopes.pop();
-      return e;
-    }
     const n = this.name('an expression');
     if (n.text === 'true' || n.text === 'false') return { tag: 'lit', value: n.text === 'true' };
     const applied = this.is('(') && !this.tok.newlineBefore;
-    if (!applied) return { tag: 'var', linear: this.sortOf(n), name: n.text };
+    if (!applied) {
+      const s = this.resolve(n);
+      return { tag: 'var', linear: s.linear, name: s.actual };
+    }
     this.pos++;
     switch (n.text) {
       case 'zero': {
@@ -339,14 +483,10 @@ class Parser {
       }
       case 'dup': {
         const v = this.name('a linear variable');
-        if (!this.sortOf(v)) this.fail(`dup takes a linear variable; ${v.text} is non-linear`, v);
+        const s = this.resolve(v);
+        if (!s.linear) this.fail(`dup takes a linear variable; ${v.text} is non-linear`, v);
         this.expect(')');
-        return { tag: 'dup', name: v.text };
-      }
-      case 'drop': {
-        const e = this.expr();
-        this.expect(')');
-        return { tag: 'drop', expr: e };
+        return { tag: 'dup', name: s.actual };
       }
     }
     const [nl, lin] = this.split(() => this.varName(), ')');
@@ -358,6 +498,16 @@ class Parser {
     if (this.fns.has(n.text)) return { tag: 'call', fn: n.text, nl, lin };
     return this.fail(`unknown function or primitive ${n.text} (functions must be defined before use)`, n);
   }
+}
+
+function assemble(stmts: readonly Stmt[], final: Expr, file: string): Expr {
+  let e = final;
+  for (let i = stmts.length - 1; i >= 0; i--) {
+    const s = stmts[i];
+    e = s.tag === 'let' ? { tag: 'let', nl: s.nl, lin: s.lin, rhs: s.rhs, body: e } : { tag: 'unpack', linear: s.linear, names: s.names, tuple: s.tuple, body: e };
+    setPos(e, { file, line: s.at.line, col: s.at.col });
+  }
+  return e;
 }
 
 export function parseProgram(text: string, file = '<input>'): Program {

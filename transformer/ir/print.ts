@@ -33,8 +33,8 @@ function binders(e: Extract<Expr, { tag: 'let' }>, o: PrintOptions): string {
   return `(${sides(nl, lin)})`;
 }
 
-/** An expression in argument position (one line unless it is a block). */
-function inline(e: Expr, indent: string, o: PrintOptions): string {
+/** A leaf in argument position: one line (blocks are laid out by `block`). */
+function leafText(e: Expr, o: PrintOptions): string {
   switch (e.tag) {
     case 'ret':
       return e.lin.length === 0 && e.nl.length > 0 ? `(${e.nl.join(', ')} ;)` : `(${sides(e.nl, e.lin)})`;
@@ -55,29 +55,59 @@ function inline(e: Expr, indent: string, o: PrintOptions): string {
     case 'dup':
       return `dup(${e.name})`;
     case 'drop':
-      return `drop(${inline(e.expr, indent, o)})`;
+      return `drop(${leafText(e.expr, o)})`;
     case 'let':
     case 'unpack':
-      return `{\n${block(e, indent + '  ', o)}\n${indent}}`;
+      throw new Error('leafText: blocks are printed by block()');
   }
 }
 
-/** A sequence of statements ending in a final expression, one per line. */
-function block(e: Expr, indent: string, o: PrintOptions): string {
+/** `drop(drop(e))` around a block: the number of drops and the block, or null for a leaf. */
+function openedBlock(e: Expr): { drops: number; inner: Expr } | null {
+  let drops = 0;
+  while (e.tag === 'drop') {
+    drops++;
+    e = e.expr;
+  }
+  return e.tag === 'let' || e.tag === 'unpack' ? { drops, inner: e } : null;
+}
+
+/**
+ * A sequence of statements ending in a final expression, one per line. Nested blocks are laid
+ * out with an explicit stack of the statements that follow them, so depth costs no recursion.
+ */
+function block(start: Expr, indent0: string, o: PrintOptions): string {
   const lines: string[] = [];
-  for (;;) {
-    if (e.tag === 'let') {
-      const rhs = inline(e.rhs, indent, o);
-      lines.push(e.nl.length + e.lin.length === 0 ? `${indent}${rhs}` : `${indent}let ${binders(e, o)} = ${rhs}`);
-      e = e.body;
-    } else if (e.tag === 'unpack') {
+  const after: { rest: Expr | null; indent: string; close: string }[] = [];
+  let e: Expr | null = start;
+  let indent = indent0;
+  while (e !== null) {
+    if (e.tag === 'unpack') {
       lines.push(`${indent}let <${e.linear ? '; ' : ''}${e.names.map((b) => binderText(b, o)).join(', ')}> = ${e.tuple}`);
       e = e.body;
-    } else {
-      lines.push(indent + inline(e, indent, o));
-      return lines.join('\n');
+      continue;
+    }
+    const head = e.tag === 'let' ? (e.nl.length + e.lin.length === 0 ? indent : `${indent}let ${binders(e, o)} = `) : indent;
+    const value = e.tag === 'let' ? e.rhs : e;
+    const opened = openedBlock(value);
+    if (opened) {
+      lines.push(`${head}${'drop('.repeat(opened.drops)}{`);
+      after.push({ rest: e.tag === 'let' ? e.body : null, indent, close: `${indent}}${')'.repeat(opened.drops)}` });
+      indent += '  ';
+      e = opened.inner;
+      continue;
+    }
+    lines.push(head + leafText(value, o));
+    e = e.tag === 'let' ? e.body : null;
+    // A finished block hands over to the statement after it, or finishes its parent too.
+    while (e === null && after.length > 0) {
+      const k = after.pop()!;
+      lines.push(k.close);
+      indent = k.indent;
+      e = k.rest;
     }
   }
+  return lines.join('\n');
 }
 
 export function printExpr(e: Expr, o: PrintOptions = {}): string {
@@ -102,19 +132,21 @@ function aliasesIn(d: FnDef, seen: Map<string, Type>): void {
   };
   [...d.nlParams, ...d.linParams].forEach((b) => visit(b.type));
   [...d.nlResults, ...d.linResults].forEach(visit);
-  const walk = (e: Expr): void => {
+  // An explicit stack: bodies can be nested thousands deep.
+  const stack: Expr[] = [d.body];
+  while (stack.length > 0) {
+    const e = stack.pop()!;
     switch (e.tag) {
       case 'let':
         [...e.nl, ...e.lin].forEach((b) => visit(b.type));
-        walk(e.rhs);
-        walk(e.body);
+        stack.push(e.body, e.rhs);
         break;
       case 'unpack':
         e.names.forEach((b) => visit(b.type));
-        walk(e.body);
+        stack.push(e.body);
         break;
       case 'drop':
-        walk(e.expr);
+        stack.push(e.expr);
         break;
       case 'zero':
         visit(e.type);
@@ -122,8 +154,7 @@ function aliasesIn(d: FnDef, seen: Map<string, Type>): void {
       default:
         break;
     }
-  };
-  walk(d.body);
+  }
 }
 
 export function printProgram(p: Program, o: PrintOptions = {}): string {
