@@ -108,6 +108,7 @@ export class ModuleCompiler {
     const params = fn.params.map((p) => p.name);
     const g = new Gen(f, this.tsApi, new Set([...params, 'primals', 'tangents', 'cotangent', 'v', 'columns']));
     const irArgs = fn.params.map((p) => g.toIR(f.createIdentifier(p.name), p.shape));
+    const where = `${req.transform}(${sourceName(this.tsApi, req.target, fn.name)})`;
     let body: ts.Statement[];
     let wrapperParams = params;
     switch (req.transform) {
@@ -155,16 +156,19 @@ export class ModuleCompiler {
         this.emit(v.program, [v.fwd, v.bwd], req.target);
         const [value, tape] = [g.fresh('value'), g.fresh('tape')];
         const bars = fn.params.map((p) => g.fresh(`${p.name}_bar`));
-        const pullback = f.createArrowFunction(
+        // A function expression, not an arrow: its own `arguments` is what the check counts.
+        const pullback = f.createFunctionExpression(
+          undefined,
+          undefined,
           undefined,
           undefined,
           [f.createParameterDeclaration(undefined, undefined, 'cotangent')],
           undefined,
-          undefined,
           f.createBlock([
+            g.argumentCheck(`${where}'s pullback`, [{ label: 'argument 1', path: 'cotangent', value: f.createIdentifier('cotangent'), spec: g.spec(fn.result, true) }]),
             g.const(bars, f.createCallExpression(this.fnId(v.bwd), undefined, [f.createIdentifier(tape), g.toIR(f.createIdentifier('cotangent'), fn.result)]), bars.length),
             f.createReturnStatement(f.createArrayLiteralExpression(fn.params.map((p, i) => g.fromIR(f.createIdentifier(bars[i]), p.shape)))),
-          ]),
+          ], true),
         );
         body = [
           g.const([value, tape], f.createCallExpression(this.fnId(v.fwd), undefined, irArgs)),
@@ -177,13 +181,20 @@ export class ModuleCompiler {
         this.emit(l.program, [l.fwd, l.lin], req.target);
         const [value, tape] = [g.fresh('value'), g.fresh('tape')];
         const dots = fn.params.map((p) => g.fresh(`${p.name}_dot`));
-        const fLin = f.createArrowFunction(
+        const tangentChecks = fn.params.map((p, i) => ({ label: `argument ${i + 1}`, path: p.name, value: f.createIdentifier(dots[i]), spec: g.spec(p.shape, true) }));
+        const fLin = f.createFunctionExpression(
+          undefined,
+          undefined,
           undefined,
           undefined,
           dots.map((d) => f.createParameterDeclaration(undefined, undefined, d)),
           undefined,
-          undefined,
-          g.fromIR(f.createCallExpression(this.fnId(l.lin), undefined, [f.createIdentifier(tape), ...fn.params.map((p, i) => g.toIR(f.createIdentifier(dots[i]), p.shape))]), fn.result),
+          f.createBlock([
+            g.argumentCheck(`${where}'s linear function`, tangentChecks),
+            f.createReturnStatement(
+              g.fromIR(f.createCallExpression(this.fnId(l.lin), undefined, [f.createIdentifier(tape), ...fn.params.map((p, i) => g.toIR(f.createIdentifier(dots[i]), p.shape))]), fn.result),
+            ),
+          ], true),
         );
         body = [
           g.const([value, tape], f.createCallExpression(this.fnId(l.fwd), undefined, irArgs)),
@@ -280,6 +291,27 @@ export class ModuleCompiler {
         break;
       }
     }
+    // Checked once per call, before any work: a wrong argument fails here with its name, not as
+    // NaN or a TypeError deep in the derivative code.
+    const checks =
+      req.transform === 'jvp'
+        ? ['primals', 'tangents'].map((list, k) => ({
+            label: `argument ${k + 1}`,
+            path: list,
+            value: f.createIdentifier(list),
+            spec: g.list(fn.params.map((p) => [p.name, g.spec(p.shape, k === 1)] as const)),
+          }))
+        : fn.params.map((p, i) => ({ label: `argument ${i + 1}`, path: p.name, value: f.createIdentifier(p.name), spec: g.spec(p.shape, false) }));
+    if (req.transform === 'hvp') {
+      const v = req.wrt.length === 1 ? g.spec(fn.params[req.wrt[0]].shape, true) : g.tuple(req.wrt.map((i) => g.spec(fn.params[i].shape, true)));
+      checks.push({ label: `argument ${checks.length + 1}`, path: 'v', value: f.createIdentifier('v'), spec: v });
+    }
+    body.unshift(g.argumentCheck(where, checks));
+    if (!withArgumentHelpers.has(this)) {
+      // The messages are built by two functions emitted once per module, off the hot path.
+      withArgumentHelpers.add(this);
+      this.out.push(...argumentHelpers(f, this.tsApi));
+    }
     const decl = f.createFunctionDeclaration(
       undefined,
       undefined,
@@ -306,6 +338,135 @@ function numbersOnly(s: Shape): boolean {
 
 function leafCount(s: Shape): number {
   return isScalarShape(s) ? 1 : componentShapes(s).reduce((n, c) => n + leafCount(c), 0);
+}
+
+/** The name a user knows the function by: `Fit.loss` for a method, else the IR's name. */
+function sourceName(t: typeof ts, target: ts.SignatureDeclaration, fallback: string): string {
+  if (t.isMethodDeclaration(target) && t.isIdentifier(target.name) && t.isClassLike(target.parent) && target.parent.name) {
+    return `${target.parent.name.text}.${target.name.text}`;
+  }
+  return fallback;
+}
+
+/**
+ * What a runtime argument check expects of a value: the kind of a leaf, a container of such
+ * expectations, or '' for a value that is not read (the tangent of a boolean).
+ */
+type Spec = '' | 'number' | 'boolean' | 'string' | { readonly tag: 'tuple' | 'object' | 'arguments'; readonly expected: string; readonly items: readonly (readonly [string | number, Spec])[] };
+
+interface ArgumentCheck {
+  readonly label: string;
+  readonly path: string;
+  readonly value: ts.Expression;
+  readonly spec: Spec;
+}
+
+const withArgumentHelpers = new WeakSet<ModuleCompiler>();
+
+/**
+ * The cold half of the argument checks, emitted once per module:
+ * `tsad$argumentError(where, [[label, path, spec], ...], count, [values])` returns the TypeError
+ * for the first problem, `tsad$argumentProblem` walks one value. A container spec is
+ * `[tag, expected, key, spec, key, spec, ...]`. Plain functions, so a module carries no import.
+ */
+function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
+  const K = t.SyntaxKind;
+  const id = (name: string) => f.createIdentifier(name);
+  const str = (text: string) => f.createStringLiteral(text);
+  const num = (n: number) => f.createNumericLiteral(n);
+  const bin = (a: ts.Expression, op: ts.BinaryOperator, b: ts.Expression) => f.createBinaryExpression(a, op, b);
+  const cat = (...parts: ts.Expression[]) => parts.reduce((a, b) => bin(a, K.PlusToken, b));
+  const at = (e: ts.Expression, i: ts.Expression | number) => f.createElementAccessExpression(e, i);
+  const typeOf = (e: ts.Expression) => f.createTypeOfExpression(e);
+  const ret = (e: ts.Expression) => f.createReturnStatement(e);
+  const typeError = (message: ts.Expression) => f.createNewExpression(id('TypeError'), undefined, [message]);
+  const local = (name: string, init: ts.Expression) =>
+    f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(name, undefined, undefined, init)], t.NodeFlags.Const));
+  const forEach = (i: string, from: number, limit: ts.Expression, step: number, body: ts.Statement[]) =>
+    f.createForStatement(
+      f.createVariableDeclarationList([f.createVariableDeclaration(i, undefined, undefined, num(from))], t.NodeFlags.Let),
+      bin(id(i), K.LessThanToken, limit),
+      bin(id(i), K.PlusEqualsToken, num(step)),
+      f.createBlock(body, true),
+    );
+  const fn = (name: string, params: string[], body: ts.Statement[]) =>
+    f.createFunctionDeclaration(undefined, undefined, name, undefined, params.map((p) => f.createParameterDeclaration(undefined, undefined, p)), undefined, f.createBlock(body, true));
+  const quoted = (label: ts.Expression, path: ts.Expression) => cat(label, str(" '"), path, str("' must be "));
+
+  const length = f.createPropertyAccessExpression(id('params'), 'length');
+  const error = fn('tsad$argumentError', ['where', 'params', 'count', 'values'], [
+    f.createIfStatement(
+      bin(id('count'), K.ExclamationEqualsEqualsToken, length),
+      ret(typeError(cat(id('where'), str(': expects '), length, f.createConditionalExpression(bin(length, K.EqualsEqualsEqualsToken, num(1)), undefined, str(' argument, got '), undefined, str(' arguments, got ')), id('count')))),
+    ),
+    forEach('i', 0, length, 1, [
+      local('problem', f.createCallExpression(id('tsad$argumentProblem'), undefined, [0, 1, 2].map((k) => at(at(id('params'), id('i')), k)).concat(at(id('values'), id('i'))))),
+      f.createIfStatement(id('problem'), ret(typeError(cat(id('where'), str(': '), id('problem'))))),
+    ]),
+    ret(typeError(cat(id('where'), str(': invalid arguments')))),
+  ]);
+
+  const v = id('v');
+  const index = f.createParenthesizedExpression(bin(f.createParenthesizedExpression(bin(id('i'), K.MinusToken, num(2))), K.SlashToken, num(2)));
+  const isArguments = bin(at(id('spec'), 0), K.EqualsEqualsEqualsToken, str('arguments'));
+  const problem = fn('tsad$argumentProblem', ['label', 'path', 'spec', 'v'], [
+    f.createIfStatement(bin(id('spec'), K.EqualsEqualsEqualsToken, str('')), ret(str(''))),
+    local(
+      'got',
+      f.createConditionalExpression(
+        bin(v, K.EqualsEqualsEqualsToken, f.createNull()),
+        undefined,
+        str('null'),
+        undefined,
+        f.createConditionalExpression(
+          f.createCallExpression(f.createPropertyAccessExpression(id('Array'), 'isArray'), undefined, [v]),
+          undefined,
+          cat(str('an array of length '), f.createPropertyAccessExpression(v, 'length')),
+          undefined,
+          typeOf(v),
+        ),
+      ),
+    ),
+    f.createIfStatement(
+      bin(typeOf(id('spec')), K.EqualsEqualsEqualsToken, str('string')),
+      ret(f.createConditionalExpression(bin(typeOf(v), K.EqualsEqualsEqualsToken, id('spec')), undefined, str(''), undefined, cat(quoted(id('label'), id('path')), str('a '), id('spec'), str(', got '), id('got')))),
+    ),
+    f.createIfStatement(
+      [
+        bin(v, K.EqualsEqualsEqualsToken, f.createNull()),
+        bin(bin(typeOf(v), K.ExclamationEqualsEqualsToken, str('object')), K.AmpersandAmpersandToken, bin(typeOf(v), K.ExclamationEqualsEqualsToken, str('function'))),
+        bin(isArguments, K.AmpersandAmpersandToken, bin(f.createPropertyAccessExpression(v, 'length'), K.ExclamationEqualsEqualsToken, bin(bin(f.createPropertyAccessExpression(id('spec'), 'length'), K.MinusToken, num(2)), K.SlashToken, num(2)))),
+      ].reduce((a, b) => bin(a, K.BarBarToken, b)),
+      ret(cat(quoted(id('label'), id('path')), at(id('spec'), 1), str(', got '), id('got'))),
+    ),
+    forEach('i', 2, f.createPropertyAccessExpression(id('spec'), 'length'), 2, [
+      local('key', at(id('spec'), id('i'))),
+      local(
+        'inner',
+        f.createConditionalExpression(
+          isArguments,
+          undefined,
+          f.createCallExpression(id('tsad$argumentProblem'), undefined, [cat(id('path'), str('['), index, str(']')), id('key'), at(id('spec'), bin(id('i'), K.PlusToken, num(1))), at(v, index)]),
+          undefined,
+          f.createCallExpression(id('tsad$argumentProblem'), undefined, [
+            id('label'),
+            f.createConditionalExpression(
+              bin(at(id('spec'), 0), K.EqualsEqualsEqualsToken, str('tuple')),
+              undefined,
+              cat(id('path'), str('['), id('key'), str(']')),
+              undefined,
+              cat(id('path'), str('.'), id('key')),
+            ),
+            at(id('spec'), bin(id('i'), K.PlusToken, num(1))),
+            at(v, id('key')),
+          ]),
+        ),
+      ),
+      f.createIfStatement(id('inner'), ret(id('inner'))),
+    ]),
+    ret(str('')),
+  ]);
+  return [error, problem];
 }
 
 /** Expression builders for the wrappers. */
@@ -386,6 +547,83 @@ class Gen {
 
   zeros(s: Shape): ts.Expression {
     return this.basis(s, -1);
+  }
+
+  /** What the argument check of a value of shape `s` expects; a tangent's booleans and strings are not read. */
+  spec(s: Shape, tangent: boolean): Spec {
+    if (s.kind === 'number') return 'number';
+    if (s.kind === 'boolean' || s.kind === 'string') return tangent ? '' : s.kind;
+    if (s.kind === 'tuple') return this.tuple(s.elems.map((c) => this.spec(c, tangent)));
+    const items = s.fields.map(([k, c]) => [k, this.spec(c, tangent)] as const);
+    if (items.every(([, c]) => c === '')) return '';
+    const names = s.fields.map(([k]) => k).join(', ');
+    return { tag: 'object', expected: items.every(([, c]) => c === 'number') ? `an object with number fields ${names}` : `an object with fields ${names}`, items };
+  }
+
+  tuple(elems: readonly Spec[]): Spec {
+    if (elems.every((c) => c === '')) return '';
+    const what = elems.every((c) => c === 'number') ? 'numbers' : 'elements';
+    return { tag: 'tuple', expected: `an array of ${elems.length} ${what}`, items: elems.map((c, i) => [i, c] as const) };
+  }
+
+  /** An array of named values, one per parameter (jvp's primals and tangents). */
+  list(items: readonly (readonly [string, Spec])[]): Spec {
+    return { tag: 'arguments', expected: `an array of ${items.length} values`, items };
+  }
+
+  /**
+   * `if (<any check fails>) throw tsad$argumentError(...)`: one test per leaf and per container
+   * on the happy path, which allocates nothing; the description of what was expected is built
+   * only when the check fails.
+   */
+  argumentCheck(where: string, checks: readonly ArgumentCheck[]): ts.Statement {
+    const f = this.f;
+    const K = this.t.SyntaxKind;
+    const count = f.createPropertyAccessExpression(f.createIdentifier('arguments'), 'length');
+    const failures = [f.createBinaryExpression(count, K.ExclamationEqualsEqualsToken, f.createNumericLiteral(checks.length)), ...checks.flatMap((c) => this.failures(c.value, c.spec))];
+    const report = f.createCallExpression(f.createIdentifier('tsad$argumentError'), undefined, [
+      f.createStringLiteral(where),
+      f.createArrayLiteralExpression(checks.map((c) => f.createArrayLiteralExpression([f.createStringLiteral(c.label), f.createStringLiteral(c.path), this.specLiteral(c.spec)]))),
+      count,
+      f.createArrayLiteralExpression(checks.map((c) => c.value)),
+    ]);
+    return f.createIfStatement(
+      failures.reduce((a, b) => f.createBinaryExpression(a, K.BarBarToken, b)),
+      f.createThrowStatement(report),
+    );
+  }
+
+  /** Conditions, any of which means `e` does not fit `spec`. */
+  private failures(e: ts.Expression, spec: Spec): ts.Expression[] {
+    const f = this.f;
+    const K = this.t.SyntaxKind;
+    if (spec === '') return [];
+    if (typeof spec === 'string') return [f.createBinaryExpression(f.createTypeOfExpression(e), K.ExclamationEqualsEqualsToken, f.createStringLiteral(spec))];
+    const inner = spec.items.flatMap(([k, c], i) => this.failures(spec.tag === 'arguments' ? f.createElementAccessExpression(e, i) : this.member(e, k), c));
+    // Reading a field of a number or string gives undefined, which fails its leaf's test, so
+    // only null and undefined need a test of their own.
+    const container = [f.createBinaryExpression(e, K.EqualsEqualsToken, f.createNull())];
+    if (spec.tag === 'arguments') {
+      container.push(f.createBinaryExpression(f.createPropertyAccessExpression(e, 'length'), K.ExclamationEqualsEqualsToken, f.createNumericLiteral(spec.items.length)));
+    }
+    return [...container, ...inner];
+  }
+
+  private member(e: ts.Expression, k: string | number): ts.Expression {
+    const f = this.f;
+    if (typeof k === 'number') return f.createElementAccessExpression(e, k);
+    return /^[A-Za-z_$][\w$]*$/.test(k) ? f.createPropertyAccessExpression(e, k) : f.createElementAccessExpression(e, f.createStringLiteral(k));
+  }
+
+  private specLiteral(spec: Spec): ts.Expression {
+    const f = this.f;
+    if (typeof spec === 'string') return f.createStringLiteral(spec);
+    const key = (k: string | number) => (typeof k === 'number' ? f.createNumericLiteral(k) : f.createStringLiteral(k));
+    return f.createArrayLiteralExpression([
+      f.createStringLiteral(spec.tag),
+      f.createStringLiteral(spec.expected),
+      ...spec.items.flatMap(([k, c]) => [key(k), this.specLiteral(c)]),
+    ]);
   }
 
   /** Statements the expression builders needed (temporaries); the caller places them. */
