@@ -4,7 +4,7 @@
 import { parseProgram } from '../../transformer/ir/parse';
 import { printDef } from '../../transformer/ir/print';
 import { strongZeroBranches } from '../../transformer/ad/branches';
-import { gradOf } from '../../transformer/ad/drivers';
+import { gradOf } from '../gen/drivers';
 import { evalFn } from '../../transformer/ir/interp';
 
 test('only the values that feed nothing but a branch alternative change', () => {

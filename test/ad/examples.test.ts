@@ -3,7 +3,7 @@
 import { parseProgram } from '../../transformer/ir/parse';
 import { evalFn } from '../../transformer/ir/interp';
 import { printDef } from '../../transformer/ir/print';
-import { jvpOf, linearizeOf, vjpOf, gradOf, hvpOf, transposeOf } from '../../transformer/ad/drivers';
+import { jvpOf, linearizeOf, vjpOf, gradOf, hvpOf, transposeOf } from '../gen/drivers';
 import { findDef } from '../../transformer/ad/program';
 import * as fs from 'fs';
 import * as path from 'path';

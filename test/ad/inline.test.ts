@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { nonLinearProgram, choices, valuesFor, flat } from '../gen/programs';
 import { evalFn } from '../../transformer/ir/interp';
 import { checkProgram } from '../../transformer/ir/check';
-import { gradOf, valueAndGradOf } from '../../transformer/ad/drivers';
+import { gradOf, valueAndGradOf } from '../gen/drivers';
 import { calleesOf } from '../../transformer/ad/program';
 import { inlineProgram, bodySize } from '../../transformer/ad/inline';
 import { parseProgram } from '../../transformer/ir/parse';

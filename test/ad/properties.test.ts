@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { nonLinearProgram, linearProgram, choices, valuesFor, dot, flat, unflat, programSize } from '../gen/programs';
 import { evalFn, Value } from '../../transformer/ir/interp';
 import { checkProgram } from '../../transformer/ir/check';
-import { jvpOf, linearizeOf, vjpOf, gradOf, transposeOf } from '../../transformer/ad/drivers';
+import { jvpOf, linearizeOf, vjpOf, gradOf, transposeOf } from '../gen/drivers';
 import { eraseProgram } from '../../transformer/ad/erase';
 import { simplifyProgram } from '../../transformer/ad/simplify';
 import { annotateTypes } from '../../transformer/ir/check';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram, numberText } from '../../transformer/ir/print';
 import { nonLinearProgram, linearProgram, choices } from '../gen/programs';
-import { jvpOf, vjpOf } from '../../transformer/ad/drivers';
+import { jvpOf, vjpOf } from '../gen/drivers';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -83,7 +83,7 @@ test('strings: literals with escapes round-trip, compare, select, and carry no t
   const p = parseProgram(text);
   expect(printProgram(p, { types: true })).toBe(text);
   expect(parseProgram(printProgram(p, { types: true }))).toEqual(p);
-  const { program, grad } = require('../../transformer/ad/drivers').gradOf(p, 'label');
+  const { program, grad } = require('../gen/drivers').gradOf(p, 'label');
   const { evalFn } = require('../../transformer/ir/interp');
   expect(evalFn(program, grad, [0.3, 'sin']).nl[0]).toBeCloseTo(Math.cos(0.3), 14);
   expect(evalFn(program, grad, [0.3, 'cos']).nl[0]).toBeCloseTo(-Math.sin(0.3), 14);

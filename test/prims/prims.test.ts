@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { PRIMS, LIN_PRIMS } from '../../transformer/prims/registry';
 import { parseProgram } from '../../transformer/ir/parse';
 import { evalFn } from '../../transformer/ir/interp';
-import { jvpOf, transposeOf, gradOf } from '../../transformer/ad/drivers';
+import { jvpOf, transposeOf, gradOf } from '../gen/drivers';
 
 const differentiable = Object.values(PRIMS).filter((p) => !p.test.predicate && p.typeRule(Array(p.arity.min || 2).fill({ tag: 'real' })) !== 'x' && p.name !== 'select');
 const arityOf = (p: (typeof differentiable)[number]) => (p.arity.max === Infinity ? p.arity.min + 2 : p.arity.min);

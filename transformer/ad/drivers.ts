@@ -1,8 +1,10 @@
 // The user-level transformations, each a composition of the generic passes:
 //   jvp = J          linearize = U ∘ J          vjp = T ∘ U ∘ J
 //   grad = E(T(f.lin)) seeded with 1, after f.fwd       hvp = E ∘ J ∘ grad   (forward over reverse)
-// Every intermediate program is re-annotated and, unless `check: false`, type-checked, with the
-// Linear B restrictions enforced on the unzipped and transposed halves.
+// Every intermediate program is re-annotated (which type-checks the defs a pass added). With
+// `recheck` the whole program is also re-checked after every pass, with the Linear B
+// restrictions enforced on the unzipped and transposed halves: tests turn it on; builds leave
+// it off. Whatever the options, a function is proved Linear B before it is transposed.
 import { annotateTypes, checkProgram } from '../ir/check';
 import { Builder, NameSupply } from '../ir/build';
 import { FnDef, IrError, Program, binder, call, ret, REAL, tangentType, Type } from '../ir/syntax';
@@ -13,7 +15,7 @@ import { transposeProgram } from './transpose';
 import { eraseProgram } from './erase';
 import { simplifyProgram } from './simplify';
 import { erasedName, fwdName, gradName, hvpName, jvpName, linName, transposedName, valueAndGradName } from './names';
-import { findDef } from './program';
+import { calleesFirst, findDef } from './program';
 import { inlineProgram } from './inline';
 import { flattenSignature } from './flatten';
 import { strongZeroBranches } from './branches';
@@ -21,8 +23,15 @@ import { strongZeroBranches } from './branches';
 export interface DriverOptions {
   readonly policy?: CheckpointPolicy;
   readonly simplify?: boolean;
-  /** Type-check after every pass (default true). */
+  /** `false` skips every check that is not needed to transpose (default true). */
   readonly check?: boolean;
+  /**
+   * Re-check the whole program, Linear B included, after every pass (default: on when the
+   * environment sets TSAD_RECHECK=1). A debugging net for the passes: costs compile time, never
+   * changes the output. The check that proves a function Linear B before it is transposed runs
+   * regardless.
+   */
+  readonly recheck?: boolean;
   /**
    * Inline the calls of the function before differentiating it (default false): every pass then
    * sees one function, and tapes hold plain values. Functions with their own JVP rule stay calls.
@@ -34,12 +43,31 @@ function linearBNames(p: Program): string[] {
   return p.defs.filter((d) => /\.(fwd|lin|bwd|T)$/.test(d.name)).map((d) => d.name);
 }
 
-/** Annotates, optionally simplifies the new defs, and checks a pass's output. */
+const recheckByDefault = (): boolean => process.env.TSAD_RECHECK === '1';
+
+function rechecking(o: DriverOptions): boolean {
+  return o.check !== false && (o.recheck ?? recheckByDefault());
+}
+
+/** Annotates, optionally simplifies the new defs, and (with `recheck`) checks a pass's output. */
 function settle(p: Program, o: DriverOptions, fresh: readonly string[] = []): Program {
   let q = annotateTypes(p);
   if (o.simplify && fresh.length > 0) q = annotateTypes(simplifyProgram(q, fresh));
-  if (o.check !== false) checkProgram(q, { linearB: linearBNames(q) });
+  if (rechecking(o)) checkProgram(q, { linearB: linearBNames(q) });
   return q;
+}
+
+/**
+ * Transposition reads a linear function as Linear B (non-linear code never touches a linear
+ * value); this proves it for the functions about to be transposed and the linear functions they
+ * call, so a Linear A input gets the checker's message instead of a failure inside T.
+ */
+function proveLinearB(p: Program, fns: readonly string[]): void {
+  const linear = calleesFirst(p, fns).filter((n) => {
+    const d = findDef(p, n);
+    return d.nlResults.length === 0 && (d.linParams.length > 0 || d.linResults.length > 0);
+  });
+  checkProgram(p, { linearB: linear });
 }
 
 function added(before: Program, after: Program): string[] {
@@ -96,12 +124,15 @@ export function linearizeOf(p: Program, fn: string, o: DriverOptions = {}): { pr
 
 export function vjpOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; fwd: string; bwd: string } {
   const { program, fwd, lin } = linearizeOf(p, fn, o);
+  proveLinearB(program, [lin]);
   const q = pass(program, o, (x) => transposeProgram(x, [lin]));
   return { program: q, fwd, bwd: transposedName(lin) };
 }
 
 export function transposeOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; transposed: string } {
-  const q = pass(prepare(p, fn, o), o, (x) => transposeProgram(x, [fn]));
+  const input = prepare(p, fn, o);
+  proveLinearB(input, [fn]);
+  const q = pass(input, o, (x) => transposeProgram(x, [fn]));
   return { program: q, transposed: transposedName(fn) };
 }
 

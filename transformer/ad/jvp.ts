@@ -28,6 +28,7 @@ import {
 import { PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { restoreLinearity } from './linearity';
+import { hoistBlocks } from './hoist';
 import { dotName, jvpName } from './names';
 import { calleesFirst, defMap } from './program';
 
@@ -189,10 +190,12 @@ function jvpTail(ctx: Ctx, e: Expr): Results {
   }
 }
 
-export function jvpDef(d: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
-  if (d.linParams.length > 0 || d.linResults.length > 0) {
-    throw new InternalError(`jvp: ${d.name} is not purely non-linear (J applies to non-linear programs; erase first)`);
+export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
+  if (d0.linParams.length > 0 || d0.linResults.length > 0) {
+    throw new InternalError(`jvp: ${d0.name} is not purely non-linear (J applies to non-linear programs; erase first)`);
   }
+  // One binder per name and no nested blocks: tangents are keyed by name (hoist.ts).
+  const d = hoistBlocks(d0);
   const names = new NameSupply(namesIn(d.body, new Set(d.nlParams.map((x) => x.name))));
   const ctx: Ctx = { b: new Builder(names), tangent: new Map(), types: new Map(), defs };
   const linParams = d.nlParams.map((x) => {

@@ -56,51 +56,46 @@ export class NameSupply {
 }
 
 /** Collects every name bound or referenced in a function so a NameSupply never collides. */
-export function namesIn(e: Expr, out: Set<string> = new Set()): Set<string> {
-  // Let chains in a loop: generated code can be thousands of bindings deep.
-  for (;;) {
-    if (e.tag === 'let') {
-      e.nl.forEach((b) => out.add(b.name));
-      e.lin.forEach((b) => out.add(b.name));
-      namesIn(e.rhs, out);
-      e = e.body;
-    } else if (e.tag === 'unpack') {
-      e.names.forEach((b) => out.add(b.name));
-      out.add(e.tuple);
-      e = e.body;
-    } else break;
-  }
-  switch (e.tag) {
-    case 'ret':
-      e.nl.forEach((n) => out.add(n));
-      e.lin.forEach((n) => out.add(n));
-      break;
-    case 'call':
-      e.nl.forEach((n) => out.add(n));
-      e.lin.forEach((n) => out.add(n));
-      break;
-    case 'var':
-      out.add(e.name);
-      break;
-    case 'tuple':
-      e.elems.forEach((n) => out.add(n));
-      break;
-    case 'prim':
-      e.args.forEach((n) => out.add(n));
-      break;
-    case 'lprim':
-      e.nl.forEach((n) => out.add(n));
-      e.lin.forEach((n) => out.add(n));
-      break;
-    case 'dup':
-      out.add(e.name);
-      break;
-    case 'drop':
-      namesIn(e.expr, out);
-      break;
-    case 'lit':
-    case 'zero':
-      break;
+export function namesIn(start: Expr, out: Set<string> = new Set()): Set<string> {
+  // An explicit stack: bodies can be thousands of statements long or blocks deep.
+  const stack: Expr[] = [start];
+  const add = (n: string) => out.add(n);
+  while (stack.length > 0) {
+    const e = stack.pop()!;
+    switch (e.tag) {
+      case 'let':
+        e.nl.forEach((b) => add(b.name));
+        e.lin.forEach((b) => add(b.name));
+        stack.push(e.body, e.rhs);
+        break;
+      case 'unpack':
+        e.names.forEach((b) => add(b.name));
+        add(e.tuple);
+        stack.push(e.body);
+        break;
+      case 'ret':
+      case 'call':
+      case 'lprim':
+        e.nl.forEach(add);
+        e.lin.forEach(add);
+        break;
+      case 'var':
+      case 'dup':
+        add(e.name);
+        break;
+      case 'tuple':
+        e.elems.forEach(add);
+        break;
+      case 'prim':
+        e.args.forEach(add);
+        break;
+      case 'drop':
+        stack.push(e.expr);
+        break;
+      case 'lit':
+      case 'zero':
+        break;
+    }
   }
   return out;
 }

@@ -16,6 +16,7 @@ export function numberText(v: number): string {
 }
 
 const T = (t: Type) => printType(t, true);
+const MAX_INDENT = 64;
 
 function binderText(b: Binder, o: PrintOptions): string {
   return o.types && b.type ? `${b.name}: ${T(b.type)}` : b.name;
@@ -93,7 +94,8 @@ function block(start: Expr, indent0: string, o: PrintOptions): string {
     if (opened) {
       lines.push(`${head}${'drop('.repeat(opened.drops)}{`);
       after.push({ rest: e.tag === 'let' ? e.body : null, indent, close: `${indent}}${')'.repeat(opened.drops)}` });
-      indent += '  ';
+      // Indentation stops growing past a depth no reader follows: output stays linear in size.
+      if (indent.length < MAX_INDENT) indent += '  ';
       e = opened.inner;
       continue;
     }
