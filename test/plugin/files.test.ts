@@ -57,6 +57,19 @@ export const d2 = grad(f, { wrt: [0] });
   expect(b.where).toEqual(['twice.ts(3,35): TSAD1103', 'twice.ts(3,60): TSAD1113']);
 });
 
+test("a callee's problems all reach the caller's call site, each once", () => {
+  const b = buildProgram({
+    'callee.ts': `import { grad } from 'tsad';
+/** @differentiable */
+export function g(x: number): number { const a = Math.random(); return a * x + Math.sign(x) * Date.now(); }
+/** @differentiable */
+function f(x: number): number { const u = g(x); const v = g(2 * x); return u + v + Math.random(); }
+export const d = grad(f);
+`,
+  });
+  expect(b.where).toEqual(['callee.ts(3,50): TSAD1103', 'callee.ts(3,95): TSAD1113', 'callee.ts(5,84): TSAD1103']);
+});
+
 describe('after a failed build', () => {
   const b = buildProgram({
     'helper.ts': helper,

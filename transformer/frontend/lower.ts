@@ -184,8 +184,9 @@ export function functionName(t: typeof ts, decl: ts.SignatureDeclaration): strin
 }
 
 /**
- * Thrown when an expression reads a variable whose definition already failed: that failure is
- * the diagnostic, and everything computed from the variable is skipped without a second one.
+ * Thrown when an expression reads a variable whose definition already failed and no stand-in
+ * value can be made for it: that failure is the diagnostic, and the statement is skipped
+ * without a second one.
  */
 class AlreadyReported {}
 
@@ -248,7 +249,8 @@ class FunctionLowering {
     if (out) this.guard(body, () => this.conform(t.isBlock(body) ? finalReturn(t, body) : body, out, result, 'the returned value'));
     if (this.pullbackParam) params.push(this.pullbackParam);
     if (this.errors.length > 0) {
-      const [first, ...rest] = this.errors;
+      // A callee's problems arrive as one error carrying the rest: keep every one of them.
+      const [first, ...rest] = this.errors.flatMap(everyProblem);
       throw new TsadDiagnosticError(first.code, first.node, first.message, rest);
     }
     this.lowered = { name: this.name, decl, params, result };
@@ -472,9 +474,29 @@ class FunctionLowering {
 
   /** The value of a local now; reading a `let y;` before its first assignment is an error. */
   private current$(sym: ts.Symbol, at: ts.Identifier): Value {
-    if (this.failed.has(sym)) throw new AlreadyReported();
+    if (this.failed.has(sym)) return this.standIn(at);
     if (this.unassigned.has(sym)) fail(1115, at, `'${at.text}' is read before it is assigned a value`);
     return this.env.get(sym)!;
+  }
+
+  /**
+   * A value of the right shape for a variable whose definition failed: lowering goes on, so
+   * independent problems later in the function are still found, while nothing is reported about
+   * the variable itself. The function has an error already, so this value is never emitted.
+   */
+  private standIn(e: ts.Expression): Value {
+    let shape: Shape;
+    try {
+      shape = shapeOfType(this.t, this.checker, this.checker.getTypeAtLocation(e), e);
+    } catch {
+      throw new AlreadyReported();
+    }
+    const make = (s: Shape): Value => {
+      if (isScalarShape(s)) return { name: this.b.lit(s.kind === 'number' ? 0 : s.kind === 'boolean' ? false : '', 'failed'), shape: s };
+      const parts = componentShapes(s).map(make);
+      return { name: this.b.nl('failed', tuple(false, parts.map((p) => p.name)), irType(s)), shape: s };
+    };
+    return make(shape);
   }
 
   /** Each tuple is unpacked once; later field accesses reuse the parts (values are immutable). */
@@ -595,7 +617,7 @@ class FunctionLowering {
   private identifier(e: ts.Identifier, hint?: string): Value {
     const { t } = this;
     const sym = this.checker.getSymbolAtLocation(e);
-    if (sym && this.failed.has(sym)) throw new AlreadyReported();
+    if (sym && this.failed.has(sym)) return this.standIn(e);
     const v = sym && this.env.get(sym);
     if (v) return v;
     if (e.text === 'NaN' || e.text === 'Infinity') return { name: this.b.lit(e.text === 'NaN' ? NaN : Infinity, hint ?? 'c'), shape: NUMBER };
@@ -749,6 +771,10 @@ class FunctionLowering {
     const parts = this.unpack(v).map((p) => this.stop(p));
     return { name: this.b.nl(hint ?? v.name, tuple(false, parts.map((p) => p.name)), irType(v.shape)), shape: v.shape };
   }
+}
+
+function everyProblem(e: TsadDiagnosticError): TsadDiagnosticError[] {
+  return [e, ...e.related.flatMap(everyProblem)];
 }
 
 function finalReturn(tsApi: typeof ts, body: ts.Block): ts.Node {

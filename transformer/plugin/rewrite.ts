@@ -128,7 +128,8 @@ export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx
   /** Records the problems of `e` and returns the one the call site names when it runs. */
   const fail = (e: unknown, node: ts.Node): TsadDiagnosticError => {
     const d = isTsadDiagnostic(e) ? e : internal(e, node);
-    const all = [d, ...d.related];
+    const every = (p: TsadDiagnosticError): TsadDiagnosticError[] => [p, ...p.related.flatMap(every)];
+    const all = every(d);
     for (const p of all) {
       if (p.code === REPORTED_BY_TYPESCRIPT) continue;
       const at = locate(p.node, sf);
