@@ -363,11 +363,19 @@ interface ArgumentCheck {
 
 const withArgumentHelpers = new WeakSet<ModuleCompiler>();
 
+type SpecJson = string | (string | number | SpecJson)[];
+
+function specJson(spec: Spec): SpecJson {
+  return typeof spec === 'string' ? spec : [spec.tag, spec.expected, ...spec.items.flatMap(([k, c]) => [k, specJson(c)])];
+}
+
 /**
  * The cold half of the argument checks, emitted once per module:
- * `tsad$argumentError(where, [[label, path, spec], ...], count, [values])` returns the TypeError
- * for the first problem, `tsad$argumentProblem` walks one value. A container spec is
- * `[tag, expected, key, spec, key, spec, ...]`. Plain functions, so a module carries no import.
+ * `tsad$argumentError(where, expected, count, ...values)` returns the TypeError for the first
+ * problem, `tsad$argumentProblem` walks one value. `expected` is JSON, `[[label, path, spec], ...]`
+ * with a container spec `[tag, description, key, spec, key, spec, ...]`: one string constant at
+ * the call, so the check adds little bytecode to the wrapper and V8 still inlines it. Plain
+ * functions, so a module carries no import.
  */
 function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
   const K = t.SyntaxKind;
@@ -390,11 +398,20 @@ function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
       f.createBlock(body, true),
     );
   const fn = (name: string, params: string[], body: ts.Statement[]) =>
-    f.createFunctionDeclaration(undefined, undefined, name, undefined, params.map((p) => f.createParameterDeclaration(undefined, undefined, p)), undefined, f.createBlock(body, true));
+    f.createFunctionDeclaration(
+      undefined,
+      undefined,
+      name,
+      undefined,
+      params.map((p) => (p.startsWith('...') ? f.createParameterDeclaration(undefined, f.createToken(K.DotDotDotToken), p.slice(3)) : f.createParameterDeclaration(undefined, undefined, p))),
+      undefined,
+      f.createBlock(body, true),
+    );
   const quoted = (label: ts.Expression, path: ts.Expression) => cat(label, str(" '"), path, str("' must be "));
 
   const length = f.createPropertyAccessExpression(id('params'), 'length');
-  const error = fn('tsad$argumentError', ['where', 'params', 'count', 'values'], [
+  const error = fn('tsad$argumentError', ['where', 'expected', 'count', '...values'], [
+    local('params', f.createCallExpression(f.createPropertyAccessExpression(id('JSON'), 'parse'), undefined, [id('expected')])),
     f.createIfStatement(
       bin(id('count'), K.ExclamationEqualsEqualsToken, length),
       ret(typeError(cat(id('where'), str(': expects '), length, f.createConditionalExpression(bin(length, K.EqualsEqualsEqualsToken, num(1)), undefined, str(' argument, got '), undefined, str(' arguments, got ')), id('count')))),
@@ -583,9 +600,9 @@ class Gen {
     const failures = [f.createBinaryExpression(count, K.ExclamationEqualsEqualsToken, f.createNumericLiteral(checks.length)), ...checks.flatMap((c) => this.failures(c.value, c.spec))];
     const report = f.createCallExpression(f.createIdentifier('tsad$argumentError'), undefined, [
       f.createStringLiteral(where),
-      f.createArrayLiteralExpression(checks.map((c) => f.createArrayLiteralExpression([f.createStringLiteral(c.label), f.createStringLiteral(c.path), this.specLiteral(c.spec)]))),
+      f.createStringLiteral(JSON.stringify(checks.map((c) => [c.label, c.path, specJson(c.spec)])), true),
       count,
-      f.createArrayLiteralExpression(checks.map((c) => c.value)),
+      ...checks.map((c) => c.value),
     ]);
     return f.createIfStatement(
       failures.reduce((a, b) => f.createBinaryExpression(a, K.BarBarToken, b)),
@@ -613,17 +630,6 @@ class Gen {
     const f = this.f;
     if (typeof k === 'number') return f.createElementAccessExpression(e, k);
     return /^[A-Za-z_$][\w$]*$/.test(k) ? f.createPropertyAccessExpression(e, k) : f.createElementAccessExpression(e, f.createStringLiteral(k));
-  }
-
-  private specLiteral(spec: Spec): ts.Expression {
-    const f = this.f;
-    if (typeof spec === 'string') return f.createStringLiteral(spec);
-    const key = (k: string | number) => (typeof k === 'number' ? f.createNumericLiteral(k) : f.createStringLiteral(k));
-    return f.createArrayLiteralExpression([
-      f.createStringLiteral(spec.tag),
-      f.createStringLiteral(spec.expected),
-      ...spec.items.flatMap(([k, c]) => [key(k), this.specLiteral(c)]),
-    ]);
   }
 
   /** Statements the expression builders needed (temporaries); the caller places them. */

@@ -2,6 +2,7 @@
 // function, the gradient tsad emits for it at build time, and a gradient derived by hand the way
 // one would write it in production code. Prints ns per gradient call (median of batches) and the
 // ratio. Run: npm run bench (numbers go to docs/benchmarks.md; tests never assert time).
+// bench/src/compare.ts times the tsad side of two builds of this file against each other.
 import { grad, valueAndGrad } from 'tsad';
 
 // ---- Rosenbrock: the smallest interesting case ----
@@ -77,7 +78,7 @@ function consume(v: unknown): void {
 }
 
 /** Median ns per call of two functions, measured in alternating batches so drift hits both. */
-function nsPerCall(a: (i: number) => unknown, b: (i: number) => unknown, calls = 200_000, batches = 21): [number, number] {
+export function nsPerCall(a: (i: number) => unknown, b: (i: number) => unknown, calls = 200_000, batches = 21): [number, number] {
   for (let i = 0; i < calls; i++) consume(a(i)); // warm-up: let the JIT settle
   for (let i = 0; i < calls; i++) consume(b(i));
   const times: [number[], number[]] = [[], []];
@@ -99,7 +100,14 @@ function maxRelDiff(a: number[], b: number[]): number {
 const xs = Array.from({ length: 1024 }, (_, i) => Math.sin(i * 12.9898) * 1.5);
 const P: Params = { amplitude: 1.3, damping: 0.2, omega: 2.1, phase: 0.4 };
 
-const cases: { name: string; tsad: (i: number) => unknown; byHand: (i: number) => unknown; check: () => number }[] = [
+export interface Case {
+  name: string;
+  tsad: (i: number) => unknown;
+  byHand: (i: number) => unknown;
+  check: () => number;
+}
+
+export const cases: Case[] = [
   {
     name: 'rosenbrock (2 inputs)',
     tsad: (i) => rosenbrockGrad(xs[i & 1023], xs[(i + 7) & 1023]),
@@ -124,13 +132,15 @@ const cases: { name: string; tsad: (i: number) => unknown; byHand: (i: number) =
   },
 ];
 
-console.log(`node ${process.version}, ${new Date().toISOString().slice(0, 10)}`);
-console.log('| case | tsad ns/call | by hand ns/call | ratio | max rel. diff |');
-console.log('|---|---:|---:|---:|---:|');
-for (const c of cases) {
-  const diff = c.check();
-  if (!(diff < 1e-12)) throw new Error(`${c.name}: tsad and the hand-written gradient disagree (${diff})`);
-  const [t, h] = nsPerCall(c.tsad, c.byHand);
-  console.log(`| ${c.name} | ${t.toFixed(1)} | ${h.toFixed(1)} | ${(t / h).toFixed(2)} | ${diff.toExponential(1)} |`);
+if (require.main === module) {
+  console.log(`node ${process.version}, ${new Date().toISOString().slice(0, 10)}`);
+  console.log('| case | tsad ns/call | by hand ns/call | ratio | max rel. diff |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const c of cases) {
+    const diff = c.check();
+    if (!(diff < 1e-12)) throw new Error(`${c.name}: tsad and the hand-written gradient disagree (${diff})`);
+    const [t, h] = nsPerCall(c.tsad, c.byHand);
+    console.log(`| ${c.name} | ${t.toFixed(1)} | ${h.toFixed(1)} | ${(t / h).toFixed(2)} | ${diff.toExponential(1)} |`);
+  }
+  if (sink === 42) console.log('');
 }
-if (sink === 42) console.log('');
