@@ -151,6 +151,8 @@ export interface ValueAndGradOptions extends DriverOptions {
   readonly value?: boolean;
   /** Scalar leaves instead of tuples in the signature (default false): see flatten.ts. */
   readonly flatSignature?: boolean;
+  /** `vjpOf` of the same program and function with the same options, when the caller has it. */
+  readonly vjp?: { readonly program: Program; readonly fwd: string; readonly bwd: string };
 }
 
 /**
@@ -160,7 +162,8 @@ export interface ValueAndGradOptions extends DriverOptions {
 export function valueAndGradOf(p: Program, fn: string, o: ValueAndGradOptions = {}): { program: Program; valueAndGrad: string } {
   const { program, def } = seededReverse(p, fn, o, { name: valueAndGradName(fn), withValue: o.value !== false, wrt: o.wrt });
   let q = program;
-  if (o.inline !== false) q = fuse(q, def, o);
+  // Flattening inlines again anyway: fusing first would inline and simplify the largest def twice.
+  if (o.inline !== false && !o.flatSignature) q = fuse(q, def, o);
   if (o.flatSignature) {
     // Differentiated parameters are flattened; constants (data) keep their structure.
     const flat = { ...q, defs: q.defs.map((d) => (d.name === def ? flattenSignature(d, o.wrt) : d)) };
@@ -173,14 +176,15 @@ export function valueAndGradOf(p: Program, fn: string, o: ValueAndGradOptions = 
 function seededReverse(
   p: Program,
   fn: string,
-  o: DriverOptions,
+  o: DriverOptions & { readonly vjp?: ValueAndGradOptions["vjp"] },
   shape: { name: string; withValue: boolean; wrt?: readonly number[] },
 ): { program: Program; def: string } {
-  const d = requireNonLinear(prepare(p, fn, o), fn);
+  // The signature is the same before and after inlining: annotating is enough to read it.
+  const d = requireNonLinear(settle(p, { ...o, simplify: false }), fn);
   if (d.nlResults.length !== 1 || d.nlResults[0].tag !== 'real') {
     throw new IrError(`grad needs a function with one real result; ${fn} returns (${d.nlResults.map((t) => printType(t)).join(', ')})`);
   }
-  const { program, fwd, bwd } = vjpOf(p, fn, o);
+  const { program, fwd, bwd } = o.vjp ?? vjpOf(p, fn, o);
   let q = pass(program, o, (x) => eraseProgram(x, [bwd]));
   const fwdDef = findDef(q, fwd);
   const tapeType = fwdDef.nlResults[1];

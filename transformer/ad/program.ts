@@ -13,15 +13,29 @@ export function calleesFirst(p: Program, fns: readonly string[]): string[] {
   const defs = defMap(p);
   const order: string[] = [];
   const seen = new Set<string>();
-  const visit = (name: string) => {
-    if (seen.has(name)) return;
-    const d = defs.get(name);
-    if (!d) throw new IrError(`no function named ${name}`);
-    seen.add(name);
-    for (const c of calleesOf(d.body)) visit(c);
-    order.push(name);
-  };
-  fns.forEach(visit);
+  // Depth-first with an explicit stack: call chains can be thousands of functions long.
+  const stack: { name: string; callees?: string[] }[] = [];
+  for (const root of fns) {
+    if (seen.has(root)) continue;
+    seen.add(root);
+    stack.push({ name: root });
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1];
+      if (!top.callees) {
+        const d = defs.get(top.name);
+        if (!d) throw new IrError(`no function named ${top.name}`);
+        top.callees = [...calleesOf(d.body)].reverse();
+      }
+      const next = top.callees.pop();
+      if (next === undefined) {
+        stack.pop();
+        order.push(top.name);
+      } else if (!seen.has(next)) {
+        seen.add(next);
+        stack.push({ name: next });
+      }
+    }
+  }
   return order;
 }
 

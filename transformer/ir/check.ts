@@ -13,6 +13,7 @@ import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import { printType } from './printType';
 import { ScopeStack } from './scopeStack';
 import { calleesOf } from './callees';
+import { namedTypeId } from './typeIds';
 import { SourcePos, posOf, posText, samePos } from './positions';
 
 export interface CheckOptions {
@@ -31,7 +32,9 @@ interface VarInfo {
   readonly name: string;
   readonly type: Type;
   readonly linear: boolean;
-  readonly pos: SourcePos | undefined;
+  /** For messages about its uses: the binder, or else the statement binding it. */
+  readonly binder: Binder;
+  readonly at: object;
   uses: number;
 }
 
@@ -60,6 +63,8 @@ export function isVectorType(t: Type): boolean {
   return t.tag === 'real' || (t.tag === 'tuple' && t.elems.every(isVectorType));
 }
 
+const posOfVar = (v: VarInfo): SourcePos | undefined => posOf(v.binder) ?? posOf(v.at);
+
 class DefChecker {
   private readonly scope = new ScopeStack<VarInfo>();
   constructor(
@@ -67,13 +72,20 @@ class DefChecker {
     private readonly sigs: ReadonlyMap<string, Signature>,
     private readonly linearB: boolean,
     private readonly errors: string[],
-  ) {}
+  ) {
+    this.stmt = def;
+  }
 
-  /** Where the statement being checked was written (when the program came from text). */
-  private here: SourcePos | undefined;
+  /** The statement and leaf being checked: where an error points (positions are looked up only then). */
+  private stmt: object;
+  private leafNode: object | undefined;
 
-  private error(msg: string, at: SourcePos | undefined = this.here): void {
+  private error(msg: string, at: SourcePos | undefined = this.here()): void {
     this.errors.push(`${at ? `${posText(at)}: ` : ''}in ${this.def.name}: ${msg}`);
+  }
+
+  private here(): SourcePos | undefined {
+    return (this.leafNode && posOf(this.leafNode)) ?? posOf(this.stmt) ?? posOf(this.def);
   }
 
   private lookup(name: string): VarInfo | undefined {
@@ -99,12 +111,11 @@ class DefChecker {
   }
 
   private push(b: Binder, type: Type, linear: boolean): VarInfo {
-    const pos = posOf(b) ?? this.here;
-    const v: VarInfo = { name: b.name, type, linear, pos, uses: 0 };
-    if (b.type && !typeEquals(b.type, type)) {
-      this.error(`${b.name} is annotated ${printType(b.type)} but bound to a value of type ${printType(type)}`, pos);
+    const v: VarInfo = { name: b.name, type, linear, binder: b, at: this.stmt, uses: 0 };
+        if (b.type && !typeEquals(b.type, type)) {
+      this.error(`${b.name} is annotated ${printType(b.type)} but bound to a value of type ${printType(type)}`, posOfVar(v));
     }
-    if (linear && !isVectorType(type)) this.error(`linear variable ${b.name} has type ${printType(type)}, which is not a vector space`, pos);
+    if (linear && !isVectorType(type)) this.error(`linear variable ${b.name} has type ${printType(type)}, which is not a vector space`, posOfVar(v));
     this.scope.push(v);
     return v;
   }
@@ -113,9 +124,9 @@ class DefChecker {
   private pop(count: number): void {
     for (let i = 0; i < count; i++) {
       const v = this.scope.pop();
-      if (v.linear && v.uses === 0) this.error(`linear variable ${v.name} is never used; consume it or discard it with drop(${v.name})`, v.pos);
-      if (v.linear && v.uses > 1) this.error(`linear variable ${v.name} is used ${v.uses} times; insert dup to use it more than once`, v.pos);
-      if (!v.linear && v.uses === 0) this.error(`non-linear variable ${v.name} is never used; discard it with drop(${v.name})`, v.pos);
+      if (v.linear && v.uses === 0) this.error(`linear variable ${v.name} is never used; consume it or discard it with drop(${v.name})`, posOfVar(v));
+      if (v.linear && v.uses > 1) this.error(`linear variable ${v.name} is used ${v.uses} times; insert dup to use it more than once`, posOfVar(v));
+      if (!v.linear && v.uses === 0) this.error(`non-linear variable ${v.name} is never used; discard it with drop(${v.name})`, posOfVar(v));
     }
   }
 
@@ -125,7 +136,6 @@ class DefChecker {
 
   checkDef(): FnDef {
     const d = this.def;
-    this.here = posOf(d);
     const nlParams = d.nlParams.map((b) => this.bindParam(b, false));
     const linParams = d.linParams.map((b) => this.bindParam(b, true));
     const r = this.expr(d.body);
@@ -134,7 +144,8 @@ class DefChecker {
     if (this.linearB && d.nlResults.length > 0 && d.linResults.length > 0) {
       this.error(`(Linear B) the function returns both non-linear and linear results; unzip it first`);
     }
-    this.here = posOf(d);
+    this.stmt = d;
+    this.leafNode = undefined;
     this.pop(nlParams.length + linParams.length);
     return samePos(d, { ...d, nlParams, linParams, body: r.expr });
   }
@@ -174,7 +185,10 @@ class DefChecker {
       // Descend along right-hand sides and bodies to a leaf.
       let r: Result | undefined;
       while (r === undefined) {
-        this.here = posOf(e) ?? this.here;
+        if (e.tag === 'let' || e.tag === 'unpack') {
+          this.stmt = e;
+          this.leafNode = undefined;
+        }
         if (e.tag === 'let') {
           konts.push({ k: 'rhs', node: e });
           e = e.rhs;
@@ -184,13 +198,17 @@ class DefChecker {
         } else if (e.tag === 'drop') {
           konts.push({ k: 'drop', node: e });
           e = e.expr;
-        } else r = this.leaf(e);
+        } else {
+          this.leafNode = e;
+          r = this.leaf(e);
+        }
       }
       // Hand the result outwards until a let continues with its body.
       for (;;) {
         const k = konts.pop();
         if (k === undefined) return r;
-        this.here = posOf(k.node) ?? this.here;
+        this.stmt = k.node;
+        this.leafNode = undefined;
         if (k.k === 'rhs') {
           konts.push({ k: 'let', node: k.node, binders: this.letBinders(k.node, r), rhs: r });
           e = k.node.body;
@@ -201,13 +219,13 @@ class DefChecker {
           this.pop(k.binders.length);
           const nl = k.binders.slice(0, node.nl.length);
           const lin = k.binders.slice(node.nl.length);
-          r = { ...r, readsLinear: r.readsLinear || k.rhs.readsLinear, expr: samePos(node, { ...node, nl, lin, rhs: k.rhs.expr, body: r.expr }) };
+          r = { ...r, readsLinear: r.readsLinear || k.rhs.readsLinear, expr: { ...node, nl, lin, rhs: k.rhs.expr, body: r.expr } };
         } else if (k.k === 'unpack') {
           this.pop(k.binders.length);
-          r = { ...r, readsLinear: r.readsLinear || k.node.linear, expr: samePos(k.node, { ...k.node, names: k.binders, body: r.expr }) };
+          r = { ...r, readsLinear: r.readsLinear || k.node.linear, expr: { ...k.node, names: k.binders, body: r.expr } };
         } else {
           this.linearBCheck(r, 'the argument of drop');
-          r = { nl: [], lin: [], readsLinear: r.readsLinear, expr: samePos(k.node, { ...k.node, expr: r.expr }) };
+          r = { nl: [], lin: [], readsLinear: r.readsLinear, expr: { ...k.node, expr: r.expr } };
         }
       }
     }
@@ -326,7 +344,7 @@ class DefChecker {
   private bindLocal(b: Binder, type: Type | undefined, linear: boolean): Binder {
     const t = type ?? b.type ?? REAL;
     this.push(b, t, linear);
-    return samePos(b, { name: b.name, type: t });
+    return b.type === t ? b : { name: b.name, type: t };
   }
 }
 
@@ -346,28 +364,9 @@ export function signatureOf(d: FnDef): Signature {
 
 const verified = new WeakMap<FnDef, { readonly linearB: boolean; readonly calleeKey: string; readonly result: FnDef }>();
 
-// Cache keys name each type by a small id, interned by structure (and alias name): printing a
-// tape type in full would copy every callee's tape into the key, which grows with call depth
-// (the blow-up named tape types exist to avoid, Theorem 8.1 of the paper).
-const typeIds = new WeakMap<Type, number>();
-const idsByKey = new Map<string, number>();
-
-function typeId(t: Type): number {
-  if (t.tag !== 'tuple') return t.tag === 'real' ? 0 : t.tag === 'bool' ? 1 : 2;
-  const known = typeIds.get(t);
-  if (known !== undefined) return known;
-  const key = `${t.name ?? ''}<${t.elems.map(typeId).join(',')}>`;
-  let id = idsByKey.get(key);
-  if (id === undefined) {
-    id = idsByKey.size + 3;
-    idsByKey.set(key, id);
-  }
-  typeIds.set(t, id);
-  return id;
-}
-
+// Cache keys name types by interned ids (typeIds.ts), never by their full text.
 export function signatureText(s: Signature): string {
-  const list = (ts: readonly Type[]) => ts.map(typeId).join(',');
+  const list = (ts: readonly Type[]) => ts.map(namedTypeId).join(',');
   return `${list(s.nl)};${list(s.lin)}->${list(s.nlResults)};${list(s.linResults)}`;
 }
 

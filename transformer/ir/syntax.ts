@@ -10,6 +10,8 @@
 // (linear) nodes, never as new Expr tags; higher-order constructs (map, scan, cond, loops) will be
 // new Expr tags carrying sub-functions, each with its own unzip/transpose rule in prims/control.
 
+import { structureId } from './typeIds';
+
 export type Type =
   | { readonly tag: 'real' }
   | { readonly tag: 'bool' }
@@ -122,11 +124,9 @@ export const binder = (name: string, type?: Type): Binder => (type ? { name, typ
 // ---- type helpers ----
 
 export function typeEquals(a: Type, b: Type): boolean {
+  if (a === b) return true;
   if (a.tag !== b.tag) return false;
-  if (a.tag === 'tuple' && b.tag === 'tuple') {
-    return a.elems.length === b.elems.length && a.elems.every((t, i) => typeEquals(t, b.elems[i]));
-  }
-  return true;
+  return a.tag !== 'tuple' || structureId(a) === structureId(b);
 }
 
 /** The tangent (and cotangent) space of a type: booleans and strings have the zero-dimensional space `<>`. */

@@ -1,0 +1,39 @@
+// Types named by small integers, interned by structure. Tape types nest (f's tape holds the
+// tapes of f's callees), so comparing or printing them in full costs time proportional to the
+// depth of the call graph, and doing so once per function makes a chain of calls quadratic (or
+// worse: the blow-up named tape types exist to avoid, Theorem 8.1 of the paper). With ids, each
+// type object is looked at once and every later comparison or cache key costs O(1).
+import type { Type } from './syntax';
+
+const byStructure = new WeakMap<Type, number>();
+const byNamed = new WeakMap<Type, number>();
+const keys = new Map<string, number>();
+
+function intern(key: string): number {
+  let id = keys.get(key);
+  if (id === undefined) {
+    id = keys.size + 3;
+    keys.set(key, id);
+  }
+  return id;
+}
+
+/** Equal for structurally equal types (alias names ignored, as `typeEquals` does). */
+export function structureId(t: Type): number {
+  if (t.tag !== 'tuple') return t.tag === 'real' ? 0 : t.tag === 'bool' ? 1 : 2;
+  const known = byStructure.get(t);
+  if (known !== undefined) return known;
+  const id = intern(`<${t.elems.map(structureId).join(',')}>`);
+  byStructure.set(t, id);
+  return id;
+}
+
+/** Equal for types with the same structure and the same alias names (for cache keys). */
+export function namedTypeId(t: Type): number {
+  if (t.tag !== 'tuple') return structureId(t);
+  const known = byNamed.get(t);
+  if (known !== undefined) return known;
+  const id = intern(`${t.name ?? ''}<${t.elems.map(namedTypeId).join(',')}>`);
+  byNamed.set(t, id);
+  return id;
+}
