@@ -7,7 +7,7 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { evalFn } from '../../transformer/ir/interp';
 import { jvpOf, transposeOf, gradOf } from '../gen/drivers';
 
-const differentiable = Object.values(PRIMS).filter((p) => !p.test.predicate && p.typeRule(Array(p.arity.min || 2).fill({ tag: 'real' })) !== 'x' && p.name !== 'select');
+const differentiable = Object.values(PRIMS).filter((p) => !p.test.predicate && typeof p.typeRule(Array(p.arity.min || 2).fill({ tag: 'real' })) !== 'string');
 const arityOf = (p: (typeof differentiable)[number]) => (p.arity.max === Infinity ? p.arity.min + 2 : p.arity.min);
 
 /** `def f(a0, ..., an ;) -> (real ;) { op(a0, ..., an) }` */

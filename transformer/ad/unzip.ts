@@ -184,6 +184,26 @@ function chooseResiduals(fn: string, ctx: readonly CtxStmt[], lin: Expr, policy:
   return { recompute, needed };
 }
 
+/**
+ * The forward half's context: C without the recomputed bindings nothing in f.fwd needs any
+ * more. Moved work is then done once, in f.lin, and f.fwd never computes a value only to drop
+ * it (a literal partial such as 1, or `cos x` under the recompute policy).
+ */
+function forwardContext(ctx: readonly CtxStmt[], moved: ReadonlySet<CtxStmt>, nl: Expr, residuals: readonly string[]): CtxStmt[] {
+  const live = freeNonLinear(nl);
+  residuals.forEach((n) => live.add(n));
+  const kept: CtxStmt[] = [];
+  for (let i = ctx.length - 1; i >= 0; i--) {
+    const s = ctx[i];
+    const bound = s.tag === 'let' ? s.nl : s.names;
+    if (moved.has(s) && !bound.some((b) => live.has(b.name))) continue;
+    kept.push(s);
+    if (s.tag === 'let') freeNonLinear(s.rhs).forEach((n) => live.add(n));
+    else live.add(s.tuple);
+  }
+  return kept.reverse();
+}
+
 function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: CheckpointPolicy): [FnDef, FnDef] {
   const names = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
   const { ctx, nl, lin } = new Unzipper(defs, names).split(d.body);
@@ -208,7 +228,7 @@ function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: Checkpoint
   const tape = names.fresh('tape');
   const outs = d.nlResults.map(() => binder(names.fresh('y')));
   const fwdBody = wrap(
-    ctx,
+    forwardContext(ctx, new Set(recompute), nl, residuals),
     letE(
       outs,
       [],

@@ -167,9 +167,10 @@ class Machine {
         return e.linear ? [[], [v]] : [[v], []];
       }
       case 'prim': {
-        this.work += 1;
+        const def = PRIMS[e.op];
+        this.work += def.cost ? def.cost(e.args.length) : 1;
         const args = e.args.map((n) => env.lookup(n) as Scalar);
-        return [[PRIMS[e.op].impl(...args)], []];
+        return [[def.impl(...args)], []];
       }
       case 'lprim': {
         const def = LIN_PRIMS[e.op];

@@ -51,3 +51,6 @@ export const variadic = (min: number): Arity => ({ min, max: Infinity });
 export const anywhere: PrimTestSpec = { domain: [[-3, 3]] };
 export const positive: PrimTestSpec = { domain: [[0.1, 3]] };
 export const unitInterval: PrimTestSpec = { domain: [[-0.9, 0.9]] };
+
+/** The cost of a k-ary reduction (max, min, hypot): k − 1 binary steps, at least 1. */
+export const reductionCost = (k: number): number => Math.max(1, k - 1);

@@ -30,7 +30,7 @@ export interface Arity {
   readonly max: number;
 }
 
-/** Non-linear primitive: `op(v̄)`, costs 1 in the work model. */
+/** Non-linear primitive: `op(v̄)`, costs 1 in the work model unless its record says otherwise. */
 export interface PrimDef {
   readonly name: string;
   readonly arity: Arity;
@@ -38,6 +38,11 @@ export interface PrimDef {
   readonly typeRule: (argTypes: readonly Type[]) => Type | string;
   readonly impl: (...args: Scalar[]) => Scalar;
   readonly jvp: JvpRule;
+  /**
+   * Work of one application with k arguments (default 1). A variadic reduction is k − 1 binary
+   * operations: charging it 1 would make its k-term derivative look k times too expensive.
+   */
+  readonly cost?: (arity: number) => number;
   /** JavaScript for the primitive applied to already-evaluated argument expressions. */
   readonly emitTs: (args: readonly ts.Expression[], factory: ts.NodeFactory) => ts.Expression;
   /**

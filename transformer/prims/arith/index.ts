@@ -101,11 +101,12 @@ export const mod: PrimDef = {
   arity: binary,
   typeRule: realOp('mod'),
   impl: (a, b) => num(a) % num(b),
-  jvp: elementwise((i) =>
-    i === 0
-      ? (b) => b.lit(1, 'one')
-      : (b, [a, d]) => b.prim('neg', [b.prim('trunc', [b.prim('div', [a, d], 'q')], 'k')], 'dk'),
-  ),
+  // ∂/∂a = 1 passes ȧ through unscaled: no `scale(1 ; ȧ)`, and no literal 1 that the forward
+  // half would have to build and drop.
+  jvp: ({ b, args: [a, d], tangents: [da, dd], y }) => {
+    const viaD = dd === null ? null : b.lprim('scale', [b.prim('neg', [b.prim('trunc', [b.prim('div', [a, d], 'q')], 'k')], 'dk')], [dd], `${y}_dot`);
+    return sumTangents(b, [da, viaD], `${y}_dot`);
+  },
   emitTs: binaryOp(() => SK().PercentToken),
   test: { domain: [[0.3, 3], [0.7, 1.3]] },
 };

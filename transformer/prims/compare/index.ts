@@ -80,3 +80,23 @@ export const select: PrimDef = {
   fold: ([c]) => (c === true ? { arg: 1 } : c === false ? { arg: 2 } : undefined),
   test: { domain: [[-3, 3]] },
 };
+
+// mask(c, v) = c ? v : 0 and maskn(c, v) = c ? 0 : v: what erasure makes of lmask and lmaskn
+// (the transposed arms of a select). Linear in v, so the tangent is the same mask of v̇.
+function masking(name: 'mask' | 'maskn', keepWhen: boolean): PrimDef {
+  return {
+    name,
+    arity: binary,
+    typeRule: ([c, v]) => (c.tag === 'bool' && v.tag === 'real' ? REAL : `${name} expects a boolean and a real`),
+    impl: (c: Scalar, v: Scalar) => (Boolean(c) === keepWhen ? v : 0),
+    jvp: ({ b, args: [c], tangents: [, dv], y }) => (dv === null ? null : b.lprim(keepWhen ? 'lmask' : 'lmaskn', [c], [dv], `${y}_dot`, REAL)),
+    emitTs: ([c, v], f) => {
+      const zero = f.createNumericLiteral(0);
+      const [a, b2] = keepWhen ? [v, zero] : [zero, v];
+      return f.createConditionalExpression(c, f.createToken(tsApi().SyntaxKind.QuestionToken), a, f.createToken(tsApi().SyntaxKind.ColonToken), b2);
+    },
+    test: { domain: [[-3, 3]] },
+  };
+}
+export const mask = masking('mask', true);
+export const maskn = masking('maskn', false);

@@ -67,18 +67,42 @@ export const lselect: LinPrimDef = {
   linArity: 2,
   nlTypes: [BOOL],
   impl: ([c], [a, b]) => (c ? a : b),
-  // ⟨c ? ȧ : ḃ, ÿ⟩ = ⟨ȧ, c ? ÿ : 0⟩ + ⟨ḃ, c ? 0 : ÿ⟩
+  // ⟨c ? ȧ : ḃ, ÿ⟩ = ⟨ȧ, c ? ÿ : 0⟩ + ⟨ḃ, c ? 0 : ÿ⟩. Masks rather than selects against a
+  // zero: a mask is self-adjoint, so transposing again costs the same instead of transposing
+  // a zero arm into a dropped cotangent each time.
   transpose: ({ b, nl: [c], ct, resultType, bars }) => {
     const [c1, c2] = b.dup(ct, resultType);
-    const z1 = b.zero(resultType);
-    const z2 = b.zero(resultType);
-    return [
-      b.lprim('lselect', [c], [c1, z1], bars[0], resultType),
-      b.lprim('lselect', [c], [z2, c2], bars[1], resultType),
-    ];
+    return [b.lprim('lmask', [c], [c1], bars[0], resultType), b.lprim('lmaskn', [c], [c2], bars[1], resultType)];
   },
   erase: 'select',
   branches: true,
   emitTs: ([c], [a, b2], f) =>
     f.createConditionalExpression(c, f.createToken(tsApi().SyntaxKind.QuestionToken), a, f.createToken(tsApi().SyntaxKind.ColonToken), b2),
+};
+
+const conditional = (f: import('typescript').NodeFactory, c: import('typescript').Expression, a: import('typescript').Expression, b2: import('typescript').Expression) =>
+  f.createConditionalExpression(c, f.createToken(tsApi().SyntaxKind.QuestionToken), a, f.createToken(tsApi().SyntaxKind.ColonToken), b2);
+
+// c ? v̇ : 0, the transpose of one arm of lselect. ⟨c ? v̇ : 0, ÿ⟩ = ⟨v̇, c ? ÿ : 0⟩: self-adjoint.
+export const lmask: LinPrimDef = {
+  name: 'lmask',
+  nlArity: 1,
+  linArity: 1,
+  nlTypes: [BOOL],
+  impl: ([c], [v]) => (c ? v : 0),
+  transpose: ({ b, nl: [c], ct, resultType, bars }) => [b.lprim('lmask', [c], [ct], bars[0], resultType)],
+  erase: 'mask',
+  emitTs: ([c], [v], f) => conditional(f, c, v, f.createNumericLiteral(0)),
+};
+
+// c ? 0 : v̇, the other arm; self-adjoint likewise.
+export const lmaskn: LinPrimDef = {
+  name: 'lmaskn',
+  nlArity: 1,
+  linArity: 1,
+  nlTypes: [BOOL],
+  impl: ([c], [v]) => (c ? 0 : v),
+  transpose: ({ b, nl: [c], ct, resultType, bars }) => [b.lprim('lmaskn', [c], [ct], bars[0], resultType)],
+  erase: 'maskn',
+  emitTs: ([c], [v], f) => conditional(f, c, f.createNumericLiteral(0), v),
 };

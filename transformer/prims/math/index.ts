@@ -1,7 +1,7 @@
 // The Math library: unary functions, atan2, hypot, min and max.
 // Each unary rule states one partial derivative; `elementwise` builds the JVP from it.
 import type { Builder } from '../../ir/build';
-import { elementwise, nonDifferentiable, realOp, unary, binary, variadic, anywhere, positive, unitInterval, sumTangents, Partial } from '../helpers';
+import { elementwise, nonDifferentiable, realOp, unary, binary, variadic, anywhere, positive, unitInterval, sumTangents, Partial, reductionCost } from '../helpers';
 import { mathCall } from '../emit';
 import type { PrimDef, PrimTestSpec, JvpRule } from '../types';
 
@@ -82,6 +82,7 @@ export const hypot: PrimDef = {
   arity: variadic(0),
   typeRule: realOp('hypot'),
   impl: (...xs) => Math.hypot(...(xs as number[])),
+  cost: reductionCost,
   jvp: elementwise((i) => (b, args, y) => {
     const zero = lit(b, 0);
     const degenerate = b.test('eq', [y, zero], 'degenerate');
@@ -114,6 +115,7 @@ function extremum(name: 'min' | 'max'): PrimDef {
     arity: variadic(1),
     typeRule: realOp(name),
     impl: (...xs) => Math[name](...(xs as number[])),
+    cost: reductionCost,
     jvp: extremumJvp(),
     emitTs: mathCall(name),
     test: { domain: [[-3, 3]], kinks: true },
