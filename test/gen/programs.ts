@@ -60,8 +60,12 @@ export function nonLinearProgram(xs: readonly number[], maxDefs = 3, maxStmts = 
       const r = () => reals[c.pick(reals.length)];
       const choice = c.pick(10);
       if (choice < 3 && reals.length > 0) {
-        const n = name();
-        stmts.push({ kind: 'let', nl: [binder(n)], lin: [], rhs: prim(UNARY[c.pick(UNARY.length)], [r()]) });
+        const arg = r();
+        // Sometimes the result rebinds a name in scope (`let v = sin(v)`): the old value is
+        // shadowed from here on, which every pass must respect.
+        const n = c.pick(3) === 0 ? arg : name();
+        stmts.push({ kind: 'let', nl: [binder(n)], lin: [], rhs: prim(UNARY[c.pick(UNARY.length)], [arg]) });
+        if (n === arg) reals.splice(reals.indexOf(n), 1);
         reals.push(n);
       } else if (choice < 7 && reals.length > 0) {
         const n = name();

@@ -219,13 +219,13 @@ class DefChecker {
           this.pop(k.binders.length);
           const nl = k.binders.slice(0, node.nl.length);
           const lin = k.binders.slice(node.nl.length);
-          r = { ...r, readsLinear: r.readsLinear || k.rhs.readsLinear, expr: { ...node, nl, lin, rhs: k.rhs.expr, body: r.expr } };
+          r = { ...r, readsLinear: r.readsLinear || k.rhs.readsLinear, expr: samePos(node, { ...node, nl, lin, rhs: k.rhs.expr, body: r.expr }) };
         } else if (k.k === 'unpack') {
           this.pop(k.binders.length);
-          r = { ...r, readsLinear: r.readsLinear || k.node.linear, expr: { ...k.node, names: k.binders, body: r.expr } };
+          r = { ...r, readsLinear: r.readsLinear || k.node.linear, expr: samePos(k.node, { ...k.node, names: k.binders, body: r.expr }) };
         } else {
           this.linearBCheck(r, 'the argument of drop');
-          r = { nl: [], lin: [], readsLinear: r.readsLinear, expr: { ...k.node, expr: r.expr } };
+          r = { nl: [], lin: [], readsLinear: r.readsLinear, expr: samePos(k.node, { ...k.node, expr: r.expr }) };
         }
       }
     }
