@@ -259,6 +259,18 @@ test('TypeScript API: createWatchProgram (what tspc --watch runs)', () => {
   replay(dir, watchBuilder(dir, patched));
 }, 300_000);
 
+// isolatedModules tells the builder that no output depends on another file: it re-emits only
+// edited files, and the plugin emits the files whose derivatives read them after them.
+test('tspc incremental with isolatedModules', () => {
+  const dir = project({ ...initial, 'tsconfig.json': tsconfig({ incremental: true, isolatedModules: true }) });
+  replay(dir, tspcBuilder(dir));
+}, 300_000);
+
+test('TypeScript API: createWatchProgram with isolatedModules', () => {
+  const dir = project({ ...initial, 'tsconfig.json': tsconfig({ isolatedModules: true }) });
+  replay(dir, watchBuilder(dir, patched));
+}, 300_000);
+
 test('declaration files written to disk are unchanged by the dependency tracking', () => {
   const dir = project({ ...initial, 'tsconfig.json': tsconfig({ incremental: true, declaration: true }) });
   const r = tspcBuilder(dir).build([]);

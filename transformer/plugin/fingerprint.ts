@@ -11,7 +11,7 @@
 // up to every call site. The fingerprint only enters the builder's signature emit
 // (`EmitOnlyDtsFiles.BuilderSignature`); `.d.ts` files written to disk are unchanged.
 import type * as ts from 'typescript';
-import { customRuleOf, markerOf, useTypeScript } from '../frontend/markers';
+import { customRuleOf, markerOf, resolveMarkedFunction, tsadExportName, useTypeScript } from '../frontend/markers';
 
 /** The builder's signature-only declaration emit (TypeScript's internal `EmitOnly.BuilderSignature`). */
 const BUILDER_SIGNATURE = 2;
@@ -36,8 +36,25 @@ export function trackDerivativeDependencies(tsApi: typeof ts, program: ts.Progra
   const p = program as PatchableProgram;
   const key: 'originalEmit' | 'emit' = typeof p.originalEmit === 'function' ? 'originalEmit' : 'emit';
   const inner = p[key]!.bind(program) as Emit;
+  const run = inner as (...a: unknown[]) => ts.EmitResult;
+  const options = program.getCompilerOptions();
+  const isolated = !!(options.isolatedModules || options.verbatimModuleSyntax);
+  const reEmitted = new Set<ts.SourceFile>();
   const emit: Emit = (target, writeFile, token, emitOnlyDts, transformers, ...rest: unknown[]) => {
-    if ((emitOnlyDts as unknown) !== BUILDER_SIGNATURE) return (inner as (...a: unknown[]) => ts.EmitResult)(target, writeFile, token, emitOnlyDts, transformers, ...rest);
+    if ((emitOnlyDts as unknown) !== BUILDER_SIGNATURE) {
+      const result = run(target, writeFile, token, emitOnlyDts, transformers, ...rest);
+      // Under isolatedModules the builder re-emits only edited files, whatever their shape (an
+      // emit of one file is the builder's). The files whose derivatives read this one follow it.
+      if (!isolated || !target || emitOnlyDts) return result;
+      for (const dependent of dependentsOf(tsApi, program, target)) {
+        if (reEmitted.has(dependent)) continue;
+        reEmitted.add(dependent);
+        const more = run(dependent, writeFile, token, emitOnlyDts, transformers, ...rest);
+        result.diagnostics = [...result.diagnostics, ...more.diagnostics];
+        result.emitSkipped ||= more.emitSkipped;
+      }
+      return result;
+    }
     const withFingerprint: ts.CustomTransformers = {
       ...transformers,
       afterDeclarations: [...(transformers?.afterDeclarations ?? []), fingerprintTransformer(tsApi, program)],
@@ -69,19 +86,61 @@ function fingerprintTransformer(tsApi: typeof ts, program: ts.Program): ts.Trans
  * module-level declaration their bodies refer to and every custom rule attached to them.
  */
 export function derivativeClosureText(tsApi: typeof ts, checker: ts.TypeChecker, sf: ts.SourceFile): string {
+  const texts = closure(tsApi, checker, rootsOf(tsApi, checker, sf));
+  texts.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.pos - b.pos));
+  return texts.map((t) => `${t.file}:${t.pos}\n${t.text}`).join('\n');
+}
+
+const dependentsByProgram = new WeakMap<ts.Program, Map<string, ts.SourceFile[]>>();
+
+/** The files with a transform call site whose derivative reads `file` (other than `file` itself). */
+function dependentsOf(tsApi: typeof ts, program: ts.Program, file: ts.SourceFile): readonly ts.SourceFile[] {
+  let map = dependentsByProgram.get(program);
+  if (!map) {
+    map = new Map();
+    const checker = program.getTypeChecker();
+    useTypeScript(tsApi);
+    for (const sf of program.getSourceFiles()) {
+      if (sf.isDeclarationFile) continue;
+      const targets: ts.Node[] = [];
+      forEachNode(tsApi, sf, (n) => {
+        if (!tsApi.isCallExpression(n) || n.arguments.length === 0) return;
+        const name = tsadExportName(n.expression, checker);
+        if (!name || !TRANSFORM_NAMES.has(name)) return;
+        const marked = attempt(() => resolveMarkedFunction(n.arguments[0], checker), undefined);
+        if (marked) targets.push(marked.decl);
+      });
+      for (const read of new Set(closure(tsApi, checker, targets).map((t) => t.file))) {
+        if (read === sf.fileName) continue;
+        const list = map.get(read) ?? [];
+        list.push(sf);
+        map.set(read, list);
+      }
+    }
+    dependentsByProgram.set(program, map);
+  }
+  return map.get(file.fileName) ?? [];
+}
+
+const TRANSFORM_NAMES: ReadonlySet<string> = new Set(['grad', 'valueAndGrad', 'jvp', 'vjp', 'linearize', 'jacobian', 'jacfwd', 'jacrev', 'hessian', 'hvp']);
+
+function rootsOf(tsApi: typeof ts, checker: ts.TypeChecker, sf: ts.SourceFile): ts.Node[] {
   useTypeScript(tsApi);
   const moduleSymbol = checker.getSymbolAtLocation(sf);
   const roots: ts.Node[] = [];
   // Marked functions of this file (exported or reached by one) and its registrations.
-  const visit = (n: ts.Node): void => {
-    if ((tsApi.isFunctionDeclaration(n) || tsApi.isMethodDeclaration(n) || tsApi.isArrowFunction(n) || tsApi.isFunctionExpression(n)) && markerOf(n, checker)) roots.push(n);
-    tsApi.forEachChild(n, visit);
-  };
-  visit(sf);
+  forEachNode(tsApi, sf, (n) => {
+    if ((tsApi.isFunctionDeclaration(n) || tsApi.isMethodDeclaration(n) || tsApi.isArrowFunction(n) || tsApi.isFunctionExpression(n)) && attempt<unknown>(() => markerOf(n, checker), true)) roots.push(n);
+  });
   for (const exported of moduleSymbol ? checker.getExportsOfModule(moduleSymbol) : []) {
     const target = exported.flags & tsApi.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
     for (const d of target.declarations ?? []) if (isModuleLevelValue(tsApi, d)) roots.push(d);
   }
+  return roots;
+}
+
+/** Every module-level declaration the roots reach (through bodies, initializers and rules), with its text. */
+function closure(tsApi: typeof ts, checker: ts.TypeChecker, roots: readonly ts.Node[]): { file: string; pos: number; text: string }[] {
   const seen = new Set<ts.Node>();
   const texts: { file: string; pos: number; text: string }[] = [];
   const queue = [...roots];
@@ -96,7 +155,7 @@ export function derivativeClosureText(tsApi: typeof ts, checker: ts.TypeChecker,
     const holder = tsApi.isVariableDeclaration(owner) ? owner.parent.parent : owner;
     texts.push({ file: file.fileName, pos: owner.pos, text: holder.getFullText(file) });
     const fn = tsApi.isVariableDeclaration(owner) && owner.initializer ? owner.initializer : owner;
-    const rule = customRuleOf(fn, checker) ?? customRuleOf(node, checker);
+    const rule = attempt(() => customRuleOf(fn, checker) ?? customRuleOf(node, checker), undefined);
     if (rule) queue.push(rule);
     forEachIdentifier(tsApi, owner, (id) => {
       let sym = checker.getSymbolAtLocation(id);
@@ -106,8 +165,19 @@ export function derivativeClosureText(tsApi: typeof ts, checker: ts.TypeChecker,
       }
     });
   }
-  texts.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.pos - b.pos));
-  return texts.map((t) => `${t.file}:${t.pos}\n${t.text}`).join('\n');
+  return texts;
+}
+
+/**
+ * A malformed marker is the call site's diagnostic to report; here it must not stop the build's
+ * bookkeeping, so it counts as `fallback` (marked: its text is fingerprinted either way).
+ */
+function attempt<T>(f: () => T, fallback: T): T {
+  try {
+    return f();
+  } catch {
+    return fallback;
+  }
 }
 
 /** A function, method or variable declared at the top of a module (or in a top-level class). */
@@ -132,16 +202,21 @@ function contains(outer: ts.Node, inner: ts.Node): boolean {
 }
 
 /** Without recursion: a long expression nests thousands deep. */
-function forEachIdentifier(tsApi: typeof ts, root: ts.Node, f: (id: ts.Identifier) => void): void {
+function forEachNode(tsApi: typeof ts, root: ts.Node, f: (n: ts.Node) => void): void {
   const stack: ts.Node[] = [root];
   while (stack.length > 0) {
     const n = stack.pop()!;
-    if (tsApi.isIdentifier(n)) f(n);
-    else
-      tsApi.forEachChild(n, (c) => {
-        stack.push(c);
-      });
+    f(n);
+    tsApi.forEachChild(n, (c) => {
+      stack.push(c);
+    });
   }
+}
+
+function forEachIdentifier(tsApi: typeof ts, root: ts.Node, f: (id: ts.Identifier) => void): void {
+  forEachNode(tsApi, root, (n) => {
+    if (tsApi.isIdentifier(n)) f(n);
+  });
 }
 
 /** FNV-1a over UTF-16 code units, two lanes: collisions would need an adversary, not an edit. */
