@@ -157,3 +157,19 @@ test('compiled gradient', () => { const g = grad(f, { wrt: [0, 1] })(2, 0.5); ex
   expect(r.out).toMatch(/Tests:\s+1 passed/);
   expect(r.code).toBe(0);
 }, 120_000);
+
+test('tspc reports a problem in the file that has it, once, with the call sites that needed it', () => {
+  const dir = project({
+    'tsconfig.json': tsconfig(),
+    'src/helper.ts': `// A helper with a problem.\n/** @differentiable */\nexport function noisy(x: number): number {\n  return x * Math.random();\n}\n`,
+    'src/bad.ts': `import { grad } from 'tsad';\nimport { noisy } from './helper';\n// grad of a function that calls something random\nexport const d1 = grad(noisy);\n`,
+    'src/worse.ts': `import { valueAndGrad } from 'tsad';\nimport { noisy } from './helper';\nexport const d2 = valueAndGrad(noisy);\n`,
+  });
+  const build = run(process.execPath, [tspc, '-p', '.', '--pretty', 'false'], dir);
+  expect(build.code).not.toBe(0);
+  const errors = build.out.split('\n').filter((l) => /error TS/.test(l));
+  expect(errors).toEqual([expect.stringContaining("src/helper.ts(4,14): error TS901103: TSAD1103: cannot differentiate through a call to 'Math.random'")]);
+  // The emitted call site says what failed instead of claiming the plugin is missing.
+  const r = spawnSync(process.execPath, ['-e', "try { require('./dist/bad.js').d1(1) } catch (e) { console.log(e.message) }"], { cwd: dir, encoding: 'utf8' });
+  expect(r.stdout).toContain('grad(noisy) was not compiled: the build reported TSAD1103 at helper.ts:4:14');
+}, 120_000);

@@ -3,7 +3,7 @@
 // `tsad/jest` (see jest.ts); the transformer form adds it to ts-jest by this module's path, with a
 // fixed version, because its own cache key already covers the import closure.
 import type * as ts from 'typescript';
-import { rewriteSourceFile, toDiagnostic, formatDiagnostic } from './rewrite';
+import { rewriteSourceFile, diagnosticReporter, formatDiagnostic } from './rewrite';
 
 export const name = 'tsad';
 export const version = '1';
@@ -23,7 +23,7 @@ export function factory(compiler: TsCompilerLike): ts.TransformerFactory<ts.Sour
     const program = current?.getSourceFile(sf.fileName) === sf ? current : compiler.program;
     if (!program) throw new Error('tsad/jest needs the type checker: run ts-jest with isolatedModules: false');
     const errors: ts.Diagnostic[] = [];
-    const out = rewriteSourceFile(tsApi, program.getTypeChecker(), ctx, sf, (e, f) => errors.push(toDiagnostic(tsApi, e, f)));
+    const out = rewriteSourceFile(tsApi, program.getTypeChecker(), ctx, sf, diagnosticReporter(tsApi, (d) => errors.push(d)));
     if (errors.length > 0) throw new Error(`tsad: ${errors.length} error(s)\n${errors.map((d) => formatDiagnostic(tsApi, d)).join('\n')}`);
     return out;
   };

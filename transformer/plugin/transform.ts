@@ -2,7 +2,7 @@
 // tools, tests and the playground. The tsad runtime resolves from this package.
 import * as path from 'path';
 import type * as ts from 'typescript';
-import { rewriteSourceFile, toDiagnostic, formatDiagnostic } from './rewrite';
+import { rewriteSourceFile, diagnosticReporter, formatDiagnostic } from './rewrite';
 
 export interface TransformOptions {
   readonly fileName?: string;
@@ -70,7 +70,7 @@ export function transform(sourceText: string, options: TransformOptions = {}): T
     },
     undefined,
     false,
-    { before: [(ctx) => (file) => rewriteSourceFile(tsApi, checker, ctx, file, (e, f) => diagnostics.push(toDiagnostic(tsApi, e, f)))] },
+    { before: [(ctx) => (file) => rewriteSourceFile(tsApi, checker, ctx, file, diagnosticReporter(tsApi, (d) => diagnostics.push(d)))] },
   );
   const messages = [...typeErrors, ...diagnostics].map((d) => formatDiagnostic(tsApi, d));
   if (diagnostics.length > 0 && options.throwOnError !== false) {
