@@ -36,6 +36,7 @@ export class ModuleCompiler {
   private readonly emitted = new Set<string>();
   private readonly out: ts.Statement[] = [];
   private readonly wrappers = new Map<string, CompiledTransform>();
+  private readonly vjps = new Map<string, ReturnType<typeof vjpOf>>();
   private readonly f: ts.NodeFactory;
 
   constructor(
@@ -58,7 +59,11 @@ export class ModuleCompiler {
   }
 
   compile(req: CompileRequest): CompiledTransform {
-    const { program, fn } = this.lower(req.target);
+    const lowered = this.lower(req.target);
+    const fn = lowered.fn;
+    // The module's other functions are not this derivative's business: every pass over the
+    // program would otherwise walk all of them again, per call site.
+    const program = closureOf(lowered.program, fn.name);
     const key = `${fn.name}|${req.transform}|${req.wrt.join(',')}`;
     const cached = this.wrappers.get(key);
     if (cached) return cached;
@@ -81,6 +86,16 @@ export class ModuleCompiler {
     const compiled: CompiledTransform = { name, replaces: CALL_FORMS.has(req.transform) ? 'call' : 'reference' };
     this.wrappers.set(key, compiled);
     return compiled;
+  }
+
+  /** One reverse pass per function and module, shared by its grad, valueAndGrad, vjp and jacrev call sites. */
+  private vjpOf(program: Program, fn: string): ReturnType<typeof vjpOf> {
+    let v = this.vjps.get(fn);
+    if (!v) {
+      v = vjpOf(program, fn, DRIVER);
+      this.vjps.set(fn, v);
+    }
+    return v;
   }
 
   /** Emits the defs reachable from `entries` that this module does not have yet. */
@@ -117,7 +132,7 @@ export class ModuleCompiler {
         // One straight-line function computes the value and exactly the requested gradients, on
         // scalar leaves: the wrapper passes fields and elements and builds the user's shapes.
         const withValue = req.transform === 'valueAndGrad';
-        const vg = valueAndGradOf(program, fn.name, { ...DRIVER, wrt: req.wrt, value: withValue, flatSignature: true });
+        const vg = valueAndGradOf(program, fn.name, { ...DRIVER, wrt: req.wrt, value: withValue, flatSignature: true, vjp: this.vjpOf(program, fn.name) });
         // One def per (transform, wrt) in the module: f.vg, f.grad, f.grad_1 for wrt [1], ...
         const allParams = req.wrt.join('_') === fn.params.map((_, i) => i).join('_');
         const irName = `${withValue ? valueAndGradName(fn.name) : gradName(fn.name)}${allParams ? '' : `_${req.wrt.join('_')}`}`;
@@ -152,7 +167,7 @@ export class ModuleCompiler {
         break;
       }
       case 'vjp': {
-        const v = vjpOf(program, fn.name, DRIVER);
+        const v = this.vjpOf(program, fn.name);
         this.emit(v.program, [v.fwd, v.bwd], req.target);
         const [value, tape] = [g.fresh('value'), g.fresh('tape')];
         const bars = fn.params.map((p) => g.fresh(`${p.name}_bar`));
@@ -214,7 +229,7 @@ export class ModuleCompiler {
         // jacobian picks the cheaper mode: one pass per output (reverse) or per input (forward).
         if (req.transform === 'jacrev' || (req.transform === 'jacobian' && m < total)) {
           // Rows by reverse mode: one primal pass, then one backward pass per output scalar.
-          const v = vjpOf(program, fn.name, DRIVER);
+          const v = this.vjpOf(program, fn.name);
           this.emit(v.program, [v.fwd, v.bwd], req.target);
           const [value, tape] = [g.fresh('value'), g.fresh('tape')];
           const cotangents = Array.from({ length: m }, (_, r) => {
@@ -330,6 +345,22 @@ export class ModuleCompiler {
 /** `loss.fwd` -> `loss$fwd`; a primal def `loss` -> `loss$`, never the user's own `loss`. */
 function irFunctionName(irName: string): string {
   return irName.includes('.') ? mangle(irName) : `${irName}$`;
+}
+
+/**
+ * The defs a derivative of `fn` can reach: its callees and, for each of them, the defs lowered
+ * from its custom rule (`g.jvp` and what that calls), which no call names but J uses instead of g.
+ */
+function closureOf(p: Program, fn: string): Program {
+  let roots = [fn];
+  let reachable = new Set<string>();
+  for (;;) {
+    reachable = new Set(calleesFirst(p, roots));
+    const rules = p.defs.filter((d) => !reachable.has(d.name) && [...reachable].some((r) => d.name.startsWith(`${r}.`))).map((d) => d.name);
+    if (rules.length === 0) break;
+    roots = [...roots, ...rules];
+  }
+  return { defs: p.defs.filter((d) => reachable.has(d.name)) };
 }
 
 function numbersOnly(s: Shape): boolean {

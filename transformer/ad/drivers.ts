@@ -162,8 +162,9 @@ export interface ValueAndGradOptions extends DriverOptions {
 export function valueAndGradOf(p: Program, fn: string, o: ValueAndGradOptions = {}): { program: Program; valueAndGrad: string } {
   const { program, def } = seededReverse(p, fn, o, { name: valueAndGradName(fn), withValue: o.value !== false, wrt: o.wrt });
   let q = program;
-  // Flattening inlines again anyway: fusing first would inline and simplify the largest def twice.
-  if (o.inline !== false && !o.flatSignature) q = fuse(q, def, o);
+  // Fused first even when flattening inlines again: the unpacked tuples' names (`p_w`, not
+  // `p_2`) are what flattening names the scalar parameters after.
+  if (o.inline !== false) q = fuse(q, def, o);
   if (o.flatSignature) {
     // Differentiated parameters are flattened; constants (data) keep their structure.
     const flat = { ...q, defs: q.defs.map((d) => (d.name === def ? flattenSignature(d, o.wrt) : d)) };
