@@ -3,27 +3,9 @@
 // after `ts-patch install`, ESM output, `tspc --watch` rebuilds, and ts-jest through `tsad/jest`.
 import { spawnSync, spawn } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 
-const root = path.resolve(__dirname, '../..');
-const nm = path.join(root, 'node_modules');
-const tspc = path.join(nm, 'ts-patch', 'bin', 'tspc.js');
-
-function project(files: Record<string, string>, links: string[] = ['typescript', 'ts-patch']): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tsad-int-'));
-  fs.mkdirSync(path.join(dir, 'node_modules'));
-  fs.symlinkSync(root, path.join(dir, 'node_modules', 'tsad'), 'dir');
-  for (const l of links) {
-    fs.mkdirSync(path.dirname(path.join(dir, 'node_modules', l)), { recursive: true });
-    fs.symlinkSync(path.join(nm, l), path.join(dir, 'node_modules', l), 'dir');
-  }
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    fs.writeFileSync(path.join(dir, name), text);
-  }
-  return dir;
-}
+import { nm, project, tspc } from './project';
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
   const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 120_000, env });

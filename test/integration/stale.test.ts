@@ -5,23 +5,15 @@
 // and its fix) and checks the numbers the emitted program prints after every edit.
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import type * as ts from 'typescript';
 
-const root = path.resolve(__dirname, '../..');
-const nm = path.join(root, 'node_modules');
-const tspc = path.join(nm, 'ts-patch', 'bin', 'tspc.js');
+import { nm, project as linkedProject, tspc } from './project';
+
 const E = Math.E;
 
 function project(files: Record<string, string>, links = ['typescript', 'ts-patch']): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tsad-stale-'));
-  fs.mkdirSync(path.join(dir, 'node_modules'));
-  fs.symlinkSync(root, path.join(dir, 'node_modules', 'tsad'), 'dir');
-  for (const l of links) {
-    fs.mkdirSync(path.dirname(path.join(dir, 'node_modules', l)), { recursive: true });
-    fs.symlinkSync(path.join(nm, l), path.join(dir, 'node_modules', l), 'dir');
-  }
+  const dir = linkedProject({}, links, 'tsad-stale-');
   for (const [name, text] of Object.entries(files)) write(dir, name, text);
   return dir;
 }

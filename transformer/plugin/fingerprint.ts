@@ -11,6 +11,7 @@
 // up to every call site. The fingerprint only enters the builder's signature emit
 // (`EmitOnlyDtsFiles.BuilderSignature`); `.d.ts` files written to disk are unchanged.
 import type * as ts from 'typescript';
+import { hash } from './hash';
 import { customRuleOf, markerOf, resolveMarkedFunction, tsadExportName, useTypeScript } from '../frontend/markers';
 
 /** The builder's signature-only declaration emit (TypeScript's internal `EmitOnly.BuilderSignature`). */
@@ -217,16 +218,4 @@ function forEachIdentifier(tsApi: typeof ts, root: ts.Node, f: (id: ts.Identifie
   forEachNode(tsApi, root, (n) => {
     if (tsApi.isIdentifier(n)) f(n);
   });
-}
-
-/** FNV-1a over UTF-16 code units, two lanes: collisions would need an adversary, not an edit. */
-function hash(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
-  }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }

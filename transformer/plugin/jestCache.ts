@@ -13,6 +13,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type * as ts from 'typescript';
+import { hash } from './hash';
 
 interface Stamp {
   readonly mtimeMs: number;
@@ -87,17 +88,6 @@ export function sourceTreeStamp(dir: string): string {
   return hash(parts.sort().join('\n'));
 }
 
-/** FNV-1a in two lanes; a cache key, not a security boundary. */
-export function hash(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
-  }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
-}
 
 type TransformOptions = { readonly config?: { readonly rootDir?: string } } & Record<string, unknown>;
 interface JestTransformer {
