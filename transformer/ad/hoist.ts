@@ -118,3 +118,26 @@ export function hoistBlocks(d: FnDef): FnDef {
     }
   }
 }
+
+/** Does any binder of the def reuse a name bound before it (parameters included)? */
+export function rebindsAName(d: FnDef): boolean {
+  const seen = new Set<string>();
+  const fresh = (b: Binder) => {
+    if (seen.has(b.name)) return false;
+    seen.add(b.name);
+    return true;
+  };
+  if (![...d.nlParams, ...d.linParams].every(fresh)) return true;
+  const stack: Expr[] = [d.body];
+  while (stack.length > 0) {
+    const e = stack.pop()!;
+    if (e.tag === 'let') {
+      if (![...e.nl, ...e.lin].every(fresh)) return true;
+      stack.push(e.body, e.rhs);
+    } else if (e.tag === 'unpack') {
+      if (!e.names.every(fresh)) return true;
+      stack.push(e.body);
+    } else if (e.tag === 'drop') stack.push(e.expr);
+  }
+  return false;
+}

@@ -7,6 +7,7 @@ import { PRIMS } from '../prims/registry';
 import { restoreLinearity } from './linearity';
 import type { Scalar } from '../prims/types';
 import { renameOperands } from '../ir/operands';
+import { hoistBlocks, rebindsAName } from './hoist';
 
 interface Env {
   readonly subst: Map<string, string>;
@@ -204,7 +205,9 @@ function dceInner(e: Expr, counts: Map<string, number>): Expr {
   return e.tag === 'drop' ? { ...e, expr: dce(e.expr, counts) } : dce(e, counts);
 }
 
-export function simplifyDef(d: FnDef): FnDef {
+export function simplifyDef(d0: FnDef): FnDef {
+  // Substitutions are keyed by name: a def that binds a name twice is renamed apart first.
+  const d = rebindsAName(d0) ? hoistBlocks(d0) : d0;
   const env: Env = { subst: new Map(), zeros: new Map(), literals: new Map(), cse: new Map(), tuples: new Map() };
   let body = forward(d.body, env);
   for (let round = 0; round < 20; round++) {
