@@ -6,7 +6,7 @@
 // ts-jest, both correct:
 // - the transformer form `['tsad/jest', tsJestOptions]` (recommended): ts-jest with tsad's
 //   adapter added, and a key that also stamps the contents of the file's whole import closure;
-//   an edit re-transforms exactly the files that can reach it, in watch mode too;
+//   an edit re-transforms exactly the files that can reach it;
 // - the adapter form `astTransformers: { before: ['tsad/jest'] }` inside ts-jest's own options:
 //   ts-jest puts the adapter's `version` into every key, so the version stamps the project's
 //   TypeScript sources; an edit anywhere re-transforms every file on the next run.
