@@ -91,31 +91,46 @@ test('ESM output', () => {
   expectPendulum(run(process.execPath, ['dist/main.js'], dir).out);
 });
 
-test('tspc --watch rebuilds derivative code when the source changes', async () => {
-  const dir = project({ 'tsconfig.json': tsconfig(), 'src/main.ts': `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { return x * x; }\nconsole.log(grad(f)(3));\n` });
+test('tspc --watch rebuilds the derivative when the function changes in another file, edit after edit', async () => {
+  const f = (k: number) => `/** @differentiable */\nexport function f(x: number, y: number): number {\n  return Math.exp(x)${' * y'.repeat(k)};\n}\n`;
+  const dir = project({
+    'tsconfig.json': tsconfig(),
+    'src/a.ts': f(1),
+    'src/main.ts': `import { grad } from 'tsad';\nimport { f } from './a';\nconsole.log(JSON.stringify(grad(f, { wrt: [0, 1] })(1, 2)));\n`,
+  });
   const child = spawn(process.execPath, [tspc, '-p', '.', '--watch', '--preserveWatchOutput'], { cwd: dir });
   let output = '';
+  const waiting: { n: number; resolve: () => void }[] = [];
+  const builds = () => (output.match(/Found 0 errors/g) ?? []).length;
+  child.stdout.on('data', (d) => {
+    output += d;
+    for (const w of waiting.splice(0)) (builds() >= w.n ? w.resolve : () => waiting.push(w))();
+  });
   const waitFor = (n: number) =>
     new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`watch output so far:\n${output}`)), 60_000);
-      const check = () => {
-        if ((output.match(/Found 0 errors/g) ?? []).length >= n) {
-          clearTimeout(timer);
-          resolve();
-        }
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
       };
-      child.stdout.on('data', (d) => {
-        output += d;
-        check();
-      });
-      check();
+      if (builds() >= n) done();
+      else waiting.push({ n, resolve: done });
     });
+  const gradient = () => JSON.parse(run(process.execPath, ['dist/main.js'], dir).out.trim()) as number[];
   try {
     await waitFor(1);
-    expect(run(process.execPath, ['dist/main.js'], dir).out.trim()).toBe('6');
-    fs.writeFileSync(path.join(dir, 'src/main.ts'), `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { return x * x * x; }\nconsole.log(grad(f)(3));\n`);
-    await waitFor(2);
-    expect(run(process.execPath, ['dist/main.js'], dir).out.trim()).toBe('27');
+    expect(gradient()).toEqual([2 * Math.E, Math.E]);
+    // The issue's repro: the first edit was picked up, the second was not.
+    for (const [k, want] of [
+      [2, [4 * Math.E, 4 * Math.E]],
+      [3, [8 * Math.E, 12 * Math.E]],
+    ] as const) {
+      fs.writeFileSync(path.join(dir, 'src/a.ts'), f(k));
+      await waitFor(k);
+      const got = gradient();
+      expect(got[0]).toBeCloseTo(want[0], 12);
+      expect(got[1]).toBeCloseTo(want[1], 12);
+    }
   } finally {
     child.kill();
   }
