@@ -52,7 +52,9 @@ function rechecking(o: DriverOptions): boolean {
 /** Annotates, optionally simplifies the new defs, and (with `recheck`) checks a pass's output. */
 function settle(p: Program, o: DriverOptions, fresh: readonly string[] = []): Program {
   let q = annotateTypes(p);
-  if (o.simplify && fresh.length > 0) q = annotateTypes(simplifyProgram(q, fresh));
+  // The simplifier keeps its typed input's binder types (restoreLinearity types the copies it
+  // adds), so its output is annotated again only when it is also being re-checked.
+  if (o.simplify && fresh.length > 0) q = rechecking(o) ? annotateTypes(simplifyProgram(q, fresh)) : simplifyProgram(q, fresh);
   if (rechecking(o)) checkProgram(q, { linearB: linearBNames(q) });
   return q;
 }

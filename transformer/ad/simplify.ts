@@ -172,51 +172,52 @@ function uses(e: Expr, counts: Map<string, number>): void {
   }
 }
 
-const removed = { count: 0 };
-
-/** Removes bindings of pure expressions whose results are never used (a loop over the chain). */
+/**
+ * Removes bindings of pure expressions whose results are never used, in one backward pass: a
+ * let chain is walked from its result to its first statement, counting only the uses of the
+ * statements kept so far, so a binding used only by dead code is dead too (no repeated rounds).
+ * Names are unique within a def here (see rebindsAName), so counts by name are counts by binder.
+ */
 function dce(start: Expr, counts: Map<string, number>): Expr {
-  const kept: ((body: Expr) => Expr)[] = [];
+  const chain: Expr[] = [];
   let e = start;
-  for (;;) {
-    if (e.tag === 'let') {
-      const node = e;
-      const binders = [...node.nl, ...node.lin];
-      const dead = binders.length > 0 && binders.every((b) => (counts.get(b.name) ?? 0) === 0) && node.rhs.tag !== 'drop';
-      if (dead) removed.count++;
-      else {
-        const rhs = node.rhs.tag === 'let' || node.rhs.tag === 'unpack' || node.rhs.tag === 'drop' ? dceInner(node.rhs, counts) : node.rhs;
-        kept.push((body) => ({ ...node, rhs, body }));
-      }
-      e = node.body;
-    } else if (e.tag === 'unpack') {
-      const node = e;
-      if (!node.linear && node.names.every((b) => (counts.get(b.name) ?? 0) === 0)) removed.count++;
-      else kept.push((body) => ({ ...node, body }));
-      e = node.body;
-    } else break;
+  while (e.tag === 'let' || e.tag === 'unpack') {
+    chain.push(e);
+    e = e.body;
   }
+  uses(e, counts);
   let result: Expr = e;
-  for (let i = kept.length - 1; i >= 0; i--) result = kept[i](result);
+  const unused = (n: string) => (counts.get(n) ?? 0) === 0;
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const node = chain[i];
+    if (node.tag === 'let') {
+      const binders = [...node.nl, ...node.lin];
+      if (binders.length > 0 && binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop') continue;
+      const rhs = node.rhs.tag === 'let' || node.rhs.tag === 'unpack' ? dce(node.rhs, counts) : node.rhs.tag === 'drop' ? dropDce(node.rhs, counts) : countUses(node.rhs, counts);
+      result = { ...node, rhs, body: result };
+    } else if (node.tag === 'unpack') {
+      if (!node.linear && node.names.every((b) => unused(b.name))) continue;
+      counts.set(node.tuple, (counts.get(node.tuple) ?? 0) + 1);
+      result = { ...node, body: result };
+    }
+  }
   return result;
 }
 
-function dceInner(e: Expr, counts: Map<string, number>): Expr {
-  return e.tag === 'drop' ? { ...e, expr: dce(e.expr, counts) } : dce(e, counts);
+function dropDce(e: Extract<Expr, { tag: 'drop' }>, counts: Map<string, number>): Expr {
+  return { ...e, expr: dce(e.expr, counts) };
+}
+
+function countUses(e: Expr, counts: Map<string, number>): Expr {
+  uses(e, counts);
+  return e;
 }
 
 export function simplifyDef(d0: FnDef): FnDef {
   // Substitutions are keyed by name: a def that binds a name twice is renamed apart first.
   const d = rebindsAName(d0) ? hoistBlocks(d0) : d0;
   const env: Env = { subst: new Map(), zeros: new Map(), literals: new Map(), cse: new Map(), tuples: new Map() };
-  let body = forward(d.body, env);
-  for (let round = 0; round < 20; round++) {
-    const counts = new Map<string, number>();
-    uses(body, counts);
-    removed.count = 0;
-    body = dce(body, counts);
-    if (removed.count === 0) break;
-  }
+  const body = dce(forward(d.body, env), new Map());
   return restoreLinearity({ ...d, body });
 }
 
