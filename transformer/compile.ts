@@ -61,12 +61,12 @@ export class ModuleCompiler {
   compile(req: CompileRequest): CompiledTransform {
     const lowered = this.lower(req.target);
     const fn = lowered.fn;
-    // The module's other functions are not this derivative's business: every pass over the
-    // program would otherwise walk all of them again, per call site.
-    const program = closureOf(lowered.program, fn.name);
     const key = `${fn.name}|${req.transform}|${req.wrt.join(',')}`;
     const cached = this.wrappers.get(key);
     if (cached) return cached;
+    // The module's other functions are not this derivative's business: every pass over the
+    // program would otherwise walk all of them again, per call site.
+    const program = closureOf(lowered.program, fn.name);
     const scalarOut = fn.result.kind === 'number';
     if (['grad', 'valueAndGrad', 'hessian', 'hvp'].includes(req.transform) && !scalarOut) {
       fail(1004, req.callSite, `${req.transform} needs a function that returns a number; '${fn.name}' returns a ${fn.result.kind}`);

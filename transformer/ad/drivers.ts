@@ -179,7 +179,7 @@ export function valueAndGradOf(p: Program, fn: string, o: ValueAndGradOptions = 
 function seededReverse(
   p: Program,
   fn: string,
-  o: DriverOptions & { readonly vjp?: ValueAndGradOptions["vjp"] },
+  o: DriverOptions & { readonly vjp?: ValueAndGradOptions['vjp'] },
   shape: { name: string; withValue: boolean; wrt?: readonly number[] },
 ): { program: Program; def: string } {
   // The signature is the same before and after inlining: annotating is enough to read it.

@@ -12,7 +12,7 @@
 // (`EmitOnlyDtsFiles.BuilderSignature`); `.d.ts` files written to disk are unchanged.
 import type * as ts from 'typescript';
 import { hash } from './hash';
-import { customRuleOf, markerOf, resolveMarkedFunction, tsadExportName, useTypeScript } from '../frontend/markers';
+import { TRANSFORM_NAMES, customRuleOf, markerOf, resolveMarkedFunction, tsadExportName, useTypeScript } from '../frontend/markers';
 
 /** The builder's signature-only declaration emit (TypeScript's internal `EmitOnly.BuilderSignature`). */
 const BUILDER_SIGNATURE = 2;
@@ -36,8 +36,7 @@ export function trackDerivativeDependencies(tsApi: typeof ts, program: ts.Progra
   hooked.add(program);
   const p = program as PatchableProgram;
   const key: 'originalEmit' | 'emit' = typeof p.originalEmit === 'function' ? 'originalEmit' : 'emit';
-  const inner = p[key]!.bind(program) as Emit;
-  const run = inner as (...a: unknown[]) => ts.EmitResult;
+  const run = p[key]!.bind(program) as (...a: unknown[]) => ts.EmitResult;
   const options = program.getCompilerOptions();
   const isolated = !!(options.isolatedModules || options.verbatimModuleSyntax);
   const reEmitted = new Set<ts.SourceFile>();
@@ -60,7 +59,7 @@ export function trackDerivativeDependencies(tsApi: typeof ts, program: ts.Progra
       ...transformers,
       afterDeclarations: [...(transformers?.afterDeclarations ?? []), fingerprintTransformer(tsApi, program)],
     };
-    return (inner as (...a: unknown[]) => ts.EmitResult)(target, writeFile, token, emitOnlyDts, withFingerprint, ...rest);
+    return run(target, writeFile, token, emitOnlyDts, withFingerprint, ...rest);
   };
   p[key] = emit;
 }
@@ -122,8 +121,6 @@ function dependentsOf(tsApi: typeof ts, program: ts.Program, file: ts.SourceFile
   }
   return map.get(file.fileName) ?? [];
 }
-
-const TRANSFORM_NAMES: ReadonlySet<string> = new Set(['grad', 'valueAndGrad', 'jvp', 'vjp', 'linearize', 'jacobian', 'jacfwd', 'jacrev', 'hessian', 'hvp']);
 
 function rootsOf(tsApi: typeof ts, checker: ts.TypeChecker, sf: ts.SourceFile): ts.Node[] {
   useTypeScript(tsApi);

@@ -6,7 +6,7 @@
 import { createTransformer, sourceTreeStamp } from './jestCache';
 
 export { name, factory } from './jestAdapter';
-export { createTransformer } from './jestCache';
+export { createTransformer };
 
 /** Read by ts-jest once per process into every cache key of the adapter form. */
 export declare const version: string;
