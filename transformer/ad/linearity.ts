@@ -9,7 +9,7 @@
 import { NameSupply, namesIn } from '../ir/build';
 import { Binder, Expr, FnDef, InternalError, drop, dup, letE, nvar, lvar } from '../ir/syntax';
 import { ScopeStack } from '../ir/scopeStack';
-import { renameOperands } from '../ir/operands';
+import { forEachOperand, renameOperands } from '../ir/operands';
 
 interface Slot {
   readonly name: string;
@@ -54,29 +54,8 @@ function countUses(e: Expr, scopes: Scopes, slots: Map<Binder | string, Slot>, f
     }
     break;
   }
-  switch (e.tag) {
-    case 'ret':
-    case 'call':
-    case 'lprim':
-      e.nl.forEach(use);
-      e.lin.forEach(use);
-      break;
-    case 'var':
-    case 'dup':
-      use(e.name);
-      break;
-    case 'tuple':
-      e.elems.forEach(use);
-      break;
-    case 'prim':
-      e.args.forEach(use);
-      break;
-    case 'drop':
-      countUses(e.expr, scopes, slots, fresh);
-      break;
-    default:
-      break;
-  }
+  if (e.tag === 'drop') countUses(e.expr, scopes, slots, fresh);
+  else forEachOperand(e, use);
   scopes.popMany(pushed);
 }
 

@@ -6,7 +6,7 @@ import { Expr, FnDef, Program, Type, letE, zero as zeroE } from '../ir/syntax';
 import { PRIMS } from '../prims/registry';
 import { restoreLinearity } from './linearity';
 import type { Scalar } from '../prims/types';
-import { renameOperands } from '../ir/operands';
+import { forEachOperand, renameOperands } from '../ir/operands';
 import { hoistBlocks, rebindsAName } from './hoist';
 
 interface Env {
@@ -147,29 +147,8 @@ function uses(e: Expr, counts: Map<string, number>): void {
       e = e.body;
     } else break;
   }
-  switch (e.tag) {
-    case 'ret':
-    case 'call':
-    case 'lprim':
-      e.nl.forEach(u);
-      e.lin.forEach(u);
-      return;
-    case 'var':
-    case 'dup':
-      u(e.name);
-      return;
-    case 'tuple':
-      e.elems.forEach(u);
-      return;
-    case 'prim':
-      e.args.forEach(u);
-      return;
-    case 'drop':
-      uses(e.expr, counts);
-      return;
-    default:
-      return;
-  }
+  if (e.tag === 'drop') uses(e.expr, counts);
+  else forEachOperand(e, u);
 }
 
 /**

@@ -1,5 +1,6 @@
 // Emitting A-normal-form code one binding at a time. Passes and primitive rules describe what to
 // compute with a Builder; `finish` nests the recorded bindings around a final expression.
+import { forEachOperand } from './operands';
 import {
   Binder,
   Expr,
@@ -73,28 +74,11 @@ export function namesIn(start: Expr, out: Set<string> = new Set()): Set<string> 
         add(e.tuple);
         stack.push(e.body);
         break;
-      case 'ret':
-      case 'call':
-      case 'lprim':
-        e.nl.forEach(add);
-        e.lin.forEach(add);
-        break;
-      case 'var':
-      case 'dup':
-        add(e.name);
-        break;
-      case 'tuple':
-        e.elems.forEach(add);
-        break;
-      case 'prim':
-        e.args.forEach(add);
-        break;
       case 'drop':
         stack.push(e.expr);
         break;
-      case 'lit':
-      case 'zero':
-        break;
+      default:
+        forEachOperand(e, add);
     }
   }
   return out;
