@@ -1,18 +1,18 @@
 // Emitting A-normal-form code one binding at a time. Passes and primitive rules describe what to
-// compute with a Builder; `finish` nests the recorded bindings around a final expression.
-import { forEachOperand } from './operands';
+// compute with a Builder; `finish` closes the recorded statements into a block with a result.
+import { namesIn } from './traverse';
 import {
   Binder,
+  Block,
   Expr,
+  Stmt,
   Type,
   binder,
   drop as dropE,
   dup as dupE,
-  letE,
   lit as litE,
   lprim as lprimE,
   prim as primE,
-  unpack as unpackE,
   zero as zeroE,
   REAL,
   literalType,
@@ -56,37 +56,7 @@ export class NameSupply {
   }
 }
 
-/** Collects every name bound or referenced in a function so a NameSupply never collides. */
-export function namesIn(start: Expr, out: Set<string> = new Set()): Set<string> {
-  // An explicit stack: bodies can be thousands of statements long or blocks deep.
-  const stack: Expr[] = [start];
-  const add = (n: string) => out.add(n);
-  while (stack.length > 0) {
-    const e = stack.pop()!;
-    switch (e.tag) {
-      case 'let':
-        e.nl.forEach((b) => add(b.name));
-        e.lin.forEach((b) => add(b.name));
-        stack.push(e.body, e.rhs);
-        break;
-      case 'unpack':
-        e.names.forEach((b) => add(b.name));
-        add(e.tuple);
-        stack.push(e.body);
-        break;
-      case 'drop':
-        stack.push(e.expr);
-        break;
-      default:
-        forEachOperand(e, add);
-    }
-  }
-  return out;
-}
-
-type Stmt =
-  | { tag: 'let'; nl: Binder[]; lin: Binder[]; rhs: Expr }
-  | { tag: 'unpack'; linear: boolean; names: Binder[]; tuple: string };
+export { namesIn };
 
 export class Builder {
   private readonly stmts: Stmt[] = [];
@@ -156,14 +126,14 @@ export class Builder {
     return this.stmts.length === 0;
   }
 
-  /** Wraps the recorded bindings around `body`; the builder can be reused afterwards. */
-  finish(body: Expr): Expr {
-    let e = body;
-    for (let i = this.stmts.length - 1; i >= 0; i--) {
-      const s = this.stmts[i];
-      e = s.tag === 'let' ? letE(s.nl, s.lin, s.rhs, e) : unpackE(s.linear, s.names, s.tuple, e);
-    }
-    this.stmts.length = 0;
-    return e;
+  /** Appends a statement built elsewhere. */
+  stmt(s: Stmt): void {
+    this.stmts.push(s);
+  }
+
+  /** The recorded statements with `result` as a block; the builder starts empty again. */
+  finish(result: Expr): Block {
+    const stmts = this.stmts.splice(0, this.stmts.length);
+    return { stmts, result };
   }
 }

@@ -5,10 +5,14 @@
 // so passes never need to re-infer sorts. The only construct that mixes sorts is the multi-value
 // return `(v̄ ; v̇̄)` and the multi-value let that binds it.
 //
+// A function body is a block: a list of statements and a result expression (Dex's `Block`, a
+// jaxpr's equations). Only `block` and `construct` expressions hold bodies, and only
+// ir/traverse.ts knows which fields hold variables and which hold bodies.
+//
 // Extension points (see docs/linear-a.md): new value types go into `Type`; new scalar or array
 // operations go into the primitive registry (transformer/prims) as `prim` (non-linear) or `lprim`
-// (linear) nodes, never as new Expr tags; higher-order constructs (map, scan, cond, loops) will be
-// new Expr tags carrying sub-functions, each with its own unzip/transpose rule in prims/control.
+// (linear) nodes; higher-order constructs (cond, loops, map, scan) are `construct` nodes whose
+// rules live in the construct registry (transformer/constructs), never new Expr tags.
 
 import { structureId } from './typeIds';
 
@@ -33,25 +37,33 @@ export interface Binder {
   type?: Type;
 }
 
+/**
+ * A statement of a block. `let (v̄ ; v̇̄) = rhs` binds the results of `rhs`; `let <w̄> = v` unpacks a
+ * tuple of one sort (a linear unpack consumes `v`). Bindings scope over the rest of the block.
+ */
+export type Stmt =
+  | { readonly tag: 'let'; readonly nl: readonly Binder[]; readonly lin: readonly Binder[]; readonly rhs: Expr }
+  | { readonly tag: 'unpack'; readonly linear: boolean; readonly names: readonly Binder[]; readonly tuple: string };
+
+/** A block: statements in order, then the expression whose results are the block's. */
+export interface Block {
+  readonly stmts: readonly Stmt[];
+  readonly result: Expr;
+}
+
+/**
+ * A body a construct carries: parameters of both sorts and a block. A nested block has none; a
+ * loop or map body binds its iteration variables here.
+ */
+export interface Lambda {
+  readonly nlParams: readonly Binder[];
+  readonly linParams: readonly Binder[];
+  readonly body: Block;
+}
+
 export type Expr =
   /** `(v̄ ; v̇̄)` multi-value return: (n, m). */
   | { readonly tag: 'ret'; readonly nl: readonly string[]; readonly lin: readonly string[] }
-  /** `let (v̄ ; v̇̄) = rhs in body`. */
-  | {
-      readonly tag: 'let';
-      readonly nl: readonly Binder[];
-      readonly lin: readonly Binder[];
-      readonly rhs: Expr;
-      readonly body: Expr;
-    }
-  /** `let <w̄> = v in body`: unpack a tuple of one sort; a linear unpack consumes `v`. */
-  | {
-      readonly tag: 'unpack';
-      readonly linear: boolean;
-      readonly names: readonly Binder[];
-      readonly tuple: string;
-      readonly body: Expr;
-    }
   /** `f(v̄ ; v̇̄)`: call of an earlier definition. */
   | { readonly tag: 'call'; readonly fn: string; readonly nl: readonly string[]; readonly lin: readonly string[] }
   /** A variable as an expression: (1,0) when non-linear, (0,1) when linear. */
@@ -69,7 +81,21 @@ export type Expr =
   /** `dup(v̇)`: explicit fan-out of a linear value. (0,2). */
   | { readonly tag: 'dup'; readonly name: string }
   /** `drop(e)`: discard every result of `e`. (0,0). */
-  | { readonly tag: 'drop'; readonly expr: Expr };
+  | { readonly tag: 'drop'; readonly expr: Expr }
+  /** `{ s̄; e }`: a nested block; its bindings end with it. */
+  | { readonly tag: 'block'; readonly block: Block }
+  /**
+   * A higher-order construct `op[λ̄](v̄ ; v̇̄)` (conditionals, loops, maps, scans): operands of
+   * both sorts and the bodies it runs. Its rules live in the construct registry
+   * (transformer/constructs), never in the passes.
+   */
+  | {
+      readonly tag: 'construct';
+      readonly op: string;
+      readonly nl: readonly string[];
+      readonly lin: readonly string[];
+      readonly bodies: readonly Lambda[];
+    };
 
 export type ExprTag = Expr['tag'];
 export type ExprOf<T extends ExprTag> = Extract<Expr, { tag: T }>;
@@ -80,8 +106,22 @@ export interface FnDef {
   readonly linParams: readonly Binder[];
   readonly nlResults: readonly Type[];
   readonly linResults: readonly Type[];
-  readonly body: Expr;
+  readonly body: Block;
+  /** What the definition is, when a pass derived it from another (names are for display only). */
+  readonly role?: Role;
 }
+
+/**
+ * The role of a derived definition: which transformation of which source function it is. Passes
+ * and drivers read roles, never name suffixes (generated names come from ad/names.ts).
+ */
+export interface Role {
+  readonly kind: RoleKind;
+  /** The definition it was derived from. */
+  readonly of: string;
+}
+
+export type RoleKind = 'jvp' | 'fwd' | 'lin' | 'bwd' | 'transpose' | 'grad' | 'vg' | 'hvp' | 'erased' | 'custom';
 
 /** Definitions in order; a function is in scope only after its own definition (no recursion). */
 export interface Program {
@@ -91,19 +131,26 @@ export interface Program {
 // ---- constructors (keep pass code short and uniform) ----
 
 export const ret = (nl: readonly string[], lin: readonly string[] = []): Expr => ({ tag: 'ret', nl, lin });
-export const letE = (nl: readonly Binder[], lin: readonly Binder[], rhs: Expr, body: Expr): Expr => ({
-  tag: 'let',
-  nl,
-  lin,
-  rhs,
-  body,
-});
-export const unpack = (linear: boolean, names: readonly Binder[], tuple: string, body: Expr): Expr => ({
+export const letS = (nl: readonly Binder[], lin: readonly Binder[], rhs: Expr): Stmt => ({ tag: 'let', nl, lin, rhs });
+export const unpackS = (linear: boolean, names: readonly Binder[], tuple: string): Stmt => ({
   tag: 'unpack',
   linear,
   names,
   tuple,
+});
+export const block = (stmts: readonly Stmt[], result: Expr): Block => ({ stmts, result });
+export const blockE = (b: Block): Expr => ({ tag: 'block', block: b });
+export const lambda = (nlParams: readonly Binder[], linParams: readonly Binder[], body: Block): Lambda => ({
+  nlParams,
+  linParams,
   body,
+});
+export const construct = (op: string, nl: readonly string[], lin: readonly string[], bodies: readonly Lambda[]): Expr => ({
+  tag: 'construct',
+  op,
+  nl,
+  lin,
+  bodies,
 });
 export const call = (fn: string, nl: readonly string[], lin: readonly string[] = []): Expr => ({ tag: 'call', fn, nl, lin });
 export const nvar = (name: string): Expr => ({ tag: 'var', linear: false, name });
