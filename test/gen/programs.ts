@@ -3,7 +3,8 @@
 // `restoreLinearity` adds the dups and drops that make it well-typed — the same mechanism the
 // passes use, which the checker then verifies independently.
 import fc from 'fast-check';
-import { Binder, Expr, FnDef, Program, REAL, Type, binder, call, letE, lprim, prim, ret, tuple, tupleType, unpack, zero, lit } from '../../transformer/ir/syntax';
+import { Binder, Block, Expr, FnDef, Program, REAL, Stmt, Type, binder, block, call, letS, lprim, prim, ret, tuple, tupleType, unpackS, zero, lit } from '../../transformer/ir/syntax';
+import { visitBlock } from '../../transformer/ir/traverse';
 import { restoreLinearity } from '../../transformer/ad/linearity';
 import { annotateTypes } from '../../transformer/ir/check';
 import type { Value } from '../../transformer/ir/interp';
@@ -20,17 +21,6 @@ class Choices {
   get exhausted(): boolean {
     return this.i >= this.xs.length;
   }
-}
-
-type Stmt = { kind: 'let'; nl: Binder[]; lin: Binder[]; rhs: Expr } | { kind: 'unpack'; linear: boolean; names: Binder[]; tuple: string };
-
-function assemble(stmts: Stmt[], final: Expr): Expr {
-  let e = final;
-  for (let i = stmts.length - 1; i >= 0; i--) {
-    const s = stmts[i];
-    e = s.kind === 'let' ? letE(s.nl, s.lin, s.rhs, e) : unpack(s.linear, s.names, s.tuple, e);
-  }
-  return e;
 }
 
 const UNARY = ['sin', 'cos', 'tanh', 'neg', 'atan'];
@@ -64,25 +54,25 @@ export function nonLinearProgram(xs: readonly number[], maxDefs = 3, maxStmts = 
         // Sometimes the result rebinds a name in scope (`let v = sin(v)`): the old value is
         // shadowed from here on, which every pass must respect.
         const n = c.pick(3) === 0 ? arg : name();
-        stmts.push({ kind: 'let', nl: [binder(n)], lin: [], rhs: prim(UNARY[c.pick(UNARY.length)], [arg]) });
+        stmts.push(letS([binder(n)], [], prim(UNARY[c.pick(UNARY.length)], [arg])));
         if (n === arg) reals.splice(reals.indexOf(n), 1);
         reals.push(n);
       } else if (choice < 7 && reals.length > 0) {
         const n = name();
-        stmts.push({ kind: 'let', nl: [binder(n)], lin: [], rhs: prim(BINARY[c.pick(BINARY.length)], [r(), r()]) });
+        stmts.push(letS([binder(n)], [], prim(BINARY[c.pick(BINARY.length)], [r(), r()])));
         reals.push(n);
       } else if (choice === 7) {
         const n = name();
-        stmts.push({ kind: 'let', nl: [binder(n)], lin: [], rhs: lit([0.5, 2, -1.5, 3][c.pick(4)]) });
+        stmts.push(letS([binder(n)], [], lit([0.5, 2, -1.5, 3][c.pick(4)])));
         reals.push(n);
       } else if (choice === 8 && reals.length > 0) {
         const n = name();
-        stmts.push({ kind: 'let', nl: [binder(n)], lin: [], rhs: tuple(false, [r(), r()]) });
+        stmts.push(letS([binder(n)], [], tuple(false, [r(), r()])));
         pairs.push(n);
       } else if (choice === 9 && pairs.length > 0) {
         const a = name();
         const b = name();
-        stmts.push({ kind: 'unpack', linear: false, names: [binder(a), binder(b)], tuple: pairs[c.pick(pairs.length)] });
+        stmts.push(unpackS(false, [binder(a), binder(b)], pairs[c.pick(pairs.length)]));
         reals.push(a, b);
       } else if (defs.length > 0) {
         const callee = defs[c.pick(defs.length)];
@@ -96,20 +86,20 @@ export function nonLinearProgram(xs: readonly number[], maxDefs = 3, maxStmts = 
             (t.tag === 'real' ? reals : pairs).push(n);
             return binder(n);
           });
-          stmts.push({ kind: 'let', nl: outs, lin: [], rhs: call(callee.name, args) });
+          stmts.push(letS(outs, [], call(callee.name, args)));
         }
       }
     }
     // Results: the last real (always), sometimes a pair too (not for the def under test).
     if (reals.length === 0) {
       const n = name();
-      stmts.push({ kind: 'unpack', linear: false, names: [binder(n), binder(name())], tuple: pairs[0] });
+      stmts.push(unpackS(false, [binder(n), binder(name())], pairs[0]));
       reals.push(n);
     }
     const last = k === ndefs - 1;
     const withPair = !last && pairs.length > 0 && c.pick(2) === 0;
     const results = withPair ? [reals[reals.length - 1], pairs[pairs.length - 1]] : [reals[reals.length - 1]];
-    const body = assemble(stmts, ret(results));
+    const body = block(stmts, ret(results));
     const d: FnDef = {
       name: `g${k}`,
       nlParams: params,
@@ -153,20 +143,20 @@ export function linearProgram(xs: readonly number[], maxDefs = 3, maxStmts = 10)
     for (let s = 0; s < nstmts; s++) {
       const choice = c.pick(9);
       const n = name('t');
-      if (choice === 0 && reals.length) stmts.push({ kind: 'let', nl: [], lin: [binder(n)], rhs: lprim('scale', [coeffs[c.pick(coeffs.length)]], [r()]) }), reals.push(n);
-      else if (choice === 1 && reals.length) stmts.push({ kind: 'let', nl: [], lin: [binder(n)], rhs: lprim('ladd', [], [r(), r()]) }), reals.push(n);
-      else if (choice === 2 && reals.length) stmts.push({ kind: 'let', nl: [], lin: [binder(n)], rhs: lprim('lneg', [], [r()]) }), reals.push(n);
-      else if (choice === 3 && reals.length) stmts.push({ kind: 'let', nl: [], lin: [binder(n)], rhs: lprim('lneg', [], [r()]) }), reals.push(n);
-      else if (choice === 4) stmts.push({ kind: 'let', nl: [], lin: [binder(n)], rhs: zero(REAL) }), reals.push(n);
-      else if (choice === 5 && reals.length) stmts.push({ kind: 'let', nl: [], lin: [binder(n)], rhs: tuple(true, [r(), r()]) }), pairs.push(n);
+      if (choice === 0 && reals.length) stmts.push(letS([], [binder(n)], lprim('scale', [coeffs[c.pick(coeffs.length)]], [r()]))), reals.push(n);
+      else if (choice === 1 && reals.length) stmts.push(letS([], [binder(n)], lprim('ladd', [], [r(), r()]))), reals.push(n);
+      else if (choice === 2 && reals.length) stmts.push(letS([], [binder(n)], lprim('lneg', [], [r()]))), reals.push(n);
+      else if (choice === 3 && reals.length) stmts.push(letS([], [binder(n)], lprim('lneg', [], [r()]))), reals.push(n);
+      else if (choice === 4) stmts.push(letS([], [binder(n)], zero(REAL))), reals.push(n);
+      else if (choice === 5 && reals.length) stmts.push(letS([], [binder(n)], tuple(true, [r(), r()]))), pairs.push(n);
       else if (choice === 6 && pairs.length) {
         const a = name('a');
         const b = name('b');
-        stmts.push({ kind: 'unpack', linear: true, names: [binder(a), binder(b)], tuple: pairs[c.pick(pairs.length)] });
+        stmts.push(unpackS(true, [binder(a), binder(b)], pairs[c.pick(pairs.length)]));
         reals.push(a, b);
       } else if (choice === 7 && coeffs.length) {
         // A non-linear computation inside linear code (allowed in Linear B).
-        stmts.push({ kind: 'let', nl: [binder(n)], lin: [], rhs: prim('sin', [coeffs[c.pick(coeffs.length)]]) });
+        stmts.push(letS([binder(n)], [], prim('sin', [coeffs[c.pick(coeffs.length)]])));
         coeffs.push(n);
       } else if (choice === 8 && defs.length) {
         const callee = defs[c.pick(defs.length)];
@@ -174,14 +164,14 @@ export function linearProgram(xs: readonly number[], maxDefs = 3, maxStmts = 10)
         const lin = callee.linParams.map((p) => (p.type!.tag === 'real' ? (reals.length ? r() : null) : pairs.length ? pairs[c.pick(pairs.length)] : null));
         if (lin.every((x): x is string => x !== null)) {
           const outs = callee.linResults.map(() => binder(name('o')));
-          stmts.push({ kind: 'let', nl: [], lin: outs, rhs: call(callee.name, nl, lin) });
+          stmts.push(letS([], outs, call(callee.name, nl, lin)));
           reals.push(...outs.map((o) => o.name));
         }
       }
     }
     if (reals.length === 0) {
       const n = name('z');
-      stmts.push({ kind: 'let', nl: [], lin: [binder(n)], rhs: zero(REAL) });
+      stmts.push(letS([], [binder(n)], zero(REAL)));
       reals.push(n);
     }
     const nres = 1 + c.pick(2);
@@ -194,7 +184,7 @@ export function linearProgram(xs: readonly number[], maxDefs = 3, maxStmts = 10)
       linParams,
       nlResults: [],
       linResults: results.map(() => REAL),
-      body: assemble(stmts, ret([], results)),
+      body: block(stmts, ret([], results)),
     };
     defs.push(restoreLinearity(d));
   }
@@ -229,17 +219,31 @@ export function unflat(types: readonly Type[], xs: readonly number[]): Value[] {
   return types.map(take);
 }
 
-export function size(e: Expr): number {
+/** Size of a block: binders, operands and one per statement and expression node. */
+export function size(b: Block): number {
+  let n = 0;
+  visitBlock(b, {
+    stmt: (s) => {
+      n += s.tag === 'let' ? 1 + s.nl.length + s.lin.length : 2 + s.names.length;
+    },
+    expr: (e) => {
+      n += exprSize(e);
+    },
+  });
+  return n;
+}
+
+/** An expression's own size; the visitor adds what a drop or a body holds. */
+function exprSize(e: Expr): number {
   switch (e.tag) {
-    case 'let':
-      return 1 + e.nl.length + e.lin.length + size(e.rhs) + size(e.body);
-    case 'unpack':
-      return 2 + e.names.length + size(e.body);
     case 'drop':
-      return 1 + size(e.expr);
+      return 1;
+    case 'block':
+      return 0;
     case 'ret':
     case 'call':
     case 'lprim':
+    case 'construct':
       return 1 + e.nl.length + e.lin.length;
     case 'prim':
       return 1 + e.args.length;

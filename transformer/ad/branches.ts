@@ -9,16 +9,16 @@
 // primitives producing them to their `strongZero` variant, for which 0·∞ = 0. Transposition
 // keeps the variant, so the backward pass of an untaken branch contributes exactly nothing.
 // Everything else is unchanged; on finite values the variant equals the original.
-import { Expr, FnDef } from '../ir/syntax';
+import { Block, FnDef, Stmt } from '../ir/syntax';
 import { LIN_PRIMS } from '../prims/registry';
 
-/** Linear values, along the def's main chain, whose single use ends in a branch alternative. */
-function branchOnly(body: Expr): Set<string> {
-  const chain: Extract<Expr, { tag: 'let' }>[] = [];
-  for (let e = body; e.tag === 'let' || e.tag === 'unpack'; e = e.body) if (e.tag === 'let') chain.push(e);
+/** Linear values, among the def body's statements, whose single use ends in a branch alternative. */
+function branchOnly(body: Block): Set<string> {
   const only = new Set<string>();
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const { rhs, lin } = chain[i];
+  for (let i = body.stmts.length - 1; i >= 0; i--) {
+    const s = body.stmts[i];
+    if (s.tag !== 'let') continue;
+    const { rhs, lin } = s;
     if (rhs.tag === 'lprim') {
       const rec = LIN_PRIMS[rhs.op];
       if (rec.branches || (lin.length === 1 && only.has(lin[0].name))) rhs.lin.forEach((a) => only.add(a));
@@ -30,18 +30,12 @@ function branchOnly(body: Expr): Set<string> {
 export function strongZeroBranches(d: FnDef): FnDef {
   const only = branchOnly(d.body);
   if (only.size === 0) return d;
-  const rewrite = (e: Expr): Expr => {
-    const out: Extract<Expr, { tag: 'let' | 'unpack' }>[] = [];
-    let cur = e;
-    for (; cur.tag === 'let' || cur.tag === 'unpack'; cur = cur.body) {
-      if (cur.tag === 'let' && cur.rhs.tag === 'lprim' && cur.lin.length === 1 && only.has(cur.lin[0].name)) {
-        const variant = LIN_PRIMS[cur.rhs.op].strongZero;
-        out.push(variant ? { ...cur, rhs: { ...cur.rhs, op: variant } } : cur);
-      } else out.push(cur);
+  const stmts = d.body.stmts.map((s): Stmt => {
+    if (s.tag === 'let' && s.rhs.tag === 'lprim' && s.lin.length === 1 && only.has(s.lin[0].name)) {
+      const variant = LIN_PRIMS[s.rhs.op].strongZero;
+      return variant ? { ...s, rhs: { ...s.rhs, op: variant } } : s;
     }
-    let result: Expr = cur;
-    for (let i = out.length - 1; i >= 0; i--) result = { ...out[i], body: result } as Expr;
-    return result;
-  };
-  return { ...d, body: rewrite(d.body) };
+    return s;
+  });
+  return { ...d, body: { ...d.body, stmts } };
 }

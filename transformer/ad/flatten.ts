@@ -5,17 +5,12 @@
 // numbers: in JavaScript that saves an array allocation per structured argument and result.
 // Leaves take the names the body already gives them (`p_amplitude` from `let <p_amplitude, ...> = p`).
 import { NameSupply, namesIn } from '../ir/build';
-import { Binder, Expr, FnDef, InternalError, Type, binder, letE, ret, tuple, unpack } from '../ir/syntax';
+import { Binder, Block, Expr, FnDef, InternalError, Stmt, Type, binder, block, blockE, letS, ret, tuple, unpackS } from '../ir/syntax';
 
-/** The names the body's first unpack of `v` (on the main chain) gives its elements, if any. */
-function unpackNames(body: Expr, v: string): readonly string[] | undefined {
-  for (let e = body; ; ) {
-    if (e.tag === 'unpack') {
-      if (e.tuple === v) return e.names.map((b) => b.name);
-      e = e.body;
-    } else if (e.tag === 'let') e = e.body;
-    else return undefined;
-  }
+/** The names the body's first unpack of `v` (among its own statements) gives its elements, if any. */
+function unpackNames(body: Block, v: string): readonly string[] | undefined {
+  for (const s of body.stmts) if (s.tag === 'unpack' && s.tuple === v) return s.names.map((b) => b.name);
+  return undefined;
 }
 
 /** Number of scalar leaves of a type. */
@@ -58,14 +53,16 @@ export function flattenSignature(d: FnDef, params: readonly number[] = d.nlParam
     return parts.flatMap((p) => resultLeaves(p.name, p.type!));
   };
 
-  // The body's own results come out through one let, then are unpacked and returned as leaves.
+  // The body's own results come out through one let (of a nested block, unless the body is a
+  // single expression), then are unpacked and returned as leaves.
   const outs = d.nlResults.map((t, i) => binder(names.fresh(`result_${i}`), t));
   const flatResults = outs.flatMap((o) => resultLeaves(o.name, o.type!));
-  let tail: Expr = ret(flatResults);
-  for (let i = unpacks.length - 1; i >= 0; i--) tail = unpack(false, unpacks[i].names, unpacks[i].from, tail);
-  let body: Expr = letE(outs, [], d.body, tail);
+  const inner = d.body.stmts.length === 0 ? d.body.result : blockE(d.body);
   // Inner tuples were recorded before outer ones, so build them in that order.
-  for (let i = rebuild.length - 1; i >= 0; i--) body = letE([binder(rebuild[i].name)], [], rebuild[i].value, body);
+  const stmts: Stmt[] = rebuild.map((r) => letS([binder(r.name)], [], r.value));
+  stmts.push(letS(outs, [], inner));
+  for (const u of unpacks) stmts.push(unpackS(false, u.names, u.from));
+  const body = block(stmts, ret(flatResults));
   return {
     ...d,
     nlParams: flatParams,

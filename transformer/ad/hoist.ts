@@ -1,5 +1,5 @@
 // Block hoisting with renaming apart, the normal form J works on: nested blocks (`let a = { … }`,
-// `drop({ … })`) become statements of the enclosing chain, and every binder gets a name no other
+// `drop({ … })`) become statements of the enclosing block, and every binder gets a name no other
 // binder of the def has. J keeps one tangent per name, so a rebinding (`let x = sin(x)`) or a
 // name reused in a sibling block would otherwise read the wrong tangent or partial; and a flat
 // body keeps every later pass free of recursion per nesting level.
@@ -7,23 +7,26 @@
 // Hoisting preserves results and work: a block costs the sum of its statements, and
 // `drop({ s̄; e })` costs W(s̄) + W(e) + |results of e|, which is what `s̄; drop(e)` costs.
 import { NameSupply, namesIn } from '../ir/build';
-import { Binder, Expr, FnDef } from '../ir/syntax';
+import { Binder, Block, Expr, FnDef, Stmt, block, letS, ret, unpackS } from '../ir/syntax';
 import { ScopeStack } from '../ir/scopeStack';
-import { renameOperands } from '../ir/operands';
-
-type Stmt =
-  | { readonly tag: 'let'; readonly nl: readonly Binder[]; readonly lin: readonly Binder[]; readonly rhs: Expr }
-  | { readonly tag: 'unpack'; readonly linear: boolean; readonly names: readonly Binder[]; readonly tuple: string };
+import { renameOperands, visitDef } from '../ir/traverse';
+import { constructRule } from '../constructs/registry';
 
 interface Scoped {
   readonly name: string;
   readonly actual: string;
 }
 
-/** A nested block being hoisted, and the let of its parent that receives its value. */
-interface Open {
-  readonly node: Extract<Expr, { tag: 'let' }> | null;
+/**
+ * A block being hoisted: the next statement to move, and where its value goes when it ends (the
+ * let of its parent that receives it, or, for a block in result position, the parent's result).
+ */
+interface Frame {
+  readonly block: Block;
+  i: number;
+  readonly node: Extract<Stmt, { tag: 'let' }> | null;
   readonly drops: number;
+  /** Scope size when the block opened: its bindings end with it. */
   readonly depth: number;
 }
 
@@ -36,8 +39,7 @@ function stripDrops(e: Expr): { drops: number; inner: Expr } {
   return { drops, inner: e };
 }
 
-const isBlock = (e: Expr) => e.tag === 'let' || e.tag === 'unpack';
-
+/** Nesting is unbounded (blocks 20 000 deep), so open blocks live on an explicit stack. */
 export function hoistBlocks(d: FnDef): FnDef {
   const supply = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
   const bound = new Set<string>();
@@ -53,6 +55,7 @@ export function hoistBlocks(d: FnDef): FnDef {
   };
   const r = (n: string) => scope.find(n)?.actual ?? n;
   const leaf = (e: Expr, drops: number): Expr => {
+    if (e.tag === 'construct') constructRule(e, 'hoist');
     let out = renameOperands(e, r);
     for (let i = 0; i < drops; i++) out = { tag: 'drop', expr: out };
     return out;
@@ -61,59 +64,54 @@ export function hoistBlocks(d: FnDef): FnDef {
   const linParams = d.linParams.map(bind);
 
   const out: Stmt[] = [];
-  const open: Open[] = [];
-  let e: Expr = d.body;
+  const stack: Frame[] = [{ block: d.body, i: 0, node: null, drops: 0, depth: scope.size }];
   for (;;) {
-    if (e.tag === 'unpack') {
-      const tuple = r(e.tuple);
-      out.push({ tag: 'unpack', linear: e.linear, names: e.names.map(bind), tuple });
-      e = e.body;
-      continue;
-    }
-    if (e.tag === 'let') {
-      const { drops, inner } = stripDrops(e.rhs);
-      if (isBlock(inner)) {
+    const top = stack[stack.length - 1];
+    const { stmts, result } = top.block;
+    if (top.i < stmts.length) {
+      const s = stmts[top.i++];
+      if (s.tag === 'unpack') {
+        const tuple = r(s.tuple);
+        out.push(unpackS(s.linear, s.names.map(bind), tuple));
+        continue;
+      }
+      const { drops, inner } = stripDrops(s.rhs);
+      if (inner.tag === 'block') {
         changed = true;
-        open.push({ node: e, drops, depth: scope.size });
-        e = inner;
+        stack.push({ block: inner.block, i: 0, node: s, drops, depth: scope.size });
         continue;
       }
       const rhs = leaf(inner, drops);
-      out.push({ tag: 'let', nl: e.nl.map(bind), lin: e.lin.map(bind), rhs });
-      e = e.body;
+      out.push(letS(s.nl.map(bind), s.lin.map(bind), rhs));
       continue;
     }
-    // A final expression: `drop({ … })` hoists like a statement, then returns nothing.
-    const { drops, inner } = stripDrops(e);
-    if (isBlock(inner)) {
+    // The result: `drop({ … })` hoists like a statement, then returns nothing.
+    const { drops, inner } = stripDrops(result);
+    if (inner.tag === 'block') {
       changed = true;
-      open.push({ node: null, drops, depth: scope.size });
-      e = inner;
+      stack.push({ block: inner.block, i: 0, node: null, drops, depth: scope.size });
       continue;
     }
     let value = leaf(inner, drops);
     // The block ends: its value goes to the let that was waiting for it.
     for (;;) {
-      const k = open.pop();
-      if (k === undefined) {
+      const k = stack.pop()!;
+      if (stack.length === 0) {
         if (!changed) return d;
-        let body = value;
-        for (let i = out.length - 1; i >= 0; i--) {
-          const s = out[i];
-          body = s.tag === 'let' ? { tag: 'let', nl: s.nl, lin: s.lin, rhs: s.rhs, body } : { tag: 'unpack', linear: s.linear, names: s.names, tuple: s.tuple, body };
-        }
-        return { ...d, nlParams, linParams, body };
+        return { ...d, nlParams, linParams, body: block(out, value) };
       }
       while (scope.size > k.depth) scope.pop();
       for (let i = 0; i < k.drops; i++) value = { tag: 'drop', expr: value };
       if (k.node === null) {
-        // A final `drop({ … })` (k.drops ≥ 1): the drop becomes a statement, the block returns ().
-        out.push({ tag: 'let', nl: [], lin: [], rhs: value });
-        value = { tag: 'ret', nl: [], lin: [] };
+        // A block in result position ends its parent too; under `drop` (k.drops ≥ 1) the drop
+        // becomes a statement and the parent returns ().
+        if (k.drops > 0) {
+          out.push(letS([], [], value));
+          value = ret([], []);
+        }
         continue;
       }
-      out.push({ tag: 'let', nl: k.node.nl.map(bind), lin: k.node.lin.map(bind), rhs: value });
-      e = k.node.body;
+      out.push(letS(k.node.nl.map(bind), k.node.lin.map(bind), value));
       break;
     }
   }
@@ -122,22 +120,12 @@ export function hoistBlocks(d: FnDef): FnDef {
 /** Does any binder of the def reuse a name bound before it (parameters included)? */
 export function rebindsAName(d: FnDef): boolean {
   const seen = new Set<string>();
-  const fresh = (b: Binder) => {
-    if (seen.has(b.name)) return false;
-    seen.add(b.name);
-    return true;
-  };
-  if (![...d.nlParams, ...d.linParams].every(fresh)) return true;
-  const stack: Expr[] = [d.body];
-  while (stack.length > 0) {
-    const e = stack.pop()!;
-    if (e.tag === 'let') {
-      if (![...e.nl, ...e.lin].every(fresh)) return true;
-      stack.push(e.body, e.rhs);
-    } else if (e.tag === 'unpack') {
-      if (!e.names.every(fresh)) return true;
-      stack.push(e.body);
-    } else if (e.tag === 'drop') stack.push(e.expr);
-  }
-  return false;
+  let rebinds = false;
+  visitDef(d, {
+    bind: (b) => {
+      if (seen.has(b.name)) rebinds = true;
+      seen.add(b.name);
+    },
+  });
+  return rebinds;
 }

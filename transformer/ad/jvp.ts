@@ -11,6 +11,7 @@
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import {
   Binder,
+  Block,
   Expr,
   FnDef,
   InternalError,
@@ -23,8 +24,11 @@ import {
   tuple,
   REAL,
   BOOL,
+  block,
+  blockE,
   literalType,
 } from '../ir/syntax';
+import { constructRule } from '../constructs/registry';
 import { PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { restoreLinearity } from './linearity';
@@ -118,13 +122,12 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
     }
     case 'drop': {
       if (binders.length !== 0) throw new InternalError('jvp: drop binds nothing');
-      b.drop(jvpBlock(ctx, rhs.expr, true));
+      b.drop(jvpBlock(ctx, rhs.expr.tag === 'block' ? rhs.expr.block : block([], rhs.expr), true));
       return;
     }
-    case 'let':
-    case 'unpack': {
+    case 'block': {
       // A nested block: J it as a block returning primals and (materialised) tangents.
-      const inner = jvpBlock(ctx, rhs, false);
+      const inner = jvpBlock(ctx, rhs.block, false);
       const outDots = binders.map((x) => binder(b.fresh(dotName(x.name))));
       b.bind([...binders], outDots, inner.expr);
       binders.forEach((x, i) => {
@@ -133,54 +136,63 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
       });
       return;
     }
+    case 'construct':
+      constructRule(rhs, 'jvp');
+      throw new InternalError(`jvp: construct ${rhs.op} has no rule`);
     default:
       throw new InternalError(`jvp: ${rhs.tag} in a non-linear program`);
   }
 }
 
-/** J of a whole expression in its own builder; `forDrop` keeps only the non-zero tangents. */
-function jvpBlock(ctx: Ctx, e: Expr, forDrop: true): Expr;
-function jvpBlock(ctx: Ctx, e: Expr, forDrop: false): { expr: Expr; types: Type[] };
-function jvpBlock(ctx: Ctx, e: Expr, forDrop: boolean): Expr | { expr: Expr; types: Type[] } {
+/** J of a block in its own builder, as an expression; `forDrop` keeps only the non-zero tangents. */
+function jvpBlock(ctx: Ctx, e: Block, forDrop: true): Expr;
+function jvpBlock(ctx: Ctx, e: Block, forDrop: false): { expr: Expr; types: Type[] };
+function jvpBlock(ctx: Ctx, e: Block, forDrop: boolean): Expr | { expr: Expr; types: Type[] } {
   const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names) };
   const r = jvpTail(inner, e);
   const types = r.names.map((n) => typeOf(inner, n));
-  if (forDrop) return inner.b.finish(ret(r.names, r.tangents.filter((t): t is string => t !== null)));
+  if (forDrop) return asExpr(inner.b.finish(ret(r.names, r.tangents.filter((t): t is string => t !== null))));
   const dots = r.tangents.map((t, i) => materialize(inner, t, types[i]));
-  return { expr: inner.b.finish(ret(r.names, dots)), types };
+  return { expr: asExpr(inner.b.finish(ret(r.names, dots))), types };
 }
 
-/** Emits the statements of `e` and returns its results with their tangents. */
-function jvpTail(ctx: Ctx, e: Expr): Results {
+/** A block as a right-hand side: a nested block only when it has statements. */
+const asExpr = (b: Block): Expr => (b.stmts.length === 0 ? b.result : blockE(b));
+
+/** Emits the statements of a block and returns its results with their tangents. */
+function jvpTail(ctx: Ctx, blk: Block): Results {
   for (;;) {
-    switch (e.tag) {
-      case 'let':
-        if (e.lin.length > 0) throw new InternalError('jvp: linear binder in a non-linear program');
-        jvpLet(ctx, e.nl, e.rhs);
-        e = e.body;
-        continue;
-      case 'unpack': {
-        const t = typeOf(ctx, e.tuple);
-        if (t.tag !== 'tuple') throw new InternalError(`jvp: unpack of non-tuple ${e.tuple}`);
-        ctx.b.unpack(false, [...e.names], e.tuple);
-        e.names.forEach((x, i) => ctx.types.set(x.name, t.elems[i]));
-        const td = ctx.tangent.get(e.tuple) ?? null;
-        if (td === null) e.names.forEach((x) => ctx.tangent.set(x.name, null));
-        else {
-          const dots = e.names.map((x, i) => binder(ctx.b.fresh(dotName(x.name)), tangentType(t.elems[i])));
-          ctx.b.unpack(true, dots, td);
-          e.names.forEach((x, i) => ctx.tangent.set(x.name, dots[i].name));
-        }
-        e = e.body;
+    for (const s of blk.stmts) {
+      if (s.tag === 'let') {
+        if (s.lin.length > 0) throw new InternalError('jvp: linear binder in a non-linear program');
+        jvpLet(ctx, s.nl, s.rhs);
         continue;
       }
+      const t = typeOf(ctx, s.tuple);
+      if (t.tag !== 'tuple') throw new InternalError(`jvp: unpack of non-tuple ${s.tuple}`);
+      ctx.b.unpack(false, [...s.names], s.tuple);
+      s.names.forEach((x, i) => ctx.types.set(x.name, t.elems[i]));
+      const td = ctx.tangent.get(s.tuple) ?? null;
+      if (td === null) s.names.forEach((x) => ctx.tangent.set(x.name, null));
+      else {
+        const dots = s.names.map((x, i) => binder(ctx.b.fresh(dotName(x.name)), tangentType(t.elems[i])));
+        ctx.b.unpack(true, dots, td);
+        s.names.forEach((x, i) => ctx.tangent.set(x.name, dots[i].name));
+      }
+    }
+    const e = blk.result;
+    switch (e.tag) {
+      case 'block':
+        // A block in result position continues this one (names are unique after hoisting).
+        blk = e.block;
+        continue;
       case 'ret':
         return { names: [...e.nl], tangents: e.nl.map((n) => ctx.tangent.get(n) ?? null) };
       case 'drop':
         jvpLet(ctx, [], e);
         return { names: [], tangents: [] };
       default: {
-        // A leaf in tail position: bind it to fresh names first.
+        // A leaf in result position: bind it to fresh names first.
         const arity = e.tag === 'call' ? ctx.defs.get(e.fn)?.nlResults.length ?? 0 : 1;
         const binders = Array.from({ length: arity }, () => binder(ctx.b.fresh('y')));
         jvpLet(ctx, binders, e);

@@ -9,21 +9,23 @@
 // tangents: null is a known zero, materialised as `zero(τ)` only where a value is required.
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import {
-  Binder,
+  Block,
   Expr,
   FnDef,
   InternalError,
   IrError,
   Program,
+  Stmt,
   Type,
   binder,
+  block,
   call,
-  letE,
+  letS,
   lvar,
   ret,
   tuple,
-  unpack,
 } from '../ir/syntax';
+import { constructRule } from '../constructs/registry';
 import { LIN_PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { freeLinear } from '../ir/freeVars';
@@ -31,31 +33,59 @@ import { restoreLinearity } from './linearity';
 import { barName, transposedName } from './names';
 import { calleesFirst, defMap } from './program';
 
-type Stmt =
-  | { tag: 'let'; nl: readonly Binder[]; lin: readonly Binder[]; rhs: Expr }
-  | { tag: 'unpack'; linear: boolean; names: readonly Binder[]; tuple: string };
+type LetStmt = Extract<Stmt, { tag: 'let' }>;
 
-/** Flattens nested blocks (names are unique per function) into statements and a final return. */
-function flatten(e: Expr, out: Stmt[], names: NameSupply, types: Map<string, Type>, arity: (leaf: Expr) => number, resultTypes: readonly (Type | undefined)[]): Expr {
+/** A block being flattened, the let waiting for its return (null for the body) and its result types. */
+interface Frame {
+  block: Block;
+  i: number;
+  readonly node: LetStmt | null;
+  readonly resultTypes: readonly (Type | undefined)[];
+}
+
+/**
+ * Flattens nested blocks (names are unique per function) into statements and a final return. A
+ * linear function may come straight from the user, nested arbitrarily deep: an explicit stack.
+ */
+function flatten(body: Block, out: Stmt[], names: NameSupply, types: Map<string, Type>, arity: (leaf: Expr) => number, resultTypes: readonly (Type | undefined)[]): Expr {
+  const bindLet = (s: LetStmt, rhs: Expr) => {
+    [...s.nl, ...s.lin].forEach((x) => x.type && types.set(x.name, x.type));
+    out.push(rhs === s.rhs ? s : letS(s.nl, s.lin, rhs));
+  };
+  const stack: Frame[] = [{ block: body, i: 0, node: null, resultTypes }];
   for (;;) {
-    if (e.tag === 'let') {
-      const rhs = e.rhs.tag === 'let' || e.rhs.tag === 'unpack' ? flatten(e.rhs, out, names, types, arity, [...e.nl, ...e.lin].map((b) => b.type)) : e.rhs;
-      [...e.nl, ...e.lin].forEach((b) => b.type && types.set(b.name, b.type));
-      out.push({ tag: 'let', nl: e.nl, lin: e.lin, rhs });
-      e = e.body;
-    } else if (e.tag === 'unpack') {
-      e.names.forEach((b) => b.type && types.set(b.name, b.type));
-      out.push({ tag: 'unpack', linear: e.linear, names: e.names, tuple: e.tuple });
-      e = e.body;
-    } else if (e.tag === 'ret') {
-      return e;
-    } else {
-      // A leaf in tail position: name its linear results.
-      const rs = Array.from({ length: arity(e) }, () => names.fresh('r'));
-      rs.forEach((r, i) => resultTypes[i] && types.set(r, resultTypes[i]!));
-      out.push({ tag: 'let', nl: [], lin: rs.map((r, i) => binder(r, resultTypes[i])), rhs: e });
-      return ret([], rs);
+    const top = stack[stack.length - 1];
+    const { stmts, result } = top.block;
+    if (top.i < stmts.length) {
+      const s = stmts[top.i++];
+      if (s.tag === 'unpack') {
+        s.names.forEach((x) => x.type && types.set(x.name, x.type));
+        out.push(s);
+      } else if (s.rhs.tag === 'block') {
+        stack.push({ block: s.rhs.block, i: 0, node: s, resultTypes: [...s.nl, ...s.lin].map((x) => x.type) });
+      } else {
+        if (s.rhs.tag === 'construct') constructRule(s.rhs, 'transpose');
+        bindLet(s, s.rhs);
+      }
+      continue;
     }
+    if (result.tag === 'block') {
+      // A block in result position continues this one.
+      top.block = result.block;
+      top.i = 0;
+      continue;
+    }
+    let value: Expr = result;
+    if (value.tag !== 'ret') {
+      // A leaf in result position: name its linear results.
+      const rs = Array.from({ length: arity(value) }, () => names.fresh('r'));
+      rs.forEach((r, i) => top.resultTypes[i] && types.set(r, top.resultTypes[i]!));
+      out.push(letS([], rs.map((r, i) => binder(r, top.resultTypes[i])), value));
+      value = ret([], rs);
+    }
+    stack.pop();
+    if (top.node === null) return value;
+    bindLet(top.node, value);
   }
 }
 
@@ -172,11 +202,8 @@ export function transposeDef(g: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef 
   final.lin.forEach((y, i) => tr.set(y, ctParams[i].name));
   for (let i = stmts.length - 1; i >= 0; i--) if (!isForward(stmts[i])) tr.stmt(stmts[i]);
   const results = g.linParams.map((x) => tr.materialize(x.name));
-  let body = b.finish(ret([], results));
-  for (let i = forward.length - 1; i >= 0; i--) {
-    const s = forward[i];
-    body = s.tag === 'let' ? letE(s.nl, s.lin, s.rhs, body) : unpack(s.linear, s.names, s.tuple, body);
-  }
+  const backward = b.finish(ret([], results));
+  const body = block([...forward, ...backward.stmts], backward.result);
   return restoreLinearity({
     name: transposedName(g.name),
     nlParams: g.nlParams,

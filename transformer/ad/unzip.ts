@@ -9,18 +9,24 @@
 // tape (default) or recomputed inside f.lin, in which case its inputs become residuals instead.
 import {
   Binder,
+  Block,
   Expr,
   FnDef,
+  InternalError,
   Program,
+  Stmt,
   Type,
   binder,
+  block,
+  blockE,
   call,
-  letE,
+  letS,
   ret,
   tupleType,
-  unpack,
+  unpackS,
   drop as dropE,
 } from '../ir/syntax';
+import { constructRule } from '../constructs/registry';
 import { NameSupply, namesIn } from '../ir/build';
 import { restoreLinearity } from './linearity';
 import { fwdName, linName, tapeName } from './names';
@@ -33,14 +39,15 @@ export interface UnzipOptions {
   readonly policy?: CheckpointPolicy;
 }
 
-/** A non-linear statement of the hoisted context C. */
-type CtxStmt = { tag: 'let'; nl: readonly Binder[]; rhs: Expr } | { tag: 'unpack'; names: readonly Binder[]; tuple: string };
-
 interface Split {
-  readonly ctx: CtxStmt[];
+  /** The hoisted context C: non-linear statements only. */
+  readonly ctx: Stmt[];
   /** Non-linear results (a `ret` of names or a leaf), evaluated under ctx. */
   readonly nl: Expr;
-  /** Linear results, evaluated under ctx; null when the expression has none and does nothing linear. */
+  /**
+   * Linear results, evaluated under ctx (a nested block when linear statements come first); null
+   * when the expression has none and does nothing linear.
+   */
   readonly lin: Expr | null;
 }
 
@@ -64,40 +71,29 @@ function isLinearLeaf(e: Expr): boolean {
   }
 }
 
-type LinFrame = { tag: 'let'; lin: readonly Binder[]; rhs: Expr } | { tag: 'unpack'; names: readonly Binder[]; tuple: string };
-
 class Unzipper {
   constructor(
     private readonly defs: ReadonlyMap<string, FnDef>,
     private readonly names: NameSupply,
   ) {}
 
-  /** ULet/UUnpack over a whole chain, in a loop (generated code can be thousands deep). */
-  private chain(start: Expr): Split {
-    const ctx: CtxStmt[] = [];
-    const linFrames: LinFrame[] = [];
-    let e = start;
-    for (;;) {
-      if (e.tag === 'let') {
-        const s1 = this.split(e.rhs);
+  /** ULet/UUnpack over a whole block, in a loop (generated code can be thousands of statements). */
+  splitBlock(b: Block): Split {
+    const ctx: Stmt[] = [];
+    const linStmts: Stmt[] = [];
+    for (const s of b.stmts) {
+      if (s.tag === 'let') {
+        const s1 = this.split(s.rhs);
         ctx.push(...s1.ctx);
-        if (e.nl.length > 0) ctx.push({ tag: 'let', nl: e.nl, rhs: s1.nl });
-        else if (s1.nl.tag === 'drop') ctx.push({ tag: 'let', nl: [], rhs: s1.nl });
-        if (s1.lin !== null) linFrames.push({ tag: 'let', lin: e.lin, rhs: s1.lin });
-        e = e.body;
-      } else if (e.tag === 'unpack') {
-        if (e.linear) linFrames.push({ tag: 'unpack', names: e.names, tuple: e.tuple });
-        else ctx.push({ tag: 'unpack', names: e.names, tuple: e.tuple });
-        e = e.body;
-      } else break;
+        if (s.nl.length > 0) ctx.push(letS(s.nl, [], s1.nl));
+        else if (s1.nl.tag === 'drop') ctx.push(letS([], [], s1.nl));
+        if (s1.lin !== null) linStmts.push(letS([], s.lin, s1.lin));
+      } else if (s.linear) linStmts.push(s);
+      else ctx.push(s);
     }
-    const tail = this.split(e);
+    const tail = this.split(b.result);
     ctx.push(...tail.ctx);
-    let lin = tail.lin;
-    for (let i = linFrames.length - 1; i >= 0; i--) {
-      const f = linFrames[i];
-      lin = f.tag === 'let' ? letE([], f.lin, f.rhs, lin ?? EMPTY_LIN) : unpack(true, f.names, f.tuple, lin ?? EMPTY_LIN);
-    }
+    const lin = linStmts.length > 0 ? blockE(block(linStmts, tail.lin ?? EMPTY_LIN)) : tail.lin;
     return { ctx, nl: tail.nl, lin };
   }
 
@@ -105,9 +101,11 @@ class Unzipper {
     switch (e.tag) {
       case 'ret':
         return { ctx: [], nl: ret(e.nl), lin: e.lin.length ? ret([], e.lin) : null };
-      case 'let':
-      case 'unpack':
-        return this.chain(e);
+      case 'block':
+        return this.splitBlock(e.block);
+      case 'construct':
+        constructRule(e, 'unzip');
+        throw new InternalError(`unzip: construct ${e.op} has no rule`);
       case 'call': {
         const callee = this.defs.get(e.fn)!;
         if (!isMixed(callee)) {
@@ -121,7 +119,7 @@ class Unzipper {
         const tapeType = fwd.nlResults[fwd.nlResults.length - 1];
         const tape = binder(this.names.fresh(`${e.fn.replace(/\.jvp$/, '')}_tape`.replace(/\./g, '_')), tapeType);
         return {
-          ctx: [{ tag: 'let', nl: [...outs, tape], rhs: call(fwdName(e.fn), e.nl) }],
+          ctx: [letS([...outs, tape], [], call(fwdName(e.fn), e.nl))],
           nl: ret(outs.map((b) => b.name)),
           lin: call(linName(e.fn), [tape.name], e.lin),
         };
@@ -140,22 +138,13 @@ class Unzipper {
   }
 }
 
-function wrap(ctx: readonly CtxStmt[], body: Expr): Expr {
-  let e = body;
-  for (let i = ctx.length - 1; i >= 0; i--) {
-    const s = ctx[i];
-    e = s.tag === 'let' ? letE(s.nl, [], s.rhs, e) : unpack(false, s.names, s.tuple, e);
-  }
-  return e;
-}
-
-function recomputable(s: CtxStmt): boolean {
+function recomputable(s: Stmt): boolean {
   if (s.tag === 'unpack') return true;
   if (s.nl.length !== 1) return false;
   return s.rhs.tag === 'prim' || s.rhs.tag === 'lit' || s.rhs.tag === 'tuple' || s.rhs.tag === 'var';
 }
 
-function decide(policy: CheckpointPolicy, fn: string, s: CtxStmt): 'save' | 'recompute' {
+function decide(policy: CheckpointPolicy, fn: string, s: Stmt): 'save' | 'recompute' {
   if (!recomputable(s)) return 'save';
   // A literal costs nothing to rebuild and a tape slot to keep: never taped, whatever the policy.
   if (s.tag === 'let' && s.rhs.tag === 'lit') return 'recompute';
@@ -168,9 +157,9 @@ function decide(policy: CheckpointPolicy, fn: string, s: CtxStmt): 'save' | 'rec
  * Walks C backwards from the variables ė_L needs, moving bindings the policy recomputes into
  * the linear half; what stays needed and is bound in C (or is a parameter) is the tape.
  */
-function chooseResiduals(fn: string, ctx: readonly CtxStmt[], lin: Expr, policy: CheckpointPolicy): { recompute: CtxStmt[]; needed: Set<string> } {
+function chooseResiduals(fn: string, ctx: readonly Stmt[], lin: Block, policy: CheckpointPolicy): { recompute: Stmt[]; needed: Set<string> } {
   const needed = freeNonLinear(lin);
-  const recompute: CtxStmt[] = [];
+  const recompute: Stmt[] = [];
   for (let i = ctx.length - 1; i >= 0; i--) {
     const s = ctx[i];
     const bound = s.tag === 'let' ? s.nl : s.names;
@@ -189,10 +178,10 @@ function chooseResiduals(fn: string, ctx: readonly CtxStmt[], lin: Expr, policy:
  * more. Moved work is then done once, in f.lin, and f.fwd never computes a value only to drop
  * it (a literal partial such as 1, or `cos x` under the recompute policy).
  */
-function forwardContext(ctx: readonly CtxStmt[], moved: ReadonlySet<CtxStmt>, nl: Expr, residuals: readonly string[]): CtxStmt[] {
+function forwardContext(ctx: readonly Stmt[], moved: ReadonlySet<Stmt>, nl: Expr, residuals: readonly string[]): Stmt[] {
   const live = freeNonLinear(nl);
   residuals.forEach((n) => live.add(n));
-  const kept: CtxStmt[] = [];
+  const kept: Stmt[] = [];
   for (let i = ctx.length - 1; i >= 0; i--) {
     const s = ctx[i];
     const bound = s.tag === 'let' ? s.nl : s.names;
@@ -206,8 +195,8 @@ function forwardContext(ctx: readonly CtxStmt[], moved: ReadonlySet<CtxStmt>, nl
 
 function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: CheckpointPolicy): [FnDef, FnDef] {
   const names = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
-  const { ctx, nl, lin } = new Unzipper(defs, names).split(d.body);
-  const linBody = lin ?? EMPTY_LIN;
+  const { ctx, nl, lin } = new Unzipper(defs, names).splitBlock(d.body);
+  const linBody = lin === null ? block([], EMPTY_LIN) : lin.tag === 'block' ? lin.block : block([], lin);
   const { recompute, needed } = chooseResiduals(d.name, ctx, linBody, policy);
 
   // Residual order: parameters first, then bindings in program order.
@@ -227,14 +216,13 @@ function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: Checkpoint
 
   const tape = names.fresh('tape');
   const outs = d.nlResults.map(() => binder(names.fresh('y')));
-  const fwdBody = wrap(
-    forwardContext(ctx, new Set(recompute), nl, residuals),
-    letE(
-      outs,
-      [],
-      nl,
-      letE([binder(tape, tapeType)], [], { tag: 'tuple', linear: false, elems: residuals }, ret([...outs.map((b) => b.name), tape])),
-    ),
+  const fwdBody = block(
+    [
+      ...forwardContext(ctx, new Set(recompute), nl, residuals),
+      letS(outs, [], nl),
+      letS([binder(tape, tapeType)], [], { tag: 'tuple', linear: false, elems: residuals }),
+    ],
+    ret([...outs.map((b) => b.name), tape]),
   );
   const fwd: FnDef = {
     name: fwdName(d.name),
@@ -251,12 +239,7 @@ function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: Checkpoint
     linParams: d.linParams,
     nlResults: [],
     linResults: d.linResults,
-    body: unpack(
-      false,
-      residuals.map((n) => binder(n, types.get(n))),
-      tape,
-      wrap(recompute, linBody),
-    ),
+    body: block([unpackS(false, residuals.map((n) => binder(n, types.get(n))), tape), ...recompute, ...linBody.stmts], linBody.result),
   };
   return [restoreLinearity(fwd), restoreLinearity(linDef)];
 }

@@ -1,10 +1,18 @@
-// Linear A -> TypeScript. Each IR def becomes a plain function of straight-line `const`
-// declarations: tuples are arrays, a multi-value result is an array (a single one is returned
-// bare), `dup` is an alias, `drop` disappears (everything is pure), primitives print through their
-// records' `emitTs`. Nested blocks are flattened (names are unique per def), so no closures.
+// Linear A -> TypeScript. Each IR def becomes a plain function of `const` declarations: tuples
+// are arrays, a multi-value result is an array (a single one is returned bare), `dup` is an alias,
+// `drop` disappears (everything is pure), primitives print through their records' `emitTs`.
+// Straight-line code stays straight-line. A nested block becomes a JavaScript block whose results
+// are assigned to `let` variables declared before it, the shape a construct's `if` or `for` takes
+// too (its rule emits the statements, see constructs/types.ts); what a block binds, aliases or
+// computes ends with it. Names are unique per def, so an inner declaration never shadows a
+// variable the block assigns.
 import type * as ts from 'typescript';
-import { Expr, FnDef, InternalError, Type } from '../ir/syntax';
+import { Block, Expr, FnDef, InternalError, Stmt, Type } from '../ir/syntax';
+import { forEachOperand, namesIn } from '../ir/traverse';
+import { NameSupply } from '../ir/build';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
+import { constructRule } from '../constructs/registry';
+import type { ConstructExpr, EmitTsOps } from '../constructs/types';
 
 export interface EmitOptions {
   readonly factory: ts.NodeFactory;
@@ -25,8 +33,23 @@ export function mangle(irName: string): string {
   return irName.replace(/\./g, '$');
 }
 
+/** Where a block's results go: returned from the function, or assigned to variables declared before it. */
+type Into = 'return' | readonly string[];
+
+/** A block being emitted; blocks nest as deep as the IR does, so they are kept on an explicit stack. */
+interface Frame {
+  readonly block: Block;
+  /** The next statement; `stmts.length` when the result is next, past it when the block is done. */
+  i: number;
+  readonly out: ts.Statement[];
+  readonly into: Into;
+  /** The undo log's length when the block was entered. */
+  readonly mark: number;
+  /** Where the finished JavaScript block goes (the outermost block's statements are the caller's). */
+  readonly parent?: ts.Statement[];
+}
+
 class DefEmitter {
-  private readonly stmts: ts.Statement[] = [];
   /** Fan-outs and renames are aliases, not copies. */
   private readonly alias = new Map<string, string>();
   /** Literal bindings are printed at their uses: `x - 1`, not `const c = 1; x - c`. */
@@ -34,6 +57,33 @@ class DefEmitter {
   private lastOrigin: ts.Node | undefined;
   /** Emitted operations by operator and resolved operands, for reuse (all code is pure). */
   private readonly computed = new Map<string, string>();
+  /**
+   * Restores the three maps above as they were when a JavaScript block ends: what was recorded
+   * inside it may name a variable that does not exist after it.
+   */
+  private readonly undo: (() => void)[] = [];
+  /** Temporaries for a construct's results (made on first use: most defs have none). */
+  private temps: NameSupply | undefined;
+
+  constructor(
+    private readonly o: EmitOptions,
+    private readonly def: FnDef,
+  ) {}
+
+  private get f(): ts.NodeFactory {
+    return this.o.factory;
+  }
+
+  private set<V>(map: Map<string, V>, key: string, value: V): void {
+    const had = map.has(key);
+    const old = map.get(key);
+    this.undo.push(had ? () => map.set(key, old as V) : () => map.delete(key));
+    map.set(key, value);
+  }
+
+  private rollback(mark: number): void {
+    while (this.undo.length > mark) this.undo.pop()!();
+  }
 
   private resolve(name: string): string {
     let n = name;
@@ -43,14 +93,15 @@ class DefEmitter {
 
   /** True (and `name` aliased) when the operation was emitted before with the same operands. */
   private reuse(name: string, rhs: Extract<Expr, { tag: 'prim' | 'lprim' }>): boolean {
-    const operands = rhs.tag === 'prim' ? rhs.args : [...rhs.nl, ';', ...rhs.lin];
-    const key = `${rhs.tag}:${rhs.op}(${operands.map((n) => (n === ';' ? n : this.literalKey(n) ?? this.resolve(n))).join(',')})`;
+    const operands: string[] = [];
+    forEachOperand(rhs, (n, linear) => operands.push(`${linear ? ';' : ''}${this.literalKey(n) ?? this.resolve(n)}`));
+    const key = `${rhs.tag}:${rhs.op}(${operands.join(',')})`;
     const seen = this.computed.get(key);
     if (seen !== undefined) {
-      this.alias.set(name, seen);
+      this.set(this.alias, name, seen);
       return true;
     }
-    this.computed.set(key, name);
+    this.set(this.computed, key, name);
     return false;
   }
 
@@ -58,25 +109,14 @@ class DefEmitter {
     const lit = this.literal.get(this.resolve(name));
     return lit && this.o.tsApi.isNumericLiteral(lit) ? `#${lit.text}` : undefined;
   }
-  constructor(
-    private readonly o: EmitOptions,
-    private readonly defName: string,
-  ) {}
-
-  private get f(): ts.NodeFactory {
-    return this.o.factory;
-  }
 
   private id(name: string): ts.Identifier {
-    let n = name;
-    while (this.alias.has(n)) n = this.alias.get(n)!;
-    return this.f.createIdentifier(n);
+    return this.f.createIdentifier(this.resolve(name));
   }
 
   /** A use of a variable: its alias target, or its literal value. */
   private ref(name: string): ts.Expression {
-    let n = name;
-    while (this.alias.has(n)) n = this.alias.get(n)!;
+    const n = this.resolve(name);
     return this.literal.get(n) ?? this.f.createIdentifier(n);
   }
 
@@ -96,18 +136,41 @@ class DefEmitter {
     return t.tag === 'tuple' ? this.f.createArrayLiteralExpression(t.elems.map((e) => this.zero(e))) : this.number(0);
   }
 
-  private constDecl(names: readonly string[], init: ts.Expression): void {
-    const f = this.f;
-    const K = this.o.tsApi.NodeFlags.Const;
-    const binding: ts.BindingName =
-      names.length === 1 ? this.id(names[0]) : f.createArrayBindingPattern(names.map((n) => f.createBindingElement(undefined, undefined, this.id(n))));
-    const stmt = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, init)], K));
-    // Helpers a derivative rule introduced (`dcos`, `slope`) have no source variable: they map
-    // to the statement before them, the operation whose derivative they belong to.
-    const origin = this.o.originOf?.(this.defName, names[0]) ?? this.lastOrigin;
+  /**
+   * Maps a statement to the source of the variable it defines. Helpers a derivative rule
+   * introduced (`dcos`, `slope`) have no source variable: they map to the statement before
+   * them, the operation whose derivative they belong to.
+   */
+  private mapped(out: ts.Statement[], name: string | undefined, stmt: ts.Statement): void {
+    const origin = (name === undefined ? undefined : this.o.originOf?.(this.def.name, name)) ?? this.lastOrigin;
     if (origin) mapTo(this.o.tsApi, stmt, origin);
     this.lastOrigin = origin;
-    this.stmts.push(stmt);
+    out.push(stmt);
+  }
+
+  private constDecl(out: ts.Statement[], names: readonly string[], init: ts.Expression): void {
+    const f = this.f;
+    const binding: ts.BindingName =
+      names.length === 1 ? this.id(names[0]) : f.createArrayBindingPattern(names.map((n) => f.createBindingElement(undefined, undefined, this.id(n))));
+    const decl = f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const);
+    this.mapped(out, names[0], f.createVariableStatement(undefined, decl));
+  }
+
+  /** `let a, b;`: the variables a nested block or a construct assigns its results to. */
+  private letDecl(out: ts.Statement[], names: readonly string[]): void {
+    if (names.length === 0) return;
+    const f = this.f;
+    const decl = f.createVariableDeclarationList(
+      names.map((n) => f.createVariableDeclaration(n)),
+      this.o.tsApi.NodeFlags.Let,
+    );
+    this.mapped(out, names[0], f.createVariableStatement(undefined, decl));
+  }
+
+  private assign(out: ts.Statement[], into: readonly string[], value: ts.Expression): void {
+    const f = this.f;
+    const target = into.length === 1 ? f.createIdentifier(into[0]) : f.createArrayLiteralExpression(into.map((n) => f.createIdentifier(n)));
+    this.mapped(out, into[0], f.createExpressionStatement(f.createAssignment(target, value)));
   }
 
   /** The value of a leaf expression (one result, or an array of several). */
@@ -148,54 +211,112 @@ class DefEmitter {
     return LIN_PRIMS[e.op].emitTs(e.nl.map((n) => this.ref(n)), e.lin.map(at), f);
   }
 
-  /** Emits the statements of a block; returns the expression of its final leaf. */
-  block(e: Expr): ts.Expression | null {
-    for (;;) {
-      switch (e.tag) {
-        case 'let': {
-          const names = [...e.nl, ...e.lin].map((b) => b.name);
-          const rhs = e.rhs;
-          if (rhs.tag === 'drop') {
-            // Everything in Linear A is pure: discarding a value is doing nothing.
-          } else if (rhs.tag === 'lit' && names.length === 1) {
-            this.literal.set(names[0], this.leaf(rhs));
-          } else if (rhs.tag === 'dup' || (rhs.tag === 'ret' && names.length > 1)) {
-            // Aliases: no array is built for a fan-out or a multi-value rename.
-            const src = rhs.tag === 'dup' ? [rhs.name, rhs.name] : [...rhs.nl, ...rhs.lin];
-            names.forEach((n, i) => this.alias.set(n, src[i]));
-          } else if ((rhs.tag === 'var' || rhs.tag === 'ret') && names.length === 1) {
-            this.alias.set(names[0], rhs.tag === 'var' ? rhs.name : [...rhs.nl, ...rhs.lin][0]);
-          } else if (rhs.tag === 'let' || rhs.tag === 'unpack') {
-            const value = this.block(rhs);
-            if (names.length > 0 && value) this.constDecl(names, value);
-          } else if (rhs.tag === 'lprim' && e.lin[0]?.type?.tag === 'tuple') {
-            this.constDecl(names, this.leafwise(rhs, e.lin[0].type));
-          } else if (names.length === 1 && (rhs.tag === 'prim' || rhs.tag === 'lprim') && this.reuse(names[0], rhs)) {
-            // The same operation on the same values was already computed (cotangents of a
-            // fan-out alias one name, so the linear part repeats itself): reuse it.
-          } else if (names.length > 0) {
-            this.constDecl(names, this.leaf(rhs));
-          }
-          e = e.body;
-          continue;
-        }
-        case 'unpack':
-          this.constDecl(
-            e.names.map((b) => b.name),
-            this.ref(e.tuple),
-          );
-          e = e.body;
-          continue;
-        case 'drop':
-          return null;
-        default:
-          return this.leaf(e);
-      }
-    }
+  /** The construct's statements, its results assigned to `into` (declared by the caller). */
+  private construct(out: ts.Statement[], e: ConstructExpr, into: readonly string[]): void {
+    const rule = constructRule(e, 'emitTs');
+    // What a rule may ask of the emitter: its operands and its bodies' code. A body's bindings
+    // end with it, as a nested block's do.
+    const ops: EmitTsOps = {
+      factory: this.f,
+      ts: this.o.tsApi,
+      ref: (name) => this.ref(name),
+      emitBody: (body, args, into) => {
+        const stmts: ts.Statement[] = [];
+        const mark = this.undo.length;
+        [...body.nlParams, ...body.linParams].forEach((p, i) => this.constDecl(stmts, [p.name], args[i]));
+        this.run(body.body, into, stmts);
+        this.rollback(mark);
+        return stmts;
+      },
+    };
+    out.push(...rule.emitTs(ops, e, into));
   }
 
-  statements(): ts.Statement[] {
-    return this.stmts;
+  /** Emits one statement; a nested block is returned for the caller to emit (after `let` targets). */
+  private stmt(out: ts.Statement[], s: Stmt): Block | undefined {
+    if (s.tag === 'unpack') {
+      this.constDecl(
+        out,
+        s.names.map((b) => b.name),
+        this.ref(s.tuple),
+      );
+      return undefined;
+    }
+    const names = [...s.nl, ...s.lin].map((b) => b.name);
+    const rhs = s.rhs;
+    if (rhs.tag === 'drop') {
+      // Everything in Linear A is pure: discarding a value is doing nothing.
+    } else if (rhs.tag === 'lit' && names.length === 1) {
+      this.set(this.literal, names[0], this.leaf(rhs));
+    } else if (rhs.tag === 'dup' || (rhs.tag === 'ret' && names.length > 1)) {
+      // Aliases: no array is built for a fan-out or a multi-value rename.
+      const src = rhs.tag === 'dup' ? [rhs.name, rhs.name] : [...rhs.nl, ...rhs.lin];
+      names.forEach((n, i) => this.set(this.alias, n, src[i]));
+    } else if ((rhs.tag === 'var' || rhs.tag === 'ret') && names.length === 1) {
+      this.set(this.alias, names[0], rhs.tag === 'var' ? rhs.name : [...rhs.nl, ...rhs.lin][0]);
+    } else if (rhs.tag === 'block') {
+      this.letDecl(out, names);
+      return rhs.block;
+    } else if (rhs.tag === 'construct') {
+      this.letDecl(out, names);
+      this.construct(out, rhs, names);
+    } else if (rhs.tag === 'lprim' && s.lin[0]?.type?.tag === 'tuple') {
+      this.constDecl(out, names, this.leafwise(rhs, s.lin[0].type));
+    } else if (names.length === 1 && (rhs.tag === 'prim' || rhs.tag === 'lprim') && this.reuse(names[0], rhs)) {
+      // The same operation on the same values was already computed (cotangents of a
+      // fan-out alias one name, so the linear part repeats itself): reuse it.
+    } else if (names.length > 0) {
+      this.constDecl(out, names, this.leaf(rhs));
+    }
+    return undefined;
+  }
+
+  /** A block's result (not a nested block: that one is entered instead). */
+  private result(out: ts.Statement[], into: Into, e: Expr): void {
+    const f = this.f;
+    if (into === 'return') {
+      if (e.tag === 'drop') out.push(f.createReturnStatement(undefined));
+      else if (e.tag !== 'construct') out.push(f.createReturnStatement(this.leaf(e)));
+      else {
+        this.temps ??= new NameSupply(namesIn(this.def));
+        const names = [...e.nl, ...e.lin].map(() => this.temps!.fresh('result'));
+        this.letDecl(out, names);
+        this.construct(out, e, names);
+        const value = names.length === 1 ? f.createIdentifier(names[0]) : f.createArrayLiteralExpression(names.map((n) => f.createIdentifier(n)));
+        out.push(f.createReturnStatement(value));
+      }
+      return;
+    }
+    if (e.tag === 'drop' || into.length === 0) return;
+    if (e.tag === 'construct') return this.construct(out, e, into);
+    if (e.tag === 'ret' || e.tag === 'dup' || e.tag === 'var') {
+      const src = e.tag === 'ret' ? [...e.nl, ...e.lin] : e.tag === 'dup' ? [e.name, e.name] : [e.name];
+      into.forEach((n, i) => this.assign(out, [n], this.ref(src[i])));
+      return;
+    }
+    this.assign(out, into, this.leaf(e));
+  }
+
+  /** Emits a block's statements, then its result, into `out`. */
+  run(block: Block, into: Into, out: ts.Statement[]): void {
+    const stack: Frame[] = [{ block, i: 0, out, into, mark: this.undo.length }];
+    const enter = (b: Block, into: Into, parent: ts.Statement[]) => stack.push({ block: b, i: 0, out: [], into, mark: this.undo.length, parent });
+    while (stack.length > 0) {
+      const fr = stack[stack.length - 1];
+      const { stmts, result } = fr.block;
+      if (fr.i < stmts.length) {
+        const s = stmts[fr.i++];
+        const nested = this.stmt(fr.out, s);
+        if (nested && s.tag === 'let') enter(nested, [...s.nl, ...s.lin].map((b) => b.name), fr.out);
+      } else if (fr.i++ === stmts.length) {
+        if (result.tag === 'block') enter(result.block, fr.into, fr.out);
+        else this.result(fr.out, fr.into, result);
+      } else {
+        stack.pop();
+        this.rollback(fr.mark);
+        if (fr.parent) fr.parent.push(this.f.createBlock(fr.out, true));
+      }
+    }
   }
 }
 
@@ -220,9 +341,9 @@ export function mapTo(tsApi: typeof ts, generated: ts.Node, origin: ts.Node): vo
 export function emitDefs(defs: readonly FnDef[], o: EmitOptions): ts.FunctionDeclaration[] {
   const f = o.factory;
   return defs.map((d) => {
-    const em = new DefEmitter(o, d.name);
-    const result = em.block(d.body);
-    const body = f.createBlock([...em.statements(), f.createReturnStatement(result ?? undefined)], true);
+    const statements: ts.Statement[] = [];
+    new DefEmitter(o, d).run(d.body, 'return', statements);
+    const body = f.createBlock(statements, true);
     const params = [...d.nlParams, ...d.linParams].map((p) => f.createParameterDeclaration(undefined, undefined, p.name));
     const fn = f.createFunctionDeclaration(undefined, undefined, o.fnName(d.name), undefined, params, undefined, body);
     const original = o.original?.(d.name);

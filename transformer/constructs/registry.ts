@@ -1,20 +1,18 @@
 // The construct registry: higher-order constructs (conditionals, loops, maps, scans) with their
-// rules side by side, as the primitive registry does for primitives. Passes reach a construct only
-// through `constructRule`; the rules reach the passes only through the operation records the
-// passes hand them (Futhark's VjpOps), so no construct module imports a pass.
-import { Expr, InternalError } from '../ir/syntax';
+// rules side by side, as the primitive registry holds the primitives. Passes reach a construct
+// only through `constructRule` and hand it the operations it needs (types.ts); nothing here
+// imports a pass.
+import { InternalError } from '../ir/syntax';
+import type { ConstructExpr, ConstructRule } from './types';
 
-export type ConstructExpr = Extract<Expr, { tag: 'construct' }>;
+export type { ConstructExpr, ConstructRule } from './types';
 
-/** Every construct's rules; the record type makes the compiler list what a new construct lacks. */
-export interface ConstructRule {
-  readonly name: string;
-}
+/** Every construct by IR name (none yet: the conditional and loops arrive with control flow). */
+export const CONSTRUCTS: Readonly<Record<string, ConstructRule>> = Object.freeze({});
 
-export const CONSTRUCTS: Readonly<Record<string, ConstructRule>> = {};
+export const isConstruct = (op: string): boolean => Object.prototype.hasOwnProperty.call(CONSTRUCTS, op);
 
 export function constructRule(e: ConstructExpr, pass: string): ConstructRule {
-  const rule = Object.prototype.hasOwnProperty.call(CONSTRUCTS, e.op) ? CONSTRUCTS[e.op] : undefined;
-  if (!rule) throw new InternalError(`${pass}: unknown construct ${e.op}`);
-  return rule;
+  if (!isConstruct(e.op)) throw new InternalError(`${pass}: unknown construct ${e.op}`);
+  return CONSTRUCTS[e.op];
 }

@@ -5,14 +5,15 @@
 // must have been used exactly once, non-linear ones at least once. The same walk infers types,
 // so `annotateTypes` is the checker returning the annotated copy it builds anyway.
 //
-// The walk keeps its own stack of pending statements (no recursion per statement or per nested
-// block), and messages start with the `file:line:col` the parser recorded for the statement or
+// The walk keeps its own stack of open blocks and pending statements (no recursion per statement
+// or per nested block), and messages start with the `file:line:col` the parser recorded for the statement or
 // binder they are about.
-import { Binder, Expr, FnDef, IrError, Program, Type, typeEquals, tupleType, REAL, literalType } from './syntax';
+import { Binder, Block, Expr, ExprOf, FnDef, InternalError, IrError, Program, Stmt, Type, typeEquals, tupleType, REAL, literalType } from './syntax';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import { printType } from './printType';
 import { ScopeStack } from './scopeStack';
-import { calleesOf } from './callees';
+import { calleesOf } from './traverse';
+import { constructRule } from '../constructs/registry';
 import { namedTypeId } from './typeIds';
 import { SourcePos, posOf, posText, samePos } from './positions';
 
@@ -38,17 +39,24 @@ interface VarInfo {
   uses: number;
 }
 
-type LetNode = Extract<Expr, { tag: 'let' }>;
-type UnpackNode = Extract<Expr, { tag: 'unpack' }>;
+type LetStmt = Extract<Stmt, { tag: 'let' }>;
+type UnpackStmt = Extract<Stmt, { tag: 'unpack' }>;
 
-/** A statement whose right-hand side or body is being checked. */
-type Kont =
-  | { readonly k: 'rhs'; readonly node: LetNode }
-  | { readonly k: 'let'; readonly node: LetNode; readonly binders: Binder[]; readonly rhs: Result }
-  | { readonly k: 'unpack'; readonly node: UnpackNode; readonly binders: Binder[] }
-  | { readonly k: 'drop'; readonly node: ExprOfTag<'drop'> };
-
-type ExprOfTag<T extends Expr['tag']> = Extract<Expr, { tag: T }>;
+/** A block whose statements are being checked, or an expression waiting for the value inside it. */
+type Frame =
+  | {
+      readonly k: 'block';
+      readonly block: Block;
+      /** The block expression (undefined for a def's body). */
+      readonly node: ExprOf<'block'> | undefined;
+      /** Scope size on entry: everything above it is the block's. */
+      readonly depth: number;
+      readonly out: Stmt[];
+      i: number;
+      readsLinear: boolean;
+    }
+  | { readonly k: 'rhs'; readonly stmt: LetStmt }
+  | { readonly k: 'drop'; readonly node: ExprOf<'drop'> };
 
 interface Result {
   readonly nl: readonly Type[];
@@ -138,7 +146,7 @@ class DefChecker {
     const d = this.def;
     const nlParams = d.nlParams.map((b) => this.bindParam(b, false));
     const linParams = d.linParams.map((b) => this.bindParam(b, true));
-    const r = this.expr(d.body);
+    const { result: r, block: body } = this.block(d.body);
     this.expectTypes('results', r.nl, d.nlResults, 'non-linear');
     this.expectTypes('results', r.lin, d.linResults, 'linear');
     if (this.linearB && d.nlResults.length > 0 && d.linResults.length > 0) {
@@ -147,7 +155,7 @@ class DefChecker {
     this.stmt = d;
     this.leafNode = undefined;
     this.pop(nlParams.length + linParams.length);
-    return samePos(d, { ...d, nlParams, linParams, body: r.expr });
+    return samePos(d, { ...d, nlParams, linParams, body });
   }
 
   private bindParam(b: Binder, linear: boolean): Binder {
@@ -177,62 +185,86 @@ class DefChecker {
     else if (r.nl.length > 0 && r.readsLinear) this.error(`(Linear B) ${text()} computes non-linear results but reads a linear variable`);
   }
 
-  /** Checks an expression of any shape, with an explicit stack of the statements around it. */
-  expr(start: Expr): Result {
-    const konts: Kont[] = [];
-    let e = start;
-    for (;;) {
-      // Descend along right-hand sides and bodies to a leaf.
-      let r: Result | undefined;
-      while (r === undefined) {
-        if (e.tag === 'let' || e.tag === 'unpack') {
-          this.stmt = e;
-          this.leafNode = undefined;
-        }
-        if (e.tag === 'let') {
-          konts.push({ k: 'rhs', node: e });
-          e = e.rhs;
-        } else if (e.tag === 'unpack') {
-          konts.push({ k: 'unpack', node: e, binders: this.unpackBinders(e) });
-          e = e.body;
-        } else if (e.tag === 'drop') {
-          konts.push({ k: 'drop', node: e });
+  /**
+   * Checks a def's body with an explicit stack of open blocks and of expressions waiting for the
+   * value inside them. A block's binders are judged when it ends, last bound first; it reads a
+   * linear variable when any of its statements or its result does.
+   */
+  private block(root: Block): { result: Result; block: Block } {
+    const frames: Frame[] = [];
+    const open = (block: Block, node: ExprOf<'block'> | undefined) =>
+      frames.push({ k: 'block', block, node, depth: this.scope.size, out: [], i: 0, readsLinear: false });
+    // Descends through drops to a leaf (its result) or to a nested block (opened, undefined).
+    const descend = (e: Expr): Result | undefined => {
+      for (;;) {
+        if (e.tag === 'drop') {
+          frames.push({ k: 'drop', node: e });
           e = e.expr;
+        } else if (e.tag === 'block') {
+          open(e.block, e);
+          return undefined;
         } else {
           this.leafNode = e;
-          r = this.leaf(e);
+          return this.leaf(e);
         }
       }
-      // Hand the result outwards until a let continues with its body.
-      for (;;) {
-        const k = konts.pop();
-        if (k === undefined) return r;
-        this.stmt = k.node;
+    };
+    open(root, undefined);
+    for (;;) {
+      const f = frames[frames.length - 1];
+      let r: Result | undefined;
+      if (f.k !== 'block') throw new InternalError('check: a value is owed to a waiting expression');
+      if (f.i < f.block.stmts.length) {
+        const s = f.block.stmts[f.i++];
+        this.stmt = s;
         this.leafNode = undefined;
-        if (k.k === 'rhs') {
-          konts.push({ k: 'let', node: k.node, binders: this.letBinders(k.node, r), rhs: r });
-          e = k.node.body;
-          break;
+        if (s.tag === 'unpack') {
+          f.out.push(samePos(s, { ...s, names: this.unpackBinders(s) }));
+          f.readsLinear ||= s.linear;
+          continue;
         }
-        if (k.k === 'let') {
-          const node = k.node;
-          this.pop(k.binders.length);
-          const nl = k.binders.slice(0, node.nl.length);
-          const lin = k.binders.slice(node.nl.length);
-          r = { ...r, readsLinear: r.readsLinear || k.rhs.readsLinear, expr: samePos(node, { ...node, nl, lin, rhs: k.rhs.expr, body: r.expr }) };
-        } else if (k.k === 'unpack') {
-          this.pop(k.binders.length);
-          r = { ...r, readsLinear: r.readsLinear || k.node.linear, expr: samePos(k.node, { ...k.node, names: k.binders, body: r.expr }) };
-        } else {
+        frames.push({ k: 'rhs', stmt: s });
+        r = descend(s.rhs);
+      } else if (f.i++ === f.block.stmts.length) {
+        r = descend(f.block.result);
+      } else {
+        throw new InternalError('check: a block was left open');
+      }
+      // Hand the value outwards until a statement is complete and its block goes on.
+      while (r !== undefined) {
+        const k = frames.pop()!;
+        if (k.k === 'rhs') {
+          const s = k.stmt;
+          this.stmt = s;
+          this.leafNode = undefined;
+          const binders = this.letBinders(s, r);
+          const parent = frames[frames.length - 1] as Extract<Frame, { k: 'block' }>;
+          parent.out.push(samePos(s, { ...s, nl: binders.slice(0, s.nl.length), lin: binders.slice(s.nl.length), rhs: r.expr }));
+          parent.readsLinear ||= r.readsLinear;
+          r = undefined;
+        } else if (k.k === 'drop') {
+          this.stmt = k.node;
+          this.leafNode = undefined;
           this.linearBCheck(r, 'the argument of drop');
           r = { nl: [], lin: [], readsLinear: r.readsLinear, expr: samePos(k.node, { ...k.node, expr: r.expr }) };
+        } else {
+          this.pop(this.scope.size - k.depth);
+          // Messages about what follows point at the block's first statement, as its scope did.
+          if (k.block.stmts.length > 0) {
+            this.stmt = k.block.stmts[0];
+            this.leafNode = undefined;
+          }
+          const block: Block = { stmts: k.out, result: r.expr };
+          const result: Result = { nl: r.nl, lin: r.lin, readsLinear: k.readsLinear || r.readsLinear, expr: r.expr };
+          if (k.node === undefined) return { result, block };
+          r = { ...result, expr: samePos(k.node, { tag: 'block', block }) };
         }
       }
     }
   }
 
   /** The let's binders, typed from its right-hand side's result and brought into scope. */
-  private letBinders(e: LetNode, rhs: Result): Binder[] {
+  private letBinders(e: LetStmt, rhs: Result): Binder[] {
     const desc = () => (e.nl.length + e.lin.length === 0 ? 'an expression statement' : `the right-hand side of let ${[...e.nl, ...e.lin].map((b) => b.name).join(', ')}`);
     this.linearBCheck(rhs, desc);
     if (rhs.nl.length !== e.nl.length || rhs.lin.length !== e.lin.length) {
@@ -246,7 +278,7 @@ class DefChecker {
     return out;
   }
 
-  private unpackBinders(e: UnpackNode): Binder[] {
+  private unpackBinders(e: UnpackStmt): Binder[] {
     const t = this.use(e.tuple, e.linear, e.linear ? 'a linear unpack' : 'a non-linear unpack');
     if (t.tag !== 'tuple' || t.elems.length !== e.names.length) {
       this.error(`cannot unpack ${e.tuple} of type ${printType(t)} into ${e.names.length} names`);
@@ -255,7 +287,7 @@ class DefChecker {
     return e.names.map((b, i) => this.bindLocal(b, elems[i] ?? REAL, e.linear));
   }
 
-  /** A leaf: everything but let, unpack and drop. */
+  /** A leaf: everything but blocks and drop. */
   private leaf(e: Expr): Result {
     switch (e.tag) {
       case 'ret': {
@@ -336,8 +368,10 @@ class DefChecker {
         const t = this.use(e.name, true, 'dup');
         return { nl: [], lin: [t, t], readsLinear: true, expr: e };
       }
+      case 'construct':
+        throw new InternalError(`check: construct ${constructRule(e, 'check').name} has no rule`);
       default:
-        throw new IrError(`internal: check: ${e.tag} is not a leaf`);
+        throw new InternalError(`check: ${e.tag} is not a leaf`);
     }
   }
 

@@ -1,7 +1,8 @@
 // Reference interpreter for Linear A, counting work with the paper's cost model (notes §2.5):
 // a non-linear primitive costs 1, a linear primitive 1 per scalar of its result, drop(e) costs
 // W(e) plus 1 per scalar it discards, a call costs its body, everything else is free.
-import { Expr, FnDef, IrError, Program, Type, InternalError } from './syntax';
+import { Block, Expr, FnDef, IrError, Program, Stmt, Type, InternalError } from './syntax';
+import { constructRule } from '../constructs/registry';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import type { Scalar } from '../prims/types';
 import { printType } from './printType';
@@ -46,9 +47,13 @@ class Env {
   }
 }
 
-/** What to do with a value once the expression under evaluation has produced it. */
+/**
+ * A block still running (its next statement is `i`), or what to do with a value once the
+ * expression under evaluation has produced it.
+ */
 type Kont =
-  | { readonly k: 'let'; readonly node: Extract<Expr, { tag: 'let' }> }
+  | { readonly k: 'block'; readonly block: Block; i: number }
+  | { readonly k: 'let'; readonly stmt: Extract<Stmt, { tag: 'let' }> }
   | { readonly k: 'drop' }
   | { readonly k: 'scope'; readonly mark: number }
   | { readonly k: 'return'; readonly env: Env };
@@ -69,9 +74,9 @@ function leafwise(f: (lin: number[]) => number, args: Value[]): Value {
 }
 
 /**
- * The reference interpreter as a loop over an explicit continuation stack: statements, nested
- * blocks and calls push continuations instead of recursing, so neither a long function nor a
- * deep call chain can overflow the JavaScript stack.
+ * The reference interpreter as a loop over an explicit continuation stack: a block runs its
+ * statements in a loop, and nested blocks and calls push continuations instead of recursing, so
+ * neither a long function, deep nesting nor a deep call chain can overflow the JavaScript stack.
  */
 class Machine {
   work = 0;
@@ -97,44 +102,47 @@ class Machine {
   callFn(name: string, nl: Value[], lin: Value[]): Value[][] {
     const d = this.def(name);
     let env = this.enter(d, nl, lin);
-    const konts: Kont[] = [];
-    let e: Expr = d.body;
+    const konts: Kont[] = [{ k: 'block', block: d.body, i: 0 }];
     for (;;) {
-      // Descend to a leaf, recording what to do with its value.
+      // Run the statements of the innermost block until one needs a value computed.
+      const top = konts[konts.length - 1];
+      if (top.k !== 'block') throw new InternalError('interp: a value is owed to a waiting expression');
+      let e: Expr;
+      if (top.i < top.block.stmts.length) {
+        const s = top.block.stmts[top.i++];
+        if (s.tag === 'unpack') {
+          const t = env.lookup(s.tuple) as Value[];
+          s.names.forEach((b, i) => env.bind(b.name, t[i]));
+          continue;
+        }
+        konts.push({ k: 'let', stmt: s });
+        e = s.rhs;
+      } else {
+        konts.pop();
+        e = top.block.result;
+      }
+      // Descend to a leaf, recording what to do with its value, or enter a block.
       let value: Value[][] | undefined;
       while (value === undefined) {
-        switch (e.tag) {
-          case 'let':
-            konts.push({ k: 'let', node: e });
-            if (e.rhs.tag === 'let' || e.rhs.tag === 'unpack') konts.push({ k: 'scope', mark: env.mark });
-            e = e.rhs;
-            break;
-          case 'unpack': {
-            const t = env.lookup(e.tuple) as Value[];
-            e.names.forEach((b, i) => env.bind(b.name, t[i]));
-            e = e.body;
-            break;
-          }
-          case 'drop':
-            konts.push({ k: 'drop' });
-            if (e.expr.tag === 'let' || e.expr.tag === 'unpack') konts.push({ k: 'scope', mark: env.mark });
-            e = e.expr;
-            break;
-          case 'call': {
-            const callee = this.def(e.fn);
-            const args = e.nl.map((n) => env.lookup(n));
-            const linArgs = e.lin.map((n) => env.lookup(n));
-            konts.push({ k: 'return', env });
-            env = this.enter(callee, args, linArgs);
-            e = callee.body;
-            break;
-          }
-          default:
-            value = this.leaf(e, env);
+        if (e.tag === 'drop') {
+          konts.push({ k: 'drop' });
+          e = e.expr;
+        } else if (e.tag === 'block') {
+          konts.push({ k: 'scope', mark: env.mark }, { k: 'block', block: e.block, i: 0 });
+          break;
+        } else if (e.tag === 'call') {
+          const callee = this.def(e.fn);
+          const args = e.nl.map((n) => env.lookup(n));
+          const linArgs = e.lin.map((n) => env.lookup(n));
+          konts.push({ k: 'return', env }, { k: 'block', block: callee.body, i: 0 });
+          env = this.enter(callee, args, linArgs);
+          break;
+        } else {
+          value = this.leaf(e, env);
         }
       }
-      // Hand the value outwards until a let continues with its body.
-      for (;;) {
+      // Hand the value outwards until a let binds it and its block goes on.
+      while (value !== undefined) {
         const k = konts.pop();
         if (k === undefined) return value;
         if (k.k === 'scope') env.restore(k.mark);
@@ -143,12 +151,13 @@ class Machine {
           for (const v of value[0]) this.work += leafCount(v);
           for (const v of value[1]) this.work += leafCount(v);
           value = [[], []];
+        } else if (k.k === 'let') {
+          const [vnl, vlin] = value;
+          k.stmt.nl.forEach((b, i) => env.bind(b.name, vnl[i]));
+          k.stmt.lin.forEach((b, i) => env.bind(b.name, vlin[i]));
+          value = undefined;
         } else {
-          const [nl, lin] = value;
-          k.node.nl.forEach((b, i) => env.bind(b.name, nl[i]));
-          k.node.lin.forEach((b, i) => env.bind(b.name, lin[i]));
-          e = k.node.body;
-          break;
+          throw new InternalError('interp: a value reached a block that was still running');
         }
       }
     }
@@ -185,6 +194,8 @@ class Machine {
         const v = env.lookup(e.name);
         return [[], [v, v]];
       }
+      case 'construct':
+        throw new InternalError(`interp: construct ${constructRule(e, 'interp').name} has no rule`);
       default:
         throw new InternalError(`interp: ${e.tag} is not a leaf`);
     }

@@ -1,24 +1,17 @@
-// Parser for the Linear A text format (docs/linear-a.md). Hand-written lexer; statements and
-// nested blocks are parsed with an explicit stack of open blocks, so a def of any length or
-// nesting depth parses without deep recursion. The parser tracks scopes so that a bare variable
-// gets the sort of its binder, and it knows primitives from the registry and functions from
-// earlier definitions.
+// Parser for the Linear A text format (docs/linear-a.md). Hand-written lexer; statements, nested
+// blocks and construct bodies are parsed with an explicit stack of open blocks, so a def of any
+// length or nesting depth parses without deep recursion. The parser tracks scopes so that a bare
+// variable gets the sort of its binder, and it knows primitives from the registry and functions
+// from earlier definitions.
+//
+// Blocks come out in one normal form: a block without statements is its result expression, and a
+// nested block in result position is spliced into its parent (nothing follows it, so its scope
+// ends where the parent's does). The printer prints that form back to the same text.
 //
 // Names are made unique per definition: a binder that reuses a name already bound in the def
 // (`let x = sin(x)`, `let (x, y) = (y, x)`, the same name in two sibling blocks) is renamed to a
 // fresh `x_1`, and later references follow. Every pass may then assume one binding per name.
-import {
-  Binder,
-  Expr,
-  FnDef,
-  IrError,
-  Program,
-  Type,
-  REAL,
-  BOOL,
-  STR,
-  tupleType,
-} from './syntax';
+import { Binder, Block, Expr, FnDef, IrError, Lambda, Program, Stmt, Type, REAL, BOOL, STR, tupleType } from './syntax';
 import { isPrim, isLinPrim } from '../prims/registry';
 import { ScopeStack } from './scopeStack';
 import { SourcePos, setPos } from './positions';
@@ -32,7 +25,7 @@ interface Token {
   readonly newlineBefore: boolean;
 }
 
-const PUNCT = ['->', '(', ')', '<', '>', '{', '}', ',', ';', ':', '='];
+const PUNCT = ['->', '(', ')', '<', '>', '{', '}', '[', ']', '|', ',', ';', ':', '='];
 const NAME = /[A-Za-z_][A-Za-z0-9_']*(?:\.[A-Za-z0-9_']+)*/y;
 const NUMBER = /-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
 
@@ -113,9 +106,16 @@ interface Scoped {
   readonly linear: boolean;
 }
 
-type Stmt =
-  | { readonly tag: 'let'; readonly nl: Binder[]; readonly lin: Binder[]; readonly rhs: Expr; readonly at: Token }
-  | { readonly tag: 'unpack'; readonly linear: boolean; readonly names: Binder[]; readonly tuple: string; readonly at: Token };
+type ConstructExpr = Extract<Expr, { tag: 'construct' }>;
+
+/** A construct whose head `op(v̄ ; v̇̄) [` is read and whose bodies are being parsed. */
+interface OpenConstruct {
+  readonly op: string;
+  readonly nl: string[];
+  readonly lin: string[];
+  readonly bodies: Lambda[];
+  readonly at: Token;
+}
 
 /** What an open block's value becomes in its parent once the block closes. */
 interface Waiting {
@@ -124,6 +124,8 @@ interface Waiting {
   /** `drop(` wrappers opened around the block, each closed by a ')'. */
   readonly drops: Token[];
   readonly at: Token;
+  /** Set when the open block is a body of this construct rather than a nested block. */
+  readonly construct?: OpenConstruct;
 }
 
 interface OpenBlock {
@@ -131,7 +133,12 @@ interface OpenBlock {
   /** Scope entries this block pushed. */
   pushed: number;
   wait?: Waiting;
+  /** The parameters, when the block is a construct's body. */
+  readonly params?: { readonly nl: Binder[]; readonly lin: Binder[] };
 }
+
+/** An expression, or the note that a block or a construct's first body was opened. */
+type ExprOrOpen = { expr: Expr } | { open: true; drops: Token[]; construct?: OpenConstruct };
 
 class Parser {
   private pos = 0;
@@ -263,13 +270,7 @@ class Parser {
     this.block = undefined;
     const depth = this.scope.size;
     this.expect('(');
-    const [nlParams0, linParams0] = this.split(() => {
-      const n = this.name('a parameter name');
-      this.expect(':', "':' and a type");
-      const b: Binder = { name: n.text, type: this.type() };
-      setPos(b, this.at(n));
-      return b;
-    }, ')');
+    const [nlParams0, linParams0] = this.split(() => this.param(), ')');
     const nlParams = nlParams0.map((b) => this.bind(b, false));
     const linParams = linParams0.map((b) => this.bind(b, true));
     this.expect('->');
@@ -281,6 +282,15 @@ class Parser {
     const d: FnDef = { name: nameTok.text, nlParams, linParams, nlResults, linResults, body };
     setPos(d, this.at(nameTok));
     return d;
+  }
+
+  /** A parameter of a def or of a construct's body: `x: T`. */
+  private param(): Binder {
+    const n = this.name('a parameter name');
+    this.expect(':', "':' and a type");
+    const b: Binder = { name: n.text, type: this.type() };
+    setPos(b, this.at(n));
+    return b;
   }
 
   /** `a, b ; c, d CLOSE` -> [[a, b], [c, d]]; the closing token is consumed. */
@@ -305,16 +315,16 @@ class Parser {
 
   /**
    * The def's body `{ STMT* EXPR }`. Open blocks live on an explicit stack: a `{` in expression
-   * position pushes one, and a closing `}` hands the block's value to the statement of its
-   * parent that was waiting for it (which may close the parent in turn).
+   * position or a construct's body pushes one, and a closing `}` hands the block's value to the
+   * statement of its parent that was waiting for it (which may close the parent in turn).
    */
-  private body(): Expr {
+  private body(): Block {
     this.expect('{');
     const stack: OpenBlock[] = [{ stmts: [], pushed: 0 }];
     this.block = stack[0];
     for (;;) {
       const top = stack[stack.length - 1];
-      let value: Expr | undefined;
+      let value: Expr;
       if (this.is('let')) {
         const letTok = this.expect('let');
         if (this.accept('<')) {
@@ -328,8 +338,8 @@ class Parser {
         this.expect('=');
         const r = this.exprOrOpen();
         if ('open' in r) {
-          top.wait = { binders: { nl, lin }, drops: r.drops, at: letTok };
-          stack.push(this.openBlock());
+          top.wait = { binders: { nl, lin }, drops: r.drops, at: letTok, construct: r.construct };
+          stack.push(this.openBlock(r.construct));
           continue;
         }
         this.finishLet(top, nl, lin, r.expr, letTok);
@@ -338,8 +348,8 @@ class Parser {
       const at = this.tok;
       const r = this.exprOrOpen();
       if ('open' in r) {
-        top.wait = { binders: null, drops: r.drops, at };
-        stack.push(this.openBlock());
+        top.wait = { binders: null, drops: r.drops, at, construct: r.construct };
+        stack.push(this.openBlock(r.construct));
         continue;
       }
       value = r.expr;
@@ -348,11 +358,13 @@ class Parser {
         const cur = stack[stack.length - 1];
         if (!this.is('}')) {
           this.accept('in');
-          cur.stmts.push({ tag: 'let', nl: [], lin: [], rhs: value, at });
+          const s: Stmt = { tag: 'let', nl: [], lin: [], rhs: value };
+          setPos(s, this.at(at));
+          cur.stmts.push(s);
           break;
         }
         this.expect('}', "'}' or a newline before the next statement");
-        const closed = assemble(cur.stmts, value, this.file);
+        const closed = closeBlock(cur.stmts, value);
         stack.pop();
         for (let i = 0; i < cur.pushed; i++) this.scope.pop();
         if (stack.length === 0) {
@@ -362,8 +374,20 @@ class Parser {
         const parent = stack[stack.length - 1];
         this.block = parent;
         const wait = parent.wait!;
+        const c = wait.construct;
+        if (c) {
+          c.bodies.push({ nlParams: cur.params!.nl, linParams: cur.params!.lin, body: closed });
+          if (this.accept(',')) {
+            stack.push(this.openBlock(c));
+            break;
+          }
+          this.expect(']', "',' or ']'");
+          value = constructExpr(c);
+          setPos(value, this.at(c.at));
+        } else {
+          value = closed.stmts.length === 0 ? closed.result : { tag: 'block', block: closed };
+        }
         parent.wait = undefined;
-        value = closed;
         for (let i = wait.drops.length - 1; i >= 0; i--) {
           this.expect(')');
           value = { tag: 'drop', expr: value };
@@ -377,9 +401,23 @@ class Parser {
     }
   }
 
-  private openBlock(): OpenBlock {
-    const b: OpenBlock = { stmts: [], pushed: 0 };
+  /**
+   * Opens a nested block, or the next body of `c` after reading its `|p̄ ; q̄|` parameters and its
+   * `{`; the parameters are bound inside the body.
+   */
+  private openBlock(c?: OpenConstruct): OpenBlock {
+    if (!c) {
+      const b: OpenBlock = { stmts: [], pushed: 0 };
+      this.block = b;
+      return b;
+    }
+    this.expect('|', `'|' and the parameters of a body of ${c.op}`);
+    const [nl0, lin0] = this.split(() => this.param(), '|');
+    this.expect('{');
+    const b: OpenBlock = { stmts: [], pushed: 0, params: { nl: [], lin: [] } };
     this.block = b;
+    for (const p of nl0) b.params!.nl.push(this.bind(p, false));
+    for (const p of lin0) b.params!.lin.push(this.bind(p, true));
     return b;
   }
 
@@ -387,7 +425,9 @@ class Parser {
     this.accept('in');
     const nl = nl0.map((b) => this.bind(b, false));
     const lin = lin0.map((b) => this.bind(b, true));
-    top.stmts.push({ tag: 'let', nl, lin, rhs, at });
+    const s: Stmt = { tag: 'let', nl, lin, rhs };
+    setPos(s, this.at(at));
+    top.stmts.push(s);
   }
 
   private unpackStatement(top: OpenBlock, at: Token): void {
@@ -406,7 +446,9 @@ class Parser {
     }
     this.accept('in');
     const bound = names.map((b) => this.bind(b, linear));
-    top.stmts.push({ tag: 'unpack', linear, names: bound, tuple: s.actual, at });
+    const u: Stmt = { tag: 'unpack', linear, names: bound, tuple: s.actual };
+    setPos(u, this.at(at));
+    top.stmts.push(u);
   }
 
   private binder(): Binder {
@@ -418,15 +460,19 @@ class Parser {
 
   // ---- expressions ----
 
-  /** An expression, or the note that a `{` was consumed (inside `drops` open `drop(`s). */
-  private exprOrOpen(): { expr: Expr } | { open: true; drops: Token[] } {
+  /** An expression, or the note that a `{` or a construct's `[` was consumed (inside `drops` open `drop(`s). */
+  private exprOrOpen(): ExprOrOpen {
     const drops: Token[] = [];
     while (this.is('drop') && this.tokens[this.pos + 1].text === '(' && !this.tokens[this.pos + 1].newlineBefore && this.tokens[this.pos + 1].kind === 'punct') {
       drops.push(this.tok);
       this.pos += 2;
     }
     if (this.accept('{')) return { open: true, drops };
-    let e = this.leaf();
+    const t = this.tok;
+    const leaf = this.leafAt(t);
+    if ('open' in leaf) return { open: true, drops, construct: leaf.open };
+    let e = leaf.expr;
+    setPos(e, this.at(t));
     for (let i = drops.length - 1; i >= 0; i--) {
       this.expect(')');
       e = { tag: 'drop', expr: e };
@@ -435,26 +481,20 @@ class Parser {
     return { expr: e };
   }
 
-  private leaf(): Expr {
-    const t = this.tok;
-    const e = this.leafAt(t);
-    setPos(e, this.at(t));
-    return e;
-  }
-
-  private leafAt(t: Token): Expr {
+  /** A leaf, or the head of a construct whose first body comes next. */
+  private leafAt(t: Token): { expr: Expr } | { open: OpenConstruct } {
     if (t.kind === 'num') {
       this.pos++;
-      return { tag: 'lit', value: Number(t.text) };
+      return { expr: { tag: 'lit', value: Number(t.text) } };
     }
     if (t.kind === 'str') {
       this.pos++;
-      return { tag: 'lit', value: JSON.parse(t.text) as string };
+      return { expr: { tag: 'lit', value: JSON.parse(t.text) as string } };
     }
     if (this.is('(')) {
       this.pos++;
       const [nl, lin] = this.split(() => this.varName(), ')');
-      return { tag: 'ret', nl, lin };
+      return { expr: { tag: 'ret', nl, lin } };
     }
     if (this.is('<')) {
       this.pos++;
@@ -465,49 +505,55 @@ class Parser {
         while (this.accept(','));
       }
       this.expect('>', "'>' or ','");
-      return { tag: 'tuple', linear, elems };
+      return { expr: { tag: 'tuple', linear, elems } };
     }
     const n = this.name('an expression');
-    if (n.text === 'true' || n.text === 'false') return { tag: 'lit', value: n.text === 'true' };
+    if (n.text === 'true' || n.text === 'false') return { expr: { tag: 'lit', value: n.text === 'true' } };
     const applied = this.is('(') && !this.tok.newlineBefore;
     if (!applied) {
       const s = this.resolve(n);
-      return { tag: 'var', linear: s.linear, name: s.actual };
+      return { expr: { tag: 'var', linear: s.linear, name: s.actual } };
     }
     this.pos++;
     switch (n.text) {
       case 'zero': {
         const type = this.type();
         this.expect(')');
-        return { tag: 'zero', type };
+        return { expr: { tag: 'zero', type } };
       }
       case 'dup': {
         const v = this.name('a linear variable');
         const s = this.resolve(v);
         if (!s.linear) this.fail(`dup takes a linear variable; ${v.text} is non-linear`, v);
         this.expect(')');
-        return { tag: 'dup', name: s.actual };
+        return { expr: { tag: 'dup', name: s.actual } };
       }
     }
     const [nl, lin] = this.split(() => this.varName(), ')');
+    // `op(v̄ ; v̇̄) [λ̄]`: a construct; which ops exist is the construct registry's business.
+    if (this.accept('[')) {
+      const c: OpenConstruct = { op: n.text, nl, lin, bodies: [], at: n };
+      return this.accept(']') ? { expr: constructExpr(c) } : { open: c };
+    }
     if (isPrim(n.text)) {
       if (lin.length > 0) this.fail(`${n.text} is a non-linear primitive; it takes no linear arguments`, n);
-      return { tag: 'prim', op: n.text, args: nl };
+      return { expr: { tag: 'prim', op: n.text, args: nl } };
     }
-    if (isLinPrim(n.text)) return { tag: 'lprim', op: n.text, nl, lin };
-    if (this.fns.has(n.text)) return { tag: 'call', fn: n.text, nl, lin };
+    if (isLinPrim(n.text)) return { expr: { tag: 'lprim', op: n.text, nl, lin } };
+    if (this.fns.has(n.text)) return { expr: { tag: 'call', fn: n.text, nl, lin } };
     return this.fail(`unknown function or primitive ${n.text} (functions must be defined before use)`, n);
   }
 }
 
-function assemble(stmts: readonly Stmt[], final: Expr, file: string): Expr {
-  let e = final;
-  for (let i = stmts.length - 1; i >= 0; i--) {
-    const s = stmts[i];
-    e = s.tag === 'let' ? { tag: 'let', nl: s.nl, lin: s.lin, rhs: s.rhs, body: e } : { tag: 'unpack', linear: s.linear, names: s.names, tuple: s.tuple, body: e };
-    setPos(e, { file, line: s.at.line, col: s.at.col });
+const constructExpr = (c: OpenConstruct): ConstructExpr => ({ tag: 'construct', op: c.op, nl: c.nl, lin: c.lin, bodies: c.bodies });
+
+/** The block of `stmts` and `result`, with a nested block in result position spliced in. */
+function closeBlock(stmts: Stmt[], result: Expr): Block {
+  while (result.tag === 'block') {
+    for (const s of result.block.stmts) stmts.push(s);
+    result = result.block.result;
   }
-  return e;
+  return { stmts, result };
 }
 
 export function parseProgram(text: string, file = '<input>'): Program {

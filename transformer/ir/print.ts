@@ -1,7 +1,10 @@
 // Printer for the Linear A text format; `parseProgram(printProgram(p, { types: true }))`
-// reproduces p. Used by tests, golden files, error messages and `tsad inspect`.
-import type { Binder, Expr, FnDef, Program, Type } from './syntax';
+// reproduces p when p is in the parser's normal form (no block without statements, no nested
+// block in result position; other blocks print as the text that parses to that form). Used by
+// tests, golden files, error messages and `tsad inspect`.
+import { Binder, Block, Expr, FnDef, InternalError, Lambda, Program, Stmt, Type } from './syntax';
 import { printType } from './printType';
+import { visitBlock } from './traverse';
 
 export { printType };
 
@@ -27,15 +30,23 @@ function sides(nl: readonly string[], lin: readonly string[]): string {
   return `${nl.join(', ')}${nl.length ? ' ' : ''}; ${lin.join(', ')}`;
 }
 
-function binders(e: Extract<Expr, { tag: 'let' }>, o: PrintOptions): string {
-  const nl = e.nl.map((b) => binderText(b, o));
-  const lin = e.lin.map((b) => binderText(b, o));
+function binders(s: Extract<Stmt, { tag: 'let' }>, o: PrintOptions): string {
+  const nl = s.nl.map((b) => binderText(b, o));
+  const lin = s.lin.map((b) => binderText(b, o));
   if (nl.length === 1 && lin.length === 0) return nl[0];
   return `(${sides(nl, lin)})`;
 }
 
-/** A leaf in argument position: one line (blocks are laid out by `block`). */
-function leafText(e: Expr, o: PrintOptions): string {
+/** Parameters as a def writes them: typed, and a trailing ` ;` when only non-linear ones exist. */
+function params(nl: readonly Binder[], lin: readonly Binder[]): string {
+  const typed = (b: Binder) => (b.type ? `${b.name}: ${T(b.type)}` : b.name);
+  return `${sides(nl.map(typed), lin.map(typed))}${lin.length === 0 && nl.length > 0 ? ' ;' : ''}`;
+}
+
+const lambdaHead = (l: Lambda): string => `|${params(l.nlParams, l.linParams)}|`;
+
+/** A leaf in argument position: one line (blocks and construct bodies are laid out by `block`). */
+function leafText(e: Expr): string {
   switch (e.tag) {
     case 'ret':
       return e.lin.length === 0 && e.nl.length > 0 ? `(${e.nl.join(', ')} ;)` : `(${sides(e.nl, e.lin)})`;
@@ -55,74 +66,104 @@ function leafText(e: Expr, o: PrintOptions): string {
       return `zero(${T(e.type)})`;
     case 'dup':
       return `dup(${e.name})`;
+    case 'construct':
+      if (e.bodies.length > 0) throw new InternalError('print: construct bodies are laid out by block()');
+      return `${constructHead(e)}]`;
     case 'drop':
-      return `drop(${leafText(e.expr, o)})`;
-    case 'let':
-    case 'unpack':
-      throw new Error('leafText: blocks are printed by block()');
+    case 'block':
+      throw new InternalError(`print: ${e.tag} is laid out by block()`);
   }
 }
 
-/** `drop(drop(e))` around a block: the number of drops and the block, or null for a leaf. */
-function openedBlock(e: Expr): { drops: number; inner: Expr } | null {
-  let drops = 0;
-  while (e.tag === 'drop') {
-    drops++;
-    e = e.expr;
-  }
-  return e.tag === 'let' || e.tag === 'unpack' ? { drops, inner: e } : null;
-}
+const constructHead = (e: Extract<Expr, { tag: 'construct' }>): string => `${e.op}(${sides(e.nl, e.lin)}) [`;
 
 /**
- * A sequence of statements ending in a final expression, one per line. Nested blocks are laid
- * out with an explicit stack of the statements that follow them, so depth costs no recursion.
+ * An expression as the parser reads it back: the `drop(`s around it and what they hold, with
+ * blocks of no statements (which the parser never builds) standing for their results.
  */
-function block(start: Expr, indent0: string, o: PrintOptions): string {
+function opened(e: Expr): { drops: number; inner: Expr } {
+  let drops = 0;
+  for (;;) {
+    if (e.tag === 'drop') drops++;
+    else if (e.tag !== 'block' || e.block.stmts.length > 0) return { drops, inner: e };
+    e = e.tag === 'drop' ? e.expr : e.block.result;
+  }
+}
+
+/** What `block` prints next: the rest of a block, a line, or the bodies of a construct after the first. */
+type Task =
+  | { readonly k: 'stmts'; readonly b: Block; i: number; readonly indent: string }
+  | { readonly k: 'line'; readonly text: string }
+  | { readonly k: 'bodies'; readonly c: Extract<Expr, { tag: 'construct' }>; j: number; readonly indent: string; readonly inner: string; readonly close: string };
+
+/**
+ * A block's statements and result, one per line. Nested blocks and construct bodies are laid
+ * out with an explicit stack of what follows them, so depth costs no recursion. A nested block
+ * in result position prints as the rest of its parent (the parser splices it back in).
+ */
+function block(start: Block, indent0: string, o: PrintOptions): string {
   const lines: string[] = [];
-  const after: { rest: Expr | null; indent: string; close: string }[] = [];
-  let e: Expr | null = start;
-  let indent = indent0;
-  while (e !== null) {
-    if (e.tag === 'unpack') {
-      lines.push(`${indent}let <${e.linear ? '; ' : ''}${e.names.map((b) => binderText(b, o)).join(', ')}> = ${e.tuple}`);
-      e = e.body;
+  const tasks: Task[] = [{ k: 'stmts', b: start, i: 0, indent: indent0 }];
+  // Indentation stops growing past a depth no reader follows: output stays linear in size.
+  const deeper = (indent: string) => (indent.length < MAX_INDENT ? indent + '  ' : indent);
+  // Prints `head` and a value; a block or a construct with bodies opens lines that tasks close.
+  const value = (head: string, e: Expr, indent: string) => {
+    const { drops, inner } = opened(e);
+    const pre = head + 'drop('.repeat(drops);
+    if (inner.tag === 'block') {
+      lines.push(`${pre}{`);
+      tasks.push({ k: 'line', text: `${indent}}${')'.repeat(drops)}` });
+      tasks.push({ k: 'stmts', b: inner.block, i: 0, indent: deeper(indent) });
+    } else if (inner.tag === 'construct' && inner.bodies.length > 0) {
+      const body = inner.bodies[0];
+      lines.push(`${pre}${constructHead(inner)}${lambdaHead(body)} {`);
+      tasks.push({ k: 'bodies', c: inner, j: 1, indent, inner: deeper(indent), close: `${indent}}]${')'.repeat(drops)}` });
+      tasks.push({ k: 'stmts', b: body.body, i: 0, indent: deeper(indent) });
+    } else {
+      lines.push(pre + leafText(inner) + ')'.repeat(drops));
+    }
+  };
+  while (tasks.length > 0) {
+    const t = tasks[tasks.length - 1];
+    if (t.k === 'line') {
+      tasks.pop();
+      lines.push(t.text);
       continue;
     }
-    const head = e.tag === 'let' ? (e.nl.length + e.lin.length === 0 ? indent : `${indent}let ${binders(e, o)} = `) : indent;
-    const value = e.tag === 'let' ? e.rhs : e;
-    const opened = openedBlock(value);
-    if (opened) {
-      lines.push(`${head}${'drop('.repeat(opened.drops)}{`);
-      after.push({ rest: e.tag === 'let' ? e.body : null, indent, close: `${indent}}${')'.repeat(opened.drops)}` });
-      // Indentation stops growing past a depth no reader follows: output stays linear in size.
-      if (indent.length < MAX_INDENT) indent += '  ';
-      e = opened.inner;
+    if (t.k === 'bodies') {
+      if (t.j === t.c.bodies.length) {
+        tasks.pop();
+        lines.push(t.close);
+        continue;
+      }
+      const body = t.c.bodies[t.j++];
+      lines.push(`${t.indent}}, ${lambdaHead(body)} {`);
+      tasks.push({ k: 'stmts', b: body.body, i: 0, indent: t.inner });
       continue;
     }
-    lines.push(head + leafText(value, o));
-    e = e.tag === 'let' ? e.body : null;
-    // A finished block hands over to the statement after it, or finishes its parent too.
-    while (e === null && after.length > 0) {
-      const k = after.pop()!;
-      lines.push(k.close);
-      indent = k.indent;
-      e = k.rest;
+    const { indent } = t;
+    if (t.i < t.b.stmts.length) {
+      const s = t.b.stmts[t.i++];
+      if (s.tag === 'unpack') lines.push(`${indent}let <${s.linear ? '; ' : ''}${s.names.map((b) => binderText(b, o)).join(', ')}> = ${s.tuple}`);
+      else value(s.nl.length + s.lin.length === 0 ? indent : `${indent}let ${binders(s, o)} = `, s.rhs, indent);
+      continue;
     }
+    tasks.pop();
+    const { drops, inner } = opened(t.b.result);
+    if (drops === 0 && inner.tag === 'block') tasks.push({ k: 'stmts', b: inner.block, i: 0, indent });
+    else value(indent, t.b.result, indent);
   }
   return lines.join('\n');
 }
 
+/** An expression as a block's result. */
 export function printExpr(e: Expr, o: PrintOptions = {}): string {
-  return block(e, '', o);
+  return block({ stmts: [], result: e }, '', o);
 }
 
 export function printDef(d: FnDef, o: PrintOptions = {}): string {
-  const params = sides(
-    d.nlParams.map((b) => `${b.name}: ${T(b.type!)}`),
-    d.linParams.map((b) => `${b.name}: ${T(b.type!)}`),
-  );
   const results = d.linResults.length === 0 ? `${d.nlResults.map(T).join(', ')} ;` : sides(d.nlResults.map(T), d.linResults.map(T));
-  return `def ${d.name}(${params}${d.linParams.length === 0 && d.nlParams.length > 0 ? ' ;' : ''}) -> (${results}) {\n${block(d.body, '  ', o)}\n}`;
+  return `def ${d.name}(${params(d.nlParams, d.linParams)}) -> (${results}) {\n${block(d.body, '  ', o)}\n}`;
 }
 
 /** Named tuple types used anywhere in a def, innermost first, each once. */
@@ -132,31 +173,17 @@ function aliasesIn(d: FnDef, seen: Map<string, Type>): void {
     t.elems.forEach(visit);
     if (t.name !== undefined && !seen.has(t.name)) seen.set(t.name, t);
   };
-  [...d.nlParams, ...d.linParams].forEach((b) => visit(b.type));
+  const visitBinder = (b: Binder) => visit(b.type);
+  [...d.nlParams, ...d.linParams].forEach(visitBinder);
   [...d.nlResults, ...d.linResults].forEach(visit);
-  // An explicit stack: bodies can be nested thousands deep.
-  const stack: Expr[] = [d.body];
-  while (stack.length > 0) {
-    const e = stack.pop()!;
-    switch (e.tag) {
-      case 'let':
-        [...e.nl, ...e.lin].forEach((b) => visit(b.type));
-        stack.push(e.body, e.rhs);
-        break;
-      case 'unpack':
-        e.names.forEach((b) => visit(b.type));
-        stack.push(e.body);
-        break;
-      case 'drop':
-        stack.push(e.expr);
-        break;
-      case 'zero':
-        visit(e.type);
-        break;
-      default:
-        break;
-    }
-  }
+  // A let's binders come before its right-hand side, in the order the text shows them.
+  visitBlock(d.body, {
+    stmt: (s) => (s.tag === 'let' ? [...s.nl, ...s.lin] : s.names).forEach(visitBinder),
+    enter: (l) => [...l.nlParams, ...l.linParams].forEach(visitBinder),
+    expr: (e) => {
+      if (e.tag === 'zero') visit(e.type);
+    },
+  });
 }
 
 export function printProgram(p: Program, o: PrintOptions = {}): string {
