@@ -3,7 +3,7 @@
 import { parseProgram } from '../../transformer/ir/parse';
 import { evalFn } from '../../transformer/ir/interp';
 import { printDef } from '../../transformer/ir/print';
-import { Program, FnDef, binder, letE, prim, ret, REAL } from '../../transformer/ir/syntax';
+import { Program, FnDef, binder, block, letS, prim, ret, REAL } from '../../transformer/ir/syntax';
 import { annotateTypes } from '../../transformer/ir/check';
 import { jvpOf, gradOf, linearizeOf, transposeOf } from '../gen/drivers';
 import { findDef } from '../../transformer/ad/program';
@@ -26,7 +26,7 @@ describe('rebinding a name', () => {
       linParams: [],
       nlResults: [REAL],
       linResults: [],
-      body: letE([binder('x')], [], prim('sin', ['x']), letE([binder('x')], [], prim('mul', ['x', 'x']), ret(['x']))),
+      body: block([letS([binder('x')], [], prim('sin', ['x'])), letS([binder('x')], [], prim('mul', ['x', 'x']))], ret(['x'])),
     };
     const p: Program = annotateTypes({ defs: [d] });
     const { program, jvp } = jvpOf(p, 'f');

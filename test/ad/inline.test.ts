@@ -10,7 +10,7 @@ import { calleesOf } from '../../transformer/ad/program';
 import { inlineProgram, bodySize } from '../../transformer/ad/inline';
 import { parseProgram } from '../../transformer/ir/parse';
 import { printDef } from '../../transformer/ir/print';
-import { Expr, FnDef, Program } from '../../transformer/ir/syntax';
+import { Block, FnDef, Program } from '../../transformer/ir/syntax';
 
 const last = (p: Program): FnDef => p.defs[p.defs.length - 1];
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-12 * (1 + Math.abs(a) + Math.abs(b));
@@ -20,15 +20,10 @@ const arb = choices.chain((xs) => {
   return fc.tuple(fc.constant(p), valuesFor(last(p).nlParams.map((b) => b.type!)));
 });
 
-function tupleUnpacks(e: Expr): number {
+function tupleUnpacks(b: Block): number {
   let n = 0;
-  for (;;) {
-    if (e.tag === 'let') e = e.body;
-    else if (e.tag === 'unpack') {
-      n++;
-      e = e.body;
-    } else return n;
-  }
+  for (const s of b.stmts) if (s.tag === 'unpack') n++;
+  return n;
 }
 
 test('value and gradient, inlined, equals the unfused reverse pass (property)', () => {

@@ -3,7 +3,7 @@
 // included. Random programs built from exactly those corner values are evaluated before and after
 // simplification and compared with Object.is.
 import fc from 'fast-check';
-import { BOOL, Binder, Expr, REAL, binder, letE, lit, prim, ret } from '../../transformer/ir/syntax';
+import { BOOL, Binder, Expr, REAL, binder, block, letS, lit, prim, ret } from '../../transformer/ir/syntax';
 import { restoreLinearity } from '../../transformer/ad/linearity';
 import { simplifyDef } from '../../transformer/ad/simplify';
 import { annotateTypes, checkProgram } from '../../transformer/ir/check';
@@ -55,8 +55,7 @@ function build(steps: readonly Step[]) {
     }
   }
   // Every value is a result, so a wrong fold anywhere shows.
-  let body: Expr = ret([...reals, ...bools]);
-  for (let i = stmts.length - 1; i >= 0; i--) body = letE([stmts[i].b], [], stmts[i].rhs, body);
+  const body = block(stmts.map((s) => letS([s.b], [], s.rhs)), ret([...reals, ...bools]));
   return restoreLinearity({ name: 'f', nlParams: [binder('x', REAL), binder('p', BOOL)], linParams: [], nlResults: [...reals.map(() => REAL), ...bools.map(() => BOOL)], linResults: [], body });
 }
 

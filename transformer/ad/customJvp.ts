@@ -8,7 +8,11 @@
 // ȧ·ḃ) puts a linear variable where a non-linear one must be, and is rejected. Transposition
 // then gives the reverse rule for free.
 import { Builder, NameSupply, namesIn } from '../ir/build';
-import { Binder, Expr, FnDef, Type, binder, call, ret, tangentType, tupleType, unpack, zero as zeroE } from '../ir/syntax';
+import { annotateTypes } from '../ir/check';
+import { transposeProgram } from './transpose';
+import { derivedName, jvpName, role } from './names';
+import { Binder, Block, Expr, FnDef, Program, Role, Type, binder, block, call, drop, letS, nvar, ret, tangentType, tupleType, unpackS, zero as zeroE } from '../ir/syntax';
+import { constructRule } from '../constructs/registry';
 import { PRIMS } from '../prims/registry';
 import type { Scalar } from '../prims/types';
 import { simplifyDef } from './simplify';
@@ -57,23 +61,24 @@ function vanishesAtZero(op: string, args: readonly string[], linear: readonly bo
   });
 }
 
-/** Copies a JVP rule's emitted chain into the rule being built, checking it reads no tangent as a value. */
-function spliceLinear(chain: Expr, ctx: Ctx, primal: string, op: string, out: string): void {
+/** Copies a JVP rule's emitted lets into the rule being built, checking they read no tangent as a value. */
+function spliceLinear(emitted: Block, ctx: Ctx, primal: string, op: string, out: string): void {
   const valueUse = (names: readonly string[]) => names.some((n) => n === primal || ctx.sort.get(n) === 'lin');
-  for (let e = chain; e.tag === 'let'; e = e.body) {
-    const rhs = e.rhs;
+  for (const s of emitted.stmts) {
+    if (s.tag !== 'let') break;
+    const rhs = s.rhs;
     const readsTangentAsValue =
       (rhs.tag === 'prim' && valueUse(rhs.args)) || (rhs.tag === 'lprim' && valueUse(rhs.nl)) || (rhs.tag === 'call' && valueUse(rhs.nl));
     if (readsTangentAsValue) throw new NotLinearError(`${op} needs the value of a tangent, so its result is not linear in the tangent`, out);
-    e.nl.forEach((b) => ctx.sort.set(b.name, 'nl'));
-    e.lin.forEach((b) => ctx.sort.set(b.name, 'lin'));
-    ctx.b.bind([...e.nl], [...e.lin], rhs);
+    s.nl.forEach((b) => ctx.sort.set(b.name, 'nl'));
+    s.lin.forEach((b) => ctx.sort.set(b.name, 'lin'));
+    ctx.b.bind([...s.nl], [...s.lin], rhs);
   }
 }
 
-function convert(e: Expr, ctx: Ctx, last: (leaf: Expr) => Expr): Expr {
+function convert(body: Block, ctx: Ctx, last: (leaf: Expr) => Block): Block {
   const r = (n: string) => ctx.subst.get(n) ?? n;
-  for (;;) {
+  for (const e of body.stmts) {
     if (e.tag === 'unpack') {
       const tuple = r(e.tuple);
       const mixed = ctx.mixed.get(tuple);
@@ -88,12 +93,11 @@ function convert(e: Expr, ctx: Ctx, last: (leaf: Expr) => Expr): Expr {
         const names = e.names.map((n) => ({ ...n }));
         ctx.b.unpack(s === 'lin', names, tuple);
       }
-      e = e.body;
       continue;
     }
-    if (e.tag !== 'let') return last(e);
     const rhs = e.rhs;
     const out = e.nl[0]?.name;
+    if (rhs.tag === 'construct') constructRule(rhs, 'customJvp');
     switch (rhs.tag) {
       case 'lit':
         ctx.literals.set(out, rhs.value);
@@ -154,15 +158,15 @@ function convert(e: Expr, ctx: Ctx, last: (leaf: Expr) => Expr): Expr {
         ctx.b.bind([...e.nl], [...e.lin], rhs);
     }
     e.nl.forEach((n) => n.type && ctx.types.set(n.name, n.type));
-    e = e.body;
   }
+  return last(body.result);
 }
 
 /**
  * `rule(x̄, ẋ̄) -> <y, ẏ>` (non-linear, with binder types) to `name(x̄ ; ẋ̄) -> (y ; ẏ)`.
  * `primalCount` parameters are primal, the rest are their tangents in the same order.
  */
-export function customJvpDef(rule: FnDef, primalCount: number, name: string, resultType: Type, tangentOut: Type = tangentType(resultType)): FnDef {
+export function customJvpDef(rule: FnDef, primalCount: number, as: Role, resultType: Type, tangentOut: Type = tangentType(resultType)): FnDef {
   const names = new NameSupply([...rule.nlParams.map((p) => p.name)]);
   const b = new Builder(names);
   const ctx: Ctx = { b, sort: new Map(), types: new Map(), literals: new Map(), mixed: new Map(), subst: new Map(), elements: new Map() };
@@ -211,7 +215,8 @@ export function customJvpDef(rule: FnDef, primalCount: number, name: string, res
     return b.finish(ret([y], [dy]));
   });
   const def: FnDef = {
-    name,
+    name: derivedName(as),
+    role: as,
     nlParams: params.map((p) => binder(p.name, p.type)),
     linParams: dots.map((p) => binder(p.name, p.type)),
     nlResults: [resultType],
@@ -226,35 +231,32 @@ export function customJvpDef(rule: FnDef, primalCount: number, name: string, res
  * A VJP rule `(x̄) => [value, (ct) => [x̄_bar...]]`, lowered to `rule(x̄, ct) -> <value, <x̄_bar...>>`,
  * becomes three defs: the pullback `name.pb(x̄ ; ct) -> (; x̄_bar...)` (linear in ct, checked
  * like a JVP rule), its transpose `name.pb.T(x̄ ; ẋ̄) -> (; ẏ)` (forward mode, by transposition),
- * and `name.jvp(x̄ ; ẋ̄) -> (y ; ẏ)` with the value from `name` itself.
+ * and `name.jvp(x̄ ; ẋ̄) -> (y ; ẏ)` with the value from `name` itself. `program` holds the
+ * typed primal and whatever it calls.
  */
-export function customVjpDefs(
-  rule: FnDef,
-  primal: FnDef,
-  transpose: (pb: FnDef) => FnDef,
-): FnDef[] {
+export function customVjpDefs(rule: FnDef, primal: FnDef, program: Program): FnDef[] {
   const n = primal.nlParams.length;
   const cotangents = tupleType(primal.nlParams.map((p) => tangentType(p.type!)));
-  const full = customJvpDef(rule, n, `${primal.name}.pb`, primal.nlResults[0], cotangents);
+  const full = customJvpDef(rule, n, role('pullback', primal.name), primal.nlResults[0], cotangents);
   // Keep only the cotangents, one result per parameter.
   const names = new NameSupply(namesIn(full.body, new Set([...full.nlParams, ...full.linParams].map((p) => p.name))));
-  const retarget = (e: Expr): Expr => {
-    if (e.tag === 'let') return { ...e, body: retarget(e.body) };
-    if (e.tag === 'unpack') return { ...e, body: retarget(e.body) };
-    if (e.tag !== 'ret') return e;
+  const retarget = (body: Block): Block => {
+    const e = body.result;
+    if (e.tag !== 'ret') return body;
     const parts = primal.nlParams.map((p) => binder(names.fresh(`${p.name}_bar`), tangentType(p.type!)));
-    const dropValue: Expr = { tag: 'let', nl: [], lin: [], rhs: { tag: 'drop', expr: { tag: 'var', linear: false, name: e.nl[0] } }, body: unpack(true, parts, e.lin[0], ret([], parts.map((p) => p.name))) };
-    return dropValue;
+    return block([...body.stmts, letS([], [], drop(nvar(e.nl[0]))), unpackS(true, parts, e.lin[0])], ret([], parts.map((p) => p.name)));
   };
   const pb = simplifyDef({ ...full, nlResults: [], linResults: primal.nlParams.map((p) => tangentType(p.type!)), body: retarget(full.body) });
-  const pbT = transpose(pb);
+  const transposed = annotateTypes(transposeProgram(annotateTypes({ defs: [...program.defs, pb] }), [pb.name]));
+  const pbT = transposed.defs[transposed.defs.length - 1];
   const b = new Builder(new NameSupply(primal.nlParams.map((p) => p.name)));
   const dots = primal.nlParams.map((p) => binder(b.fresh(`${p.name}_dot`), tangentType(p.type!)));
   const y = b.nl('y', call(primal.name, primal.nlParams.map((p) => p.name)), primal.nlResults[0]);
   const yDot = b.fresh('y_dot');
   b.bind([], [binder(yDot, tangentType(primal.nlResults[0]))], call(pbT.name, primal.nlParams.map((p) => p.name), dots.map((d) => d.name)));
   const jvp: FnDef = {
-    name: `${primal.name}.jvp`,
+    name: jvpName(primal.name),
+    role: role('jvp', primal.name),
     nlParams: primal.nlParams,
     linParams: dots,
     nlResults: primal.nlResults,

@@ -7,14 +7,14 @@
 // it off. Whatever the options, a function is proved Linear B before it is transposed.
 import { annotateTypes, checkProgram } from '../ir/check';
 import { Builder, NameSupply } from '../ir/build';
-import { FnDef, IrError, Program, binder, call, ret, REAL, tangentType, Type } from '../ir/syntax';
+import { FnDef, IrError, Program, RoleKind, binder, call, ret, REAL, tangentType, Type } from '../ir/syntax';
 import { printType } from '../ir/printType';
 import { jvpProgram } from './jvp';
 import { unzipProgram, CheckpointPolicy } from './unzip';
 import { transposeProgram } from './transpose';
 import { eraseProgram } from './erase';
 import { simplifyProgram } from './simplify';
-import { erasedName, fwdName, gradName, hvpName, jvpName, linName, transposedName, valueAndGradName } from './names';
+import { bwdName, derivedName, erasedName, fwdName, hvpName, jvpName, linName, role, transposeRole } from './names';
 import { calleesFirst, findDef } from './program';
 import { inlineProgram } from './inline';
 import { flattenSignature } from './flatten';
@@ -26,10 +26,10 @@ export interface DriverOptions {
   /** `false` skips every check that is not needed to transpose (default true). */
   readonly check?: boolean;
   /**
-   * Re-check the whole program, Linear B included, after every pass (default: on when the
-   * environment sets TSAD_RECHECK=1). A debugging net for the passes: costs compile time, never
-   * changes the output. The check that proves a function Linear B before it is transposed runs
-   * regardless.
+   * Re-check the whole program, Linear B included, after every pass (default false; the plugin
+   * and the command line turn it on when the environment sets TSAD_RECHECK=1, as the tests do).
+   * A debugging net for the passes: costs compile time, never changes the output. The check that
+   * proves a function Linear B before it is transposed runs regardless.
    */
   readonly recheck?: boolean;
   /**
@@ -39,14 +39,15 @@ export interface DriverOptions {
   readonly inlinePrimal?: boolean;
 }
 
+/** The halves a transposition reads as Linear B: unzipped and transposed defs. */
+const LINEAR_B_ROLES: ReadonlySet<RoleKind> = new Set(['fwd', 'lin', 'bwd', 'transpose']);
+
 function linearBNames(p: Program): string[] {
-  return p.defs.filter((d) => /\.(fwd|lin|bwd|T)$/.test(d.name)).map((d) => d.name);
+  return p.defs.filter((d) => d.role !== undefined && LINEAR_B_ROLES.has(d.role.kind)).map((d) => d.name);
 }
 
-const recheckByDefault = (): boolean => process.env.TSAD_RECHECK === '1';
-
 function rechecking(o: DriverOptions): boolean {
-  return o.check !== false && (o.recheck ?? recheckByDefault());
+  return o.check !== false && o.recheck === true;
 }
 
 /** Annotates, optionally simplifies the new defs, and (with `recheck`) checks a pass's output. */
@@ -77,17 +78,69 @@ function added(before: Program, after: Program): string[] {
   return after.defs.map((d) => d.name).filter((n) => !old.has(n));
 }
 
-function pass(p: Program, o: DriverOptions, f: (q: Program) => Program): Program {
-  const q = f(p);
-  return settle(q, o, added(p, q));
+/**
+ * One step of a driver: a whole-program pass. After each step the program is settled: annotated,
+ * the defs the step added simplified (with `simplify`), and everything re-checked (with
+ * `recheck`). Drivers are declared as sequences of steps.
+ */
+export interface Pass {
+  readonly name: string;
+  readonly run: (p: Program) => Program;
+  /** The simplifier leaves what this step adds as it is (definitions already written tersely). */
+  readonly keepsAsWritten?: boolean;
 }
 
+export function runPasses(p: Program, o: DriverOptions, passes: readonly Pass[]): Program {
+  let q = p;
+  for (const step of passes) {
+    const next = step.run(q);
+    q = settle(next, o, step.keepsAsWritten ? [] : added(q, next));
+  }
+  return q;
+}
+
+// ---- the steps ----
+
+/** J, with strong zeros in the branches of the new JVPs' selects (branches.ts). */
+const J = (fn: string): Pass => ({
+  name: 'jvp',
+  run: (p) => {
+    const withJvp = jvpProgram(p, [fn]);
+    const fresh = new Set(added(p, withJvp));
+    return { ...withJvp, defs: withJvp.defs.map((d) => (fresh.has(d.name) ? strongZeroBranches(d) : d)) };
+  },
+});
+
+const U = (jvp: string, policy: CheckpointPolicy | undefined): Pass => ({
+  name: 'unzip',
+  run: (p) => unzipProgram(p, [jvp], { policy }),
+});
+
+/** T, after proving its input Linear B (the one check that always runs). */
+const T = (linear: string): Pass => ({
+  name: 'transpose',
+  run: (p) => {
+    proveLinearB(p, [linear]);
+    return transposeProgram(p, [linear]);
+  },
+});
+
+const E = (def: string): Pass => ({ name: 'erase', run: (p) => eraseProgram(p, [def]) });
+
+/** Appends a def built from the program so far (the seeded gradient, the Hessian-vector product). */
+const Define = (name: string, build: (p: Program) => FnDef): Pass => ({
+  name,
+  run: (p) => ({ ...p, defs: [...p.defs, build(p)] }),
+  keepsAsWritten: true,
+});
+
 function prepare(p: Program, fn: string, o: DriverOptions): Program {
-  let q = settle(p, { ...o, simplify: false });
+  const plain = { ...o, simplify: false };
+  let q = settle(p, plain);
   findDef(q, fn);
   if (o.inlinePrimal) {
     const custom = new Set(q.defs.map((d) => d.name));
-    q = settle(inlineProgram(q, [fn], { keep: (g) => custom.has(jvpName(g)) }), { ...o, simplify: false });
+    q = runPasses(q, plain, [{ name: 'inline', run: (x) => inlineProgram(x, [fn], { keep: (g) => custom.has(jvpName(g)) }) }]);
   }
   return q;
 }
@@ -100,47 +153,43 @@ function requireNonLinear(p: Program, fn: string): FnDef {
   return d;
 }
 
+// ---- the drivers ----
+
 export function jvpOf(p: Program, fn: string, o: DriverOptions & { readonly inline?: boolean } = {}): { program: Program; jvp: string } {
-  let q = prepare(p, fn, o);
+  const q = prepare(p, fn, o);
   requireNonLinear(q, fn);
-  q = pass(q, o, (x) => {
-    // New JVPs get strong zeros in the branches of their selects (branches.ts).
-    const withJvp = jvpProgram(x, [fn]);
-    const fresh = new Set(added(x, withJvp));
-    return { ...withJvp, defs: withJvp.defs.map((d) => (fresh.has(d.name) ? strongZeroBranches(d) : d)) };
-  });
-  if (o.inline) q = fuse(q, jvpName(fn), o);
-  return { program: q, jvp: jvpName(fn) };
+  const jvp = jvpName(fn);
+  return { program: runPasses(q, o, o.inline ? [J(fn), Fuse(jvp)] : [J(fn)]), jvp };
 }
 
 /** Inlines every call of `def` and simplifies it: one straight-line function. */
+const Fuse = (def: string): Pass => ({
+  name: 'fuse',
+  run: (p) => simplifyProgram(annotateTypes(inlineProgram(p, [def])), [def]),
+});
+
 export function fuse(p: Program, def: string, o: DriverOptions = {}): Program {
-  return settle(simplifyProgram(annotateTypes(inlineProgram(p, [def])), [def]), o);
+  return runPasses(p, { ...o, simplify: false }, [Fuse(def)]);
 }
 
 export function linearizeOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; fwd: string; lin: string } {
   const { program, jvp } = jvpOf(p, fn, o);
-  const q = pass(program, o, (x) => unzipProgram(x, [jvp], { policy: o.policy }));
-  return { program: q, fwd: fwdName(jvp), lin: linName(jvp) };
+  return { program: runPasses(program, o, [U(jvp, o.policy)]), fwd: fwdName(fn), lin: linName(fn) };
 }
 
 export function vjpOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; fwd: string; bwd: string } {
   const { program, fwd, lin } = linearizeOf(p, fn, o);
-  proveLinearB(program, [lin]);
-  const q = pass(program, o, (x) => transposeProgram(x, [lin]));
-  return { program: q, fwd, bwd: transposedName(lin) };
+  return { program: runPasses(program, o, [T(lin)]), fwd, bwd: bwdName(fn) };
 }
 
 export function transposeOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; transposed: string } {
-  const input = prepare(p, fn, o);
-  proveLinearB(input, [fn]);
-  const q = pass(input, o, (x) => transposeProgram(x, [fn]));
-  return { program: q, transposed: transposedName(fn) };
+  const q = runPasses(prepare(p, fn, o), o, [T(fn)]);
+  return { program: q, transposed: derivedName(transposeRole(findDef(q, fn))) };
 }
 
 /** `f.grad(x̄ ;) -> (∂f/∂x̄ ;)` for a function with exactly one real result. */
 export function gradOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; grad: string } {
-  const { program, def } = seededReverse(p, fn, o, { name: gradName(fn), withValue: false });
+  const { program, def } = seededReverse(p, fn, o, { kind: 'grad', withValue: false });
   return { program, grad: def };
 }
 
@@ -162,25 +211,24 @@ export interface ValueAndGradOptions extends DriverOptions {
  * the tape never materialises: the primal's saved values are the backward pass's locals.
  */
 export function valueAndGradOf(p: Program, fn: string, o: ValueAndGradOptions = {}): { program: Program; valueAndGrad: string } {
-  const { program, def } = seededReverse(p, fn, o, { name: valueAndGradName(fn), withValue: o.value !== false, wrt: o.wrt });
-  let q = program;
+  const { program, def } = seededReverse(p, fn, o, { kind: 'vg', withValue: o.value !== false, wrt: o.wrt });
+  const steps: Pass[] = [];
   // Fused first even when flattening inlines again: the unpacked tuples' names (`p_w`, not
   // `p_2`) are what flattening names the scalar parameters after.
-  if (o.inline !== false) q = fuse(q, def, o);
+  if (o.inline !== false) steps.push(Fuse(def));
   if (o.flatSignature) {
-    // Differentiated parameters are flattened; constants (data) keep their structure.
-    const flat = { ...q, defs: q.defs.map((d) => (d.name === def ? flattenSignature(d, o.wrt) : d)) };
-    // Inlining also flattens the block flattenSignature wraps the body in.
-    q = settle(simplifyProgram(annotateTypes(inlineProgram(flat, [def])), [def]), o);
+    // Differentiated parameters are flattened; constants (data) keep their structure. Inlining
+    // also flattens the block flattenSignature wraps the body in.
+    steps.push({ name: 'flatten', run: (q) => ({ ...q, defs: q.defs.map((d) => (d.name === def ? flattenSignature(d, o.wrt) : d)) }) }, Fuse(def));
   }
-  return { program: q, valueAndGrad: def };
+  return { program: runPasses(program, { ...o, simplify: false }, steps), valueAndGrad: def };
 }
 
 function seededReverse(
   p: Program,
   fn: string,
   o: DriverOptions & { readonly vjp?: ValueAndGradOptions['vjp'] },
-  shape: { name: string; withValue: boolean; wrt?: readonly number[] },
+  shape: { kind: 'grad' | 'vg'; withValue: boolean; wrt?: readonly number[] },
 ): { program: Program; def: string } {
   // The signature is the same before and after inlining: annotating is enough to read it.
   const d = requireNonLinear(settle(p, { ...o, simplify: false }), fn);
@@ -188,9 +236,14 @@ function seededReverse(
     throw new IrError(`grad needs a function with one real result; ${fn} returns (${d.nlResults.map((t) => printType(t)).join(', ')})`);
   }
   const { program, fwd, bwd } = o.vjp ?? vjpOf(p, fn, o);
-  let q = pass(program, o, (x) => eraseProgram(x, [bwd]));
-  const fwdDef = findDef(q, fwd);
-  const tapeType = fwdDef.nlResults[1];
+  const seeded = derivedName(role(shape.kind, fn));
+  const q = runPasses(program, o, [E(bwd), Define(seeded, (x) => seedDef(x, d, fwd, bwd, seeded, shape))]);
+  return { program: q, def: seeded };
+}
+
+/** `f(x̄)` then the erased backward pass seeded with 1: the gradient as one non-linear def. */
+function seedDef(p: Program, d: FnDef, fwd: string, bwd: string, name: string, shape: { kind: 'grad' | 'vg'; withValue: boolean; wrt?: readonly number[] }): FnDef {
+  const tapeType = findDef(p, fwd).nlResults[1];
   const names = new NameSupply(d.nlParams.map((x) => x.name));
   const b = new Builder(names);
   const args = d.nlParams.map((x) => x.name);
@@ -206,24 +259,27 @@ function seededReverse(
     if (!wrt.includes(i)) b.drop({ tag: 'var', linear: false, name: g.name });
   });
   const results = [...(shape.withValue ? [y] : []), ...wrt.map((i) => grads[i].name)];
-  const def: FnDef = {
-    name: shape.name,
+  return {
+    name,
+    role: role(shape.kind, d.name),
     nlParams: d.nlParams,
     linParams: [],
     nlResults: [...(shape.withValue ? [REAL] : []), ...wrt.map((i) => tangentType(d.nlParams[i].type!))],
     linResults: [],
     body: b.finish(ret(results)),
   };
-  q = settle({ ...q, defs: [...q.defs, def] }, o);
-  return { program: q, def: def.name };
 }
 
 /** `f.hvp(x̄, v̄ ;) -> (H·v̄ ;)`: forward mode over the reverse-mode gradient. */
 export function hvpOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; hvp: string } {
   const { program, grad } = gradOf(p, fn, o);
   const { program: withJvp, jvp } = jvpOf(program, grad, o);
-  let q = pass(withJvp, o, (x) => eraseProgram(x, [jvp]));
-  const d = findDef(q, fn);
+  const name = hvpName(fn);
+  const q = runPasses(withJvp, o, [E(jvp), Define(name, (x) => hvpDef(findDef(x, fn), jvp, name))]);
+  return { program: q, hvp: name };
+}
+
+function hvpDef(d: FnDef, jvp: string, name: string): FnDef {
   const names = new NameSupply(d.nlParams.map((x) => x.name));
   const dirs = d.nlParams.map((x) => binder(names.fresh(`${x.name}_v`), tangentType(x.type!)));
   const b = new Builder(names);
@@ -232,15 +288,13 @@ export function hvpOf(p: Program, fn: string, o: DriverOptions = {}): { program:
   b.bind([...gs, ...hvs], [], call(erasedName(jvp), [...d.nlParams.map((x) => x.name), ...dirs.map((x) => x.name)]));
   gs.forEach((g) => b.drop({ tag: 'var', linear: false, name: g.name }));
   // Booleans have a zero-dimensional direction; the erased function still takes it.
-  const params = [...d.nlParams, ...dirs];
-  const hvp: FnDef = {
-    name: hvpName(fn),
-    nlParams: params,
+  return {
+    name,
+    role: role('hvp', d.name),
+    nlParams: [...d.nlParams, ...dirs],
     linParams: [],
     nlResults: hvs.map((h) => h.type as Type),
     linResults: [],
     body: b.finish(ret(hvs.map((h) => h.name))),
   };
-  q = settle({ ...q, defs: [...q.defs, hvp] }, o);
-  return { program: q, hvp: hvp.name };
 }

@@ -10,22 +10,28 @@
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import {
   Binder,
+  Block,
   Expr,
   FnDef,
   InternalError,
   Program,
   Type,
   binder,
+  block,
   call,
+  letS,
   lit,
+  nvar,
   prim,
   ret,
   tuple,
   REAL,
 } from '../ir/syntax';
+import { mapChildren } from '../ir/traverse';
+import { constructRule } from '../constructs/registry';
 import { LIN_PRIMS } from '../prims/registry';
 import { printType } from '../ir/printType';
-import { erasedName } from './names';
+import { erasedName, role } from './names';
 import { calleesFirst, defMap } from './program';
 import { restoreLinearity } from './linearity';
 
@@ -89,72 +95,61 @@ class Eraser {
     return b.type;
   }
 
-  expr(start: Expr, b: Builder): Expr {
-    // Let chains in a loop: generated code can be thousands of bindings deep.
-    let e = start;
-    for (;;) {
-      if (e.tag === 'let') {
-        const binders = [...e.nl, ...e.lin];
-        const special = e.lin.length === 1 && e.nl.length === 0 ? this.leaf(e.rhs, this.binderType(e.lin[0]), b) : null;
-        if (special) b.bind([e.lin[0]], [], special);
-        else if (e.rhs.tag === 'dup') b.bind(binders, [], ret([e.rhs.name, e.rhs.name]));
-        else b.bind(binders, [], this.block(e.rhs, b.names));
-        e = e.body;
-      } else if (e.tag === 'unpack') {
-        b.unpack(false, [...e.names], e.tuple);
-        e = e.body;
-      } else return this.tail(e, b);
+  /** Erases a block into a fresh builder; nested blocks recurse (erasure runs on J's and T's flat output). */
+  block(body: Block, names: NameSupply): Block {
+    const b = new Builder(names);
+    for (const s of body.stmts) {
+      if (s.tag === 'unpack') {
+        b.unpack(false, [...s.names], s.tuple);
+        continue;
+      }
+      const binders = [...s.nl, ...s.lin];
+      const special = s.lin.length === 1 && s.nl.length === 0 ? this.leaf(s.rhs, this.binderType(s.lin[0]), b) : null;
+      if (special) b.bind([s.lin[0]], [], special);
+      else b.bind(binders, [], this.expr(s.rhs, names));
     }
+    return b.finish(this.expr(body.result, names));
   }
 
-  private tail(e: Expr, b: Builder): Expr {
+  /** A right-hand side or a block's result, with linearity forgotten. */
+  private expr(e: Expr, names: NameSupply): Expr {
     switch (e.tag) {
       case 'ret':
-        return b.finish(ret([...e.nl, ...e.lin]));
+        return ret([...e.nl, ...e.lin]);
       case 'call':
-        return b.finish(call(erasedName(e.fn), [...e.nl, ...e.lin]));
+        return call(erasedName(e.fn), [...e.nl, ...e.lin]);
       case 'var':
-        return b.finish({ tag: 'var', linear: false, name: e.name });
+        return nvar(e.name);
       case 'tuple':
-        return b.finish(tuple(false, e.elems));
+        return tuple(false, e.elems);
       case 'dup':
-        return b.finish(ret([e.name, e.name]));
-      case 'drop':
-        return b.finish({ tag: 'drop', expr: this.block(e.expr, b.names) });
+        return ret([e.name, e.name]);
       case 'lprim':
       case 'zero':
         throw new InternalError('erase: a linear leaf in tail position must be let-bound (run after flattening)');
+      case 'construct':
+        constructRule(e, 'erase');
+        return e;
       default:
-        return b.finish(e);
+        return mapChildren(e, (l) => ({ ...l, body: this.block(l.body, names) }), (inner) => this.expr(inner, names));
     }
   }
 
   /** Linear leaves that need their result type: lprims and zeros. */
   private leaf(e: Expr, t: Type, b: Builder): Expr | null {
-    if (e.tag === 'zero') return { tag: 'var', linear: false, name: this.zeroValue(b, e.type) };
+    if (e.tag === 'zero') return nvar(this.zeroValue(b, e.type));
     if (e.tag !== 'lprim') return null;
     const args = [...e.nl, ...e.lin];
     return t.tag === 'tuple' ? call(this.helperFor(e.op, t), args) : prim(LIN_PRIMS[e.op].erase, args);
   }
-
-  block(e: Expr, names: NameSupply): Expr {
-    return this.expr(e, new Builder(names));
-  }
 }
 
-/** Gives every linear leaf in tail position a name, so erasure always knows its type. */
-function nameTails(start: Expr, resultTypes: readonly Type[], names: NameSupply): Expr {
-  const spine: Expr[] = [];
-  let e = start;
-  while (e.tag === 'let' || e.tag === 'unpack') {
-    spine.push(e);
-    e = e.body;
-  }
-  if (e.tag !== 'lprim' && e.tag !== 'zero') return start;
+/** Gives a linear leaf in result position a name, so erasure always knows its type. */
+function nameTails(body: Block, resultTypes: readonly Type[], names: NameSupply): Block {
+  const e = body.result;
+  if (e.tag !== 'lprim' && e.tag !== 'zero') return body;
   const r = names.fresh('r');
-  let out: Expr = { tag: 'let', nl: [], lin: [binder(r, resultTypes[0])], rhs: e, body: ret([], [r]) };
-  for (let i = spine.length - 1; i >= 0; i--) out = { ...(spine[i] as Extract<Expr, { tag: 'let' | 'unpack' }>), body: out };
-  return out;
+  return block([...body.stmts, letS([], [binder(r, resultTypes[0])], e)], ret([], [r]));
 }
 
 function eraseDef(d: FnDef, eraser: Eraser): FnDef {
@@ -162,6 +157,7 @@ function eraseDef(d: FnDef, eraser: Eraser): FnDef {
   const body = eraser.block(nameTails(d.body, d.linResults, names), names);
   return restoreLinearity({
     name: erasedName(d.name),
+    role: role('erased', d.name),
     nlParams: [...d.nlParams, ...d.linParams],
     linParams: [],
     nlResults: [...d.nlResults, ...d.linResults],

@@ -1,6 +1,6 @@
 // Call inlining and block flattening: a generic pass that knows no primitive. A call becomes the
 // callee's body with parameters substituted and every local renamed apart (keeping its readable
-// name when free); nested blocks are hoisted into the enclosing let chain. After it, the
+// name when free); nested blocks are hoisted into the enclosing block. After it, the
 // simplifier sees one straight-line function: the tape a primal pass builds for its backward
 // pass becomes plain variables (tuple construction followed by unpacking folds away), which is
 // what makes a compiled gradient as cheap as a hand-written one.
@@ -8,9 +8,10 @@
 // Linear A stays well-typed: substitution preserves every use count, and names are unique after
 // renaming, so hoisting never captures. Inlining is bounded by a size budget per function.
 import { NameSupply } from '../ir/build';
-import { Binder, Expr, FnDef, Program } from '../ir/syntax';
+import { Binder, Block, Expr, FnDef, Program, Stmt, block, blockE } from '../ir/syntax';
 import { defMap } from './program';
-import { renameOperands } from '../ir/operands';
+import { renameOperands, visitBlock } from '../ir/traverse';
+import { constructRule } from '../constructs/registry';
 
 export interface InlineOptions {
   /** Largest callee (in bindings) that is inlined; bigger ones stay calls. */
@@ -21,28 +22,14 @@ export interface InlineOptions {
   readonly keep?: (fn: string) => boolean;
 }
 
-type Stmt = { readonly tag: 'let'; readonly nl: readonly Binder[]; readonly lin: readonly Binder[]; readonly rhs: Expr } | { readonly tag: 'unpack'; readonly linear: boolean; readonly names: readonly Binder[]; readonly tuple: string };
-
-/** Number of bindings in a body, nested blocks included (the unit of the budget). */
-export function bodySize(start: Expr): number {
+/** Number of statements in a body, nested blocks included (the unit of the budget). */
+export function bodySize(body: Block): number {
   let n = 0;
-  const stack: Expr[] = [start];
-  while (stack.length > 0) {
-    let e = stack.pop()!;
-    for (;;) {
-      if (e.tag === 'let') {
-        n++;
-        stack.push(e.rhs);
-        e = e.body;
-      } else if (e.tag === 'unpack') {
-        n++;
-        e = e.body;
-      } else {
-        if (e.tag === 'drop') stack.push(e.expr);
-        break;
-      }
-    }
-  }
+  visitBlock(body, {
+    stmt: () => {
+      n++;
+    },
+  });
   return n;
 }
 
@@ -62,38 +49,37 @@ class Inliner {
     return d;
   }
 
-  /** Flattens `e` (renaming with `env`) into `out`; returns its final leaf expression. */
-  flatten(start: Expr, env: Map<string, string>, out: Stmt[]): Expr {
+  /** Flattens a block (renaming with `env`) into `out`; returns its result expression. */
+  flatten(body: Block, env: Map<string, string>, out: Stmt[]): Expr {
     const r = (n: string) => env.get(n) ?? n;
-    let e = start;
-    for (;;) {
-      if (e.tag === 'unpack') {
-        const tuple = r(e.tuple);
-        const names = e.names.map((b) => this.bind(b, env));
-        out.push({ tag: 'unpack', linear: e.linear, names, tuple });
-        this.size++;
-        e = e.body;
-        continue;
+    for (const s of body.stmts) {
+      if (s.tag === 'unpack') {
+        const tuple = r(s.tuple);
+        const names = s.names.map((b) => this.bind(b, env));
+        out.push({ tag: 'unpack', linear: s.linear, names, tuple });
+      } else {
+        const rhs = this.leafOrBlock(s.rhs, env, out);
+        const nl = s.nl.map((b) => this.bind(b, env));
+        const lin = s.lin.map((b) => this.bind(b, env));
+        out.push({ tag: 'let', nl, lin, rhs });
       }
-      if (e.tag !== 'let') break;
-      const rhs = this.leafOrBlock(e.rhs, env, out);
-      const nl = e.nl.map((b) => this.bind(b, env));
-      const lin = e.lin.map((b) => this.bind(b, env));
-      out.push({ tag: 'let', nl, lin, rhs });
       this.size++;
-      e = e.body;
     }
-    return this.leafOrBlock(e, env, out);
+    return this.leafOrBlock(body.result, env, out);
   }
 
-  /** A right-hand side or final expression: blocks and inlinable calls are hoisted into `out`. */
+  /**
+   * A right-hand side or result: nested blocks and inlinable calls are hoisted into `out`. One
+   * level of recursion per nested block or inlined call: inlining runs on generated and lowered
+   * code, whose blocks are shallow.
+   */
   private leafOrBlock(e: Expr, env: Map<string, string>, out: Stmt[]): Expr {
     const r = (n: string) => env.get(n) ?? n;
+    if (e.tag === 'construct') constructRule(e, 'inline');
     switch (e.tag) {
-      case 'let':
-      case 'unpack':
+      case 'block':
         // A nested block's own names are scoped to it: rename them in a copy of the environment.
-        return this.flatten(e, new Map(env), out);
+        return this.flatten(e.block, new Map(env), out);
       case 'call': {
         const nl = e.nl.map(r);
         const lin = e.lin.map(r);
@@ -107,8 +93,8 @@ class Inliner {
       case 'drop': {
         // Everything dropped is consumed where it is computed; keep the block as it is, renamed.
         const inner: Stmt[] = [];
-        const leaf = this.flatten(e.expr, new Map(env), inner);
-        return { tag: 'drop', expr: assemble(inner, leaf) };
+        const leaf = this.leafOrBlock(e.expr, new Map(env), inner);
+        return { tag: 'drop', expr: inner.length === 0 ? leaf : blockE(block(inner, leaf)) };
       }
       default:
         return renameOperands(e, r);
@@ -120,15 +106,6 @@ class Inliner {
     env.set(b.name, name);
     return b.type ? { name, type: b.type } : { name };
   }
-}
-
-function assemble(stmts: readonly Stmt[], leaf: Expr): Expr {
-  let e = leaf;
-  for (let i = stmts.length - 1; i >= 0; i--) {
-    const s = stmts[i];
-    e = s.tag === 'let' ? { tag: 'let', nl: s.nl, lin: s.lin, rhs: s.rhs, body: e } : { tag: 'unpack', linear: s.linear, names: s.names, tuple: s.tuple, body: e };
-  }
-  return e;
 }
 
 /** Inlines calls (transitively) and flattens blocks in the named defs. */
@@ -146,7 +123,7 @@ export function inlineProgram(p: Program, fns: readonly string[], opts: InlineOp
       const env = new Map<string, string>();
       const out: Stmt[] = [];
       const leaf = new Inliner(defs, supply, o).flatten(d.body, env, out);
-      return { ...d, body: assemble(out, leaf) };
+      return { ...d, body: block(out, leaf) };
     }),
   };
 }

@@ -33,7 +33,7 @@ import { PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { restoreLinearity } from './linearity';
 import { hoistBlocks } from './hoist';
-import { dotName, jvpName } from './names';
+import { dotName, jvpName, role } from './names';
 import { calleesFirst, defMap } from './program';
 
 interface Ctx {
@@ -223,6 +223,7 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
   const body = ctx.b.finish(ret(r.names, dots));
   return restoreLinearity({
     name: jvpName(d.name),
+    role: role('jvp', d.name),
     nlParams: d.nlParams,
     linParams,
     nlResults: d.nlResults,

@@ -7,9 +7,10 @@
 // tangent map Σ at every `let` (JLet) with one generic rewrite; the dups land where the paper
 // puts them, at the binding, and cost nothing in the work model.
 import { NameSupply, namesIn } from '../ir/build';
-import { Binder, Expr, FnDef, InternalError, drop, dup, letE, nvar, lvar } from '../ir/syntax';
+import { Binder, Block, Expr, FnDef, InternalError, Stmt, drop, dup, letS, nvar, lvar } from '../ir/syntax';
 import { ScopeStack } from '../ir/scopeStack';
-import { forEachOperand, renameOperands } from '../ir/operands';
+import { mapChildren, renameOperands, renameStmtOperands, visitDef } from '../ir/traverse';
+import { constructRule } from '../constructs/registry';
 
 interface Slot {
   readonly name: string;
@@ -26,52 +27,24 @@ class Scopes extends ScopeStack<Slot> {
   }
 }
 
-/** Pass 1: count uses per binding occurrence (scopes resolved, so shadowing is respected). */
-function countUses(e: Expr, scopes: Scopes, slots: Map<Binder | string, Slot>, fresh: (b: Binder, linear: boolean) => Slot): void {
-  const use = (n: string) => {
-    const s = scopes.find(n);
-    if (s) s.uses++;
-  };
-  // Let chains are walked in a loop, not by recursion: generated code can be thousands deep.
-  let pushed = 0;
-  for (;;) {
-    if (e.tag === 'let') {
-      countUses(e.rhs, scopes, slots, fresh);
-      const bound = [...e.nl.map((b) => fresh(b, false)), ...e.lin.map((b) => fresh(b, true))];
-      bound.forEach((s) => scopes.push(s));
-      pushed += bound.length;
-      e = e.body;
-      continue;
-    }
-    if (e.tag === 'unpack') {
-      use(e.tuple);
-      const linear = e.linear;
-      const bound = e.names.map((b) => fresh(b, linear));
-      bound.forEach((s) => scopes.push(s));
-      pushed += bound.length;
-      e = e.body;
-      continue;
-    }
-    break;
-  }
-  if (e.tag === 'drop') countUses(e.expr, scopes, slots, fresh);
-  else forEachOperand(e, use);
-  scopes.popMany(pushed);
-}
-
 export function restoreLinearity(d: FnDef): FnDef {
   const names = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
-  const slots = new Map<Binder | string, Slot>();
-  const fresh = (b: Binder, linear: boolean): Slot => {
-    const s: Slot = { name: b.name, linear, type: b.type, uses: 0, copies: [], next: 0 };
-    slots.set(b, s);
-    return s;
-  };
+  const slots = new Map<Binder, Slot>();
   const scopes = new Scopes();
-  const params = [...d.nlParams.map((b) => fresh(b, false)), ...d.linParams.map((b) => fresh(b, true))];
-  params.forEach((s) => scopes.push(s));
-  countUses(d.body, scopes, slots, fresh);
-  scopes.popMany(params.length);
+
+  // Pass 1: count uses per binding occurrence (scopes resolved, so shadowing is respected).
+  visitDef(d, {
+    bind: (b, linear) => {
+      const s: Slot = { name: b.name, linear, type: b.type, uses: 0, copies: [], next: 0 };
+      slots.set(b, s);
+      scopes.push(s);
+    },
+    read: (n) => {
+      const s = scopes.find(n);
+      if (s) s.uses++;
+    },
+    leave: (_l, bound) => scopes.popMany(bound.length),
+  });
 
   // Pass 2: rebuild with dups/drops after each binding and uses renamed to their copies.
   const rename = (n: string): string => {
@@ -81,69 +54,54 @@ export function restoreLinearity(d: FnDef): FnDef {
     return s.copies[s.next++];
   };
 
-  /** Creates the copies of these slots now; returns the wrappers to put around their scope. */
-  const fixUps = (bound: Slot[]): ((inner: Expr) => Expr)[] => {
-    const wrappers: ((inner: Expr) => Expr)[] = [];
-    for (const s of bound) {
+  /** Creates the copies of these bindings now, as statements right after them; brings them into scope. */
+  const fixUps = (bound: readonly Binder[], out: Stmt[]): void => {
+    for (const b of bound) {
+      const s = slots.get(b)!;
       if (s.uses === 0) {
-        wrappers.push((inner) => letE([], [], drop(s.linear ? lvar(s.name) : nvar(s.name)), inner));
+        out.push(letS([], [], drop(s.linear ? lvar(s.name) : nvar(s.name))));
       } else if (s.linear && s.uses > 1) {
         // x -> (x_1, r1) -> (x_2, r2) ... each dup splits off one copy.
         let source = s.name;
         for (let k = 1; k < s.uses; k++) {
           const copy = names.fresh(`${s.name}_${k}`);
           const rest = k === s.uses - 1 ? names.fresh(`${s.name}_${k + 1}`) : names.fresh(`${s.name}_r`);
-          const from = source;
-          wrappers.push((inner) => letE([], [{ name: copy, type: s.type }, { name: rest, type: s.type }], dup(from), inner));
+          out.push(letS([], [{ name: copy, type: s.type }, { name: rest, type: s.type }], dup(source)));
           s.copies.push(copy);
           if (k === s.uses - 1) s.copies.push(rest);
           source = rest;
         }
       }
     }
-    bound.forEach((s) => scopes.push(s));
-    return wrappers;
+    for (const b of bound) scopes.push(slots.get(b)!);
   };
 
-  const wrap = (wrappers: ((inner: Expr) => Expr)[], inner: Expr): Expr => {
-    let result = inner;
-    for (let i = wrappers.length - 1; i >= 0; i--) result = wrappers[i](result);
-    return result;
+  // Pass 2 recurses once per nested block (pass 1 is the iterative visitor): the code it gets from
+  // J, U, T, the simplifier and the front end is flat or shallow.
+  const rebuildExpr = (e: Expr): Expr => {
+    if (e.tag === 'construct') constructRule(e, 'restoreLinearity');
+    const inner = mapChildren(e, (l) => ({ ...l, body: rebuildBlock(l.body, [...l.nlParams, ...l.linParams]) }), rebuildExpr);
+    return renameOperands(inner, rename);
   };
 
-  const rebuildLeaf = (e: Expr): Expr => {
-    return e.tag === 'drop' ? { ...e, expr: rebuild(e.expr) } : renameOperands(e, rename);
-  };
-
-  /** Rebuilds a let chain in a loop (generated code can be thousands of bindings deep). */
-  function rebuild(e: Expr): Expr {
-    const frames: { node: Expr; part: Expr | string; wrappers: ((inner: Expr) => Expr)[]; pushed: number }[] = [];
-    for (;;) {
-      if (e.tag === 'let') {
-        const rhs = rebuild(e.rhs);
-        const bound = [...e.nl, ...e.lin].map((b) => slots.get(b)!);
-        frames.push({ node: e, part: rhs, wrappers: fixUps(bound), pushed: bound.length });
-        e = e.body;
-      } else if (e.tag === 'unpack') {
-        const tuple = rename(e.tuple);
-        const bound = e.names.map((b) => slots.get(b)!);
-        frames.push({ node: e, part: tuple, wrappers: fixUps(bound), pushed: bound.length });
-        e = e.body;
-      } else break;
+  function rebuildBlock(body: Block, params: readonly Binder[]): Block {
+    const depth = scopes.size;
+    const out: Stmt[] = [];
+    fixUps(params, out);
+    for (const s of body.stmts) {
+      if (s.tag === 'let') {
+        const rhs = rebuildExpr(s.rhs);
+        out.push(rhs === s.rhs ? s : { ...s, rhs });
+        fixUps([...s.nl, ...s.lin], out);
+      } else {
+        out.push(renameStmtOperands(s, rename));
+        fixUps(s.names, out);
+      }
     }
-    let result = rebuildLeaf(e);
-    for (let i = frames.length - 1; i >= 0; i--) {
-      const f = frames[i];
-      scopes.popMany(f.pushed);
-      const body = wrap(f.wrappers, result);
-      result = f.node.tag === 'let' ? { ...f.node, rhs: f.part as Expr, body } : { ...(f.node as Extract<Expr, { tag: 'unpack' }>), tuple: f.part as string, body };
-    }
-    return result;
+    const result = rebuildExpr(body.result);
+    scopes.popMany(scopes.size - depth);
+    return { stmts: out, result };
   }
 
-  const paramWrappers = fixUps(params);
-  const body = wrap(paramWrappers, rebuild(d.body));
-  scopes.popMany(params.length);
-
-  return { ...d, body };
+  return { ...d, body: rebuildBlock(d.body, [...d.nlParams, ...d.linParams]) };
 }

@@ -2,21 +2,13 @@
 // subexpressions of non-linear primitives and dead code, then `restoreLinearity` to put back
 // the drops the type system needs. It uses only generic facts: every primitive is pure, and a
 // linear primitive maps all-zero linear inputs to zero (that is what linear means).
-import { Expr, FnDef, Program, Type, letE, zero as zeroE } from '../ir/syntax';
+import { Block, Expr, FnDef, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
 import { PRIMS } from '../prims/registry';
 import { restoreLinearity } from './linearity';
 import type { Scalar } from '../prims/types';
-import { forEachOperand, renameOperands } from '../ir/operands';
+import { forEachOperand, hasBodies, mapChildren, renameOperands, visitExpr } from '../ir/traverse';
+import { constructRule } from '../constructs/registry';
 import { hoistBlocks, rebindsAName } from './hoist';
-
-interface Env {
-  readonly subst: Map<string, string>;
-  readonly zeros: Map<string, Type>;
-  readonly literals: Map<string, Scalar>;
-  readonly cse: Map<string, string>;
-  /** Variables bound to a tuple constructor: unpacking them is renaming. */
-  readonly tuples: Map<string, readonly string[]>;
-}
 
 const isVarDrop = (e: Expr) => e.tag === 'drop' && (e.expr.tag === 'var' || (e.expr.tag === 'ret' && true));
 
@@ -25,178 +17,179 @@ function literalKey(v: Scalar): string {
   return `lit:${typeof v}:${Object.is(v, -0) ? '-0' : String(v)}`;
 }
 
-function rename(env: Env, n: string): string {
-  let m = n;
-  while (env.subst.has(m)) m = env.subst.get(m)!;
-  return m;
-}
-
-function renameLeaf(e: Expr, env: Env): Expr {
-  const r = (n: string) => rename(env, n);
-  switch (e.tag) {
-    case 'drop':
-      return { ...e, expr: forward(e.expr, { ...env, cse: new Map(env.cse) }) };
-    case 'let':
-    case 'unpack':
-      return forward(e, { ...env, cse: new Map(env.cse) });
-    default:
-      return renameOperands(e, r);
-  }
-}
-
-/** Forward rewriting: aliases, zeros, folding, CSE. Drops of bare variables are removed. */
-function forward(start: Expr, env: Env): Expr {
-  // Let chains in a loop (generated code can be thousands deep); rewritten bindings are
-  // collected as wrappers and folded around the rewritten tail at the end.
-  const out: ((body: Expr) => Expr)[] = [];
-  let e = start;
-  for (;;) {
-    if (e.tag === 'unpack') {
-      const node = e;
-      const tuple = rename(env, node.tuple);
-      const known = env.tuples.get(tuple);
-      if (known && known.length === node.names.length) {
-        node.names.forEach((b, i) => {
-          if (b.name !== known[i]) env.subst.set(b.name, known[i]);
-        });
-        e = node.body;
-        continue;
-      }
-      out.push((body) => ({ ...node, tuple, body }));
-      e = node.body;
-      continue;
-    }
-    if (e.tag !== 'let') break;
-    const node = e;
-    e = node.body;
-    if (node.nl.length + node.lin.length === 0 && isVarDrop(node.rhs)) continue;
-    const rhs = renameLeaf(node.rhs, env);
-    const all = [...node.nl, ...node.lin];
-    if (rhs.tag === 'var' && all.length === 1) {
-      env.subst.set(all[0].name, rhs.name);
-      continue;
-    }
-    if (rhs.tag === 'ret') {
-      [...rhs.nl, ...rhs.lin].forEach((n, i) => env.subst.set(all[i].name, n));
-      continue;
-    }
-    if (rhs.tag === 'tuple' && all.length === 1) env.tuples.set(all[0].name, rhs.elems);
-    if (rhs.tag === 'zero') env.zeros.set(all[0].name, rhs.type);
-    if (rhs.tag === 'lit') {
-      const key = literalKey(rhs.value);
-      const seen = env.cse.get(key);
-      if (seen !== undefined) {
-        env.subst.set(all[0].name, seen);
-        continue;
-      }
-      env.cse.set(key, all[0].name);
-      env.literals.set(all[0].name, rhs.value);
-    }
-    if (rhs.tag === 'lprim' && rhs.lin.every((n) => env.zeros.has(n)) && node.lin[0]?.type) {
-      const t = node.lin[0].type;
-      env.zeros.set(node.lin[0].name, t);
-      out.push((body) => letE([], node.lin, zeroE(t), body));
-      continue;
-    }
-    if (rhs.tag === 'dup' && env.zeros.has(rhs.name)) {
-      const t = env.zeros.get(rhs.name)!;
-      node.lin.forEach((b) => env.zeros.set(b.name, t));
-      out.push((body) => letE([], [node.lin[0]], zeroE(t), letE([], [node.lin[1]], zeroE(t), body)));
-      continue;
-    }
-    if (rhs.tag === 'prim') {
-      if (rhs.args.every((a) => env.literals.has(a))) {
-        const v = PRIMS[rhs.op].impl(...rhs.args.map((a) => env.literals.get(a)!));
-        env.literals.set(all[0].name, v);
-        out.push((body) => letE(node.nl, [], { tag: 'lit', value: v }, body));
-        continue;
-      }
-      const folded = PRIMS[rhs.op].fold?.(rhs.args.map((a) => env.literals.get(a)));
-      if (folded && 'arg' in folded) {
-        env.subst.set(all[0].name, rhs.args[folded.arg]);
-        continue;
-      }
-      if (folded) {
-        env.literals.set(all[0].name, folded.literal);
-        out.push((body) => letE(node.nl, [], { tag: 'lit', value: folded.literal }, body));
-        continue;
-      }
-      const key = `${rhs.op}(${rhs.args.join(',')})`;
-      const seen = env.cse.get(key);
-      if (seen !== undefined) {
-        env.subst.set(all[0].name, seen);
-        continue;
-      }
-      env.cse.set(key, all[0].name);
-    }
-    out.push((body) => ({ ...node, rhs, body }));
-  }
-  let result = renameLeaf(e, env);
-  for (let i = out.length - 1; i >= 0; i--) result = out[i](result);
-  return result;
-}
-
-function uses(e: Expr, counts: Map<string, number>): void {
-  const u = (n: string) => counts.set(n, (counts.get(n) ?? 0) + 1);
-  for (;;) {
-    if (e.tag === 'let') {
-      uses(e.rhs, counts);
-      e = e.body;
-    } else if (e.tag === 'unpack') {
-      u(e.tuple);
-      e = e.body;
-    } else break;
-  }
-  if (e.tag === 'drop') uses(e.expr, counts);
-  else forEachOperand(e, u);
-}
+/** A block that lost all its statements is its result (the IR never nests an empty block). */
+const unwrap = (b: Block): Expr => (b.stmts.length === 0 ? b.result : blockE(b));
 
 /**
- * Removes bindings of pure expressions whose results are never used, in one backward pass: a
- * let chain is walked from its result to its first statement, counting only the uses of the
- * statements kept so far, so a binding used only by dead code is dead too (no repeated rounds).
- * Names are unique within a def here (see rebindsAName), so counts by name are counts by binder.
+ * One simplification of one def. Facts are keyed by name (names are unique in the def, see
+ * `rebindsAName`), so they stay valid after the block that learned them; only the table of
+ * common subexpressions is scoped, since a value computed in a nested block is gone after it.
+ * Nested blocks recurse: the simplifier runs on generated code, which is flat.
  */
-function dce(start: Expr, counts: Map<string, number>): Expr {
-  const chain: Expr[] = [];
-  let e = start;
-  while (e.tag === 'let' || e.tag === 'unpack') {
-    chain.push(e);
-    e = e.body;
+class Simplifier {
+  private readonly subst = new Map<string, string>();
+  private readonly zeros = new Map<string, Type>();
+  private readonly literals = new Map<string, Scalar>();
+  /** Variables bound to a tuple constructor: unpacking them is renaming. */
+  private readonly tuples = new Map<string, readonly string[]>();
+  /** Uses counted by the dead-code pass, of the statements kept so far. */
+  private readonly counts = new Map<string, number>();
+
+  private rename(n: string): string {
+    let m = n;
+    while (this.subst.has(m)) m = this.subst.get(m)!;
+    return m;
   }
-  uses(e, counts);
-  let result: Expr = e;
-  const unused = (n: string) => (counts.get(n) ?? 0) === 0;
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const node = chain[i];
-    if (node.tag === 'let') {
-      const binders = [...node.nl, ...node.lin];
-      if (binders.length > 0 && binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop') continue;
-      const rhs = node.rhs.tag === 'let' || node.rhs.tag === 'unpack' ? dce(node.rhs, counts) : node.rhs.tag === 'drop' ? dropDce(node.rhs, counts) : countUses(node.rhs, counts);
-      result = { ...node, rhs, body: result };
-    } else if (node.tag === 'unpack') {
-      if (!node.linear && node.names.every((b) => unused(b.name))) continue;
-      counts.set(node.tuple, (counts.get(node.tuple) ?? 0) + 1);
-      result = { ...node, body: result };
+
+  /** A right-hand side or result: operands renamed, nested bodies forwarded with their own CSE scope. */
+  private expr(e: Expr, cse: Map<string, string>): Expr {
+    if (e.tag === 'construct') constructRule(e, 'simplify');
+    if (e.tag !== 'drop' && !hasBodies(e)) return renameOperands(e, (n) => this.rename(n));
+    const mapped = mapChildren(
+      e,
+      (l) => ({ ...l, body: this.forward(l.body, new Map(cse)) }),
+      (inner) => this.expr(inner, new Map(cse)),
+    );
+    return mapped.tag === 'block' ? unwrap(mapped.block) : mapped;
+  }
+
+  /** Forward rewriting: aliases, zeros, folding, CSE. Drops of bare variables are removed. */
+  forward(body: Block, cse: Map<string, string>): Block {
+    const out: Stmt[] = [];
+    for (const node of body.stmts) {
+      if (node.tag === 'unpack') {
+        const tuple = this.rename(node.tuple);
+        const known = this.tuples.get(tuple);
+        if (known && known.length === node.names.length) {
+          node.names.forEach((b, i) => {
+            if (b.name !== known[i]) this.subst.set(b.name, known[i]);
+          });
+          continue;
+        }
+        out.push({ ...node, tuple });
+        continue;
+      }
+      if (node.nl.length + node.lin.length === 0 && isVarDrop(node.rhs)) continue;
+      const rhs = this.expr(node.rhs, cse);
+      const all = [...node.nl, ...node.lin];
+      if (rhs.tag === 'var' && all.length === 1) {
+        this.subst.set(all[0].name, rhs.name);
+        continue;
+      }
+      if (rhs.tag === 'ret') {
+        [...rhs.nl, ...rhs.lin].forEach((n, i) => this.subst.set(all[i].name, n));
+        continue;
+      }
+      if (rhs.tag === 'tuple' && all.length === 1) this.tuples.set(all[0].name, rhs.elems);
+      if (rhs.tag === 'zero') this.zeros.set(all[0].name, rhs.type);
+      if (rhs.tag === 'lit') {
+        const key = literalKey(rhs.value);
+        const seen = cse.get(key);
+        if (seen !== undefined) {
+          this.subst.set(all[0].name, seen);
+          continue;
+        }
+        cse.set(key, all[0].name);
+        this.literals.set(all[0].name, rhs.value);
+      }
+      if (rhs.tag === 'lprim' && rhs.lin.every((n) => this.zeros.has(n)) && node.lin[0]?.type) {
+        const t = node.lin[0].type;
+        this.zeros.set(node.lin[0].name, t);
+        out.push(letS([], node.lin, zeroE(t)));
+        continue;
+      }
+      if (rhs.tag === 'dup' && this.zeros.has(rhs.name)) {
+        const t = this.zeros.get(rhs.name)!;
+        node.lin.forEach((b) => this.zeros.set(b.name, t));
+        out.push(letS([], [node.lin[0]], zeroE(t)), letS([], [node.lin[1]], zeroE(t)));
+        continue;
+      }
+      if (rhs.tag === 'prim') {
+        if (rhs.args.every((a) => this.literals.has(a))) {
+          const v = PRIMS[rhs.op].impl(...rhs.args.map((a) => this.literals.get(a)!));
+          this.literals.set(all[0].name, v);
+          out.push(letS(node.nl, [], { tag: 'lit', value: v }));
+          continue;
+        }
+        const folded = PRIMS[rhs.op].fold?.(rhs.args.map((a) => this.literals.get(a)));
+        if (folded && 'arg' in folded) {
+          this.subst.set(all[0].name, rhs.args[folded.arg]);
+          continue;
+        }
+        if (folded) {
+          this.literals.set(all[0].name, folded.literal);
+          out.push(letS(node.nl, [], { tag: 'lit', value: folded.literal }));
+          continue;
+        }
+        const key = `${rhs.op}(${rhs.args.join(',')})`;
+        const seen = cse.get(key);
+        if (seen !== undefined) {
+          this.subst.set(all[0].name, seen);
+          continue;
+        }
+        cse.set(key, all[0].name);
+      }
+      out.push(rhs === node.rhs ? node : { ...node, rhs });
     }
+    return { stmts: out, result: this.expr(body.result, cse) };
   }
-  return result;
-}
 
-function dropDce(e: Extract<Expr, { tag: 'drop' }>, counts: Map<string, number>): Expr {
-  return { ...e, expr: dce(e.expr, counts) };
-}
+  private use(n: string): void {
+    this.counts.set(n, (this.counts.get(n) ?? 0) + 1);
+  }
 
-function countUses(e: Expr, counts: Map<string, number>): Expr {
-  uses(e, counts);
-  return e;
+  /** Counts every variable an expression reads, in its bodies too (most are leaves: no visitor). */
+  private uses(e: Expr): void {
+    const u = (n: string) => this.use(n);
+    if (hasBodies(e)) {
+      visitExpr(e, { read: u });
+      return;
+    }
+    while (e.tag === 'drop') e = e.expr;
+    forEachOperand(e, u);
+  }
+
+  /**
+   * Removes bindings of pure expressions whose results are never used, in one backward pass: a
+   * block is walked from its result to its first statement, counting only the uses of the
+   * statements kept so far, so a binding used only by dead code is dead too (no repeated rounds).
+   */
+  dce(body: Block): Block {
+    this.uses(body.result);
+    const kept: Stmt[] = [];
+    const unused = (n: string) => (this.counts.get(n) ?? 0) === 0;
+    for (let i = body.stmts.length - 1; i >= 0; i--) {
+      const node = body.stmts[i];
+      if (node.tag === 'let') {
+        if (node.rhs.tag === 'construct') constructRule(node.rhs, 'simplify');
+        const binders = [...node.nl, ...node.lin];
+        if (binders.length > 0 && binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop') continue;
+        const rhs = this.dceExpr(node.rhs);
+        kept.push(rhs === node.rhs ? node : { ...node, rhs });
+      } else {
+        if (!node.linear && node.names.every((b) => unused(b.name))) continue;
+        this.use(node.tuple);
+        kept.push(node);
+      }
+    }
+    kept.reverse();
+    return { stmts: kept, result: body.result };
+  }
+
+  /** A kept right-hand side: nested blocks (also under one drop) lose their dead code too. */
+  private dceExpr(e: Expr): Expr {
+    if (e.tag === 'block') return unwrap(this.dce(e.block));
+    if (e.tag === 'drop' && e.expr.tag === 'block') return { ...e, expr: unwrap(this.dce(e.expr.block)) };
+    this.uses(e);
+    return e;
+  }
 }
 
 export function simplifyDef(d0: FnDef): FnDef {
   // Substitutions are keyed by name: a def that binds a name twice is renamed apart first.
   const d = rebindsAName(d0) ? hoistBlocks(d0) : d0;
-  const env: Env = { subst: new Map(), zeros: new Map(), literals: new Map(), cse: new Map(), tuples: new Map() };
-  const body = dce(forward(d.body, env), new Map());
+  const s = new Simplifier();
+  const body = s.dce(s.forward(d.body, new Map()));
   return restoreLinearity({ ...d, body });
 }
 
@@ -205,5 +198,3 @@ export function simplifyProgram(p: Program, fns?: readonly string[]): Program {
   const which = fns ? new Set(fns) : null;
   return { ...p, defs: p.defs.map((d) => (which === null || which.has(d.name) ? simplifyDef(d) : d)) };
 }
-
-

@@ -30,7 +30,7 @@ import { LIN_PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { freeLinear } from '../ir/freeVars';
 import { restoreLinearity } from './linearity';
-import { barName, transposedName } from './names';
+import { barName, derivedName, transposeRole } from './names';
 import { calleesFirst, defMap } from './program';
 
 type LetStmt = Extract<Stmt, { tag: 'let' }>;
@@ -172,7 +172,7 @@ class Transposer {
         if (outs.every((c) => c === null)) return rhs.lin.forEach((x) => this.set(x, null));
         const cts = s.lin.map((x) => this.materialize(x.name));
         const argBars = rhs.lin.map((x) => binder(b.fresh(barName(x)), this.typeOf(x)));
-        b.bind([], argBars, call(transposedName(rhs.fn), rhs.nl, cts));
+        b.bind([], argBars, call(derivedName(transposeRole(this.defs.get(rhs.fn)!)), rhs.nl, cts));
         return rhs.lin.forEach((x, i) => this.set(x, argBars[i].name));
       }
       case 'drop':
@@ -205,7 +205,8 @@ export function transposeDef(g: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef 
   const backward = b.finish(ret([], results));
   const body = block([...forward, ...backward.stmts], backward.result);
   return restoreLinearity({
-    name: transposedName(g.name),
+    name: derivedName(transposeRole(g)),
+    role: transposeRole(g),
     nlParams: g.nlParams,
     linParams: ctParams,
     nlResults: [],
@@ -221,7 +222,7 @@ export function transposeProgram(p: Program, fns: readonly string[]): Program {
   for (const name of calleesFirst(p, fns)) {
     const d = defs.get(name)!;
     const isLinear = d.nlResults.length === 0 && (d.linParams.length > 0 || d.linResults.length > 0);
-    if (!isLinear || defs.has(transposedName(name))) continue;
+    if (!isLinear || defs.has(derivedName(transposeRole(d)))) continue;
     const t = transposeDef(d, defs);
     defs.set(t.name, t);
     out.push(t);

@@ -29,7 +29,7 @@ import {
 import { constructRule } from '../constructs/registry';
 import { NameSupply, namesIn } from '../ir/build';
 import { restoreLinearity } from './linearity';
-import { fwdName, linName, tapeName } from './names';
+import { derivedName, role, tapeName, unzipStem } from './names';
 import { calleesFirst, defMap } from './program';
 import { freeNonLinear } from '../ir/freeVars';
 
@@ -114,14 +114,16 @@ class Unzipper {
             : { ctx: [], nl: ret([]), lin: e };
         }
         // UApp: run the callee's non-linear half now; its tape feeds its linear half later.
-        const fwd = this.defs.get(fwdName(e.fn))!;
+        const stem = unzipStem(callee);
+        const fwdCallee = derivedName(role('fwd', stem));
+        const fwd = this.defs.get(fwdCallee)!;
         const outs = callee.nlResults.map((t) => binder(this.names.fresh('w'), t));
         const tapeType = fwd.nlResults[fwd.nlResults.length - 1];
-        const tape = binder(this.names.fresh(`${e.fn.replace(/\.jvp$/, '')}_tape`.replace(/\./g, '_')), tapeType);
+        const tape = binder(this.names.fresh(`${stem}_tape`.replace(/\./g, '_')), tapeType);
         return {
-          ctx: [letS([...outs, tape], [], call(fwdName(e.fn), e.nl))],
+          ctx: [letS([...outs, tape], [], call(fwdCallee, e.nl))],
           nl: ret(outs.map((b) => b.name)),
-          lin: call(linName(e.fn), [tape.name], e.lin),
+          lin: call(derivedName(role('lin', stem)), [tape.name], e.lin),
         };
       }
       case 'drop': {
@@ -211,7 +213,7 @@ function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: Checkpoint
   const residuals = order.filter((n) => needed.has(n));
   const tapeType = tupleType(
     residuals.map((n) => types.get(n)!),
-    tapeName(d.name),
+    tapeName(unzipStem(d)),
   );
 
   const tape = names.fresh('tape');
@@ -224,8 +226,10 @@ function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: Checkpoint
     ],
     ret([...outs.map((b) => b.name), tape]),
   );
+  const stem = unzipStem(d);
   const fwd: FnDef = {
-    name: fwdName(d.name),
+    name: derivedName(role('fwd', stem)),
+    role: role('fwd', stem),
     nlParams: d.nlParams,
     linParams: [],
     nlResults: [...d.nlResults, tapeType],
@@ -234,7 +238,8 @@ function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: Checkpoint
   };
   const tapeParam = binder(tape, tapeType);
   const linDef: FnDef = {
-    name: linName(d.name),
+    name: derivedName(role('lin', stem)),
+    role: role('lin', stem),
     nlParams: [tapeParam],
     linParams: d.linParams,
     nlResults: [],
@@ -251,7 +256,7 @@ export function unzipProgram(p: Program, fns: readonly string[], opts: UnzipOpti
   const out = [...p.defs];
   for (const name of calleesFirst(p, fns)) {
     const d = defs.get(name)!;
-    if (!isMixed(d) || defs.has(fwdName(name))) continue;
+    if (!isMixed(d) || defs.has(derivedName(role('fwd', unzipStem(d))))) continue;
     for (const half of unzipDef(d, defs, policy)) {
       defs.set(half.name, half);
       out.push(half);

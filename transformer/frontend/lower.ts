@@ -5,14 +5,14 @@
 // diagnostic with a code; all problems of a function are collected before reporting.
 import type * as ts from 'typescript';
 import { Builder, NameSupply } from '../ir/build';
-import { FnDef, binder, call, prim, ret, tuple, REAL, BOOL } from '../ir/syntax';
+import { FnDef, Role, binder, call, prim, ret, tuple, REAL, BOOL } from '../ir/syntax';
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape } from './shapes';
 import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, ruleKind, transformCallBehind, tsadExportName } from './markers';
 import { annotateTypes } from '../ir/check';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
-import { transposeProgram } from '../ad/transpose';
+import { derivedName, role } from '../ad/names';
 
 export interface Value {
   readonly name: string;
@@ -143,16 +143,13 @@ export class Lowerer {
       const what = kind === 'jvp' ? `the ${f.params.length} argument(s) of '${f.name}' and then one tangent for each` : `the ${f.params.length} argument(s) of '${f.name}'`;
       fail(1111, rule, `the rule takes ${what} (${arity} parameters), not ${rule.parameters.length}`);
     }
-    const lowered = new FunctionLowering(this, rule, `${f.name}.rule`, kind === 'vjp' ? f : undefined).run();
+    const lowered = new FunctionLowering(this, rule, role('rule', f.name), kind === 'vjp' ? f : undefined).run();
     const typed = annotateTypes({ defs: [...this.defs, lowered.def] });
     const ruleDef = typed.defs[typed.defs.length - 1];
     try {
-      if (kind === 'jvp') return [customJvpDef(ruleDef, f.params.length, `${f.name}.jvp`, irType(f.result))];
+      if (kind === 'jvp') return [customJvpDef(ruleDef, f.params.length, role('jvp', f.name), irType(f.result))];
       const typedPrimal = typed.defs.find((d) => d.name === primal.name)!;
-      return customVjpDefs(ruleDef, typedPrimal, (pb) => {
-        const p = annotateTypes(transposeProgram(annotateTypes({ defs: [...typed.defs, pb] }), [pb.name]));
-        return p.defs[p.defs.length - 1];
-      });
+      return customVjpDefs(ruleDef, typedPrimal, typed);
     } catch (e) {
       if (!(e instanceof NotLinearError)) throw e;
       return fail(1110, lowered.origins.get(e.variable) ?? rule.body, `the derivative of '${f.name}' is not linear in its ${kind === 'jvp' ? 'tangents' : 'cotangent'}: ${e.message}`);
@@ -209,6 +206,8 @@ class FunctionLowering {
   private readonly inlining = new Set<ts.Node>();
   lowered!: LoweredFunction;
   def!: FnDef;
+  private readonly name: string;
+  private readonly role: Role | undefined;
 
   /** Set for a `derivative.vjp` rule: its pullback's cotangent parameter, once lowered. */
   private pullbackParam: { name: string; shape: Shape } | undefined;
@@ -217,10 +216,13 @@ class FunctionLowering {
   constructor(
     private readonly owner: Lowerer,
     private readonly decl: ts.SignatureDeclaration,
-    private readonly name: string,
+    /** The def's name, or the role of a derivative rule (named after its function). */
+    nameOrRole: string | Role,
     /** Lowering a VJP rule `(x̄) => [value, (ct) => [x̄_bar...]]` of this function. */
     private readonly vjpOf?: LoweredFunction,
   ) {
+    this.name = typeof nameOrRole === 'string' ? nameOrRole : derivedName(nameOrRole);
+    this.role = typeof nameOrRole === 'string' ? undefined : nameOrRole;
     this.t = owner.tsApi;
     this.checker = owner.checker;
     this.supply.onFresh = (name) => {
@@ -256,6 +258,7 @@ class FunctionLowering {
     this.lowered = { name: this.name, decl, params, result };
     this.def = restoreLinearity({
       name: this.name,
+      ...(this.role ? { role: this.role } : {}),
       nlParams: params.map((p) => binder(p.name, irType(p.shape))),
       linParams: [],
       nlResults: [irType(result)],

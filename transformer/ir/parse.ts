@@ -11,7 +11,7 @@
 // Names are made unique per definition: a binder that reuses a name already bound in the def
 // (`let x = sin(x)`, `let (x, y) = (y, x)`, the same name in two sibling blocks) is renamed to a
 // fresh `x_1`, and later references follow. Every pass may then assume one binding per name.
-import { Binder, Block, Expr, FnDef, IrError, Lambda, Program, Stmt, Type, REAL, BOOL, STR, tupleType } from './syntax';
+import { Binder, Block, Expr, FnDef, IrError, Lambda, Program, Role, RoleKind, ROLE_KINDS, Stmt, Type, REAL, BOOL, STR, tupleType } from './syntax';
 import { isPrim, isLinPrim } from '../prims/registry';
 import { ScopeStack } from './scopeStack';
 import { SourcePos, setPos } from './positions';
@@ -276,12 +276,25 @@ class Parser {
     this.expect('->');
     this.expect('(');
     const [nlResults, linResults] = this.split(() => this.type(), ')');
+    const role = this.accept('as') ? this.role() : undefined;
     const body = this.body();
     while (this.scope.size > depth) this.scope.pop();
     this.fns.set(nameTok.text, { nlResults: nlResults.length, linResults: linResults.length });
-    const d: FnDef = { name: nameTok.text, nlParams, linParams, nlResults, linResults, body };
+    const d: FnDef = role
+      ? { name: nameTok.text, nlParams, linParams, nlResults, linResults, body, role }
+      : { name: nameTok.text, nlParams, linParams, nlResults, linResults, body };
     setPos(d, this.at(nameTok));
     return d;
+  }
+
+  /** `as kind(f)`: what a derived def is (printed by passes' output, read back here). */
+  private role(): Role {
+    const k = this.name('a role (jvp, fwd, lin, bwd, transpose, ...)');
+    if (!(ROLE_KINDS as readonly string[]).includes(k.text)) this.fail(`unknown role ${k.text}; expected one of ${ROLE_KINDS.join(', ')}`, k);
+    this.expect('(');
+    const of = this.name('the function the def is derived from');
+    this.expect(')');
+    return { kind: k.text as RoleKind, of: of.text };
   }
 
   /** A parameter of a def or of a construct's body: `x: T`. */

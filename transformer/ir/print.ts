@@ -163,7 +163,8 @@ export function printExpr(e: Expr, o: PrintOptions = {}): string {
 
 export function printDef(d: FnDef, o: PrintOptions = {}): string {
   const results = d.linResults.length === 0 ? `${d.nlResults.map(T).join(', ')} ;` : sides(d.nlResults.map(T), d.linResults.map(T));
-  return `def ${d.name}(${params(d.nlParams, d.linParams)}) -> (${results}) {\n${block(d.body, '  ', o)}\n}`;
+  const role = d.role ? ` as ${d.role.kind}(${d.role.of})` : '';
+  return `def ${d.name}(${params(d.nlParams, d.linParams)}) -> (${results})${role} {\n${block(d.body, '  ', o)}\n}`;
 }
 
 /** Named tuple types used anywhere in a def, innermost first, each once. */

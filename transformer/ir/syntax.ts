@@ -121,7 +121,8 @@ export interface Role {
   readonly of: string;
 }
 
-export type RoleKind = 'jvp' | 'fwd' | 'lin' | 'bwd' | 'transpose' | 'grad' | 'vg' | 'hvp' | 'erased' | 'custom';
+export const ROLE_KINDS = ['jvp', 'fwd', 'lin', 'bwd', 'transpose', 'grad', 'vg', 'hvp', 'erased', 'rule', 'pullback'] as const;
+export type RoleKind = (typeof ROLE_KINDS)[number];
 
 /** Definitions in order; a function is in scope only after its own definition (no recursion). */
 export interface Program {
