@@ -3,6 +3,7 @@
 // is recognised by its TSAD_RUNTIME export, never by the identifier's text.
 import type * as ts from 'typescript';
 import { fail } from './diagnostics';
+import { TRANSFORM_KINDS } from '../plan/transforms';
 
 export interface MarkerInfo {
   readonly node: ts.Node;
@@ -66,8 +67,8 @@ export function wrtList(node: ts.Expression): (string | number)[] {
   });
 }
 
-/** The transforms: a call of one of these is replaced by compiled derivative code. */
-export const TRANSFORM_NAMES: ReadonlySet<string> = new Set(['grad', 'valueAndGrad', 'jvp', 'vjp', 'linearize', 'jacobian', 'jacfwd', 'jacrev', 'hessian', 'hvp']);
+/** The transforms (plan/transforms.ts): a call of one of these is replaced by compiled derivative code. */
+export const TRANSFORM_NAMES: ReadonlySet<string> = new Set(TRANSFORM_KINDS);
 
 function hasDocMarker(decl: ts.Node): boolean {
   const t = api();

@@ -14,12 +14,9 @@ import { calleesFirst } from '../ad/program';
 import { jvpOf, linearizeOf, vjpOf, valueAndGradOf, DriverOptions } from '../ad/drivers';
 import { isTsadDiagnostic } from '../frontend/diagnostics';
 import { markerOf, useTypeScript } from '../frontend/markers';
+import { DRIVER } from '../plan/request';
 import { formatDiagnostic, toDiagnostic } from './rewrite';
-import { runtimeEntry } from './transform';
-
-
-/** The same simplification the plugin applies before emitting. */
-const DRIVER: DriverOptions = { simplify: true, inlinePrimal: true };
+import { Host, nodeHost, runtimeEntry } from './host';
 
 export interface InspectOptions {
   readonly file: string;
@@ -77,28 +74,31 @@ function only(p: Program, entries: readonly string[]): Program {
   return { defs: p.defs.filter((d) => keep.has(d.name)) };
 }
 
-function stageText(stage: Stage, tsApi: typeof ts, checker: ts.TypeChecker, sf: ts.SourceFile, decl: ts.SignatureDeclaration): string {
-  const compiler = new ModuleCompiler(tsApi, checker, tsApi.factory);
+function stageText(stage: Stage, host: Host, checker: ts.TypeChecker, sf: ts.SourceFile, decl: ts.SignatureDeclaration): string {
+  const tsApi = host.ts;
+  const compiler = new ModuleCompiler(host, checker, tsApi.factory);
   const { program, fn } = compiler.lower(decl);
+  // The same simplification the plugin applies before emitting.
+  const driver: DriverOptions = { ...DRIVER, recheck: host.recheck };
   switch (stage) {
     case 'linear-a':
       return printProgram(only(program, [fn.name]));
     case 'jvp': {
-      const j = jvpOf(program, fn.name, DRIVER);
+      const j = jvpOf(program, fn.name, driver);
       return printProgram(only(j.program, [j.jvp]));
     }
     case 'linearize': {
-      const l = linearizeOf(program, fn.name, DRIVER);
+      const l = linearizeOf(program, fn.name, driver);
       return printProgram(only(l.program, [l.fwd, l.lin]));
     }
     case 'transpose': {
-      const v = vjpOf(program, fn.name, DRIVER);
+      const v = vjpOf(program, fn.name, driver);
       return printProgram(only(v.program, [v.bwd]));
     }
     case 'grad': {
       // The fused value-and-gradient def grad/valueAndGrad compile from (before emission).
       if (fn.result.kind !== 'number') return `// ${fn.name} does not return a number: no gradient`;
-      const v = valueAndGradOf(program, fn.name, DRIVER);
+      const v = valueAndGradOf(program, fn.name, driver);
       return printProgram(only(v.program, [v.valueAndGrad]));
     }
     case 'emit': {
@@ -120,12 +120,13 @@ export function inspectFile(o: InspectOptions, io: Io): number {
   const problem = unsuitable(o.file);
   if (problem) throw new InputError(problem);
   const file = path.resolve(o.file);
-  let tsApi: typeof ts;
+  let host: Host;
   try {
-    tsApi = require('typescript');
+    host = nodeHost();
   } catch {
     throw new InputError('tsad inspect needs the typescript package: npm install --save-dev typescript');
   }
+  const tsApi = host.ts;
   useTypeScript(tsApi);
   const program = tsApi.createProgram([file], {
     target: tsApi.ScriptTarget.ES2022,
@@ -147,7 +148,7 @@ export function inspectFile(o: InspectOptions, io: Io): number {
   }
   const checker = program.getTypeChecker();
   const all = markedFunctions(tsApi, sf, checker);
-  const lowerer = new ModuleCompiler(tsApi, checker, tsApi.factory);
+  const lowerer = new ModuleCompiler(host, checker, tsApi.factory);
   const named = all.map((decl) => ({ decl, name: safeName(() => lowerer.lower(decl).fn.name) ?? '?' }));
   const chosen = o.fn === undefined ? named : named.filter((n) => n.name === o.fn || n.name === o.fn!.replace('.', '_') || n.name.endsWith(`_${o.fn}`));
   if (chosen.length === 0) {
@@ -162,7 +163,7 @@ export function inspectFile(o: InspectOptions, io: Io): number {
   for (const { decl, name } of chosen) {
     for (const stage of o.stages) {
       try {
-        const text = stageText(stage, tsApi, checker, sf, decl).trimEnd();
+        const text = stageText(stage, host, checker, sf, decl).trimEnd();
         io.out(o.stages.length > 1 || chosen.length > 1 ? `// ---- ${name}: ${stage} ----\n${text}\n` : text);
       } catch (e) {
         if (!isTsadDiagnostic(e)) throw e;
