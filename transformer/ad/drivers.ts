@@ -26,10 +26,10 @@ export interface DriverOptions {
   /** `false` skips every check that is not needed to transpose (default true). */
   readonly check?: boolean;
   /**
-   * Re-check the whole program, Linear B included, after every pass (default: on when the
-   * environment sets TSAD_RECHECK=1). A debugging net for the passes: costs compile time, never
-   * changes the output. The check that proves a function Linear B before it is transposed runs
-   * regardless.
+   * Re-check the whole program, Linear B included, after every pass (default false; the plugin
+   * and the command line turn it on when the environment sets TSAD_RECHECK=1, as the tests do).
+   * A debugging net for the passes: costs compile time, never changes the output. The check that
+   * proves a function Linear B before it is transposed runs regardless.
    */
   readonly recheck?: boolean;
   /**
@@ -43,10 +43,8 @@ function linearBNames(p: Program): string[] {
   return p.defs.filter((d) => /\.(fwd|lin|bwd|T)$/.test(d.name)).map((d) => d.name);
 }
 
-const recheckByDefault = (): boolean => process.env.TSAD_RECHECK === '1';
-
 function rechecking(o: DriverOptions): boolean {
-  return o.check !== false && (o.recheck ?? recheckByDefault());
+  return o.check !== false && o.recheck === true;
 }
 
 /** Annotates, optionally simplifies the new defs, and (with `recheck`) checks a pass's output. */

@@ -3,6 +3,7 @@
 // is recognised by its TSAD_RUNTIME export, never by the identifier's text.
 import type * as ts from 'typescript';
 import { fail } from './diagnostics';
+import { InternalError } from '../ir/syntax';
 import { TRANSFORM_KINDS } from '../plan/transforms';
 
 export interface MarkerInfo {
@@ -10,12 +11,14 @@ export interface MarkerInfo {
   readonly wrt?: readonly (string | number)[];
 }
 
-let tsApi: typeof ts;
+/** The TypeScript the plugin was handed; every entry sets it before it looks for markers. */
+let tsApi: typeof ts | undefined;
 export function useTypeScript(api: typeof ts): void {
   tsApi = api;
 }
 function api(): typeof ts {
-  return (tsApi ??= require('typescript'));
+  if (!tsApi) throw new InternalError('markers: useTypeScript was not called');
+  return tsApi;
 }
 
 /** The tsad export an expression refers to (`grad`, `differentiable`, ...), if any. */

@@ -16,6 +16,7 @@ import { FnDef, InternalError, IrError, Program, Type, tangentType } from '../ir
 import { jvpOf, linearizeOf, transposeOf, gradOf, vjpOf, DriverOptions } from '../ad/drivers';
 import { calleesFirst } from '../ad/program';
 import type { CheckpointPolicy } from '../ad/unzip';
+import { recheckRequested } from './host';
 
 export interface Io {
   out(s: string): void;
@@ -351,7 +352,7 @@ function linearArgs(types: readonly Type[], flags: Flags, missing: string): Valu
 
 function driverOptions(flags: Flags): DriverOptions {
   const policy: CheckpointPolicy = flags.has('recompute') ? 'recompute' : 'save';
-  return { policy, simplify: flags.has('simplify') };
+  return { policy, simplify: flags.has('simplify'), recheck: recheckRequested() };
 }
 
 export function showValue(v: Value): string {
