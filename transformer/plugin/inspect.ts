@@ -5,16 +5,15 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type * as ts from 'typescript';
-import { InputError } from './cli';
-import type { Io, Stage } from './cli';
+import { InputError, Io } from './io';
+import type { Stage } from './stages';
 import { ModuleCompiler } from '../compile';
-import { Program } from '../ir/syntax';
 import { printProgram } from '../ir/print';
-import { calleesFirst } from '../ad/program';
 import { jvpOf, linearizeOf, vjpOf, valueAndGradOf, DriverOptions } from '../ad/drivers';
 import { isTsadDiagnostic } from '../frontend/diagnostics';
 import { markerOf, useTypeScript } from '../frontend/markers';
 import { DRIVER } from '../plan/request';
+import { reachable } from '../plan/closure';
 import { formatDiagnostic, toDiagnostic } from './rewrite';
 import { Host, nodeHost, runtimeEntry } from './host';
 
@@ -69,11 +68,6 @@ function markedFunctions(tsApi: typeof ts, sf: ts.SourceFile, checker: ts.TypeCh
   return found;
 }
 
-function only(p: Program, entries: readonly string[]): Program {
-  const keep = new Set(calleesFirst(p, entries));
-  return { defs: p.defs.filter((d) => keep.has(d.name)) };
-}
-
 function stageText(stage: Stage, host: Host, checker: ts.TypeChecker, sf: ts.SourceFile, decl: ts.SignatureDeclaration): string {
   const tsApi = host.ts;
   const compiler = new ModuleCompiler(host, checker, tsApi.factory);
@@ -82,24 +76,24 @@ function stageText(stage: Stage, host: Host, checker: ts.TypeChecker, sf: ts.Sou
   const driver: DriverOptions = { ...DRIVER, recheck: host.recheck };
   switch (stage) {
     case 'linear-a':
-      return printProgram(only(program, [fn.name]));
+      return printProgram(reachable(program, [fn.name]));
     case 'jvp': {
       const j = jvpOf(program, fn.name, driver);
-      return printProgram(only(j.program, [j.jvp]));
+      return printProgram(reachable(j.program, [j.jvp]));
     }
     case 'linearize': {
       const l = linearizeOf(program, fn.name, driver);
-      return printProgram(only(l.program, [l.fwd, l.lin]));
+      return printProgram(reachable(l.program, [l.fwd, l.lin]));
     }
     case 'transpose': {
       const v = vjpOf(program, fn.name, driver);
-      return printProgram(only(v.program, [v.bwd]));
+      return printProgram(reachable(v.program, [v.bwd]));
     }
     case 'grad': {
       // The fused value-and-gradient def grad/valueAndGrad compile from (before emission).
       if (fn.result.kind !== 'number') return `// ${fn.name} does not return a number: no gradient`;
       const v = valueAndGradOf(program, fn.name, driver);
-      return printProgram(only(v.program, [v.valueAndGrad]));
+      return printProgram(reachable(v.program, [v.valueAndGrad]));
     }
     case 'emit': {
       // What `grad(f)` (scalar result) or `vjp(f, ...)` (any other result) compiles to.

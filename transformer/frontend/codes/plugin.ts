@@ -1,5 +1,5 @@
 // Codes TSAD1001-1099: markers, call sites, project set-up.
-import type { DiagnosticSpec } from '../diagnostics';
+import type { DiagnosticSpec } from './spec';
 
 export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   1001: {
