@@ -1,6 +1,7 @@
 // The source-file rewrite shared by every integration (ts-patch, ts-jest, transform()):
 // transform calls become references to generated functions, markers disappear, generated code is
-// appended to the module. Diagnostics are caught here and only here.
+// appended to the module. Diagnostics are caught here and only here; any other exception is a
+// bug in tsad (an InternalError, `internal: ...`) and propagates as one.
 import type * as ts from 'typescript';
 import { ModuleCompiler } from '../compile';
 import { REPORTED_BY_TYPESCRIPT, TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../frontend/diagnostics';
@@ -111,12 +112,6 @@ function position(d: ts.Diagnostic | ts.DiagnosticRelatedInformation): string {
   return `${d.file.fileName}:${line + 1}:${character + 1}`;
 }
 
-function internal(e: unknown, node: ts.Node): TsadDiagnosticError {
-  // TSAD_DEBUG=1 adds our stack to the report, for bug reports; users never see it otherwise.
-  const message = e instanceof Error ? (process.env.TSAD_DEBUG ? `${e.message}\n${e.stack}` : e.message) : String(e);
-  return new TsadDiagnosticError(1099, node, diagnosticMessage(1099, `internal error while differentiating: ${message}`));
-}
-
 export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.TransformationContext, sf: ts.SourceFile, report: Report): ts.SourceFile {
   const tsApi = host.ts;
   useTypeScript(tsApi);
@@ -124,11 +119,14 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   const compiler = new ModuleCompiler(host, checker, f);
   // Problems by place: a broken function needed by several call sites is one problem.
   const problems = new Map<string, { error: TsadDiagnosticError; neededBy: ts.Node[] }>();
-  /** Records the problems of `e` and returns the one the call site names when it runs. */
+  /**
+   * Records the problems of a diagnostic and returns the one the call site names when it runs.
+   * Anything else is a bug: it propagates, so that a build never reports it as the user's.
+   */
   const fail = (e: unknown, node: ts.Node): TsadDiagnosticError => {
-    const d = isTsadDiagnostic(e) ? e : internal(e, node);
+    if (!isTsadDiagnostic(e)) throw e;
     const every = (p: TsadDiagnosticError): TsadDiagnosticError[] => [p, ...p.related.flatMap(every)];
-    const all = every(d);
+    const all = every(e);
     for (const p of all) {
       if (p.code === REPORTED_BY_TYPESCRIPT) continue;
       const at = locate(p.node, sf);
@@ -137,7 +135,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
       problems.set(key, known);
       if (!known.neededBy.includes(node)) known.neededBy.push(node);
     }
-    return all.find((p) => p.code !== REPORTED_BY_TYPESCRIPT) ?? d;
+    return all.find((p) => p.code !== REPORTED_BY_TYPESCRIPT) ?? e;
   };
   const flush = () => problems.forEach(({ error, neededBy }) => report(error, sf, neededBy));
 

@@ -17,5 +17,4 @@ export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
     title: 'transform of a transform',
     hint: 'derivatives of derivatives are not compiled yet: use hessian(f) for the matrix of second derivatives or hvp(f)(x, v) for Hessian-vector products',
   },
-  1099: { title: 'internal error', hint: 'this is a bug in tsad; please report it with the function that triggered it' },
 };
