@@ -58,6 +58,7 @@ export const planHessian: Planner = (req) => {
     return m.transpose(local, leafCount(fn.params[wa].shape), columns.length);
   };
   const blocks = wrt.map((_, a) => wrt.map((__, b) => block(a, b)));
-  body.push(ret(blocks.length === 1 ? blocks[0][0] : array(blocks.map((row) => array(row)))));
+  // The temporaries of the last diagonal blocks, which no off-diagonal block declared.
+  body.push(...m.takePending(), ret(blocks.length === 1 ? blocks[0][0] : array(blocks.map((row) => array(row)))));
   return { ...defs, params: fn.params.map((p) => p.name), body: checked(req.where, paramChecks(fn), body) };
 };
