@@ -6,6 +6,8 @@ import { DIAGNOSTIC_CODES } from '../../transformer/frontend/diagnostics';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as tsad from '../../runtime';
+import { InternalError } from '../../transformer/ir/syntax';
+import { PLANNERS } from '../../transformer/plan/planners';
 
 const cases: [code: number, source: string, line: number, col: number, message: RegExp][] = [
   [1001, `import { grad } from 'tsad';\nfunction f(x: number) { return x; }\nexport const d = grad(f);`, 3, 23, /'f' is not a differentiable function/],
@@ -56,7 +58,7 @@ test('every code in the table has a test case and an entry in docs/diagnostics.m
   for (const code of Object.keys(DIAGNOSTIC_CODES).map(Number)) {
     expect(docs).toContain(`TSAD${code}`);
     if (DIAGNOSTIC_CODES[code].hint) expect(docs).toContain(DIAGNOSTIC_CODES[code].hint);
-    if (code !== 1099) expect(tested.has(code)).toBe(true);
+    expect(tested.has(code)).toBe(true);
   }
 });
 
@@ -74,6 +76,18 @@ export const d2 = grad(good);`;
   expect(ours.some((m) => m.startsWith('TSAD1103'))).toBe(true);
   expect(ours.some((m) => m.startsWith('TSAD1104'))).toBe(true);
   expect(r.outputText).toContain('function good_grad(x)');
+});
+
+test('a bug in tsad is not a diagnostic: an InternalError stops the build with its message', () => {
+  const spy = jest.spyOn(PLANNERS, 'grad').mockImplementation(() => {
+    throw new InternalError('the planner failed');
+  });
+  try {
+    const src = `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { return x * x; }\nexport const d = grad(f);`;
+    expect(() => compile(src, { throwOnError: false })).toThrow(/^internal: the planner failed$/);
+  } finally {
+    spy.mockRestore();
+  }
 });
 
 test('without the plugin every transform throws the documented message', () => {

@@ -61,6 +61,40 @@ test('hessian and hvp with respect to an object parameter (fields in name order)
   expect(gv.b).toBeCloseTo(ref[1][0] - 0.5 * ref[1][1], 12);
 });
 
+test('hessian with respect to nested tuples (columns flattened through temporaries)', () => {
+  const { exports: n, result: r } = load(`import { hessian } from 'tsad';
+/** @differentiable */
+export function cubic(p: [[number, number], number]): number {
+  return p[0][0] * p[0][1] * p[1] + p[1] * p[1];
+}
+/** @differentiable */
+export function scaled(k: number, p: [[number, number], number]): number {
+  return k * p[0][0] * p[0][1] * p[1];
+}
+export const H = hessian(cubic);
+export const Hs = hessian(scaled, { wrt: [0, 1] });
+`);
+  expect(r.diagnostics).toEqual([]);
+  const [a, b, c, k] = [0.5, -2, 3, 1.5];
+  const Hp = [
+    [0, c, b],
+    [c, 0, a],
+    [b, a, 2],
+  ];
+  n.H([[a, b], c]).forEach((row: number[], i: number) => row.forEach((v, j) => expect(v).toBeCloseTo(Hp[i][j], 12)));
+  const [[Hkk, Hkp], [Hpk, Hpp]] = n.Hs(k, [[a, b], c]);
+  expect(Hkk).toEqual([[0]]);
+  const grad = [b * c, a * c, a * b];
+  Hkp[0].forEach((v: number, j: number) => expect(v).toBeCloseTo(grad[j], 12));
+  Hpk.forEach((row: number[], i: number) => expect(row[0]).toBeCloseTo(grad[i], 12));
+  const Hq = [
+    [0, k * c, k * b],
+    [k * c, 0, k * a],
+    [k * b, k * a, 0],
+  ];
+  Hpp.forEach((row: number[], i: number) => row.forEach((v, j) => expect(v).toBeCloseTo(Hq[i][j], 12)));
+});
+
 describe('several wrt parameters', () => {
   const { exports: s, result: r } = load(`import { jacobian, jacfwd, jacrev, hessian, hvp } from 'tsad';
 /** @differentiable */

@@ -3,13 +3,9 @@
 import type * as ts from 'typescript';
 import { PLUGIN_CODES } from './codes/plugin';
 import { LOWERING_CODES } from './codes/lowering';
+import type { DiagnosticSpec } from './codes/spec';
 
-export interface DiagnosticSpec {
-  /** Short title used in docs/diagnostics.md. */
-  readonly title: string;
-  /** How to fix it; appended to every message with this code. */
-  readonly hint?: string;
-}
+export type { DiagnosticSpec };
 
 export const DIAGNOSTIC_CODES: Readonly<Record<number, DiagnosticSpec>> = { ...PLUGIN_CODES, ...LOWERING_CODES };
 

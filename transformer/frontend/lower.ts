@@ -13,6 +13,7 @@ import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nes
 import { annotateTypes } from '../ir/check';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
 import { derivedName, role } from '../ad/names';
+import { MATH_FUNCTIONS } from '../prims/registry';
 
 export interface Value {
   readonly name: string;
@@ -26,9 +27,6 @@ export interface LoweredFunction {
   readonly result: Shape;
 }
 
-const MATH_FUNCTIONS = new Set(
-  'abs acos acosh asin asinh atan atan2 atanh cbrt ceil cos cosh exp expm1 floor fround hypot log log10 log1p log2 max min pow round sign sin sinh sqrt tan tanh trunc'.split(' '),
-);
 const MATH_CONSTANTS: Record<string, number> = {
   PI: Math.PI,
   E: Math.E,

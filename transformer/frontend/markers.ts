@@ -3,18 +3,22 @@
 // is recognised by its TSAD_RUNTIME export, never by the identifier's text.
 import type * as ts from 'typescript';
 import { fail } from './diagnostics';
+import { InternalError } from '../ir/syntax';
+import { TRANSFORM_KINDS } from '../plan/transforms';
 
 export interface MarkerInfo {
   readonly node: ts.Node;
   readonly wrt?: readonly (string | number)[];
 }
 
-let tsApi: typeof ts;
+/** The TypeScript the plugin was handed; every entry sets it before it looks for markers. */
+let tsApi: typeof ts | undefined;
 export function useTypeScript(api: typeof ts): void {
   tsApi = api;
 }
 function api(): typeof ts {
-  return (tsApi ??= require('typescript'));
+  if (!tsApi) throw new InternalError('markers: useTypeScript was not called');
+  return tsApi;
 }
 
 /** The tsad export an expression refers to (`grad`, `differentiable`, ...), if any. */
@@ -66,8 +70,8 @@ export function wrtList(node: ts.Expression): (string | number)[] {
   });
 }
 
-/** The transforms: a call of one of these is replaced by compiled derivative code. */
-export const TRANSFORM_NAMES: ReadonlySet<string> = new Set(['grad', 'valueAndGrad', 'jvp', 'vjp', 'linearize', 'jacobian', 'jacfwd', 'jacrev', 'hessian', 'hvp']);
+/** The transforms (plan/transforms.ts): a call of one of these is replaced by compiled derivative code. */
+export const TRANSFORM_NAMES: ReadonlySet<string> = new Set(TRANSFORM_KINDS);
 
 function hasDocMarker(decl: ts.Node): boolean {
   const t = api();

@@ -11,20 +11,14 @@ import * as path from 'path';
 import { parseProgram } from '../ir/parse';
 import { numberText, printProgram } from '../ir/print';
 import { checkProgram } from '../ir/check';
-import { evalFn, Value } from '../ir/interp';
-import { FnDef, InternalError, IrError, Program, Type, tangentType } from '../ir/syntax';
+import { evalFn, Value, zeroOf } from '../ir/interp';
+import { FnDef, InternalError, IrError, Program, Type, scalarCount, tangentType } from '../ir/syntax';
 import { jvpOf, linearizeOf, transposeOf, gradOf, vjpOf, DriverOptions } from '../ad/drivers';
 import { calleesFirst } from '../ad/program';
 import type { CheckpointPolicy } from '../ad/unzip';
-
-export interface Io {
-  out(s: string): void;
-  err(s: string): void;
-}
-
-/** The stages `tsad inspect --stage` accepts; here so `--help` needs no TypeScript compiler. */
-export const STAGES = ['linear-a', 'jvp', 'linearize', 'transpose', 'grad', 'emit'] as const;
-export type Stage = (typeof STAGES)[number];
+import { InputError, Io } from './io';
+import { STAGES, Stage } from './stages';
+import { recheckRequested } from './host';
 
 /** The command line is at fault: exit 2, with a usage hint (the command's, once it is known). */
 class UsageError extends Error {
@@ -35,9 +29,6 @@ class UsageError extends Error {
     super(message);
   }
 }
-
-/** The inputs are at fault (exit 1); the message alone says what to do. */
-export class InputError extends Error {}
 
 interface Flag {
   /** Placeholder of the value; a flag without one is a switch. */
@@ -322,14 +313,6 @@ function unflatten(types: readonly Type[], flat: readonly number[], flag: string
   return types.map(take);
 }
 
-function scalarCount(t: Type): number {
-  return t.tag === 'tuple' ? t.elems.reduce((n, e) => n + scalarCount(e), 0) : 1;
-}
-
-function zeroOf(t: Type): Value {
-  return t.tag === 'tuple' ? t.elems.map(zeroOf) : 0;
-}
-
 function point(f: FnDef, flags: Flags, o: { required: boolean }): Value[] {
   const at = flags.get('at');
   if (typeof at !== 'string') {
@@ -351,7 +334,7 @@ function linearArgs(types: readonly Type[], flags: Flags, missing: string): Valu
 
 function driverOptions(flags: Flags): DriverOptions {
   const policy: CheckpointPolicy = flags.has('recompute') ? 'recompute' : 'save';
-  return { policy, simplify: flags.has('simplify') };
+  return { policy, simplify: flags.has('simplify'), recheck: recheckRequested() };
 }
 
 export function showValue(v: Value): string {
@@ -467,7 +450,7 @@ export function main(argv: readonly string[], io: Io): number {
       io.err(`tsad: ${e.message}`);
       return 1;
     }
-    // Our stack is for bug reports only (TSAD_DEBUG=1), as in the plugin's TSAD1099.
+    // Our stack is for bug reports only (TSAD_DEBUG=1).
     const debug = process.env.TSAD_DEBUG && e instanceof Error && e.stack ? `\n${e.stack}` : '';
     const message = e instanceof InternalError ? e.message : `internal: ${e instanceof Error ? e.message : String(e)}`;
     io.err(`tsad: ${message} (this is a bug in tsad)${debug}`);

@@ -4,6 +4,7 @@
 import type * as ts from 'typescript';
 import { Report, diagnosticReporter, rewriteSourceFile } from './rewrite';
 import { trackDerivativeDependencies } from './fingerprint';
+import { nodeHost } from './host';
 
 export interface TransformerExtras {
   readonly ts?: typeof ts;
@@ -14,7 +15,8 @@ export interface TransformerExtras {
 const reporters = new WeakMap<ts.Program, Report>();
 
 export default function tsadTransformer(program: ts.Program, _config?: unknown, extras: TransformerExtras = {}): ts.TransformerFactory<ts.SourceFile> {
-  const tsApi: typeof ts = extras.ts ?? require('typescript');
+  const host = nodeHost(extras.ts);
+  const tsApi = host.ts;
   // Call sites compile other files' function bodies: the incremental builder must know.
   trackDerivativeDependencies(tsApi, program);
   const checker = program.getTypeChecker();
@@ -27,7 +29,7 @@ export default function tsadTransformer(program: ts.Program, _config?: unknown, 
     reporters.set(program, report);
   }
   const reportOnce = report;
-  return (ctx) => (sf) => rewriteSourceFile(tsApi, checker, ctx, sf, reportOnce);
+  return (ctx) => (sf) => rewriteSourceFile(host, checker, ctx, sf, reportOnce);
 }
 
 // CommonJS consumers (ts-patch's `require`) get the factory itself as well as `default`.

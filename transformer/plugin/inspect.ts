@@ -5,21 +5,17 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type * as ts from 'typescript';
-import { InputError } from './cli';
-import type { Io, Stage } from './cli';
+import { InputError, Io } from './io';
+import type { Stage } from './stages';
 import { ModuleCompiler } from '../compile';
-import { Program } from '../ir/syntax';
 import { printProgram } from '../ir/print';
-import { calleesFirst } from '../ad/program';
 import { jvpOf, linearizeOf, vjpOf, valueAndGradOf, DriverOptions } from '../ad/drivers';
 import { isTsadDiagnostic } from '../frontend/diagnostics';
 import { markerOf, useTypeScript } from '../frontend/markers';
+import { DRIVER } from '../plan/request';
+import { reachable } from '../plan/closure';
 import { formatDiagnostic, toDiagnostic } from './rewrite';
-import { runtimeEntry } from './transform';
-
-
-/** The same simplification the plugin applies before emitting. */
-const DRIVER: DriverOptions = { simplify: true, inlinePrimal: true };
+import { Host, nodeHost, runtimeEntry } from './host';
 
 export interface InspectOptions {
   readonly file: string;
@@ -72,34 +68,32 @@ function markedFunctions(tsApi: typeof ts, sf: ts.SourceFile, checker: ts.TypeCh
   return found;
 }
 
-function only(p: Program, entries: readonly string[]): Program {
-  const keep = new Set(calleesFirst(p, entries));
-  return { defs: p.defs.filter((d) => keep.has(d.name)) };
-}
-
-function stageText(stage: Stage, tsApi: typeof ts, checker: ts.TypeChecker, sf: ts.SourceFile, decl: ts.SignatureDeclaration): string {
-  const compiler = new ModuleCompiler(tsApi, checker, tsApi.factory);
+function stageText(stage: Stage, host: Host, checker: ts.TypeChecker, sf: ts.SourceFile, decl: ts.SignatureDeclaration): string {
+  const tsApi = host.ts;
+  const compiler = new ModuleCompiler(host, checker, tsApi.factory);
   const { program, fn } = compiler.lower(decl);
+  // The same simplification the plugin applies before emitting.
+  const driver: DriverOptions = { ...DRIVER, recheck: host.recheck };
   switch (stage) {
     case 'linear-a':
-      return printProgram(only(program, [fn.name]));
+      return printProgram(reachable(program, [fn.name]));
     case 'jvp': {
-      const j = jvpOf(program, fn.name, DRIVER);
-      return printProgram(only(j.program, [j.jvp]));
+      const j = jvpOf(program, fn.name, driver);
+      return printProgram(reachable(j.program, [j.jvp]));
     }
     case 'linearize': {
-      const l = linearizeOf(program, fn.name, DRIVER);
-      return printProgram(only(l.program, [l.fwd, l.lin]));
+      const l = linearizeOf(program, fn.name, driver);
+      return printProgram(reachable(l.program, [l.fwd, l.lin]));
     }
     case 'transpose': {
-      const v = vjpOf(program, fn.name, DRIVER);
-      return printProgram(only(v.program, [v.bwd]));
+      const v = vjpOf(program, fn.name, driver);
+      return printProgram(reachable(v.program, [v.bwd]));
     }
     case 'grad': {
       // The fused value-and-gradient def grad/valueAndGrad compile from (before emission).
       if (fn.result.kind !== 'number') return `// ${fn.name} does not return a number: no gradient`;
-      const v = valueAndGradOf(program, fn.name, DRIVER);
-      return printProgram(only(v.program, [v.valueAndGrad]));
+      const v = valueAndGradOf(program, fn.name, driver);
+      return printProgram(reachable(v.program, [v.valueAndGrad]));
     }
     case 'emit': {
       // What `grad(f)` (scalar result) or `vjp(f, ...)` (any other result) compiles to.
@@ -120,12 +114,13 @@ export function inspectFile(o: InspectOptions, io: Io): number {
   const problem = unsuitable(o.file);
   if (problem) throw new InputError(problem);
   const file = path.resolve(o.file);
-  let tsApi: typeof ts;
+  let host: Host;
   try {
-    tsApi = require('typescript');
+    host = nodeHost();
   } catch {
     throw new InputError('tsad inspect needs the typescript package: npm install --save-dev typescript');
   }
+  const tsApi = host.ts;
   useTypeScript(tsApi);
   const program = tsApi.createProgram([file], {
     target: tsApi.ScriptTarget.ES2022,
@@ -147,7 +142,7 @@ export function inspectFile(o: InspectOptions, io: Io): number {
   }
   const checker = program.getTypeChecker();
   const all = markedFunctions(tsApi, sf, checker);
-  const lowerer = new ModuleCompiler(tsApi, checker, tsApi.factory);
+  const lowerer = new ModuleCompiler(host, checker, tsApi.factory);
   const named = all.map((decl) => ({ decl, name: safeName(() => lowerer.lower(decl).fn.name) ?? '?' }));
   const chosen = o.fn === undefined ? named : named.filter((n) => n.name === o.fn || n.name === o.fn!.replace('.', '_') || n.name.endsWith(`_${o.fn}`));
   if (chosen.length === 0) {
@@ -162,7 +157,7 @@ export function inspectFile(o: InspectOptions, io: Io): number {
   for (const { decl, name } of chosen) {
     for (const stage of o.stages) {
       try {
-        const text = stageText(stage, tsApi, checker, sf, decl).trimEnd();
+        const text = stageText(stage, host, checker, sf, decl).trimEnd();
         io.out(o.stages.length > 1 || chosen.length > 1 ? `// ---- ${name}: ${stage} ----\n${text}\n` : text);
       } catch (e) {
         if (!isTsadDiagnostic(e)) throw e;

@@ -4,6 +4,7 @@
 // fixed version, because its own cache key already covers the import closure.
 import type * as ts from 'typescript';
 import { rewriteSourceFile, diagnosticReporter, formatDiagnostic } from './rewrite';
+import { nodeHost } from './host';
 
 export const name = 'tsad';
 export const version = '1';
@@ -15,7 +16,8 @@ interface TsCompilerLike {
 }
 
 export function factory(compiler: TsCompilerLike): ts.TransformerFactory<ts.SourceFile> {
-  const tsApi: typeof ts = compiler.configSet?.compilerModule ?? require('typescript');
+  const host = nodeHost(compiler.configSet?.compilerModule);
+  const tsApi = host.ts;
   return (ctx) => (sf) => {
     // The language service's current program is the one emitting `sf`; ts-jest's `program`
     // field can lag behind it, and a checker only knows the nodes of its own program.
@@ -23,7 +25,7 @@ export function factory(compiler: TsCompilerLike): ts.TransformerFactory<ts.Sour
     const program = current?.getSourceFile(sf.fileName) === sf ? current : compiler.program;
     if (!program) throw new Error('tsad/jest needs the type checker: run ts-jest with isolatedModules: false');
     const errors: ts.Diagnostic[] = [];
-    const out = rewriteSourceFile(tsApi, program.getTypeChecker(), ctx, sf, diagnosticReporter(tsApi, (d) => errors.push(d)));
+    const out = rewriteSourceFile(host, program.getTypeChecker(), ctx, sf, diagnosticReporter(tsApi, (d) => errors.push(d)));
     if (errors.length > 0) throw new Error(`tsad: ${errors.length} error(s)\n${errors.map((d) => formatDiagnostic(tsApi, d)).join('\n')}`);
     return out;
   };

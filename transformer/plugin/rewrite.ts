@@ -1,11 +1,13 @@
 // The source-file rewrite shared by every integration (ts-patch, ts-jest, transform()):
 // transform calls become references to generated functions, markers disappear, generated code is
-// appended to the module. Diagnostics are caught here and only here.
+// appended to the module. Diagnostics are caught here and only here; any other exception is a
+// bug in tsad (an InternalError, `internal: ...`) and propagates as one.
 import type * as ts from 'typescript';
-import { CALL_FORMS, ModuleCompiler, TransformKind } from '../compile';
+import { ModuleCompiler } from '../compile';
 import { REPORTED_BY_TYPESCRIPT, TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../frontend/diagnostics';
+import { TRANSFORMS, TransformKind, isTransformKind } from '../plan/transforms';
+import type { Host } from './host';
 import {
-  TRANSFORM_NAMES,
   checkRuleTarget,
   isRuleCall,
   nestedTransformMessage,
@@ -16,9 +18,6 @@ import {
   useTypeScript,
   wrtList,
 } from '../frontend/markers';
-
-/** Transforms whose second argument is an options object. */
-const WITH_OPTIONS: ReadonlySet<string> = new Set(['grad', 'valueAndGrad', 'jacobian', 'jacfwd', 'jacrev', 'hessian', 'hvp']);
 
 /**
  * One problem, reported once per file being emitted. `neededBy` holds the transform calls that
@@ -113,23 +112,21 @@ function position(d: ts.Diagnostic | ts.DiagnosticRelatedInformation): string {
   return `${d.file.fileName}:${line + 1}:${character + 1}`;
 }
 
-function internal(e: unknown, node: ts.Node): TsadDiagnosticError {
-  // TSAD_DEBUG=1 adds our stack to the report, for bug reports; users never see it otherwise.
-  const message = e instanceof Error ? (process.env.TSAD_DEBUG ? `${e.message}\n${e.stack}` : e.message) : String(e);
-  return new TsadDiagnosticError(1099, node, diagnosticMessage(1099, `internal error while differentiating: ${message}`));
-}
-
-export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx: ts.TransformationContext, sf: ts.SourceFile, report: Report): ts.SourceFile {
+export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.TransformationContext, sf: ts.SourceFile, report: Report): ts.SourceFile {
+  const tsApi = host.ts;
   useTypeScript(tsApi);
   const f = ctx.factory;
-  const compiler = new ModuleCompiler(tsApi, checker, f);
+  const compiler = new ModuleCompiler(host, checker, f);
   // Problems by place: a broken function needed by several call sites is one problem.
   const problems = new Map<string, { error: TsadDiagnosticError; neededBy: ts.Node[] }>();
-  /** Records the problems of `e` and returns the one the call site names when it runs. */
+  /**
+   * Records the problems of a diagnostic and returns the one the call site names when it runs.
+   * Anything else is a bug: it propagates, so that a build never reports it as the user's.
+   */
   const fail = (e: unknown, node: ts.Node): TsadDiagnosticError => {
-    const d = isTsadDiagnostic(e) ? e : internal(e, node);
+    if (!isTsadDiagnostic(e)) throw e;
     const every = (p: TsadDiagnosticError): TsadDiagnosticError[] => [p, ...p.related.flatMap(every)];
-    const all = every(d);
+    const all = every(e);
     for (const p of all) {
       if (p.code === REPORTED_BY_TYPESCRIPT) continue;
       const at = locate(p.node, sf);
@@ -138,11 +135,11 @@ export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx
       problems.set(key, known);
       if (!known.neededBy.includes(node)) known.neededBy.push(node);
     }
-    return all.find((p) => p.code !== REPORTED_BY_TYPESCRIPT) ?? d;
+    return all.find((p) => p.code !== REPORTED_BY_TYPESCRIPT) ?? e;
   };
   const flush = () => problems.forEach(({ error, neededBy }) => report(error, sf, neededBy));
 
-  const transformCall = (call: ts.CallExpression, kind: string): ts.Expression => {
+  const transformCall = (call: ts.CallExpression, kind: TransformKind): ts.Expression => {
     const [target, ...rest] = call.arguments;
     if (!target) throw new TsadDiagnosticError(1005, call, diagnosticMessage(1005, `${kind} needs the function to differentiate as its first argument`));
     const marked = resolveMarkedFunction(target, checker);
@@ -153,7 +150,7 @@ export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx
     }
     const params = marked.decl.parameters.map((p) => p.name.getText());
     let wrt: readonly (string | number)[] = marked.marker.wrt ?? [0];
-    const options = WITH_OPTIONS.has(kind) ? rest[0] : undefined;
+    const options = TRANSFORMS[kind].options ? rest[0] : undefined;
     if (options) {
       if (!tsApi.isObjectLiteralExpression(options)) throw new TsadDiagnosticError(1003, options, diagnosticMessage(1003, `the options of ${kind} must be an object literal`));
       for (const p of options.properties) {
@@ -168,7 +165,7 @@ export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx
       }
       return i;
     });
-    const compiled = compiler.compile({ target: marked.decl, transform: kind as TransformKind, wrt: indices, callSite: call });
+    const compiled = compiler.compile({ target: marked.decl, transform: kind, wrt: indices, callSite: call });
     const id = f.createIdentifier(compiled.name);
     if (compiled.replaces === 'reference') return id;
     return f.createCallExpression(id, undefined, rest.map((a) => tsApi.visitNode(a, visit) as ts.Expression));
@@ -181,7 +178,7 @@ export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx
     if (!interesting.has(node)) return node;
     if (tsApi.isCallExpression(node)) {
       const name = tsadExportName(node.expression, checker);
-      if (name && TRANSFORM_NAMES.has(name) && !isRuleCall(node, checker)) {
+      if (name && isTransformKind(name) && !isRuleCall(node, checker)) {
         try {
           return transformCall(node, name);
         } catch (e) {
@@ -231,7 +228,7 @@ export function rewriteSourceFile(tsApi: typeof ts, checker: ts.TypeChecker, ctx
  * look like a missing plugin, and loading the module must still work, so `grad(f)` becomes a
  * function that throws when called; `jvp(f, ...)`, which runs at once, throws at once.
  */
-function buildFailed(tsApi: typeof ts, f: ts.NodeFactory, call: ts.CallExpression, kind: string, e: TsadDiagnosticError, sf: ts.SourceFile): ts.Expression {
+function buildFailed(tsApi: typeof ts, f: ts.NodeFactory, call: ts.CallExpression, kind: TransformKind, e: TsadDiagnosticError, sf: ts.SourceFile): ts.Expression {
   const target = call.arguments[0] ? shortText(call.arguments[0], sf) : '';
   const at = locate(e.node, sf);
   const { line, character } = at.file.getLineAndCharacterOfPosition(at.start);
@@ -246,7 +243,7 @@ function buildFailed(tsApi: typeof ts, f: ts.NodeFactory, call: ts.CallExpressio
     f.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken),
     f.createBlock([f.createThrowStatement(f.createNewExpression(f.createIdentifier('Error'), undefined, [f.createStringLiteral(message)]))]),
   );
-  const replacement = CALL_FORMS.has(kind as TransformKind) ? f.createCallExpression(f.createParenthesizedExpression(thrower), undefined, []) : thrower;
+  const replacement = TRANSFORMS[kind].form === 'call' ? f.createCallExpression(f.createParenthesizedExpression(thrower), undefined, []) : thrower;
   tsApi.setOriginalNode(replacement, call);
   return replacement;
 }

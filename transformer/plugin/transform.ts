@@ -1,8 +1,11 @@
 // `transform(sourceText, options)`: compile one TypeScript module through tsad in memory, for
-// tools, tests and the playground. The tsad runtime resolves from this package.
-import * as path from 'path';
+// tools, tests and the playground. The tsad runtime resolves from this package. Paths go
+// through TypeScript's own system (`ts.sys`), the rest of the host through host.ts.
 import type * as ts from 'typescript';
 import { rewriteSourceFile, diagnosticReporter, formatDiagnostic } from './rewrite';
+import { nodeHost, runtimeEntry } from './host';
+
+export { runtimeEntry };
 
 export interface TransformOptions {
   readonly fileName?: string;
@@ -24,14 +27,11 @@ export interface TransformResult {
 /** Library and runtime declaration files never change within a process: parse them once. */
 const sharedFiles = new Map<string, ts.SourceFile>();
 
-export function runtimeEntry(): string {
-  // transformer/plugin -> runtime/index (.ts in the repository, .d.ts/.js in dist).
-  return path.resolve(__dirname, '../../runtime/index');
-}
-
 export function transform(sourceText: string, options: TransformOptions = {}): TransformResult {
-  const tsApi: typeof ts = require('typescript');
-  const fileName = path.resolve(options.fileName ?? 'input.ts');
+  const tsad = nodeHost();
+  const tsApi = tsad.ts;
+  const resolve = (name: string) => tsApi.sys.resolvePath(name);
+  const fileName = resolve(options.fileName ?? 'input.ts');
   const compilerOptions: ts.CompilerOptions = {
     target: tsApi.ScriptTarget.ES2022,
     module: tsApi.ModuleKind.CommonJS,
@@ -45,7 +45,7 @@ export function transform(sourceText: string, options: TransformOptions = {}): T
   const host = tsApi.createCompilerHost(compilerOptions);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (name, version, onError, create) => {
-    if (path.resolve(name) === fileName) return tsApi.createSourceFile(name, sourceText, version, true);
+    if (resolve(name) === fileName) return tsApi.createSourceFile(name, sourceText, version, true);
     const key = `${name}|${JSON.stringify(version)}`;
     const cached = sharedFiles.get(key);
     if (cached) return cached;
@@ -54,7 +54,7 @@ export function transform(sourceText: string, options: TransformOptions = {}): T
     return sf;
   };
   const fileExists = host.fileExists.bind(host);
-  host.fileExists = (name) => path.resolve(name) === fileName || fileExists(name);
+  host.fileExists = (name) => resolve(name) === fileName || fileExists(name);
   const program = tsApi.createProgram([fileName], compilerOptions, host);
   const sf = program.getSourceFile(fileName)!;
   const typeErrors = tsApi.getPreEmitDiagnostics(program, sf);
@@ -70,7 +70,7 @@ export function transform(sourceText: string, options: TransformOptions = {}): T
     },
     undefined,
     false,
-    { before: [(ctx) => (file) => rewriteSourceFile(tsApi, checker, ctx, file, diagnosticReporter(tsApi, (d) => diagnostics.push(d)))] },
+    { before: [(ctx) => (file) => rewriteSourceFile(tsad, checker, ctx, file, diagnosticReporter(tsApi, (d) => diagnostics.push(d)))] },
   );
   const messages = [...typeErrors, ...diagnostics].map((d) => formatDiagnostic(tsApi, d));
   if (diagnostics.length > 0 && options.throwOnError !== false) {

@@ -18,6 +18,9 @@ const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
 export const isPrim = (name: string): boolean => own(PRIMS, name);
 export const isLinPrim = (name: string): boolean => own(LIN_PRIMS, name);
 
+/** The `Math` functions that are primitives: `Math.sin(x)` lowers to `sin(x)`. */
+export const MATH_FUNCTIONS: ReadonlySet<string> = new Set(Object.keys(PRIMS).filter((name) => typeof (Math as unknown as Record<string, unknown>)[name] === 'function'));
+
 export function primDef(name: string): PrimDef {
   if (!isPrim(name)) throw new InternalError(`unknown primitive '${name}'`);
   return PRIMS[name];

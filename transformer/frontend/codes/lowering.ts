@@ -1,5 +1,5 @@
 // Codes TSAD1100-1199: TypeScript outside the differentiable subset.
-import type { DiagnosticSpec } from '../diagnostics';
+import type { DiagnosticSpec } from './spec';
 
 export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   1101: { title: 'unsupported statement', hint: 'differentiable functions support const/let, assignments and one final return; control flow is not supported yet' },

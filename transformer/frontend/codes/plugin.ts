@@ -1,5 +1,5 @@
 // Codes TSAD1001-1099: markers, call sites, project set-up.
-import type { DiagnosticSpec } from '../diagnostics';
+import type { DiagnosticSpec } from './spec';
 
 export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   1001: {
@@ -17,5 +17,4 @@ export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
     title: 'transform of a transform',
     hint: 'derivatives of derivatives are not compiled yet: use hessian(f) for the matrix of second derivatives or hvp(f)(x, v) for Hessian-vector products',
   },
-  1099: { title: 'internal error', hint: 'this is a bug in tsad; please report it with the function that triggered it' },
 };

@@ -1,6 +1,6 @@
 // + - * / % ** and unary minus.
 import { elementwise, realOp, binary, unary, anywhere, sumTangents } from '../helpers';
-import { binaryOp, prefixOp, mathCall, SK, strongZeroProduct } from '../emit';
+import { mathCall, strongZeroProduct } from '../emit';
 import type { PrimDef, JvpRule } from '../types';
 import { REAL } from '../../ir/syntax';
 
@@ -15,7 +15,7 @@ export const add: PrimDef = {
   typeRule: realOp('add'),
   impl: (a, b) => num(a) + num(b),
   jvp: addJvp,
-  emitTs: binaryOp(() => SK().PlusToken),
+  emitTs: ([a, b], f) => f.createAdd(a, b),
   test: anywhere,
 };
 
@@ -30,7 +30,7 @@ export const sub: PrimDef = {
     if (da === null) return b.lprim('lneg', [], [db], `${y}_dot`);
     return b.lprim('ladd', [], [da, b.lprim('lneg', [], [db], `${y}_dot`)], `${y}_dot`);
   },
-  emitTs: binaryOp(() => SK().MinusToken),
+  emitTs: ([a, b], f) => f.createSubtract(a, b),
   // x - 0 is x for every x (-0 - 0 is -0); 0 - x is not (0 - 0 is +0, -x is -0).
   fold: ([, b]) => (b === 0 && !Object.is(b, -0) ? { arg: 0 } : undefined),
   test: anywhere,
@@ -42,7 +42,7 @@ export const neg: PrimDef = {
   typeRule: realOp('neg'),
   impl: (a) => -num(a),
   jvp: ({ b, tangents: [da], y }) => (da === null ? null : b.lprim('lneg', [], [da], `${y}_dot`)),
-  emitTs: prefixOp(() => SK().MinusToken),
+  emitTs: ([a], f) => f.createPrefixMinus(a),
   test: anywhere,
 };
 
@@ -53,7 +53,7 @@ export const mul: PrimDef = {
   typeRule: realOp('mul'),
   impl: (a, b) => num(a) * num(b),
   jvp: elementwise((i) => (_b, [x, z]) => (i === 0 ? z : x)),
-  emitTs: binaryOp(() => SK().AsteriskToken),
+  emitTs: ([a, b], f) => f.createMultiply(a, b),
   fold: ([a, b]) => (b === 1 ? { arg: 0 } : a === 1 ? { arg: 1 } : undefined),
   test: anywhere,
 };
@@ -90,7 +90,7 @@ export const div: PrimDef = {
       ? (b, [, d]) => b.prim('div', [b.lit(1, 'one'), d], 'inv')
       : (b, [, d], y) => b.prim('neg', [b.prim('div', [y, d], 'q')], 'dq'),
   ),
-  emitTs: binaryOp(() => SK().SlashToken),
+  emitTs: ([a, b], f) => f.createDivide(a, b),
   fold: ([, b]) => (b === 1 ? { arg: 0 } : undefined),
   test: { domain: [[-3, 3], [0.5, 3]] },
 };
@@ -107,7 +107,7 @@ export const mod: PrimDef = {
     const viaD = dd === null ? null : b.lprim('scale', [b.prim('neg', [b.prim('trunc', [b.prim('div', [a, d], 'q')], 'k')], 'dk')], [dd], `${y}_dot`);
     return sumTangents(b, [da, viaD], `${y}_dot`);
   },
-  emitTs: binaryOp(() => SK().PercentToken),
+  emitTs: ([a, b], f) => f.createModulo(a, b),
   test: { domain: [[0.3, 3], [0.7, 1.3]] },
 };
 

@@ -5,10 +5,7 @@
 // `lneg` costs the same forward and transposes for the same price.
 import type { LinPrimDef } from '../types';
 import { BOOL, REAL } from '../../ir/syntax';
-import { tsApi, strongZeroProduct } from '../emit';
-
-const bin = (kind: () => import('typescript').BinaryOperator) => (_: unknown, [a, b]: readonly import('typescript').Expression[], f: import('typescript').NodeFactory) =>
-  f.createBinaryExpression(a, kind(), b);
+import { conditional, strongZeroProduct } from '../emit';
 
 export const ladd: LinPrimDef = {
   name: 'ladd',
@@ -19,7 +16,7 @@ export const ladd: LinPrimDef = {
   // ⟨ȧ + ḃ, ÿ⟩ = ⟨ȧ, ÿ⟩ + ⟨ḃ, ÿ⟩: the cotangent fans out.
   transpose: ({ b, ct, resultType }) => b.dup(ct, resultType),
   erase: 'add',
-  emitTs: bin(() => tsApi().SyntaxKind.PlusToken),
+  emitTs: (_, [a, b], f) => f.createAdd(a, b),
 };
 
 export const lneg: LinPrimDef = {
@@ -31,7 +28,7 @@ export const lneg: LinPrimDef = {
   // ⟨−ȧ, ÿ⟩ = ⟨ȧ, −ÿ⟩
   transpose: ({ b, ct, resultType, bars }) => [b.lprim('lneg', [], [ct], bars[0], resultType)],
   erase: 'neg',
-  emitTs: (_, [a], f) => f.createPrefixUnaryExpression(tsApi().SyntaxKind.MinusToken, a),
+  emitTs: (_, [a], f) => f.createPrefixMinus(a),
 };
 
 export const scale: LinPrimDef = {
@@ -44,7 +41,7 @@ export const scale: LinPrimDef = {
   transpose: ({ b, nl: [u], ct, resultType, bars }) => [b.lprim('scale', [u], [ct], bars[0], resultType)],
   erase: 'mul',
   strongZero: 'scale0',
-  emitTs: ([u], [v], f) => f.createBinaryExpression(u, tsApi().SyntaxKind.AsteriskToken, v),
+  emitTs: ([u], [v], f) => f.createMultiply(u, v),
 };
 
 // u·v̇ with 0·u = 0 for every u, infinite ones included: scaling inside a branch of `?:`.
@@ -76,12 +73,8 @@ export const lselect: LinPrimDef = {
   },
   erase: 'select',
   branches: true,
-  emitTs: ([c], [a, b2], f) =>
-    f.createConditionalExpression(c, f.createToken(tsApi().SyntaxKind.QuestionToken), a, f.createToken(tsApi().SyntaxKind.ColonToken), b2),
+  emitTs: ([c], [a, b2], f) => conditional(f, c, a, b2),
 };
-
-const conditional = (f: import('typescript').NodeFactory, c: import('typescript').Expression, a: import('typescript').Expression, b2: import('typescript').Expression) =>
-  f.createConditionalExpression(c, f.createToken(tsApi().SyntaxKind.QuestionToken), a, f.createToken(tsApi().SyntaxKind.ColonToken), b2);
 
 // c ? v̇ : 0, the transpose of one arm of lselect. ⟨c ? v̇ : 0, ÿ⟩ = ⟨v̇, c ? ÿ : 0⟩: self-adjoint.
 export const lmask: LinPrimDef = {

@@ -1,0 +1,292 @@
+// The TypeScript backend: IR defs become functions through emitTs.ts, and a plan's wrapper
+// becomes a function declaration that converts the user's values, checks them, and calls the
+// defs. Nodes are made with the factory and the TypeScript instance the plugin was handed.
+import type * as ts from 'typescript';
+import type { Program } from '../ir/syntax';
+import type { Backend } from './backend';
+import type { ArgumentCheck, CallSitePlan, PlanExpr, PlanStatement, Spec } from '../plan/syntax';
+import { reachable } from '../plan/closure';
+import { emitDefs, mangle, mapTo } from './emitTs';
+
+export interface TypeScriptBackendOptions {
+  readonly ts: typeof ts;
+  readonly factory: ts.NodeFactory;
+  /** The declaration an IR def was lowered from, for source maps. */
+  readonly original: (irName: string) => ts.Node | undefined;
+  /** The source node of a variable of a def, for statement-level source maps. */
+  readonly originOf: (irName: string, variable: string) => ts.Node | undefined;
+}
+
+export interface TypeScriptSite {
+  /** The differentiated function: defs with no declaration of their own map to it. */
+  readonly target: ts.Node;
+  /** The transform call: the wrapper maps to it. */
+  readonly callSite: ts.Node;
+}
+
+/** One per module: it emits each def, and the argument-check helpers, once. */
+export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> {
+  private readonly emitted = new Set<string>();
+  private withArgumentHelpers = false;
+  private readonly f: ts.NodeFactory;
+  private readonly t: typeof ts;
+
+  constructor(private readonly o: TypeScriptBackendOptions) {
+    this.f = o.factory;
+    this.t = o.ts;
+  }
+
+  callSite(plan: CallSitePlan, name: string, site: TypeScriptSite): ts.Statement[] {
+    const out: ts.Statement[] = this.defs(plan.program, plan.entries, site.target);
+    if (!this.withArgumentHelpers) {
+      // The messages are built by two functions emitted once per module, off the hot path.
+      this.withArgumentHelpers = true;
+      out.push(...argumentHelpers(this.f, this.t));
+    }
+    const f = this.f;
+    const decl = f.createFunctionDeclaration(
+      undefined,
+      undefined,
+      name,
+      undefined,
+      plan.params.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
+      undefined,
+      f.createBlock(plan.body.map((s) => this.statement(s)), true),
+    );
+    this.t.setOriginalNode(decl, site.callSite);
+    mapTo(this.t, decl, site.callSite);
+    out.push(decl);
+    return out;
+  }
+
+  /** The defs reachable from `entries` that this module does not have yet. */
+  private defs(program: Program, entries: readonly string[], target: ts.Node): ts.Statement[] {
+    const defs = reachable(program, entries).defs.filter((d) => !this.emitted.has(d.name));
+    defs.forEach((d) => this.emitted.add(d.name));
+    return emitDefs(defs, {
+      factory: this.f,
+      tsApi: this.t,
+      fnName: irFunctionName,
+      original: (irName) => this.o.original(irName) ?? target,
+      originOf: this.o.originOf,
+    });
+  }
+
+  private statement(s: PlanStatement): ts.Statement {
+    const f = this.f;
+    switch (s.tag) {
+      case 'const': {
+        const binding: ts.BindingName =
+          s.names.length === 1 ? f.createIdentifier(s.names[0]) : f.createArrayBindingPattern(s.names.map((n) => f.createBindingElement(undefined, undefined, n)));
+        return f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, this.expr(s.init))], this.t.NodeFlags.Const));
+      }
+      case 'return':
+        return f.createReturnStatement(this.expr(s.value));
+      case 'check':
+        return this.argumentCheck(s.where, s.checks);
+    }
+  }
+
+  private expr(e: PlanExpr): ts.Expression {
+    const f = this.f;
+    switch (e.tag) {
+      case 'name':
+        return f.createIdentifier(e.name);
+      case 'number':
+        return f.createNumericLiteral(e.value);
+      case 'index':
+        return f.createElementAccessExpression(this.expr(e.of), e.index);
+      case 'field':
+        return f.createPropertyAccessExpression(this.expr(e.of), e.key);
+      case 'array':
+        return f.createArrayLiteralExpression(e.elems.map((x) => this.expr(x)));
+      case 'object':
+        return f.createObjectLiteralExpression(e.fields.map(([k, v]) => f.createPropertyAssignment(k, this.expr(v))));
+      case 'call':
+        return f.createCallExpression(f.createIdentifier(irFunctionName(e.def)), undefined, e.args.map((x) => this.expr(x)));
+      case 'function':
+        // A function expression, not an arrow: its own `arguments` is what its check counts.
+        return f.createFunctionExpression(
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          e.params.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
+          undefined,
+          f.createBlock(e.body.map((s) => this.statement(s)), true),
+        );
+    }
+  }
+
+  /**
+   * `if (<any check fails>) throw tsad$argumentError(...)`: one test per leaf and per container
+   * on the happy path, which allocates nothing; the description of what was expected is built
+   * only when the check fails.
+   */
+  private argumentCheck(where: string, checks: readonly ArgumentCheck[]): ts.Statement {
+    const f = this.f;
+    const K = this.t.SyntaxKind;
+    const value = (c: ArgumentCheck) => f.createIdentifier(c.value);
+    const count = f.createPropertyAccessExpression(f.createIdentifier('arguments'), 'length');
+    const failures = [f.createBinaryExpression(count, K.ExclamationEqualsEqualsToken, f.createNumericLiteral(checks.length)), ...checks.flatMap((c) => this.failures(value(c), c.spec))];
+    const report = f.createCallExpression(f.createIdentifier('tsad$argumentError'), undefined, [
+      f.createStringLiteral(where),
+      f.createStringLiteral(JSON.stringify(checks.map((c) => [c.label, c.path, specJson(c.spec)])), true),
+      count,
+      ...checks.map(value),
+    ]);
+    return f.createIfStatement(
+      failures.reduce((a, b) => f.createBinaryExpression(a, K.BarBarToken, b)),
+      f.createThrowStatement(report),
+    );
+  }
+
+  /** Conditions, any of which means `e` does not fit `spec`. */
+  private failures(e: ts.Expression, spec: Spec): ts.Expression[] {
+    const f = this.f;
+    const K = this.t.SyntaxKind;
+    if (spec === '') return [];
+    if (typeof spec === 'string') return [f.createBinaryExpression(f.createTypeOfExpression(e), K.ExclamationEqualsEqualsToken, f.createStringLiteral(spec))];
+    const inner = spec.items.flatMap(([k, c], i) => this.failures(spec.tag === 'arguments' ? f.createElementAccessExpression(e, i) : this.member(e, k), c));
+    // Reading a field of a number or string gives undefined, which fails its leaf's test, so
+    // only null and undefined need a test of their own.
+    const container = [f.createBinaryExpression(e, K.EqualsEqualsToken, f.createNull())];
+    if (spec.tag === 'arguments') {
+      container.push(f.createBinaryExpression(f.createPropertyAccessExpression(e, 'length'), K.ExclamationEqualsEqualsToken, f.createNumericLiteral(spec.items.length)));
+    }
+    return [...container, ...inner];
+  }
+
+  private member(e: ts.Expression, k: string | number): ts.Expression {
+    const f = this.f;
+    if (typeof k === 'number') return f.createElementAccessExpression(e, k);
+    return /^[A-Za-z_$][\w$]*$/.test(k) ? f.createPropertyAccessExpression(e, k) : f.createElementAccessExpression(e, f.createStringLiteral(k));
+  }
+}
+
+/** `loss.fwd` -> `loss$fwd`; a primal def `loss` -> `loss$`, never the user's own `loss`. */
+export function irFunctionName(irName: string): string {
+  return irName.includes('.') ? mangle(irName) : `${irName}$`;
+}
+
+type SpecJson = string | (string | number | SpecJson)[];
+
+function specJson(spec: Spec): SpecJson {
+  return typeof spec === 'string' ? spec : [spec.tag, spec.expected, ...spec.items.flatMap(([k, c]) => [k, specJson(c)])];
+}
+
+/**
+ * `tsad$argumentError(where, expected, count, ...values)` returns the TypeError for the first
+ * problem, `tsad$argumentProblem` walks one value. `expected` is JSON, `[[label, path, spec], ...]`
+ * with a container spec `[tag, description, key, spec, key, spec, ...]`: one string constant at
+ * the call, so the check adds little bytecode to the wrapper and V8 still inlines it. Plain
+ * functions, so a module carries no import.
+ */
+function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
+  const K = t.SyntaxKind;
+  const id = (name: string) => f.createIdentifier(name);
+  const str = (text: string) => f.createStringLiteral(text);
+  const num = (n: number) => f.createNumericLiteral(n);
+  const bin = (a: ts.Expression, op: ts.BinaryOperator, b: ts.Expression) => f.createBinaryExpression(a, op, b);
+  const cat = (...parts: ts.Expression[]) => parts.reduce((a, b) => bin(a, K.PlusToken, b));
+  const at = (e: ts.Expression, i: ts.Expression | number) => f.createElementAccessExpression(e, i);
+  const typeOf = (e: ts.Expression) => f.createTypeOfExpression(e);
+  const ret = (e: ts.Expression) => f.createReturnStatement(e);
+  const typeError = (message: ts.Expression) => f.createNewExpression(id('TypeError'), undefined, [message]);
+  const local = (name: string, init: ts.Expression) =>
+    f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(name, undefined, undefined, init)], t.NodeFlags.Const));
+  const forEach = (i: string, from: number, limit: ts.Expression, step: number, body: ts.Statement[]) =>
+    f.createForStatement(
+      f.createVariableDeclarationList([f.createVariableDeclaration(i, undefined, undefined, num(from))], t.NodeFlags.Let),
+      bin(id(i), K.LessThanToken, limit),
+      bin(id(i), K.PlusEqualsToken, num(step)),
+      f.createBlock(body, true),
+    );
+  const fn = (name: string, params: string[], body: ts.Statement[]) =>
+    f.createFunctionDeclaration(
+      undefined,
+      undefined,
+      name,
+      undefined,
+      params.map((p) => (p.startsWith('...') ? f.createParameterDeclaration(undefined, f.createToken(K.DotDotDotToken), p.slice(3)) : f.createParameterDeclaration(undefined, undefined, p))),
+      undefined,
+      f.createBlock(body, true),
+    );
+  const quoted = (label: ts.Expression, path: ts.Expression) => cat(label, str(" '"), path, str("' must be "));
+
+  const length = f.createPropertyAccessExpression(id('params'), 'length');
+  const error = fn('tsad$argumentError', ['where', 'expected', 'count', '...values'], [
+    local('params', f.createCallExpression(f.createPropertyAccessExpression(id('JSON'), 'parse'), undefined, [id('expected')])),
+    f.createIfStatement(
+      bin(id('count'), K.ExclamationEqualsEqualsToken, length),
+      ret(typeError(cat(id('where'), str(': expects '), length, f.createConditionalExpression(bin(length, K.EqualsEqualsEqualsToken, num(1)), undefined, str(' argument, got '), undefined, str(' arguments, got ')), id('count')))),
+    ),
+    forEach('i', 0, length, 1, [
+      local('problem', f.createCallExpression(id('tsad$argumentProblem'), undefined, [0, 1, 2].map((k) => at(at(id('params'), id('i')), k)).concat(at(id('values'), id('i'))))),
+      f.createIfStatement(id('problem'), ret(typeError(cat(id('where'), str(': '), id('problem'))))),
+    ]),
+    ret(typeError(cat(id('where'), str(': invalid arguments')))),
+  ]);
+
+  const v = id('v');
+  const index = f.createParenthesizedExpression(bin(f.createParenthesizedExpression(bin(id('i'), K.MinusToken, num(2))), K.SlashToken, num(2)));
+  const isArguments = bin(at(id('spec'), 0), K.EqualsEqualsEqualsToken, str('arguments'));
+  const problem = fn('tsad$argumentProblem', ['label', 'path', 'spec', 'v'], [
+    f.createIfStatement(bin(id('spec'), K.EqualsEqualsEqualsToken, str('')), ret(str(''))),
+    local(
+      'got',
+      f.createConditionalExpression(
+        bin(v, K.EqualsEqualsEqualsToken, f.createNull()),
+        undefined,
+        str('null'),
+        undefined,
+        f.createConditionalExpression(
+          f.createCallExpression(f.createPropertyAccessExpression(id('Array'), 'isArray'), undefined, [v]),
+          undefined,
+          cat(str('an array of length '), f.createPropertyAccessExpression(v, 'length')),
+          undefined,
+          typeOf(v),
+        ),
+      ),
+    ),
+    f.createIfStatement(
+      bin(typeOf(id('spec')), K.EqualsEqualsEqualsToken, str('string')),
+      ret(f.createConditionalExpression(bin(typeOf(v), K.EqualsEqualsEqualsToken, id('spec')), undefined, str(''), undefined, cat(quoted(id('label'), id('path')), str('a '), id('spec'), str(', got '), id('got')))),
+    ),
+    f.createIfStatement(
+      [
+        bin(v, K.EqualsEqualsEqualsToken, f.createNull()),
+        bin(bin(typeOf(v), K.ExclamationEqualsEqualsToken, str('object')), K.AmpersandAmpersandToken, bin(typeOf(v), K.ExclamationEqualsEqualsToken, str('function'))),
+        bin(isArguments, K.AmpersandAmpersandToken, bin(f.createPropertyAccessExpression(v, 'length'), K.ExclamationEqualsEqualsToken, bin(bin(f.createPropertyAccessExpression(id('spec'), 'length'), K.MinusToken, num(2)), K.SlashToken, num(2)))),
+      ].reduce((a, b) => bin(a, K.BarBarToken, b)),
+      ret(cat(quoted(id('label'), id('path')), at(id('spec'), 1), str(', got '), id('got'))),
+    ),
+    forEach('i', 2, f.createPropertyAccessExpression(id('spec'), 'length'), 2, [
+      local('key', at(id('spec'), id('i'))),
+      local(
+        'inner',
+        f.createConditionalExpression(
+          isArguments,
+          undefined,
+          f.createCallExpression(id('tsad$argumentProblem'), undefined, [cat(id('path'), str('['), index, str(']')), id('key'), at(id('spec'), bin(id('i'), K.PlusToken, num(1))), at(v, index)]),
+          undefined,
+          f.createCallExpression(id('tsad$argumentProblem'), undefined, [
+            id('label'),
+            f.createConditionalExpression(
+              bin(at(id('spec'), 0), K.EqualsEqualsEqualsToken, str('tuple')),
+              undefined,
+              cat(id('path'), str('['), id('key'), str(']')),
+              undefined,
+              cat(id('path'), str('.'), id('key')),
+            ),
+            at(id('spec'), bin(id('i'), K.PlusToken, num(1))),
+            at(v, id('key')),
+          ]),
+        ),
+      ),
+      f.createIfStatement(id('inner'), ret(id('inner'))),
+    ]),
+    ret(str('')),
+  ]);
+  return [error, problem];
+}

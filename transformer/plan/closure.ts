@@ -1,0 +1,24 @@
+// The part of a program a derivative needs: what its entry points call, and the custom rules
+// of those functions, which no call names.
+import type { Program } from '../ir/syntax';
+import { calleesFirst } from '../ad/program';
+
+/** The defs `entries` reach (themselves included), in the program's order. */
+export function reachable(p: Program, entries: readonly string[]): Program {
+  const keep = new Set(calleesFirst(p, entries));
+  return { defs: p.defs.filter((d) => keep.has(d.name)) };
+}
+
+/**
+ * The defs a derivative of `fn` can reach: its callees and, for each of them, the defs lowered
+ * from its custom rule (`g.jvp` and what that calls), which no call names but J uses instead of g.
+ */
+export function closureOf(p: Program, fn: string): Program {
+  let roots = [fn];
+  for (;;) {
+    const found = new Set(calleesFirst(p, roots));
+    const rules = p.defs.filter((d) => !found.has(d.name) && [...found].some((r) => d.name.startsWith(`${r}.`))).map((d) => d.name);
+    if (rules.length === 0) return { defs: p.defs.filter((d) => found.has(d.name)) };
+    roots = [...roots, ...rules];
+  }
+}

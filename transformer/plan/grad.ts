@@ -1,0 +1,31 @@
+// grad and valueAndGrad: one straight-line def computes the value and exactly the requested
+// gradients on scalar leaves; the wrapper passes fields and elements and builds the user's shapes.
+import { valueAndGradOf } from '../ad/drivers';
+import { gradName, valueAndGradName } from '../ad/names';
+import type { Shape } from '../frontend/shapes';
+import { Planner, checked, paramChecks, wrapperOf } from './request';
+import { PlanStatement, array, callDef, name, ret } from './syntax';
+
+export const planGrad: Planner = (req) => {
+  const { fn, wrt } = req;
+  const { m, irArgs } = wrapperOf(fn);
+  const withValue = req.kind === 'valueAndGrad';
+  const vg = valueAndGradOf(req.program, fn.name, { ...req.driver, wrt, value: withValue, flatSignature: true, vjp: req.reverse() });
+  // One def per (transform, wrt) in the module: f.vg, f.grad, f.grad_1 for wrt [1], ...
+  const allParams = wrt.join('_') === fn.params.map((_, i) => i).join('_');
+  const irName = `${withValue ? valueAndGradName(fn.name) : gradName(fn.name)}${allParams ? '' : `_${wrt.join('_')}`}`;
+  const program = { defs: vg.program.defs.map((d) => (d.name === vg.valueAndGrad ? { ...d, name: irName } : d)) };
+  const value = withValue ? [m.fresh('value')] : [];
+  const barLeaves = wrt.map((i) => m.leafNames(`${fn.params[i].name}_bar`, fn.params[i].shape));
+  const args = fn.params.flatMap((p, i) => (wrt.includes(i) ? m.leaves(name(p.name), p.shape) : [irArgs[i]]));
+  const grads = wrt.map((i, k) => m.build(fn.params[i].shape, barLeaves[k]));
+  const gradient = grads.length === 1 ? grads[0] : array(grads);
+  const flatShape = (s: Shape) => s.kind === 'number' || (s.kind === 'tuple' && s.elems.every((c) => c.kind === 'number'));
+  const sameShape = wrt.length === 1 ? flatShape(fn.params[wrt[0]].shape) : wrt.every((i) => fn.params[i].shape.kind === 'number');
+  const body: PlanStatement[] =
+    !withValue && sameShape
+      ? // The def already returns the gradient in the user's shape: no copy.
+        [ret(callDef(irName, args))]
+      : [m.const([...value, ...barLeaves.flat()], callDef(irName, args)), ret(withValue ? array([name(value[0]), gradient]) : gradient)];
+  return { program, entries: [irName], params: fn.params.map((p) => p.name), body: checked(req.where, paramChecks(fn), body) };
+};

@@ -1,0 +1,64 @@
+// hessian and hvp: forward over reverse. One fused def computes a Hessian-vector product H·v
+// for a direction per parameter; hvp calls it once, hessian once per scalar of each wrt.
+import { fuse, hvpOf } from '../ad/drivers';
+import { Planner, PlanRequest, checked, paramChecks, wrapperOf } from './request';
+import { leafCount, specOf, tupleSpec } from './marshal';
+import { CallSitePlan, PlanExpr, PlanStatement, array, callDef, index, name, ret } from './syntax';
+
+function hvpDef(req: PlanRequest): Pick<CallSitePlan, 'program' | 'entries'> {
+  const h = hvpOf(req.program, req.fn.name, req.driver);
+  return { program: fuse(h.program, h.hvp, req.driver), entries: [h.hvp] };
+}
+
+/** hvp(f)(...x, v): v has the gradient's shape, one direction or a tuple of them for several wrt. */
+export const planHvp: Planner = (req) => {
+  const { fn, wrt } = req;
+  const { m, irArgs } = wrapperOf(fn);
+  const defs = hvpDef(req);
+  const call = (dirs: PlanExpr[]) => callDef(defs.entries[0], [...irArgs, ...dirs]);
+  const single = wrt.length === 1;
+  const dirOf = (k: number) => (single ? name('v') : index(name('v'), k));
+  const dirs = fn.params.map((p, i) => (wrt.includes(i) ? m.toIR(dirOf(wrt.indexOf(i)), p.shape) : m.zeros(p.shape)));
+  let body: PlanStatement[];
+  if (single) body = [ret(m.fromIR(fn.params.length === 1 ? call(dirs) : index(call(dirs), wrt[0]), fn.params[wrt[0]].shape))];
+  else {
+    const hv = m.fresh('hv');
+    body = [m.const([hv], call(dirs)), ret(array(wrt.map((i) => m.fromIR(index(name(hv), i), fn.params[i].shape))))];
+  }
+  const v = single ? specOf(fn.params[wrt[0]].shape, true) : tupleSpec(wrt.map((i) => specOf(fn.params[i].shape, true)));
+  const checks = [...paramChecks(fn), { label: `argument ${fn.params.length + 1}`, path: 'v', value: 'v', spec: v }];
+  return { ...defs, params: [...fn.params.map((p) => p.name), 'v'], body: checked(req.where, checks, body) };
+};
+
+/**
+ * hessian(f): blocks H[a][b] = ∂²f/∂w_a∂w_b from one Hessian-vector product per scalar of each
+ * w_b; a single wrt gives the matrix itself.
+ */
+export const planHessian: Planner = (req) => {
+  const { fn, wrt } = req;
+  const { m, irArgs } = wrapperOf(fn);
+  const defs = hvpDef(req);
+  const call = (dirs: PlanExpr[]) => callDef(defs.entries[0], [...irArgs, ...dirs]);
+  const body: PlanStatement[] = [];
+  const hvs = wrt.map((wb) =>
+    Array.from({ length: leafCount(fn.params[wb].shape) }, (_, c) => {
+      const hv = m.fresh(`hv_${fn.params[wb].name}_${c}`);
+      body.push(m.const([hv], call(fn.params.map((p, i) => (i === wb ? m.basis(p.shape, c) : m.zeros(p.shape))))));
+      return hv;
+    }),
+  );
+  const block = (a: number, b: number) => {
+    const wa = wrt[a];
+    // Column c of the block is the w_a part of H·e_c; rows are the scalars of w_a.
+    const columns = hvs[b].map((hv) => m.flatten(fn.params.length === 1 ? name(hv) : index(name(hv), wa), fn.params[wa].shape, 'part'));
+    // A diagonal block is symmetric: its columns are its rows.
+    if (a === b) return array(columns);
+    const local = m.fresh(`columns_${a}_${b}`);
+    body.push(...m.takePending(), m.const([local], array(columns)));
+    return m.transpose(local, leafCount(fn.params[wa].shape), columns.length);
+  };
+  const blocks = wrt.map((_, a) => wrt.map((__, b) => block(a, b)));
+  // The temporaries of the last diagonal blocks, which no off-diagonal block declared.
+  body.push(...m.takePending(), ret(blocks.length === 1 ? blocks[0][0] : array(blocks.map((row) => array(row)))));
+  return { ...defs, params: fn.params.map((p) => p.name), body: checked(req.where, paramChecks(fn), body) };
+};

@@ -1,0 +1,29 @@
+// jvp(f, primals, tangents): forward mode, one fused def returning the value and its tangent.
+import { jvpOf } from '../ad/drivers';
+import { Planner, checked, wrapperOf } from './request';
+import { listSpec, specOf } from './marshal';
+import { array, callDef, index, name, ret } from './syntax';
+
+export const planJvp: Planner = (req) => {
+  const { fn } = req;
+  const { m } = wrapperOf(fn);
+  const j = jvpOf(req.program, fn.name, { ...req.driver, inline: true });
+  const prim = fn.params.map((p, i) => m.toIR(index(name('primals'), i), p.shape));
+  const tan = fn.params.map((p, i) => m.toIR(index(name('tangents'), i), p.shape));
+  const [y, yDot] = [m.fresh('value'), m.fresh('tangent')];
+  const checks = ['primals', 'tangents'].map((list, k) => ({
+    label: `argument ${k + 1}`,
+    path: list,
+    value: list,
+    spec: listSpec(fn.params.map((p) => [p.name, specOf(p.shape, k === 1)] as const)),
+  }));
+  return {
+    program: j.program,
+    entries: [j.jvp],
+    params: ['primals', 'tangents'],
+    body: checked(req.where, checks, [
+      m.const([y, yDot], callDef(j.jvp, [...prim, ...tan])),
+      ret(array([m.fromIR(name(y), fn.result), m.fromIR(name(yDot), fn.result)])),
+    ]),
+  };
+};

@@ -1,0 +1,25 @@
+// linearize(f, ...primals): the value and the linear part as a function of the tangents, which
+// runs only the linear def on the tape the primal pass saved.
+import { linearizeOf } from '../ad/drivers';
+import { Planner, checked, paramChecks, wrapperOf } from './request';
+import { specOf } from './marshal';
+import { array, callDef, fn as func, name, ret } from './syntax';
+
+export const planLinearize: Planner = (req) => {
+  const { fn } = req;
+  const { m, irArgs } = wrapperOf(fn);
+  const l = linearizeOf(req.program, fn.name, req.driver);
+  const [value, tape] = [m.fresh('value'), m.fresh('tape')];
+  const dots = fn.params.map((p) => m.fresh(`${p.name}_dot`));
+  const tangentChecks = fn.params.map((p, i) => ({ label: `argument ${i + 1}`, path: p.name, value: dots[i], spec: specOf(p.shape, true) }));
+  const fLin = func(dots, [
+    { tag: 'check', where: `${req.where}'s linear function`, checks: tangentChecks },
+    ret(m.fromIR(callDef(l.lin, [name(tape), ...fn.params.map((p, i) => m.toIR(name(dots[i]), p.shape))]), fn.result)),
+  ]);
+  return {
+    program: l.program,
+    entries: [l.fwd, l.lin],
+    params: fn.params.map((p) => p.name),
+    body: checked(req.where, paramChecks(fn), [m.const([value, tape], callDef(l.fwd, irArgs)), ret(array([m.fromIR(name(value), fn.result), fLin]))]),
+  };
+};

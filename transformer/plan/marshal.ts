@@ -1,0 +1,132 @@
+// Converting between the user's values and the IR's, by shape: a number is a real, a tuple of
+// numbers is an IR tuple as it is, other tuples and objects are rebuilt (object fields in name
+// order). The planners build their wrappers from these; names are allocated here, so that no
+// local shadows a parameter of the wrapper.
+import { scalarCount } from '../ir/syntax';
+import { Shape, componentShapes, irType, isScalarShape } from '../frontend/shapes';
+import { PlanExpr, PlanStatement, Spec, array, index, name } from './syntax';
+
+export class Marshal {
+  /** Statements the expression builders needed (temporaries); the caller places them. */
+  private pending: PlanStatement[] = [];
+
+  constructor(private readonly taken: Set<string>) {}
+
+  /** A local name that does not shadow a parameter of the wrapper. */
+  fresh(base: string): string {
+    let n = base;
+    for (let k = 1; this.taken.has(n); k++) n = `${base}_${k}`;
+    this.taken.add(n);
+    return n;
+  }
+
+  const(names: readonly string[], init: PlanExpr): PlanStatement {
+    return { tag: 'const', names, init };
+  }
+
+  /** The scalar leaves of a user value, in IR order (object fields by name). */
+  leaves(e: PlanExpr, s: Shape): PlanExpr[] {
+    if (isScalarShape(s)) return [e];
+    if (s.kind === 'tuple') return s.elems.flatMap((c, i) => this.leaves(index(e, i), c));
+    return s.fields.flatMap(([k, c]) => this.leaves(field(e, k), c));
+  }
+
+  /** Fresh local names for the leaves of a shape: `p_bar`, or `p_bar_amplitude`, `q_bar_0`, ... */
+  leafNames(base: string, s: Shape): string[] {
+    if (isScalarShape(s)) return [this.fresh(base)];
+    if (s.kind === 'tuple') return s.elems.flatMap((c, i) => this.leafNames(`${base}_${i}`, c));
+    return s.fields.flatMap(([k, c]) => this.leafNames(`${base}_${k}`, c));
+  }
+
+  /** A user value of a shape from its leaves, in order. */
+  build(s: Shape, leaves: readonly string[]): PlanExpr {
+    let next = 0;
+    const go = (x: Shape): PlanExpr => {
+      if (isScalarShape(x)) return name(leaves[next++]);
+      if (x.kind === 'tuple') return array(x.elems.map(go));
+      return { tag: 'object', fields: x.fields.map(([k, c]) => [k, go(c)] as const) };
+    };
+    return go(s);
+  }
+
+  /** User value -> IR value (objects become arrays in field-name order). */
+  toIR(e: PlanExpr, s: Shape): PlanExpr {
+    if (isScalarShape(s)) return e;
+    if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : array(s.elems.map((c, i) => this.toIR(index(e, i), c)));
+    return array(s.fields.map(([k, c]) => this.toIR(field(e, k), c)));
+  }
+
+  /** IR value -> user value. */
+  fromIR(e: PlanExpr, s: Shape): PlanExpr {
+    if (isScalarShape(s)) return e;
+    if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : array(s.elems.map((c, i) => this.fromIR(index(e, i), c)));
+    return { tag: 'object', fields: s.fields.map(([k, c], i) => [k, this.fromIR(index(e, i), c)] as const) };
+  }
+
+  /** The k-th basis tangent of a shape, as an IR value. */
+  basis(s: Shape, k: number): PlanExpr {
+    let i = 0;
+    const go = (x: Shape): PlanExpr => (isScalarShape(x) ? { tag: 'number', value: i++ === k ? 1 : 0 } : array(componentShapes(x).map(go)));
+    return go(s);
+  }
+
+  zeros(s: Shape): PlanExpr {
+    return this.basis(s, -1);
+  }
+
+  takePending(): PlanStatement[] {
+    const out = this.pending;
+    this.pending = [];
+    return out;
+  }
+
+  /** The scalars of an IR value, in order, as an array. A flat IR tuple already is one. */
+  flatten(e: PlanExpr, s: Shape, base = 'part'): PlanExpr {
+    if (isScalarShape(s)) return array([e]);
+    const parts = componentShapes(s);
+    if (parts.every((c) => isScalarShape(c))) return e;
+    const local = this.fresh(base);
+    this.pending.push(this.const([local], e));
+    const leaves: PlanExpr[] = [];
+    const walk = (x: PlanExpr, sh: Shape) => {
+      if (isScalarShape(sh)) leaves.push(x);
+      else componentShapes(sh).forEach((c, i) => walk(index(x, i), c));
+    };
+    walk(name(local), s);
+    return array(leaves);
+  }
+
+  /** rows[i][j] = columns[j][i] for an m x n matrix given by columns. */
+  transpose(columns: string, m: number, n: number): PlanExpr {
+    return array(Array.from({ length: m }, (_, i) => array(Array.from({ length: n }, (_, j) => index(index(name(columns), j), i)))));
+  }
+}
+
+const field = (of: PlanExpr, key: string): PlanExpr => ({ tag: 'field', of, key });
+
+/** The scalars of a value of this shape: its IR type's. */
+export function leafCount(s: Shape): number {
+  return scalarCount(irType(s));
+}
+
+/** What the argument check of a value of shape `s` expects; a tangent's booleans and strings are not read. */
+export function specOf(s: Shape, tangent: boolean): Spec {
+  if (s.kind === 'number') return 'number';
+  if (s.kind === 'boolean' || s.kind === 'string') return tangent ? '' : s.kind;
+  if (s.kind === 'tuple') return tupleSpec(s.elems.map((c) => specOf(c, tangent)));
+  const items = s.fields.map(([k, c]) => [k, specOf(c, tangent)] as const);
+  if (items.every(([, c]) => c === '')) return '';
+  const names = s.fields.map(([k]) => k).join(', ');
+  return { tag: 'object', expected: items.every(([, c]) => c === 'number') ? `an object with number fields ${names}` : `an object with fields ${names}`, items };
+}
+
+export function tupleSpec(elems: readonly Spec[]): Spec {
+  if (elems.every((c) => c === '')) return '';
+  const what = elems.every((c) => c === 'number') ? 'numbers' : 'elements';
+  return { tag: 'tuple', expected: `an array of ${elems.length} ${what}`, items: elems.map((c, i) => [i, c] as const) };
+}
+
+/** An array of named values, one per parameter (jvp's primals and tangents). */
+export function listSpec(items: readonly (readonly [string, Spec])[]): Spec {
+  return { tag: 'arguments', expected: `an array of ${items.length} values`, items };
+}

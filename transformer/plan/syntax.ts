@@ -1,0 +1,65 @@
+// What a call site compiles to, as data: the IR program with the defs the call site calls, and
+// a wrapper that converts between the user's values (numbers, arrays, objects) and the IR's
+// around those calls, written in a small language of its own. Planners build it without seeing
+// a TypeScript node; a backend (backend/backend.ts) turns it into code.
+import type { Program } from '../ir/syntax';
+
+/** An expression of the wrapper. */
+export type PlanExpr =
+  /** A parameter or local of the wrapper. */
+  | { readonly tag: 'name'; readonly name: string }
+  | { readonly tag: 'number'; readonly value: number }
+  /** `of[index]` */
+  | { readonly tag: 'index'; readonly of: PlanExpr; readonly index: number }
+  /** `of.key` */
+  | { readonly tag: 'field'; readonly of: PlanExpr; readonly key: string }
+  | { readonly tag: 'array'; readonly elems: readonly PlanExpr[] }
+  | { readonly tag: 'object'; readonly fields: readonly (readonly [string, PlanExpr])[] }
+  /** A call of an IR def of the plan's program: several results come back as an array. */
+  | { readonly tag: 'call'; readonly def: string; readonly args: readonly PlanExpr[] }
+  /** A function value (a pullback, a linear map) that checks its own arguments. */
+  | { readonly tag: 'function'; readonly params: readonly string[]; readonly body: readonly PlanStatement[] };
+
+export type PlanStatement =
+  /** `const name = init`, or `const [a, b] = init` for several names. */
+  | { readonly tag: 'const'; readonly names: readonly string[]; readonly init: PlanExpr }
+  | { readonly tag: 'return'; readonly value: PlanExpr }
+  /** Throws a TypeError naming `where` and the first argument that does not fit. */
+  | { readonly tag: 'check'; readonly where: string; readonly checks: readonly ArgumentCheck[] };
+
+/**
+ * What a run-time argument check expects of a value: the kind of a leaf, a container of such
+ * expectations, or '' for a value that is not read (the tangent of a boolean).
+ */
+export type Spec =
+  | ''
+  | 'number'
+  | 'boolean'
+  | 'string'
+  | { readonly tag: 'tuple' | 'object' | 'arguments'; readonly expected: string; readonly items: readonly (readonly [string | number, Spec])[] };
+
+export interface ArgumentCheck {
+  /** `argument 2` */
+  readonly label: string;
+  /** The name a message uses for the value: the parameter's. */
+  readonly path: string;
+  /** The variable holding the value. */
+  readonly value: string;
+  readonly spec: Spec;
+}
+
+/** One call site: the defs to emit (those `entries` reach) and the wrapper around them. */
+export interface CallSitePlan {
+  readonly program: Program;
+  readonly entries: readonly string[];
+  readonly params: readonly string[];
+  /** Starts with the check of the wrapper's arguments. */
+  readonly body: readonly PlanStatement[];
+}
+
+export const name = (n: string): PlanExpr => ({ tag: 'name', name: n });
+export const index = (of: PlanExpr, i: number): PlanExpr => ({ tag: 'index', of, index: i });
+export const array = (elems: readonly PlanExpr[]): PlanExpr => ({ tag: 'array', elems });
+export const callDef = (def: string, args: readonly PlanExpr[]): PlanExpr => ({ tag: 'call', def, args });
+export const fn = (params: readonly string[], body: readonly PlanStatement[]): PlanExpr => ({ tag: 'function', params, body });
+export const ret = (value: PlanExpr): PlanStatement => ({ tag: 'return', value });

@@ -1,0 +1,28 @@
+// What tsad takes from the process it runs in, in one place. The entries (the ts-patch plugin,
+// the ts-jest adapter, transform(), the command line) build a Host here and hand it down: below
+// this layer nothing reads the environment, loads `typescript` itself, or asks where files are.
+import * as path from 'path';
+import type * as ts from 'typescript';
+
+export interface Host {
+  /** The TypeScript the compiler runs with: the one ts-patch or ts-jest hands over, if any. */
+  readonly ts: typeof ts;
+  /** Re-check every pass's output (the drivers' `recheck`): a debugging net that costs compile time. */
+  readonly recheck: boolean;
+}
+
+/** TSAD_RECHECK=1 turns `recheck` on; the test suite sets it, also for the builds it spawns. */
+export function recheckRequested(): boolean {
+  return process.env.TSAD_RECHECK === '1';
+}
+
+/** The Host of a Node process; `tsApi` when the caller was handed one, else the installed `typescript`. */
+export function nodeHost(tsApi?: typeof ts): Host {
+  return { ts: tsApi ?? (require('typescript') as typeof ts), recheck: recheckRequested() };
+}
+
+/** The tsad runtime module, which the programs transform() and `tsad inspect` compile import. */
+export function runtimeEntry(): string {
+  // transformer/plugin -> runtime/index (.ts in the repository, .d.ts/.js in dist).
+  return path.resolve(__dirname, '../../runtime/index');
+}
