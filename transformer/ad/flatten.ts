@@ -13,10 +13,6 @@ function unpackNames(body: Block, v: string): readonly string[] | undefined {
   return undefined;
 }
 
-/** Number of scalar leaves of a type. */
-export function leafCount(t: Type): number {
-  return t.tag === 'tuple' ? t.elems.reduce((n, e) => n + leafCount(e), 0) : 1;
-}
 
 function leafTypes(t: Type): Type[] {
   return t.tag === 'tuple' ? t.elems.flatMap(leafTypes) : [t];

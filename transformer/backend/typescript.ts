@@ -1,6 +1,8 @@
 // The TypeScript backend: IR defs become functions through emitTs.ts, and a plan's wrapper
 // becomes a function declaration that converts the user's values, checks them, and calls the
 // defs. Nodes are made with the factory and the TypeScript instance the plugin was handed.
+import { defMap } from '../ad/program';
+import { sourceOf } from '../ad/names';
 import type * as ts from 'typescript';
 import type { Program } from '../ir/syntax';
 import type { Backend } from './backend';
@@ -63,12 +65,14 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   private defs(program: Program, entries: readonly string[], target: ts.Node): ts.Statement[] {
     const defs = reachable(program, entries).defs.filter((d) => !this.emitted.has(d.name));
     defs.forEach((d) => this.emitted.add(d.name));
+    // Derived defs map back to the source function their roles lead to (f for f.lin.T).
+    const byName = defMap(program);
     return emitDefs(defs, {
       factory: this.f,
       tsApi: this.t,
       fnName: irFunctionName,
-      original: (irName) => this.o.original(irName) ?? target,
-      originOf: this.o.originOf,
+      original: (irName) => this.o.original(sourceOf(irName, byName)) ?? target,
+      originOf: (irName, variable) => this.o.originOf(sourceOf(irName, byName), variable),
     });
   }
 

@@ -12,7 +12,7 @@ import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, d
 import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, ruleKind, transformCallBehind, tsadExportName } from './markers';
 import { annotateTypes } from '../ir/check';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
-import { derivedName, role } from '../ad/names';
+import { derivedName, primalNameOf, role } from '../ad/names';
 import { MATH_FUNCTIONS } from '../prims/registry';
 
 export interface Value {
@@ -88,23 +88,21 @@ export class Lowerer {
     readonly checker: ts.TypeChecker,
   ) {}
 
-  /** The declaration an IR def was lowered from (derived defs `f.fwd`, `f.jvp`, ... share f's). */
-  declarationOf(irName: string): ts.SignatureDeclaration | undefined {
-    const base = irName.split('.')[0];
-    for (const f of this.done.values()) if (f.name === base) return f.decl;
+  /** The declaration a lowered def came from (callers map derived defs to their source by role). */
+  declarationOf(source: string): ts.SignatureDeclaration | undefined {
+    for (const f of this.done.values()) if (f.name === source) return f.decl;
     return undefined;
   }
 
   /**
-   * The source node behind a variable of an IR def. Derived defs (`f.jvp`, `f.bwd`, ...) and
-   * derived names (`a_dot`, `a_bar_2`) map to the primal variable they differentiate, so the
-   * backward pass points at the forward operation, as a debugger user expects.
+   * The source node behind a variable of a lowered def or of a def derived from it. Derived names
+   * (`a_dot`, `a_bar_2`) map to the primal variable they differentiate, so the backward pass
+   * points at the forward operation, as a debugger user expects.
    */
-  originOf(irDef: string, name: string): ts.Node | undefined {
-    const origins = this.origins.get(irDef.split('.')[0]);
+  originOf(source: string, name: string): ts.Node | undefined {
+    const origins = this.origins.get(source);
     if (!origins) return undefined;
-    const primal = name.replace(/(?:_(?:dot|bar)(?:_\d+)?)+$/, '');
-    return origins.get(name) ?? origins.get(primal);
+    return origins.get(name) ?? origins.get(primalNameOf(name));
   }
 
   lower(decl: ts.SignatureDeclaration): LoweredFunction {

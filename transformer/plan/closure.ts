@@ -17,7 +17,7 @@ export function closureOf(p: Program, fn: string): Program {
   let roots = [fn];
   for (;;) {
     const found = new Set(calleesFirst(p, roots));
-    const rules = p.defs.filter((d) => !found.has(d.name) && [...found].some((r) => d.name.startsWith(`${r}.`))).map((d) => d.name);
+    const rules = p.defs.filter((d) => !found.has(d.name) && d.role !== undefined && found.has(d.role.of)).map((d) => d.name);
     if (rules.length === 0) return { defs: p.defs.filter((d) => found.has(d.name)) };
     roots = [...roots, ...rules];
   }

@@ -14,6 +14,7 @@ import { checkProgram } from '../ir/check';
 import { evalFn, Value, zeroOf } from '../ir/interp';
 import { FnDef, InternalError, IrError, Program, Type, scalarCount, tangentType } from '../ir/syntax';
 import { jvpOf, linearizeOf, transposeOf, gradOf, vjpOf, DriverOptions } from '../ad/drivers';
+import { linName } from '../ad/names';
 import { calleesFirst } from '../ad/program';
 import type { CheckpointPolicy } from '../ad/unzip';
 import { InputError, Io } from './io';
@@ -157,7 +158,7 @@ const IR_COMMANDS: readonly Command[] = [
       if (flags.has('work')) {
         const v = vjpOf(p, f.name, opts);
         const fw = evalFn(v.program, v.fwd, x);
-        const lin = evalFn(v.program, `${v.fwd.replace(/\.fwd$/, '')}.lin`, [fw.nl[1]], f.nlParams.map((b) => zeroOf(tangentType(b.type!))));
+        const lin = evalFn(v.program, linName(f.name), [fw.nl[1]], f.nlParams.map((b) => zeroOf(tangentType(b.type!))));
         const bwd = evalFn(v.program, v.bwd, [fw.nl[1]], [1]);
         io.out(`work ${f.name}: ${evalFn(p, f.name, x).work}, ${v.fwd}: ${fw.work}, ${f.name}.lin: ${lin.work}, ${v.bwd}: ${bwd.work}, ${grad}: ${r.work}`);
       }
