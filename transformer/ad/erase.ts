@@ -7,6 +7,8 @@
 // Linear primitives become the non-linear primitive named by their record's `erase`. At a
 // tuple type they become a call to a generated helper (one per primitive and type), which
 // unpacks, applies the primitive leafwise and repacks; helpers keep the program size linear.
+// A construct keeps its op; its operands and its bodies' parameters all become non-linear
+// (linear ones after the non-linear ones, as for a def), and its bodies are erased in place.
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import {
   Binder,
@@ -27,8 +29,7 @@ import {
   tuple,
   REAL,
 } from '../ir/syntax';
-import { mapChildren } from '../ir/traverse';
-import { constructRule } from '../constructs/registry';
+import { mapChildren, visitDef } from '../ir/traverse';
 import { LIN_PRIMS } from '../prims/registry';
 import { printType } from '../ir/printType';
 import { erasedName, role } from './names';
@@ -43,6 +44,8 @@ function typeCode(t: Type): string {
 class Eraser {
   /** Helper defs generated so far, keyed by `op:type`, in dependency order. */
   private readonly helpers = new Map<string, FnDef>();
+  /** Types of the variables of the def being erased (for a linear leaf ending a body). */
+  types = new Map<string, Type>();
   constructor(private readonly taken: Set<string>) {}
 
   newHelpers(): FnDef[] {
@@ -128,11 +131,27 @@ class Eraser {
       case 'zero':
         throw new InternalError('erase: a linear leaf in tail position must be let-bound (run after flattening)');
       case 'construct':
-        constructRule(e, 'erase');
-        return e;
+        return {
+          ...e,
+          nl: [...e.nl, ...e.lin],
+          lin: [],
+          bodies: e.bodies.map((l) => ({
+            nlParams: [...l.nlParams, ...l.linParams],
+            linParams: [],
+            body: this.block(nameTails(l.body, (r) => this.typeOfTail(r), names), names),
+          })),
+        };
       default:
         return mapChildren(e, (l) => ({ ...l, body: this.block(l.body, names) }), (inner) => this.expr(inner, names));
     }
+  }
+
+  /** The type of a linear leaf: a zero's own, a linear primitive's that of its linear arguments. */
+  private typeOfTail(e: Expr): Type {
+    if (e.tag === 'zero') return e.type;
+    const t = e.tag === 'lprim' ? this.types.get(e.lin[0]) : undefined;
+    if (!t) throw new InternalError(`erase: no type for the result of ${e.tag} (annotate types first)`);
+    return t;
   }
 
   /** Linear leaves that need their result type: lprims and zeros. */
@@ -145,16 +164,22 @@ class Eraser {
 }
 
 /** Gives a linear leaf in result position a name, so erasure always knows its type. */
-function nameTails(body: Block, resultTypes: readonly Type[], names: NameSupply): Block {
+function nameTails(body: Block, typeOf: (leaf: Expr) => Type, names: NameSupply): Block {
   const e = body.result;
   if (e.tag !== 'lprim' && e.tag !== 'zero') return body;
   const r = names.fresh('r');
-  return block([...body.stmts, letS([], [binder(r, resultTypes[0])], e)], ret([], [r]));
+  return block([...body.stmts, letS([], [binder(r, typeOf(e))], e)], ret([], [r]));
 }
 
 function eraseDef(d: FnDef, eraser: Eraser): FnDef {
   const names = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((x) => x.name))));
-  const body = eraser.block(nameTails(d.body, d.linResults, names), names);
+  eraser.types = new Map();
+  visitDef(d, {
+    bind: (b) => {
+      if (b.type) eraser.types.set(b.name, b.type);
+    },
+  });
+  const body = eraser.block(nameTails(d.body, () => d.linResults[0], names), names);
   return restoreLinearity({
     name: erasedName(d.name),
     role: role('erased', d.name),

@@ -6,11 +6,14 @@
 //
 // Hoisting preserves results and work: a block costs the sum of its statements, and
 // `drop({ s̄; e })` costs W(s̄) + W(e) + |results of e|, which is what `s̄; drop(e)` costs.
+//
+// A construct's bodies are not hoisted into the enclosing block (only one of a cond's bodies
+// runs, and a body is a closed scope): each body is hoisted in place, its parameters and
+// bindings renamed apart from every other binder of the def.
 import { NameSupply, namesIn } from '../ir/build';
-import { Binder, Block, Expr, FnDef, Stmt, block, letS, ret, unpackS } from '../ir/syntax';
+import { Binder, Block, Expr, FnDef, Lambda, Stmt, block, letS, ret, unpackS } from '../ir/syntax';
 import { ScopeStack } from '../ir/scopeStack';
-import { renameOperands, visitDef } from '../ir/traverse';
-import { constructRule } from '../constructs/registry';
+import { mapChildren, renameOperands, visitDef } from '../ir/traverse';
 
 interface Scoped {
   readonly name: string;
@@ -55,64 +58,73 @@ export function hoistBlocks(d: FnDef): FnDef {
   };
   const r = (n: string) => scope.find(n)?.actual ?? n;
   const leaf = (e: Expr, drops: number): Expr => {
-    if (e.tag === 'construct') constructRule(e, 'hoist');
-    let out = renameOperands(e, r);
+    // One level of recursion per construct nesting level (bodies are hoisted in place).
+    let out = renameOperands(e.tag === 'construct' ? mapChildren(e, body) : e, r);
     for (let i = 0; i < drops; i++) out = { tag: 'drop', expr: out };
     return out;
   };
+  const body = (l: Lambda): Lambda => {
+    const depth = scope.size;
+    const nlParams = l.nlParams.map(bind);
+    const linParams = l.linParams.map(bind);
+    const hoisted = hoist(l.body);
+    while (scope.size > depth) scope.pop();
+    return { nlParams, linParams, body: hoisted };
+  };
   const nlParams = d.nlParams.map(bind);
   const linParams = d.linParams.map(bind);
+  const result = hoist(d.body);
+  return changed ? { ...d, nlParams, linParams, body: result } : d;
 
-  const out: Stmt[] = [];
-  const stack: Frame[] = [{ block: d.body, i: 0, node: null, drops: 0, depth: scope.size }];
-  for (;;) {
-    const top = stack[stack.length - 1];
-    const { stmts, result } = top.block;
-    if (top.i < stmts.length) {
-      const s = stmts[top.i++];
-      if (s.tag === 'unpack') {
-        const tuple = r(s.tuple);
-        out.push(unpackS(s.linear, s.names.map(bind), tuple));
+  function hoist(root: Block): Block {
+    const out: Stmt[] = [];
+    const stack: Frame[] = [{ block: root, i: 0, node: null, drops: 0, depth: scope.size }];
+    for (;;) {
+      const top = stack[stack.length - 1];
+      const { stmts, result } = top.block;
+      if (top.i < stmts.length) {
+        const s = stmts[top.i++];
+        if (s.tag === 'unpack') {
+          const tuple = r(s.tuple);
+          out.push(unpackS(s.linear, s.names.map(bind), tuple));
+          continue;
+        }
+        const { drops, inner } = stripDrops(s.rhs);
+        if (inner.tag === 'block') {
+          changed = true;
+          stack.push({ block: inner.block, i: 0, node: s, drops, depth: scope.size });
+          continue;
+        }
+        const rhs = leaf(inner, drops);
+        out.push(letS(s.nl.map(bind), s.lin.map(bind), rhs));
         continue;
       }
-      const { drops, inner } = stripDrops(s.rhs);
+      // The result: `drop({ … })` hoists like a statement, then returns nothing.
+      const { drops, inner } = stripDrops(result);
       if (inner.tag === 'block') {
         changed = true;
-        stack.push({ block: inner.block, i: 0, node: s, drops, depth: scope.size });
+        stack.push({ block: inner.block, i: 0, node: null, drops, depth: scope.size });
         continue;
       }
-      const rhs = leaf(inner, drops);
-      out.push(letS(s.nl.map(bind), s.lin.map(bind), rhs));
-      continue;
-    }
-    // The result: `drop({ … })` hoists like a statement, then returns nothing.
-    const { drops, inner } = stripDrops(result);
-    if (inner.tag === 'block') {
-      changed = true;
-      stack.push({ block: inner.block, i: 0, node: null, drops, depth: scope.size });
-      continue;
-    }
-    let value = leaf(inner, drops);
-    // The block ends: its value goes to the let that was waiting for it.
-    for (;;) {
-      const k = stack.pop()!;
-      if (stack.length === 0) {
-        if (!changed) return d;
-        return { ...d, nlParams, linParams, body: block(out, value) };
-      }
-      while (scope.size > k.depth) scope.pop();
-      for (let i = 0; i < k.drops; i++) value = { tag: 'drop', expr: value };
-      if (k.node === null) {
-        // A block in result position ends its parent too; under `drop` (k.drops ≥ 1) the drop
-        // becomes a statement and the parent returns ().
-        if (k.drops > 0) {
-          out.push(letS([], [], value));
-          value = ret([], []);
+      let value = leaf(inner, drops);
+      // The block ends: its value goes to the let that was waiting for it.
+      for (;;) {
+        const k = stack.pop()!;
+        if (stack.length === 0) return block(out, value);
+        while (scope.size > k.depth) scope.pop();
+        for (let i = 0; i < k.drops; i++) value = { tag: 'drop', expr: value };
+        if (k.node === null) {
+          // A block in result position ends its parent too; under `drop` (k.drops ≥ 1) the drop
+          // becomes a statement and the parent returns ().
+          if (k.drops > 0) {
+            out.push(letS([], [], value));
+            value = ret([], []);
+          }
+          continue;
         }
-        continue;
+        out.push(letS(k.node.nl.map(bind), k.node.lin.map(bind), value));
+        break;
       }
-      out.push(letS(k.node.nl.map(bind), k.node.lin.map(bind), value));
-      break;
     }
   }
 }

@@ -7,11 +7,12 @@
 //
 // Linear A stays well-typed: substitution preserves every use count, and names are unique after
 // renaming, so hoisting never captures. Inlining is bounded by a size budget per function.
+// A construct's bodies stay bodies (only one of a cond's runs): calls are inlined and blocks
+// flattened inside each body, whose parameters and bindings are renamed apart like the rest.
 import { NameSupply } from '../ir/build';
-import { Binder, Block, Expr, FnDef, Program, Stmt, block, blockE } from '../ir/syntax';
+import { Binder, Block, Expr, FnDef, Lambda, Program, Stmt, block, blockE, construct } from '../ir/syntax';
 import { defMap } from './program';
 import { renameOperands, visitBlock } from '../ir/traverse';
-import { constructRule } from '../constructs/registry';
 
 export interface InlineOptions {
   /** Largest callee (in bindings) that is inlined; bigger ones stay calls. */
@@ -75,8 +76,10 @@ class Inliner {
    */
   private leafOrBlock(e: Expr, env: Map<string, string>, out: Stmt[]): Expr {
     const r = (n: string) => env.get(n) ?? n;
-    if (e.tag === 'construct') constructRule(e, 'inline');
     switch (e.tag) {
+      case 'construct':
+        // A body is closed: it starts from an environment of its own parameters.
+        return construct(e.op, e.nl.map(r), e.lin.map(r), e.bodies.map((l) => this.body(l)));
       case 'block':
         // A nested block's own names are scoped to it: rename them in a copy of the environment.
         return this.flatten(e.block, new Map(env), out);
@@ -99,6 +102,15 @@ class Inliner {
       default:
         return renameOperands(e, r);
     }
+  }
+
+  private body(l: Lambda): Lambda {
+    const env = new Map<string, string>();
+    const nlParams = l.nlParams.map((b) => this.bind(b, env));
+    const linParams = l.linParams.map((b) => this.bind(b, env));
+    const out: Stmt[] = [];
+    const result = this.flatten(l.body, env, out);
+    return { nlParams, linParams, body: block(out, result) };
   }
 
   private bind(b: Binder, env: Map<string, string>): Binder {

@@ -15,6 +15,7 @@ import {
   Expr,
   FnDef,
   InternalError,
+  Lambda,
   Program,
   Type,
   binder,
@@ -26,9 +27,13 @@ import {
   BOOL,
   block,
   blockE,
+  lambda,
   literalType,
 } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
+import type { JvpOps } from '../constructs/types';
+import { arityOf, defArity } from '../ir/arity';
+import { constructResultTypes } from '../ir/check';
 import { PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { restoreLinearity } from './linearity';
@@ -136,9 +141,22 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
       });
       return;
     }
-    case 'construct':
-      constructRule(rhs, 'jvp');
-      throw new InternalError(`jvp: construct ${rhs.op} has no rule`);
+    case 'construct': {
+      // The rule binds the results; J of its bodies comes from jvpBody, with this def's names.
+      binders.forEach((x) => {
+        if (!x.type) throw new InternalError(`jvp: untyped result ${x.name} of ${rhs.op} (annotate types first)`);
+        ctx.types.set(x.name, x.type);
+      });
+      const ops: JvpOps = {
+        b,
+        typeOf: (n) => typeOf(ctx, n),
+        tangentOf: (n) => tangent.get(n) ?? null,
+        jvpBody: (body) => jvpBody(ctx, body),
+      };
+      const dots = constructRule(rhs, 'jvp').jvp(ops, rhs, binders);
+      binders.forEach((x, i) => tangent.set(x.name, dots[i]));
+      return;
+    }
     default:
       throw new InternalError(`jvp: ${rhs.tag} in a non-linear program`);
   }
@@ -154,6 +172,31 @@ function jvpBlock(ctx: Ctx, e: Block, forDrop: boolean): Expr | { expr: Expr; ty
   if (forDrop) return asExpr(inner.b.finish(ret(r.names, r.tangents.filter((t): t is string => t !== null))));
   const dots = r.tangents.map((t, i) => materialize(inner, t, types[i]));
   return { expr: asExpr(inner.b.finish(ret(r.names, dots))), types };
+}
+
+/**
+ * J of a construct's body `|p̄ ;| { e }`: `|p̄ ; p̄_dot| { J({p̄ ↦ p̄_dot} | e) }` with every result
+ * tangent materialised. Bodies are closed, so the body starts with no tangents but its
+ * parameters'; names come from the def's supply (they stay unique in the def).
+ */
+function jvpBody(ctx: Ctx, l: Lambda): Lambda {
+  const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names), tangent: new Map() };
+  const linParams = tangentParams(inner, l.nlParams);
+  const r = jvpTail(inner, l.body);
+  const dots = r.tangents.map((t, i) => materialize(inner, t, typeOf(inner, r.names[i])));
+  return lambda(l.nlParams, linParams, inner.b.finish(ret(r.names, dots)));
+}
+
+/** One tangent parameter per primal parameter; a boolean's lives in `<>` and is dropped. */
+function tangentParams(ctx: Ctx, params: readonly Binder[]): Binder[] {
+  return params.map((x) => {
+    if (!x.type) throw new InternalError(`jvp: untyped parameter ${x.name}`);
+    const t = x.type;
+    ctx.types.set(x.name, t);
+    const dotParam = binder(ctx.b.fresh(dotName(x.name)), tangentType(t));
+    ctx.tangent.set(x.name, t.tag === 'bool' || t.tag === 'str' ? null : dotParam.name);
+    return dotParam;
+  });
 }
 
 /** A block as a right-hand side: a nested block only when it has statements. */
@@ -192,9 +235,12 @@ function jvpTail(ctx: Ctx, blk: Block): Results {
         jvpLet(ctx, [], e);
         return { names: [], tangents: [] };
       default: {
-        // A leaf in result position: bind it to fresh names first.
-        const arity = e.tag === 'call' ? ctx.defs.get(e.fn)?.nlResults.length ?? 0 : 1;
-        const binders = Array.from({ length: arity }, () => binder(ctx.b.fresh('y')));
+        // A leaf in result position: bind it to fresh names first (a construct's typed: its rule
+        // reads its results' types).
+        const binders =
+          e.tag === 'construct'
+            ? constructResultTypes(e, (n) => typeOf(ctx, n), ctx.defs).nl.map((t) => binder(ctx.b.fresh('y'), t))
+            : Array.from({ length: arityOf(e, defArity(ctx.defs)).nl }, () => binder(ctx.b.fresh('y')));
         jvpLet(ctx, binders, e);
         return { names: binders.map((x) => x.name), tangents: binders.map((x) => ctx.tangent.get(x.name) ?? null) };
       }
@@ -210,14 +256,8 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
   const d = hoistBlocks(d0);
   const names = new NameSupply(namesIn(d.body, new Set(d.nlParams.map((x) => x.name))));
   const ctx: Ctx = { b: new Builder(names), tangent: new Map(), types: new Map(), defs };
-  const linParams = d.nlParams.map((x) => {
-    const t = x.type!;
-    ctx.types.set(x.name, t);
-    const dotParam = binder(names.fresh(dotName(x.name)), tangentType(t));
-    // A boolean's tangent lives in the zero-dimensional space: it is accepted and dropped.
-    ctx.tangent.set(x.name, t.tag === 'bool' || t.tag === 'str' ? null : dotParam.name);
-    return dotParam;
-  });
+  // A boolean's tangent lives in the zero-dimensional space: it is accepted and dropped.
+  const linParams = tangentParams(ctx, d.nlParams);
   const r = jvpTail(ctx, d.body);
   const dots = r.tangents.map((t, i) => materialize(ctx, t, typeOf(ctx, r.names[i])));
   const body = ctx.b.finish(ret(r.names, dots));

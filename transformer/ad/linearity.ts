@@ -6,11 +6,14 @@
 // used gets `drop(x)` right after its binding. It replaces the paper's explicit splitting of the
 // tangent map Σ at every `let` (JLet) with one generic rewrite; the dups land where the paper
 // puts them, at the binding, and cost nothing in the work model.
+//
+// A construct's body is a scope of its own (closed: it reads only its parameters), so its
+// parameters get their dups and drops at the top of the body, and whatever the body binds is
+// judged inside it; a linear operand read by a construct counts as one use, whichever body runs.
 import { NameSupply, namesIn } from '../ir/build';
 import { Binder, Block, Expr, FnDef, InternalError, Stmt, drop, dup, letS, nvar, lvar } from '../ir/syntax';
 import { ScopeStack } from '../ir/scopeStack';
 import { mapChildren, renameOperands, renameStmtOperands, visitDef } from '../ir/traverse';
-import { constructRule } from '../constructs/registry';
 
 interface Slot {
   readonly name: string;
@@ -79,7 +82,6 @@ export function restoreLinearity(d: FnDef): FnDef {
   // Pass 2 recurses once per nested block (pass 1 is the iterative visitor): the code it gets from
   // J, U, T, the simplifier and the front end is flat or shallow.
   const rebuildExpr = (e: Expr): Expr => {
-    if (e.tag === 'construct') constructRule(e, 'restoreLinearity');
     const inner = mapChildren(e, (l) => ({ ...l, body: rebuildBlock(l.body, [...l.nlParams, ...l.linParams]) }), rebuildExpr);
     return renameOperands(inner, rename);
   };

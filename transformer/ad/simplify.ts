@@ -2,12 +2,15 @@
 // subexpressions of non-linear primitives and dead code, then `restoreLinearity` to put back
 // the drops the type system needs. It uses only generic facts: every primitive is pure, and a
 // linear primitive maps all-zero linear inputs to zero (that is what linear means).
+//
+// A construct's bodies are simplified in place, each as a closed scope: nothing computed
+// outside a body is reused inside it (no common subexpression or shared literal crosses the
+// boundary) and no code moves into or out of a body.
 import { Block, Expr, FnDef, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
 import { PRIMS } from '../prims/registry';
 import { restoreLinearity } from './linearity';
 import type { Scalar } from '../prims/types';
 import { forEachOperand, hasBodies, mapChildren, renameOperands, visitExpr } from '../ir/traverse';
-import { constructRule } from '../constructs/registry';
 import { hoistBlocks, rebindsAName } from './hoist';
 
 const isVarDrop = (e: Expr) => e.tag === 'drop' && (e.expr.tag === 'var' || (e.expr.tag === 'ret' && true));
@@ -41,16 +44,19 @@ class Simplifier {
     return m;
   }
 
-  /** A right-hand side or result: operands renamed, nested bodies forwarded with their own CSE scope. */
+  /**
+   * A right-hand side or result: operands renamed, nested bodies forwarded with their own CSE
+   * scope (a nested block's extends the enclosing one; a construct's body starts empty).
+   */
   private expr(e: Expr, cse: Map<string, string>): Expr {
-    if (e.tag === 'construct') constructRule(e, 'simplify');
     if (e.tag !== 'drop' && !hasBodies(e)) return renameOperands(e, (n) => this.rename(n));
+    const scope = () => (e.tag === 'construct' ? new Map<string, string>() : new Map(cse));
     const mapped = mapChildren(
       e,
-      (l) => ({ ...l, body: this.forward(l.body, new Map(cse)) }),
+      (l) => ({ ...l, body: this.forward(l.body, scope()) }),
       (inner) => this.expr(inner, new Map(cse)),
     );
-    return mapped.tag === 'block' ? unwrap(mapped.block) : mapped;
+    return mapped.tag === 'block' ? unwrap(mapped.block) : renameOperands(mapped, (n) => this.rename(n));
   }
 
   /** Forward rewriting: aliases, zeros, folding, CSE. Drops of bare variables are removed. */
@@ -161,7 +167,6 @@ class Simplifier {
     for (let i = body.stmts.length - 1; i >= 0; i--) {
       const node = body.stmts[i];
       if (node.tag === 'let') {
-        if (node.rhs.tag === 'construct') constructRule(node.rhs, 'simplify');
         const binders = [...node.nl, ...node.lin];
         if (binders.length > 0 && binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop') continue;
         const rhs = this.dceExpr(node.rhs);
@@ -176,10 +181,14 @@ class Simplifier {
     return { stmts: kept, result: body.result };
   }
 
-  /** A kept right-hand side: nested blocks (also under one drop) lose their dead code too. */
+  /** A kept right-hand side: nested blocks (also under one drop) and construct bodies lose their dead code too. */
   private dceExpr(e: Expr): Expr {
     if (e.tag === 'block') return unwrap(this.dce(e.block));
     if (e.tag === 'drop' && e.expr.tag === 'block') return { ...e, expr: unwrap(this.dce(e.expr.block)) };
+    if (e.tag === 'construct') {
+      forEachOperand(e, (n) => this.use(n));
+      return mapChildren(e, (l) => ({ ...l, body: this.dce(l.body) }));
+    }
     this.uses(e);
     return e;
   }

@@ -7,6 +7,9 @@
 // cotangent exactly once, from its single use site, and no rule ever has to accumulate: all
 // summation comes from transposing `dup` into `ladd` (TDup). Cotangents are symbolic like J's
 // tangents: null is a known zero, materialised as `zero(τ)` only where a value is required.
+//
+// A linear construct is transposed by its record's `transpose` rule, which receives
+// `transposeBody`: this same walk applied to a body, its results' cotangents as its parameters.
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import {
   Block,
@@ -14,6 +17,7 @@ import {
   FnDef,
   InternalError,
   IrError,
+  Lambda,
   Program,
   Stmt,
   Type,
@@ -24,8 +28,11 @@ import {
   lvar,
   ret,
   tuple,
+  lambda,
 } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
+import type { TransposeOps } from '../constructs/types';
+import { arityOf, defArity } from '../ir/arity';
 import { LIN_PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { freeLinear } from '../ir/freeVars';
@@ -64,7 +71,6 @@ function flatten(body: Block, out: Stmt[], names: NameSupply, types: Map<string,
       } else if (s.rhs.tag === 'block') {
         stack.push({ block: s.rhs.block, i: 0, node: s, resultTypes: [...s.nl, ...s.lin].map((x) => x.type) });
       } else {
-        if (s.rhs.tag === 'construct') constructRule(s.rhs, 'transpose');
         bindLet(s, s.rhs);
       }
       continue;
@@ -93,6 +99,7 @@ function isForward(s: Stmt): boolean {
   if (s.tag === 'unpack') return !s.linear;
   if (s.lin.length > 0) return false;
   if (s.rhs.tag === 'drop') return freeLinear(s.rhs).size === 0;
+  if (s.rhs.tag === 'construct') return s.rhs.lin.length === 0;
   return true;
 }
 
@@ -178,40 +185,57 @@ class Transposer {
       case 'drop':
         // TDrop: whatever was discarded contributes nothing; it is not transposed at all.
         return freeLinear(rhs).forEach((x) => this.set(x, null));
+      case 'construct': {
+        const ops: TransposeOps = {
+          b,
+          typeOf: (n) => this.typeOf(n),
+          transposeBody: (body, resultTypes) => transposeLambda(body, resultTypes, b.names, this.defs),
+        };
+        const types = s.lin.map((x) => this.typeOf(x.name));
+        const cts = constructRule(rhs, 'transpose').transpose(ops, rhs, outs, types);
+        return rhs.lin.forEach((x, i) => this.set(x, cts[i]));
+      }
       default:
         throw new InternalError(`transpose: unexpected ${rhs.tag} binding linear results`);
     }
   }
 }
 
-export function transposeDef(g: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
-  if (g.nlResults.length > 0) throw new IrError(`cannot transpose ${g.name}: it has non-linear results (unzip it first)`);
-  const names = new NameSupply(namesIn(g.body, new Set([...g.nlParams, ...g.linParams].map((x) => x.name))));
+/**
+ * T of a linear body `(ū ; v̇̄) -> (; ẇ̄)` (a def's or a construct's): `(ū ; w̄_bar) -> (; v̄_bar)`.
+ * Non-linear statements run forward first, then the linear ones are transposed in reverse.
+ */
+function transposeLambda(l: Lambda, resultTypes: readonly Type[], names: NameSupply, defs: ReadonlyMap<string, FnDef>): Lambda {
   const types = new Map<string, Type>();
-  [...g.nlParams, ...g.linParams].forEach((x) => types.set(x.name, x.type!));
+  [...l.nlParams, ...l.linParams].forEach((x) => types.set(x.name, x.type!));
   const stmts: Stmt[] = [];
-  const arity = (leaf: Expr) =>
-    leaf.tag === 'dup' ? 2 : leaf.tag === 'drop' ? 0 : leaf.tag === 'call' ? defs.get(leaf.fn)?.linResults.length ?? 0 : 1;
-  const final = flatten(g.body, stmts, names, types, arity, g.linResults);
+  const arity = (leaf: Expr) => arityOf(leaf, defArity(defs)).lin;
+  const final = flatten(l.body, stmts, names, types, arity, resultTypes);
   if (final.tag !== 'ret') throw new InternalError('transpose: flatten must end in a return');
 
   const forward = stmts.filter(isForward);
   const b = new Builder(names);
   const tr = new Transposer(b, types, defs);
-  const ctParams = final.lin.map((y, i) => binder(names.fresh(barName(y)), g.linResults[i]));
+  const ctParams = final.lin.map((y, i) => binder(names.fresh(barName(y)), resultTypes[i]));
   final.lin.forEach((y, i) => tr.set(y, ctParams[i].name));
   for (let i = stmts.length - 1; i >= 0; i--) if (!isForward(stmts[i])) tr.stmt(stmts[i]);
-  const results = g.linParams.map((x) => tr.materialize(x.name));
+  const results = l.linParams.map((x) => tr.materialize(x.name));
   const backward = b.finish(ret([], results));
-  const body = block([...forward, ...backward.stmts], backward.result);
+  return lambda(l.nlParams, ctParams, block([...forward, ...backward.stmts], backward.result));
+}
+
+export function transposeDef(g: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
+  if (g.nlResults.length > 0) throw new IrError(`cannot transpose ${g.name}: it has non-linear results (unzip it first)`);
+  const names = new NameSupply(namesIn(g.body, new Set([...g.nlParams, ...g.linParams].map((x) => x.name))));
+  const t = transposeLambda(g, g.linResults, names, defs);
   return restoreLinearity({
     name: derivedName(transposeRole(g)),
     role: transposeRole(g),
     nlParams: g.nlParams,
-    linParams: ctParams,
+    linParams: t.linParams,
     nlResults: [],
     linResults: g.linParams.map((x) => x.type!),
-    body,
+    body: t.body,
   });
 }
 

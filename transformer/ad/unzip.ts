@@ -7,12 +7,17 @@
 //
 // Checkpointing is the free choice in ULet: a non-linear binding used by ė_L may be saved on the
 // tape (default) or recomputed inside f.lin, in which case its inputs become residuals instead.
+//
+// A mixed construct is split by its record's `unzip` rule, which receives `unzipBody`: the same
+// split applied to a body, whose residuals become extra results of its non-linear half and
+// parameters of its linear half (a construct's bodies are closed, so they cannot share a tape).
 import {
   Binder,
   Block,
   Expr,
   FnDef,
   InternalError,
+  Lambda,
   Program,
   Stmt,
   Type,
@@ -25,9 +30,12 @@ import {
   tupleType,
   unpackS,
   drop as dropE,
+  lambda,
 } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
-import { NameSupply, namesIn } from '../ir/build';
+import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../constructs/types';
+import { Builder, NameSupply, namesIn } from '../ir/build';
+import { arityOf, defArity } from '../ir/arity';
 import { restoreLinearity } from './linearity';
 import { derivedName, role, tapeName, unzipStem } from './names';
 import { calleesFirst, defMap } from './program';
@@ -71,10 +79,15 @@ function isLinearLeaf(e: Expr): boolean {
   }
 }
 
+/** A construct with no linear operand and no linear result is non-linear code like any other. */
+const isNonLinearConstruct = (e: ConstructExpr, linResults: number): boolean => e.lin.length === 0 && linResults === 0;
+
 class Unzipper {
   constructor(
+    private readonly fn: string,
     private readonly defs: ReadonlyMap<string, FnDef>,
     private readonly names: NameSupply,
+    private readonly policy: CheckpointPolicy,
   ) {}
 
   /** ULet/UUnpack over a whole block, in a loop (generated code can be thousands of statements). */
@@ -82,7 +95,12 @@ class Unzipper {
     const ctx: Stmt[] = [];
     const linStmts: Stmt[] = [];
     for (const s of b.stmts) {
-      if (s.tag === 'let') {
+      if (s.tag === 'let' && s.rhs.tag === 'construct' && !isNonLinearConstruct(s.rhs, s.lin.length)) {
+        // The rule binds the non-linear results itself, in the context.
+        const { stmts, lin } = this.splitConstruct(s.rhs, { nl: s.nl, lin: s.lin });
+        ctx.push(...stmts);
+        linStmts.push(letS([], s.lin, lin));
+      } else if (s.tag === 'let') {
         const s1 = this.split(s.rhs);
         ctx.push(...s1.ctx);
         if (s.nl.length > 0) ctx.push(letS(s.nl, [], s1.nl));
@@ -104,8 +122,9 @@ class Unzipper {
       case 'block':
         return this.splitBlock(e.block);
       case 'construct':
-        constructRule(e, 'unzip');
-        throw new InternalError(`unzip: construct ${e.op} has no rule`);
+        // J binds every mixed construct with a let (splitBlock); one here is non-linear.
+        if (e.lin.length > 0 || arityOf(e, defArity(this.defs)).lin > 0) throw new InternalError(`unzip: a mixed ${e.op} must be bound by a let`);
+        return { ctx: [], nl: e, lin: null };
       case 'call': {
         const callee = this.defs.get(e.fn)!;
         if (!isMixed(callee)) {
@@ -137,6 +156,48 @@ class Unzipper {
       default:
         return isLinearLeaf(e) ? { ctx: [], nl: ret([]), lin: e } : { ctx: [], nl: e, lin: null };
     }
+  }
+
+  /** A mixed construct through its rule: the context's statements and the linear half. */
+  private splitConstruct(e: ConstructExpr, results: Sides<Binder>): { stmts: Stmt[]; lin: Expr } {
+    const b = new Builder(this.names);
+    const ops: UnzipOps = { b, unzipBody: (body) => this.unzipBody(body) };
+    const lin = constructRule(e, 'unzip').unzip(ops, e, results);
+    return { stmts: [...b.finish(ret([])).stmts], lin };
+  }
+
+  /** U of a construct's body: (p̄ ;) -> (r̄, residuals ;) and (residuals ; ṗ̄) -> (; ṙ̄). */
+  unzipBody(l: Lambda): UnzippedBody {
+    const nlResults = arityOf(l.body.result, defArity(this.defs)).nl;
+    const h = this.halves(l.nlParams, l.body, nlResults);
+    return {
+      primal: lambda(l.nlParams, [], block(h.context, ret([...h.outs.map((o) => o.name), ...h.residuals.map((r) => r.name)]))),
+      tangent: lambda(h.residuals, l.linParams, h.linBody),
+      residuals: h.residuals.map((r) => r.type!),
+    };
+  }
+
+  /**
+   * The split of a body with these non-linear parameters: the context computing its non-linear
+   * results into `outs`, the residuals (typed binders: parameters first, then bindings in
+   * program order) and the linear half's block, which starts with the recomputed bindings.
+   */
+  halves(nlParams: readonly Binder[], body: Block, nlResults: number): { context: Stmt[]; outs: Binder[]; residuals: Binder[]; linBody: Block } {
+    const { ctx, nl, lin } = this.splitBlock(body);
+    const linBody = lin === null ? block([], EMPTY_LIN) : lin.tag === 'block' ? lin.block : block([], lin);
+    const { recompute, needed } = chooseResiduals(this.fn, ctx, linBody, this.policy);
+    const types = new Map<string, Type>();
+    const order: string[] = [];
+    const note = (b: Binder) => {
+      types.set(b.name, b.type!);
+      order.push(b.name);
+    };
+    nlParams.forEach(note);
+    ctx.forEach((s) => (s.tag === 'let' ? s.nl : s.names).forEach(note));
+    const residuals = order.filter((n) => needed.has(n)).map((n) => binder(n, types.get(n)));
+    const outs = Array.from({ length: nlResults }, () => binder(this.names.fresh('y')));
+    const context = [...forwardContext(ctx, new Set(recompute), nl, residuals.map((r) => r.name)), letS(outs, [], nl)];
+    return { context, outs, residuals, linBody: block([...recompute, ...linBody.stmts], linBody.result) };
   }
 }
 
@@ -197,33 +258,15 @@ function forwardContext(ctx: readonly Stmt[], moved: ReadonlySet<Stmt>, nl: Expr
 
 function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: CheckpointPolicy): [FnDef, FnDef] {
   const names = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
-  const { ctx, nl, lin } = new Unzipper(defs, names).splitBlock(d.body);
-  const linBody = lin === null ? block([], EMPTY_LIN) : lin.tag === 'block' ? lin.block : block([], lin);
-  const { recompute, needed } = chooseResiduals(d.name, ctx, linBody, policy);
-
-  // Residual order: parameters first, then bindings in program order.
-  const types = new Map<string, Type>();
-  const order: string[] = [];
-  const note = (b: Binder) => {
-    types.set(b.name, b.type!);
-    order.push(b.name);
-  };
-  d.nlParams.forEach(note);
-  ctx.forEach((s) => (s.tag === 'let' ? s.nl : s.names).forEach(note));
-  const residuals = order.filter((n) => needed.has(n));
+  const { context, outs, residuals, linBody } = new Unzipper(d.name, defs, names, policy).halves(d.nlParams, d.body, d.nlResults.length);
   const tapeType = tupleType(
-    residuals.map((n) => types.get(n)!),
+    residuals.map((r) => r.type!),
     tapeName(unzipStem(d)),
   );
 
   const tape = names.fresh('tape');
-  const outs = d.nlResults.map(() => binder(names.fresh('y')));
   const fwdBody = block(
-    [
-      ...forwardContext(ctx, new Set(recompute), nl, residuals),
-      letS(outs, [], nl),
-      letS([binder(tape, tapeType)], [], { tag: 'tuple', linear: false, elems: residuals }),
-    ],
+    [...context, letS([binder(tape, tapeType)], [], { tag: 'tuple', linear: false, elems: residuals.map((r) => r.name) })],
     ret([...outs.map((b) => b.name), tape]),
   );
   const stem = unzipStem(d);
@@ -244,7 +287,7 @@ function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: Checkpoint
     linParams: d.linParams,
     nlResults: [],
     linResults: d.linResults,
-    body: block([unpackS(false, residuals.map((n) => binder(n, types.get(n))), tape), ...recompute, ...linBody.stmts], linBody.result),
+    body: block([unpackS(false, residuals, tape), ...linBody.stmts], linBody.result),
   };
   return [restoreLinearity(fwd), restoreLinearity(linDef)];
 }

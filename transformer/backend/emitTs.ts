@@ -279,7 +279,9 @@ class DefEmitter {
       else if (e.tag !== 'construct') out.push(f.createReturnStatement(this.leaf(e)));
       else {
         this.temps ??= new NameSupply(namesIn(this.def));
-        const names = [...e.nl, ...e.lin].map(() => this.temps!.fresh('result'));
+        // A construct in the def's result position returns what the def returns.
+        const count = this.def.nlResults.length + this.def.linResults.length;
+        const names = Array.from({ length: count }, () => this.temps!.fresh('result'));
         this.letDecl(out, names);
         this.construct(out, e, names);
         const value = names.length === 1 ? f.createIdentifier(names[0]) : f.createArrayLiteralExpression(names.map((n) => f.createIdentifier(n)));

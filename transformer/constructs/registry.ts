@@ -1,16 +1,19 @@
 // The construct registry: higher-order constructs (conditionals, loops, maps, scans) with their
 // rules side by side, as the primitive registry holds the primitives. Passes reach a construct
 // only through `constructRule` and hand it the operations it needs (types.ts); nothing here
-// imports a pass.
+// imports a pass. `CONSTRUCTS` maps every `ConstructName` to a complete `ConstructRule`, so
+// adding a name makes the compiler list the facets its record lacks.
 import { InternalError } from '../ir/syntax';
 import type { ConstructExpr, ConstructRule } from './types';
+import { cond } from './cond';
 
 export type { ConstructExpr, ConstructRule } from './types';
 
-/** Every construct by IR name (none yet: the conditional and loops arrive with control flow). */
-export const CONSTRUCTS: Readonly<Record<string, ConstructRule>> = Object.freeze({});
+export type ConstructName = 'cond';
 
-export const isConstruct = (op: string): boolean => Object.prototype.hasOwnProperty.call(CONSTRUCTS, op);
+export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ cond });
+
+export const isConstruct = (op: string): op is ConstructName => Object.prototype.hasOwnProperty.call(CONSTRUCTS, op);
 
 export function constructRule(e: ConstructExpr, pass: string): ConstructRule {
   if (!isConstruct(e.op)) throw new InternalError(`${pass}: unknown construct ${e.op}`);

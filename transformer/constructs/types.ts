@@ -3,6 +3,10 @@
 // beside the primitive records. A rule never imports a pass: each pass hands the rule a record
 // of the operations it needs to recurse into bodies (the pattern of Futhark's `VjpOps`), so the
 // passes stay generic and the construct modules stay leaves of the import graph.
+//
+// Bodies are closed (JAX's closed sub-jaxprs): a body reads only its parameters, so a rule can
+// move a body between functions (U puts one half in f.fwd and the other in f.lin) without
+// looking inside it.
 import type * as ts from 'typescript';
 import type { Builder } from '../ir/build';
 import type { Binder, Expr, Lambda, Type } from '../ir/syntax';
@@ -17,12 +21,22 @@ export interface Sides<T> {
   readonly lin: readonly T[];
 }
 
+/** How many results of each sort. */
+export interface Counts {
+  readonly nl: number;
+  readonly lin: number;
+}
+
 /** What the checker offers a type rule. */
 export interface CheckOps {
-  /** Checks a body whose parameters have these types (linearity included); its result types. */
+  /**
+   * Checks a body whose parameters have these types as a closed scope of its own (linearity
+   * included: each linear parameter used exactly once, each non-linear one at least once, no
+   * variable of the enclosing function read); its result types.
+   */
   typeBody(body: Lambda, params: Sides<Type>): Sides<Type>;
-  /** Reports a type error at the construct. */
-  fail(message: string): never;
+  /** Reports a type error at the construct; the rule goes on with its best guess. */
+  error(message: string): void;
 }
 
 /** What the interpreter offers: running a body charges its work to the program's counter. */
@@ -34,28 +48,37 @@ export interface InterpOps {
 export interface JvpOps {
   readonly b: Builder;
   typeOf(name: string): Type;
+  /** The tangent of a primal variable: a linear variable, or null for a symbolic zero. */
   tangentOf(name: string): Tangent;
-  /** J of a non-linear body `(p̄ ;) -> (r̄ ;)`: `(p̄ ; ṗ̄) -> (r̄ ; ṙ̄)`, every tangent materialised. */
+  /** J of a non-linear body `(p̄ ;) -> (r̄ ;)`: `(p̄ ; p̄_dot) -> (r̄ ; r̄_dot)`, every tangent materialised. */
   jvpBody(body: Lambda): Lambda;
+}
+
+/** The two halves of a mixed body (ops.unzipBody). */
+export interface UnzippedBody {
+  /** `(p̄ ;) -> (r̄, s̄ ;)`: the body's non-linear results, then its residuals; its result is a `ret`. */
+  readonly primal: Lambda;
+  /** `(s̄ ; ṗ̄) -> (; ṙ̄)`: the body's linear results from its residuals (typed parameters). */
+  readonly tangent: Lambda;
+  /** The residuals' types, in order. */
+  readonly residuals: readonly Type[];
 }
 
 /** What U offers: the split of a mixed body into its non-linear and linear halves. */
 export interface UnzipOps {
   readonly b: Builder;
-  typeOf(name: string): Type;
-  /**
-   * U of a body `(p̄ ; ṗ̄) -> (r̄ ; ṙ̄)`: `primal (p̄ ;) -> (r̄, residuals ;)` and
-   * `tangent (residuals ; ṗ̄) -> (; ṙ̄)`.
-   */
-  unzipBody(body: Lambda): { readonly primal: Lambda; readonly tangent: Lambda; readonly residuals: readonly Type[] };
+  unzipBody(body: Lambda): UnzippedBody;
 }
 
 /** What T offers: the transpose of a linear body. */
 export interface TransposeOps {
   readonly b: Builder;
   typeOf(name: string): Type;
-  /** T of a linear body `(ū ; v̇̄) -> (; ẇ̄)`: `(ū ; w̄_bar) -> (; v̄_bar)`. */
-  transposeBody(body: Lambda): Lambda;
+  /**
+   * T of a linear body `(ū ; v̇̄) -> (; ẇ̄)` whose results have `resultTypes`:
+   * `(ū ; w̄_bar) -> (; v̄_bar)`, every cotangent materialised.
+   */
+  transposeBody(body: Lambda, resultTypes: readonly Type[]): Lambda;
 }
 
 /** What the TypeScript backend offers: statements for a body, results assigned to given names. */
@@ -71,16 +94,28 @@ export interface EmitTsOps {
 /** Everything about one construct; the registry's record type makes the compiler list what is missing. */
 export interface ConstructRule {
   readonly name: string;
+  /** How many results of each sort, given the same for a body (no types needed: passes name results). */
+  readonly arity: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => Counts;
   /** Result types from the operand types (bodies typed through `ops`). */
   readonly typeRule: (ops: CheckOps, e: ConstructExpr, operands: Sides<Type>) => Sides<Type>;
   /** Reference semantics for the interpreter (the cost model counts the bodies it runs). */
   readonly impl: (ops: InterpOps, e: ConstructExpr, operands: Sides<Value>) => Sides<Value>;
-  /** Emits J of the construct bound to `results`; returns their tangents. */
+  /**
+   * Emits J of a non-linear construct into `ops.b`, binding its primal results to `results`
+   * (typed binders); returns their tangents.
+   */
   readonly jvp: (ops: JvpOps, e: ConstructExpr, results: readonly Binder[]) => readonly Tangent[];
-  /** Emits the non-linear half into `ops.b`; returns the linear half as an expression over its residuals. */
+  /**
+   * Emits the non-linear half of a mixed construct into `ops.b`, binding its non-linear results
+   * to `results.nl`; returns the linear half, an expression whose linear results are
+   * `results.lin`'s, reading only non-linear variables bound by the non-linear half (residuals).
+   */
   readonly unzip: (ops: UnzipOps, e: ConstructExpr, results: Sides<Binder>) => Expr;
-  /** Emits the transpose of a linear construct given its results' cotangents; returns the operands' cotangents. */
-  readonly transpose: (ops: TransposeOps, e: ConstructExpr, cotangents: readonly string[]) => readonly Tangent[];
-  /** TypeScript statements computing the construct into the variables `into`. */
+  /**
+   * Emits the transpose of a linear construct into `ops.b`, given its results' cotangents
+   * (null: a symbolic zero) and types; returns one cotangent per linear operand.
+   */
+  readonly transpose: (ops: TransposeOps, e: ConstructExpr, cotangents: readonly Tangent[], resultTypes: readonly Type[]) => readonly Tangent[];
+  /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */
   readonly emitTs: (ops: EmitTsOps, e: ConstructExpr, into: readonly string[]) => ts.Statement[];
 }

@@ -8,12 +8,13 @@
 // The walk keeps its own stack of open blocks and pending statements (no recursion per statement
 // or per nested block), and messages start with the `file:line:col` the parser recorded for the statement or
 // binder they are about.
-import { Binder, Block, Expr, ExprOf, FnDef, InternalError, IrError, Program, Stmt, Type, typeEquals, tupleType, REAL, literalType } from './syntax';
+import { Binder, Block, Expr, ExprOf, FnDef, InternalError, IrError, Lambda, Program, Stmt, Type, typeEquals, tupleType, REAL, literalType } from './syntax';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import { printType } from './printType';
 import { ScopeStack } from './scopeStack';
 import { calleesOf } from './traverse';
-import { constructRule } from '../constructs/registry';
+import { CONSTRUCTS, isConstruct } from '../constructs/registry';
+import type { CheckOps, ConstructExpr, Sides } from '../constructs/types';
 import { namedTypeId } from './typeIds';
 import { SourcePos, posOf, posText, samePos } from './positions';
 
@@ -64,6 +65,8 @@ interface Result {
   /** Does the expression read any linear variable (Linear B restriction 2)? */
   readonly readsLinear: boolean;
   readonly expr: Expr;
+  /** Its results are unknown (an error was reported): binders take their annotations. */
+  readonly failed?: boolean;
 }
 
 /** A vector-space type: reals and tuples of them (booleans have no linear counterpart). */
@@ -74,7 +77,9 @@ export function isVectorType(t: Type): boolean {
 const posOfVar = (v: VarInfo): SourcePos | undefined => posOf(v.binder) ?? posOf(v.at);
 
 class DefChecker {
-  private readonly scope = new ScopeStack<VarInfo>();
+  private scope = new ScopeStack<VarInfo>();
+  /** The scopes outside the construct bodies being checked (a body sees none of them). */
+  private readonly outer: { readonly scope: ScopeStack<VarInfo>; readonly op: string }[] = [];
   constructor(
     private readonly def: FnDef,
     private readonly sigs: ReadonlyMap<string, Signature>,
@@ -104,7 +109,9 @@ class DefChecker {
   private use(name: string, linear: boolean, where: string): Type {
     const v = this.lookup(name);
     if (!v) {
-      this.error(`unbound variable ${name} in ${where}`);
+      const body = this.outer.find((o) => o.scope.find(name) !== undefined);
+      if (body) this.error(`a body of ${body.op} reads ${name}, which is bound outside it; bodies are closed: pass ${name} as an operand`);
+      else this.error(`unbound variable ${name} in ${where}`);
       return REAL;
     }
     v.uses++;
@@ -147,8 +154,10 @@ class DefChecker {
     const nlParams = d.nlParams.map((b) => this.bindParam(b, false));
     const linParams = d.linParams.map((b) => this.bindParam(b, true));
     const { result: r, block: body } = this.block(d.body);
-    this.expectTypes('results', r.nl, d.nlResults, 'non-linear');
-    this.expectTypes('results', r.lin, d.linResults, 'linear');
+    if (!r.failed) {
+      this.expectTypes('results', r.nl, d.nlResults, 'non-linear');
+      this.expectTypes('results', r.lin, d.linResults, 'linear');
+    }
     if (this.linearB && d.nlResults.length > 0 && d.linResults.length > 0) {
       this.error(`(Linear B) the function returns both non-linear and linear results; unzip it first`);
     }
@@ -255,7 +264,7 @@ class DefChecker {
             this.leafNode = undefined;
           }
           const block: Block = { stmts: k.out, result: r.expr };
-          const result: Result = { nl: r.nl, lin: r.lin, readsLinear: k.readsLinear || r.readsLinear, expr: r.expr };
+          const result: Result = { nl: r.nl, lin: r.lin, readsLinear: k.readsLinear || r.readsLinear, expr: r.expr, failed: r.failed };
           if (k.node === undefined) return { result, block };
           r = { ...result, expr: samePos(k.node, { tag: 'block', block }) };
         }
@@ -267,7 +276,7 @@ class DefChecker {
   private letBinders(e: LetStmt, rhs: Result): Binder[] {
     const desc = () => (e.nl.length + e.lin.length === 0 ? 'an expression statement' : `the right-hand side of let ${[...e.nl, ...e.lin].map((b) => b.name).join(', ')}`);
     this.linearBCheck(rhs, desc);
-    if (rhs.nl.length !== e.nl.length || rhs.lin.length !== e.lin.length) {
+    if (!rhs.failed && (rhs.nl.length !== e.nl.length || rhs.lin.length !== e.lin.length)) {
       this.error(
         `let ${[...e.nl.map((b) => b.name), ';', ...e.lin.map((b) => b.name)].join(' ')} binds ${e.nl.length} non-linear and ${e.lin.length} linear names, but the right-hand side returns ${rhs.nl.length} and ${rhs.lin.length}`,
       );
@@ -369,9 +378,73 @@ class DefChecker {
         return { nl: [], lin: [t, t], readsLinear: true, expr: e };
       }
       case 'construct':
-        throw new InternalError(`check: construct ${constructRule(e, 'check').name} has no rule`);
+        return this.construct(e);
       default:
         throw new InternalError(`check: ${e.tag} is not a leaf`);
+    }
+  }
+
+  /** The result types of a construct whose operands have the given types (see `constructResultTypes`). */
+  typeConstruct(e: ConstructExpr, typeOf: (name: string) => Type): Sides<Type> {
+    [...e.nl, ...e.lin].forEach((n, i) => {
+      if (!this.lookup(n)) this.push({ name: n }, typeOf(n), i >= e.nl.length);
+    });
+    const r = this.construct(e);
+    return { nl: r.nl, lin: r.lin };
+  }
+
+  /**
+   * A construct: operands are uses in this scope; the rule types the bodies through `typeBody`,
+   * each checked as a closed scope. The annotated copy carries the annotated bodies.
+   */
+  private construct(e: ConstructExpr): Result {
+    const nl = e.nl.map((n) => this.use(n, false, `a non-linear operand of ${e.op}`));
+    const lin = e.lin.map((n) => this.use(n, true, `a linear operand of ${e.op}`));
+    const readsLinear = e.lin.length > 0 || this.readsLinearAt(e.nl);
+    if (!isConstruct(e.op)) {
+      this.error(`unknown construct ${e.op}`);
+      return { nl: [], lin: [], readsLinear, expr: e, failed: true };
+    }
+    const annotated = new Map<Lambda, Lambda>();
+    const ops: CheckOps = {
+      typeBody: (body, params) => {
+        const r = this.typeBody(e, body, params);
+        annotated.set(body, r.body);
+        return r.types;
+      },
+      error: (message) => this.error(message, posOf(e) ?? this.here()),
+    };
+    const types = CONSTRUCTS[e.op].typeRule(ops, e, { nl, lin });
+    const expr = samePos(e, { ...e, bodies: e.bodies.map((l) => annotated.get(l) ?? l) });
+    return { nl: types.nl, lin: types.lin, readsLinear, expr };
+  }
+
+  /** Checks a body in a scope of its own: only its parameters are visible. */
+  private typeBody(e: ConstructExpr, l: Lambda, params: Sides<Type>): { types: Sides<Type>; body: Lambda } {
+    const at = { stmt: this.stmt, leaf: this.leafNode };
+    if (l.nlParams.length !== params.nl.length || l.linParams.length !== params.lin.length) {
+      this.error(
+        `a body of ${e.op} takes ${l.nlParams.length} non-linear and ${l.linParams.length} linear parameter(s), but is given ${params.nl.length} and ${params.lin.length}`,
+        posOf(e) ?? this.here(),
+      );
+    }
+    this.outer.push({ scope: this.scope, op: e.op });
+    this.scope = new ScopeStack<VarInfo>();
+    // Messages about a parameter without a position of its own point at the construct.
+    this.stmt = e;
+    this.leafNode = undefined;
+    try {
+      const nlParams = l.nlParams.map((b, i) => this.bindLocal(b, params.nl[i] ?? b.type, false));
+      const linParams = l.linParams.map((b, i) => this.bindLocal(b, params.lin[i] ?? b.type, true));
+      const { result, block } = this.block(l.body);
+      this.stmt = e;
+      this.leafNode = undefined;
+      this.pop(this.scope.size);
+      return { types: { nl: result.nl, lin: result.lin }, body: { nlParams, linParams, body: block } };
+    } finally {
+      this.scope = this.outer.pop()!.scope;
+      this.stmt = at.stmt;
+      this.leafNode = at.leaf;
     }
   }
 
@@ -432,6 +505,20 @@ function run(p: Program, opts: CheckOptions): { errors: string[]; program: Progr
   }
   for (const n of linearB) if (!sigs.has(n)) errors.push(`Linear B check requested for unknown function ${n}`);
   return { errors, program: { ...p, defs } };
+}
+
+/**
+ * The result types of a construct in a well-typed def, from its operands' types and the
+ * callees' signatures alone: its bodies are closed, so nothing else can matter. For passes that
+ * meet a construct whose results no binder names (in a block's result position).
+ */
+export function constructResultTypes(e: ConstructExpr, typeOf: (name: string) => Type, defs: ReadonlyMap<string, FnDef>): Sides<Type> {
+  const sigs = new Map([...defs].map(([n, d]) => [n, signatureOf(d)] as const));
+  const errors: string[] = [];
+  const host: FnDef = { name: `${e.op} (a construct)`, nlParams: [], linParams: [], nlResults: [], linResults: [], body: { stmts: [], result: e } };
+  const types = new DefChecker(host, sigs, false, errors).typeConstruct(e, typeOf);
+  if (errors.length > 0) throw new InternalError(`constructResultTypes: ${errors.join('; ')}`);
+  return types;
 }
 
 /** Every problem in the program, one message each (empty when well-typed). */

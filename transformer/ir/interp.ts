@@ -1,8 +1,9 @@
 // Reference interpreter for Linear A, counting work with the paper's cost model (notes §2.5):
 // a non-linear primitive costs 1, a linear primitive 1 per scalar of its result, drop(e) costs
 // W(e) plus 1 per scalar it discards, a call costs its body, everything else is free.
-import { Block, Expr, FnDef, IrError, Program, Stmt, Type, InternalError } from './syntax';
+import { Block, Expr, FnDef, IrError, Lambda, Program, Stmt, Type, InternalError } from './syntax';
 import { constructRule } from '../constructs/registry';
+import type { InterpOps } from '../constructs/types';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import type { Scalar } from '../prims/types';
 import { printType } from './printType';
@@ -91,7 +92,7 @@ class Machine {
     return d;
   }
 
-  private enter(d: FnDef, nl: Value[], lin: Value[]): Env {
+  private enter(d: Lambda, nl: Value[], lin: Value[]): Env {
     const env = new Env();
     d.nlParams.forEach((b, i) => env.bind(b.name, nl[i]));
     d.linParams.forEach((b, i) => env.bind(b.name, lin[i]));
@@ -100,7 +101,19 @@ class Machine {
 
   /** Returns [non-linear results, linear results]. */
   callFn(name: string, nl: Value[], lin: Value[]): Value[][] {
-    const d = this.def(name);
+    return this.run(this.def(name), nl, lin);
+  }
+
+  /** What a construct's rule may ask: running one of its bodies (one JavaScript frame per nesting level). */
+  private readonly ops: InterpOps = {
+    runBody: (body, args) => {
+      const [nl, lin] = this.run(body, [...args.nl], [...args.lin]);
+      return { nl, lin };
+    },
+  };
+
+  /** Runs a def's or a construct body's block with its parameters bound. */
+  private run(d: Lambda, nl: Value[], lin: Value[]): Value[][] {
     let env = this.enter(d, nl, lin);
     const konts: Kont[] = [{ k: 'block', block: d.body, i: 0 }];
     for (;;) {
@@ -194,8 +207,11 @@ class Machine {
         const v = env.lookup(e.name);
         return [[], [v, v]];
       }
-      case 'construct':
-        throw new InternalError(`interp: construct ${constructRule(e, 'interp').name} has no rule`);
+      case 'construct': {
+        const operands = { nl: e.nl.map((n) => env.lookup(n)), lin: e.lin.map((n) => env.lookup(n)) };
+        const r = constructRule(e, 'interp').impl(this.ops, e, operands);
+        return [[...r.nl], [...r.lin]];
+      }
       default:
         throw new InternalError(`interp: ${e.tag} is not a leaf`);
     }

@@ -14,7 +14,7 @@
 import { Binder, Block, Expr, FnDef, IrError, Lambda, Program, Role, RoleKind, ROLE_KINDS, Stmt, Type, REAL, BOOL, STR, tupleType } from './syntax';
 import { isPrim, isLinPrim } from '../prims/registry';
 import { ScopeStack } from './scopeStack';
-import { SourcePos, setPos } from './positions';
+import { SourcePos, samePos, setPos } from './positions';
 
 interface Token {
   readonly kind: 'name' | 'num' | 'str' | 'punct' | 'eof';
@@ -429,8 +429,9 @@ class Parser {
     this.expect('{');
     const b: OpenBlock = { stmts: [], pushed: 0, params: { nl: [], lin: [] } };
     this.block = b;
-    for (const p of nl0) b.params!.nl.push(this.bind(p, false));
-    for (const p of lin0) b.params!.lin.push(this.bind(p, true));
+    // A parameter renamed apart keeps its position (messages about it point at it).
+    for (const p of nl0) b.params!.nl.push(samePos(p, this.bind(p, false)));
+    for (const p of lin0) b.params!.lin.push(samePos(p, this.bind(p, true)));
     return b;
   }
 

@@ -1,0 +1,16 @@
+// cond in TypeScript: the results are `let` variables the caller declared; each branch is a
+// JavaScript block binding its parameters and assigning them.
+//
+//   let y1, y2;
+//   if (p) { const a = x; …then…; y1 = …; y2 = …; } else { const a_1 = x; …else…; y1 = …; y2 = …; }
+import type * as ts from 'typescript';
+import type { ConstructExpr, EmitTsOps } from '../types';
+import { ELSE, THEN, condNames } from './operands';
+
+export function condEmitTs(ops: EmitTsOps, e: ConstructExpr, into: readonly string[]): ts.Statement[] {
+  const f = ops.factory;
+  const { pred, args } = condNames(e);
+  const values = [...args.nl, ...args.lin];
+  const branch = (k: number) => f.createBlock(ops.emitBody(e.bodies[k], values.map((n) => ops.ref(n)), into), true);
+  return [f.createIfStatement(ops.ref(pred), branch(THEN), branch(ELSE))];
+}

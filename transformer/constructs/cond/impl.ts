@@ -1,0 +1,15 @@
+// Evaluating cond:
+//
+//   ⟦cond(p, x̄ ; ẋ̄)[then, else]⟧ = ⟦then⟧(x̄ ; ẋ̄) if p, else ⟦else⟧(x̄ ; ẋ̄)
+//   W(cond(…)) = W(the body that runs)
+//
+// Only the taken body runs and is charged. Work now depends on a non-linear value (p), never on
+// a linear one (notes §2.4, Thm 4.1 weakened for control flow).
+import type { Value } from '../../ir/interp';
+import type { ConstructExpr, InterpOps, Sides } from '../types';
+import { ELSE, THEN, condParts } from './operands';
+
+export function condImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Value>): Sides<Value> {
+  const { pred, args } = condParts(e, operands);
+  return ops.runBody(e.bodies[pred === true ? THEN : ELSE], args);
+}

@@ -1,0 +1,22 @@
+// cond: `let (ȳ ; ẏ̄) = cond(p, x̄ ; ẋ̄) [|ā: τ̄ ; ȧ: σ̄| { then }, |ā: τ̄ ; ȧ: σ̄| { else }]`.
+// nl[0] is the bool predicate; the other operands are the parameters of whichever body runs.
+// Bodies are closed (JAX's cond with closed sub-jaxprs): they read only their parameters.
+import type { ConstructRule } from '../types';
+import { condTypeRule } from './typeRule';
+import { condImpl } from './impl';
+import { condJvp } from './jvp';
+import { condUnzip } from './unzip';
+import { condTranspose } from './transpose';
+import { condEmitTs } from './emitTs';
+
+export const cond: ConstructRule = {
+  name: 'cond',
+  // Both bodies return the same results (the type rule checks it): count the first.
+  arity: (e, bodyArity) => (e.bodies.length > 0 ? bodyArity(e.bodies[0]) : { nl: 0, lin: 0 }),
+  typeRule: condTypeRule,
+  impl: condImpl,
+  jvp: condJvp,
+  unzip: condUnzip,
+  transpose: condTranspose,
+  emitTs: condEmitTs,
+};
