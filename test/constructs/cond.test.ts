@@ -19,6 +19,7 @@ import { inlineProgram } from '../../transformer/ad/inline';
 import { eraseProgram } from '../../transformer/ad/erase';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';
 import { gradOf, hvpOf, jvpOf, linearizeOf, transposeOf, valueAndGradOf, vjpOf } from '../gen/drivers';
+import { main } from '../../transformer/plugin/cli';
 
 const source = fs.readFileSync(path.join(__dirname, '../../examples/ir/cond.lina'), 'utf8');
 const program = () => parseProgram(source, 'cond.lina');
@@ -112,6 +113,14 @@ describe('checker', () => {
       ['t.lina:3:3: in f: a body of cond takes 2 non-linear and 0 linear parameter(s), but is given 1 and 0'],
     ],
     ['an unknown construct', wrap('  drop(y)\n  probe(x) []'), ['t.lina:3:3: in f: unknown construct probe']],
+    [
+      'a parameter annotated with another type than its operand',
+      wrap('  let p = lt(x, y)\n  cond(p, x) [|a: bool ;| {\n    drop(a)\n    (x ;)\n  }, |a: real ;| {\n    (a ;)\n  }]'),
+      [
+        't.lina:3:16: in f: a is annotated bool but bound to a value of type real',
+        't.lina:5:5: in f: a body of cond reads x, which is bound outside it; bodies are closed: pass x as an operand',
+      ],
+    ],
   ])('rejects %s', (_, src, messages) => {
     expect(errorsOf(src)).toEqual(messages);
   });
@@ -237,27 +246,25 @@ describe('derivatives against central differences', () => {
 });
 
 describe('unzipping', () => {
-  test('the branches of f have different residuals: slots for both, p saved, the other branch padded and dropped', () => {
+  test('the branches of f have different residuals: shared slots, p saved, the slots a branch does not use padded and dropped', () => {
     const { program: p, fwd, lin } = linearizeOf(program(), 'f');
     const fwdDef = findDef(p, fwd);
     const tape = fwdDef.nlResults[1] as Extract<Type, { tag: 'tuple' }>;
-    // p, then the then-branch's residuals (b, sin a, cos a), then the else-branch's (a).
-    expect(tape.elems.map((t) => t.tag)).toEqual(['bool', 'real', 'real', 'real', 'real']);
+    // p, then the then-branch's residuals (b, sin a, cos a); the else-branch's (a) shares b's slot.
+    expect(tape.elems.map((t) => t.tag)).toEqual(['bool', 'real', 'real', 'real']);
     const [nlCond] = constructsIn(fwdDef);
     expect(nlCond.lin).toEqual([]);
     const [linCond] = constructsIn(findDef(p, lin));
-    expect(linCond.nl.length).toBe(5);
+    expect(linCond.nl.length).toBe(4);
     expect(linCond.lin.length).toBe(2);
-    // Each linear branch drops the other branch's slots.
+    // Each linear branch drops the slots it does not use.
     const drops = linCond.bodies.map((l) => l.body.stmts.filter((s) => s.tag === 'let' && s.rhs.tag === 'drop').length);
-    expect(drops).toEqual([1, 3]);
+    expect(drops).toEqual([0, 2]);
     // The tape holds the predicate: the same tape replays the branch it was taken in.
     const tapeThen = evalFn(p, fwd, [1, 2]).nl[1] as Value[];
     const tapeElse = evalFn(p, fwd, [3, 2]).nl[1] as Value[];
-    expect(tapeThen[0]).toBe(true);
-    expect(tapeElse[0]).toBe(false);
-    expect(tapeThen[4]).toBe(0);
-    expect(tapeElse.slice(1, 4)).toEqual([0, 0, 0]);
+    expect(tapeThen).toEqual([true, 2, Math.sin(1), Math.cos(1)]);
+    expect(tapeElse).toEqual([false, 3, 0, 0]);
     expect(evalFn(p, lin, [tapeThen], [1, 0]).lin).toEqual([2 * Math.cos(1)]);
     expect(evalFn(p, lin, [tapeElse], [1, 0]).lin).toEqual([6]);
   });
@@ -275,10 +282,10 @@ describe('unzipping', () => {
     expect(padded.slice(1).map(([, v]) => v)).toEqual(expect.arrayContaining([false, [0]]));
   });
 
-  test('W(fwd) + W(lin) = W(jvp) + the scalars of the untaken branch\'s slots (their drop)', () => {
+  test('W(fwd) + W(lin) = W(jvp) + the scalars of the slots the taken branch does not use (their drop)', () => {
     for (const [x, untaken] of [
-      [[1, 2], 1],
-      [[3, 2], 3],
+      [[1, 2], 0],
+      [[3, 2], 2],
     ] as const) {
       const { program: p, fwd, lin } = linearizeOf(program(), 'f');
       const r = evalFn(p, fwd, [...x]);
@@ -434,6 +441,16 @@ describe('the generic passes on bodies', () => {
     }
   });
 
+  test('restoreLinearity treats each body as its own scope: a tangent used twice in a body is dupped there', () => {
+    const { program: p, jvp } = jvpOf(program(), 'f');
+    const [c] = constructsIn(findDef(p, jvp));
+    const els = c.bodies[1];
+    const first = els.body.stmts[0];
+    // else: a·a uses a's tangent twice; the dup is the body's first statement, on its own parameter.
+    expect(first.tag === 'let' && first.rhs.tag === 'dup' && first.rhs.name).toBe(els.linParams[0].name);
+    expect(c.bodies[0].body.stmts.some((s) => s.tag === 'let' && s.rhs.tag === 'dup')).toBe(false);
+  });
+
   test('a cond of constants has zero tangents: J keeps it as it is', () => {
     const src = `def c(x: real, q: bool ;) -> (real ;) {
   let one = 1
@@ -531,4 +548,33 @@ test('names stay unique per def through every pass (bodies included)', () => {
     visitDef(d, { bind: (b) => seen.push(b.name) });
     expect([d.name, new Set(seen).size]).toEqual([d.name, seen.length]);
   }
+});
+
+describe('the command line', () => {
+  const tsad = (...argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = main(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
+  const file = path.join(__dirname, '../../examples/ir/cond.lina');
+
+  test('tsad ir grad prints the documented gradients of f in each branch', () => {
+    expect(tsad('ir', 'grad', file, '--fn', 'f', '--at', '1,2')).toEqual({ code: 0, out: 'grad f(1, 2) = (1.0806046117362795, 0.8414709848078965)', err: '' });
+    expect(tsad('ir', 'grad', file, '--fn', 'f', '--at', '3,2')).toEqual({ code: 0, out: 'grad f(3, 2) = (6, 1)', err: '' });
+  });
+
+  test('the printed halves and transposes are programs the checker accepts', () => {
+    for (const argv of [
+      ['linearize', file, '--fn', 'h'],
+      ['linearize', file, '--fn', 'k', '--recompute', '--simplify'],
+      ['transpose', file, '--fn', 'l'],
+      ['grad', file, '--fn', 'k'],
+    ]) {
+      const r = tsad('ir', ...argv);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('cond(');
+      expect(typeErrors(parseProgram(r.out))).toEqual([]);
+    }
+  });
 });

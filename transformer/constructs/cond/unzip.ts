@@ -1,23 +1,27 @@
 // U of cond: the residuals of the two branches are unified into one list of slots.
 //
-// With U(then) = (then_N, then_L, s̄ : S̄) and U(else) = (else_N, else_L, t̄ : T̄) (ops.unzipBody):
+// With U(then) = (then_N, then_L, s̄ : S̄) and U(else) = (else_N, else_L, t̄ : T̄) (ops.unzipBody),
+// and slots r̄ : R̄ holding both branches' residuals:
 //
 //   U(let (ȳ ; ẏ̄) = cond(p, x̄ ; ẋ̄)[then, else]) =
-//     C:   let (ȳ, s̄, t̄) = cond(p, x̄)[
-//            |ā| { let (ȳ', s̄') = then_N(ā) in (ȳ', s̄', ⊥_T̄) },
-//            |ā| { let (ȳ', t̄') = else_N(ā) in (ȳ', ⊥_S̄, t̄') }]
-//     ė_L: let (; ẏ̄) = cond(p, s̄, t̄ ; ẋ̄)[
-//            |s̄, t̄ ; ȧ| { drop(t̄) ; then_L(s̄ ; ȧ) },
-//            |s̄, t̄ ; ȧ| { drop(s̄) ; else_L(t̄ ; ȧ) }]
+//     C:   let (ȳ, r̄) = cond(p, x̄)[
+//            |ā| { let (ȳ', s̄) = then_N(ā) in (ȳ', s̄ in its slots, ⊥ in the others) },
+//            |ā| { let (ȳ', t̄) = else_N(ā) in (ȳ', t̄ in its slots, ⊥ in the others) }]
+//     ė_L: let (; ẏ̄) = cond(p, r̄ ; ẋ̄)[
+//            |r̄ ; ȧ| { drop(the slots not then's) ; then_L(s̄ ; ȧ) },
+//            |r̄ ; ȧ| { drop(the slots not else's) ; else_L(t̄ ; ȧ) }]
 //
-// ⊥_τ is a placeholder of type τ built from literals (0, false, "", tuples of them), which the
-// cost model charges nothing for. The slots are a padded union tagged by p: the linear cond
-// reads p, so p is a residual too, and T branches on the saved predicate. Each linear branch
-// reads only its own slots; the other branch's are dropped (restoreLinearity writes the drops).
-// Work: W(C) + W(ė_L) = W(J cond) + the scalars of the untaken branch's slots (that drop).
+// The slots are a padded union tagged by p: the then branch's residuals in order, then each
+// else residual takes a slot of its type that the else branch has not taken yet, or a new one
+// (so a tape of g in each branch shares one slot). ⊥_τ is a placeholder of type τ built from
+// literals (0, false, "", tuples of them), which the cost model charges nothing for. The linear
+// cond reads p, so p is a residual too, and T branches on the saved predicate. Each linear
+// branch reads only its own slots; the others are dropped (restoreLinearity writes the drops).
+// Work: W(C) + W(ė_L) = W(J cond) + the scalars of the slots the taken branch does not use.
 import { InternalError, binder, construct, lambda, lit, ret, tuple } from '../../ir/syntax';
 import type { Binder, Block, Expr, Lambda, Type } from '../../ir/syntax';
 import { Builder } from '../../ir/build';
+import { structureId } from '../../ir/typeIds';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../types';
 import { condNames } from './operands';
 
@@ -35,31 +39,59 @@ function placeholder(b: Builder, t: Type): string {
   }
 }
 
-/** The primal half of branch k: its results, then every branch's slots (its own filled). */
-function paddedPrimal(ops: UnzipOps, halves: readonly UnzippedBody[], k: number, nlResults: number): Lambda {
-  const { primal } = halves[k];
-  const r = primal.body.result;
-  if (r.tag !== 'ret') throw new InternalError('cond: unzipBody must return a ret');
-  const b = new Builder(ops.b.names);
-  primal.body.stmts.forEach((s) => b.stmt(s));
-  const slots = halves.flatMap((h, j) => (j === k ? r.nl.slice(nlResults) : h.residuals.map((t) => placeholder(b, t))));
-  const body: Block = b.finish(ret([...r.nl.slice(0, nlResults), ...slots]));
-  return lambda(primal.nlParams, [], body);
+interface Slots {
+  readonly types: Type[];
+  /** Per branch, the slot of each of its residuals. */
+  readonly of: number[][];
 }
 
-/** The tangent half of branch k, taking every branch's slots (the others unused). */
-function paddedTangent(ops: UnzipOps, halves: readonly UnzippedBody[], k: number): Lambda {
-  const { tangent } = halves[k];
-  const params: Binder[] = halves.flatMap((h, j) => (j === k ? [...tangent.nlParams] : h.residuals.map((t) => binder(ops.b.fresh('unused'), t))));
-  return lambda(params, tangent.linParams, tangent.body);
+/** Each branch's residuals in slots of their types, a slot used at most once per branch. */
+function assignSlots(halves: readonly UnzippedBody[]): Slots {
+  const types: Type[] = [];
+  const of = halves.map((h) => {
+    const free = new Map<number, number[]>();
+    types.forEach((t, i) => {
+      const k = structureId(t);
+      free.set(k, [...(free.get(k) ?? []), i]);
+    });
+    return h.residuals.map((t) => {
+      const i = free.get(structureId(t))?.shift();
+      if (i !== undefined) return i;
+      types.push(t);
+      return types.length - 1;
+    });
+  });
+  return { types, of };
+}
+
+/** The primal half of branch k: its results, then the slots (its own residuals, placeholders elsewhere). */
+function paddedPrimal(ops: UnzipOps, h: UnzippedBody, slots: Slots, k: number, nlResults: number): Lambda {
+  const r = h.primal.body.result;
+  if (r.tag !== 'ret') throw new InternalError('cond: unzipBody must return a ret');
+  const b = new Builder(ops.b.names);
+  h.primal.body.stmts.forEach((s) => b.stmt(s));
+  const values: (string | undefined)[] = slots.types.map(() => undefined);
+  slots.of[k].forEach((slot, i) => (values[slot] = r.nl[nlResults + i]));
+  const filled = values.map((v, j) => v ?? placeholder(b, slots.types[j]));
+  const body: Block = b.finish(ret([...r.nl.slice(0, nlResults), ...filled]));
+  return lambda(h.primal.nlParams, [], body);
+}
+
+/** The tangent half of branch k, taking every slot (those not its own unused). */
+function paddedTangent(ops: UnzipOps, h: UnzippedBody, slots: Slots, k: number): Lambda {
+  const params: (Binder | undefined)[] = slots.types.map(() => undefined);
+  slots.of[k].forEach((slot, i) => (params[slot] = h.tangent.nlParams[i]));
+  const all = params.map((p, j) => p ?? binder(ops.b.fresh('unused'), slots.types[j]));
+  return lambda(all, h.tangent.linParams, h.tangent.body);
 }
 
 export function condUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder>): Expr {
   const { pred, args } = condNames(e);
   const halves = e.bodies.map((body) => ops.unzipBody(body));
-  const slots = halves.map((h, k) => h.residuals.map((t) => binder(ops.b.fresh(k === 0 ? 'then_res' : 'else_res'), t)));
-  const primal = halves.map((_, k) => paddedPrimal(ops, halves, k, results.nl.length));
-  ops.b.bind([...results.nl, ...slots.flat()], [], construct(e.op, [pred, ...args.nl], [], primal));
-  const tangent = halves.map((_, k) => paddedTangent(ops, halves, k));
-  return construct(e.op, [pred, ...slots.flat().map((s) => s.name)], args.lin, tangent);
+  const slots = assignSlots(halves);
+  const slotBinders = slots.types.map((t) => binder(ops.b.fresh('res'), t));
+  const primal = halves.map((h, k) => paddedPrimal(ops, h, slots, k, results.nl.length));
+  ops.b.bind([...results.nl, ...slotBinders], [], construct(e.op, [pred, ...args.nl], [], primal));
+  const tangent = halves.map((h, k) => paddedTangent(ops, h, slots, k));
+  return construct(e.op, [pred, ...slotBinders.map((s) => s.name)], args.lin, tangent);
 }
