@@ -40,3 +40,25 @@ def f(x: real ;) -> (real ;) {
   expect(evalFn(program, grad, [0]).nl[0]).toBe(0);
   expect(evalFn(program, grad, [2]).nl[0]).toBe(-0.25);
 });
+
+test('a select inside a cond body gets strong zeros too (each body is its own block)', () => {
+  const p = parseProgram(`
+def f(x: real ;) -> (real ;) {
+  let yes = true
+  let y = cond(yes, x) [|a: real ;| {
+    let zero = 0
+    let nz = ne(a, zero)
+    let one = 1
+    let r = div(one, a)
+    select(nz, r, zero)
+  }, |a: real ;| {
+    (a ;)
+  }]
+  (y ;)
+}`);
+  for (const simplify of [false, true]) {
+    const { program, grad } = gradOf(p, 'f', { simplify });
+    expect(evalFn(program, grad, [0]).nl[0]).toBe(0);
+    expect(evalFn(program, grad, [2]).nl[0]).toBe(-0.25);
+  }
+});

@@ -10,6 +10,7 @@
 // keeps the variant, so the backward pass of an untaken branch contributes exactly nothing.
 // Everything else is unchanged; on finite values the variant equals the original.
 import { Block, FnDef, Stmt } from '../ir/syntax';
+import { hasBodies, mapChildren } from '../ir/traverse';
 import { LIN_PRIMS } from '../prims/registry';
 
 /** Linear values, among the def body's statements, whose single use ends in a branch alternative. */
@@ -28,14 +29,32 @@ function branchOnly(body: Block): Set<string> {
 }
 
 export function strongZeroBranches(d: FnDef): FnDef {
-  const only = branchOnly(d.body);
-  if (only.size === 0) return d;
-  const stmts = d.body.stmts.map((s): Stmt => {
-    if (s.tag === 'let' && s.rhs.tag === 'lprim' && s.lin.length === 1 && only.has(s.lin[0].name)) {
+  const body = strongZeroBlock(d.body);
+  return body === d.body ? d : { ...d, body };
+}
+
+/** The pass on one block; each body a construct carries is its own (closed) block. */
+function strongZeroBlock(body: Block): Block {
+  const only = branchOnly(body);
+  let changed = false;
+  const stmts = body.stmts.map((s): Stmt => {
+    if (s.tag !== 'let') return s;
+    if (hasBodies(s.rhs)) {
+      const rhs = mapChildren(s.rhs, (l) => {
+        const inner = strongZeroBlock(l.body);
+        return inner === l.body ? l : { ...l, body: inner };
+      }, (e) => e);
+      if (rhs === s.rhs) return s;
+      changed = true;
+      return { ...s, rhs };
+    }
+    if (s.rhs.tag === 'lprim' && s.lin.length === 1 && only.has(s.lin[0].name)) {
       const variant = LIN_PRIMS[s.rhs.op].strongZero;
-      return variant ? { ...s, rhs: { ...s.rhs, op: variant } } : s;
+      if (!variant) return s;
+      changed = true;
+      return { ...s, rhs: { ...s.rhs, op: variant } };
     }
     return s;
   });
-  return { ...d, body: { ...d.body, stmts } };
+  return changed ? { ...body, stmts } : body;
 }

@@ -11,8 +11,7 @@ import { Builder, NameSupply, namesIn } from '../ir/build';
 import { annotateTypes } from '../ir/check';
 import { transposeProgram } from './transpose';
 import { derivedName, jvpName, role } from './names';
-import { Binder, Block, Expr, FnDef, Program, Role, Type, binder, block, call, drop, letS, nvar, ret, tangentType, tupleType, unpackS, zero as zeroE } from '../ir/syntax';
-import { constructRule } from '../constructs/registry';
+import { Binder, Block, Expr, FnDef, InternalError, Program, Role, Type, binder, block, call, drop, letS, nvar, ret, tangentType, tupleType, unpackS, zero as zeroE } from '../ir/syntax';
 import { PRIMS } from '../prims/registry';
 import type { Scalar } from '../prims/types';
 import { simplifyDef } from './simplify';
@@ -97,7 +96,8 @@ function convert(body: Block, ctx: Ctx, last: (leaf: Expr) => Block): Block {
     }
     const rhs = e.rhs;
     const out = e.nl[0]?.name;
-    if (rhs.tag === 'construct') constructRule(rhs, 'customJvp');
+    // The front end lowers no control flow into rules yet; a construct here is a bug upstream.
+    if (rhs.tag === 'construct') throw new InternalError(`customJvp: construct ${rhs.op} in a derivative rule`);
     switch (rhs.tag) {
       case 'lit':
         ctx.literals.set(out, rhs.value);

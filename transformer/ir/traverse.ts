@@ -87,15 +87,24 @@ export function bodiesOf(e: Expr): readonly Lambda[] {
 /** The expression inside `drop(e)`: evaluated in the enclosing scope, unlike a body. */
 export const innerOf = (e: Expr): Expr | undefined => (e.tag === 'drop' ? e.expr : undefined);
 
-/** Rebuilds an expression with its bodies (and a drop's inner expression) mapped. */
+/**
+ * Rebuilds an expression with its bodies (and a drop's inner expression) mapped; the expression
+ * itself when nothing changed, so callers can tell.
+ */
 export function mapChildren(e: Expr, body: (l: Lambda) => Lambda, inner: (e: Expr) => Expr = (x) => x): Expr {
   switch (e.tag) {
-    case 'block':
-      return { tag: 'block', block: body({ nlParams: NO_PARAMS, linParams: NO_PARAMS, body: e.block }).body };
-    case 'construct':
-      return { ...e, bodies: e.bodies.map(body) };
-    case 'drop':
-      return { tag: 'drop', expr: inner(e.expr) };
+    case 'block': {
+      const b = body({ nlParams: NO_PARAMS, linParams: NO_PARAMS, body: e.block }).body;
+      return b === e.block ? e : { tag: 'block', block: b };
+    }
+    case 'construct': {
+      const bodies = e.bodies.map(body);
+      return bodies.every((l, i) => l === e.bodies[i]) ? e : { ...e, bodies };
+    }
+    case 'drop': {
+      const x = inner(e.expr);
+      return x === e.expr ? e : { tag: 'drop', expr: x };
+    }
     default:
       return e;
   }
