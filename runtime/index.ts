@@ -7,7 +7,11 @@ export const TSAD_RUNTIME = true;
 
 // ---- types: tangents and cotangents have the shape of the primal ----
 
-/** The tangent (and cotangent) type of a differentiable value: same shape, numbers throughout. */
+/**
+ * The tangent (and cotangent) type of a differentiable value: same shape, numbers throughout.
+ * A constant (a boolean or string mode) has the tangent `undefined`: pass `undefined` in its
+ * place, and a pullback returns `undefined` there.
+ */
 export type Tangent<T> = T extends number
   ? number
   : T extends Float64Array
@@ -15,7 +19,7 @@ export type Tangent<T> = T extends number
     : T extends Float32Array
       ? Float32Array
       : T extends boolean | string | bigint | symbol | null | undefined
-        ? never
+        ? undefined
         : T extends readonly unknown[]
           ? { -readonly [K in keyof T]: Tangent<T[K]> }
           : T extends object

@@ -23,7 +23,7 @@ export function pick(x: number, which: string): number {
 export const d = grad(shaped);
 export const dn = grad(shaped, { wrt: [0, 'n'] });
 export const vg = valueAndGrad(pick);
-export const t = (x: number, which: string) => jvp(pick, [x, which], [1, '' as never]);
+export const t = (x: number, which: string) => jvp(pick, [x, which], [1, undefined]);
 export const p = (x: number, which: string) => vjp(pick, x, which)[1](1);
 `;
 
@@ -59,6 +59,27 @@ test('strings flow into calls and comparisons: valueAndGrad, jvp, vjp', () => {
   // pick(x, 'other') = (3x)^3 · 2, derivative 162 x^2.
   expect(m.t(0.5, 'other')[1]).toBeCloseTo(162 * 0.25, 12);
   expect(m.p(0.5, 'other')[0]).toBeCloseTo(162 * 0.25, 12);
+  // A constant's cotangent is undefined, as its tangent is.
+  expect(m.p(0.5, 'other')[1]).toBeUndefined();
+});
+
+test("a constant parameter's tangent and cotangent are typed undefined (never never)", () => {
+  const { compile } = require('./harness');
+  const r = compile(
+    `import { jvp, vjp } from 'tsad';
+/** @differentiable */
+export function gated(x: number, on: boolean, mode: string): number { return on && mode === 'square' ? x * x : x; }
+const [y, dy]: [number, number] = jvp(gated, [1.5, true, 'square'], [1, undefined, undefined]);
+const [, pullback] = vjp(gated, 1.5, true, 'square');
+const cts: [number, undefined, undefined] = pullback(1);
+// @ts-expect-error: a string parameter has no tangent but undefined
+jvp(gated, [1.5, true, 'square'], [1, undefined, 'fast']);
+export { y, dy, cts };
+`,
+    { throwOnError: false },
+  );
+  expect(r.typeErrors.map((d: any) => d.messageText)).toEqual([]);
+  expect(r.diagnostics).toEqual([]);
 });
 
 test('module-level constants are computed in place (expressions and objects too), with no tangent', () => {

@@ -98,6 +98,8 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         return f.createIdentifier(e.name);
       case 'number':
         return f.createNumericLiteral(e.value);
+      case 'undefined':
+        return f.createIdentifier('undefined');
       case 'index':
         return f.createElementAccessExpression(this.expr(e.of), e.index);
       case 'field':

@@ -23,7 +23,7 @@ export const planJvp: Planner = (req) => {
     params: ['primals', 'tangents'],
     body: checked(req.where, checks, [
       m.const([y, yDot], callDef(j.jvp, [...prim, ...tan])),
-      ret(array([m.fromIR(name(y), fn.result), m.fromIR(name(yDot), fn.result)])),
+      ret(array([m.fromIR(name(y), fn.result), m.tangentFromIR(name(yDot), fn.result)])),
     ]),
   };
 };

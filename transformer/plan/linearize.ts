@@ -14,7 +14,7 @@ export const planLinearize: Planner = (req) => {
   const tangentChecks = fn.params.map((p, i) => ({ label: `argument ${i + 1}`, path: p.name, value: dots[i], spec: specOf(p.shape, true) }));
   const fLin = func(dots, [
     { tag: 'check', where: `${req.where}'s linear function`, checks: tangentChecks },
-    ret(m.fromIR(callDef(l.lin, [name(tape), ...fn.params.map((p, i) => m.toIR(name(dots[i]), p.shape))]), fn.result)),
+    ret(m.tangentFromIR(callDef(l.lin, [name(tape), ...fn.params.map((p, i) => m.toIR(name(dots[i]), p.shape))]), fn.result)),
   ]);
   return {
     program: l.program,

@@ -63,6 +63,17 @@ export class Marshal {
     return { tag: 'object', fields: s.fields.map(([k, c], i) => [k, this.fromIR(index(e, i), c)] as const) };
   }
 
+  /**
+   * IR tangent or cotangent -> the user's: as `fromIR`, except that a constant (boolean or
+   * string) has the tangent `undefined`, not the IR's empty tuple.
+   */
+  tangentFromIR(e: PlanExpr, s: Shape): PlanExpr {
+    if (s.kind === 'boolean' || s.kind === 'string') return { tag: 'undefined' };
+    if (isScalarShape(s)) return e;
+    if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : array(s.elems.map((c, i) => this.tangentFromIR(index(e, i), c)));
+    return { tag: 'object', fields: s.fields.map(([k, c], i) => [k, this.tangentFromIR(index(e, i), c)] as const) };
+  }
+
   /** The k-th basis tangent of a shape, as an IR value. */
   basis(s: Shape, k: number): PlanExpr {
     let i = 0;

@@ -9,6 +9,8 @@ export type PlanExpr =
   /** A parameter or local of the wrapper. */
   | { readonly tag: 'name'; readonly name: string }
   | { readonly tag: 'number'; readonly value: number }
+  /** The tangent or cotangent of a constant (a boolean or string). */
+  | { readonly tag: 'undefined' }
   /** `of[index]` */
   | { readonly tag: 'index'; readonly of: PlanExpr; readonly index: number }
   /** `of.key` */

@@ -13,7 +13,7 @@ export const planVjp: Planner = (req) => {
   const pullback = func(['cotangent'], [
     { tag: 'check', where: `${req.where}'s pullback`, checks: [{ label: 'argument 1', path: 'cotangent', value: 'cotangent', spec: specOf(fn.result, true) }] },
     m.const(bars, callDef(v.bwd, [name(tape), m.toIR(name('cotangent'), fn.result)])),
-    ret(array(fn.params.map((p, i) => m.fromIR(name(bars[i]), p.shape)))),
+    ret(array(fn.params.map((p, i) => m.tangentFromIR(name(bars[i]), p.shape)))),
   ]);
   return {
     program: v.program,
