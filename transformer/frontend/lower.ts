@@ -5,7 +5,10 @@
 // diagnostic with a code; all problems of a function are collected before reporting.
 import type * as ts from 'typescript';
 import { Builder, NameSupply } from '../ir/build';
-import { FnDef, Role, binder, call, prim, ret, tuple, REAL, BOOL } from '../ir/syntax';
+import { FnDef, Role, binder, call, construct, lambda, prim, ret, tuple } from '../ir/syntax';
+import type { Block } from '../ir/syntax';
+import { freeVars } from '../ir/freeVars';
+import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape } from './shapes';
@@ -186,16 +189,16 @@ class AlreadyReported {}
 class FunctionLowering {
   private readonly t: typeof ts;
   /** Locals whose initializer failed (reading them is not a new problem). */
-  private readonly failed = new Set<ts.Symbol>();
+  private failed = new Set<ts.Symbol>();
   /** `let y;` before its first assignment (read before that is an error). */
-  private readonly unassigned = new Set<ts.Symbol>();
+  private unassigned = new Set<ts.Symbol>();
   private readonly checker: ts.TypeChecker;
-  private readonly env = new Map<ts.Symbol, Value>();
+  private env = new Map<ts.Symbol, Value>();
   private readonly supply = new NameSupply();
-  private readonly b = new Builder(this.supply);
+  private b = new Builder(this.supply);
   private readonly errors: TsadDiagnosticError[] = [];
-  /** Parts of tuples already unpacked in this (flat) body; control flow will need one map per block. */
-  private readonly unpacked = new Map<string, Value[]>();
+  /** Parts of tuples already unpacked in this block (each branch of a cond has its own copy). */
+  private unpacked = new Map<string, Value[]>();
   readonly origins = new Map<string, ts.Node>();
   private current: ts.Node | undefined;
   /** Module constants being inlined (a cycle is an error, not a hang). */
@@ -298,19 +301,188 @@ class FunctionLowering {
   }
 
   private block(body: ts.Block): Value | undefined {
-    const { t } = this;
-    let result: Value | undefined;
-    body.statements.forEach((s, i) => {
-      if (t.isReturnStatement(s)) {
-        if (i !== body.statements.length - 1) return this.guard(s, () => fail(1107, s, 'return must be the last statement of a differentiable function'));
-        if (!s.expression) return this.guard(s, () => fail(1107, s, 'a differentiable function must return a value'));
-        result = this.guard(s, () => this.returned(s.expression!));
-        return;
-      }
-      this.guard(s, () => this.statement(s));
-    });
+    const result = this.tail(body.statements);
     if (!result && this.errors.length === 0) fail(1107, body, 'a differentiable function must end with a return statement');
     return result;
+  }
+
+  /**
+   * Statements in tail position: they end the function (or a branch of an `if` that returns) and
+   * give its result, the value of the one return each path ends with.
+   *
+   * Early returns. An `if` with a `return` anywhere inside it ends the statement list here: the
+   * statements after it (`rest`) are appended to each of its branches that can fall through, and
+   * the `if` becomes a cond whose one result is the function's value. So
+   * `if (c) return a; REST` is `cond(c)[a, REST]`: the rest of the function is the else part, and
+   * a nested `if (d) return b;` inside a branch is the same rule one level down. This needs no
+   * result flag and no placeholder values, and only the path taken runs. The price: when both
+   * branches of such an `if` can fall through (`if (c) { if (d) return a; y = 1; } REST`), REST is
+   * lowered into both of them (code size, not run time; guard clauses and if/else chains that
+   * return in every branch never copy anything).
+   */
+  private tail(stmts: readonly ts.Statement[]): Value | undefined {
+    const { t } = this;
+    let result: Value | undefined;
+    for (let i = 0; i < stmts.length; i++) {
+      const s = stmts[i];
+      if (t.isReturnStatement(s)) {
+        if (i !== stmts.length - 1) {
+          this.guard(s, () => fail(1107, s, 'return must be the last statement of a differentiable function'));
+          continue;
+        }
+        if (!s.expression) {
+          this.guard(s, () => fail(1107, s, 'a differentiable function must return a value'));
+          continue;
+        }
+        result = this.guard(s, () => this.returned(s.expression!));
+        continue;
+      }
+      if (t.isIfStatement(s) && containsReturn(t, s)) {
+        const rest = stmts.slice(i + 1);
+        return this.guard(s, () => this.at(s, () => this.returningIf(s, rest)));
+      }
+      this.guard(s, () => this.statement(s));
+    }
+    return result;
+  }
+
+  /** `if (c) { …return a… } else { … }` followed by `rest`, in tail position: see `tail`. */
+  private returningIf(s: ts.IfStatement, rest: readonly ts.Statement[]): Value {
+    const { t } = this;
+    if (this.role !== undefined) fail(1101, s, 'an if statement is not supported in a derivative rule yet: write the value with ?: (both sides are computed)');
+    const pred = this.predicate(s.expression);
+    const arms = [s.thenStatement, s.elseStatement];
+    const returns = arms.map((arm) => arm !== undefined && alwaysReturns(t, statementsOf(t, arm)));
+    if (returns[0] && returns[1] && rest.length > 0) this.guard(rest[0], () => fail(1107, rest[0], 'this statement is never reached: every branch of the if before it returns'));
+    const errors = this.errors.length;
+    const lowered = arms.map((arm, k) =>
+      this.branch(() => {
+        const own = arm ? statementsOf(t, arm) : [];
+        const value = this.tail(returns[k] ? own : [...own, ...rest]);
+        if (!value && this.errors.length === errors) fail(1107, arm ?? s, 'a differentiable function must end with a return statement: this path reaches the end of the function without one');
+        return value;
+      }),
+    );
+    const [a, b] = lowered.map((l) => l.result);
+    if (!a || !b) throw new AlreadyReported();
+    this.conform(arms[1] ?? s, b, a.shape, 'the value returned on the else path');
+    const blocks = lowered.map((l) => l.scope.b.finish(ret([l.result!.name])));
+    return this.cond(pred, blocks, [a.shape], ['result'])[0];
+  }
+
+  /** `if` with no return inside: a cond whose results are the enclosing variables a branch assigns. */
+  private ifStatement(s: ts.IfStatement): void {
+    const { t } = this;
+    const pred = this.predicate(s.expression);
+    const arms = [s.thenStatement, s.elseStatement];
+    const lowered = arms.map((arm) =>
+      this.branch(() => {
+        if (arm) for (const x of statementsOf(t, arm)) this.guard(x, () => this.statement(x));
+      }),
+    );
+    // The variables of the enclosing scope that either branch assigns, in declaration order.
+    const outer = { env: this.env, unassigned: this.unassigned };
+    const joined: { sym: ts.Symbol; values: Value[] }[] = [];
+    for (const sym of [...outer.env.keys(), ...outer.unassigned]) {
+      if (lowered.some((l) => l.scope.failed.has(sym))) {
+        this.failed.add(sym);
+        continue;
+      }
+      const before = outer.env.get(sym);
+      const after = lowered.map((l) => (l.scope.unassigned.has(sym) ? undefined : l.scope.env.get(sym)));
+      if (after.every((v) => v?.name === before?.name)) continue;
+      // `let y;` assigned on one path only stays unassigned (reading it later is TSAD1115).
+      if (after.some((v) => v === undefined)) continue;
+      joined.push({ sym, values: after as Value[] });
+    }
+    const shapes = joined.map(({ sym, values }) => {
+      this.conform(s.elseStatement ?? s, values[1], values[0].shape, `the value of '${sym.name}' after the else branch`);
+      return values[0].shape;
+    });
+    const blocks = lowered.map((l, k) => l.scope.b.finish(ret(joined.map((j) => j.values[k].name))));
+    const outs = this.cond(pred, blocks, shapes, joined.map((j) => j.sym.name));
+    joined.forEach(({ sym }, i) => {
+      this.env.set(sym, outs[i]);
+      this.unassigned.delete(sym);
+    });
+  }
+
+  /** A condition of `if` or `?:`: a boolean (comparisons, &&, ||, !), never a number. */
+  private predicate(e: ts.Expression): Value {
+    const c = this.expr(e);
+    if (c.shape.kind !== 'boolean') {
+      const what = c.shape.kind === 'number' ? 'a number' : describeShape(c.shape);
+      fail(1116, e, `the condition is ${what}, not a boolean: a derivative cannot branch on the truthiness of a differentiable value`);
+    }
+    return c;
+  }
+
+  /**
+   * Runs `f` in a scope of its own (a branch): its own builder, and copies of the environment and
+   * of what is known about variables, so nothing it binds or assigns leaks into the enclosing scope.
+   */
+  private branch<T>(f: () => T): { result: T; scope: { b: Builder; env: Map<ts.Symbol, Value>; unassigned: Set<ts.Symbol>; failed: Set<ts.Symbol> } } {
+    const saved = { b: this.b, env: this.env, unassigned: this.unassigned, failed: this.failed, unpacked: this.unpacked };
+    const scope = { b: new Builder(this.supply), env: new Map(this.env), unassigned: new Set(this.unassigned), failed: new Set(this.failed), unpacked: new Map(this.unpacked) };
+    Object.assign(this, scope);
+    try {
+      return { result: f(), scope };
+    } finally {
+      Object.assign(this, saved);
+    }
+  }
+
+  /**
+   * `let (ȳ) = cond(p, x̄)[then, else]` from two blocks lowered in the enclosing scope's names.
+   * Bodies are closed: what a block reads from outside (its free variables) becomes an operand,
+   * after the predicate, and a parameter of each body, renamed inside it (names are unique in the
+   * function, so renaming every occurrence is exact).
+   */
+  private cond(pred: Value, blocks: Block[], shapes: readonly Shape[], hints: readonly string[]): Value[] {
+    const free = new Set<string>();
+    for (const blk of blocks) for (const n of freeVars(blk).nl) free.add(n);
+    const operands = [...free];
+    const bodies = blocks.map((blk) => {
+      const fresh = new Map(operands.map((n) => [n, this.supply.fresh(n)] as const));
+      const rename = (n: string) => fresh.get(n) ?? n;
+      const body = rewriteBlock(blk, { expr: (e) => renameOperands(e, rename), stmt: (st, emit) => emit(renameStmtOperands(st, rename)) });
+      return lambda(operands.map((n) => binder(fresh.get(n)!)), [], body);
+    });
+    const results = shapes.map((sh, i) => binder(this.supply.fresh(hints[i]), irType(sh)));
+    this.b.bind(results, [], construct('cond', [pred.name, ...operands], [], bodies));
+    return results.map((r, i) => ({ name: r.name, shape: shapes[i] }));
+  }
+
+  /**
+   * `c ? a : b`. A side that calls a function (a Math function or a marked function) makes it a
+   * cond, so only the side taken runs and is differentiated: such a side can be costly, and its
+   * derivative can be infinite or NaN where it is not taken (`x > 0 ? Math.log(x) : 0` at 0).
+   * Sides without calls (arithmetic on variables and literals, field access, nested cheap `?:`)
+   * stay a `select` of two scalars, both computed: that is cheaper than a branch, and strong zeros
+   * keep the untaken side's derivative out of the result (`x !== 0 ? 1 / x : 0` has derivative 0
+   * at 0). Tuples and objects, which `select` does not take, become a cond whose bodies return the
+   * sides already computed.
+   */
+  private conditional(e: ts.ConditionalExpression, hint?: string): Value {
+    const { t } = this;
+    const c = this.predicate(e.condition);
+    const sides = [e.whenTrue, e.whenFalse];
+    // In a derivative rule `c ? dx : dy` is a linear select of tangents (ad/customJvp.ts): always a select.
+    if (this.role !== undefined || !sides.some((side) => containsCall(t, side))) {
+      const [a, b2] = sides.map((side) => this.expr(side));
+      if (isScalarShape(a.shape) || isScalarShape(b2.shape) || this.role !== undefined) {
+        this.sameScalars(e, a, b2);
+        return this.op('select', [c, a, b2], hint, a.shape);
+      }
+      this.conform(e.whenFalse, b2, a.shape, 'the second side of ?:');
+      return this.cond(c, [a, b2].map((v) => ({ stmts: [], result: ret([v.name]) })), [a.shape], [hint ?? 'cond'])[0];
+    }
+    const lowered = sides.map((side) => this.branch(() => this.expr(side)));
+    const [a, b2] = lowered.map((l) => l.result);
+    if (isScalarShape(a.shape) || isScalarShape(b2.shape)) this.sameScalars(e, a, b2);
+    else this.conform(e.whenFalse, b2, a.shape, 'the second side of ?:');
+    const blocks = lowered.map((l) => l.scope.b.finish(ret([l.result.name])));
+    return this.cond(c, blocks, [a.shape], [hint ?? 'cond'])[0];
   }
 
   /** The returned expression; for a VJP rule, `[value, (ct) => [...cotangents]]`. */
@@ -370,7 +542,11 @@ class FunctionLowering {
     }
     if (t.isExpressionStatement(s)) return this.assignment(s.expression);
     if (t.isEmptyStatement(s)) return;
-    const what = t.isIfStatement(s) || t.isForStatement(s) || t.isWhileStatement(s) || t.isForOfStatement(s) || t.isDoStatement(s) || t.isSwitchStatement(s) ? 'control flow' : `a ${t.SyntaxKind[s.kind]}`;
+    if (t.isIfStatement(s)) {
+      if (this.role !== undefined) fail(1101, s, 'an if statement is not supported in a derivative rule yet: write the value with ?: (both sides are computed)');
+      return this.ifStatement(s);
+    }
+    const what = t.isIterationStatement(s, false) ? 'a loop' : t.isSwitchStatement(s) ? 'switch' : `a ${t.SyntaxKind[s.kind]}`;
     fail(1101, s, `${what} is not supported yet in differentiable functions`);
   }
 
@@ -574,14 +750,7 @@ class FunctionLowering {
       fail(1108, e, '++ and -- are statements here, not expressions');
     }
     if (t.isBinaryExpression(e)) return this.binary(e, hint);
-    if (t.isConditionalExpression(e)) {
-      const c = this.expr(e.condition);
-      if (c.shape.kind !== 'boolean') fail(1105, e.condition, 'the condition must be a boolean');
-      const a = this.expr(e.whenTrue);
-      const b2 = this.expr(e.whenFalse);
-      this.sameScalars(e, a, b2);
-      return this.op('select', [c, a, b2], hint, a.shape);
-    }
+    if (t.isConditionalExpression(e)) return this.conditional(e, hint);
     if (t.isPropertyAccessExpression(e)) return this.property(e, hint);
     if (t.isElementAccessExpression(e)) {
       const v = this.expr(e.expression);
@@ -779,4 +948,32 @@ function everyProblem(e: TsadDiagnosticError): TsadDiagnosticError[] {
 function finalReturn(tsApi: typeof ts, body: ts.Block): ts.Node {
   const last = body.statements[body.statements.length - 1];
   return last && tsApi.isReturnStatement(last) && last.expression ? last.expression : body;
+}
+
+/** The statements of an `if` branch: a block's, or the one statement written without braces. */
+function statementsOf(tsApi: typeof ts, s: ts.Statement): readonly ts.Statement[] {
+  return tsApi.isBlock(s) ? s.statements : [s];
+}
+
+/** True when a `return` occurs anywhere in a statement (not inside a nested function). */
+function containsReturn(tsApi: typeof ts, s: ts.Node): boolean {
+  if (tsApi.isReturnStatement(s)) return true;
+  if (tsApi.isFunctionLike(s) || tsApi.isClassLike(s)) return false;
+  return tsApi.forEachChild(s, (c) => (containsReturn(tsApi, c) ? true : undefined)) ?? false;
+}
+
+/** True when every path through the statements ends in a return. */
+function alwaysReturns(tsApi: typeof ts, stmts: readonly ts.Statement[]): boolean {
+  const last = stmts[stmts.length - 1];
+  if (!last) return false;
+  if (tsApi.isReturnStatement(last)) return true;
+  if (tsApi.isBlock(last)) return alwaysReturns(tsApi, last.statements);
+  return tsApi.isIfStatement(last) && last.elseStatement !== undefined && alwaysReturns(tsApi, statementsOf(tsApi, last.thenStatement)) && alwaysReturns(tsApi, statementsOf(tsApi, last.elseStatement));
+}
+
+/** True when an expression calls a function anywhere (not inside a nested function). */
+function containsCall(tsApi: typeof ts, e: ts.Node): boolean {
+  if (tsApi.isCallExpression(e)) return true;
+  if (tsApi.isFunctionLike(e)) return false;
+  return tsApi.forEachChild(e, (c) => (containsCall(tsApi, c) ? true : undefined)) ?? false;
 }

@@ -2,7 +2,7 @@
 import type { DiagnosticSpec } from './spec';
 
 export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
-  1101: { title: 'unsupported statement', hint: 'differentiable functions support const/let, assignments and one final return; control flow is not supported yet' },
+  1101: { title: 'unsupported statement', hint: 'differentiable functions support const/let, assignments, if/else and return; loops and switch are not supported yet' },
   1102: { title: 'unsupported expression', hint: 'use arithmetic, Math functions, tuples, objects and calls to differentiable functions' },
   1103: {
     title: 'call of a non-differentiable Math function',
@@ -35,4 +35,5 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
     hint: 'call derivative(f, rule) in the module that declares f, where f is a function declaration, a const arrow function or a method with a body',
   },
   1115: { title: 'variable read before it is assigned', hint: 'give the variable its value where it is declared (let y = ...), or assign it before reading it' },
+  1116: { title: 'condition is not a boolean', hint: 'compare explicitly: write if (x !== 0) or x > 0 ? a : b; a condition is a comparison, a boolean, or a combination of them' },
 };
