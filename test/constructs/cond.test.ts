@@ -60,7 +60,7 @@ describe('syntax', () => {
   });
 
   test('the registry holds cond with every facet', () => {
-    expect(Object.keys(CONSTRUCTS)).toEqual(['cond']);
+    expect(Object.keys(CONSTRUCTS)).toContain('cond');
     for (const facet of ['arity', 'typeRule', 'impl', 'jvp', 'unzip', 'transpose', 'emitTs'] as const) expect(typeof CONSTRUCTS.cond[facet]).toBe('function');
   });
 });

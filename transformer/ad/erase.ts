@@ -38,7 +38,7 @@ import { restoreLinearity } from './linearity';
 
 /** A name-safe spelling of a type: real r, bool b, tuple T…_ (so helper names are stable). */
 function typeCode(t: Type): string {
-  return t.tag === 'real' ? 'r' : t.tag === 'bool' ? 'b' : t.tag === 'str' ? 's' : `T${t.elems.map(typeCode).join('')}_`;
+  return t.tag === 'real' ? 'r' : t.tag === 'bool' ? 'b' : t.tag === 'str' ? 's' : t.tag === 'stack' ? `S${typeCode(t.elem)}_` : `T${t.elems.map(typeCode).join('')}_`;
 }
 
 class Eraser {

@@ -12,7 +12,8 @@ import { forEachOperand, namesIn } from '../ir/traverse';
 import { NameSupply } from '../ir/build';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import { constructRule } from '../constructs/registry';
-import type { ConstructExpr, EmitTsOps } from '../constructs/types';
+import type { ConstructExpr, Counts, EmitTsOps } from '../constructs/types';
+import { arityOf, defArity } from '../ir/arity';
 
 export interface EmitOptions {
   readonly factory: ts.NodeFactory;
@@ -23,6 +24,8 @@ export interface EmitOptions {
   readonly original?: (irName: string) => ts.Node | undefined;
   /** Source node per variable of a def, for statement-level source maps. */
   readonly originOf?: (irName: string, variable: string) => ts.Node | undefined;
+  /** Result counts of the defs a construct's body may end with a call to (emitDefs fills it from its defs). */
+  readonly calleeArity?: (irName: string) => Counts | undefined;
 }
 
 const NAMED_CONSTANTS = new Map<number, string>(
@@ -228,6 +231,8 @@ class DefEmitter {
         this.rollback(mark);
         return stmts;
       },
+      arity: (body) => arityOf(body.body.result, this.o.calleeArity ?? (() => undefined)),
+      fresh: (hint) => (this.temps ??= new NameSupply(namesIn(this.def))).fresh(hint),
     };
     out.push(...rule.emitTs(ops, e, into));
   }
@@ -340,8 +345,11 @@ export function mapTo(tsApi: typeof ts, generated: ts.Node, origin: ts.Node): vo
 }
 
 /** One function declaration per IR def, in the given order. */
-export function emitDefs(defs: readonly FnDef[], o: EmitOptions): ts.FunctionDeclaration[] {
-  const f = o.factory;
+export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.FunctionDeclaration[] {
+  const f = options.factory;
+  const byName = new Map(defs.map((d) => [d.name, d]));
+  const own = defArity(byName);
+  const o: EmitOptions = { ...options, calleeArity: (fn) => own(fn) ?? options.calleeArity?.(fn) };
   return defs.map((d) => {
     const statements: ts.Statement[] = [];
     new DefEmitter(o, d).run(d.body, 'return', statements);

@@ -6,12 +6,14 @@
 import { InternalError } from '../ir/syntax';
 import type { ConstructExpr, ConstructRule } from './types';
 import { cond } from './cond';
+import { loop } from './loop';
+import { at, push, stack } from './stack';
 
 export type { ConstructExpr, ConstructRule } from './types';
 
-export type ConstructName = 'cond';
+export type ConstructName = 'cond' | 'loop' | 'stack' | 'push' | 'at';
 
-export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ cond });
+export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ cond, loop, stack, push, at });
 
 export const isConstruct = (op: string): op is ConstructName => Object.prototype.hasOwnProperty.call(CONSTRUCTS, op);
 

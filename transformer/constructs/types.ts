@@ -42,6 +42,8 @@ export interface CheckOps {
 /** What the interpreter offers: running a body charges its work to the program's counter. */
 export interface InterpOps {
   runBody(body: Lambda, args: Sides<Value>): Sides<Value>;
+  /** How many results of each sort a body returns (a loop's carried values). */
+  arity(body: Lambda): Counts;
 }
 
 /** What J offers: the builder of the enclosing block, the tangents so far, and J of a body. */
@@ -50,8 +52,12 @@ export interface JvpOps {
   typeOf(name: string): Type;
   /** The tangent of a primal variable: a linear variable, or null for a symbolic zero. */
   tangentOf(name: string): Tangent;
-  /** J of a non-linear body `(p̄ ;) -> (r̄ ;)`: `(p̄ ; p̄_dot) -> (r̄ ; r̄_dot)`, every tangent materialised. */
-  jvpBody(body: Lambda): Lambda;
+  /**
+   * J of a non-linear body `(p̄ ;) -> (r̄ ;)`: `(p̄ ; p̄_dot) -> (r̄ ; r̄_dot)`, every tangent
+   * materialised. The first `constants` parameters (a loop's counter) get no tangent parameter:
+   * their tangents are symbolic zeros.
+   */
+  jvpBody(body: Lambda, constants?: number): Lambda;
 }
 
 /** The two halves of a mixed body (ops.unzipBody). */
@@ -89,6 +95,10 @@ export interface EmitTsOps {
   ref(name: string): ts.Expression;
   /** Statements running `body` with its parameters bound to `args`, assigning its results to `into`. */
   emitBody(body: Lambda, args: readonly ts.Expression[], into: readonly string[]): ts.Statement[];
+  /** How many results of each sort a body returns (a loop's carried values). */
+  arity(body: Lambda): Counts;
+  /** A JavaScript variable name unused in the def (a loop counter). */
+  fresh(hint: string): string;
 }
 
 /** Everything about one construct; the registry's record type makes the compiler list what is missing. */

@@ -3,6 +3,7 @@
 // W(e) plus 1 per scalar it discards, a call costs its body, everything else is free.
 import { Block, Expr, FnDef, IrError, Lambda, Program, Stmt, Type, InternalError } from './syntax';
 import { constructRule } from '../constructs/registry';
+import { arityOf, defArity } from './arity';
 import type { InterpOps } from '../constructs/types';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import type { Scalar } from '../prims/types';
@@ -110,6 +111,7 @@ class Machine {
       const [nl, lin] = this.run(body, [...args.nl], [...args.lin]);
       return { nl, lin };
     },
+    arity: (body) => arityOf(body.body.result, defArity(this.defs)),
   };
 
   /** Runs a def's or a construct body's block with its parameters bound. */
@@ -226,6 +228,8 @@ function conforms(v: Value, t: Type): boolean {
       return typeof v === 'boolean';
     case 'str':
       return typeof v === 'string';
+    case 'stack':
+      return Array.isArray(v) && v.every((x) => conforms(x, t.elem));
     case 'tuple':
       return Array.isArray(v) && v.length === t.elems.length && v.every((x, i) => conforms(x, t.elems[i]));
   }

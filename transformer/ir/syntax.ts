@@ -22,7 +22,13 @@ export type Type =
   /** Strings: constants that flow through code and are compared, never differentiated. */
   | { readonly tag: 'str' }
   /** `name` is only a display alias (a tape type such as `f.tape`); equality is structural. */
-  | { readonly tag: 'tuple'; readonly elems: readonly Type[]; readonly name?: string };
+  | { readonly tag: 'tuple'; readonly elems: readonly Type[]; readonly name?: string }
+  /**
+   * A run-time sized stack of values (a loop's per-iteration residuals, `constructs/stack/`):
+   * pushed in f.fwd, read by index in f.lin and f.bwd. Never differentiated: its tangent
+   * space is `<>`, like a boolean's.
+   */
+  | { readonly tag: 'stack'; readonly elem: Type };
 
 export const REAL: Type = { tag: 'real' };
 export const BOOL: Type = { tag: 'bool' };
@@ -30,6 +36,7 @@ export const STR: Type = { tag: 'str' };
 export const tupleType = (elems: readonly Type[], name?: string): Type =>
   name === undefined ? { tag: 'tuple', elems } : { tag: 'tuple', elems, name };
 export const UNIT: Type = tupleType([]);
+export const stackType = (elem: Type): Type => ({ tag: 'stack', elem });
 
 export interface Binder {
   readonly name: string;
@@ -174,7 +181,7 @@ export const binder = (name: string, type?: Type): Binder => (type ? { name, typ
 export function typeEquals(a: Type, b: Type): boolean {
   if (a === b) return true;
   if (a.tag !== b.tag) return false;
-  return a.tag !== 'tuple' || structureId(a) === structureId(b);
+  return (a.tag !== 'tuple' && a.tag !== 'stack') || structureId(a) === structureId(b);
 }
 
 /** The tangent (and cotangent) space of a type: booleans and strings have the zero-dimensional space `<>`. */
@@ -184,6 +191,7 @@ export function tangentType(t: Type): Type {
       return REAL;
     case 'bool':
     case 'str':
+    case 'stack':
       return UNIT;
     case 'tuple':
       return tupleType(t.elems.map(tangentType));
@@ -198,6 +206,9 @@ export function scalarCount(t: Type): number {
     case 'bool':
     case 'str':
       return 1;
+    case 'stack':
+      // A reference to the stack (dropping it is one unit, like dropping a boolean).
+      return 1;
     case 'tuple':
       return t.elems.reduce((n, e) => n + scalarCount(e), 0);
   }
@@ -210,6 +221,7 @@ export function realCount(t: Type): number {
       return 1;
     case 'bool':
     case 'str':
+    case 'stack':
       return 0;
     case 'tuple':
       return t.elems.reduce((n, e) => n + realCount(e), 0);

@@ -18,26 +18,13 @@
 // cond reads p, so p is a residual too, and T branches on the saved predicate. Each linear
 // branch reads only its own slots; the others are dropped (restoreLinearity writes the drops).
 // Work: W(C) + W(ė_L) = W(J cond) + the scalars of the slots the taken branch does not use.
-import { InternalError, binder, construct, lambda, lit, ret, tuple } from '../../ir/syntax';
+import { InternalError, binder, construct, lambda, ret } from '../../ir/syntax';
+import { placeholder } from '../placeholder';
 import type { Binder, Block, Expr, Lambda, Type } from '../../ir/syntax';
 import { Builder } from '../../ir/build';
 import { structureId } from '../../ir/typeIds';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../types';
 import { condNames } from './operands';
-
-/** A value of type t made of literals only. */
-function placeholder(b: Builder, t: Type): string {
-  switch (t.tag) {
-    case 'real':
-      return b.nl('pad', lit(0), t);
-    case 'bool':
-      return b.nl('pad', lit(false), t);
-    case 'str':
-      return b.nl('pad', lit(''), t);
-    case 'tuple':
-      return b.nl('pad', tuple(false, t.elems.map((e) => placeholder(b, e))), t);
-  }
-}
 
 interface Slots {
   readonly types: Type[];

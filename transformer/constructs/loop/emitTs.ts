@@ -1,0 +1,30 @@
+// A counted loop in TypeScript: the results are `let` variables the caller declared; they hold
+// the carried values, start as the carried operands, and each iteration's body (a JavaScript
+// block binding its parameters as `const`s, so a body that swaps values reads the old ones)
+// assigns them anew.
+//
+//   c1 = c1_0; c2 = c2_0;
+//   for (let k = 0; k < n; k++) { const i = k; const u = u0; const a = c1; const b = c2; …; c1 = …; c2 = …; }
+import type * as ts from 'typescript';
+import type { ConstructExpr, EmitTsOps } from '../types';
+import { loopNames } from './operands';
+
+export function loopEmitTs(ops: EmitTsOps, e: ConstructExpr, into: readonly string[]): ts.Statement[] {
+  const f = ops.factory;
+  const body = e.bodies[0];
+  const { count, invariant, carried } = loopNames(e, ops.arity(body));
+  const init = [...carried.nl, ...carried.lin].map((c, k) => f.createExpressionStatement(f.createAssignment(f.createIdentifier(into[k]), ops.ref(c))));
+  const k = ops.fresh('k');
+  const cur = into.map((c) => f.createIdentifier(c));
+  const nlCarried = carried.nl.length;
+  // The body's parameters: the counter, non-linear invariants and carried values, then the linear ones.
+  const args = [f.createIdentifier(k), ...invariant.nl.map((u) => ops.ref(u)), ...cur.slice(0, nlCarried), ...invariant.lin.map((u) => ops.ref(u)), ...cur.slice(nlCarried)];
+  const decl = f.createVariableDeclarationList([f.createVariableDeclaration(k, undefined, undefined, f.createNumericLiteral(0))], ops.ts.NodeFlags.Let);
+  const loop = f.createForStatement(
+    decl,
+    f.createLessThan(f.createIdentifier(k), ops.ref(count)),
+    f.createPostfixIncrement(f.createIdentifier(k)),
+    f.createBlock(ops.emitBody(body, args, into), true),
+  );
+  return [...init, loop];
+}

@@ -1,0 +1,23 @@
+// Counted loops: `loop(n, ū, c̄ ; u̇̄, ċ̄) [|i: real, ū, c̄ ; u̇̄, ċ̄| { body }]` runs its body for
+// i = 0, 1, … while i < n, with the invariants ū, u̇̄ and the carried values, and returns the
+// final carried values. The carried operands are the last of each sort, as many as the body
+// returns (operands.ts). The body is closed: it reads only its parameters.
+import type { ConstructRule } from '../types';
+import { loopTypeRule } from './typeRule';
+import { loopImpl } from './impl';
+import { loopJvp } from './jvp';
+import { loopUnzip } from './unzip';
+import { loopTranspose } from './transpose';
+import { loopEmitTs } from './emitTs';
+
+export const loop: ConstructRule = {
+  name: 'loop',
+  // The results are the carried values: as many as the body returns.
+  arity: (e, bodyArity) => (e.bodies.length > 0 ? bodyArity(e.bodies[0]) : { nl: 0, lin: 0 }),
+  typeRule: loopTypeRule,
+  impl: loopImpl,
+  jvp: loopJvp,
+  unzip: loopUnzip,
+  transpose: loopTranspose,
+  emitTs: loopEmitTs,
+};

@@ -1,0 +1,27 @@
+// The operands of `loop(n, ū, c̄ ; u̇̄, ċ̄)[|i, ū, c̄ ; u̇̄, ċ̄| { body }]`: the trip count n, then
+// the loop-invariant operands and the carried ones of each sort. The carried ones are the last
+// of each sort, as many as the body returns (its result arity): ū and u̇̄ are read by every
+// iteration, c̄ and ċ̄ are replaced by the body's results.
+import { InternalError } from '../../ir/syntax';
+import type { ConstructExpr, Counts, Sides } from '../types';
+
+export interface LoopParts<T> {
+  readonly count: T;
+  readonly invariant: Sides<T>;
+  readonly carried: Sides<T>;
+}
+
+export function loopParts<T>(operands: Sides<T>, carried: Counts): LoopParts<T> {
+  if (operands.nl.length === 0) throw new InternalError('loop: no trip count (was the program type-checked?)');
+  const rest = operands.nl.slice(1);
+  const nlCut = rest.length - carried.nl;
+  const linCut = operands.lin.length - carried.lin;
+  if (nlCut < 0 || linCut < 0) throw new InternalError('loop: the body returns more values than the loop carries');
+  return {
+    count: operands.nl[0],
+    invariant: { nl: rest.slice(0, nlCut), lin: operands.lin.slice(0, linCut) },
+    carried: { nl: rest.slice(nlCut), lin: operands.lin.slice(linCut) },
+  };
+}
+
+export const loopNames = (e: ConstructExpr, carried: Counts): LoopParts<string> => loopParts(e, carried);

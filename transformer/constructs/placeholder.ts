@@ -1,0 +1,26 @@
+// A value of a given type made of literals only (and an empty stack for a stack type), which
+// the cost model charges nothing for: what U fills a residual slot with when the code that
+// would compute it does not run (the untaken branch of cond, a loop's empty stacks).
+import { construct, lit, tuple } from '../ir/syntax';
+import type { Type } from '../ir/syntax';
+import type { Builder } from '../ir/build';
+
+export function placeholder(b: Builder, t: Type): string {
+  switch (t.tag) {
+    case 'real':
+      return b.nl('pad', lit(0), t);
+    case 'bool':
+      return b.nl('pad', lit(false), t);
+    case 'str':
+      return b.nl('pad', lit(''), t);
+    case 'tuple':
+      return b.nl('pad', tuple(false, t.elems.map((e) => placeholder(b, e))), t);
+    case 'stack':
+      return emptyStack(b, t.elem);
+  }
+}
+
+/** `let st = stack(pad) []`: an empty stack of `elem`s (the operand only gives the type). */
+export function emptyStack(b: Builder, elem: Type): string {
+  return b.nl('stack', construct('stack', [placeholder(b, elem)], [], []), { tag: 'stack', elem });
+}

@@ -1,0 +1,99 @@
+// Run-time sized stacks of residuals, for loops (docs/linear-a.md, "Loops"). Three body-less
+// constructs on the `stack<τ>` type, each a non-linear operation:
+//
+//   let s = stack(x) []         an empty stack of values of x's type (x gives only the type)
+//   let s' = push(s, x) []      s with x on top
+//   let x = at(s, i) []         the i-th value pushed (from 0)
+//
+// U of a loop creates the stacks before the non-linear loop, pushes each iteration's residuals
+// in it and reads them by index in the linear loop (and T's reversed loop). They cost nothing in
+// the work model, like building and unpacking a tuple: W(f.fwd) + W(f.lin) stays W(f.jvp).
+// A stack is used once after each push (the loop carries it), so the interpreter and the emitted
+// JavaScript push in place: O(1) per push, a plain growing JS array.
+//
+// They are never differentiated: stacks appear only in U's output, and J of f.fwd (second order
+// through a loop's tape) is not supported yet; U and T see them as non-linear code.
+import { IrError, InternalError, stackType } from '../../ir/syntax';
+import type { Value } from '../../ir/interp';
+import { printType } from '../../ir/printType';
+import type { ConstructRule } from '../types';
+
+const notDifferentiable = (op: string) => () => {
+  throw new IrError(`J of ${op}: differentiating a loop's residual stack (a derivative of f.fwd, second order through a loop) is not supported yet`);
+};
+const nonLinear = (op: string) => () => {
+  throw new InternalError(`${op} is non-linear: U and T never hand it to its rule`);
+};
+
+function rule(name: string, operands: number, typeRule: ConstructRule['typeRule'], impl: (v: readonly Value[]) => Value, emit: ConstructRule['emitTs']): ConstructRule {
+  return {
+    name,
+    arity: () => ({ nl: 1, lin: 0 }),
+    typeRule: (ops, e, t) => {
+      if (e.bodies.length !== 0) ops.error(`${name} takes no bodies`);
+      if (t.nl.length !== operands || t.lin.length !== 0) {
+        ops.error(`${name} takes ${operands} non-linear operand(s), got ${t.nl.length} and ${t.lin.length} linear`);
+        return { nl: [stackType({ tag: 'real' })], lin: [] };
+      }
+      return typeRule(ops, e, t);
+    },
+    impl: (_ops, _e, v) => ({ nl: [impl(v.nl)], lin: [] }),
+    jvp: notDifferentiable(name),
+    unzip: nonLinear(name),
+    transpose: nonLinear(name),
+    emitTs: emit,
+  };
+}
+
+export const stack = rule(
+  'stack',
+  1,
+  (_ops, _e, t) => ({ nl: [stackType(t.nl[0])], lin: [] }),
+  () => [],
+  (ops, _e, into) => [assign(ops, into[0], ops.factory.createArrayLiteralExpression([]))],
+);
+
+export const push = rule(
+  'push',
+  2,
+  (ops, _e, t) => {
+    const [s, x] = t.nl;
+    if (s.tag !== 'stack') ops.error(`push needs a stack, got ${printType(s)}`);
+    else if (printType(s.elem) !== printType(x)) ops.error(`push of a ${printType(x)} onto a ${printType(s)}`);
+    return { nl: [s.tag === 'stack' ? s : stackType(x)], lin: [] };
+  },
+  ([s, x]) => {
+    (s as Value[]).push(x);
+    return s;
+  },
+  (ops, e, into) => {
+    const f = ops.factory;
+    const pushCall = f.createCallExpression(f.createPropertyAccessExpression(ops.ref(e.nl[0]), 'push'), undefined, [ops.ref(e.nl[1])]);
+    return [f.createExpressionStatement(pushCall), assign(ops, into[0], ops.ref(e.nl[0]))];
+  },
+);
+
+export const at = rule(
+  'at',
+  2,
+  (ops, _e, t) => {
+    const [s, i] = t.nl;
+    if (i.tag !== 'real') ops.error(`the index of at must be real, got ${printType(i)}`);
+    if (s.tag !== 'stack') {
+      ops.error(`at needs a stack, got ${printType(s)}`);
+      return { nl: [s], lin: [] };
+    }
+    return { nl: [s.elem], lin: [] };
+  },
+  ([s, i]) => {
+    const st = s as Value[];
+    if (typeof i !== 'number' || !(i >= 0 && i < st.length)) throw new InternalError(`at: index ${String(i)} outside a stack of ${st.length}`);
+    return st[i];
+  },
+  (ops, e, into) => [assign(ops, into[0], ops.factory.createElementAccessExpression(ops.ref(e.nl[0]), ops.ref(e.nl[1])))],
+);
+
+function assign(ops: Parameters<ConstructRule['emitTs']>[0], name: string, value: import('typescript').Expression) {
+  const f = ops.factory;
+  return f.createExpressionStatement(f.createAssignment(f.createIdentifier(name), value));
+}
