@@ -1,0 +1,28 @@
+// While loops: `while(ū, c̄ ; u̇̄, ċ̄) [|ū, c̄| { condition }, |ū, c̄ ; u̇̄, ċ̄| { step }]` runs the
+// step while the condition holds, with the invariants ū, u̇̄ and the carried values, and returns
+// the final carried values. Its trip count is decided at run time by the condition, a predicate
+// on non-linear values (it takes the first non-linear operands and no linear one). The carried
+// operands are the last of each sort, as many as the step returns (operands.ts). The bodies are
+// closed: they read only their parameters. J carries tangents through the same iterations; U
+// counts them and turns the linear half into a counted `loop` over residual stacks, so reverse
+// mode is the reversed counted loop.
+import type { ConstructRule } from '../types';
+import { STEP } from './operands';
+import { whileTypeRule } from './typeRule';
+import { whileImpl } from './impl';
+import { whileJvp } from './jvp';
+import { whileUnzip } from './unzip';
+import { whileTranspose } from './transpose';
+import { whileEmitTs } from './emitTs';
+
+export const whileLoop: ConstructRule = {
+  name: 'while',
+  // The results are the carried values: as many as the step returns.
+  arity: (e, bodyArity) => (e.bodies.length > STEP ? bodyArity(e.bodies[STEP]) : { nl: 0, lin: 0 }),
+  typeRule: whileTypeRule,
+  impl: whileImpl,
+  jvp: whileJvp,
+  unzip: whileUnzip,
+  transpose: whileTranspose,
+  emitTs: whileEmitTs,
+};
