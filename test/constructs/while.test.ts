@@ -174,7 +174,8 @@ describe('derivatives', () => {
   });
 
   test('the dot-product test on .lin and .bwd (the linear half is a counted loop)', () => {
-    for (const [fn, x] of [...POINTS.map((x) => ['grow', x] as const), ...[2, 1, 0.3].map((a) => ['sqrt', [a]] as const)]) {
+    const cases: [string, number[]][] = [...POINTS.map((x): [string, number[]] => ['grow', x]), ...[2, 1, 0.3].map((a): [string, number[]] => ['sqrt', [a]])];
+    for (const [fn, x] of cases) {
       const v = vjpOf(program(), fn);
       const m = findDef(v.program, fn).nlResults.length;
       const tape = evalFn(v.program, v.fwd, x).nl[m];

@@ -17,10 +17,10 @@
 // never sees the counter or the stacks carried after them. The linear half is the counted loop
 // of constructs/loop/ (its residual plumbing is shared: residualSources, stackingBody,
 // readingBody), so T of a while is T of that loop: the tangents run backwards over the saved
-// iterations, which a loop whose trip count is decided at run time cannot do without the count
-// (JAX's while_loop has no reverse mode for this reason). A residual that is an invariant
-// parameter u is passed once as an operand (ū_s), every other one is stacked. n, the final stacks
-// and ū_s become residuals of the enclosing function.
+// iterations, k of them, with k and a run-time number of residuals saved (JAX's while_loop has
+// no reverse mode: XLA's static shapes cannot hold a run-time number of residuals). A residual
+// that is an invariant parameter u is passed once as an operand (ū_s), every other one is
+// stacked. n, the final stacks and ū_s become residuals of the enclosing function.
 //
 // Work: the counter costs one add per iteration and stack operations nothing, so
 // W(C) + W(ė_L) = W(J while) + k for k iterations, linear in k.
