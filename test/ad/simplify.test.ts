@@ -105,3 +105,31 @@ def f(x: real ;) -> (real ;) {
 }`);
   expect(printDef(simplifyDef(p.defs[0]))).toContain('sub(z, x)');
 });
+
+test('results of a cond nobody reads are pruned from both bodies, with what only they needed', () => {
+  const p = parseProgram(`
+def g(x: real ;) -> (real ;) {
+  let t = lt(x, x)
+  let (a, b) = cond(t, x) [|u: real ;| {
+    let s = sin(u)
+    let c = cos(u)
+    (s, c ;)
+  }, |u: real ;| {
+    let e = exp(u)
+    let l = log(u)
+    (e, l ;)
+  }]
+  drop(a)
+  (b ;)
+}`);
+  const before = evalFn(p, 'g', [2]);
+  const q = { defs: [simplifyDef(annotateTypes(p).defs[0])] };
+  checkProgram(q);
+  const after = evalFn(q, 'g', [2]);
+  expect(after.nl).toEqual(before.nl);
+  expect(after.nl[0]).toBe(Math.log(2));
+  // lt, exp, log and dropping a; then lt and log: the unread exp (and its drop) is gone.
+  expect(before.work).toBe(4);
+  expect(after.work).toBe(2);
+  expect(printDef(q.defs[0])).not.toContain('exp(');
+});

@@ -6,6 +6,7 @@
 // A construct's bodies are simplified in place, each as a closed scope: nothing computed
 // outside a body is reused inside it (no common subexpression or shared literal crosses the
 // boundary) and no code moves into or out of a body.
+import { constructRule } from '../constructs/registry';
 import { Block, Expr, FnDef, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
 import { PRIMS } from '../prims/registry';
 import { restoreLinearity } from './linearity';
@@ -169,8 +170,9 @@ class Simplifier {
       if (node.tag === 'let') {
         const binders = [...node.nl, ...node.lin];
         if (binders.length > 0 && binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop') continue;
-        const rhs = this.dceExpr(node.rhs);
-        kept.push(rhs === node.rhs ? node : { ...node, rhs });
+        const pruned = this.pruneResults(node, unused);
+        const rhs = this.dceExpr(pruned.rhs);
+        kept.push(rhs === pruned.rhs ? pruned : { ...pruned, rhs });
       } else {
         if (!node.linear && node.names.every((b) => unused(b.name))) continue;
         this.use(node.tuple);
@@ -179,6 +181,15 @@ class Simplifier {
     }
     kept.reverse();
     return { stmts: kept, result: body.result };
+  }
+
+  /** A construct's statement without the non-linear results nobody reads, where its rule can do without them. */
+  private pruneResults(node: Extract<Stmt, { tag: 'let' }>, unused: (n: string) => boolean): Extract<Stmt, { tag: 'let' }> {
+    const e = node.rhs;
+    if (e.tag !== 'construct' || !node.nl.some((b) => unused(b.name))) return node;
+    const keep = node.nl.map((b) => !unused(b.name));
+    const pruned = constructRule(e, 'simplify').pruneResults(e, keep);
+    return pruned ? { ...node, nl: node.nl.filter((_, k) => keep[k]), rhs: pruned } : node;
   }
 
   /** A kept right-hand side: nested blocks (also under one drop) and construct bodies lose their dead code too. */

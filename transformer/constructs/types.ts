@@ -126,6 +126,12 @@ export interface ConstructRule {
    * (null: a symbolic zero) and types; returns one cotangent per linear operand.
    */
   readonly transpose: (ops: TransposeOps, e: ConstructExpr, cotangents: readonly Tangent[], resultTypes: readonly Type[]) => readonly Tangent[];
+  /**
+   * The construct without the non-linear results nobody reads (`keep[k]` false for result k), or
+   * undefined where it cannot do without them (a loop's carried values feed its next iteration).
+   * The simplifier then removes whatever only those results needed, inside the bodies too.
+   */
+  readonly pruneResults: (e: ConstructExpr, keep: readonly boolean[]) => ConstructExpr | undefined;
   /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */
   readonly emitTs: (ops: EmitTsOps, e: ConstructExpr, into: readonly string[]) => ts.Statement[];
 }

@@ -8,6 +8,7 @@ import { condJvp } from './jvp';
 import { condUnzip } from './unzip';
 import { condTranspose } from './transpose';
 import { condEmitTs } from './emitTs';
+import { condPruneResults } from './prune';
 
 export const cond: ConstructRule = {
   name: 'cond',
@@ -18,5 +19,6 @@ export const cond: ConstructRule = {
   jvp: condJvp,
   unzip: condUnzip,
   transpose: condTranspose,
+  pruneResults: condPruneResults,
   emitTs: condEmitTs,
 };

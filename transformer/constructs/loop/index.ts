@@ -19,5 +19,7 @@ export const loop: ConstructRule = {
   jvp: loopJvp,
   unzip: loopUnzip,
   transpose: loopTranspose,
+  // Carried values feed the next iteration: a loop keeps all its results.
+  pruneResults: () => undefined,
   emitTs: loopEmitTs,
 };

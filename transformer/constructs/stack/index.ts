@@ -41,6 +41,8 @@ function rule(name: string, operands: number, typeRule: ConstructRule['typeRule'
     jvp: notDifferentiable(name),
     unzip: nonLinear(name),
     transpose: nonLinear(name),
+    // One result: unused, the whole statement goes.
+    pruneResults: () => undefined,
     emitTs: emit,
   };
 }

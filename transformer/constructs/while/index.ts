@@ -24,5 +24,7 @@ export const whileLoop: ConstructRule = {
   jvp: whileJvp,
   unzip: whileUnzip,
   transpose: whileTranspose,
+  // Carried values feed the next iteration: a loop keeps all its results.
+  pruneResults: () => undefined,
   emitTs: whileEmitTs,
 };
