@@ -5,8 +5,8 @@
 // diagnostic with a code; all problems of a function are collected before reporting.
 import type * as ts from 'typescript';
 import { Builder, NameSupply } from '../ir/build';
-import { FnDef, Role, binder, call, construct, lambda, prim, ret, tuple } from '../ir/syntax';
-import type { Block } from '../ir/syntax';
+import { FnDef, REAL, Role, binder, call, construct, lambda, prim, ret, tuple } from '../ir/syntax';
+import type { Binder, Block, Lambda } from '../ir/syntax';
 import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { restoreLinearity } from '../ad/linearity';
@@ -454,6 +454,168 @@ class FunctionLowering {
   }
 
   /**
+   * Loops. A counted `for (let i = a; i < n; i++)` (also `<=`, `++i`, `i += 1`, `i = i + 1`) is
+   * the IR's counted `loop`: the trip count is computed once before it (`n`, `n - a`, or
+   * `floor(n - a) + 1` for `<=`) and `i` is `a + k` inside, k the loop's counter. Every other
+   * `for`, `while` and `do … while` is the IR's `while`: a `for` runs its initializer before the
+   * loop and its incrementor at the end of the step, a `do` loop runs its body once and then
+   * loops (the body is lowered twice). The carried values are the variables declared before the
+   * loop that its body (or incrementor) assigns, found syntactically, in declaration order; the
+   * body is lowered once in a scope of its own where they are parameters. What the bodies read
+   * from outside becomes the invariant operands (before the carried ones), as for `cond`.
+   */
+  private loopStatement(s: ts.IterationStatement): void {
+    const { t } = this;
+    if (t.isForInStatement(s) || t.isForOfStatement(s)) {
+      fail(1101, s, `for…${t.isForOfStatement(s) ? 'of' : 'in'} is not supported: tuples and objects have a fixed shape; write a counted loop for (let i = 0; i < n; i++)`);
+    }
+    if (t.isWhileStatement(s)) return this.whileLoop(s.expression, [s.statement]);
+    if (t.isDoStatement(s)) {
+      // `do B while (c)` is `B; while (c) B`.
+      this.statement(s.statement);
+      return this.whileLoop(s.expression, [s.statement]);
+    }
+    const f = s as ts.ForStatement;
+    if (f.initializer) {
+      if (t.isVariableDeclarationList(f.initializer)) this.declarations(f.initializer);
+      else this.assignment(f.initializer);
+    }
+    if (!f.condition) fail(1101, f, 'a for loop without a condition never ends (break is not supported yet): write the condition between the semicolons');
+    if (!this.countedFor(f)) this.whileLoop(f.condition, [f.statement], f.incrementor);
+  }
+
+  /** The variables declared before a loop (in this scope) that its code assigns, in declaration order. */
+  private carriedBy(nodes: readonly (ts.Node | undefined)[], exclude?: ts.Symbol): { sym: ts.Symbol; value: Value }[] {
+    const assigned = new Set<ts.Symbol>();
+    for (const n of nodes) if (n) assignedSymbols(this.t, this.checker, n, assigned);
+    const out: { sym: ts.Symbol; value: Value }[] = [];
+    for (const [sym, value] of this.env) if (assigned.has(sym) && sym !== exclude && !this.failed.has(sym)) out.push({ sym, value });
+    return out;
+  }
+
+  /**
+   * Lowers loop code in a scope of its own where each carried variable is a fresh parameter;
+   * `result` gives the block's result (the carried values' new values, or a condition).
+   */
+  private loopScope(carried: readonly { sym: ts.Symbol; value: Value }[], lower: () => string[]): { block: Block; params: Binder[] } {
+    const params = carried.map((c) => binder(this.supply.fresh(c.sym.name), irType(c.value.shape)));
+    const { result, scope } = this.branch(() => {
+      carried.forEach((c, i) => this.env.set(c.sym, { name: params[i].name, shape: c.value.shape }));
+      return lower();
+    });
+    for (const c of carried) if (scope.failed.has(c.sym)) this.failed.add(c.sym);
+    return { block: scope.b.finish(ret(result)), params };
+  }
+
+  /** The carried variables' values at the end of a loop body (in the body's scope). */
+  private carriedNow(carried: readonly { sym: ts.Symbol; value: Value }[]): string[] {
+    return carried.map((c) => (this.failed.has(c.sym) ? c.value.name : this.env.get(c.sym)!.name));
+  }
+
+  /**
+   * Closes loop bodies: the variables they read from outside become invariant operands, and each
+   * body gets its own parameters for them (renamed inside it; names are unique in the function).
+   */
+  private closeLoop(blocks: readonly { block: Block; params: Binder[] }[], counter?: Binder): { invariants: string[]; bodies: { inv: Binder[]; body: Block }[] } {
+    const own = new Set(blocks.flatMap((b) => b.params.map((p) => p.name)));
+    if (counter) own.add(counter.name);
+    const free = new Set<string>();
+    for (const { block } of blocks) for (const n of freeVars(block).nl) if (!own.has(n)) free.add(n);
+    const invariants = [...free];
+    const bodies = blocks.map(({ block }) => {
+      const fresh = new Map(invariants.map((n) => [n, this.supply.fresh(n)] as const));
+      const rename = (n: string) => fresh.get(n) ?? n;
+      const body = rewriteBlock(block, { expr: (e) => renameOperands(e, rename), stmt: (st, emit) => emit(renameStmtOperands(st, rename)) });
+      return { inv: invariants.map((n) => binder(fresh.get(n)!)), body };
+    });
+    return { invariants, bodies };
+  }
+
+  /** Binds a loop construct's results to the carried variables. */
+  private bindCarried(carried: readonly { sym: ts.Symbol; value: Value }[], op: 'loop' | 'while', nl: string[], bodies: Lambda[]): void {
+    const results = carried.map((c) => binder(this.supply.fresh(c.sym.name), irType(c.value.shape)));
+    this.b.bind(results, [], construct(op, nl, [], bodies));
+    carried.forEach((c, i) => this.env.set(c.sym, { name: results[i].name, shape: c.value.shape }));
+  }
+
+  /** `while (c) body` (and the general `for`, with its incrementor at the end of the step). */
+  private whileLoop(condition: ts.Expression, body: readonly ts.Statement[], incrementor?: ts.Expression): void {
+    const carried = this.carriedBy([condition, ...body, incrementor]);
+    const cond = this.loopScope(carried, () => [this.predicate(condition).name]);
+    const step = this.loopScope(carried, () => {
+      for (const x of body) this.guard(x, () => this.statement(x));
+      if (incrementor) this.guard(incrementor, () => this.at(incrementor, () => this.assignment(incrementor)));
+      return this.carriedNow(carried);
+    });
+    // A loop that assigns nothing declared before it has no effect.
+    if (carried.length === 0) return;
+    const { invariants, bodies } = this.closeLoop([cond, step]);
+    const lambdas = [cond, step].map((b, k) => lambda([...bodies[k].inv, ...b.params], [], bodies[k].body));
+    this.bindCarried(carried, 'while', [...invariants, ...carried.map((c) => c.value.name)], lambdas);
+  }
+
+  /**
+   * `for (let i = a; i < n; i++) body` as a counted loop, when it is one: a fresh `let` counter
+   * the body does not assign, stepped by one, and a bound that reads nothing the body assigns
+   * (so evaluating it once is the same as evaluating it before each iteration). False otherwise.
+   */
+  private countedFor(f: ts.ForStatement): boolean {
+    const { t, checker } = this;
+    const K = t.SyntaxKind;
+    const init = f.initializer;
+    if (!init || !t.isVariableDeclarationList(init) || (init.flags & t.NodeFlags.Let) === 0 || init.declarations.length !== 1) return false;
+    const decl = init.declarations[0];
+    if (!t.isIdentifier(decl.name) || !decl.initializer) return false;
+    const sym = checker.getSymbolAtLocation(decl.name);
+    const cond = f.condition;
+    if (!sym || !cond || !t.isBinaryExpression(cond) || (cond.operatorToken.kind !== K.LessThanToken && cond.operatorToken.kind !== K.LessThanEqualsToken)) return false;
+    if (!t.isIdentifier(cond.left) || checker.getSymbolAtLocation(cond.left) !== sym) return false;
+    const isI = (e: ts.Expression) => t.isIdentifier(e) && checker.getSymbolAtLocation(e) === sym;
+    const isOne = (e: ts.Expression) => t.isNumericLiteral(e) && Number(e.text) === 1;
+    const inc = f.incrementor;
+    const stepsByOne =
+      !!inc &&
+      (((t.isPostfixUnaryExpression(inc) || t.isPrefixUnaryExpression(inc)) && inc.operator === K.PlusPlusToken && isI(inc.operand)) ||
+        (t.isBinaryExpression(inc) && isI(inc.left) && inc.operatorToken.kind === K.PlusEqualsToken && isOne(inc.right)) ||
+        (t.isBinaryExpression(inc) &&
+          isI(inc.left) &&
+          inc.operatorToken.kind === K.EqualsToken &&
+          t.isBinaryExpression(inc.right) &&
+          inc.right.operatorToken.kind === K.PlusToken &&
+          ((isI(inc.right.left) && isOne(inc.right.right)) || (isOne(inc.right.left) && isI(inc.right.right)))));
+    if (!stepsByOne) return false;
+    const assigned = new Set<ts.Symbol>();
+    assignedSymbols(t, checker, f.statement, assigned);
+    if (assigned.has(sym)) return false;
+    const read = new Set<ts.Symbol>();
+    readSymbols(t, checker, cond.right, read);
+    if (read.has(sym) || [...read].some((r) => assigned.has(r))) return false;
+    const start = this.env.get(sym);
+    if (!start || start.shape.kind !== 'number') return false;
+    const bound = this.expr(cond.right, 'n');
+    this.numbers(cond.right, bound);
+    const fromZero = t.isNumericLiteral(decl.initializer) && Number(decl.initializer.text) === 0;
+    const count = this.at(cond, () => {
+      const span = fromZero ? bound : this.op('sub', [bound, start], 'span');
+      if (cond.operatorToken.kind === K.LessThanToken) return span;
+      // i <= n runs floor(n - a) + 1 times (none when n < a: the count is then ≤ 0).
+      return this.op('add', [this.op('floor', [span], 'span'), { name: this.b.lit(1, 'one'), shape: NUMBER }], 'trips');
+    });
+    const carried = this.carriedBy([f.statement], sym);
+    const counter = binder(this.supply.fresh(fromZero ? decl.name.text : 'k'), REAL);
+    const body = this.loopScope(carried, () => {
+      const i = fromZero ? counter.name : this.b.prim('add', [start.name, counter.name], decl.name.getText());
+      this.env.set(sym, { name: i, shape: NUMBER });
+      this.guard(f.statement, () => this.statement(f.statement));
+      return this.carriedNow(carried);
+    });
+    if (carried.length === 0) return true;
+    const { invariants, bodies } = this.closeLoop([body], counter);
+    this.bindCarried(carried, 'loop', [count.name, ...invariants, ...carried.map((c) => c.value.name)], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
+    return true;
+  }
+
+  /**
    * `c ? a : b`. A side that calls a function (a Math function or a marked function) makes it a
    * cond, so only the side taken runs and is differentiated: such a side can be costly, and its
    * derivative can be infinite or NaN where it is not taken (`x > 0 ? Math.log(x) : 0` at 0).
@@ -520,8 +682,37 @@ class FunctionLowering {
 
   private statementAt(s: ts.Statement): void {
     const { t } = this;
-    if (t.isVariableStatement(s)) {
-      for (const d of s.declarationList.declarations) {
+    if (t.isVariableStatement(s)) return this.declarations(s.declarationList);
+    if (t.isExpressionStatement(s)) return this.assignment(s.expression);
+    if (t.isEmptyStatement(s)) return;
+    if (t.isIfStatement(s)) {
+      if (this.role !== undefined) fail(1101, s, 'an if statement is not supported in a derivative rule yet: write the value with ?: (both sides are computed)');
+      return this.ifStatement(s);
+    }
+    if (t.isIterationStatement(s, false)) {
+      if (this.role !== undefined) fail(1101, s, 'a loop is not supported in a derivative rule yet: write the rule without one, or differentiate the function itself');
+      return this.loopStatement(s);
+    }
+    if (t.isBlock(s)) {
+      for (const x of s.statements) this.guard(x, () => this.statement(x));
+      return;
+    }
+    if (t.isBreakStatement(s) || t.isContinueStatement(s)) {
+      const word = t.isBreakStatement(s) ? 'break' : 'continue';
+      fail(1101, s, `${word} is not supported in differentiable loops yet: put the exit test into the loop's condition (while (c && !done)), or skip the rest of the body with if`);
+    }
+    if (t.isReturnStatement(s)) {
+      fail(1101, s, 'return inside a loop is not supported yet: assign the value to a let declared before the loop, end the loop by its condition and return after it');
+    }
+    const what = t.isSwitchStatement(s) ? 'switch' : `a ${t.SyntaxKind[s.kind]}`;
+    fail(1101, s, `${what} is not supported yet in differentiable functions`);
+  }
+
+  /** `const`/`let` declarations (a statement's, or a `for` loop's initializer). */
+  private declarations(list: ts.VariableDeclarationList): void {
+    const { t } = this;
+    {
+      for (const d of list.declarations) {
         if (!d.initializer) {
           // `let y;` then `y = ...`: the first assignment gives y its value and shape.
           if (!t.isIdentifier(d.name)) fail(1101, d, 'a destructuring declaration needs an initializer');
@@ -538,16 +729,7 @@ class FunctionLowering {
         }
         this.bindPattern(d.name, v);
       }
-      return;
     }
-    if (t.isExpressionStatement(s)) return this.assignment(s.expression);
-    if (t.isEmptyStatement(s)) return;
-    if (t.isIfStatement(s)) {
-      if (this.role !== undefined) fail(1101, s, 'an if statement is not supported in a derivative rule yet: write the value with ?: (both sides are computed)');
-      return this.ifStatement(s);
-    }
-    const what = t.isIterationStatement(s, false) ? 'a loop' : t.isSwitchStatement(s) ? 'switch' : `a ${t.SyntaxKind[s.kind]}`;
-    fail(1101, s, `${what} is not supported yet in differentiable functions`);
   }
 
   /** Every name a failed declaration binds: later reads of them are not new problems. */
@@ -976,4 +1158,33 @@ function containsCall(tsApi: typeof ts, e: ts.Node): boolean {
   if (tsApi.isCallExpression(e)) return true;
   if (tsApi.isFunctionLike(e)) return false;
   return tsApi.forEachChild(e, (c) => (containsCall(tsApi, c) ? true : undefined)) ?? false;
+}
+
+/** The local variables a piece of code assigns (`=`, compound assignments, `++`, `--`), not inside nested functions. */
+function assignedSymbols(tsApi: typeof ts, checker: ts.TypeChecker, node: ts.Node, out: Set<ts.Symbol>): void {
+  const K = tsApi.SyntaxKind;
+  const visit = (n: ts.Node): void => {
+    if (tsApi.isFunctionLike(n) || tsApi.isClassLike(n)) return;
+    let target: ts.Expression | undefined;
+    if (tsApi.isBinaryExpression(n) && n.operatorToken.kind >= K.FirstAssignment && n.operatorToken.kind <= K.LastAssignment) target = n.left;
+    if ((tsApi.isPrefixUnaryExpression(n) || tsApi.isPostfixUnaryExpression(n)) && (n.operator === K.PlusPlusToken || n.operator === K.MinusMinusToken)) target = n.operand;
+    if (target && tsApi.isIdentifier(target)) {
+      const sym = checker.getSymbolAtLocation(target);
+      if (sym) out.add(sym);
+    }
+    tsApi.forEachChild(n, visit);
+  };
+  visit(node);
+}
+
+/** The symbols an expression reads. */
+function readSymbols(tsApi: typeof ts, checker: ts.TypeChecker, node: ts.Node, out: Set<ts.Symbol>): void {
+  const visit = (n: ts.Node): void => {
+    if (tsApi.isIdentifier(n)) {
+      const sym = checker.getSymbolAtLocation(n);
+      if (sym) out.add(sym);
+    }
+    tsApi.forEachChild(n, visit);
+  };
+  visit(node);
 }

@@ -15,6 +15,8 @@ export interface TransformSpec {
   readonly wrt: boolean;
   /** Needs a function that returns a number. */
   readonly scalarResult: boolean;
+  /** Differentiates twice (forward over reverse). */
+  readonly secondOrder?: boolean;
 }
 
 const reference = { options: true, form: 'reference', wrt: true } as const;
@@ -29,8 +31,8 @@ export const TRANSFORMS = {
   jacobian: { ...reference, scalarResult: false },
   jacfwd: { ...reference, scalarResult: false },
   jacrev: { ...reference, scalarResult: false },
-  hessian: { ...reference, scalarResult: true },
-  hvp: { ...reference, scalarResult: true },
+  hessian: { ...reference, scalarResult: true, secondOrder: true },
+  hvp: { ...reference, scalarResult: true, secondOrder: true },
 } as const satisfies Readonly<Record<string, TransformSpec>>;
 
 export type TransformKind = keyof typeof TRANSFORMS;
