@@ -159,6 +159,72 @@ export function flagged(x: number, on: boolean, kind: string): number {
   return y * 2;
 }
 
+/** @differentiable */
+export function mode(x: number, y: number, kind: string): number {
+  let s = x * y;
+  switch (kind) {
+    case 'sin':
+      s = Math.sin(x) * y;
+      break;
+    case 'exp':
+    case 'e':
+      return Math.exp(x) + y * y;
+    case 'none':
+      break;
+    default:
+      s = s * s;
+  }
+  return s + x;
+}
+
+/** @differentiable */
+export function modeReturns(x: number, kind: string): number {
+  switch (kind) {
+    case 'sq':
+      return x * x;
+    case 'log': {
+      const t = Math.log(x);
+      return 2 * t;
+    }
+    default:
+      return 3 * x;
+  }
+}
+
+/** @differentiable */
+export function numbered(x: number, n: number, on: boolean): number {
+  let y = x;
+  switch (n) {
+    case 1:
+      y = 2 * x;
+      break;
+    case 2:
+      switch (on) {
+        case true:
+          y = x * x;
+          break;
+      }
+  }
+  return y;
+}
+
+/** @differentiable */
+export function bigLog(x: number): number {
+  const big = x > 0 && Math.log(x) > 1;
+  return big ? x * x : 3 * x;
+}
+
+/** @differentiable */
+export function smallRoot(x: number): number {
+  if (x <= 0 || Math.sqrt(x) < 2) return 2 * x;
+  return x * x * x;
+}
+
+export const dMode = grad(mode, { wrt: [0, 1] });
+export const dModeReturns = grad(modeReturns);
+export const dNumbered = grad(numbered);
+export const dBigLog = grad(bigLog);
+export const dSmallRoot = grad(smallRoot);
 export const dPiecewise = grad(piecewise, { wrt: [0, 1] });
 export const vgPiecewise = valueAndGrad(piecewise, { wrt: [0, 1] });
 export const jvpPiecewise = (x: number, y: number, dx: number, dy: number) => jvp(piecewise, [x, y], [dx, dy]);
@@ -338,11 +404,53 @@ export const d = grad(f);
   expect(exports.d(-1)).toBe(35);
 });
 
-test('a number as a condition is TSAD1116, switch stays TSAD1101', () => {
+test('switch on a string mode: gradients of each case, the default, and a return inside a case', () => {
+  for (const kind of ['sin', 'exp', 'e', 'none', 'other']) {
+    for (const [x, y] of [[0.4, 1.3], [-0.7, 0.5]]) {
+      const f = (a: number, b: number) => m.mode(a, b, kind);
+      checkGrad(f, (a: number, b: number) => m.dMode(a, b, kind), [x, y], [0, 1]);
+    }
+  }
+  expect(m.dMode(0.4, 1.3, 'exp')).toEqual(m.dMode(0.4, 1.3, 'e'));
+  for (const kind of ['sq', 'log', 'lin']) checkGrad((x: number) => m.modeReturns(x, kind), (x: number) => m.dModeReturns(x, kind), [1.7], [0]);
+  expect(m.dModeReturns(1.7, 'log')).toBeCloseTo(2 / 1.7, 12);
+  // A number and a boolean as the subject, a nested switch, no default.
+  expect(m.dNumbered(0.5, 1, true)).toBe(2);
+  expect(m.dNumbered(0.5, 2, true)).toBe(1);
+  expect(m.dNumbered(0.5, 2, false)).toBe(1);
+  expect(m.dNumbered(0.5, 3, true)).toBe(1);
+  const code = result.outputText;
+  const body = code.slice(code.indexOf('function mode$grad'), code.indexOf('\n}\n', code.indexOf('function mode$grad')));
+  expect(body).toContain('if (');
+});
+
+test('&& and || with a call on the right short-circuit: the right side runs only when needed', () => {
+  for (const x of [0, -1]) {
+    expect(m.bigLog(x)).toBe(3 * x);
+    expect(m.dBigLog(x)).toBe(3);
+    expect(m.dSmallRoot(x)).toBe(2);
+  }
+  for (const x of [0.5, 2, 5]) checkGrad(m.bigLog, m.dBigLog, [x], [0]);
+  for (const x of [0.5, 3, 5]) checkGrad(m.smallRoot, m.dSmallRoot, [x], [0]);
+  const code = result.outputText;
+  const body = code.slice(code.indexOf('function bigLog$grad'), code.indexOf('\n}\n', code.indexOf('function bigLog$grad')));
+  // The log is computed inside the branch on x > 0 only.
+  expect(body.indexOf('if (')).toBeGreaterThan(-1);
+  expect(body.indexOf('Math.log')).toBeGreaterThan(body.indexOf('if ('));
+});
+
+test('switch: fall-through from a non-empty case and an early break are TSAD1101', () => {
+  const head = `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number, k: string) { let y = x; `;
+  const tail = ` return y; }\nexport const d = grad(f);`;
+  const through = compile(`${head}switch (k) { case 'a': y = 2 * x; case 'b': y = y * x; break; }${tail}`, { throwOnError: false });
+  expect(through.messages.join('\n')).toMatch(/TSAD1101: fall-through from a non-empty case is not supported/);
+  const early = compile(`${head}switch (k) { case 'a': if (x > 0) break; y = 2 * x; break; }${tail}`, { throwOnError: false });
+  expect(early.messages.join('\n')).toMatch(/TSAD1101: break is supported only as the last statement of a case/);
+});
+
+test('a number as a condition is TSAD1116', () => {
   const number = compile(`import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { let y = 1; if (x) { y = 2; } return y * x; }\nexport const d = grad(f);`, { throwOnError: false });
   expect(number.messages.join('\n')).toMatch(/TSAD1116: the condition is a number, not a boolean/);
-  const sw = compile(`import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number, k: string) { let y = x; switch (k) { case 'a': y = 2 * x; } return y; }\nexport const d = grad(f);`, { throwOnError: false });
-  expect(sw.messages.join('\n')).toMatch(/TSAD1101: switch is not supported yet/);
 });
 
 test('a problem in statements lowered on two paths is reported once', () => {

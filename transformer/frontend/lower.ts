@@ -341,6 +341,10 @@ class FunctionLowering {
         const rest = stmts.slice(i + 1);
         return this.guard(s, () => this.at(s, () => this.returningIf(s, rest)));
       }
+      if (t.isSwitchStatement(s) && containsReturn(t, s)) {
+        const rest = stmts.slice(i + 1);
+        return this.guard(s, () => this.at(s, () => this.returningSwitch(s, rest)));
+      }
       this.guard(s, () => this.statement(s));
     }
     return result;
@@ -351,35 +355,132 @@ class FunctionLowering {
     const { t } = this;
     if (this.role !== undefined) fail(1101, s, 'an if statement is not supported in a derivative rule yet: write the value with ?: (both sides are computed)');
     const pred = this.predicate(s.expression);
-    const arms = [s.thenStatement, s.elseStatement];
-    const returns = arms.map((arm) => arm !== undefined && alwaysReturns(t, statementsOf(t, arm)));
-    if (returns[0] && returns[1] && rest.length > 0) this.guard(rest[0], () => fail(1107, rest[0], 'this statement is never reached: every branch of the if before it returns'));
+    const arms = [s.thenStatement, s.elseStatement].map((arm) => {
+      const own = arm ? statementsOf(t, arm) : [];
+      return { node: arm ?? s, returns: arm !== undefined && alwaysReturns(t, own), lower: (after: readonly ts.Statement[]) => this.tail([...own, ...after]) };
+    });
+    return this.returningCond(s, pred, arms, rest);
+  }
+
+  /**
+   * The cond of an `if` (or of one step of a switch's if chain) in tail position: each arm is
+   * lowered in a branch scope with `rest` appended when it can fall through.
+   */
+  private returningCond(s: ts.Node, pred: Value, arms: readonly ReturningArm[], rest: readonly ts.Statement[]): Value {
+    if (arms.every((arm) => arm.returns) && rest.length > 0) this.guard(rest[0], () => fail(1107, rest[0], 'this statement is never reached: every branch before it returns'));
     const errors = this.errors.length;
-    const lowered = arms.map((arm, k) =>
+    const lowered = arms.map((arm) =>
       this.branch(() => {
-        const own = arm ? statementsOf(t, arm) : [];
-        const value = this.tail(returns[k] ? own : [...own, ...rest]);
-        if (!value && this.errors.length === errors) fail(1107, arm ?? s, 'a differentiable function must end with a return statement: this path reaches the end of the function without one');
+        const value = arm.lower(arm.returns ? [] : rest);
+        if (!value && this.errors.length === errors) fail(1107, arm.node, 'a differentiable function must end with a return statement: this path reaches the end of the function without one');
         return value;
       }),
     );
     const [a, b] = lowered.map((l) => l.result);
     if (!a || !b) throw new AlreadyReported();
-    this.conform(arms[1] ?? s, b, a.shape, 'the value returned on the else path');
+    this.conform(arms[1].node, b, a.shape, 'the value returned on the else path');
     const blocks = lowered.map((l) => l.scope.b.finish(ret([l.result!.name])));
     return this.cond(pred, blocks, [a.shape], ['result'])[0];
+  }
+
+  /**
+   * `switch (v)` is the chain `if (v === A) … else if (v === B) … else default`: `v` is computed
+   * once, a case's labels (with the empty cases that fall into it) are or-ed, the default (wherever
+   * it is written) is the last else, and a case's closing `break` is dropped. Fall-through from a
+   * non-empty case and a `break` anywhere else are TSAD1101.
+   */
+  private switchCases(s: ts.SwitchStatement): { subject: Value; cases: SwitchCase[] } {
+    const { t } = this;
+    if (this.role !== undefined) fail(1101, s, 'a switch is not supported in a derivative rule yet: write the value with ?: (both sides are computed)');
+    const subject = this.expr(s.expression, 'subject');
+    if (!isScalarShape(subject.shape)) fail(1105, s.expression, `a switch needs a number, boolean or string, got ${describeShape(subject.shape)}`);
+    const clauses = s.caseBlock.clauses;
+    const cases: SwitchCase[] = [];
+    let labels: ts.Expression[] = [];
+    let isDefault = false;
+    clauses.forEach((c, i) => {
+      if (t.isDefaultClause(c)) isDefault = true;
+      else labels.push(c.expression);
+      if (c.statements.length === 0 && i < clauses.length - 1) return;
+      let body: readonly ts.Statement[] = c.statements.length === 1 && t.isBlock(c.statements[0]) ? c.statements[0].statements : c.statements;
+      const last = body[body.length - 1];
+      if (last && t.isBreakStatement(last) && !last.label) body = body.slice(0, -1);
+      else if (i < clauses.length - 1 && !alwaysReturns(t, body)) {
+        fail(1101, c, 'fall-through from a non-empty case is not supported: end the case with break or return, or repeat its statements');
+      }
+      const early = body.map((x) => breakIn(t, x)).find((b) => b !== undefined);
+      if (early) fail(1101, early, 'break is supported only as the last statement of a case: put the rest of the case under an if');
+      cases.push({ node: c, labels, isDefault, body });
+      labels = [];
+      isDefault = false;
+    });
+    // The default is tested last: without fall-through, that is the same as where it is written.
+    const ordered = [...cases.filter((c) => !c.isDefault), ...cases.filter((c) => c.isDefault)];
+    return { subject, cases: ordered };
+  }
+
+  /** `subject === A || subject === B` for a case's labels (lowered where the test runs). */
+  private caseTest(subject: Value, c: SwitchCase): Value {
+    let acc: Value | undefined;
+    for (const label of c.labels) {
+      const v = this.expr(label);
+      this.sameScalars(label, subject, v);
+      const eq = this.at(label, () => this.op('eq', [subject, v], 'is', BOOLEAN));
+      acc = acc ? this.op('or', [acc, eq], 'is', BOOLEAN) : eq;
+    }
+    return acc!;
+  }
+
+  /** A switch with no return inside: the if chain of `switchCases`, one `joinIf` per case. */
+  private switchStatement(s: ts.SwitchStatement): void {
+    const { subject, cases } = this.switchCases(s);
+    const run = (stmts: readonly ts.Statement[]) => {
+      for (const x of stmts) this.guard(x, () => this.statement(x));
+    };
+    const chain = (k: number): void => {
+      const c = cases[k];
+      if (!c) return;
+      if (c.isDefault) return run(c.body);
+      const pred = this.caseTest(subject, c);
+      this.joinIf(s, pred, [() => run(c.body), () => chain(k + 1)]);
+    };
+    chain(0);
+  }
+
+  /** A switch with a return inside, followed by `rest`, in tail position: see `tail`. */
+  private returningSwitch(s: ts.SwitchStatement, rest: readonly ts.Statement[]): Value {
+    const { t } = this;
+    const { subject, cases } = this.switchCases(s);
+    const chain = (k: number, after: readonly ts.Statement[]): Value | undefined => {
+      const c = cases[k];
+      if (!c) return this.tail(after);
+      if (c.isDefault) return this.tail([...c.body, ...after]);
+      const pred = this.caseTest(subject, c);
+      const others = cases.slice(k + 1);
+      const arms: ReturningArm[] = [
+        { node: c.node, returns: alwaysReturns(t, c.body), lower: (r) => this.tail([...c.body, ...r]) },
+        { node: cases[k + 1]?.node ?? s, returns: others.some((o) => o.isDefault) && others.every((o) => alwaysReturns(t, o.body)), lower: (r) => chain(k + 1, r) },
+      ];
+      return this.returningCond(s, pred, arms, after);
+    };
+    const value = chain(0, rest);
+    if (!value) throw new AlreadyReported();
+    return value;
   }
 
   /** `if` with no return inside: a cond whose results are the enclosing variables a branch assigns. */
   private ifStatement(s: ts.IfStatement): void {
     const { t } = this;
     const pred = this.predicate(s.expression);
-    const arms = [s.thenStatement, s.elseStatement];
-    const lowered = arms.map((arm) =>
-      this.branch(() => {
-        if (arm) for (const x of statementsOf(t, arm)) this.guard(x, () => this.statement(x));
-      }),
-    );
+    const arms = [s.thenStatement, s.elseStatement].map((arm) => () => {
+      if (arm) for (const x of statementsOf(t, arm)) this.guard(x, () => this.statement(x));
+    });
+    this.joinIf(s.elseStatement ?? s, pred, arms);
+  }
+
+  /** The cond of two arms lowered as statements: its results are the enclosing variables an arm assigns. */
+  private joinIf(at: ts.Node, pred: Value, arms: readonly (() => void)[]): void {
+    const lowered = arms.map((arm) => this.branch(arm));
     // The variables of the enclosing scope that either branch assigns, in declaration order.
     const outer = { env: this.env, unassigned: this.unassigned };
     const joined: { sym: ts.Symbol; values: Value[] }[] = [];
@@ -396,7 +497,7 @@ class FunctionLowering {
       joined.push({ sym, values: after as Value[] });
     }
     const shapes = joined.map(({ sym, values }) => {
-      this.conform(s.elseStatement ?? s, values[1], values[0].shape, `the value of '${sym.name}' after the else branch`);
+      this.conform(at, values[1], values[0].shape, `the value of '${sym.name}' after the else branch`);
       return values[0].shape;
     });
     const blocks = lowered.map((l, k) => l.scope.b.finish(ret(joined.map((j) => j.values[k].name))));
@@ -704,8 +805,8 @@ class FunctionLowering {
     if (t.isReturnStatement(s)) {
       fail(1101, s, 'return inside a loop is not supported yet: assign the value to a let declared before the loop, end the loop by its condition and return after it');
     }
-    const what = t.isSwitchStatement(s) ? 'switch' : `a ${t.SyntaxKind[s.kind]}`;
-    fail(1101, s, `${what} is not supported yet in differentiable functions`);
+    if (t.isSwitchStatement(s)) return this.switchStatement(s);
+    fail(1101, s, `a ${t.SyntaxKind[s.kind]} is not supported yet in differentiable functions`);
   }
 
   /** `const`/`let` declarations (a statement's, or a `for` loop's initializer). */
@@ -1047,6 +1148,7 @@ class FunctionLowering {
     const k = e.operatorToken.kind;
     const op = this.binaryOperator(e);
     if (!op) fail(k >= K.FirstAssignment && k <= K.LastAssignment ? 1108 : 1102, e.operatorToken, `operator '${e.operatorToken.getText()}' is not supported here`);
+    if (op.kind === 'logic' && this.role === undefined && containsCall(this.t, e.right)) return this.shortCircuit(e, op.name, a, hint);
     const b = this.expr(e.right);
     if (op.kind === 'logic') {
       if (a.shape.kind !== 'boolean' || b.shape.kind !== 'boolean') fail(1105, e, `'${e.operatorToken.getText()}' needs booleans`);
@@ -1059,6 +1161,23 @@ class FunctionLowering {
     }
     this.numbers(e, a, b);
     return this.op(op.name, [a, b], hint, NUMBER);
+  }
+
+  /**
+   * `a && b` / `a || b` whose right side calls a function: short-circuit, as `a ? b : false` /
+   * `a ? true : b` lowered by `conditional`, a cond whose branch not taken never runs (so
+   * `x > 0 && Math.log(x) > 1` never computes log(x) where x ≤ 0). Cheap operands stay `and`/`or`.
+   */
+  private shortCircuit(e: ts.BinaryExpression, op: string, a: Value, hint?: string): Value {
+    if (a.shape.kind !== 'boolean') fail(1105, e, `'${e.operatorToken.getText()}' needs booleans`);
+    const right = this.branch(() => {
+      const b = this.expr(e.right);
+      if (b.shape.kind !== 'boolean') fail(1105, e, `'${e.operatorToken.getText()}' needs booleans`);
+      return b;
+    });
+    const constant = this.branch(() => this.b.lit(op === 'or'));
+    const blocks = [right.scope.b.finish(ret([right.result.name])), constant.scope.b.finish(ret([constant.result]))];
+    return this.cond(a, op === 'and' ? blocks : [blocks[1], blocks[0]], [BOOLEAN], [hint ?? op])[0];
   }
 
   private call(e: ts.CallExpression, hint?: string): Value {
@@ -1144,12 +1263,39 @@ function containsReturn(tsApi: typeof ts, s: ts.Node): boolean {
   return tsApi.forEachChild(s, (c) => (containsReturn(tsApi, c) ? true : undefined)) ?? false;
 }
 
+/** An arm of a cond in tail position: `lower(rest)` lowers it with `rest` appended (empty when it always returns). */
+interface ReturningArm {
+  node: ts.Node;
+  returns: boolean;
+  lower: (rest: readonly ts.Statement[]) => Value | undefined;
+}
+
+/** A case of a switch: its labels (with those of the empty cases falling into it), and its body without the closing break. */
+interface SwitchCase {
+  node: ts.Node;
+  labels: ts.Expression[];
+  isDefault: boolean;
+  body: readonly ts.Statement[];
+}
+
+/** A `break` that would leave the switch `s` is in (not one of a nested switch or loop), if any. */
+function breakIn(tsApi: typeof ts, s: ts.Node): ts.BreakStatement | undefined {
+  if (tsApi.isBreakStatement(s)) return s;
+  if (tsApi.isFunctionLike(s) || tsApi.isClassLike(s) || tsApi.isSwitchStatement(s) || tsApi.isIterationStatement(s, false)) return undefined;
+  return tsApi.forEachChild(s, (c) => breakIn(tsApi, c));
+}
+
 /** True when every path through the statements ends in a return. */
 function alwaysReturns(tsApi: typeof ts, stmts: readonly ts.Statement[]): boolean {
   const last = stmts[stmts.length - 1];
   if (!last) return false;
   if (tsApi.isReturnStatement(last)) return true;
   if (tsApi.isBlock(last)) return alwaysReturns(tsApi, last.statements);
+  if (tsApi.isSwitchStatement(last)) {
+    // Every case returns (an empty one falls into the next) and there is a default.
+    const clauses = last.caseBlock.clauses;
+    return clauses.some((c) => tsApi.isDefaultClause(c)) && clauses.every((c, i) => (c.statements.length === 0 && i < clauses.length - 1) || alwaysReturns(tsApi, c.statements));
+  }
   return tsApi.isIfStatement(last) && last.elseStatement !== undefined && alwaysReturns(tsApi, statementsOf(tsApi, last.thenStatement)) && alwaysReturns(tsApi, statementsOf(tsApi, last.elseStatement));
 }
 

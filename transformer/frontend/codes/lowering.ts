@@ -4,7 +4,7 @@ import type { DiagnosticSpec } from './spec';
 export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   1101: {
     title: 'unsupported statement',
-    hint: 'differentiable functions support const/let, assignments, if/else, for/while/do loops and return; switch, and break, continue or return inside a loop, are not supported yet',
+    hint: 'differentiable functions support const/let, assignments, if/else, switch, for/while/do loops and return; switch fall-through, and break, continue or return inside a loop, are not supported yet',
   },
   1102: { title: 'unsupported expression', hint: 'use arithmetic, Math functions, tuples, objects and calls to differentiable functions' },
   1103: {
