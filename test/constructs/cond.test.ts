@@ -4,14 +4,13 @@
 // emitted TypeScript against the interpreter.
 import * as fs from 'fs';
 import * as path from 'path';
-import * as ts from 'typescript';
 import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram } from '../../transformer/ir/print';
 import { annotateTypes, checkProgram, typeErrors } from '../../transformer/ir/check';
 import { evalFn, Value } from '../../transformer/ir/interp';
 import { Binder, Expr, FnDef, Lambda, Program, Stmt, Type } from '../../transformer/ir/syntax';
 import { visitDef } from '../../transformer/ir/traverse';
-import { emitDefs, mangle } from '../../transformer/backend/emitTs';
+import { emitAndLoad, asReturned } from './emitted';
 import { findDef } from '../../transformer/ad/program';
 import { hoistBlocks } from '../../transformer/ad/hoist';
 import { simplifyProgram } from '../../transformer/ad/simplify';
@@ -490,21 +489,6 @@ describe('the generic passes on bodies', () => {
 });
 
 describe('emitted TypeScript agrees with the interpreter', () => {
-  /** Emits every def of the program, runs the JavaScript, and returns the functions by IR name. */
-  function emitAndLoad(p: Program): { code: string; fns: Map<string, (...args: unknown[]) => unknown> } {
-    const decls = emitDefs(p.defs, { factory: ts.factory, tsApi: ts, fnName: mangle });
-    const file = ts.createSourceFile('out.ts', '', ts.ScriptTarget.ES2020);
-    const code = decls.map((d) => ts.createPrinter().printNode(ts.EmitHint.Unspecified, d, file)).join('\n');
-    const names = p.defs.map((d) => mangle(d.name));
-    const table = new Function(`${code}\nreturn { ${names.join(', ')} };`)() as Record<string, (...args: unknown[]) => unknown>;
-    return { code, fns: new Map(p.defs.map((d) => [d.name, table[mangle(d.name)]])) };
-  }
-
-  /** A def's results as the emitted function returns them: one bare, several as an array. */
-  const asReturned = (r: { nl: Value[]; lin: Value[] }) => {
-    const all = [...r.nl, ...r.lin];
-    return all.length === 1 ? all[0] : all;
-  };
 
   test('every def of f, h, k and l and their derived functions, in every branch', () => {
     let p = program();

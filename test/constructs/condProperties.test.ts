@@ -6,14 +6,13 @@
 // residual slots the taken branch does not use), the gradient against J, both checkpointing policies, inlined
 // callees, and the emitted TypeScript against the interpreter.
 import fc from 'fast-check';
-import * as ts from 'typescript';
 import { nonLinearProgram, choices, valuesFor, dot, flat } from '../gen/programs';
 import { evalFn, Value } from '../../transformer/ir/interp';
 import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram, printType } from '../../transformer/ir/print';
 import { Expr, FnDef, Program, Type, scalarCount, tangentType } from '../../transformer/ir/syntax';
 import { visitDef } from '../../transformer/ir/traverse';
-import { emitDefs, mangle } from '../../transformer/backend/emitTs';
+import { emitAndLoad, asReturned } from './emitted';
 import { findDef } from '../../transformer/ad/program';
 import { linearizeOf, vjpOf } from '../gen/drivers';
 
@@ -115,15 +114,11 @@ describe('cond over random branches, in both branches', () => {
     fc.assert(
       fc.property(arb, ([p, x, xd, yb]) => {
         const { program } = vjpOf(p, 'c', { simplify: true });
-        const decls = emitDefs(program.defs, { factory: ts.factory, tsApi: ts, fnName: mangle });
-        const file = ts.createSourceFile('out.ts', '', ts.ScriptTarget.ES2020);
-        const code = decls.map((d) => ts.createPrinter().printNode(ts.EmitHint.Unspecified, d, file)).join('\n');
-        const fns = new Function(`${code}\nreturn { ${program.defs.map((d) => mangle(d.name)).join(', ')} };`)() as Record<string, (...a: Value[]) => Value>;
+        const { fns } = emitAndLoad(program);
         const m = findDef(program, 'c').nlResults.length;
         const run = (fn: string, nl: Value[], lin: Value[] = []) => {
           const r = evalFn(program, fn, nl, lin);
-          const all = [...r.nl, ...r.lin];
-          expect(fns[mangle(fn)](...nl, ...lin)).toEqual(all.length === 1 ? all[0] : all);
+          expect(fns.get(fn)!(...nl, ...lin)).toEqual(asReturned(r));
           return r;
         };
         for (const t of [-1, 1]) {

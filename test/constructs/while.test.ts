@@ -5,13 +5,12 @@
 // and work linear in the trip count.
 import * as fs from 'fs';
 import * as path from 'path';
-import * as ts from 'typescript';
 import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram } from '../../transformer/ir/print';
 import { annotateTypes, typeErrors } from '../../transformer/ir/check';
 import { evalFn, Value } from '../../transformer/ir/interp';
 import { IrError, Program } from '../../transformer/ir/syntax';
-import { emitDefs, mangle } from '../../transformer/backend/emitTs';
+import { emitAndLoad, asReturned } from './emitted';
 import { findDef } from '../../transformer/ad/program';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';
 import { gradOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
@@ -231,18 +230,6 @@ describe('derivatives', () => {
 });
 
 describe('emitted TypeScript agrees with the interpreter', () => {
-  function emitAndLoad(p: Program): { code: string; fns: Map<string, (...args: unknown[]) => unknown> } {
-    const decls = emitDefs(p.defs, { factory: ts.factory, tsApi: ts, fnName: mangle });
-    const file = ts.createSourceFile('out.ts', '', ts.ScriptTarget.ES2020);
-    const code = decls.map((d) => ts.createPrinter().printNode(ts.EmitHint.Unspecified, d, file)).join('\n');
-    const names = p.defs.map((d) => mangle(d.name));
-    const table = new Function(`${code}\nreturn { ${names.join(', ')} };`)() as Record<string, (...args: unknown[]) => unknown>;
-    return { code, fns: new Map(p.defs.map((d) => [d.name, table[mangle(d.name)]])) };
-  }
-  const asReturned = (r: { nl: Value[]; lin: Value[] }) => {
-    const all = [...r.nl, ...r.lin];
-    return all.length === 1 ? all[0] : all;
-  };
 
   test('every def and its derived functions, zero iterations included', () => {
     let p = program();

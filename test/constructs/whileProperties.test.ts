@@ -5,11 +5,10 @@
 // (counter-bound loops, where the trip count is locally constant), the dot-product test on .lin
 // and .bwd, W(fwd) + W(lin) = W(jvp) + k, and the emitted TypeScript against the interpreter.
 import fc from 'fast-check';
-import * as ts from 'typescript';
 import { evalFn } from '../../transformer/ir/interp';
 import { parseProgram } from '../../transformer/ir/parse';
 import { Program } from '../../transformer/ir/syntax';
-import { emitDefs, mangle } from '../../transformer/backend/emitTs';
+import { emitAndLoad } from './emitted';
 import { jvpOf, vjpOf } from '../gen/drivers';
 
 const RUNS = { numRuns: 30 };
@@ -104,14 +103,10 @@ describe('while over random steps', () => {
         const k = evalFn(p, 'w', args).nl[2] as number;
         expect(k).toBeLessThanOrEqual(Math.max(0, n));
         expect(f.work + lin.work).toBe(evalFn(v.program, 'w.jvp', args, d).work + k);
-        const decls = emitDefs(v.program.defs, { factory: ts.factory, tsApi: ts, fnName: mangle });
-        const file = ts.createSourceFile('out.ts', '', ts.ScriptTarget.ES2020);
-        const code = decls.map((dd) => ts.createPrinter().printNode(ts.EmitHint.Unspecified, dd, file)).join('\n');
-        const names = v.program.defs.map((dd) => mangle(dd.name));
-        const table = new Function(`${code}\nreturn { ${names.join(', ')} };`)() as Record<string, (...a: unknown[]) => unknown>;
-        expect(table[mangle('w')](...args)).toEqual(evalFn(p, 'w', args).nl);
-        expect(table[mangle('w.jvp')](...args, ...d)).toEqual([...evalFn(v.program, 'w.jvp', args, d).nl, ...evalFn(v.program, 'w.jvp', args, d).lin]);
-        expect(table[mangle('w.bwd')](tape, ...bars)).toEqual(back.lin);
+        const { fns } = emitAndLoad(v.program);
+        expect(fns.get('w')!(...args)).toEqual(evalFn(p, 'w', args).nl);
+        expect(fns.get('w.jvp')!(...args, ...d)).toEqual([...evalFn(v.program, 'w.jvp', args, d).nl, ...evalFn(v.program, 'w.jvp', args, d).lin]);
+        expect(fns.get('w.bwd')!(tape, ...bars)).toEqual(back.lin);
       }),
       RUNS,
     );
