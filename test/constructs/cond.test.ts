@@ -520,6 +520,44 @@ describe('emitted TypeScript agrees with the interpreter', () => {
     expect(fns.get('k')!(0.5, -1, 1)).toBe(0.25);
     expect(fns.get('l')!(false, 3, 2, 5)).toEqual([7, 7]);
   });
+
+  test('a one-element tuple is packed and unpacked as an array (a callee tape of one slot, in a branch)', () => {
+    // Found by the random-branch property: g's tape holds only its callee's tape, `<h.tape>`; the
+    // emitted unpack bound the whole array instead of its element, and the tangent came out NaN
+    // (h's tape needs two slots: JavaScript reads a one-slot array nested in arrays as a number).
+    const src = `def h(u: real, v: real ;) -> (real ;) {
+  let w = atan(v)
+  let z = atan(u)
+  add(z, w)
+}
+def g(x: real ;) -> (real ;) {
+  let y = add(x, x)
+  h(x, y)
+}
+def c(t: real, q: real ;) -> (real ;) {
+  let zero = 0
+  let pr = lt(t, zero)
+  cond(pr, q) [|a: real ;| { g(a) }, |a: real ;| {
+    let s = sin(a)
+    g(s)
+  }]
+}`;
+    const { program: p } = vjpOf(parseProgram(src), 'c', { simplify: true });
+    const gTape = findDef(p, 'g.fwd').nlResults[1];
+    expect(gTape.tag === 'tuple' || gTape.tag === 'named').toBe(true);
+    const { fns } = emitAndLoad(p);
+    for (const t of [-1, 1]) {
+      const tape = evalFn(p, 'c.fwd', [t, 0.3]).nl[1];
+      for (const [name, nl, lin] of [
+        ['c.jvp', [t, 0.3], [0, 1]],
+        ['c.fwd', [t, 0.3], []],
+        ['c.lin', [tape], [0, 1]],
+        ['c.bwd', [tape], [1]],
+      ] as [string, Value[], Value[]][]) {
+        expect([name, fns.get(name)!(...nl, ...lin)]).toEqual([name, asReturned(evalFn(p, name, nl, lin))]);
+      }
+    }
+  });
 });
 
 test('names stay unique per def through every pass (bodies included)', () => {

@@ -151,10 +151,11 @@ class DefEmitter {
     out.push(stmt);
   }
 
-  private constDecl(out: ts.Statement[], names: readonly string[], init: ts.Expression): void {
+  /** `const a = …` or `const [a, b] = …`; `destructure` keeps the array pattern for one name (a one-element tuple). */
+  private constDecl(out: ts.Statement[], names: readonly string[], init: ts.Expression, destructure = false): void {
     const f = this.f;
     const binding: ts.BindingName =
-      names.length === 1 ? this.id(names[0]) : f.createArrayBindingPattern(names.map((n) => f.createBindingElement(undefined, undefined, this.id(n))));
+      names.length === 1 && !destructure ? this.id(names[0]) : f.createArrayBindingPattern(names.map((n) => f.createBindingElement(undefined, undefined, this.id(n))));
     const decl = f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const);
     this.mapped(out, names[0], f.createVariableStatement(undefined, decl));
   }
@@ -244,6 +245,7 @@ class DefEmitter {
         out,
         s.names.map((b) => b.name),
         this.ref(s.tuple),
+        true,
       );
       return undefined;
     }
