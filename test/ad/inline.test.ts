@@ -92,8 +92,11 @@ def f(x: real ;) -> (real ;) {
   (u ;)
 }`);
   expect(bodySize(p.defs[0].body)).toBe(2);
-  const kept = inlineProgram(p, ['f'], { maxCalleeSize: 1 });
+  const kept = inlineProgram(p, ['f'], { maxCalleeSize: 1, maxSingleUseSize: 1 });
   expect([...calleesOf(kept.defs[1].body)]).toEqual(['g']);
+  // g has one call site: inlining it copies nothing, so the larger single-use limit applies.
+  const moved = inlineProgram(p, ['f'], { maxCalleeSize: 1 });
+  expect([...calleesOf(moved.defs[1].body)]).toEqual([]);
   const inlined = inlineProgram(p, ['f']);
   expect([...calleesOf(inlined.defs[1].body)]).toEqual([]);
   expect(evalFn(inlined, 'f', [0.4]).nl[0]).toBe(Math.cos(Math.sin(0.4)));
@@ -133,4 +136,19 @@ test('cheap gradient principle: the fused value-and-gradient costs a constant fa
     { numRuns: 200 },
   );
   expect(worst).toBeGreaterThan(1);
+});
+
+test('a callee called from several places is inlined by its size after its own inlining (call paths never multiply)', () => {
+  // g_k calls g_{k-1} twice: 2^k paths. Each g_j is two statements, but inlined it is 2^(j+1).
+  const defs = ['def g0(a: real ;) -> (real ;) {\n  let s = sin(a)\n  (s ;)\n}'];
+  for (let j = 1; j <= 12; j++) defs.push(`def g${j}(a: real ;) -> (real ;) {\n  let u = g${j - 1}(a)\n  let v = g${j - 1}(u)\n  (v ;)\n}`);
+  const p = parseProgram(defs.join('\n'));
+  const q = inlineProgram(p, p.defs.map((d) => d.name), { maxCalleeSize: 16 });
+  // g12 calls g11 (large once inlined, two call sites) twice; small g_j are inlined into their callers.
+  expect([...calleesOf(q.defs[12].body)]).toEqual(['g11']);
+  expect(calleesOf(q.defs[3].body).size).toBe(0);
+  for (const d of q.defs) expect(bodySize(d.body)).toBeLessThanOrEqual(2 * 16 + 2);
+  let x = 0.3;
+  for (let j = 0; j < 2 ** 12; j++) x = Math.sin(x);
+  expect(evalFn(q, 'g12', [0.3]).nl[0]).toBeCloseTo(x, 12);
 });

@@ -7,6 +7,13 @@
 //
 // Linear A stays well-typed: substitution preserves every use count, and names are unique after
 // renaming, so hoisting never captures. Inlining is bounded by a size budget per function.
+//
+// Calls stay calls where inlining would copy: a callee is inlined when its size after its own
+// inlining is small, or when it has a single call site in the program (inlining it moves code,
+// copies nothing). A callee called from many places that is large once inlined keeps one
+// function (and one derivative function per role), so emitted code grows linearly with the
+// source, never with the number of call paths (k functions each calling the next twice would
+// otherwise inline to 2^k copies of the first).
 // A construct's bodies stay bodies (only one of a cond's runs): calls are inlined and blocks
 // flattened inside each body, whose parameters and bindings are renamed apart like the rest.
 import { NameSupply } from '../ir/build';
@@ -15,8 +22,10 @@ import { defMap } from './program';
 import { renameOperands, visitBlock } from '../ir/traverse';
 
 export interface InlineOptions {
-  /** Largest callee (in bindings) that is inlined; bigger ones stay calls. */
+  /** Largest callee (in bindings, after its own inlining) inlined wherever it is called. */
   readonly maxCalleeSize?: number;
+  /** Largest callee inlined at its only call site in the program. */
+  readonly maxSingleUseSize?: number;
   /** Stop inlining into a function once it has this many bindings. */
   readonly maxSize?: number;
   /** Calls of these functions stay calls (a function with its own JVP rule, for one). */
@@ -34,19 +43,64 @@ export function bodySize(body: Block): number {
   return n;
 }
 
+/**
+ * Which calls are inlined, program-wide: a def's size after inlining what it may inline, and the
+ * number of call sites of each def (memoised; the program has no recursion).
+ */
+class InlinePolicy {
+  private readonly sizes = new Map<string, number>();
+  private readonly sites = new Map<string, number>();
+  constructor(
+    private readonly defs: ReadonlyMap<string, FnDef>,
+    private readonly o: Required<InlineOptions>,
+  ) {
+    for (const d of defs.values()) {
+      visitBlock(d.body, {
+        expr: (e) => {
+          if (e.tag === 'call') this.sites.set(e.fn, (this.sites.get(e.fn) ?? 0) + 1);
+        },
+      });
+    }
+  }
+
+  /** The callee to inline at a call of `fn`, or undefined when the call stays a call. */
+  callee(fn: string): FnDef | undefined {
+    const d = this.defs.get(fn);
+    if (!d || this.o.keep(fn)) return undefined;
+    const n = this.inlinedSize(fn);
+    const limit = (this.sites.get(fn) ?? 0) <= 1 ? this.o.maxSingleUseSize : this.o.maxCalleeSize;
+    return n <= limit ? d : undefined;
+  }
+
+  /** Statements of `fn` once the calls it may inline are inlined. */
+  inlinedSize(fn: string): number {
+    const known = this.sizes.get(fn);
+    if (known !== undefined) return known;
+    let n = 0;
+    visitBlock(this.defs.get(fn)!.body, {
+      stmt: () => {
+        n++;
+      },
+      expr: (e) => {
+        if (e.tag === 'call' && this.callee(e.fn)) n += this.inlinedSize(e.fn);
+      },
+    });
+    this.sizes.set(fn, n);
+    return n;
+  }
+}
+
 class Inliner {
   private size = 0;
   constructor(
-    private readonly defs: ReadonlyMap<string, FnDef>,
+    private readonly policy: InlinePolicy,
     private readonly supply: NameSupply,
     private readonly o: Required<InlineOptions>,
   ) {}
 
   private inlinable(fn: string): FnDef | undefined {
-    const d = this.defs.get(fn);
-    if (!d || this.o.keep(fn)) return undefined;
-    const n = bodySize(d.body);
-    if (n > this.o.maxCalleeSize || this.size + n > this.o.maxSize) return undefined;
+    const d = this.policy.callee(fn);
+    if (!d || this.size + this.policy.inlinedSize(fn) > this.o.maxSize) return undefined;
     return d;
   }
 
@@ -122,8 +176,13 @@ class Inliner {
 
 /** Inlines calls (transitively) and flattens blocks in the named defs. */
 export function inlineProgram(p: Program, fns: readonly string[], opts: InlineOptions = {}): Program {
-  const o: Required<InlineOptions> = { maxCalleeSize: opts.maxCalleeSize ?? 2000, maxSize: opts.maxSize ?? 20000, keep: opts.keep ?? (() => false) };
-  const defs = defMap(p);
+  const o: Required<InlineOptions> = {
+    maxCalleeSize: opts.maxCalleeSize ?? 128,
+    maxSingleUseSize: opts.maxSingleUseSize ?? 2000,
+    maxSize: opts.maxSize ?? 20000,
+    keep: opts.keep ?? (() => false),
+  };
+  const policy = new InlinePolicy(defMap(p), o);
   const which = new Set(fns);
   return {
     ...p,
@@ -134,7 +193,7 @@ export function inlineProgram(p: Program, fns: readonly string[], opts: InlineOp
       const supply = new NameSupply([...d.nlParams, ...d.linParams].map((b) => b.name));
       const env = new Map<string, string>();
       const out: Stmt[] = [];
-      const leaf = new Inliner(defs, supply, o).flatten(d.body, env, out);
+      const leaf = new Inliner(policy, supply, o).flatten(d.body, env, out);
       return { ...d, body: block(out, leaf) };
     }),
   };
