@@ -11,6 +11,7 @@ import { FnDef, IrError, Program, RoleKind, binder, call, ret, REAL, tangentType
 import { printType } from '../ir/printType';
 import { jvpProgram } from './jvp';
 import { unzipProgram, CheckpointPolicy } from './unzip';
+import { hoistInvariants } from './licm';
 import { transposeProgram } from './transpose';
 import { eraseProgram } from './erase';
 import { simplifyProgram } from './simplify';
@@ -138,6 +139,7 @@ function prepare(p: Program, fn: string, o: DriverOptions): Program {
   const plain = { ...o, simplify: false };
   let q = settle(p, plain);
   findDef(q, fn);
+  q = runPasses(q, plain, [{ name: 'licm', run: (x) => annotateTypes(hoistInvariants(x)) }]);
   if (o.inlinePrimal) {
     const custom = new Set(q.defs.map((d) => d.name));
     q = runPasses(q, plain, [{ name: 'inline', run: (x) => inlineProgram(x, [fn], { keep: (g) => custom.has(jvpName(g)) }) }]);

@@ -132,6 +132,21 @@ export interface ConstructRule {
    * The simplifier then removes whatever only those results needed, inside the bodies too.
    */
   readonly pruneResults: (e: ConstructExpr, keep: readonly boolean[]) => ConstructExpr | undefined;
+  /**
+   * Where the construct's loop invariants are, for loop-invariant code motion (ad/licm.ts): the
+   * `count` non-linear parameters of body `body` from index `param` are the `count` non-linear
+   * operands from index `operand`, the same in every run of the body. Hoisted values join them
+   * there. Absent (or undefined for an expression): nothing is hoisted out of the construct.
+   */
+  readonly invariants?: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => InvariantSlots | undefined;
   /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */
   readonly emitTs: (ops: EmitTsOps, e: ConstructExpr, into: readonly string[]) => ts.Statement[];
+}
+
+/** A contiguous run of loop-invariant parameters of one body and the operands they receive. */
+export interface InvariantSlots {
+  readonly body: number;
+  readonly param: number;
+  readonly operand: number;
+  readonly count: number;
 }

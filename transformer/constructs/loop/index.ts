@@ -22,4 +22,10 @@ export const loop: ConstructRule = {
   // Carried values feed the next iteration: a loop keeps all its results.
   pruneResults: () => undefined,
   emitTs: loopEmitTs,
+  // Invariants sit between the trip count and the carried values, in the body after the counter.
+  invariants: (e, bodyArity) => {
+    if (e.bodies.length !== 1 || e.lin.length > 0) return undefined;
+    const count = e.nl.length - 1 - bodyArity(e.bodies[0]).nl;
+    return count < 0 ? undefined : { body: 0, param: 1, operand: 1, count };
+  },
 };

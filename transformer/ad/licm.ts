@@ -1,0 +1,182 @@
+// Loop-invariant code motion: a statement of a loop body that reads only the loop's invariants
+// (and literals, and other such statements) is computed once before the loop and passed in as a
+// new invariant. It runs before J, so the derivative passes see the hoisted value as an invariant
+// operand: U then saves it once instead of stacking it every iteration (JAX's scan: intensive
+// residuals are constants), and the primal half stops recomputing it.
+//
+// The pass is generic: a construct says where its invariants are with its `invariants` facet
+// (a counted loop: the operands between the trip count and the carried values); constructs
+// without one are left alone. Bodies are rewritten innermost first, so a value invariant in two
+// nested loops leaves both.
+//
+// Everything in Linear A is pure, so hoisting out of a loop that runs zero times only spends the
+// work of the hoisted statements once; it never changes a result.
+import { NameSupply, namesIn } from '../ir/build';
+import { arityOf } from '../ir/arity';
+import { Binder, Expr, FnDef, Lambda, Program, Stmt, binder, construct, lambda } from '../ir/syntax';
+import { forEachOperand, renameStmtOperands, renameOperands, rewriteDef, visitBlock, visitDef } from '../ir/traverse';
+
+/** A statement with the variables it reads renamed (a drop's variable included; no bodies in hoisted code). */
+function renameStmt(s: Stmt, r: (name: string) => string): Stmt {
+  if (s.tag === 'unpack') return renameStmtOperands(s, r);
+  const rhs = s.rhs.tag === 'drop' ? { ...s.rhs, expr: renameOperands(s.rhs.expr, r) } : renameOperands(s.rhs, r);
+  return { ...s, rhs };
+}
+import { constructRule } from '../constructs/registry';
+import type { ConstructExpr, Counts } from '../constructs/types';
+import { defMap } from './program';
+
+type Let = Extract<Stmt, { tag: 'let' }>;
+
+/** Moves loop-invariant statements out of the loop bodies of every source def (defs without a role). */
+export function hoistInvariants(p: Program): Program {
+  const defs = defMap(p);
+  const callee = (fn: string): Counts | undefined => {
+    const d = defs.get(fn);
+    return d && { nl: d.nlResults.length, lin: d.linResults.length };
+  };
+  return { ...p, defs: p.defs.map((d) => (d.role ? d : hoistInDef(d, callee))) };
+}
+
+function hoistInDef(d: FnDef, callee: (fn: string) => Counts | undefined): FnDef {
+  // The rewriter recurses once per nesting level: defs without a loop (some are blocks nested
+  // thousands deep) are not rewritten at all, and a def where nothing moves stays the same object.
+  let loops = false;
+  visitDef(d, {
+    expr: (e) => {
+      if (e.tag === 'construct' && constructRule(e, 'invariants').invariants) loops = true;
+    },
+  });
+  if (!loops) return d;
+  let supply: NameSupply | undefined;
+  let changed = false;
+  const fresh = (hint: string) => (supply ??= new NameSupply(namesIn(d))).fresh(hint);
+  const moved = (e: ConstructExpr, emit: (s: Stmt) => void): ConstructExpr => {
+    const h = hoistFrom(e, emit, fresh, callee);
+    if (h) changed = true;
+    return h ?? e;
+  };
+  const out = rewriteDef(d, {
+    stmt: (s, emit) => {
+      if (s.tag === 'let' && s.rhs.tag === 'construct') emit({ ...s, rhs: moved(s.rhs, emit) });
+      else emit(s);
+    },
+    result: (e, emit) => (e.tag === 'construct' ? moved(e, emit) : e),
+  });
+  return changed ? out : d;
+}
+
+/** Whether a statement can leave the body, given the names available outside it. */
+function hoistable(s: Stmt, outside: ReadonlySet<string>): boolean {
+  if (s.tag === 'unpack') return !s.linear && outside.has(s.tuple);
+  if (s.lin.length > 0) return false;
+  const rhs = s.rhs;
+  switch (rhs.tag) {
+    case 'prim':
+    case 'tuple':
+    case 'call':
+      break;
+    case 'drop':
+      return rhs.expr.tag === 'var' && outside.has(rhs.expr.name);
+    default:
+      return false;
+  }
+  if (rhs.tag === 'call' && rhs.lin.length > 0) return false;
+  let ok = true;
+  forEachOperand(rhs, (n, linear) => {
+    if (linear || !outside.has(n)) ok = false;
+  });
+  return ok;
+}
+
+/**
+ * The construct with its invariant statements hoisted (emitted before it through `emit`), or
+ * undefined when nothing moves.
+ */
+function hoistFrom(e: ConstructExpr, emit: (s: Stmt) => void, fresh: (hint: string) => string, callee: (fn: string) => Counts | undefined): ConstructExpr | undefined {
+  const slots = constructRule(e, 'invariants').invariants?.(e, (body) => arityOf(body.body.result, callee));
+  if (!slots) return undefined;
+  const body = e.bodies[slots.body];
+  // A nested block reads the enclosing body's names directly; renaming into it is not worth it
+  // (the front end's loop bodies are flat after hoisting).
+  if ([...body.body.stmts.map((s) => (s.tag === 'let' ? s.rhs : undefined)), body.body.result].some((x) => x?.tag === 'block' || (x?.tag === 'drop' && x.expr.tag === 'block'))) return undefined;
+  const invParams = body.nlParams.slice(slots.param, slots.param + slots.count);
+  // Inside the body, invariant parameter -> the operand it is outside.
+  const outer = new Map<string, string>(invParams.map((b, m) => [b.name, e.nl[slots.operand + m]]));
+  const literals = new Map<string, Stmt>();
+  const hoisted: Stmt[] = [];
+  let kept: Stmt[] = [];
+  const outside = new Set<string>(outer.keys());
+  for (const s of body.body.stmts) {
+    if (s.tag === 'let' && s.rhs.tag === 'lit' && s.nl.length === 1) {
+      // Literals cost nothing: copy them out when a hoisted statement needs one, keep them inside.
+      literals.set(s.nl[0].name, s);
+      outside.add(s.nl[0].name);
+      kept.push(s);
+    } else if (hoistable(s, outside)) {
+      hoisted.push(s);
+      for (const b of bindersOf(s)) outside.add(b.name);
+    } else kept.push(s);
+  }
+  if (hoisted.every((s) => s.tag === 'let' && s.rhs.tag === 'drop')) return undefined;
+
+  // Outside, the hoisted statements read the operands and fresh copies of the literals they need.
+  const rename = new Map(outer);
+  const neededLiterals = new Set<string>();
+  for (const s of hoisted) forEachStmtOperand(s, (n) => literals.has(n) && neededLiterals.add(n));
+  for (const name of neededLiterals) {
+    const copy = fresh(name);
+    rename.set(name, copy);
+    const lit = literals.get(name) as Let;
+    emit({ ...lit, nl: [{ ...lit.nl[0], name: copy }] });
+  }
+  for (const s of hoisted) emit(renameStmt(s, (n) => rename.get(n) ?? n));
+
+  // Inside, what the kept statements still read of the hoisted values becomes new invariants.
+  let used = usedNames(kept, body.body.result);
+  // A literal only hoisted statements read is no longer needed inside.
+  const unusedLiteral = (s: Stmt) => s.tag === 'let' && s.rhs.tag === 'lit' && !used.has(s.nl[0].name);
+  if (kept.some(unusedLiteral)) {
+    kept = kept.filter((s) => !unusedLiteral(s));
+    used = usedNames(kept, body.body.result);
+  }
+  const hoistedBinders = hoisted.flatMap(bindersOf).filter((b) => used.has(b.name));
+  const inner = new Map<string, string>();
+  const newParams: Binder[] = hoistedBinders.map((b) => {
+    const name = fresh(b.name);
+    inner.set(b.name, name);
+    return b.type ? binder(name, b.type) : { name };
+  });
+  const keptInv = invParams.map((b, m) => ({ b, operand: e.nl[slots.operand + m] })).filter(({ b }) => used.has(b.name));
+  const params = [...keptInv.map(({ b }) => b), ...newParams];
+  const operands = [...keptInv.map(({ operand }) => operand), ...hoistedBinders.map((b) => b.name)];
+  const r = (n: string) => inner.get(n) ?? n;
+  const newBody: Lambda = lambda(
+    [...body.nlParams.slice(0, slots.param), ...params, ...body.nlParams.slice(slots.param + slots.count)],
+    body.linParams,
+    { stmts: kept.map((s) => renameStmt(s, r)), result: renameOperands(body.body.result, r) },
+  );
+  const nl = [...e.nl.slice(0, slots.operand), ...operands, ...e.nl.slice(slots.operand + slots.count)];
+  return construct(e.op, nl, e.lin, e.bodies.map((l, k) => (k === slots.body ? newBody : l))) as ConstructExpr;
+}
+
+function bindersOf(s: Stmt): readonly Binder[] {
+  return s.tag === 'unpack' ? s.names : [...s.nl, ...s.lin];
+}
+
+function forEachStmtOperand(s: Stmt, f: (name: string) => void): void {
+  if (s.tag === 'unpack') f(s.tuple);
+  else if (s.rhs.tag === 'drop' && s.rhs.expr.tag === 'var') f(s.rhs.expr.name);
+  else forEachOperand(s.rhs, f);
+}
+
+/** The names read by statements and a result (nested bodies are closed: only their operands). */
+function usedNames(stmts: readonly Stmt[], result: Expr): Set<string> {
+  const used = new Set<string>();
+  visitBlock({ stmts, result }, {
+    read: (n) => {
+      used.add(n);
+    },
+  });
+  return used;
+}
