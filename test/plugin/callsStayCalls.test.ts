@@ -28,3 +28,26 @@ test('the derivatives of the deep call chain are right (kept calls, one derivati
   const [, tangent] = m.t(...at);
   expectClose([tangent], [g[0] * 1 + g[1] * 0.5], 1e-9);
 });
+
+test('a function that runs a loop, called from several places, keeps its derivative functions: loops are not copied per call', () => {
+  const calls = Array.from({ length: 8 }, (_, k) => `integrate(x * ${k + 1}, y, 20)`).join(' + ');
+  const { exports: m, result } = load(`import { grad } from 'tsad';
+/** @differentiable */
+export function integrate(x: number, y: number, n: number): number {
+  let s = x;
+  for (let i = 0; i < n; i++) s = s + 0.05 * Math.sin(s * y);
+  return s;
+}
+/** @differentiable */
+export function total(x: number, y: number): number { return ${calls}; }
+export const d = grad(total, { wrt: [0, 1] });
+`);
+  // The forward loop (with its residual stacks) and the reversed loop of integrate, once each in
+  // their own functions; the gradient of total calls them instead of holding 16 loops.
+  const gradient = result.outputText.slice(result.outputText.indexOf('function total$grad('));
+  const body = gradient.slice(0, gradient.indexOf('\n}'));
+  expect(body).not.toMatch(/for \(/);
+  expect(body.match(/integrate\$fwd\(/g)?.length).toBe(8);
+  const at = [0.3, 1.7];
+  expectClose(m.d(...at), [partial(m.total, at, 0, 0)[0], partial(m.total, at, 1, 0)[0]], 1e-6);
+});

@@ -9,8 +9,8 @@
 // renaming, so hoisting never captures. Inlining is bounded by a size budget per function.
 //
 // Calls stay calls where inlining would copy: a callee is inlined when its size after its own
-// inlining is small, or when it has a single call site in the program (inlining it moves code,
-// copies nothing). A callee called from many places that is large once inlined keeps one
+// inlining is small and runs no loop, or when it has a single call site in the program (inlining
+// it moves code, copies nothing). A callee called from many places that is large once inlined keeps one
 // function (and one derivative function per role), so emitted code grows linearly with the
 // source, never with the number of call paths (k functions each calling the next twice would
 // otherwise inline to 2^k copies of the first).
@@ -19,6 +19,7 @@
 import { NameSupply } from '../ir/build';
 import { Binder, Block, Expr, FnDef, Lambda, Program, Stmt, block, blockE, construct } from '../ir/syntax';
 import { defMap } from './program';
+import { constructRule } from '../constructs/registry';
 import { renameOperands, visitBlock } from '../ir/traverse';
 
 export interface InlineOptions {
@@ -43,6 +44,9 @@ export function bodySize(body: Block): number {
   return n;
 }
 
+/** Extra weight of a statement inside a construct's body (per level of nesting). */
+const BODY_WEIGHT = 3; // so a body statement weighs 4 in all
+
 /**
  * Which calls are inlined, program-wide: a def's size after inlining what it may inline, and the
  * number of call sites of each def (memoised; the program has no recursion).
@@ -50,6 +54,7 @@ export function bodySize(body: Block): number {
 class InlinePolicy {
   private readonly sizes = new Map<string, number>();
   private readonly sites = new Map<string, number>();
+  private readonly loops = new Map<string, boolean>();
   constructor(
     private readonly defs: ReadonlyMap<string, FnDef>,
     private readonly o: Required<InlineOptions>,
@@ -68,8 +73,23 @@ class InlinePolicy {
     const d = this.defs.get(fn);
     if (!d || this.o.keep(fn)) return undefined;
     const n = this.inlinedSize(fn);
-    const limit = (this.sites.get(fn) ?? 0) <= 1 ? this.o.maxSingleUseSize : this.o.maxCalleeSize;
-    return n <= limit ? d : undefined;
+    if ((this.sites.get(fn) ?? 0) <= 1) return n <= this.o.maxSingleUseSize ? d : undefined;
+    return n <= this.o.maxCalleeSize && !this.holdsLoop(fn) ? d : undefined;
+  }
+
+  /** Whether `fn`, or a callee inlined into it, runs a loop (a construct that repeats its body). */
+  holdsLoop(fn: string): boolean {
+    const known = this.loops.get(fn);
+    if (known !== undefined) return known;
+    let found = false;
+    visitBlock(this.defs.get(fn)!.body, {
+      expr: (e) => {
+        if (e.tag === 'construct' && constructRule(e, 'inline').repeats) found = true;
+        else if (e.tag === 'call' && this.callee(e.fn) && this.holdsLoop(e.fn)) found = true;
+      },
+    });
+    this.loops.set(fn, found);
+    return found;
   }
 
   /** Statements of `fn` once the calls it may inline are inlined. */
@@ -83,6 +103,9 @@ class InlinePolicy {
       },
       expr: (e) => {
         if (e.tag === 'call' && this.callee(e.fn)) n += this.inlinedSize(e.fn);
+        // A body's derivative code is several copies of it (a loop's forward loop with its
+        // stacks, the reversed loop): statements in bodies weigh more.
+        if (e.tag === 'construct') for (const l of e.bodies) n += BODY_WEIGHT * bodySize(l.body);
       },
     });
     this.sizes.set(fn, n);
@@ -177,7 +200,7 @@ class Inliner {
 /** Inlines calls (transitively) and flattens blocks in the named defs. */
 export function inlineProgram(p: Program, fns: readonly string[], opts: InlineOptions = {}): Program {
   const o: Required<InlineOptions> = {
-    maxCalleeSize: opts.maxCalleeSize ?? 128,
+    maxCalleeSize: opts.maxCalleeSize ?? 64,
     maxSingleUseSize: opts.maxSingleUseSize ?? 2000,
     maxSize: opts.maxSize ?? 20000,
     keep: opts.keep ?? (() => false),

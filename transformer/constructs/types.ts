@@ -133,6 +133,12 @@ export interface ConstructRule {
    */
   readonly pruneResults: (e: ConstructExpr, keep: readonly boolean[]) => ConstructExpr | undefined;
   /**
+   * Runs a body any number of times (a loop). Its derivative holds the body several times over
+   * (the forward loop with its stacks, the reversed loop), so the inliner keeps a function that
+   * holds one as a call wherever it has more than one call site.
+   */
+  readonly repeats?: boolean;
+  /**
    * Where the construct's loop invariants are, for loop-invariant code motion (ad/licm.ts): the
    * `count` non-linear parameters of body `body` from index `param` are the `count` non-linear
    * operands from index `operand`, the same in every run of the body. Hoisted values join them

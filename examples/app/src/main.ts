@@ -2,6 +2,7 @@
 // Adam on the compiled gradient and finish with Newton steps on the compiled Hessian, then check
 // the gradient against central finite differences.
 import { Params, Data, Sample, Fit, lossAndGrad, gradLoss, hessianLoss } from './oscillator';
+import { simulatedLoss, simulatedLossAndGrad, simulatedGrad } from './simulated';
 
 const truth: Params = { amplitude: 1.5, damping: 0.3, omega: 2.0, phase: 0.4 };
 
@@ -88,6 +89,32 @@ for (const [label, at] of [['the starting point', start], ['the fitted parameter
     console.log(`  d/d${k.padEnd(9)} tsad ${g[k].toExponential(8).padStart(16)}   finite differences ${fd.toExponential(8).padStart(16)}`);
   }
 }
+// The same fit with a simulated model: each sample's x(t) comes from 40 RK4 steps of the
+// equation of motion in a `for` loop, differentiated by tsad through the loop.
+console.log('\nthe same fit, the model simulated by RK4 in a for loop (40 steps per sample):');
+let q: Params = start;
+const mq: Record<string, number> = { amplitude: 0, damping: 0, omega: 0, phase: 0 };
+const vq: Record<string, number> = { amplitude: 0, damping: 0, omega: 0, phase: 0 };
+for (let step = 1; step <= 400; step++) {
+  const [loss, g] = simulatedLossAndGrad(q, data);
+  const next = { ...q };
+  for (const k of keys) {
+    mq[k] = 0.9 * mq[k] + 0.1 * g[k];
+    vq[k] = 0.999 * vq[k] + 0.001 * g[k] * g[k];
+    next[k] = q[k] - (rate * (mq[k] / (1 - 0.9 ** step))) / (Math.sqrt(vq[k] / (1 - 0.999 ** step)) + 1e-8);
+  }
+  q = next;
+  if ([1, 100, 400].includes(step)) console.log(`adam ${String(step).padStart(4)}  loss ${loss.toExponential(8)}  |gradient| ${Math.hypot(...keys.map((k) => g[k])).toExponential(2)}`);
+}
+for (const k of keys) console.log(`  ${k.padEnd(9)} ${fmt(q[k])}  (closed-form fit ${fmt(p[k])})`);
+const gs = simulatedGrad(start, data);
+console.log('gradient check of the simulated loss at the starting point:');
+for (const k of keys) {
+  const fd = (simulatedLoss({ ...start, [k]: start[k] + h }, data) - simulatedLoss({ ...start, [k]: start[k] - h }, data)) / (2 * h);
+  worst = Math.max(worst, Math.abs(gs[k] - fd) / Math.max(1e-6, Math.abs(fd)));
+  console.log(`  d/d${k.padEnd(9)} tsad ${gs[k].toExponential(8).padStart(16)}   finite differences ${fd.toExponential(8).padStart(16)}`);
+}
+
 const ok = worst < 1e-6;
 console.log(`\nlargest relative difference ${worst.toExponential(2)} ${ok ? '(ok)' : '(MISMATCH)'}`);
 if (!ok) process.exitCode = 1;

@@ -22,6 +22,7 @@ export const loop: ConstructRule = {
   // Carried values feed the next iteration: a loop keeps all its results.
   pruneResults: () => undefined,
   emitTs: loopEmitTs,
+  repeats: true,
   // Invariants sit between the trip count and the carried values, in the body after the counter.
   invariants: (e, bodyArity) => {
     if (e.bodies.length !== 1 || e.lin.length > 0) return undefined;

@@ -27,4 +27,5 @@ export const whileLoop: ConstructRule = {
   // Carried values feed the next iteration: a loop keeps all its results.
   pruneResults: () => undefined,
   emitTs: whileEmitTs,
+  repeats: true,
 };
