@@ -2,6 +2,10 @@
 // `for`, `while` and `do … while` to `while` (transformer/frontend/lower.ts, docs/frontend.md
 // "Loops"). Derivatives are compared with closed forms and central finite differences; the
 // emitted code keeps each loop a loop; second order through a loop is a diagnostic (TSAD1007).
+import * as fs from 'fs';
+import * as path from 'path';
+import { main } from '../../transformer/plugin/cli';
+import { workDir } from './harness';
 import { compile, load, leaves, partial, directional, expectClose } from './harness';
 
 const { exports: m, result } = load(`import { grad, valueAndGrad, jvp, vjp, jacobian, linearize } from 'tsad';
@@ -253,4 +257,27 @@ export const d = grad(f);`).outputText.replace(/case\d+/g, 'case');
   const small = emitted(3);
   expect(emitted(1000).replace(/1000/g, '3')).toBe(small);
   expect(small).toMatch(/for \(let k\w* = 0; k\w* < 3; k\w*\+\+\)/);
+});
+
+test('tsad inspect shows the loops in Linear A and in the derived stages (stacks forward, the reversed loop backward)', () => {
+  const file = path.join(workDir(), 'inspected-loops.ts');
+  fs.writeFileSync(
+    file,
+    `/** @differentiable */\nexport function f(x: number, n: number): number {\n  let y = x;\n  for (let i = 0; i < n; i++) y = Math.sin(y) * x;\n  let z = y;\n  while (z > 1) z = z / 2;\n  return z;\n}\n`,
+  );
+  const run = (stage: string) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = main(['inspect', file, '--fn', 'f', '--stage', stage], { out: (t) => out.push(t), err: (t) => err.push(t) });
+    expect({ code, err: err.join('\n') }).toEqual({ code: 0, err: '' });
+    return out.join('\n');
+  };
+  const ir = run('linear-a');
+  expect(ir).toMatch(/= loop\(n, /);
+  expect(ir).toMatch(/= while\(/);
+  const lin = run('linearize');
+  expect(lin).toMatch(/push\(/);
+  expect(lin).toMatch(/at\(/);
+  expect(run('grad')).toMatch(/stack<real>/);
+  expect(run('emit')).toMatch(/for \(let \w+ = 0; \w+ < n; \w+\+\+\)/);
 });
