@@ -92,7 +92,8 @@ export class ModuleCompiler {
     const twice = this.lowerer.nested.secondOrderLoop(program);
     if (twice) {
       const what = twice.op === 'loop' ? 'a counted loop' : 'a while loop';
-      fail(1007, req.callSite, `${req.transform}(${label}) differentiates a derivative again, and '${twice.fn}' (in ${twice.derivative}) runs ${what}: second derivatives through loops are not supported yet`);
+      const where = twice.fn === twice.derivative ? `the derivative '${twice.fn}'` : `'${twice.fn}' (called by the derivative '${twice.derivative}')`;
+      fail(1007, req.callSite, `${req.transform}(${label}) differentiates a derivative again, and ${where} runs ${what}: second derivatives through loops are not supported yet`);
     }
     if (spec.wrt) {
       for (const i of req.wrt) {
