@@ -168,7 +168,11 @@ export function resolveTarget(t: typeof ts, checker: ts.TypeChecker, expr: ts.Ex
   const marked = resolveMarkedFunction(expr, checker);
   if (marked) return { tag: 'fn', decl: marked.decl, marker: marked.marker };
   const e = unwrap(t, expr);
-  if (inFunction && (t.isArrowFunction(e) || t.isFunctionExpression(e))) return { tag: 'arrow', decl: e };
+  if (t.isArrowFunction(e) || t.isFunctionExpression(e)) {
+    if (inFunction && outer !== 'jvp') return { tag: 'arrow', decl: e };
+    // Outside a marked function's lowering, an arrow in place is compiled only as T(arrow)(args).
+    if (outer === 'jvp' || hasFunctionAround(t, e)) fail(1006, e, arrowNotCalled(outer));
+  }
   const inner = transformCallBehind(expr, checker);
   if (!inner) return undefined;
   const arg = inner.call.arguments[0];
@@ -217,7 +221,6 @@ function jvpCall(site: NestedSite, e: ts.CallExpression, hint?: string): Value {
   if (!f || !lists[0] || !lists[1] || e.arguments.length !== 3) return fail(1005, e, 'inside a differentiable function, write jvp(f, [primals...], [tangents...]) with the lists in place');
   const of = resolveTarget(t, checker, f, 'jvp', true);
   if (!of) return fail(1001, f, notDifferentiableReason(f, checker));
-  if (innermost(of).tag === 'arrow') fail(1006, f, `jvp of an arrow written in place is not supported yet: mark a function and pass the captured values as its parameters, or use grad, valueAndGrad or hvp of the arrow`);
   const { fn, captures } = site.owner.nested.lower({ tag: 'derived', kind: 'jvp', call: e, of, wrt: [] }, siteShapes(site));
   const n = (fn.params.length - 2 * captures.length) / 2;
   const [ps, ts_] = lists as [ts.NodeArray<ts.Expression>, ts.NodeArray<ts.Expression>];
@@ -251,6 +254,18 @@ function zeroValue(site: NestedSite, s: Shape): Value {
 
 function capturedValues(site: NestedSite, captures: readonly Capture[]): Value[] {
   return captures.map((c) => site.valueOf(c.symbol)!);
+}
+
+function arrowNotCalled(kind: string): string {
+  if (kind === 'jvp' || !(isTransformKind(kind) && TRANSFORMS[kind].form === 'reference')) {
+    return `${kind} of an arrow written in place is not supported yet: mark a function and pass what the arrow captures as parameters, or use grad, valueAndGrad or hvp of the arrow, called in place`;
+  }
+  return `${kind} of an arrow written in place must be called in place, ${kind}((y) => ...)(y), so that what it captures is passed to the compiled derivative`;
+}
+
+function hasFunctionAround(t: typeof ts, n: ts.Node): boolean {
+  for (let p = n.parent; p; p = p.parent) if (t.isFunctionLike(p)) return true;
+  return false;
 }
 
 function siteShapes(site: NestedSite): ShapeOf {
