@@ -76,7 +76,7 @@ export class ModuleCompiler {
     // The module's other functions are not this derivative's business: every pass over the
     // program would otherwise walk all of them again, per call site.
     const program = closureOf({ defs: [...this.lowerer.defs] }, fn.name);
-    const label = req.of?.tag === 'derived' ? req.of.call.getText() : req.of?.tag === 'arrow' ? 'an arrow' : sourceName(this.host.ts, req.target, fn.name);
+    const label = req.of?.tag === 'derived' ? req.of.call.getText() : req.of?.tag === 'arrow' ? shortText(req.of.decl.getText()) : sourceName(this.host.ts, req.target, fn.name);
     const spec = TRANSFORMS[req.transform];
     if (spec.scalarResult && fn.result.kind !== 'number') {
       fail(1004, req.callSite, `${req.transform} needs a function that returns a number; '${fn.name}' returns a ${fn.result.kind}`);
@@ -129,6 +129,11 @@ export class ModuleCompiler {
     }
     return v;
   }
+}
+
+function shortText(text: string): string {
+  const t = text.replace(/\s+/g, ' ');
+  return t.length > 40 ? `${t.slice(0, 37)}...` : t;
 }
 
 function numbersOnly(s: Shape): boolean {

@@ -28,6 +28,13 @@ test('grad(grad(f)) and grad(grad(grad(f))) of x³ sin x match the closed forms'
   }
 });
 
+test('the emitted code makes no closures: the arrow became a def that its caller passes x to', () => {
+  // Messages quote the source (`grad((y: number) => x + y)`): only code counts.
+  const code = result.outputText.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+  expect(code).not.toMatch(/=>|function\s*\(/);
+  expect(result.outputText).toMatch(/return x \* lambda_\d+_grad_1\(x, 1\);/);
+});
+
 test('no perturbation confusion: d/dx [x · (d/dy (x + y))|y=1] = 1', () => {
   expect(m.confusion(0.7)).toBeCloseTo(0.7, 14);
   for (const x of [-2, 0.5, 3]) expect(m.dConfusion(x)).toBe(1);
@@ -115,4 +122,69 @@ test('nested transforms through a branch and through a loop differentiated once'
     // usesLoop(x) = x · d/dx(3x²) = 6x², so its derivative is 12x.
     expect(n.usesLoopValue(x)).toBeCloseTo(6 * x * x, 12);
   }
+});
+
+const { exports: a, result: arrows } = load(`import { grad, valueAndGrad, jvp, vjp } from 'tsad';
+/** @differentiable */
+export function twoCaptures(x: number, w: number): number {
+  const s = x * w;
+  return grad((y: number, z: number) => s * y * z + x * Math.sin(z), { wrt: ['z'] })(x, 2) + w;
+}
+export const dTwo = grad(twoCaptures, { wrt: [0, 1] });
+
+/** @differentiable */
+export function curvature(x: number): number {
+  // d²/dy² (x·y³)|y=x = 6x², and its value-and-gradient form through valueAndGrad of an arrow.
+  const [v, g] = valueAndGrad((y: number) => x * y * y * y)(x);
+  return grad(grad((y: number) => x * y * y * y))(x) + v + g;
+}
+export const dCurvature = grad(curvature);
+
+// An ordinary function (not marked) may use the same forms: they run as compiled code.
+export function plain(x: number): number {
+  return grad((y: number) => x * y * y)(3);
+}
+
+/** @differentiable */
+export function gated(x: number, fast: boolean, mode: string): number {
+  return fast ? x * x : mode === 'cube' ? x * x * x : Math.sin(x);
+}
+/** @differentiable */
+export function usesMode(x: number): number {
+  const [v, dv] = jvp(gated, [x, false, 'cube'], [1, undefined, undefined]);
+  return v * dv + grad(gated)(x, true, 'sin');
+}
+export const dUsesMode = grad(usesMode);
+export const modeTangent = (x: number) => jvp(gated, [x, false, 'sine'], [2, undefined, undefined]);
+export const modePullback = (x: number) => vjp(gated, x, true, 'sine')[1](1);
+`);
+
+test('third module compiles', () => expect(arrows.diagnostics).toEqual([]));
+
+test('arrows capturing several variables, with wrt by name, differentiated again', () => {
+  // twoCaptures = s·x + x·cos(2) + w with s = x·w, i.e. x²w + x cos 2 + w.
+  for (const [x, w] of [[0.3, 1.7], [-1.2, 0.4]]) {
+    expect(a.twoCaptures(x, w)).toBeCloseTo(x * x * w + x * Math.cos(2) + w, 12);
+    expectClose(a.dTwo(x, w), [2 * x * w + Math.cos(2), x * x + 1], 1e-12);
+    expectClose(a.dTwo(x, w), [0, 1].map((i) => partial(a.twoCaptures, [x, w], i, 0)[0]), 1e-6);
+  }
+});
+
+test('grad(grad(arrow)) and valueAndGrad(arrow) inside a marked function', () => {
+  for (const x of [0.5, -1.5]) {
+    // 6x² + x⁴ + 3x³
+    expect(a.curvature(x)).toBeCloseTo(6 * x * x + x ** 4 + 3 * x ** 3, 12);
+    expect(a.dCurvature(x)).toBeCloseTo(12 * x + 4 * x ** 3 + 9 * x * x, 11);
+  }
+  expect(a.plain(0.5)).toBeCloseTo(3, 14);
+});
+
+test('constant parameters take undefined as their tangent and give undefined as their cotangent', () => {
+  // usesMode = x³ · 3x² + 2x.
+  for (const x of [0.4, 1.1]) {
+    expect(a.usesMode(x)).toBeCloseTo(3 * x ** 5 + 2 * x, 12);
+    expect(a.dUsesMode(x)).toBeCloseTo(15 * x ** 4 + 2, 11);
+  }
+  expect(a.modeTangent(0.3)).toEqual([Math.sin(0.3), 2 * Math.cos(0.3)]);
+  expect(a.modePullback(0.3)).toEqual([0.6, undefined, undefined]);
 });
