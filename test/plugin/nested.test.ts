@@ -188,3 +188,36 @@ test('constant parameters take undefined as their tangent and give undefined as 
   expect(a.modeTangent(0.3)).toEqual([Math.sin(0.3), 2 * Math.cos(0.3)]);
   expect(a.modePullback(0.3)).toEqual([0.6, undefined, undefined]);
 });
+
+const { exports: s, result: structured } = load(`import { grad, hvp, jvp, derivative } from 'tsad';
+export function softplus(x: number): number { return Math.log(1 + Math.exp(x)); }
+derivative(softplus, (x: number, dx: number) => [softplus(x), dx / (1 + Math.exp(-x))]);
+export const sp2 = grad(grad(softplus));
+
+/** @differentiable */
+export function h(p: [number, number], q: { a: number; b: number }): number { return p[0] * p[1] * q.a + Math.sin(q.b * p[0]); }
+export const dh = grad(h);
+/** @differentiable */
+export function useH(x: number, y: number): number {
+  const g = grad(h, { wrt: [0, 1] })([x, y], { a: y, b: x });
+  const t = jvp(h, [[x, y], { a: 1, b: y }], [[1, 0], { a: 0, b: 1 }]);
+  const hv = hvp(h)([x, y], { a: y, b: x }, [1, 1]);
+  return g[0][0] * g[1].b + t[1] + hv[0] * hv[1] + dh([x, x], { a: y, b: y })[1];
+}
+export const dUseH = grad(useH, { wrt: [0, 1] });
+`);
+
+test('fourth module compiles', () => expect(structured.diagnostics).toEqual([]));
+
+test('the second derivative of a function with a custom JVP rule differentiates the rule', () => {
+  for (const x of [-1, 0.5, 2]) {
+    const sig = 1 / (1 + Math.exp(-x));
+    expect(s.sp2(x)).toBeCloseTo(sig * (1 - sig), 12);
+  }
+});
+
+test('nested transforms of tuple and object parameters (grad with several wrt, jvp, hvp, a module const)', () => {
+  for (const at of [[0.3, 0.7], [-0.5, 1.1]]) {
+    expectClose(s.dUseH(...at), [0, 1].map((i) => partial(s.useH, at, i, 0)[0]), 1e-6);
+  }
+});

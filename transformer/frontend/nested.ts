@@ -192,7 +192,10 @@ export function lowerNestedCall(site: NestedSite, e: ts.CallExpression, hint?: s
   const { tsApi: t, checker } = site.owner;
   const direct = tsadExportName(e.expression, checker);
   if (direct && isTransformKind(direct) && !isRuleCall(e, checker)) {
-    if (TRANSFORMS[direct].form === 'reference') return fail(1006, e, `${direct}(${e.arguments[0]?.getText() ?? ''}) makes a function: call it in place, ${direct}(f)(x)`);
+    if (TRANSFORMS[direct].form === 'reference') {
+      const fn = e.arguments[0]?.getText() ?? 'f';
+      return fail(1006, e, `${direct}(${fn}) makes a function, which is not a value here: call it in place, ${direct}(${fn})(x), or hold it in a module-level const`);
+    }
     if (direct !== 'jvp') return fail(1006, e, notNestable(direct, e.arguments[0]?.getText() ?? 'f', undefined));
     return jvpCall(site, e, hint);
   }
