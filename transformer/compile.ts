@@ -76,10 +76,10 @@ export class ModuleCompiler {
     // The module's other functions are not this derivative's business: every pass over the
     // program would otherwise walk all of them again, per call site.
     const program = closureOf({ defs: [...this.lowerer.defs] }, fn.name);
-    const label = req.of?.tag === 'derived' ? req.of.call.getText() : req.of?.tag === 'arrow' ? shortText(req.of.decl.getText()) : sourceName(this.host.ts, req.target, fn.name);
     const spec = TRANSFORMS[req.transform];
+    const label = req.of?.tag === 'derived' ? req.of.call.getText() : req.of?.tag === 'arrow' ? shortText(req.of.decl.getText()) : sourceName(this.host.ts, req.target, fn.name);
     if (spec.scalarResult && fn.result.kind !== 'number') {
-      fail(1004, req.callSite, `${req.transform} needs a function that returns a number; '${fn.name}' returns a ${fn.result.kind}`);
+      fail(1004, req.callSite, `${req.transform} needs a function that returns a number; '${label}' returns a ${fn.result.kind}`);
     }
     if ('secondOrder' in spec && spec.secondOrder) {
       const looping = loopIn(program);
