@@ -7,10 +7,11 @@ import { hvpOf } from '../../transformer/ad/drivers';
 import { nestedDerivative } from '../../transformer/plan/nested';
 import { NUMBER } from '../../transformer/frontend/shapes';
 import type { Program } from '../../transformer/ir/syntax';
+import type { Signature } from '../../transformer/plan/request';
 
 const src = 'def f(x: real, y: real ;) -> (real ;) {\n  let a = mul(x, y)\n  let b = sin(a)\n  let c = mul(b, x)\n  (c ;)\n}';
 const driver = { recheck: true, simplify: true, inlinePrimal: true };
-const f = { name: 'f', params: [{ name: 'x', shape: NUMBER }, { name: 'y', shape: NUMBER }], result: NUMBER };
+const f: Signature = { name: 'f', params: [{ name: 'x', shape: NUMBER }, { name: 'y', shape: NUMBER }], result: NUMBER };
 
 // f = x sin(xy)
 const grad = (x: number, y: number) => [Math.sin(x * y) + x * y * Math.cos(x * y), x * x * Math.cos(x * y)];
@@ -22,7 +23,7 @@ const hessian = (x: number, y: number) => {
   ];
 };
 
-function withNested(p: Program, kind: 'grad' | 'jvp' | 'hvp', sig = f, name = `${sig.name}_${kind}`) {
+function withNested(p: Program, kind: 'grad' | 'jvp' | 'hvp', sig: Signature = f, name = `${sig.name}_${kind}`) {
   const made = nestedDerivative(p, sig, kind, [0, 1], driver, name);
   return { program: { defs: [...p.defs, ...made.defs] }, made };
 }

@@ -17,7 +17,7 @@ import { annotateTypes } from '../ir/check';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
 import { derivedName, primalNameOf, role } from '../ad/names';
 import { MATH_FUNCTIONS } from '../prims/registry';
-import { Capture, NestedDerivatives, lowerNestedCall } from './nested';
+import { Capture, NestedDerivatives, NestedSite, lowerNestedCall } from './nested';
 
 export interface Value {
   readonly name: string;
@@ -1231,7 +1231,7 @@ class FunctionLowering {
     return { name: this.b.nl(hint ?? lowered.name, call(lowered.name, args.map((a) => a.name)), irType(lowered.result)), shape: lowered.result };
   }
 
-  private nestedSite() {
+  private nestedSite(): NestedSite {
     return {
       owner: this.owner,
       expr: (a: ts.Expression) => this.expr(a),
