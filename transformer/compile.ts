@@ -3,12 +3,12 @@
 // the wrapper (plan/), and let the backend write the code, each def once per module.
 import type * as ts from 'typescript';
 import { Program } from './ir/syntax';
-import { visitDef } from './ir/traverse';
 import { Lowerer, LoweredFunction } from './frontend/lower';
+import type { ShapeOf, Target } from './frontend/nested';
 import { Shape, componentShapes, describeShape } from './frontend/shapes';
 import { fail } from './frontend/diagnostics';
 import { DriverOptions, vjpOf } from './ad/drivers';
-import { closureOf } from './plan/closure';
+import { closureOf, loopIn } from './plan/closure';
 import { PLANNERS } from './plan/planners';
 import { DRIVER, Reverse } from './plan/request';
 import { TRANSFORMS, TransformKind } from './plan/transforms';
@@ -17,7 +17,12 @@ import { TypeScriptBackend, TypeScriptSite } from './backend/typescript';
 import type { Host } from './plugin/host';
 
 export interface CompileRequest {
+  /** The marked function; for a transform of a transform, the innermost one. */
   readonly target: ts.SignatureDeclaration;
+  /** A transform of a transform: what it differentiates (`grad(f)` in `grad(grad(f))`). */
+  readonly of?: Target;
+  /** For a transform of a local arrow: the shapes of the variables it may capture. */
+  readonly captured?: ShapeOf;
   readonly transform: TransformKind;
   readonly wrt: readonly number[];
   readonly callSite: ts.Node;
@@ -44,6 +49,7 @@ export class ModuleCompiler {
   ) {
     this.lowerer = new Lowerer(host.ts, checker);
     this.driver = { ...DRIVER, recheck: host.recheck };
+    this.lowerer.nested.configure(this.driver);
     this.backend = new TypeScriptBackend({
       ts: host.ts,
       factory,
@@ -63,25 +69,31 @@ export class ModuleCompiler {
   }
 
   compile(req: CompileRequest): CompiledTransform {
-    const lowered = this.lower(req.target);
-    const fn = lowered.fn;
+    const fn = req.of ? this.lowerer.nested.lower(req.of, req.captured).fn : this.lowerer.lower(req.target);
     const key = `${fn.name}|${req.transform}|${req.wrt.join(',')}`;
     const cached = this.wrappers.get(key);
     if (cached) return cached;
     // The module's other functions are not this derivative's business: every pass over the
     // program would otherwise walk all of them again, per call site.
-    const program = closureOf(lowered.program, fn.name);
+    const program = closureOf({ defs: [...this.lowerer.defs] }, fn.name);
     const spec = TRANSFORMS[req.transform];
+    const label = req.of?.tag === 'derived' ? req.of.call.getText() : req.of?.tag === 'arrow' ? shortText(req.of.decl.getText()) : sourceName(this.host.ts, req.target, fn.name);
     if (spec.scalarResult && fn.result.kind !== 'number') {
-      fail(1004, req.callSite, `${req.transform} needs a function that returns a number; '${fn.name}' returns a ${fn.result.kind}`);
+      fail(1004, req.callSite, `${req.transform} needs a function that returns a number; '${label}' returns a ${fn.result.kind}`);
     }
     if ('secondOrder' in spec && spec.secondOrder) {
       const looping = loopIn(program);
       if (looping) {
         const what = looping.op === 'loop' ? 'a counted loop' : 'a while loop';
         const inFn = looping.fn === fn.name ? `'${fn.name}'` : `'${fn.name}' (through '${looping.fn}', which it calls)`;
-        fail(1007, req.callSite, `${req.transform}(${sourceName(this.host.ts, req.target, fn.name)}) needs second derivatives, and ${inFn} runs ${what}: second derivatives through loops are not supported yet`);
+        fail(1007, req.callSite, `${req.transform}(${label}) needs second derivatives, and ${inFn} runs ${what}: second derivatives through loops are not supported yet`);
       }
+    }
+    const twice = this.lowerer.nested.secondOrderLoop(program);
+    if (twice) {
+      const what = twice.op === 'loop' ? 'a counted loop' : 'a while loop';
+      const where = twice.fn === twice.derivative ? `the derivative '${twice.fn}'` : `'${twice.fn}' (called by the derivative '${twice.derivative}')`;
+      fail(1007, req.callSite, `${req.transform}(${label}) differentiates a derivative again, and ${where} runs ${what}: second derivatives through loops are not supported yet`);
     }
     if (spec.wrt) {
       for (const i of req.wrt) {
@@ -98,7 +110,7 @@ export class ModuleCompiler {
       program,
       fn,
       wrt: req.wrt,
-      where: `${req.transform}(${sourceName(this.host.ts, req.target, fn.name)})`,
+      where: `${req.transform}(${label})`,
       driver: this.driver,
       reverse: () => this.reverse(program, fn.name),
     });
@@ -119,18 +131,9 @@ export class ModuleCompiler {
   }
 }
 
-/** The first def of a program that runs a loop (the IR cannot differentiate a loop's tape yet), and the loop's kind. */
-function loopIn(program: Program): { fn: string; op: string } | undefined {
-  for (const d of program.defs) {
-    let op: string | undefined;
-    visitDef(d, {
-      expr: (e) => {
-        if (!op && e.tag === 'construct' && (e.op === 'loop' || e.op === 'while')) op = e.op;
-      },
-    });
-    if (op) return { fn: d.name, op };
-  }
-  return undefined;
+function shortText(text: string): string {
+  const t = text.replace(/\s+/g, ' ');
+  return t.length > 40 ? `${t.slice(0, 37)}...` : t;
 }
 
 function numbersOnly(s: Shape): boolean {

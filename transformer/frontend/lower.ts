@@ -6,7 +6,7 @@
 import type * as ts from 'typescript';
 import { Builder, NameSupply } from '../ir/build';
 import { FnDef, REAL, Role, binder, call, construct, lambda, prim, ret, tuple } from '../ir/syntax';
-import type { Binder, Block, Lambda } from '../ir/syntax';
+import type { Binder, Block, Expr, Lambda } from '../ir/syntax';
 import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { restoreLinearity } from '../ad/linearity';
@@ -17,6 +17,7 @@ import { annotateTypes } from '../ir/check';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
 import { derivedName, primalNameOf, role } from '../ad/names';
 import { MATH_FUNCTIONS } from '../prims/registry';
+import { Capture, NestedDerivatives, NestedSite, lowerNestedCall } from './nested';
 
 export interface Value {
   readonly name: string;
@@ -85,6 +86,8 @@ export class Lowerer {
   private readonly done = new Map<ts.Node, LoweredFunction>();
   private readonly active = new Set<ts.Node>();
   private readonly names = new Set<string>();
+  /** Derivatives that are themselves differentiated or called by marked functions (nested.ts). */
+  readonly nested = new NestedDerivatives(this);
 
   constructor(
     readonly tsApi: typeof ts,
@@ -126,6 +129,22 @@ export class Lowerer {
     }
   }
 
+  /** A local arrow a transform is applied to, as a def taking the variables it captures first. */
+  lift(decl: ts.SignatureDeclaration, captures: readonly Capture[]): LoweredFunction {
+    const existing = this.done.get(decl);
+    if (existing) return existing;
+    this.active.add(decl);
+    try {
+      const f = new FunctionLowering(this, decl, this.uniqueName(functionName(this.tsApi, decl)), undefined, captures).run();
+      this.done.set(decl, f.lowered);
+      this.defs.push(f.def);
+      this.origins.set(f.lowered.name, f.origins);
+      return f.lowered;
+    } finally {
+      this.active.delete(decl);
+    }
+  }
+
   /**
    * `f.jvp` (and for a VJP rule its pullback and the pullback's transpose) from
    * `derivative(f, rule)` / `derivative.vjp(f, rule)`: the JVP pass then uses `f.jvp` instead of
@@ -155,7 +174,7 @@ export class Lowerer {
     }
   }
 
-  private uniqueName(base: string): string {
+  uniqueName(base: string): string {
     let name = base.replace(/[^A-Za-z0-9_]/g, '_') || 'f';
     for (let k = 2; this.names.has(name); k++) name = `${base}_${k}`;
     this.names.add(name);
@@ -219,6 +238,8 @@ class FunctionLowering {
     nameOrRole: string | Role,
     /** Lowering a VJP rule `(x̄) => [value, (ct) => [x̄_bar...]]` of this function. */
     private readonly vjpOf?: LoweredFunction,
+    /** A lifted arrow's captured variables: its first parameters. */
+    private readonly captures: readonly Capture[] = [],
   ) {
     this.name = typeof nameOrRole === 'string' ? nameOrRole : derivedName(nameOrRole);
     this.role = typeof nameOrRole === 'string' ? undefined : nameOrRole;
@@ -232,7 +253,12 @@ class FunctionLowering {
   run(): this {
     const { t, decl } = this;
     this.checkKind();
-    const params = decl.parameters.map((p) => {
+    const captured = this.captures.map((c) => {
+      const name = this.supply.fresh(c.symbol.name);
+      this.env.set(c.symbol, { name, shape: c.shape });
+      return { name, shape: c.shape };
+    });
+    const own = decl.parameters.map((p) => {
       if (!t.isIdentifier(p.name) || p.dotDotDotToken || p.questionToken || p.initializer) {
         fail(1105, p, 'parameters of a differentiable function must be plain names (no destructuring, optional, default or rest parameters)');
       }
@@ -241,6 +267,7 @@ class FunctionLowering {
       this.env.set(this.checker.getSymbolAtLocation(p.name)!, { name, shape });
       return { name, shape };
     });
+    const params = [...captured, ...own];
     const sig = this.checker.getSignatureFromDeclaration(decl);
     const body = (decl as ts.FunctionLikeDeclaration).body;
     if (!body) fail(1107, decl, 'a differentiable function needs a body');
@@ -1194,12 +1221,25 @@ class FunctionLowering {
       if (e.arguments.length !== 1) fail(1102, e, 'stopGradient takes one argument');
       return this.stop(this.expr(e.arguments[0]), hint);
     }
+    const nested = lowerNestedCall(this.nestedSite(), e, hint);
+    if (nested) return nested;
     const target = resolveMarkedFunction(callee, this.checker) ?? this.notDifferentiable(e);
     const lowered = this.owner.lower(target.decl);
     const args = e.arguments.map((a) => this.expr(a));
     if (args.length !== lowered.params.length) fail(1102, e, `'${lowered.name}' takes ${lowered.params.length} argument(s)`);
     args.forEach((a, i) => this.conform(e.arguments[i], a, lowered.params[i].shape, `argument ${i + 1} of '${lowered.name}'`));
     return { name: this.b.nl(hint ?? lowered.name, call(lowered.name, args.map((a) => a.name)), irType(lowered.result)), shape: lowered.result };
+  }
+
+  private nestedSite(): NestedSite {
+    return {
+      owner: this.owner,
+      expr: (a: ts.Expression) => this.expr(a),
+      conform: (node: ts.Node, v: Value, s: Shape, what: string) => this.conform(node, v, s, what),
+      bind: (base: string, rhs: Expr, s: Shape): Value => ({ name: this.b.nl(base, rhs, irType(s)), shape: s }),
+      lit: (x: number) => this.b.lit(x),
+      valueOf: (sym: ts.Symbol) => this.env.get(sym),
+    };
   }
 
   /** Why a call cannot be differentiated through, in the most specific words there are. */

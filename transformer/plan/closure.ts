@@ -2,6 +2,7 @@
 // of those functions, which no call names.
 import type { Program } from '../ir/syntax';
 import { calleesFirst } from '../ad/program';
+import { visitDef } from '../ir/traverse';
 
 /** The defs `entries` reach (themselves included), in the program's order. */
 export function reachable(p: Program, entries: readonly string[]): Program {
@@ -21,4 +22,18 @@ export function closureOf(p: Program, fn: string): Program {
     if (rules.length === 0) return { defs: p.defs.filter((d) => found.has(d.name)) };
     roots = [...roots, ...rules];
   }
+}
+
+/** The first def of a program that runs a loop (the IR cannot differentiate a loop's tape yet), and the loop's kind. */
+export function loopIn(program: Program): { fn: string; op: string } | undefined {
+  for (const d of program.defs) {
+    let op: string | undefined;
+    visitDef(d, {
+      expr: (e) => {
+        if (!op && e.tag === 'construct' && (e.op === 'loop' || e.op === 'while')) op = e.op;
+      },
+    });
+    if (op) return { fn: d.name, op };
+  }
+  return undefined;
 }

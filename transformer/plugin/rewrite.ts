@@ -7,13 +7,12 @@ import { ModuleCompiler } from '../compile';
 import { REPORTED_BY_TYPESCRIPT, TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../frontend/diagnostics';
 import { TRANSFORMS, TransformKind, isTransformKind } from '../plan/transforms';
 import type { Host } from './host';
+import { appliedLocalTransform, capturesOf, declaredAround, resolveTarget, wrtOf } from '../frontend/nested';
 import {
   checkRuleTarget,
   isRuleCall,
-  nestedTransformMessage,
   notDifferentiableReason,
   resolveMarkedFunction,
-  transformCallBehind,
   tsadExportName,
   useTypeScript,
   wrtList,
@@ -144,9 +143,13 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
     if (!target) throw new TsadDiagnosticError(1005, call, diagnosticMessage(1005, `${kind} needs the function to differentiate as its first argument`));
     const marked = resolveMarkedFunction(target, checker);
     if (!marked) {
-      const inner = transformCallBehind(target, checker);
-      if (inner) throw new TsadDiagnosticError(1006, target, diagnosticMessage(1006, nestedTransformMessage(kind, inner)));
-      throw new TsadDiagnosticError(1001, target, diagnosticMessage(1001, notDifferentiableReason(target, checker)));
+      const of = resolveTarget(tsApi, checker, target, kind, false);
+      if (!of) throw new TsadDiagnosticError(1001, target, diagnosticMessage(1001, notDifferentiableReason(target, checker)));
+      let inner = of;
+      while (inner.tag === 'derived') inner = inner.of;
+      const compiled = compiler.compile({ target: inner.decl, of, transform: kind, wrt: wrtOf(tsApi, kind, call, of), callSite: call });
+      const ref = f.createIdentifier(compiled.name);
+      return compiled.replaces === 'reference' ? ref : f.createCallExpression(ref, undefined, rest.map((a) => tsApi.visitNode(a, visit) as ts.Expression));
     }
     const params = marked.decl.parameters.map((p) => p.name.getText());
     let wrt: readonly (string | number)[] = marked.marker.wrt ?? [0];
@@ -171,12 +174,30 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
     return f.createCallExpression(id, undefined, rest.map((a) => tsApi.visitNode(a, visit) as ts.Expression));
   };
 
+  /** `grad((y) => x * y)(args)`: the compiled derivative of the lifted arrow, given its captures first. */
+  const localTransform = (node: ts.CallExpression, local: NonNullable<ReturnType<typeof appliedLocalTransform>>): ts.Expression => {
+    const captured = declaredAround(tsApi, checker, local.arrow);
+    const captures = capturesOf(tsApi, checker, local.arrow, captured);
+    const wrt = wrtOf(tsApi, local.kind, local.call, local.of).map((i) => i + captures.length);
+    const compiled = compiler.compile({ target: local.arrow, of: local.of, captured, transform: local.kind, wrt, callSite: local.call });
+    const args = [...captures.map((c) => f.createIdentifier(c.symbol.name)), ...node.arguments.map((a) => tsApi.visitNode(a, visit) as ts.Expression)];
+    return f.createCallExpression(f.createIdentifier(compiled.name), undefined, args);
+  };
+
   // Only the paths down to tsad's calls and decorators are visited: the rest of the file (which
   // may nest thousands deep, like a long sum) is returned untouched without recursing into it.
   const interesting = pathsToTsadNodes(tsApi, checker, sf);
   const visit = (node: ts.Node): ts.Node => {
     if (!interesting.has(node)) return node;
     if (tsApi.isCallExpression(node)) {
+      const local = appliedLocalTransform(tsApi, checker, node);
+      if (local) {
+        try {
+          return localTransform(node, local);
+        } catch (e) {
+          return f.createCallExpression(buildFailed(tsApi, f, local.call, local.kind, fail(e, local.call), sf), undefined, []);
+        }
+      }
       const name = tsadExportName(node.expression, checker);
       if (name && isTransformKind(name) && !isRuleCall(node, checker)) {
         try {

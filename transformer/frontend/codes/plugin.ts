@@ -14,8 +14,8 @@ export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   1004: { title: 'grad needs a number result', hint: 'grad and valueAndGrad differentiate scalar functions; use jacobian or vjp for others' },
   1005: { title: 'wrong arguments to a transform', hint: 'see the API: grad(f, options?), jvp(f, primals, tangents), vjp(f, ...primals)' },
   1006: {
-    title: 'transform of a transform',
-    hint: 'derivatives of derivatives are not compiled yet: use hessian(f) for the matrix of second derivatives or hvp(f)(x, v) for Hessian-vector products',
+    title: 'transform that cannot be nested',
+    hint: 'grad, valueAndGrad and hvp (called in place, grad(h)(x)) and jvp(h, [x], [dx]) can be differentiated again and called in differentiable functions; vjp and linearize return functions and hessian and jacobian return matrices: use hvp or jvp for products with them',
   },
   1007: {
     title: 'second derivative through a loop',

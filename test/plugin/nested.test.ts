@@ -1,0 +1,223 @@
+// Transforms of transforms and transforms inside marked functions: each derivative is a def of
+// its own, differentiated again like any function. Checked against closed forms and central
+// finite differences of the compiled first derivatives.
+import { load, partial, expectClose } from './harness';
+
+const { exports: m, result } = load(`import { grad, valueAndGrad, jvp, hvp, hessian, jacobian } from 'tsad';
+/** @differentiable */
+export function f(x: number): number { return x * x * x * Math.sin(x); }
+export const d1 = grad(f);
+export const d2 = grad(grad(f));
+export const d3 = grad(grad(grad(f)));
+
+/** @differentiable */
+export function confusion(x: number): number {
+  return x * grad((y: number) => x + y)(1);
+}
+export const dConfusion = grad(confusion);
+`);
+
+test('compiles', () => expect(result.diagnostics).toEqual([]));
+
+test('grad(grad(f)) and grad(grad(grad(f))) of x³ sin x match the closed forms', () => {
+  for (const x of [-1.3, 0.4, 2.2]) {
+    const [s, c] = [Math.sin(x), Math.cos(x)];
+    expect(m.d1(x)).toBeCloseTo(3 * x * x * s + x ** 3 * c, 12);
+    expect(m.d2(x)).toBeCloseTo(6 * x * s + 6 * x * x * c - x ** 3 * s, 12);
+    expect(m.d3(x)).toBeCloseTo(6 * s + 18 * x * c - 9 * x * x * s - x ** 3 * c, 11);
+  }
+});
+
+test('the emitted code makes no closures: the arrow became a def that its caller passes x to', () => {
+  // Messages quote the source (`grad((y: number) => x + y)`): only code counts.
+  const code = result.outputText.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+  expect(code).not.toMatch(/=>|function\s*\(/);
+  expect(result.outputText).toMatch(/return x \* lambda_\d+_grad_1\(x, 1\);/);
+});
+
+test('no perturbation confusion: d/dx [x · (d/dy (x + y))|y=1] = 1', () => {
+  expect(m.confusion(0.7)).toBeCloseTo(0.7, 14);
+  for (const x of [-2, 0.5, 3]) expect(m.dConfusion(x)).toBe(1);
+});
+
+const { exports: n, result: second } = load(`import { grad, valueAndGrad, jvp, hvp, hessian, jacobian } from 'tsad';
+/** @differentiable */
+export function g(x: number, y: number): number { return Math.sin(x * y) + x * x * Math.exp(y); }
+export const hvpJvp = (x: number, y: number, vx: number, vy: number) => jvp(grad(g, { wrt: [0, 1] }), [x, y], [vx, vy]);
+export const jacOfGrad = jacobian(grad(g, { wrt: [0, 1] }));
+export const H = hessian(g, { wrt: [0, 1] });
+
+/** @differentiable */
+export function cube(x: number): number { return x * x * x * x; }
+export const third = hessian(grad(cube));
+
+/** @differentiable */
+export function inner(a: number, b: number): number { return a * a * b + Math.cos(a); }
+/** @differentiable */
+export function outer(a: number, b: number): number {
+  const [v, da] = valueAndGrad(inner)(a, b);
+  return grad(inner)(a * b, b) * da + v + hvp(inner)(a, b, 1) * jvp(inner, [a, b], [0, 1])[1];
+}
+export const dOuter = grad(outer, { wrt: [0, 1] });
+export const dInner = grad(inner);
+
+/** @differentiable */
+export function branchy(x: number): number {
+  if (x > 0) return x * x * x;
+  return Math.sin(x);
+}
+/** @differentiable */
+export function loops(x: number, n: number): number {
+  let s = 0;
+  for (let i = 0; i < 3; i++) s = s + x * i;
+  return s * x;
+}
+export const dBranchy = grad(grad(branchy));
+/** @differentiable */
+export function usesLoop(x: number): number { return grad(loops)(x, 3) * x; }
+export const usesLoopValue = (x: number) => usesLoop(x);
+`);
+
+test('second module compiles', () => expect(second.diagnostics).toEqual([]));
+
+function gHessian(x: number, y: number): number[][] {
+  const [s, c, e] = [Math.sin(x * y), Math.cos(x * y), Math.exp(y)];
+  return [
+    [-y * y * s + 2 * e, c - x * y * s + 2 * x * e],
+    [c - x * y * s + 2 * x * e, -x * x * s + x * x * e],
+  ];
+}
+
+test('jvp(grad(g)) is the Hessian times the direction; jacobian(grad(g)) is its first column', () => {
+  const [x, y, vx, vy] = [0.6, -0.8, 1.5, -0.25];
+  const ref = gHessian(x, y);
+  const [value, tangent] = n.hvpJvp(x, y, vx, vy);
+  expectClose(value, [y * Math.cos(x * y) + 2 * x * Math.exp(y), x * Math.cos(x * y) + x * x * Math.exp(y)], 1e-12);
+  expectClose(tangent, [ref[0][0] * vx + ref[0][1] * vy, ref[1][0] * vx + ref[1][1] * vy], 1e-12);
+  // jacobian differentiates with respect to x (the first parameter): the Hessian's first column.
+  expectClose(n.jacOfGrad(x, y).flat(), [ref[0][0], ref[1][0]], 1e-12);
+  expectClose(n.H(x, y).flat(), ref.flat(), 1e-12);
+});
+
+test('hessian(grad(f)) is the third derivative', () => {
+  expect(n.third(1.3)).toEqual([[expect.closeTo(24 * 1.3, 12)]]);
+});
+
+test('grad of a function that calls grad, valueAndGrad, hvp and jvp of another matches finite differences', () => {
+  for (const at of [[0.7, 1.2], [-0.4, 0.3]]) {
+    const ours = n.dOuter(...at);
+    expectClose(ours, [0, 1].map((i) => partial(n.outer, at, i, 0)[0]), 1e-6);
+  }
+  // The inner derivatives as the outer function uses them, against the compiled first derivative.
+  const [a, b] = [0.7, 1.2];
+  const da = 2 * a * b - Math.sin(a);
+  const v = a * a * b + Math.cos(a);
+  const expected = n.dInner(a * b, b) * da + v + (2 * b - Math.cos(a)) * a * a;
+  expect(n.outer(a, b)).toBeCloseTo(expected, 12);
+});
+
+test('nested transforms through a branch and through a loop differentiated once', () => {
+  for (const x of [-0.9, 0.8]) {
+    expect(n.dBranchy(x)).toBeCloseTo(x > 0 ? 6 * x : -Math.sin(x), 12);
+    // usesLoop(x) = x · d/dx(3x²) = 6x², so its derivative is 12x.
+    expect(n.usesLoopValue(x)).toBeCloseTo(6 * x * x, 12);
+  }
+});
+
+const { exports: a, result: arrows } = load(`import { grad, valueAndGrad, jvp, vjp } from 'tsad';
+/** @differentiable */
+export function twoCaptures(x: number, w: number): number {
+  const s = x * w;
+  return grad((y: number, z: number) => s * y * z + x * Math.sin(z), { wrt: ['z'] })(x, 2) + w;
+}
+export const dTwo = grad(twoCaptures, { wrt: [0, 1] });
+
+/** @differentiable */
+export function curvature(x: number): number {
+  // d²/dy² (x·y³)|y=x = 6x², and its value-and-gradient form through valueAndGrad of an arrow.
+  const [v, g] = valueAndGrad((y: number) => x * y * y * y)(x);
+  return grad(grad((y: number) => x * y * y * y))(x) + v + g;
+}
+export const dCurvature = grad(curvature);
+
+// An ordinary function (not marked) may use the same forms: they run as compiled code.
+export function plain(x: number): number {
+  return grad((y: number) => x * y * y)(3);
+}
+
+/** @differentiable */
+export function gated(x: number, fast: boolean, mode: string): number {
+  return fast ? x * x : mode === 'cube' ? x * x * x : Math.sin(x);
+}
+/** @differentiable */
+export function usesMode(x: number): number {
+  const [v, dv] = jvp(gated, [x, false, 'cube'], [1, undefined, undefined]);
+  return v * dv + grad(gated)(x, true, 'sin');
+}
+export const dUsesMode = grad(usesMode);
+export const modeTangent = (x: number) => jvp(gated, [x, false, 'sine'], [2, undefined, undefined]);
+export const modePullback = (x: number) => vjp(gated, x, true, 'sine')[1](1);
+`);
+
+test('third module compiles', () => expect(arrows.diagnostics).toEqual([]));
+
+test('arrows capturing several variables, with wrt by name, differentiated again', () => {
+  // twoCaptures = s·x + x·cos(2) + w with s = x·w, i.e. x²w + x cos 2 + w.
+  for (const [x, w] of [[0.3, 1.7], [-1.2, 0.4]]) {
+    expect(a.twoCaptures(x, w)).toBeCloseTo(x * x * w + x * Math.cos(2) + w, 12);
+    expectClose(a.dTwo(x, w), [2 * x * w + Math.cos(2), x * x + 1], 1e-12);
+    expectClose(a.dTwo(x, w), [0, 1].map((i) => partial(a.twoCaptures, [x, w], i, 0)[0]), 1e-6);
+  }
+});
+
+test('grad(grad(arrow)) and valueAndGrad(arrow) inside a marked function', () => {
+  for (const x of [0.5, -1.5]) {
+    // 6x² + x⁴ + 3x³
+    expect(a.curvature(x)).toBeCloseTo(6 * x * x + x ** 4 + 3 * x ** 3, 12);
+    expect(a.dCurvature(x)).toBeCloseTo(12 * x + 4 * x ** 3 + 9 * x * x, 11);
+  }
+  expect(a.plain(0.5)).toBeCloseTo(3, 14);
+});
+
+test('constant parameters take undefined as their tangent and give undefined as their cotangent', () => {
+  // usesMode = x³ · 3x² + 2x.
+  for (const x of [0.4, 1.1]) {
+    expect(a.usesMode(x)).toBeCloseTo(3 * x ** 5 + 2 * x, 12);
+    expect(a.dUsesMode(x)).toBeCloseTo(15 * x ** 4 + 2, 11);
+  }
+  expect(a.modeTangent(0.3)).toEqual([Math.sin(0.3), 2 * Math.cos(0.3)]);
+  expect(a.modePullback(0.3)).toEqual([0.6, undefined, undefined]);
+});
+
+const { exports: s, result: structured } = load(`import { grad, hvp, jvp, derivative } from 'tsad';
+export function softplus(x: number): number { return Math.log(1 + Math.exp(x)); }
+derivative(softplus, (x: number, dx: number) => [softplus(x), dx / (1 + Math.exp(-x))]);
+export const sp2 = grad(grad(softplus));
+
+/** @differentiable */
+export function h(p: [number, number], q: { a: number; b: number }): number { return p[0] * p[1] * q.a + Math.sin(q.b * p[0]); }
+export const dh = grad(h);
+/** @differentiable */
+export function useH(x: number, y: number): number {
+  const g = grad(h, { wrt: [0, 1] })([x, y], { a: y, b: x });
+  const t = jvp(h, [[x, y], { a: 1, b: y }], [[1, 0], { a: 0, b: 1 }]);
+  const hv = hvp(h)([x, y], { a: y, b: x }, [1, 1]);
+  return g[0][0] * g[1].b + t[1] + hv[0] * hv[1] + dh([x, x], { a: y, b: y })[1];
+}
+export const dUseH = grad(useH, { wrt: [0, 1] });
+`);
+
+test('fourth module compiles', () => expect(structured.diagnostics).toEqual([]));
+
+test('the second derivative of a function with a custom JVP rule differentiates the rule', () => {
+  for (const x of [-1, 0.5, 2]) {
+    const sig = 1 / (1 + Math.exp(-x));
+    expect(s.sp2(x)).toBeCloseTo(sig * (1 - sig), 12);
+  }
+});
+
+test('nested transforms of tuple and object parameters (grad with several wrt, jvp, hvp, a module const)', () => {
+  for (const at of [[0.3, 0.7], [-0.5, 1.1]]) {
+    expectClose(s.dUseH(...at), [0, 1].map((i) => partial(s.useH, at, i, 0)[0]), 1e-6);
+  }
+});
