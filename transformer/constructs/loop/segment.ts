@@ -2,7 +2,7 @@
 // segments of at most k, each a `remat` of an inner loop.
 //
 //   loop(n, ū, c̄)[|i, ū, c̄| { e }]
-//     ↝ { let k = length(n)                                   (a literal, or ⌈√n⌉ at run time)
+//     ↝ { let n = ceil(n); let k = length(n)                                 (a literal, or ⌈√n⌉ at run time)
 //         let N = ceil(div(n, k))                             (⌈n/k⌉ segments)
 //         loop(N, n, k, ū, c̄)[|j, n, k, ū, c̄| {
 //           let n' = stop_gradient(n); let k' = stop_gradient(k)
@@ -10,7 +10,7 @@
 //           remat(m, base, ū, c̄)[|m, base, ū, c̄| {
 //             loop(m, base, ū, c̄)[|i', base, ū, c̄| { let i = add(base, i') in e }] }] }] }
 //
-// The last segment runs ⌈n − (N'−1)·k⌉ iterations, so ⌈n⌉ in all as before; n ≤ 0 or NaN gives N ≤ 0
+// The last segment runs n − (N−1)·k iterations, so ⌈n⌉ in all as before; n ≤ 0 or NaN gives N ≤ 0
 // or NaN: no segment. U of the outer loop then stacks the remat's operands (the carried values at
 // each segment's start: n/k snapshots) and U of the remat recomputes one segment's residuals at a
 // time in the linear half (k residual sets live): O(n/k + k) values instead of O(n), for one more
@@ -29,7 +29,10 @@ export function loopSegment(ops: SegmentOps, e: ConstructExpr): Expr | undefined
   if (e.lin.length > 0 || body.linParams.length > 0 || body.nlParams.some((p) => p.type === undefined)) return undefined;
   const { b } = ops;
   const carried = ops.arity(body).nl;
-  const { count, invariant, carried: init } = loopNames(e, { nl: carried, lin: 0 });
+  const { count: n, invariant, carried: init } = loopNames(e, { nl: carried, lin: 0 });
+  // ⌈n⌉ iterations run; whole counts keep every segment's trip count whole, as T's reversed
+  // loops need (they index the stacks with m − j − 1).
+  const count = b.prim('ceil', [n], 'count');
   const k = ops.length(b, count);
   // Whole: T's reversed loop counts down from its trip count (m − j − 1 must index the stacks).
   const segments = b.prim('ceil', [b.prim('div', [count, k], 'ratio')], 'segments');
