@@ -3,6 +3,8 @@
 // showing the trade (recomputation for memory), the dot-product test and gradient = JVPs on the
 // checkpointed programs, finite differences on a 1000-step integration, and the emitted
 // TypeScript against the interpreter.
+import * as fs from 'fs';
+import * as path from 'path';
 import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram } from '../../transformer/ir/print';
 import { typeErrors } from '../../transformer/ir/check';
@@ -177,6 +179,16 @@ import { linearizeOf } from '../gen/drivers';
 function linOf(p: Program, c: LoopCheckpoint) {
   return linearizeOf(p, 'osc', { simplify: true, checkpoint: c });
 }
+
+test('examples/ir/remat.lina: the tape holds the operands; 136.6875 and 16·1.5¹⁵', () => {
+  const p = parseProgram(fs.readFileSync(path.join(__dirname, '../../examples/ir/remat.lina'), 'utf8'), 'remat.lina');
+  expect(printProgram(vjpOf(p, 'sq', { simplify: true }).program)).toContain('type sq.tape = <real, real>');
+  expect(grad(p, 'sq', 'store', [1.5, 3]).nl).toEqual([136.6875, 0]);
+  const g = grad(p, 'sq4', 'store', [1.5]);
+  expect(g.nl).toEqual([16 * 1.5 ** 15]);
+  // Each segment's two squares live only while its remat is transposed.
+  expect(g.peakTape).toBe(2);
+});
 
 describe('the pre-pass', () => {
   test('rewrites loops in callees too, and leaves a program without loops alone', () => {
