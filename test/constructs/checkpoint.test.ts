@@ -190,6 +190,51 @@ test('examples/ir/remat.lina: the tape holds the operands; 136.6875 and 16·1.5�
   expect(g.peakTape).toBe(2);
 });
 
+describe('other shapes', () => {
+  // Σ_{i<n} t_i with t_i = x^(i+1) built by an inner loop over the outer counter, and a branch.
+  const NESTED = `
+def nest(x: real, n: real ;) -> (real ;) {
+  let zero = 0
+  let (s) = loop(n, x, zero) [|i: real, x: real, s: real ;| {
+    let one = 1
+    let m = add(i, one)
+    let t = loop(m, x, one) [|j: real, x: real, t: real ;| {
+      drop(j)
+      mul(t, x)
+    }]
+    let big = gt(t, one)
+    let u = cond(big, t) [|a: real ;| { sin(a) }, |a: real ;| { mul(a, a) }]
+    add(s, u)
+  }]
+  s
+}`;
+  const p = parseProgram(NESTED);
+  const at = [1.07, 9];
+  const store = grad(p, 'nest', 'store', at).nl;
+  test('store against central differences', () => {
+    const h = 1e-6;
+    const f = (x: number) => evalFn(p, 'nest', [x, at[1]]).nl[0] as number;
+    expect(rel(store[0] as number, (f(at[0] + h) - f(at[0] - h)) / (2 * h))).toBeLessThan(1e-7);
+  });
+  test.each(POLICIES.filter((c) => c !== 'store').map((c) => [name(c), c] as const))('%s: nested loops and a cond, inner loops checkpointed too', (_, c) => {
+    const r = grad(p, 'nest', c, at).nl as number[];
+    r.forEach((g, k) => expect(rel(g, store[k] as number)).toBeLessThan(1e-13));
+  });
+
+  test("with U's recompute policy inside the segments too", () => {
+    for (const c of [{ every: 2 }, 'sqrt', { levels: 3 }] as LoopCheckpoint[]) {
+      const g = gradOf(p, 'nest', { simplify: true, checkpoint: c, policy: 'recompute' });
+      const r = evalFn(g.program, g.grad, at).nl as number[];
+      r.forEach((v, k) => expect(rel(v, store[k] as number)).toBeLessThan(1e-13));
+    }
+  });
+
+  test('forward mode ignores the policy', () => {
+    const j = jvpOf(p, 'nest', { checkpoint: 'sqrt' });
+    expect(printProgram(j.program)).not.toContain('remat');
+  });
+});
+
 describe('the pre-pass', () => {
   test('rewrites loops in callees too, and leaves a program without loops alone', () => {
     const p = parseProgram(`${SQUARING}\ndef g(x: real ;) -> (real ;) {\n  let n = 5\n  sq(x, n)\n}`);
