@@ -54,7 +54,8 @@ export interface DifferentiableOptions {
    * 'store' (default) keeps every iteration's intermediate values; { every: k } keeps the loop
    * state every k iterations and recomputes one segment at a time on the way back (memory about
    * n/k + k iterations' worth, one more forward sweep); 'sqrt' is every ⌈√n⌉; { levels: L } nests
-   * the segments L − 1 deep (memory about L·n^(1/L), L − 1 more sweeps). Results are the same.
+   * the segments L − 1 deep (memory about L·n^(1/L), L − 1 more sweeps). While loops are
+   * checkpointed under { every: k } only. Results are the same.
    */
   readonly checkpoint?: 'store' | 'sqrt' | { readonly every: number } | { readonly levels: number };
 }

@@ -235,6 +235,41 @@ def nest(x: real, n: real ;) -> (real ;) {
   });
 });
 
+describe('while loops: { every: k } strip-mines them, the other policies leave them', () => {
+  const p = parseProgram(fs.readFileSync(path.join(__dirname, '../../examples/ir/while.lina'), 'utf8'), 'while.lina');
+  // grow(0.01, 50, 1): p·1.01ⁿ passes 50 after 394 steps.
+  const args = [0.01, 50, 1];
+  const gradOfSum = (c: LoopCheckpoint) => {
+    const q = parseProgram(`${fs.readFileSync(path.join(__dirname, '../../examples/ir/while.lina'), 'utf8')}\ndef total(u: real, limit: real, x: real ;) -> (real ;) {\n  let (p, s) = grow(u, limit, x)\n  add(p, s)\n}`);
+    const g = gradOf(q, 'total', { simplify: true, checkpoint: c });
+    return { g, r: evalFn(g.program, g.grad, args, [], { tape: true }) };
+  };
+
+  test.each([1, 2, 7, 32, 1000])('every %i: the same gradient as storing, fewer values held', (k) => {
+    const store = gradOfSum('store').r;
+    const { g, r } = gradOfSum({ every: k });
+    expect(printProgram(g.program)).toContain('remat(');
+    (r.nl as number[]).forEach((v, i) => expect(rel(v, store.nl[i] as number)).toBeLessThan(1e-13));
+    if (k >= 7 && k <= 32) expect(r.peakTape!).toBeLessThan(store.peakTape! / 3);
+    // One more forward sweep, the counter and the segment's condition per step; with k = 1 the
+    // condition runs three times per step.
+    expect(r.work).toBeLessThanOrEqual((k === 1 ? 4 : 3) * store.work);
+  });
+
+  test("Newton's square root: d/da = 1/(2√a) under every 2, and the emitted code agrees", () => {
+    for (const a of [0.25, 2, 9, 1e4]) {
+      const g = gradOf(p, 'sqrt', { simplify: true, checkpoint: { every: 2 } });
+      const d = evalFn(g.program, g.grad, [a]).nl[0] as number;
+      expect(rel(d, 1 / (2 * Math.sqrt(a)))).toBeLessThan(1e-9);
+      expect(emitAndLoad(g.program).fns.get(g.grad)!(a)).toBe(d);
+    }
+  });
+
+  test("'sqrt' and { levels } leave a while loop as it is", () => {
+    for (const c of ['sqrt', { levels: 3 }] as LoopCheckpoint[]) expect(printProgram(checkpointProgram(p, ['grow'], c))).not.toContain('remat(');
+  });
+});
+
 describe('the pre-pass', () => {
   test('rewrites loops in callees too, and leaves a program without loops alone', () => {
     const p = parseProgram(`${SQUARING}\ndef g(x: real ;) -> (real ;) {\n  let n = 5\n  sq(x, n)\n}`);

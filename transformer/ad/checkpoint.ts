@@ -11,6 +11,10 @@
 //                  O(n log n) recomputation (the end of the binomial trade-off; not Revolve's
 //                  optimal schedule, which needs recursion the IR does not have)
 //
+// While loops are strip-mined under `{ every: k }` only (constructs/while/segment.ts: segments
+// of at most k steps, stopping where the condition fails); the other policies need the trip
+// count in advance and leave them as they are.
+//
 // The rewrite preserves values exactly: it only regroups iterations (the counter is rebuilt as
 // base + i'). Loops already inside a segment's body are checkpointed too, bottom-up.
 import { Builder, NameSupply } from '../ir/build';
@@ -59,6 +63,7 @@ function checkpointDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, c: LoopCheckp
       b,
       length: (bb, count) => segmentLength(c, level, depth, bb, count),
       arity: (body) => arityOf(body.body.result, arity),
+      ...(typeof c === 'object' && 'every' in c ? { every: c.every } : {}),
       inner: (segment) => rewrite(segment, level + 1),
     };
     const out = rule.segment(ops, e);

@@ -108,6 +108,8 @@ export interface SegmentOps {
   length(b: Builder, count: string): string;
   /** How many results of each sort a body returns (a loop's carried values). */
   arity(body: Lambda): Counts;
+  /** The policy's fixed segment length (`{ every: k }`), for loops whose trip count is known only at the end. */
+  readonly every?: number;
   /** The construct that runs one segment, checkpointed again at the next level (or as it is). */
   inner(segment: ConstructExpr): Expr;
 }
