@@ -81,3 +81,37 @@ test('the emitted code runs the segments as nested loops, the store policy as on
   expect(loops('{ every: 32 }')).toBeGreaterThan(loops("'store'"));
   expect(loops('{ levels: 3 }')).toBeGreaterThan(loops('{ every: 32 }'));
 });
+
+test('while and do-while loops under { every: k }: the gradient of storing, and a diagnostic-free build', () => {
+  const src = (policy: string) => `import { grad, differentiable } from 'tsad';
+export const growth = differentiable((u: number, x: number): number => {
+  let p = x;
+  let s = 0;
+  while (p < 50) {
+    p = p * (1 + u);
+    s = s + Math.sin(p);
+  }
+  let y = s;
+  do {
+    y = Math.sin(y) + 1.5 * y + 0.2;
+  } while (y < 10);
+  return p + y;
+}, { checkpoint: ${policy} });
+export const d = grad(growth, { wrt: [0, 1] });
+`;
+  const stored = load(src("'store'"));
+  const store = stored.exports;
+  const whiles = (text: string) => (text.match(/\bwhile \(/g) ?? []).length;
+  for (const policy of ['{ every: 1 }', '{ every: 5 }', "'sqrt'"]) {
+    const { exports: m, result } = load(src(policy));
+    // Segments are loops of their own; 'sqrt' has no trip count to aim at and leaves while loops.
+    if (policy === "'sqrt'") expect(whiles(result.outputText)).toBe(whiles(stored.result.outputText));
+    else expect(whiles(result.outputText)).toBeGreaterThan(whiles(stored.result.outputText));
+    for (const at of [[0.01, 1], [0.05, 3]]) {
+      expect(m.growth(...at)).toBe(store.growth(...at));
+      expectClose(m.d(...at), store.d(...at), 1e-13);
+      const h = 1e-7;
+      expectClose([m.d(...at)[0]], [(m.growth(at[0] + h, at[1]) - m.growth(at[0] - h, at[1])) / (2 * h)], 1e-5);
+    }
+  }
+});
