@@ -75,8 +75,8 @@ test('gradient, dot-product test, tape and work, emitted code', () => {
       const s = evalFn(store.program, store.grad, args, [], { tape: true });
       const c = evalFn(ck.program, ck.grad, args, [], { tape: true });
       (c.nl as number[]).forEach((g, k) => expect(close(g, s.nl[k] as number)).toBe(true));
-      // Snapshots: the carried pair and the segment's start and length, per segment of each level.
-      expect(c.peakTape!).toBeLessThanOrEqual(s.peakTape! + 4 * n + 4);
+      // Snapshots: the carried pair per segment of each level, never more than storing every step.
+      expect(c.peakTape!).toBeLessThanOrEqual(s.peakTape! + 2 * n + 2);
       expect(c.work).toBeLessThanOrEqual((sweeps(policy) + 1) * s.work + 12 * (sweeps(policy) + 1) * (n + 1) + 20);
 
       const v = vjpOf(p, 'f', { simplify: true, checkpoint: policy });
