@@ -74,6 +74,15 @@ describe('remat', () => {
     expect(typeErrors(parseProgram(src, 't.lina')).join('\n')).toContain(message);
   });
 
+  test('a result nobody reads is pruned from both bodies: the forward half does not compute it', () => {
+    const p = parseProgram('def f(x: real ;) -> (real ;) {\n  let (a, b) = remat(x) [|y: real ;| {\n    let s = sin(y)\n    let c = exp(y)\n    (s, c ;)\n  }]\n  drop(b)\n  a\n}');
+    const g = gradOf(p, 'f', { simplify: true });
+    const fwd = printProgram({ ...g.program, defs: g.program.defs.filter((d) => d.name === 'f.fwd') });
+    expect(fwd).toContain('remat(');
+    expect(fwd).not.toContain('exp(');
+    expect(evalFn(g.program, g.grad, [0.3]).nl[0]).toBe(Math.cos(0.3));
+  });
+
   test('reverse mode through remat recomputes: the tape holds the operand, not the residuals', () => {
     const p = parseProgram('def f(x: real ;) -> (real ;) {\n  remat(x) [|y: real ;| {\n    let s = sin(y)\n    mul(s, y)\n  }]\n}');
     const v = vjpOf(p, 'f', { simplify: true });
