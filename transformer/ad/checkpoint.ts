@@ -1,5 +1,5 @@
 // Checkpointing loops for reverse mode: a pre-pass before J that rewrites each construct whose
-// record offers `segment` (a counted loop) so that U saves the state at segment starts instead
+// record offers `segment` (counted and while loops) so that U saves the state at segment starts instead
 // of every iteration's residuals, and recomputes one segment at a time (constructs/loop/segment.ts,
 // constructs/remat/). The policies:
 //
@@ -9,7 +9,7 @@
 //                  segments of ⌈m^((L−1−d)/(L−d))⌉: O(L·n^(1/L)) memory, L − 1 more forward
 //                  sweeps; L = 2 is 'sqrt', and L ≈ log₂ n reaches O(log n) snapshots for
 //                  O(n log n) recomputation (the end of the binomial trade-off; not Revolve's
-//                  optimal schedule, which needs recursion the IR does not have)
+//                  optimal schedule, which needs recursion the IR does not have); L = 1 is 'store'
 //
 // While loops are strip-mined under `{ every: k }` only (constructs/while/segment.ts: segments
 // of at most k steps, stopping where the condition fails); the other policies need the trip
@@ -27,9 +27,6 @@ import type { ConstructExpr, SegmentOps } from '../constructs/types';
 import { calleesFirst, defMap } from './program';
 
 export type LoopCheckpoint = 'store' | 'sqrt' | { readonly every: number } | { readonly levels: number };
-
-/** A readable name of a policy, for messages. */
-export const describeCheckpoint = (c: LoopCheckpoint): string => (typeof c === 'string' ? `'${c}'` : 'every' in c ? `{ every: ${c.every} }` : `{ levels: ${c.levels} }`);
 
 /** Throws an IrError for a policy that makes no sense (the front end reports it first, with a position). */
 export function validateCheckpoint(c: LoopCheckpoint): void {
