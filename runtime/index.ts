@@ -49,15 +49,25 @@ type Tangents<A extends readonly unknown[]> = { -readonly [K in keyof A]: Tangen
 export interface DifferentiableOptions {
   /** Parameters to differentiate by default (names or indices); the others are constants. */
   readonly wrt?: readonly Index[];
+  /**
+   * How reverse mode (grad, valueAndGrad, vjp, jacrev) treats the function's counted loops:
+   * 'store' (default) keeps every iteration's intermediate values; { every: k } keeps the loop
+   * state every k iterations and recomputes one segment at a time on the way back (memory about
+   * n/k + k iterations' worth, one more forward sweep); 'sqrt' is every ⌈√n⌉; { levels: L } nests
+   * the segments L − 1 deep (memory about L·n^(1/L), L − 1 more sweeps). While loops are
+   * checkpointed under { every: k } only. Results are the same.
+   */
+  readonly checkpoint?: 'store' | 'sqrt' | { readonly every: number } | { readonly levels: number };
 }
 
 /**
  * Marks a function as differentiable. Three forms, all equivalent:
- * `@differentiable` / `@differentiable({ wrt })` on methods (standard or experimental
- * decorators), `differentiable(fn)` around an arrow or function expression, and a
+ * `@differentiable` / `@differentiable({ wrt, checkpoint })` on methods (standard or experimental
+ * decorators), `differentiable(fn)` / `differentiable(fn, { checkpoint })` around an arrow or
+ * function expression, and a
  * `/** @differentiable *\/` comment on a function declaration.
  */
-export function differentiable<F extends Fn>(fn: F): F;
+export function differentiable<F extends Fn>(fn: F, options?: DifferentiableOptions): F;
 export function differentiable(options: DifferentiableOptions): <T>(target: T, ...rest: unknown[]) => any;
 export function differentiable(target: object, context: unknown): any;
 export function differentiable(target: object, key: string | symbol, descriptor?: PropertyDescriptor): any;

@@ -8,6 +8,7 @@ import type { ShapeOf, Target } from './frontend/nested';
 import { Shape, componentShapes, describeShape } from './frontend/shapes';
 import { fail } from './frontend/diagnostics';
 import { DriverOptions, vjpOf } from './ad/drivers';
+import type { LoopCheckpoint } from './ad/checkpoint';
 import { closureOf, loopIn } from './plan/closure';
 import { PLANNERS } from './plan/planners';
 import { DRIVER, Reverse } from './plan/request';
@@ -26,6 +27,8 @@ export interface CompileRequest {
   readonly transform: TransformKind;
   readonly wrt: readonly number[];
   readonly callSite: ts.Node;
+  /** The marker's checkpoint policy for the function's loops (reverse mode). */
+  readonly checkpoint?: LoopCheckpoint;
 }
 
 export interface CompiledTransform {
@@ -70,7 +73,7 @@ export class ModuleCompiler {
 
   compile(req: CompileRequest): CompiledTransform {
     const fn = req.of ? this.lowerer.nested.lower(req.of, req.captured).fn : this.lowerer.lower(req.target);
-    const key = `${fn.name}|${req.transform}|${req.wrt.join(',')}`;
+    const key = `${fn.name}|${req.transform}|${req.wrt.join(',')}|${JSON.stringify(req.checkpoint ?? 'store')}`;
     const cached = this.wrappers.get(key);
     if (cached) return cached;
     // The module's other functions are not this derivative's business: every pass over the
@@ -111,8 +114,8 @@ export class ModuleCompiler {
       fn,
       wrt: req.wrt,
       where: `${req.transform}(${label})`,
-      driver: this.driver,
-      reverse: () => this.reverse(program, fn.name),
+      driver: this.driverFor(req),
+      reverse: () => this.reverse(program, fn.name, req),
     });
     this.out.push(...this.backend.callSite(plan, name, { target: req.target, callSite: req.callSite }));
     const compiled: CompiledTransform = { name, replaces: spec.form };
@@ -121,13 +124,19 @@ export class ModuleCompiler {
   }
 
   /** One reverse pass per function and module, shared by its grad, valueAndGrad, vjp and jacrev call sites. */
-  private reverse(program: Program, fn: string): Reverse {
-    let v = this.reverses.get(fn);
+  private reverse(program: Program, fn: string, req: CompileRequest): Reverse {
+    const key = `${fn}|${JSON.stringify(req.checkpoint ?? 'store')}`;
+    let v = this.reverses.get(key);
     if (!v) {
-      v = vjpOf(program, fn, this.driver);
-      this.reverses.set(fn, v);
+      v = vjpOf(program, fn, this.driverFor(req));
+      this.reverses.set(key, v);
     }
     return v;
+  }
+
+  /** The module's driver options with the function's checkpoint policy. */
+  private driverFor(req: CompileRequest): DriverOptions {
+    return req.checkpoint ? { ...this.driver, checkpoint: req.checkpoint } : this.driver;
   }
 }
 

@@ -24,6 +24,21 @@ test('--work reports the cost of each part', () => {
   expect(r.out).toMatch(/work f: 3, f\.fwd: \d+, f\.lin: \d+, f\.bwd: 4/);
 });
 
+test('--checkpoint: the same gradient, a smaller peak tape with --work; a bad policy is a usage error', () => {
+  const at = ['--fn', 'sq', '--at', '1,64', '--work'];
+  const store = tsad('ir', 'grad', ex('loop.lina'), ...at);
+  const sqrt = tsad('ir', 'grad', ex('loop.lina'), ...at, '--checkpoint', 'sqrt');
+  expect(store.out).toContain('grad sq(1, 64) = (');
+  expect(sqrt.out.split('\n')[0]).toBe(store.out.split('\n')[0]);
+  expect(store.out).toContain('peak tape sq.grad: 64 values');
+  // 8 snapshots of the value and one segment of 8.
+  expect(sqrt.out).toContain('peak tape sq.grad: 16 values');
+  expect(tsad('ir', 'linearize', ex('loop.lina'), '--fn', 'sq', '--checkpoint', 'every:4').out).toContain('remat(');
+  const bad = tsad('ir', 'grad', ex('loop.lina'), '--fn', 'sq', '--checkpoint', 'every:0');
+  expect(bad.code).toBe(2);
+  expect(bad.err).toMatch(/--checkpoint takes store, sqrt, every:K or levels:L/);
+});
+
 test('check, eval, jvp, linearize, transpose', () => {
   expect(tsad('ir', 'check', ex('matvec.lina'))).toEqual({ code: 0, out: 'ok: 2 definitions', err: '' });
   expect(tsad('ir', 'eval', ex('matvec.lina'), '--fn', 'specific', '--at', '2,3', '--work').out).toBe('specific(2, 3) = (650)\nwork specific: 7');
@@ -83,7 +98,7 @@ test('a bad command line exits 2 with a usage hint, never a stack trace', () => 
   const flag = tsad('ir', 'grad', ex('matvec.lina'), '--fn', 'specific', '--bogus');
   expect(flag.err).toBe(
     "tsad: unknown option '--bogus' for tsad ir grad\n" +
-      'usage: tsad ir grad FILE --fn NAME [--at X,...] [--work] [--recompute] [--simplify]\n' +
+      'usage: tsad ir grad FILE --fn NAME [--at X,...] [--work] [--recompute] [--simplify] [--checkpoint POLICY]\n' +
       "run 'tsad ir grad --help' for details",
   );
   // Values go in one comma-separated argument; a second number is the likely mistake.

@@ -20,6 +20,7 @@ import { calleesFirst, findDef } from './program';
 import { inlineProgram } from './inline';
 import { flattenSignature } from './flatten';
 import { strongZeroBranches } from './branches';
+import { checkpointProgram, LoopCheckpoint } from './checkpoint';
 
 export interface DriverOptions {
   readonly policy?: CheckpointPolicy;
@@ -38,6 +39,12 @@ export interface DriverOptions {
    * sees one function, and tapes hold plain values. Functions with their own JVP rule stay calls.
    */
   readonly inlinePrimal?: boolean;
+  /**
+   * How reverse mode treats counted loops (ad/checkpoint.ts): 'store' (default) saves every
+   * iteration's residuals; `{ every: k }`, 'sqrt' and `{ levels: L }` save the carried state at
+   * segment starts and recompute one segment at a time. Forward mode ignores it.
+   */
+  readonly checkpoint?: LoopCheckpoint;
 }
 
 /** The halves a transposition reads as Linear B: unzipped and transposed defs. */
@@ -139,11 +146,14 @@ function prepare(p: Program, fn: string, o: DriverOptions): Program {
   const plain = { ...o, simplify: false };
   let q = settle(p, plain);
   findDef(q, fn);
-  q = runPasses(q, plain, [{ name: 'licm', run: (x) => annotateTypes(hoistInvariants(x)) }]);
   if (o.inlinePrimal) {
     const custom = new Set(q.defs.map((d) => d.name));
     q = runPasses(q, plain, [{ name: 'inline', run: (x) => inlineProgram(x, [fn], { keep: (g) => custom.has(jvpName(g)) }) }]);
   }
+  // After inlining, so what a callee computes from a loop's invariants leaves the loop too.
+  q = runPasses(q, plain, [{ name: 'licm', run: (x) => annotateTypes(hoistInvariants(x)) }]);
+  const c = o.checkpoint;
+  if (c !== undefined && c !== 'store') q = runPasses(q, plain, [{ name: 'checkpoint', run: (x) => checkpointProgram(x, [fn], c) }]);
   return q;
 }
 
@@ -158,6 +168,11 @@ function requireNonLinear(p: Program, fn: string): FnDef {
 // ---- the drivers ----
 
 export function jvpOf(p: Program, fn: string, o: DriverOptions & { readonly inline?: boolean } = {}): { program: Program; jvp: string } {
+  return jvpStep(p, fn, { ...o, checkpoint: undefined });
+}
+
+/** J after the preparation; with `checkpoint` when reverse mode follows (linearizeOf). */
+function jvpStep(p: Program, fn: string, o: DriverOptions & { readonly inline?: boolean }): { program: Program; jvp: string } {
   const q = prepare(p, fn, o);
   requireNonLinear(q, fn);
   const jvp = jvpName(fn);
@@ -175,7 +190,7 @@ export function fuse(p: Program, def: string, o: DriverOptions = {}): Program {
 }
 
 export function linearizeOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; fwd: string; lin: string } {
-  const { program, jvp } = jvpOf(p, fn, o);
+  const { program, jvp } = jvpStep(p, fn, o);
   return { program: runPasses(program, o, [U(jvp, o.policy)]), fwd: fwdName(fn), lin: linName(fn) };
 }
 

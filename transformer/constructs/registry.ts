@@ -9,12 +9,13 @@ import { cond } from './cond';
 import { loop } from './loop';
 import { at, push, stack } from './stack';
 import { whileLoop } from './while';
+import { remat } from './remat';
 
 export type { ConstructExpr, ConstructRule } from './types';
 
-export type ConstructName = 'cond' | 'loop' | 'while' | 'stack' | 'push' | 'at';
+export type ConstructName = 'cond' | 'loop' | 'while' | 'stack' | 'push' | 'at' | 'remat';
 
-export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ cond, loop, while: whileLoop, stack, push, at });
+export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ cond, loop, while: whileLoop, stack, push, at, remat });
 
 export const isConstruct = (op: string): op is ConstructName => Object.prototype.hasOwnProperty.call(CONSTRUCTS, op);
 

@@ -101,6 +101,19 @@ export interface EmitTsOps {
   fresh(hint: string): string;
 }
 
+/** What the checkpointing pre-pass offers (ad/checkpoint.ts): a builder for the statements before the construct, the segment length and the rewrite of a segment. */
+export interface SegmentOps {
+  readonly b: Builder;
+  /** Binds the length of a segment, given the trip count (a non-linear real variable): a literal k, or ⌈√n⌉ computed at run time. */
+  length(b: Builder, count: string): string;
+  /** How many results of each sort a body returns (a loop's carried values). */
+  arity(body: Lambda): Counts;
+  /** The policy's fixed segment length (`{ every: k }`), for loops whose trip count is known only at the end. */
+  readonly every?: number;
+  /** The construct that runs one segment, checkpointed again at the next level (or as it is). */
+  inner(segment: ConstructExpr): Expr;
+}
+
 /** Everything about one construct; the registry's record type makes the compiler list what is missing. */
 export interface ConstructRule {
   readonly name: string;
@@ -145,6 +158,13 @@ export interface ConstructRule {
    * there. Absent (or undefined for an expression): nothing is hoisted out of the construct.
    */
   readonly invariants?: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => InvariantSlots | undefined;
+  /**
+   * Checkpointing (optional): the construct rewritten, before J, so that reverse mode saves only
+   * what each segment starts from and recomputes the rest (a counted loop strip-mined into an
+   * outer loop whose body is a `remat` of one segment); undefined where it does not apply.
+   * Statements it needs first go into `ops.b`.
+   */
+  readonly segment?: (ops: SegmentOps, e: ConstructExpr) => Expr | undefined;
   /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */
   readonly emitTs: (ops: EmitTsOps, e: ConstructExpr, into: readonly string[]) => ts.Statement[];
 }

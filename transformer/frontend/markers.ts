@@ -5,10 +5,13 @@ import type * as ts from 'typescript';
 import { fail } from './diagnostics';
 import { InternalError } from '../ir/syntax';
 import { TRANSFORM_KINDS } from '../plan/transforms';
+import type { LoopCheckpoint } from '../ad/checkpoint';
 
 export interface MarkerInfo {
   readonly node: ts.Node;
   readonly wrt?: readonly (string | number)[];
+  /** How reverse mode treats the function's counted loops (ad/checkpoint.ts). */
+  readonly checkpoint?: LoopCheckpoint;
 }
 
 /** The TypeScript the plugin was handed; every entry sets it before it looks for markers. */
@@ -47,15 +50,44 @@ function unwrap(e: ts.Expression): ts.Expression {
   return e;
 }
 
-function literalWrt(node: ts.Expression | undefined): readonly (string | number)[] | undefined {
+/** The options of `@differentiable({ wrt, checkpoint })` or `differentiable(fn, { checkpoint })`. */
+function markerOptions(node: ts.Expression | undefined): { wrt?: readonly (string | number)[]; checkpoint?: LoopCheckpoint } {
   const t = api();
-  if (!node) return undefined;
+  if (!node) return {};
   if (!t.isObjectLiteralExpression(node)) return fail(1003, node, 'the options of @differentiable must be an object literal');
+  let wrt: readonly (string | number)[] | undefined;
+  let checkpoint: LoopCheckpoint | undefined;
   for (const p of node.properties) {
-    if (!t.isPropertyAssignment(p) || p.name.getText() !== 'wrt') continue;
-    return wrtList(p.initializer);
+    if (!t.isPropertyAssignment(p)) continue;
+    const key = p.name.getText();
+    if (key === 'wrt') wrt = wrtList(p.initializer);
+    else if (key === 'checkpoint') checkpoint = checkpointOption(p.initializer);
   }
-  return undefined;
+  return { ...(wrt ? { wrt } : {}), ...(checkpoint ? { checkpoint } : {}) };
+}
+
+const CHECKPOINT_FORMS = "'store', 'sqrt', { every: k } or { levels: L } (k, L positive whole numbers written as literals)";
+
+/** `'sqrt'`, `{ every: 32 }`, ...: a literal, checked here so a bad one is reported where it is written. */
+export function checkpointOption(node: ts.Expression): LoopCheckpoint {
+  const t = api();
+  const inner = t.isAsExpression(node) || t.isSatisfiesExpression(node) ? node.expression : node;
+  if (t.isStringLiteral(inner) || t.isNoSubstitutionTemplateLiteral(inner)) {
+    if (inner.text === 'store' || inner.text === 'sqrt') return inner.text;
+    const hint = inner.text === 'binomial' || inner.text === 'revolve' ? "; for O(log n) snapshots use { levels: L } with L about log₂ n" : '';
+    return fail(1008, inner, `checkpoint '${inner.text}' is not a policy: use ${CHECKPOINT_FORMS}${hint}`);
+  }
+  if (t.isObjectLiteralExpression(inner) && inner.properties.length === 1) {
+    const p = inner.properties[0];
+    const key = p.name?.getText();
+    if (t.isPropertyAssignment(p) && (key === 'every' || key === 'levels')) {
+      const v = p.initializer;
+      const value = t.isNumericLiteral(v) ? Number(v.text) : NaN;
+      if (Number.isInteger(value) && value >= 1) return key === 'every' ? { every: value } : { levels: value };
+      return fail(1008, v, `checkpoint ${key} must be a positive whole number written as a literal, got ${v.getText()}`);
+    }
+  }
+  return fail(1008, inner, `checkpoint must be ${CHECKPOINT_FORMS}; got ${inner.getText()}`);
 }
 
 /** `[0, 'x']` -> [0, 'x']; anything that is not a literal list is a diagnostic. */
@@ -286,14 +318,14 @@ export function markerOf(decl: ts.Node, checker: ts.TypeChecker): MarkerInfo | u
       const e = d.expression;
       if (isTsadExport(e, checker, 'differentiable')) return { node: d };
       if (t.isCallExpression(e) && isTsadExport(e.expression, checker, 'differentiable')) {
-        return { node: d, wrt: literalWrt(e.arguments[0]) };
+        return { node: d, ...markerOptions(e.arguments[0]) };
       }
     }
     return hasDocMarker(decl) ? { node: decl } : undefined;
   }
   if ((t.isArrowFunction(decl) || t.isFunctionExpression(decl)) && t.isCallExpression(decl.parent)) {
     const call = decl.parent;
-    if (call.arguments[0] === decl && isTsadExport(call.expression, checker, 'differentiable')) return { node: call };
+    if (call.arguments[0] === decl && isTsadExport(call.expression, checker, 'differentiable')) return { node: call, ...markerOptions(call.arguments[1]) };
   }
   const variable = docMarkedConst(decl);
   if (variable) return { node: variable };
@@ -311,7 +343,7 @@ export function resolveMarkedFunction(
   expr = unwrap(expr);
   if (t.isCallExpression(expr) && isTsadExport(expr.expression, checker, 'differentiable')) {
     const fn = expr.arguments[0];
-    if (fn && (t.isArrowFunction(fn) || t.isFunctionExpression(fn))) return { decl: fn, marker: { node: expr } };
+    if (fn && (t.isArrowFunction(fn) || t.isFunctionExpression(fn))) return { decl: fn, marker: { node: expr, ...markerOptions(expr.arguments[1]) } };
     return fn ? resolveMarkedFunction(fn, checker, depth + 1) : undefined;
   }
   const at = t.isPropertyAccessExpression(expr) ? expr.name : expr;

@@ -8,6 +8,7 @@ import type { InterpOps } from '../constructs/types';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import type { Scalar } from '../prims/types';
 import { printType } from './printType';
+import { TapeMeter } from './tapeMeter';
 
 export type Value = number | boolean | string | Value[];
 
@@ -15,6 +16,13 @@ export interface EvalResult {
   readonly nl: Value[];
   readonly lin: Value[];
   readonly work: number;
+  /** With `{ tape: true }`: the most values held in residual stacks at once (ir/tapeMeter.ts). */
+  readonly peakTape?: number;
+}
+
+export interface EvalOptions {
+  /** Meter the residual stacks (slower: for tests and benchmarks of checkpointing). */
+  readonly tape?: boolean;
 }
 
 /**
@@ -83,7 +91,10 @@ function leafwise(f: (lin: number[]) => number, args: Value[]): Value {
 class Machine {
   work = 0;
   private readonly defs = new Map<string, FnDef>();
-  constructor(p: Program) {
+  constructor(
+    p: Program,
+    readonly meter?: TapeMeter,
+  ) {
     for (const d of p.defs) this.defs.set(d.name, d);
   }
 
@@ -116,7 +127,9 @@ class Machine {
 
   /** Runs a def's or a construct body's block with its parameters bound. */
   private run(d: Lambda, nl: Value[], lin: Value[]): Value[][] {
+    this.meter?.enter();
     let env = this.enter(d, nl, lin);
+    if (this.meter) d.nlParams.forEach((b, i) => b.type && this.meter!.note(nl[i], b.type));
     const konts: Kont[] = [{ k: 'block', block: d.body, i: 0 }];
     for (;;) {
       // Run the statements of the innermost block until one needs a value computed.
@@ -159,7 +172,10 @@ class Machine {
       // Hand the value outwards until a let binds it and its block goes on.
       while (value !== undefined) {
         const k = konts.pop();
-        if (k === undefined) return value;
+        if (k === undefined) {
+          this.meter?.leave(value);
+          return value;
+        }
         if (k.k === 'scope') env.restore(k.mark);
         else if (k.k === 'return') env = k.env;
         else if (k.k === 'drop') {
@@ -169,6 +185,7 @@ class Machine {
         } else if (k.k === 'let') {
           const [vnl, vlin] = value;
           k.stmt.nl.forEach((b, i) => env.bind(b.name, vnl[i]));
+          if (this.meter) k.stmt.nl.forEach((b, i) => b.type && this.meter!.note(vnl[i], b.type));
           k.stmt.lin.forEach((b, i) => env.bind(b.name, vlin[i]));
           value = undefined;
         } else {
@@ -236,7 +253,7 @@ function conforms(v: Value, t: Type): boolean {
 }
 
 /** Runs `fn`; values are checked against the signature (IrError naming the parameter). */
-export function evalFn(p: Program, fn: string, nl: Value[], lin: Value[] = []): EvalResult {
+export function evalFn(p: Program, fn: string, nl: Value[], lin: Value[] = [], opts: EvalOptions = {}): EvalResult {
   const d = p.defs.find((x) => x.name === fn);
   if (!d) throw new IrError(`no function named ${fn}`);
   if (nl.length !== d.nlParams.length) throw new IrError(`${fn} takes ${d.nlParams.length} non-linear argument(s), got ${nl.length}`);
@@ -246,9 +263,12 @@ export function evalFn(p: Program, fn: string, nl: Value[], lin: Value[] = []): 
     const t = params[i].type;
     if (t && !conforms(v, t)) throw new IrError(`argument ${params[i].name} of ${fn} must be ${printType(t)}, got ${JSON.stringify(v)}`);
   });
-  const m = new Machine(p);
+  const meter = opts.tape ? new TapeMeter() : undefined;
+  const m = new Machine(p, meter);
+  meter?.enter();
   const [rn, rl] = m.callFn(fn, nl, lin);
-  return { nl: rn, lin: rl, work: m.work };
+  meter?.measure();
+  return meter ? { nl: rn, lin: rl, work: m.work, peakTape: meter.peak } : { nl: rn, lin: rl, work: m.work };
 }
 
 export function workOf(p: Program, fn: string, nl: Value[], lin: Value[] = []): number {

@@ -17,6 +17,7 @@ import { jvpOf, linearizeOf, transposeOf, gradOf, vjpOf, DriverOptions } from '.
 import { linName } from '../ad/names';
 import { calleesFirst } from '../ad/program';
 import type { CheckpointPolicy } from '../ad/unzip';
+import type { LoopCheckpoint } from '../ad/checkpoint';
 import { InputError, Io } from './io';
 import { STAGES, Stage } from './stages';
 import { recheckRequested } from './host';
@@ -55,6 +56,10 @@ const AT: Flag = {
 const WORK: Flag = { help: "print the work (cost model) of each function evaluated" };
 const RECOMPUTE: Flag = { help: 'checkpointing: recompute non-linear values in the linear part instead of saving them on the tape' };
 const SIMPLIFY: Flag = { help: 'simplify every generated def' };
+const CHECKPOINT: Flag = {
+  arg: 'POLICY',
+  help: 'loop checkpointing: store (the default), sqrt, every:K or levels:L; reverse mode saves the loop state at segment starts and recomputes one segment at a time',
+};
 
 const IR_COMMANDS: readonly Command[] = [
   {
@@ -113,9 +118,9 @@ const IR_COMMANDS: readonly Command[] = [
   },
   {
     name: 'ir linearize',
-    synopsis: 'FILE --fn NAME [--recompute] [--simplify]',
+    synopsis: 'FILE --fn NAME [--recompute] [--simplify] [--checkpoint POLICY]',
     about: 'Print NAME.fwd (the primal, returning its tape) and NAME.lin (the linear part), with every def they call.',
-    flags: { fn: FN, recompute: RECOMPUTE, simplify: SIMPLIFY },
+    flags: { fn: FN, recompute: RECOMPUTE, simplify: SIMPLIFY, checkpoint: CHECKPOINT },
     run: (file, flags, io) => {
       const p = load(file);
       const f = target(p, flags);
@@ -139,9 +144,9 @@ const IR_COMMANDS: readonly Command[] = [
   },
   {
     name: 'ir grad',
-    synopsis: 'FILE --fn NAME [--at X,...] [--work] [--recompute] [--simplify]',
-    about: 'Reverse mode, for a function with one real result. Without --at, print the program with NAME.grad; with --at, the gradient there.',
-    flags: { fn: FN, at: AT, work: WORK, recompute: RECOMPUTE, simplify: SIMPLIFY },
+    synopsis: 'FILE --fn NAME [--at X,...] [--work] [--recompute] [--simplify] [--checkpoint POLICY]',
+    about: 'Reverse mode, for a function with one real result. Without --at, print the program with NAME.grad; with --at, the gradient there (with --work, also the most values its residual stacks held at once).',
+    flags: { fn: FN, at: AT, work: WORK, recompute: RECOMPUTE, simplify: SIMPLIFY, checkpoint: CHECKPOINT },
     run: (file, flags, io) => {
       const p = load(file);
       const f = target(p, flags);
@@ -161,6 +166,7 @@ const IR_COMMANDS: readonly Command[] = [
         const lin = evalFn(v.program, linName(f.name), [fw.nl[1]], f.nlParams.map((b) => zeroOf(tangentType(b.type!))));
         const bwd = evalFn(v.program, v.bwd, [fw.nl[1]], [1]);
         io.out(`work ${f.name}: ${evalFn(p, f.name, x).work}, ${v.fwd}: ${fw.work}, ${f.name}.lin: ${lin.work}, ${v.bwd}: ${bwd.work}, ${grad}: ${r.work}`);
+        io.out(`peak tape ${grad}: ${evalFn(program, grad, x, [], { tape: true }).peakTape} values`);
       }
       return 0;
     },
@@ -335,7 +341,17 @@ function linearArgs(types: readonly Type[], flags: Flags, missing: string): Valu
 
 function driverOptions(flags: Flags): DriverOptions {
   const policy: CheckpointPolicy = flags.has('recompute') ? 'recompute' : 'save';
-  return { policy, simplify: flags.has('simplify'), recheck: recheckRequested() };
+  const c = flags.get('checkpoint');
+  return { policy, simplify: flags.has('simplify'), recheck: recheckRequested(), ...(typeof c === 'string' ? { checkpoint: loopCheckpoint(c) } : {}) };
+}
+
+/** `--checkpoint sqrt`, `every:32`, `levels:3`. */
+function loopCheckpoint(text: string): LoopCheckpoint {
+  if (text === 'store' || text === 'sqrt') return text;
+  const m = /^(every|levels):(\d+)$/.exec(text);
+  const k = m ? Number(m[2]) : 0;
+  if (!m || k < 1) throw new UsageError(`--checkpoint takes store, sqrt, every:K or levels:L (K, L positive whole numbers), got '${text}'`);
+  return m[1] === 'every' ? { every: k } : { levels: k };
 }
 
 export function showValue(v: Value): string {

@@ -73,7 +73,8 @@ function stageText(stage: Stage, host: Host, checker: ts.TypeChecker, sf: ts.Sou
   const compiler = new ModuleCompiler(host, checker, tsApi.factory);
   const { program, fn } = compiler.lower(decl);
   // The same simplification the plugin applies before emitting.
-  const driver: DriverOptions = { ...DRIVER, recheck: host.recheck };
+  const checkpoint = markerOf(decl, checker)?.checkpoint;
+  const driver: DriverOptions = { ...DRIVER, recheck: host.recheck, ...(checkpoint ? { checkpoint } : {}) };
   switch (stage) {
     case 'linear-a':
       return printProgram(reachable(program, [fn.name]));
@@ -100,7 +101,7 @@ function stageText(stage: Stage, host: Host, checker: ts.TypeChecker, sf: ts.Sou
       const marker = markerOf(decl, checker);
       const names = fn.params.map((p) => p.name);
       const wrt = (marker?.wrt ?? [0]).map((w) => (typeof w === 'number' ? w : names.indexOf(w))).filter((i) => i >= 0);
-      compiler.compile({ target: decl, transform: fn.result.kind === 'number' ? 'grad' : 'vjp', wrt: wrt.length ? wrt : [0], callSite: decl });
+      compiler.compile({ target: decl, transform: fn.result.kind === 'number' ? 'grad' : 'vjp', wrt: wrt.length ? wrt : [0], callSite: decl, checkpoint: marker?.checkpoint });
       const printer = tsApi.createPrinter({ newLine: tsApi.NewLineKind.LineFeed });
       return compiler
         .statements()

@@ -168,7 +168,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
       }
       return i;
     });
-    const compiled = compiler.compile({ target: marked.decl, transform: kind, wrt: indices, callSite: call });
+    const compiled = compiler.compile({ target: marked.decl, transform: kind, wrt: indices, callSite: call, checkpoint: marked.marker.checkpoint });
     const id = f.createIdentifier(compiled.name);
     if (compiled.replaces === 'reference') return id;
     return f.createCallExpression(id, undefined, rest.map((a) => tsApi.visitNode(a, visit) as ts.Expression));
@@ -206,8 +206,8 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
           return buildFailed(tsApi, f, node, name, fail(e, node), sf);
         }
       }
-      // The wrapper form: differentiable(fn) is fn once derivatives are compiled.
-      if (name === 'differentiable' && node.arguments.length === 1 && (tsApi.isArrowFunction(node.arguments[0]) || tsApi.isFunctionExpression(node.arguments[0]))) {
+      // The wrapper form: differentiable(fn) (or differentiable(fn, options)) is fn once derivatives are compiled.
+      if (name === 'differentiable' && (node.arguments.length === 1 || node.arguments.length === 2) && (tsApi.isArrowFunction(node.arguments[0]) || tsApi.isFunctionExpression(node.arguments[0]))) {
         return tsApi.visitNode(node.arguments[0], visit) as ts.Expression;
       }
     }

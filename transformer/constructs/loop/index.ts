@@ -9,6 +9,7 @@ import { loopJvp } from './jvp';
 import { loopUnzip } from './unzip';
 import { loopTranspose } from './transpose';
 import { loopEmitTs } from './emitTs';
+import { loopSegment } from './segment';
 
 export const loop: ConstructRule = {
   name: 'loop',
@@ -21,6 +22,7 @@ export const loop: ConstructRule = {
   transpose: loopTranspose,
   // Carried values feed the next iteration: a loop keeps all its results.
   pruneResults: () => undefined,
+  segment: loopSegment,
   emitTs: loopEmitTs,
   repeats: true,
   // Invariants sit between the trip count and the carried values, in the body after the counter.

@@ -14,6 +14,7 @@ import { whileJvp } from './jvp';
 import { whileUnzip } from './unzip';
 import { whileTranspose } from './transpose';
 import { whileEmitTs } from './emitTs';
+import { whileSegment } from './segment';
 
 export const whileLoop: ConstructRule = {
   name: 'while',
@@ -26,6 +27,7 @@ export const whileLoop: ConstructRule = {
   transpose: whileTranspose,
   // Carried values feed the next iteration: a loop keeps all its results.
   pruneResults: () => undefined,
+  segment: whileSegment,
   emitTs: whileEmitTs,
   repeats: true,
 };

@@ -21,4 +21,8 @@ export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
     title: 'second derivative through a loop',
     hint: 'hessian and hvp cannot differentiate a function that runs a loop yet: use grad, jvp, vjp or jacobian (first derivatives work through loops), or write the loop with a fixed number of steps unrolled',
   },
+  1008: {
+    title: 'unknown checkpoint policy',
+    hint: "write checkpoint: 'store' (the default), 'sqrt', { every: 32 } or { levels: 3 } in @differentiable({ ... }) or differentiable(fn, { ... })",
+  },
 };
