@@ -107,6 +107,19 @@ describe('derivatives', () => {
     expect(evalFn(s.program, s.grad, [1.5, 3]).nl).toEqual([136.6875, 0]);
   });
 
+  test('a fractional trip count runs ⌈n⌉ iterations, and reverse mode counts down from there', () => {
+    // sq(1.5, 2.5) squares three times, like sq(1.5, 3).
+    for (const n of [2.5, 2.01, 3]) {
+      const g = gradOf(program(), 'sq');
+      expect(evalFn(g.program, g.grad, [1.5, n]).nl).toEqual([136.6875, 0]);
+      const v = vjpOf(program(), 'sines');
+      const tape = evalFn(v.program, v.fwd, [0.3, n]).nl[1];
+      const [xBar] = evalFn(v.program, v.bwd, [tape], [1]).lin as number[];
+      // d/dx Σ_{i<3} sin(i·x) = Σ i·cos(i·x).
+      expect(xBar).toBeCloseTo(Math.cos(0.3) + 2 * Math.cos(0.6), 12);
+    }
+  });
+
   test.each(POINTS)('jvp, linearize, vjp and grad of %s at %j against central differences', (fn, x) => {
     const p = program();
     const m = findDef(p, fn).nlResults.length;

@@ -1,7 +1,8 @@
 // T of a linear counted loop: a loop running the other way, carrying the cotangents.
 //
 //   T(let (; ċ̄') = loop(n, v̄ ; u̇̄, ċ̄)[B]) with cotangents c̄'_bar, T B = |i, v̄ ; ċ̄'_bar| -> (; ū_bar, c̄_bar)
-//     ↝ let (; ū_bar, c̄_bar) = loop(n, n, v̄ ; zero(τ̄), c̄'_bar)[|j, m, v̄ ; ā, b̄| {
+//     ↝ let m = ceil(n)
+//       let (; ū_bar, c̄_bar) = loop(n, m, v̄ ; zero(τ̄), c̄'_bar)[|j, m, v̄ ; ā, b̄| {
 //            let i = m - j - 1
 //            let (; ū_bar_i, b̄') = (T B)(i, v̄ ; b̄)
 //            (; ladd(ā, ū_bar_i), b̄') }]
@@ -49,6 +50,9 @@ export function loopTranspose(ops: TransposeOps, e: ConstructExpr, cotangents: r
   ];
   const tBody = lambda([j, m, ...vs], [...accs, ...tb.linParams], { stmts, result: ret([], [...accNext, ...cBars].map((x) => x.name)) });
   const bars = e.lin.map((x) => binder(b.fresh(barName(x)), ops.typeOf(x)));
-  b.bind([], bars, construct(e.op, [e.nl[0], e.nl[0], ...e.nl.slice(1)], [...acc0, ...cts], [tBody]));
+  // The forward loop ran ⌈n⌉ iterations (a fractional n runs its last one too): count down from there.
+  const count = binder(b.fresh('count'), { tag: 'real' });
+  b.bind([count], [], prim('ceil', [e.nl[0]]));
+  b.bind([], bars, construct(e.op, [e.nl[0], count.name, ...e.nl.slice(1)], [...acc0, ...cts], [tBody]));
   return bars.map((x) => x.name);
 }
