@@ -9,6 +9,7 @@ import { loopJvp } from './jvp';
 import { loopUnzip } from './unzip';
 import { loopTranspose } from './transpose';
 import { loopEmitTs } from './emitTs';
+import { loopErase } from './erase';
 
 export const loop: ConstructRule = {
   name: 'loop',
@@ -21,5 +22,6 @@ export const loop: ConstructRule = {
   transpose: loopTranspose,
   // Carried values feed the next iteration: a loop keeps all its results.
   pruneResults: () => undefined,
+  erase: loopErase,
   emitTs: loopEmitTs,
 };

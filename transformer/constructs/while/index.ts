@@ -14,6 +14,7 @@ import { whileJvp } from './jvp';
 import { whileUnzip } from './unzip';
 import { whileTranspose } from './transpose';
 import { whileEmitTs } from './emitTs';
+import { whileErase } from './erase';
 
 export const whileLoop: ConstructRule = {
   name: 'while',
@@ -26,5 +27,6 @@ export const whileLoop: ConstructRule = {
   transpose: whileTranspose,
   // Carried values feed the next iteration: a loop keeps all its results.
   pruneResults: () => undefined,
+  erase: whileErase,
   emitTs: whileEmitTs,
 };
