@@ -3,7 +3,6 @@
 // the wrapper (plan/), and let the backend write the code, each def once per module.
 import type * as ts from 'typescript';
 import { Program } from './ir/syntax';
-import { visitDef } from './ir/traverse';
 import { Lowerer, LoweredFunction } from './frontend/lower';
 import { Shape, componentShapes, describeShape } from './frontend/shapes';
 import { fail } from './frontend/diagnostics';
@@ -75,14 +74,6 @@ export class ModuleCompiler {
     if (spec.scalarResult && fn.result.kind !== 'number') {
       fail(1004, req.callSite, `${req.transform} needs a function that returns a number; '${fn.name}' returns a ${fn.result.kind}`);
     }
-    if ('secondOrder' in spec && spec.secondOrder) {
-      const looping = loopIn(program);
-      if (looping) {
-        const what = looping.op === 'loop' ? 'a counted loop' : 'a while loop';
-        const inFn = looping.fn === fn.name ? `'${fn.name}'` : `'${fn.name}' (through '${looping.fn}', which it calls)`;
-        fail(1007, req.callSite, `${req.transform}(${sourceName(this.host.ts, req.target, fn.name)}) needs second derivatives, and ${inFn} runs ${what}: second derivatives through loops are not supported yet`);
-      }
-    }
     if (spec.wrt) {
       for (const i of req.wrt) {
         const p = fn.params[i];
@@ -117,20 +108,6 @@ export class ModuleCompiler {
     }
     return v;
   }
-}
-
-/** The first def of a program that runs a loop (the IR cannot differentiate a loop's tape yet), and the loop's kind. */
-function loopIn(program: Program): { fn: string; op: string } | undefined {
-  for (const d of program.defs) {
-    let op: string | undefined;
-    visitDef(d, {
-      expr: (e) => {
-        if (!op && e.tag === 'construct' && (e.op === 'loop' || e.op === 'while')) op = e.op;
-      },
-    });
-    if (op) return { fn: d.name, op };
-  }
-  return undefined;
 }
 
 function numbersOnly(s: Shape): boolean {

@@ -17,8 +17,5 @@ export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
     title: 'transform of a transform',
     hint: 'derivatives of derivatives are not compiled yet: use hessian(f) for the matrix of second derivatives or hvp(f)(x, v) for Hessian-vector products',
   },
-  1007: {
-    title: 'second derivative through a loop',
-    hint: 'hessian and hvp cannot differentiate a function that runs a loop yet: use grad, jvp, vjp or jacobian (first derivatives work through loops), or write the loop with a fixed number of steps unrolled',
-  },
+  // 1007 (second derivative through a loop) is retired: hessian and hvp differentiate loops.
 };
