@@ -9,6 +9,7 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram } from '../../transformer/ir/print';
 import { annotateTypes, typeErrors } from '../../transformer/ir/check';
 import { evalFn, Value } from '../../transformer/ir/interp';
+import fc from 'fast-check';
 import { Program } from '../../transformer/ir/syntax';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';
 import { emitAndLoad, asReturned } from './emitted';
@@ -243,5 +244,91 @@ describe('hvp through a while loop: Newton square root (examples/ir/while.lina, 
     for (const a of [1, 2, 100, 1e6]) {
       expect(evalFn(h.program, h.hvp, [a, 1]).work).toBeLessThanOrEqual(6 * evalFn(p, 'sqrt', [a]).work);
     }
+  });
+});
+
+describe('hvp through loops over random bodies', () => {
+  // The body maps (c, s) to (f(c), s + f(c)²) for a random chain f of unary operations, some
+  // reading the invariant u; the function returns y + s after n iterations, of a counted loop or
+  // of a while loop bound by its counter (so the trip count is locally constant).
+  const OPS: ((x: string, y: string) => string)[] = [
+    (x, y) => `let ${y} = sin(${x})`,
+    (x, y) => `let ${y} = mul(${x}, u)`,
+    (x, y) => `let ${y} = add(${x}, u)`,
+    (x, y) => `let ${y}_s = mul(${x}, ${x})\n    let ${y}_h = 0.5\n    let ${y} = mul(${y}_s, ${y}_h)`,
+    (x, y) => `let ${y} = cos(${x})`,
+    (x, y) => `let ${y}_t = tanh(${x})\n    let ${y} = add(${y}_t, ${x})`,
+  ];
+
+  function program(ops: readonly number[], kind: 'loop' | 'while'): Program {
+    const chain = ops.map((k, i) => OPS[k](i === 0 ? 'c' : `v${i - 1}`, `v${i}`)).join('\n    ');
+    const last = `v${ops.length - 1}`;
+    const dropU = ops.some((k) => k === 1 || k === 2) ? '' : 'drop(u)\n    ';
+    const tail = `let sq = mul(${last}, ${last})\n    let s1 = add(s, sq)`;
+    const text =
+      kind === 'loop'
+        ? `def f(u: real, x: real, n: real ;) -> (real ;) {
+  let zero = 0
+  let (y, s) = loop(n, u, x, zero) [|i: real, u: real, c: real, s: real ;| {
+    drop(i)
+    ${dropU}${chain}
+    ${tail}
+    (${last}, s1 ;)
+  }]
+  add(y, s)
+}`
+        : `def f(u: real, x: real, n: real ;) -> (real ;) {
+  let zero = 0
+  let zero_j = 0
+  let (y, s, k) = while(u, n, x, zero, zero_j) [|u: real, n: real, c: real, s: real, j: real ;| {
+    drop(u)
+    drop(c)
+    drop(s)
+    lt(j, n)
+  }, |u: real, n: real, c: real, s: real, j: real ;| {
+    drop(n)
+    ${dropU}${chain}
+    ${tail}
+    let one = 1
+    let j1 = add(j, one)
+    (${last}, s1, j1 ;)
+  }]
+  drop(k)
+  add(y, s)
+}`;
+    return parseProgram(text, 'generated.lina');
+  }
+
+  const arb = fc.record({
+    ops: fc.array(fc.integer({ min: 0, max: OPS.length - 1 }), { minLength: 1, maxLength: 4 }),
+    kind: fc.constantFrom<'loop' | 'while'>('loop', 'while'),
+    u: fc.double({ min: -1, max: 1, noNaN: true }),
+    x: fc.double({ min: -1.5, max: 1.5, noNaN: true }),
+    n: fc.integer({ min: 0, max: 5 }),
+    v: fc.tuple(fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true })),
+  });
+
+  test('H·v against central differences of the gradient, and the emitted hvp against the interpreter', () => {
+    fc.assert(
+      fc.property(arb, ({ ops, kind, u, x, n, v }) => {
+        const p = program(ops, kind);
+        const h = hvpOf(p, 'f', { simplify: true });
+        const { program: gp, grad } = gradOf(p, 'f');
+        const args = [u, x, n, v[0], v[1], 0];
+        const hv = evalFn(h.program, h.hvp, args).nl as number[];
+        const eps = 1e-5;
+        const g = (s: number) => evalFn(gp, grad, [u + s * eps * v[0], x + s * eps * v[1], n]).nl as number[];
+        const plus = g(1);
+        const minus = g(-1);
+        for (let k = 0; k < 2; k++) {
+          const fd = (plus[k] - minus[k]) / (2 * eps);
+          expect(Math.abs(hv[k] - fd)).toBeLessThanOrEqual(1e-5 * (1 + Math.abs(fd)));
+        }
+        expect(hv[2]).toBe(0);
+        const { fns } = emitAndLoad(h.program);
+        expect(fns.get(h.hvp)!(...args)).toEqual(asReturned(evalFn(h.program, h.hvp, args)));
+      }),
+      { numRuns: 25 },
+    );
   });
 });
