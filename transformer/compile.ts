@@ -9,7 +9,7 @@ import { Shape, componentShapes, describeShape } from './frontend/shapes';
 import { fail } from './frontend/diagnostics';
 import { DriverOptions, vjpOf } from './ad/drivers';
 import type { LoopCheckpoint } from './ad/checkpoint';
-import { closureOf, loopIn } from './plan/closure';
+import { closureOf } from './plan/closure';
 import { PLANNERS } from './plan/planners';
 import { DRIVER, Reverse } from './plan/request';
 import { TRANSFORMS, TransformKind } from './plan/transforms';
@@ -84,19 +84,11 @@ export class ModuleCompiler {
     if (spec.scalarResult && fn.result.kind !== 'number') {
       fail(1004, req.callSite, `${req.transform} needs a function that returns a number; '${label}' returns a ${fn.result.kind}`);
     }
-    if ('secondOrder' in spec && spec.secondOrder) {
-      const looping = loopIn(program);
-      if (looping) {
-        const what = looping.op === 'loop' ? 'a counted loop' : 'a while loop';
-        const inFn = looping.fn === fn.name ? `'${fn.name}'` : `'${fn.name}' (through '${looping.fn}', which it calls)`;
-        fail(1007, req.callSite, `${req.transform}(${label}) needs second derivatives, and ${inFn} runs ${what}: second derivatives through loops are not supported yet`);
-      }
-    }
-    const twice = this.lowerer.nested.secondOrderLoop(program);
+    const twice = 'transposes' in spec && spec.transposes ? this.lowerer.nested.secondOrderLoop(program) : undefined;
     if (twice) {
       const what = twice.op === 'loop' ? 'a counted loop' : 'a while loop';
       const where = twice.fn === twice.derivative ? `the derivative '${twice.fn}'` : `'${twice.fn}' (called by the derivative '${twice.derivative}')`;
-      fail(1007, req.callSite, `${req.transform}(${label}) differentiates a derivative again, and ${where} runs ${what}: second derivatives through loops are not supported yet`);
+      fail(1007, req.callSite, `${req.transform}(${label}) differentiates a derivative again in reverse mode, and ${where} runs ${what}: reverse mode through a derivative's loop is not supported yet`);
     }
     if (spec.wrt) {
       for (const i of req.wrt) {

@@ -1,7 +1,7 @@
 // Loops in differentiable functions: a counted `for` lowers to the IR's `loop`, every other
 // `for`, `while` and `do … while` to `while` (transformer/frontend/lower.ts, docs/frontend.md
 // "Loops"). Derivatives are compared with closed forms and central finite differences; the
-// emitted code keeps each loop a loop; second order through a loop is a diagnostic (TSAD1007).
+// emitted code keeps each loop a loop. Second order through loops: secondOrderLoops.test.ts.
 import * as fs from 'fs';
 import * as path from 'path';
 import { main } from '../../transformer/plugin/cli';

@@ -8,11 +8,15 @@
 // tuple type they become a call to a generated helper (one per primitive and type), which
 // unpacks, applies the primitive leafwise and repacks; helpers keep the program size linear.
 // A construct keeps its op; its operands and its bodies' parameters all become non-linear
-// (linear ones after the non-linear ones, as for a def), and its bodies are erased in place.
+// (linear ones after the non-linear ones, as for a def), and its bodies are erased in place;
+// a construct whose operand order means something (a loop's carried values come last) says
+// where its linear operands go with its record's `erase` facet (constructs/loop/erase.ts). A
+// zero stack becomes an empty one (its missing elements read as zeros).
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import {
   Binder,
   Block,
+  Lambda,
   Expr,
   FnDef,
   InternalError,
@@ -35,6 +39,10 @@ import { printType } from '../ir/printType';
 import { erasedName, role } from './names';
 import { calleesFirst, defMap } from './program';
 import { restoreLinearity } from './linearity';
+import { emptyStack } from '../constructs/placeholder';
+import { constructRule } from '../constructs/registry';
+import type { Counts } from '../constructs/types';
+import { arityOf, defArity } from '../ir/arity';
 
 /** A name-safe spelling of a type: real r, bool b, tuple T…_ (so helper names are stable). */
 function typeCode(t: Type): string {
@@ -46,7 +54,10 @@ class Eraser {
   private readonly helpers = new Map<string, FnDef>();
   /** Types of the variables of the def being erased (for a linear leaf ending a body). */
   types = new Map<string, Type>();
-  constructor(private readonly taken: Set<string>) {}
+  constructor(
+    private readonly taken: Set<string>,
+    private readonly callee: (fn: string) => Counts | undefined,
+  ) {}
 
   newHelpers(): FnDef[] {
     const out = [...this.helpers.values()].filter((d) => !this.taken.has(d.name));
@@ -90,6 +101,8 @@ class Eraser {
 
   private zeroValue(b: Builder, t: Type): string {
     if (t.tag === 'tuple') return b.nl('zero', tuple(false, t.elems.map((e) => this.zeroValue(b, e))), t);
+    // The zero stack is the empty one: its missing elements read as zeros (constructs/stack/linear.ts).
+    if (t.tag === 'stack') return emptyStack(b, t.elem);
     return b.nl('zero', lit(0), REAL);
   }
 
@@ -130,17 +143,16 @@ class Eraser {
       case 'lprim':
       case 'zero':
         throw new InternalError('erase: a linear leaf in tail position must be let-bound (run after flattening)');
-      case 'construct':
-        return {
-          ...e,
-          nl: [...e.nl, ...e.lin],
-          lin: [],
-          bodies: e.bodies.map((l) => ({
-            nlParams: [...l.nlParams, ...l.linParams],
-            linParams: [],
-            body: this.block(nameTails(l.body, (r) => this.typeOfTail(r), names), names),
-          })),
-        };
+      case 'construct': {
+        const eraseBody = (l: Lambda): Lambda => ({
+          nlParams: [...l.nlParams, ...l.linParams],
+          linParams: [],
+          body: this.block(nameTails(l.body, (r) => this.typeOfTail(r), names), names),
+        });
+        const rule = constructRule(e, 'erase');
+        if (rule.erase) return rule.erase({ eraseBody, arity: (l) => arityOf(l.body.result, this.callee), fresh: (h) => names.fresh(h) }, e);
+        return { ...e, nl: [...e.nl, ...e.lin], lin: [], bodies: e.bodies.map(eraseBody) };
+      }
       default:
         return mapChildren(e, (l) => ({ ...l, body: this.block(l.body, names) }), (inner) => this.expr(inner, names));
     }
@@ -195,7 +207,7 @@ function eraseDef(d: FnDef, eraser: Eraser): FnDef {
 export function eraseProgram(p: Program, fns: readonly string[]): Program {
   const defs = defMap(p);
   const out = [...p.defs];
-  const eraser = new Eraser(new Set(defs.keys()));
+  const eraser = new Eraser(new Set(defs.keys()), defArity(defs));
   for (const name of calleesFirst(p, fns)) {
     if (defs.has(erasedName(name))) continue;
     const e = eraseDef(defs.get(name)!, eraser);

@@ -136,6 +136,8 @@ class DefEmitter {
   }
 
   private zero(t: Type): ts.Expression {
+    // A stack's zero is a fresh empty array (tangent stacks are sparse and pushed in place).
+    if (t.tag === 'stack') return this.f.createArrayLiteralExpression([]);
     return t.tag === 'tuple' ? this.f.createArrayLiteralExpression(t.elems.map((e) => this.zero(e))) : this.number(0);
   }
 

@@ -7,15 +7,15 @@ import { InternalError } from '../ir/syntax';
 import type { ConstructExpr, ConstructRule } from './types';
 import { cond } from './cond';
 import { loop } from './loop';
-import { at, push, stack } from './stack';
+import { at, lat, lpush, push, size, stack } from './stack';
 import { whileLoop } from './while';
 import { remat } from './remat';
 
 export type { ConstructExpr, ConstructRule } from './types';
 
-export type ConstructName = 'cond' | 'loop' | 'while' | 'stack' | 'push' | 'at' | 'remat';
+export type ConstructName = 'cond' | 'loop' | 'while' | 'stack' | 'push' | 'at' | 'size' | 'lpush' | 'lat' | 'remat';
 
-export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ cond, loop, while: whileLoop, stack, push, at, remat });
+export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ cond, loop, while: whileLoop, stack, push, at, size, lpush, lat, remat });
 
 export const isConstruct = (op: string): op is ConstructName => Object.prototype.hasOwnProperty.call(CONSTRUCTS, op);
 

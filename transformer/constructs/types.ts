@@ -87,6 +87,16 @@ export interface TransposeOps {
   transposeBody(body: Lambda, resultTypes: readonly Type[]): Lambda;
 }
 
+/** What E offers: erasing a construct's bodies. */
+export interface EraseOps {
+  /** E of a body: every parameter non-linear, the non-linear ones first, then the linear ones. */
+  eraseBody(body: Lambda): Lambda;
+  /** How many results of each sort a body returns before erasure (a loop's carried values). */
+  arity(body: Lambda): Counts;
+  /** A name unused in the def. */
+  fresh(hint: string): string;
+}
+
 /** What the TypeScript backend offers: statements for a body, results assigned to given names. */
 export interface EmitTsOps {
   readonly factory: ts.NodeFactory;
@@ -165,6 +175,13 @@ export interface ConstructRule {
    * Statements it needs first go into `ops.b`.
    */
   readonly segment?: (ops: SegmentOps, e: ConstructExpr) => Expr | undefined;
+  /**
+   * E of the construct: an expression whose results are its results, non-linear ones then linear
+   * ones, all non-linear. Optional: without it E appends the linear operands to the non-linear
+   * ones and each body's linear parameters to its non-linear ones (ops.eraseBody), which is right
+   * unless the order of the operands means something (a loop's carried values come last).
+   */
+  readonly erase?: (ops: EraseOps, e: ConstructExpr) => Expr;
   /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */
   readonly emitTs: (ops: EmitTsOps, e: ConstructExpr, into: readonly string[]) => ts.Statement[];
 }

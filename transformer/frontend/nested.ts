@@ -101,9 +101,10 @@ export class NestedDerivatives {
       if (!numbersOnly(p.shape)) fail(1002, where, `cannot differentiate with respect to '${p.name}': it holds ${describeShape(p.shape)}, and booleans and strings have no derivative`);
     }
     const program = closureOf({ defs: this.owner.defs }, inner.name);
-    const looping = target.kind === 'hvp' ? loopIn(program) : this.secondOrderLoop(program);
+    // jvp only runs J; every other nested kind transposes what it differentiates.
+    const looping = target.kind === 'jvp' ? undefined : this.secondOrderLoop(program);
     if (looping) {
-      fail(1007, where, `${target.call.getText()} needs second derivatives, and '${looping.fn}' runs ${looping.op === 'loop' ? 'a counted loop' : 'a while loop'}: second derivatives through loops are not supported yet`);
+      fail(1007, where, `${target.call.getText()} differentiates a derivative again in reverse mode, and '${looping.fn}' runs ${looping.op === 'loop' ? 'a counted loop' : 'a while loop'}: reverse mode through a derivative's loop is not supported yet`);
     }
     const name = this.owner.uniqueName(`${inner.name}_${target.kind}`);
     const made = nestedDerivative(program, inner, target.kind, wrt, this.driver, name);

@@ -69,9 +69,12 @@ interface Result {
   readonly failed?: boolean;
 }
 
-/** A vector-space type: reals and tuples of them (booleans have no linear counterpart). */
+/**
+ * A vector-space type: reals, tuples of them and stacks of them (sequences added elementwise;
+ * booleans have no linear counterpart).
+ */
 export function isVectorType(t: Type): boolean {
-  return t.tag === 'real' || (t.tag === 'tuple' && t.elems.every(isVectorType));
+  return t.tag === 'real' || (t.tag === 'tuple' && t.elems.every(isVectorType)) || (t.tag === 'stack' && isVectorType(t.elem));
 }
 
 const posOfVar = (v: VarInfo): SourcePos | undefined => posOf(v.binder) ?? posOf(v.at);

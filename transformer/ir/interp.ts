@@ -72,8 +72,9 @@ export function leafCount(v: Value): number {
   return Array.isArray(v) ? v.reduce<number>((n, x) => n + leafCount(x), 0) : 1;
 }
 
+/** The zero of a vector-space type; a stack's is the empty stack (its missing elements read as zeros). */
 export function zeroOf(t: Type): Value {
-  return t.tag === 'tuple' ? t.elems.map(zeroOf) : 0;
+  return t.tag === 'tuple' ? t.elems.map(zeroOf) : t.tag === 'stack' ? [] : 0;
 }
 
 /** Applies a leaf function across tuple structure; coefficients are broadcast. */

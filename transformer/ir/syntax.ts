@@ -25,8 +25,8 @@ export type Type =
   | { readonly tag: 'tuple'; readonly elems: readonly Type[]; readonly name?: string }
   /**
    * A run-time sized stack of values (a loop's per-iteration residuals, `constructs/stack/`):
-   * pushed in f.fwd, read by index in f.lin and f.bwd. Never differentiated: its tangent
-   * space is `<>`, like a boolean's.
+   * pushed in f.fwd, read by index in f.lin and f.bwd. Its tangent space is stack<tangent τ>:
+   * sparse sequences of tangents (J of f.fwd, second order through a loop; constructs/stack/).
    */
   | { readonly tag: 'stack'; readonly elem: Type };
 
@@ -184,15 +184,19 @@ export function typeEquals(a: Type, b: Type): boolean {
   return (a.tag !== 'tuple' && a.tag !== 'stack') || structureId(a) === structureId(b);
 }
 
-/** The tangent (and cotangent) space of a type: booleans and strings have the zero-dimensional space `<>`. */
+/**
+ * The tangent (and cotangent) space of a type: booleans and strings have the zero-dimensional
+ * space `<>`; a stack's tangents are a stack of its elements' tangents.
+ */
 export function tangentType(t: Type): Type {
   switch (t.tag) {
     case 'real':
       return REAL;
     case 'bool':
     case 'str':
-    case 'stack':
       return UNIT;
+    case 'stack':
+      return stackType(tangentType(t.elem));
     case 'tuple':
       return tupleType(t.elems.map(tangentType));
   }

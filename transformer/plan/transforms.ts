@@ -17,22 +17,24 @@ export interface TransformSpec {
   readonly scalarResult: boolean;
   /** Differentiates twice (forward over reverse). */
   readonly secondOrder?: boolean;
+  /** May transpose (reverse mode): T of a derivative's loop is not supported yet (TSAD1007). */
+  readonly transposes?: boolean;
 }
 
 const reference = { options: true, form: 'reference', wrt: true } as const;
 const call = { options: false, form: 'call', wrt: false, scalarResult: false } as const;
 
 export const TRANSFORMS = {
-  grad: { ...reference, scalarResult: true },
-  valueAndGrad: { ...reference, scalarResult: true },
+  grad: { ...reference, scalarResult: true, transposes: true },
+  valueAndGrad: { ...reference, scalarResult: true, transposes: true },
   jvp: call,
-  vjp: call,
+  vjp: { ...call, transposes: true },
   linearize: call,
-  jacobian: { ...reference, scalarResult: false },
+  jacobian: { ...reference, scalarResult: false, transposes: true },
   jacfwd: { ...reference, scalarResult: false },
-  jacrev: { ...reference, scalarResult: false },
-  hessian: { ...reference, scalarResult: true, secondOrder: true },
-  hvp: { ...reference, scalarResult: true, secondOrder: true },
+  jacrev: { ...reference, scalarResult: false, transposes: true },
+  hessian: { ...reference, scalarResult: true, secondOrder: true, transposes: true },
+  hvp: { ...reference, scalarResult: true, secondOrder: true, transposes: true },
 } as const satisfies Readonly<Record<string, TransformSpec>>;
 
 export type TransformKind = keyof typeof TRANSFORMS;

@@ -10,6 +10,7 @@ import { loopUnzip } from './unzip';
 import { loopTranspose } from './transpose';
 import { loopEmitTs } from './emitTs';
 import { loopSegment } from './segment';
+import { loopErase } from './erase';
 
 export const loop: ConstructRule = {
   name: 'loop',
@@ -23,6 +24,7 @@ export const loop: ConstructRule = {
   // Carried values feed the next iteration: a loop keeps all its results.
   pruneResults: () => undefined,
   segment: loopSegment,
+  erase: loopErase,
   emitTs: loopEmitTs,
   repeats: true,
   // Invariants sit between the trip count and the carried values, in the body after the counter.

@@ -1,9 +1,13 @@
-// Run-time sized stacks of residuals, for loops (docs/linear-a.md, "Loops"). Three body-less
-// constructs on the `stack<τ>` type, each a non-linear operation:
+// Run-time sized stacks of residuals, for loops (docs/linear-a.md, "Stacks"). Four non-linear
+// body-less constructs on the `stack<τ>` type:
 //
 //   let s = stack(x) []         an empty stack of values of x's type (x gives only the type)
 //   let s' = push(s, x) []      s with x on top
 //   let x = at(s, i) []         the i-th value pushed (from 0)
+//   let k = size(s) []          how many values s holds
+//
+// and two linear ones on its tangent space (linear.ts): `lpush(k ; ṡ, ẋ)` and
+// `lat(i ; ṡ) [|| { zero(τ) }]`, the tangents of push and at (jvp.ts).
 //
 // U of a loop creates the stacks before the non-linear loop, pushes each iteration's residuals
 // in it and reads them by index in the linear loop (and T's reversed loop). They cost nothing in
@@ -11,21 +15,30 @@
 // A stack is used once after each push (the loop carries it), so the interpreter and the emitted
 // JavaScript push in place: O(1) per push, a plain growing JS array.
 //
-// They are never differentiated: stacks appear only in U's output, and J of f.fwd (second order
-// through a loop's tape) is not supported yet; U and T see them as non-linear code.
-import { IrError, InternalError, stackType } from '../../ir/syntax';
+// J of f.fwd and of f.bwd.E (forward over reverse: hvp and hessian through a loop) differentiates
+// them: the tangent of a stack<τ> is a stack<tangent τ> (ir/syntax.ts, tangentType).
+import { stackType, REAL } from '../../ir/syntax';
+import { InternalError } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
 import type { ConstructRule } from '../types';
+import { atJvp, pushJvp, constantJvp } from './jvp';
+import { assign } from './emit';
 
-const notDifferentiable = (op: string) => () => {
-  throw new IrError(`J of ${op}: differentiating a loop's residual stack (a derivative of f.fwd, second order through a loop) is not supported yet`);
-};
+export { lpush, lat } from './linear';
+
 const nonLinear = (op: string) => () => {
   throw new InternalError(`${op} is non-linear: U and T never hand it to its rule`);
 };
 
-function rule(name: string, operands: number, typeRule: ConstructRule['typeRule'], impl: (v: readonly Value[]) => Value, emit: ConstructRule['emitTs']): ConstructRule {
+function rule(
+  name: string,
+  operands: number,
+  typeRule: ConstructRule['typeRule'],
+  impl: (v: readonly Value[]) => Value,
+  emit: ConstructRule['emitTs'],
+  jvp: ConstructRule['jvp'],
+): ConstructRule {
   return {
     name,
     arity: () => ({ nl: 1, lin: 0 }),
@@ -38,7 +51,7 @@ function rule(name: string, operands: number, typeRule: ConstructRule['typeRule'
       return typeRule(ops, e, t);
     },
     impl: (_ops, _e, v) => ({ nl: [impl(v.nl)], lin: [] }),
-    jvp: notDifferentiable(name),
+    jvp,
     unzip: nonLinear(name),
     transpose: nonLinear(name),
     // One result: unused, the whole statement goes.
@@ -53,6 +66,7 @@ export const stack = rule(
   (_ops, _e, t) => ({ nl: [stackType(t.nl[0])], lin: [] }),
   () => [],
   (ops, _e, into) => [assign(ops, into[0], ops.factory.createArrayLiteralExpression([]))],
+  constantJvp,
 );
 
 export const push = rule(
@@ -73,6 +87,7 @@ export const push = rule(
     const pushCall = f.createCallExpression(f.createPropertyAccessExpression(ops.ref(e.nl[0]), 'push'), undefined, [ops.ref(e.nl[1])]);
     return [f.createExpressionStatement(pushCall), assign(ops, into[0], ops.ref(e.nl[0]))];
   },
+  pushJvp,
 );
 
 export const at = rule(
@@ -93,9 +108,18 @@ export const at = rule(
     return st[i];
   },
   (ops, e, into) => [assign(ops, into[0], ops.factory.createElementAccessExpression(ops.ref(e.nl[0]), ops.ref(e.nl[1])))],
+  atJvp,
 );
 
-function assign(ops: Parameters<ConstructRule['emitTs']>[0], name: string, value: import('typescript').Expression) {
-  const f = ops.factory;
-  return f.createExpressionStatement(f.createAssignment(f.createIdentifier(name), value));
-}
+/** The position the next push fills: J of push reads it before pushing, for its tangent (jvp.ts). */
+export const size = rule(
+  'size',
+  1,
+  (ops, _e, t) => {
+    if (t.nl[0].tag !== 'stack') ops.error(`size needs a stack, got ${printType(t.nl[0])}`);
+    return { nl: [REAL], lin: [] };
+  },
+  ([s]) => (s as Value[]).length,
+  (ops, e, into) => [assign(ops, into[0], ops.factory.createPropertyAccessExpression(ops.ref(e.nl[0]), 'length'))],
+  constantJvp,
+);

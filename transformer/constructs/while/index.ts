@@ -15,6 +15,7 @@ import { whileUnzip } from './unzip';
 import { whileTranspose } from './transpose';
 import { whileEmitTs } from './emitTs';
 import { whileSegment } from './segment';
+import { whileErase } from './erase';
 
 export const whileLoop: ConstructRule = {
   name: 'while',
@@ -28,6 +29,7 @@ export const whileLoop: ConstructRule = {
   // Carried values feed the next iteration: a loop keeps all its results.
   pruneResults: () => undefined,
   segment: whileSegment,
+  erase: whileErase,
   emitTs: whileEmitTs,
   repeats: true,
 };

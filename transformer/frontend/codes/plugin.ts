@@ -18,8 +18,8 @@ export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
     hint: 'grad, valueAndGrad and hvp (called in place, grad(h)(x)) and jvp(h, [x], [dx]) can be differentiated again and called in differentiable functions; vjp and linearize return functions and hessian and jacobian return matrices: use hvp or jvp for products with them',
   },
   1007: {
-    title: 'second derivative through a loop',
-    hint: 'hessian and hvp cannot differentiate a function that runs a loop yet: use grad, jvp, vjp or jacobian (first derivatives work through loops), or write the loop with a fixed number of steps unrolled',
+    title: 'reverse mode through a derivative that runs a loop',
+    hint: 'use forward mode over the inner derivative: hessian(f), hvp(f)(x, v) or jvp(grad(f), [x], [v]) instead of grad(grad(f))',
   },
   1008: {
     title: 'unknown checkpoint policy',
