@@ -1,7 +1,7 @@
 // Transforms of transforms and transforms inside marked functions: each derivative is a def of
 // its own, differentiated again like any function. Checked against closed forms and central
 // finite differences of the compiled first derivatives.
-import { load, partial, expectClose } from './harness';
+import { compile, load, partial, expectClose } from './harness';
 
 const { exports: m, result } = load(`import { grad, valueAndGrad, jvp, hvp, hessian, jacobian } from 'tsad';
 /** @differentiable */
@@ -220,4 +220,54 @@ test('nested transforms of tuple and object parameters (grad with several wrt, j
   for (const at of [[0.3, 0.7], [-0.5, 1.1]]) {
     expectClose(s.dUseH(...at), [0, 1].map((i) => partial(s.useH, at, i, 0)[0]), 1e-6);
   }
+});
+
+test('forward over a derivative through loops: jvp(grad(f)) and hvp inside a marked function, with a for and a while loop', () => {
+  const { exports: e, result: r } = load(`import { grad, jvp, hvp } from 'tsad';
+/** @differentiable */
+export function sq(x: number, n: number): number {
+  let y = x;
+  for (let i = 0; i < n; i++) y = y * y;
+  return y;
+}
+/** @differentiable */
+export function root(a: number): number {
+  let x = a;
+  while (Math.abs(x * x - a) > 1e-13 * a) x = (x + a / x) / 2;
+  return x;
+}
+export const sqCurvature = (x: number, v: number) => jvp(grad(sq), [x, 3], [v, 0]);
+export const rootCurvature = (a: number) => jvp(grad(root), [a], [1]);
+/** @differentiable */
+export function curvatureOf(a: number): number { return hvp(root)(a, 1) * a; }
+export const curvatureTangent = (a: number) => jvp(curvatureOf, [a], [1]);
+`);
+  expect(r.diagnostics).toEqual([]);
+  // sq(x, 3) = x⁸: f' = 8x⁷, f'' = 56x⁶.
+  const [g, hv] = e.sqCurvature(1.5, 2);
+  expect(g).toBeCloseTo(8 * 1.5 ** 7, 9);
+  expect(hv).toBeCloseTo(2 * 56 * 1.5 ** 6, 8);
+  // √a: f'' = −1/(4 a^{3/2}).
+  for (const a of [2, 9, 0.3]) {
+    const [d, dd] = e.rootCurvature(a);
+    expect(d).toBeCloseTo(0.5 / Math.sqrt(a), 10);
+    expect(dd).toBeCloseTo(-0.25 / a ** 1.5, 8);
+    expect(e.curvatureOf(a)).toBeCloseTo((-0.25 / a ** 1.5) * a, 8);
+    // d/da (a·f''(a)) = f'' + a·f''' with f''' = 3/(8 a^{5/2}): forward mode through the hvp's loops.
+    expect(e.curvatureTangent(a)[1]).toBeCloseTo(-0.25 / a ** 1.5 + (a * 3) / (8 * a ** 2.5), 6);
+  }
+});
+
+test('reverse mode through a derivative that runs a loop is TSAD1007, with a hint to use forward mode', () => {
+  const r = compile(`import { grad } from 'tsad';
+/** @differentiable */
+export function sq(x: number): number {
+  let y = x;
+  for (let i = 0; i < 3; i++) y = y * y;
+  return y;
+}
+export const d2 = grad(grad(sq));
+`, { throwOnError: false });
+  expect(r.diagnostics.map((d) => d.code)).toEqual([901007]);
+  expect(r.messages.join('\n')).toMatch(/hessian\(f\), hvp\(f\)\(x, v\) or jvp\(grad\(f\)/);
 });

@@ -2,7 +2,7 @@
 // Adam on the compiled gradient and finish with Newton steps on the compiled Hessian, then check
 // the gradient against central finite differences.
 import { Params, Data, Sample, Fit, lossAndGrad, gradLoss, hessianLoss } from './oscillator';
-import { simulatedLoss, simulatedLossAndGrad, simulatedGrad } from './simulated';
+import { simulatedLoss, simulatedLossAndGrad, simulatedGrad, simulatedHessian } from './simulated';
 
 const truth: Params = { amplitude: 1.5, damping: 0.3, omega: 2.0, phase: 0.4 };
 
@@ -95,7 +95,7 @@ console.log('\nthe same fit, the model simulated by RK4 in a for loop (40 steps 
 let q: Params = start;
 const mq: Record<string, number> = { amplitude: 0, damping: 0, omega: 0, phase: 0 };
 const vq: Record<string, number> = { amplitude: 0, damping: 0, omega: 0, phase: 0 };
-for (let step = 1; step <= 400; step++) {
+for (let step = 1; step <= 100; step++) {
   const [loss, g] = simulatedLossAndGrad(q, data);
   const next = { ...q };
   for (const k of keys) {
@@ -104,7 +104,16 @@ for (let step = 1; step <= 400; step++) {
     next[k] = q[k] - (rate * (mq[k] / (1 - 0.9 ** step))) / (Math.sqrt(vq[k] / (1 - 0.999 ** step)) + 1e-8);
   }
   q = next;
-  if ([1, 100, 400].includes(step)) console.log(`adam ${String(step).padStart(4)}  loss ${loss.toExponential(8)}  |gradient| ${Math.hypot(...keys.map((k) => g[k])).toExponential(2)}`);
+  if ([1, 50, 100].includes(step)) console.log(`adam ${String(step).padStart(4)}  loss ${loss.toExponential(8)}  |gradient| ${Math.hypot(...keys.map((k) => g[k])).toExponential(2)}`);
+}
+// Newton on the Hessian of the simulated loss: second derivatives through the RK4 loop.
+for (let step = 1; step <= 3; step++) {
+  const g = simulatedGrad(q, data);
+  const delta = solve(simulatedHessian(q, data), keys.map((k) => -g[k]));
+  q = { ...q };
+  keys.forEach((k, i) => (q[k] += delta[i]));
+  const norm = Math.hypot(...keys.map((k) => simulatedGrad(q, data)[k]));
+  console.log(`newton ${String(step).padStart(2)}  loss ${simulatedLossAndGrad(q, data)[0].toExponential(8)}  |gradient| ${norm.toExponential(2)}`);
 }
 for (const k of keys) console.log(`  ${k.padEnd(9)} ${fmt(q[k])}  (closed-form fit ${fmt(p[k])})`);
 const gs = simulatedGrad(start, data);

@@ -2,7 +2,7 @@
 // started from the closed form's x(0) and x'(0) and integrated with classical Runge–Kutta in a
 // plain `for` loop. tsad differentiates through the loop (the emitted gradient runs the loop
 // forwards, saving each step's residuals, then backwards), so the fit needs no closed form.
-import { differentiable, valueAndGrad, grad } from 'tsad';
+import { differentiable, valueAndGrad, grad, hessian } from 'tsad';
 import type { Params, Sample, Data } from './oscillator';
 
 /** x(t) by `steps` RK4 steps of the oscillator's equation of motion. */
@@ -50,3 +50,5 @@ export function simulatedLoss(p: Params, d: Data): number {
 
 export const simulatedLossAndGrad = valueAndGrad(simulatedLoss);
 export const simulatedGrad = grad(simulatedLoss);
+/** Forward over reverse through the RK4 loop: the loop's tape has tangents too. */
+export const simulatedHessian = hessian(simulatedLoss);
