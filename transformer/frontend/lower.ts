@@ -905,12 +905,10 @@ class FunctionLowering {
     this.inlinedCalls.add(fn);
     try {
       fn.parameters.forEach((p, i) => {
-        if (!t.isIdentifier(p.name) || p.dotDotDotToken || p.questionToken || p.initializer) {
-          fail(1105, p, 'parameters of a local function must be plain names (no destructuring, optional, default or rest parameters)');
-        }
+        if (p.dotDotDotToken || p.questionToken || p.initializer) fail(1105, p, 'parameters of a local function cannot be optional, have defaults or be rest parameters');
         const shape = shapeOfType(t, checker, checker.getTypeAtLocation(p), p);
         this.conform(e.arguments[i], args[i], shape, `argument ${i + 1} of '${name}'`);
-        this.env.set(checker.getSymbolAtLocation(p.name)!, args[i]);
+        this.bindPattern(p.name, args[i]);
       });
       const errors = this.errors.length;
       const body = fn.body!;
