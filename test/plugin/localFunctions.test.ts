@@ -4,7 +4,7 @@
 // cannot be inlined are coded diagnostics.
 import { compile, load, partial, expectClose } from './harness';
 
-const { exports: m } = load(`import { grad, jvp } from 'tsad';
+const { exports: m } = load(`import { grad, jvp, hessian } from 'tsad';
 /** @differentiable */
 export function arrows(x: number, y: number): number {
   const sq = (t: number) => t * t;
@@ -64,6 +64,30 @@ export function nested(x: number): number {
   return outer(x) + outer(1);
 }
 
+/** @differentiable */
+export function energy(p: [number, number], k: number): number {
+  const sq = (t: number) => t * t;
+  const spring = (d: number) => 0.5 * k * sq(d);
+  return spring(p[0] - 1) + spring(p[1] + 1) + norm(p);
+  function norm(v: [number, number]): number {
+    return Math.sqrt(sq(v[0]) + sq(v[1]));
+  }
+}
+
+export const dEnergy = grad(energy, { wrt: [0, 1] });
+export const hClamped = hessian(clampedSquare);
+
+/** @differentiable */
+export function clampedSquare(p: [number, number]): number {
+  const [x, y] = p;
+  const clamp = (t: number): number => {
+    if (t > 1) { if (t > 2) return 2; }
+    else if (t < -1) return -1;
+    return t;
+  };
+  return clamp(x * y) * clamp(x - y) + x * x * y;
+}
+
 export const dArrows = grad(arrows, { wrt: [0, 1] });
 export const jArrows = (x: number, y: number) => jvp(arrows, [x, y], [1, 0.5]);
 export const dHoisted = grad(hoisted);
@@ -114,6 +138,22 @@ test('local arrows taking and returning tuples, one with a destructured object p
 test('a local function inside a local function', () => {
   expect(m.nested(2)).toBe((2 * 2 + 2) * (4 * 2 + 2) + (2 + 1) * (4 + 1));
   expectClose([m.dNested(2)], partial(m.nested, [2], 0, 0));
+});
+
+test('the example of docs/frontend.md (arrows calling arrows, a hoisted declaration)', () => {
+  const at = [[0.3, -2], 4];
+  const [dp, dk] = m.dEnergy(...at);
+  const [x, y] = [0.3, -2];
+  expect(m.energy(...at)).toBeCloseTo(2 * (0.7 ** 2 + 1) + Math.hypot(x, y), 12);
+  expectClose([...dp, dk], [4 * (x - 1) + x / Math.hypot(x, y), 4 * (y + 1) + y / Math.hypot(x, y), 0.5 * (0.7 ** 2 + 1)], 1e-12);
+});
+
+test('hessian through a local function with early returns lowered by the result flag', () => {
+  // Where both clamps are the identity, f = xy(x - y) + x²y = 2x²y - xy².
+  expectClose(m.hClamped([0.4, 0.3]).flat(), [4 * 0.3, 4 * 0.4 - 2 * 0.3, 4 * 0.4 - 2 * 0.3, -2 * 0.4], 1e-9);
+  // At (3, 0.5): xy = 1.5 passes, x - y = 2.5 is clamped to 2, so f = 2xy + x²y.
+  expect(m.clampedSquare([3, 0.5])).toBe(1.5 * 2 + 4.5);
+  expectClose(m.hClamped([3, 0.5]).flat(), [2 * 0.5, 2 + 2 * 3, 2 + 2 * 3, 0], 1e-9);
 });
 
 const diag = (body: string) => compile(`import { grad } from 'tsad';
