@@ -298,3 +298,60 @@ function f(x: number): number {
 export const d = grad(f);`, { throwOnError: false });
   expect(r.messages.join('\n')).toMatch(/TSAD1101: labeled statements/);
 });
+
+const { exports: edge } = load(`import { grad } from 'tsad';
+/** @differentiable */
+export function forever(x: number): number {
+  let s = x;
+  for (;;) { s = s * 1.3; if (s > 5) break; }
+  return s;
+}
+/** @differentiable */
+export function doRet(x: number): number {
+  let s = x;
+  do { s = s * 1.5; if (s > 4) return Math.sin(s); } while (s < 100);
+  return s;
+}
+/** @differentiable */
+export function helperLoop(x: number): number {
+  const first = (t: number): number => { for (let i = 0; i < 10; i++) { if (t * i > 2) return t * i * t; } return 0; };
+  let acc = 0;
+  for (let j = 1; j < 4; j++) { acc = acc + first(x * j); if (acc > 20) return acc; }
+  return acc * 2;
+}
+/** @differentiable */
+export function strings(x: number, mode: string): number {
+  let m = mode;
+  let y = x;
+  let z;
+  for (let i = 0; i < 5; i++) {
+    if (m === 'up') { y = y * 2; m = 'down'; continue; }
+    y = y - 0.5;
+    z = y;
+    if (y < 0) { m = 'stop'; break; }
+    m = 'up';
+  }
+  return m === 'stop' ? y : y + 1;
+}
+/** @differentiable */
+export function retInIfArm(x: number): number {
+  if (x > 0) { for (let i = 0; i < 5; i++) { if (x * i > 1) return x * i; } return 2 * x; }
+  return 3 * x;
+}
+export const d1 = grad(forever);
+export const d2 = grad(doRet);
+export const d3 = grad(helperLoop);
+export const d4 = grad(strings, { wrt: [0] });
+export const d5 = grad(retInIfArm);
+`);
+test('for (;;) with break, do … while with return, returns inside a local function inside a loop, a string flag and a late let, a returning loop in an if arm', () => {
+  for (const x of [0.3, 1.1, 4]) {
+    expectClose([edge.d1(x)], partial(edge.forever, [x], 0, 0));
+    expectClose([edge.d2(x)], partial(edge.doRet, [x], 0, 0));
+    expectClose([edge.d3(x)], partial(edge.helperLoop, [x], 0, 0));
+    expectClose([edge.d4(x, 'up')], partial(edge.strings, [x, 'up'], 0, 0));
+    expectClose([edge.d4(x, 'no')], partial(edge.strings, [x, 'no'], 0, 0));
+    expectClose([edge.d5(x)], partial(edge.retInIfArm, [x], 0, 0));
+    expectClose([edge.d5(-x)], partial(edge.retInIfArm, [-x], 0, 0));
+  }
+});
