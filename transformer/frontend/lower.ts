@@ -771,7 +771,10 @@ class FunctionLowering {
     const outer = this.exitCtx;
     this.exitCtx = flags;
     try {
-      if (flags?.skip) this.env.set(flags.skip, this.literal(false, 'skip'));
+      // An iteration runs only while no flag is set: known false here, the tests of them fold.
+      for (const sym of [flags?.skip, flags?.broke, flags?.returns ? this.frame.returned : undefined]) {
+        if (sym) this.env.set(sym, this.literal(false, sym.name));
+      }
       this.sequence(body);
     } finally {
       this.exitCtx = outer;
