@@ -126,9 +126,10 @@ export function generalFor(x: number): number {
 export function switchInLoop(x: number): number {
   let s = 0;
   for (let i = 0; i < 6; i++) {
-    switch (i % 3) {
+    switch (i % 5) {
       case 0: s = s + x; break;
       case 1: if (s > 1) continue; s = s * x; break;
+      case 4: s = s * 0.5; continue;
       default: if (s > 5) return s * s;
     }
     s = s + 0.25;
@@ -254,9 +255,10 @@ test('continue and return inside a switch inside a loop', () => {
   const js = (x: number) => {
     let s = 0;
     for (let i = 0; i < 6; i++) {
-      switch (i % 3) {
+      switch (i % 5) {
         case 0: s = s + x; break;
         case 1: if (s > 1) continue; s = s * x; break;
+      case 4: s = s * 0.5; continue;
         default: if (s > 5) return s * s;
       }
       s = s + 0.25;

@@ -425,7 +425,8 @@ class FunctionLowering {
       let body: readonly ts.Statement[] = c.statements.length === 1 && t.isBlock(c.statements[0]) ? c.statements[0].statements : c.statements;
       const last = body[body.length - 1];
       if (last && t.isBreakStatement(last) && !last.label) body = body.slice(0, -1);
-      else if (i < clauses.length - 1 && !alwaysReturns(t, body)) {
+      // A case ending in `continue` leaves the switch too (its loop's next iteration starts).
+      else if (i < clauses.length - 1 && !alwaysReturns(t, body) && !(last && t.isContinueStatement(last))) {
         fail(1101, c, 'fall-through from a non-empty case is not supported: end the case with break or return, or repeat its statements');
       }
       const early = body.map((x) => breakIn(t, x)).find((b) => b !== undefined);
