@@ -351,8 +351,7 @@ test('for (;;) with break, do … while with return, returns inside a local func
     expectClose([edge.d1(x)], partial(edge.forever, [x], 0, 0));
     expectClose([edge.d2(x)], partial(edge.doRet, [x], 0, 0));
     expectClose([edge.d3(x)], partial(edge.helperLoop, [x], 0, 0));
-    expectClose([edge.d4(x, 'up')], partial(edge.strings, [x, 'up'], 0, 0));
-    expectClose([edge.d4(x, 'no')], partial(edge.strings, [x, 'no'], 0, 0));
+    for (const mode of ['up', 'no']) expectClose([edge.d4(x, mode)], partial((u: number) => edge.strings(u, mode), [x], 0, 0));
     expectClose([edge.d5(x)], partial(edge.retInIfArm, [x], 0, 0));
     expectClose([edge.d5(-x)], partial(edge.retInIfArm, [-x], 0, 0));
   }
