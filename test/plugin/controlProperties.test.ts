@@ -1,5 +1,5 @@
-// Random small functions with if/else, for loops with break/continue, bounded while loops and
-// early returns (also inside loops), compiled through the plugin: grad must equal the JVPs along
+// Random small functions with if/else, for loops with break/continue, bounded while loops,
+// early returns (also inside loops) and calls of local functions, compiled through the plugin: grad must equal the JVPs along
 // each axis, and both must equal central finite differences wherever the function is smooth
 // around the point. Several generated functions share one compiled file (the plugin is the slow
 // part).
@@ -16,6 +16,8 @@ function smooth(vars: readonly string[]): fc.Arbitrary<string> {
       leaf,
       fc.tuple(fc.constantFrom(...SMOOTH), tie('e')).map(([f, a]) => `${f}(${a})`),
       fc.tuple(tie('e'), fc.constantFrom('+', '-', '*'), tie('e')).map(([a, op, b]) => `(${a} ${op} ${b})`),
+      // The local functions every generated function declares (HELPERS).
+      fc.tuple(fc.constantFrom('h', 'g'), tie('e')).map(([f, a]) => `${f}(${a})`),
     ),
   })).e;
 }
@@ -44,7 +46,18 @@ function statement(depth: number, inLoop: boolean): fc.Arbitrary<string> {
   return fc.oneof(...options);
 }
 
-const fnBody = fc.tuple(statements(2, false), smooth(['a', 'b', 'x'])).map(([ss, r]) => `  let a = x;\n  let b = y;\n${ss.join('\n')}\n  return ${r};`);
+/** Local functions closing over the parameter y, one with a loop and a break, inlined at each call. */
+const HELPERS = `  const h = (t: number): number => Math.atan(t * y) + 0.5 * t;
+  function g(t: number): number {
+    let u = t;
+    for (let k = 0; k < 2; k++) {
+      if (u > 1) break;
+      u = u * u + 0.1 * y;
+    }
+    return u;
+  }`;
+
+const fnBody = fc.tuple(statements(2, false), smooth(['a', 'b', 'x'])).map(([ss, r]) => `${HELPERS}\n  let a = x;\n  let b = y;\n${ss.join('\n')}\n  return ${r};`);
 
 const PER_FILE = 6;
 const H = 1e-6;
@@ -92,7 +105,7 @@ test('grad = JVPs = finite differences for random functions with loops, break, c
         }
       });
     }),
-    { numRuns: 6 },
+    { numRuns: 4 },
   );
   // The finite-difference comparison ran for most points (it is skipped only near a kink or jump).
   expect(checked).toBeGreaterThan(total / 2);
