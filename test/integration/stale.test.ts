@@ -77,8 +77,8 @@ const edits: { what: string; files: Record<string, string>; expect: Expected | {
     expect: { f: [8 * E, 12 * E], top: 6 * 0.25 + 1, scaled: 2 * Math.exp(3) * 3, extra: 12 * 0.5 },
   },
   {
-    what: 'a break in a loop of f (unsupported)',
-    files: { 'src/a.ts': `/** @differentiable */\nexport function f(x: number, y: number): number {\n  let z = y;\n  while (z > x) {\n    z = z / 2;\n    if (z < 1) break;\n  }\n  return Math.exp(x) * z;\n}\n` },
+    what: 'a labeled break in a loop of f (unsupported)',
+    files: { 'src/a.ts': `/** @differentiable */\nexport function f(x: number, y: number): number {\n  let z = y;\n  outer: while (z > x) {\n    z = z / 2;\n    if (z < 1) break outer;\n  }\n  return Math.exp(x) * z;\n}\n` },
     expect: { error: 'TSAD1101' },
   },
   { what: 'f fixed', files: { 'src/a.ts': exponent(2) }, expect: { f: [4 * E, 4 * E], top: 6 * 0.25 + 1, scaled: 2 * Math.exp(3) * 3, extra: 12 * 0.5 } },

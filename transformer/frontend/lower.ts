@@ -18,6 +18,7 @@ import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
 import { derivedName, primalNameOf, role } from '../ad/names';
 import { MATH_FUNCTIONS } from '../prims/registry';
 import { Capture, NestedDerivatives, NestedSite, lowerNestedCall } from './nested';
+import { LocalFunction, anyExit, declaresLocalFunction, exitsOf, isInside, isJump, localFunctionOf, loopExits } from './exits';
 
 export interface Value {
   readonly name: string;
@@ -222,6 +223,12 @@ class FunctionLowering {
   private current: ts.Node | undefined;
   /** Module constants being inlined (a cycle is an error, not a hang). */
   private readonly inlining = new Set<ts.Node>();
+  /** Local functions whose calls are being inlined (a local function calling itself is TSAD1109). */
+  private readonly inlinedCalls = new Set<ts.Node>();
+  /** The flags of the innermost loop (or flagged statement) whose exits are being lowered: see `sequence`. */
+  private exitCtx: ExitFlags | undefined;
+  /** The function whose `return`s are being lowered: the function itself, or a local function inlined into it. */
+  private frame: Frame;
   lowered!: LoweredFunction;
   def!: FnDef;
   private readonly name: string;
@@ -245,6 +252,7 @@ class FunctionLowering {
     this.role = typeof nameOrRole === 'string' ? undefined : nameOrRole;
     this.t = owner.tsApi;
     this.checker = owner.checker;
+    this.frame = { decl };
     this.supply.onFresh = (name) => {
       if (this.current) this.origins.set(name, this.current);
     };
@@ -344,11 +352,16 @@ class FunctionLowering {
    * a nested `if (d) return b;` inside a branch is the same rule one level down. This needs no
    * result flag and no placeholder values, and only the path taken runs. The price: when both
    * branches of such an `if` can fall through (`if (c) { if (d) return a; y = 1; } REST`), REST is
-   * lowered into both of them (code size, not run time; guard clauses and if/else chains that
-   * return in every branch never copy anything).
+   * lowered into both of them, and with many such `if`s in a row the copies would multiply. So
+   * such an `if` (and a switch with a case that can fall through, and a loop with a return
+   * inside) is lowered with a result flag instead (`flaggedReturn`): its returns set
+   * `returned` and the result value, and the rest follows once, as `returned ? value : REST`.
+   * Every statement is then lowered once, and the emitted code stays linear in the source.
    */
-  private tail(stmts: readonly ts.Statement[]): Value | undefined {
+  private tail(statements: readonly ts.Statement[]): Value | undefined {
     const { t } = this;
+    // Local function declarations are hoisted: they bind nothing where they are written.
+    const stmts = statements.filter((s) => !t.isFunctionDeclaration(s));
     let result: Value | undefined;
     for (let i = 0; i < stmts.length; i++) {
       const s = stmts[i];
@@ -372,6 +385,10 @@ class FunctionLowering {
         const rest = stmts.slice(i + 1);
         return this.guard(s, () => this.at(s, () => this.returningSwitch(s, rest)));
       }
+      if ((t.isIterationStatement(s, false) || t.isBlock(s)) && containsReturn(t, s)) {
+        const rest = stmts.slice(i + 1);
+        return this.guard(s, () => this.at(s, () => this.flaggedReturn(s, rest)));
+      }
       this.guard(s, () => this.statement(s));
     }
     return result;
@@ -381,10 +398,13 @@ class FunctionLowering {
   private returningIf(s: ts.IfStatement, rest: readonly ts.Statement[]): Value {
     const { t } = this;
     if (this.role !== undefined) fail(1101, s, 'an if statement is not supported in a derivative rule yet: write the value with ?: (both sides are computed)');
+    const returns = [s.thenStatement, s.elseStatement].map((arm) => arm !== undefined && alwaysReturns(t, statementsOf(t, arm)));
+    // Both arms fall through: the rest would be lowered into each of them.
+    if (rest.length > 0 && !returns[0] && !returns[1]) return this.flaggedReturn(s, rest);
     const pred = this.predicate(s.expression);
-    const arms = [s.thenStatement, s.elseStatement].map((arm) => {
+    const arms = [s.thenStatement, s.elseStatement].map((arm, k) => {
       const own = arm ? statementsOf(t, arm) : [];
-      return { node: arm ?? s, returns: arm !== undefined && alwaysReturns(t, own), lower: (after: readonly ts.Statement[]) => this.tail([...own, ...after]) };
+      return { node: arm ?? s, returns: returns[k], lower: (after: readonly ts.Statement[]) => this.tail([...own, ...after]) };
     });
     return this.returningCond(s, pred, arms, rest);
   }
@@ -432,7 +452,8 @@ class FunctionLowering {
       let body: readonly ts.Statement[] = c.statements.length === 1 && t.isBlock(c.statements[0]) ? c.statements[0].statements : c.statements;
       const last = body[body.length - 1];
       if (last && t.isBreakStatement(last) && !last.label) body = body.slice(0, -1);
-      else if (i < clauses.length - 1 && !alwaysReturns(t, body)) {
+      // A case ending in `continue` leaves the switch too (its loop's next iteration starts).
+      else if (i < clauses.length - 1 && !alwaysReturns(t, body) && !(last && t.isContinueStatement(last))) {
         fail(1101, c, 'fall-through from a non-empty case is not supported: end the case with break or return, or repeat its statements');
       }
       const early = body.map((x) => breakIn(t, x)).find((b) => b !== undefined);
@@ -461,9 +482,7 @@ class FunctionLowering {
   /** A switch with no return inside: the if chain of `switchCases`, one `joinIf` per case. */
   private switchStatement(s: ts.SwitchStatement): void {
     const { subject, cases } = this.switchCases(s);
-    const run = (stmts: readonly ts.Statement[]) => {
-      for (const x of stmts) this.guard(x, () => this.statement(x));
-    };
+    const run = (stmts: readonly ts.Statement[]) => this.sequence(stmts);
     const chain = (k: number): void => {
       const c = cases[k];
       if (!c) return;
@@ -477,6 +496,10 @@ class FunctionLowering {
   /** A switch with a return inside, followed by `rest`, in tail position: see `tail`. */
   private returningSwitch(s: ts.SwitchStatement, rest: readonly ts.Statement[]): Value {
     const { t } = this;
+    // A case that can fall through would get its own copy of the rest.
+    const clauses = s.caseBlock.clauses;
+    const fallsThrough = clauses.some((c, i) => !(c.statements.length === 0 && i < clauses.length - 1) && !alwaysReturns(t, c.statements));
+    if (rest.length > 0 && fallsThrough) return this.flaggedReturn(s, rest);
     const { subject, cases } = this.switchCases(s);
     const chain = (k: number, after: readonly ts.Statement[]): Value | undefined => {
       const c = cases[k];
@@ -500,17 +523,31 @@ class FunctionLowering {
     const { t } = this;
     const pred = this.predicate(s.expression);
     const arms = [s.thenStatement, s.elseStatement].map((arm) => () => {
-      if (arm) for (const x of statementsOf(t, arm)) this.guard(x, () => this.statement(x));
+      if (arm) this.sequence(statementsOf(t, arm));
     });
     this.joinIf(s.elseStatement ?? s, pred, arms);
   }
 
-  /** The cond of two arms lowered as statements: its results are the enclosing variables an arm assigns. */
-  private joinIf(at: ts.Node, pred: Value, arms: readonly (() => void)[]): void {
+  /**
+   * The cond of two arms lowered as statements: its results are the enclosing variables an arm
+   * assigns. With `declared` (a guarded chunk of a statement list, see `sequence`) the variables
+   * an arm declares are results too, since the statements after the chunk read them; an arm that
+   * does not declare one gives a zero, which nothing reads: the later chunks are skipped as well.
+   */
+  private joinIf(at: ts.Node, pred: Value, arms: readonly (() => void)[], declared = false): void {
     const lowered = arms.map((arm) => this.branch(arm));
     // The variables of the enclosing scope that either branch assigns, in declaration order.
     const outer = { env: this.env, unassigned: this.unassigned };
     const joined: { sym: ts.Symbol; values: Value[] }[] = [];
+    if (declared) {
+      const fresh = new Set<ts.Symbol>();
+      for (const l of lowered) for (const sym of l.scope.env.keys()) if (!outer.env.has(sym) && !outer.unassigned.has(sym) && !l.scope.failed.has(sym)) fresh.add(sym);
+      for (const sym of fresh) {
+        const shape = lowered.map((l) => l.scope.env.get(sym)).find((v) => v !== undefined)!.shape;
+        const values = lowered.map((l) => l.scope.env.get(sym) ?? this.within(l.scope.b, () => this.zero(shape)));
+        joined.push({ sym, values });
+      }
+    }
     for (const sym of [...outer.env.keys(), ...outer.unassigned]) {
       if (lowered.some((l) => l.scope.failed.has(sym))) {
         this.failed.add(sym);
@@ -597,19 +634,23 @@ class FunctionLowering {
     if (t.isForInStatement(s) || t.isForOfStatement(s)) {
       fail(1101, s, `for…${t.isForOfStatement(s) ? 'of' : 'in'} is not supported: tuples and objects have a fixed shape; write a counted loop for (let i = 0; i < n; i++)`);
     }
-    if (t.isWhileStatement(s)) return this.whileLoop(s.expression, [s.statement]);
+    if (t.isWhileStatement(s)) return this.whileLoop(s.expression, [s.statement], undefined, this.openLoop(s));
     if (t.isDoStatement(s)) {
       // `do B while (c)` is `B; while (c) B`.
-      this.statement(s.statement);
-      return this.whileLoop(s.expression, [s.statement]);
+      const flags = this.openLoop(s);
+      this.iteration(flags, [s.statement]);
+      return this.whileLoop(s.expression, [s.statement], undefined, flags);
     }
     const f = s as ts.ForStatement;
     if (f.initializer) {
       if (t.isVariableDeclarationList(f.initializer)) this.declarations(f.initializer);
       else this.assignment(f.initializer);
     }
-    if (!f.condition) fail(1101, f, 'a for loop without a condition never ends (break is not supported yet): write the condition between the semicolons');
-    if (!this.countedFor(f)) this.whileLoop(f.condition, [f.statement], f.incrementor);
+    const flags = this.openLoop(s);
+    const leaves = flags !== undefined && (flags.broke !== undefined || flags.returns);
+    if (!f.condition && !leaves) fail(1101, f, 'a for loop without a condition, break or return never ends: write the condition between the semicolons');
+    // A loop that can stop early is a while loop: a counted loop would go on to its last trip.
+    if (leaves || !this.countedFor(f, flags)) this.whileLoop(f.condition, [f.statement], f.incrementor, flags);
   }
 
   /** The variables declared before a loop (in this scope) that its code assigns, in declaration order. */
@@ -666,13 +707,267 @@ class FunctionLowering {
     carried.forEach((c, i) => this.env.set(c.sym, { name: results[i].name, shape: c.value.shape }));
   }
 
-  /** `while (c) body` (and the general `for`, with its incrementor at the end of the step). */
-  private whileLoop(condition: ts.Expression, body: readonly ts.Statement[], incrementor?: ts.Expression): void {
-    const carried = this.carriedBy([condition, ...body, incrementor]);
-    const cond = this.loopScope(carried, () => [this.predicate(condition).name]);
+  // ---- Leaving a loop early (docs/frontend.md, "Leaving a loop early") ----
+  //
+  // The IR has no jumps. `break` assigns true to the loop's `broke` flag, `continue` to its
+  // `skip` flag, `return v` to the function's `returned` flag and `v` to its result variable;
+  // the flags are variables of the environment under symbols of their own, so the joins of
+  // `if`s and the carried values of loops treat them like any `let`. After a statement that may
+  // have jumped, the rest of its statement list runs under `if (!(broke || skip || returned))`
+  // (`sequence`); a loop that can break or return carries those flags and runs while
+  // `!(broke || returned) && c`; `skip` is reset at the start of each iteration.
+
+  /** The flags of a loop with exits, set up before it: `broke` starts false, `returned` and the result as `openReturn` says. */
+  private openLoop(s: ts.IterationStatement): ExitFlags | undefined {
+    const exits = loopExits(this.t, s);
+    if (!anyExit(exits)) return undefined;
+    const flags: ExitFlags = { returns: exits.returns };
+    if (exits.breaks) {
+      flags.broke = flagSymbol('broke');
+      this.env.set(flags.broke, this.literal(false, 'broke'));
+    }
+    if (exits.continues) flags.skip = flagSymbol('skip');
+    if (exits.returns) this.openReturn();
+    return flags;
+  }
+
+  /**
+   * The frame's `returned` flag (false) and result variable (a zero of the result's shape, which
+   * no path reads: `returned` is false until a return assigns it), unless they are set up already.
+   */
+  private openReturn(): void {
+    const f = this.frame;
+    if (f.returned && this.env.has(f.returned)) return;
+    f.returned ??= flagSymbol('returned');
+    f.value ??= flagSymbol('result');
+    f.shape ??= this.resultShape(f.decl);
+    this.env.set(f.returned, this.literal(false, 'returned'));
+    this.env.set(f.value, this.zero(f.shape));
+  }
+
+  /** The flags a loop carries from one iteration to the next (`skip` is per iteration). */
+  private carriedFlags(flags: ExitFlags | undefined): { sym: ts.Symbol; value: Value }[] {
+    if (!flags) return [];
+    const f = this.frame;
+    const syms = [flags.broke, ...(flags.returns ? [f.returned, f.value] : [])];
+    return syms.filter((x): x is ts.Symbol => x !== undefined).map((sym) => ({ sym, value: this.env.get(sym)! }));
+  }
+
+  /** True when some flag says the rest of the iteration must not run (`skip` counted only within an iteration). */
+  private stopping(flags: ExitFlags, withSkip: boolean): Value | undefined {
+    const syms = [flags.broke, withSkip ? flags.skip : undefined, flags.returns ? this.frame.returned : undefined];
+    let acc: Value | undefined;
+    for (const sym of syms) {
+      const v = sym && this.env.get(sym);
+      if (!v) continue;
+      acc = acc ? this.op('or', [acc, v], 'stop', BOOLEAN) : v;
+    }
+    return acc;
+  }
+
+  /**
+   * Statements in order. Inside a loop with exits, the statements after one that may have jumped
+   * run under `if (!stop)`, in chunks that each end with the next statement that may jump: the
+   * guards follow each other instead of nesting (nested conds would forward each other's
+   * residuals, and the reverse pass's code would grow with the square of their number).
+   */
+  private sequence(stmts: readonly ts.Statement[]): void {
+    const { t } = this;
+    const flags = this.exitCtx;
+    const run = (chunk: readonly ts.Statement[]) => {
+      for (const s of chunk) this.guard(s, () => this.statement(s));
+    };
+    if (!flags) return run(stmts);
+    let start = 0;
+    for (let i = 0; i <= stmts.length; i++) {
+      const s = stmts[i] as ts.Statement | undefined;
+      if (s && !anyExit(exitsOf(t, s))) continue;
+      const chunk = stmts.slice(start, i + 1);
+      const first = start === 0;
+      start = i + 1;
+      if (chunk.length === 0) continue;
+      const stop = first ? undefined : this.stopping(flags, true);
+      if (stop) this.guard(chunk[0], () => this.joinIf(chunk[0], stop, [() => {}, () => run(chunk)], true));
+      else run(chunk);
+      // What follows a jump never runs (TypeScript flags it as unreachable).
+      if (s && isJump(t, s)) return;
+    }
+  }
+
+  /** One iteration of a loop body: `skip` reset, the body, then the incrementor unless the loop has ended. */
+  private iteration(flags: ExitFlags | undefined, body: readonly ts.Statement[], incrementor?: ts.Expression): void {
+    const outer = this.exitCtx;
+    this.exitCtx = flags;
+    try {
+      // An iteration runs only while no flag is set: known false here, the tests of them fold.
+      for (const sym of [flags?.skip, flags?.broke, flags?.returns ? this.frame.returned : undefined]) {
+        if (sym) this.env.set(sym, this.literal(false, sym.name));
+      }
+      this.sequence(body);
+    } finally {
+      this.exitCtx = outer;
+    }
+    if (!incrementor) return;
+    const step = () => this.guard(incrementor, () => this.at(incrementor, () => this.assignment(incrementor)));
+    // After a break (or return) the incrementor does not run: the variables keep their values.
+    const stop = flags && this.stopping(flags, false);
+    if (stop) this.joinIf(incrementor, stop, [() => {}, step]);
+    else step();
+  }
+
+  /** The condition of a loop with exits: `!(broke || returned) && c`, short-circuit when `c` calls a function. */
+  private loopCondition(condition: ts.Expression | undefined, flags: ExitFlags | undefined): Value {
+    const stop = flags && this.stopping(flags, false);
+    if (!condition) return stop ? this.op('not', [stop], 'running', BOOLEAN) : this.literal(true, 'running');
+    if (!stop) return this.predicate(condition);
+    if (!containsCall(this.t, condition)) return this.op('and', [this.op('not', [stop], 'running', BOOLEAN), this.predicate(condition)], 'running', BOOLEAN);
+    const test = this.branch(() => this.predicate(condition));
+    const stopped = this.branch(() => this.b.lit(false, 'running'));
+    const blocks = [stopped.scope.b.finish(ret([stopped.result])), test.scope.b.finish(ret([test.result.name]))];
+    return this.cond(stop, blocks, [BOOLEAN], ['running'])[0];
+  }
+
+  /** `break` / `continue`: the innermost loop's flag becomes true. */
+  private jump(s: ts.BreakStatement | ts.ContinueStatement): void {
+    const word = this.t.isBreakStatement(s) ? 'break' : 'continue';
+    if (s.label) fail(1101, s, `${word} with a label is not supported: ${word} the innermost loop, and leave an outer loop with a flag that its condition tests`);
+    const flag = word === 'break' ? this.exitCtx?.broke : this.exitCtx?.skip;
+    if (!flag) fail(1101, s, `${word} is supported inside a for, while or do loop (and as the last statement of a switch case)`);
+    this.env.set(flag, this.literal(true, word === 'break' ? 'broke' : 'skip'));
+  }
+
+  /** `return v` inside a loop (or a flagged statement): the frame's flag and result. */
+  private flagReturn(s: ts.ReturnStatement): void {
+    const f = this.frame;
+    if (!this.exitCtx?.returns || !f.returned || !f.value || !f.shape) return fail(1107, s, 'return must be the last statement of a differentiable function, of a branch, or inside a loop');
+    if (!s.expression) fail(1107, s, 'a differentiable function must return a value');
+    const v = this.expr(s.expression, 'result');
+    this.conform(s.expression, v, f.shape, 'the returned value');
+    this.env.set(f.returned, this.literal(true, 'returned'));
+    this.env.set(f.value, v);
+  }
+
+  /**
+   * A statement with returns inside (a loop, or an `if`/switch whose rest would be copied) in
+   * tail position: lowered once with the result flag, then `returned ? result : REST`.
+   */
+  private flaggedReturn(s: ts.Statement, rest: readonly ts.Statement[]): Value {
+    this.openReturn();
+    // When the rest ends in returns, it is lowered with the flag too: one guard after another,
+    // never nested (see `sequence`), and the function's value is the result variable.
+    const flat = alwaysReturns(this.t, rest);
+    const outer = this.exitCtx;
+    this.exitCtx = { returns: true };
+    try {
+      if (flat) this.sequence([s, ...rest]);
+      else this.statement(s);
+    } finally {
+      this.exitCtx = outer;
+    }
+    const f = this.frame;
+    if (flat) return this.env.get(f.value!)!;
+    const returned = this.env.get(f.returned!)!;
+    const arms: ReturningArm[] = [
+      { node: s, returns: true, lower: () => this.env.get(f.value!) },
+      {
+        node: rest[0] ?? s,
+        returns: false,
+        lower: (after) => {
+          // Known false here: later tests of the flag fold away.
+          this.env.set(f.returned!, this.literal(false, 'returned'));
+          return this.tail(after);
+        },
+      },
+    ];
+    return this.returningCond(s, returned, arms, rest);
+  }
+
+  /** Runs `f` emitting into another builder (an arm's, before it is finished). */
+  private within<T>(b: Builder, f: () => T): T {
+    const saved = this.b;
+    this.b = b;
+    try {
+      return f();
+    } finally {
+      this.b = saved;
+    }
+  }
+
+  /** A zero of a shape: the result variable's value before any return assigns it. */
+  private zero(shape: Shape): Value {
+    if (isScalarShape(shape)) return this.literal(shape.kind === 'number' ? 0 : shape.kind === 'boolean' ? false : '', 'result');
+    const parts = componentShapes(shape).map((s) => this.zero(s));
+    return { name: this.b.nl('result', tuple(false, parts.map((p) => p.name)), irType(shape)), shape };
+  }
+
+  private literal(v: number | boolean | string, hint: string): Value {
+    return { name: this.b.lit(v, hint), shape: typeof v === 'number' ? NUMBER : typeof v === 'boolean' ? BOOLEAN : STRING };
+  }
+
+  /** The shape a function (or local function) returns, from its signature. */
+  private resultShape(decl: ts.SignatureDeclaration): Shape {
+    const { t, checker } = this;
+    const sig = checker.getSignatureFromDeclaration(decl);
+    return shapeOfType(t, checker, sig ? checker.getReturnTypeOfSignature(sig) : checker.getAnyType(), decl.type ?? decl);
+  }
+
+  /**
+   * `h(a, b)` of a local function `h` (declared in this function, see exits.ts): inlined. The
+   * arguments are computed here, the parameters bound to them in the environment, and the body
+   * lowered in place with a frame of its own (its returns are its own, no loop of the caller's
+   * is in scope). It reads the caller's variables as they are at the call, as a closure does;
+   * assigning them would be a side effect of the call, which is not modelled: TSAD1108.
+   */
+  private inlineCall(e: ts.CallExpression, fn: LocalFunction, hint?: string): Value {
+    const { t, checker } = this;
+    const name = e.expression.getText();
+    if (this.inlinedCalls.has(fn)) fail(1109, e, `the local function '${name}' calls itself: tsad inlines a local function's calls, so it cannot be recursive; write the recursion as a loop`);
+    if (e.arguments.length !== fn.parameters.length) fail(1102, e, `'${name}' takes ${fn.parameters.length} argument(s)`);
+    const assigned = new Set<ts.Symbol>();
+    if (fn.body) assignedSymbols(t, checker, fn.body, assigned);
+    for (const sym of assigned) {
+      const d = sym.valueDeclaration;
+      if (d && !isInside(d, fn)) fail(1108, e, `the local function '${name}' assigns '${sym.name}', a variable of the function around it: a call may not change the caller's variables here; return the new value and assign it at the call`);
+    }
+    const args = e.arguments.map((a) => this.expr(a));
+    const saved = { frame: this.frame, exitCtx: this.exitCtx, keys: new Set(this.env.keys()) };
+    this.frame = { decl: fn };
+    this.exitCtx = undefined;
+    this.inlinedCalls.add(fn);
+    try {
+      fn.parameters.forEach((p, i) => {
+        if (p.dotDotDotToken || p.questionToken || p.initializer) fail(1105, p, 'parameters of a local function cannot be optional, have defaults or be rest parameters');
+        const shape = shapeOfType(t, checker, checker.getTypeAtLocation(p), p);
+        this.conform(e.arguments[i], args[i], shape, `argument ${i + 1} of '${name}'`);
+        this.bindPattern(p.name, args[i]);
+      });
+      const errors = this.errors.length;
+      const body = fn.body!;
+      const value = t.isBlock(body) ? this.tail(body.statements) : this.expr(body, hint);
+      if (!value) {
+        if (this.errors.length > errors) throw new AlreadyReported();
+        return fail(1107, fn, `the local function '${name}' must end with a return statement`);
+      }
+      this.conform(e, value, this.resultShape(fn), `the value '${name}' returns`);
+      return value;
+    } finally {
+      this.frame = saved.frame;
+      this.exitCtx = saved.exitCtx;
+      this.inlinedCalls.delete(fn);
+      // Its parameters and locals mean nothing after the call (and must not join an if's results).
+      for (const k of [...this.env.keys()]) if (!saved.keys.has(k)) this.env.delete(k);
+    }
+  }
+
+  /**
+   * `while (c) body` (and the general `for`, with its incrementor at the end of the step). With
+   * exits, the break and return flags are carried too, and the condition is `running && c`.
+   */
+  private whileLoop(condition: ts.Expression | undefined, body: readonly ts.Statement[], incrementor: ts.Expression | undefined, flags: ExitFlags | undefined): void {
+    const carried = [...this.carriedBy([condition, ...body, incrementor]), ...this.carriedFlags(flags)];
+    const cond = this.loopScope(carried, () => [this.loopCondition(condition, flags).name]);
     const step = this.loopScope(carried, () => {
-      for (const x of body) this.guard(x, () => this.statement(x));
-      if (incrementor) this.guard(incrementor, () => this.at(incrementor, () => this.assignment(incrementor)));
+      this.iteration(flags, body, incrementor);
       return this.carriedNow(carried);
     });
     // A loop that assigns nothing declared before it has no effect.
@@ -687,7 +982,7 @@ class FunctionLowering {
    * the body does not assign, stepped by one, and a bound that reads nothing the body assigns
    * (so evaluating it once is the same as evaluating it before each iteration). False otherwise.
    */
-  private countedFor(f: ts.ForStatement): boolean {
+  private countedFor(f: ts.ForStatement, flags: ExitFlags | undefined): boolean {
     const { t, checker } = this;
     const K = t.SyntaxKind;
     const init = f.initializer;
@@ -734,7 +1029,7 @@ class FunctionLowering {
     const body = this.loopScope(carried, () => {
       const i = fromZero ? counter.name : this.b.prim('add', [start.name, counter.name], decl.name.getText());
       this.env.set(sym, { name: i, shape: NUMBER });
-      this.guard(f.statement, () => this.statement(f.statement));
+      this.iteration(flags, [f.statement]);
       return this.carriedNow(carried);
     });
     if (carried.length === 0) return true;
@@ -821,18 +1116,15 @@ class FunctionLowering {
       if (this.role !== undefined) fail(1101, s, 'a loop is not supported in a derivative rule yet: write the rule without one, or differentiate the function itself');
       return this.loopStatement(s);
     }
-    if (t.isBlock(s)) {
-      for (const x of s.statements) this.guard(x, () => this.statement(x));
-      return;
-    }
-    if (t.isBreakStatement(s) || t.isContinueStatement(s)) {
-      const word = t.isBreakStatement(s) ? 'break' : 'continue';
-      fail(1101, s, `${word} is not supported in differentiable loops yet: put the exit test into the loop's condition (while (c && !done)), or skip the rest of the body with if`);
-    }
-    if (t.isReturnStatement(s)) {
-      fail(1101, s, 'return inside a loop is not supported yet: assign the value to a let declared before the loop, end the loop by its condition and return after it');
-    }
+    if (t.isBlock(s)) return this.sequence(s.statements);
+    if (t.isBreakStatement(s) || t.isContinueStatement(s)) return this.jump(s);
+    if (t.isReturnStatement(s)) return this.flagReturn(s);
     if (t.isSwitchStatement(s)) return this.switchStatement(s);
+    // Hoisted: its calls are inlined where they are made.
+    if (t.isFunctionDeclaration(s) && localFunctionOf(t, s.name && this.checker.getSymbolAtLocation(s.name), this.decl)) return;
+    if (t.isLabeledStatement(s)) {
+      fail(1101, s, 'labeled statements (break label, continue label) are not supported: break or continue the innermost loop, and leave an outer loop with a flag that its condition tests');
+    }
     fail(1101, s, `a ${t.SyntaxKind[s.kind]} is not supported yet in differentiable functions`);
   }
 
@@ -841,6 +1133,8 @@ class FunctionLowering {
     const { t } = this;
     {
       for (const d of list.declarations) {
+        // `const h = (t: number) => …`: its calls are inlined where they are made.
+        if (declaresLocalFunction(t, d, this.decl, this.checker)) continue;
         if (!d.initializer) {
           // `let y;` then `y = ...`: the first assignment gives y its value and shape.
           if (!t.isIdentifier(d.name)) fail(1101, d, 'a destructuring declaration needs an initializer');
@@ -954,6 +1248,10 @@ class FunctionLowering {
         return;
       }
     }
+    if (t.isBinaryExpression(e) && (e.operatorToken.kind === K.AmpersandAmpersandToken || e.operatorToken.kind === K.BarBarToken)) {
+      fail(1101, e, `'${e.operatorToken.getText()}' as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; write if (…) { … } to assign conditionally`);
+    }
+    if (t.isCallExpression(e)) fail(1101, e, 'a call as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; assign it to a variable');
     fail(1101, e, 'an expression statement in a differentiable function must be an assignment, ++ or --');
   }
 
@@ -1098,6 +1396,9 @@ class FunctionLowering {
     if (sym && this.failed.has(sym)) return this.standIn(e);
     const v = sym && this.env.get(sym);
     if (v) return v;
+    if (localFunctionOf(t, sym, this.decl)) {
+      fail(1117, e, `'${e.text}' is a local function used as a value: tsad inlines the calls of a local function, so it can only be called here, not returned, stored or passed on`);
+    }
     if (e.text === 'NaN' || e.text === 'Infinity') return { name: this.b.lit(e.text === 'NaN' ? NaN : Infinity, hint ?? 'c'), shape: NUMBER };
     // An unknown name is TypeScript's error ("Cannot find name"), and a failed local was ours.
     if (!sym) reportedByTypeScript(e, 1106, `'${e.text}' is not declared`);
@@ -1223,6 +1524,8 @@ class FunctionLowering {
     }
     const nested = lowerNestedCall(this.nestedSite(), e, hint);
     if (nested) return nested;
+    const local = t.isIdentifier(callee) ? localFunctionOf(t, this.checker.getSymbolAtLocation(callee), this.decl) : undefined;
+    if (local) return this.inlineCall(e, local, hint);
     const target = resolveMarkedFunction(callee, this.checker) ?? this.notDifferentiable(e);
     const lowered = this.owner.lower(target.decl);
     const args = e.arguments.map((a) => this.expr(a));
@@ -1301,6 +1604,29 @@ function containsReturn(tsApi: typeof ts, s: ts.Node): boolean {
   if (tsApi.isReturnStatement(s)) return true;
   if (tsApi.isFunctionLike(s) || tsApi.isClassLike(s)) return false;
   return tsApi.forEachChild(s, (c) => (containsReturn(tsApi, c) ? true : undefined)) ?? false;
+}
+
+/** The flags of a loop (or flagged statement) whose exits are being lowered. */
+interface ExitFlags {
+  /** Set by `break` (absent when the loop has none). */
+  broke?: ts.Symbol;
+  /** Set by `continue`, reset at each iteration (absent when the loop has none). */
+  skip?: ts.Symbol;
+  /** A `return` inside: the frame's `returned` flag is tested too. */
+  returns: boolean;
+}
+
+/** A function whose body is being lowered: its result flag and variable, once a flagged return needs them. */
+interface Frame {
+  decl: ts.SignatureDeclaration;
+  returned?: ts.Symbol;
+  value?: ts.Symbol;
+  shape?: Shape;
+}
+
+/** A symbol of the front end's own, for a flag: never a TypeScript symbol, so it meets no user name. */
+function flagSymbol(name: string): ts.Symbol {
+  return { name, escapedName: name, flags: 0 } as unknown as ts.Symbol;
 }
 
 /** An arm of a cond in tail position: `lower(rest)` lowers it with `rest` appended (empty when it always returns). */

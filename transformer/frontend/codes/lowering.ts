@@ -4,7 +4,7 @@ import type { DiagnosticSpec } from './spec';
 export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   1101: {
     title: 'unsupported statement',
-    hint: 'differentiable functions support const/let, assignments, if/else, switch, for/while/do loops and return; switch fall-through, and break, continue or return inside a loop, are not supported yet',
+    hint: 'differentiable functions support const/let, assignments, if/else, switch, for/while/do loops with break, continue and return, and local functions; labeled break/continue and switch fall-through are not supported, and a statement must assign something (there are no side effects)',
   },
   1102: { title: 'unsupported expression', hint: 'use arithmetic, Math functions, tuples, objects and calls to differentiable functions' },
   1103: {
@@ -39,4 +39,8 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   },
   1115: { title: 'variable read before it is assigned', hint: 'give the variable its value where it is declared (let y = ...), or assign it before reading it' },
   1116: { title: 'condition is not a boolean', hint: 'compare explicitly: write if (x !== 0) or x > 0 ? a : b; a condition is a comparison, a boolean, or a combination of them' },
+  1117: {
+    title: 'local function used as a value',
+    hint: 'call a local function directly (h(x)); to pass a function around, declare it at module level and mark it @differentiable',
+  },
 };
