@@ -84,8 +84,11 @@ export class ModuleCompiler {
     if (spec.scalarResult && fn.result.kind !== 'number') {
       fail(1004, req.callSite, `${req.transform} needs a function that returns a number; '${label}' returns a ${fn.result.kind}`);
     }
+    // Reverse mode cannot transpose a derivative's loop yet (T of its tangent stacks): gradients
+    // and Hessians of such a derivative go by forward mode instead (one JVP per scalar), Jacobians
+    // by columns; only vjp has no forward stand-in.
     const twice = 'transposes' in spec && spec.transposes ? this.lowerer.nested.secondOrderLoop(program) : undefined;
-    if (twice) {
+    if (twice && req.transform === 'vjp') {
       const what = twice.op === 'loop' ? 'a counted loop' : 'a while loop';
       const where = twice.fn === twice.derivative ? `the derivative '${twice.fn}'` : `'${twice.fn}' (called by the derivative '${twice.derivative}')`;
       fail(1007, req.callSite, `${req.transform}(${label}) differentiates a derivative again in reverse mode, and ${where} runs ${what}: reverse mode through a derivative's loop is not supported yet`);
@@ -100,13 +103,14 @@ export class ModuleCompiler {
     }
     const suffix = req.wrt.length === 1 && req.wrt[0] === 0 ? '' : `_${req.wrt.join('_')}`;
     const name = `${fn.name}_${req.transform}${suffix}`;
-    const plan = PLANNERS[req.transform]({
+    const planner = twice && (req.transform === 'jacobian' || req.transform === 'jacrev') ? PLANNERS.jacfwd : PLANNERS[req.transform];
+    const plan = planner({
       kind: req.transform,
       program,
       fn,
       wrt: req.wrt,
       where: `${req.transform}(${label})`,
-      driver: this.driverFor(req),
+      driver: twice ? { ...this.driverFor(req), forwardGrad: true } : this.driverFor(req),
       reverse: () => this.reverse(program, fn.name, req),
     });
     this.out.push(...this.backend.callSite(plan, name, { target: req.target, callSite: req.callSite }));

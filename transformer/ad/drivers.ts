@@ -7,7 +7,7 @@
 // it off. Whatever the options, a function is proved Linear B before it is transposed.
 import { annotateTypes, checkProgram } from '../ir/check';
 import { Builder, NameSupply } from '../ir/build';
-import { FnDef, IrError, Program, RoleKind, binder, call, ret, REAL, tangentType, Type } from '../ir/syntax';
+import { FnDef, IrError, Program, RoleKind, binder, call, ret, REAL, tangentType, tuple, Type } from '../ir/syntax';
 import { printType } from '../ir/printType';
 import { jvpProgram } from './jvp';
 import { unzipProgram, CheckpointPolicy } from './unzip';
@@ -45,6 +45,13 @@ export interface DriverOptions {
    * segment starts and recompute one segment at a time. Forward mode ignores it.
    */
   readonly checkpoint?: LoopCheckpoint;
+  /**
+   * Gradients by forward mode (default false): one JVP per scalar of the differentiated
+   * parameters instead of one backward pass. For functions reverse mode cannot transpose yet (a
+   * derivative whose code runs a loop: T of its tangent stacks); as cheap as reverse mode when
+   * there is one scalar, as for grad(grad(f)) of f of one number.
+   */
+  readonly forwardGrad?: boolean;
 }
 
 /** The halves a transposition reads as Linear B: unzipped and transposed defs. */
@@ -252,6 +259,7 @@ function seededReverse(
   if (d.nlResults.length !== 1 || d.nlResults[0].tag !== 'real') {
     throw new IrError(`grad needs a function with one real result; ${fn} returns (${d.nlResults.map((t) => printType(t)).join(', ')})`);
   }
+  if (o.forwardGrad) return seededForward(p, fn, d, o, shape);
   const { program, fwd, bwd } = o.vjp ?? vjpOf(p, fn, o);
   const seeded = derivedName(role(shape.kind, fn));
   const q = runPasses(program, o, [E(bwd), Define(seeded, (x) => seedDef(x, d, fwd, bwd, seeded, shape))]);
@@ -286,6 +294,66 @@ function seedDef(p: Program, d: FnDef, fwd: string, bwd: string, name: string, s
     body: b.finish(ret(results)),
   };
 }
+
+/**
+ * The gradient def of seededReverse computed by forward mode: the erased JVP called once per
+ * scalar leaf of the differentiated parameters, along the basis vector of that leaf; each call's
+ * tangent is one entry of the gradient.
+ */
+function seededForward(p: Program, fn: string, d: FnDef, o: DriverOptions, shape: { kind: 'grad' | 'vg'; withValue: boolean; wrt?: readonly number[] }): { program: Program; def: string } {
+  const j = jvpOf(p, fn, o);
+  const name = derivedName(role(shape.kind, fn));
+  const q = runPasses(j.program, o, [E(j.jvp), Define(name, () => forwardGradDef(d, erasedName(j.jvp), name, shape))]);
+  return { program: q, def: name };
+}
+
+function forwardGradDef(d: FnDef, jvpE: string, name: string, shape: { kind: 'grad' | 'vg'; withValue: boolean; wrt?: readonly number[] }): FnDef {
+  const names = new NameSupply(d.nlParams.map((x) => x.name));
+  const b = new Builder(names);
+  const wrt = shape.wrt ?? d.nlParams.map((_, i) => i);
+  const types = d.nlParams.map((x) => tangentType(x.type!));
+  // The tangent of parameter i with 1 at real leaf `hot` (counted in leaf order) and 0 elsewhere.
+  const tangent = (t: Type, hot: number, counter: { k: number }): string => {
+    if (t.tag === 'tuple') return b.nl('dir', tuple(false, t.elems.map((e) => tangent(e, hot, counter))), t);
+    return b.lit(counter.k++ === hot ? 1 : 0, 'dir');
+  };
+  let value: string | undefined;
+  const run = (w: number, hot: number): string => {
+    const dirs = types.map((t, i) => tangent(t, i === w ? hot : -1, { k: 0 }));
+    const [y, dy] = [binder(names.fresh('y'), REAL), binder(names.fresh(`d_${d.nlParams[w]?.name ?? 'y'}`), REAL)];
+    b.bind([y, dy], [], call(jvpE, [...d.nlParams.map((x) => x.name), ...dirs]));
+    if (value === undefined && shape.withValue) value = y.name;
+    else b.drop({ tag: 'var', linear: false, name: y.name });
+    return dy.name;
+  };
+  // One entry of the gradient per real leaf, assembled into the parameter's tangent type.
+  const assemble = (w: number, t: Type, counter: { k: number }): string => {
+    if (t.tag === 'tuple') return b.nl('grad', tuple(false, t.elems.map((e) => assemble(w, e, counter))), t);
+    return run(w, counter.k++);
+  };
+  const grads = wrt.map((w) => assemble(w, types[w], { k: 0 }));
+  if (value === undefined && (shape.withValue || grads.length === 0 || leafless(wrt, types))) {
+    // No real leaf to differentiate along: the value comes from the function itself (and reads
+    // the parameters, which a def must use).
+    const y = binder(names.fresh('y'), REAL);
+    b.bind([y], [], call(d.name, d.nlParams.map((x) => x.name)));
+    if (shape.withValue) value = y.name;
+    else b.drop({ tag: 'var', linear: false, name: y.name });
+  }
+  const results = [...(shape.withValue ? [value!] : []), ...grads];
+  return {
+    name,
+    role: role(shape.kind, d.name),
+    nlParams: d.nlParams,
+    linParams: [],
+    nlResults: [...(shape.withValue ? [REAL] : []), ...wrt.map((i) => types[i])],
+    linResults: [],
+    body: b.finish(ret(results)),
+  };
+}
+
+const realLeaves = (t: Type): number => (t.tag === 'tuple' ? t.elems.reduce((n, e) => n + realLeaves(e), 0) : t.tag === 'real' ? 1 : 0);
+const leafless = (wrt: readonly number[], types: readonly Type[]): boolean => wrt.every((w) => realLeaves(types[w]) === 0);
 
 /** `f.hvp(x̄, v̄ ;) -> (H·v̄ ;)`: forward mode over the reverse-mode gradient. */
 export function hvpOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; hvp: string } {

@@ -101,13 +101,12 @@ export class NestedDerivatives {
       if (!numbersOnly(p.shape)) fail(1002, where, `cannot differentiate with respect to '${p.name}': it holds ${describeShape(p.shape)}, and booleans and strings have no derivative`);
     }
     const program = closureOf({ defs: this.owner.defs }, inner.name);
-    // jvp only runs J; every other nested kind transposes what it differentiates.
+    // Reverse mode cannot transpose a derivative's loop yet (T of its tangent stacks): the
+    // gradient of such a derivative (and hvp's gradient) goes by forward mode, one JVP per scalar.
     const looping = target.kind === 'jvp' ? undefined : this.secondOrderLoop(program);
-    if (looping) {
-      fail(1007, where, `${target.call.getText()} differentiates a derivative again in reverse mode, and '${looping.fn}' runs ${looping.op === 'loop' ? 'a counted loop' : 'a while loop'}: reverse mode through a derivative's loop is not supported yet`);
-    }
+    const driver = looping ? { ...this.driver, forwardGrad: true } : this.driver;
     const name = this.owner.uniqueName(`${inner.name}_${target.kind}`);
-    const made = nestedDerivative(program, inner, target.kind, wrt, this.driver, name);
+    const made = nestedDerivative(program, inner, target.kind, wrt, driver, name);
     (this.owner.defs as unknown[]).push(...made.defs);
     for (const d of made.defs) this.derived.add(d.name);
     const fn: LoweredFunction = { ...made.signature, decl: inner.decl };

@@ -18,8 +18,8 @@ export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
     hint: 'grad, valueAndGrad and hvp (called in place, grad(h)(x)) and jvp(h, [x], [dx]) can be differentiated again and called in differentiable functions; vjp and linearize return functions and hessian and jacobian return matrices: use hvp or jvp for products with them',
   },
   1007: {
-    title: 'reverse mode through a derivative that runs a loop',
-    hint: 'use forward mode over the inner derivative: hessian(f), hvp(f)(x, v) or jvp(grad(f), [x], [v]) instead of grad(grad(f))',
+    title: 'vjp of a derivative that runs a loop',
+    hint: 'reverse mode cannot transpose a derivative\'s loop yet: use forward mode over it, jvp(grad(f), [x], [v]), or hessian(f), hvp(f)(x, v); grad, valueAndGrad, jacobian and hessian of such a derivative work (by forward mode)',
   },
   1008: {
     title: 'unknown checkpoint policy',
