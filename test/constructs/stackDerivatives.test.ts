@@ -188,13 +188,14 @@ describe('hvp through a counted loop: repeated squaring (examples/ir/loop.lina, 
     }
   });
 
-  // W(f) = 2n; W(hvp) = 13n + 4 (J of the forward and of the erased backward loop, each iteration
-  // primal and tangent): c = 6.5, stated as W(hvp) ≤ 7·W(f) + 4.
-  test('work: W(hvp) ≤ 7·W(f) + 4, linear in the trip count', () => {
+  // W(f) = 2n; W(hvp) = 13n + 6 (J of the forward and of the erased backward loop, each iteration
+  // primal and tangent; the reversed loop's ⌈n⌉ and its tangent): c = 6.5, stated as
+  // W(hvp) ≤ 7·W(f) + 6.
+  test('work: W(hvp) ≤ 7·W(f) + 6, linear in the trip count', () => {
     const p = loops();
     const h = hvpOf(p, 'sq', { simplify: true });
     const works = [1, 10, 100, 1000].map((n) => ({ f: evalFn(p, 'sq', [1, n]).work, hvp: evalFn(h.program, h.hvp, [1, n, 1, 0]).work }));
-    for (const w of works) expect(w.hvp).toBeLessThanOrEqual(7 * w.f + 4);
+    for (const w of works) expect(w.hvp).toBeLessThanOrEqual(7 * w.f + 6);
     // Linear in n: the same work per iteration between 10 and 100 iterations as between 100 and 1000.
     expect((works[3].hvp - works[2].hvp) / 900).toBe((works[2].hvp - works[1].hvp) / 90);
   });

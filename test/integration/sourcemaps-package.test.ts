@@ -40,5 +40,5 @@ test('the inline sources are the sources the JavaScript was built from', () => {
   const map = JSON.parse(fs.readFileSync(path.join(root, 'dist/runtime/index.js.map'), 'utf8'));
   expect(map.sources).toEqual(['../../runtime/index.ts']);
   // A line of the runtime that no build step rewrites.
-  expect(map.sourcesContent[0]).toContain('export function differentiable<F extends Fn>(fn: F): F;');
+  expect(map.sourcesContent[0]).toContain('export function differentiable<F extends Fn>(fn: F, options?: DifferentiableOptions): F;');
 });
