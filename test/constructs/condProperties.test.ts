@@ -17,7 +17,7 @@ import { findDef } from '../../transformer/ad/program';
 import { linearizeOf, vjpOf } from '../gen/drivers';
 
 const RUNS = { numRuns: 40 };
-const close = (a: number, b: number, tol = 1e-9) => Math.abs(a - b) <= tol * (1 + Math.abs(a) + Math.abs(b));
+const close = (a: number, b: number, tol = 1e-9) => a === b || Math.abs(a - b) <= tol * (1 + Math.abs(a) + Math.abs(b));
 const T = (t: Type) => printType(t, true);
 
 /** `c(t, q̄) = if t < 0 then g(q̄) else g(sin q̄)` (sines of the real operands only). */

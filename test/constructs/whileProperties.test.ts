@@ -12,7 +12,7 @@ import { emitAndLoad } from './emitted';
 import { jvpOf, vjpOf } from '../gen/drivers';
 
 const RUNS = { numRuns: 30 };
-const close = (a: number, b: number, tol = 1e-7) => Math.abs(a - b) <= tol * (1 + Math.abs(a) + Math.abs(b));
+const close = (a: number, b: number, tol = 1e-7) => a === b || Math.abs(a - b) <= tol * (1 + Math.abs(a) + Math.abs(b));
 const dot = (a: readonly number[], b: readonly number[]) => a.reduce((s, v, i) => s + v * b[i], 0);
 
 /** One unary step on `x` (the name of the value so far), binding `y`; some read the invariant `u`. */
