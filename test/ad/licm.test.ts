@@ -114,3 +114,25 @@ describe('hoisting invariants out of loops', () => {
     expect(hoistInvariants(p).defs[0]).toEqual(p.defs[0]);
   });
 });
+
+test('the same invariant computation written twice is hoisted once and passed as one invariant', () => {
+  const src = `def r(x: real, h: real, n: real ;) -> (real ;) {
+  loop(n, h, x) [|i: real, u: real, c: real ;| {
+    drop(i)
+    let two = 2
+    let a = div(u, two)
+    let b = div(u, two)
+    let ca = mul(c, a)
+    let cb = mul(ca, b)
+    add(cb, c)
+  }]
+}`;
+  const p = annotateTypes(parseProgram(src));
+  const q = annotateTypes(hoistInvariants(p));
+  expect(typeErrors(q)).toEqual([]);
+  const [loop] = constructsIn(q.defs[0]);
+  // The counter, one invariant (h / 2) and the carried value.
+  expect(loop.bodies[0].nlParams.length).toBe(3);
+  expect(loop.nl.length).toBe(3);
+  for (const n of [0, 3]) expect(evalFn(q, 'r', [0.9, 0.4, n]).nl).toEqual(evalFn(p, 'r', [0.9, 0.4, n]).nl);
+});

@@ -130,7 +130,20 @@ function hoistFrom(e: ConstructExpr, emit: (s: Stmt) => void, fresh: (hint: stri
     const lit = literals.get(name) as Let;
     emit({ ...lit, nl: [{ ...lit.nl[0], name: copy }] });
   }
-  for (const s of hoisted) emit(renameStmt(s, (n) => rename.get(n) ?? n));
+  // The same computation hoisted twice (`h / 2` written four times in a loop body) is emitted
+  // once: the loop then takes one invariant for it, not four.
+  const computed = new Map<string, readonly Binder[]>();
+  for (const s of hoisted) {
+    const out = renameStmt(s, (n) => rename.get(n) ?? n);
+    const key = out.tag === 'let' && out.rhs.tag !== 'drop' ? JSON.stringify(out.rhs) : undefined;
+    const same = key === undefined ? undefined : computed.get(key);
+    if (same && out.tag === 'let' && same.length === out.nl.length) {
+      out.nl.forEach((b, k) => rename.set(b.name, same[k].name));
+      continue;
+    }
+    if (key !== undefined && out.tag === 'let') computed.set(key, out.nl);
+    emit(out);
+  }
 
   // Inside, what the kept statements still read of the hoisted values becomes new invariants.
   let used = usedNames(kept, body.body.result);
@@ -142,14 +155,28 @@ function hoistFrom(e: ConstructExpr, emit: (s: Stmt) => void, fresh: (hint: stri
   }
   const hoistedBinders = hoisted.flatMap(bindersOf).filter((b) => used.has(b.name));
   const inner = new Map<string, string>();
-  const newParams: Binder[] = hoistedBinders.map((b) => {
+  const newParams = hoistedBinders.map((b) => {
     const name = fresh(b.name);
     inner.set(b.name, name);
-    return b.type ? binder(name, b.type) : { name };
+    return { b: b.type ? binder(name, b.type) : { name }, operand: rename.get(b.name) ?? b.name };
   });
   const keptInv = invParams.map((b, m) => ({ b, operand: e.nl[slots.operand + m] })).filter(({ b }) => used.has(b.name));
-  const params = [...keptInv.map(({ b }) => b), ...newParams];
-  const operands = [...keptInv.map(({ operand }) => operand), ...hoistedBinders.map((b) => b.name)];
+  // One parameter per distinct operand: the others are renamed to it.
+  const byOperand = new Map<string, Binder>();
+  const invariants: { b: Binder; operand: string }[] = [];
+  for (const x of [...keptInv, ...newParams]) {
+    const first = byOperand.get(x.operand);
+    if (first) {
+      const from = [...inner.entries()].find(([, v]) => v === x.b.name)?.[0];
+      if (from !== undefined) inner.set(from, first.name);
+      else inner.set(x.b.name, first.name);
+      continue;
+    }
+    byOperand.set(x.operand, x.b);
+    invariants.push(x);
+  }
+  const params = invariants.map(({ b }) => b);
+  const operands = invariants.map(({ operand }) => operand);
   const r = (n: string) => inner.get(n) ?? n;
   const newBody: Lambda = lambda(
     [...body.nlParams.slice(0, slots.param), ...params, ...body.nlParams.slice(slots.param + slots.count)],

@@ -229,7 +229,11 @@ class DefEmitter {
       emitBody: (body, args, into) => {
         const stmts: ts.Statement[] = [];
         const mark = this.undo.length;
-        [...body.nlParams, ...body.linParams].forEach((p, i) => this.constDecl(stmts, [p.name], args[i]));
+        [...body.nlParams, ...body.linParams].forEach((p, i) => {
+          const a = args[i];
+          if ('alias' in a) this.set(this.alias, p.name, a.alias);
+          else this.constDecl(stmts, [p.name], a);
+        });
         this.run(body.body, into, stmts);
         this.rollback(mark);
         return stmts;

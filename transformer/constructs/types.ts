@@ -103,8 +103,12 @@ export interface EmitTsOps {
   readonly ts: typeof ts;
   /** The JavaScript expression for a variable of the enclosing scope. */
   ref(name: string): ts.Expression;
-  /** Statements running `body` with its parameters bound to `args`, assigning its results to `into`. */
-  emitBody(body: Lambda, args: readonly ts.Expression[], into: readonly string[]): ts.Statement[];
+  /**
+   * Statements running `body` with its parameters bound to `args`, assigning its results to
+   * `into`. An argument `{ alias: name }` binds no `const`: the parameter is another name for a
+   * variable the body cannot change (a loop's invariant or counter, a branch's operand).
+   */
+  emitBody(body: Lambda, args: readonly (ts.Expression | BodyAlias)[], into: readonly string[]): ts.Statement[];
   /** How many results of each sort a body returns (a loop's carried values). */
   arity(body: Lambda): Counts;
   /** A JavaScript variable name unused in the def (a loop counter). */
@@ -192,4 +196,9 @@ export interface InvariantSlots {
   readonly param: number;
   readonly operand: number;
   readonly count: number;
+}
+
+/** A body parameter that is another name for an enclosing variable (EmitTsOps.emitBody). */
+export interface BodyAlias {
+  readonly alias: string;
 }

@@ -2,7 +2,7 @@
 // JavaScript block binding its parameters and assigning them.
 //
 //   let y1, y2;
-//   if (p) { const a = x; …then…; y1 = …; y2 = …; } else { const a_1 = x; …else…; y1 = …; y2 = …; }
+//   if (p) { …then (a is x)…; y1 = …; y2 = …; } else { …else (a_1 is x)…; y1 = …; y2 = …; }
 import type * as ts from 'typescript';
 import type { ConstructExpr, EmitTsOps } from '../types';
 import { ELSE, THEN, condNames } from './operands';
@@ -11,6 +11,7 @@ export function condEmitTs(ops: EmitTsOps, e: ConstructExpr, into: readonly stri
   const f = ops.factory;
   const { pred, args } = condNames(e);
   const values = [...args.nl, ...args.lin];
-  const branch = (k: number) => f.createBlock(ops.emitBody(e.bodies[k], values.map((n) => ops.ref(n)), into), true);
+  // A branch cannot change its operands: its parameters are other names for them.
+  const branch = (k: number) => f.createBlock(ops.emitBody(e.bodies[k], values.map((n) => ({ alias: n })), into), true);
   return [f.createIfStatement(ops.ref(pred), branch(THEN), branch(ELSE))];
 }

@@ -4,7 +4,7 @@
 // assigns them anew.
 //
 //   c1 = c1_0; c2 = c2_0;
-//   for (let k = 0; k < n; k++) { const i = k; const u = u0; const a = c1; const b = c2; …; c1 = …; c2 = …; }
+//   for (let k = 0; k < n; k++) { const a = c1; const b = c2; …(i is k, u is u0)…; c1 = …; c2 = …; }
 import type * as ts from 'typescript';
 import type { ConstructExpr, EmitTsOps } from '../types';
 import { loopNames } from './operands';
@@ -18,7 +18,9 @@ export function loopEmitTs(ops: EmitTsOps, e: ConstructExpr, into: readonly stri
   const cur = into.map((c) => f.createIdentifier(c));
   const nlCarried = carried.nl.length;
   // The body's parameters: the counter, non-linear invariants and carried values, then the linear ones.
-  const args = [f.createIdentifier(k), ...invariant.nl.map((u) => ops.ref(u)), ...cur.slice(0, nlCarried), ...invariant.lin.map((u) => ops.ref(u)), ...cur.slice(nlCarried)];
+  // The counter and the invariants are names for variables the body cannot change; the carried
+  // values are copied, since the body's last assignments overwrite them (a swap reads the old ones).
+  const args = [{ alias: k }, ...invariant.nl.map((u) => ({ alias: u })), ...cur.slice(0, nlCarried), ...invariant.lin.map((u) => ({ alias: u })), ...cur.slice(nlCarried)];
   const decl = f.createVariableDeclarationList([f.createVariableDeclaration(k, undefined, undefined, f.createNumericLiteral(0))], ops.ts.NodeFlags.Let);
   const loop = f.createForStatement(
     decl,

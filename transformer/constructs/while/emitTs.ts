@@ -20,10 +20,10 @@ export function whileEmitTs(ops: EmitTsOps, e: ConstructExpr, into: readonly str
   const decl = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(go)], ops.ts.NodeFlags.Let));
   const cur = into.map((c) => f.createIdentifier(c));
   const nlCarried = carried.nl.length;
-  const nl = [...invariant.nl.map((u) => ops.ref(u)), ...cur.slice(0, nlCarried)];
+  const nl = [...invariant.nl.map((u) => ({ alias: u })), ...cur.slice(0, nlCarried)];
   const condition = f.createBlock(ops.emitBody(e.bodies[CONDITION], conditionArgs(e, nl), [go]), true);
   const exit = f.createIfStatement(f.createLogicalNot(f.createIdentifier(go)), f.createBreakStatement());
-  const body = f.createBlock(ops.emitBody(step, [...nl, ...invariant.lin.map((u) => ops.ref(u)), ...cur.slice(nlCarried)], into), true);
+  const body = f.createBlock(ops.emitBody(step, [...nl, ...invariant.lin.map((u) => ({ alias: u })), ...cur.slice(nlCarried)], into), true);
   const loop = f.createWhileStatement(f.createTrue(), f.createBlock([condition, exit, body], true));
   return [...init, decl, loop];
 }
