@@ -271,8 +271,15 @@ class DefEmitter {
       this.letDecl(out, names);
       return rhs.block;
     } else if (rhs.tag === 'construct') {
-      this.letDecl(out, names);
-      this.construct(out, rhs, names);
+      const stmts: ts.Statement[] = [];
+      this.construct(stmts, rhs, names);
+      const only = names.length === 1 && stmts.length === 1 ? assignedTo(this.o.tsApi, stmts[0], names[0]) : undefined;
+      // A construct that is one assignment to its one result (an empty stack, a read) is a const.
+      if (only) this.constDecl(out, names, only);
+      else {
+        this.letDecl(out, names);
+        out.push(...stmts);
+      }
     } else if (rhs.tag === 'lprim' && s.lin[0]?.type?.tag === 'tuple') {
       this.constDecl(out, names, this.leafwise(rhs, s.lin[0].type));
     } else if (names.length === 1 && (rhs.tag === 'prim' || rhs.tag === 'lprim') && this.reuse(names[0], rhs)) {
@@ -371,4 +378,11 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
     }
     return fn;
   });
+}
+
+/** The value of `name = value;`, or undefined for any other statement. */
+function assignedTo(t: typeof ts, s: ts.Statement, name: string): ts.Expression | undefined {
+  if (!t.isExpressionStatement(s) || !t.isBinaryExpression(s.expression)) return undefined;
+  const { left, operatorToken, right } = s.expression;
+  return operatorToken.kind === t.SyntaxKind.EqualsToken && t.isIdentifier(left) && left.text === name ? right : undefined;
 }
