@@ -181,9 +181,10 @@ class Eraser {
   }
 
   /**
-   * A linear primitive on arrays of reals, erased: a map of its erasure over the longest operand
-   * (tangent arrays are sparse at the end: a missing element reads 0), coefficients invariant.
-   *   ladd(; a, b) ↦ map(max(len a, len b), a, b)[|x, y| add(x, y)]
+   * A linear primitive on arrays of reals, erased: a sparse map (constructs/array/map.ts) of its
+   * erasure over the longest operand (tangent arrays are sparse at the end: a missing element
+   * reads 0), coefficients invariant.
+   *   ladd(; a, b) ↦ smap(max(len a, len b), a, b)[|x, y| add(x, y)]
    */
   private elementwise(e: Extract<Expr, { tag: 'lprim' }>, t: Type, b: Builder): Expr {
     if (t.tag !== 'array' || t.elem.tag !== 'real') throw new IrError(`erase: ${e.op} on ${printType(t)} is not supported (linear operations on arrays of reals only)`);
@@ -193,7 +194,7 @@ class Eraser {
     const coeffs = def.nlTypes.map((ct, k) => binder(b.fresh(`u${k}`), ct));
     const elems = e.lin.map((_, k) => binder(b.fresh(`x${k}`), REAL));
     const body = lambda([...coeffs, ...elems], [], block([], prim(def.erase, [...coeffs, ...elems].map((p) => p.name))));
-    return construct('map', [n, ...e.nl, ...e.lin], [], [body]);
+    return construct('smap', [n, ...e.nl, ...e.lin], [], [body]);
   }
 }
 

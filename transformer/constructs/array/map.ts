@@ -112,14 +112,15 @@ const impl: ConstructRule['impl'] = (ops, e, v) => {
   const params = operandParams(e);
   const nlMapped = params.nl.map((p, k) => !conforms(v.nl[k + 1], paramType(p)));
   const linMapped = params.lin.map((p, k) => !conforms(v.lin[k], paramType(p)));
-  // An array of reals may be shorter than n (a zero or one-hot tangent, erased or not: missing
-  // elements read 0); any other mapped array holds exactly n elements.
-  const fits = (x: Value, p: Binder): boolean => (paramType(p).tag === 'real' ? (x as Value[]).length <= n : (x as Value[]).length === n);
+  // A tangent array of reals may be shorter than n (a zero or a one-hot: missing elements read
+  // 0), and so may every array of reals an smap maps (they were tangents before erasure); any
+  // other mapped array holds exactly n elements.
+  const fits = (x: Value, p: Binder, sparse: boolean): boolean => (sparse && paramType(p).tag === 'real' ? (x as Value[]).length <= n : (x as Value[]).length === n);
   nlMapped.forEach((m, k) => {
-    if (m && !fits(v.nl[k + 1], params.nl[k])) throw new IrError(`map: an array of ${(v.nl[k + 1] as Value[]).length} elements mapped over a length of ${n}`);
+    if (m && !fits(v.nl[k + 1], params.nl[k], e.op === 'smap')) throw new IrError(`map: an array of ${(v.nl[k + 1] as Value[]).length} elements mapped over a length of ${n}`);
   });
   linMapped.forEach((m, k) => {
-    if (m && !fits(v.lin[k], params.lin[k])) throw new IrError(`map: a tangent array of ${(v.lin[k] as Value[]).length} elements mapped over a length of ${n}`);
+    if (m && !fits(v.lin[k], params.lin[k], true)) throw new IrError(`map: a tangent array of ${(v.lin[k] as Value[]).length} elements mapped over a length of ${n}`);
   });
   const index = hasIndex(e);
   const body = e.bodies[0];
@@ -145,7 +146,7 @@ const jvp: ConstructRule['jvp'] = (ops, e, results) => {
   }
   const dots = tangents.map((t, i) => t ?? b.zero(tangentType(ops.typeOf(operands[i])), 'zero'));
   const resultDots = results.map((y) => binder(b.fresh(dotName(y.name)), tangentType(ops.typeOf(y.name))));
-  b.bind([...results], resultDots, construct('map', e.nl, dots, [ops.jvpBody(e.bodies[0], hasIndex(e) ? 1 : 0)]));
+  b.bind([...results], resultDots, construct(e.op, e.nl, dots, [ops.jvpBody(e.bodies[0], hasIndex(e) ? 1 : 0)]));
   return resultDots.map((d) => d.name);
 };
 
@@ -153,8 +154,8 @@ const unzip: ConstructRule['unzip'] = (ops, e, results) => {
   const { b } = ops;
   const h = ops.unzipBody(e.bodies[0]);
   const residuals = h.residuals.map((t) => binder(b.fresh('res'), arrayType(t)));
-  b.bind([...results.nl, ...residuals], [], construct('map', e.nl, [], [h.primal]));
-  return construct('map', [e.nl[0], ...residuals.map((r) => r.name)], e.lin, [h.tangent]);
+  b.bind([...results.nl, ...residuals], [], construct(e.op, e.nl, [], [h.primal]));
+  return construct(e.op, [e.nl[0], ...residuals.map((r) => r.name)], e.lin, [h.tangent]);
 };
 
 const transpose: ConstructRule['transpose'] = (ops, e, cotangents, resultTypes) => {
@@ -169,7 +170,7 @@ const transpose: ConstructRule['transpose'] = (ops, e, cotangents, resultTypes) 
   const params = operandParams(e);
   const mapped = e.lin.map((x, k) => classify(ops.typeOf(x), paramType(params.lin[k])) === 'mapped');
   const bars = e.lin.map((x, k) => binder(b.fresh(barName(x)), mapped[k] ? ops.typeOf(x) : arrayType(ops.typeOf(x))));
-  b.bind([], bars, construct('map', e.nl, cts, [tb]));
+  b.bind([], bars, construct(e.op, e.nl, cts, [tb]));
   return bars.map((bar, k) => (mapped[k] ? bar.name : b.lin(barName(e.lin[k]), construct('lsum', [e.nl[0]], [bar.name], []), ops.typeOf(e.lin[k]))));
 };
 
@@ -193,7 +194,7 @@ const emitTs: ConstructRule['emitTs'] = (ops, e, into) => {
     const mapped = t === undefined ? undefined : classify(t, paramType(p));
     if (mapped === undefined) throw new InternalError(`emitTs: map operand ${x} has no type or does not fit ${p.name}`);
     if (mapped === 'invariant') return ops.ref(x);
-    return linear || paramType(p).tag === 'real' ? readOrZero(ops, ops.ref(x), kId) : f.createElementAccessExpression(ops.ref(x), kId);
+    return linear || (e.op === 'smap' && paramType(p).tag === 'real') ? readOrZero(ops, ops.ref(x), kId) : f.createElementAccessExpression(ops.ref(x), kId);
   };
   const args = [...(hasIndex(e) ? [kId] : []), ...e.nl.slice(1).map((x, j) => arg(x, params.nl[j], false)), ...e.lin.map((x, j) => arg(x, params.lin[j], true))];
   const temps = into.map((y) => ops.fresh(`${y}_k`));
@@ -206,8 +207,8 @@ const emitTs: ConstructRule['emitTs'] = (ops, e, into) => {
   ];
 };
 
-export const map: ConstructRule = {
-  name: 'map',
+const mapRule = (name: string, erase?: ConstructRule['erase']): ConstructRule => ({
+  name,
   arity: (e, bodyArity) => (e.bodies.length > 0 ? bodyArity(e.bodies[0]) : { nl: 0, lin: 0 }),
   typeRule,
   impl,
@@ -216,6 +217,18 @@ export const map: ConstructRule = {
   transpose,
   pruneResults,
   repeats: true,
+  ...(erase ? { erase } : {}),
   emitTs,
-};
+});
+
+/**
+ * The sparse map: a map whose arrays of reals may all be shorter than n, reading 0 past their
+ * end. E turns a map with linear operands into one (its linear mapped operands were sparse
+ * tangents), and erased linear primitives on arrays are smaps (ad/erase.ts); a map written by hand
+ * keeps the strict check, so arrays of different lengths are an error, never silently padded.
+ */
+export const smap = mapRule('smap');
+
+/** E: the default order (linear operands after the others), as an smap when anything was linear. */
+export const map = mapRule('map', (ops, e) => ({ ...e, op: e.lin.length > 0 ? 'smap' : 'map', nl: [...e.nl, ...e.lin], lin: [], bodies: e.bodies.map((l) => ops.eraseBody(l)) }));
 
