@@ -12,7 +12,7 @@ import { Program, arrayType, REAL, tangentType, typeEquals } from '../../transfo
 import { emitAndLoad, asReturned } from './emitted';
 import { findDef } from '../../transformer/ad/program';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';
-import { gradOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
+import { gradOf, hvpOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
 
 const source = fs.readFileSync(path.join(__dirname, '../../examples/ir/array.lina'), 'utf8');
 const program = () => parseProgram(source, 'array.lina');
@@ -71,6 +71,11 @@ describe('syntax and checker', () => {
       'a free variable in a map body',
       wrap('  let n = len(a) []\n  let m = map(n, a) [|e: real ;| {\n    mul(e, x)\n  }]\n  sum(m) []'),
       ['t.lina:4:5: in f: a body of map reads x, which is bound outside it; bodies are closed: pass x as an operand'],
+    ],
+    [
+      'a tuple invariant (not supported yet: pass its reals)',
+      wrap('  let n = len(a) []\n  let t = <x, x>\n  let m = map(n, a, t) [|e: real, u: <real, real> ;| {\n    drop(u)\n    (e ;)\n  }]\n  sum(m) []'),
+      ['t.lina:4:11: in f: map: an invariant operand of type <real, real> is not supported yet'],
     ],
     ['a map whose length is not real', wrap('  drop(x)\n  let t = true\n  let m = map(t, a) [|e: real ;| {\n    (e ;)\n  }]\n  sum(m) []'), ['t.lina:4:11: in f: the first operand of map is its length n, a real']],
   ])('rejects %s', (_, src, messages) => {
@@ -186,6 +191,19 @@ describe('derivatives', () => {
       const got = Array.isArray(x[k]) ? pad(gk, want.length) : [gk as number];
       got.forEach((v, i) => expect(rel(v, want[i])).toBeLessThan(1e-7));
     });
+  });
+
+  test('second order (hvp = E ∘ J ∘ grad) through arrays: closed-form Hessian-vector products', () => {
+    const p = program();
+    // a·b: H·(v_a, v_b) = (v_b, v_a)
+    const h = hvpOf(p, 'dot');
+    expect(evalFn(h.program, h.hvp, [[1, 2, 3], [4, 5, 6], [1, 0, 0], [0, 1, 0]]).nl).toEqual([[0, 1, 0], [1, 0, 0]]);
+    // a₀·a₂: ∂²/∂a₀∂a₂ = 1
+    const q = hvpOf(p, 'pick');
+    expect(evalFn(q.program, q.hvp, [[1, 2, 3], 0, 2, [1, 1, 1], 0, 0]).nl).toEqual([[1, 0, 1], 0, 0]);
+    // d²/dx² Σ_{i<3} sin(i·x) = −Σ i² sin(i·x)
+    const s = hvpOf(p, 'sines');
+    expect(evalFn(s.program, s.hvp, [0.5, 3, 1, 0]).nl[0]).toBeCloseTo(-(Math.sin(0.5) + 4 * Math.sin(1)), 12);
   });
 
   test('the dot-product test on .lin and .bwd of every example', () => {

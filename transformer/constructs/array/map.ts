@@ -29,7 +29,7 @@
 //     keeps operand k on parameter k.
 // TypeScript: results preallocated (Float64Array for reals), one for loop, element results
 //     assigned to variables declared before it: no allocation per element.
-import { binder, construct, ret, tangentType, arrayType, typeEquals, InternalError, IrError, REAL } from '../../ir/syntax';
+import { binder, construct, ret, tangentType, arrayType, typeEquals, realCount, lvar, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Binder, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
@@ -60,6 +60,13 @@ function paramType(p: Binder): Type {
   return p.type;
 }
 
+/**
+ * Invariants whose cotangent T can sum: reals (lsum), and types without reals (bool, str, <>),
+ * whose cotangents are zero-dimensional. Tuples of reals and arrays are not supported yet.
+ */
+const invariantOk = (t: Type): boolean => t.tag === 'real' || (realCount(tangentType(t)) === 0 && !hasSequence(t));
+const hasSequence = (t: Type): boolean => t.tag === 'array' || t.tag === 'stack' || (t.tag === 'tuple' && t.elems.some(hasSequence));
+
 const typeRule: ConstructRule['typeRule'] = (ops, e, t) => {
   const fail = (msg: string): Sides<Type> => {
     ops.error(msg);
@@ -79,6 +86,9 @@ const typeRule: ConstructRule['typeRule'] = (ops, e, t) => {
       const c = classify(o, ps[k].type!);
       if (c === undefined) ops.error(`map: operand ${k + (linear ? 0 : 1)} (${printType(o)}) is neither an array of the parameter ${ps[k].name}'s type ${printType(ps[k].type!)} nor of that type`);
       if (c === 'mapped') mapped++;
+      if (c === 'invariant' && !invariantOk(o)) {
+        ops.error(`map: an invariant operand of type ${printType(o)} is not supported yet (its cotangent would be a sum of per-element ${printType(o)}s): pass reals, unpacking a tuple first, and read arrays outside the map`);
+      }
       if (c === 'mapped' && linear && ps[k].type!.tag !== 'real') ops.error(`map: a linear mapped operand must be an array<real>, got ${printType(o)}`);
     });
   check(t.nl.slice(1), params.nl, false);
@@ -171,7 +181,14 @@ const transpose: ConstructRule['transpose'] = (ops, e, cotangents, resultTypes) 
   const mapped = e.lin.map((x, k) => classify(ops.typeOf(x), paramType(params.lin[k])) === 'mapped');
   const bars = e.lin.map((x, k) => binder(b.fresh(barName(x)), mapped[k] ? ops.typeOf(x) : arrayType(ops.typeOf(x))));
   b.bind([], bars, construct(e.op, e.nl, cts, [tb]));
-  return bars.map((bar, k) => (mapped[k] ? bar.name : b.lin(barName(e.lin[k]), construct('lsum', [e.nl[0]], [bar.name], []), ops.typeOf(e.lin[k]))));
+  return bars.map((bar, k) => {
+    if (mapped[k]) return bar.name;
+    const t = ops.typeOf(e.lin[k]);
+    if (t.tag === 'real') return b.lin(barName(e.lin[k]), construct('lsum', [e.nl[0]], [bar.name], []), t);
+    // A zero-dimensional invariant (the tangent of a bool): its cotangent is zero.
+    b.drop(lvar(bar.name));
+    return null;
+  });
 };
 
 const pruneResults: ConstructRule['pruneResults'] = (e, keep) => {
