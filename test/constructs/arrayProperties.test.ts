@@ -72,7 +72,7 @@ const argsFor = (c: Case, n: number): fc.Arbitrary<Value[]> =>
 
 const arb = fc
   .tuple(choices, fc.constantFrom(0, 1, 5))
-  .map(([xs, n]) => ({ c: mapProgram(xs), n }))
+  .map(([xs, n]): { c: Case | undefined; n: number } => ({ c: mapProgram(xs), n }))
   .filter((x): x is { c: Case; n: number } => x.c !== undefined)
   .chain(({ c, n }) => fc.tuple(fc.constant(c), fc.constant(n), argsFor(c, n), argsFor(c, n), fc.tuple(...Array.from({ length: c.results }, () => arrayOf(n)))));
 
