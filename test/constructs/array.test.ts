@@ -142,6 +142,10 @@ const POINTS: [string, Value[], boolean[]][] = [
   ['dot', [[1, 2, 3], [4, -5, 6]], [true, true]],
   ['sines', [0.5, 4], [true, false]],
   ['sines', [0.5, 0], [true, false]],
+  ['sumsq', [[1, -2, 3]], [true]],
+  ['sumsq', [[]], [true]],
+  ['maybeScale', [[0.5, -1, 2], 1.5], [true, true]],
+  ['maybeScale', [[0.5, -1, 2], -1.5], [true, true]],
 ];
 
 describe('derivatives', () => {
@@ -181,8 +185,9 @@ describe('derivatives', () => {
     expect(f.nl[0]).toEqual(r.nl[0]);
     const l = evalFn(lz.program, lz.lin, [f.nl[1]], dir);
     expect(l.lin[0]).toBeCloseTo(r.lin[0] as number, 12);
-    // U splits J: W(fwd) + W(lin) = W(jvp).
-    expect(f.work + l.work).toBe(r.work);
+    // U splits J: W(fwd) + W(lin) = W(jvp), plus, through a cond, the drop of the residual slot
+    // the taken branch does not use (maybeScale's else branch: one array slot, 1 unit).
+    expect(f.work + l.work).toBe(r.work + (fn === 'maybeScale' && (x[1] as number) <= 0 ? 1 : 0));
     const g = gradOf(p, fn, { simplify: true });
     const grad = evalFn(g.program, g.grad, x).nl;
     grad.forEach((gk, k) => {
@@ -294,8 +299,8 @@ describe('linear array constructs', () => {
 describe('emitted TypeScript agrees with the interpreter', () => {
   test('every def and its derived functions, lengths 0 and more', () => {
     let p = program();
-    for (const fn of ['total', 'pick', 'scaled', 'scaledSum', 'dot', 'sines']) p = vjpOf(p, fn).program;
-    for (const fn of ['total', 'pick', 'scaledSum', 'dot', 'sines']) p = gradOf(p, fn).program;
+    for (const fn of ['total', 'pick', 'scaled', 'scaledSum', 'dot', 'sines', 'sumsq', 'maybeScale']) p = vjpOf(p, fn).program;
+    for (const fn of ['total', 'pick', 'scaledSum', 'dot', 'sines', 'sumsq', 'maybeScale']) p = gradOf(p, fn).program;
     for (const fn of ['li', 'oh', 'ls', 'lf', 'lm']) p = transposeOf({ defs: [...p.defs, ...parseProgram(LINEAR).defs.filter((d) => d.name === fn)] }, fn).program;
     const { code, fns } = emitAndLoad(p);
     expect(code).toContain('new Float64Array(n)');
