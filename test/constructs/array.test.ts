@@ -198,6 +198,24 @@ describe('derivatives', () => {
     });
   });
 
+  test('arrays of booleans: reads and fills have zero tangents, and the real parts still differentiate', () => {
+    const src = `def f(a: array<real>, x: real ;) -> (real ;) {
+  let n = len(a) []
+  let zero = 0
+  let p = gt(x, zero)
+  let flags = fill(n, p) []
+  let k = 0
+  let q = index(flags, k) []
+  let s = sum(a) []
+  let y = mul(s, x)
+  select(q, y, s)
+}`;
+    const p = parseProgram(src);
+    const g = gradOf(p, 'f');
+    expect(evalFn(g.program, g.grad, [[1, 2], 3]).nl).toEqual([[3, 3], 3]);
+    expect(evalFn(g.program, g.grad, [[1, 2], -3]).nl).toEqual([[1, 1], 0]);
+  });
+
   test('second order (hvp = E ∘ J ∘ grad) through arrays: closed-form Hessian-vector products', () => {
     const p = program();
     // a·b: H·(v_a, v_b) = (v_b, v_a)

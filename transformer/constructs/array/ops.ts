@@ -45,6 +45,9 @@ function expectRealArray(ops: CheckOps, op: string, t: Type): void {
   if (t.tag !== 'array' || t.elem.tag !== 'real') ops.error(`${op} needs an array<real>, got ${printType(t)}`);
 }
 
+/** A type whose tangent space has no dimension (bool, str, <>): its tangent is always zero. */
+const zeroDimensional = (t: Type): boolean => t.tag === 'bool' || t.tag === 'str' || (t.tag === 'tuple' && t.elems.every(zeroDimensional));
+
 function resultType(y: Binder): Type {
   if (!y.type) throw new InternalError(`jvp: untyped result ${y.name} of an array operation (annotate types first)`);
   return y.type;
@@ -134,8 +137,8 @@ export const index = nonLinearRule({
     const [a, i] = e.nl;
     ops.b.bind([...results], [], e);
     const aDot = ops.tangentOf(a);
-    if (aDot === null) return [null];
-    if (resultType(results[0]).tag !== 'real') throw new IrError('the tangent of index is implemented for array<real> only');
+    if (aDot === null || zeroDimensional(resultType(results[0]))) return [null];
+    if (resultType(results[0]).tag !== 'real') throw new IrError(`the tangent of index is implemented for arrays of reals only, not of ${printType(resultType(results[0]))}`);
     return [tangentBy(ops, 'lindex', [i], aDot, results[0])];
   },
   emit: (ops, e, into) => [assign(ops, into, ops.factory.createElementAccessExpression(ops.ref(e.nl[0]), ops.ref(e.nl[1])))],
@@ -174,8 +177,8 @@ export const fill = nonLinearRule({
     const [n, x] = e.nl;
     ops.b.bind([...results], [], e);
     const xDot = ops.tangentOf(x);
-    if (xDot === null) return [null];
-    if (ops.typeOf(x).tag !== 'real') throw new IrError('the tangent of fill is implemented for reals only');
+    if (xDot === null || zeroDimensional(ops.typeOf(x))) return [null];
+    if (ops.typeOf(x).tag !== 'real') throw new IrError(`the tangent of fill is implemented for reals only, not ${printType(ops.typeOf(x))}`);
     return [tangentBy(ops, 'lfill', [n], xDot, results[0])];
   },
   emit: (ops, e, into, t) => emitFill(ops, into, e.nl[0], e.nl[1], t),
