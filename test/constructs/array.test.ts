@@ -35,7 +35,8 @@ describe('syntax and checker', () => {
     expect(text).toContain('map(n, xs, c) [|x: real, u: real ;| {');
     const v = vjpOf(p, 'scaledSum').program;
     const typed = printProgram(annotateTypes(v), { types: true });
-    expect(typed).toContain('type scaled.tape = <real, array<real>, array<real>>');
+    // n, the invariant c (passed once, not stored per element) and the elements x.
+    expect(typed).toContain('type scaled.tape = <real, real, array<real>>');
     expect(printProgram(parseProgram(typed), { types: true })).toBe(typed);
     expect(typeErrors(parseProgram(typed))).toEqual([]);
     expect(typeErrors(p)).toEqual([]);
@@ -185,9 +186,10 @@ describe('derivatives', () => {
     expect(f.nl[0]).toEqual(r.nl[0]);
     const l = evalFn(lz.program, lz.lin, [f.nl[1]], dir);
     expect(l.lin[0]).toBeCloseTo(r.lin[0] as number, 12);
-    // U splits J: W(fwd) + W(lin) = W(jvp), plus, through a cond, the drop of the residual slot
-    // the taken branch does not use (maybeScale's else branch: one array slot, 1 unit).
-    expect(f.work + l.work).toBe(r.work + (fn === 'maybeScale' && (x[1] as number) <= 0 ? 1 : 0));
+    // U splits J: W(fwd) + W(lin) = W(jvp), plus, through a cond, the drop of the residual slots
+    // the taken branch does not use (maybeScale's else branch: the then branch's array of x and
+    // its invariant k, 1 unit each).
+    expect(f.work + l.work).toBe(r.work + (fn === 'maybeScale' && (x[1] as number) <= 0 ? 2 : 0));
     const g = gradOf(p, fn, { simplify: true });
     const grad = evalFn(g.program, g.grad, x).nl;
     grad.forEach((gk, k) => {
@@ -227,6 +229,18 @@ describe('derivatives', () => {
     // d²/dx² Σ_{i<3} sin(i·x) = −Σ i² sin(i·x)
     const s = hvpOf(p, 'sines');
     expect(evalFn(s.program, s.hvp, [0.5, 3, 1, 0]).nl[0]).toBeCloseTo(-(Math.sin(0.5) + 4 * Math.sin(1)), 12);
+  });
+
+  test('U stores per element only what varies: the index and invariant parameters are not stored', () => {
+    const lz = linearizeOf(program(), 'sines');
+    const tape = printProgram(annotateTypes(lz.program), { types: true }).match(/type sines\.tape = (.*)/)![1];
+    // the length (twice: the map's and the sum's), and one array, cos(i·x) per element: the index
+    // is the linear map's own, and the invariant x is not needed (only its tangent is)
+    expect(tape).toBe('<real, array<real>, real>');
+    expect(printProgram(lz.program)).toContain('map(n, res ; zero_1, x_dot) [|i: real, cos: real ; e_dot: real, u_dot: real| {');
+    // scaled's tape: n, the invariant c passed once, and the elements x
+    const sc = linearizeOf(program(), 'scaled');
+    expect(printProgram(annotateTypes(sc.program), { types: true })).toContain('type scaled.tape = <real, real, array<real>>');
   });
 
   test('the dot-product test on .lin and .bwd of every example', () => {

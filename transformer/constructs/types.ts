@@ -76,6 +76,8 @@ export interface UnzippedBody {
 export interface UnzipOps {
   readonly b: Builder;
   unzipBody(body: Lambda): UnzippedBody;
+  /** The type of a variable of the enclosing def (a map's operands are mapped or invariant by type). */
+  typeOf(name: string): Type;
 }
 
 /** What T offers: the transpose of a linear body. */

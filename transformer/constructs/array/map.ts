@@ -17,10 +17,11 @@
 //     a mapped operand's tangent is mapped (array<tangent τ>), an invariant's is a linear
 //     invariant, used once per element: the map is linear in it (the sum of the elements' uses).
 // U:  with U(e) = (e_N : |i, p̄| -> (r̄, s̄), e_L : |s̄ ; ṗ̄| -> (; ṙ̄)):
-//     C:   let (r̄, s̄_arr) = map(n, x̄)[e_N]               one residual array per residual
-//     ė_L: map(n, s̄_arr ; ẋ̄)[e_L]                        the residuals mapped back, element by element
-//     so W(C) + W(ė_L) = W(J map). (Every residual is stored per element, an invariant one too:
-//     the loop's intensive residuals are not done here.)
+//     C:   let (r̄, s̄_arr) = map(n, x̄)[e_N]               one residual array per stored residual
+//     ė_L: map(n, s̄_arr, ū_s ; ẋ̄)[e_L]                   the residuals mapped back, element by element
+//     so W(C) + W(ė_L) = W(J map). A residual that is the index is not stored (the linear map
+//     declares its own), nor one that is an invariant parameter (its operand ū_s is passed to the
+//     linear map as an invariant: JAX's intensive residuals, as loops do).
 // T:  of a linear map(n, s̄ ; ẋ̄)[|s̄ ; ṗ̄| L] with result cotangents ȳ̄ (arrays):
 //     let (; c̄) = map(n, s̄ ; ȳ̄)[|s̄ ; ȳ̄| T L]        one cotangent array per linear operand
 //     a mapped operand's cotangent is its array; an invariant's is Σ_i of its per-element
@@ -29,7 +30,7 @@
 //     keeps operand k on parameter k.
 // TypeScript: results preallocated (Float64Array for reals), one for loop, element results
 //     assigned to variables declared before it: no allocation per element.
-import { binder, construct, ret, tangentType, arrayType, typeEquals, realCount, lvar, InternalError, IrError, REAL } from '../../ir/syntax';
+import { binder, construct, lambda, ret, tangentType, arrayType, typeEquals, realCount, lvar, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Binder, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
@@ -37,6 +38,7 @@ import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, ConstructRule, Sides } from '../types';
 import { barName, dotName } from '../../ad/names';
 import { allocate, assign, forCount, readOrZero } from './emit';
+import { residualSources } from '../loop/unzip';
 import type * as ts from 'typescript';
 
 /** Whether the body declares the index parameter. */
@@ -162,10 +164,28 @@ const jvp: ConstructRule['jvp'] = (ops, e, results) => {
 
 const unzip: ConstructRule['unzip'] = (ops, e, results) => {
   const { b } = ops;
-  const h = ops.unzipBody(e.bodies[0]);
-  const residuals = h.residuals.map((t) => binder(b.fresh('res'), arrayType(t)));
-  b.bind([...results.nl, ...residuals], [], construct(e.op, e.nl, [], [h.primal]));
-  return construct(e.op, [e.nl[0], ...residuals.map((r) => r.name)], e.lin, [h.tangent]);
+  const body = e.bodies[0];
+  const h = ops.unzipBody(body);
+  // Residuals that are the index or an invariant parameter are not stored: the linear map gets
+  // its own index, and the invariant operand itself (JAX's intensive residuals, as for loops).
+  const params = operandParams(e).nl;
+  const invariants = params.flatMap((p, k) => (classify(ops.typeOf(e.nl[k + 1]), paramType(p)) === 'invariant' ? [{ param: p.name, operand: e.nl[k + 1] }] : []));
+  const { sources, stacked } = residualSources(h, hasIndex(e) ? body.nlParams[0].name : undefined, invariants);
+  const arrays = stacked.map((t) => binder(b.fresh('res'), arrayType(t)));
+  const r = h.primal.body.result;
+  if (r.tag !== 'ret') throw new InternalError('map: unzipBody must return a ret');
+  const k = results.nl.length;
+  const kept = r.nl.slice(k).filter((_, j) => sources[j].kind === 'stacked');
+  const primal = lambda(h.primal.nlParams, [], { stmts: h.primal.body.stmts, result: ret([...r.nl.slice(0, k), ...kept]) });
+  b.bind([...results.nl, ...arrays], [], construct(e.op, e.nl, [], [primal]));
+  const residuals = h.tangent.nlParams;
+  const counter = residuals.filter((_, j) => sources[j].kind === 'counter');
+  const rest = residuals.filter((_, j) => sources[j].kind !== 'counter');
+  const operands = residuals.flatMap((_, j) => {
+    const s = sources[j];
+    return s.kind === 'stacked' ? [arrays[s.slot].name] : s.kind === 'invariant' ? [s.operand] : [];
+  });
+  return construct(e.op, [e.nl[0], ...operands], e.lin, [lambda([...counter, ...rest], h.tangent.linParams, h.tangent.body)]);
 };
 
 const transpose: ConstructRule['transpose'] = (ops, e, cotangents, resultTypes) => {
