@@ -20,11 +20,14 @@ import {
   Expr,
   FnDef,
   InternalError,
+  IrError,
   Program,
   Type,
   binder,
   block,
   call,
+  construct,
+  lambda,
   letS,
   lit,
   nvar,
@@ -39,14 +42,14 @@ import { printType } from '../ir/printType';
 import { erasedName, role } from './names';
 import { calleesFirst, defMap } from './program';
 import { restoreLinearity } from './linearity';
-import { emptyStack } from '../constructs/placeholder';
+import { emptyArray, emptyStack } from '../constructs/placeholder';
 import { constructRule } from '../constructs/registry';
 import type { Counts } from '../constructs/types';
 import { arityOf, defArity } from '../ir/arity';
 
 /** A name-safe spelling of a type: real r, bool b, tuple T…_ (so helper names are stable). */
 function typeCode(t: Type): string {
-  return t.tag === 'real' ? 'r' : t.tag === 'bool' ? 'b' : t.tag === 'str' ? 's' : t.tag === 'stack' ? `S${typeCode(t.elem)}_` : `T${t.elems.map(typeCode).join('')}_`;
+  return t.tag === 'real' ? 'r' : t.tag === 'bool' ? 'b' : t.tag === 'str' ? 's' : t.tag === 'stack' ? `S${typeCode(t.elem)}_` : t.tag === 'array' ? `A${typeCode(t.elem)}_` : `T${t.elems.map(typeCode).join('')}_`;
 }
 
 class Eraser {
@@ -103,6 +106,8 @@ class Eraser {
     if (t.tag === 'tuple') return b.nl('zero', tuple(false, t.elems.map((e) => this.zeroValue(b, e))), t);
     // The zero stack is the empty one: its missing elements read as zeros (constructs/stack/linear.ts).
     if (t.tag === 'stack') return emptyStack(b, t.elem);
+    // Likewise the zero array is the empty one (constructs/array/ops.ts).
+    if (t.tag === 'array') return emptyArray(b, t.elem);
     return b.nl('zero', lit(0), REAL);
   }
 
@@ -171,7 +176,25 @@ class Eraser {
     if (e.tag === 'zero') return nvar(this.zeroValue(b, e.type));
     if (e.tag !== 'lprim') return null;
     const args = [...e.nl, ...e.lin];
+    if (t.tag === 'array') return this.elementwise(e, t, b);
     return t.tag === 'tuple' ? call(this.helperFor(e.op, t), args) : prim(LIN_PRIMS[e.op].erase, args);
+  }
+
+  /**
+   * A linear primitive on arrays of reals, erased: a sparse map (constructs/array/map.ts) of its
+   * erasure over the longest operand (tangent arrays are sparse at the end: a missing element
+   * reads 0), coefficients invariant.
+   *   ladd(; a, b) ↦ smap(max(len a, len b), a, b)[|x, y| add(x, y)]
+   */
+  private elementwise(e: Extract<Expr, { tag: 'lprim' }>, t: Type, b: Builder): Expr {
+    if (t.tag !== 'array' || t.elem.tag !== 'real') throw new IrError(`erase: ${e.op} on ${printType(t)} is not supported (linear operations on arrays of reals only)`);
+    const def = LIN_PRIMS[e.op];
+    const lens = e.lin.map((a) => b.nl('n', construct('len', [a], [], []), REAL));
+    const n = lens.length === 1 ? lens[0] : b.prim('max', lens, 'n');
+    const coeffs = def.nlTypes.map((ct, k) => binder(b.fresh(`u${k}`), ct));
+    const elems = e.lin.map((_, k) => binder(b.fresh(`x${k}`), REAL));
+    const body = lambda([...coeffs, ...elems], [], block([], prim(def.erase, [...coeffs, ...elems].map((p) => p.name))));
+    return construct('smap', [n, ...e.nl, ...e.lin], [], [body]);
   }
 }
 

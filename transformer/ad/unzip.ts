@@ -33,6 +33,7 @@ import {
   lambda,
 } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
+import { visitDef } from '../ir/traverse';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../constructs/types';
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import { arityOf, defArity } from '../ir/arity';
@@ -88,6 +89,8 @@ class Unzipper {
     private readonly defs: ReadonlyMap<string, FnDef>,
     private readonly names: NameSupply,
     private readonly policy: CheckpointPolicy,
+    /** Binder types of the def (names are unique per def), for construct rules that ask. */
+    private readonly types: ReadonlyMap<string, Type> = new Map(),
   ) {}
 
   /** ULet/UUnpack over a whole block, in a loop (generated code can be thousands of statements). */
@@ -161,7 +164,15 @@ class Unzipper {
   /** A mixed construct through its rule: the context's statements and the linear half. */
   private splitConstruct(e: ConstructExpr, results: Sides<Binder>): { stmts: Stmt[]; lin: Expr } {
     const b = new Builder(this.names);
-    const ops: UnzipOps = { b, unzipBody: (body) => this.unzipBody(body) };
+    const ops: UnzipOps = {
+      b,
+      unzipBody: (body) => this.unzipBody(body),
+      typeOf: (name) => {
+        const t = this.types.get(name);
+        if (!t) throw new InternalError(`unzip: no type for ${name} (annotate types first)`);
+        return t;
+      },
+    };
     const lin = constructRule(e, 'unzip').unzip(ops, e, results);
     return { stmts: [...b.finish(ret([])).stmts], lin };
   }
@@ -258,7 +269,9 @@ function forwardContext(ctx: readonly Stmt[], moved: ReadonlySet<Stmt>, nl: Expr
 
 function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: CheckpointPolicy): [FnDef, FnDef] {
   const names = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
-  const { context, outs, residuals, linBody } = new Unzipper(d.name, defs, names, policy).halves(d.nlParams, d.body, d.nlResults.length);
+  const types = new Map<string, Type>();
+  visitDef(d, { bind: (b) => b.type && types.set(b.name, b.type) });
+  const { context, outs, residuals, linBody } = new Unzipper(d.name, defs, names, policy, types).halves(d.nlParams, d.body, d.nlResults.length);
   const tapeType = tupleType(
     residuals.map((r) => r.type!),
     tapeName(unzipStem(d)),

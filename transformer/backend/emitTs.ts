@@ -8,7 +8,7 @@
 // variable the block assigns.
 import type * as ts from 'typescript';
 import { Block, Expr, FnDef, InternalError, Stmt, Type } from '../ir/syntax';
-import { forEachOperand, namesIn } from '../ir/traverse';
+import { forEachOperand, namesIn, visitLambda } from '../ir/traverse';
 import { NameSupply } from '../ir/build';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import { constructRule } from '../constructs/registry';
@@ -138,6 +138,8 @@ class DefEmitter {
   private zero(t: Type): ts.Expression {
     // A stack's zero is a fresh empty array (tangent stacks are sparse and pushed in place).
     if (t.tag === 'stack') return this.f.createArrayLiteralExpression([]);
+    // The zero array is empty: its missing elements read as zeros (constructs/array/ops.ts).
+    if (t.tag === 'array') return t.elem.tag === 'real' ? this.f.createNewExpression(this.f.createIdentifier('Float64Array'), undefined, [this.number(0)]) : this.f.createArrayLiteralExpression([]);
     return t.tag === 'tuple' ? this.f.createArrayLiteralExpression(t.elems.map((e) => this.zero(e))) : this.number(0);
   }
 
@@ -217,8 +219,55 @@ class DefEmitter {
     return LIN_PRIMS[e.op].emitTs(e.nl.map((n) => this.ref(n)), e.lin.map(at), f);
   }
 
+  /** Binder types of the def (names are unique per def), built when a construct first asks. */
+  private types: Map<string, Type> | undefined;
+
+  private typeOf(name: string): Type | undefined {
+    if (!this.types) {
+      const types = new Map<string, Type>();
+      visitLambda(this.def, { bind: (b) => b.type && types.set(b.name, b.type) });
+      this.types = types;
+    }
+    return this.types.get(name);
+  }
+
+  /**
+   * A linear primitive on arrays of reals (tangent arrays are sparse at the end, a missing
+   * element reads 0): `((a0, a1) => { const n = Math.max(a0.length, a1.length); const r = new
+   * Float64Array(n); for (let k = 0; k < n; k++) r[k] = op(u, a0[k] ?? 0, a1[k] ?? 0); return r; })(x, y)`.
+   */
+  private elementwise(e: Extract<Expr, { tag: 'lprim' }>): ts.Expression {
+    const f = this.f;
+    const SK = this.o.tsApi.SyntaxKind;
+    // `$` names: no IR name starts with one, so the coefficients the body reads are never shadowed.
+    const ps = e.lin.map((_, j) => f.createIdentifier(`$a${j}`));
+    const [n, r, k] = ['$n', '$r', '$k'].map((x) => f.createIdentifier(x));
+    const constD = (name: ts.Identifier, init: ts.Expression) =>
+      f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(name, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const));
+    const lengths = ps.map((p) => f.createPropertyAccessExpression(p, 'length'));
+    const elem = (p: ts.Expression) => f.createParenthesizedExpression(f.createBinaryExpression(f.createElementAccessExpression(p, k), SK.QuestionQuestionToken, f.createNumericLiteral(0)));
+    const value = LIN_PRIMS[e.op].emitTs(e.nl.map((x) => this.ref(x)), ps.map(elem), f);
+    const loop = f.createForStatement(
+      f.createVariableDeclarationList([f.createVariableDeclaration(k, undefined, undefined, f.createNumericLiteral(0))], this.o.tsApi.NodeFlags.Let),
+      f.createBinaryExpression(k, SK.LessThanToken, n),
+      f.createPostfixIncrement(k),
+      f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(r, k), value)),
+    );
+    const body = f.createBlock(
+      [
+        constD(n, lengths.length === 1 ? lengths[0] : f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, lengths)),
+        constD(r, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [n])),
+        loop,
+        f.createReturnStatement(r),
+      ],
+      true,
+    );
+    const fn = f.createArrowFunction(undefined, undefined, ps.map((p) => f.createParameterDeclaration(undefined, undefined, p)), undefined, undefined, body);
+    return f.createCallExpression(f.createParenthesizedExpression(fn), undefined, e.lin.map((x) => this.ref(x)));
+  }
+
   /** The construct's statements, its results assigned to `into` (declared by the caller). */
-  private construct(out: ts.Statement[], e: ConstructExpr, into: readonly string[]): void {
+  private construct(out: ts.Statement[], e: ConstructExpr, into: readonly string[], resultTypes: readonly (Type | undefined)[] = []): void {
     const rule = constructRule(e, 'emitTs');
     // What a rule may ask of the emitter: its operands and its bodies' code. A body's bindings
     // end with it, as a nested block's do.
@@ -240,6 +289,8 @@ class DefEmitter {
       },
       arity: (body) => arityOf(body.body.result, this.o.calleeArity ?? (() => undefined)),
       fresh: (hint) => (this.temps ??= new NameSupply(namesIn(this.def))).fresh(hint),
+      resultTypes,
+      typeOf: (name) => this.typeOf(name),
     };
     out.push(...rule.emitTs(ops, e, into));
   }
@@ -272,7 +323,7 @@ class DefEmitter {
       return rhs.block;
     } else if (rhs.tag === 'construct') {
       const stmts: ts.Statement[] = [];
-      this.construct(stmts, rhs, names);
+      this.construct(stmts, rhs, names, [...s.nl, ...s.lin].map((b) => b.type));
       const only = names.length === 1 && stmts.length === 1 ? assignedTo(this.o.tsApi, stmts[0], names[0]) : undefined;
       // A construct that is one assignment to its one result (an empty stack, a read) is a const.
       if (only) this.constDecl(out, names, only);
@@ -280,6 +331,8 @@ class DefEmitter {
         this.letDecl(out, names);
         out.push(...stmts);
       }
+    } else if (rhs.tag === 'lprim' && s.lin[0]?.type?.tag === 'array') {
+      this.constDecl(out, names, this.elementwise(rhs));
     } else if (rhs.tag === 'lprim' && s.lin[0]?.type?.tag === 'tuple') {
       this.constDecl(out, names, this.leafwise(rhs, s.lin[0].type));
     } else if (names.length === 1 && (rhs.tag === 'prim' || rhs.tag === 'lprim') && this.reuse(names[0], rhs)) {
@@ -303,7 +356,7 @@ class DefEmitter {
         const count = this.def.nlResults.length + this.def.linResults.length;
         const names = Array.from({ length: count }, () => this.temps!.fresh('result'));
         this.letDecl(out, names);
-        this.construct(out, e, names);
+        this.construct(out, e, names, [...this.def.nlResults, ...this.def.linResults]);
         const value = names.length === 1 ? f.createIdentifier(names[0]) : f.createArrayLiteralExpression(names.map((n) => f.createIdentifier(n)));
         out.push(f.createReturnStatement(value));
       }

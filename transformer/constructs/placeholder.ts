@@ -1,4 +1,4 @@
-// A value of a given type made of literals only (and an empty stack for a stack type), which
+// A value of a given type made of literals only (and an empty stack or array for a stack or array type), which
 // the cost model charges nothing for: what U fills a residual slot with when the code that
 // would compute it does not run (the untaken branch of cond, a loop's empty stacks).
 import { construct, lit, tuple } from '../ir/syntax';
@@ -17,7 +17,15 @@ export function placeholder(b: Builder, t: Type): string {
       return b.nl('pad', tuple(false, t.elems.map((e) => placeholder(b, e))), t);
     case 'stack':
       return emptyStack(b, t.elem);
+    case 'array':
+      return emptyArray(b, t.elem);
   }
+}
+
+/** `let a = fill(0, pad) []`: an empty array of `elem`s (no element is written: it costs 0). */
+export function emptyArray(b: Builder, elem: Type): string {
+  const n = b.nl('len', lit(0), { tag: 'real' });
+  return b.nl('empty', construct('fill', [n, placeholder(b, elem)], [], []), { tag: 'array', elem });
 }
 
 /** `let st = stack(pad) []`: an empty stack of `elem`s (the operand only gives the type). */

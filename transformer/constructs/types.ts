@@ -44,6 +44,8 @@ export interface InterpOps {
   runBody(body: Lambda, args: Sides<Value>): Sides<Value>;
   /** How many results of each sort a body returns (a loop's carried values). */
   arity(body: Lambda): Counts;
+  /** Charges work for what the construct does itself (an array operation's element operations). */
+  charge(units: number): void;
 }
 
 /** What J offers: the builder of the enclosing block, the tangents so far, and J of a body. */
@@ -74,6 +76,8 @@ export interface UnzippedBody {
 export interface UnzipOps {
   readonly b: Builder;
   unzipBody(body: Lambda): UnzippedBody;
+  /** The type of a variable of the enclosing def (a map's operands are mapped or invariant by type). */
+  typeOf(name: string): Type;
 }
 
 /** What T offers: the transpose of a linear body. */
@@ -113,6 +117,10 @@ export interface EmitTsOps {
   arity(body: Lambda): Counts;
   /** A JavaScript variable name unused in the def (a loop counter). */
   fresh(hint: string): string;
+  /** The types of the construct's results where its binders carry them (an array's element type decides its representation). */
+  readonly resultTypes: readonly (Type | undefined)[];
+  /** The type of a variable of the enclosing def, where its binder carries one. */
+  typeOf(name: string): Type | undefined;
 }
 
 /** What the checkpointing pre-pass offers (ad/checkpoint.ts): a builder for the statements before the construct, the segment length and the rewrite of a segment. */

@@ -70,11 +70,11 @@ interface Result {
 }
 
 /**
- * A vector-space type: reals, tuples of them and stacks of them (sequences added elementwise;
+ * A vector-space type: reals, tuples of them and stacks and arrays of them (sequences added elementwise;
  * booleans have no linear counterpart).
  */
 export function isVectorType(t: Type): boolean {
-  return t.tag === 'real' || (t.tag === 'tuple' && t.elems.every(isVectorType)) || (t.tag === 'stack' && isVectorType(t.elem));
+  return t.tag === 'real' || (t.tag === 'tuple' && t.elems.every(isVectorType)) || ((t.tag === 'stack' || t.tag === 'array') && isVectorType(t.elem));
 }
 
 const posOfVar = (v: VarInfo): SourcePos | undefined => posOf(v.binder) ?? posOf(v.at);

@@ -72,16 +72,26 @@ export function leafCount(v: Value): number {
   return Array.isArray(v) ? v.reduce<number>((n, x) => n + leafCount(x), 0) : 1;
 }
 
-/** The zero of a vector-space type; a stack's is the empty stack (its missing elements read as zeros). */
+/**
+ * The zero of a vector-space type; a stack's or an array's is the empty one (its missing elements
+ * read as zeros, whatever the length of the values it is added to).
+ */
 export function zeroOf(t: Type): Value {
-  return t.tag === 'tuple' ? t.elems.map(zeroOf) : t.tag === 'stack' ? [] : 0;
+  return t.tag === 'tuple' ? t.elems.map(zeroOf) : t.tag === 'stack' || t.tag === 'array' ? [] : 0;
 }
 
-/** Applies a leaf function across tuple structure; coefficients are broadcast. */
-function leafwise(f: (lin: number[]) => number, args: Value[]): Value {
-  const first = args[0];
-  if (Array.isArray(first)) return first.map((_, i) => leafwise(f, args.map((a) => (a as Value[])[i])));
-  return f(args as number[]);
+/**
+ * Applies a leaf function across tuple and array structure. Sequences of different lengths (a
+ * zero array, empty, added to a full one) run to the longest; a missing element is a zero, whose
+ * leaves are 0.
+ */
+function leafwise(f: (lin: number[]) => number, args: (Value | undefined)[]): Value {
+  const seq = args.find((a) => Array.isArray(a)) as Value[] | undefined;
+  if (seq !== undefined) {
+    const n = args.reduce<number>((m, a) => (Array.isArray(a) ? Math.max(m, a.length) : m), 0);
+    return Array.from({ length: n }, (_, i) => leafwise(f, args.map((a) => (Array.isArray(a) ? a[i] : a))));
+  }
+  return f(args.map((a) => (a === undefined ? 0 : a)) as number[]);
 }
 
 /**
@@ -124,6 +134,9 @@ class Machine {
       return { nl, lin };
     },
     arity: (body) => arityOf(body.body.result, defArity(this.defs)),
+    charge: (units) => {
+      this.work += units;
+    },
   };
 
   /** Runs a def's or a construct body's block with its parameters bound. */
@@ -247,6 +260,7 @@ function conforms(v: Value, t: Type): boolean {
     case 'str':
       return typeof v === 'string';
     case 'stack':
+    case 'array':
       return Array.isArray(v) && v.every((x) => conforms(x, t.elem));
     case 'tuple':
       return Array.isArray(v) && v.length === t.elems.length && v.every((x, i) => conforms(x, t.elems[i]));

@@ -11,7 +11,7 @@
 // Names are made unique per definition: a binder that reuses a name already bound in the def
 // (`let x = sin(x)`, `let (x, y) = (y, x)`, the same name in two sibling blocks) is renamed to a
 // fresh `x_1`, and later references follow. Every pass may then assume one binding per name.
-import { Binder, Block, Expr, FnDef, IrError, Lambda, Program, Role, RoleKind, ROLE_KINDS, Stmt, Type, REAL, BOOL, STR, stackType, tupleType } from './syntax';
+import { Binder, Block, Expr, FnDef, IrError, Lambda, Program, Role, RoleKind, ROLE_KINDS, Stmt, Type, REAL, BOOL, STR, stackType, arrayType, tupleType } from './syntax';
 import { isPrim, isLinPrim } from '../prims/registry';
 import { ScopeStack } from './scopeStack';
 import { SourcePos, samePos, setPos } from './positions';
@@ -257,11 +257,11 @@ class Parser {
     if (n.text === 'real') return REAL;
     if (n.text === 'bool') return BOOL;
     if (n.text === 'str') return STR;
-    if (n.text === 'stack') {
+    if (n.text === 'stack' || n.text === 'array') {
       this.expect('<', "'<'");
       const elem = this.type();
       this.expect('>', "'>'");
-      return stackType(elem);
+      return n.text === 'stack' ? stackType(elem) : arrayType(elem);
     }
     const alias = this.aliases.get(n.text);
     if (!alias) this.fail(`unknown type ${n.text}`, t);

@@ -11,6 +11,8 @@ export function printType(t: Type, useNames = false): string {
       return 'str';
     case 'stack':
       return `stack<${printType(t.elem, useNames)}>`;
+    case 'array':
+      return `array<${printType(t.elem, useNames)}>`;
     case 'tuple':
       if (useNames && t.name !== undefined) return t.name;
       return `<${t.elems.map((e) => printType(e, useNames)).join(', ')}>`;

@@ -28,7 +28,13 @@ export type Type =
    * pushed in f.fwd, read by index in f.lin and f.bwd. Its tangent space is stack<tangent τ>:
    * sparse sequences of tangents (J of f.fwd, second order through a loop; constructs/stack/).
    */
-  | { readonly tag: 'stack'; readonly elem: Type };
+  | { readonly tag: 'stack'; readonly elem: Type }
+  /**
+   * A run-time sized array of values (`constructs/array/`, docs/linear-a.md "Arrays"). Its
+   * tangent space is array<tangent τ>, added elementwise; the zero array is the empty one, whose
+   * missing elements read as zeros (a symbolic zero of any length), as for stacks.
+   */
+  | { readonly tag: 'array'; readonly elem: Type };
 
 export const REAL: Type = { tag: 'real' };
 export const BOOL: Type = { tag: 'bool' };
@@ -37,6 +43,7 @@ export const tupleType = (elems: readonly Type[], name?: string): Type =>
   name === undefined ? { tag: 'tuple', elems } : { tag: 'tuple', elems, name };
 export const UNIT: Type = tupleType([]);
 export const stackType = (elem: Type): Type => ({ tag: 'stack', elem });
+export const arrayType = (elem: Type): Type => ({ tag: 'array', elem });
 
 export interface Binder {
   readonly name: string;
@@ -181,7 +188,7 @@ export const binder = (name: string, type?: Type): Binder => (type ? { name, typ
 export function typeEquals(a: Type, b: Type): boolean {
   if (a === b) return true;
   if (a.tag !== b.tag) return false;
-  return (a.tag !== 'tuple' && a.tag !== 'stack') || structureId(a) === structureId(b);
+  return (a.tag !== 'tuple' && a.tag !== 'stack' && a.tag !== 'array') || structureId(a) === structureId(b);
 }
 
 /**
@@ -197,6 +204,8 @@ export function tangentType(t: Type): Type {
       return UNIT;
     case 'stack':
       return stackType(tangentType(t.elem));
+    case 'array':
+      return arrayType(tangentType(t.elem));
     case 'tuple':
       return tupleType(t.elems.map(tangentType));
   }
@@ -211,7 +220,8 @@ export function scalarCount(t: Type): number {
     case 'str':
       return 1;
     case 'stack':
-      // A reference to the stack (dropping it is one unit, like dropping a boolean).
+    case 'array':
+      // A reference to the stack or array (dropping it is one unit, like dropping a boolean).
       return 1;
     case 'tuple':
       return t.elems.reduce((n, e) => n + scalarCount(e), 0);
@@ -226,6 +236,7 @@ export function realCount(t: Type): number {
     case 'bool':
     case 'str':
     case 'stack':
+    case 'array':
       return 0;
     case 'tuple':
       return t.elems.reduce((n, e) => n + realCount(e), 0);

@@ -23,17 +23,17 @@ export function structureId(t: Type): number {
   if (t.tag === 'real' || t.tag === 'bool' || t.tag === 'str') return t.tag === 'real' ? 0 : t.tag === 'bool' ? 1 : 2;
   const known = byStructure.get(t);
   if (known !== undefined) return known;
-  const id = intern(t.tag === 'stack' ? `[${structureId(t.elem)}]` : `<${t.elems.map(structureId).join(',')}>`);
+  const id = intern(t.tag === 'stack' ? `[${structureId(t.elem)}]` : t.tag === 'array' ? `{${structureId(t.elem)}}` : `<${t.elems.map(structureId).join(',')}>`);
   byStructure.set(t, id);
   return id;
 }
 
 /** Equal for types with the same structure and the same alias names (for cache keys). */
 export function namedTypeId(t: Type): number {
-  if (t.tag !== 'tuple' && t.tag !== 'stack') return structureId(t);
+  if (t.tag !== 'tuple' && t.tag !== 'stack' && t.tag !== 'array') return structureId(t);
   const known = byNamed.get(t);
   if (known !== undefined) return known;
-  const id = intern(t.tag === 'stack' ? `[${namedTypeId(t.elem)}]` : `${t.name ?? ''}<${t.elems.map(namedTypeId).join(',')}>`);
+  const id = intern(t.tag === 'stack' ? `[${namedTypeId(t.elem)}]` : t.tag === 'array' ? `{${namedTypeId(t.elem)}}` : `${t.name ?? ''}<${t.elems.map(namedTypeId).join(',')}>`);
   byNamed.set(t, id);
   return id;
 }

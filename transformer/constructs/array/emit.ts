@@ -1,0 +1,37 @@
+// TypeScript helpers for the array constructs. An array<real> is a Float64Array, any other array a
+// plain JavaScript array; the zero array is empty and its missing elements read as zeros.
+import type * as ts from 'typescript';
+import type { Type } from '../../ir/syntax';
+import type { EmitTsOps } from '../types';
+
+export function assign(ops: EmitTsOps, name: string, value: ts.Expression): ts.Statement {
+  const f = ops.factory;
+  return f.createExpressionStatement(f.createAssignment(f.createIdentifier(name), value));
+}
+
+/** Is a value of this type emitted as a Float64Array (an array of reals)? */
+export const isRealArray = (t: Type | undefined): boolean => t?.tag === 'array' && t.elem.tag === 'real';
+
+/** `new Float64Array(n)` for an array of reals, `new Array(n)` otherwise (filled by the caller). */
+export function allocate(ops: EmitTsOps, t: Type | undefined, n: ts.Expression): ts.Expression {
+  const f = ops.factory;
+  return f.createNewExpression(f.createIdentifier(isRealArray(t) ? 'Float64Array' : 'Array'), undefined, [n]);
+}
+
+/** `a[i] ?? 0`: an element of a (possibly shorter, sparse) tangent array of reals. */
+export function readOrZero(ops: EmitTsOps, a: ts.Expression, i: ts.Expression): ts.Expression {
+  const f = ops.factory;
+  return f.createParenthesizedExpression(f.createBinaryExpression(f.createElementAccessExpression(a, i), ops.ts.SyntaxKind.QuestionQuestionToken, f.createNumericLiteral(0)));
+}
+
+/** `for (let k = 0; k < n; k++) { body }` */
+export function forCount(ops: EmitTsOps, k: string, n: ts.Expression, body: readonly ts.Statement[]): ts.Statement {
+  const f = ops.factory;
+  const SK = ops.ts.SyntaxKind;
+  return f.createForStatement(
+    f.createVariableDeclarationList([f.createVariableDeclaration(k, undefined, undefined, f.createNumericLiteral(0))], ops.ts.NodeFlags.Let),
+    f.createBinaryExpression(f.createIdentifier(k), SK.LessThanToken, n),
+    f.createPostfixIncrement(f.createIdentifier(k)),
+    f.createBlock([...body], true),
+  );
+}

@@ -1,0 +1,271 @@
+// map over arrays (docs/linear-a.md, "Arrays"):
+//
+//   let (ȳ ; ẏ̄) = map(n, x̄ ; ẋ̄) [|i, p̄: τ̄ ; ṗ̄: σ̄| { body }]
+//
+// runs its body for i = 0 … n − 1 and returns, for each body result, the array of its n values.
+// Operand x (after n) goes to parameter p: **mapped** when x is an array of p's type (p is its
+// element i), **invariant** when x has p's type itself (the same value for every i: a free scalar
+// of the body, passed in because bodies are closed). The index parameter i is optional: the body
+// declares it when it has as many non-linear parameters as the map has non-linear operands.
+// Mapped arrays hold n elements, except arrays of reals, which may be shorter (tangents, and
+// their erasures, are sparse at the end: an element past the end reads 0, so a symbolic zero
+// passes as the empty array). Linear mapped operands are arrays of reals.
+//
+// Work: the sum of the n bodies' work (the map itself costs nothing).
+//
+// J:  map(n, x̄)[|i, p̄| e]  ↦  map(n, x̄ ; x̄_dot)[|i, p̄ ; p̄_dot| J e]
+//     a mapped operand's tangent is mapped (array<tangent τ>), an invariant's is a linear
+//     invariant, used once per element: the map is linear in it (the sum of the elements' uses).
+// U:  with U(e) = (e_N : |i, p̄| -> (r̄, s̄), e_L : |s̄ ; ṗ̄| -> (; ṙ̄)):
+//     C:   let (r̄, s̄_arr) = map(n, x̄)[e_N]               one residual array per stored residual
+//     ė_L: map(n, s̄_arr, ū_s ; ẋ̄)[e_L]                   the residuals mapped back, element by element
+//     so W(C) + W(ė_L) = W(J map). A residual that is the index is not stored (the linear map
+//     declares its own), nor one that is an invariant parameter (its operand ū_s is passed to the
+//     linear map as an invariant: JAX's intensive residuals, as loops do).
+// T:  of a linear map(n, s̄ ; ẋ̄)[|s̄ ; ṗ̄| L] with result cotangents ȳ̄ (arrays):
+//     let (; c̄) = map(n, s̄ ; ȳ̄)[|s̄ ; ȳ̄| T L]        one cotangent array per linear operand
+//     a mapped operand's cotangent is its array; an invariant's is Σ_i of its per-element
+//     cotangents, lsum(n ; c) (the paper's freeContrib; ⟨Σ_i ṗ ȳ_i⟩ = ⟨ṗ, Σ_i ȳ_i⟩).
+// E:  the default: linear operands after the non-linear ones, linear parameters likewise, which
+//     keeps operand k on parameter k.
+// TypeScript: results preallocated (Float64Array for reals), one for loop, element results
+//     assigned to variables declared before it: no allocation per element.
+import { binder, construct, lambda, ret, tangentType, arrayType, typeEquals, realCount, lvar, InternalError, IrError, REAL } from '../../ir/syntax';
+import type { Binder, Type } from '../../ir/syntax';
+import type { Value } from '../../ir/interp';
+import { printType } from '../../ir/printType';
+import type { Tangent } from '../../prims/types';
+import type { ConstructExpr, ConstructRule, Sides } from '../types';
+import { barName, dotName } from '../../ad/names';
+import { allocate, assign, forCount, readOrZero } from './emit';
+import { residualSources } from '../loop/unzip';
+import type * as ts from 'typescript';
+
+/** Whether the body declares the index parameter. */
+const hasIndex = (e: ConstructExpr): boolean => e.bodies.length === 1 && e.bodies[0].nlParams.length === e.nl.length;
+
+/** The body's parameters that receive the operands after n, non-linear then linear. */
+function operandParams(e: ConstructExpr): Sides<Binder> {
+  const l = e.bodies[0];
+  return { nl: l.nlParams.slice(hasIndex(e) ? 1 : 0), lin: l.linParams };
+}
+
+/** Mapped (operand is an array of the parameter's type) or invariant (the parameter's type itself); undefined: neither. */
+function classify(operand: Type, param: Type): 'mapped' | 'invariant' | undefined {
+  if (typeEquals(operand, param)) return 'invariant';
+  if (operand.tag === 'array' && typeEquals(operand.elem, param)) return 'mapped';
+  return undefined;
+}
+
+function paramType(p: Binder): Type {
+  if (!p.type) throw new InternalError(`map: untyped body parameter ${p.name} (annotate types first)`);
+  return p.type;
+}
+
+/**
+ * Invariants whose cotangent T can sum: reals (lsum), and types without reals (bool, str, <>),
+ * whose cotangents are zero-dimensional. Tuples of reals and arrays are not supported yet.
+ */
+const invariantOk = (t: Type): boolean => t.tag === 'real' || (realCount(tangentType(t)) === 0 && !hasSequence(t));
+const hasSequence = (t: Type): boolean => t.tag === 'array' || t.tag === 'stack' || (t.tag === 'tuple' && t.elems.some(hasSequence));
+
+const typeRule: ConstructRule['typeRule'] = (ops, e, t) => {
+  const fail = (msg: string): Sides<Type> => {
+    ops.error(msg);
+    return { nl: [], lin: [] };
+  };
+  if (e.bodies.length !== 1) return fail(`map takes one body, got ${e.bodies.length}`);
+  if (t.nl.length < 1 || t.nl[0].tag !== 'real') return fail('the first operand of map is its length n, a real');
+  const l = e.bodies[0];
+  const index = hasIndex(e);
+  if (!index && l.nlParams.length !== e.nl.length - 1) return fail(`the body of map takes the index (optional) and one parameter per operand after n: ${e.nl.length - 1} non-linear, got ${l.nlParams.length}`);
+  if (l.linParams.length !== e.lin.length) return fail(`the body of map takes one linear parameter per linear operand: ${e.lin.length}, got ${l.linParams.length}`);
+  const params = operandParams(e);
+  let mapped = 0;
+  const check = (operands: readonly Type[], ps: readonly Binder[], linear: boolean): void =>
+    operands.forEach((o, k) => {
+      if (!ps[k].type) return void ops.error(`the body parameter ${ps[k].name} of map needs a type`);
+      const c = classify(o, ps[k].type!);
+      if (c === undefined) ops.error(`map: operand ${k + (linear ? 0 : 1)} (${printType(o)}) is neither an array of the parameter ${ps[k].name}'s type ${printType(ps[k].type!)} nor of that type`);
+      if (c === 'mapped') mapped++;
+      if (c === 'invariant' && !invariantOk(o)) {
+        ops.error(`map: an invariant operand of type ${printType(o)} is not supported yet (its cotangent would be a sum of per-element ${printType(o)}s): pass reals, unpacking a tuple first, and read arrays outside the map`);
+      }
+      if (c === 'mapped' && linear && ps[k].type!.tag !== 'real') ops.error(`map: a linear mapped operand must be an array<real>, got ${printType(o)}`);
+    });
+  check(t.nl.slice(1), params.nl, false);
+  check(t.lin, params.lin, true);
+  if (index && l.nlParams[0].type && l.nlParams[0].type.tag !== 'real') ops.error(`the index parameter of map must be real, got ${printType(l.nlParams[0].type)}`);
+  if (mapped === 0) ops.error('map needs at least one mapped array operand');
+  const r = ops.typeBody(l, { nl: [...(index ? [REAL] : []), ...t.nl.slice(1)].map((o, k) => (k === 0 && index ? REAL : l.nlParams[k].type ?? o)), lin: l.linParams.map((p, k) => p.type ?? t.lin[k]) });
+  return { nl: r.nl.map(arrayType), lin: r.lin.map(arrayType) };
+};
+
+/** Does a value have this type (mapped arrays are told from invariants by it at run time)? */
+function conforms(v: Value, t: Type): boolean {
+  switch (t.tag) {
+    case 'real':
+      return typeof v === 'number';
+    case 'bool':
+      return typeof v === 'boolean';
+    case 'str':
+      return typeof v === 'string';
+    case 'stack':
+    case 'array':
+      return Array.isArray(v) && v.every((x) => conforms(x, t.elem));
+    case 'tuple':
+      return Array.isArray(v) && v.length === t.elems.length && v.every((x, i) => conforms(x, t.elems[i]));
+  }
+}
+
+const impl: ConstructRule['impl'] = (ops, e, v) => {
+  const n = v.nl[0];
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new IrError(`map: the length ${String(n)} is not a non-negative integer`);
+  const params = operandParams(e);
+  const nlMapped = params.nl.map((p, k) => !conforms(v.nl[k + 1], paramType(p)));
+  const linMapped = params.lin.map((p, k) => !conforms(v.lin[k], paramType(p)));
+  // A tangent array of reals may be shorter than n (a zero or a one-hot: missing elements read
+  // 0), and so may every array of reals an smap maps (they were tangents before erasure); any
+  // other mapped array holds exactly n elements.
+  const fits = (x: Value, p: Binder, sparse: boolean): boolean => (sparse && paramType(p).tag === 'real' ? (x as Value[]).length <= n : (x as Value[]).length === n);
+  nlMapped.forEach((m, k) => {
+    if (m && !fits(v.nl[k + 1], params.nl[k], e.op === 'smap')) throw new IrError(`map: an array of ${(v.nl[k + 1] as Value[]).length} elements mapped over a length of ${n}`);
+  });
+  linMapped.forEach((m, k) => {
+    if (m && !fits(v.lin[k], params.lin[k], true)) throw new IrError(`map: a tangent array of ${(v.lin[k] as Value[]).length} elements mapped over a length of ${n}`);
+  });
+  const index = hasIndex(e);
+  const body = e.bodies[0];
+  const counts = ops.arity(body);
+  const out: Sides<Value[]> = { nl: Array.from({ length: counts.nl }, () => []), lin: Array.from({ length: counts.lin }, () => []) };
+  for (let i = 0; i < n; i++) {
+    const nl = v.nl.slice(1).map((x, k) => (nlMapped[k] ? ((x as Value[])[i] ?? 0) : x));
+    const lin = v.lin.map((x, k) => (linMapped[k] ? ((x as Value[])[i] ?? 0) : x));
+    const r = ops.runBody(body, { nl: index ? [i, ...nl] : nl, lin });
+    r.nl.forEach((y, k) => out.nl[k].push(y));
+    r.lin.forEach((y, k) => out.lin[k].push(y));
+  }
+  return out;
+};
+
+const jvp: ConstructRule['jvp'] = (ops, e, results) => {
+  const { b } = ops;
+  const operands = e.nl.slice(1);
+  const tangents = operands.map((x) => ops.tangentOf(x));
+  if (tangents.every((t) => t === null)) {
+    b.bind([...results], [], e);
+    return results.map(() => null);
+  }
+  const dots = tangents.map((t, i) => t ?? b.zero(tangentType(ops.typeOf(operands[i])), 'zero'));
+  const resultDots = results.map((y) => binder(b.fresh(dotName(y.name)), tangentType(ops.typeOf(y.name))));
+  b.bind([...results], resultDots, construct(e.op, e.nl, dots, [ops.jvpBody(e.bodies[0], hasIndex(e) ? 1 : 0)]));
+  return resultDots.map((d) => d.name);
+};
+
+const unzip: ConstructRule['unzip'] = (ops, e, results) => {
+  const { b } = ops;
+  const body = e.bodies[0];
+  const h = ops.unzipBody(body);
+  // Residuals that are the index or an invariant parameter are not stored: the linear map gets
+  // its own index, and the invariant operand itself (JAX's intensive residuals, as for loops).
+  const params = operandParams(e).nl;
+  const invariants = params.flatMap((p, k) => (classify(ops.typeOf(e.nl[k + 1]), paramType(p)) === 'invariant' ? [{ param: p.name, operand: e.nl[k + 1] }] : []));
+  const { sources, stacked } = residualSources(h, hasIndex(e) ? body.nlParams[0].name : undefined, invariants);
+  const arrays = stacked.map((t) => binder(b.fresh('res'), arrayType(t)));
+  const r = h.primal.body.result;
+  if (r.tag !== 'ret') throw new InternalError('map: unzipBody must return a ret');
+  const k = results.nl.length;
+  const kept = r.nl.slice(k).filter((_, j) => sources[j].kind === 'stacked');
+  const primal = lambda(h.primal.nlParams, [], { stmts: h.primal.body.stmts, result: ret([...r.nl.slice(0, k), ...kept]) });
+  b.bind([...results.nl, ...arrays], [], construct(e.op, e.nl, [], [primal]));
+  const residuals = h.tangent.nlParams;
+  const counter = residuals.filter((_, j) => sources[j].kind === 'counter');
+  const rest = residuals.filter((_, j) => sources[j].kind !== 'counter');
+  const operands = residuals.flatMap((_, j) => {
+    const s = sources[j];
+    return s.kind === 'stacked' ? [arrays[s.slot].name] : s.kind === 'invariant' ? [s.operand] : [];
+  });
+  return construct(e.op, [e.nl[0], ...operands], e.lin, [lambda([...counter, ...rest], h.tangent.linParams, h.tangent.body)]);
+};
+
+const transpose: ConstructRule['transpose'] = (ops, e, cotangents, resultTypes) => {
+  const { b } = ops;
+  if (cotangents.every((c) => c === null)) return e.lin.map(() => null);
+  const cts = cotangents.map((c, k) => c ?? b.zero(resultTypes[k], 'zero'));
+  const elemTypes = resultTypes.map((t) => {
+    if (t.tag !== 'array') throw new InternalError(`map: a result of type ${printType(t)}`);
+    return t.elem;
+  });
+  const tb = ops.transposeBody(e.bodies[0], elemTypes);
+  const params = operandParams(e);
+  const mapped = e.lin.map((x, k) => classify(ops.typeOf(x), paramType(params.lin[k])) === 'mapped');
+  const bars = e.lin.map((x, k) => binder(b.fresh(barName(x)), mapped[k] ? ops.typeOf(x) : arrayType(ops.typeOf(x))));
+  b.bind([], bars, construct(e.op, e.nl, cts, [tb]));
+  return bars.map((bar, k) => {
+    if (mapped[k]) return bar.name;
+    const t = ops.typeOf(e.lin[k]);
+    if (t.tag === 'real') return b.lin(barName(e.lin[k]), construct('lsum', [e.nl[0]], [bar.name], []), t);
+    // A zero-dimensional invariant (the tangent of a bool): its cotangent is zero.
+    b.drop(lvar(bar.name));
+    return null;
+  });
+};
+
+const pruneResults: ConstructRule['pruneResults'] = (e, keep) => {
+  const l = e.bodies[0];
+  const r = l.body.result;
+  if (r.tag !== 'ret') return undefined;
+  return { ...e, bodies: [{ ...l, body: { ...l.body, result: ret(r.nl.filter((_, k) => keep[k]), r.lin) } }] };
+};
+
+//   r1 = new Float64Array(n); …; let t1, …;
+//   for (let k = 0; k < n; k++) { const i = k; const p = a[k]; const q = u; …body…; r1[k] = t1; … }
+const emitTs: ConstructRule['emitTs'] = (ops, e, into) => {
+  const f = ops.factory;
+  const n = ops.ref(e.nl[0]);
+  const k = ops.fresh('k');
+  const kId = f.createIdentifier(k);
+  const params = operandParams(e);
+  const arg = (x: string, p: Binder, linear: boolean): ts.Expression => {
+    const t = ops.typeOf(x);
+    const mapped = t === undefined ? undefined : classify(t, paramType(p));
+    if (mapped === undefined) throw new InternalError(`emitTs: map operand ${x} has no type or does not fit ${p.name}`);
+    if (mapped === 'invariant') return ops.ref(x);
+    return linear || (e.op === 'smap' && paramType(p).tag === 'real') ? readOrZero(ops, ops.ref(x), kId) : f.createElementAccessExpression(ops.ref(x), kId);
+  };
+  const args = [...(hasIndex(e) ? [kId] : []), ...e.nl.slice(1).map((x, j) => arg(x, params.nl[j], false)), ...e.lin.map((x, j) => arg(x, params.lin[j], true))];
+  const temps = into.map((y) => ops.fresh(`${y}_k`));
+  const decl = f.createVariableStatement(undefined, f.createVariableDeclarationList(temps.map((t) => f.createVariableDeclaration(t)), ops.ts.NodeFlags.Let));
+  const stores = into.map((y, j) => f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(y), kId), f.createIdentifier(temps[j]))));
+  return [
+    ...into.map((y, j) => assign(ops, y, allocate(ops, ops.resultTypes[j], n))),
+    ...(temps.length > 0 ? [decl] : []),
+    forCount(ops, k, n, [...ops.emitBody(e.bodies[0], args, temps), ...stores]),
+  ];
+};
+
+const mapRule = (name: string, erase?: ConstructRule['erase']): ConstructRule => ({
+  name,
+  arity: (e, bodyArity) => (e.bodies.length > 0 ? bodyArity(e.bodies[0]) : { nl: 0, lin: 0 }),
+  typeRule,
+  impl,
+  jvp,
+  unzip,
+  transpose,
+  pruneResults,
+  repeats: true,
+  ...(erase ? { erase } : {}),
+  emitTs,
+});
+
+/**
+ * The sparse map: a map whose arrays of reals may all be shorter than n, reading 0 past their
+ * end. E turns a map with linear operands into one (its linear mapped operands were sparse
+ * tangents), and erased linear primitives on arrays are smaps (ad/erase.ts); a map written by hand
+ * keeps the strict check, so arrays of different lengths are an error, never silently padded.
+ */
+export const smap = mapRule('smap');
+
+/** E: the default order (linear operands after the others), as an smap when anything was linear. */
+export const map = mapRule('map', (ops, e) => ({ ...e, op: e.lin.length > 0 ? 'smap' : 'map', nl: [...e.nl, ...e.lin], lin: [], bodies: e.bodies.map((l) => ops.eraseBody(l)) }));
+

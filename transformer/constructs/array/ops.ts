@@ -1,0 +1,332 @@
+// The body-less array operations (docs/linear-a.md, "Arrays"), non-linear and linear side by side.
+//
+//   let n = len(a) []              a's length                                  cost 0
+//   let x = index(a, i) []         element i (0 ≤ i < len a, an integer)       cost 1
+//   let a = fill(n, x) []          n copies of x (broadcast)                   cost n
+//   let s = sum(a) []              Σ a (array<real>)                           cost len a
+//
+// and, on array<real> tangents (each also usable erased, all operands non-linear, same value):
+//
+//   let (; ẏ) = lindex(i ; ȧ) []   ȧ[i], 0 where ȧ has no element i            cost 1
+//   let (; ȧ) = lonehot(i ; ẏ) []  the array e_i·ẏ: ẏ at i, zeros elsewhere    cost 1
+//   let (; ẏ) = lsum(n ; ȧ) []     Σ ȧ                                         cost n
+//   let (; ȧ) = lfill(n ; ẏ) []    n copies of ẏ                               cost n
+//
+// Tangent arrays are *sparse at the end*: the zero array is the empty one and an element past
+// the end reads as 0, so a symbolic zero stands for an array of zeros of any length, and the
+// one-hot array e_i·ẏ is i + 1 long. lindex ↔ lonehot and lsum ↔ lfill are transpose pairs:
+//   ⟨lindex(i ; ȧ), ȳ⟩ = ȧ[i]·ȳ = ⟨ȧ, lonehot(i ; ȳ)⟩,   ⟨lsum(n ; ȧ), ȳ⟩ = Σ ȧ_k ȳ = ⟨ȧ, lfill(n ; ȳ)⟩
+// (lsum carries n, which it does not need, so that its transpose knows the length it fills).
+// J:  index(a, i) ↦ lindex(i ; ȧ);  fill(n, x) ↦ lfill(n ; ẋ);  sum(a) ↦ lsum(len a ; ȧ);  len ↦ 0;
+// the erased linear forms are linear again: J(lindex(i, a)) = lindex(i ; ȧ), and so on.
+// U of a linear form is the form itself (its coefficient a residual).
+import { binder, construct, letS, tangentType, InternalError, IrError, arrayType, REAL } from '../../ir/syntax';
+import type { Binder, Type } from '../../ir/syntax';
+import type { Value } from '../../ir/interp';
+import { printType } from '../../ir/printType';
+import type { Tangent } from '../../prims/types';
+import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, JvpOps, Sides } from '../types';
+import { dotName, barName } from '../../ad/names';
+import { allocate, assign, forCount, readOrZero } from './emit';
+import type * as ts from 'typescript';
+
+const REAL_ARRAY = arrayType(REAL);
+
+function count(v: Value, op: string, what: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new IrError(`${op}: the ${what} ${String(v)} is not a non-negative integer`);
+  return v;
+}
+
+function expectReal(ops: CheckOps, op: string, what: string, t: Type): void {
+  if (t.tag !== 'real') ops.error(`the ${what} of ${op} must be real, got ${printType(t)}`);
+}
+
+function expectRealArray(ops: CheckOps, op: string, t: Type): void {
+  if (t.tag !== 'array' || t.elem.tag !== 'real') ops.error(`${op} needs an array<real>, got ${printType(t)}`);
+}
+
+/** A type whose tangent space has no dimension (bool, str, <>): its tangent is always zero. */
+const zeroDimensional = (t: Type): boolean => t.tag === 'bool' || t.tag === 'str' || (t.tag === 'tuple' && t.elems.every(zeroDimensional));
+
+function resultType(y: Binder): Type {
+  if (!y.type) throw new InternalError(`jvp: untyped result ${y.name} of an array operation (annotate types first)`);
+  return y.type;
+}
+
+/** Binds a linear construct `op(nl ; lin)` to a fresh tangent of `y`. */
+function tangentBy(ops: JvpOps, op: string, nl: readonly string[], lin: string, y: Binder): Tangent {
+  const yDot = binder(ops.b.fresh(dotName(y.name)), tangentType(resultType(y)));
+  ops.b.bind([], [yDot], construct(op, nl, [lin], []));
+  return yDot.name;
+}
+
+const nonLinear = (op: string) => () => {
+  throw new InternalError(`${op} is non-linear: U and T never hand it to its rule`);
+};
+
+function shapeCheck(ops: CheckOps, e: ConstructExpr, t: Sides<Type>, name: string, nl: number, lin: number): boolean {
+  if (e.bodies.length !== 0) ops.error(`${name} takes no bodies`);
+  if (t.nl.length !== nl || t.lin.length !== lin) {
+    ops.error(`${name} takes ${nl} non-linear and ${lin} linear operand(s), got ${t.nl.length} and ${t.lin.length}`);
+    return false;
+  }
+  return true;
+}
+
+interface NonLinearOp {
+  readonly name: string;
+  readonly operands: number;
+  readonly type: (ops: CheckOps, t: readonly Type[]) => Type;
+  readonly run: (v: readonly Value[], charge: (n: number) => void) => Value;
+  readonly jvp: ConstructRule['jvp'];
+  readonly emit: (ops: EmitTsOps, e: ConstructExpr, into: string, t: Type | undefined) => ts.Statement[];
+}
+
+function nonLinearRule(o: NonLinearOp): ConstructRule {
+  return {
+    name: o.name,
+    arity: () => ({ nl: 1, lin: 0 }),
+    typeRule: (ops, e, t) => (shapeCheck(ops, e, t, o.name, o.operands, 0) ? { nl: [o.type(ops, t.nl)], lin: [] } : { nl: [REAL], lin: [] }),
+    impl: (ops, _e, v) => ({ nl: [o.run(v.nl, ops.charge)], lin: [] }),
+    jvp: o.jvp,
+    unzip: nonLinear(o.name),
+    transpose: nonLinear(o.name),
+    pruneResults: () => undefined,
+    emitTs: (ops, e, into) => o.emit(ops, e, into[0], ops.resultTypes[0]),
+  };
+}
+
+export const len = nonLinearRule({
+  name: 'len',
+  operands: 1,
+  type: (ops, [a]) => {
+    if (a.tag !== 'array') ops.error(`len needs an array, got ${printType(a)}`);
+    return REAL;
+  },
+  run: ([a]) => (a as Value[]).length,
+  jvp: (ops, e, results) => {
+    ops.b.bind([...results], [], e);
+    return [null];
+  },
+  emit: (ops, e, into) => [assign(ops, into, ops.factory.createPropertyAccessExpression(ops.ref(e.nl[0]), 'length'))],
+});
+
+function element(a: Value, i: Value, op: string): Value {
+  const arr = a as Value[];
+  if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= arr.length) throw new IrError(`${op}: index ${String(i)} outside an array of ${arr.length}`);
+  return arr[i];
+}
+
+export const index = nonLinearRule({
+  name: 'index',
+  operands: 2,
+  type: (ops, [a, i]) => {
+    expectReal(ops, 'index', 'index', i);
+    if (a.tag !== 'array') {
+      ops.error(`index needs an array, got ${printType(a)}`);
+      return REAL;
+    }
+    return a.elem;
+  },
+  run: ([a, i], charge) => {
+    charge(1);
+    return element(a, i, 'index');
+  },
+  // Linear in a, piecewise constant in i.
+  jvp: (ops, e, results) => {
+    const [a, i] = e.nl;
+    ops.b.bind([...results], [], e);
+    const aDot = ops.tangentOf(a);
+    if (aDot === null || zeroDimensional(resultType(results[0]))) return [null];
+    if (resultType(results[0]).tag !== 'real') throw new IrError(`the tangent of index is implemented for arrays of reals only, not of ${printType(resultType(results[0]))}`);
+    return [tangentBy(ops, 'lindex', [i], aDot, results[0])];
+  },
+  emit: (ops, e, into) => [assign(ops, into, ops.factory.createElementAccessExpression(ops.ref(e.nl[0]), ops.ref(e.nl[1])))],
+});
+
+/** `a = alloc(n); for (k < n) a[k] = x` */
+function emitFill(ops: EmitTsOps, into: string, n: string, x: string, t: Type | undefined): ts.Statement[] {
+  const f = ops.factory;
+  const k = ops.fresh('k');
+  const set = f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(into), f.createIdentifier(k)), ops.ref(x)));
+  return [assign(ops, into, allocate(ops, t, ops.ref(n))), forCount(ops, k, ops.ref(n), [set])];
+}
+
+/** `s = 0; for (k < len a) s += a[k]` (missing elements of a sparse tangent read 0). */
+function emitSum(ops: EmitTsOps, into: string, a: string, n: ts.Expression): ts.Statement[] {
+  const f = ops.factory;
+  const k = ops.fresh('k');
+  const add = f.createExpressionStatement(f.createBinaryExpression(f.createIdentifier(into), ops.ts.SyntaxKind.PlusEqualsToken, readOrZero(ops, ops.ref(a), f.createIdentifier(k))));
+  return [assign(ops, into, f.createNumericLiteral(0)), forCount(ops, k, n, [add])];
+}
+
+export const fill = nonLinearRule({
+  name: 'fill',
+  operands: 2,
+  type: (ops, [n, x]) => {
+    expectReal(ops, 'fill', 'length', n);
+    return arrayType(x);
+  },
+  run: ([n, x], charge) => {
+    const m = count(n, 'fill', 'length');
+    charge(m);
+    return Array.from({ length: m }, () => x);
+  },
+  // Linear in x.
+  jvp: (ops, e, results) => {
+    const [n, x] = e.nl;
+    ops.b.bind([...results], [], e);
+    const xDot = ops.tangentOf(x);
+    if (xDot === null || zeroDimensional(ops.typeOf(x))) return [null];
+    if (ops.typeOf(x).tag !== 'real') throw new IrError(`the tangent of fill is implemented for reals only, not ${printType(ops.typeOf(x))}`);
+    return [tangentBy(ops, 'lfill', [n], xDot, results[0])];
+  },
+  emit: (ops, e, into, t) => emitFill(ops, into, e.nl[0], e.nl[1], t),
+});
+
+const sumOf = (a: readonly Value[]): number => a.reduce<number>((s, x) => s + ((x as number | undefined) ?? 0), 0);
+
+export const sum = nonLinearRule({
+  name: 'sum',
+  operands: 1,
+  type: (ops, [a]) => {
+    expectRealArray(ops, 'sum', a);
+    return REAL;
+  },
+  run: ([a], charge) => {
+    charge((a as Value[]).length);
+    return sumOf(a as Value[]);
+  },
+  // sum(a) is linear in a: ṡ = lsum(len a ; ȧ).
+  jvp: (ops, e, results) => {
+    const [a] = e.nl;
+    const aDot = ops.tangentOf(a);
+    if (aDot === null) {
+      ops.b.bind([...results], [], e);
+      return [null];
+    }
+    const n = binder(ops.b.fresh('n'), REAL);
+    ops.b.stmt(letS([n], [], construct('len', [a], [], [])));
+    ops.b.bind([...results], [], e);
+    return [tangentBy(ops, 'lsum', [n.name], aDot, results[0])];
+  },
+  emit: (ops, e, into) => emitSum(ops, into, e.nl[0], ops.factory.createPropertyAccessExpression(ops.ref(e.nl[0]), 'length')),
+});
+
+// ---- the linear operations ----
+
+/** A linear form has a linear operand; its erasure has none (E moves it to the non-linear side). */
+const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
+/** The operand after the coefficient: the linear one, or the erased form's second non-linear one. */
+const operand = <T>(e: ConstructExpr, v: Sides<T>): T => (isLinear(e) ? v.lin[0] : v.nl[1]);
+const result = <T>(e: ConstructExpr, x: T): Sides<T> => (isLinear(e) ? { nl: [], lin: [x] } : { nl: [x], lin: [] });
+
+interface LinearOp {
+  readonly name: string;
+  /** The operand's type and the result's. */
+  readonly from: Type;
+  readonly to: Type;
+  /** What the coefficient is (for messages). */
+  readonly coefficient: string;
+  readonly run: (k: number, x: Value, charge: (n: number) => void) => Value;
+  /** The transpose: its op (same coefficient). */
+  readonly transposeOp: string;
+  readonly emit: (ops: EmitTsOps, into: string, k: string, x: string, t: Type | undefined) => ts.Statement[];
+}
+
+function linearRule(o: LinearOp): ConstructRule {
+  return {
+    name: o.name,
+    arity: (e) => (isLinear(e) ? { nl: 0, lin: 1 } : { nl: 1, lin: 0 }),
+    typeRule: (ops, e, t) => {
+      if (e.bodies.length !== 0) ops.error(`${o.name} takes no bodies`);
+      const ok = isLinear(e) ? t.nl.length === 1 && t.lin.length === 1 : t.nl.length === 2 && t.lin.length === 0;
+      if (!ok) {
+        ops.error(`${o.name} takes ${o.coefficient} and one operand, linear (${o.name}(k ; x)) or, erased, non-linear; got ${t.nl.length} non-linear and ${t.lin.length} linear`);
+        return result(e, o.to);
+      }
+      expectReal(ops, o.name, o.coefficient, t.nl[0]);
+      const x = operand(e, t);
+      if (printType(x) !== printType(o.from)) ops.error(`${o.name} needs ${o.from.tag === 'real' ? 'a real' : `an ${printType(o.from)}`}, got ${printType(x)}`);
+      return result(e, o.to);
+    },
+    impl: (ops, e, v) => result(e, o.run(count(v.nl[0], o.name, o.coefficient), operand(e, v), ops.charge)),
+    jvp: (ops, e, results) => {
+      if (isLinear(e)) throw new InternalError(`jvp: ${o.name} with linear operands in a non-linear program (J applies to non-linear code; erase first)`);
+      const [k, x] = e.nl;
+      ops.b.bind([...results], [], e);
+      const xDot = ops.tangentOf(x);
+      return [xDot === null ? null : tangentBy(ops, o.name, [k], xDot, results[0])];
+    },
+    // Linear through and through: the linear half is the operation itself, its coefficient a residual.
+    unzip: (_ops, e) => e,
+    transpose: (ops, e, [ct]) => {
+      if (ct === null) return [null];
+      const bar = binder(ops.b.fresh(barName(e.lin[0])), ops.typeOf(e.lin[0]));
+      ops.b.bind([], [bar], construct(o.transposeOp, [e.nl[0]], [ct], []));
+      return [bar.name];
+    },
+    pruneResults: () => undefined,
+    emitTs: (ops, e, into) => o.emit(ops, into[0], e.nl[0], operand(e, e), isLinear(e) ? REAL_ARRAY : ops.resultTypes[0]),
+  };
+}
+
+export const lindex = linearRule({
+  name: 'lindex',
+  from: REAL_ARRAY,
+  to: REAL,
+  coefficient: 'index',
+  run: (i, a, charge) => {
+    charge(1);
+    return ((a as Value[])[i] as number | undefined) ?? 0;
+  },
+  transposeOp: 'lonehot',
+  emit: (ops, into, i, a) => [assign(ops, into, readOrZero(ops, ops.ref(a), ops.ref(i)))],
+});
+
+export const lonehot = linearRule({
+  name: 'lonehot',
+  from: REAL,
+  to: REAL_ARRAY,
+  coefficient: 'index',
+  run: (i, y, charge) => {
+    charge(1);
+    const r: Value[] = new Array<Value>(i + 1).fill(0);
+    r[i] = y;
+    return r;
+  },
+  transposeOp: 'lindex',
+  // r = new Float64Array(i + 1); r[i] = ẏ
+  emit: (ops, into, i, y) => {
+    const f = ops.factory;
+    const n = f.createBinaryExpression(ops.ref(i), ops.ts.SyntaxKind.PlusToken, f.createNumericLiteral(1));
+    const set = f.createAssignment(f.createElementAccessExpression(f.createIdentifier(into), ops.ref(i)), ops.ref(y));
+    return [assign(ops, into, allocate(ops, REAL_ARRAY, n)), f.createExpressionStatement(set)];
+  },
+});
+
+export const lsum = linearRule({
+  name: 'lsum',
+  from: REAL_ARRAY,
+  to: REAL,
+  coefficient: 'length',
+  run: (n, a, charge) => {
+    charge(n);
+    return sumOf(a as Value[]);
+  },
+  transposeOp: 'lfill',
+  emit: (ops, into, _n, a) => emitSum(ops, into, a, ops.factory.createPropertyAccessExpression(ops.ref(a), 'length')),
+});
+
+export const lfill = linearRule({
+  name: 'lfill',
+  from: REAL,
+  to: REAL_ARRAY,
+  coefficient: 'length',
+  run: (n, y, charge) => {
+    charge(n);
+    return Array.from({ length: n }, () => y);
+  },
+  transposeOp: 'lsum',
+  emit: (ops, into, n, y) => emitFill(ops, into, n, y, REAL_ARRAY),
+});
