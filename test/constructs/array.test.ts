@@ -10,13 +10,12 @@ import { annotateTypes, typeErrors } from '../../transformer/ir/check';
 import { evalFn, Value } from '../../transformer/ir/interp';
 import { Program, arrayType, REAL, tangentType, typeEquals } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
-import { findDef } from '../../transformer/ad/program';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';
 import { gradOf, hvpOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
+import { rel } from './reference';
 
 const source = fs.readFileSync(path.join(__dirname, '../../examples/ir/array.lina'), 'utf8');
 const program = () => parseProgram(source, 'array.lina');
-const rel = (a: number, b: number) => Math.abs(a - b) / Math.max(1, Math.abs(a), Math.abs(b));
 
 /** Flattens values, padding sparse tangent arrays is the caller's business. */
 const flat = (v: Value | readonly Value[] | Float64Array): number[] =>

@@ -11,7 +11,6 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram, printType } from '../../transformer/ir/print';
 import { Program, Type } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
-import { findDef } from '../../transformer/ad/program';
 import { gradOf, jvpOf, linearizeOf, vjpOf } from '../gen/drivers';
 
 const RUNS = { numRuns: 30 };

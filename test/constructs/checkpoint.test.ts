@@ -49,8 +49,6 @@ def osc(x0: real, v0: real, k: real, c: real, n: real ;) -> (real ;) {
 
 const POLICIES: readonly LoopCheckpoint[] = ['store', { every: 1 }, { every: 2 }, { every: 3 }, { every: 32 }, 'sqrt', { levels: 3 }, { levels: 4 }];
 const name = (c: LoopCheckpoint) => JSON.stringify(c);
-const rel = (a: number, b: number) => Math.abs(a - b) / Math.max(1, Math.abs(a), Math.abs(b));
-const dot = (a: readonly number[], b: readonly number[]) => a.reduce((s, v, i) => s + v * b[i], 0);
 const grad = (p: Program, fn: string, c: LoopCheckpoint, args: number[]) => {
   const g = gradOf(p, fn, { simplify: true, checkpoint: c });
   return evalFn(g.program, g.grad, args, [], { tape: true });
@@ -185,6 +183,7 @@ describe('a damped oscillator, 1000 Euler steps', () => {
 });
 
 import { linearizeOf } from '../gen/drivers';
+import { rel, dot } from './reference';
 function linOf(p: Program, c: LoopCheckpoint) {
   return linearizeOf(p, 'osc', { simplify: true, checkpoint: c });
 }

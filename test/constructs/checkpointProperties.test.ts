@@ -12,10 +12,10 @@ import type { Program } from '../../transformer/ir/syntax';
 import type { LoopCheckpoint } from '../../transformer/ad/checkpoint';
 import { emitAndLoad } from './emitted';
 import { gradOf, linearizeOf, vjpOf } from '../gen/drivers';
+import { dot } from './reference';
 
 const RUNS = { numRuns: 25 };
 const close = (a: number, b: number, tol = 1e-10) => a === b || (Number.isNaN(a) && Number.isNaN(b)) || Math.abs(a - b) <= tol * (1 + Math.abs(a) + Math.abs(b));
-const dot = (a: readonly number[], b: readonly number[]) => a.reduce((s, v, i) => s + v * b[i], 0);
 
 const OPS: ((x: string, y: string) => string)[] = [
   (x, y) => `let ${y} = sin(${x})`,

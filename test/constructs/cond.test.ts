@@ -19,6 +19,7 @@ import { eraseProgram } from '../../transformer/ad/erase';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';
 import { gradOf, hvpOf, jvpOf, linearizeOf, transposeOf, valueAndGradOf, vjpOf } from '../gen/drivers';
 import { main } from '../../transformer/plugin/cli';
+import { rel, dot, basis, centralDifference } from './reference';
 
 const source = fs.readFileSync(path.join(__dirname, '../../examples/ir/cond.lina'), 'utf8');
 const program = () => parseProgram(source, 'cond.lina');
@@ -33,18 +34,6 @@ function constructsIn(d: FnDef): Extract<Expr, { tag: 'construct' }>[] {
   });
   return out;
 }
-
-const rel = (a: number, b: number) => Math.abs(a - b) / Math.max(1, Math.abs(a), Math.abs(b));
-
-/** Central differences of the real results of `fn` along `dir`. */
-function centralDifference(p: Program, fn: string, x: number[], dir: number[], h = 1e-6): number[] {
-  const at = (s: number) => evalFn(p, fn, x.map((xi, i) => xi + s * h * dir[i])).nl as number[];
-  const plus = at(1);
-  const minus = at(-1);
-  return plus.map((v, i) => (v - minus[i]) / (2 * h));
-}
-
-const dot = (a: readonly number[], b: readonly number[]) => a.reduce((s, v, i) => s + v * b[i], 0);
 
 describe('syntax', () => {
   test('printing the parsed example and parsing it back is a fixed point, with and without types', () => {
@@ -182,8 +171,6 @@ const POINTS: [string, number[]][] = [
   ['k', [0.5, -1, 1]],
   ['k', [3, -1, 1]],
 ];
-
-const basis = (n: number, i: number) => Array.from({ length: n }, (_, j) => (j === i ? 1 : 0));
 
 describe('derivatives against central differences', () => {
   test.each(POINTS)('jvpOf %s at %j: primal equals f, tangents equal finite differences', (fn, x) => {

@@ -8,25 +8,14 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram } from '../../transformer/ir/print';
 import { annotateTypes, typeErrors } from '../../transformer/ir/check';
 import { evalFn, Value } from '../../transformer/ir/interp';
-import { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
 import { findDef } from '../../transformer/ad/program';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';
 import { gradOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
+import { rel, dot, basis, centralDifference, expectDotProduct } from './reference';
 
 const source = fs.readFileSync(path.join(__dirname, '../../examples/ir/loop.lina'), 'utf8');
 const program = () => parseProgram(source, 'loop.lina');
-const rel = (a: number, b: number) => Math.abs(a - b) / Math.max(1, Math.abs(a), Math.abs(b));
-const dot = (a: readonly number[], b: readonly number[]) => a.reduce((s, v, i) => s + v * b[i], 0);
-const basis = (n: number, i: number) => Array.from({ length: n }, (_, j) => (j === i ? 1 : 0));
-
-/** Central differences of `fn` along `dir` in the real parameters (the trip count is held). */
-function centralDifference(p: Program, fn: string, x: number[], dir: number[], h = 1e-6): number[] {
-  const at = (s: number) => evalFn(p, fn, x.map((xi, i) => xi + s * h * dir[i])).nl as number[];
-  const plus = at(1);
-  const minus = at(-1);
-  return plus.map((v, i) => (v - minus[i]) / (2 * h));
-}
 
 describe('syntax and checker', () => {
   test('printing and parsing back is a fixed point, with types (stack<real> in the tapes too)', () => {
@@ -149,16 +138,7 @@ describe('derivatives', () => {
 
   test('the dot-product test on .lin and .bwd, and on the hand-written linear loop and its transpose', () => {
     for (const [fn, x] of POINTS) {
-      const v = vjpOf(program(), fn);
-      const m = findDef(v.program, fn).nlResults.length;
-      const tape = evalFn(v.program, v.fwd, x).nl[m];
-      for (let trial = 0; trial < 3; trial++) {
-        const xd = x.map((_, i) => Math.sin(3 * trial + i + 1));
-        const yb = Array.from({ length: m }, (_, j) => Math.cos(5 * trial + j + 2));
-        const lx = evalFn(v.program, `${fn}.lin`, [tape], xd).lin as number[];
-        const ty = evalFn(v.program, v.bwd, [tape], yb).lin as number[];
-        expect(rel(dot(yb, lx), dot(ty, xd))).toBeLessThan(1e-12);
-      }
+      expectDotProduct(vjpOf(program(), fn), fn, x);
     }
     const t = transposeOf(program(), 'l');
     for (const n of [0, 1, 4]) {

@@ -11,10 +11,10 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
 import { gradOf, jvpOf, transposeOf, vjpOf } from '../gen/drivers';
+import { dot } from './reference';
 
 const RUNS = { numRuns: 25 };
 const close = (a: number, b: number, tol = 1e-7) => a === b || Math.abs(a - b) <= tol * (1 + Math.abs(a) + Math.abs(b));
-const dot = (a: readonly number[], b: readonly number[]) => a.reduce((s, v, i) => s + v * b[i], 0);
 
 /** One unary step on `x`, binding `y`. */
 const OPS: ((x: string, y: string) => string)[] = [

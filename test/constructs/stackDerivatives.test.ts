@@ -14,6 +14,7 @@ import { Program } from '../../transformer/ir/syntax';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';
 import { emitAndLoad, asReturned } from './emitted';
 import { gradOf, hvpOf, jvpOf, transposeOf, vjpOf } from '../gen/drivers';
+import { rel } from './reference';
 
 const read = (file: string) => parseProgram(fs.readFileSync(path.join(__dirname, '../../examples/ir', file), 'utf8'), file);
 const loops = () => read('loop.lina');
@@ -29,7 +30,6 @@ def total(u: real, limit: real, x: real ;) -> (real ;) {
 `,
     'growing.lina',
   );
-const rel = (a: number, b: number) => Math.abs(a - b) / Math.max(1, Math.abs(a), Math.abs(b));
 
 /** Column j of the Hessian by central differences of the compiled gradient (the trip count held). */
 function gradDifference(p: Program, grad: string, x: number[], j: number, h = 1e-5): number[] {

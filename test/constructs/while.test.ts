@@ -9,25 +9,15 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram } from '../../transformer/ir/print';
 import { annotateTypes, typeErrors } from '../../transformer/ir/check';
 import { evalFn, Value } from '../../transformer/ir/interp';
-import { IrError, Program } from '../../transformer/ir/syntax';
+import { IrError } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
 import { findDef } from '../../transformer/ad/program';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';
 import { gradOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
+import { rel, basis, centralDifference, expectDotProduct } from './reference';
 
 const source = fs.readFileSync(path.join(__dirname, '../../examples/ir/while.lina'), 'utf8');
 const program = () => parseProgram(source, 'while.lina');
-const rel = (a: number, b: number) => Math.abs(a - b) / Math.max(1, Math.abs(a), Math.abs(b));
-const dot = (a: readonly number[], b: readonly number[]) => a.reduce((s, v, i) => s + v * b[i], 0);
-const basis = (n: number, i: number) => Array.from({ length: n }, (_, j) => (j === i ? 1 : 0));
-
-/** Central differences of `fn` along `dir`. */
-function centralDifference(p: Program, fn: string, x: number[], dir: number[], h = 1e-6): number[] {
-  const at = (s: number) => evalFn(p, fn, x.map((xi, i) => xi + s * h * dir[i])).nl as number[];
-  const plus = at(1);
-  const minus = at(-1);
-  return plus.map((v, i) => (v - minus[i]) / (2 * h));
-}
 
 /** Newton's iteration as the example writes it, in JavaScript: the root and the trip count. */
 function newton(a: number): { x: number; k: number } {
@@ -175,16 +165,7 @@ describe('derivatives', () => {
   test('the dot-product test on .lin and .bwd (the linear half is a counted loop)', () => {
     const cases: [string, number[]][] = [...POINTS.map((x): [string, number[]] => ['grow', x]), ...[2, 1, 0.3].map((a): [string, number[]] => ['sqrt', [a]])];
     for (const [fn, x] of cases) {
-      const v = vjpOf(program(), fn);
-      const m = findDef(v.program, fn).nlResults.length;
-      const tape = evalFn(v.program, v.fwd, x).nl[m];
-      for (let trial = 0; trial < 3; trial++) {
-        const xd = x.map((_, i) => Math.sin(3 * trial + i + 1));
-        const yb = Array.from({ length: m }, (_, j) => Math.cos(5 * trial + j + 2));
-        const lx = evalFn(v.program, `${fn}.lin`, [tape], xd).lin as number[];
-        const ty = evalFn(v.program, v.bwd, [tape], yb).lin as number[];
-        expect(rel(dot(yb, lx), dot(ty, xd))).toBeLessThan(1e-12);
-      }
+      expectDotProduct(vjpOf(program(), fn), fn, x);
     }
   });
 

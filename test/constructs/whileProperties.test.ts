@@ -10,10 +10,10 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad } from './emitted';
 import { jvpOf, vjpOf } from '../gen/drivers';
+import { dot } from './reference';
 
 const RUNS = { numRuns: 30 };
 const close = (a: number, b: number, tol = 1e-7) => a === b || Math.abs(a - b) <= tol * (1 + Math.abs(a) + Math.abs(b));
-const dot = (a: readonly number[], b: readonly number[]) => a.reduce((s, v, i) => s + v * b[i], 0);
 
 /** One unary step on `x` (the name of the value so far), binding `y`; some read the invariant `u`. */
 const OPS: ((x: string, y: string) => string)[] = [
@@ -66,7 +66,6 @@ const arb = fc.record({
   dir: fc.tuple(fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true })),
   bar: fc.tuple(fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true })),
 });
-
 
 describe('while over random steps', () => {
   test('J against central differences when the trip count is bound by the counter', () => {

@@ -155,25 +155,23 @@ function hoistFrom(e: ConstructExpr, emit: (s: Stmt) => void, fresh: (hint: stri
   }
   const hoistedBinders = hoisted.flatMap(bindersOf).filter((b) => used.has(b.name));
   const inner = new Map<string, string>();
+  // `inside`: the name the kept statements read it by (a hoisted binder or an old parameter).
   const newParams = hoistedBinders.map((b) => {
     const name = fresh(b.name);
-    inner.set(b.name, name);
-    return { b: b.type ? binder(name, b.type) : { name }, operand: rename.get(b.name) ?? b.name };
+    return { inside: b.name, b: b.type ? binder(name, b.type) : { name }, operand: rename.get(b.name) ?? b.name };
   });
-  const keptInv = invParams.map((b, m) => ({ b, operand: e.nl[slots.operand + m] })).filter(({ b }) => used.has(b.name));
-  // One parameter per distinct operand: the others are renamed to it.
+  const keptInv = invParams.filter((b) => used.has(b.name)).map((b) => ({ inside: b.name, b, operand: outer.get(b.name)! }));
+  // One parameter per distinct operand: the kept statements read the first one.
   const byOperand = new Map<string, Binder>();
   const invariants: { b: Binder; operand: string }[] = [];
   for (const x of [...keptInv, ...newParams]) {
     const first = byOperand.get(x.operand);
-    if (first) {
-      const from = [...inner.entries()].find(([, v]) => v === x.b.name)?.[0];
-      if (from !== undefined) inner.set(from, first.name);
-      else inner.set(x.b.name, first.name);
-      continue;
+    if (first) inner.set(x.inside, first.name);
+    else {
+      byOperand.set(x.operand, x.b);
+      if (x.inside !== x.b.name) inner.set(x.inside, x.b.name);
+      invariants.push(x);
     }
-    byOperand.set(x.operand, x.b);
-    invariants.push(x);
   }
   const params = invariants.map(({ b }) => b);
   const operands = invariants.map(({ operand }) => operand);

@@ -1,6 +1,7 @@
 // Reference interpreter for Linear A, counting work with the paper's cost model (notes §2.5):
 // a non-linear primitive costs 1, a linear primitive 1 per scalar of its result, drop(e) costs
 // W(e) plus 1 per scalar it discards, a call costs its body, everything else is free.
+import { conforms } from './conforms';
 import { Block, Expr, FnDef, IrError, Lambda, Program, Stmt, Type, InternalError } from './syntax';
 import { constructRule } from '../constructs/registry';
 import { arityOf, defArity } from './arity';
@@ -248,22 +249,6 @@ class Machine {
       default:
         throw new InternalError(`interp: ${e.tag} is not a leaf`);
     }
-  }
-}
-
-function conforms(v: Value, t: Type): boolean {
-  switch (t.tag) {
-    case 'real':
-      return typeof v === 'number';
-    case 'bool':
-      return typeof v === 'boolean';
-    case 'str':
-      return typeof v === 'string';
-    case 'stack':
-    case 'array':
-      return Array.isArray(v) && v.every((x) => conforms(x, t.elem));
-    case 'tuple':
-      return Array.isArray(v) && v.length === t.elems.length && v.every((x, i) => conforms(x, t.elems[i]));
   }
 }
 

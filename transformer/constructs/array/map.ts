@@ -33,12 +33,13 @@
 import { binder, construct, lambda, ret, tangentType, arrayType, typeEquals, realCount, lvar, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Binder, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
+import { conforms } from '../../ir/conforms';
 import { printType } from '../../ir/printType';
-import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, ConstructRule, Sides } from '../types';
-import { barName, dotName } from '../../ad/names';
+import { barName } from '../../ad/names';
 import { allocate, assign, forCount, readOrZero } from './emit';
 import { residualSources } from '../loop/unzip';
+import { loopLikeJvp } from '../loop/jvp';
 import type * as ts from 'typescript';
 
 /** Whether the body declares the index parameter. */
@@ -101,23 +102,6 @@ const typeRule: ConstructRule['typeRule'] = (ops, e, t) => {
   return { nl: r.nl.map(arrayType), lin: r.lin.map(arrayType) };
 };
 
-/** Does a value have this type (mapped arrays are told from invariants by it at run time)? */
-function conforms(v: Value, t: Type): boolean {
-  switch (t.tag) {
-    case 'real':
-      return typeof v === 'number';
-    case 'bool':
-      return typeof v === 'boolean';
-    case 'str':
-      return typeof v === 'string';
-    case 'stack':
-    case 'array':
-      return Array.isArray(v) && v.every((x) => conforms(x, t.elem));
-    case 'tuple':
-      return Array.isArray(v) && v.length === t.elems.length && v.every((x, i) => conforms(x, t.elems[i]));
-  }
-}
-
 const impl: ConstructRule['impl'] = (ops, e, v) => {
   const n = v.nl[0];
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new IrError(`map: the length ${String(n)} is not a non-negative integer`);
@@ -148,19 +132,8 @@ const impl: ConstructRule['impl'] = (ops, e, v) => {
   return out;
 };
 
-const jvp: ConstructRule['jvp'] = (ops, e, results) => {
-  const { b } = ops;
-  const operands = e.nl.slice(1);
-  const tangents = operands.map((x) => ops.tangentOf(x));
-  if (tangents.every((t) => t === null)) {
-    b.bind([...results], [], e);
-    return results.map(() => null);
-  }
-  const dots = tangents.map((t, i) => t ?? b.zero(tangentType(ops.typeOf(operands[i])), 'zero'));
-  const resultDots = results.map((y) => binder(b.fresh(dotName(y.name)), tangentType(ops.typeOf(y.name))));
-  b.bind([...results], resultDots, construct(e.op, e.nl, dots, [ops.jvpBody(e.bodies[0], hasIndex(e) ? 1 : 0)]));
-  return resultDots.map((d) => d.name);
-};
+// The length gets no tangent; mapped arrays and invariants do, like a loop's operands.
+const jvp: ConstructRule['jvp'] = (ops, e, results) => loopLikeJvp(ops, e, results, e.nl.slice(1), (o) => [o.jvpBody(e.bodies[0], hasIndex(e) ? 1 : 0)]);
 
 const unzip: ConstructRule['unzip'] = (ops, e, results) => {
   const { b } = ops;

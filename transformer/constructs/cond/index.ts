@@ -8,7 +8,7 @@ import { condJvp } from './jvp';
 import { condUnzip } from './unzip';
 import { condTranspose } from './transpose';
 import { condEmitTs } from './emitTs';
-import { condPruneResults } from './prune';
+import { pruneBodyResults } from '../prune';
 
 export const cond: ConstructRule = {
   name: 'cond',
@@ -19,6 +19,6 @@ export const cond: ConstructRule = {
   jvp: condJvp,
   unzip: condUnzip,
   transpose: condTranspose,
-  pruneResults: condPruneResults,
+  pruneResults: pruneBodyResults,
   emitTs: condEmitTs,
 };

@@ -10,7 +10,7 @@ import { rematJvp } from './jvp';
 import { rematUnzip } from './unzip';
 import { rematTranspose } from './transpose';
 import { rematEmitTs } from './emitTs';
-import { rematPruneResults } from './prune';
+import { pruneBodyResults } from '../prune';
 
 export const remat: ConstructRule = {
   name: 'remat',
@@ -20,6 +20,6 @@ export const remat: ConstructRule = {
   jvp: rematJvp,
   unzip: rematUnzip,
   transpose: rematTranspose,
-  pruneResults: rematPruneResults,
+  pruneResults: pruneBodyResults,
   emitTs: rematEmitTs,
 };

@@ -1,13 +1,15 @@
-// Dropping results of cond nobody reads: each body stops returning them, and the simplifier's
-// dead-code pass then removes what only they needed (the value in a gradient that discards it).
+// Dropping results nobody reads from a construct whose results are its bodies' results (cond: one
+// body runs; remat: its primal body and the J-kept copy stay alike): each body stops returning
+// them, and the simplifier's dead-code pass then removes what only they needed (the value in a
+// gradient that discards it).
 //
 //   let (y₁, y₂) = cond(p, x̄)[|ā| { …; (e₁, e₂) }, |ā| { …; (f₁, f₂) }]   with y₁ unused
 //   ⇒ let (y₂) = cond(p, x̄)[|ā| { …; (e₂) }, |ā| { …; (f₂) }]
-import { ret } from '../../ir/syntax';
-import type { Lambda } from '../../ir/syntax';
-import type { ConstructExpr } from '../types';
+import { ret } from '../ir/syntax';
+import type { Lambda } from '../ir/syntax';
+import type { ConstructExpr } from './types';
 
-export function condPruneResults(e: ConstructExpr, keep: readonly boolean[]): ConstructExpr | undefined {
+export function pruneBodyResults(e: ConstructExpr, keep: readonly boolean[]): ConstructExpr | undefined {
   const bodies: Lambda[] = [];
   for (const l of e.bodies) {
     const r = l.body.result;
