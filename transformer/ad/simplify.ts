@@ -8,6 +8,7 @@
 // boundary) and no code moves into or out of a body.
 import { constructRule } from '../constructs/registry';
 import { Block, Expr, FnDef, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
+import type { ConstructExpr } from '../constructs/types';
 import { PRIMS } from '../prims/registry';
 import { restoreLinearity } from './linearity';
 import type { Scalar } from '../prims/types';
@@ -38,6 +39,32 @@ class Simplifier {
   private readonly tuples = new Map<string, readonly string[]>();
   /** Uses counted by the dead-code pass, of the statements kept so far. */
   private readonly counts = new Map<string, number>();
+  /**
+   * Linear results of constructs that can absorb an addition (ConstructRule.fuseAdd: a one-hot
+   * added to an array is an accumulation), with the statement that binds them.
+   */
+  private readonly fusible = new Map<string, { readonly out: Stmt[]; readonly stmt: Stmt; readonly e: ConstructExpr }>();
+  /** Statements a fusion replaced, removed when their block is done. */
+  private readonly fused = new Set<Stmt>();
+
+  /**
+   * `ladd(; x, r)` with r bound in the same block by a construct that absorbs the addition: that
+   * construct, moved here (r is linear, so this is its only use, and its operands are all bound
+   * before r was).
+   */
+  private fuse(rhs: Expr, out: Stmt[]): Expr | undefined {
+    if (rhs.tag !== 'lprim' || rhs.op !== 'ladd' || rhs.lin.length !== 2) return undefined;
+    for (const k of [1, 0]) {
+      const site = this.fusible.get(rhs.lin[k]);
+      if (!site || site.out !== out) continue;
+      const merged = constructRule(site.e, 'simplify').fuseAdd?.(site.e, rhs.lin[1 - k]);
+      if (!merged) continue;
+      this.fusible.delete(rhs.lin[k]);
+      this.fused.add(site.stmt);
+      return merged;
+    }
+    return undefined;
+  }
 
   private rename(n: string): string {
     let m = n;
@@ -77,7 +104,8 @@ class Simplifier {
         continue;
       }
       if (node.nl.length + node.lin.length === 0 && isVarDrop(node.rhs)) continue;
-      const rhs = this.expr(node.rhs, cse);
+      const renamed = this.expr(node.rhs, cse);
+      const rhs = this.fuse(renamed, out) ?? renamed;
       const all = [...node.nl, ...node.lin];
       if (rhs.tag === 'var' && all.length === 1) {
         this.subst.set(all[0].name, rhs.name);
@@ -136,9 +164,12 @@ class Simplifier {
         }
         cse.set(key, all[0].name);
       }
-      out.push(rhs === node.rhs ? node : { ...node, rhs });
+      const kept = rhs === node.rhs ? node : { ...node, rhs };
+      if (rhs.tag === 'construct' && node.lin.length === 1 && node.nl.length === 0 && constructRule(rhs, 'simplify').fuseAdd) this.fusible.set(node.lin[0].name, { out, stmt: kept, e: rhs });
+      out.push(kept);
     }
-    return { stmts: out, result: this.expr(body.result, cse) };
+    const stmts = this.fused.size > 0 ? out.filter((st) => !this.fused.has(st)) : out;
+    return { stmts, result: this.expr(body.result, cse) };
   }
 
   private use(n: string): void {

@@ -46,6 +46,16 @@ export interface InterpOps {
   arity(body: Lambda): Counts;
   /** Charges work for what the construct does itself (an array operation's element operations). */
   charge(units: number): void;
+  /**
+   * In-place updates (constructs/array/accum.ts): whether the running function or body may update
+   * this array in place, because it allocated it (`claim`) and nobody else holds it. A value
+   * bound by a `let` or a parameter that a finished run returned is taken over by the binding
+   * run; what the enclosing scope or a caller holds is not.
+   */
+  owns(v: Value): boolean;
+  claim(v: Value): void;
+  /** The value now has two holders (a dup, a share): nobody updates it in place any more. */
+  release(v: Value): void;
 }
 
 /** What J offers: the builder of the enclosing block, the tangents so far, and J of a body. */
@@ -121,6 +131,13 @@ export interface EmitTsOps {
   readonly resultTypes: readonly (Type | undefined)[];
   /** The type of a variable of the enclosing def, where its binder carries one. */
   typeOf(name: string): Type | undefined;
+  /**
+   * The set of arrays this call of the function allocated and may update in place (declared once
+   * at the top of the function: `const $own = new Set()`); see InterpOps.owns.
+   */
+  owned(): ts.Identifier;
+  /** Statements that take an array out of the owned set (it now has two holders), where the function has one. */
+  release(x: ts.Expression): ts.Statement[];
 }
 
 /** What the checkpointing pre-pass offers (ad/checkpoint.ts): a builder for the statements before the construct, the segment length and the rewrite of a segment. */
@@ -194,6 +211,14 @@ export interface ConstructRule {
    * unless the order of the operands means something (a loop's carried values come last).
    */
   readonly erase?: (ops: EraseOps, e: ConstructExpr) => Expr;
+  /**
+   * `ladd(; other, r)` where r is this construct's linear result, as one construct (the
+   * simplifier rewrites the pair: a one-hot added to an array becomes an accumulation in place);
+   * undefined where it does not apply.
+   */
+  readonly fuseAdd?: (e: ConstructExpr, other: string) => Expr | undefined;
+  /** Updates an operand in place where it may (EmitTsOps.owned): the emitter then releases arrays a dup fans out. */
+  readonly updatesInPlace?: boolean;
   /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */
   readonly emitTs: (ops: EmitTsOps, e: ConstructExpr, into: readonly string[]) => ts.Statement[];
 }
