@@ -1,6 +1,7 @@
 // Accumulating reads' cotangents in place (docs/linear-a.md, "Arrays", "Accumulation").
 //
 //   let (; ā') = laccum(i, w ; ā, ẏ) []     ā + e_i·ẏ, dense of w's length      cost 1
+//                                           (w: an array, or the length itself)
 //   let (x1, x2) = share(x) []              x twice (E of a dup of an array)    cost 0
 //
 // T of a read `lindex(i, w ; ȧ)` is the one-hot `lonehot(i, w ; ȳ)`, and the fan-in of many reads
@@ -30,6 +31,9 @@ import type * as ts from 'typescript';
 
 const REAL_ARRAY = arrayType(REAL);
 
+/** The dense length a witness gives: an array's length, or the length itself. */
+export const witnessLength = (w: Value): number => (Array.isArray(w) ? w.length : (w as number));
+
 const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
 /** (i, w) and (ā, ẏ), from the linear form or the erased one (all four non-linear). */
 const split = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T; y: T } =>
@@ -48,14 +52,14 @@ export const laccum: ConstructRule = {
     }
     const { i, w, a, y } = split(e, t);
     if (i.tag !== 'real') ops.error(`the index of laccum must be real, got ${printType(i)}`);
-    if (w.tag !== 'array') ops.error(`the witness of laccum must be an array (its length is the accumulator's), got ${printType(w)}`);
+    if (w.tag !== 'array' && w.tag !== 'real') ops.error(`the witness of laccum must be an array or a length (the accumulator's), got ${printType(w)}`);
     if (a.tag !== 'array' || a.elem.tag !== 'real') ops.error(`laccum accumulates into an array<real>, got ${printType(a)}`);
     if (y.tag !== 'real') ops.error(`laccum adds a real, got ${printType(y)}`);
     return result(e, REAL_ARRAY);
   },
   impl: (ops, e, v) => {
     const { i, w, a, y } = split(e, v);
-    const n = (w as Value[]).length;
+    const n = witnessLength(w);
     if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= n) throw new IrError(`laccum: index ${String(i)} outside an array of ${n}`);
     ops.charge(1);
     let acc = a as Value[];
@@ -99,14 +103,15 @@ export const laccum: ConstructRule = {
     const r = f.createIdentifier(into[0]);
     const own = ops.owned();
     const length = (x: ts.Expression) => f.createPropertyAccessExpression(x, 'length');
+    const n = ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : length(ops.ref(w));
     const call = (target: ts.Expression, method: string, arg: ts.Expression) => f.createCallExpression(f.createPropertyAccessExpression(target, method), undefined, [arg]);
     const stmt = (x: ts.Expression) => f.createExpressionStatement(x);
     const dense = f.createBinaryExpression(
-      f.createBinaryExpression(length(r), SK.GreaterThanEqualsToken, length(ops.ref(w))),
+      f.createBinaryExpression(length(r), SK.GreaterThanEqualsToken, n),
       SK.AmpersandAmpersandToken,
       call(own, 'has', r),
     );
-    const size = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [length(ops.ref(w)), length(r)]);
+    const size = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [n, length(r)]);
     const copy = f.createBlock(
       [stmt(f.createAssignment(r, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]))), stmt(call(r, 'set', ops.ref(a))), stmt(call(own, 'add', r))],
       true,

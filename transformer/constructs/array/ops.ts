@@ -258,7 +258,7 @@ function linearRule(o: LinearOp): ConstructRule {
       }
       const [k, w] = coefficients(e, t, 1);
       expectReal(ops, o.name, o.coefficient, k);
-      if (w !== undefined && w.tag !== 'array') ops.error(`the witness of ${o.name} must be an array (its length is the cotangent's), got ${printType(w)}`);
+      if (w !== undefined && w.tag !== 'array' && w.tag !== 'real') ops.error(`the witness of ${o.name} must be an array or a length (the cotangent's), got ${printType(w)}`);
       const [x] = linearOperands(e, t, 1);
       if (printType(x) !== printType(o.from)) ops.error(`${o.name} needs ${o.from.tag === 'real' ? 'a real' : `an ${printType(o.from)}`}, got ${printType(x)}`);
       return result(e, o.to);
