@@ -1,4 +1,34 @@
-// Arrays (docs/linear-a.md, "Arrays"): the body-less operations (ops.ts) and map (map.ts).
-export { len, index, fill, sum, lindex, lonehot, lsum, lfill } from './ops';
-export { map, smap } from './map';
-export { laccum, share } from './accum';
+// Arrays (docs/linear-a.md, "Arrays"): the body-less operations (ops.ts), map (map.ts), in-place
+// accumulation of read cotangents (accum.ts), scan and reduce (scan.ts, reduce.ts, fold.ts) with
+// their linear recurrences (linearFold.ts). One line per construct, so that adding one touches
+// only this table.
+import type { ConstructRule } from '../types';
+import { len, index, fill, sum, lindex, lonehot, lsum, lfill } from './ops';
+import { map, smap } from './map';
+import { laccum, share } from './accum';
+import { scan, sscan } from './scan';
+import { reduce, sreduce } from './reduce';
+import { lscan, lfold, lrscan, lrfold } from './linearFold';
+
+export const ARRAY_CONSTRUCTS = {
+  len,
+  index,
+  fill,
+  sum,
+  lindex,
+  lonehot,
+  lsum,
+  lfill,
+  map,
+  smap,
+  laccum,
+  share,
+  scan,
+  sscan,
+  reduce,
+  sreduce,
+  lscan,
+  lfold,
+  lrscan,
+  lrfold,
+} as const satisfies Record<string, ConstructRule>;
