@@ -142,6 +142,7 @@ function shortText(text: string): string {
 }
 
 function numbersOnly(s: Shape): boolean {
+  if (s.kind === 'array') return !s.constant && numbersOnly(s.elem);
   return s.kind === 'number' || ((s.kind === 'tuple' || s.kind === 'object') && componentShapes(s).every(numbersOnly));
 }
 
