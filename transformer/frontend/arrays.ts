@@ -47,8 +47,12 @@ export class ArrayLowering {
     return { name: this.b.nl(hint, construct('len', [v.name], [], []), REAL), shape: NUMBER };
   }
 
-  read(a: Value, i: Value, hint?: string): Value {
+  read(a: Value, i: Value, hint?: string, node?: ts.Node): Value {
     const elem = elemShape(a.shape);
+    // The IR's index has a tangent rule for elements that are numbers only.
+    if (elem.kind !== 'number') {
+      fail(1120, node!, `reading a row of an array of arrays (${describeShape(a.shape)}) is not differentiable yet: store the matrix flat, in a Float64Array with its row length (m[i * cols + j])`);
+    }
     return { name: this.b.nl(hint ?? `${a.name}_i`, construct('index', [a.name, i.name], [], []), irType(elem)), shape: elem };
   }
 

@@ -677,7 +677,7 @@ class FunctionLowering {
     const carried = this.carriedBy([s.statement], sym);
     const counter = binder(this.supply.fresh('k'), REAL);
     const body = this.loopScope(carried, () => {
-      this.env.set(sym, this.arrays.read(xs, { name: counter.name, shape: NUMBER }, decl.name.getText()));
+      this.env.set(sym, this.arrays.read(xs, { name: counter.name, shape: NUMBER }, decl.name.getText(), s.expression));
       this.iteration(undefined, [s.statement]);
       return this.carriedNow(carried);
     });
@@ -1456,7 +1456,7 @@ class FunctionLowering {
       if (v.shape.kind === 'array') {
         const i = this.expr(e.argumentExpression, 'i');
         if (i.shape.kind !== 'number') fail(1121, e.argumentExpression, `an array index must be a number, got ${describeShape(i.shape)}`);
-        return this.arrays.read(v, i, hint);
+        return this.arrays.read(v, i, hint, e);
       }
       if (v.shape.kind !== 'tuple' || !t.isNumericLiteral(e.argumentExpression)) fail(1102, e, 'only tuples and arrays can be indexed (tuples by a number literal)');
       const i = Number(e.argumentExpression.text);
