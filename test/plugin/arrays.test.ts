@@ -131,8 +131,15 @@ export function weighted(a: Float64Array, flag: boolean, w: number): number {
   const k = flag ? w : 1;
   return sum(a.map((x) => k * x * x));
 }
+/** @differentiable */
+export function pastEnd(a: Float64Array, n: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += a[i] * a[i];
+  return s;
+}
 
 export const gSumsq = grad(sumsq);
+export const gPastEnd = grad(pastEnd);
 export const gSumsqList = grad(sumsqList);
 export const gSumsq32 = grad(sumsq32);
 export const gMapSin = grad(mapSin, { wrt: [0, 1] });
@@ -387,4 +394,16 @@ test("hvp's direction of the wrong length is a RangeError", () => {
 
 test('a number where an array is expected is a TypeError naming the argument', () => {
   expect(() => m.gSumsq(5)).toThrow("grad(sumsq): argument 1 'a' must be an array of numbers (number[], Float64Array or Float32Array), got number");
+});
+
+test('two arrays a map or dot needs equally long are checked once: a RangeError naming the function and arrays', () => {
+  expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow(RangeError);
+  expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow('tsad: dotted: the arrays of dot(a, b) must have the same length (2 > 1)');
+  expect(() => m.gZipped(Float64Array.from([1]), Float64Array.from([1, 2]))).toThrow("tsad: zipped: the arrays 'a' and 'b' of a.map((x, i) => x * b[i] * b[i] + i * x) must have the same length");
+});
+
+test('a counted loop reading a[i] past the end is a RangeError, checked once before the loop', () => {
+  close(m.gPastEnd(Float64Array.from([1, 2, 3]), 2), [2, 4, 0]);
+  expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow(RangeError);
+  expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow("tsad: pastEnd: the loop for (… i < n …) reads 'a[i]' past its end (3 > 2)");
 });

@@ -25,7 +25,12 @@ export interface ArraySite {
   /** The shape of a value of the enclosing scopes, by IR name, when it is one. */
   shapeOfName(name: string): Shape | undefined;
   conform(node: ts.Node, v: Value, expected: Shape, what: string): void;
+  /** The function's name, for run-time messages. */
+  readonly functionName: string;
 }
+
+/** A user's name for an IR variable (`a_2` is a version of `a`). */
+export const userName = (irName: string): string => irName.replace(/(_\d+)+$/, '');
 
 const REAL_ARRAY: Shape = { kind: 'array', container: 'Float64Array', elem: NUMBER };
 const REAL_ARRAY_TYPE = arrayType(REAL);
@@ -137,7 +142,7 @@ export class ArrayLowering {
 
   private mapOver(
     mappedParams: readonly (readonly [ts.ParameterDeclaration | undefined, Value])[],
-    n: Value,
+    length: Value,
     fn: ts.ArrowFunction | ts.FunctionExpression,
     node: ts.Node,
     hint: string | undefined,
@@ -145,6 +150,7 @@ export class ArrayLowering {
   ): Value {
     const { t } = this.site;
     const b = this.b;
+    let n = length;
     const i = binder(b.fresh(indexParam && t.isIdentifier(indexParam.name) ? indexParam.name.text : 'i'), REAL);
     const mapped: { operand: string; param: Binder }[] = [];
     const bindings: (readonly [ts.Symbol, Value])[] = [];
@@ -167,6 +173,12 @@ export class ArrayLowering {
     // Arrays the body reads only at the map's index are zipped in as mapped operands.
     const zipped = this.zip(body, i.name, own, node);
     for (const z of zipped.arrays) mapped.push(z);
+    // A zip needs arrays of one length: checked once, before the map (JavaScript would read undefined).
+    const first = mappedParams[0]?.[1];
+    for (const z of zipped.arrays) {
+      const what = first ? `the arrays '${userName(first.name)}' and '${userName(z.operand)}' of ${this.text(node)} must have the same length` : `the array '${userName(z.operand)}' of ${this.text(node)} must have length n`;
+      n = this.sameLength(n, { name: z.operand, shape: REAL_ARRAY }, what);
+    }
     const closed = this.close(zipped.body, new Set([...own, ...zipped.arrays.map((z) => z.param.name)]), node, 'map');
     if (mapped.length === 0) mapped.push(this.indices(n));
     const lam = lambda([i, ...mapped.map((m) => m.param), ...closed.params], [], closed.body);
@@ -215,10 +227,10 @@ export class ArrayLowering {
     return { name: this.b.nl(hint, construct('sum', [xs.name], [], []), REAL), shape: NUMBER };
   }
 
-  /** Σ a_i b_i: a map of products and a sum. */
-  dot(a: Value, b2: Value): Value {
+  /** Σ a_i b_i: a map of products and a sum (the lengths checked once). */
+  dot(a: Value, b2: Value, node: ts.Node): Value {
     const b = this.b;
-    const n = this.length(a);
+    const n = this.sameLength(this.length(a), b2, `the arrays of ${this.text(node)} must have the same length`);
     const [x, y, i] = [binder(b.fresh('x'), REAL), binder(b.fresh('y'), REAL), binder(b.fresh('i'), REAL)];
     const inner = new Builder(b.names);
     const p = inner.prim('mul', [x.name, y.name], 'p');
@@ -266,6 +278,25 @@ export class ArrayLowering {
     const inner = new Builder(b.names);
     const y = inner.prim('stop_gradient', [x.name], `${x.name}_const`);
     return { name: b.nl(hint ?? `${a.name}_const`, construct('map', [n.name, a.name], [], [lambda([i, x], [], inner.finish(ret([y])))]), REAL_ARRAY_TYPE), shape: a.shape };
+  }
+
+  // ---- run-time checks (constructs/array/checks.ts), once per map or loop ----
+
+  /** `n` if it is at most `limit`, else a RangeError saying `what`. */
+  atMost(n: Value, limit: Value, what: string): Value {
+    const msg = this.b.lit(`tsad: ${this.site.functionName}: ${what}`, 'what');
+    return { name: this.b.nl(n.name, construct('atmost', [n.name, limit.name, msg], [], []), REAL), shape: NUMBER };
+  }
+
+  /** The length n, checked equal to the length of `other`: two checks, each feeding the next. */
+  sameLength(n: Value, other: Value, what: string): Value {
+    const m = this.length(other);
+    return this.atMost(m, this.atMost(n, m, what), what);
+  }
+
+  private text(node: ts.Node): string {
+    const t = node.getText().replace(/\s+/g, ' ');
+    return t.length > 40 ? `${t.slice(0, 37)}...` : t;
   }
 
   // ---- closing bodies ----

@@ -12,7 +12,7 @@ import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, layoutOf, typedArrayName } from './shapes';
-import { ARRAY_HELPERS, ArrayLowering, ArraySite, PENDING_HELPERS } from './arrays';
+import { ARRAY_HELPERS, ArrayLowering, ArraySite, PENDING_HELPERS, userName } from './arrays';
 import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, ruleKind, transformCallBehind, tsadExportName } from './markers';
 import { annotateTypes } from '../ir/check';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
@@ -1067,9 +1067,29 @@ class FunctionLowering {
       return this.carriedNow(carried);
     });
     if (carried.length === 0) return true;
+    const trips = fromZero ? this.checkedTrips(count, body.block, counter.name, cond.right) : count;
     const { invariants, bodies } = this.closeLoop([body], counter);
-    this.bindCarried(carried, 'loop', [count.name, ...invariants, ...carried.map((c) => c.value.name)], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
+    this.bindCarried(carried, 'loop', [trips.name, ...invariants, ...carried.map((c) => c.value.name)], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
     return true;
+  }
+
+  /**
+   * The trip count of a counted loop from 0 that reads `a[i]` at its counter on every iteration
+   * (a statement of the body itself, not of a branch in it): checked once against a's length, so
+   * a read past the end is a RangeError, not an `undefined` that becomes NaN.
+   */
+  private checkedTrips(count: Value, body: Block, counter: string, bound: ts.Expression): Value {
+    const bodyNames = new Set(body.stmts.flatMap((st) => (st.tag === 'let' ? [...st.nl, ...st.lin] : st.names).map((x) => x.name)));
+    const arrays = new Set<string>();
+    for (const st of body.stmts) {
+      if (st.tag === 'let' && st.rhs.tag === 'construct' && st.rhs.op === 'index' && st.rhs.nl[1] === counter && !bodyNames.has(st.rhs.nl[0])) arrays.add(st.rhs.nl[0]);
+    }
+    let trips = count;
+    for (const a of arrays) {
+      const what = `the loop for (… i < ${bound.getText()} …) reads '${userName(a)}[i]' past its end`;
+      trips = this.arrays.atMost(trips, this.arrays.length({ name: a, shape: { kind: 'array', container: 'Float64Array', elem: NUMBER } }), what);
+    }
+    return trips;
   }
 
   /**
@@ -1382,6 +1402,9 @@ class FunctionLowering {
       callbackBody: (fn, hint) => this.callbackBody(fn, hint),
       shapeOfName: (name) => this.shapeOfName(name),
       conform: (node, v, shape, what) => this.conform(node, v, shape, what),
+      get functionName() {
+        return functionName(self.t, self.decl);
+      },
     };
   }
 
@@ -1630,7 +1653,7 @@ class FunctionLowering {
     for (const [k, x] of xs.entries()) if (x.shape.kind !== 'array' || x.shape.elem.kind !== 'number') fail(1121, args[k], `${name} needs arrays of numbers, got ${describeShape(x.shape)}`);
     if (name === 'sum') return this.arrays.sum(xs[0], hint ?? 'total');
     if (name === 'prod') return this.arrays.prod(xs[0]);
-    return this.arrays.dot(xs[0], xs[1]);
+    return this.arrays.dot(xs[0], xs[1], e);
   }
 
   /** `a[i] = v`, `a[i] += v`, `a.push(v)`, `a.fill(v)`: writes into an array. */
