@@ -169,3 +169,125 @@ export function hvp<F extends (...args: any[]) => number, const W extends readon
 ): (...args: [...Parameters<F>, GradOf<F, W>]) => GradOf<F, W> {
   return notCompiled('hvp', f);
 }
+
+// ---- array helpers (docs/frontend.md, "Arrays") ----
+// What JavaScript's arrays lack. Inside a differentiable function the plugin lowers each to the
+// IR's array constructs; outside one (and without the plugin) these plain loops run.
+
+/** A read-only array of numbers: number[], Float64Array, Float32Array (or an integer typed array). */
+export type NumberArray = ArrayLike<number>;
+/** The built-in operators of scan and reduceByIndex. */
+export type ArrayOp = '+' | '*' | 'min' | 'max';
+
+function opFn(op: ArrayOp | ((a: number, b: number) => number)): (a: number, b: number) => number {
+  if (typeof op === 'function') return op;
+  switch (op) {
+    case '+':
+      return (a, b) => a + b;
+    case '*':
+      return (a, b) => a * b;
+    case 'min':
+      return Math.min;
+    case 'max':
+      return Math.max;
+  }
+  throw new TypeError(`tsad: unknown operator ${String(op)}: use '+', '*', 'min', 'max' or a function`);
+}
+
+function sameLength(where: string, a: NumberArray, b: NumberArray, what: string): void {
+  if (a.length !== b.length) throw new RangeError(`tsad: ${where}: ${what} have different lengths (${a.length} and ${b.length})`);
+}
+
+function indexIn(where: string, i: number, n: number, what: string): number {
+  if (!Number.isInteger(i) || i < 0 || i >= n) throw new RangeError(`tsad: ${where}: ${what} ${i} is outside an array of ${n}`);
+  return i;
+}
+
+/** Σ xs (0 for an empty array). */
+export function sum(xs: NumberArray): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += xs[i];
+  return s;
+}
+
+/** Π xs (1 for an empty array); its derivative is exact with zeros among the factors. */
+export function prod(xs: NumberArray): number {
+  let p = 1;
+  for (let i = 0; i < xs.length; i++) p *= xs[i];
+  return p;
+}
+
+/** Σ a_i b_i; the arrays must have the same length (RangeError otherwise). */
+export function dot(a: NumberArray, b: NumberArray): number {
+  sameLength('dot', a, b, 'the two arrays');
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+/** [0, 1, …, n − 1] (constants: indices). */
+export function iota(n: number): Float64Array {
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = i;
+  return out;
+}
+
+/** Inclusive scan: out[i] = op(out[i − 1], xs[i]), out[−1] = init (default: the operator's identity). */
+export function scan(xs: NumberArray, op: ArrayOp | ((a: number, b: number) => number), init?: number): Float64Array {
+  const f = opFn(op);
+  const identity = op === '+' ? 0 : op === '*' ? 1 : op === 'min' ? Infinity : op === 'max' ? -Infinity : undefined;
+  let acc = init ?? identity;
+  if (acc === undefined) throw new TypeError('tsad: scan with a function needs its initial value');
+  const out = new Float64Array(xs.length);
+  for (let i = 0; i < xs.length; i++) out[i] = acc = f(acc, xs[i]);
+  return out;
+}
+
+/** out[k] = xs[indices[k]]; an index outside xs is a RangeError. */
+export function gather(xs: NumberArray, indices: NumberArray): Float64Array {
+  const out = new Float64Array(indices.length);
+  for (let k = 0; k < indices.length; k++) out[k] = xs[indexIn('gather', indices[k], xs.length, 'index')];
+  return out;
+}
+
+/** A copy of dest with dest[indices[k]] = values[k]; a repeated index is a RangeError (the result would depend on order). */
+export function scatter(dest: NumberArray, indices: NumberArray, values: NumberArray): Float64Array {
+  sameLength('scatter', indices, values, 'indices and values');
+  const out = Float64Array.from(dest);
+  const seen = new Set<number>();
+  for (let k = 0; k < indices.length; k++) {
+    const i = indexIn('scatter', indices[k], dest.length, 'index');
+    if (seen.has(i)) throw new RangeError(`tsad: scatter: index ${i} appears twice`);
+    seen.add(i);
+    out[i] = values[k];
+  }
+  return out;
+}
+
+/** A histogram: a copy of dest with out[indices[k]] = op(out[indices[k]], values[k]); indices outside dest are skipped. */
+export function reduceByIndex(dest: NumberArray, indices: NumberArray, values: NumberArray, op: ArrayOp | ((a: number, b: number) => number)): Float64Array {
+  sameLength('reduceByIndex', indices, values, 'indices and values');
+  const f = opFn(op);
+  const out = Float64Array.from(dest);
+  for (let k = 0; k < indices.length; k++) {
+    const i = indices[k];
+    if (Number.isInteger(i) && i >= 0 && i < out.length) out[i] = f(out[i], values[k]);
+  }
+  return out;
+}
+
+/** The matrix product of a (m × k) and b (k × n), matrices as arrays of rows. */
+export function matmul(a: readonly NumberArray[], b: readonly NumberArray[]): number[][] {
+  const k = b.length;
+  const n = k === 0 ? 0 : b[0].length;
+  return a.map((row, r) => {
+    if (row.length !== k) throw new RangeError(`tsad: matmul: row ${r} of the first matrix has ${row.length} columns, the second matrix ${k} rows`);
+    const out = new Array<number>(n).fill(0);
+    for (let j = 0; j < k; j++) {
+      const bj = b[j];
+      if (bj.length !== n) throw new RangeError(`tsad: matmul: row ${j} of the second matrix has ${bj.length} columns, not ${n}`);
+      for (let c = 0; c < n; c++) out[c] += row[j] * bj[c];
+    }
+    return out;
+  });
+}

@@ -5,7 +5,7 @@ import type * as ts from 'typescript';
 import { Program } from './ir/syntax';
 import { Lowerer, LoweredFunction } from './frontend/lower';
 import type { ShapeOf, Target } from './frontend/nested';
-import { Shape, componentShapes, describeShape } from './frontend/shapes';
+import { Shape, componentShapes, describeShape, hasArray } from './frontend/shapes';
 import { fail } from './frontend/diagnostics';
 import { DriverOptions, vjpOf } from './ad/drivers';
 import type { LoopCheckpoint } from './ad/checkpoint';
@@ -101,6 +101,7 @@ export class ModuleCompiler {
         }
       }
     }
+    this.checkMatrixShapes(req, fn, label);
     const suffix = req.wrt.length === 1 && req.wrt[0] === 0 ? '' : `_${req.wrt.join('_')}`;
     const name = `${fn.name}_${req.transform}${suffix}`;
     const planner = twice && (req.transform === 'jacobian' || req.transform === 'jacrev') ? PLANNERS.jacfwd : PLANNERS[req.transform];
@@ -117,6 +118,23 @@ export class ModuleCompiler {
     const compiled: CompiledTransform = { name, replaces: spec.form };
     this.wrappers.set(key, compiled);
     return compiled;
+  }
+
+  /**
+   * Jacobians and Hessians with arrays have run-time sizes: they take a number or an array of
+   * numbers (not arrays inside tuples or objects, nor arrays of arrays), and a Hessian one of them.
+   */
+  private checkMatrixShapes(req: CompileRequest, fn: { params: readonly { name: string; shape: Shape }[]; result: Shape }, label: string): void {
+    const matrix = ['jacobian', 'jacfwd', 'jacrev', 'hessian'].includes(req.transform);
+    if (!matrix) return;
+    const flat = (s: Shape) => s.kind === 'number' || (s.kind === 'array' && s.elem.kind === 'number');
+    const sides = [...(req.transform === 'hessian' ? [] : [{ what: 'its result', shape: fn.result }]), ...req.wrt.map((w) => ({ what: `'${fn.params[w].name}'`, shape: fn.params[w].shape }))];
+    const arrays = sides.some((x) => hasArray(x.shape));
+    if (!arrays) return;
+    for (const x of sides) {
+      if (!flat(x.shape)) fail(1121, req.callSite, `${req.transform}(${label}) with arrays needs numbers and arrays of numbers, but ${x.what} is ${describeShape(x.shape)}: use vjp or jvp for it`);
+    }
+    if (req.transform === 'hessian' && req.wrt.length > 1) fail(1121, req.callSite, `hessian(${label}) of several parameters with arrays is not supported yet: differentiate one at a time, or use hvp`);
   }
 
   /** One reverse pass per function and module, shared by its grad, valueAndGrad, vjp and jacrev call sites. */
@@ -142,6 +160,7 @@ function shortText(text: string): string {
 }
 
 function numbersOnly(s: Shape): boolean {
+  if (s.kind === 'array') return !s.constant && numbersOnly(s.elem);
   return s.kind === 'number' || ((s.kind === 'tuple' || s.kind === 'object') && componentShapes(s).every(numbersOnly));
 }
 

@@ -88,7 +88,56 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         return f.createReturnStatement(this.expr(s.value));
       case 'check':
         return this.argumentCheck(s.where, s.checks);
+      case 'sameLength': {
+        const K = this.t.SyntaxKind;
+        const len = (e: PlanExpr) => f.createPropertyAccessExpression(this.expr(e), 'length');
+        const parts: ts.Expression[] = [f.createStringLiteral(`${s.where}: ${s.what} has length `), len(s.a), f.createStringLiteral(`, but ${s.against} has length `), len(s.b)];
+        const message = parts.reduce((a, b) => f.createBinaryExpression(a, K.PlusToken, b));
+        return f.createIfStatement(
+          f.createBinaryExpression(len(s.a), K.ExclamationEqualsEqualsToken, len(s.b)),
+          f.createThrowStatement(f.createNewExpression(f.createIdentifier('RangeError'), undefined, [message])),
+        );
+      }
     }
+  }
+
+  /** `Array.from({ length: n }, (_, i) => body)` */
+  private arrayFrom(container: string, n: ts.Expression, i: string, body: ts.Expression): ts.Expression {
+    const f = this.f;
+    const arrow = f.createArrowFunction(undefined, undefined, [f.createParameterDeclaration(undefined, undefined, '_'), f.createParameterDeclaration(undefined, undefined, i)], undefined, undefined, body);
+    return f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(container), 'from'), undefined, [f.createObjectLiteralExpression([f.createPropertyAssignment('length', n)]), arrow]);
+  }
+
+  /**
+   * The function `($v, $t) => …` that turns an IR array into the user's containers, as long as
+   * `$t` when there is a template (IR tangents are sparse at the end: missing elements are 0),
+   * else as long as `$v`. An array of the right class and length goes through uncopied.
+   */
+  private fitter(containers: readonly string[], withTemplate: boolean, depth = 0): ts.ArrowFunction {
+    const f = this.f;
+    const K = this.t.SyntaxKind;
+    const [v, t, i] = [`$v${depth}`, `$t${depth}`, `$i${depth}`];
+    const id = (n: string) => f.createIdentifier(n);
+    const len = (n: string) => f.createPropertyAccessExpression(id(n), 'length');
+    const at = (n: string) => f.createElementAccessExpression(id(n), id(i));
+    const [outer, ...inner] = containers;
+    let body: ts.Expression;
+    if (inner.length > 0) {
+      const sub = this.fitter(inner, withTemplate, depth + 1);
+      const element = withTemplate
+        ? f.createCallExpression(sub, undefined, [f.createBinaryExpression(at(v), K.QuestionQuestionToken, f.createArrayLiteralExpression([])), at(t)])
+        : f.createCallExpression(sub, undefined, [at(v)]);
+      body = this.arrayFrom('Array', len(withTemplate ? t : v), i, element);
+    } else {
+      const copy = withTemplate
+        ? this.arrayFrom(outer, len(t), i, f.createBinaryExpression(at(v), K.QuestionQuestionToken, f.createNumericLiteral(0)))
+        : f.createCallExpression(f.createPropertyAccessExpression(id(outer), 'from'), undefined, [id(v)]);
+      const isOuter = f.createBinaryExpression(id(v), K.InstanceOfKeyword, id(outer));
+      const fits = withTemplate ? f.createBinaryExpression(isOuter, K.AmpersandAmpersandToken, f.createBinaryExpression(len(v), K.EqualsEqualsEqualsToken, len(t))) : isOuter;
+      body = outer === 'Array' ? copy : f.createConditionalExpression(fits, undefined, id(v), undefined, copy);
+    }
+    const params = withTemplate ? [v, t] : [v];
+    return f.createArrowFunction(undefined, undefined, params.map((p) => f.createParameterDeclaration(undefined, undefined, p)), undefined, undefined, f.createParenthesizedExpression(body));
   }
 
   private expr(e: PlanExpr): ts.Expression {
@@ -110,6 +159,27 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         return f.createObjectLiteralExpression(e.fields.map(([k, v]) => f.createPropertyAssignment(k, this.expr(v))));
       case 'call':
         return f.createCallExpression(f.createIdentifier(irFunctionName(e.def)), undefined, e.args.map((x) => this.expr(x)));
+      case 'fit': {
+        const fn = f.createParenthesizedExpression(this.fitter(e.containers, e.template !== undefined));
+        return f.createCallExpression(fn, undefined, [this.expr(e.value), ...(e.template ? [this.expr(e.template)] : [])]);
+      }
+      case 'emptyArray':
+        return f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createNumericLiteral(0)]);
+      case 'length':
+        return f.createPropertyAccessExpression(this.expr(e.of), 'length');
+      case 'at':
+        return f.createElementAccessExpression(this.expr(e.of), this.expr(e.index));
+      case 'oneHot': {
+        // (e => (e[i] = 1, e))(new Float64Array(i + 1)): sparse at the end, as IR tangents are.
+        const K = this.t.SyntaxKind;
+        const i = this.expr(e.index);
+        const set = f.createBinaryExpression(f.createAssignment(f.createElementAccessExpression(f.createIdentifier('$e'), i), f.createNumericLiteral(1)), K.CommaToken, f.createIdentifier('$e'));
+        const arrow = f.createArrowFunction(undefined, undefined, [f.createParameterDeclaration(undefined, undefined, '$e')], undefined, undefined, f.createParenthesizedExpression(set));
+        const alloc = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createBinaryExpression(this.expr(e.index), K.PlusToken, f.createNumericLiteral(1))]);
+        return f.createCallExpression(f.createParenthesizedExpression(arrow), undefined, [alloc]);
+      }
+      case 'rows':
+        return this.arrayFrom('Array', this.expr(e.count), e.index, this.expr(e.body));
       case 'function':
         // A function expression, not an arrow: its own `arguments` is what its check counts.
         return f.createFunctionExpression(
@@ -152,6 +222,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const f = this.f;
     const K = this.t.SyntaxKind;
     if (spec === '') return [];
+    if (spec === 'array') return [f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(isArrayLike(f, K, e)))];
     if (typeof spec === 'string') return [f.createBinaryExpression(f.createTypeOfExpression(e), K.ExclamationEqualsEqualsToken, f.createStringLiteral(spec))];
     const inner = spec.items.flatMap(([k, c], i) => this.failures(spec.tag === 'arguments' ? f.createElementAccessExpression(e, i) : this.member(e, k), c));
     // Reading a field of a number or string gives undefined, which fails its leaf's test, so
@@ -173,6 +244,12 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
 /** `loss.fwd` -> `loss$fwd`; a primal def `loss` -> `loss$`, never the user's own `loss`. */
 export function irFunctionName(irName: string): string {
   return irName.includes('.') ? mangle(irName) : `${irName}$`;
+}
+
+/** `Array.isArray(e) || ArrayBuffer.isView(e)`: a plain array or a typed array. */
+function isArrayLike(f: ts.NodeFactory, K: typeof ts.SyntaxKind, e: ts.Expression): ts.Expression {
+  const call = (obj: string, m: string) => f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(obj), m), undefined, [e]);
+  return f.createBinaryExpression(call('Array', 'isArray'), K.BarBarToken, call('ArrayBuffer', 'isView'));
 }
 
 type SpecJson = string | (string | number | SpecJson)[];
@@ -254,6 +331,10 @@ function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
           typeOf(v),
         ),
       ),
+    ),
+    f.createIfStatement(
+      bin(id('spec'), K.EqualsEqualsEqualsToken, str('array')),
+      ret(f.createConditionalExpression(isArrayLike(f, K, v), undefined, str(''), undefined, cat(quoted(id('label'), id('path')), str('an array of numbers (number[], Float64Array or Float32Array), got '), id('got')))),
     ),
     f.createIfStatement(
       bin(typeOf(id('spec')), K.EqualsEqualsEqualsToken, str('string')),

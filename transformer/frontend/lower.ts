@@ -11,7 +11,8 @@ import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape } from './shapes';
+import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, layoutOf, typedArrayName } from './shapes';
+import { ARRAY_HELPERS, ArrayLowering, ArraySite, PENDING_HELPERS, userName } from './arrays';
 import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, ruleKind, transformCallBehind, tsadExportName } from './markers';
 import { annotateTypes } from '../ir/check';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
@@ -234,6 +235,10 @@ class FunctionLowering {
   private readonly name: string;
   private readonly role: Role | undefined;
 
+  /** The shape of every value an expression gave, by IR name (array lowering asks for free variables' shapes). */
+  private readonly shapes = new Map<string, Shape>();
+  private readonly arrays = new ArrayLowering(this.arraySite());
+
   /** Set for a `derivative.vjp` rule: its pullback's cotangent parameter, once lowered. */
   private pullbackParam: { name: string; shape: Shape } | undefined;
   private inPullback = false;
@@ -282,7 +287,12 @@ class FunctionLowering {
     const out = t.isBlock(body) ? this.block(body) : this.guard(body, () => this.returned(body as ts.Expression));
     // A VJP rule's result is (value, cotangents); its declared type holds a function.
     const result = out && this.vjpOf ? out.shape : shapeOfType(t, this.checker, sig ? this.checker.getReturnTypeOfSignature(sig) : this.checker.getAnyType(), decl.type ?? decl);
-    if (out) this.guard(body, () => this.conform(t.isBlock(body) ? finalReturn(t, body) : body, out, result, 'the returned value'));
+    const returned = out && this.guard(body, () => {
+      const node = t.isBlock(body) ? finalReturn(t, body) : body;
+      const v = this.coerce(node, out, result);
+      this.conform(node, v, result, 'the returned value');
+      return v;
+    });
     if (this.pullbackParam) params.push(this.pullbackParam);
     if (this.errors.length > 0) {
       // A callee's problems arrive as one error carrying the rest: keep every one of them.
@@ -297,7 +307,7 @@ class FunctionLowering {
       linParams: [],
       nlResults: [irType(result)],
       linResults: [],
-      body: this.b.finish(ret([out!.name])),
+      body: this.b.finish(ret([returned!.name])),
     });
     return this;
   }
@@ -631,6 +641,7 @@ class FunctionLowering {
    */
   private loopStatement(s: ts.IterationStatement): void {
     const { t } = this;
+    if (t.isForOfStatement(s) && this.isArrayValued(s.expression)) return this.forOf(s);
     if (t.isForInStatement(s) || t.isForOfStatement(s)) {
       fail(1101, s, `for…${t.isForOfStatement(s) ? 'of' : 'in'} is not supported: tuples and objects have a fixed shape; write a counted loop for (let i = 0; i < n; i++)`);
     }
@@ -651,6 +662,28 @@ class FunctionLowering {
     if (!f.condition && !leaves) fail(1101, f, 'a for loop without a condition, break or return never ends: write the condition between the semicolons');
     // A loop that can stop early is a while loop: a counted loop would go on to its last trip.
     if (leaves || !this.countedFor(f, flags)) this.whileLoop(f.condition, [f.statement], f.incrementor, flags);
+  }
+
+  /** `for (const x of xs) body`: a counted loop over xs's length with x = xs[k]. */
+  private forOf(s: ts.ForOfStatement): void {
+    const { t } = this;
+    const init = s.initializer;
+    const decl = t.isVariableDeclarationList(init) && init.declarations.length === 1 ? init.declarations[0] : undefined;
+    if (!decl || !t.isIdentifier(decl.name)) fail(1121, init, 'for…of over an array needs one new variable: for (const x of xs)');
+    if (anyExit(loopExits(t, s))) fail(1121, s, 'break, continue and return are not supported in for…of yet: write for (let i = 0; i < xs.length; i++)');
+    const xs = this.arrayOf(s.expression, 'xs');
+    const n = this.arrays.length(xs);
+    const sym = this.checker.getSymbolAtLocation(decl.name)!;
+    const carried = this.carriedBy([s.statement], sym);
+    const counter = binder(this.supply.fresh('k'), REAL);
+    const body = this.loopScope(carried, () => {
+      this.env.set(sym, this.arrays.read(xs, { name: counter.name, shape: NUMBER }, decl.name.getText(), s.expression));
+      this.iteration(undefined, [s.statement]);
+      return this.carriedNow(carried);
+    });
+    if (carried.length === 0) return;
+    const { invariants, bodies } = this.closeLoop([body], counter);
+    this.bindCarried(carried, 'loop', [n.name, ...invariants, ...carried.map((c) => c.value.name)], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
   }
 
   /** The variables declared before a loop (in this scope) that its code assigns, in declaration order. */
@@ -895,6 +928,7 @@ class FunctionLowering {
 
   /** A zero of a shape: the result variable's value before any return assigns it. */
   private zero(shape: Shape): Value {
+    if (shape.kind === 'array') return this.arrays.zero(shape);
     if (isScalarShape(shape)) return this.literal(shape.kind === 'number' ? 0 : shape.kind === 'boolean' ? false : '', 'result');
     const parts = componentShapes(shape).map((s) => this.zero(s));
     return { name: this.b.nl('result', tuple(false, parts.map((p) => p.name)), irType(shape)), shape };
@@ -1033,9 +1067,29 @@ class FunctionLowering {
       return this.carriedNow(carried);
     });
     if (carried.length === 0) return true;
+    const trips = fromZero ? this.checkedTrips(count, body.block, counter.name, cond.right) : count;
     const { invariants, bodies } = this.closeLoop([body], counter);
-    this.bindCarried(carried, 'loop', [count.name, ...invariants, ...carried.map((c) => c.value.name)], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
+    this.bindCarried(carried, 'loop', [trips.name, ...invariants, ...carried.map((c) => c.value.name)], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
     return true;
+  }
+
+  /**
+   * The trip count of a counted loop from 0 that reads `a[i]` at its counter on every iteration
+   * (a statement of the body itself, not of a branch in it): checked once against a's length, so
+   * a read past the end is a RangeError, not an `undefined` that becomes NaN.
+   */
+  private checkedTrips(count: Value, body: Block, counter: string, bound: ts.Expression): Value {
+    const bodyNames = new Set(body.stmts.flatMap((st) => (st.tag === 'let' ? [...st.nl, ...st.lin] : st.names).map((x) => x.name)));
+    const arrays = new Set<string>();
+    for (const st of body.stmts) {
+      if (st.tag === 'let' && st.rhs.tag === 'construct' && st.rhs.op === 'index' && st.rhs.nl[1] === counter && !bodyNames.has(st.rhs.nl[0])) arrays.add(st.rhs.nl[0]);
+    }
+    let trips = count;
+    for (const a of arrays) {
+      const what = `the loop for (… i < ${bound.getText()} …) reads '${userName(a)}[i]' past its end`;
+      trips = this.arrays.atMost(trips, this.arrays.length({ name: a, shape: { kind: 'array', container: 'Float64Array', elem: NUMBER } }), what);
+    }
+    return trips;
   }
 
   /**
@@ -1196,6 +1250,7 @@ class FunctionLowering {
     const { t } = this;
     const K = t.SyntaxKind;
     const target = (node: ts.Expression): ts.Symbol => {
+      if (t.isElementAccessExpression(node)) this.arrayWrite(node);
       if (!t.isIdentifier(node)) fail(1108, node, 'only local variables can be assigned in a differentiable function');
       const sym = this.checker.getSymbolAtLocation(node);
       if (!sym) reportedByTypeScript(node, 1108, `cannot assign to '${node.text}': it is not declared`);
@@ -1227,6 +1282,7 @@ class FunctionLowering {
           throw err;
         }
         const previous = this.env.get(sym);
+        if (previous && !this.failed.has(sym)) value = this.coerce(e.right, value, previous.shape);
         if (previous && !this.failed.has(sym)) this.conform(e.right, value, previous.shape, `the value assigned to '${name}'`);
         else {
           // The first value of `let y: T;` (or a new value after a failed one): T gives the shape.
@@ -1251,6 +1307,7 @@ class FunctionLowering {
     if (t.isBinaryExpression(e) && (e.operatorToken.kind === K.AmpersandAmpersandToken || e.operatorToken.kind === K.BarBarToken)) {
       fail(1101, e, `'${e.operatorToken.getText()}' as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; write if (…) { … } to assign conditionally`);
     }
+    if (t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && this.isArrayValued(e.expression.expression)) this.arrayStatement(e);
     if (t.isCallExpression(e)) fail(1101, e, 'a call as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; assign it to a variable');
     fail(1101, e, 'an expression statement in a differentiable function must be an assignment, ++ or --');
   }
@@ -1275,6 +1332,7 @@ class FunctionLowering {
       throw new AlreadyReported();
     }
     const make = (s: Shape): Value => {
+      if (s.kind === 'array') return this.arrays.zero(s);
       if (isScalarShape(s)) return { name: this.b.lit(s.kind === 'number' ? 0 : s.kind === 'boolean' ? false : '', 'failed'), shape: s };
       const parts = componentShapes(s).map(make);
       return { name: this.b.nl('failed', tuple(false, parts.map((p) => p.name)), irType(s)), shape: s };
@@ -1300,9 +1358,7 @@ class FunctionLowering {
 
   /** Code with TypeScript type errors must still end in a diagnostic, never in ill-typed IR. */
   private conform(node: ts.Node, v: Value, expected: Shape, what: string): void {
-    const got = describeShape(v.shape);
-    const want = describeShape(expected);
-    if (got !== want) fail(1105, node, `${what} has shape ${got}, but ${want} is expected here`);
+    if (layoutOf(v.shape) !== layoutOf(expected)) fail(1105, node, `${what} has shape ${describeShape(v.shape)}, but ${describeShape(expected)} is expected here`);
   }
 
   /** Comparisons and `?:` work on two numbers, two booleans or two strings. */
@@ -1322,7 +1378,64 @@ class FunctionLowering {
 
   /** Lowers an expression; every IR name created meanwhile (not by a sub-expression) maps to it. */
   expr(e: ts.Expression, hint?: string): Value {
-    return this.at(e, () => this.exprAt(e, hint));
+    const v = this.at(e, () => this.exprAt(e, hint));
+    this.shapes.set(v.name, v.shape);
+    return v;
+  }
+
+  private arraySite(): ArraySite {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this;
+    return {
+      get t() {
+        return self.t;
+      },
+      get checker() {
+        return self.checker;
+      },
+      b: () => this.b,
+      expr: (e, hint) => this.expr(e, hint),
+      scope: (f) => {
+        const { result, scope } = this.branch(() => f((sym, v) => this.env.set(sym, v)));
+        return { block: scope.b.finish(ret(result.map((r) => r.name))), results: result };
+      },
+      callbackBody: (fn, hint) => this.callbackBody(fn, hint),
+      shapeOfName: (name) => this.shapeOfName(name),
+      conform: (node, v, shape, what) => this.conform(node, v, shape, what),
+      get functionName() {
+        return functionName(self.t, self.decl);
+      },
+    };
+  }
+
+  private shapeOfName(name: string): Shape | undefined {
+    const known = this.shapes.get(name);
+    if (known) return known;
+    for (const v of this.env.values()) if (v.name === name) return v.shape;
+    for (const parts of this.unpacked.values()) for (const v of parts) if (v.name === name) return v.shape;
+    return undefined;
+  }
+
+  /** The value of a callback written in place (`.map((x) => …)`): its expression, or its statements with a frame of their own. */
+  private callbackBody(fn: ts.ArrowFunction | ts.FunctionExpression, hint?: string): Value {
+    const { t } = this;
+    const body = fn.body;
+    if (!t.isBlock(body)) return this.expr(body, hint);
+    const saved = { frame: this.frame, exitCtx: this.exitCtx };
+    this.frame = { decl: fn };
+    this.exitCtx = undefined;
+    try {
+      const errors = this.errors.length;
+      const value = this.tail(body.statements);
+      if (!value) {
+        if (this.errors.length > errors) throw new AlreadyReported();
+        return fail(1107, fn, 'the callback must end with a return statement');
+      }
+      return value;
+    } finally {
+      this.frame = saved.frame;
+      this.exitCtx = saved.exitCtx;
+    }
   }
 
   private at<T>(node: ts.Node, f: () => T): T {
@@ -1361,13 +1474,21 @@ class FunctionLowering {
     if (t.isConditionalExpression(e)) return this.conditional(e, hint);
     if (t.isPropertyAccessExpression(e)) return this.property(e, hint);
     if (t.isElementAccessExpression(e)) {
-      const v = this.expr(e.expression);
-      if (v.shape.kind !== 'tuple' || !t.isNumericLiteral(e.argumentExpression)) fail(1102, e, 'only tuples can be indexed, and only by a number literal');
+      let v = this.expr(e.expression);
+      if (v.shape.kind === 'tuple' && !t.isNumericLiteral(e.argumentExpression)) v = this.arrays.asArray(e.expression, v);
+      if (v.shape.kind === 'array') {
+        const i = this.expr(e.argumentExpression, 'i');
+        if (i.shape.kind !== 'number') fail(1121, e.argumentExpression, `an array index must be a number, got ${describeShape(i.shape)}`);
+        return this.arrays.read(v, i, hint, e);
+      }
+      if (v.shape.kind !== 'tuple' || !t.isNumericLiteral(e.argumentExpression)) fail(1102, e, 'only tuples and arrays can be indexed (tuples by a number literal)');
       const i = Number(e.argumentExpression.text);
       if (!(i >= 0 && i < v.shape.elems.length)) fail(1102, e.argumentExpression, `index ${i} is outside the tuple`);
       return this.unpack(v)[i];
     }
     if (t.isCallExpression(e)) return this.call(e, hint);
+    if (t.isNewExpression(e)) return this.newArray(e, hint);
+    if (t.isArrayLiteralExpression(e) && this.wantsArray(e)) return this.arrays.literal(e, shapeOfType(t, this.checker, this.checker.getContextualType(e)!, e), hint);
     if (t.isArrayLiteralExpression(e)) {
       const parts = e.elements.map((el) => {
         if (t.isSpreadElement(el) || t.isOmittedExpression(el)) fail(1102, el, 'spread and holes are not supported in tuples');
@@ -1388,6 +1509,161 @@ class FunctionLowering {
       };
     }
     return fail(1102, e, `${t.SyntaxKind[e.kind]} is not supported in differentiable functions`);
+  }
+
+  // ---- Arrays (arrays.ts lowers them; here is where they are recognised) ----
+
+  /** Does TypeScript type this expression as an array or tuple (so `.map` is Array's)? */
+  private isArrayValued(e: ts.Expression): boolean {
+    const type = this.checker.getTypeAtLocation(e);
+    return this.checker.isArrayType(type) || this.checker.isTupleType(type) || typedArrayName(this.t, type) !== undefined;
+  }
+
+  /** A global of the default library (`Float64Array`, `Array`), not a user's variable of that name. */
+  private isGlobal(e: ts.Expression, names: readonly string[]): e is ts.Identifier {
+    if (!this.t.isIdentifier(e) || !names.includes(e.text)) return false;
+    const decl = this.checker.getSymbolAtLocation(e)?.declarations?.[0];
+    return !!decl && decl.getSourceFile().hasNoDefaultLib;
+  }
+
+  /** `[x, y]` where the type says array (number[], a Float64Array parameter), not tuple. */
+  private wantsArray(e: ts.ArrayLiteralExpression): boolean {
+    const ctx = this.checker.getContextualType(e);
+    if (!ctx || this.checker.isTupleType(ctx)) return false;
+    return this.checker.isArrayType(ctx) || typedArrayName(this.t, ctx) !== undefined;
+  }
+
+  /** A tuple of numbers where an array is expected becomes one; anything else is left to `conform`. */
+  private coerce(node: ts.Node, v: Value, expected: Shape): Value {
+    if (expected.kind === 'array' && v.shape.kind === 'tuple') return this.arrays.asArray(node, v);
+    if (expected.kind === 'array' && v.shape.kind === 'array') return { name: v.name, shape: expected };
+    return v;
+  }
+
+  private arrayOf(e: ts.Expression, hint?: string): Value {
+    return this.arrays.asArray(e, this.expr(e, hint));
+  }
+
+  private callback(e: ts.CallExpression, k: number, what: string): ts.ArrowFunction | ts.FunctionExpression {
+    const { t } = this;
+    let a = e.arguments[k];
+    while (a && t.isParenthesizedExpression(a)) a = a.expression;
+    if (!a || !(t.isArrowFunction(a) || t.isFunctionExpression(a))) return fail(1121, e.arguments[k] ?? e, `${what} needs its callback written in place, (x) => ...`);
+    return a;
+  }
+
+  /** `new Float64Array(n)` (zeros), `new Float64Array(a)` (a copy); `new Array(n)` only with `.fill`. */
+  private newArray(e: ts.NewExpression, hint?: string): Value {
+    const args = e.arguments ?? [];
+    if (this.isGlobal(e.expression, ['Float64Array', 'Float32Array', 'Int32Array']) && args.length === 1) {
+      const a = this.expr(args[0], 'n');
+      if (a.shape.kind === 'number') return this.arrays.fill(a, this.literal(0, 'zero'), { kind: 'array', container: 'Float64Array', elem: NUMBER }, hint);
+      return this.arrays.asArray(args[0], a);
+    }
+    if (this.isGlobal(e.expression, ['Array'])) fail(1121, e, 'new Array(n) has holes: write new Array(n).fill(0), or new Float64Array(n)');
+    return fail(1102, e, `'new ${e.expression.getText()}(...)' is not supported in differentiable functions`);
+  }
+
+  /** Calls that build or consume arrays: `.map`, `.reduce`, `.fill`, `Float64Array.from`, tsad's sum/dot/prod/iota. */
+  private arrayCall(e: ts.CallExpression, hint?: string): Value | undefined {
+    const { t, checker } = this;
+    const callee = e.expression;
+    const helper = tsadExportName(callee, checker);
+    if (helper && ARRAY_HELPERS.has(helper)) return this.arrayHelper(helper, e, hint);
+    if (helper && PENDING_HELPERS.has(helper)) {
+      fail(1121, e, `${helper} is not supported in differentiable functions yet: write it as a loop over the arrays (its IR combinator is not built yet)`);
+    }
+    if (!t.isPropertyAccessExpression(callee)) return undefined;
+    const method = callee.name.text;
+    if (this.isGlobal(callee.expression, ['Float64Array', 'Float32Array', 'Array'])) {
+      if (method !== 'from') fail(1121, e, `${callee.getText()} is not supported: build arrays with ${callee.expression.text}.from, new Float64Array(n) or a literal`);
+      return this.arrayFrom(e, hint);
+    }
+    if (!this.isArrayValued(callee.expression)) return undefined;
+    switch (method) {
+      case 'map': {
+        const xs = this.arrayOf(callee.expression);
+        return this.arrays.map(xs, this.callback(e, 0, '.map'), e, hint);
+      }
+      case 'reduce': {
+        const fn = this.callback(e, 0, '.reduce');
+        if (e.arguments.length < 2) fail(1121, e, '.reduce needs its initial value here: xs.reduce((a, b) => a + b, 0)');
+        const xs = this.arrayOf(callee.expression);
+        const init = this.expr(e.arguments[1], 'init');
+        return this.arrays.reduce(xs, fn, init, e, hint);
+      }
+      case 'fill':
+        return this.fillNew(e, callee, hint);
+      case 'push':
+      case 'pop':
+      case 'shift':
+      case 'unshift':
+      case 'splice':
+      case 'sort':
+      case 'reverse':
+      case 'copyWithin':
+      case 'set':
+        return this.arrayWrite(e);
+      default:
+        return fail(1121, callee.name, `'.${method}' of an array is not supported in differentiable functions yet`);
+    }
+  }
+
+  /** `new Array(n).fill(x)`, `Array(n).fill(x)`, `new Float64Array(n).fill(x)`: n copies of x. */
+  private fillNew(e: ts.CallExpression, callee: ts.PropertyAccessExpression, hint?: string): Value {
+    const { t } = this;
+    let r = callee.expression;
+    while (t.isParenthesizedExpression(r)) r = r.expression as ts.LeftHandSideExpression;
+    const fresh = (t.isNewExpression(r) || t.isCallExpression(r)) && this.isGlobal(r.expression, ['Array', 'Float64Array', 'Float32Array']) && r.arguments?.length === 1;
+    if (!fresh) return this.arrayWrite(e);
+    if (e.arguments.length !== 1) fail(1121, e, '.fill(x) with a start or end is not supported: fill a whole new array');
+    const n = this.expr((r as ts.NewExpression).arguments![0], 'n');
+    if (n.shape.kind !== 'number') fail(1121, r, 'the length of a new array must be a number');
+    const x = this.expr(e.arguments[0], 'x');
+    if (x.shape.kind !== 'number') fail(1120, e.arguments[0], `arrays hold numbers: cannot fill with ${describeShape(x.shape)}`);
+    return this.arrays.fill(n, x, { kind: 'array', container: 'Float64Array', elem: NUMBER }, hint);
+  }
+
+  /** `Float64Array.from(a)`, `Float64Array.from(a, f)`, `Float64Array.from({ length: n }, (_, i) => f(i))`. */
+  private arrayFrom(e: ts.CallExpression, hint?: string): Value {
+    const { t } = this;
+    const [src] = e.arguments;
+    if (!src || e.arguments.length > 2) return fail(1121, e, 'write Float64Array.from(a), Float64Array.from(a, (x, i) => ...) or Float64Array.from({ length: n }, (_, i) => ...)');
+    if (t.isObjectLiteralExpression(src)) {
+      const prop = src.properties.length === 1 ? src.properties[0] : undefined;
+      if (!prop || !t.isPropertyAssignment(prop) || prop.name.getText() !== 'length') fail(1121, src, 'the source of from must be an array or { length: n }');
+      const n = this.expr(prop.initializer, 'n');
+      if (n.shape.kind !== 'number') fail(1121, prop.initializer, 'the length must be a number');
+      return this.arrays.fromLength(n, this.callback(e, 1, 'from({ length: n }, ...)'), e, hint);
+    }
+    const xs = this.arrayOf(src);
+    return e.arguments.length === 2 ? this.arrays.map(xs, this.callback(e, 1, 'from(a, ...)'), e, hint) : xs;
+  }
+
+  private arrayHelper(name: string, e: ts.CallExpression, hint?: string): Value {
+    const args = e.arguments;
+    const want = name === 'dot' ? 2 : 1;
+    if (args.length !== want) fail(1121, e, `${name} takes ${want} argument(s)`);
+    if (name === 'iota') {
+      const n = this.expr(args[0], 'n');
+      if (n.shape.kind !== 'number') fail(1121, args[0], 'iota(n) needs a number');
+      return this.arrays.iota(n);
+    }
+    const xs = args.map((a) => this.arrayOf(a));
+    for (const [k, x] of xs.entries()) if (x.shape.kind !== 'array' || x.shape.elem.kind !== 'number') fail(1121, args[k], `${name} needs arrays of numbers, got ${describeShape(x.shape)}`);
+    if (name === 'sum') return this.arrays.sum(xs[0], hint ?? 'total');
+    if (name === 'prod') return this.arrays.prod(xs[0]);
+    return this.arrays.dot(xs[0], xs[1], e);
+  }
+
+  /** `a[i] = v`, `a[i] += v`, `a.push(v)`, `a.fill(v)`: writes into an array. */
+  private arrayWrite(e: ts.Node): never {
+    return fail(1122, e, 'writing into an array is not supported yet: arrays are values here; build a new one with .map or Float64Array.from({ length: n }, (_, i) => ...), or accumulate numbers in a loop');
+  }
+
+  /** A call of an array method as a statement (`a.push(v)`, `a.fill(0)`). */
+  private arrayStatement(e: ts.CallExpression): void {
+    this.arrayWrite(e);
   }
 
   private identifier(e: ts.Identifier, hint?: string): Value {
@@ -1435,6 +1711,9 @@ class FunctionLowering {
       return { name: this.b.lit(c, hint ?? e.name.text), shape: NUMBER };
     }
     const v = this.expr(e.expression);
+    if (e.name.text === 'length' && v.shape.kind === 'array') return this.arrays.length(v, hint ?? 'n');
+    if (e.name.text === 'length' && v.shape.kind === 'tuple') return this.literal(v.shape.elems.length, hint ?? 'n');
+    if (v.shape.kind === 'array') fail(1121, e.name, `'.${e.name.text}' of an array is not supported here`);
     if (v.shape.kind !== 'object') fail(1102, e, `property access needs an object, got a ${v.shape.kind}`);
     const i = v.shape.fields.findIndex(([f]) => f === e.name.text);
     if (i < 0) fail(1102, e.name, `no field ${e.name.text}`);
@@ -1518,6 +1797,8 @@ class FunctionLowering {
       this.numbers(e, ...args);
       return this.op(fn, args, hint);
     }
+    const arrayCall = this.arrayCall(e, hint);
+    if (arrayCall) return arrayCall;
     if (isTsadExport(callee, this.checker, 'stopGradient')) {
       if (e.arguments.length !== 1) fail(1102, e, 'stopGradient takes one argument');
       return this.stop(this.expr(e.arguments[0]), hint);
@@ -1528,8 +1809,9 @@ class FunctionLowering {
     if (local) return this.inlineCall(e, local, hint);
     const target = resolveMarkedFunction(callee, this.checker) ?? this.notDifferentiable(e);
     const lowered = this.owner.lower(target.decl);
-    const args = e.arguments.map((a) => this.expr(a));
-    if (args.length !== lowered.params.length) fail(1102, e, `'${lowered.name}' takes ${lowered.params.length} argument(s)`);
+    const raw = e.arguments.map((a) => this.expr(a));
+    if (raw.length !== lowered.params.length) fail(1102, e, `'${lowered.name}' takes ${lowered.params.length} argument(s)`);
+    const args = raw.map((a, i) => this.coerce(e.arguments[i], a, lowered.params[i].shape));
     args.forEach((a, i) => this.conform(e.arguments[i], a, lowered.params[i].shape, `argument ${i + 1} of '${lowered.name}'`));
     return { name: this.b.nl(hint ?? lowered.name, call(lowered.name, args.map((a) => a.name)), irType(lowered.result)), shape: lowered.result };
   }
@@ -1580,6 +1862,7 @@ class FunctionLowering {
   private stop(v: Value, hint?: string): Value {
     if (v.shape.kind === 'number') return this.op('stop_gradient', [v], hint ?? `${v.name}_const`);
     if (v.shape.kind === 'boolean' || v.shape.kind === 'string') return v;
+    if (v.shape.kind === 'array') return this.arrays.stop(v, hint);
     const parts = this.unpack(v).map((p) => this.stop(p));
     return { name: this.b.nl(hint ?? v.name, tuple(false, parts.map((p) => p.name)), irType(v.shape)), shape: v.shape };
   }

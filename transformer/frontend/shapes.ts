@@ -1,8 +1,9 @@
 // How a TypeScript value maps to a Linear A value: numbers are reals, booleans are booleans,
 // tuples and plain objects are IR tuples (object fields in name order, so two object types with
-// the same fields share one layout).
+// the same fields share one layout). Arrays of numbers (number[], Float64Array, Float32Array,
+// and integer typed arrays, which are constants) and arrays of such arrays are IR arrays.
 import type * as ts from 'typescript';
-import { BOOL, REAL, STR, Type, tupleType } from '../ir/syntax';
+import { BOOL, REAL, STR, Type, arrayType, tupleType } from '../ir/syntax';
 import { fail } from './diagnostics';
 
 export type Shape =
@@ -10,7 +11,15 @@ export type Shape =
   | { readonly kind: 'boolean' }
   | { readonly kind: 'string' }
   | { readonly kind: 'tuple'; readonly elems: readonly Shape[] }
-  | { readonly kind: 'object'; readonly fields: readonly (readonly [string, Shape])[] };
+  | { readonly kind: 'object'; readonly fields: readonly (readonly [string, Shape])[] }
+  /**
+   * An array of run-time length: `container` is the user's class (`Array` for number[]), so a
+   * gradient comes back as the kind of array that went in. Integer typed arrays (Int32Array, ...)
+   * are `constant`: sizes and indices, never differentiated.
+   */
+  | { readonly kind: 'array'; readonly container: ArrayContainer; readonly elem: Shape; readonly constant?: boolean };
+
+export type ArrayContainer = 'Array' | 'Float64Array' | 'Float32Array' | 'Int8Array' | 'Uint8Array' | 'Uint8ClampedArray' | 'Int16Array' | 'Uint16Array' | 'Int32Array' | 'Uint32Array';
 
 export const NUMBER: Shape = { kind: 'number' };
 export const BOOLEAN: Shape = { kind: 'boolean' };
@@ -25,6 +34,8 @@ export function shapeOfType(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.
     const elems = checker.getTypeArguments(type as ts.TypeReference);
     return { kind: 'tuple', elems: elems.map((t) => shapeOfType(tsApi, checker, t, node)) };
   }
+  const array = arrayShape(tsApi, checker, type, node);
+  if (array) return array;
   const unsupported = unsupportedConstruct(tsApi, checker, type);
   if (unsupported) return fail(1105, node, `cannot differentiate ${unsupported}`);
   if (type.flags & F.Object) {
@@ -40,6 +51,33 @@ export function shapeOfType(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.
 
 const TYPED_ARRAYS = new Set(['Float64Array', 'Float32Array', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array']);
 
+/** The typed array class a type is (from the default library, not a user class of that name), if any. */
+export function typedArrayName(tsApi: typeof ts, type: ts.Type): string | undefined {
+  const sym = type.getSymbol() ?? type.aliasSymbol;
+  const builtIn = !!sym?.declarations?.length && sym.declarations.every((d) => d.getSourceFile().hasNoDefaultLib);
+  return builtIn && TYPED_ARRAYS.has(sym!.name) ? sym!.name : undefined;
+}
+
+/**
+ * `number[]`, `readonly number[]`, a typed array, or an array of arrays of these; a diagnostic
+ * for an array of anything else (tsad arrays hold numbers, or arrays of numbers).
+ */
+function arrayShape(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type, node: ts.Node): Shape | undefined {
+  const typed = typedArrayName(tsApi, type);
+  if (typed) {
+    if (typed.startsWith('Big')) return fail(1105, node, `cannot differentiate a ${typed}: arrays of bigints are not numbers; use Float64Array, or Int32Array for indices`);
+    const float = typed === 'Float64Array' || typed === 'Float32Array';
+    return { kind: 'array', container: typed as ArrayContainer, elem: NUMBER, ...(float ? {} : { constant: true }) };
+  }
+  if (!checker.isArrayType(type)) return undefined;
+  const elemType = checker.getTypeArguments(type as ts.TypeReference)[0] ?? checker.getAnyType();
+  const elem = shapeOfType(tsApi, checker, elemType, node);
+  if (elem.kind !== 'number' && elem.kind !== 'array') {
+    return fail(1120, node, `cannot differentiate an array of ${describeShape(elem)}: tsad arrays hold numbers (number[], Float64Array) or arrays of numbers (number[][]); keep a tuple or object of arrays instead`);
+  }
+  return { kind: 'array', container: 'Array', elem };
+}
+
 /**
  * The construct a type stands for, when it is one tsad does not differentiate: one phrase that
  * names it (an array, a Promise, an instance of class Vec), never a printout of its members.
@@ -50,10 +88,6 @@ function unsupportedConstruct(tsApi: typeof ts, checker: ts.TypeChecker, type: t
   if (type.flags & (F.Undefined | F.Null | F.Void)) return 'undefined or null';
   const sym = type.getSymbol() ?? type.aliasSymbol;
   const builtIn = !!sym?.declarations?.length && sym.declarations.every((d) => d.getSourceFile().hasNoDefaultLib);
-  if (checker.isArrayType(type) || (builtIn && TYPED_ARRAYS.has(sym!.name))) {
-    const name = checker.isArrayType(type) ? `${checker.typeToString(checker.getTypeArguments(type as ts.TypeReference)[0] ?? checker.getAnyType())}[]` : sym!.name;
-    return `an array (${name}): arrays are not differentiable yet; pass a tuple ([number, number]) or separate numbers`;
-  }
   if (!(type.flags & F.Object)) return undefined;
   if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0) return 'a function value: differentiable values are numbers, tuples and plain objects';
   if (builtIn && sym!.name === 'Promise') return 'a Promise: differentiate a synchronous function and await the value before calling it';
@@ -79,6 +113,8 @@ export function irType(s: Shape): Type {
       return tupleType(s.elems.map(irType));
     case 'object':
       return tupleType(s.fields.map(([, f]) => irType(f)));
+    case 'array':
+      return arrayType(irType(s.elem));
   }
 }
 
@@ -97,7 +133,37 @@ export function describeShape(s: Shape): string {
       return `[${s.elems.map(describeShape).join(', ')}]`;
     case 'object':
       return `{ ${s.fields.map(([k, f]) => `${k}: ${describeShape(f)}`).join('; ')} }`;
+    case 'array':
+      return s.container === 'Array' ? `${describeShape(s.elem)}[]` : s.container;
   }
+}
+
+/**
+ * The shape up to what the IR cannot tell apart: every array of numbers is one layout (a
+ * number[] literal may be stored in a Float64Array variable). Values conform when their layouts
+ * are equal.
+ */
+export function layoutOf(s: Shape): string {
+  switch (s.kind) {
+    case 'tuple':
+      return `[${s.elems.map(layoutOf).join(', ')}]`;
+    case 'object':
+      return `{ ${s.fields.map(([k, f]) => `${k}: ${layoutOf(f)}`).join('; ')} }`;
+    case 'array':
+      return `array<${layoutOf(s.elem)}>`;
+    default:
+      return s.kind;
+  }
+}
+
+/** An array of numbers (the IR's array<real>). */
+export function isNumberArray(s: Shape): s is Extract<Shape, { kind: 'array' }> {
+  return s.kind === 'array' && s.elem.kind === 'number';
+}
+
+/** Does a value of this shape hold an array anywhere (its size then is known only at run time)? */
+export function hasArray(s: Shape): boolean {
+  return s.kind === 'array' || componentShapes(s).some(hasArray);
 }
 
 /** Numbers, booleans and strings: the shapes a single IR scalar holds. */

@@ -18,7 +18,8 @@ export const planGrad: Planner = (req) => {
   const value = withValue ? [m.fresh('value')] : [];
   const barLeaves = wrt.map((i) => m.leafNames(`${fn.params[i].name}_bar`, fn.params[i].shape));
   const args = fn.params.flatMap((p, i) => (wrt.includes(i) ? m.leaves(name(p.name), p.shape) : [irArgs[i]]));
-  const grads = wrt.map((i, k) => m.build(fn.params[i].shape, barLeaves[k]));
+  // The parameters are the templates: a cotangent array comes back as long as its parameter.
+  const grads = wrt.map((i, k) => m.build(fn.params[i].shape, barLeaves[k], name(fn.params[i].name)));
   const gradient = grads.length === 1 ? grads[0] : array(grads);
   const flatShape = (s: Shape) => s.kind === 'number' || (s.kind === 'tuple' && s.elems.every((c) => c.kind === 'number'));
   const sameShape = wrt.length === 1 ? flatShape(fn.params[wrt[0]].shape) : wrt.every((i) => fn.params[i].shape.kind === 'number');

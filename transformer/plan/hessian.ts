@@ -2,7 +2,8 @@
 // for a direction per parameter; hvp calls it once, hessian once per scalar of each wrt.
 import { fuse, hvpOf } from '../ad/drivers';
 import { Planner, PlanRequest, checked, paramChecks, wrapperOf } from './request';
-import { leafCount, specOf, tupleSpec } from './marshal';
+import { Marshal, fit, leafCount, specOf, tupleSpec } from './marshal';
+import { hasArray } from '../frontend/shapes';
 import { CallSitePlan, PlanExpr, PlanStatement, array, callDef, index, name, ret } from './syntax';
 
 function hvpDef(req: PlanRequest): Pick<CallSitePlan, 'program' | 'entries'> {
@@ -18,12 +19,15 @@ export const planHvp: Planner = (req) => {
   const call = (dirs: PlanExpr[]) => callDef(defs.entries[0], [...irArgs, ...dirs]);
   const single = wrt.length === 1;
   const dirOf = (k: number) => (single ? name('v') : index(name('v'), k));
-  const dirs = fn.params.map((p, i) => (wrt.includes(i) ? m.toIR(dirOf(wrt.indexOf(i)), p.shape) : m.zeros(p.shape)));
+  const dirs = fn.params.map((p, i) => (wrt.includes(i) ? m.tangentToIR(dirOf(wrt.indexOf(i)), p.shape) : m.zeros(p.shape)));
+  const lengths = wrt.flatMap((i, k) => m.lengthChecks(req.where, single ? 'v' : `v[${k}]`, `'${fn.params[i].name}'`, dirOf(k), name(fn.params[i].name), fn.params[i].shape));
+  // H·v comes back in the parameter's shape, its arrays as long as the parameter's.
+  const out = (e: PlanExpr, i: number) => m.tangentFromIR(e, fn.params[i].shape, name(fn.params[i].name));
   let body: PlanStatement[];
-  if (single) body = [ret(m.fromIR(fn.params.length === 1 ? call(dirs) : index(call(dirs), wrt[0]), fn.params[wrt[0]].shape))];
+  if (single) body = [...lengths, ret(out(fn.params.length === 1 ? call(dirs) : index(call(dirs), wrt[0]), wrt[0]))];
   else {
     const hv = m.fresh('hv');
-    body = [m.const([hv], call(dirs)), ret(array(wrt.map((i) => m.fromIR(index(name(hv), i), fn.params[i].shape))))];
+    body = [...lengths, m.const([hv], call(dirs)), ret(array(wrt.map((i) => out(index(name(hv), i), i))))];
   }
   const v = single ? specOf(fn.params[wrt[0]].shape, true) : tupleSpec(wrt.map((i) => specOf(fn.params[i].shape, true)));
   const checks = [...paramChecks(fn), { label: `argument ${fn.params.length + 1}`, path: 'v', value: 'v', spec: v }];
@@ -38,6 +42,7 @@ export const planHessian: Planner = (req) => {
   const { fn, wrt } = req;
   const { m, irArgs } = wrapperOf(fn);
   const defs = hvpDef(req);
+  if (hasArray(fn.params[wrt[0]].shape)) return hessianOfArray(req, m, irArgs, defs);
   const call = (dirs: PlanExpr[]) => callDef(defs.entries[0], [...irArgs, ...dirs]);
   const body: PlanStatement[] = [];
   const hvs = wrt.map((wb) =>
@@ -62,3 +67,19 @@ export const planHessian: Planner = (req) => {
   body.push(...m.takePending(), ret(blocks.length === 1 ? blocks[0][0] : array(blocks.map((row) => array(row)))));
   return { ...defs, params: fn.params.map((p) => p.name), body: checked(req.where, paramChecks(fn), body) };
 };
+
+/**
+ * The Hessian in one array parameter (compile.ts allows one wrt with arrays): column c is H·e_c,
+ * for c below the parameter's run-time length; the matrix is symmetric, so its columns are its rows.
+ */
+function hessianOfArray(req: PlanRequest, m: Marshal, irArgs: PlanExpr[], defs: Pick<CallSitePlan, 'program' | 'entries'>): CallSitePlan {
+  const { fn } = req;
+  const w = req.wrt[0];
+  const p = fn.params[w];
+  const c = m.fresh('c');
+  const dirs = fn.params.map((q, i) => (i === w ? ({ tag: 'oneHot', index: name(c) } as PlanExpr) : m.zeros(q.shape)));
+  const hv = callDef(defs.entries[0], [...irArgs, ...dirs]);
+  const column = fit(fn.params.length === 1 ? hv : index(hv, w), { kind: 'array', container: 'Array', elem: { kind: 'number' } }, name(p.name));
+  const body: PlanStatement[] = [ret({ tag: 'rows', count: { tag: 'length', of: name(p.name) }, index: c, body: column })];
+  return { ...defs, params: fn.params.map((q) => q.name), body: checked(req.where, paramChecks(fn), body) };
+}

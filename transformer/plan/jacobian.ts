@@ -4,10 +4,17 @@
 // with fewer passes.
 import { jvpOf } from '../ad/drivers';
 import { Planner, PlanRequest, checked, paramChecks, wrapperOf } from './request';
-import { leafCount } from './marshal';
+import { Marshal, fit, leafCount } from './marshal';
+import { Shape, hasArray } from '../frontend/shapes';
 import { CallSitePlan, PlanExpr, PlanStatement, array, callDef, index, name, ret } from './syntax';
 
+/** Does the function take or return an array among the values a Jacobian is about? */
+export function withArrays(req: PlanRequest): boolean {
+  return hasArray(req.fn.result) || req.wrt.some((w) => hasArray(req.fn.params[w].shape));
+}
+
 export const planJacrev: Planner = (req) => {
+  if (withArrays(req)) return planJacrevArrays(req);
   const { fn, wrt } = req;
   const { m, irArgs } = wrapperOf(fn);
   const rows = leafCount(fn.result);
@@ -24,6 +31,7 @@ export const planJacrev: Planner = (req) => {
 };
 
 export const planJacfwd: Planner = (req) => {
+  if (withArrays(req)) return planJacfwdArrays(req);
   const { fn, wrt } = req;
   const { m, irArgs } = wrapperOf(fn);
   const rows = leafCount(fn.result);
@@ -43,6 +51,8 @@ export const planJacfwd: Planner = (req) => {
 
 /** Reverse mode when the function has fewer outputs than differentiated inputs. */
 export const planJacobian: Planner = (req) => {
+  // With arrays the sizes are known only at run time: reverse mode for a number, else forward.
+  if (withArrays(req)) return req.fn.result.kind === 'number' ? planJacrevArrays(req) : planJacfwdArrays(req);
   const inputs = req.wrt.reduce((n, w) => n + leafCount(req.fn.params[w].shape), 0);
   return leafCount(req.fn.result) < inputs ? planJacrev(req) : planJacfwd(req);
 };
@@ -51,3 +61,67 @@ function result(req: PlanRequest, defs: Pick<CallSitePlan, 'program' | 'entries'
   body.push(ret(matrices.length === 1 ? matrices[0] : array(matrices)));
   return { ...defs, params: req.fn.params.map((p) => p.name), body: checked(req.where, paramChecks(req.fn), body) };
 }
+
+// ---- Jacobians of functions with arrays: sizes known only at run time ----
+//
+// The result is a number or an array of numbers, and so is each differentiated parameter
+// (compile.ts rejects other shapes with arrays in them). Rows and columns are built by
+// `Array.from({ length }, ...)` over run-time lengths; the one-hot seeds are sparse IR arrays.
+
+type Side = { readonly shape: Shape; readonly value: PlanExpr };
+
+/** The scalars of a user-side value of a flat shape (a number or an array of numbers), as a number[]. */
+function flatRow(m: Marshal, ir: PlanExpr, side: Side): PlanExpr {
+  if (side.shape.kind === 'number') return array([ir]);
+  return fit(ir, { kind: 'array', container: 'Array', elem: { kind: 'number' } }, side.value);
+}
+
+/** How many scalars a value of a flat shape holds. */
+function sizeOf(side: Side): PlanExpr {
+  return side.shape.kind === 'number' ? { tag: 'number', value: 1 } : { tag: 'length', of: side.value };
+}
+
+/** The seed of scalar `k` of a flat shape: 1, or the one-hot IR array e_k. */
+function seed(shape: Shape, k: PlanExpr): PlanExpr {
+  return shape.kind === 'number' ? { tag: 'number', value: 1 } : { tag: 'oneHot', index: k };
+}
+
+export const planJacrevArrays: Planner = (req) => {
+  const { fn, wrt } = req;
+  const { m, irArgs } = wrapperOf(fn);
+  const v = req.reverse();
+  const [value, tape, cts, r] = [m.fresh('value'), m.fresh('tape'), m.fresh('cotangents'), m.fresh('r')];
+  const out: Side = { shape: fn.result, value: name(value) };
+  const pick = (all: PlanExpr, w: number) => (fn.params.length === 1 ? all : index(all, w));
+  const body: PlanStatement[] = [
+    m.const([value, tape], callDef(v.fwd, irArgs)),
+    m.const([cts], { tag: 'rows', count: sizeOf(out), index: r, body: callDef(v.bwd, [name(tape), seed(fn.result, name(r))]) }),
+  ];
+  const matrices = wrt.map((w) => {
+    const k = m.fresh('k');
+    const param: Side = { shape: fn.params[w].shape, value: name(fn.params[w].name) };
+    return { tag: 'rows', count: sizeOf(out), index: k, body: flatRow(m, pick({ tag: 'at', of: name(cts), index: name(k) }, w), param) } as PlanExpr;
+  });
+  return result(req, { program: v.program, entries: [v.fwd, v.bwd] }, body, matrices);
+};
+
+export const planJacfwdArrays: Planner = (req) => {
+  const { fn, wrt } = req;
+  const { m, irArgs } = wrapperOf(fn);
+  const j = jvpOf(req.program, fn.name, { ...req.driver, inline: true });
+  const value = m.fresh('value');
+  const out: Side = { shape: fn.result, value: name(value) };
+  // The value gives the number of rows (and the length each column is padded to).
+  const body: PlanStatement[] = [m.const([value], index(callDef(j.jvp, [...irArgs, ...fn.params.map((p) => m.zeros(p.shape))]), 0))];
+  const matrices = wrt.map((w) => {
+    const p = fn.params[w];
+    const param: Side = { shape: p.shape, value: name(p.name) };
+    const [c, i, k] = [m.fresh('c'), m.fresh('i'), m.fresh('k')];
+    const tangents = fn.params.map((q, n) => (n === w ? seed(q.shape, name(c)) : m.zeros(q.shape)));
+    const columns = m.fresh(wrt.length === 1 ? 'columns' : `columns_${p.name}`);
+    body.push(m.const([columns], { tag: 'rows', count: sizeOf(param), index: c, body: flatRow(m, index(callDef(j.jvp, [...irArgs, ...tangents]), 1), out) }));
+    const entry: PlanExpr = { tag: 'at', of: { tag: 'at', of: name(columns), index: name(k) }, index: name(i) };
+    return { tag: 'rows', count: sizeOf(out), index: i, body: { tag: 'rows', count: sizeOf(param), index: k, body: entry } } as PlanExpr;
+  });
+  return result(req, { program: j.program, entries: [j.jvp] }, body, matrices);
+};

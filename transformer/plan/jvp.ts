@@ -2,14 +2,16 @@
 import { jvpOf } from '../ad/drivers';
 import { Planner, checked, wrapperOf } from './request';
 import { listSpec, specOf } from './marshal';
-import { array, callDef, index, name, ret } from './syntax';
+import { PlanStatement, array, callDef, index, name, ret } from './syntax';
 
 export const planJvp: Planner = (req) => {
   const { fn } = req;
   const { m } = wrapperOf(fn);
   const j = jvpOf(req.program, fn.name, { ...req.driver, inline: true });
   const prim = fn.params.map((p, i) => m.toIR(index(name('primals'), i), p.shape));
-  const tan = fn.params.map((p, i) => m.toIR(index(name('tangents'), i), p.shape));
+  const tan = fn.params.map((p, i) => m.tangentToIR(index(name('tangents'), i), p.shape));
+  // A tangent array must be as long as its primal (checked once, before any work).
+  const lengths: PlanStatement[] = fn.params.flatMap((p, i) => m.lengthChecks(req.where, `the tangent of '${p.name}'`, `'${p.name}'`, index(name('tangents'), i), index(name('primals'), i), p.shape));
   const [y, yDot] = [m.fresh('value'), m.fresh('tangent')];
   const checks = ['primals', 'tangents'].map((list, k) => ({
     label: `argument ${k + 1}`,
@@ -22,8 +24,9 @@ export const planJvp: Planner = (req) => {
     entries: [j.jvp],
     params: ['primals', 'tangents'],
     body: checked(req.where, checks, [
+      ...lengths,
       m.const([y, yDot], callDef(j.jvp, [...prim, ...tan])),
-      ret(array([m.fromIR(name(y), fn.result), m.tangentFromIR(name(yDot), fn.result)])),
+      ret(array([m.fromIR(name(y), fn.result), m.tangentFromIR(name(yDot), fn.result, name(y))])),
     ]),
   };
 };

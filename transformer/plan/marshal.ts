@@ -6,6 +6,23 @@ import { scalarCount } from '../ir/syntax';
 import { Shape, componentShapes, irType, isScalarShape } from '../frontend/shapes';
 import { PlanExpr, PlanStatement, Spec, array, index, name } from './syntax';
 
+type ArrayShape = Extract<Shape, { kind: 'array' }>;
+
+/** The user's container classes of an array shape, outermost first (`number[][]` is Array, Array). */
+export function containersOf(s: ArrayShape): string[] {
+  return s.elem.kind === 'array' ? [s.container, ...containersOf(s.elem)] : [s.container];
+}
+
+/** An IR array as the user's kind of array, as long as `template` when given (tangents may be shorter). */
+export function fit(value: PlanExpr, s: ArrayShape, template?: PlanExpr): PlanExpr {
+  return { tag: 'fit', value, containers: containersOf(s), ...(template ? { template } : {}) };
+}
+
+/** The parts of a shape by which a value is reached (`index` for tuples, `field` for objects). */
+function part(e: PlanExpr, s: Shape, k: number): PlanExpr {
+  return s.kind === 'object' ? { tag: 'field', of: e, key: s.fields[k][0] } : index(e, k);
+}
+
 export class Marshal {
   /** Statements the expression builders needed (temporaries); the caller places them. */
   private pending: PlanStatement[] = [];
@@ -26,38 +43,64 @@ export class Marshal {
 
   /** The scalar leaves of a user value, in IR order (object fields by name). */
   leaves(e: PlanExpr, s: Shape): PlanExpr[] {
-    if (isScalarShape(s)) return [e];
+    if (isScalarShape(s) || s.kind === 'array') return [e];
     if (s.kind === 'tuple') return s.elems.flatMap((c, i) => this.leaves(index(e, i), c));
     return s.fields.flatMap(([k, c]) => this.leaves(field(e, k), c));
   }
 
   /** Fresh local names for the leaves of a shape: `p_bar`, or `p_bar_amplitude`, `q_bar_0`, ... */
   leafNames(base: string, s: Shape): string[] {
-    if (isScalarShape(s)) return [this.fresh(base)];
+    if (isScalarShape(s) || s.kind === 'array') return [this.fresh(base)];
     if (s.kind === 'tuple') return s.elems.flatMap((c, i) => this.leafNames(`${base}_${i}`, c));
     return s.fields.flatMap(([k, c]) => this.leafNames(`${base}_${k}`, c));
   }
 
-  /** A user value of a shape from its leaves, in order. */
-  build(s: Shape, leaves: readonly string[]): PlanExpr {
+  /**
+   * A user value of a shape from its leaves (IR cotangents), in order; `template` is the primal
+   * value, whose arrays give the lengths the cotangent arrays are padded to.
+   */
+  build(s: Shape, leaves: readonly string[], template?: PlanExpr): PlanExpr {
     let next = 0;
-    const go = (x: Shape): PlanExpr => {
+    const go = (x: Shape, t: PlanExpr | undefined): PlanExpr => {
+      if (x.kind === 'array') return x.constant ? (next++, { tag: 'undefined' }) : fit(name(leaves[next++]), x, t);
       if (isScalarShape(x)) return name(leaves[next++]);
-      if (x.kind === 'tuple') return array(x.elems.map(go));
-      return { tag: 'object', fields: x.fields.map(([k, c]) => [k, go(c)] as const) };
+      if (x.kind === 'tuple') return array(x.elems.map((c, i) => go(c, t && index(t, i))));
+      return { tag: 'object', fields: x.fields.map(([k, c]) => [k, go(c, t && { tag: 'field', of: t, key: k })] as const) };
     };
-    return go(s);
+    return go(s, template);
+  }
+
+  /** A user tangent -> the IR's: a constant array's tangent (`undefined`) is the zero array. */
+  tangentToIR(e: PlanExpr, s: Shape): PlanExpr {
+    if (s.kind === 'array') return s.constant ? { tag: 'emptyArray' } : e;
+    if (isScalarShape(s) || !hasConstantArray(s)) return this.toIR(e, s);
+    return array(componentShapes(s).map((c, i) => this.tangentToIR(part(e, s, i), c)));
+  }
+
+  /**
+   * `sameLength` checks of a user tangent against its primal, array by array (the tangents of
+   * constant arrays are not read).
+   */
+  lengthChecks(where: string, what: string, against: string, tangent: PlanExpr, primal: PlanExpr, s: Shape): PlanStatement[] {
+    if (s.kind === 'array') return s.constant ? [] : [{ tag: 'sameLength', where, what, against, a: tangent, b: primal }];
+    if (isScalarShape(s)) return [];
+    return componentShapes(s).flatMap((c, i) => {
+      const key = s.kind === 'object' ? `.${s.fields[i][0]}` : `[${i}]`;
+      return this.lengthChecks(where, `${what}${key}`, `${against}${key}`, part(tangent, s, i), part(primal, s, i), c);
+    });
   }
 
   /** User value -> IR value (objects become arrays in field-name order). */
   toIR(e: PlanExpr, s: Shape): PlanExpr {
-    if (isScalarShape(s)) return e;
+    // Arrays go in as they are: the IR reads them by index and length.
+    if (isScalarShape(s) || s.kind === 'array') return e;
     if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : array(s.elems.map((c, i) => this.toIR(index(e, i), c)));
     return array(s.fields.map(([k, c]) => this.toIR(field(e, k), c)));
   }
 
   /** IR value -> user value. */
   fromIR(e: PlanExpr, s: Shape): PlanExpr {
+    if (s.kind === 'array') return fit(e, s);
     if (isScalarShape(s)) return e;
     if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : array(s.elems.map((c, i) => this.fromIR(index(e, i), c)));
     return { tag: 'object', fields: s.fields.map(([k, c], i) => [k, this.fromIR(index(e, i), c)] as const) };
@@ -67,17 +110,18 @@ export class Marshal {
    * IR tangent or cotangent -> the user's: as `fromIR`, except that a constant (boolean or
    * string) has the tangent `undefined`, not the IR's empty tuple.
    */
-  tangentFromIR(e: PlanExpr, s: Shape): PlanExpr {
+  tangentFromIR(e: PlanExpr, s: Shape, template?: PlanExpr): PlanExpr {
     if (s.kind === 'boolean' || s.kind === 'string') return { tag: 'undefined' };
+    if (s.kind === 'array') return s.constant ? { tag: 'undefined' } : fit(e, s, template);
     if (isScalarShape(s)) return e;
-    if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : array(s.elems.map((c, i) => this.tangentFromIR(index(e, i), c)));
-    return { tag: 'object', fields: s.fields.map(([k, c], i) => [k, this.tangentFromIR(index(e, i), c)] as const) };
+    if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : array(s.elems.map((c, i) => this.tangentFromIR(index(e, i), c, template && index(template, i))));
+    return { tag: 'object', fields: s.fields.map(([k, c], i) => [k, this.tangentFromIR(index(e, i), c, template && { tag: 'field', of: template, key: k })] as const) };
   }
 
   /** The k-th basis tangent of a shape, as an IR value. */
   basis(s: Shape, k: number): PlanExpr {
     let i = 0;
-    const go = (x: Shape): PlanExpr => (isScalarShape(x) ? { tag: 'number', value: i++ === k ? 1 : 0 } : array(componentShapes(x).map(go)));
+    const go = (x: Shape): PlanExpr => (x.kind === 'array' ? { tag: 'emptyArray' } : isScalarShape(x) ? { tag: 'number', value: i++ === k ? 1 : 0 } : array(componentShapes(x).map(go)));
     return go(s);
   }
 
@@ -123,6 +167,7 @@ export function leafCount(s: Shape): number {
 /** What the argument check of a value of shape `s` expects; a tangent's booleans and strings are not read. */
 export function specOf(s: Shape, tangent: boolean): Spec {
   if (s.kind === 'number') return 'number';
+  if (s.kind === 'array') return tangent && s.constant ? '' : 'array';
   if (s.kind === 'boolean' || s.kind === 'string') return tangent ? '' : s.kind;
   if (s.kind === 'tuple') return tupleSpec(s.elems.map((c) => specOf(c, tangent)));
   const items = s.fields.map(([k, c]) => [k, specOf(c, tangent)] as const);
@@ -140,4 +185,9 @@ export function tupleSpec(elems: readonly Spec[]): Spec {
 /** An array of named values, one per parameter (jvp's primals and tangents). */
 export function listSpec(items: readonly (readonly [string, Spec])[]): Spec {
   return { tag: 'arguments', expected: `an array of ${items.length} values`, items };
+}
+
+/** Does a shape hold an integer (constant) array, whose tangent is `undefined` for the user and the zero array in the IR? */
+function hasConstantArray(s: Shape): boolean {
+  return s.kind === 'array' ? !!s.constant : componentShapes(s).some(hasConstantArray);
 }

@@ -45,6 +45,8 @@ export function tangentShape(s: Shape): Shape {
       return { kind: 'tuple', elems: s.elems.map(tangentShape) };
     case 'object':
       return { kind: 'object', fields: s.fields.map(([k, f]) => [k, tangentShape(f)] as const) };
+    case 'array':
+      return s.constant ? { kind: 'tuple', elems: [] } : { kind: 'array', container: s.container, elem: tangentShape(s.elem) };
   }
 }
 

@@ -20,14 +20,32 @@ export type PlanExpr =
   /** A call of an IR def of the plan's program: several results come back as an array. */
   | { readonly tag: 'call'; readonly def: string; readonly args: readonly PlanExpr[] }
   /** A function value (a pullback, a linear map) that checks its own arguments. */
-  | { readonly tag: 'function'; readonly params: readonly string[]; readonly body: readonly PlanStatement[] };
+  | { readonly tag: 'function'; readonly params: readonly string[]; readonly body: readonly PlanStatement[] }
+  /**
+   * An IR array as the user's kind of array (`container`, nested for arrays of arrays): as long
+   * as `template` (a tangent array of the IR may be shorter: its missing elements are zeros), or
+   * as long as the value itself without one.
+   */
+  | { readonly tag: 'fit'; readonly value: PlanExpr; readonly template?: PlanExpr; readonly containers: readonly string[] }
+  /** The IR's zero array (empty: its elements read as zeros). */
+  | { readonly tag: 'emptyArray' }
+  /** `of.length` */
+  | { readonly tag: 'length'; readonly of: PlanExpr }
+  /** `of[index]` with an index computed at run time. */
+  | { readonly tag: 'at'; readonly of: PlanExpr; readonly index: PlanExpr }
+  /** The IR array e_i (one-hot at a run-time index; sparse: i + 1 long). */
+  | { readonly tag: 'oneHot'; readonly index: PlanExpr }
+  /** `Array.from({ length: count }, (_, index) => body)`: rows and columns of a run-time size. */
+  | { readonly tag: 'rows'; readonly count: PlanExpr; readonly index: string; readonly body: PlanExpr };
 
 export type PlanStatement =
   /** `const name = init`, or `const [a, b] = init` for several names. */
   | { readonly tag: 'const'; readonly names: readonly string[]; readonly init: PlanExpr }
   | { readonly tag: 'return'; readonly value: PlanExpr }
   /** Throws a TypeError naming `where` and the first argument that does not fit. */
-  | { readonly tag: 'check'; readonly where: string; readonly checks: readonly ArgumentCheck[] };
+  | { readonly tag: 'check'; readonly where: string; readonly checks: readonly ArgumentCheck[] }
+  /** Throws a RangeError naming `where` and `what` when the arrays `a` and `b` differ in length (a tangent and its primal). */
+  | { readonly tag: 'sameLength'; readonly where: string; readonly what: string; readonly against: string; readonly a: PlanExpr; readonly b: PlanExpr };
 
 /**
  * What a run-time argument check expects of a value: the kind of a leaf, a container of such
@@ -38,6 +56,8 @@ export type Spec =
   | 'number'
   | 'boolean'
   | 'string'
+  /** An array of numbers or arrays: number[], a typed array (elements are not checked: that would cost a pass over them). */
+  | 'array'
   | { readonly tag: 'tuple' | 'object' | 'arguments'; readonly expected: string; readonly items: readonly (readonly [string | number, Spec])[] };
 
 export interface ArgumentCheck {

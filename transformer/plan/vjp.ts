@@ -12,8 +12,9 @@ export const planVjp: Planner = (req) => {
   // A function value of its own: its `arguments` is what its check counts.
   const pullback = func(['cotangent'], [
     { tag: 'check', where: `${req.where}'s pullback`, checks: [{ label: 'argument 1', path: 'cotangent', value: 'cotangent', spec: specOf(fn.result, true) }] },
-    m.const(bars, callDef(v.bwd, [name(tape), m.toIR(name('cotangent'), fn.result)])),
-    ret(array(fn.params.map((p, i) => m.tangentFromIR(name(bars[i]), p.shape)))),
+    ...m.lengthChecks(`${req.where}'s pullback`, 'the cotangent', 'the value', name('cotangent'), name(value), fn.result),
+    m.const(bars, callDef(v.bwd, [name(tape), m.tangentToIR(name('cotangent'), fn.result)])),
+    ret(array(fn.params.map((p, i) => m.tangentFromIR(name(bars[i]), p.shape, name(p.name))))),
   ]);
   return {
     program: v.program,

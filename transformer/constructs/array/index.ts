@@ -9,6 +9,7 @@ import { laccum, share } from './accum';
 import { scan, sscan } from './scan';
 import { reduce, sreduce } from './reduce';
 import { lscan, lfold, lrscan, lrfold } from './linearFold';
+import { atmost } from './checks';
 
 export const ARRAY_CONSTRUCTS = {
   len,
@@ -31,4 +32,5 @@ export const ARRAY_CONSTRUCTS = {
   lfold,
   lrscan,
   lrfold,
+  atmost,
 } as const satisfies Record<string, ConstructRule>;

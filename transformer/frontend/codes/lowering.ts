@@ -31,7 +31,7 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   },
   1113: {
     title: 'call of a built-in or library method',
-    hint: 'write the computation with arithmetic and Math functions (for [a, b].reduce((s, v) => s + v, 0) write a + b), or compute it outside and pass it in as a parameter',
+    hint: 'write the computation with arithmetic and Math functions (arrays: indexing, .length, .map, .reduce and tsad\'s sum, dot, prod), or compute it outside and pass it in as a parameter',
   },
   1114: {
     title: 'custom derivative for a function it cannot attach to',
@@ -42,5 +42,17 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   1117: {
     title: 'local function used as a value',
     hint: 'call a local function directly (h(x)); to pass a function around, declare it at module level and mark it @differentiable',
+  },
+  1120: {
+    title: 'unsupported array type',
+    hint: 'differentiable arrays hold numbers (number[], readonly number[], Float64Array, Float32Array) or arrays of them (number[][]); integer typed arrays (Int32Array) are constants; keep tuples and objects outside arrays ({ w: Float64Array; b: number })',
+  },
+  1121: {
+    title: 'unsupported array operation',
+    hint: 'read with a[i] and a.length, loop with for/while, build with new Float64Array(n), new Array(n).fill(x), Float64Array.from(a, f) or a literal, and use .map, .reduce(f, init), and tsad\'s sum, dot, prod, iota (see docs/frontend.md, Arrays)',
+  },
+  1122: {
+    title: 'write into an array',
+    hint: 'build the array instead of writing into it: a.map((x, i) => ...), Float64Array.from({ length: n }, (_, i) => ...), or a loop that accumulates numbers',
   },
 };

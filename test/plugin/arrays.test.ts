@@ -1,0 +1,409 @@
+// Arrays in differentiable functions through the plugin (transformer/frontend/arrays.ts,
+// docs/frontend.md "Arrays"): each lowering's derivatives against central differences and hand
+// derivations, at lengths 0, 1 and larger; every transform taking and returning arrays in the
+// kind the user passed (number[], Float64Array, Float32Array); run-time length errors.
+import { load } from './harness';
+
+const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota } from 'tsad';
+
+/** @differentiable */
+export function sumsq(a: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * a[i];
+  return s;
+}
+/** @differentiable */
+export function sumsqList(a: number[]): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s = s + a[i] * a[i];
+  return s;
+}
+/** @differentiable */
+export function sumsq32(a: Float32Array): number {
+  let s = 0;
+  for (const x of a) s += x * x;
+  return s;
+}
+/** @differentiable */
+export function mapSin(a: readonly number[], c: number): number {
+  return sum(a.map((x) => Math.sin(c * x)));
+}
+/** @differentiable */
+export function zipped(a: Float64Array, b: Float64Array): number {
+  return sum(a.map((x, i) => x * b[i] * b[i] + i * x));
+}
+/** @differentiable */
+export function folded(a: number[]): number {
+  return a.reduce((acc, x) => acc * Math.cos(x) + x, 1);
+}
+/** @differentiable */
+export function summed(a: number[]): number {
+  return a.reduce((s, x) => s + x, 2) * a.length;
+}
+/** @differentiable */
+export function products(a: number[]): number {
+  return prod(a);
+}
+/** @differentiable */
+export function dotted(a: number[], b: Float64Array): number {
+  return dot(a, b);
+}
+/** @differentiable */
+export function scaled(a: Float64Array, c: number): Float64Array {
+  return a.map((x) => x * c + Math.sin(x));
+}
+/** @differentiable */
+export function built(x: number, n: number): number {
+  const v = Float64Array.from({ length: n }, (_, i) => Math.sin(x * i));
+  return sum(v);
+}
+/** @differentiable */
+export function filled(x: number, n: number): number {
+  const z = new Array(n).fill(x);
+  let s = 0;
+  for (const v of z) s += v * v;
+  return s + sum(new Float64Array(n));
+}
+/** @differentiable */
+export function literal(x: number, y: number): number[] {
+  return [x * y, x + y, Math.exp(x)];
+}
+/** @differentiable */
+export function quadratic(mat: Float64Array, v: number[]): number {
+  const n = v.length;
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) s += mat[i * n + j] * v[i] * v[j];
+  }
+  return s;
+}
+/** @differentiable */
+export function mixed(p: { w: Float64Array; b: number }, x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    const r = p.w[i] * x[i] + p.b;
+    s += r * r;
+  }
+  return s;
+}
+/** @differentiable */
+export function pair(t: [Float64Array, number]): number {
+  return sum(t[0].map((x) => x * t[1]));
+}
+/** @differentiable */
+export function gathered(a: Float64Array, idx: Int32Array): number {
+  let s = 0;
+  for (let k = 0; k < idx.length; k++) s += a[idx[k]] * a[idx[k]];
+  return s;
+}
+/** @differentiable */
+export function ramp(x: number, n: number): number {
+  return dot(iota(n), Float64Array.from({ length: n }, (_, i) => x * x * i));
+}
+/** @differentiable */
+export function untilTen(a: Float64Array): number {
+  let i = 0;
+  let s = 0;
+  while (i < a.length && s < 10) {
+    s += a[i] * a[i];
+    i++;
+  }
+  return s;
+}
+/** @differentiable */
+export function second(a: number[]): number {
+  return a[1] * a[1];
+}
+/** @differentiable */
+export function softmax(a: number[]): number[] {
+  const top = a.reduce((p, x) => Math.max(p, x), -Infinity);
+  const e = a.map((x) => Math.exp(x - top));
+  const s = sum(e);
+  return e.map((x) => x / s);
+}
+/** @differentiable */
+export function quartic(a: Float64Array): number {
+  const s = sum(a.map((x) => x * x));
+  return s * s;
+}
+/** @differentiable */
+export function weighted(a: Float64Array, flag: boolean, w: number): number {
+  const k = flag ? w : 1;
+  return sum(a.map((x) => k * x * x));
+}
+/** @differentiable */
+export function pastEnd(a: Float64Array, n: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += a[i] * a[i];
+  return s;
+}
+
+export const gSumsq = grad(sumsq);
+export const gPastEnd = grad(pastEnd);
+export const gSumsqList = grad(sumsqList);
+export const gSumsq32 = grad(sumsq32);
+export const gMapSin = grad(mapSin, { wrt: [0, 1] });
+export const gZipped = grad(zipped, { wrt: [0, 1] });
+export const gFolded = grad(folded);
+export const gSummed = grad(summed);
+export const gProducts = grad(products);
+export const gDotted = grad(dotted, { wrt: [0, 1] });
+export const gBuilt = grad(built);
+export const gFilled = grad(filled);
+export const gQuadratic = grad(quadratic, { wrt: [1] });
+export const gMixed = grad(mixed, { wrt: [0, 1] });
+export const gPair = grad(pair);
+export const gGathered = grad(gathered);
+export const gRamp = grad(ramp);
+export const gUntilTen = grad(untilTen);
+export const gSecond = grad(second);
+export const vgSumsq = valueAndGrad(sumsq);
+export const jvpScaled = (a: Float64Array, c: number, da: Float64Array, dc: number) => jvp(scaled, [a, c], [da, dc]);
+export const jvpGathered = (a: Float64Array, idx: Int32Array, da: Float64Array) => jvp(gathered, [a, idx], [da, undefined]);
+export const vjpScaled = (a: Float64Array, c: number) => vjp(scaled, a, c);
+export const vjpSoftmax = (a: number[]) => vjp(softmax, a);
+export const jacSoftmax = jacobian(softmax);
+export const jacfwdSoftmax = jacfwd(softmax);
+export const jacrevSoftmax = jacrev(softmax);
+export const jacLiteral = jacobian(literal, { wrt: [0, 1] });
+export const jacScaled = jacrev(scaled, { wrt: [0, 1] });
+export const jacSumsq = jacobian(sumsq);
+export const hessQuartic = hessian(quartic);
+export const hvpQuartic = hvp(quartic);
+export const gWeighted = grad(weighted, { wrt: [0, 2] });
+`);
+
+// ---- references ----
+
+const H = 1e-6;
+type Args = unknown[];
+
+/** Central differences of a scalar function in scalar k of argument i (numbers or arrays). */
+function fd(f: (...a: any[]) => number, args: Args, i: number, k?: number): number {
+  const shifted = (s: number) =>
+    args.map((a, j) => {
+      if (j !== i) return a;
+      if (typeof a === 'number') return a + s;
+      const c = Array.isArray(a) ? [...a] : new Float64Array(a as Float64Array);
+      c[k!] += s;
+      return c;
+    });
+  return (f(...shifted(H)) - f(...shifted(-H))) / (2 * H);
+}
+
+function fdGrad(f: (...a: any[]) => number, args: Args, i: number): number[] {
+  const a = args[i];
+  if (typeof a === 'number') return [fd(f, args, i)];
+  return Array.from({ length: (a as ArrayLike<number>).length }, (_, k) => fd(f, args, i, k));
+}
+
+function close(actual: ArrayLike<number> | number, expected: ArrayLike<number> | number, tol = 1e-6): void {
+  const a = typeof actual === 'number' ? [actual] : Array.from(actual);
+  const e = typeof expected === 'number' ? [expected] : Array.from(expected);
+  expect(a.length).toBe(e.length);
+  a.forEach((x, i) => {
+    if (!(Math.abs(x - e[i]) <= tol * Math.max(1, Math.abs(e[i])))) throw new Error(`element ${i}: got ${x}, expected ${e[i]} (got [${a}], expected [${e}])`);
+  });
+}
+
+const data = (n: number, shift = 0) => Array.from({ length: n }, (_, i) => 0.3 + 0.7 * Math.sin(1.3 * i + shift));
+const LENGTHS = [0, 1, 5];
+
+// ---- each lowering against central differences ----
+
+describe.each(LENGTHS)('length %i', (n) => {
+  const a = data(n);
+  const b = data(n, 1);
+
+  test('a loop reading a[i]: grad is 2a, as a Float64Array / number[] / Float32Array of full length', () => {
+    const g = m.gSumsq(Float64Array.from(a));
+    expect(g).toBeInstanceOf(Float64Array);
+    close(g, a.map((x) => 2 * x));
+    const gl = m.gSumsqList(a);
+    expect(Array.isArray(gl)).toBe(true);
+    close(gl, a.map((x) => 2 * x));
+    const a32 = Float32Array.from(a);
+    const g32 = m.gSumsq32(a32);
+    expect(g32).toBeInstanceOf(Float32Array);
+    close(g32, Array.from(a32, (x) => 2 * x), 1e-6);
+  });
+
+  test('.map with a free scalar, and sum: grad in the array and in the scalar', () => {
+    const [ga, gc] = m.gMapSin(a, 0.7);
+    expect(Array.isArray(ga)).toBe(true);
+    close(ga, a.map((x) => 0.7 * Math.cos(0.7 * x)));
+    close(gc, a.reduce((s, x) => s + x * Math.cos(0.7 * x), 0));
+    close(ga, fdGrad(m.mapSin, [a, 0.7], 0));
+  });
+
+  test('.map reading another array at its own index (a zip)', () => {
+    const [ga, gb] = m.gZipped(Float64Array.from(a), Float64Array.from(b));
+    close(ga, a.map((_, i) => b[i] * b[i] + i));
+    close(gb, a.map((x, i) => 2 * x * b[i]));
+  });
+
+  test('.reduce: a general left fold and the sum', () => {
+    close(m.gFolded(a), fdGrad(m.folded, [a], 0));
+    // (2 + Σa)·n: every partial is n.
+    close(m.gSummed(a), a.map(() => n));
+  });
+
+  test('prod and dot', () => {
+    close(m.gProducts(a), a.map((_, i) => a.reduce((p, x, j) => (j === i ? p : p * x), 1)));
+    const [ga, gb] = m.gDotted(a, Float64Array.from(b));
+    close(ga, b);
+    expect(gb).toBeInstanceOf(Float64Array);
+    close(gb, a);
+  });
+
+  test('builders: Float64Array.from({ length }), new Array(n).fill(x), new Float64Array(n), iota', () => {
+    // Σ_i sin(x i): d/dx = Σ i cos(x i).
+    close(m.gBuilt(0.4, n), Array.from({ length: n }, (_, i) => i * Math.cos(0.4 * i)).reduce((s, v) => s + v, 0));
+    expect(m.gBuilt(0.4, n)).toBeCloseTo(fd(m.built, [0.4, n], 0), 6);
+    close(m.gFilled(0.4, n), 2 * 0.4 * n);
+    // Σ i · x² i = x² Σ i²: d/dx = 2x Σ i².
+    close(m.gRamp(0.4, n), 2 * 0.4 * Array.from({ length: n }, (_, i) => i * i).reduce((s, v) => s + v, 0));
+  });
+
+  test('arrays inside objects and tuples, and a matrix stored flat', () => {
+    const w = Float64Array.from(b);
+    const x = Float64Array.from(a);
+    const [gp, gx] = m.gMixed({ w, b: 0.3 }, x);
+    expect(gp.w).toBeInstanceOf(Float64Array);
+    close(gp.w, a.map((xi, i) => 2 * (b[i] * xi + 0.3) * xi));
+    close(gp.b, a.reduce((s, xi, i) => s + 2 * (b[i] * xi + 0.3), 0));
+    close(gx, a.map((xi, i) => 2 * (b[i] * xi + 0.3) * b[i]));
+    const [gt, gs] = m.gPair([x, 1.5]);
+    close(gt, a.map(() => 1.5));
+    close(gs, a.reduce((s, v) => s + v, 0));
+    const mat = a.map((_, i) => a.map((__, j) => 1 + i + 2 * j));
+    // v·M·v with M stored flat: the gradient is (M + Mᵀ) v.
+    close(m.gQuadratic(Float64Array.from(mat.flat()), b), b.map((_, i) => b.reduce((s, vj, j) => s + (mat[i][j] + mat[j][i]) * vj, 0)));
+  });
+
+  test('a while loop over an array, and reads at indices from an Int32Array (a constant)', () => {
+    close(m.gUntilTen(Float64Array.from(a)), fdGrad(m.untilTen, [Float64Array.from(a)], 0));
+    const idx = Int32Array.from({ length: 2 * n }, (_, k) => (3 * k) % Math.max(n, 1));
+    const expected = a.map(() => 0);
+    if (n > 0) idx.forEach((i) => (expected[i] += 2 * a[i]));
+    close(m.gGathered(Float64Array.from(a), idx), expected);
+  });
+
+  test('valueAndGrad', () => {
+    const [v, g] = m.vgSumsq(Float64Array.from(a));
+    close(v, a.reduce((s, x) => s + x * x, 0));
+    close(g, a.map((x) => 2 * x));
+  });
+
+  test('jvp with array tangents: value and tangent against central differences', () => {
+    const da = Float64Array.from(b);
+    const [y, dy] = m.jvpScaled(Float64Array.from(a), 0.5, da, 0.25);
+    expect(y).toBeInstanceOf(Float64Array);
+    expect(dy).toBeInstanceOf(Float64Array);
+    close(y, a.map((x) => x * 0.5 + Math.sin(x)));
+    close(dy, a.map((x, i) => b[i] * (0.5 + Math.cos(x)) + 0.25 * x));
+  });
+
+  test('vjp: the dot-product test <ȳ, J ẋ> = <Jᵀ ȳ, ẋ>', () => {
+    const x = Float64Array.from(a);
+    const [y, pullback] = m.vjpScaled(x, 0.5);
+    close(y, a.map((v) => v * 0.5 + Math.sin(v)));
+    const ybar = Float64Array.from(b);
+    const [xbar, cbar] = pullback(ybar);
+    expect(xbar).toBeInstanceOf(Float64Array);
+    expect(xbar.length).toBe(n);
+    const xdot = Float64Array.from(data(n, 2));
+    const [, ydot] = m.jvpScaled(x, 0.5, xdot, 0.75);
+    const lhs = Array.from(ydot as Float64Array).reduce((s, v, i) => s + v * ybar[i], 0);
+    const rhs = Array.from(xbar as Float64Array).reduce((s, v, i) => s + v * xdot[i], 0) + cbar * 0.75;
+    expect(lhs).toBeCloseTo(rhs, 10);
+  });
+
+  test('jacobian, jacfwd and jacrev of an array-valued function: rows are outputs', () => {
+    const s = a.map((x) => Math.exp(x));
+    const total = s.reduce((p, v) => p + v, 0);
+    const p = s.map((v) => v / total);
+    // ∂p_i/∂a_j = p_i (δ_ij − p_j).
+    const expected = p.map((pi, i) => p.map((pj, j) => pi * ((i === j ? 1 : 0) - pj)));
+    for (const J of [m.jacSoftmax(a), m.jacfwdSoftmax(a), m.jacrevSoftmax(a)]) {
+      expect(J.length).toBe(n);
+      J.forEach((row: number[], i: number) => {
+        expect(Array.isArray(row)).toBe(true);
+        close(row, expected[i]);
+      });
+    }
+    const Jx = m.jacSumsq(Float64Array.from(a));
+    expect(Jx.length).toBe(1);
+    close(Jx[0], a.map((x) => 2 * x));
+    const [Ja, Jc] = m.jacScaled(Float64Array.from(a), 0.5);
+    Ja.forEach((row: number[], i: number) => close(row, a.map((x, j) => (i === j ? 0.5 + Math.cos(x) : 0))));
+    Jc.forEach((row: number[], i: number) => close(row, [a[i]]));
+  });
+
+  test('hessian and hvp of an array parameter against the closed form 4(Σa²)I + 8aaᵀ', () => {
+    const s2 = a.reduce((s, x) => s + x * x, 0);
+    const Hm = a.map((ai, i) => a.map((aj, j) => (i === j ? 4 * s2 : 0) + 8 * ai * aj));
+    const got = m.hessQuartic(Float64Array.from(a));
+    expect(got.length).toBe(n);
+    got.forEach((row: number[], i: number) => close(row, Hm[i]));
+    const v = Float64Array.from(b);
+    const hv = m.hvpQuartic(Float64Array.from(a), v);
+    expect(hv).toBeInstanceOf(Float64Array);
+    close(hv, Hm.map((row) => row.reduce((acc, h, j) => acc + h * v[j], 0)));
+  });
+});
+
+test('a gradient array is as long as its parameter, padded with the zeros the IR leaves out', () => {
+  const g = m.gSecond([1, 2, 3, 4, 5]);
+  expect(g).toEqual([0, 4, 0, 0, 0]);
+});
+
+test('an array literal typed as number[]: its Jacobian in each scalar', () => {
+  const [Jx, Jy] = m.jacLiteral(2, 3);
+  expect(Jx).toEqual([[3], [1], [Math.exp(2)]]);
+  expect(Jy).toEqual([[2], [1], [0]]);
+});
+
+test('a constant parameter among arrays: its tangent is undefined, the others differentiate', () => {
+  const a = Float64Array.from([1, 2, 3]);
+  const [ga, gw] = m.gWeighted(a, true, 2);
+  close(ga, [4, 8, 12]);
+  close(gw, 14);
+  const idx = Int32Array.from([0, 2, 2]);
+  const [y, dy] = m.jvpGathered(a, idx, Float64Array.from([1, 1, 1]));
+  close(y, 1 + 9 + 9);
+  close(dy, 2 + 6 + 6);
+});
+
+// ---- run-time errors: checked once per call, naming the transform, function and argument ----
+
+test('a tangent array of the wrong length is a RangeError naming jvp(scaled) and the argument', () => {
+  const a = Float64Array.from([1, 2, 3]);
+  expect(() => m.jvpScaled(a, 1, Float64Array.from([1, 2]), 0)).toThrow(RangeError);
+  expect(() => m.jvpScaled(a, 1, Float64Array.from([1, 2]), 0)).toThrow("jvp(scaled): the tangent of 'a' has length 2, but 'a' has length 3");
+});
+
+test("a pullback's cotangent of the wrong length is a RangeError", () => {
+  const [, pullback] = m.vjpScaled(Float64Array.from([1, 2, 3]), 1);
+  expect(() => pullback(Float64Array.from([1]))).toThrow("vjp(scaled)'s pullback: the cotangent has length 1, but the value has length 3");
+});
+
+test("hvp's direction of the wrong length is a RangeError", () => {
+  expect(() => m.hvpQuartic(Float64Array.from([1, 2]), Float64Array.from([1]))).toThrow("hvp(quartic): v has length 1, but 'a' has length 2");
+});
+
+test('a number where an array is expected is a TypeError naming the argument', () => {
+  expect(() => m.gSumsq(5)).toThrow("grad(sumsq): argument 1 'a' must be an array of numbers (number[], Float64Array or Float32Array), got number");
+});
+
+test('two arrays a map or dot needs equally long are checked once: a RangeError naming the function and arrays', () => {
+  expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow(RangeError);
+  expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow('tsad: dotted: the arrays of dot(a, b) must have the same length (2 > 1)');
+  expect(() => m.gZipped(Float64Array.from([1]), Float64Array.from([1, 2]))).toThrow("tsad: zipped: the arrays 'a' and 'b' of a.map((x, i) => x * b[i] * b[i] + i * x) must have the same length");
+});
+
+test('a counted loop reading a[i] past the end is a RangeError, checked once before the loop', () => {
+  close(m.gPastEnd(Float64Array.from([1, 2, 3]), 2), [2, 4, 0]);
+  expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow(RangeError);
+  expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow("tsad: pastEnd: the loop for (… i < n …) reads 'a[i]' past its end (3 > 2)");
+});

@@ -1,0 +1,51 @@
+// A run-time check of array lengths, placed by the front end once per map or per loop (never per
+// element): `let m = atmost(n, limit, what) []` is n, and an error when n > limit (the message
+// `what` is a str operand naming the function and the arrays). A zip of two arrays checks their
+// lengths are equal with two of them; a counted loop reading a[i] at its counter checks its trip
+// count against a's length. It is non-linear with a zero tangent (like len): J keeps it, U leaves
+// it in the non-linear half, T never sees it.
+import { IrError, REAL } from '../../ir/syntax';
+import type { Value } from '../../ir/interp';
+import { printType } from '../../ir/printType';
+import type * as ts from 'typescript';
+import type { ConstructRule } from '../types';
+
+export const atmost: ConstructRule = {
+  name: 'atmost',
+  arity: () => ({ nl: 1, lin: 0 }),
+  typeRule: (ops, e, t) => {
+    if (e.bodies.length !== 0) ops.error('atmost takes no bodies');
+    if (t.nl.length !== 3 || t.lin.length !== 0) ops.error(`atmost takes three non-linear operands (n, limit, message), got ${t.nl.length} and ${t.lin.length} linear`);
+    else if (t.nl[0].tag !== 'real' || t.nl[1].tag !== 'real' || t.nl[2].tag !== 'str') ops.error(`atmost takes (real, real, str), got (${t.nl.map((x) => printType(x)).join(', ')})`);
+    return { nl: [REAL], lin: [] };
+  },
+  impl: (_ops, _e, v) => {
+    const [n, limit, what] = v.nl as [Value, Value, Value];
+    if (!((n as number) <= (limit as number))) throw new IrError(`${String(what)} (${String(n)} > ${String(limit)})`);
+    return { nl: [n], lin: [] };
+  },
+  jvp: (ops, e, results) => {
+    ops.b.bind([...results], [], e);
+    return [null];
+  },
+  unzip: () => {
+    throw new IrError('atmost is non-linear: U never hands it to its rule');
+  },
+  transpose: () => {
+    throw new IrError('atmost is non-linear: T never hands it to its rule');
+  },
+  pruneResults: () => undefined,
+  // if (!(n <= limit)) throw new RangeError(what + " (" + n + " > " + limit + ")"); into = n
+  emitTs: (ops, e, [into]) => {
+    const f = ops.factory;
+    const K = ops.ts.SyntaxKind;
+    const [n, limit, what] = e.nl.map((x) => ops.ref(x));
+    const parts: ts.Expression[] = [what, f.createStringLiteral(' ('), n, f.createStringLiteral(' > '), limit, f.createStringLiteral(')')];
+    const message = parts.reduce((a, b) => f.createBinaryExpression(a, K.PlusToken, b));
+    const test = f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(f.createBinaryExpression(n, K.LessThanEqualsToken, limit)));
+    return [
+      f.createIfStatement(test, f.createThrowStatement(f.createNewExpression(f.createIdentifier('RangeError'), undefined, [message]))),
+      f.createExpressionStatement(f.createAssignment(f.createIdentifier(into), ops.ref(e.nl[0]))),
+    ];
+  },
+};

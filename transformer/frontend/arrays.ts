@@ -1,0 +1,400 @@
+// Arrays in differentiable functions (docs/frontend.md, "Arrays"): reads, lengths, builders,
+// `.map`, `.reduce` and tsad's array helpers, lowered to the IR's array constructs (len, index,
+// fill, sum, map) and counted loops. FunctionLowering owns statements, scopes and variables; it
+// hands this module an ArraySite and calls it for each array expression.
+import type * as ts from 'typescript';
+import { Builder } from '../ir/build';
+import { Binder, Block, REAL, Stmt, arrayType, binder, block, construct, lambda, ret } from '../ir/syntax';
+import { freeVars } from '../ir/freeVars';
+import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
+import { fail } from './diagnostics';
+import { Shape, NUMBER, describeShape, irType, isNumberArray } from './shapes';
+import type { Value } from './lower';
+
+/** What array lowering needs from the function being lowered. */
+export interface ArraySite {
+  readonly t: typeof ts;
+  readonly checker: ts.TypeChecker;
+  /** The builder of the current scope. */
+  b(): Builder;
+  expr(e: ts.Expression, hint?: string): Value;
+  /** Lowers `f` in a scope of its own (`bind` binds a symbol there); `f` gives the block's results. */
+  scope(f: (bind: (sym: ts.Symbol, v: Value) => void) => Value[]): { block: Block; results: Value[] };
+  /** The value of a callback's body: its expression, or its statements ending in a return. */
+  callbackBody(fn: ts.ArrowFunction | ts.FunctionExpression, hint?: string): Value;
+  /** The shape of a value of the enclosing scopes, by IR name, when it is one. */
+  shapeOfName(name: string): Shape | undefined;
+  conform(node: ts.Node, v: Value, expected: Shape, what: string): void;
+  /** The function's name, for run-time messages. */
+  readonly functionName: string;
+}
+
+/** A user's name for an IR variable (`a_2` is a version of `a`). */
+export const userName = (irName: string): string => irName.replace(/(_\d+)+$/, '');
+
+const REAL_ARRAY: Shape = { kind: 'array', container: 'Float64Array', elem: NUMBER };
+const REAL_ARRAY_TYPE = arrayType(REAL);
+
+/** The tsad exports that are array helpers, and those whose IR combinators are not built yet. */
+export const ARRAY_HELPERS = new Set(['sum', 'dot', 'prod', 'iota']);
+export const PENDING_HELPERS = new Set(['scan', 'gather', 'scatter', 'reduceByIndex', 'matmul']);
+
+export class ArrayLowering {
+  constructor(private readonly site: ArraySite) {}
+
+  private get b(): Builder {
+    return this.site.b();
+  }
+
+  // ---- reading ----
+
+  length(v: Value, hint = 'n'): Value {
+    return { name: this.b.nl(hint, construct('len', [v.name], [], []), REAL), shape: NUMBER };
+  }
+
+  read(a: Value, i: Value, hint?: string, node?: ts.Node): Value {
+    const elem = elemShape(a.shape);
+    // The IR's index has a tangent rule for elements that are numbers only.
+    if (elem.kind !== 'number') {
+      fail(1120, node!, `reading a row of an array of arrays (${describeShape(a.shape)}) is not differentiable yet: store the matrix flat, in a Float64Array with its row length (m[i * cols + j])`);
+    }
+    return { name: this.b.nl(hint ?? `${a.name}_i`, construct('index', [a.name, i.name], [], []), irType(elem)), shape: elem };
+  }
+
+  /** A tuple of numbers used where an array is expected (`const v = [a, b]` has TypeScript type number[]). */
+  asArray(node: ts.Node, v: Value): Value {
+    if (v.shape.kind === 'array') return v;
+    if (v.shape.kind === 'tuple' && v.shape.elems.every((e) => e.kind === 'number')) return this.fromScalars(v.shape.elems.length, v, REAL_ARRAY);
+    return fail(1121, node, `this needs an array, got ${describeShape(v.shape)}`);
+  }
+
+  // ---- building ----
+
+  fill(n: Value, x: Value, shape: Shape, hint = 'filled'): Value {
+    return { name: this.b.nl(hint, construct('fill', [n.name, x.name], [], []), irType(shape)), shape };
+  }
+
+  zero(shape: Extract<Shape, { kind: 'array' }>): Value {
+    const none = { name: this.b.lit(0, 'none'), shape: NUMBER };
+    const inner = shape.elem;
+    const elem = inner.kind === 'array' ? this.zero(inner) : { name: this.b.lit(0, 'zero'), shape: NUMBER };
+    return this.fill(none, elem, shape, 'empty');
+  }
+
+  /**
+   * `[x, y, z]` typed as an array: a map over the indices choosing the element by a chain of
+   * selects (the IR builds arrays only by fill and map). Each element is an invariant scalar,
+   * so its cotangent is the sum over the map: k elements cost k² selects, fine for literals.
+   */
+  literal(e: ts.ArrayLiteralExpression, shape: Shape, hint?: string): Value {
+    const { t } = this.site;
+    if (!isNumberArray(shape)) return fail(1121, e, `an array literal of ${describeShape(shape)} is not supported yet: build the inner arrays first and keep them in a tuple`);
+    const parts = e.elements.map((el) => {
+      if (t.isSpreadElement(el) || t.isOmittedExpression(el)) fail(1121, el, 'spread and holes are not supported in array literals');
+      const v = this.site.expr(el);
+      if (v.shape.kind !== 'number') fail(1105, el, `an element of a number array must be a number, got ${describeShape(v.shape)}`);
+      return v;
+    });
+    const tup = { name: this.b.nl(`${hint ?? 'elems'}_t`, { tag: 'tuple', linear: false, elems: parts.map((p) => p.name) }), shape: { kind: 'tuple', elems: parts.map(() => NUMBER) } as Shape };
+    return this.fromScalars(parts.length, tup, shape, parts, hint);
+  }
+
+  private fromScalars(k: number, tup: Value, shape: Shape, known?: Value[], hint?: string): Value {
+    const b = this.b;
+    let parts = known;
+    if (!parts) {
+      const names = Array.from({ length: k }, (_, j) => binder(b.fresh(`${tup.name}_${j}`), REAL));
+      b.unpack(false, names, tup.name);
+      parts = names.map((n) => ({ name: n.name, shape: NUMBER }));
+    }
+    const n = { name: b.lit(k, 'n'), shape: NUMBER };
+    if (k === 0) return this.fill(n, { name: b.lit(0, 'zero'), shape: NUMBER }, shape, hint);
+    const i = binder(b.fresh('j'), REAL);
+    const params = parts.map((p) => binder(b.fresh(`${p.name}_e`), REAL));
+    const inner = new Builder(b.names);
+    // select(i == 0, p0, select(i == 1, p1, ... p_{k-1})).
+    let acc = params[k - 1].name;
+    for (let j = k - 2; j >= 0; j--) {
+      const c = inner.lit(j, 'at');
+      const is = inner.test('eq', [i.name, c], 'is');
+      acc = inner.nl('elem', { tag: 'prim', op: 'select', args: [is, params[j].name, acc] }, REAL);
+    }
+    const body = inner.finish(ret([acc]));
+    const slots = this.indices(n);
+    const name = b.nl(hint ?? 'arr', construct('map', [n.name, slots.operand, ...parts.map((p) => p.name)], [], [lambda([i, slots.param, ...params], [], body)]), irType(shape));
+    return { name, shape };
+  }
+
+  /** `Float64Array.from({ length: n }, (_, i) => f(i))` and `Array.from(...)`: a map over the indices. */
+  fromLength(n: Value, fn: ts.ArrowFunction | ts.FunctionExpression, node: ts.Node, hint?: string): Value {
+    if (fn.parameters.length > 2) fail(1121, fn, 'the callback of Array.from takes (value, index)');
+    return this.mapOver([], n, fn, node, hint, fn.parameters[1]);
+  }
+
+  // ---- combinators ----
+
+  /** `xs.map((x, i) => body)`: the IR map; free scalars become invariant operands, `w[i]` of another array a mapped operand. */
+  map(xs: Value, fn: ts.ArrowFunction | ts.FunctionExpression, node: ts.Node, hint?: string): Value {
+    if (fn.parameters.length > 2) fail(1121, fn.parameters[2], "the callback of .map takes (value, index): the array argument is not supported");
+    const n = this.length(xs);
+    return this.mapOver([[fn.parameters[0], xs]], n, fn, node, hint, fn.parameters[1]);
+  }
+
+  private mapOver(
+    mappedParams: readonly (readonly [ts.ParameterDeclaration | undefined, Value])[],
+    length: Value,
+    fn: ts.ArrowFunction | ts.FunctionExpression,
+    node: ts.Node,
+    hint: string | undefined,
+    indexParam: ts.ParameterDeclaration | undefined,
+  ): Value {
+    const { t } = this.site;
+    const b = this.b;
+    let n = length;
+    const i = binder(b.fresh(indexParam && t.isIdentifier(indexParam.name) ? indexParam.name.text : 'i'), REAL);
+    const mapped: { operand: string; param: Binder }[] = [];
+    const bindings: (readonly [ts.Symbol, Value])[] = [];
+    for (const [p, xs] of mappedParams) {
+      const elem = elemShape(xs.shape);
+      const pname = p && t.isIdentifier(p.name) ? p.name.text : 'x';
+      const param = binder(b.fresh(pname), irType(elem));
+      mapped.push({ operand: xs.name, param });
+      if (p) bindings.push([this.paramSymbol(p), { name: param.name, shape: elem }]);
+    }
+    if (indexParam) bindings.push([this.paramSymbol(indexParam), { name: i.name, shape: NUMBER }]);
+    const { block: raw, results } = this.site.scope((bind) => {
+      for (const [sym, v] of bindings) bind(sym, v);
+      return [this.site.callbackBody(fn, 'y')];
+    });
+    const result = results[0];
+    if (result.shape.kind !== 'number') fail(1121, fn.body, `the callback of .map must return a number here, got ${describeShape(result.shape)}`);
+    const own = new Set([i.name, ...mapped.map((m) => m.param.name)]);
+    const body = this.hoist(raw, own);
+    // Arrays the body reads only at the map's index are zipped in as mapped operands.
+    const zipped = this.zip(body, i.name, own, node);
+    for (const z of zipped.arrays) mapped.push(z);
+    // A zip needs arrays of one length: checked once, before the map (JavaScript would read undefined).
+    const first = mappedParams[0]?.[1];
+    for (const z of zipped.arrays) {
+      const what = first ? `the arrays '${userName(first.name)}' and '${userName(z.operand)}' of ${this.text(node)} must have the same length` : `the array '${userName(z.operand)}' of ${this.text(node)} must have length n`;
+      n = this.sameLength(n, { name: z.operand, shape: REAL_ARRAY }, what);
+    }
+    const closed = this.close(zipped.body, new Set([...own, ...zipped.arrays.map((z) => z.param.name)]), node, 'map');
+    if (mapped.length === 0) mapped.push(this.indices(n));
+    const lam = lambda([i, ...mapped.map((m) => m.param), ...closed.params], [], closed.body);
+    const name = b.nl(hint ?? 'mapped', construct('map', [n.name, ...mapped.map((m) => m.operand), ...closed.operands], [], [lam]), REAL_ARRAY_TYPE);
+    return { name, shape: REAL_ARRAY };
+  }
+
+  /**
+   * `xs.reduce((acc, x) => acc + x, init)` is `init + sum(xs)`; any other lambda is JavaScript's
+   * left fold, a counted loop carrying the accumulator and reading `xs[k]`.
+   */
+  reduce(xs: Value, fn: ts.ArrowFunction | ts.FunctionExpression, init: Value, node: ts.Node, hint?: string): Value {
+    const { t } = this.site;
+    if (fn.parameters.length < 2 || fn.parameters.length > 3) fail(1121, fn, 'the callback of .reduce takes (accumulator, value) or (accumulator, value, index)');
+    if (init.shape.kind === 'number' && isSumLambda(t, this.site.checker, fn)) {
+      const s = this.sum(xs);
+      return { name: this.b.prim('add', [init.name, s.name], hint ?? 'total'), shape: NUMBER };
+    }
+    return this.fold(xs, init, node, hint, (bind, acc, x, k) => {
+      bind(this.paramSymbol(fn.parameters[0]), acc);
+      bind(this.paramSymbol(fn.parameters[1]), x);
+      if (fn.parameters[2]) bind(this.paramSymbol(fn.parameters[2]), k);
+      return this.site.callbackBody(fn, 'acc');
+    });
+  }
+
+  /** A left fold over xs as a counted loop: `step` binds the accumulator, the element and the index, and gives the next accumulator. */
+  private fold(xs: Value, init: Value, node: ts.Node, hint: string | undefined, step: (bind: (sym: ts.Symbol, v: Value) => void, acc: Value, x: Value, k: Value) => Value): Value {
+    const b = this.b;
+    const n = this.length(xs);
+    const k = binder(b.fresh('k'), REAL);
+    const acc = binder(b.fresh('acc'), irType(init.shape));
+    const accV = { name: acc.name, shape: init.shape };
+    const kV = { name: k.name, shape: NUMBER };
+    const lowered = this.site.scope((bind) => [step(bind, accV, this.read(xs, kV, 'x'), kV)]);
+    const next = lowered.results[0];
+    this.site.conform(node, next, init.shape, 'the value the callback of .reduce returns');
+    const own = new Set([k.name, acc.name]);
+    const closed = this.close(lowered.block, own, node, 'loop');
+    const lam = lambda([k, ...closed.params, acc], [], closed.body);
+    const name = b.nl(hint ?? 'folded', construct('loop', [n.name, ...closed.operands, init.name], [], [lam]), irType(init.shape));
+    return { name, shape: init.shape };
+  }
+
+  sum(xs: Value, hint = 'total'): Value {
+    return { name: this.b.nl(hint, construct('sum', [xs.name], [], []), REAL), shape: NUMBER };
+  }
+
+  /** Σ a_i b_i: a map of products and a sum (the lengths checked once). */
+  dot(a: Value, b2: Value, node: ts.Node): Value {
+    const b = this.b;
+    const n = this.sameLength(this.length(a), b2, `the arrays of ${this.text(node)} must have the same length`);
+    const [x, y, i] = [binder(b.fresh('x'), REAL), binder(b.fresh('y'), REAL), binder(b.fresh('i'), REAL)];
+    const inner = new Builder(b.names);
+    const p = inner.prim('mul', [x.name, y.name], 'p');
+    const products = b.nl('products', construct('map', [n.name, a.name, b2.name], [], [lambda([i, x, y], [], inner.finish(ret([p])))]), REAL_ARRAY_TYPE);
+    return this.sum({ name: products, shape: REAL_ARRAY }, 'dot');
+  }
+
+  /** Π xs as a left fold (exact with zeros: no division). */
+  prod(xs: Value): Value {
+    const one = { name: this.b.lit(1, 'one'), shape: NUMBER };
+    const b = this.b;
+    const n = this.length(xs);
+    const k = binder(b.fresh('k'), REAL);
+    const acc = binder(b.fresh('acc'), REAL);
+    const u = binder(b.fresh('u'), REAL_ARRAY_TYPE);
+    const inner = new Builder(b.names);
+    const x = inner.nl('x', construct('index', [u.name, k.name], [], []), REAL);
+    const next = inner.prim('mul', [acc.name, x], 'acc');
+    const name = b.nl('product', construct('loop', [n.name, xs.name, one.name], [], [lambda([k, u, acc], [], inner.finish(ret([next])))]), REAL);
+    return { name, shape: NUMBER };
+  }
+
+  /** [0, 1, …, n − 1]: a map over the indices (integers: no tangent flows through them). */
+  iota(n: Value): Value {
+    const b = this.b;
+    const i = binder(b.fresh('i'), REAL);
+    const inner = new Builder(b.names);
+    const body = inner.finish(ret([i.name]));
+    const slots = this.indices(n);
+    return { name: b.nl('iota', construct('map', [n.name, slots.operand], [], [lambda([i, slots.param], [], body)]), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
+  }
+
+  /** A map needs an array to map over: n zeros, whose element the body ignores, for a map over indices only. */
+  private indices(n: Value): { operand: string; param: Binder } {
+    const zeros = this.fill(n, { name: this.b.lit(0, 'zero'), shape: NUMBER }, REAL_ARRAY, 'slots');
+    return { operand: zeros.name, param: binder(this.b.fresh('slot'), REAL) };
+  }
+
+  /** stopGradient of an array: every element through stop_gradient. */
+  stop(a: Value, hint?: string): Value {
+    if (!isNumberArray(a.shape)) return a;
+    const b = this.b;
+    const n = this.length(a);
+    const [i, x] = [binder(b.fresh('i'), REAL), binder(b.fresh('x'), REAL)];
+    const inner = new Builder(b.names);
+    const y = inner.prim('stop_gradient', [x.name], `${x.name}_const`);
+    return { name: b.nl(hint ?? `${a.name}_const`, construct('map', [n.name, a.name], [], [lambda([i, x], [], inner.finish(ret([y])))]), REAL_ARRAY_TYPE), shape: a.shape };
+  }
+
+  // ---- run-time checks (constructs/array/checks.ts), once per map or loop ----
+
+  /** `n` if it is at most `limit`, else a RangeError saying `what`. */
+  atMost(n: Value, limit: Value, what: string): Value {
+    const msg = this.b.lit(`tsad: ${this.site.functionName}: ${what}`, 'what');
+    return { name: this.b.nl(n.name, construct('atmost', [n.name, limit.name, msg], [], []), REAL), shape: NUMBER };
+  }
+
+  /** The length n, checked equal to the length of `other`: two checks, each feeding the next. */
+  sameLength(n: Value, other: Value, what: string): Value {
+    const m = this.length(other);
+    return this.atMost(m, this.atMost(n, m, what), what);
+  }
+
+  private text(node: ts.Node): string {
+    const t = node.getText().replace(/\s+/g, ' ');
+    return t.length > 40 ? `${t.slice(0, 37)}...` : t;
+  }
+
+  // ---- closing bodies ----
+
+  /**
+   * Statements of a body that read nothing bound inside it (its parameters or earlier inner
+   * statements) move before the construct: they run once, and a free tuple's unpacking or a free
+   * array's length becomes a free scalar, which a map can take as an invariant.
+   */
+  private hoist(body: Block, own: ReadonlySet<string>): Block {
+    const inner = new Set(own);
+    const kept: Stmt[] = [];
+    for (const s of body.stmts) {
+      const reads = freeVars(block([s], ret([]))).nl;
+      const bound = s.tag === 'let' ? [...s.nl, ...s.lin] : s.names;
+      const linear = s.tag === 'let' ? s.lin.length > 0 : s.linear;
+      if (!linear && ![...reads].some((r) => inner.has(r))) {
+        this.b.stmt(s);
+        continue;
+      }
+      kept.push(s);
+      for (const x of bound) inner.add(x.name);
+    }
+    return { stmts: kept, result: body.result };
+  }
+
+  /** Arrays read only as `w[i]` at the map's own index become mapped operands (a zip). */
+  private zip(body: Block, i: string, own: ReadonlySet<string>, node: ts.Node): { body: Block; arrays: { operand: string; param: Binder }[] } {
+    const free = [...freeVars(body).nl].filter((n) => !own.has(n));
+    const arrays: { operand: string; param: Binder }[] = [];
+    const rename = new Map<string, string>();
+    const dropped = new Set<Stmt>();
+    for (const w of free) {
+      const shape = this.site.shapeOfName(w);
+      if (!shape || shape.kind !== 'array') continue;
+      const reads = body.stmts.filter((s) => s.tag === 'let' && s.rhs.tag === 'construct' && s.rhs.op === 'index' && s.rhs.nl[0] === w && s.rhs.nl[1] === i);
+      const others = body.stmts.filter((s) => !reads.includes(s) && freeVars(block([s], ret([]))).nl.has(w));
+      if (reads.length === 0 || others.length > 0 || freeVars(body.result).nl.has(w)) {
+        fail(1121, node, `the callback reads the array '${w.replace(/_\d+$/, '')}' other than at the map's own index: a map may read another array only as w[i]; write a for loop that accumulates, or map over the indices you need`);
+      }
+      const param = binder(this.b.fresh(`${w}_i`), irType(elemShape(shape)));
+      arrays.push({ operand: w, param });
+      for (const s of reads) {
+        dropped.add(s);
+        if (s.tag === 'let') rename.set(s.nl[0].name, param.name);
+      }
+    }
+    if (arrays.length === 0) return { body, arrays };
+    const kept = { stmts: body.stmts.filter((s) => !dropped.has(s)), result: body.result };
+    const r = (n: string) => rename.get(n) ?? n;
+    return { body: rewriteBlock(kept, { expr: (e) => renameOperands(e, r), stmt: (st, emit) => emit(renameStmtOperands(st, r)) }), arrays };
+  }
+
+  /** The body's free variables become operands with parameters of their own (renamed inside). */
+  private close(body: Block, own: ReadonlySet<string>, node: ts.Node, op: 'map' | 'loop'): { operands: string[]; params: Binder[]; body: Block } {
+    const operands = [...freeVars(body).nl].filter((n) => !own.has(n));
+    if (op === 'map') {
+      for (const n of operands) {
+        const s = this.site.shapeOfName(n);
+        if (s && s.kind !== 'number' && s.kind !== 'boolean' && s.kind !== 'string') {
+          fail(1121, node, `the callback of .map uses '${n.replace(/_\d+$/, '')}' (${describeShape(s)}) inside a branch or loop: read the numbers it needs before the branch`);
+        }
+      }
+    }
+    const fresh = new Map(operands.map((n) => [n, this.b.fresh(n)] as const));
+    const rename = (n: string) => fresh.get(n) ?? n;
+    const renamed = rewriteBlock(body, { expr: (e) => renameOperands(e, rename), stmt: (st, emit) => emit(renameStmtOperands(st, rename)) });
+    // A map tells mapped from invariant operands by its parameters' types: they are given.
+    const params = operands.map((n) => {
+      const s = this.site.shapeOfName(n);
+      return s ? binder(fresh.get(n)!, irType(s)) : op === 'map' ? binder(fresh.get(n)!, REAL) : binder(fresh.get(n)!);
+    });
+    return { operands, params, body: renamed };
+  }
+
+  private paramSymbol(p: ts.ParameterDeclaration): ts.Symbol {
+    const { t, checker } = this.site;
+    if (!t.isIdentifier(p.name) || p.dotDotDotToken || p.initializer) fail(1121, p, 'callback parameters must be plain names');
+    return checker.getSymbolAtLocation(p.name)!;
+  }
+}
+
+export function elemShape(s: Shape): Shape {
+  if (s.kind !== 'array') throw new Error(`not an array: ${describeShape(s)}`);
+  return s.elem;
+}
+
+/** `(a, b) => a + b` (or `b + a`). */
+function isSumLambda(t: typeof ts, checker: ts.TypeChecker, fn: ts.ArrowFunction | ts.FunctionExpression): boolean {
+  let body: ts.Node | undefined = fn.body;
+  if (t.isBlock(body)) {
+    const only = body.statements.length === 1 ? body.statements[0] : undefined;
+    body = only && t.isReturnStatement(only) ? only.expression : undefined;
+  }
+  while (body && t.isParenthesizedExpression(body)) body = body.expression;
+  if (!body || !t.isBinaryExpression(body) || body.operatorToken.kind !== t.SyntaxKind.PlusToken) return false;
+  const [a, b] = fn.parameters.map((p) => (t.isIdentifier(p.name) ? checker.getSymbolAtLocation(p.name) : undefined));
+  const sym = (e: ts.Expression) => (t.isIdentifier(e) ? checker.getSymbolAtLocation(e) : undefined);
+  const [l, r] = [sym(body.left), sym(body.right)];
+  return !!a && !!b && ((l === a && r === b) || (l === b && r === a));
+}
