@@ -13,7 +13,8 @@ import { llsq, llsqGradient } from '../../bench/src/hand/llsq';
 import { gmmObjective, gmmGradient } from '../../bench/src/hand/gmm';
 import { kmeansCost, kmeansDir, kmeansGradHessDiag } from '../../bench/src/hand/kmeans';
 import { lstmObjective, lstmGradient } from '../../bench/src/hand/lstm';
-import type { GmmData, GmmParams, LstmInput } from '../../bench/src/gradbench/shapes';
+import { baObjective, baJacobian } from '../../bench/src/hand/ba';
+import type { BaInput, GmmData, GmmParams, LstmInput } from '../../bench/src/gradbench/shapes';
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -244,6 +245,73 @@ describe('hand-written lstm', () => {
   });
 });
 
+describe('hand-written ba', () => {
+  const r = rng(5);
+  const n = 3, m = 4, p = 7;
+  const cams = new Float64Array(11 * n);
+  for (let c = 0; c < n; c++) {
+    // Camera 0 has no rotation (the reference's θ = 0 branch); the others rotate by up to ~0.5 rad.
+    const rot = c === 0 ? [0, 0, 0] : [0.3 * (r() - 0.5), 0.6 * (r() - 0.5), 0.4 * (r() - 0.5)];
+    const centre = [r() - 0.5, r() - 0.5, -4 - r()];
+    cams.set([...rot, ...centre, 1 + r(), 0.1 * r(), -0.1 * r(), 0.05 * (r() - 0.5), 0.01 * (r() - 0.5)], 11 * c);
+  }
+  const input: BaInput = {
+    n, m, p, cams,
+    X: randomArray(3 * m, r),
+    w: randomArray(p, r, 0.5, 1.5),
+    obs: Int32Array.from({ length: 2 * p }, (_, q) => (q % 2 === 0 ? (q >> 1) % n : ((q >> 1) * 3) % m)),
+    feats: randomArray(2 * p, r),
+  };
+  const errors = () => {
+    const { reprojErr, wErr } = baObjective(input);
+    return [...reprojErr, ...wErr];
+  };
+  it('objective matches the projection written out with an explicit rotation matrix', () => {
+    const { reprojErr, wErr } = baObjective(input);
+    for (let i = 0; i < p; i++) {
+      const c = 11 * input.obs[2 * i], x = 3 * input.obs[2 * i + 1];
+      const rv = [cams[c], cams[c + 1], cams[c + 2]];
+      const th = Math.hypot(rv[0], rv[1], rv[2]);
+      const k = th === 0 ? [0, 0, 0] : rv.map((v) => v / th);
+      const K = [[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]];
+      const K2 = K.map((row, a) => row.map((_, b) => K[a].reduce((s2, v, e) => s2 + v * K[e][b], 0)));
+      const R = K.map((row, a) => row.map((_, b) => (a === b ? 1 : 0) + Math.sin(th) * K[a][b] + (1 - Math.cos(th)) * K2[a][b]));
+      const P = [0, 1, 2].map((a) => input.X[x + a] - cams[c + 3 + a]);
+      const Xc = R.map((row) => row[0] * P[0] + row[1] * P[1] + row[2] * P[2]);
+      const uv = [Xc[0] / Xc[2], Xc[1] / Xc[2]];
+      const rho = uv[0] ** 2 + uv[1] ** 2;
+      const L = 1 + cams[c + 9] * rho + cams[c + 10] * rho ** 2;
+      for (let a = 0; a < 2; a++) {
+        const expected = input.w[i] * (uv[a] * L * cams[c + 6] + cams[c + 7 + a] - input.feats[2 * i + a]);
+        expect(reprojErr[2 * i + a]).toBeCloseTo(expected, 12);
+      }
+      expect(wErr[i]).toBeCloseTo(1 - input.w[i] ** 2, 14);
+    }
+  });
+  it('the sparse Jacobian equals central differences, zeros included', () => {
+    const J = baJacobian(input);
+    const nrows = 3 * p, ncols = 11 * n + 3 * m + p;
+    expect(J.rows.length).toBe(nrows + 1);
+    const dense = Array.from({ length: nrows }, () => new Float64Array(ncols));
+    for (let row = 0; row < nrows; row++) {
+      for (let e = J.rows[row]; e < J.rows[row + 1]; e++) dense[row][J.cols[e]] += J.vals[e];
+    }
+    const h = 1e-6;
+    const columnOf = (arr: Float64Array, q: number, col: number) => {
+      const v0 = arr[q];
+      arr[q] = v0 + h;
+      const up = errors();
+      arr[q] = v0 - h;
+      const down = errors();
+      arr[q] = v0;
+      expectClose(dense.map((row) => row[col]), up.map((u, k) => (u - down[k]) / (2 * h)), 1e-6);
+    };
+    for (let q = 0; q < 11 * n; q++) columnOf(input.cams, q, q);
+    for (let q = 0; q < 3 * m; q++) columnOf(input.X, q, 11 * n + q);
+    for (let q = 0; q < p; q++) columnOf(input.w, q, 11 * n + 3 * m + q);
+  });
+});
+
 // ---- Against GradBench's `manual` through the runner ----
 
 const repoRoot = path.resolve(__dirname, '../..');
@@ -281,6 +349,7 @@ const SMALL: Record<string, string[]> = {
   gmm: ['-d', '2', '5', '-k', '3', '-n', '20', '-m', '2', '--gamma', '0.7', '--min-seconds', '0'],
   kmeans: ['-k', '3', '10', '-n', '100', '-d', '2', '4', '--min-seconds', '0'],
   lstm: ['-l', '1', '2', '-c', '100', '--min-seconds', '0'],
+  ba: ['--min', '1', '--max', '1', '--min-seconds', '0'],
 };
 
 describe('hand-written tool mode against GradBench manual', () => {

@@ -2,7 +2,7 @@
 // implementation (hand-written, tsad, ...) supplies only the maths over typed arrays; this module
 // turns the eval's JSON input into those arrays (outside the timed region) and the result back
 // into the JSON shape the eval's README asks for.
-import type { GmmData, GmmParams, LstmInput } from './shapes';
+import type { BaInput, Csr, GmmData, GmmParams, LstmInput } from './shapes';
 
 /** One eval function: `prepare` and `output` are untimed, `run` is what is timed. */
 export interface Fn {
@@ -27,6 +27,8 @@ export interface Impls {
   };
   /** `jacobian` is ∇ with respect to mainParams then extraParams, concatenated. */
   lstm?: { objective(input: LstmInput): number; jacobian(input: LstmInput): Float64Array };
+  /** `jacobian` is the whole sparse Jacobian (rows: 2p reprojection then p weight rows). */
+  ba?: { objective(input: BaInput): { reprojErr: Float64Array; wErr: Float64Array }; jacobian(input: BaInput): Csr };
 }
 
 /** Row-major Float64Array of a JSON matrix (rows of equal length). */
@@ -75,9 +77,32 @@ function kmeansInput(input: any) {
   return { points: flatten(points), centroids: flatten(input.centroids), d: points[0].length };
 }
 
+/** ba's input is one camera, point, weight and feature, duplicated here (untimed) as the eval says. */
+function baInput(input: any): BaInput {
+  const { n, m, p } = input as { n: number; m: number; p: number };
+  const cams = new Float64Array(11 * n);
+  for (let i = 0; i < n; i++) cams.set(input.cam, 11 * i);
+  const X = new Float64Array(3 * m);
+  for (let i = 0; i < m; i++) X.set(input.x, 3 * i);
+  const w = new Float64Array(p).fill(input.w);
+  const obs = new Int32Array(2 * p);
+  const feats = new Float64Array(2 * p);
+  for (let i = 0; i < p; i++) {
+    obs[2 * i] = i % n;
+    obs[2 * i + 1] = i % m;
+    feats.set(input.feat, 2 * i);
+  }
+  return { n, m, p, cams, X, w, obs, feats };
+}
+
+/** The eval sends back only the first 30 entries and the last one of each list. */
+function baTruncate(v: Int32Array | Float64Array): number[] {
+  return [...Array.from(v.subarray(0, 30)), v[v.length - 1]];
+}
+
 export function table(impls: Impls): Table {
   const t: Table = {};
-  const { hello, lse, llsq, gmm, kmeans, lstm } = impls;
+  const { hello, lse, llsq, gmm, kmeans, lstm, ba } = impls;
   if (hello) {
     t.hello = {
       square: { prepare: (input: number) => input, run: (x: number) => hello.square(x) },
@@ -130,6 +155,23 @@ export function table(impls: Impls): Table {
     t.lstm = {
       objective: { prepare: lstmInput, run: (p: LstmInput) => lstm.objective(p) },
       jacobian: { prepare: lstmInput, run: (p: LstmInput) => lstm.jacobian(p), output: toArray },
+    };
+  }
+  if (ba) {
+    t.ba = {
+      objective: {
+        prepare: baInput,
+        run: (p: BaInput) => ba.objective(p),
+        output: ({ reprojErr, wErr }: { reprojErr: Float64Array; wErr: Float64Array }) => ({
+          reproj_error: { elements: [reprojErr[0], reprojErr[1]], repeated: reprojErr.length / 2 },
+          w_err: { element: wErr[0], repeated: wErr.length },
+        }),
+      },
+      jacobian: {
+        prepare: baInput,
+        run: (p: BaInput) => ba.jacobian(p),
+        output: (j: Csr) => ({ rows: baTruncate(j.rows), cols: baTruncate(j.cols), vals: baTruncate(j.vals) }),
+      },
     };
   }
   return t;

@@ -6,6 +6,7 @@ import { llsq, llsqGradient } from '../hand/llsq';
 import { gmmObjective, gmmGradient } from '../hand/gmm';
 import { kmeansCost, kmeansDir } from '../hand/kmeans';
 import { lstmObjective, lstmGradient } from '../hand/lstm';
+import { baObjective, baJacobian } from '../hand/ba';
 
 export const hand = table({
   hello: { square: (x) => x * x, double: (x) => 2 * x },
@@ -14,4 +15,5 @@ export const hand = table({
   gmm: { objective: gmmObjective, jacobian: gmmGradient },
   kmeans: { cost: kmeansCost, dir: kmeansDir },
   lstm: { objective: lstmObjective, jacobian: lstmGradient },
+  ba: { objective: baObjective, jacobian: baJacobian },
 });

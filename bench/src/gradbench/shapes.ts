@@ -32,3 +32,25 @@ export interface LstmInput {
   state: Float64Array;
   sequence: Float64Array;
 }
+
+/**
+ * ba's input after the eval's duplication: cams is n×11 ([r1 r2 r3 C1 C2 C3 f u0 v0 k1 k2]),
+ * X is m×3, w is p, obs is p×2 (camera, point), feats is p×2.
+ */
+export interface BaInput {
+  n: number;
+  m: number;
+  p: number;
+  cams: Float64Array;
+  X: Float64Array;
+  w: Float64Array;
+  obs: Int32Array;
+  feats: Float64Array;
+}
+
+/** A sparse matrix in compressed rows: row r holds cols/vals[rows[r] .. rows[r+1]). */
+export interface Csr {
+  rows: Int32Array;
+  cols: Int32Array;
+  vals: Float64Array;
+}
