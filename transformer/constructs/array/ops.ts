@@ -321,7 +321,7 @@ export const lonehot = linearRule({
     return [assign(ops, into, allocate(ops, REAL_ARRAY, n)), f.createExpressionStatement(set)];
   },
   // ā + e_i·ẏ is one in-place accumulation when the one-hot knows the dense length (a witness).
-  fuseAdd: (e, other) => (e.lin.length === 1 && e.nl.length === 2 ? construct('laccum', e.nl, [other, e.lin[0]], []) : undefined),
+  fuseAdd: (_ops, e, other) => (e.lin.length === 1 && e.nl.length === 2 ? construct('laccum', e.nl, [other, e.lin[0]], []) : undefined),
 });
 
 export const lsum = linearRule({
