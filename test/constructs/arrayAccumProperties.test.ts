@@ -49,7 +49,7 @@ ${rs.slice(1).map((r) => `    drop(${r})\n`).join('')}    add(acc, r0)
 const arrayOf = (n: number) => fc.array(fc.double({ min: -2, max: 2, noNaN: true }), { minLength: n, maxLength: n });
 const arb = fc
   .tuple(choices, fc.constantFrom(0, 1, 5))
-  .map(([xs, n]) => ({ p: loopProgram(xs), n }))
+  .map(([xs, n]): { p: Program | undefined; n: number } => ({ p: loopProgram(xs), n }))
   .filter((x): x is { p: Program; n: number } => x.p !== undefined)
   .chain(({ p, n }) => fc.tuple(fc.constant(p), fc.constant(n), arrayOf(n), fc.double({ min: -2, max: 2, noNaN: true }), arrayOf(n), fc.double({ min: -2, max: 2, noNaN: true })));
 
