@@ -150,6 +150,19 @@ describe('gradient work is within a constant factor of primal work (sizes 64, 51
     expect(ratios[2]).toBeLessThan(ratios[0] * 1.2);
   });
 
+  test.each([['sqrt'], [{ every: 16 }]] as const)('checkpointed loops reading an array (%j): the segments accumulate into one array too', (checkpoint) => {
+    let p = program();
+    for (const fn of ['sumsq', 'gatherLoop']) p = gradOf(p, fn, { simplify: true, checkpoint }).program;
+    for (const c of CASES.filter((x) => x.fn === 'sumsq' || x.fn === 'gatherLoop')) {
+      const ratios = [64, 512, 4096].map((size) => {
+        const args = c.args(size);
+        return evalFn(p, `${c.fn}.grad`, args).work / (evalFn(p, c.fn, args).work + inputSize(args));
+      });
+      for (const r of ratios) expect(r).toBeLessThan(8);
+      expect(ratios[2]).toBeLessThan(ratios[0] * 1.2);
+    }
+  });
+
   test('sumsq: W(grad) = 9n + 3 exactly (W(f) = 3n; was 1 009 003 at n = 1000)', () => {
     for (const n of [10, 100, 1000]) {
       expect(evalFn(grads, 'sumsq', [values(n, 1)]).work).toBe(3 * n);

@@ -96,14 +96,18 @@ class Simplifier {
           return this.add(x, y, t, out);
         },
         isZero: (n) => this.zeros.has(n),
+        absorbs: (e) => e.tag === 'construct' && constructRule(e, 'simplify').fuseAdd !== undefined,
+        fresh: (hint) => this.fresh(hint),
         addends: (e) => {
           if (e.tag === 'lprim' && e.op === 'ladd') return e.lin;
           const at = e.tag === 'construct' ? constructRule(e, 'simplify').accumulates : undefined;
           return e.tag === 'construct' && at !== undefined ? [e.lin[at]] : [];
         },
       };
-      const merged = constructRule(site.e, 'simplify').fuseAdd?.(ops, site.e, other, entry.k);
-      if (!merged) continue;
+      const fusedE = constructRule(site.e, 'simplify').fuseAdd?.(ops, site.e, other, entry.k);
+      if (!fusedE) continue;
+      // A fusion in place may have put the addition inside a body (a remat's): simplify it there.
+      const merged = !single && hasBodies(fusedE) ? this.expr(fusedE, new Map()) : fusedE;
       this.fusible.delete(rhs.lin[k]);
       if (single) {
         this.fused.add(site.stmt);
@@ -118,12 +122,16 @@ class Simplifier {
     return undefined;
   }
 
+  private fresh(hint: string): string {
+    return (this.names ??= new NameSupply(namesIn(this.def))).fresh(hint);
+  }
+
   /** Binds `ladd(; x, y)` (fused where it can be) at the end of the block; its name. */
   private add(x: string, y: string, t: Type, out: Stmt[]): string {
     const sum = lprim('ladd', [], [x, y]);
     const f = this.fuse(sum, out);
     if (f && 'rename' in f) return f.rename;
-    const name = (this.names ??= new NameSupply(namesIn(this.def))).fresh('acc');
+    const name = this.fresh('acc');
     this.push(out, letS([], [binder(name, t)], f ? f.expr : sum));
     return name;
   }

@@ -241,6 +241,10 @@ export interface FuseOps {
   isZero(name: string): boolean;
   /** The linear operands an expression is a sum of, one term each (ladd's two; a construct's that it `accumulates` into); none for any other. */
   addends(rhs: Expr): readonly string[];
+  /** Whether an expression is a construct that can absorb an addition (its record has `fuseAdd`). */
+  absorbs(rhs: Expr): boolean;
+  /** A name unused in the def. */
+  fresh(hint: string): string;
 }
 
 /** A contiguous run of loop-invariant parameters of one body and the operands they receive. */
