@@ -8,7 +8,17 @@
 // boundary) and no code moves into or out of a body.
 import { constructRule } from '../constructs/registry';
 import { Block, Expr, FnDef, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
-import type { ConstructExpr } from '../constructs/types';
+import type { ConstructExpr, FuseOps } from '../constructs/types';
+import { InternalError, binder, lprim } from '../ir/syntax';
+import { NameSupply, namesIn } from '../ir/build';
+
+/** A statement binding a construct that can absorb an addition (Simplifier.fuse). */
+interface Site {
+  readonly out: Stmt[];
+  readonly index: number;
+  stmt: Extract<Stmt, { tag: 'let' }>;
+  e: ConstructExpr;
+}
 import { PRIMS } from '../prims/registry';
 import { restoreLinearity } from './linearity';
 import type { Scalar } from '../prims/types';
@@ -43,27 +53,87 @@ class Simplifier {
    * Linear results of constructs that can absorb an addition (ConstructRule.fuseAdd: a one-hot
    * added to an array is an accumulation), with the statement that binds them.
    */
-  private readonly fusible = new Map<string, { readonly out: Stmt[]; readonly stmt: Stmt; readonly e: ConstructExpr }>();
-  /** Statements a fusion replaced, removed when their block is done. */
+  private readonly fusible = new Map<string, { readonly site: Site; readonly k: number }>();
+  /** Statements a fusion moved, removed when their block is done. */
   private readonly fused = new Set<Stmt>();
+  /** Where each name was bound: its block's statements and its position there. */
+  private readonly boundAt = new Map<string, { readonly out: Stmt[]; readonly index: number }>();
+  private names: NameSupply | undefined;
+
+  constructor(private readonly def: FnDef) {}
+
+  /** Appends a kept statement, noting where its names are bound and what it can absorb. */
+  private push(out: Stmt[], st: Stmt): void {
+    const index = out.length;
+    out.push(st);
+    for (const b of st.tag === 'let' ? [...st.nl, ...st.lin] : st.names) this.boundAt.set(b.name, { out, index });
+    if (st.tag !== 'let') return;
+    if (st.rhs.tag === 'construct' && constructRule(st.rhs, 'simplify').fuseAdd) {
+      const site: Site = { out, index, stmt: st, e: st.rhs };
+      st.lin.forEach((b, k) => this.fusible.set(b.name, { site, k }));
+    }
+  }
 
   /**
-   * `ladd(; x, r)` with r bound in the same block by a construct that absorbs the addition: that
-   * construct, moved here (r is linear, so this is its only use, and its operands are all bound
-   * before r was).
+   * `ladd(; x, r)` with r bound in the same block by a construct that absorbs the addition. A
+   * construct with one result moves here, fused (r is linear, so this is its only use, and its
+   * operands are all bound before r was): `{ expr }`. One with several is fused where it stands,
+   * when x is bound before it, and the sum is r: `{ rename }`.
    */
-  private fuse(rhs: Expr, out: Stmt[]): Expr | undefined {
+  private fuse(rhs: Expr, out: Stmt[]): { expr: Expr } | { rename: string } | undefined {
     if (rhs.tag !== 'lprim' || rhs.op !== 'ladd' || rhs.lin.length !== 2) return undefined;
     for (const k of [1, 0]) {
-      const site = this.fusible.get(rhs.lin[k]);
-      if (!site || site.out !== out) continue;
-      const merged = constructRule(site.e, 'simplify').fuseAdd?.(site.e, rhs.lin[1 - k]);
-      if (!merged) continue;
+      const entry = this.fusible.get(rhs.lin[k]);
+      if (!entry || entry.site.out !== out) continue;
+      const { site } = entry;
+      const other = rhs.lin[1 - k];
+      const single = site.stmt.nl.length === 0 && site.stmt.lin.length === 1;
+      const bound = this.boundAt.get(other);
+      if (!single && bound && bound.out === out && bound.index >= site.index) continue;
+      const ops: FuseOps = {
+        add: (x, y, t) => {
+          if (!single) throw new InternalError('simplify: a fusion in place cannot add before its construct');
+          return this.add(x, y, t, out);
+        },
+        isZero: (n) => this.zeros.has(n),
+        absorbs: (e) => e.tag === 'construct' && constructRule(e, 'simplify').fuseAdd !== undefined,
+        fresh: (hint) => this.fresh(hint),
+        addends: (e) => {
+          if (e.tag === 'lprim' && e.op === 'ladd') return e.lin;
+          const at = e.tag === 'construct' ? constructRule(e, 'simplify').accumulates : undefined;
+          return e.tag === 'construct' && at !== undefined ? [e.lin[at]] : [];
+        },
+      };
+      const fusedE = constructRule(site.e, 'simplify').fuseAdd?.(ops, site.e, other, entry.k);
+      if (!fusedE) continue;
+      // A fusion in place may have put the addition inside a body (a remat's): simplify it there.
+      const merged = !single && hasBodies(fusedE) ? this.expr(fusedE, new Map()) : fusedE;
       this.fusible.delete(rhs.lin[k]);
-      this.fused.add(site.stmt);
-      return merged;
+      if (single) {
+        this.fused.add(site.stmt);
+        return { expr: merged };
+      }
+      const st = { ...site.stmt, rhs: merged };
+      out[site.index] = st;
+      site.stmt = st;
+      if (merged.tag === 'construct') site.e = merged;
+      return { rename: rhs.lin[k] };
     }
     return undefined;
+  }
+
+  private fresh(hint: string): string {
+    return (this.names ??= new NameSupply(namesIn(this.def))).fresh(hint);
+  }
+
+  /** Binds `ladd(; x, y)` (fused where it can be) at the end of the block; its name. */
+  private add(x: string, y: string, t: Type, out: Stmt[]): string {
+    const sum = lprim('ladd', [], [x, y]);
+    const f = this.fuse(sum, out);
+    if (f && 'rename' in f) return f.rename;
+    const name = this.fresh('acc');
+    this.push(out, letS([], [binder(name, t)], f ? f.expr : sum));
+    return name;
   }
 
   private rename(n: string): string {
@@ -100,12 +170,17 @@ class Simplifier {
           });
           continue;
         }
-        out.push({ ...node, tuple });
+        this.push(out, { ...node, tuple });
         continue;
       }
       if (node.nl.length + node.lin.length === 0 && isVarDrop(node.rhs)) continue;
       const renamed = this.expr(node.rhs, cse);
-      const rhs = this.fuse(renamed, out) ?? renamed;
+      const fusion = this.fuse(renamed, out);
+      if (fusion && 'rename' in fusion) {
+        this.subst.set(node.lin[0].name, fusion.rename);
+        continue;
+      }
+      const rhs = fusion ? fusion.expr : renamed;
       const all = [...node.nl, ...node.lin];
       if (rhs.tag === 'var' && all.length === 1) {
         this.subst.set(all[0].name, rhs.name);
@@ -130,20 +205,21 @@ class Simplifier {
       if (rhs.tag === 'lprim' && rhs.lin.every((n) => this.zeros.has(n)) && node.lin[0]?.type) {
         const t = node.lin[0].type;
         this.zeros.set(node.lin[0].name, t);
-        out.push(letS([], node.lin, zeroE(t)));
+        this.push(out, letS([], node.lin, zeroE(t)));
         continue;
       }
       if (rhs.tag === 'dup' && this.zeros.has(rhs.name)) {
         const t = this.zeros.get(rhs.name)!;
         node.lin.forEach((b) => this.zeros.set(b.name, t));
-        out.push(letS([], [node.lin[0]], zeroE(t)), letS([], [node.lin[1]], zeroE(t)));
+        this.push(out, letS([], [node.lin[0]], zeroE(t)));
+        this.push(out, letS([], [node.lin[1]], zeroE(t)));
         continue;
       }
       if (rhs.tag === 'prim') {
         if (rhs.args.every((a) => this.literals.has(a))) {
           const v = PRIMS[rhs.op].impl(...rhs.args.map((a) => this.literals.get(a)!));
           this.literals.set(all[0].name, v);
-          out.push(letS(node.nl, [], { tag: 'lit', value: v }));
+          this.push(out, letS(node.nl, [], { tag: 'lit', value: v }));
           continue;
         }
         const folded = PRIMS[rhs.op].fold?.(rhs.args.map((a) => this.literals.get(a)));
@@ -153,7 +229,7 @@ class Simplifier {
         }
         if (folded) {
           this.literals.set(all[0].name, folded.literal);
-          out.push(letS(node.nl, [], { tag: 'lit', value: folded.literal }));
+          this.push(out, letS(node.nl, [], { tag: 'lit', value: folded.literal }));
           continue;
         }
         const key = `${rhs.op}(${rhs.args.join(',')})`;
@@ -164,9 +240,7 @@ class Simplifier {
         }
         cse.set(key, all[0].name);
       }
-      const kept = rhs === node.rhs ? node : { ...node, rhs };
-      if (rhs.tag === 'construct' && node.lin.length === 1 && node.nl.length === 0 && constructRule(rhs, 'simplify').fuseAdd) this.fusible.set(node.lin[0].name, { out, stmt: kept, e: rhs });
-      out.push(kept);
+      this.push(out, rhs === node.rhs ? node : { ...node, rhs });
     }
     const stmts = this.fused.size > 0 ? out.filter((st) => !this.fused.has(st)) : out;
     return { stmts, result: this.expr(body.result, cse) };
@@ -239,7 +313,7 @@ class Simplifier {
 export function simplifyDef(d0: FnDef): FnDef {
   // Substitutions are keyed by name: a def that binds a name twice is renamed apart first.
   const d = rebindsAName(d0) ? hoistBlocks(d0) : d0;
-  const s = new Simplifier();
+  const s = new Simplifier(d);
   const body = s.dce(s.forward(d.body, new Map()));
   return restoreLinearity({ ...d, body });
 }

@@ -56,6 +56,11 @@ export interface InterpOps {
   claim(v: Value): void;
   /** The value now has two holders (a dup, a share): nobody updates it in place any more. */
   release(v: Value): void;
+  /**
+   * The construct passes the value on to its bodies and the running scope never reads it again
+   * (a loop's carried operand, which was linear): the body run binding it may take it over.
+   */
+  handOver(v: Value): void;
 }
 
 /** What J offers: the builder of the enclosing block, the tangents so far, and J of a body. */
@@ -216,11 +221,30 @@ export interface ConstructRule {
    * simplifier rewrites the pair: a one-hot added to an array becomes an accumulation in place);
    * undefined where it does not apply.
    */
-  readonly fuseAdd?: (e: ConstructExpr, other: string) => Expr | undefined;
+  readonly fuseAdd?: (ops: FuseOps, e: ConstructExpr, other: string, result: number) => Expr | undefined;
+  /**
+   * The linear operand the construct only adds to (`laccum(i, w ; ā, ẏ)` is ā + e_i·ẏ: operand 0),
+   * so that a loop carrying ā through it from zero can start from any value instead.
+   */
+  readonly accumulates?: number;
   /** Updates an operand in place where it may (EmitTsOps.owned): the emitter then releases arrays a dup fans out. */
   readonly updatesInPlace?: boolean;
   /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */
   readonly emitTs: (ops: EmitTsOps, e: ConstructExpr, into: readonly string[]) => ts.Statement[];
+}
+
+/** What the simplifier offers a fusion (ConstructRule.fuseAdd). */
+export interface FuseOps {
+  /** Binds `ladd(; x, y)` of this type before the fused construct (fused again where it can be); its name. */
+  add(x: string, y: string, type: Type): string;
+  /** Whether a linear variable is a symbolic zero. */
+  isZero(name: string): boolean;
+  /** The linear operands an expression is a sum of, one term each (ladd's two; a construct's that it `accumulates` into); none for any other. */
+  addends(rhs: Expr): readonly string[];
+  /** Whether an expression is a construct that can absorb an addition (its record has `fuseAdd`). */
+  absorbs(rhs: Expr): boolean;
+  /** A name unused in the def. */
+  fresh(hint: string): string;
 }
 
 /** A contiguous run of loop-invariant parameters of one body and the operands they receive. */

@@ -154,6 +154,7 @@ class Machine {
       if (Array.isArray(v)) this.owner.set(v, this.current);
     },
     release: (v) => this.release(v),
+    handOver: (v) => this.handOut([[v]]),
   };
 
   private release(v: Value): void {

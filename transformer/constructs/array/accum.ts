@@ -95,6 +95,10 @@ export const laccum: ConstructRule = {
   },
   pruneResults: () => undefined,
   updatesInPlace: true,
+  accumulates: 0,
+  // x + (ā + e_i·ẏ) = (x + ā) + e_i·ẏ: the inner addition fuses again (a fan-in of two reads,
+  // ladd(; lonehot, lonehot), added to an accumulator becomes two accumulations).
+  fuseAdd: (ops, e, other) => (isLinear(e) ? construct('laccum', e.nl, [ops.add(other, e.lin[0], REAL_ARRAY), e.lin[1]], []) : undefined),
   // r = ā; if (!(r.length >= w.length && own.has(r))) { r = new Float64Array(Math.max(w.length, r.length)); r.set(ā); own.add(r); } r[i] += ẏ
   emitTs: (ops, e, into) => {
     const f = ops.factory;

@@ -277,7 +277,10 @@ const emitTs: ConstructRule['emitTs'] = (ops, e, into) => {
   const temps = into.map((y) => ops.fresh(`${y}_k`));
   const decl = f.createVariableStatement(undefined, f.createVariableDeclarationList(temps.map((t) => f.createVariableDeclaration(t)), ops.ts.NodeFlags.Let));
   const stores = into.map((y, j) => f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(y), kId), f.createIdentifier(temps[j]))));
+  // Every element reads an invariant array: none may update it in place (EmitTsOps.owned).
+  const invariants = [...e.nl.slice(1), ...e.lin].filter((x, j) => ops.typeOf(x)?.tag === 'array' && classify(ops.typeOf(x)!, paramType(j < e.nl.length - 1 ? params.nl[j] : params.lin[j - e.nl.length + 1])) === 'invariant');
   return [
+    ...invariants.flatMap((x) => ops.release(ops.ref(x))),
     ...into.map((y, j) => assign(ops, y, allocate(ops, ops.resultTypes[j], n))),
     ...(temps.length > 0 ? [decl] : []),
     forCount(ops, k, n, [...ops.emitBody(e.bodies[0], args, temps), ...stores]),

@@ -9,6 +9,9 @@
 //
 //   let (; ẏ) = lindex(i ; ȧ) []   ȧ[i], 0 where ȧ has no element i            cost 1
 //   let (; ȧ) = lonehot(i ; ẏ) []  the array e_i·ẏ: ẏ at i, zeros elsewhere    cost 1
+//   (both also with a witness after the index, lindex(i, a ; ȧ): the primal array, or a length,
+//   whose length a dense cotangent takes; J gives it, so that T's one-hots fuse into in-place
+//   accumulations, laccum in accum.ts)
 //   let (; ẏ) = lsum(n ; ȧ) []     Σ ȧ                                         cost n
 //   let (; ȧ) = lfill(n ; ẏ) []    n copies of ẏ                               cost n
 //
@@ -17,7 +20,7 @@
 // one-hot array e_i·ẏ is i + 1 long. lindex ↔ lonehot and lsum ↔ lfill are transpose pairs:
 //   ⟨lindex(i ; ȧ), ȳ⟩ = ȧ[i]·ȳ = ⟨ȧ, lonehot(i ; ȳ)⟩,   ⟨lsum(n ; ȧ), ȳ⟩ = Σ ȧ_k ȳ = ⟨ȧ, lfill(n ; ȳ)⟩
 // (lsum carries n, which it does not need, so that its transpose knows the length it fills).
-// J:  index(a, i) ↦ lindex(i ; ȧ);  fill(n, x) ↦ lfill(n ; ẋ);  sum(a) ↦ lsum(len a ; ȧ);  len ↦ 0;
+// J:  index(a, i) ↦ lindex(i, a ; ȧ);  fill(n, x) ↦ lfill(n ; ẋ);  sum(a) ↦ lsum(len a ; ȧ);  len ↦ 0;
 // the erased linear forms are linear again: J(lindex(i, a)) = lindex(i ; ȧ), and so on.
 // U of a linear form is the form itself (its coefficient a residual).
 import { binder, construct, letS, tangentType, InternalError, IrError, arrayType, REAL } from '../../ir/syntax';
@@ -132,7 +135,7 @@ export const index = nonLinearRule({
     charge(1);
     return element(a, i, 'index');
   },
-  // Linear in a, piecewise constant in i.
+  // Linear in a, piecewise constant in i; a is the witness of the dense cotangent's length.
   jvp: (ops, e, results) => {
     const [a, i] = e.nl;
     ops.b.bind([...results], [], e);
@@ -321,7 +324,7 @@ export const lonehot = linearRule({
     return [assign(ops, into, allocate(ops, REAL_ARRAY, n)), f.createExpressionStatement(set)];
   },
   // ā + e_i·ẏ is one in-place accumulation when the one-hot knows the dense length (a witness).
-  fuseAdd: (e, other) => (e.lin.length === 1 && e.nl.length === 2 ? construct('laccum', e.nl, [other, e.lin[0]], []) : undefined),
+  fuseAdd: (_ops, e, other) => (e.lin.length === 1 && e.nl.length === 2 ? construct('laccum', e.nl, [other, e.lin[0]], []) : undefined),
 });
 
 export const lsum = linearRule({

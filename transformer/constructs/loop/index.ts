@@ -11,6 +11,7 @@ import { loopTranspose } from './transpose';
 import { loopEmitTs } from './emitTs';
 import { loopSegment } from './segment';
 import { loopErase } from './erase';
+import { loopFuseAdd } from './fuseAdd';
 
 export const loop: ConstructRule = {
   name: 'loop',
@@ -27,6 +28,7 @@ export const loop: ConstructRule = {
   erase: loopErase,
   emitTs: loopEmitTs,
   repeats: true,
+  fuseAdd: loopFuseAdd,
   // Invariants sit between the trip count and the carried values, in the body after the counter.
   invariants: (e, bodyArity) => {
     if (e.bodies.length !== 1 || e.lin.length > 0) return undefined;
