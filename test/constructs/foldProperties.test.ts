@@ -48,7 +48,7 @@ const argsOf = (n: number): fc.Arbitrary<Value[]> => fc.tuple(arrayOf(n), fc.dou
 
 const arb = fc
   .tuple(choices, fc.constantFrom(0, 1, 5))
-  .map(([xs, n]) => ({ p: foldProgram(xs), n }))
+  .map(([xs, n]): { p: Program | undefined; n: number } => ({ p: foldProgram(xs), n }))
   .filter((x): x is { p: Program; n: number } => x.p !== undefined)
   .chain(({ p, n }) => fc.tuple(fc.constant(p), argsOf(n), argsOf(n), arrayOf(n), fc.double({ min: -1, max: 1, noNaN: true })));
 

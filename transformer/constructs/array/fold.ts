@@ -23,10 +23,10 @@
 // E: the pairs become 2k accumulators, (a, ȧ) side by side, as the op `sscan`/`sreduce` whose
 //    arrays of reals may be shorter than n (sparse tangents), as `smap` is to `map`.
 import { binder, blockE, construct, ret, lambda, letS, arrayType, InternalError, IrError, REAL } from '../../ir/syntax';
-import type { Binder, Lambda, Type } from '../../ir/syntax';
+import type { Binder, Expr, Lambda, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
-import type { ConstructExpr, ConstructRule, EmitTsOps, Sides } from '../types';
+import type { ConstructExpr, ConstructRule, EmitTsOps, EraseOps, Sides } from '../types';
 import { loopLikeJvp } from '../loop/jvp';
 import { residualSources } from '../loop/unzip';
 import { allocate, assign, forCount, readOrZero } from './emit';
@@ -139,28 +139,38 @@ const nonLinear = (op: string) => (): never => {
   throw new InternalError(`${op} is never linear: T does not reach it`);
 };
 
-/** E: the accumulators and their tangents side by side (pairs (a, ȧ)), then the arrays and theirs. */
+/**
+ * E of a fold-like construct with k accumulators: the accumulators and their tangents side by
+ * side (pairs (a, ȧ)), then the elements and theirs, as the sparse op; `operands` places the
+ * accumulators' and elements' operands (and their tangents) among the others.
+ */
+export function eraseInPairs(ops: EraseOps, e: ConstructExpr, sparseOp: string, k: number, place: { acc: readonly number[]; elem: readonly number[]; operands: (acc: string[], elems: string[]) => string[] }): Expr {
+  const counts = ops.arity(e.bodies[0]);
+  const l = ops.eraseBody(e.bodies[0]);
+  // Erased parameters: ā, b̄, ǡ, ḃ̄ → ā, ǡ, b̄, ḃ̄; results ā', ō, ǡ', ȯ → ā', ǡ', ō, ȯ.
+  const p = l.nlParams;
+  const params = [...p.slice(0, k), ...p.slice(2 * k, 3 * k), ...p.slice(k, 2 * k), ...p.slice(3 * k)];
+  const rs = Array.from({ length: counts.nl + counts.lin }, () => binder(ops.fresh('r')));
+  const m = counts.nl - k;
+  const order = (xs: readonly Binder[]): string[] => [...xs.slice(0, k), ...xs.slice(counts.nl, counts.nl + k), ...xs.slice(k, counts.nl), ...xs.slice(counts.nl + k)].map((x) => x.name);
+  const body: Lambda = lambda(params, [], { stmts: [...l.body.stmts, letS(rs, [], l.body.result)], result: ret(order(rs)) });
+  const accs = [...place.acc.map((j) => e.nl[j]), ...e.lin.slice(0, k)];
+  const elems = [...place.elem.map((j) => e.nl[j]), ...e.lin.slice(k)];
+  const folded = construct(sparseOp, place.operands(accs, elems), [], [body]);
+  if (m === 0) return folded;
+  // The construct returns ȳ, ẏ̄, ō, ȯ; E's order is ȳ, ō, ẏ̄, ȯ.
+  const ys = Array.from({ length: 2 * (k + m) }, () => binder(ops.fresh('y')));
+  const back = [...ys.slice(0, k), ...ys.slice(2 * k, 2 * k + m), ...ys.slice(k, 2 * k), ...ys.slice(2 * k + m)];
+  return blockE({ stmts: [letS(ys, [], folded)], result: ret(back.map((y) => y.name)) });
+}
+
+/** E: the op kept when nothing is linear; otherwise the pairs, as the sparse op. */
 function erase(sparseOp: string): NonNullable<ConstructRule['erase']> {
   return (ops, e) => {
     if (e.lin.length === 0) return { ...e, bodies: e.bodies.map((l) => ops.eraseBody(l)) };
     const k = accumulators(e);
-    const counts = ops.arity(e.bodies[0]);
-    const l = ops.eraseBody(e.bodies[0]);
-    // Erased parameters: ā, b̄, ǡ, ḃ̄ → ā, ǡ, b̄, ḃ̄; results ā', ō, ǡ', ȯ → ā', ǡ', ō, ȯ.
-    const p = l.nlParams;
-    const params = [...p.slice(0, k), ...p.slice(2 * k, 3 * k), ...p.slice(k, 2 * k), ...p.slice(3 * k)];
-    const rs = Array.from({ length: counts.nl + counts.lin }, () => binder(ops.fresh('r')));
-    const m = counts.nl - k;
-    const order = (xs: readonly Binder[]): string[] =>
-      [...xs.slice(0, k), ...xs.slice(counts.nl, counts.nl + k), ...xs.slice(k, counts.nl), ...xs.slice(counts.nl + k)].map((x) => x.name);
-    const body: Lambda = lambda(params, [], { stmts: [...l.body.stmts, letS(rs, [], l.body.result)], result: ret(order(rs)) });
-    const nl = [e.nl[0], ...e.nl.slice(1, 1 + k), ...e.lin.slice(0, k), ...e.nl.slice(1 + k), ...e.lin.slice(k)];
-    const folded = construct(sparseOp, nl, [], [body]);
-    if (m === 0) return folded;
-    // The construct returns ȳ, ẏ̄, ō, ȯ; E's order is ȳ, ō, ẏ̄, ȯ.
-    const ys = Array.from({ length: 2 * (k + m) }, () => binder(ops.fresh('y')));
-    const back = [...ys.slice(0, k), ...ys.slice(2 * k, 2 * k + m), ...ys.slice(k, 2 * k), ...ys.slice(2 * k + m)];
-    return blockE({ stmts: [letS(ys, [], folded)], result: ret(back.map((y) => y.name)) });
+    const range = (from: number): number[] => Array.from({ length: k }, (_, j) => from + j);
+    return eraseInPairs(ops, e, sparseOp, k, { acc: range(1), elem: range(1 + k), operands: (acc, elems) => [e.nl[0], ...acc, ...elems] });
   };
 }
 
