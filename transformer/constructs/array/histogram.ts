@@ -21,7 +21,7 @@
 //    the cotangent to the one value the bin kept (the destination wins ties: it is the
 //    accumulator, which min/max's JVP prefers; then the lowest index).
 import { binder, construct, letS, arrayType, lambda, ret, InternalError, IrError, REAL } from '../../ir/syntax';
-import type { Type } from '../../ir/syntax';
+import type { Lambda, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
 import type { ConstructExpr, ConstructRule, Sides } from '../types';
@@ -91,10 +91,12 @@ function impl(sparse: boolean): ConstructRule['impl'] {
     const counts = ops.arity(e.bodies[0]);
     const outs: Value[][] = Array.from({ length: counts.nl - k }, () => []);
     const linOuts: Value[][] = Array.from({ length: counts.lin - lhs.length }, () => []);
+    const fillers = outputFillers(e.bodies[0], k);
     for (let i = 0; i < n; i++) {
       const b = binAt(e.op, e.nl[k], idx, i, m);
       if (b < 0) {
-        outs.forEach((o) => o.push(0));
+        // An ignored element has no outputs; its slot holds a value of the right type, never read.
+        outs.forEach((o, j) => o.push(fillers[j]));
         linOuts.forEach((o) => o.push(0));
         continue;
       }
@@ -106,6 +108,18 @@ function impl(sparse: boolean): ConstructRule['impl'] {
     }
     return { nl: [...hs, ...outs], lin: [...lhs, ...linOuts] };
   };
+}
+
+/** A value of each per-element output's type (its binder's, where annotated; else a real). */
+function outputFillers(body: Lambda, k: number): Value[] {
+  const r = body.body.result;
+  if (r.tag !== 'ret') return [];
+  const types = new Map<string, Type | undefined>();
+  for (const p of body.nlParams) types.set(p.name, p.type);
+  for (const st of body.body.stmts) for (const x of st.tag === 'let' ? st.nl : st.names) types.set(x.name, x.type);
+  const filler = (t: Type | undefined): Value =>
+    t === undefined ? 0 : t.tag === 'tuple' ? t.elems.map(filler) : t.tag === 'array' || t.tag === 'stack' ? [] : t.tag === 'bool' ? false : t.tag === 'str' ? '' : 0;
+  return r.nl.slice(k).map((x) => filler(types.get(x)));
 }
 
 const jvp: ConstructRule['jvp'] = (ops, e, results) => {

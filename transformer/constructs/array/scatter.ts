@@ -93,7 +93,7 @@ export const scatter: ConstructRule = {
     const n = f.createPropertyAccessExpression(y, 'length');
     const lengths = f.createIfStatement(
       f.createStrictInequality(m, f.createPropertyAccessExpression(vals, 'length')),
-      throwRange(ops, [`scatter: ${e.nl[1]} has `, m, ` elements, ${e.nl[2]} has `, f.createPropertyAccessExpression(vals, 'length')]),
+      throwRange(ops, [`scatter: ${e.nl[2]} has `, f.createPropertyAccessExpression(vals, 'length'), ` elements, ${e.nl[1]} has `, m]),
     );
     const range = f.createIfStatement(notIndex(ops, bId, n), throwRange(ops, [`scatter: ${e.nl[1]}[`, jId, '] = ', bId, ` is not an index of ${e.nl[0]} (length `, n, ')']));
     const repeat = f.createIfStatement(f.createStrictEquality(elementAt(ops, f.createIdentifier(seen), bId), f.createNumericLiteral(1)), throwRange(ops, [`scatter: ${e.nl[1]} repeats the index `, bId, '; scatter needs distinct indices']));
