@@ -13,7 +13,7 @@ import { annotateTypes, typeErrors } from '../../transformer/ir/check';
 import { evalFn, Value } from '../../transformer/ir/interp';
 import type { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
-import { gradOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
+import { gradOf, hvpOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
 import { nonLinearProgram, choices, flat } from '../gen/programs';
 import { rel } from './reference';
 
@@ -307,5 +307,38 @@ describe('reduceByIndex over random operator bodies (bins 0 … 3, some out of r
       }),
       { numRuns: 25 },
     );
+  });
+});
+
+describe('second order through gather and scatter (hvp = J of the gradient; the linear forms are linear again)', () => {
+  const SQ = `
+def gsq(a: array<real>, idx: array<real> ;) -> (real ;) {
+  let g = gather(a, idx) []
+  let n = len(g) []
+  let p = map(n, g) [|x: real ;| {
+    mul(x, x)
+  }]
+  sum(p) []
+}
+def ssq(a: array<real>, idx: array<real>, v: array<real> ;) -> (real ;) {
+  let t = scatter(a, idx, v) []
+  let n = len(t) []
+  let p = map(n, t) [|x: real ;| {
+    mul(x, x)
+  }]
+  sum(p) []
+}
+`;
+  test('Σ (a[idx_j])²: (H·ȧ)_k = 2·(how often k is in idx)·ȧ_k', () => {
+    const h = hvpOf(parseProgram(SQ), 'gsq');
+    const r = evalFn(h.program, h.hvp, [[0.5, -1, 2, 3], [3, 0, 3, 1], [1, 2, 3, 4], []]);
+    expect(pad(r.nl[0], 4)).toEqual([2 * 1, 2 * 2 * 1, 0, 2 * 4 * 2]);
+  });
+
+  test('Σ scatter(a, idx, v)²: H·(ȧ, v̇) = (2ȧ off the idx slots, 2v̇)', () => {
+    const h = hvpOf(parseProgram(SQ), 'ssq');
+    const r = evalFn(h.program, h.hvp, [[0.5, -1, 2, 3], [2, 0], [1.5, -0.5], [1, 2, 3, 4], [], [5, 6]]);
+    expect(pad(r.nl[0], 4)).toEqual([0, 4, 0, 8]);
+    expect(r.nl[2]).toEqual([10, 12]);
   });
 });
