@@ -16,17 +16,19 @@
 // U: with U(J body) = (body_N : |ā, b̄| -> (ā', ō, s̄), body_L : |s̄ ; ǡ, ḃ̄| -> (; ǡ', ȯ)),
 //      C:   let (ȳ, ō, s̄_arr) = scan(n, ē, x̄s)[body_N]        residuals as per-element outputs
 //      ė_L: lscan(n, s̄_arr ; ė̄, ẋ̄s)[body_L]                 the linear recurrence (linearFold.ts)
-//    (reduce: lfold). W(C) + W(ė_L) = W(J scan) exactly.
+//    (reduce: lfold). W(C) + W(ė_L) = W(J scan) exactly. A residual that is an element b is not
+//    stored: its array x̄s is passed to the recurrence (as a loop passes its invariants).
 // T: the linear recurrences' transposes run backwards (linearFold.ts): the reverse-scan
 //    formulation of the Futhark rules, exact for zeros, min/max, and non-commutative operators.
 // E: the pairs become 2k accumulators, (a, ȧ) side by side, as the op `sscan`/`sreduce` whose
 //    arrays of reals may be shorter than n (sparse tangents), as `smap` is to `map`.
-import { binder, blockE, construct, ret, lambda, letS, arrayType, InternalError, IrError } from '../../ir/syntax';
-import type { Binder, Lambda, Type } from '../../ir/syntax';
+import { binder, blockE, construct, ret, lambda, letS, arrayType, InternalError, IrError, REAL } from '../../ir/syntax';
+import type { Binder, Expr, Lambda, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
-import type { ConstructExpr, ConstructRule, EmitTsOps, Sides } from '../types';
+import type { ConstructExpr, ConstructRule, EmitTsOps, EraseOps, Sides } from '../types';
 import { loopLikeJvp } from '../loop/jvp';
+import { residualSources } from '../loop/unzip';
 import { allocate, assign, forCount, readOrZero } from './emit';
 import type * as ts from 'typescript';
 
@@ -111,14 +113,24 @@ const jvp: ConstructRule['jvp'] = (ops, e, results) => {
   return loopLikeJvp(ops, e, results, e.nl.slice(1), (o) => [o.jvpBody(e.bodies[0])]);
 };
 
-function unzip(kind: FoldKind): ConstructRule['unzip'] {
+function unzip(kind: FoldKind, sparse: boolean): ConstructRule['unzip'] {
   return (ops, e, results) => {
     const { b } = ops;
+    const k = accumulators(e);
+    if (results.lin.length > k) throw new IrError(`${e.op}: the tangents of per-element outputs are not supported yet (a second derivative through scan or reduce)`);
     const h = ops.unzipBody(e.bodies[0]);
-    const residuals = h.residuals.map((t) => binder(b.fresh('res'), arrayType(t)));
-    b.bind([...results.nl, ...residuals], [], construct(e.op, e.nl, [], [h.primal]));
-    const operands = [e.nl[0], ...residuals.map((r) => r.name)];
-    if (results.lin.length > accumulators(e)) throw new IrError(`${e.op}: the tangents of per-element outputs are not supported yet (a second derivative through scan or reduce)`);
+    // A residual that is an element is not stored again: the linear recurrence reads the array
+    // itself (a strict one: an smap's array may be a sparse tangent, shorter than n).
+    const elements = sparse ? [] : e.bodies[0].nlParams.slice(k).map((p, j) => ({ param: p.name, operand: e.nl[1 + k + j] }));
+    const { sources, stacked } = residualSources(h, undefined, elements);
+    const arrays = stacked.map((t) => binder(b.fresh('res'), arrayType(t)));
+    const r = h.primal.body.result;
+    if (r.tag !== 'ret') throw new InternalError(`${e.op}: unzipBody must return a ret`);
+    const m = results.nl.length;
+    const kept = r.nl.slice(m).filter((_, j) => sources[j].kind === 'stacked');
+    const primal = lambda(h.primal.nlParams, [], { stmts: h.primal.body.stmts, result: ret([...r.nl.slice(0, m), ...kept]) });
+    b.bind([...results.nl, ...arrays], [], construct(e.op, e.nl, [], [primal]));
+    const operands = [e.nl[0], ...sources.map((s) => (s.kind === 'stacked' ? arrays[s.slot].name : s.kind === 'invariant' ? s.operand : e.nl[0]))];
     return construct(kind === 'scan' ? 'lscan' : 'lfold', operands, e.lin, [h.tangent]);
   };
 }
@@ -127,56 +139,72 @@ const nonLinear = (op: string) => (): never => {
   throw new InternalError(`${op} is never linear: T does not reach it`);
 };
 
-/** E: the accumulators and their tangents side by side (pairs (a, ȧ)), then the arrays and theirs. */
+/**
+ * E of a fold-like construct with k accumulators: the accumulators and their tangents side by
+ * side (pairs (a, ȧ)), then the elements and theirs, as the sparse op; `operands` places the
+ * accumulators' and elements' operands (and their tangents) among the others.
+ */
+export function eraseInPairs(ops: EraseOps, e: ConstructExpr, sparseOp: string, k: number, place: { acc: readonly number[]; elem: readonly number[]; operands: (acc: string[], elems: string[]) => string[] }): Expr {
+  const counts = ops.arity(e.bodies[0]);
+  const l = ops.eraseBody(e.bodies[0]);
+  // Erased parameters: ā, b̄, ǡ, ḃ̄ → ā, ǡ, b̄, ḃ̄; results ā', ō, ǡ', ȯ → ā', ǡ', ō, ȯ.
+  const p = l.nlParams;
+  const params = [...p.slice(0, k), ...p.slice(2 * k, 3 * k), ...p.slice(k, 2 * k), ...p.slice(3 * k)];
+  const rs = Array.from({ length: counts.nl + counts.lin }, () => binder(ops.fresh('r')));
+  const m = counts.nl - k;
+  const order = (xs: readonly Binder[]): string[] => [...xs.slice(0, k), ...xs.slice(counts.nl, counts.nl + k), ...xs.slice(k, counts.nl), ...xs.slice(counts.nl + k)].map((x) => x.name);
+  const body: Lambda = lambda(params, [], { stmts: [...l.body.stmts, letS(rs, [], l.body.result)], result: ret(order(rs)) });
+  const accs = [...place.acc.map((j) => e.nl[j]), ...e.lin.slice(0, k)];
+  const elems = [...place.elem.map((j) => e.nl[j]), ...e.lin.slice(k)];
+  const folded = construct(sparseOp, place.operands(accs, elems), [], [body]);
+  if (m === 0) return folded;
+  // The construct returns ȳ, ẏ̄, ō, ȯ; E's order is ȳ, ō, ẏ̄, ȯ.
+  const ys = Array.from({ length: 2 * (k + m) }, () => binder(ops.fresh('y')));
+  const back = [...ys.slice(0, k), ...ys.slice(2 * k, 2 * k + m), ...ys.slice(k, 2 * k), ...ys.slice(2 * k + m)];
+  return blockE({ stmts: [letS(ys, [], folded)], result: ret(back.map((y) => y.name)) });
+}
+
+/** E: the op kept when nothing is linear; otherwise the pairs, as the sparse op. */
 function erase(sparseOp: string): NonNullable<ConstructRule['erase']> {
   return (ops, e) => {
     if (e.lin.length === 0) return { ...e, bodies: e.bodies.map((l) => ops.eraseBody(l)) };
     const k = accumulators(e);
-    const counts = ops.arity(e.bodies[0]);
-    const l = ops.eraseBody(e.bodies[0]);
-    // Erased parameters: ā, b̄, ǡ, ḃ̄ → ā, ǡ, b̄, ḃ̄; results ā', ō, ǡ', ȯ → ā', ǡ', ō, ȯ.
-    const p = l.nlParams;
-    const params = [...p.slice(0, k), ...p.slice(2 * k, 3 * k), ...p.slice(k, 2 * k), ...p.slice(3 * k)];
-    const rs = Array.from({ length: counts.nl + counts.lin }, () => binder(ops.fresh('r')));
-    const m = counts.nl - k;
-    const order = (xs: readonly Binder[]): string[] =>
-      [...xs.slice(0, k), ...xs.slice(counts.nl, counts.nl + k), ...xs.slice(k, counts.nl), ...xs.slice(counts.nl + k)].map((x) => x.name);
-    const body: Lambda = lambda(params, [], { stmts: [...l.body.stmts, letS(rs, [], l.body.result)], result: ret(order(rs)) });
-    const nl = [e.nl[0], ...e.nl.slice(1, 1 + k), ...e.lin.slice(0, k), ...e.nl.slice(1 + k), ...e.lin.slice(k)];
-    const folded = construct(sparseOp, nl, [], [body]);
-    if (m === 0) return folded;
-    // The construct returns ȳ, ẏ̄, ō, ȯ; E's order is ȳ, ō, ẏ̄, ȯ.
-    const ys = Array.from({ length: 2 * (k + m) }, () => binder(ops.fresh('y')));
-    const back = [...ys.slice(0, k), ...ys.slice(2 * k, 2 * k + m), ...ys.slice(k, 2 * k), ...ys.slice(2 * k + m)];
-    return blockE({ stmts: [letS(ys, [], folded)], result: ret(back.map((y) => y.name)) });
+    const range = (from: number): number[] => Array.from({ length: k }, (_, j) => from + j);
+    return eraseInPairs(ops, e, sparseOp, k, { acc: range(1), elem: range(1 + k), operands: (acc, elems) => [e.nl[0], ...acc, ...elems] });
   };
 }
 
-//   (reduce: the accumulators are the results themselves)
+//   (reduce: the accumulators are the results themselves; a mixed fold, J's, carries its tangents beside)
 //   c1 = e1; …; y1 = new Float64Array(n); …; let t1, …;
 //   for (let i = 0; i < n; i++) { const a = c1; const b = x[i]; …body…; c1 = t1; y1[i] = t1; o1[i] = t2; }
 function emitTs(kind: FoldKind, sparse: boolean): ConstructRule['emitTs'] {
   return (ops, e, into) => {
-    if (e.lin.length > 0) throw new InternalError(`emitTs: ${e.op} with linear operands (erase first)`);
     const f = ops.factory;
     const k = accumulators(e);
+    const mixed = e.lin.length > 0;
+    const resultsNl = ops.arity(e.bodies[0]).nl;
     const n = ops.ref(e.nl[0]);
     const i = ops.fresh('i');
     const iId = f.createIdentifier(i);
-    const acc = kind === 'reduce' ? into.slice(0, k) : into.slice(0, k).map((y) => ops.fresh(`${y}_acc`));
-    const arrays = kind === 'reduce' ? into.slice(k) : into;
+    const range = (m: number, from = 0): number[] => Array.from({ length: m }, (_, j) => from + j);
+    // Where the accumulators are among the results (and the body's results): the first k of each sort.
+    const accAt = [...range(k), ...(mixed ? range(k, resultsNl) : [])];
+    const acc = accAt.map((p) => (kind === 'reduce' ? into[p] : ops.fresh(`${into[p]}_acc`)));
+    const arrayAt = range(into.length).filter((p) => kind === 'scan' || !accAt.includes(p));
     const temps = into.map((y) => ops.fresh(`${y}_i`));
-    const elem = (x: string): ts.Expression => (sparse && isReal(ops, x) ? readOrZero(ops, ops.ref(x), iId) : f.createElementAccessExpression(ops.ref(x), iId));
-    const args = [...acc.map((c) => f.createIdentifier(c)), ...e.nl.slice(1 + k).map(elem)];
-    const arrayStart = kind === 'reduce' ? k : 0;
+    const elem = (x: string, tangent: boolean): ts.Expression =>
+      tangent || (sparse && isReal(ops, x)) ? readOrZero(ops, ops.ref(x), iId) : f.createElementAccessExpression(ops.ref(x), iId);
+    const id = (x: string): ts.Expression => f.createIdentifier(x);
+    const args = [...acc.slice(0, k).map(id), ...e.nl.slice(1 + k).map((x) => elem(x, false)), ...acc.slice(k).map(id), ...e.lin.slice(k).map((x) => elem(x, true))];
+    const init = [...e.nl.slice(1, 1 + k), ...e.lin.slice(0, k)];
     const stores = [
-      ...acc.map((c, j) => assign(ops, c, f.createIdentifier(temps[j]))),
-      ...arrays.map((y, j) => f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(y), iId), f.createIdentifier(temps[arrayStart + j])))),
+      ...acc.map((c, j) => assign(ops, c, id(temps[accAt[j]]))),
+      ...arrayAt.map((p) => f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(id(into[p]), iId), id(temps[p])))),
     ];
     return [
       ...declare(ops, kind === 'scan' ? acc : []),
-      ...acc.map((c, j) => assign(ops, c, ops.ref(e.nl[1 + j]))),
-      ...arrays.map((y, j) => assign(ops, y, allocate(ops, ops.resultTypes[arrayStart + j], n))),
+      ...acc.map((c, j) => assign(ops, c, ops.ref(init[j]))),
+      ...arrayAt.map((p) => assign(ops, into[p], allocate(ops, ops.resultTypes[p] ?? arrayType(REAL), n))),
       ...declare(ops, temps),
       forCount(ops, i, n, [...ops.emitBody(e.bodies[0], args, temps), ...stores]),
     ];
@@ -204,7 +232,7 @@ export function foldRule(name: string, kind: FoldKind, sparse: boolean): Constru
     typeRule: typeRule(kind),
     impl: impl(kind, sparse),
     jvp,
-    unzip: unzip(kind),
+    unzip: unzip(kind, sparse),
     transpose: nonLinear(name),
     pruneResults: () => undefined,
     repeats: true,

@@ -1,6 +1,7 @@
 // Arrays (docs/linear-a.md, "Arrays"): the body-less operations (ops.ts), map (map.ts), in-place
 // accumulation of read cotangents (accum.ts), scan and reduce (scan.ts, reduce.ts, fold.ts) with
-// their linear recurrences (linearFold.ts). One line per construct, so that adding one touches
+// their linear recurrences (linearFold.ts), gather and scatter with their linear pairs (gather.ts,
+// scatter.ts), the histogram (histogram.ts), run-time length checks (checks.ts). One line per construct, so that adding one touches
 // only this table.
 import type { ConstructRule } from '../types';
 import { len, index, fill, sum, lindex, lonehot, lsum, lfill } from './ops';
@@ -10,6 +11,9 @@ import { scan, sscan } from './scan';
 import { reduce, sreduce } from './reduce';
 import { lscan, lfold, lrscan, lrfold } from './linearFold';
 import { atmost } from './checks';
+import { gather, lgather, lscatteradd } from './gather';
+import { scatter, lscatter, lunscatter } from './scatter';
+import { reduceByIndex, sreduceByIndex, lhist, lrhist } from './histogram';
 
 export const ARRAY_CONSTRUCTS = {
   len,
@@ -33,4 +37,14 @@ export const ARRAY_CONSTRUCTS = {
   lrscan,
   lrfold,
   atmost,
+  gather,
+  lgather,
+  lscatteradd,
+  scatter,
+  lscatter,
+  lunscatter,
+  reduceByIndex,
+  sreduceByIndex,
+  lhist,
+  lrhist,
 } as const satisfies Record<string, ConstructRule>;
