@@ -48,8 +48,18 @@ export class ArrayLowering {
 
   // ---- reading ----
 
+  /** The array each `len` result measures (a loop bounded by a.length needs no check against a). */
+  private readonly measures = new Map<string, string>();
+
   length(v: Value, hint = 'n'): Value {
-    return { name: this.b.nl(hint, construct('len', [v.name], [], []), REAL), shape: NUMBER };
+    const name = this.b.nl(hint, construct('len', [v.name], [], []), REAL);
+    this.measures.set(name, v.name);
+    return { name, shape: NUMBER };
+  }
+
+  /** Is `n` the length of the array `a` (computed by \`length\`)? */
+  isLengthOf(n: string, a: string): boolean {
+    return this.measures.get(n) === a;
   }
 
   read(a: Value, i: Value, hint?: string, node?: ts.Node): Value {

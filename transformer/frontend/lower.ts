@@ -1086,6 +1086,7 @@ class FunctionLowering {
     }
     let trips = count;
     for (const a of arrays) {
+      if (this.arrays.isLengthOf(count.name, a)) continue;
       const what = `the loop for (… i < ${bound.getText()} …) reads '${userName(a)}[i]' past its end`;
       trips = this.arrays.atMost(trips, this.arrays.length({ name: a, shape: { kind: 'array', container: 'Float64Array', elem: NUMBER } }), what);
     }
@@ -1522,8 +1523,7 @@ class FunctionLowering {
   /** A global of the default library (`Float64Array`, `Array`), not a user's variable of that name. */
   private isGlobal(e: ts.Expression, names: readonly string[]): e is ts.Identifier {
     if (!this.t.isIdentifier(e) || !names.includes(e.text)) return false;
-    const decl = this.checker.getSymbolAtLocation(e)?.declarations?.[0];
-    return !!decl && decl.getSourceFile().hasNoDefaultLib;
+    return !!this.checker.getSymbolAtLocation(e)?.declarations?.some((d) => d.getSourceFile().hasNoDefaultLib);
   }
 
   /** `[x, y]` where the type says array (number[], a Float64Array parameter), not tuple. */
