@@ -1643,7 +1643,14 @@ class FunctionLowering {
   private arrayHelper(name: string, e: ts.CallExpression, hint?: string): Value {
     const args = e.arguments;
     const want = name === 'dot' ? 2 : 1;
-    if (args.length !== want) fail(1121, e, `${name} takes ${want} argument(s)`);
+    if (name !== 'scan' && args.length !== want) fail(1121, e, `${name} takes ${want} argument(s)`);
+    if (name === 'scan') {
+      if (args.length < 2 || args.length > 3) fail(1121, e, 'scan takes (xs, op) or (xs, op, init)');
+      const xs = this.arrayOf(args[0]);
+      const init = args[2] ? this.expr(args[2], 'init') : undefined;
+      if (init && init.shape.kind !== 'number') fail(1121, args[2], 'the initial value of scan must be a number');
+      return this.arrays.scan(xs, args[1], init, e, hint);
+    }
     if (name === 'iota') {
       const n = this.expr(args[0], 'n');
       if (n.shape.kind !== 'number') fail(1121, args[0], 'iota(n) needs a number');
