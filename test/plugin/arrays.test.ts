@@ -4,7 +4,7 @@
 // kind the user passed (number[], Float64Array, Float32Array); run-time length errors.
 import { load } from './harness';
 
-const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota } from 'tsad';
+const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan } from 'tsad';
 
 /** @differentiable */
 export function sumsq(a: Float64Array): number {
@@ -137,8 +137,30 @@ export function pastEnd(a: Float64Array, n: number): number {
   for (let i = 0; i < n; i++) s += a[i] * a[i];
   return s;
 }
+/** @differentiable */
+export function smallest(a: number[]): number {
+  return a.reduce((p, x) => Math.min(p, x), Infinity);
+}
+/** @differentiable */
+export function cumsum(a: Float64Array): Float64Array {
+  return scan(a, '+');
+}
+/** @differentiable */
+export function cumprod(a: number[]): Float64Array {
+  return scan(a, '*');
+}
+/** @differentiable */
+export function compound(a: number[]): number {
+  // (1 + p)(1 + q) − 1 is associative: compound growth.
+  return sum(scan(a, (p, q) => p + q + p * q, 0));
+}
 
 export const gSumsq = grad(sumsq);
+export const gSmallest = grad(smallest);
+export const vjpCumsum = (a: Float64Array) => vjp(cumsum, a);
+export const vjpCumprod = (a: number[]) => vjp(cumprod, a);
+export const jvpCumprod = (a: number[], da: number[]) => jvp(cumprod, [a], [da]);
+export const gCompound = grad(compound);
 export const gPastEnd = grad(pastEnd);
 export const gSumsqList = grad(sumsqList);
 export const gSumsq32 = grad(sumsq32);
@@ -406,4 +428,34 @@ test('a counted loop reading a[i] past the end is a RangeError, checked once bef
   close(m.gPastEnd(Float64Array.from([1, 2, 3]), 2), [2, 4, 0]);
   expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow(RangeError);
   expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow("tsad: pastEnd: the loop for (… i < n …) reads 'a[i]' past its end (3 > 2)");
+});
+
+// ---- the scan and reduce combinators (array-adjoints-map-reduce-scan.md §5, exact numbers) ----
+
+test('prod with zero, one and two zero factors: exact, no division (§5 examples 2-4)', () => {
+  expect(m.gProducts([2, 3, 4])).toEqual([12, 8, 6]);
+  expect(m.gProducts([2, 0, 4])).toEqual([0, 8, 0]);
+  expect(m.gProducts([0, 3, 0])).toEqual([0, 0, 0]);
+});
+
+test('.reduce with Math.min: one update at the smallest, the lowest index winning a tie (§5 example 5)', () => {
+  expect(m.gSmallest([3, 1, 2, 1])).toEqual([0, 1, 0, 0]);
+});
+
+test("scan(a, '+') and scan(a, '*') through vjp and jvp (§5 examples 7 and 8)", () => {
+  const [y, pullback] = m.vjpCumsum(Float64Array.from([1, 2, 3, 4]));
+  close(y, [1, 3, 6, 10]);
+  const [abar] = pullback(Float64Array.from([1, 1, 1, 1]));
+  expect(abar).toBeInstanceOf(Float64Array);
+  close(abar, [4, 3, 2, 1]);
+  const [p, pb] = m.vjpCumprod([2, 3, 4]);
+  close(p, [2, 6, 24]);
+  expect(pb(Float64Array.from([1, 1, 1]))[0]).toEqual([16, 10, 6]);
+  const [, dp] = m.jvpCumprod([2, 3, 4], [1, 1, 1]);
+  close(dp, [1, 5, 26]);
+});
+
+test.each(LENGTHS)('scan with an associative lambda at length %i: grad against central differences', (n) => {
+  const a = data(n).map((x) => x / 4);
+  close(m.gCompound(a), fdGrad(m.compound, [a], 0));
 });

@@ -1,4 +1,8 @@
-// Arrays (docs/linear-a.md, "Arrays"): the body-less operations (ops.ts) and map (map.ts).
+// Arrays (docs/linear-a.md, "Arrays"): the body-less operations (ops.ts), map (map.ts), scan and
+// reduce (scan.ts, reduce.ts, fold.ts) with their linear recurrences (linearFold.ts).
 export { len, index, fill, sum, lindex, lonehot, lsum, lfill } from './ops';
 export { map, smap } from './map';
+export { scan, sscan } from './scan';
+export { reduce, sreduce } from './reduce';
+export { lscan, lfold, lrscan, lrfold } from './linearFold';
 export { atmost } from './checks';
