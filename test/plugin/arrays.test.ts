@@ -154,8 +154,17 @@ export function compound(a: number[]): number {
   // (1 + p)(1 + q) − 1 is associative: compound growth.
   return sum(scan(a, (p, q) => p + q + p * q, 0));
 }
+/** @differentiable */
+export function model(p: { a: number; k: [number, number] }, t: number): number {
+  return p.a * Math.exp(-p.k[0] * t) + p.k[1];
+}
+/** @differentiable */
+export function fitLoss(p: { a: number; k: [number, number] }, t: Float64Array, y: Float64Array): number {
+  return sum(t.map((ti, i) => (model(p, ti) - y[i]) ** 2)) / t.length;
+}
 
 export const gSumsq = grad(sumsq);
+export const gFitLoss = grad(fitLoss);
 export const gSmallest = grad(smallest);
 export const vjpCumsum = (a: Float64Array) => vjp(cumsum, a);
 export const vjpCumprod = (a: number[]) => vjp(cumprod, a);
@@ -458,4 +467,15 @@ test("scan(a, '+') and scan(a, '*') through vjp and jvp (§5 examples 7 and 8)",
 test.each(LENGTHS)('scan with an associative lambda at length %i: grad against central differences', (n) => {
   const a = data(n).map((x) => x / 4);
   close(m.gCompound(a), fdGrad(m.compound, [a], 0));
+});
+
+test('a .map callback passing an object parameter to a marked function (its numbers go in as invariants)', () => {
+  const t = Float64Array.from([0, 0.5, 1, 2]);
+  const y = Float64Array.from([1, 0.7, 0.5, 0.2]);
+  const p = { a: 0.9, k: [0.8, 0.1] as [number, number] };
+  const g = m.gFitLoss(p, t, y);
+  const loss = (q: typeof p) => m.fitLoss(q, t, y);
+  const h = 1e-6;
+  close(g.a, (loss({ ...p, a: p.a + h }) - loss({ ...p, a: p.a - h })) / (2 * h));
+  close(g.k, [0, 1].map((j) => (loss({ ...p, k: p.k.map((v, i) => (i === j ? v + h : v)) as [number, number] }) - loss({ ...p, k: p.k.map((v, i) => (i === j ? v - h : v)) as [number, number] })) / (2 * h)));
 });

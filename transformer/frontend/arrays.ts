@@ -426,24 +426,60 @@ export class ArrayLowering {
 
   /** The body's free variables become operands with parameters of their own (renamed inside). */
   private close(body: Block, own: ReadonlySet<string>, node: ts.Node, op: 'map' | 'loop'): { operands: string[]; params: Binder[]; body: Block } {
-    const operands = [...freeVars(body).nl].filter((n) => !own.has(n));
-    if (op === 'map') {
-      for (const n of operands) {
-        const s = this.site.shapeOfName(n);
-        if (s && s.kind !== 'number' && s.kind !== 'boolean' && s.kind !== 'string') {
-          fail(1121, node, `the callback of .map uses '${n.replace(/_\d+$/, '')}' (${describeShape(s)}) inside a branch or loop: read the numbers it needs before the branch`);
-        }
-      }
-    }
-    const fresh = new Map(operands.map((n) => [n, this.b.fresh(n)] as const));
+    const free = [...freeVars(body).nl].filter((n) => !own.has(n));
+    const fresh = new Map(free.map((n) => [n, this.b.fresh(n)] as const));
     const rename = (n: string) => fresh.get(n) ?? n;
     const renamed = rewriteBlock(body, { expr: (e) => renameOperands(e, rename), stmt: (st, emit) => emit(renameStmtOperands(st, rename)) });
-    // A map tells mapped from invariant operands by its parameters' types: they are given.
-    const params = operands.map((n) => {
-      const s = this.site.shapeOfName(n);
-      return s ? binder(fresh.get(n)!, irType(s)) : op === 'map' ? binder(fresh.get(n)!, REAL) : binder(fresh.get(n)!);
-    });
-    return { operands, params, body: renamed };
+    if (op === 'loop') {
+      return { operands: free, params: free.map((n) => (this.site.shapeOfName(n) ? binder(fresh.get(n)!, irType(this.site.shapeOfName(n)!)) : binder(fresh.get(n)!))), body: renamed };
+    }
+    // A map's invariants are scalars: a free tuple or object (a parameter passed on to a call,
+    // `xs.map((x) => model(p, x))`) goes in as its numbers, and is rebuilt at the top of the body.
+    // The parameters are typed: a map tells mapped from invariant operands by them.
+    const operands: string[] = [];
+    const params: Binder[] = [];
+    const rebuild: Stmt[] = [];
+    for (const n of free) {
+      const shape = this.site.shapeOfName(n) ?? NUMBER;
+      if (hasArrayIn(shape)) {
+        fail(1121, node, `the callback of .map uses '${userName(n)}' (${describeShape(shape)}) other than by reading it at the map's index: a map reads another array only as w[i]; write a for loop`);
+      }
+      if (shape.kind === 'tuple' || shape.kind === 'object') {
+        const leaves = this.scalarLeaves(n, shape);
+        operands.push(...leaves.map((l) => l.name));
+        const inside = leaves.map((l) => binder(this.b.fresh(l.name), irType(l.shape)));
+        params.push(...inside);
+        rebuild.push(...this.rebuilt(fresh.get(n)!, shape, inside.map((b) => b.name)));
+        continue;
+      }
+      operands.push(n);
+      params.push(binder(fresh.get(n)!, irType(shape)));
+    }
+    return { operands, params, body: { stmts: [...rebuild, ...renamed.stmts], result: renamed.result } };
+  }
+
+  /** The scalars of a tuple value, unpacked before the construct, in order. */
+  private scalarLeaves(name: string, shape: Shape): Value[] {
+    if (shape.kind !== 'tuple' && shape.kind !== 'object') return [{ name, shape }];
+    const parts = shape.kind === 'tuple' ? shape.elems : shape.fields.map(([, f]) => f);
+    const names = parts.map((p, k) => binder(this.b.fresh(`${name}_${k}`), irType(p)));
+    this.b.unpack(false, names, name);
+    return parts.flatMap((p, k) => this.scalarLeaves(names[k].name, p));
+  }
+
+  /** Statements binding `name` to the tuple of a shape built from its scalar leaves, in order. */
+  private rebuilt(name: string, shape: Shape, leaves: readonly string[]): Stmt[] {
+    const out: Stmt[] = [];
+    let next = 0;
+    const go = (s: Shape, into?: string): string => {
+      if (s.kind !== 'tuple' && s.kind !== 'object') return leaves[next++];
+      const parts = (s.kind === 'tuple' ? s.elems : s.fields.map(([, f]) => f)).map((p) => go(p));
+      const target = into ?? this.b.fresh(`${name}_part`);
+      out.push({ tag: 'let', nl: [binder(target, irType(s))], lin: [], rhs: { tag: 'tuple', linear: false, elems: parts } });
+      return target;
+    };
+    go(shape, name);
+    return out;
   }
 
   private paramSymbol(p: ts.ParameterDeclaration): ts.Symbol {
@@ -451,6 +487,10 @@ export class ArrayLowering {
     if (!t.isIdentifier(p.name) || p.dotDotDotToken || p.initializer) fail(1121, p, 'callback parameters must be plain names');
     return checker.getSymbolAtLocation(p.name)!;
   }
+}
+
+function hasArrayIn(s: Shape): boolean {
+  return s.kind === 'array' || (s.kind === 'tuple' && s.elems.some(hasArrayIn)) || (s.kind === 'object' && s.fields.some(([, f]) => hasArrayIn(f)));
 }
 
 export function elemShape(s: Shape): Shape {
