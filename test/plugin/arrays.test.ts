@@ -4,7 +4,7 @@
 // kind the user passed (number[], Float64Array, Float32Array); run-time length errors.
 import { load } from './harness';
 
-const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan } from 'tsad';
+const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, linearize, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan } from 'tsad';
 
 /** @differentiable */
 export function sumsq(a: Float64Array): number {
@@ -192,6 +192,7 @@ export const vgSumsq = valueAndGrad(sumsq);
 export const jvpScaled = (a: Float64Array, c: number, da: Float64Array, dc: number) => jvp(scaled, [a, c], [da, dc]);
 export const jvpGathered = (a: Float64Array, idx: Int32Array, da: Float64Array) => jvp(gathered, [a, idx], [da, undefined]);
 export const vjpScaled = (a: Float64Array, c: number) => vjp(scaled, a, c);
+export const linScaled = (a: Float64Array, c: number) => linearize(scaled, a, c);
 export const vjpSoftmax = (a: number[]) => vjp(softmax, a);
 export const jacSoftmax = jacobian(softmax);
 export const jacfwdSoftmax = jacfwd(softmax);
@@ -333,6 +334,17 @@ describe.each(LENGTHS)('length %i', (n) => {
     expect(dy).toBeInstanceOf(Float64Array);
     close(y, a.map((x) => x * 0.5 + Math.sin(x)));
     close(dy, a.map((x, i) => b[i] * (0.5 + Math.cos(x)) + 0.25 * x));
+  });
+
+  test('linearize: the linear function of array tangents equals jvp', () => {
+    const x = Float64Array.from(a);
+    const [y, lin] = m.linScaled(x, 0.5);
+    close(y, a.map((v) => v * 0.5 + Math.sin(v)));
+    const dx = Float64Array.from(b);
+    const dy = lin(dx, 0.25);
+    expect(dy).toBeInstanceOf(Float64Array);
+    close(dy, m.jvpScaled(x, 0.5, dx, 0.25)[1]);
+    if (n > 0) expect(() => lin(Float64Array.from(a.slice(1)), 0)).toThrow("linearize(scaled)'s linear function: the tangent of 'a' has length");
   });
 
   test('vjp: the dot-product test <ȳ, J ẋ> = <Jᵀ ȳ, ẋ>', () => {
