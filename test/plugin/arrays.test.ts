@@ -2,9 +2,9 @@
 // docs/frontend.md "Arrays"): each lowering's derivatives against central differences and hand
 // derivations, at lengths 0, 1 and larger; every transform taking and returning arrays in the
 // kind the user passed (number[], Float64Array, Float32Array); run-time length errors.
-import { load } from './harness';
+import { compile, load } from './harness';
 
-const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, linearize, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan } from 'tsad';
+const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, linearize, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan, stopGradient } from 'tsad';
 
 /** @differentiable */
 export function sumsq(a: Float64Array): number {
@@ -162,8 +162,34 @@ export function model(p: { a: number; k: [number, number] }, t: number): number 
 export function fitLoss(p: { a: number; k: [number, number] }, t: Float64Array, y: Float64Array): number {
   return sum(t.map((ti, i) => (model(p, ti) - y[i]) ** 2)) / t.length;
 }
+/** @differentiable */
+export function selfWeighted(a: Float64Array): number {
+  const b = stopGradient(a);
+  return sum(a.map((x, i) => x * b[i]));
+}
+/** @differentiable */
+export function branchy(a: Float64Array, c: number): number {
+  let b = a;
+  if (c > 0) b = a.map((x) => x * c);
+  const d = c > 1 ? b : b.map((x) => -x);
+  return sum(d);
+}
+/** @differentiable */
+export function iterated(a: Float64Array, n: number): number {
+  let b = a;
+  for (let k = 0; k < n; k++) b = b.map((x) => Math.sin(x));
+  return sum(b);
+}
+/** @differentiable */
+export function both(a: Float64Array, c: number): [number, Float64Array] {
+  return [sum(a), a.map((x) => x * c)];
+}
 
 export const gSumsq = grad(sumsq);
+export const gSelfWeighted = grad(selfWeighted);
+export const gBranchy = grad(branchy, { wrt: [0, 1] });
+export const gIterated = grad(iterated);
+export const vjpBoth = (a: Float64Array, c: number) => vjp(both, a, c);
 export const gFitLoss = grad(fitLoss);
 export const gSmallest = grad(smallest);
 export const vjpCumsum = (a: Float64Array) => vjp(cumsum, a);
@@ -490,4 +516,35 @@ test('a .map callback passing an object parameter to a marked function (its numb
   const h = 1e-6;
   close(g.a, (loss({ ...p, a: p.a + h }) - loss({ ...p, a: p.a - h })) / (2 * h));
   close(g.k, [0, 1].map((j) => (loss({ ...p, k: p.k.map((v, i) => (i === j ? v + h : v)) as [number, number] }) - loss({ ...p, k: p.k.map((v, i) => (i === j ? v - h : v)) as [number, number] })) / (2 * h)));
+});
+
+test('arrays through stopGradient, if/?: joins, loop-carried arrays and tuple results', () => {
+  close(m.gSelfWeighted(Float64Array.from([1, 2, 3])), [1, 2, 3]);
+  // c = 0.5: b = 0.5a, d = −b: Σd = −0.5Σa.
+  const [ga, gc] = m.gBranchy(Float64Array.from([1, 2, 3]), 0.5);
+  close(ga, [-0.5, -0.5, -0.5]);
+  close(gc, -6);
+  const a = [0.3, -0.7, 1.1];
+  close(m.gIterated(Float64Array.from(a), 2), a.map((x) => Math.cos(Math.sin(x)) * Math.cos(x)));
+  const [v, pullback] = m.vjpBoth(Float64Array.from([1, 2]), 2);
+  close(v[0], 3);
+  close(v[1], [2, 4]);
+  const [abar, cbar] = pullback([1, Float64Array.from([1, 1])]);
+  close(abar, [3, 3]);
+  close(cbar, 3);
+});
+
+test('arrays in a nested transform or a custom derivative are a diagnostic, not a crash', () => {
+  const nested = compile(`import { grad, sum } from 'tsad';
+/** @differentiable */
+function f(a: Float64Array): number { return sum(a.map((x) => x * x * x)); }
+/** @differentiable */
+function g(a: Float64Array): number { return sum(grad(f)(a)); }
+export const d = grad(g);`, { throwOnError: false });
+  expect(nested.messages.join('\n')).toMatch(/TSAD1121: grad of a function with arrays, inside a differentiable function, is not supported yet/);
+  const custom = compile(`import { grad, sum, derivative } from 'tsad';
+export function f(a: Float64Array): number { return sum(a); }
+derivative(f, (a: Float64Array, da: Float64Array) => [f(a), sum(da)]);
+export const d = grad(f);`, { throwOnError: false });
+  expect(custom.messages.join('\n')).toMatch(/TSAD1111: a custom derivative of 'f', which takes or returns arrays, is not supported yet/);
 });

@@ -11,7 +11,7 @@ import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, layoutOf, typedArrayName } from './shapes';
+import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, layoutOf, typedArrayName, hasArray } from './shapes';
 import { ARRAY_HELPERS, ArrayLowering, ArraySite, PENDING_HELPERS, userName } from './arrays';
 import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, ruleKind, transformCallBehind, tsadExportName } from './markers';
 import { annotateTypes } from '../ir/check';
@@ -158,6 +158,9 @@ export class Lowerer {
     const kind = ruleKind(call, this.checker) ?? 'jvp';
     if (kind !== 'jvp' && kind !== 'vjp') return fail(1111, call, `derivative.${kind} is not a tsad rule; use derivative(f, jvpRule) or derivative.vjp(f, vjpRule)`);
     if (!rule || !(t.isArrowFunction(rule) || t.isFunctionExpression(rule))) return fail(1111, rule ?? call, 'the rule must be an arrow function or function expression written here');
+    if ([f.result, ...f.params.map((p) => p.shape)].some(hasArray)) {
+      fail(1111, call, `a custom derivative of '${f.name}', which takes or returns arrays, is not supported yet: tsad differentiates its code instead if you remove the rule`);
+    }
     const arity = kind === 'jvp' ? 2 * f.params.length : f.params.length;
     if (rule.parameters.length !== arity) {
       const what = kind === 'jvp' ? `the ${f.params.length} argument(s) of '${f.name}' and then one tangent for each` : `the ${f.params.length} argument(s) of '${f.name}'`;
