@@ -184,8 +184,27 @@ export function iterated(a: Float64Array, n: number): number {
 export function both(a: Float64Array, c: number): [number, Float64Array] {
   return [sum(a), a.map((x) => x * c)];
 }
+/** @differentiable */
+export function polys(a: number[], c: number): number {
+  const b = a.map((x) => {
+    let s = 0;
+    let p = 1;
+    for (let k = 0; k < 4; k++) {
+      s += p;
+      p *= x * c;
+    }
+    return s;
+  });
+  let t = 0;
+  for (let r = 1; r <= 2; r++) t += sum(b.map((y) => y * r + c));
+  return t + b.reduce((acc, y) => {
+    const z = acc * 0.5;
+    return z + Math.sin(y);
+  }, 0);
+}
 
 export const gSumsq = grad(sumsq);
+export const gPolys = grad(polys, { wrt: [0, 1] });
 export const gSelfWeighted = grad(selfWeighted);
 export const gBranchy = grad(branchy, { wrt: [0, 1] });
 export const gIterated = grad(iterated);
@@ -345,6 +364,12 @@ describe.each(LENGTHS)('length %i', (n) => {
     const expected = a.map(() => 0);
     if (n > 0) idx.forEach((i) => (expected[i] += 2 * a[i]));
     close(m.gGathered(Float64Array.from(a), idx), expected);
+  });
+
+  test('a loop inside a .map callback, maps inside a loop, a .reduce callback with statements', () => {
+    const [ga, gc] = m.gPolys(a, 0.6);
+    close(ga, fdGrad(m.polys, [a, 0.6], 0));
+    close(gc, fd(m.polys, [a, 0.6], 1));
   });
 
   test('valueAndGrad', () => {
