@@ -260,17 +260,16 @@ describe('tsad inspect', () => {
   test('the stages are the passes: jvp, linearize (tape), transpose (bars), emit (TypeScript)', () => {
     const stage = (s: string) => tsad('inspect', app, '--fn', 'Fit.loss', '--stage', s).out;
     // Calls are inlined before differentiation: one JVP, with no model.jvp or residual2.jvp.
-    expect(stage('jvp')).toMatch(/^def Fit_loss\.jvp\(p: <real, real, real, real>, d: <<real, real>/m);
+    expect(stage('jvp')).toMatch(/^def Fit_loss\.jvp\(p: <real, real, real, real>, t: array<real>, x: array<real>/m);
     expect(stage('jvp')).not.toMatch(/def (model|residual2)\.jvp/);
     expect(stage('linearize')).toMatch(/^type Fit_loss\.tape = </m);
     expect(stage('linearize')).toMatch(/^def Fit_loss\.lin\(tape: Fit_loss\.tape ;/m);
     expect(stage('transpose')).toMatch(/^def Fit_loss\.bwd\(/m);
-    expect(stage('grad')).toMatch(/^def Fit_loss\.vg\(p: <real, real, real, real>, d: /m);
+    expect(stage('grad')).toMatch(/^def Fit_loss\.vg\(p: <real, real, real, real>, t: array<real>, x: /m);
     expect(stage('grad')).not.toMatch(/residual2|model|tape/);
     const emitted = stage('emit');
-    expect(emitted).toMatch(/^function Fit_loss\$grad_0\(p_amplitude, p_damping, p_omega, p_phase, d\) \{/m);
-    expect(emitted).toMatch(/^function Fit_loss_grad\(p, d\) \{/m);
-    expect(emitted).toMatch(/^function Fit_loss_grad\(p, d\) \{/m);
+    expect(emitted).toMatch(/^function Fit_loss\$grad_0\(p_amplitude, p_damping, p_omega, p_phase, t, x\) \{/m);
+    expect(emitted).toMatch(/^function Fit_loss_grad\(p, t, x\) \{/m);
     expect(emitted).toContain('_bar');
   });
 

@@ -2,9 +2,9 @@
 // docs/frontend.md "Arrays"): each lowering's derivatives against central differences and hand
 // derivations, at lengths 0, 1 and larger; every transform taking and returning arrays in the
 // kind the user passed (number[], Float64Array, Float32Array); run-time length errors.
-import { load } from './harness';
+import { compile, load } from './harness';
 
-const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota } from 'tsad';
+const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, linearize, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan, stopGradient } from 'tsad';
 
 /** @differentiable */
 export function sumsq(a: Float64Array): number {
@@ -137,8 +137,84 @@ export function pastEnd(a: Float64Array, n: number): number {
   for (let i = 0; i < n; i++) s += a[i] * a[i];
   return s;
 }
+/** @differentiable */
+export function smallest(a: number[]): number {
+  return a.reduce((p, x) => Math.min(p, x), Infinity);
+}
+/** @differentiable */
+export function cumsum(a: Float64Array): Float64Array {
+  return scan(a, '+');
+}
+/** @differentiable */
+export function cumprod(a: number[]): Float64Array {
+  return scan(a, '*');
+}
+/** @differentiable */
+export function compound(a: number[]): number {
+  // (1 + p)(1 + q) − 1 is associative: compound growth.
+  return sum(scan(a, (p, q) => p + q + p * q, 0));
+}
+/** @differentiable */
+export function model(p: { a: number; k: [number, number] }, t: number): number {
+  return p.a * Math.exp(-p.k[0] * t) + p.k[1];
+}
+/** @differentiable */
+export function fitLoss(p: { a: number; k: [number, number] }, t: Float64Array, y: Float64Array): number {
+  return sum(t.map((ti, i) => (model(p, ti) - y[i]) ** 2)) / t.length;
+}
+/** @differentiable */
+export function selfWeighted(a: Float64Array): number {
+  const b = stopGradient(a);
+  return sum(a.map((x, i) => x * b[i]));
+}
+/** @differentiable */
+export function branchy(a: Float64Array, c: number): number {
+  let b = a;
+  if (c > 0) b = a.map((x) => x * c);
+  const d = c > 1 ? b : b.map((x) => -x);
+  return sum(d);
+}
+/** @differentiable */
+export function iterated(a: Float64Array, n: number): number {
+  let b = a;
+  for (let k = 0; k < n; k++) b = b.map((x) => Math.sin(x));
+  return sum(b);
+}
+/** @differentiable */
+export function both(a: Float64Array, c: number): [number, Float64Array] {
+  return [sum(a), a.map((x) => x * c)];
+}
+/** @differentiable */
+export function polys(a: number[], c: number): number {
+  const b = a.map((x) => {
+    let s = 0;
+    let p = 1;
+    for (let k = 0; k < 4; k++) {
+      s += p;
+      p *= x * c;
+    }
+    return s;
+  });
+  let t = 0;
+  for (let r = 1; r <= 2; r++) t += sum(b.map((y) => y * r + c));
+  return t + b.reduce((acc, y) => {
+    const z = acc * 0.5;
+    return z + Math.sin(y);
+  }, 0);
+}
 
 export const gSumsq = grad(sumsq);
+export const gPolys = grad(polys, { wrt: [0, 1] });
+export const gSelfWeighted = grad(selfWeighted);
+export const gBranchy = grad(branchy, { wrt: [0, 1] });
+export const gIterated = grad(iterated);
+export const vjpBoth = (a: Float64Array, c: number) => vjp(both, a, c);
+export const gFitLoss = grad(fitLoss);
+export const gSmallest = grad(smallest);
+export const vjpCumsum = (a: Float64Array) => vjp(cumsum, a);
+export const vjpCumprod = (a: number[]) => vjp(cumprod, a);
+export const jvpCumprod = (a: number[], da: number[]) => jvp(cumprod, [a], [da]);
+export const gCompound = grad(compound);
 export const gPastEnd = grad(pastEnd);
 export const gSumsqList = grad(sumsqList);
 export const gSumsq32 = grad(sumsq32);
@@ -161,6 +237,7 @@ export const vgSumsq = valueAndGrad(sumsq);
 export const jvpScaled = (a: Float64Array, c: number, da: Float64Array, dc: number) => jvp(scaled, [a, c], [da, dc]);
 export const jvpGathered = (a: Float64Array, idx: Int32Array, da: Float64Array) => jvp(gathered, [a, idx], [da, undefined]);
 export const vjpScaled = (a: Float64Array, c: number) => vjp(scaled, a, c);
+export const linScaled = (a: Float64Array, c: number) => linearize(scaled, a, c);
 export const vjpSoftmax = (a: number[]) => vjp(softmax, a);
 export const jacSoftmax = jacobian(softmax);
 export const jacfwdSoftmax = jacfwd(softmax);
@@ -289,6 +366,12 @@ describe.each(LENGTHS)('length %i', (n) => {
     close(m.gGathered(Float64Array.from(a), idx), expected);
   });
 
+  test('a loop inside a .map callback, maps inside a loop, a .reduce callback with statements', () => {
+    const [ga, gc] = m.gPolys(a, 0.6);
+    close(ga, fdGrad(m.polys, [a, 0.6], 0));
+    close(gc, fd(m.polys, [a, 0.6], 1));
+  });
+
   test('valueAndGrad', () => {
     const [v, g] = m.vgSumsq(Float64Array.from(a));
     close(v, a.reduce((s, x) => s + x * x, 0));
@@ -302,6 +385,17 @@ describe.each(LENGTHS)('length %i', (n) => {
     expect(dy).toBeInstanceOf(Float64Array);
     close(y, a.map((x) => x * 0.5 + Math.sin(x)));
     close(dy, a.map((x, i) => b[i] * (0.5 + Math.cos(x)) + 0.25 * x));
+  });
+
+  test('linearize: the linear function of array tangents equals jvp', () => {
+    const x = Float64Array.from(a);
+    const [y, lin] = m.linScaled(x, 0.5);
+    close(y, a.map((v) => v * 0.5 + Math.sin(v)));
+    const dx = Float64Array.from(b);
+    const dy = lin(dx, 0.25);
+    expect(dy).toBeInstanceOf(Float64Array);
+    close(dy, m.jvpScaled(x, 0.5, dx, 0.25)[1]);
+    if (n > 0) expect(() => lin(Float64Array.from(a.slice(1)), 0)).toThrow("linearize(scaled)'s linear function: the tangent of 'a' has length");
   });
 
   test('vjp: the dot-product test <ȳ, J ẋ> = <Jᵀ ȳ, ẋ>', () => {
@@ -406,4 +500,76 @@ test('a counted loop reading a[i] past the end is a RangeError, checked once bef
   close(m.gPastEnd(Float64Array.from([1, 2, 3]), 2), [2, 4, 0]);
   expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow(RangeError);
   expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow("tsad: pastEnd: the loop for (… i < n …) reads 'a[i]' past its end (3 > 2)");
+});
+
+// ---- the scan and reduce combinators (array-adjoints-map-reduce-scan.md §5, exact numbers) ----
+
+test('prod with zero, one and two zero factors: exact, no division (§5 examples 2-4)', () => {
+  expect(m.gProducts([2, 3, 4])).toEqual([12, 8, 6]);
+  expect(m.gProducts([2, 0, 4])).toEqual([0, 8, 0]);
+  expect(m.gProducts([0, 3, 0])).toEqual([0, 0, 0]);
+});
+
+test('.reduce with Math.min: one update at the smallest, the lowest index winning a tie (§5 example 5)', () => {
+  expect(m.gSmallest([3, 1, 2, 1])).toEqual([0, 1, 0, 0]);
+});
+
+test("scan(a, '+') and scan(a, '*') through vjp and jvp (§5 examples 7 and 8)", () => {
+  const [y, pullback] = m.vjpCumsum(Float64Array.from([1, 2, 3, 4]));
+  close(y, [1, 3, 6, 10]);
+  const [abar] = pullback(Float64Array.from([1, 1, 1, 1]));
+  expect(abar).toBeInstanceOf(Float64Array);
+  close(abar, [4, 3, 2, 1]);
+  const [p, pb] = m.vjpCumprod([2, 3, 4]);
+  close(p, [2, 6, 24]);
+  expect(pb(Float64Array.from([1, 1, 1]))[0]).toEqual([16, 10, 6]);
+  const [, dp] = m.jvpCumprod([2, 3, 4], [1, 1, 1]);
+  close(dp, [1, 5, 26]);
+});
+
+test.each(LENGTHS)('scan with an associative lambda at length %i: grad against central differences', (n) => {
+  const a = data(n).map((x) => x / 4);
+  close(m.gCompound(a), fdGrad(m.compound, [a], 0));
+});
+
+test('a .map callback passing an object parameter to a marked function (its numbers go in as invariants)', () => {
+  const t = Float64Array.from([0, 0.5, 1, 2]);
+  const y = Float64Array.from([1, 0.7, 0.5, 0.2]);
+  const p = { a: 0.9, k: [0.8, 0.1] as [number, number] };
+  const g = m.gFitLoss(p, t, y);
+  const loss = (q: typeof p) => m.fitLoss(q, t, y);
+  const h = 1e-6;
+  close(g.a, (loss({ ...p, a: p.a + h }) - loss({ ...p, a: p.a - h })) / (2 * h));
+  close(g.k, [0, 1].map((j) => (loss({ ...p, k: p.k.map((v, i) => (i === j ? v + h : v)) as [number, number] }) - loss({ ...p, k: p.k.map((v, i) => (i === j ? v - h : v)) as [number, number] })) / (2 * h)));
+});
+
+test('arrays through stopGradient, if/?: joins, loop-carried arrays and tuple results', () => {
+  close(m.gSelfWeighted(Float64Array.from([1, 2, 3])), [1, 2, 3]);
+  // c = 0.5: b = 0.5a, d = −b: Σd = −0.5Σa.
+  const [ga, gc] = m.gBranchy(Float64Array.from([1, 2, 3]), 0.5);
+  close(ga, [-0.5, -0.5, -0.5]);
+  close(gc, -6);
+  const a = [0.3, -0.7, 1.1];
+  close(m.gIterated(Float64Array.from(a), 2), a.map((x) => Math.cos(Math.sin(x)) * Math.cos(x)));
+  const [v, pullback] = m.vjpBoth(Float64Array.from([1, 2]), 2);
+  close(v[0], 3);
+  close(v[1], [2, 4]);
+  const [abar, cbar] = pullback([1, Float64Array.from([1, 1])]);
+  close(abar, [3, 3]);
+  close(cbar, 3);
+});
+
+test('arrays in a nested transform or a custom derivative are a diagnostic, not a crash', () => {
+  const nested = compile(`import { grad, sum } from 'tsad';
+/** @differentiable */
+function f(a: Float64Array): number { return sum(a.map((x) => x * x * x)); }
+/** @differentiable */
+function g(a: Float64Array): number { return sum(grad(f)(a)); }
+export const d = grad(g);`, { throwOnError: false });
+  expect(nested.messages.join('\n')).toMatch(/TSAD1121: grad of a function with arrays, inside a differentiable function, is not supported yet/);
+  const custom = compile(`import { grad, sum, derivative } from 'tsad';
+export function f(a: Float64Array): number { return sum(a); }
+derivative(f, (a: Float64Array, da: Float64Array) => [f(a), sum(da)]);
+export const d = grad(f);`, { throwOnError: false });
+  expect(custom.messages.join('\n')).toMatch(/TSAD1111: a custom derivative of 'f', which takes or returns arrays, is not supported yet/);
 });

@@ -7,6 +7,7 @@ import { Builder } from '../ir/build';
 import { Binder, Block, REAL, Stmt, arrayType, binder, block, construct, lambda, ret } from '../ir/syntax';
 import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
+import { isConstruct } from '../constructs/registry';
 import { fail } from './diagnostics';
 import { Shape, NUMBER, describeShape, irType, isNumberArray } from './shapes';
 import type { Value } from './lower';
@@ -36,8 +37,19 @@ const REAL_ARRAY: Shape = { kind: 'array', container: 'Float64Array', elem: NUMB
 const REAL_ARRAY_TYPE = arrayType(REAL);
 
 /** The tsad exports that are array helpers, and those whose IR combinators are not built yet. */
-export const ARRAY_HELPERS = new Set(['sum', 'dot', 'prod', 'iota']);
-export const PENDING_HELPERS = new Set(['scan', 'gather', 'scatter', 'reduceByIndex', 'matmul']);
+export const ARRAY_HELPERS = new Set(['sum', 'dot', 'prod', 'iota', 'scan']);
+export const PENDING_HELPERS = new Set(['gather', 'scatter', 'reduceByIndex', 'matmul']);
+
+/** The operators scan and reduce know by name, as primitives, with their neutral elements. */
+const OPERATORS: Record<string, { prim: string; neutral: number }> = {
+  '+': { prim: 'add', neutral: 0 },
+  '*': { prim: 'mul', neutral: 1 },
+  min: { prim: 'min', neutral: Infinity },
+  max: { prim: 'max', neutral: -Infinity },
+};
+
+/** The IR's scan and reduce combinators (constructs/array/scan.ts, reduce.ts), when this build has them. */
+export const hasFolds = (): boolean => isConstruct('scan') && isConstruct('reduce');
 
 export class ArrayLowering {
   constructor(private readonly site: ArraySite) {}
@@ -48,8 +60,18 @@ export class ArrayLowering {
 
   // ---- reading ----
 
+  /** The array each `len` result measures (a loop bounded by a.length needs no check against a). */
+  private readonly measures = new Map<string, string>();
+
   length(v: Value, hint = 'n'): Value {
-    return { name: this.b.nl(hint, construct('len', [v.name], [], []), REAL), shape: NUMBER };
+    const name = this.b.nl(hint, construct('len', [v.name], [], []), REAL);
+    this.measures.set(name, v.name);
+    return { name, shape: NUMBER };
+  }
+
+  /** Is `n` the length of the array `a` (computed by `length`)? */
+  isLengthOf(n: string, a: string): boolean {
+    return this.measures.get(n) === a;
   }
 
   read(a: Value, i: Value, hint?: string, node?: ts.Node): Value {
@@ -193,10 +215,13 @@ export class ArrayLowering {
   reduce(xs: Value, fn: ts.ArrowFunction | ts.FunctionExpression, init: Value, node: ts.Node, hint?: string): Value {
     const { t } = this.site;
     if (fn.parameters.length < 2 || fn.parameters.length > 3) fail(1121, fn, 'the callback of .reduce takes (accumulator, value) or (accumulator, value, index)');
-    if (init.shape.kind === 'number' && isSumLambda(t, this.site.checker, fn)) {
+    const op = init.shape.kind === 'number' ? associativeOperator(t, this.site.checker, fn) : undefined;
+    if (op === 'add') {
       const s = this.sum(xs);
       return { name: this.b.prim('add', [init.name, s.name], hint ?? 'total'), shape: NUMBER };
     }
+    // An associative operator the IR reduces as a combinator (exact adjoints with zeros and ties).
+    if (op && hasFolds()) return this.combinator('reduce', xs, init, (acc, x, b) => b.prim(op, [acc, x], 'acc'), hint);
     return this.fold(xs, init, node, hint, (bind, acc, x, k) => {
       bind(this.paramSymbol(fn.parameters[0]), acc);
       bind(this.paramSymbol(fn.parameters[1]), x);
@@ -238,8 +263,9 @@ export class ArrayLowering {
     return this.sum({ name: products, shape: REAL_ARRAY }, 'dot');
   }
 
-  /** Π xs as a left fold (exact with zeros: no division). */
+  /** Π xs: the reduce combinator when there is one, else a left fold (both exact with zeros: no division). */
   prod(xs: Value): Value {
+    if (hasFolds()) return this.combinator('reduce', xs, { name: this.b.lit(1, 'one'), shape: NUMBER }, (acc, x, b) => b.prim('mul', [acc, x], 'acc'), 'product');
     const one = { name: this.b.lit(1, 'one'), shape: NUMBER };
     const b = this.b;
     const n = this.length(xs);
@@ -251,6 +277,54 @@ export class ArrayLowering {
     const next = inner.prim('mul', [acc.name, x], 'acc');
     const name = b.nl('product', construct('loop', [n.name, xs.name, one.name], [], [lambda([k, u, acc], [], inner.finish(ret([next])))]), REAL);
     return { name, shape: NUMBER };
+  }
+
+  /**
+   * tsad's `scan(xs, op, init?)`: the inclusive scan, `op` one of '+', '*', 'min', 'max' (the
+   * initial value defaults to its neutral element) or a lambda of its two parameters only.
+   */
+  scan(xs: Value, op: ts.Expression, init: Value | undefined, node: ts.Node, hint?: string): Value {
+    const { t } = this.site;
+    if (!hasFolds()) return fail(1121, node, 'scan is not supported in differentiable functions yet: write it as a loop over the array');
+    if (t.isStringLiteral(op)) {
+      const known = OPERATORS[op.text];
+      if (!known) return fail(1121, op, `scan's operator is '+', '*', 'min', 'max' or a function, not '${op.text}'`);
+      const start = init ?? { name: this.b.lit(known.neutral, 'neutral'), shape: NUMBER };
+      return this.combinator('scan', xs, start, (acc, x, b) => b.prim(known.prim, [acc, x], 'acc'), hint);
+    }
+    let fn: ts.Expression = op;
+    while (t.isParenthesizedExpression(fn)) fn = fn.expression;
+    if (!t.isArrowFunction(fn) && !t.isFunctionExpression(fn)) return fail(1121, op, "scan's operator must be '+', '*', 'min', 'max' or a function written in place");
+    if (!init) return fail(1121, node, 'scan with a function needs its initial value: scan(xs, (a, b) => ..., init)');
+    if (fn.parameters.length !== 2) return fail(1121, fn, "scan's operator takes two parameters (accumulator, value)");
+    const lambdaFn = fn;
+    const acc = binder(this.b.fresh('acc'), REAL);
+    const x = binder(this.b.fresh('x'), REAL);
+    const lowered = this.site.scope((bind) => {
+      bind(this.paramSymbol(lambdaFn.parameters[0]), { name: acc.name, shape: NUMBER });
+      bind(this.paramSymbol(lambdaFn.parameters[1]), { name: x.name, shape: NUMBER });
+      return [this.site.callbackBody(lambdaFn, 'acc')];
+    });
+    if (lowered.results[0].shape.kind !== 'number') fail(1121, fn.body, "scan's operator must return a number");
+    const free = [...freeVars(lowered.block).nl].filter((v) => v !== acc.name && v !== x.name);
+    if (free.length > 0) fail(1121, fn, `scan's operator may read only its two parameters, not '${userName(free[0])}': the combinator runs it in any grouping (write a loop for a fold that reads more)`);
+    return this.bindFold('scan', xs, init, acc, x, lowered.block, hint);
+  }
+
+  /** `reduce` or `scan` over xs from init with the operator `step` builds from (accumulator, element). */
+  private combinator(kind: 'scan' | 'reduce', xs: Value, init: Value, step: (acc: string, x: string, b: Builder) => string, hint?: string): Value {
+    const b = this.b;
+    const [acc, x] = [binder(b.fresh('acc'), REAL), binder(b.fresh('x'), REAL)];
+    const inner = new Builder(b.names);
+    const next = step(acc.name, x.name, inner);
+    return this.bindFold(kind, xs, init, acc, x, inner.finish(ret([next])), hint);
+  }
+
+  private bindFold(kind: 'scan' | 'reduce', xs: Value, init: Value, acc: Binder, x: Binder, body: Block, hint?: string): Value {
+    const n = this.length(xs);
+    const e = construct(kind, [n.name, init.name, xs.name], [], [lambda([acc, x], [], body)]);
+    if (kind === 'reduce') return { name: this.b.nl(hint ?? 'reduced', e, REAL), shape: NUMBER };
+    return { name: this.b.nl(hint ?? 'scanned', e, REAL_ARRAY_TYPE), shape: REAL_ARRAY };
   }
 
   /** [0, 1, …, n − 1]: a map over the indices (integers: no tangent flows through them). */
@@ -352,24 +426,60 @@ export class ArrayLowering {
 
   /** The body's free variables become operands with parameters of their own (renamed inside). */
   private close(body: Block, own: ReadonlySet<string>, node: ts.Node, op: 'map' | 'loop'): { operands: string[]; params: Binder[]; body: Block } {
-    const operands = [...freeVars(body).nl].filter((n) => !own.has(n));
-    if (op === 'map') {
-      for (const n of operands) {
-        const s = this.site.shapeOfName(n);
-        if (s && s.kind !== 'number' && s.kind !== 'boolean' && s.kind !== 'string') {
-          fail(1121, node, `the callback of .map uses '${n.replace(/_\d+$/, '')}' (${describeShape(s)}) inside a branch or loop: read the numbers it needs before the branch`);
-        }
-      }
-    }
-    const fresh = new Map(operands.map((n) => [n, this.b.fresh(n)] as const));
+    const free = [...freeVars(body).nl].filter((n) => !own.has(n));
+    const fresh = new Map(free.map((n) => [n, this.b.fresh(n)] as const));
     const rename = (n: string) => fresh.get(n) ?? n;
     const renamed = rewriteBlock(body, { expr: (e) => renameOperands(e, rename), stmt: (st, emit) => emit(renameStmtOperands(st, rename)) });
-    // A map tells mapped from invariant operands by its parameters' types: they are given.
-    const params = operands.map((n) => {
-      const s = this.site.shapeOfName(n);
-      return s ? binder(fresh.get(n)!, irType(s)) : op === 'map' ? binder(fresh.get(n)!, REAL) : binder(fresh.get(n)!);
-    });
-    return { operands, params, body: renamed };
+    if (op === 'loop') {
+      return { operands: free, params: free.map((n) => (this.site.shapeOfName(n) ? binder(fresh.get(n)!, irType(this.site.shapeOfName(n)!)) : binder(fresh.get(n)!))), body: renamed };
+    }
+    // A map's invariants are scalars: a free tuple or object (a parameter passed on to a call,
+    // `xs.map((x) => model(p, x))`) goes in as its numbers, and is rebuilt at the top of the body.
+    // The parameters are typed: a map tells mapped from invariant operands by them.
+    const operands: string[] = [];
+    const params: Binder[] = [];
+    const rebuild: Stmt[] = [];
+    for (const n of free) {
+      const shape = this.site.shapeOfName(n) ?? NUMBER;
+      if (hasArrayIn(shape)) {
+        fail(1121, node, `the callback of .map uses '${userName(n)}' (${describeShape(shape)}) other than by reading it at the map's index: a map reads another array only as w[i]; write a for loop`);
+      }
+      if (shape.kind === 'tuple' || shape.kind === 'object') {
+        const leaves = this.scalarLeaves(n, shape);
+        operands.push(...leaves.map((l) => l.name));
+        const inside = leaves.map((l) => binder(this.b.fresh(l.name), irType(l.shape)));
+        params.push(...inside);
+        rebuild.push(...this.rebuilt(fresh.get(n)!, shape, inside.map((b) => b.name)));
+        continue;
+      }
+      operands.push(n);
+      params.push(binder(fresh.get(n)!, irType(shape)));
+    }
+    return { operands, params, body: { stmts: [...rebuild, ...renamed.stmts], result: renamed.result } };
+  }
+
+  /** The scalars of a tuple value, unpacked before the construct, in order. */
+  private scalarLeaves(name: string, shape: Shape): Value[] {
+    if (shape.kind !== 'tuple' && shape.kind !== 'object') return [{ name, shape }];
+    const parts = shape.kind === 'tuple' ? shape.elems : shape.fields.map(([, f]) => f);
+    const names = parts.map((p, k) => binder(this.b.fresh(`${name}_${k}`), irType(p)));
+    this.b.unpack(false, names, name);
+    return parts.flatMap((p, k) => this.scalarLeaves(names[k].name, p));
+  }
+
+  /** Statements binding `name` to the tuple of a shape built from its scalar leaves, in order. */
+  private rebuilt(name: string, shape: Shape, leaves: readonly string[]): Stmt[] {
+    const out: Stmt[] = [];
+    let next = 0;
+    const go = (s: Shape, into?: string): string => {
+      if (s.kind !== 'tuple' && s.kind !== 'object') return leaves[next++];
+      const parts = (s.kind === 'tuple' ? s.elems : s.fields.map(([, f]) => f)).map((p) => go(p));
+      const target = into ?? this.b.fresh(`${name}_part`);
+      out.push({ tag: 'let', nl: [binder(target, irType(s))], lin: [], rhs: { tag: 'tuple', linear: false, elems: parts } });
+      return target;
+    };
+    go(shape, name);
+    return out;
   }
 
   private paramSymbol(p: ts.ParameterDeclaration): ts.Symbol {
@@ -379,22 +489,40 @@ export class ArrayLowering {
   }
 }
 
+function hasArrayIn(s: Shape): boolean {
+  return s.kind === 'array' || (s.kind === 'tuple' && s.elems.some(hasArrayIn)) || (s.kind === 'object' && s.fields.some(([, f]) => hasArrayIn(f)));
+}
+
 export function elemShape(s: Shape): Shape {
   if (s.kind !== 'array') throw new Error(`not an array: ${describeShape(s)}`);
   return s.elem;
 }
 
-/** `(a, b) => a + b` (or `b + a`). */
-function isSumLambda(t: typeof ts, checker: ts.TypeChecker, fn: ts.ArrowFunction | ts.FunctionExpression): boolean {
+/**
+ * The primitive of a lambda that is an associative operator of its two parameters, in either
+ * order: `(a, b) => a + b`, `a * b`, `Math.min(a, b)`, `Math.max(a, b)`.
+ */
+function associativeOperator(t: typeof ts, checker: ts.TypeChecker, fn: ts.ArrowFunction | ts.FunctionExpression): string | undefined {
   let body: ts.Node | undefined = fn.body;
   if (t.isBlock(body)) {
     const only = body.statements.length === 1 ? body.statements[0] : undefined;
     body = only && t.isReturnStatement(only) ? only.expression : undefined;
   }
   while (body && t.isParenthesizedExpression(body)) body = body.expression;
-  if (!body || !t.isBinaryExpression(body) || body.operatorToken.kind !== t.SyntaxKind.PlusToken) return false;
+  if (!body || fn.parameters.length !== 2) return undefined;
   const [a, b] = fn.parameters.map((p) => (t.isIdentifier(p.name) ? checker.getSymbolAtLocation(p.name) : undefined));
   const sym = (e: ts.Expression) => (t.isIdentifier(e) ? checker.getSymbolAtLocation(e) : undefined);
-  const [l, r] = [sym(body.left), sym(body.right)];
-  return !!a && !!b && ((l === a && r === b) || (l === b && r === a));
+  const both = (l: ts.Expression, r: ts.Expression) => !!a && !!b && ((sym(l) === a && sym(r) === b) || (sym(l) === b && sym(r) === a));
+  if (t.isBinaryExpression(body) && both(body.left, body.right)) {
+    if (body.operatorToken.kind === t.SyntaxKind.PlusToken) return 'add';
+    if (body.operatorToken.kind === t.SyntaxKind.AsteriskToken) return 'mul';
+  }
+  if (t.isCallExpression(body) && body.arguments.length === 2 && both(body.arguments[0], body.arguments[1])) {
+    const callee = body.expression;
+    if (t.isPropertyAccessExpression(callee) && t.isIdentifier(callee.expression) && callee.expression.text === 'Math' && (callee.name.text === 'min' || callee.name.text === 'max')) {
+      const decl = checker.getSymbolAtLocation(callee.expression)?.declarations?.[0];
+      if (decl?.getSourceFile().hasNoDefaultLib) return callee.name.text;
+    }
+  }
+  return undefined;
 }

@@ -11,7 +11,7 @@ import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, layoutOf, typedArrayName } from './shapes';
+import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, layoutOf, typedArrayName, hasArray } from './shapes';
 import { ARRAY_HELPERS, ArrayLowering, ArraySite, PENDING_HELPERS, userName } from './arrays';
 import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, ruleKind, transformCallBehind, tsadExportName } from './markers';
 import { annotateTypes } from '../ir/check';
@@ -158,6 +158,9 @@ export class Lowerer {
     const kind = ruleKind(call, this.checker) ?? 'jvp';
     if (kind !== 'jvp' && kind !== 'vjp') return fail(1111, call, `derivative.${kind} is not a tsad rule; use derivative(f, jvpRule) or derivative.vjp(f, vjpRule)`);
     if (!rule || !(t.isArrowFunction(rule) || t.isFunctionExpression(rule))) return fail(1111, rule ?? call, 'the rule must be an arrow function or function expression written here');
+    if ([f.result, ...f.params.map((p) => p.shape)].some(hasArray)) {
+      fail(1111, call, `a custom derivative of '${f.name}', which takes or returns arrays, is not supported yet: tsad differentiates its code instead if you remove the rule`);
+    }
     const arity = kind === 'jvp' ? 2 * f.params.length : f.params.length;
     if (rule.parameters.length !== arity) {
       const what = kind === 'jvp' ? `the ${f.params.length} argument(s) of '${f.name}' and then one tangent for each` : `the ${f.params.length} argument(s) of '${f.name}'`;
@@ -1086,6 +1089,7 @@ class FunctionLowering {
     }
     let trips = count;
     for (const a of arrays) {
+      if (this.arrays.isLengthOf(count.name, a)) continue;
       const what = `the loop for (… i < ${bound.getText()} …) reads '${userName(a)}[i]' past its end`;
       trips = this.arrays.atMost(trips, this.arrays.length({ name: a, shape: { kind: 'array', container: 'Float64Array', elem: NUMBER } }), what);
     }
@@ -1522,8 +1526,7 @@ class FunctionLowering {
   /** A global of the default library (`Float64Array`, `Array`), not a user's variable of that name. */
   private isGlobal(e: ts.Expression, names: readonly string[]): e is ts.Identifier {
     if (!this.t.isIdentifier(e) || !names.includes(e.text)) return false;
-    const decl = this.checker.getSymbolAtLocation(e)?.declarations?.[0];
-    return !!decl && decl.getSourceFile().hasNoDefaultLib;
+    return !!this.checker.getSymbolAtLocation(e)?.declarations?.some((d) => d.getSourceFile().hasNoDefaultLib);
   }
 
   /** `[x, y]` where the type says array (number[], a Float64Array parameter), not tuple. */
@@ -1643,7 +1646,14 @@ class FunctionLowering {
   private arrayHelper(name: string, e: ts.CallExpression, hint?: string): Value {
     const args = e.arguments;
     const want = name === 'dot' ? 2 : 1;
-    if (args.length !== want) fail(1121, e, `${name} takes ${want} argument(s)`);
+    if (name !== 'scan' && args.length !== want) fail(1121, e, `${name} takes ${want} argument(s)`);
+    if (name === 'scan') {
+      if (args.length < 2 || args.length > 3) fail(1121, e, 'scan takes (xs, op) or (xs, op, init)');
+      const xs = this.arrayOf(args[0]);
+      const init = args[2] ? this.expr(args[2], 'init') : undefined;
+      if (init && init.shape.kind !== 'number') fail(1121, args[2], 'the initial value of scan must be a number');
+      return this.arrays.scan(xs, args[1], init, e, hint);
+    }
     if (name === 'iota') {
       const n = this.expr(args[0], 'n');
       if (n.shape.kind !== 'number') fail(1121, args[0], 'iota(n) needs a number');

@@ -10,7 +10,7 @@ import type { Lowerer, LoweredFunction, Value } from './lower';
 import { Expr, call, tuple } from '../ir/syntax';
 import { fail } from './diagnostics';
 import { MarkerInfo, isRuleCall, notDifferentiableReason, resolveMarkedFunction, transformCallBehind, tsadExportName, wrtList } from './markers';
-import { Shape, componentShapes, describeShape, shapeOfType } from './shapes';
+import { Shape, componentShapes, describeShape, hasArray, shapeOfType } from './shapes';
 import { DriverOptions } from '../ad/drivers';
 import { DRIVER } from '../plan/request';
 import { closureOf, loopIn, reachable } from '../plan/closure';
@@ -93,6 +93,11 @@ export class NestedDerivatives {
     const known = this.made.get(key);
     if (known) return known;
     const where = target.call;
+    // A derivative's cotangent arrays are sparse at the end in the IR; code that reads them needs
+    // them padded, which only the wrapper does so far.
+    if ([inner.result, ...inner.params.map((p) => p.shape)].some(hasArray)) {
+      fail(1121, where, `${target.kind} of a function with arrays, inside a differentiable function, is not supported yet: call the transform outside, or differentiate a function of numbers here`);
+    }
     if (target.kind !== 'jvp' && inner.result.kind !== 'number') {
       fail(1004, where, `${target.kind} needs a function that returns a number; '${target.call.arguments[0]?.getText() ?? inner.name}' returns ${describeShape(inner.result)}`);
     }

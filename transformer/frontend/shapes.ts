@@ -54,7 +54,8 @@ const TYPED_ARRAYS = new Set(['Float64Array', 'Float32Array', 'Int8Array', 'Uint
 /** The typed array class a type is (from the default library, not a user class of that name), if any. */
 export function typedArrayName(tsApi: typeof ts, type: ts.Type): string | undefined {
   const sym = type.getSymbol() ?? type.aliasSymbol;
-  const builtIn = !!sym?.declarations?.length && sym.declarations.every((d) => d.getSourceFile().hasNoDefaultLib);
+  // Declared by the default library; @types/node adds declarations of its own to the same interfaces.
+  const builtIn = !!sym?.declarations?.some((d) => d.getSourceFile().hasNoDefaultLib);
   return builtIn && TYPED_ARRAYS.has(sym!.name) ? sym!.name : undefined;
 }
 

@@ -14,7 +14,9 @@ export const planLinearize: Planner = (req) => {
   const tangentChecks = fn.params.map((p, i) => ({ label: `argument ${i + 1}`, path: p.name, value: dots[i], spec: specOf(p.shape, true) }));
   const fLin = func(dots, [
     { tag: 'check', where: `${req.where}'s linear function`, checks: tangentChecks },
-    ret(m.tangentFromIR(callDef(l.lin, [name(tape), ...fn.params.map((p, i) => m.toIR(name(dots[i]), p.shape))]), fn.result)),
+    ...fn.params.flatMap((p, i) => m.lengthChecks(`${req.where}'s linear function`, `the tangent of '${p.name}'`, `'${p.name}'`, name(dots[i]), name(p.name), p.shape)),
+    // The tangent's arrays as long as the value's (the IR's may be shorter: zeros left out).
+    ret(m.tangentFromIR(callDef(l.lin, [name(tape), ...fn.params.map((p, i) => m.tangentToIR(name(dots[i]), p.shape))]), fn.result, name(value))),
   ]);
   return {
     program: l.program,

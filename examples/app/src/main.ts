@@ -1,7 +1,7 @@
 // The demo: generate noisy measurements of a damped oscillator, fit its four parameters with
 // Adam on the compiled gradient and finish with Newton steps on the compiled Hessian, then check
 // the gradient against central finite differences.
-import { Params, Data, Sample, Fit, lossAndGrad, gradLoss, hessianLoss } from './oscillator';
+import { Params, Data, Fit, lossAndGrad, gradLoss, hessianLoss } from './oscillator';
 import { simulatedLoss, simulatedLossAndGrad, simulatedGrad, simulatedHessian } from './simulated';
 
 const truth: Params = { amplitude: 1.5, damping: 0.3, omega: 2.0, phase: 0.4 };
@@ -17,10 +17,10 @@ function truthAt(t: number): number {
   return truth.amplitude * Math.exp(-truth.damping * t) * Math.cos(truth.omega * t + truth.phase);
 }
 
-const data = Array.from({ length: 16 }, (_, i): Sample => {
-  const t = i * 0.5;
-  return [t, truthAt(t) + noise()];
-}) as Data;
+// Any number of measurements: the loss loops over the arrays.
+const SAMPLES = 40;
+const t = Float64Array.from({ length: SAMPLES }, (_, i) => i * 0.2);
+const data: Data = { t, x: t.map((ti) => truthAt(ti) + noise()) };
 
 const keys = ['amplitude', 'damping', 'omega', 'phase'] as const;
 const start: Params = { amplitude: 1.0, damping: 0.1, omega: 1.8, phase: 0.0 };
@@ -30,9 +30,9 @@ const v: Record<string, number> = { amplitude: 0, damping: 0, omega: 0, phase: 0
 const rate = 0.02;
 
 const fmt = (x: number) => x.toFixed(6);
-console.log('tsad demo: fitting x(t) = A·exp(-γt)·cos(ωt + φ) to 16 noisy samples');
+console.log(`tsad demo: fitting x(t) = A·exp(-γt)·cos(ωt + φ) to ${SAMPLES} noisy samples (Float64Arrays)`);
 for (let step = 1; step <= 150; step++) {
-  const [loss, g] = lossAndGrad(p, data);
+  const [loss, g] = lossAndGrad(p, data.t, data.x);
   const next = { ...p };
   for (const k of keys) {
     m[k] = 0.9 * m[k] + 0.1 * g[k];
@@ -64,12 +64,12 @@ function solve(a: number[][], b: number[]): number[] {
 }
 console.log('\nNewton steps with the compiled Hessian:');
 for (let step = 1; step <= 4; step++) {
-  const g = gradLoss(p, data);
-  const delta = solve(hessianLoss(p, data), keys.map((k) => -g[k]));
+  const g = gradLoss(p, data.t, data.x);
+  const delta = solve(hessianLoss(p, data.t, data.x), keys.map((k) => -g[k]));
   p = { ...p };
   keys.forEach((k, i) => (p[k] += delta[i]));
-  const norm = Math.hypot(...keys.map((k) => gradLoss(p, data)[k]));
-  console.log(`newton ${String(step).padStart(2)}  loss ${lossAndGrad(p, data)[0].toExponential(8)}  |gradient| ${norm.toExponential(2)}`);
+  const norm = Math.hypot(...keys.map((k) => gradLoss(p, data.t, data.x)[k]));
+  console.log(`newton ${String(step).padStart(2)}  loss ${lossAndGrad(p, data.t, data.x)[0].toExponential(8)}  |gradient| ${norm.toExponential(2)}`);
 }
 
 console.log('\nfitted parameters (truth in parentheses):');
@@ -80,10 +80,10 @@ for (const k of keys) console.log(`  ${k.padEnd(9)} ${fmt(p[k])}  (${truth[k]})`
 const h = 1e-6;
 let worst = 0;
 for (const [label, at] of [['the starting point', start], ['the fitted parameters', p]] as const) {
-  const g = gradLoss(at, data);
+  const g = gradLoss(at, data.t, data.x);
   console.log(`\ngradient check at ${label}:`);
   for (const k of keys) {
-    const fd = (Fit.loss({ ...at, [k]: at[k] + h }, data) - Fit.loss({ ...at, [k]: at[k] - h }, data)) / (2 * h);
+    const fd = (Fit.loss({ ...at, [k]: at[k] + h }, data.t, data.x) - Fit.loss({ ...at, [k]: at[k] - h }, data.t, data.x)) / (2 * h);
     const rel = Math.abs(g[k] - fd) / Math.max(1e-6, Math.abs(fd));
     if (Math.abs(fd) > 1e-6) worst = Math.max(worst, rel);
     console.log(`  d/d${k.padEnd(9)} tsad ${g[k].toExponential(8).padStart(16)}   finite differences ${fd.toExponential(8).padStart(16)}`);
@@ -96,7 +96,7 @@ let q: Params = start;
 const mq: Record<string, number> = { amplitude: 0, damping: 0, omega: 0, phase: 0 };
 const vq: Record<string, number> = { amplitude: 0, damping: 0, omega: 0, phase: 0 };
 for (let step = 1; step <= 100; step++) {
-  const [loss, g] = simulatedLossAndGrad(q, data);
+  const [loss, g] = simulatedLossAndGrad(q, data.t, data.x);
   const next = { ...q };
   for (const k of keys) {
     mq[k] = 0.9 * mq[k] + 0.1 * g[k];
@@ -108,18 +108,18 @@ for (let step = 1; step <= 100; step++) {
 }
 // Newton on the Hessian of the simulated loss: second derivatives through the RK4 loop.
 for (let step = 1; step <= 3; step++) {
-  const g = simulatedGrad(q, data);
-  const delta = solve(simulatedHessian(q, data), keys.map((k) => -g[k]));
+  const g = simulatedGrad(q, data.t, data.x);
+  const delta = solve(simulatedHessian(q, data.t, data.x), keys.map((k) => -g[k]));
   q = { ...q };
   keys.forEach((k, i) => (q[k] += delta[i]));
-  const norm = Math.hypot(...keys.map((k) => simulatedGrad(q, data)[k]));
-  console.log(`newton ${String(step).padStart(2)}  loss ${simulatedLossAndGrad(q, data)[0].toExponential(8)}  |gradient| ${norm.toExponential(2)}`);
+  const norm = Math.hypot(...keys.map((k) => simulatedGrad(q, data.t, data.x)[k]));
+  console.log(`newton ${String(step).padStart(2)}  loss ${simulatedLossAndGrad(q, data.t, data.x)[0].toExponential(8)}  |gradient| ${norm.toExponential(2)}`);
 }
 for (const k of keys) console.log(`  ${k.padEnd(9)} ${fmt(q[k])}  (closed-form fit ${fmt(p[k])})`);
-const gs = simulatedGrad(start, data);
+const gs = simulatedGrad(start, data.t, data.x);
 console.log('gradient check of the simulated loss at the starting point:');
 for (const k of keys) {
-  const fd = (simulatedLoss({ ...start, [k]: start[k] + h }, data) - simulatedLoss({ ...start, [k]: start[k] - h }, data)) / (2 * h);
+  const fd = (simulatedLoss({ ...start, [k]: start[k] + h }, data.t, data.x) - simulatedLoss({ ...start, [k]: start[k] - h }, data.t, data.x)) / (2 * h);
   worst = Math.max(worst, Math.abs(gs[k] - fd) / Math.max(1e-6, Math.abs(fd)));
   console.log(`  d/d${k.padEnd(9)} tsad ${gs[k].toExponential(8).padStart(16)}   finite differences ${fd.toExponential(8).padStart(16)}`);
 }

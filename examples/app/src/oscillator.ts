@@ -8,8 +8,11 @@ export interface Params {
   omega: number;
   phase: number;
 }
-export type Sample = [t: number, x: number];
-export type Data = [Sample, Sample, Sample, Sample, Sample, Sample, Sample, Sample, Sample, Sample, Sample, Sample, Sample, Sample, Sample, Sample];
+/** Measurements: x[i] measured at time t[i], any number of them. */
+export interface Data {
+  t: Float64Array;
+  x: Float64Array;
+}
 
 /** @differentiable */
 export function model(p: Params, t: number): number {
@@ -17,33 +20,18 @@ export function model(p: Params, t: number): number {
 }
 
 /** Squared error of one measurement. */
-const residual2 = differentiable((p: Params, s: Sample) => {
-  const r = model(p, s[0]) - s[1];
+const residual2 = differentiable((p: Params, t: number, x: number) => {
+  const r = model(p, t) - x;
   return r * r;
 });
 
 export class Fit {
-  // Data are constants: only the parameters are differentiated.
+  // The measurements are constants: only the parameters are differentiated.
   @differentiable({ wrt: ['p'] })
-  static loss(p: Params, d: Data): number {
-    const total =
-    residual2(p, d[0]) +
-    residual2(p, d[1]) +
-    residual2(p, d[2]) +
-    residual2(p, d[3]) +
-    residual2(p, d[4]) +
-    residual2(p, d[5]) +
-    residual2(p, d[6]) +
-    residual2(p, d[7]) +
-    residual2(p, d[8]) +
-    residual2(p, d[9]) +
-    residual2(p, d[10]) +
-    residual2(p, d[11]) +
-    residual2(p, d[12]) +
-    residual2(p, d[13]) +
-    residual2(p, d[14]) +
-    residual2(p, d[15]);
-    return total / 16;
+  static loss(p: Params, t: Float64Array, x: Float64Array): number {
+    let total = 0;
+    for (let i = 0; i < t.length; i++) total += residual2(p, t[i], x[i]);
+    return total / t.length;
   }
 }
 

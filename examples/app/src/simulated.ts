@@ -3,7 +3,7 @@
 // plain `for` loop. tsad differentiates through the loop (the emitted gradient runs the loop
 // forwards, saving each step's residuals, then backwards), so the fit needs no closed form.
 import { differentiable, valueAndGrad, grad, hessian } from 'tsad';
-import type { Params, Sample, Data } from './oscillator';
+import type { Params } from './oscillator';
 
 /** x(t) by `steps` RK4 steps of the oscillator's equation of motion. */
 export const simulate = differentiable((p: Params, t: number, steps: number): number => {
@@ -32,20 +32,16 @@ export const simulate = differentiable((p: Params, t: number, steps: number): nu
 const STEPS = 40;
 
 /** Squared error of one measurement against the simulated trajectory. */
-const simulatedResidual2 = differentiable((p: Params, s: Sample) => {
-  const r = simulate(p, s[0], STEPS) - s[1];
+const simulatedResidual2 = differentiable((p: Params, t: number, x: number) => {
+  const r = simulate(p, t, STEPS) - x;
   return r * r;
 });
 
 /** @differentiable */
-export function simulatedLoss(p: Params, d: Data): number {
+export function simulatedLoss(p: Params, t: Float64Array, x: Float64Array): number {
   let total = 0;
-  // Until arrays arrive (tuples are indexed by constants), the sixteen samples are listed.
-  total += simulatedResidual2(p, d[0]) + simulatedResidual2(p, d[1]) + simulatedResidual2(p, d[2]) + simulatedResidual2(p, d[3]);
-  total += simulatedResidual2(p, d[4]) + simulatedResidual2(p, d[5]) + simulatedResidual2(p, d[6]) + simulatedResidual2(p, d[7]);
-  total += simulatedResidual2(p, d[8]) + simulatedResidual2(p, d[9]) + simulatedResidual2(p, d[10]) + simulatedResidual2(p, d[11]);
-  total += simulatedResidual2(p, d[12]) + simulatedResidual2(p, d[13]) + simulatedResidual2(p, d[14]) + simulatedResidual2(p, d[15]);
-  return total / 16;
+  for (let i = 0; i < t.length; i++) total += simulatedResidual2(p, t[i], x[i]);
+  return total / t.length;
 }
 
 export const simulatedLossAndGrad = valueAndGrad(simulatedLoss);
