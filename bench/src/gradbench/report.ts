@@ -1,7 +1,9 @@
 // Side-by-side table of run.sh outputs: one column per tool, one row per (function, size), the
-// times being the medians run.sh prints, plus each column's ratio to the last column.
-// usage: node bench/dist/gradbench/report.js LABEL=FILE... > table.md
-//   e.g. report.js hand=hand-lse.txt manual=manual-lse.txt
+// times being the medians run.sh prints, plus each column's ratio to the last column. Several
+// files for one label (comma-separated: repeated runs) give the fastest of their medians, the
+// sample least disturbed by other load on a shared machine.
+// usage: node bench/dist/gradbench/report.js LABEL=FILE[,FILE...]... > table.md
+//   e.g. report.js hand=hand-lse.txt,hand2-lse.txt manual=manual-lse.txt
 import * as fs from 'fs';
 
 const ROW = /^(\S+)\s+(.+?)\s+([\d.]+) ms\s+(valid|INVALID.*)$/;
@@ -11,11 +13,17 @@ interface Cell {
   valid: boolean;
 }
 
-function parse(file: string): Map<string, Cell> {
+function parse(files: string[]): Map<string, Cell> {
   const cells = new Map<string, Cell>();
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const m = ROW.exec(line.trim());
-    if (m) cells.set(`${m[1]}\t${m[2]}`, { ms: Number(m[3]), valid: m[4] === 'valid' });
+  for (const file of files) {
+    for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+      const m = ROW.exec(line.trim());
+      if (!m) continue;
+      const key = `${m[1]}\t${m[2]}`;
+      const cell = { ms: Number(m[3]), valid: m[4] === 'valid' };
+      const seen = cells.get(key);
+      cells.set(key, seen ? { ms: Math.min(seen.ms, cell.ms), valid: seen.valid && cell.valid } : cell);
+    }
   }
   return cells;
 }
@@ -23,7 +31,7 @@ function parse(file: string): Map<string, Cell> {
 const columns = process.argv.slice(2).map((arg) => {
   const eq = arg.indexOf('=');
   if (eq < 0) throw new Error(`expected LABEL=FILE, got '${arg}'`);
-  return { label: arg.slice(0, eq), cells: parse(arg.slice(eq + 1)) };
+  return { label: arg.slice(0, eq), cells: parse(arg.slice(eq + 1).split(',')) };
 });
 if (columns.length === 0) {
   console.error('usage: report.js LABEL=FILE...');

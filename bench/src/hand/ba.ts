@@ -101,11 +101,12 @@ export function baObjective(inp: BaInput): { reprojErr: Float64Array; wErr: Floa
  * The 2×15 block of observation i, row-major: columns r1 r2 r3 C1 C2 C3 f u0 v0 k1 k2, X1 X2 X3,
  * w. Chain: err = w·(f·D(u, v) + pp − feat), (u, v) = π(Xcam), Xcam = R(r)(X − C).
  */
-function reprojBlock(inp: BaInput, i: number, s: Float64Array, J: Float64Array, jo: number): void {
+function reprojBlock(
+  inp: BaInput, i: number, Xcam: Float64Array, dR: Float64Array, dr: Float64Array, J: Float64Array, jo: number,
+): void {
   const co = inp.obs[2 * i] * NCAM;
   const xo = inp.obs[2 * i + 1] * 3;
   const { cams, X } = inp;
-  const Xcam = s.subarray(0, 3), dR = s.subarray(3, 12), dr = s.subarray(12, 21);
   rotate(cams, co, X[xo] - cams[co + 3], X[xo + 1] - cams[co + 4], X[xo + 2] - cams[co + 5], Xcam, dR, dr);
   const z = Xcam[2], iz = 1 / z;
   const u = Xcam[0] * iz, v = Xcam[1] * iz;
@@ -147,12 +148,14 @@ export function baJacobian(inp: BaInput): Csr {
   const rows = new Int32Array(3 * p + 1);
   const cols = new Int32Array(nnz);
   const vals = new Float64Array(nnz);
-  const scratch = new Float64Array(21);
+  const Xcam = new Float64Array(3);
+  const dR = new Float64Array(9);
+  const dr = new Float64Array(9);
   const pointCol = NCAM * n;
   const weightCol = NCAM * n + 3 * m;
   for (let i = 0; i < p; i++) {
     const base = 2 * ROW * i;
-    reprojBlock(inp, i, scratch, vals, base);
+    reprojBlock(inp, i, Xcam, dR, dr, vals, base);
     const camCol = NCAM * inp.obs[2 * i];
     const ptCol = pointCol + 3 * inp.obs[2 * i + 1];
     for (let row = 0; row < 2; row++) {
