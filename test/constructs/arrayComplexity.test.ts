@@ -8,6 +8,7 @@ import { evalFn, Value } from '../../transformer/ir/interp';
 import type { Program } from '../../transformer/ir/syntax';
 import { gradOf, jvpOf } from '../gen/drivers';
 import { rel } from './reference';
+import { emitAndLoad, asReturned } from './emitted';
 
 const source = `
 // Σ_i a[i]·a[i] by a loop reading a[i] (the trace-like read: one element per iteration).
@@ -31,6 +32,23 @@ def firstTimes(a: array<real> ;) -> (real ;) {
     let x = index(u, i) []
     let y = mul(x0, x)
     add(acc, y)
+  }]
+}
+
+// P4, skip-one sum: Σ_i (i ≠ k ? x[i] : 0), the read in one branch of a conditional.
+def skipOne(x: array<real>, k: real ;) -> (real ;) {
+  let n = len(x) []
+  let zero = 0
+  loop(n, x, k, zero) [|i: real, u: array<real>, kk: real, acc: real ;| {
+    let p = eq(i, kk)
+    let v = cond(p, u, i) [|u1: array<real>, i1: real ;| {
+      drop(u1)
+      drop(i1)
+      0
+    }, |u2: array<real>, i2: real ;| {
+      index(u2, i2) []
+    }]
+    add(acc, v)
   }]
 }
 
@@ -110,7 +128,7 @@ def rowCol(X: array<real>, w: array<real> ;) -> (real ;) {
 const program = (): Program => parseProgram(source, 'complexity.lina');
 const grads = (() => {
   let p = program();
-  for (const fn of ['sumsq', 'firstTimes', 'gatherLoop', 'gatherMap', 'scanGather', 'traceLoop', 'rowCol']) p = gradOf(p, fn, { simplify: true }).program;
+  for (const fn of ['sumsq', 'firstTimes', 'skipOne', 'gatherLoop', 'gatherMap', 'scanGather', 'traceLoop', 'rowCol']) p = gradOf(p, fn, { simplify: true }).program;
   return p;
 })();
 
@@ -128,6 +146,7 @@ const side = (size: number) => Math.round(Math.sqrt(size));
 const CASES: readonly Case[] = [
   { fn: 'sumsq', args: (n) => [values(n, 1)] },
   { fn: 'firstTimes', args: (n) => [values(n, 2)] },
+  { fn: 'skipOne', args: (n) => [values(n, 11), 3] },
   { fn: 'gatherLoop', args: (n) => [values(n, 3), indices(n, n)] },
   { fn: 'gatherMap', args: (n) => [values(n, 4), indices(n, n)] },
   { fn: 'scanGather', args: (n) => [values(n, 5).map((v) => 0.5 * v), values(n, 6), indices(n, n)] },
@@ -180,7 +199,7 @@ function gradient(fn: string, args: readonly Value[]): number[][] {
 describe('the gradients agree with independent references (small sizes)', () => {
   const differentiable = (c: Case, args: readonly Value[]): number[] =>
     // Index arrays are piecewise constant: only the value arrays are moved.
-    args.flatMap((_, k) => (c.fn === 'gatherLoop' || c.fn === 'gatherMap' ? (k === 0 ? [k] : []) : c.fn === 'scanGather' ? (k < 2 ? [k] : []) : [k]));
+    args.flatMap((_, k) => (c.fn === 'skipOne' ? (k === 0 ? [k] : []) : c.fn === 'gatherLoop' || c.fn === 'gatherMap' ? (k === 0 ? [k] : []) : c.fn === 'scanGather' ? (k < 2 ? [k] : []) : [k]));
 
   test.each(CASES.map((c) => [c.fn, c] as const))('%s: central differences and one JVP per element', (_, c) => {
     const args = c.args(9);
@@ -204,5 +223,19 @@ describe('the gradients agree with independent references (small sizes)', () => 
   test('gather worked example: x = [1, 2, 3], idx = [2, 2, 0]: Σ x[idx]² has gradient [2, 0, 12]', () => {
     expect(gradient('gatherMap', [[1, 2, 3], [2, 2, 0]])[0]).toEqual([2, 0, 12]);
     expect(gradient('gatherLoop', [[1, 2, 3], [2, 2, 0]])[0]).toEqual([Math.cos(1), 0, 2 * Math.cos(3)]);
+  });
+});
+
+describe('emitted TypeScript', () => {
+  test.each(CASES.map((c) => [c.fn, c] as const))('%s: the emitted gradient agrees with the interpreter and leaves its inputs unchanged', (_, c) => {
+    const { fns } = emitAndLoad(grads);
+    const plain = (v: unknown): unknown => (v instanceof Float64Array ? [...v] : Array.isArray(v) ? v.map(plain) : v);
+    for (const size of [9, 64]) {
+      const args = c.args(size);
+      const inputs = args.map((a) => (Array.isArray(a) ? Float64Array.from(a as number[]) : a));
+      const got = fns.get(`${c.fn}.grad`)!(...inputs);
+      expect(plain(got)).toEqual(plain(asReturned(evalFn(grads, `${c.fn}.grad`, args))));
+      expect(inputs.map(plain)).toEqual(args);
+    }
   });
 });
