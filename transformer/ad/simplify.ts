@@ -291,9 +291,14 @@ class Simplifier {
   /** A construct's statement without the non-linear results nobody reads, where its rule can do without them. */
   private pruneResults(node: Extract<Stmt, { tag: 'let' }>, unused: (n: string) => boolean): Extract<Stmt, { tag: 'let' }> {
     const e = node.rhs;
-    if (e.tag !== 'construct' || !node.nl.some((b) => unused(b.name))) return node;
+    if (e.tag !== 'construct') return node;
     const keep = node.nl.map((b) => !unused(b.name));
-    const pruned = constructRule(e, 'simplify').pruneResults(e, keep);
+    const rule = constructRule(e, 'simplify');
+    // Asked even when every result is read: a loop may still drop operands its body ignores.
+    const partly = rule.prunePartly?.(e, keep);
+    if (partly) return { ...node, nl: node.nl.filter((_, k) => partly.kept[k]), rhs: partly.expr };
+    if (!node.nl.some((b) => unused(b.name))) return node;
+    const pruned = rule.pruneResults(e, keep);
     return pruned ? { ...node, nl: node.nl.filter((_, k) => keep[k]), rhs: pruned } : node;
   }
 

@@ -190,6 +190,12 @@ export interface ConstructRule {
    */
   readonly pruneResults: (e: ConstructExpr, keep: readonly boolean[]) => ConstructExpr | undefined;
   /**
+   * Like pruneResults, for a construct that can drop only some of the unread results (a loop: a
+   * carried value that another kept one reads stays): the construct and which results it keeps
+   * (a superset of `keep`). Asked first where present.
+   */
+  readonly prunePartly?: (e: ConstructExpr, keep: readonly boolean[]) => { readonly expr: ConstructExpr; readonly kept: readonly boolean[] } | undefined;
+  /**
    * Runs a body any number of times (a loop). Its derivative holds the body several times over
    * (the forward loop with its stacks, the reversed loop), so the inliner keeps a function that
    * holds one as a call wherever it has more than one call site.

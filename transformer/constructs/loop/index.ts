@@ -12,6 +12,7 @@ import { loopEmitTs } from './emitTs';
 import { loopSegment } from './segment';
 import { loopErase } from './erase';
 import { loopFuseAdd } from './fuseAdd';
+import { loopPrunePartly } from './prune';
 
 export const loop: ConstructRule = {
   name: 'loop',
@@ -22,8 +23,10 @@ export const loop: ConstructRule = {
   jvp: loopJvp,
   unzip: loopUnzip,
   transpose: loopTranspose,
-  // Carried values feed the next iteration: a loop keeps all its results.
+  // A carried value feeds the next iteration: only one nobody reads after and that feeds only
+  // itself (a cotangent outside wrt) goes, through prunePartly.
   pruneResults: () => undefined,
+  prunePartly: loopPrunePartly,
   segment: loopSegment,
   erase: loopErase,
   emitTs: loopEmitTs,
