@@ -23,33 +23,34 @@ export function loopPrunePartly(e: ConstructExpr, keep: readonly boolean[]): { e
   const firstCarry = body.nlParams.length - k;
   const firstInit = e.nl.length - k;
   if (firstCarry < 1 || firstInit !== firstCarry) return undefined;
-  const stmts = body.body.stmts;
   const dropped = new Set<number>();
   keep.forEach((kept, j) => !kept && dropped.add(j));
-  let live: Set<string>;
+  let pruned: { stmts: Stmt[]; live: Set<string> };
   for (;;) {
-    live = liveIn(stmts, [...r.nl.filter((_, j) => !dropped.has(j)), ...r.lin]);
-    const needed = [...dropped].filter((j) => live.has(body.nlParams[firstCarry + j].name));
+    pruned = pruneStmts(body.body.stmts, [...r.nl.filter((_, j) => !dropped.has(j)), ...r.lin]);
+    const needed = [...dropped].filter((j) => pruned.live.has(body.nlParams[firstCarry + j].name));
     if (needed.length === 0) break;
     for (const j of needed) dropped.delete(j);
   }
   // Parameter positions that go: unread invariants (after the counter) and dropped carries.
   const gone = new Set<number>();
-  for (let p = 1; p < firstCarry; p++) if (!live.has(body.nlParams[p].name)) gone.add(p);
+  for (let p = 1; p < firstCarry; p++) if (!pruned.live.has(body.nlParams[p].name)) gone.add(p);
   for (const j of dropped) gone.add(firstCarry + j);
-  if (gone.size === 0) return undefined;
-  const goneNames = new Set([...gone].map((p) => body.nlParams[p].name));
+  const changed = pruned.stmts.length !== body.body.stmts.length || pruned.stmts.some((s, i) => s !== body.body.stmts[i]);
+  if (gone.size === 0 && !changed) return undefined;
   const stays = (_: unknown, p: number) => !gone.has(p);
+  const nlParams = body.nlParams.filter(stays);
+  // A body is closed: a `drop` may name only what is still bound in it.
+  const bound = new Set([...nlParams, ...body.linParams].map((b) => b.name));
+  for (const s of pruned.stmts) for (const b of s.tag === 'unpack' ? s.names : [...s.nl, ...s.lin]) bound.add(b.name);
+  const stmts = pruned.stmts.filter((s) => {
+    const v = nonLinearDrop(s);
+    return v === undefined || bound.has(v);
+  });
   const expr: ConstructExpr = {
     ...e,
     nl: e.nl.filter(stays),
-    bodies: [
-      {
-        ...body,
-        nlParams: body.nlParams.filter(stays),
-        body: { stmts: stmts.filter((s) => !dropsOneOf(s, goneNames)), result: ret(r.nl.filter((_, j) => !dropped.has(j)), r.lin) },
-      },
-    ],
+    bodies: [{ ...body, nlParams, body: { stmts, result: ret(r.nl.filter((_, j) => !dropped.has(j)), r.lin) } }],
   };
   return { expr, kept: keep.map((_, j) => !dropped.has(j)) };
 }
@@ -58,26 +59,37 @@ export function loopPrunePartly(e: ConstructExpr, keep: readonly boolean[]): { e
 const nonLinearDrop = (s: Stmt): string | undefined =>
   s.tag === 'let' && s.nl.length === 0 && s.lin.length === 0 && s.rhs.tag === 'drop' && s.rhs.expr.tag === 'var' && !s.rhs.expr.linear ? s.rhs.expr.name : undefined;
 
-const dropsOneOf = (s: Stmt, names: ReadonlySet<string>): boolean => {
-  const v = nonLinearDrop(s);
-  return v !== undefined && names.has(v);
-};
-
-/** The variables the statements read to compute `roots` (a backward pass; bodies are pure). */
-function liveIn(stmts: readonly Stmt[], roots: readonly string[]): Set<string> {
+/**
+ * The statements that compute `roots`, and the variables they read (a backward pass; bodies are
+ * pure): dead non-linear statements go, and an inner loop keeps only what is live after it, so
+ * a cotangent carried through nested loops goes at every level.
+ */
+function pruneStmts(stmts: readonly Stmt[], roots: readonly string[]): { stmts: Stmt[]; live: Set<string> } {
   const live = new Set(roots);
+  const out: Stmt[] = [];
   for (let i = stmts.length - 1; i >= 0; i--) {
     const s = stmts[i];
     if (s.tag === 'unpack') {
-      if (s.linear || s.names.some((b) => live.has(b.name))) live.add(s.tuple);
+      if (!s.linear && !s.names.some((b) => live.has(b.name))) continue;
+      live.add(s.tuple);
+      out.push(s);
       continue;
     }
-    if (nonLinearDrop(s) !== undefined) continue;
-    const binders = [...s.nl, ...s.lin];
-    if (binders.length > 0 && s.lin.length === 0 && !s.nl.some((b) => live.has(b.name))) continue;
-    const free = freeVars(s.rhs);
+    if (nonLinearDrop(s) !== undefined) {
+      out.push(s);
+      continue;
+    }
+    if (s.nl.length + s.lin.length > 0 && s.lin.length === 0 && !s.nl.some((b) => live.has(b.name))) continue;
+    let stmt: Stmt = s;
+    if (s.lin.length === 0 && s.rhs.tag === 'construct' && s.rhs.op === 'loop') {
+      const inner = loopPrunePartly(s.rhs, s.nl.map((b) => live.has(b.name)));
+      if (inner) stmt = { ...s, nl: s.nl.filter((_, j) => inner.kept[j]), rhs: inner.expr };
+    }
+    const free = freeVars(stmt.tag === 'let' ? stmt.rhs : s.rhs);
     for (const n of free.nl) live.add(n);
     for (const n of free.lin) live.add(n);
+    out.push(stmt);
   }
-  return live;
+  out.reverse();
+  return { stmts: out, live };
 }
