@@ -188,7 +188,7 @@ describe('emitted TypeScript agrees with the interpreter', () => {
     const { code, fns } = emitAndLoad(p);
     expect(code).toMatch(/for \(let k = 0; k < n; k\+\+\) \{/);
     // Residuals of reals go on unboxed stacks, sized by the trip count (constructs/stack/emit.ts).
-    expect(code).toMatch(/\{ a: new Float64Array\(Math.max\(16, Math.ceil\(n\)\)\), n: 0 \}/);
+    expect(code).toMatch(/\{ a: new Float64Array\(Math.max\(0, Math.ceil\(n\)\)\), n: 0 \}/);
     const calls: [string, Value[], Value[]][] = [];
     for (const [fn, x] of POINTS) {
       const m = findDef(p, fn).nlResults.length;
