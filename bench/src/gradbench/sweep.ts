@@ -2,7 +2,8 @@
 // (eval, tool) pair and interleaving the tools, then prints report.js's table per eval. On a
 // shared machine the fastest of the repeated medians is the least disturbed sample.
 // usage: node bench/dist/gradbench/sweep.js [--evals lse,llsq,...] [--tools hand,manual,tsad]
-//          [--repeats N] [--out DIR] [--small]
+//          [--repeats N] [--out DIR] [--small | --args 'EVAL ARGS']
+// (--small: a few small sizes per eval; --args: the same eval arguments for every eval listed)
 // `manual` runs GradBench's C++ reference as a tool (cpp.py rebuilds it with -march=native on
 // `define`), in a work folder of its own so that other runs' validators are left alone.
 import { execFileSync, spawnSync } from 'child_process';
@@ -32,6 +33,7 @@ const tools = option('tools', 'hand,manual').split(',');
 const repeats = Number(option('repeats', '2'));
 const out = path.resolve(option('out', fs.mkdtempSync(path.join(os.tmpdir(), 'tsad-sweep-'))));
 const small = process.argv.includes('--small');
+const evalArgs = option('args', '');
 const manualWork = path.join(os.tmpdir(), 'gradbench-work-manual');
 fs.mkdirSync(out, { recursive: true });
 
@@ -48,7 +50,8 @@ for (const ev of evals) {
     for (const tool of tools) {
       const file = path.join(out, `${tool}-${ev}-${rep}.txt`);
       const { cmd, env } = command(tool);
-      const args = [path.join(gradbench, 'run.sh'), ev, cmd, ...(small ? ['--', ...(SMALL[ev] ?? [])] : [])];
+      const extra = evalArgs !== '' ? evalArgs.split(/\s+/) : small ? (SMALL[ev] ?? []) : [];
+      const args = [path.join(gradbench, 'run.sh'), ev, cmd, ...(extra.length > 0 ? ['--', ...extra] : [])];
       const run = spawnSync('bash', args, { cwd: repo, env, encoding: 'utf8', maxBuffer: 1 << 26 });
       fs.writeFileSync(file, run.stdout + run.stderr);
       const outcome = /^outcome (\w+)$/m.exec(run.stdout)?.[1] ?? 'failure';
