@@ -32,6 +32,7 @@ import { allocate, assign, forCount, readOrZero } from './emit';
 import { at, count, declare, eraseInPairs } from './fold';
 import { binAt, constant, elementAt, notIndex, setAt, throwRange } from './indices';
 import { expectIndexArray } from './gather';
+import { erasedHistogramJvp } from './histogramJvp';
 import type * as ts from 'typescript';
 
 /** k: the destinations come first, then idx, then k value arrays. */
@@ -377,9 +378,12 @@ function linRule(name: string, s: Shape): ConstructRule {
     },
     typeRule: linTypeRule(s),
     impl: linImpl(s),
-    jvp: (_ops, e) => {
+    // Second order: J of the erased recurrence, rewritten as a histogram (histogramJvp.ts).
+    jvp: (ops, e, results) => {
       if (e.lin.length > 0) throw new InternalError(`jvp: ${e.op} with linear operands in a non-linear program (erase first)`);
-      throw new IrError(`${e.op}: second-order derivatives through reduceByIndex are not supported yet`);
+      const k = s.forward ? results.length : results.length / 2;
+      const r = e.nl.length - 2 - (s.forward ? 2 * k : k);
+      return erasedHistogramJvp(ops, e, results, s.forward, r, k, sreduceByIndex);
     },
     unzip: (_ops, e) => e,
     transpose: linTranspose(s),
