@@ -10,25 +10,14 @@
 // the residuals reversed (lgather by n − 1 − i), its per-element cotangents collected as
 // per-element outputs and reversed back. The residuals must be arrays of reals.
 import { binder, lambda, letS, prim, ret, drop, nvar, arrayType, IrError, REAL } from '../../ir/syntax';
-import type { Binder, Lambda, Stmt, Type } from '../../ir/syntax';
+import type { Binder, Stmt, Type } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
+import { constructExpr, scoped } from './jvpScope';
 import { lgather } from './gather';
 
 const REAL_ARRAY = arrayType(REAL);
-const construct = (op: string, nl: readonly string[], lin: readonly string[], bodies: readonly Lambda[]): ConstructExpr => ({ tag: 'construct', op, nl, lin, bodies });
-
-function scoped(ops: JvpOps): { ops: JvpOps; know(name: string, type: Type, tangent?: Tangent): void } {
-  const types = new Map<string, Type>();
-  const tangents = new Map<string, Tangent>();
-  return {
-    ops: { b: ops.b, typeOf: (x) => types.get(x) ?? ops.typeOf(x), tangentOf: (x) => (tangents.has(x) ? tangents.get(x)! : ops.tangentOf(x)), jvpBody: (body, c) => ops.jvpBody(body, c) },
-    know(name, type, tangent = null) {
-      types.set(name, type);
-      tangents.set(name, tangent);
-    },
-  };
-}
+const construct = constructExpr;
 
 export function erasedHistogramJvp(
   ops0: JvpOps,

@@ -12,38 +12,21 @@
 // The residual arrays must be arrays of reals (the extra accumulators are reals); otherwise the
 // error says so.
 import { binder, lambda, letS, prim, ret, drop, nvar, arrayType, IrError, REAL } from '../../ir/syntax';
-import type { Binder, Lambda, Stmt, Type } from '../../ir/syntax';
+import type { Binder, Stmt, Type } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
+import { constructExpr, scoped } from './jvpScope';
 import { scan } from './scan';
 import { reduce } from './reduce';
 import { lgather } from './gather';
 
 const REAL_ARRAY = arrayType(REAL);
+const construct = constructExpr;
 
-const construct = (op: string, nl: readonly string[], lin: readonly string[], bodies: readonly Lambda[]): ConstructExpr => ({ tag: 'construct', op, nl, lin, bodies });
 
 export interface RecurrenceShape {
   readonly forward: boolean;
   readonly scan: boolean;
-}
-
-/** JvpOps that also know the names bound here (their types and tangents). */
-function scoped(ops: JvpOps): { ops: JvpOps; know(name: string, type: Type, tangent?: Tangent): void } {
-  const types = new Map<string, Type>();
-  const tangents = new Map<string, Tangent>();
-  return {
-    ops: {
-      b: ops.b,
-      typeOf: (x) => types.get(x) ?? ops.typeOf(x),
-      tangentOf: (x) => (tangents.has(x) ? tangents.get(x)! : ops.tangentOf(x)),
-      jvpBody: (body, constants) => ops.jvpBody(body, constants),
-    },
-    know(name, type, tangent = null) {
-      types.set(name, type);
-      tangents.set(name, tangent);
-    },
-  };
 }
 
 export function erasedRecurrenceJvp(ops0: JvpOps, e: ConstructExpr, results: readonly Binder[], s: RecurrenceShape, r: number, k: number): readonly Tangent[] {
