@@ -28,6 +28,7 @@ import type { ConstructExpr, ConstructRule, Sides } from '../types';
 import { barName } from '../../ad/names';
 import { loopLikeJvp } from '../loop/jvp';
 import { residualSources } from '../loop/unzip';
+import { flattenResiduals } from './flatResiduals';
 import { allocate, assign, forCount, readOrZero } from './emit';
 import { at, count, declare, eraseInPairs } from './fold';
 import { binAt, constant, elementAt, notIndex, setAt, throwRange } from './indices';
@@ -137,7 +138,7 @@ function unzip(sparse: boolean): ConstructRule['unzip'] {
     const { b } = ops;
     const k = histograms(e);
     if (results.lin.length > k) throw new IrError(`${e.op}: the tangents of per-element outputs are not supported yet (a second derivative through reduceByIndex)`);
-    const h = ops.unzipBody(e.bodies[0]);
+    const h = flattenResiduals(b, ops.unzipBody(e.bodies[0]), results.nl.length);
     const elements = sparse ? [] : e.bodies[0].nlParams.slice(k).map((p, j) => ({ param: p.name, operand: e.nl[k + 1 + j] }));
     const { sources, stacked } = residualSources(h, undefined, elements);
     const arrays = stacked.map((t) => binder(b.fresh('res'), arrayType(t)));
