@@ -259,7 +259,7 @@ function layout(e: ConstructExpr, s: Shape, bodyResults: number): { r: number; k
 
 const resultsOf = (e: ConstructExpr, xs: Value[]): Sides<Value> => (e.lin.length > 0 ? { nl: [], lin: xs } : { nl: xs, lin: [] });
 
-function linTypeRule(s: Shape): ConstructRule['typeRule'] {
+function linTypeRule(): ConstructRule['typeRule'] {
   return (ops, e, t) => {
     if (e.bodies.length !== 1 || t.nl.length < 2) {
       ops.error(`${e.op} takes its length M, the index array, residual arrays and one body`);
@@ -377,7 +377,7 @@ function linRule(name: string, s: Shape): ConstructRule {
       const c = bodyArity(e.bodies[0]);
       return e.lin.length > 0 ? { nl: 0, lin: c.nl + c.lin } : { nl: c.nl + c.lin, lin: 0 };
     },
-    typeRule: linTypeRule(s),
+    typeRule: linTypeRule(),
     impl: linImpl(s),
     // Second order: J of the erased recurrence, rewritten as a histogram (histogramJvp.ts).
     jvp: (ops, e, results) => {
