@@ -127,6 +127,24 @@ describe('gathers inside map', () => {
     expect(pad(xBar, 4)).toEqual(x.map((v, k) => idx.reduce((s, ix) => s + (ix === k ? 1.5 * Math.cos(v) : 0), 0)));
   });
 
+  test('second order through the scatter-add: hvp of Σ_k x[idx_k]² is 2·count_k·v_k', () => {
+    const src = `def f(x: array<real>, idx: array<real> ;) -> (real ;) {
+  let m = len(idx) []
+  let g = map(m, idx, x) [|j: real, u: array<real> ;| {
+    let v = index(u, j) []
+    mul(v, v)
+  }]
+  sum(g) []
+}`;
+    const h = hvpOf(parseProgram(src), 'f', { simplify: true });
+    const x = [0.5, -1, 2, 3];
+    const idx = [3, 0, 3, 1, 3];
+    const v = [1, 2, -1, 0.5];
+    const hv = pad(evalFn(h.program, h.hvp, [x, idx, v, [0, 0, 0, 0, 0]]).nl[0], 4);
+    const count = x.map((_, k) => idx.filter((i) => i === k).length);
+    expect(hv.map((z) => z + 0)).toEqual(v.map((vk, k) => 2 * count[k] * vk + 0));
+  });
+
   test('the JVP agrees with the gradient along every direction of x', () => {
     const g = gradOf(parseProgram(PROGRAMS), 'gatherSum', { simplify: true });
     const j = jvpOf(parseProgram(PROGRAMS), 'gatherSum');
