@@ -6,7 +6,7 @@
 import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram } from '../../transformer/ir/print';
 import { evalFn, Value } from '../../transformer/ir/interp';
-import { simplifyProgram } from '../../transformer/ad/simplify';
+import { eraseProgram } from '../../transformer/ad/erase';
 import { annotateTypes, typeErrors } from '../../transformer/ir/check';
 import { emitAndLoad, asReturned } from './emitted';
 import { gradOf, hvpOf, jvpOf, transposeOf, vjpOf } from '../gen/drivers';
@@ -214,8 +214,14 @@ def fan(w: array<real> ; a: array<real>, y: real) -> (; array<real>, real) {
     expect(fns.get('inv')!(new Float64Array(4), Float64Array.from(a))).toBe(want(a));
     expect(plain(fns.get('fan')!(new Float64Array(2), Float64Array.from([5, 6]), 2))).toEqual([[7, 6], 5]);
     // Erased (dup becomes share, which releases the array), the same values.
-    const e = simplifyProgram(annotateTypes(parseProgram(HAND)));
-    expect(evalFn(e, 'fan', [[0, 0]], [[5, 6], 2]).lin).toEqual([[7, 6], 5]);
+    const e = annotateTypes(eraseProgram(annotateTypes(parseProgram(HAND)), ['fan', 'inv']));
+    const erased = printProgram(e).split('def fan.E')[1];
+    expect(erased).toContain('share(b) []');
+    expect(evalFn(e, 'fan.E', [[0, 0], [5, 6], 2]).nl).toEqual([[7, 6], 5]);
+    expect(evalFn(e, 'inv.E', [[0, 0, 0, 0], a]).nl).toEqual([want(a)]);
+    const emitted = emitAndLoad(e).fns;
+    expect(plain(emitted.get('fan.E')!(new Float64Array(2), Float64Array.from([5, 6]), 2))).toEqual([[7, 6], 5]);
+    expect(emitted.get('inv.E')!(new Float64Array(4), Float64Array.from(a))).toBe(want(a));
   });
 });
 
