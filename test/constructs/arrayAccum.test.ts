@@ -145,6 +145,28 @@ describe('gathers inside map', () => {
     expect(hv.map((z) => z + 0)).toEqual(v.map((vk, k) => 2 * count[k] * vk + 0));
   });
 
+  test('a map with its index reading the array it maps: Σ_i x_i·x_{n−1−i}, gradient 2·reverse(x)', () => {
+    const src = `def f(x: array<real> ;) -> (real ;) {
+  let n = len(x) []
+  let one = 1
+  let last = sub(n, one)
+  let p = map(n, x, x, last) [|i: real, xi: real, u: array<real>, l: real ;| {
+    let j = sub(l, i)
+    let y = index(u, j) []
+    mul(xi, y)
+  }]
+  sum(p) []
+}`;
+    const g = gradOf(parseProgram(src), 'f', { simplify: true });
+    const { fns } = emitAndLoad(g.program);
+    for (const x of [[], [2], [0.5, -1, 2, 3, 7]]) {
+      const want = [...x].reverse().map((v) => 2 * v);
+      expect(pad(evalFn(g.program, g.grad, [x]).nl[0], x.length)).toEqual(want);
+      expect(pad(plain(fns.get(g.grad)!(Float64Array.from(x))) as number[], x.length)).toEqual(want);
+    }
+    expect(printProgram(g.program).split('def f.bwd(')[1]).toMatch(/laccum\(j, u/);
+  });
+
   test('the JVP agrees with the gradient along every direction of x', () => {
     const g = gradOf(parseProgram(PROGRAMS), 'gatherSum', { simplify: true });
     const j = jvpOf(parseProgram(PROGRAMS), 'gatherSum');
