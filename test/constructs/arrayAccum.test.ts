@@ -6,7 +6,7 @@
 import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram } from '../../transformer/ir/print';
 import { evalFn, Value } from '../../transformer/ir/interp';
-import { simplifyProgram } from '../../transformer/ad/simplify';
+import { eraseProgram } from '../../transformer/ad/erase';
 import { annotateTypes, typeErrors } from '../../transformer/ir/check';
 import { emitAndLoad, asReturned } from './emitted';
 import { gradOf, hvpOf, jvpOf, transposeOf, vjpOf } from '../gen/drivers';
@@ -127,6 +127,46 @@ describe('gathers inside map', () => {
     expect(pad(xBar, 4)).toEqual(x.map((v, k) => idx.reduce((s, ix) => s + (ix === k ? 1.5 * Math.cos(v) : 0), 0)));
   });
 
+  test('second order through the scatter-add: hvp of Σ_k x[idx_k]² is 2·count_k·v_k', () => {
+    const src = `def f(x: array<real>, idx: array<real> ;) -> (real ;) {
+  let m = len(idx) []
+  let g = map(m, idx, x) [|j: real, u: array<real> ;| {
+    let v = index(u, j) []
+    mul(v, v)
+  }]
+  sum(g) []
+}`;
+    const h = hvpOf(parseProgram(src), 'f', { simplify: true });
+    const x = [0.5, -1, 2, 3];
+    const idx = [3, 0, 3, 1, 3];
+    const v = [1, 2, -1, 0.5];
+    const hv = pad(evalFn(h.program, h.hvp, [x, idx, v, [0, 0, 0, 0, 0]]).nl[0], 4);
+    const count = x.map((_, k) => idx.filter((i) => i === k).length);
+    expect(hv.map((z) => z + 0)).toEqual(v.map((vk, k) => 2 * count[k] * vk + 0));
+  });
+
+  test('a map with its index reading the array it maps: Σ_i x_i·x_{n−1−i}, gradient 2·reverse(x)', () => {
+    const src = `def f(x: array<real> ;) -> (real ;) {
+  let n = len(x) []
+  let one = 1
+  let last = sub(n, one)
+  let p = map(n, x, x, last) [|i: real, xi: real, u: array<real>, l: real ;| {
+    let j = sub(l, i)
+    let y = index(u, j) []
+    mul(xi, y)
+  }]
+  sum(p) []
+}`;
+    const g = gradOf(parseProgram(src), 'f', { simplify: true });
+    const { fns } = emitAndLoad(g.program);
+    for (const x of [[], [2], [0.5, -1, 2, 3, 7]]) {
+      const want = [...x].reverse().map((v) => 2 * v);
+      expect(pad(evalFn(g.program, g.grad, [x]).nl[0], x.length)).toEqual(want);
+      expect(pad(plain(fns.get(g.grad)!(Float64Array.from(x))) as number[], x.length)).toEqual(want);
+    }
+    expect(printProgram(g.program).split('def f.bwd(')[1]).toMatch(/laccum\(j, u/);
+  });
+
   test('the JVP agrees with the gradient along every direction of x', () => {
     const g = gradOf(parseProgram(PROGRAMS), 'gatherSum', { simplify: true });
     const j = jvpOf(parseProgram(PROGRAMS), 'gatherSum');
@@ -196,8 +236,14 @@ def fan(w: array<real> ; a: array<real>, y: real) -> (; array<real>, real) {
     expect(fns.get('inv')!(new Float64Array(4), Float64Array.from(a))).toBe(want(a));
     expect(plain(fns.get('fan')!(new Float64Array(2), Float64Array.from([5, 6]), 2))).toEqual([[7, 6], 5]);
     // Erased (dup becomes share, which releases the array), the same values.
-    const e = simplifyProgram(annotateTypes(parseProgram(HAND)));
-    expect(evalFn(e, 'fan', [[0, 0]], [[5, 6], 2]).lin).toEqual([[7, 6], 5]);
+    const e = annotateTypes(eraseProgram(annotateTypes(parseProgram(HAND)), ['fan', 'inv']));
+    const erased = printProgram(e).split('def fan.E')[1];
+    expect(erased).toContain('share(b) []');
+    expect(evalFn(e, 'fan.E', [[0, 0], [5, 6], 2]).nl).toEqual([[7, 6], 5]);
+    expect(evalFn(e, 'inv.E', [[0, 0, 0, 0], a]).nl).toEqual([want(a)]);
+    const emitted = emitAndLoad(e).fns;
+    expect(plain(emitted.get('fan.E')!(new Float64Array(2), Float64Array.from([5, 6]), 2))).toEqual([[7, 6], 5]);
+    expect(emitted.get('inv.E')!(new Float64Array(4), Float64Array.from(a))).toBe(want(a));
   });
 });
 

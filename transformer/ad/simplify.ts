@@ -80,8 +80,10 @@ class Simplifier {
    * operands are all bound before r was): `{ expr }`. One with several is fused where it stands,
    * when x is bound before it, and the sum is r: `{ rename }`.
    */
-  private fuse(rhs: Expr, out: Stmt[]): { expr: Expr } | { rename: string } | undefined {
-    if (rhs.tag !== 'lprim' || rhs.op !== 'ladd' || rhs.lin.length !== 2) return undefined;
+  private fuse(rhs: Expr, out: Stmt[], type: Type | undefined): { expr: Expr } | { rename: string } | undefined {
+    // Only an addition of arrays costs more than one unit; a sum of reals keeps its order (and
+    // its rounding) as T wrote it.
+    if (rhs.tag !== 'lprim' || rhs.op !== 'ladd' || rhs.lin.length !== 2 || type?.tag !== 'array') return undefined;
     for (const k of [1, 0]) {
       const entry = this.fusible.get(rhs.lin[k]);
       if (!entry || entry.site.out !== out) continue;
@@ -129,7 +131,7 @@ class Simplifier {
   /** Binds `ladd(; x, y)` (fused where it can be) at the end of the block; its name. */
   private add(x: string, y: string, t: Type, out: Stmt[]): string {
     const sum = lprim('ladd', [], [x, y]);
-    const f = this.fuse(sum, out);
+    const f = this.fuse(sum, out, t);
     if (f && 'rename' in f) return f.rename;
     const name = this.fresh('acc');
     this.push(out, letS([], [binder(name, t)], f ? f.expr : sum));
@@ -175,7 +177,7 @@ class Simplifier {
       }
       if (node.nl.length + node.lin.length === 0 && isVarDrop(node.rhs)) continue;
       const renamed = this.expr(node.rhs, cse);
-      const fusion = this.fuse(renamed, out);
+      const fusion = this.fuse(renamed, out, node.lin[0]?.type);
       if (fusion && 'rename' in fusion) {
         this.subst.set(node.lin[0].name, fusion.rename);
         continue;
