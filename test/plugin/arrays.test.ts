@@ -490,16 +490,16 @@ test('a number where an array is expected is a TypeError naming the argument', (
   expect(() => m.gSumsq(5)).toThrow("grad(sumsq): argument 1 'a' must be an array of numbers (number[], Float64Array or Float32Array), got number");
 });
 
-test('two arrays a map or dot needs equally long are checked once: a RangeError naming the function and arrays', () => {
+test('two arrays a map or dot needs equally long are checked once: a RangeError naming the transform, function and arrays', () => {
   expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow(RangeError);
-  expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow('tsad: dotted: the arrays of dot(a, b) must have the same length (2 > 1)');
-  expect(() => m.gZipped(Float64Array.from([1]), Float64Array.from([1, 2]))).toThrow("tsad: zipped: the arrays 'a' and 'b' of a.map((x, i) => x * b[i] * b[i] + i * x) must have the same length");
+  expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow('grad(dotted): in dotted: the arrays of dot(a, b) must have the same length (2 > 1)');
+  expect(() => m.gZipped(Float64Array.from([1]), Float64Array.from([1, 2]))).toThrow("grad(zipped): in zipped: the arrays 'a' and 'b' of a.map((x, i) => x * b[i] * b[i] + i * x) must have the same length");
 });
 
 test('a counted loop reading a[i] past the end is a RangeError, checked once before the loop', () => {
   close(m.gPastEnd(Float64Array.from([1, 2, 3]), 2), [2, 4, 0]);
   expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow(RangeError);
-  expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow("tsad: pastEnd: the loop for (… i < n …) reads 'a[i]' past its end (3 > 2)");
+  expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow("grad(pastEnd): in pastEnd: the loop for (… i < n …) reads 'a[i]' past its end (3 > 2)");
 });
 
 // ---- the scan and reduce combinators (array-adjoints-map-reduce-scan.md §5, exact numbers) ----
