@@ -4,7 +4,7 @@
 // kind the user passed (number[], Float64Array, Float32Array); run-time length errors.
 import { compile, load } from './harness';
 
-const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, linearize, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan, stopGradient } from 'tsad';
+const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, linearize, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan, stopGradient, NumberArray } from 'tsad';
 
 /** @differentiable */
 export function sumsq(a: Float64Array): number {
@@ -202,8 +202,15 @@ export function polys(a: number[], c: number): number {
     return z + Math.sin(y);
   }, 0);
 }
+/** @differentiable */
+export function anyKind(a: NumberArray, b: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
 
 export const gSumsq = grad(sumsq);
+export const gAnyKind = grad(anyKind, { wrt: [0, 1] });
 export const gPolys = grad(polys, { wrt: [0, 1] });
 export const gSelfWeighted = grad(selfWeighted);
 export const gBranchy = grad(branchy, { wrt: [0, 1] });
@@ -572,4 +579,11 @@ export function f(a: Float64Array): number { return sum(a); }
 derivative(f, (a: Float64Array, da: Float64Array) => [f(a), sum(da)]);
 export const d = grad(f);`, { throwOnError: false });
   expect(custom.messages.join('\n')).toMatch(/TSAD1111: a custom derivative of 'f', which takes or returns arrays, is not supported yet/);
+});
+
+test('ArrayLike<number> (tsad NumberArray) parameters: any array goes in, a Float64Array gradient comes out', () => {
+  const [ga, gb] = m.gAnyKind([1, 2], Float32Array.from([3, 4]));
+  expect(ga).toBeInstanceOf(Float64Array);
+  close(ga, [3, 4]);
+  close(gb, [1, 2]);
 });
