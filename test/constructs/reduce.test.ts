@@ -12,7 +12,7 @@ import { evalFn, Value } from '../../transformer/ir/interp';
 import { findDef } from '../../transformer/ad/program';
 import type { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
-import { gradOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
+import { gradOf, hvpOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
 import { rel } from './reference';
 
 const source = fs.readFileSync(path.join(__dirname, '../../examples/ir/combinators.lina'), 'utf8');
@@ -289,5 +289,14 @@ describe('emitted TypeScript', () => {
         expect(JSON.stringify(got)).toBe(JSON.stringify(want));
       }
     }
+  });
+});
+
+describe('not supported yet, said clearly', () => {
+  test('a second derivative through reduce is an error naming the recurrence', () => {
+    expect(() => {
+      const h = hvpOf(program(), 'rprod');
+      evalFn(h.program, h.hvp, [[2, 3, 4]], [[1, 0, 0]]);
+    }).toThrow('second-order derivatives through scan and reduce are not supported yet');
   });
 });

@@ -4,7 +4,7 @@
 // kind the user passed (number[], Float64Array, Float32Array); run-time length errors.
 import { compile, load } from './harness';
 
-const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, linearize, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan, stopGradient, NumberArray } from 'tsad';
+const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, linearize, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan, gather, scatter, reduceByIndex, stopGradient, NumberArray } from 'tsad';
 
 /** @differentiable */
 export function sumsq(a: Float64Array): number {
@@ -208,8 +208,33 @@ export function anyKind(a: NumberArray, b: ArrayLike<number>): number {
   for (let i = 0; i < a.length; i++) s += a[i] * b[i];
   return s;
 }
+/** @differentiable */
+export function pick3(a: Float64Array, idx: Int32Array): Float64Array {
+  return gather(a, idx);
+}
+/** @differentiable */
+export function put(xs: number[], idx: number[], vs: number[]): Float64Array {
+  return scatter(xs, idx, vs);
+}
+/** @differentiable */
+export function histAdd(dst: Float64Array, idx: Int32Array, vs: Float64Array): Float64Array {
+  return reduceByIndex(dst, idx, vs, '+');
+}
+/** @differentiable */
+export function histMul(dst: Float64Array, idx: Int32Array, vs: Float64Array): Float64Array {
+  return reduceByIndex(dst, idx, vs, (h, v) => h * v);
+}
+/** @differentiable */
+export function histMin(dst: Float64Array, idx: Int32Array, vs: Float64Array): Float64Array {
+  return reduceByIndex(dst, idx, vs, 'min');
+}
 
 export const gSumsq = grad(sumsq);
+export const vjpPick3 = (a: Float64Array, idx: Int32Array) => vjp(pick3, a, idx);
+export const vjpPut = (xs: number[], idx: number[], vs: number[]) => vjp(put, xs, idx, vs);
+export const vjpHistAdd = (d: Float64Array, idx: Int32Array, vs: Float64Array) => vjp(histAdd, d, idx, vs);
+export const vjpHistMul = (d: Float64Array, idx: Int32Array, vs: Float64Array) => vjp(histMul, d, idx, vs);
+export const vjpHistMin = (d: Float64Array, idx: Int32Array, vs: Float64Array) => vjp(histMin, d, idx, vs);
 export const gAnyKind = grad(anyKind, { wrt: [0, 1] });
 export const gPolys = grad(polys, { wrt: [0, 1] });
 export const gSelfWeighted = grad(selfWeighted);
@@ -586,4 +611,40 @@ test('ArrayLike<number> (tsad NumberArray) parameters: any array goes in, a Floa
   expect(ga).toBeInstanceOf(Float64Array);
   close(ga, [3, 4]);
   close(gb, [1, 2]);
+});
+
+test('gather, scatter and reduceByIndex through vjp, with the exact numbers of §5 examples 10, 11, 13-15', () => {
+  const f64 = (xs: number[]) => Float64Array.from(xs);
+  const i32 = (xs: number[]) => Int32Array.from(xs);
+  const [g, pg] = m.vjpPick3(f64([1, 2, 3, 4]), i32([0, 2, 2]));
+  close(g, [1, 3, 3]);
+  const [abar, idxbar] = pg(f64([1, 2, 3]));
+  close(abar, [1, 0, 5, 0]);
+  expect(idxbar).toBeUndefined();
+  const [y, pp] = m.vjpPut([10, 20, 30, 40, 50], [1, 3], [7, 8]);
+  close(y, [10, 7, 30, 8, 50]);
+  const [xbar, , vbar] = pp(f64([1, 2, 3, 4, 5]));
+  expect(xbar).toEqual([1, 0, 3, 0, 5]);
+  expect(vbar).toEqual([2, 4]);
+  const [h, ph] = m.vjpHistAdd(f64([0, 0, 0]), i32([0, 2, 0, 1, 5]), f64([1, 2, 3, 4, 5]));
+  close(h, [4, 4, 2]);
+  const [dbar, , vsbar] = ph(f64([1, 10, 100]));
+  close(vsbar, [1, 100, 1, 10, 0]);
+  close(dbar, [1, 10, 100]);
+  const [hm, pm] = m.vjpHistMul(f64([1, 1]), i32([0, 0, 1, 1, 1]), f64([2, 3, 0, 5, 2]));
+  close(hm, [6, 0]);
+  const [dm, , vm] = pm(f64([1, 1]));
+  close(vm, [3, 2, 10, 0, 0]);
+  close(dm, [6, 0]);
+  const [hn, pn] = m.vjpHistMin(f64([5, 0]), i32([0, 0, 1]), f64([3, 1, 2]));
+  close(hn, [1, 0]);
+  const [dn, , vn] = pn(f64([1, 1]));
+  close(vn, [0, 1, 0]);
+  close(dn, [0, 1]);
+});
+
+test('gather outside its array and scatter with a repeated index are RangeErrors naming the transform', () => {
+  expect(() => m.vjpPick3(Float64Array.from([1, 2]), Int32Array.from([0, 2]))).toThrow(RangeError);
+  expect(() => m.vjpPick3(Float64Array.from([1, 2]), Int32Array.from([0, 2]))).toThrow('vjp(pick3): gather: idx[1] = 2 is not an index of a (length 2)');
+  expect(() => m.vjpPut([1, 2, 3], [0, 0], [1, 2])).toThrow(/^vjp\(put\): scatter: idx repeats the index 0/);
 });

@@ -66,8 +66,8 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
 
   /**
    * The wrapper's statements after its argument check, in a try whose catch puts the transform's
-   * name on the RangeErrors of the derivative's own length checks (`atmost`, whose messages
-   * start `tsad: <function>: `): `grad(loss): in loss: …`. Only wrappers whose defs check.
+   * name on RangeErrors (the derivative's own length checks, `atmost`, start `tsad: <function>: `
+   * and read `grad(loss): in loss: …`). Only wrappers whose defs check lengths or indices.
    */
   private namingTransform(body: ts.Statement[], where: string): ts.Statement[] {
     const f = this.f;
@@ -75,12 +75,17 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const [check, ...rest] = body;
     const e = f.createIdentifier('e');
     const message = f.createPropertyAccessExpression(e, 'message');
-    const ours = f.createBinaryExpression(
-      f.createBinaryExpression(e, K.InstanceOfKeyword, f.createIdentifier('RangeError')),
-      K.AmpersandAmpersandToken,
-      f.createCallExpression(f.createPropertyAccessExpression(message, 'startsWith'), undefined, [f.createStringLiteral('tsad: ')]),
+    const ours = f.createBinaryExpression(e, K.InstanceOfKeyword, f.createIdentifier('RangeError'));
+    // `tsad: loss: …` (atmost) becomes `grad(loss): in loss: …`; `gather: …` becomes `grad(loss): gather: …`.
+    const fromAtmost = f.createCallExpression(f.createPropertyAccessExpression(message, 'startsWith'), undefined, [f.createStringLiteral('tsad: ')]);
+    const text = f.createConditionalExpression(
+      fromAtmost,
+      undefined,
+      f.createBinaryExpression(f.createStringLiteral('in '), K.PlusToken, f.createCallExpression(f.createPropertyAccessExpression(message, 'slice'), undefined, [f.createNumericLiteral(6)])),
+      undefined,
+      message,
     );
-    const renamed = f.createBinaryExpression(f.createStringLiteral(`${where}: in `), K.PlusToken, f.createCallExpression(f.createPropertyAccessExpression(message, 'slice'), undefined, [f.createNumericLiteral(6)]));
+    const renamed = f.createBinaryExpression(f.createStringLiteral(`${where}: `), K.PlusToken, f.createParenthesizedExpression(text));
     const handler = f.createBlock(
       [f.createIfStatement(ours, f.createExpressionStatement(f.createAssignment(message, renamed))), f.createThrowStatement(e)],
       true,
@@ -268,13 +273,16 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   }
 }
 
-/** Do the defs a plan calls check array lengths at run time (the `atmost` construct)? */
+/** The constructs whose emitted code throws a RangeError for bad lengths or indices. */
+const CHECKING = new Set(['atmost', 'gather', 'scatter']);
+
+/** Do the defs a plan calls check array lengths or indices at run time? */
 function checksLengths(plan: CallSitePlan): boolean {
   let found = false;
   for (const d of reachable(plan.program, plan.entries).defs) {
     visitBlock(d.body, {
       expr: (e) => {
-        if (e.tag === 'construct' && e.op === 'atmost') found = true;
+        if (e.tag === 'construct' && CHECKING.has(e.op)) found = true;
       },
     });
   }

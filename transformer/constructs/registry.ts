@@ -10,13 +10,13 @@ import { loop } from './loop';
 import { at, lat, lpush, push, size, stack } from './stack';
 import { whileLoop } from './while';
 import { remat } from './remat';
-import { len, index, fill, sum, lindex, lonehot, lsum, lfill, map, smap, scan, sscan, reduce, sreduce, lscan, lfold, lrscan, lrfold, atmost } from './array';
+import { len, index, fill, sum, lindex, lonehot, lsum, lfill, map, smap, scan, sscan, reduce, sreduce, lscan, lfold, lrscan, lrfold, gather, lgather, lscatteradd, scatter, lscatter, lunscatter, reduceByIndex, sreduceByIndex, lhist, lrhist, atmost } from './array';
 
 export type { ConstructExpr, ConstructRule } from './types';
 
-export type ConstructName = 'cond' | 'loop' | 'while' | 'stack' | 'push' | 'at' | 'size' | 'lpush' | 'lat' | 'remat' | 'len' | 'index' | 'fill' | 'sum' | 'lindex' | 'lonehot' | 'lsum' | 'lfill' | 'map' | 'smap' | 'scan' | 'sscan' | 'reduce' | 'sreduce' | 'lscan' | 'lfold' | 'lrscan' | 'lrfold' | 'atmost';
+export type ConstructName = 'cond' | 'loop' | 'while' | 'stack' | 'push' | 'at' | 'size' | 'lpush' | 'lat' | 'remat' | 'len' | 'index' | 'fill' | 'sum' | 'lindex' | 'lonehot' | 'lsum' | 'lfill' | 'map' | 'smap' | 'scan' | 'sscan' | 'reduce' | 'sreduce' | 'lscan' | 'lfold' | 'lrscan' | 'lrfold' | 'gather' | 'lgather' | 'lscatteradd' | 'scatter' | 'lscatter' | 'lunscatter' | 'reduceByIndex' | 'sreduceByIndex' | 'lhist' | 'lrhist' | 'atmost';
 
-export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ cond, loop, while: whileLoop, stack, push, at, size, lpush, lat, remat, len, index, fill, sum, lindex, lonehot, lsum, lfill, map, smap, scan, sscan, reduce, sreduce, lscan, lfold, lrscan, lrfold, atmost });
+export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ cond, loop, while: whileLoop, stack, push, at, size, lpush, lat, remat, len, index, fill, sum, lindex, lonehot, lsum, lfill, map, smap, scan, sscan, reduce, sreduce, lscan, lfold, lrscan, lrfold, gather, lgather, lscatteradd, scatter, lscatter, lunscatter, reduceByIndex, sreduceByIndex, lhist, lrhist, atmost });
 
 export const isConstruct = (op: string): op is ConstructName => Object.prototype.hasOwnProperty.call(CONSTRUCTS, op);
 

@@ -37,8 +37,8 @@ const REAL_ARRAY: Shape = { kind: 'array', container: 'Float64Array', elem: NUMB
 const REAL_ARRAY_TYPE = arrayType(REAL);
 
 /** The tsad exports that are array helpers, and those whose IR combinators are not built yet. */
-export const ARRAY_HELPERS = new Set(['sum', 'dot', 'prod', 'iota', 'scan']);
-export const PENDING_HELPERS = new Set(['gather', 'scatter', 'reduceByIndex', 'matmul']);
+export const ARRAY_HELPERS = new Set(['sum', 'dot', 'prod', 'iota', 'scan', 'gather', 'scatter', 'reduceByIndex']);
+export const PENDING_HELPERS = new Set(['matmul']);
 
 /** The operators scan and reduce know by name, as primitives, with their neutral elements. */
 const OPERATORS: Record<string, { prim: string; neutral: number }> = {
@@ -284,31 +284,63 @@ export class ArrayLowering {
    * initial value defaults to its neutral element) or a lambda of its two parameters only.
    */
   scan(xs: Value, op: ts.Expression, init: Value | undefined, node: ts.Node, hint?: string): Value {
-    const { t } = this.site;
     if (!hasFolds()) return fail(1121, node, 'scan is not supported in differentiable functions yet: write it as a loop over the array');
+    const body = this.operator(op, 'scan');
+    if (!init && body.neutral === undefined) return fail(1121, node, 'scan with a function needs its initial value: scan(xs, (a, b) => ..., init)');
+    const start = init ?? { name: this.b.lit(body.neutral!, 'neutral'), shape: NUMBER };
+    return this.bindFold('scan', xs, start, body.acc, body.x, body.block, hint);
+  }
+
+  /**
+   * The operator of scan or reduceByIndex as a body over (accumulator, element): '+', '*', 'min',
+   * 'max' (with its neutral element), or a lambda written in place that reads only its two
+   * parameters (the combinator may group it any way).
+   */
+  private operator(op: ts.Expression, what: string): { acc: Binder; x: Binder; block: Block; neutral?: number } {
+    const { t } = this.site;
+    const acc = binder(this.b.fresh('acc'), REAL);
+    const x = binder(this.b.fresh('x'), REAL);
     if (t.isStringLiteral(op)) {
       const known = OPERATORS[op.text];
-      if (!known) return fail(1121, op, `scan's operator is '+', '*', 'min', 'max' or a function, not '${op.text}'`);
-      const start = init ?? { name: this.b.lit(known.neutral, 'neutral'), shape: NUMBER };
-      return this.combinator('scan', xs, start, (acc, x, b) => b.prim(known.prim, [acc, x], 'acc'), hint);
+      if (!known) return fail(1121, op, `${what}'s operator is '+', '*', 'min', 'max' or a function, not '${op.text}'`);
+      const inner = new Builder(this.b.names);
+      const next = inner.prim(known.prim, [acc.name, x.name], 'acc');
+      return { acc, x, block: inner.finish(ret([next])), neutral: known.neutral };
     }
     let fn: ts.Expression = op;
     while (t.isParenthesizedExpression(fn)) fn = fn.expression;
-    if (!t.isArrowFunction(fn) && !t.isFunctionExpression(fn)) return fail(1121, op, "scan's operator must be '+', '*', 'min', 'max' or a function written in place");
-    if (!init) return fail(1121, node, 'scan with a function needs its initial value: scan(xs, (a, b) => ..., init)');
-    if (fn.parameters.length !== 2) return fail(1121, fn, "scan's operator takes two parameters (accumulator, value)");
+    if (!t.isArrowFunction(fn) && !t.isFunctionExpression(fn)) return fail(1121, op, `${what}'s operator must be '+', '*', 'min', 'max' or a function written in place`);
+    if (fn.parameters.length !== 2) return fail(1121, fn, `${what}'s operator takes two parameters (accumulator, value)`);
     const lambdaFn = fn;
-    const acc = binder(this.b.fresh('acc'), REAL);
-    const x = binder(this.b.fresh('x'), REAL);
     const lowered = this.site.scope((bind) => {
       bind(this.paramSymbol(lambdaFn.parameters[0]), { name: acc.name, shape: NUMBER });
       bind(this.paramSymbol(lambdaFn.parameters[1]), { name: x.name, shape: NUMBER });
       return [this.site.callbackBody(lambdaFn, 'acc')];
     });
-    if (lowered.results[0].shape.kind !== 'number') fail(1121, fn.body, "scan's operator must return a number");
+    if (lowered.results[0].shape.kind !== 'number') fail(1121, fn.body, `${what}'s operator must return a number`);
     const free = [...freeVars(lowered.block).nl].filter((v) => v !== acc.name && v !== x.name);
-    if (free.length > 0) fail(1121, fn, `scan's operator may read only its two parameters, not '${userName(free[0])}': the combinator runs it in any grouping (write a loop for a fold that reads more)`);
-    return this.bindFold('scan', xs, init, acc, x, lowered.block, hint);
+    if (free.length > 0) fail(1121, fn, `${what}'s operator may read only its two parameters, not '${userName(free[0])}': the combinator runs it in any grouping (write a loop for a fold that reads more)`);
+    return { acc, x, block: lowered.block };
+  }
+
+  /** tsad's `gather(xs, indices)`: out[k] = xs[indices[k]] (an index outside xs is a RangeError). */
+  gather(xs: Value, idx: Value, node: ts.Node, hint?: string): Value {
+    if (!isConstruct('gather')) return fail(1121, node, 'gather is not supported in differentiable functions yet: write it as a loop over the indices');
+    return { name: this.b.nl(hint ?? 'gathered', construct('gather', [xs.name, idx.name], [], []), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
+  }
+
+  /** tsad's `scatter(dest, indices, values)`: a copy of dest with values at the (distinct) indices. */
+  scatter(dest: Value, idx: Value, vals: Value, node: ts.Node, hint?: string): Value {
+    if (!isConstruct('scatter')) return fail(1121, node, 'scatter is not supported in differentiable functions yet');
+    return { name: this.b.nl(hint ?? 'scattered', construct('scatter', [dest.name, idx.name, vals.name], [], []), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
+  }
+
+  /** tsad's `reduceByIndex(dest, indices, values, op)`: the histogram, bins outside dest ignored. */
+  reduceByIndex(dest: Value, idx: Value, vals: Value, op: ts.Expression, node: ts.Node, hint?: string): Value {
+    if (!isConstruct('reduceByIndex')) return fail(1121, node, 'reduceByIndex is not supported in differentiable functions yet');
+    const body = this.operator(op, 'reduceByIndex');
+    const e = construct('reduceByIndex', [dest.name, idx.name, vals.name], [], [lambda([body.acc, body.x], [], body.block)]);
+    return { name: this.b.nl(hint ?? 'histogram', e, REAL_ARRAY_TYPE), shape: REAL_ARRAY };
   }
 
   /** `reduce` or `scan` over xs from init with the operator `step` builds from (accumulator, element). */

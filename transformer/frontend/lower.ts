@@ -1646,13 +1646,22 @@ class FunctionLowering {
   private arrayHelper(name: string, e: ts.CallExpression, hint?: string): Value {
     const args = e.arguments;
     const want = name === 'dot' ? 2 : 1;
-    if (name !== 'scan' && args.length !== want) fail(1121, e, `${name} takes ${want} argument(s)`);
+    if ((name === 'sum' || name === 'dot' || name === 'prod' || name === 'iota') && args.length !== want) fail(1121, e, `${name} takes ${want} argument(s)`);
     if (name === 'scan') {
       if (args.length < 2 || args.length > 3) fail(1121, e, 'scan takes (xs, op) or (xs, op, init)');
       const xs = this.arrayOf(args[0]);
       const init = args[2] ? this.expr(args[2], 'init') : undefined;
       if (init && init.shape.kind !== 'number') fail(1121, args[2], 'the initial value of scan must be a number');
       return this.arrays.scan(xs, args[1], init, e, hint);
+    }
+    if (name === 'gather' || name === 'scatter' || name === 'reduceByIndex') {
+      const arity = name === 'gather' ? 2 : name === 'scatter' ? 3 : 4;
+      if (args.length !== arity) fail(1121, e, `${name} takes ${arity} arguments`);
+      const arrays = args.slice(0, name === 'reduceByIndex' ? 3 : arity).map((a) => this.arrayOf(a));
+      for (const [k, x] of arrays.entries()) if (x.shape.kind !== 'array' || x.shape.elem.kind !== 'number') fail(1121, args[k], `${name} needs arrays of numbers, got ${describeShape(x.shape)}`);
+      if (name === 'gather') return this.arrays.gather(arrays[0], arrays[1], e, hint);
+      if (name === 'scatter') return this.arrays.scatter(arrays[0], arrays[1], arrays[2], e, hint);
+      return this.arrays.reduceByIndex(arrays[0], arrays[1], arrays[2], args[3], e, hint);
     }
     if (name === 'iota') {
       const n = this.expr(args[0], 'n');

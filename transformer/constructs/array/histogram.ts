@@ -1,0 +1,393 @@
+// reduceByIndex (the histogram) and its linear recurrences (docs/linear-a.md, "gather, scatter,
+// reduceByIndex"):
+//
+//   let h̄ = reduceByIndex(d̄ests, idx, v̄als) [|h̄: τ̄, v̄: τ̄| { body -> (h̄', ō) }]
+//
+// k histograms start as copies of the k destinations (one length M) and, for i = 0 … n − 1 in
+// order, the bin b = idx_i gets h[b] ⊙ v_i; a bin outside 0 … M − 1 is ignored (Futhark's
+// reduce_by_index), a non-integer one is an error. The operator is a body: `add`, `mul`, `min`,
+// `max`, or any other. Per-element outputs ō are collected as for scan (0 where the bin was
+// ignored), which is how U hands the residuals on. Work: the bodies run, plus M per histogram
+// (the copy).
+//
+// J: the histogram of J body over pairs (the tangent histograms ḣ beside the values).
+// U: with U(J body) = (body_N : |h̄, v̄| -> (h̄', s̄), body_L : |s̄ ; ḣ̄, v̇̄| -> (; ḣ̄')):
+//      C:   let (h̄, s̄_arr) = reduceByIndex(d̄ests, idx, v̄als)[body_N]
+//      ė_L: lhist(M, idx, s̄_arr ; ḋ̄, v̇̄)[body_L]
+//    lhist: ḣ = ḋ (padded to M); for i in order with b = idx_i in range: ḣ[b] = body_L(s̄_i ; ḣ[b], v̇_i).
+// T: lhist ↔ lrhist, the recurrence backwards: c̄ = h̄; for i = n − 1 … 0 with b in range:
+//    (c̄[b], v̄_i) = body_Lᵀ(s̄_i ; c̄[b]); d̄ = c̄. So histogram(+) transposes to a gather of h̄
+//    (v̄_i = h̄[idx_i], d̄ = h̄), histogram(*) is exact with zeros (no division), and min/max send
+//    the cotangent to the one value the bin kept (the destination wins ties: it is the
+//    accumulator, which min/max's JVP prefers; then the lowest index).
+import { binder, construct, letS, arrayType, lambda, ret, InternalError, IrError, REAL } from '../../ir/syntax';
+import type { Lambda, Type } from '../../ir/syntax';
+import type { Value } from '../../ir/interp';
+import { printType } from '../../ir/printType';
+import type { ConstructExpr, ConstructRule, Sides } from '../types';
+import { barName } from '../../ad/names';
+import { loopLikeJvp } from '../loop/jvp';
+import { residualSources } from '../loop/unzip';
+import { allocate, assign, forCount, readOrZero } from './emit';
+import { at, count, declare, eraseInPairs } from './fold';
+import { binAt, constant, elementAt, notIndex, setAt, throwRange } from './indices';
+import { expectIndexArray } from './gather';
+import type * as ts from 'typescript';
+
+/** k: the destinations come first, then idx, then k value arrays. */
+const histograms = (e: ConstructExpr): number => (e.nl.length - 1) / 2;
+
+const padded = (a: Value, m: number): Value[] => Array.from({ length: m }, (_, k) => at(a, k));
+
+function typeRule(): ConstructRule['typeRule'] {
+  return (ops, e, t) => {
+    const fail = (msg: string): Sides<Type> => {
+      ops.error(msg);
+      return { nl: [], lin: [] };
+    };
+    if (e.bodies.length !== 1) return fail(`${e.op} takes one body, got ${e.bodies.length}`);
+    if (t.nl.length < 3 || t.nl.length % 2 !== 1) return fail(`${e.op} takes k destinations, the index array and k value arrays (k ≥ 1), got ${t.nl.length} non-linear operands`);
+    const k = histograms(e);
+    expectIndexArray(ops, e.op, t.nl[k]);
+    const dests = t.nl.slice(0, k);
+    const vals = t.nl.slice(k + 1);
+    const elems = dests.map((d, j) => {
+      if (d.tag !== 'array' || printType(d) !== printType(vals[j])) ops.error(`${e.op}: destination ${e.nl[j]} and values ${e.nl[k + 1 + j]} must be arrays of one type, got ${printType(d)} and ${printType(vals[j])}`);
+      return d.tag === 'array' ? d.elem : REAL;
+    });
+    const l = e.bodies[0];
+    if (l.nlParams.length !== 2 * k) return fail(`the body of ${e.op} takes ${k} bin value(s) and ${k} value(s), got ${l.nlParams.length} non-linear parameters`);
+    if (t.lin.length !== 0 && t.lin.length !== 2 * k) return fail(`${e.op} takes no linear operands or the tangents of its destinations and values, got ${t.lin.length}`);
+    if (l.linParams.length !== t.lin.length) return fail(`the body of ${e.op} takes one linear parameter per linear operand: ${t.lin.length}, got ${l.linParams.length}`);
+    const r = ops.typeBody(l, { nl: [...elems, ...elems], lin: t.lin.map((x) => (x.tag === 'array' ? x.elem : x)) });
+    if (r.nl.length < k) return fail(`the body of ${e.op} returns the ${k} new bin value(s) first, got ${r.nl.length} result(s)`);
+    r.nl.slice(0, k).forEach((y, j) => {
+      if (printType(y) !== printType(elems[j])) ops.error(`${e.op}: the body's result ${j} is a bin value of type ${printType(elems[j])}, got ${printType(y)}`);
+    });
+    return { nl: r.nl.map(arrayType), lin: r.lin.map(arrayType) };
+  };
+}
+
+function impl(sparse: boolean): ConstructRule['impl'] {
+  return (ops, e, v) => {
+    const k = histograms(e);
+    const idx = v.nl[k] as Value[];
+    const vals = v.nl.slice(k + 1);
+    const m = (v.nl[0] as Value[]).length;
+    const n = idx.length;
+    vals.forEach((a, j) => {
+      const len = (a as Value[]).length;
+      if (sparse ? len > n : len !== n) throw new IrError(`${e.op}: ${e.nl[k + 1 + j]} has ${len} elements, ${e.nl[k]} has ${n}`);
+    });
+    v.lin.slice(k).forEach((a, j) => {
+      if ((a as Value[]).length > n) throw new IrError(`${e.op}: the tangent ${e.lin[k + j]} has ${(a as Value[]).length} elements, ${e.nl[k]} has ${n}`);
+    });
+    const hs = v.nl.slice(0, k).map((d, j) => {
+      if (sparse ? (d as Value[]).length > m : (d as Value[]).length !== m) throw new IrError(`${e.op}: destination ${e.nl[j]} has ${(d as Value[]).length} elements, ${e.nl[0]} has ${m}`);
+      return padded(d, m);
+    });
+    const lhs = v.lin.slice(0, k).map((d) => padded(d, m));
+    ops.charge(m * (hs.length + lhs.length));
+    const counts = ops.arity(e.bodies[0]);
+    const outs: Value[][] = Array.from({ length: counts.nl - k }, () => []);
+    const linOuts: Value[][] = Array.from({ length: counts.lin - lhs.length }, () => []);
+    const fillers = outputFillers(e.bodies[0], k);
+    for (let i = 0; i < n; i++) {
+      const b = binAt(e.op, e.nl[k], idx, i, m);
+      if (b < 0) {
+        // An ignored element has no outputs; its slot holds a value of the right type, never read.
+        outs.forEach((o, j) => o.push(fillers[j]));
+        linOuts.forEach((o) => o.push(0));
+        continue;
+      }
+      const r = ops.runBody(e.bodies[0], { nl: [...hs.map((h) => h[b]), ...vals.map((a) => at(a, i))], lin: [...lhs.map((h) => h[b]), ...v.lin.slice(k).map((a) => at(a, i))] });
+      hs.forEach((h, j) => (h[b] = r.nl[j]));
+      lhs.forEach((h, j) => (h[b] = r.lin[j]));
+      r.nl.slice(k).forEach((y, j) => outs[j].push(y));
+      r.lin.slice(lhs.length).forEach((y, j) => linOuts[j].push(y));
+    }
+    return { nl: [...hs, ...outs], lin: [...lhs, ...linOuts] };
+  };
+}
+
+/** A value of each per-element output's type (its binder's, where annotated; else a real). */
+function outputFillers(body: Lambda, k: number): Value[] {
+  const r = body.body.result;
+  if (r.tag !== 'ret') return [];
+  const types = new Map<string, Type | undefined>();
+  for (const p of body.nlParams) types.set(p.name, p.type);
+  for (const st of body.body.stmts) for (const x of st.tag === 'let' ? st.nl : st.names) types.set(x.name, x.type);
+  const filler = (t: Type | undefined): Value =>
+    t === undefined ? 0 : t.tag === 'tuple' ? t.elems.map(filler) : t.tag === 'array' || t.tag === 'stack' ? [] : t.tag === 'bool' ? false : t.tag === 'str' ? '' : 0;
+  return r.nl.slice(k).map((x) => filler(types.get(x)));
+}
+
+const jvp: ConstructRule['jvp'] = (ops, e, results) => {
+  const k = histograms(e);
+  e.nl.slice(0, k).forEach((x) => {
+    const t = ops.typeOf(x);
+    if (t.tag !== 'array' || t.elem.tag !== 'real') throw new IrError(`${e.op}: derivatives need arrays of reals, not ${printType(t)}`);
+  });
+  return loopLikeJvp(ops, e, results, [...e.nl.slice(0, k), ...e.nl.slice(k + 1)], (o) => [o.jvpBody(e.bodies[0])]);
+};
+
+function unzip(sparse: boolean): ConstructRule['unzip'] {
+  return (ops, e, results) => {
+    const { b } = ops;
+    const k = histograms(e);
+    if (results.lin.length > k) throw new IrError(`${e.op}: the tangents of per-element outputs are not supported yet (a second derivative through reduceByIndex)`);
+    const h = ops.unzipBody(e.bodies[0]);
+    const elements = sparse ? [] : e.bodies[0].nlParams.slice(k).map((p, j) => ({ param: p.name, operand: e.nl[k + 1 + j] }));
+    const { sources, stacked } = residualSources(h, undefined, elements);
+    const arrays = stacked.map((t) => binder(b.fresh('res'), arrayType(t)));
+    const r = h.primal.body.result;
+    if (r.tag !== 'ret') throw new InternalError(`${e.op}: unzipBody must return a ret`);
+    const m = results.nl.length;
+    const kept = r.nl.slice(m).filter((_, j) => sources[j].kind === 'stacked');
+    const primal = lambda(h.primal.nlParams, [], { stmts: h.primal.body.stmts, result: ret([...r.nl.slice(0, m), ...kept]) });
+    const len = binder(b.fresh('m'), REAL);
+    b.stmt(letS([len], [], construct('len', [e.nl[0]], [], [])));
+    b.bind([...results.nl, ...arrays], [], construct(e.op, e.nl, [], [primal]));
+    const operands = sources.map((s) => (s.kind === 'stacked' ? arrays[s.slot].name : s.kind === 'invariant' ? s.operand : e.nl[0]));
+    return construct('lhist', [len.name, e.nl[k], ...operands], e.lin, [h.tangent]);
+  };
+}
+
+//   h1 = new Float64Array(M); for (k < M) h1[k] = d1[k]; o1 = new Float64Array(n); let t1, …;
+//   for (let i = 0; i < n; i++) { const b = idx[i]; (not an integer: throw);
+//     if (b >= 0 && b < M) { const a = h1[b]; const v = x1[i]; …body…; h1[b] = t1; o1[i] = t2; } }
+function emitTs(sparse: boolean): ConstructRule['emitTs'] {
+  return (ops, e, into) => {
+    const f = ops.factory;
+    const k = histograms(e);
+    const mixed = e.lin.length > 0;
+    const counts = ops.arity(e.bodies[0]);
+    const idx = ops.ref(e.nl[k]);
+    const n = f.createPropertyAccessExpression(idx, 'length');
+    const mName = ops.fresh('m');
+    const m = f.createIdentifier(mName);
+    const i = ops.fresh('i');
+    const iId = f.createIdentifier(i);
+    const bName = ops.fresh('b');
+    const bId = f.createIdentifier(bName);
+    const kk = mixed ? k : 0;
+    // Result positions: histograms nl [0, k) and lin [counts.nl, counts.nl + kk); the rest per-element outputs.
+    const histAt = [...Array.from({ length: k }, (_, j) => j), ...Array.from({ length: kk }, (_, j) => counts.nl + j)];
+    const outAt = into.map((_, p) => p).filter((p) => !histAt.includes(p));
+    const dests = [...e.nl.slice(0, k), ...e.lin.slice(0, kk)];
+    const temps = into.map((y) => ops.fresh(`${y}_i`));
+    const id = (x: string): ts.Expression => f.createIdentifier(x);
+    const elem = (x: string, tangent: boolean): ts.Expression => (tangent || sparse ? readOrZero(ops, ops.ref(x), iId) : elementAt(ops, ops.ref(x), iId));
+    const hist = (j: number): ts.Expression => elementAt(ops, id(into[histAt[j]]), bId);
+    const args = [...Array.from({ length: k }, (_, j) => hist(j)), ...e.nl.slice(k + 1).map((x) => elem(x, false)), ...Array.from({ length: kk }, (_, j) => hist(k + j)), ...e.lin.slice(kk).map((x) => elem(x, true))];
+    const copies = dests.map((d, j) => {
+      const c = ops.fresh('c');
+      return [assign(ops, into[histAt[j]], allocate(ops, ops.resultTypes[histAt[j]] ?? arrayType(REAL), m)), forCount(ops, c, m, [setAt(ops, id(into[histAt[j]]), id(c), readOrZero(ops, ops.ref(d), id(c)))])];
+    });
+    const inRange = f.createLogicalAnd(f.createGreaterThanEquals(bId, f.createNumericLiteral(0)), f.createLessThan(bId, m));
+    const update = [
+      ...ops.emitBody(e.bodies[0], args, temps),
+      ...histAt.map((p) => setAt(ops, id(into[p]), bId, id(temps[p]))),
+      ...outAt.map((p) => setAt(ops, id(into[p]), iId, id(temps[p]))),
+    ];
+    const lengths = e.nl.slice(k + 1).map((x) =>
+      f.createIfStatement(
+        sparse ? f.createGreaterThan(f.createPropertyAccessExpression(ops.ref(x), 'length'), n) : f.createStrictInequality(f.createPropertyAccessExpression(ops.ref(x), 'length'), n),
+        throwRange(ops, [`${e.op}: ${x} has `, f.createPropertyAccessExpression(ops.ref(x), 'length'), ` elements, ${e.nl[k]} has `, n]),
+      ),
+    );
+    return [
+      ...lengths,
+      constant(ops, mName, f.createPropertyAccessExpression(ops.ref(e.nl[0]), 'length')),
+      ...copies.flat(),
+      ...outAt.map((p) => assign(ops, into[p], allocate(ops, ops.resultTypes[p] ?? arrayType(REAL), n))),
+      ...declare(ops, temps),
+      forCount(ops, i, n, [
+        constant(ops, bName, elementAt(ops, idx, iId)),
+        f.createIfStatement(notIndex(ops, bId), throwRange(ops, [`${e.op}: ${e.nl[k]}[`, iId, '] = ', bId, ' is not an integer'])),
+        f.createIfStatement(inRange, f.createBlock(update, true)),
+      ]),
+    ];
+  };
+}
+
+function histRule(name: string, sparse: boolean): ConstructRule {
+  return {
+    name,
+    arity: (e, bodyArity) => (e.bodies.length > 0 ? bodyArity(e.bodies[0]) : { nl: 0, lin: 0 }),
+    typeRule: typeRule(),
+    impl: impl(sparse),
+    jvp,
+    unzip: unzip(sparse),
+    transpose: () => {
+      throw new InternalError(`${name} is never linear: T does not reach it`);
+    },
+    pruneResults: () => undefined,
+    repeats: true,
+    erase: (ops, e) => {
+      if (e.lin.length === 0) return { ...e, bodies: e.bodies.map((l) => ops.eraseBody(l)) };
+      const k = histograms(e);
+      const range = (from: number): number[] => Array.from({ length: k }, (_, j) => from + j);
+      return eraseInPairs(ops, e, 'sreduceByIndex', k, { acc: range(0), elem: range(k + 1), operands: (acc, elems) => [...acc, e.nl[k], ...elems] });
+    },
+    emitTs: emitTs(sparse),
+  };
+}
+
+export const reduceByIndex = histRule('reduceByIndex', false);
+/** E's output: destinations and values of reals may be shorter than M and n (sparse tangents). */
+export const sreduceByIndex = histRule('sreduceByIndex', true);
+
+// ---- the linear recurrences lhist (forward) and lrhist (backward) ----
+//
+//   lhist(M, idx, s̄ ; ḋ̄, v̇̄) [|s̄ ; ḣ̄, v̇̄| -> (; ḣ̄')]    → (; ḣ̄s)          (k results)
+//   lrhist(M, idx, s̄ ; h̄̄) [|s̄ ; c̄̄| -> (; c̄̄, v̄̄)]       → (; d̄̄, v̄̄s)      (2k results)
+// Erased, every operand non-linear: the residual arrays are those before the last 2k (forward) or k (backward).
+
+interface Shape {
+  readonly forward: boolean;
+  readonly transpose: string;
+}
+
+function layout(e: ConstructExpr, s: Shape, bodyResults: number): { r: number; k: number } {
+  const k = s.forward ? bodyResults : bodyResults / 2;
+  const r = e.lin.length > 0 ? e.nl.length - 2 : e.nl.length - 2 - (s.forward ? 2 * k : k);
+  return { r, k };
+}
+
+const resultsOf = (e: ConstructExpr, xs: Value[]): Sides<Value> => (e.lin.length > 0 ? { nl: [], lin: xs } : { nl: xs, lin: [] });
+
+function linTypeRule(s: Shape): ConstructRule['typeRule'] {
+  return (ops, e, t) => {
+    if (e.bodies.length !== 1 || t.nl.length < 2) {
+      ops.error(`${e.op} takes its length M, the index array, residual arrays and one body`);
+      return { nl: [], lin: [] };
+    }
+    if (t.nl[0].tag !== 'real') ops.error(`the first operand of ${e.op} is the histogram's length M, a real`);
+    expectIndexArray(ops, e.op, t.nl[1]);
+    const all = [...t.nl.slice(2), ...t.lin].map((x) => (x.tag === 'array' ? x.elem : x));
+    const linear = e.lin.length > 0;
+    const r0 = linear ? t.nl.length - 2 : 0;
+    const body = ops.typeBody(e.bodies[0], linear ? { nl: all.slice(0, r0), lin: all.slice(r0) } : { nl: all, lin: [] });
+    const out = [...body.nl, ...body.lin].map(arrayType);
+    return linear ? { nl: [], lin: out } : { nl: out, lin: [] };
+  };
+}
+
+function linImpl(s: Shape): ConstructRule['impl'] {
+  return (ops, e, v) => {
+    const m = count(v.nl[0], e.op, 'histogram length');
+    const idx = v.nl[1] as Value[];
+    const n = idx.length;
+    const counts = ops.arity(e.bodies[0]);
+    const { r, k } = layout(e, s, counts.nl + counts.lin);
+    const all = [...v.nl.slice(2), ...v.lin];
+    const res = all.slice(0, r) as Value[][];
+    const linear = e.lin.length > 0;
+    const step = (i: number, lin: Value[]): Value[] => {
+      const nl = res.map((a) => a[i]);
+      const y = ops.runBody(e.bodies[0], linear ? { nl, lin } : { nl: [...nl, ...lin], lin: [] });
+      return [...y.nl, ...y.lin];
+    };
+    const hs = all.slice(r, r + k).map((d) => padded(d, m));
+    ops.charge(m * k);
+    if (s.forward) {
+      const vals = all.slice(r + k);
+      for (let i = 0; i < n; i++) {
+        const b = binAt(e.op, 'idx', idx, i, m);
+        if (b < 0) continue;
+        step(i, [...hs.map((h) => h[b]), ...vals.map((a) => at(a, i))]).forEach((y, j) => (hs[j][b] = y));
+      }
+      return resultsOf(e, hs);
+    }
+    const vs: Value[][] = Array.from({ length: k }, () => new Array<Value>(n).fill(0));
+    for (let i = n - 1; i >= 0; i--) {
+      const b = binAt(e.op, 'idx', idx, i, m);
+      if (b < 0) continue;
+      const y = step(i, hs.map((h) => h[b]));
+      hs.forEach((h, j) => (h[b] = y[j]));
+      y.slice(k).forEach((x, j) => (vs[j][i] = x));
+    }
+    return resultsOf(e, [...hs, ...vs]);
+  };
+}
+
+function linTranspose(s: Shape): ConstructRule['transpose'] {
+  return (ops, e, cotangents, resultTypes) => {
+    const { b } = ops;
+    if (cotangents.every((c) => c === null)) return e.lin.map(() => null);
+    const cts = cotangents.map((c, j) => c ?? b.zero(resultTypes[j], 'zero'));
+    const tb = ops.transposeBody(e.bodies[0], resultTypes.map((t) => (t.tag === 'array' ? t.elem : t)));
+    const bars = e.lin.map((x) => binder(b.fresh(barName(x)), ops.typeOf(x)));
+    b.bind([], bars, construct(s.transpose, e.nl, cts, [tb]));
+    return bars.map((x) => x.name);
+  };
+}
+
+//   h1 = new Float64Array(M); for (c < M) h1[c] = (ḋ1[c] ?? 0);  (backward: v̄1 = new Float64Array(n))
+//   for (i …) { const b = idx[i]; if (b >= 0 && b < M) { …body(s[i] ; h1[b], (v̇1[i] ?? 0))…; h1[b] = t1; (v̄1[i] = u1;) } }
+function linEmitTs(s: Shape): ConstructRule['emitTs'] {
+  return (ops, e, into) => {
+    const f = ops.factory;
+    const counts = ops.arity(e.bodies[0]);
+    const { r, k } = layout(e, s, counts.nl + counts.lin);
+    const all = [...e.nl.slice(2), ...e.lin];
+    const m = ops.ref(e.nl[0]);
+    const idx = ops.ref(e.nl[1]);
+    const n = f.createPropertyAccessExpression(idx, 'length');
+    const i = ops.fresh('i');
+    const iId = f.createIdentifier(i);
+    const bName = ops.fresh('b');
+    const bId = f.createIdentifier(bName);
+    const id = (x: string): ts.Expression => f.createIdentifier(x);
+    const res = all.slice(0, r).map((a) => elementAt(ops, ops.ref(a), iId));
+    const hs = into.slice(0, k);
+    const temps = Array.from({ length: s.forward ? k : 2 * k }, (_, j) => ops.fresh(`t${j}`));
+    const copies = all.slice(r, r + k).flatMap((d, j) => {
+      const c = ops.fresh('c');
+      return [assign(ops, hs[j], allocate(ops, arrayType(REAL), m)), forCount(ops, c, m, [setAt(ops, id(hs[j]), id(c), readOrZero(ops, ops.ref(d), id(c)))])];
+    });
+    const vals = s.forward ? all.slice(r + k).map((a) => readOrZero(ops, ops.ref(a), iId)) : [];
+    const update = [
+      ...ops.emitBody(e.bodies[0], [...res, ...hs.map((h) => elementAt(ops, id(h), bId)), ...vals], temps),
+      ...hs.map((h, j) => setAt(ops, id(h), bId, id(temps[j]))),
+      ...(s.forward ? [] : into.slice(k).map((v, j) => setAt(ops, id(v), iId, id(temps[k + j])))),
+    ];
+    const inRange = f.createLogicalAnd(f.createGreaterThanEquals(bId, f.createNumericLiteral(0)), f.createLessThan(bId, m));
+    const body = [constant(ops, bName, elementAt(ops, idx, iId)), f.createIfStatement(inRange, f.createBlock(update, true))];
+    const loop = s.forward
+      ? forCount(ops, i, n, body)
+      : f.createForStatement(
+          f.createVariableDeclarationList([f.createVariableDeclaration(i, undefined, undefined, f.createSubtract(n, f.createNumericLiteral(1)))], ops.ts.NodeFlags.Let),
+          f.createGreaterThanEquals(iId, f.createNumericLiteral(0)),
+          f.createPostfixDecrement(iId),
+          f.createBlock(body, true),
+        );
+    return [...copies, ...(s.forward ? [] : into.slice(k).map((v) => assign(ops, v, allocate(ops, arrayType(REAL), n)))), ...declare(ops, temps), loop];
+  };
+}
+
+function linRule(name: string, s: Shape): ConstructRule {
+  return {
+    name,
+    arity: (e, bodyArity) => {
+      if (e.bodies.length === 0) return { nl: 0, lin: 0 };
+      const c = bodyArity(e.bodies[0]);
+      return e.lin.length > 0 ? { nl: 0, lin: c.nl + c.lin } : { nl: c.nl + c.lin, lin: 0 };
+    },
+    typeRule: linTypeRule(s),
+    impl: linImpl(s),
+    jvp: (_ops, e) => {
+      if (e.lin.length > 0) throw new InternalError(`jvp: ${e.op} with linear operands in a non-linear program (erase first)`);
+      throw new IrError(`${e.op}: second-order derivatives through reduceByIndex are not supported yet`);
+    },
+    unzip: (_ops, e) => e,
+    transpose: linTranspose(s),
+    pruneResults: () => undefined,
+    repeats: true,
+    emitTs: linEmitTs(s),
+  };
+}
+
+export const lhist = linRule('lhist', { forward: true, transpose: 'lrhist' });
+export const lrhist = linRule('lrhist', { forward: false, transpose: 'lhist' });
