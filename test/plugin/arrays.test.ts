@@ -228,8 +228,15 @@ export function histMul(dst: Float64Array, idx: Int32Array, vs: Float64Array): F
 export function histMin(dst: Float64Array, idx: Int32Array, vs: Float64Array): Float64Array {
   return reduceByIndex(dst, idx, vs, 'min');
 }
+/** @differentiable */
+export function roughness(a: Float64Array): number {
+  // Squared differences of neighbours: reads at i + 1 and i, gathers before the map.
+  const d = Float64Array.from({ length: a.length - 1 }, (_, i) => a[i + 1] - a[i]);
+  return sum(d.map((x) => x * x)) + sum(a.map((x, i) => x * a[a.length - 1 - i]));
+}
 
 export const gSumsq = grad(sumsq);
+export const gRoughness = grad(roughness);
 export const vjpPick3 = (a: Float64Array, idx: Int32Array) => vjp(pick3, a, idx);
 export const vjpPut = (xs: number[], idx: number[], vs: number[]) => vjp(put, xs, idx, vs);
 export const vjpHistAdd = (d: Float64Array, idx: Int32Array, vs: Float64Array) => vjp(histAdd, d, idx, vs);
@@ -402,6 +409,13 @@ describe.each(LENGTHS)('length %i', (n) => {
     const [ga, gc] = m.gPolys(a, 0.6);
     close(ga, fdGrad(m.polys, [a, 0.6], 0));
     close(gc, fd(m.polys, [a, 0.6], 1));
+  });
+
+  test('reads at an index computed from the map index (a[i + 1], a[n - 1 - i]) are gathers', () => {
+    if (n === 0) return; // a.length − 1 = −1 is not a length
+    const g = m.gRoughness(Float64Array.from(a));
+    expect(g).toBeInstanceOf(Float64Array);
+    close(g, fdGrad(m.roughness, [Float64Array.from(a)], 0));
   });
 
   test('valueAndGrad', () => {

@@ -193,11 +193,11 @@ export class ArrayLowering {
     const own = new Set([i.name, ...mapped.map((m) => m.param.name)]);
     const body = this.hoist(raw, own);
     // Arrays the body reads only at the map's index are zipped in as mapped operands.
-    const zipped = this.zip(body, i.name, own, node);
+    const zipped = this.zip(body, i.name, own, n, node, mappedParams.length > 0);
     for (const z of zipped.arrays) mapped.push(z);
     // A zip needs arrays of one length: checked once, before the map (JavaScript would read undefined).
     const first = mappedParams[0]?.[1];
-    for (const z of zipped.arrays) {
+    for (const z of zipped.arrays.filter((a) => a.direct)) {
       const what = first ? `the arrays '${userName(first.name)}' and '${userName(z.operand)}' of ${this.text(node)} must have the same length` : `the array '${userName(z.operand)}' of ${this.text(node)} must have length n`;
       n = this.sameLength(n, { name: z.operand, shape: REAL_ARRAY }, what);
     }
@@ -430,30 +430,96 @@ export class ArrayLowering {
   }
 
   /** Arrays read only as `w[i]` at the map's own index become mapped operands (a zip). */
-  private zip(body: Block, i: string, own: ReadonlySet<string>, node: ts.Node): { body: Block; arrays: { operand: string; param: Binder }[] } {
-    const free = [...freeVars(body).nl].filter((n) => !own.has(n));
-    const arrays: { operand: string; param: Binder }[] = [];
+  /**
+   * Arrays the body reads as `w[i]` at the map's own index become mapped operands (a zip, whose
+   * lengths are checked); reads at an index computed from i and free numbers only (`w[i + 1]`,
+   * `w[n - 1 - i]`) become a gather of w at those indices before the map, itself a mapped
+   * operand (when the IR has gather). Any other read of a free array is TSAD1121.
+   */
+  private zip(body: Block, i: string, own: ReadonlySet<string>, n: Value, node: ts.Node, exact: boolean): { body: Block; arrays: { operand: string; param: Binder; direct: boolean }[] } {
+    const free = [...freeVars(body).nl].filter((x) => !own.has(x));
+    const arrays: { operand: string; param: Binder; direct: boolean }[] = [];
     const rename = new Map<string, string>();
     const dropped = new Set<Stmt>();
+    const isRead = (st: Stmt, w: string): st is Extract<Stmt, { tag: 'let' }> => st.tag === 'let' && st.rhs.tag === 'construct' && st.rhs.op === 'index' && st.rhs.nl[0] === w;
+    const refuse = (w: string): never =>
+      fail(1121, node, `the callback reads the array '${userName(w)}' other than at an index computed from the map's own: a map may read another array as w[i] or w[f(i)]; write a for loop that accumulates, or map over the indices you need`);
     for (const w of free) {
       const shape = this.site.shapeOfName(w);
       if (!shape || shape.kind !== 'array') continue;
-      const reads = body.stmts.filter((s) => s.tag === 'let' && s.rhs.tag === 'construct' && s.rhs.op === 'index' && s.rhs.nl[0] === w && s.rhs.nl[1] === i);
-      const others = body.stmts.filter((s) => !reads.includes(s) && freeVars(block([s], ret([]))).nl.has(w));
-      if (reads.length === 0 || others.length > 0 || freeVars(body.result).nl.has(w)) {
-        fail(1121, node, `the callback reads the array '${w.replace(/_\d+$/, '')}' other than at the map's own index: a map may read another array only as w[i]; write a for loop that accumulates, or map over the indices you need`);
-      }
-      const param = binder(this.b.fresh(`${w}_i`), irType(elemShape(shape)));
-      arrays.push({ operand: w, param });
-      for (const s of reads) {
-        dropped.add(s);
-        if (s.tag === 'let') rename.set(s.nl[0].name, param.name);
+      const reads = body.stmts.filter((st) => isRead(st, w));
+      const others = body.stmts.filter((st) => !reads.includes(st as never) && freeVars(block([st], ret([]))).nl.has(w));
+      if (reads.length === 0 || others.length > 0 || freeVars(body.result).nl.has(w)) refuse(w);
+      // One mapped operand per distinct index: w itself at i, a gather of w elsewhere.
+      const byIndex = new Map<string, Binder>();
+      for (const st of reads) {
+        const at = (st.rhs as Extract<typeof st.rhs, { tag: 'construct' }>).nl[1];
+        let param = byIndex.get(at);
+        if (!param) {
+          param = binder(this.b.fresh(`${userName(w)}_${at === i ? 'i' : 'at'}`), irType(elemShape(shape)));
+          byIndex.set(at, param);
+          // Over an array, w[i] zips w (same length, checked); over indices only, w may be longer.
+          if (at === i && (exact || !isConstruct('gather'))) arrays.push({ operand: w, param, direct: true });
+          else {
+            const slice = isConstruct('gather') ? this.indexSlice(body, at, i, own) : undefined;
+            if (!slice) refuse(w);
+            arrays.push({ operand: this.gatherAt(w, slice!, at, i, n, node), param, direct: false });
+          }
+        }
+        dropped.add(st);
+        rename.set(st.nl[0].name, param.name);
       }
     }
     if (arrays.length === 0) return { body, arrays };
-    const kept = { stmts: body.stmts.filter((s) => !dropped.has(s)), result: body.result };
-    const r = (n: string) => rename.get(n) ?? n;
+    const kept = { stmts: body.stmts.filter((st) => !dropped.has(st)), result: body.result };
+    const r = (x: string) => rename.get(x) ?? x;
     return { body: rewriteBlock(kept, { expr: (e) => renameOperands(e, r), stmt: (st, emit) => emit(renameStmtOperands(st, r)) }), arrays };
+  }
+
+  /**
+   * The statements of the body that compute `target` from the index i and free numbers only (no
+   * array read, no other parameter, no construct), in order; undefined when there are others.
+   */
+  private indexSlice(body: Block, target: string, i: string, own: ReadonlySet<string>): Stmt[] | undefined {
+    const defs = new Map<string, Stmt>();
+    for (const st of body.stmts) for (const x of st.tag === 'let' ? [...st.nl, ...st.lin] : st.names) defs.set(x.name, st);
+    const need = new Set<Stmt>();
+    const todo = [target];
+    while (todo.length > 0) {
+      const x = todo.pop()!;
+      if (x === i) continue;
+      if (own.has(x)) return undefined;
+      const st = defs.get(x);
+      if (!st || need.has(st)) continue;
+      if (st.tag === 'let' && (st.lin.length > 0 || st.rhs.tag === 'construct' || st.rhs.tag === 'call' || st.rhs.tag === 'block')) return undefined;
+      need.add(st);
+      todo.push(...freeVars(block([st], ret([]))).nl);
+    }
+    return body.stmts.filter((st) => need.has(st));
+  }
+
+  /** gather(w, idx) with idx the map over i < n of the slice's value: its binders renamed. */
+  private gatherAt(w: string, slice: readonly Stmt[], target: string, i: string, n: Value, node: ts.Node): string {
+    const b = this.b;
+    const j = binder(b.fresh('j'), REAL);
+    const fresh = new Map<string, string>([[i, j.name]]);
+    const r = (x: string) => fresh.get(x) ?? x;
+    const copied = slice.map((st): Stmt => {
+      const rebind = (x: Binder) => {
+        fresh.set(x.name, b.fresh(x.name));
+        return binder(fresh.get(x.name)!, x.type);
+      };
+      if (st.tag === 'unpack') {
+        const tuple = r(st.tuple);
+        return { ...st, tuple, names: st.names.map(rebind) };
+      }
+      const rhs = renameOperands(st.rhs, r);
+      return { ...st, rhs, nl: st.nl.map(rebind), lin: st.lin.map(rebind) };
+    });
+    const closed = this.close({ stmts: copied, result: ret([r(target)]) }, new Set([j.name]), node, 'map');
+    const slots = this.indices(n);
+    const at = b.nl(`${userName(w)}_index`, construct('map', [n.name, slots.operand, ...closed.operands], [], [lambda([j, slots.param, ...closed.params], [], closed.body)]), REAL_ARRAY_TYPE);
+    return b.nl(`${userName(w)}_at`, construct('gather', [w, at], [], []), REAL_ARRAY_TYPE);
   }
 
   /** The body's free variables become operands with parameters of their own (renamed inside). */
