@@ -234,8 +234,16 @@ export function roughness(a: Float64Array): number {
   const d = Float64Array.from({ length: a.length - 1 }, (_, i) => a[i + 1] - a[i]);
   return sum(d.map((x) => x * x)) + sum(a.map((x, i) => x * a[a.length - 1 - i]));
 }
+/** @differentiable */
+export function slices(a: number[], k: number): number {
+  const head = a.slice(0, k);
+  const tail = a.slice(-2);
+  const middle = a.slice(1, -1);
+  return sum(head.map((x) => x * x)) + 3 * sum(tail) + sum(middle.map((x) => Math.sin(x))) + a.slice(k).length;
+}
 
 export const gSumsq = grad(sumsq);
+export const gSlices = grad(slices);
 export const gRoughness = grad(roughness);
 export const vjpPick3 = (a: Float64Array, idx: Int32Array) => vjp(pick3, a, idx);
 export const vjpPut = (xs: number[], idx: number[], vs: number[]) => vjp(put, xs, idx, vs);
@@ -416,6 +424,10 @@ describe.each(LENGTHS)('length %i', (n) => {
     const g = m.gRoughness(Float64Array.from(a));
     expect(g).toBeInstanceOf(Float64Array);
     close(g, fdGrad(m.roughness, [Float64Array.from(a)], 0));
+  });
+
+  test('.slice with JavaScript positions (negative from the end, clamped): a gather', () => {
+    for (const k of [0, 2, 7]) close(m.gSlices(a, k), fdGrad(m.slices, [a, k], 0));
   });
 
   test('valueAndGrad', () => {

@@ -329,6 +329,34 @@ export class ArrayLowering {
     return { name: this.b.nl(hint ?? 'gathered', construct('gather', [xs.name, idx.name], [], []), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
   }
 
+  /**
+   * `a.slice(start?, end?)` with JavaScript's meaning (negative positions count from the end, both
+   * clamped to the array): a gather of a at start + i for i below the slice's length.
+   */
+  slice(a: Value, start: Value | undefined, end: Value | undefined, node: ts.Node, hint?: string): Value {
+    if (!isConstruct('gather')) return fail(1121, node, "'.slice' of an array is not supported in differentiable functions yet");
+    const b = this.b;
+    const len = this.length(a);
+    const zero = b.lit(0, 'zero');
+    // select(k < 0, max(len + k, 0), min(k, len))
+    const position = (k: Value): string => {
+      const negative = b.test('lt', [k.name, zero], 'negative');
+      const fromEnd = b.prim('max', [b.prim('add', [len.name, k.name], 'back'), zero], 'back');
+      const clamped = b.prim('min', [k.name, len.name], 'clamped');
+      return b.nl('position', { tag: 'prim', op: 'select', args: [negative, fromEnd, clamped] }, REAL);
+    };
+    const from = start ? position(start) : zero;
+    const to = end ? position(end) : len.name;
+    const count = { name: b.prim('max', [b.prim('sub', [to, from], 'span'), zero], 'n'), shape: NUMBER };
+    const j = binder(b.fresh('j'), REAL);
+    const offset = binder(b.fresh('offset'), REAL);
+    const inner = new Builder(b.names);
+    const at = inner.prim('add', [j.name, offset.name], 'at');
+    const slots = this.indices(count);
+    const idx = b.nl('slice_index', construct('map', [count.name, slots.operand, from], [], [lambda([j, slots.param, offset], [], inner.finish(ret([at])))]), REAL_ARRAY_TYPE);
+    return { name: b.nl(hint ?? 'sliced', construct('gather', [a.name, idx], [], []), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
+  }
+
   /** tsad's `scatter(dest, indices, values)`: a copy of dest with values at the (distinct) indices. */
   scatter(dest: Value, idx: Value, vals: Value, node: ts.Node, hint?: string): Value {
     if (!isConstruct('scatter')) return fail(1121, node, 'scatter is not supported in differentiable functions yet');

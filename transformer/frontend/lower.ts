@@ -1597,6 +1597,13 @@ class FunctionLowering {
       }
       case 'fill':
         return this.fillNew(e, callee, hint);
+      case 'slice': {
+        const xs = this.arrayOf(callee.expression);
+        if (xs.shape.kind !== 'array' || xs.shape.elem.kind !== 'number') fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
+        const [start, end] = e.arguments.slice(0, 2).map((a) => this.expr(a, 'position'));
+        for (const [k, v] of [start, end].entries()) if (v && v.shape.kind !== 'number') fail(1121, e.arguments[k], 'a slice position must be a number');
+        return this.arrays.slice(xs, start, end, e, hint);
+      }
       case 'push':
       case 'pop':
       case 'shift':
