@@ -57,7 +57,29 @@ describe('§5 worked examples, exact', () => {
 
   test('5: reduce min with a tie: [3, 1, 2, 1] gives 1, gradient [0, 1, 0, 0] (the lowest index wins)', () => {
     expect(evalFn(program(), 'rmin', [[3, 1, 2, 1]]).nl).toEqual([1]);
-    expect(vjp(program(), 'rmin', [[3, 1, 2, 1]], [1])).toEqual([[0, 1, 0, 0]]);
+    // One update at the arg-minimum: a one-hot, sparse at the end (the missing elements are zeros).
+    const [g] = vjp(program(), 'rmin', [[3, 1, 2, 1]], [1]);
+    expect(pad(g, 4)).toEqual([0, 1, 0, 0]);
+    expect((g as number[]).length).toBe(2);
+    // The neutral element wins a tie with the elements (it is the accumulator), as min's own JVP decides.
+    const withE = parseProgram(`def f(a: array<real>, e: real ;) -> (real ;) {\n  let n = len(a) []\n  reduce(n, e, a) [|u: real, v: real ;| {\n    max(u, v)\n  }]\n}`);
+    expect(vjp(withE, 'f', [[3, 5, 5], 5], [1]).map((v) => (Array.isArray(v) ? pad(v, 3) : v))).toEqual([[0, 0, 0], 1]);
+    expect(vjp(withE, 'f', [[3, 5, 7, 7], 5], [1]).map((v) => (Array.isArray(v) ? pad(v, 4) : v))).toEqual([[0, 0, 1, 0], 0]);
+    expect(vjp(withE, 'f', [[], 5], [1]).map((v) => (Array.isArray(v) ? pad(v, 0) : v))).toEqual([[], 1]);
+  });
+
+  test('5, the special cases: the gradient of min/max costs O(1) after the forward pass, of + the broadcast only', () => {
+    const p = program();
+    const bwdWork = (fn: string, n: number) => {
+      const v = vjpOf(p, fn);
+      const x = [Array.from({ length: n }, (_, i) => Math.cos(i))];
+      const f = evalFn(v.program, v.fwd, x);
+      return evalFn(v.program, v.bwd, [f.nl[1]], [1]).work;
+    };
+    expect(bwdWork('rmin', 4096)).toBe(bwdWork('rmin', 64));
+    expect(bwdWork('rsum', 4096)).toBe(4096);
+    expect(printProgram(vjpOf(p, 'rsum').program)).toContain('lfill(');
+    expect(printProgram(vjpOf(p, 'rmin').program)).toContain('lonehot(');
   });
 
   test('6: the non-commutative reduce of affine maps gives (3, 3); ȳ = (1, 1) gives ā = [(1.5, 1.5), (1.5, 0.5), (8, 1)]', () => {
@@ -289,6 +311,20 @@ describe('emitted TypeScript', () => {
         expect(JSON.stringify(got)).toBe(JSON.stringify(want));
       }
     }
+  });
+});
+
+describe('second order', () => {
+  test('through the special cases (+, min): their J is ordinary code, so hvp runs (the Hessian is zero)', () => {
+    for (const fn of ['rsum', 'rmin']) {
+      const h = hvpOf(program(), fn);
+      const r = evalFn(h.program, h.hvp, [[3, 1, 2], [1, 2, 3]]);
+      expect(pad(r.nl[0], 3)).toEqual([0, 0, 0]);
+    }
+    // (min a)²: H = 2·e_k e_kᵀ at the arg-minimum k, so H·v = 2·v_k·e_k.
+    const sq = parseProgram(`def f(a: array<real> ;) -> (real ;) {\n  let n = len(a) []\n  let top = Infinity\n  let m = reduce(n, top, a) [|u: real, v: real ;| {\n    min(u, v)\n  }]\n  mul(m, m)\n}`);
+    const h = hvpOf(sq, 'f');
+    expect(pad(evalFn(h.program, h.hvp, [[3, -1, 2, -1], [1, 2, 3, 4]]).nl[0], 4)).toEqual([0, 4, 0, 0]);
   });
 });
 

@@ -29,6 +29,7 @@ import { printType } from '../../ir/printType';
 import type { ConstructExpr, ConstructRule, EmitTsOps, EraseOps, Sides } from '../types';
 import { loopLikeJvp } from '../loop/jvp';
 import { residualSources } from '../loop/unzip';
+import { recognise, specialJvp } from './reduceSpecial';
 import { allocate, assign, forCount, readOrZero } from './emit';
 import type * as ts from 'typescript';
 
@@ -106,6 +107,8 @@ function impl(kind: FoldKind, sparse: boolean): ConstructRule['impl'] {
 }
 
 const jvp: ConstructRule['jvp'] = (ops, e, results) => {
+  const special = recognise(e);
+  if (special !== undefined) return specialJvp(ops, e, results, special);
   const k = accumulators(e);
   e.nl.slice(1, 1 + k).forEach((x) => {
     if (ops.typeOf(x).tag !== 'real') throw new IrError(`${e.op}: derivatives need real accumulators, not ${printType(ops.typeOf(x))} (pass a tuple's reals as several accumulators)`);
