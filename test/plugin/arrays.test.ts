@@ -241,8 +241,13 @@ export function slices(a: number[], k: number): number {
   const middle = a.slice(1, -1);
   return sum(head.map((x) => x * x)) + 3 * sum(tail) + sum(middle.map((x) => Math.sin(x))) + a.slice(k).length;
 }
+/** @differentiable */
+export function minTimesSum(a: Float64Array): number {
+  return a.reduce((q, x) => Math.min(q, x), Infinity) * sum(a);
+}
 
 export const gSumsq = grad(sumsq);
+export const hessMinTimesSum = hessian(minTimesSum);
 export const gSlices = grad(slices);
 export const gRoughness = grad(roughness);
 export const vjpPick3 = (a: Float64Array, idx: Int32Array) => vjp(pick3, a, idx);
@@ -673,4 +678,23 @@ test('gather outside its array and scatter with a repeated index are RangeErrors
   expect(() => m.vjpPick3(Float64Array.from([1, 2]), Int32Array.from([0, 2]))).toThrow(RangeError);
   expect(() => m.vjpPick3(Float64Array.from([1, 2]), Int32Array.from([0, 2]))).toThrow('vjp(pick3): gather: idx[1] = 2 is not an index of a (length 2)');
   expect(() => m.vjpPut([1, 2, 3], [0, 0], [1, 2])).toThrow(/^vjp\(put\): scatter: idx repeats the index 0/);
+});
+
+test('second order through a min reduction: the Hessian of min(a)·Σa is the closed form where the minimum is unique', () => {
+  // At [2, 3, 4], f = a0 (a0 + a1 + a2) locally.
+  const H = m.hessMinTimesSum(Float64Array.from([2, 3, 4]));
+  expect(H).toEqual([[2, 1, 1], [1, 0, 0], [1, 0, 0]]);
+});
+
+test('a transform whose combinator rule is not built yet (second order through prod and scan) is TSAD1121, not a crash', () => {
+  const r = compile(`import { hessian, hvp, prod, scan, sum } from 'tsad';
+/** @differentiable */
+function p(a: Float64Array): number { return prod(a); }
+/** @differentiable */
+function s(a: Float64Array): number { return sum(scan(a, '*')); }
+export const hp = hessian(p);
+export const hs = hvp(s);`, { throwOnError: false });
+  const text = r.messages.join('\n');
+  expect(text).toMatch(/:6:19 - error TSAD1121: hessian\(p\) is not supported yet: lrfold: second-order derivatives through scan and reduce are not supported yet/);
+  expect(text).toMatch(/:7:19 - error TSAD1121: hvp\(s\) is not supported yet/);
 });
