@@ -245,8 +245,16 @@ export function slices(a: number[], k: number): number {
 export function minTimesSum(a: Float64Array): number {
   return a.reduce((q, x) => Math.min(q, x), Infinity) * sum(a);
 }
+/** @differentiable */
+export function folds(a: number[]): number {
+  const [total, product] = a.reduce((acc, x) => [acc[0] + x, acc[1] * x] as [number, number], [0, 1] as [number, number]);
+  const top = a.reduce((p, x) => Math.max(x, p), -Infinity);
+  const weighted = a.reduce((p, x, i) => p + i * x, 0);
+  return total * product + (a.length > 0 ? top : 0) + weighted + a.reduce((p, x) => x * p, 1);
+}
 
 export const gSumsq = grad(sumsq);
+export const gFolds = grad(folds);
 export const hessMinTimesSum = hessian(minTimesSum);
 export const gSlices = grad(slices);
 export const gRoughness = grad(roughness);
@@ -433,6 +441,10 @@ describe.each(LENGTHS)('length %i', (n) => {
 
   test('.slice with JavaScript positions (negative from the end, clamped): a gather', () => {
     for (const k of [0, 2, 7]) close(m.gSlices(a, k), fdGrad(m.slices, [a, k], 0));
+  });
+
+  test('.reduce with a tuple accumulator, the index, and Math.max / x * p written either way round', () => {
+    close(m.gFolds(a), fdGrad(m.folds, [a], 0));
   });
 
   test('valueAndGrad', () => {
