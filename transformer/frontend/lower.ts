@@ -240,7 +240,7 @@ class FunctionLowering {
 
   /** The shape of every value an expression gave, by IR name (array lowering asks for free variables' shapes). */
   private readonly shapes = new Map<string, Shape>();
-  private readonly arrays = new ArrayLowering(this.arraySite());
+  private readonly arrays: ArrayLowering;
 
   /** Set for a `derivative.vjp` rule: its pullback's cotangent parameter, once lowered. */
   private pullbackParam: { name: string; shape: Shape } | undefined;
@@ -264,6 +264,7 @@ class FunctionLowering {
     this.supply.onFresh = (name) => {
       if (this.current) this.origins.set(name, this.current);
     };
+    this.arrays = new ArrayLowering(this.arraySite());
   }
 
   run(): this {
@@ -1388,15 +1389,9 @@ class FunctionLowering {
   }
 
   private arraySite(): ArraySite {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const self = this;
     return {
-      get t() {
-        return self.t;
-      },
-      get checker() {
-        return self.checker;
-      },
+      t: this.t,
+      checker: this.checker,
       b: () => this.b,
       expr: (e, hint) => this.expr(e, hint),
       scope: (f) => {
@@ -1406,9 +1401,7 @@ class FunctionLowering {
       callbackBody: (fn, hint) => this.callbackBody(fn, hint),
       shapeOfName: (name) => this.shapeOfName(name),
       conform: (node, v, shape, what) => this.conform(node, v, shape, what),
-      get functionName() {
-        return functionName(self.t, self.decl);
-      },
+      functionName: functionName(this.t, this.decl),
     };
   }
 
