@@ -12,7 +12,7 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram } from '../../transformer/ir/print';
 import type { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
-import { gradOf, jvpOf, linearizeOf, vjpOf } from '../gen/drivers';
+import { gradOf, hvpOf, jvpOf, linearizeOf, vjpOf } from '../gen/drivers';
 
 const RUNS = { numRuns: 25 };
 const close = (a: number, b: number, tol = 1e-9) => a === b || Math.abs(a - b) <= tol * (1 + Math.abs(a) + Math.abs(b));
@@ -108,6 +108,29 @@ describe('scan and reduce over random operator bodies, lengths 0, 1 and 5', () =
         expect(close(inner(grad, xd), want, 1e-8)).toBe(true);
       }),
       RUNS,
+    );
+  });
+
+  // The operator's calls inlined (inlinePrimal), so that the residuals are reals: J of an erased
+  // recurrence needs residual arrays of reals (a call's tape, a tuple, is refused with a clear error).
+  test('second order: hvp of s against central differences of its gradient', () => {
+    fc.assert(
+      fc.property(arb, ([p, x, xd]) => {
+        const g = gradOf(p, 's', { inlinePrimal: true });
+        const eps = 1e-5;
+        const at = (sign: number) => evalFn(g.program, g.grad, x.map((a, k) => (Array.isArray(a) ? a.map((e, i) => (e as number) + sign * eps * ((xd[k] as number[])[i] ?? 0)) : (a as number) + sign * eps * (xd[k] as number)))).nl;
+        const plus = flat(at(1));
+        const minus = flat(at(-1));
+        const h = hvpOf(p, 's', { inlinePrimal: true });
+        const got = evalFn(h.program, h.hvp, [...x, ...xd]).nl;
+        fc.pre(finite(got) && plus.every(Number.isFinite) && minus.every(Number.isFinite));
+        const n = (x[0] as number[]).length;
+        const want = plus.map((a, i) => (a - minus[i]) / (2 * eps));
+        const g0 = got[0] as number[];
+        const gotFlat = [...Array.from({ length: n }, (_, i) => g0[i] ?? 0), got[1] as number];
+        gotFlat.forEach((a, i) => expect(close(a, want[i], 1e-5)).toBe(true));
+      }),
+      { numRuns: 15 },
     );
   });
 

@@ -342,3 +342,42 @@ def ssq(a: array<real>, idx: array<real>, v: array<real> ;) -> (real ;) {
     expect(r.nl[2]).toEqual([10, 12]);
   });
 });
+
+describe('second order through reduceByIndex (J of the erased lhist/lrhist)', () => {
+  const HS = (op: string) => `
+def f(d: array<real>, idx: array<real>, v: array<real> ;) -> (real ;) {
+  let h = reduceByIndex(d, idx, v) [|a: real, b: real ;| {
+    ${op}
+  }]
+  let m = len(h) []
+  let sq = map(m, h) [|x: real ;| {
+    sin(x)
+  }]
+  sum(sq) []
+}
+`;
+  test.each([
+    ['mul(a, b)', [[0.5, -1, 2], [2, 0, 2, 7, 1, 0], [1.5, -0.5, 0.25, 2, 3, 0.7]]],
+    ['mul(a, b)', [[0.5, -1, 2], [2, 0, 2, 1, 1, 0], [1.5, 0, 0.25, 2, 0, 0.7]]],
+    ['add(a, b)', [[0.5, -1, 2], [2, 0, -1, 1], [1.5, -0.5, 0.25, 2]]],
+    ['min(a, b)', [[0.5, -1, 2], [2, 0, 2, 1], [1.5, -0.5, 0.25, -2]]],
+  ] as [string, number[][]][])('hvp with %s at %j against differences of the gradient', (op, x) => {
+    const p = parseProgram(HS(op));
+    const v = x.map((a, k) => (k === 1 ? a.map(() => 0) : a.map((_, i) => Math.cos(i + k))));
+    const h = hvpOf(p, 'f');
+    const got = evalFn(h.program, h.hvp, [...x, ...v]).nl;
+    const g = gradOf(p, 'f');
+    const eps = 1e-5;
+    const at = (s: number) => evalFn(g.program, g.grad, x.map((a, k) => a.map((e, i) => e + s * eps * v[k][i]))).nl;
+    const plus = at(1);
+    const minus = at(-1);
+    [0, 2].forEach((k) => {
+      const len = x[k].length;
+      const want = pad(plus[k], len).map((a, i) => (a - pad(minus[k], len)[i]) / (2 * eps));
+      pad(got[k], len).forEach((a, i) => expect(rel(a, want[i])).toBeLessThan(1e-6));
+    });
+    const { fns } = emitAndLoad(h.program);
+    const emitted = fns.get(h.hvp)!(...[...x, ...v].map((a) => Float64Array.from(a))) as Float64Array[];
+    [0, 2].forEach((k) => expect(pad(plain(emitted[k]) as number[], x[k].length)).toEqual(pad(got[k], x[k].length)));
+  });
+});

@@ -22,7 +22,7 @@
 //    formulation of the Futhark rules, exact for zeros, min/max, and non-commutative operators.
 // E: the pairs become 2k accumulators, (a, ȧ) side by side, as the op `sscan`/`sreduce` whose
 //    arrays of reals may be shorter than n (sparse tangents), as `smap` is to `map`.
-import { binder, blockE, construct, ret, lambda, letS, arrayType, InternalError, IrError, REAL } from '../../ir/syntax';
+import { typeEquals, binder, blockE, construct, ret, lambda, letS, arrayType, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Binder, Expr, Lambda, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
@@ -64,7 +64,7 @@ function typeRule(kind: FoldKind): ConstructRule['typeRule'] {
     const neutral = t.nl.slice(1, 1 + k);
     const arrays = t.nl.slice(1 + k);
     arrays.forEach((a, j) => {
-      if (a.tag !== 'array' || printType(a.elem) !== printType(neutral[j])) ops.error(`${e.op}: operand ${1 + k + j} must be an array of the neutral element ${e.nl[1 + j]}'s type ${printType(arrayType(neutral[j]))}, got ${printType(a)}`);
+      if (a.tag !== 'array' || !typeEquals(a.elem, neutral[j])) ops.error(`${e.op}: operand ${1 + k + j} must be an array of the neutral element ${e.nl[1 + j]}'s type ${printType(arrayType(neutral[j]))}, got ${printType(a)}`);
     });
     const l = e.bodies[0];
     if (l.nlParams.length !== 2 * k) return fail(`the body of ${e.op} takes ${k} accumulator(s) and ${k} element(s), got ${l.nlParams.length} non-linear parameters`);
@@ -74,7 +74,7 @@ function typeRule(kind: FoldKind): ConstructRule['typeRule'] {
     const r = ops.typeBody(l, { nl: [...neutral, ...neutral], lin: linElems });
     if (r.nl.length < k) return fail(`the body of ${e.op} returns its ${k} new accumulator(s) first, got ${r.nl.length} result(s)`);
     r.nl.slice(0, k).forEach((y, j) => {
-      if (printType(y) !== printType(neutral[j])) ops.error(`${e.op}: the body's result ${j} is the new accumulator, of the neutral element's type ${printType(neutral[j])}, got ${printType(y)}`);
+      if (!typeEquals(y, neutral[j])) ops.error(`${e.op}: the body's result ${j} is the new accumulator, of the neutral element's type ${printType(neutral[j])}, got ${printType(y)}`);
     });
     const shape = (ys: readonly Type[]): Type[] => ys.map((y, j) => (j < k && kind === 'reduce' ? y : arrayType(y)));
     return { nl: shape(r.nl), lin: t.lin.length === 0 ? [] : shape(r.lin) };

@@ -20,7 +20,7 @@
 //    (v̄_i = h̄[idx_i], d̄ = h̄), histogram(*) is exact with zeros (no division), and min/max send
 //    the cotangent to the one value the bin kept (the destination wins ties: it is the
 //    accumulator, which min/max's JVP prefers; then the lowest index).
-import { binder, construct, letS, arrayType, lambda, ret, InternalError, IrError, REAL } from '../../ir/syntax';
+import { typeEquals, binder, construct, letS, arrayType, lambda, ret, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Lambda, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
@@ -32,6 +32,7 @@ import { allocate, assign, forCount, readOrZero } from './emit';
 import { at, count, declare, eraseInPairs } from './fold';
 import { binAt, constant, elementAt, notIndex, setAt, throwRange } from './indices';
 import { expectIndexArray } from './gather';
+import { erasedHistogramJvp } from './histogramJvp';
 import type * as ts from 'typescript';
 
 /** k: the destinations come first, then idx, then k value arrays. */
@@ -52,7 +53,7 @@ function typeRule(): ConstructRule['typeRule'] {
     const dests = t.nl.slice(0, k);
     const vals = t.nl.slice(k + 1);
     const elems = dests.map((d, j) => {
-      if (d.tag !== 'array' || printType(d) !== printType(vals[j])) ops.error(`${e.op}: destination ${e.nl[j]} and values ${e.nl[k + 1 + j]} must be arrays of one type, got ${printType(d)} and ${printType(vals[j])}`);
+      if (d.tag !== 'array' || !typeEquals(d, vals[j])) ops.error(`${e.op}: destination ${e.nl[j]} and values ${e.nl[k + 1 + j]} must be arrays of one type, got ${printType(d)} and ${printType(vals[j])}`);
       return d.tag === 'array' ? d.elem : REAL;
     });
     const l = e.bodies[0];
@@ -62,7 +63,7 @@ function typeRule(): ConstructRule['typeRule'] {
     const r = ops.typeBody(l, { nl: [...elems, ...elems], lin: t.lin.map((x) => (x.tag === 'array' ? x.elem : x)) });
     if (r.nl.length < k) return fail(`the body of ${e.op} returns the ${k} new bin value(s) first, got ${r.nl.length} result(s)`);
     r.nl.slice(0, k).forEach((y, j) => {
-      if (printType(y) !== printType(elems[j])) ops.error(`${e.op}: the body's result ${j} is a bin value of type ${printType(elems[j])}, got ${printType(y)}`);
+      if (!typeEquals(y, elems[j])) ops.error(`${e.op}: the body's result ${j} is a bin value of type ${printType(elems[j])}, got ${printType(y)}`);
     });
     return { nl: r.nl.map(arrayType), lin: r.lin.map(arrayType) };
   };
@@ -377,9 +378,12 @@ function linRule(name: string, s: Shape): ConstructRule {
     },
     typeRule: linTypeRule(s),
     impl: linImpl(s),
-    jvp: (_ops, e) => {
+    // Second order: J of the erased recurrence, rewritten as a histogram (histogramJvp.ts).
+    jvp: (ops, e, results) => {
       if (e.lin.length > 0) throw new InternalError(`jvp: ${e.op} with linear operands in a non-linear program (erase first)`);
-      throw new IrError(`${e.op}: second-order derivatives through reduceByIndex are not supported yet`);
+      const k = s.forward ? results.length : results.length / 2;
+      const r = e.nl.length - 2 - (s.forward ? 2 * k : k);
+      return erasedHistogramJvp(ops, e, results, s.forward, r, k, sreduceByIndex);
     },
     unzip: (_ops, e) => e,
     transpose: linTranspose(s),

@@ -27,6 +27,7 @@ import type { ConstructExpr, ConstructRule, EmitTsOps, Sides } from '../types';
 import { barName } from '../../ad/names';
 import { allocate, assign, readOrZero } from './emit';
 import { at, count, declare } from './fold';
+import { erasedRecurrenceJvp } from './linearFoldJvp';
 import type * as ts from 'typescript';
 
 interface Shape {
@@ -116,11 +117,15 @@ function impl(s: Shape): ConstructRule['impl'] {
   };
 }
 
-/** Erased linear recurrences are not differentiated yet (second order through scan and reduce). */
-const jvp: ConstructRule['jvp'] = (_ops, e) => {
-  if (e.lin.length > 0) throw new InternalError(`jvp: ${e.op} with linear operands in a non-linear program (erase first)`);
-  throw new IrError(`${e.op}: second-order derivatives through scan and reduce are not supported yet`);
-};
+/** J of an erased recurrence (second order): rewritten as a scan or reduce (linearFoldJvp.ts). */
+function jvp(s: Shape): ConstructRule['jvp'] {
+  return (ops, e, results) => {
+    if (e.lin.length > 0) throw new InternalError(`jvp: ${e.op} with linear operands in a non-linear program (erase first)`);
+    const k = s.forward ? results.length : results.length / 2;
+    const r = e.nl.length - 1 - (s.forward ? 2 * k : k);
+    return erasedRecurrenceJvp(ops, e, results, s, r, k);
+  };
+}
 
 function transpose(s: Shape): ConstructRule['transpose'] {
   return (ops, e, cotangents, resultTypes) => {
@@ -209,7 +214,7 @@ function rule(name: string, s: Shape): ConstructRule {
     },
     typeRule: typeRule(s),
     impl: impl(s),
-    jvp,
+    jvp: jvp(s),
     // Linear through and through: the linear half is the recurrence itself, its residual arrays residuals.
     unzip: (_ops, e) => e,
     transpose: transpose(s),

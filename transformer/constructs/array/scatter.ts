@@ -9,7 +9,7 @@
 // a repeat, which write wins is an accident of the order, and an overwritten value gets no
 // cotangent). J: scatter ↦ lscatter(len dest, idx ; ḋ, v̇) (scatter is linear in dest and vals
 // jointly). T: lscatter ↔ lunscatter, from ⟨lscatter(ḋ, v̇), ȳ⟩ = Σ_{k ∉ idx} ḋ_k ȳ_k + Σ_j v̇_j ȳ[idx_j].
-import { binder, construct, letS, arrayType, tangentType, InternalError, IrError, REAL } from '../../ir/syntax';
+import { typeEquals, binder, construct, letS, arrayType, tangentType, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
@@ -45,7 +45,7 @@ export const scatter: ConstructRule = {
     }
     const [dest, idx, vals] = t.nl;
     expectIndexArray(ops, 'scatter', idx);
-    if (dest.tag !== 'array' || printType(dest) !== printType(vals)) ops.error(`scatter needs a destination array and values of the same array type, got ${printType(dest)} and ${printType(vals)}`);
+    if (dest.tag !== 'array' || !typeEquals(dest, vals)) ops.error(`scatter needs a destination array and values of the same array type, got ${printType(dest)} and ${printType(vals)}`);
     return { nl: [dest], lin: [] };
   },
   impl: (ops, e, v) => {
