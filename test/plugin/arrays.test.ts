@@ -252,8 +252,18 @@ export function folds(a: number[]): number {
   const weighted = a.reduce((p, x, i) => p + i * x, 0);
   return total * product + (a.length > 0 ? top : 0) + weighted + a.reduce((p, x) => x * p, 1);
 }
+/** @differentiable */
+export function product(a: Float64Array): number {
+  return prod(a);
+}
+/** @differentiable */
+export function prefixProducts(a: Float64Array): number {
+  return sum(scan(a, '*'));
+}
 
 export const gSumsq = grad(sumsq);
+export const hessProducts = hessian(product);
+export const hvpPrefixProducts = hvp(prefixProducts);
 export const gFolds = grad(folds);
 export const hessMinTimesSum = hessian(minTimesSum);
 export const gSlices = grad(slices);
@@ -698,15 +708,9 @@ test('second order through a min reduction: the Hessian of min(a)·Σa is the cl
   expect(H).toEqual([[2, 1, 1], [1, 0, 0], [1, 0, 0]]);
 });
 
-test('a transform whose combinator rule is not built yet (second order through prod and scan) is TSAD1121, not a crash', () => {
-  const r = compile(`import { hessian, hvp, prod, scan, sum } from 'tsad';
-/** @differentiable */
-function p(a: Float64Array): number { return prod(a); }
-/** @differentiable */
-function s(a: Float64Array): number { return sum(scan(a, '*')); }
-export const hp = hessian(p);
-export const hs = hvp(s);`, { throwOnError: false });
-  const text = r.messages.join('\n');
-  expect(text).toMatch(/:6:19 - error TSAD1121: hessian\(p\) is not supported yet: lrfold: second-order derivatives through scan and reduce are not supported yet/);
-  expect(text).toMatch(/:7:19 - error TSAD1121: hvp\(s\) is not supported yet/);
+test('second order through prod and scan (forward over the combinators\' reverse rules): closed forms', () => {
+  expect(m.hessProducts(Float64Array.from([2, 3, 4]))).toEqual([[0, 4, 3], [4, 0, 2], [3, 2, 0]]);
+  expect(m.hessProducts(Float64Array.from([2, 0, 4]))).toEqual([[0, 4, 0], [4, 0, 2], [0, 2, 0]]);
+  // Σ scan(a, '*') = a0 + a0 a1 + a0 a1 a2: H e0 = [0, 1 + a2, a1].
+  close(m.hvpPrefixProducts(Float64Array.from([2, 3, 4]), Float64Array.from([1, 0, 0])), [0, 5, 3]);
 });
