@@ -2,7 +2,9 @@
 // that the transform applies to it, let the transform's planner run the drivers and describe
 // the wrapper (plan/), and let the backend write the code, each def once per module.
 import type * as ts from 'typescript';
-import { Program } from './ir/syntax';
+import { IrError, Program } from './ir/syntax';
+import { visitBlock } from './ir/traverse';
+import type { CallSitePlan } from './plan/syntax';
 import { Lowerer, LoweredFunction } from './frontend/lower';
 import type { ShapeOf, Target } from './frontend/nested';
 import { Shape, componentShapes, describeShape, hasArray } from './frontend/shapes';
@@ -105,15 +107,23 @@ export class ModuleCompiler {
     const suffix = req.wrt.length === 1 && req.wrt[0] === 0 ? '' : `_${req.wrt.join('_')}`;
     const name = `${fn.name}_${req.transform}${suffix}`;
     const planner = twice && (req.transform === 'jacobian' || req.transform === 'jacrev') ? PLANNERS.jacfwd : PLANNERS[req.transform];
-    const plan = planner({
-      kind: req.transform,
-      program,
-      fn,
-      wrt: req.wrt,
-      where: `${req.transform}(${label})`,
-      driver: twice ? { ...this.driverFor(req), forwardGrad: true } : this.driverFor(req),
-      reverse: () => this.reverse(program, fn.name, req),
-    });
+    let plan: CallSitePlan;
+    try {
+      plan = planner({
+        kind: req.transform,
+        program,
+        fn,
+        wrt: req.wrt,
+        where: `${req.transform}(${label})`,
+        driver: twice ? { ...this.driverFor(req), forwardGrad: true } : this.driverFor(req),
+        reverse: () => this.reverse(program, fn.name, req),
+      });
+    } catch (e) {
+      // An array combinator whose rule for this transform is not built yet (second order through
+      // scan and reduce) says so with an IrError: a diagnostic at the call site, not a crash.
+      if (!(e instanceof IrError) || !usesArrayCombinators(program)) throw e;
+      return fail(1121, req.callSite, `${req.transform}(${label}) is not supported yet: ${e.message}`);
+    }
     this.out.push(...this.backend.callSite(plan, name, { target: req.target, callSite: req.callSite }));
     const compiled: CompiledTransform = { name, replaces: spec.form };
     this.wrappers.set(key, compiled);
@@ -157,6 +167,21 @@ export class ModuleCompiler {
 function shortText(text: string): string {
   const t = text.replace(/\s+/g, ' ');
   return t.length > 40 ? `${t.slice(0, 37)}...` : t;
+}
+
+const COMBINATORS = new Set(['map', 'scan', 'reduce', 'gather', 'scatter', 'reduceByIndex']);
+
+/** Does the program use the array combinators (whose rules are still being completed)? */
+function usesArrayCombinators(program: Program): boolean {
+  let found = false;
+  for (const d of program.defs) {
+    visitBlock(d.body, {
+      expr: (e) => {
+        if (e.tag === 'construct' && COMBINATORS.has(e.op)) found = true;
+      },
+    });
+  }
+  return found;
 }
 
 function numbersOnly(s: Shape): boolean {

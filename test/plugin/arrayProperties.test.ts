@@ -1,8 +1,9 @@
 // Random array functions through the plugin (property): loops over Float64Arrays and number[],
-// .map (with a free scalar and a zip), .reduce (sum and general folds), for…of, dot, prod and
-// scan, at lengths 0, 1 and 4. The gradient must equal the JVP along a random direction, and
-// both must equal central finite differences of the function the plugin left as it was. Several
-// generated functions share one compiled file (the plugin is the slow part).
+// .map (with a free scalar and a zip), .reduce (sum and general folds), for…of, dot, prod, scan,
+// .slice and neighbour differences (gathers), at lengths 0, 1 and 4. The gradient must equal the
+// JVP along a random direction, and both must equal central finite differences of the function
+// the plugin left as it was. Several generated functions share one compiled file (the plugin is
+// the slow part).
 import fc from 'fast-check';
 import { compile, load } from './harness';
 
@@ -32,6 +33,8 @@ const statement: fc.Arbitrary<string> = fc.oneof(
   smooth(['x']).map((e) => `s = s + prod(a.map((x) => Math.tanh(${e})));`),
   fc.constant("s = s + sum(scan(w, '+')) * c;"),
   fc.constant("s = s + sum(Float64Array.from({ length: a.length }, (_, i) => Math.sin(c * i + a[i])));"),
+  smooth(['x', 'c']).map((e) => `s = s + sum(a.slice(1).map((x) => ${e}));`),
+  fc.constant('s = s + sum(Float64Array.from({ length: Math.max(a.length - 1, 0) }, (_, i) => (a[i + 1] - a[i]) * w[i]));'),
 );
 
 const fnBody = fc.tuple(fc.array(statement, { minLength: 1, maxLength: 3 }), smooth(['s', 'c'])).map(([ss, r]) => `  let s = 0;\n  ${ss.join('\n  ')}\n  return ${r};`);

@@ -4,7 +4,7 @@
 // kind the user passed (number[], Float64Array, Float32Array); run-time length errors.
 import { compile, load } from './harness';
 
-const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, linearize, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan, stopGradient } from 'tsad';
+const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, linearize, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan, gather, scatter, reduceByIndex, stopGradient, NumberArray } from 'tsad';
 
 /** @differentiable */
 export function sumsq(a: Float64Array): number {
@@ -202,8 +202,78 @@ export function polys(a: number[], c: number): number {
     return z + Math.sin(y);
   }, 0);
 }
+/** @differentiable */
+export function anyKind(a: NumberArray, b: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+/** @differentiable */
+export function pick3(a: Float64Array, idx: Int32Array): Float64Array {
+  return gather(a, idx);
+}
+/** @differentiable */
+export function put(xs: number[], idx: number[], vs: number[]): Float64Array {
+  return scatter(xs, idx, vs);
+}
+/** @differentiable */
+export function histAdd(dst: Float64Array, idx: Int32Array, vs: Float64Array): Float64Array {
+  return reduceByIndex(dst, idx, vs, '+');
+}
+/** @differentiable */
+export function histMul(dst: Float64Array, idx: Int32Array, vs: Float64Array): Float64Array {
+  return reduceByIndex(dst, idx, vs, (h, v) => h * v);
+}
+/** @differentiable */
+export function histMin(dst: Float64Array, idx: Int32Array, vs: Float64Array): Float64Array {
+  return reduceByIndex(dst, idx, vs, 'min');
+}
+/** @differentiable */
+export function roughness(a: Float64Array): number {
+  // Squared differences of neighbours: reads at i + 1 and i, gathers before the map.
+  const d = Float64Array.from({ length: a.length - 1 }, (_, i) => a[i + 1] - a[i]);
+  return sum(d.map((x) => x * x)) + sum(a.map((x, i) => x * a[a.length - 1 - i]));
+}
+/** @differentiable */
+export function slices(a: number[], k: number): number {
+  const head = a.slice(0, k);
+  const tail = a.slice(-2);
+  const middle = a.slice(1, -1);
+  return sum(head.map((x) => x * x)) + 3 * sum(tail) + sum(middle.map((x) => Math.sin(x))) + a.slice(k).length;
+}
+/** @differentiable */
+export function minTimesSum(a: Float64Array): number {
+  return a.reduce((q, x) => Math.min(q, x), Infinity) * sum(a);
+}
+/** @differentiable */
+export function folds(a: number[]): number {
+  const [total, product] = a.reduce((acc, x) => [acc[0] + x, acc[1] * x] as [number, number], [0, 1] as [number, number]);
+  const top = a.reduce((p, x) => Math.max(x, p), -Infinity);
+  const weighted = a.reduce((p, x, i) => p + i * x, 0);
+  return total * product + (a.length > 0 ? top : 0) + weighted + a.reduce((p, x) => x * p, 1);
+}
+/** @differentiable */
+export function product(a: Float64Array): number {
+  return prod(a);
+}
+/** @differentiable */
+export function prefixProducts(a: Float64Array): number {
+  return sum(scan(a, '*'));
+}
 
 export const gSumsq = grad(sumsq);
+export const hessProducts = hessian(product);
+export const hvpPrefixProducts = hvp(prefixProducts);
+export const gFolds = grad(folds);
+export const hessMinTimesSum = hessian(minTimesSum);
+export const gSlices = grad(slices);
+export const gRoughness = grad(roughness);
+export const vjpPick3 = (a: Float64Array, idx: Int32Array) => vjp(pick3, a, idx);
+export const vjpPut = (xs: number[], idx: number[], vs: number[]) => vjp(put, xs, idx, vs);
+export const vjpHistAdd = (d: Float64Array, idx: Int32Array, vs: Float64Array) => vjp(histAdd, d, idx, vs);
+export const vjpHistMul = (d: Float64Array, idx: Int32Array, vs: Float64Array) => vjp(histMul, d, idx, vs);
+export const vjpHistMin = (d: Float64Array, idx: Int32Array, vs: Float64Array) => vjp(histMin, d, idx, vs);
+export const gAnyKind = grad(anyKind, { wrt: [0, 1] });
 export const gPolys = grad(polys, { wrt: [0, 1] });
 export const gSelfWeighted = grad(selfWeighted);
 export const gBranchy = grad(branchy, { wrt: [0, 1] });
@@ -372,6 +442,21 @@ describe.each(LENGTHS)('length %i', (n) => {
     close(gc, fd(m.polys, [a, 0.6], 1));
   });
 
+  test('reads at an index computed from the map index (a[i + 1], a[n - 1 - i]) are gathers', () => {
+    if (n === 0) return; // a.length − 1 = −1 is not a length
+    const g = m.gRoughness(Float64Array.from(a));
+    expect(g).toBeInstanceOf(Float64Array);
+    close(g, fdGrad(m.roughness, [Float64Array.from(a)], 0));
+  });
+
+  test('.slice with JavaScript positions (negative from the end, clamped): a gather', () => {
+    for (const k of [0, 2, 7]) close(m.gSlices(a, k), fdGrad(m.slices, [a, k], 0));
+  });
+
+  test('.reduce with a tuple accumulator, the index, and Math.max / x * p written either way round', () => {
+    close(m.gFolds(a), fdGrad(m.folds, [a], 0));
+  });
+
   test('valueAndGrad', () => {
     const [v, g] = m.vgSumsq(Float64Array.from(a));
     close(v, a.reduce((s, x) => s + x * x, 0));
@@ -490,16 +575,16 @@ test('a number where an array is expected is a TypeError naming the argument', (
   expect(() => m.gSumsq(5)).toThrow("grad(sumsq): argument 1 'a' must be an array of numbers (number[], Float64Array or Float32Array), got number");
 });
 
-test('two arrays a map or dot needs equally long are checked once: a RangeError naming the function and arrays', () => {
+test('two arrays a map or dot needs equally long are checked once: a RangeError naming the transform, function and arrays', () => {
   expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow(RangeError);
-  expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow('tsad: dotted: the arrays of dot(a, b) must have the same length (2 > 1)');
-  expect(() => m.gZipped(Float64Array.from([1]), Float64Array.from([1, 2]))).toThrow("tsad: zipped: the arrays 'a' and 'b' of a.map((x, i) => x * b[i] * b[i] + i * x) must have the same length");
+  expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow('grad(dotted): in dotted: the arrays of dot(a, b) must have the same length (2 > 1)');
+  expect(() => m.gZipped(Float64Array.from([1]), Float64Array.from([1, 2]))).toThrow("grad(zipped): in zipped: the arrays 'a' and 'b' of a.map((x, i) => x * b[i] * b[i] + i * x) must have the same length");
 });
 
 test('a counted loop reading a[i] past the end is a RangeError, checked once before the loop', () => {
   close(m.gPastEnd(Float64Array.from([1, 2, 3]), 2), [2, 4, 0]);
   expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow(RangeError);
-  expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow("tsad: pastEnd: the loop for (… i < n …) reads 'a[i]' past its end (3 > 2)");
+  expect(() => m.gPastEnd(Float64Array.from([1, 2]), 3)).toThrow("grad(pastEnd): in pastEnd: the loop for (… i < n …) reads 'a[i]' past its end (3 > 2)");
 });
 
 // ---- the scan and reduce combinators (array-adjoints-map-reduce-scan.md §5, exact numbers) ----
@@ -572,4 +657,60 @@ export function f(a: Float64Array): number { return sum(a); }
 derivative(f, (a: Float64Array, da: Float64Array) => [f(a), sum(da)]);
 export const d = grad(f);`, { throwOnError: false });
   expect(custom.messages.join('\n')).toMatch(/TSAD1111: a custom derivative of 'f', which takes or returns arrays, is not supported yet/);
+});
+
+test('ArrayLike<number> (tsad NumberArray) parameters: any array goes in, a Float64Array gradient comes out', () => {
+  const [ga, gb] = m.gAnyKind([1, 2], Float32Array.from([3, 4]));
+  expect(ga).toBeInstanceOf(Float64Array);
+  close(ga, [3, 4]);
+  close(gb, [1, 2]);
+});
+
+test('gather, scatter and reduceByIndex through vjp, with the exact numbers of §5 examples 10, 11, 13-15', () => {
+  const f64 = (xs: number[]) => Float64Array.from(xs);
+  const i32 = (xs: number[]) => Int32Array.from(xs);
+  const [g, pg] = m.vjpPick3(f64([1, 2, 3, 4]), i32([0, 2, 2]));
+  close(g, [1, 3, 3]);
+  const [abar, idxbar] = pg(f64([1, 2, 3]));
+  close(abar, [1, 0, 5, 0]);
+  expect(idxbar).toBeUndefined();
+  const [y, pp] = m.vjpPut([10, 20, 30, 40, 50], [1, 3], [7, 8]);
+  close(y, [10, 7, 30, 8, 50]);
+  const [xbar, , vbar] = pp(f64([1, 2, 3, 4, 5]));
+  expect(xbar).toEqual([1, 0, 3, 0, 5]);
+  expect(vbar).toEqual([2, 4]);
+  const [h, ph] = m.vjpHistAdd(f64([0, 0, 0]), i32([0, 2, 0, 1, 5]), f64([1, 2, 3, 4, 5]));
+  close(h, [4, 4, 2]);
+  const [dbar, , vsbar] = ph(f64([1, 10, 100]));
+  close(vsbar, [1, 100, 1, 10, 0]);
+  close(dbar, [1, 10, 100]);
+  const [hm, pm] = m.vjpHistMul(f64([1, 1]), i32([0, 0, 1, 1, 1]), f64([2, 3, 0, 5, 2]));
+  close(hm, [6, 0]);
+  const [dm, , vm] = pm(f64([1, 1]));
+  close(vm, [3, 2, 10, 0, 0]);
+  close(dm, [6, 0]);
+  const [hn, pn] = m.vjpHistMin(f64([5, 0]), i32([0, 0, 1]), f64([3, 1, 2]));
+  close(hn, [1, 0]);
+  const [dn, , vn] = pn(f64([1, 1]));
+  close(vn, [0, 1, 0]);
+  close(dn, [0, 1]);
+});
+
+test('gather outside its array and scatter with a repeated index are RangeErrors naming the transform', () => {
+  expect(() => m.vjpPick3(Float64Array.from([1, 2]), Int32Array.from([0, 2]))).toThrow(RangeError);
+  expect(() => m.vjpPick3(Float64Array.from([1, 2]), Int32Array.from([0, 2]))).toThrow('vjp(pick3): gather: idx[1] = 2 is not an index of a (length 2)');
+  expect(() => m.vjpPut([1, 2, 3], [0, 0], [1, 2])).toThrow(/^vjp\(put\): scatter: idx repeats the index 0/);
+});
+
+test('second order through a min reduction: the Hessian of min(a)·Σa is the closed form where the minimum is unique', () => {
+  // At [2, 3, 4], f = a0 (a0 + a1 + a2) locally.
+  const H = m.hessMinTimesSum(Float64Array.from([2, 3, 4]));
+  expect(H).toEqual([[2, 1, 1], [1, 0, 0], [1, 0, 0]]);
+});
+
+test('second order through prod and scan (forward over the combinators\' reverse rules): closed forms', () => {
+  expect(m.hessProducts(Float64Array.from([2, 3, 4]))).toEqual([[0, 4, 3], [4, 0, 2], [3, 2, 0]]);
+  expect(m.hessProducts(Float64Array.from([2, 0, 4]))).toEqual([[0, 4, 0], [4, 0, 2], [0, 2, 0]]);
+  // Σ scan(a, '*') = a0 + a0 a1 + a0 a1 a2: H e0 = [0, 1 + a2, a1].
+  close(m.hvpPrefixProducts(Float64Array.from([2, 3, 4]), Float64Array.from([1, 0, 0])), [0, 5, 3]);
 });

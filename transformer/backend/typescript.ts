@@ -8,6 +8,7 @@ import type { Program } from '../ir/syntax';
 import type { Backend } from './backend';
 import type { ArgumentCheck, CallSitePlan, PlanExpr, PlanStatement, Spec } from '../plan/syntax';
 import { reachable } from '../plan/closure';
+import { visitBlock } from '../ir/traverse';
 import { emitDefs, mangle, mapTo } from './emitTs';
 
 export interface TypeScriptBackendOptions {
@@ -46,6 +47,8 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       out.push(...argumentHelpers(this.f, this.t));
     }
     const f = this.f;
+    let body = plan.body.map((s) => this.statement(s));
+    if (checksLengths(plan)) body = this.namingTransform(body, plan.body[0]?.tag === 'check' ? plan.body[0].where : name);
     const decl = f.createFunctionDeclaration(
       undefined,
       undefined,
@@ -53,12 +56,41 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       undefined,
       plan.params.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
       undefined,
-      f.createBlock(plan.body.map((s) => this.statement(s)), true),
+      f.createBlock(body, true),
     );
     this.t.setOriginalNode(decl, site.callSite);
     mapTo(this.t, decl, site.callSite);
     out.push(decl);
     return out;
+  }
+
+  /**
+   * The wrapper's statements after its argument check, in a try whose catch puts the transform's
+   * name on RangeErrors (the derivative's own length checks, `atmost`, start `tsad: <function>: `
+   * and read `grad(loss): in loss: …`). Only wrappers whose defs check lengths or indices.
+   */
+  private namingTransform(body: ts.Statement[], where: string): ts.Statement[] {
+    const f = this.f;
+    const K = this.t.SyntaxKind;
+    const [check, ...rest] = body;
+    const e = f.createIdentifier('e');
+    const message = f.createPropertyAccessExpression(e, 'message');
+    const ours = f.createBinaryExpression(e, K.InstanceOfKeyword, f.createIdentifier('RangeError'));
+    // `tsad: loss: …` (atmost) becomes `grad(loss): in loss: …`; `gather: …` becomes `grad(loss): gather: …`.
+    const fromAtmost = f.createCallExpression(f.createPropertyAccessExpression(message, 'startsWith'), undefined, [f.createStringLiteral('tsad: ')]);
+    const text = f.createConditionalExpression(
+      fromAtmost,
+      undefined,
+      f.createBinaryExpression(f.createStringLiteral('in '), K.PlusToken, f.createCallExpression(f.createPropertyAccessExpression(message, 'slice'), undefined, [f.createNumericLiteral(6)])),
+      undefined,
+      message,
+    );
+    const renamed = f.createBinaryExpression(f.createStringLiteral(`${where}: `), K.PlusToken, f.createParenthesizedExpression(text));
+    const handler = f.createBlock(
+      [f.createIfStatement(ours, f.createExpressionStatement(f.createAssignment(message, renamed))), f.createThrowStatement(e)],
+      true,
+    );
+    return [check, f.createTryStatement(f.createBlock(rest, true), f.createCatchClause('e', handler), undefined)];
   }
 
   /** The defs reachable from `entries` that this module does not have yet. */
@@ -239,6 +271,22 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     if (typeof k === 'number') return f.createElementAccessExpression(e, k);
     return /^[A-Za-z_$][\w$]*$/.test(k) ? f.createPropertyAccessExpression(e, k) : f.createElementAccessExpression(e, f.createStringLiteral(k));
   }
+}
+
+/** The constructs whose emitted code throws a RangeError for bad lengths or indices. */
+const CHECKING = new Set(['atmost', 'gather', 'scatter']);
+
+/** Do the defs a plan calls check array lengths or indices at run time? */
+function checksLengths(plan: CallSitePlan): boolean {
+  let found = false;
+  for (const d of reachable(plan.program, plan.entries).defs) {
+    visitBlock(d.body, {
+      expr: (e) => {
+        if (e.tag === 'construct' && CHECKING.has(e.op)) found = true;
+      },
+    });
+  }
+  return found;
 }
 
 /** `loss.fwd` -> `loss$fwd`; a primal def `loss` -> `loss$`, never the user's own `loss`. */

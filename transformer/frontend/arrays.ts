@@ -37,8 +37,8 @@ const REAL_ARRAY: Shape = { kind: 'array', container: 'Float64Array', elem: NUMB
 const REAL_ARRAY_TYPE = arrayType(REAL);
 
 /** The tsad exports that are array helpers, and those whose IR combinators are not built yet. */
-export const ARRAY_HELPERS = new Set(['sum', 'dot', 'prod', 'iota', 'scan']);
-export const PENDING_HELPERS = new Set(['gather', 'scatter', 'reduceByIndex', 'matmul']);
+export const ARRAY_HELPERS = new Set(['sum', 'dot', 'prod', 'iota', 'scan', 'gather', 'scatter', 'reduceByIndex']);
+export const PENDING_HELPERS = new Set(['matmul']);
 
 /** The operators scan and reduce know by name, as primitives, with their neutral elements. */
 const OPERATORS: Record<string, { prim: string; neutral: number }> = {
@@ -193,11 +193,11 @@ export class ArrayLowering {
     const own = new Set([i.name, ...mapped.map((m) => m.param.name)]);
     const body = this.hoist(raw, own);
     // Arrays the body reads only at the map's index are zipped in as mapped operands.
-    const zipped = this.zip(body, i.name, own, node);
+    const zipped = this.zip(body, i.name, own, n, node, mappedParams.length > 0);
     for (const z of zipped.arrays) mapped.push(z);
     // A zip needs arrays of one length: checked once, before the map (JavaScript would read undefined).
     const first = mappedParams[0]?.[1];
-    for (const z of zipped.arrays) {
+    for (const z of zipped.arrays.filter((a) => a.direct)) {
       const what = first ? `the arrays '${userName(first.name)}' and '${userName(z.operand)}' of ${this.text(node)} must have the same length` : `the array '${userName(z.operand)}' of ${this.text(node)} must have length n`;
       n = this.sameLength(n, { name: z.operand, shape: REAL_ARRAY }, what);
     }
@@ -284,31 +284,91 @@ export class ArrayLowering {
    * initial value defaults to its neutral element) or a lambda of its two parameters only.
    */
   scan(xs: Value, op: ts.Expression, init: Value | undefined, node: ts.Node, hint?: string): Value {
-    const { t } = this.site;
     if (!hasFolds()) return fail(1121, node, 'scan is not supported in differentiable functions yet: write it as a loop over the array');
+    const body = this.operator(op, 'scan');
+    if (!init && body.neutral === undefined) return fail(1121, node, 'scan with a function needs its initial value: scan(xs, (a, b) => ..., init)');
+    const start = init ?? { name: this.b.lit(body.neutral!, 'neutral'), shape: NUMBER };
+    return this.bindFold('scan', xs, start, body.acc, body.x, body.block, hint);
+  }
+
+  /**
+   * The operator of scan or reduceByIndex as a body over (accumulator, element): '+', '*', 'min',
+   * 'max' (with its neutral element), or a lambda written in place that reads only its two
+   * parameters (the combinator may group it any way).
+   */
+  private operator(op: ts.Expression, what: string): { acc: Binder; x: Binder; block: Block; neutral?: number } {
+    const { t } = this.site;
+    const acc = binder(this.b.fresh('acc'), REAL);
+    const x = binder(this.b.fresh('x'), REAL);
     if (t.isStringLiteral(op)) {
       const known = OPERATORS[op.text];
-      if (!known) return fail(1121, op, `scan's operator is '+', '*', 'min', 'max' or a function, not '${op.text}'`);
-      const start = init ?? { name: this.b.lit(known.neutral, 'neutral'), shape: NUMBER };
-      return this.combinator('scan', xs, start, (acc, x, b) => b.prim(known.prim, [acc, x], 'acc'), hint);
+      if (!known) return fail(1121, op, `${what}'s operator is '+', '*', 'min', 'max' or a function, not '${op.text}'`);
+      const inner = new Builder(this.b.names);
+      const next = inner.prim(known.prim, [acc.name, x.name], 'acc');
+      return { acc, x, block: inner.finish(ret([next])), neutral: known.neutral };
     }
     let fn: ts.Expression = op;
     while (t.isParenthesizedExpression(fn)) fn = fn.expression;
-    if (!t.isArrowFunction(fn) && !t.isFunctionExpression(fn)) return fail(1121, op, "scan's operator must be '+', '*', 'min', 'max' or a function written in place");
-    if (!init) return fail(1121, node, 'scan with a function needs its initial value: scan(xs, (a, b) => ..., init)');
-    if (fn.parameters.length !== 2) return fail(1121, fn, "scan's operator takes two parameters (accumulator, value)");
+    if (!t.isArrowFunction(fn) && !t.isFunctionExpression(fn)) return fail(1121, op, `${what}'s operator must be '+', '*', 'min', 'max' or a function written in place`);
+    if (fn.parameters.length !== 2) return fail(1121, fn, `${what}'s operator takes two parameters (accumulator, value)`);
     const lambdaFn = fn;
-    const acc = binder(this.b.fresh('acc'), REAL);
-    const x = binder(this.b.fresh('x'), REAL);
     const lowered = this.site.scope((bind) => {
       bind(this.paramSymbol(lambdaFn.parameters[0]), { name: acc.name, shape: NUMBER });
       bind(this.paramSymbol(lambdaFn.parameters[1]), { name: x.name, shape: NUMBER });
       return [this.site.callbackBody(lambdaFn, 'acc')];
     });
-    if (lowered.results[0].shape.kind !== 'number') fail(1121, fn.body, "scan's operator must return a number");
+    if (lowered.results[0].shape.kind !== 'number') fail(1121, fn.body, `${what}'s operator must return a number`);
     const free = [...freeVars(lowered.block).nl].filter((v) => v !== acc.name && v !== x.name);
-    if (free.length > 0) fail(1121, fn, `scan's operator may read only its two parameters, not '${userName(free[0])}': the combinator runs it in any grouping (write a loop for a fold that reads more)`);
-    return this.bindFold('scan', xs, init, acc, x, lowered.block, hint);
+    if (free.length > 0) fail(1121, fn, `${what}'s operator may read only its two parameters, not '${userName(free[0])}': the combinator runs it in any grouping (write a loop for a fold that reads more)`);
+    return { acc, x, block: lowered.block };
+  }
+
+  /** tsad's `gather(xs, indices)`: out[k] = xs[indices[k]] (an index outside xs is a RangeError). */
+  gather(xs: Value, idx: Value, node: ts.Node, hint?: string): Value {
+    if (!isConstruct('gather')) return fail(1121, node, 'gather is not supported in differentiable functions yet: write it as a loop over the indices');
+    return { name: this.b.nl(hint ?? 'gathered', construct('gather', [xs.name, idx.name], [], []), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
+  }
+
+  /**
+   * `a.slice(start?, end?)` with JavaScript's meaning (negative positions count from the end, both
+   * clamped to the array): a gather of a at start + i for i below the slice's length.
+   */
+  slice(a: Value, start: Value | undefined, end: Value | undefined, node: ts.Node, hint?: string): Value {
+    if (!isConstruct('gather')) return fail(1121, node, "'.slice' of an array is not supported in differentiable functions yet");
+    const b = this.b;
+    const len = this.length(a);
+    const zero = b.lit(0, 'zero');
+    // select(k < 0, max(len + k, 0), min(k, len))
+    const position = (k: Value): string => {
+      const negative = b.test('lt', [k.name, zero], 'negative');
+      const fromEnd = b.prim('max', [b.prim('add', [len.name, k.name], 'back'), zero], 'back');
+      const clamped = b.prim('min', [k.name, len.name], 'clamped');
+      return b.nl('position', { tag: 'prim', op: 'select', args: [negative, fromEnd, clamped] }, REAL);
+    };
+    const from = start ? position(start) : zero;
+    const to = end ? position(end) : len.name;
+    const count = { name: b.prim('max', [b.prim('sub', [to, from], 'span'), zero], 'n'), shape: NUMBER };
+    const j = binder(b.fresh('j'), REAL);
+    const offset = binder(b.fresh('offset'), REAL);
+    const inner = new Builder(b.names);
+    const at = inner.prim('add', [j.name, offset.name], 'at');
+    const slots = this.indices(count);
+    const idx = b.nl('slice_index', construct('map', [count.name, slots.operand, from], [], [lambda([j, slots.param, offset], [], inner.finish(ret([at])))]), REAL_ARRAY_TYPE);
+    return { name: b.nl(hint ?? 'sliced', construct('gather', [a.name, idx], [], []), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
+  }
+
+  /** tsad's `scatter(dest, indices, values)`: a copy of dest with values at the (distinct) indices. */
+  scatter(dest: Value, idx: Value, vals: Value, node: ts.Node, hint?: string): Value {
+    if (!isConstruct('scatter')) return fail(1121, node, 'scatter is not supported in differentiable functions yet');
+    return { name: this.b.nl(hint ?? 'scattered', construct('scatter', [dest.name, idx.name, vals.name], [], []), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
+  }
+
+  /** tsad's `reduceByIndex(dest, indices, values, op)`: the histogram, bins outside dest ignored. */
+  reduceByIndex(dest: Value, idx: Value, vals: Value, op: ts.Expression, node: ts.Node, hint?: string): Value {
+    if (!isConstruct('reduceByIndex')) return fail(1121, node, 'reduceByIndex is not supported in differentiable functions yet');
+    const body = this.operator(op, 'reduceByIndex');
+    const e = construct('reduceByIndex', [dest.name, idx.name, vals.name], [], [lambda([body.acc, body.x], [], body.block)]);
+    return { name: this.b.nl(hint ?? 'histogram', e, REAL_ARRAY_TYPE), shape: REAL_ARRAY };
   }
 
   /** `reduce` or `scan` over xs from init with the operator `step` builds from (accumulator, element). */
@@ -398,30 +458,96 @@ export class ArrayLowering {
   }
 
   /** Arrays read only as `w[i]` at the map's own index become mapped operands (a zip). */
-  private zip(body: Block, i: string, own: ReadonlySet<string>, node: ts.Node): { body: Block; arrays: { operand: string; param: Binder }[] } {
-    const free = [...freeVars(body).nl].filter((n) => !own.has(n));
-    const arrays: { operand: string; param: Binder }[] = [];
+  /**
+   * Arrays the body reads as `w[i]` at the map's own index become mapped operands (a zip, whose
+   * lengths are checked); reads at an index computed from i and free numbers only (`w[i + 1]`,
+   * `w[n - 1 - i]`) become a gather of w at those indices before the map, itself a mapped
+   * operand (when the IR has gather). Any other read of a free array is TSAD1121.
+   */
+  private zip(body: Block, i: string, own: ReadonlySet<string>, n: Value, node: ts.Node, exact: boolean): { body: Block; arrays: { operand: string; param: Binder; direct: boolean }[] } {
+    const free = [...freeVars(body).nl].filter((x) => !own.has(x));
+    const arrays: { operand: string; param: Binder; direct: boolean }[] = [];
     const rename = new Map<string, string>();
     const dropped = new Set<Stmt>();
+    const isRead = (st: Stmt, w: string): st is Extract<Stmt, { tag: 'let' }> => st.tag === 'let' && st.rhs.tag === 'construct' && st.rhs.op === 'index' && st.rhs.nl[0] === w;
+    const refuse = (w: string): never =>
+      fail(1121, node, `the callback reads the array '${userName(w)}' other than at an index computed from the map's own: a map may read another array as w[i] or w[f(i)]; write a for loop that accumulates, or map over the indices you need`);
     for (const w of free) {
       const shape = this.site.shapeOfName(w);
       if (!shape || shape.kind !== 'array') continue;
-      const reads = body.stmts.filter((s) => s.tag === 'let' && s.rhs.tag === 'construct' && s.rhs.op === 'index' && s.rhs.nl[0] === w && s.rhs.nl[1] === i);
-      const others = body.stmts.filter((s) => !reads.includes(s) && freeVars(block([s], ret([]))).nl.has(w));
-      if (reads.length === 0 || others.length > 0 || freeVars(body.result).nl.has(w)) {
-        fail(1121, node, `the callback reads the array '${w.replace(/_\d+$/, '')}' other than at the map's own index: a map may read another array only as w[i]; write a for loop that accumulates, or map over the indices you need`);
-      }
-      const param = binder(this.b.fresh(`${w}_i`), irType(elemShape(shape)));
-      arrays.push({ operand: w, param });
-      for (const s of reads) {
-        dropped.add(s);
-        if (s.tag === 'let') rename.set(s.nl[0].name, param.name);
+      const reads = body.stmts.filter((st) => isRead(st, w));
+      const others = body.stmts.filter((st) => !reads.includes(st as never) && freeVars(block([st], ret([]))).nl.has(w));
+      if (reads.length === 0 || others.length > 0 || freeVars(body.result).nl.has(w)) refuse(w);
+      // One mapped operand per distinct index: w itself at i, a gather of w elsewhere.
+      const byIndex = new Map<string, Binder>();
+      for (const st of reads) {
+        const at = (st.rhs as Extract<typeof st.rhs, { tag: 'construct' }>).nl[1];
+        let param = byIndex.get(at);
+        if (!param) {
+          param = binder(this.b.fresh(`${userName(w)}_${at === i ? 'i' : 'at'}`), irType(elemShape(shape)));
+          byIndex.set(at, param);
+          // Over an array, w[i] zips w (same length, checked); over indices only, w may be longer.
+          if (at === i && (exact || !isConstruct('gather'))) arrays.push({ operand: w, param, direct: true });
+          else {
+            const slice = isConstruct('gather') ? this.indexSlice(body, at, i, own) : undefined;
+            if (!slice) refuse(w);
+            arrays.push({ operand: this.gatherAt(w, slice!, at, i, n, node), param, direct: false });
+          }
+        }
+        dropped.add(st);
+        rename.set(st.nl[0].name, param.name);
       }
     }
     if (arrays.length === 0) return { body, arrays };
-    const kept = { stmts: body.stmts.filter((s) => !dropped.has(s)), result: body.result };
-    const r = (n: string) => rename.get(n) ?? n;
+    const kept = { stmts: body.stmts.filter((st) => !dropped.has(st)), result: body.result };
+    const r = (x: string) => rename.get(x) ?? x;
     return { body: rewriteBlock(kept, { expr: (e) => renameOperands(e, r), stmt: (st, emit) => emit(renameStmtOperands(st, r)) }), arrays };
+  }
+
+  /**
+   * The statements of the body that compute `target` from the index i and free numbers only (no
+   * array read, no other parameter, no construct), in order; undefined when there are others.
+   */
+  private indexSlice(body: Block, target: string, i: string, own: ReadonlySet<string>): Stmt[] | undefined {
+    const defs = new Map<string, Stmt>();
+    for (const st of body.stmts) for (const x of st.tag === 'let' ? [...st.nl, ...st.lin] : st.names) defs.set(x.name, st);
+    const need = new Set<Stmt>();
+    const todo = [target];
+    while (todo.length > 0) {
+      const x = todo.pop()!;
+      if (x === i) continue;
+      if (own.has(x)) return undefined;
+      const st = defs.get(x);
+      if (!st || need.has(st)) continue;
+      if (st.tag === 'let' && (st.lin.length > 0 || st.rhs.tag === 'construct' || st.rhs.tag === 'call' || st.rhs.tag === 'block')) return undefined;
+      need.add(st);
+      todo.push(...freeVars(block([st], ret([]))).nl);
+    }
+    return body.stmts.filter((st) => need.has(st));
+  }
+
+  /** gather(w, idx) with idx the map over i < n of the slice's value: its binders renamed. */
+  private gatherAt(w: string, slice: readonly Stmt[], target: string, i: string, n: Value, node: ts.Node): string {
+    const b = this.b;
+    const j = binder(b.fresh('j'), REAL);
+    const fresh = new Map<string, string>([[i, j.name]]);
+    const r = (x: string) => fresh.get(x) ?? x;
+    const copied = slice.map((st): Stmt => {
+      const rebind = (x: Binder) => {
+        fresh.set(x.name, b.fresh(x.name));
+        return binder(fresh.get(x.name)!, x.type);
+      };
+      if (st.tag === 'unpack') {
+        const tuple = r(st.tuple);
+        return { ...st, tuple, names: st.names.map(rebind) };
+      }
+      const rhs = renameOperands(st.rhs, r);
+      return { ...st, rhs, nl: st.nl.map(rebind), lin: st.lin.map(rebind) };
+    });
+    const closed = this.close({ stmts: copied, result: ret([r(target)]) }, new Set([j.name]), node, 'map');
+    const slots = this.indices(n);
+    const at = b.nl(`${userName(w)}_index`, construct('map', [n.name, slots.operand, ...closed.operands], [], [lambda([j, slots.param, ...closed.params], [], closed.body)]), REAL_ARRAY_TYPE);
+    return b.nl(`${userName(w)}_at`, construct('gather', [w, at], [], []), REAL_ARRAY_TYPE);
   }
 
   /** The body's free variables become operands with parameters of their own (renamed inside). */

@@ -240,7 +240,7 @@ class FunctionLowering {
 
   /** The shape of every value an expression gave, by IR name (array lowering asks for free variables' shapes). */
   private readonly shapes = new Map<string, Shape>();
-  private readonly arrays = new ArrayLowering(this.arraySite());
+  private readonly arrays: ArrayLowering;
 
   /** Set for a `derivative.vjp` rule: its pullback's cotangent parameter, once lowered. */
   private pullbackParam: { name: string; shape: Shape } | undefined;
@@ -264,6 +264,7 @@ class FunctionLowering {
     this.supply.onFresh = (name) => {
       if (this.current) this.origins.set(name, this.current);
     };
+    this.arrays = new ArrayLowering(this.arraySite());
   }
 
   run(): this {
@@ -1388,15 +1389,9 @@ class FunctionLowering {
   }
 
   private arraySite(): ArraySite {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const self = this;
     return {
-      get t() {
-        return self.t;
-      },
-      get checker() {
-        return self.checker;
-      },
+      t: this.t,
+      checker: this.checker,
       b: () => this.b,
       expr: (e, hint) => this.expr(e, hint),
       scope: (f) => {
@@ -1406,9 +1401,7 @@ class FunctionLowering {
       callbackBody: (fn, hint) => this.callbackBody(fn, hint),
       shapeOfName: (name) => this.shapeOfName(name),
       conform: (node, v, shape, what) => this.conform(node, v, shape, what),
-      get functionName() {
-        return functionName(self.t, self.decl);
-      },
+      functionName: functionName(this.t, this.decl),
     };
   }
 
@@ -1597,6 +1590,13 @@ class FunctionLowering {
       }
       case 'fill':
         return this.fillNew(e, callee, hint);
+      case 'slice': {
+        const xs = this.arrayOf(callee.expression);
+        if (xs.shape.kind !== 'array' || xs.shape.elem.kind !== 'number') fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
+        const [start, end] = e.arguments.slice(0, 2).map((a) => this.expr(a, 'position'));
+        for (const [k, v] of [start, end].entries()) if (v && v.shape.kind !== 'number') fail(1121, e.arguments[k], 'a slice position must be a number');
+        return this.arrays.slice(xs, start, end, e, hint);
+      }
       case 'push':
       case 'pop':
       case 'shift':
@@ -1646,13 +1646,22 @@ class FunctionLowering {
   private arrayHelper(name: string, e: ts.CallExpression, hint?: string): Value {
     const args = e.arguments;
     const want = name === 'dot' ? 2 : 1;
-    if (name !== 'scan' && args.length !== want) fail(1121, e, `${name} takes ${want} argument(s)`);
+    if ((name === 'sum' || name === 'dot' || name === 'prod' || name === 'iota') && args.length !== want) fail(1121, e, `${name} takes ${want} argument(s)`);
     if (name === 'scan') {
       if (args.length < 2 || args.length > 3) fail(1121, e, 'scan takes (xs, op) or (xs, op, init)');
       const xs = this.arrayOf(args[0]);
       const init = args[2] ? this.expr(args[2], 'init') : undefined;
       if (init && init.shape.kind !== 'number') fail(1121, args[2], 'the initial value of scan must be a number');
       return this.arrays.scan(xs, args[1], init, e, hint);
+    }
+    if (name === 'gather' || name === 'scatter' || name === 'reduceByIndex') {
+      const arity = name === 'gather' ? 2 : name === 'scatter' ? 3 : 4;
+      if (args.length !== arity) fail(1121, e, `${name} takes ${arity} arguments`);
+      const arrays = args.slice(0, name === 'reduceByIndex' ? 3 : arity).map((a) => this.arrayOf(a));
+      for (const [k, x] of arrays.entries()) if (x.shape.kind !== 'array' || x.shape.elem.kind !== 'number') fail(1121, args[k], `${name} needs arrays of numbers, got ${describeShape(x.shape)}`);
+      if (name === 'gather') return this.arrays.gather(arrays[0], arrays[1], e, hint);
+      if (name === 'scatter') return this.arrays.scatter(arrays[0], arrays[1], arrays[2], e, hint);
+      return this.arrays.reduceByIndex(arrays[0], arrays[1], arrays[2], args[3], e, hint);
     }
     if (name === 'iota') {
       const n = this.expr(args[0], 'n');

@@ -70,7 +70,15 @@ function arrayShape(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type, no
     const float = typed === 'Float64Array' || typed === 'Float32Array';
     return { kind: 'array', container: typed as ArrayContainer, elem: NUMBER, ...(float ? {} : { constant: true }) };
   }
-  if (!checker.isArrayType(type)) return undefined;
+  if (!checker.isArrayType(type)) {
+    // ArrayLike<number> (tsad's NumberArray) and other types indexed by numbers: an array whose
+    // class is known only at run time; a gradient comes back as a Float64Array.
+    const indexed = !checker.isTupleType(type) && type.flags & tsApi.TypeFlags.Object ? checker.getIndexInfoOfType(type, tsApi.IndexKind.Number) : undefined;
+    if (!indexed) return undefined;
+    const elem = shapeOfType(tsApi, checker, indexed.type, node);
+    if (elem.kind !== 'number') return fail(1120, node, `cannot differentiate a value indexed by numbers that holds ${describeShape(elem)}: tsad arrays hold numbers`);
+    return { kind: 'array', container: 'Float64Array', elem };
+  }
   const elemType = checker.getTypeArguments(type as ts.TypeReference)[0] ?? checker.getAnyType();
   const elem = shapeOfType(tsApi, checker, elemType, node);
   if (elem.kind !== 'number' && elem.kind !== 'array') {

@@ -4,7 +4,7 @@
 // with fewer passes.
 import { jvpOf } from '../ad/drivers';
 import { Planner, PlanRequest, checked, paramChecks, wrapperOf } from './request';
-import { Marshal, fit, leafCount } from './marshal';
+import { fit, leafCount } from './marshal';
 import { Shape, hasArray } from '../frontend/shapes';
 import { CallSitePlan, PlanExpr, PlanStatement, array, callDef, index, name, ret } from './syntax';
 
@@ -71,7 +71,7 @@ function result(req: PlanRequest, defs: Pick<CallSitePlan, 'program' | 'entries'
 type Side = { readonly shape: Shape; readonly value: PlanExpr };
 
 /** The scalars of a user-side value of a flat shape (a number or an array of numbers), as a number[]. */
-function flatRow(m: Marshal, ir: PlanExpr, side: Side): PlanExpr {
+function flatRow(ir: PlanExpr, side: Side): PlanExpr {
   if (side.shape.kind === 'number') return array([ir]);
   return fit(ir, { kind: 'array', container: 'Array', elem: { kind: 'number' } }, side.value);
 }
@@ -100,7 +100,7 @@ export const planJacrevArrays: Planner = (req) => {
   const matrices = wrt.map((w) => {
     const k = m.fresh('k');
     const param: Side = { shape: fn.params[w].shape, value: name(fn.params[w].name) };
-    return { tag: 'rows', count: sizeOf(out), index: k, body: flatRow(m, pick({ tag: 'at', of: name(cts), index: name(k) }, w), param) } as PlanExpr;
+    return { tag: 'rows', count: sizeOf(out), index: k, body: flatRow(pick({ tag: 'at', of: name(cts), index: name(k) }, w), param) } as PlanExpr;
   });
   return result(req, { program: v.program, entries: [v.fwd, v.bwd] }, body, matrices);
 };
@@ -119,7 +119,7 @@ export const planJacfwdArrays: Planner = (req) => {
     const [c, i, k] = [m.fresh('c'), m.fresh('i'), m.fresh('k')];
     const tangents = fn.params.map((q, n) => (n === w ? seed(q.shape, name(c)) : m.zeros(q.shape)));
     const columns = m.fresh(wrt.length === 1 ? 'columns' : `columns_${p.name}`);
-    body.push(m.const([columns], { tag: 'rows', count: sizeOf(param), index: c, body: flatRow(m, index(callDef(j.jvp, [...irArgs, ...tangents]), 1), out) }));
+    body.push(m.const([columns], { tag: 'rows', count: sizeOf(param), index: c, body: flatRow(index(callDef(j.jvp, [...irArgs, ...tangents]), 1), out) }));
     const entry: PlanExpr = { tag: 'at', of: { tag: 'at', of: name(columns), index: name(k) }, index: name(i) };
     return { tag: 'rows', count: sizeOf(out), index: i, body: { tag: 'rows', count: sizeOf(param), index: k, body: entry } } as PlanExpr;
   });
