@@ -6,8 +6,8 @@
 // Operand x (after n) goes to parameter p: **mapped** when x is an array of p's type (p is its
 // element i), **invariant** when x has p's type itself (the same value for every i: a free scalar
 // or array of the body, passed in because bodies are closed: an array read by index is a gather).
-// The index parameter i is optional: the body
-// declares it when it has as many non-linear parameters as the map has non-linear operands.
+// The index parameter i is optional: the body declares it when it has as many non-linear
+// parameters as the map has non-linear operands.
 // Mapped arrays hold n elements, except arrays of reals, which may be shorter (tangents, and
 // their erasures, are sparse at the end: an element past the end reads 0, so a symbolic zero
 // passes as the empty array). Linear mapped operands are arrays of reals.
