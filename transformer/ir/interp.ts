@@ -151,15 +151,21 @@ class Machine {
     },
     owns: (v) => Array.isArray(v) && this.owner.get(v) === this.current,
     claim: (v) => {
-      if (Array.isArray(v)) this.owner.set(v, this.current);
+      if (!Array.isArray(v)) return;
+      this.claimed = true;
+      this.owner.set(v, this.current);
     },
     release: (v) => this.release(v),
     handOver: (v) => this.handOut([[v]]),
   };
 
+  /** Whether any array was ever claimed: until then a release has nothing to look for. */
+  private claimed = false;
+
   private release(v: Value): void {
-    if (!Array.isArray(v)) return;
-    this.owner.delete(v);
+    // An accumulator is an array of reals: nothing inside it to release. Anything else may be a
+    // tuple holding one.
+    if (!this.claimed || !Array.isArray(v) || this.owner.delete(v)) return;
     for (const x of v) if (Array.isArray(x)) this.release(x);
   }
 

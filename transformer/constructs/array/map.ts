@@ -5,8 +5,9 @@
 // runs its body for i = 0 … n − 1 and returns, for each body result, the array of its n values.
 // Operand x (after n) goes to parameter p: **mapped** when x is an array of p's type (p is its
 // element i), **invariant** when x has p's type itself (the same value for every i: a free scalar
-// of the body, passed in because bodies are closed). The index parameter i is optional: the body
-// declares it when it has as many non-linear parameters as the map has non-linear operands.
+// or array of the body, passed in because bodies are closed: an array read by index is a gather).
+// The index parameter i is optional: the body declares it when it has as many non-linear
+// parameters as the map has non-linear operands.
 // Mapped arrays hold n elements, except arrays of reals, which may be shorter (tangents, and
 // their erasures, are sparse at the end: an element past the end reads 0, so a symbolic zero
 // passes as the empty array). Linear mapped operands are arrays of reals.
@@ -26,6 +27,8 @@
 //     let (; c̄) = map(n, s̄ ; ȳ̄)[|s̄ ; ȳ̄| T L]        one cotangent array per linear operand
 //     a mapped operand's cotangent is its array; an invariant's is Σ_i of its per-element
 //     cotangents, lsum(n ; c) (the paper's freeContrib; ⟨Σ_i ṗ ȳ_i⟩ = ⟨ṗ, Σ_i ȳ_i⟩).
+//     With a linear invariant array (a gather) it is a scatter-add, run as a loop accumulating
+//     in place (scatterTranspose below).
 // E:  the default: linear operands after the non-linear ones, linear parameters likewise, which
 //     keeps operand k on parameter k.
 // TypeScript: results preallocated (Float64Array for reals), one for loop, element results
