@@ -83,16 +83,28 @@ class DefEmitter {
     return this.o.factory;
   }
 
-  /** `const $own = new Set();` when the function updates arrays in place, else nothing. */
+  /**
+   * `const $own = new Set(); let $hot;` when the function updates arrays in place, else nothing.
+   * `$hot` is the array an update last found owned: a loop accumulating into one array finds it
+   * there by one comparison instead of a set lookup per element (EmitTsOps.hot).
+   */
   get prologue(): ts.Statement[] {
     if (!this.ownedSet) return [];
     const f = this.f;
     const init = f.createNewExpression(f.createIdentifier('Set'), undefined, []);
-    return [f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.ownedSet, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const))];
+    return [
+      f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.ownedSet, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const)),
+      f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.hot())], this.o.tsApi.NodeFlags.Let)),
+    ];
   }
 
   private owned(): ts.Identifier {
     return (this.ownedSet ??= this.f.createIdentifier('$own'));
+  }
+
+  private hot(): ts.Identifier {
+    this.owned();
+    return this.f.createIdentifier('$hot');
   }
 
   /** Whether some construct of the def updates arrays in place (then a fan-out of an array must release it). */
@@ -105,11 +117,14 @@ class DefEmitter {
     return this.inPlace;
   }
 
-  /** `$own.delete(x)`: x has two holders now. */
+  /** `$own.delete(x); $hot = undefined;`: x has two holders now. */
   private release(x: ts.Expression): ts.Statement[] {
     if (!this.updatesInPlace()) return [];
     const f = this.f;
-    return [f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(this.owned(), 'delete'), undefined, [x]))];
+    return [
+      f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(this.owned(), 'delete'), undefined, [x])),
+      f.createExpressionStatement(f.createAssignment(this.hot(), f.createIdentifier('undefined'))),
+    ];
   }
 
   private set<V>(map: Map<string, V>, key: string, value: V): void {
@@ -327,6 +342,7 @@ class DefEmitter {
       resultTypes,
       typeOf: (name) => this.typeOf(name),
       owned: () => this.owned(),
+      hot: () => this.hot(),
       release: (x) => this.release(x),
     };
     out.push(...rule.emitTs(ops, e, into));

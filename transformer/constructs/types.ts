@@ -141,6 +141,11 @@ export interface EmitTsOps {
    * at the top of the function: `const $own = new Set()`); see InterpOps.owns.
    */
   owned(): ts.Identifier;
+  /**
+   * `$hot`: the array an in-place update last found in the owned set (or allocated), cleared by
+   * every release; `r === $hot` proves r owned without a set lookup.
+   */
+  hot(): ts.Identifier;
   /** Statements that take an array out of the owned set (it now has two holders), where the function has one. */
   release(x: ts.Expression): ts.Statement[];
 }

@@ -110,11 +110,11 @@ export const laccum: ConstructRule = {
     const n = ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : length(ops.ref(w));
     const call = (target: ts.Expression, method: string, arg: ts.Expression) => f.createCallExpression(f.createPropertyAccessExpression(target, method), undefined, [arg]);
     const stmt = (x: ts.Expression) => f.createExpressionStatement(x);
-    const dense = f.createBinaryExpression(
-      f.createBinaryExpression(length(r), SK.GreaterThanEqualsToken, n),
-      SK.AmpersandAmpersandToken,
-      call(own, 'has', r),
-    );
+    // r.length >= n && (r === $hot || $own.has(r)): a loop accumulating into one array pays a
+    // length check and a comparison per element, the set lookup once.
+    const hot = ops.hot();
+    const isOwned = f.createParenthesizedExpression(f.createBinaryExpression(f.createStrictEquality(r, hot), SK.BarBarToken, call(own, 'has', r)));
+    const dense = f.createBinaryExpression(f.createBinaryExpression(length(r), SK.GreaterThanEqualsToken, n), SK.AmpersandAmpersandToken, isOwned);
     const size = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [n, length(r)]);
     const copy = f.createBlock(
       [stmt(f.createAssignment(r, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]))), stmt(call(r, 'set', ops.ref(a))), stmt(call(own, 'add', r))],
@@ -123,6 +123,7 @@ export const laccum: ConstructRule = {
     return [
       stmt(f.createAssignment(r, ops.ref(a))),
       f.createIfStatement(f.createPrefixUnaryExpression(SK.ExclamationToken, f.createParenthesizedExpression(dense)), copy),
+      stmt(f.createAssignment(hot, r)),
       stmt(f.createBinaryExpression(f.createElementAccessExpression(r, ops.ref(i)), SK.PlusEqualsToken, ops.ref(y))),
     ];
   },
