@@ -33,6 +33,7 @@ import {
   lambda,
 } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
+import { PRIMS } from '../prims/registry';
 import { visitDef } from '../ir/traverse';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../constructs/types';
 import { Builder, NameSupply, namesIn } from '../ir/build';
@@ -42,7 +43,13 @@ import { derivedName, role, tapeName, unzipStem } from './names';
 import { calleesFirst, defMap } from './program';
 import { freeNonLinear } from '../ir/freeVars';
 
-export type CheckpointPolicy = 'save' | 'recompute' | ((site: { fn: string; name: string; rhs: Expr }) => 'save' | 'recompute');
+/**
+ * 'save' stores every residual; 'recompute' recomputes every primitive in the linear half;
+ * 'cheap' recomputes, inside construct bodies (a loop's, whose residuals go on stacks), the
+ * bindings whose records call them cheap (PrimDef.cheap, ConstructRule.cheap) and stores the
+ * rest: what the plugin uses.
+ */
+export type CheckpointPolicy = 'save' | 'recompute' | 'cheap' | ((site: { fn: string; name: string; rhs: Expr }) => 'save' | 'recompute');
 
 export interface UnzipOptions {
   readonly policy?: CheckpointPolicy;
@@ -180,7 +187,7 @@ class Unzipper {
   /** U of a construct's body: (p̄ ;) -> (r̄, residuals ;) and (residuals ; ṗ̄) -> (; ṙ̄). */
   unzipBody(l: Lambda): UnzippedBody {
     const nlResults = arityOf(l.body.result, defArity(this.defs)).nl;
-    const h = this.halves(l.nlParams, l.body, nlResults);
+    const h = this.halves(l.nlParams, l.body, nlResults, true);
     return {
       primal: lambda(l.nlParams, [], block(h.context, ret([...h.outs.map((o) => o.name), ...h.residuals.map((r) => r.name)]))),
       tangent: lambda(h.residuals, l.linParams, h.linBody),
@@ -193,10 +200,13 @@ class Unzipper {
    * results into `outs`, the residuals (typed binders: parameters first, then bindings in
    * program order) and the linear half's block, which starts with the recomputed bindings.
    */
-  halves(nlParams: readonly Binder[], body: Block, nlResults: number): { context: Stmt[]; outs: Binder[]; residuals: Binder[]; linBody: Block } {
+  halves(nlParams: readonly Binder[], body: Block, nlResults: number, inBody = false): { context: Stmt[]; outs: Binder[]; residuals: Binder[]; linBody: Block } {
     const { ctx, nl, lin } = this.splitBlock(body);
     const linBody = lin === null ? block([], EMPTY_LIN) : lin.tag === 'block' ? lin.block : block([], lin);
-    const { recompute, needed } = chooseResiduals(this.fn, ctx, linBody, this.policy);
+    // 'cheap' pays off where residuals are stored per run of a body (a loop's stacks); a
+    // function's own residuals are locals once f.fwd and f.bwd are fused, so they stay.
+    const policy = this.policy === 'cheap' && !inBody ? 'save' : this.policy;
+    const { recompute, needed } = chooseResiduals(this.fn, ctx, linBody, policy);
     const types = new Map<string, Type>();
     const order: string[] = [];
     const note = (b: Binder) => {
@@ -212,16 +222,27 @@ class Unzipper {
   }
 }
 
+/** A body-less read its record calls cheap (an element by index, a length). */
+const cheapRead = (e: Expr): boolean => e.tag === 'construct' && e.bodies.length === 0 && constructRule(e, 'unzip').cheap === true;
+
 function recomputable(s: Stmt): boolean {
   if (s.tag === 'unpack') return true;
-  if (s.nl.length !== 1) return false;
-  return s.rhs.tag === 'prim' || s.rhs.tag === 'lit' || s.rhs.tag === 'tuple' || s.rhs.tag === 'var';
+  if (s.nl.length !== 1 || s.lin.length !== 0) return false;
+  return s.rhs.tag === 'prim' || s.rhs.tag === 'lit' || s.rhs.tag === 'tuple' || s.rhs.tag === 'var' || cheapRead(s.rhs);
+}
+
+/** Under 'cheap': one add or multiply, an element read, a copy: cheaper again than a tape slot. */
+function cheap(s: Stmt): boolean {
+  if (s.tag === 'unpack') return true;
+  const e = s.rhs;
+  return e.tag === 'var' || e.tag === 'tuple' || cheapRead(e) || (e.tag === 'prim' && PRIMS[e.op]?.cheap === true);
 }
 
 function decide(policy: CheckpointPolicy, fn: string, s: Stmt): 'save' | 'recompute' {
   if (!recomputable(s)) return 'save';
   // A literal costs nothing to rebuild and a tape slot to keep: never taped, whatever the policy.
   if (s.tag === 'let' && s.rhs.tag === 'lit') return 'recompute';
+  if (policy === 'cheap') return cheap(s) ? 'recompute' : 'save';
   if (policy === 'save' || policy === 'recompute') return policy;
   if (s.tag === 'unpack') return 'recompute';
   return policy({ fn, name: s.nl[0].name, rhs: s.rhs });

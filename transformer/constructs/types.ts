@@ -207,6 +207,11 @@ export interface ConstructRule {
    */
   readonly repeats?: boolean;
   /**
+   * A body-less read that is cheaper to do again than to store (an element read by index): the
+   * `'cheap'` checkpoint policy recomputes it in the linear half (PrimDef.cheap).
+   */
+  readonly cheap?: boolean;
+  /**
    * Where the construct's loop invariants are, for loop-invariant code motion (ad/licm.ts): the
    * `count` non-linear parameters of body `body` from index `param` are the `count` non-linear
    * operands from index `operand`, the same in every run of the body. Hoisted values join them

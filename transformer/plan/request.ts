@@ -39,7 +39,10 @@ export interface PlanRequest {
 export type Planner = (req: PlanRequest) => CallSitePlan;
 
 /** Generated code is simplified (copy/zero propagation, CSE, dead code) before emission. */
-export const DRIVER = { simplify: true, inlinePrimal: true } as const;
+// 'cheap': adds, multiplies and element reads are recomputed in the backward pass instead of
+// stored, so a loop over arrays keeps only what is expensive to redo (exp, a division, a carried
+// value) on its tape (ad/unzip.ts).
+export const DRIVER = { simplify: true, inlinePrimal: true, policy: 'cheap' } as const;
 
 /** The wrapper's own parameter names, and those of its function values: no local takes them. */
 const RESERVED = ['primals', 'tangents', 'cotangent', 'v', 'columns'];

@@ -43,6 +43,12 @@ export interface PrimDef {
    * operations: charging it 1 would make its k-term derivative look k times too expensive.
    */
   readonly cost?: (arity: number) => number;
+  /**
+   * Cheaper to compute again than to store and load (one add or multiply): under the `'cheap'`
+   * checkpoint policy U recomputes it in the linear half when its inputs are there anyway, so a
+   * loop stacks fewer residuals (an index computed from the counter, a difference of two reads).
+   */
+  readonly cheap?: boolean;
   /** JavaScript for the primitive applied to already-evaluated argument expressions. */
   readonly emitTs: (args: readonly ts.Expression[], factory: ts.NodeFactory) => ts.Expression;
   /**

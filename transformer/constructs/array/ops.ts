@@ -83,6 +83,8 @@ interface NonLinearOp {
   readonly run: (v: readonly Value[], charge: (n: number) => void) => Value;
   readonly jvp: ConstructRule['jvp'];
   readonly emit: (ops: EmitTsOps, e: ConstructExpr, into: string, t: Type | undefined) => ts.Statement[];
+  /** ConstructRule.cheap: an element read or a length, recomputed rather than stored under the 'cheap' policy. */
+  readonly cheap?: boolean;
 }
 
 function nonLinearRule(o: NonLinearOp): ConstructRule {
@@ -96,11 +98,13 @@ function nonLinearRule(o: NonLinearOp): ConstructRule {
     transpose: nonLinear(o.name),
     pruneResults: () => undefined,
     emitTs: (ops, e, into) => o.emit(ops, e, into[0], ops.resultTypes[0]),
+    ...(o.cheap ? { cheap: true } : {}),
   };
 }
 
 export const len = nonLinearRule({
   name: 'len',
+  cheap: true,
   operands: 1,
   type: (ops, [a]) => {
     if (a.tag !== 'array') ops.error(`len needs an array, got ${printType(a)}`);
@@ -122,6 +126,7 @@ function element(a: Value, i: Value, op: string): Value {
 
 export const index = nonLinearRule({
   name: 'index',
+  cheap: true,
   operands: 2,
   type: (ops, [a, i]) => {
     expectReal(ops, 'index', 'index', i);

@@ -11,6 +11,7 @@ const addJvp: JvpRule = ({ b, tangents, y }) => sumTangents(b, tangents, `${y}_d
 
 export const add: PrimDef = {
   name: 'add',
+  cheap: true,
   arity: binary,
   typeRule: realOp('add'),
   impl: (a, b) => num(a) + num(b),
@@ -22,6 +23,7 @@ export const add: PrimDef = {
 // d(a − b) = ȧ − ḃ
 export const sub: PrimDef = {
   name: 'sub',
+  cheap: true,
   arity: binary,
   typeRule: realOp('sub'),
   impl: (a, b) => num(a) - num(b),
@@ -38,6 +40,7 @@ export const sub: PrimDef = {
 
 export const neg: PrimDef = {
   name: 'neg',
+  cheap: true,
   arity: unary,
   typeRule: realOp('neg'),
   impl: (a) => -num(a),
@@ -49,6 +52,7 @@ export const neg: PrimDef = {
 // d(a·b) = b·ȧ + a·ḃ
 export const mul: PrimDef = {
   name: 'mul',
+  cheap: true,
   arity: binary,
   typeRule: realOp('mul'),
   impl: (a, b) => num(a) * num(b),
