@@ -2,7 +2,7 @@
 // and looked up by IR name, to compare with the interpreter.
 import * as ts from 'typescript';
 import { emitDefs, mangle } from '../../transformer/backend/emitTs';
-import type { Program } from '../../transformer/ir/syntax';
+import type { Program, Type } from '../../transformer/ir/syntax';
 import type { Value } from '../../transformer/ir/interp';
 
 export type Emitted = (...args: unknown[]) => unknown;
@@ -14,7 +14,32 @@ export function emitAndLoad(p: Program): { code: string; fns: Map<string, Emitte
   const code = decls.map((d) => ts.createPrinter().printNode(ts.EmitHint.Unspecified, d, file)).join('\n');
   const names = p.defs.map((d) => mangle(d.name));
   const table = new Function(`${code}\nreturn { ${names.join(', ')} };`)() as Record<string, Emitted>;
-  return { code, fns: new Map(p.defs.map((d) => [d.name, table[mangle(d.name)]])) };
+  const wrap = (d: Program['defs'][number]): Emitted => {
+    const fn = table[mangle(d.name)];
+    const types = d.nlParams.map((b) => b.type);
+    return (...args) => fromEmitted(fn(...args.map((v, i) => (i < types.length ? toEmitted(types[i], v) : v))));
+  };
+  return { code, fns: new Map(p.defs.map((d) => [d.name, wrap(d)])) };
+}
+
+/**
+ * An interpreter value as the emitted code holds it: a non-linear stack of reals is
+ * `{ a: Float64Array, n }` there (constructs/stack/emit.ts), a JS array in the interpreter.
+ */
+function toEmitted(t: Type | undefined, v: unknown): unknown {
+  if (!t || !Array.isArray(v)) return v;
+  if (t.tag === 'stack' && t.elem.tag === 'real') return { a: Float64Array.from(v as number[]), n: v.length };
+  if (t.tag === 'tuple') return v.map((e, i) => toEmitted(t.elems[i], e));
+  return v;
+}
+
+const isTypedStack = (v: unknown): v is { a: Float64Array; n: number } =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && (v as { a?: unknown }).a instanceof Float64Array && typeof (v as { n?: unknown }).n === 'number';
+
+/** The emitted code's results in the interpreter's form (typed stacks as arrays of their elements). */
+export function fromEmitted(v: unknown): unknown {
+  if (isTypedStack(v)) return Array.from(v.a.subarray(0, v.n));
+  return Array.isArray(v) ? v.map(fromEmitted) : v;
 }
 
 /** A def's results as the emitted function returns them: one bare, several as an array. */

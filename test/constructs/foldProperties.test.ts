@@ -111,17 +111,16 @@ describe('scan and reduce over random operator bodies, lengths 0, 1 and 5', () =
     );
   });
 
-  // The operator's calls inlined (inlinePrimal), so that the residuals are reals: J of an erased
-  // recurrence needs residual arrays of reals (a call's tape, a tuple, is refused with a clear error).
+  // The operator calls g: its tape is a tuple residual, stored leaf by leaf (flatResiduals.ts).
   test('second order: hvp of s against central differences of its gradient', () => {
     fc.assert(
       fc.property(arb, ([p, x, xd]) => {
-        const g = gradOf(p, 's', { inlinePrimal: true });
+        const g = gradOf(p, 's');
         const eps = 1e-5;
         const at = (sign: number) => evalFn(g.program, g.grad, x.map((a, k) => (Array.isArray(a) ? a.map((e, i) => (e as number) + sign * eps * ((xd[k] as number[])[i] ?? 0)) : (a as number) + sign * eps * (xd[k] as number)))).nl;
         const plus = flat(at(1));
         const minus = flat(at(-1));
-        const h = hvpOf(p, 's', { inlinePrimal: true });
+        const h = hvpOf(p, 's');
         const got = evalFn(h.program, h.hvp, [...x, ...xd]).nl;
         fc.pre(finite(got) && plus.every(Number.isFinite) && minus.every(Number.isFinite));
         const n = (x[0] as number[]).length;

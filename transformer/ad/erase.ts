@@ -52,6 +52,9 @@ function typeCode(t: Type): string {
   return t.tag === 'real' ? 'r' : t.tag === 'bool' ? 'b' : t.tag === 'str' ? 's' : t.tag === 'stack' ? `S${typeCode(t.elem)}_` : t.tag === 'array' ? `A${typeCode(t.elem)}_` : `T${t.elems.map(typeCode).join('')}_`;
 }
 
+/** Whether a value of this type holds an array (which an accumulation may update in place). */
+const holdsArray = (t: Type): boolean => t.tag === 'array' || (t.tag === 'tuple' && t.elems.some(holdsArray));
+
 class Eraser {
   /** Helper defs generated so far, keyed by `op:type`, in dependency order. */
   private readonly helpers = new Map<string, FnDef>();
@@ -143,8 +146,11 @@ class Eraser {
         return nvar(e.name);
       case 'tuple':
         return tuple(false, e.elems);
-      case 'dup':
-        return ret([e.name, e.name]);
+      case 'dup': {
+        // Two holders of one array: `share` takes it out of in-place updates (constructs/array/accum.ts).
+        const t = this.types.get(e.name);
+        return t !== undefined && holdsArray(t) ? construct('share', [e.name], [], []) : ret([e.name, e.name]);
+      }
       case 'lprim':
       case 'zero':
         throw new InternalError('erase: a linear leaf in tail position must be let-bound (run after flattening)');

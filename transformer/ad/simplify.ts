@@ -8,6 +8,17 @@
 // boundary) and no code moves into or out of a body.
 import { constructRule } from '../constructs/registry';
 import { Block, Expr, FnDef, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
+import type { ConstructExpr, FuseOps } from '../constructs/types';
+import { InternalError, binder, lprim } from '../ir/syntax';
+import { NameSupply, namesIn } from '../ir/build';
+
+/** A statement binding a construct that can absorb an addition (Simplifier.fuse). */
+interface Site {
+  readonly out: Stmt[];
+  readonly index: number;
+  stmt: Extract<Stmt, { tag: 'let' }>;
+  e: ConstructExpr;
+}
 import { PRIMS } from '../prims/registry';
 import { restoreLinearity } from './linearity';
 import type { Scalar } from '../prims/types';
@@ -38,6 +49,94 @@ class Simplifier {
   private readonly tuples = new Map<string, readonly string[]>();
   /** Uses counted by the dead-code pass, of the statements kept so far. */
   private readonly counts = new Map<string, number>();
+  /**
+   * Linear results of constructs that can absorb an addition (ConstructRule.fuseAdd: a one-hot
+   * added to an array is an accumulation), with the statement that binds them.
+   */
+  private readonly fusible = new Map<string, { readonly site: Site; readonly k: number }>();
+  /** Statements a fusion moved, removed when their block is done. */
+  private readonly fused = new Set<Stmt>();
+  /** Where each name was bound: its block's statements and its position there. */
+  private readonly boundAt = new Map<string, { readonly out: Stmt[]; readonly index: number }>();
+  private names: NameSupply | undefined;
+
+  constructor(private readonly def: FnDef) {}
+
+  /** Appends a kept statement, noting where its names are bound and what it can absorb. */
+  private push(out: Stmt[], st: Stmt): void {
+    const index = out.length;
+    out.push(st);
+    for (const b of st.tag === 'let' ? [...st.nl, ...st.lin] : st.names) this.boundAt.set(b.name, { out, index });
+    if (st.tag !== 'let') return;
+    if (st.rhs.tag === 'construct' && constructRule(st.rhs, 'simplify').fuseAdd) {
+      const site: Site = { out, index, stmt: st, e: st.rhs };
+      st.lin.forEach((b, k) => this.fusible.set(b.name, { site, k }));
+    }
+  }
+
+  /**
+   * `ladd(; x, r)` with r bound in the same block by a construct that absorbs the addition. A
+   * construct with one result moves here, fused (r is linear, so this is its only use, and its
+   * operands are all bound before r was): `{ expr }`. One with several is fused where it stands,
+   * when x is bound before it, and the sum is r: `{ rename }`.
+   */
+  private fuse(rhs: Expr, out: Stmt[], type: Type | undefined): { expr: Expr } | { rename: string } | undefined {
+    // Only an addition of arrays costs more than one unit; a sum of reals keeps its order (and
+    // its rounding) as T wrote it.
+    if (rhs.tag !== 'lprim' || rhs.op !== 'ladd' || rhs.lin.length !== 2 || type?.tag !== 'array') return undefined;
+    for (const k of [1, 0]) {
+      const entry = this.fusible.get(rhs.lin[k]);
+      if (!entry || entry.site.out !== out) continue;
+      const { site } = entry;
+      const other = rhs.lin[1 - k];
+      const single = site.stmt.nl.length === 0 && site.stmt.lin.length === 1;
+      const bound = this.boundAt.get(other);
+      if (!single && bound && bound.out === out && bound.index >= site.index) continue;
+      const ops: FuseOps = {
+        add: (x, y, t) => {
+          if (!single) throw new InternalError('simplify: a fusion in place cannot add before its construct');
+          return this.add(x, y, t, out);
+        },
+        isZero: (n) => this.zeros.has(n),
+        absorbs: (e) => e.tag === 'construct' && constructRule(e, 'simplify').fuseAdd !== undefined,
+        fresh: (hint) => this.fresh(hint),
+        addends: (e) => {
+          if (e.tag === 'lprim' && e.op === 'ladd') return e.lin;
+          const at = e.tag === 'construct' ? constructRule(e, 'simplify').accumulates : undefined;
+          return e.tag === 'construct' && at !== undefined ? [e.lin[at]] : [];
+        },
+      };
+      const fusedE = constructRule(site.e, 'simplify').fuseAdd?.(ops, site.e, other, entry.k);
+      if (!fusedE) continue;
+      // A fusion in place may have put the addition inside a body (a remat's): simplify it there.
+      const merged = !single && hasBodies(fusedE) ? this.expr(fusedE, new Map()) : fusedE;
+      this.fusible.delete(rhs.lin[k]);
+      if (single) {
+        this.fused.add(site.stmt);
+        return { expr: merged };
+      }
+      const st = { ...site.stmt, rhs: merged };
+      out[site.index] = st;
+      site.stmt = st;
+      if (merged.tag === 'construct') site.e = merged;
+      return { rename: rhs.lin[k] };
+    }
+    return undefined;
+  }
+
+  private fresh(hint: string): string {
+    return (this.names ??= new NameSupply(namesIn(this.def))).fresh(hint);
+  }
+
+  /** Binds `ladd(; x, y)` (fused where it can be) at the end of the block; its name. */
+  private add(x: string, y: string, t: Type, out: Stmt[]): string {
+    const sum = lprim('ladd', [], [x, y]);
+    const f = this.fuse(sum, out, t);
+    if (f && 'rename' in f) return f.rename;
+    const name = this.fresh('acc');
+    this.push(out, letS([], [binder(name, t)], f ? f.expr : sum));
+    return name;
+  }
 
   private rename(n: string): string {
     let m = n;
@@ -73,11 +172,17 @@ class Simplifier {
           });
           continue;
         }
-        out.push({ ...node, tuple });
+        this.push(out, { ...node, tuple });
         continue;
       }
       if (node.nl.length + node.lin.length === 0 && isVarDrop(node.rhs)) continue;
-      const rhs = this.expr(node.rhs, cse);
+      const renamed = this.expr(node.rhs, cse);
+      const fusion = this.fuse(renamed, out, node.lin[0]?.type);
+      if (fusion && 'rename' in fusion) {
+        this.subst.set(node.lin[0].name, fusion.rename);
+        continue;
+      }
+      const rhs = fusion ? fusion.expr : renamed;
       const all = [...node.nl, ...node.lin];
       if (rhs.tag === 'var' && all.length === 1) {
         this.subst.set(all[0].name, rhs.name);
@@ -102,20 +207,21 @@ class Simplifier {
       if (rhs.tag === 'lprim' && rhs.lin.every((n) => this.zeros.has(n)) && node.lin[0]?.type) {
         const t = node.lin[0].type;
         this.zeros.set(node.lin[0].name, t);
-        out.push(letS([], node.lin, zeroE(t)));
+        this.push(out, letS([], node.lin, zeroE(t)));
         continue;
       }
       if (rhs.tag === 'dup' && this.zeros.has(rhs.name)) {
         const t = this.zeros.get(rhs.name)!;
         node.lin.forEach((b) => this.zeros.set(b.name, t));
-        out.push(letS([], [node.lin[0]], zeroE(t)), letS([], [node.lin[1]], zeroE(t)));
+        this.push(out, letS([], [node.lin[0]], zeroE(t)));
+        this.push(out, letS([], [node.lin[1]], zeroE(t)));
         continue;
       }
       if (rhs.tag === 'prim') {
         if (rhs.args.every((a) => this.literals.has(a))) {
           const v = PRIMS[rhs.op].impl(...rhs.args.map((a) => this.literals.get(a)!));
           this.literals.set(all[0].name, v);
-          out.push(letS(node.nl, [], { tag: 'lit', value: v }));
+          this.push(out, letS(node.nl, [], { tag: 'lit', value: v }));
           continue;
         }
         const folded = PRIMS[rhs.op].fold?.(rhs.args.map((a) => this.literals.get(a)));
@@ -125,7 +231,7 @@ class Simplifier {
         }
         if (folded) {
           this.literals.set(all[0].name, folded.literal);
-          out.push(letS(node.nl, [], { tag: 'lit', value: folded.literal }));
+          this.push(out, letS(node.nl, [], { tag: 'lit', value: folded.literal }));
           continue;
         }
         const key = `${rhs.op}(${rhs.args.join(',')})`;
@@ -136,9 +242,10 @@ class Simplifier {
         }
         cse.set(key, all[0].name);
       }
-      out.push(rhs === node.rhs ? node : { ...node, rhs });
+      this.push(out, rhs === node.rhs ? node : { ...node, rhs });
     }
-    return { stmts: out, result: this.expr(body.result, cse) };
+    const stmts = this.fused.size > 0 ? out.filter((st) => !this.fused.has(st)) : out;
+    return { stmts, result: this.expr(body.result, cse) };
   }
 
   private use(n: string): void {
@@ -186,9 +293,14 @@ class Simplifier {
   /** A construct's statement without the non-linear results nobody reads, where its rule can do without them. */
   private pruneResults(node: Extract<Stmt, { tag: 'let' }>, unused: (n: string) => boolean): Extract<Stmt, { tag: 'let' }> {
     const e = node.rhs;
-    if (e.tag !== 'construct' || !node.nl.some((b) => unused(b.name))) return node;
+    if (e.tag !== 'construct') return node;
     const keep = node.nl.map((b) => !unused(b.name));
-    const pruned = constructRule(e, 'simplify').pruneResults(e, keep);
+    const rule = constructRule(e, 'simplify');
+    // Asked even when every result is read: a loop may still drop operands its body ignores.
+    const partly = rule.prunePartly?.(e, keep);
+    if (partly) return { ...node, nl: node.nl.filter((_, k) => partly.kept[k]), rhs: partly.expr };
+    if (!node.nl.some((b) => unused(b.name))) return node;
+    const pruned = rule.pruneResults(e, keep);
     return pruned ? { ...node, nl: node.nl.filter((_, k) => keep[k]), rhs: pruned } : node;
   }
 
@@ -208,7 +320,7 @@ class Simplifier {
 export function simplifyDef(d0: FnDef): FnDef {
   // Substitutions are keyed by name: a def that binds a name twice is renamed apart first.
   const d = rebindsAName(d0) ? hoistBlocks(d0) : d0;
-  const s = new Simplifier();
+  const s = new Simplifier(d);
   const body = s.dce(s.forward(d.body, new Map()));
   return restoreLinearity({ ...d, body });
 }

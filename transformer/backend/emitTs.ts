@@ -11,7 +11,7 @@ import { Block, Expr, FnDef, InternalError, Stmt, Type } from '../ir/syntax';
 import { forEachOperand, namesIn, visitLambda } from '../ir/traverse';
 import { NameSupply } from '../ir/build';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
-import { constructRule } from '../constructs/registry';
+import { constructRule, isConstruct, CONSTRUCTS } from '../constructs/registry';
 import type { ConstructExpr, Counts, EmitTsOps } from '../constructs/types';
 import { arityOf, defArity } from '../ir/arity';
 
@@ -67,6 +67,12 @@ class DefEmitter {
   private readonly undo: (() => void)[] = [];
   /** Temporaries for a construct's results (made on first use: most defs have none). */
   private temps: NameSupply | undefined;
+  /**
+   * The arrays this call allocated and may update in place (EmitTsOps.owned), declared at the
+   * top of the function when a construct first asks; `$` names are never IR names.
+   */
+  private ownedSet: ts.Identifier | undefined;
+  private inPlace: boolean | undefined;
 
   constructor(
     private readonly o: EmitOptions,
@@ -75,6 +81,50 @@ class DefEmitter {
 
   private get f(): ts.NodeFactory {
     return this.o.factory;
+  }
+
+  /**
+   * `const $own = new Set(); let $hot;` when the function updates arrays in place, else nothing.
+   * `$hot` is the array an update last found owned: a loop accumulating into one array finds it
+   * there by one comparison instead of a set lookup per element (EmitTsOps.hot).
+   */
+  get prologue(): ts.Statement[] {
+    if (!this.ownedSet) return [];
+    const f = this.f;
+    const init = f.createNewExpression(f.createIdentifier('Set'), undefined, []);
+    return [
+      f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.ownedSet, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const)),
+      f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.hot())], this.o.tsApi.NodeFlags.Let)),
+    ];
+  }
+
+  private owned(): ts.Identifier {
+    return (this.ownedSet ??= this.f.createIdentifier('$own'));
+  }
+
+  private hot(): ts.Identifier {
+    this.owned();
+    return this.f.createIdentifier('$hot');
+  }
+
+  /** Whether some construct of the def updates arrays in place (then a fan-out of an array must release it). */
+  private updatesInPlace(): boolean {
+    if (this.inPlace === undefined) {
+      let found = false;
+      visitLambda(this.def, { expr: (e) => void (e.tag === 'construct' && isConstruct(e.op) && CONSTRUCTS[e.op].updatesInPlace && (found = true)) });
+      this.inPlace = found;
+    }
+    return this.inPlace;
+  }
+
+  /** `$own.delete(x); $hot = undefined;`: x has two holders now. */
+  private release(x: ts.Expression): ts.Statement[] {
+    if (!this.updatesInPlace()) return [];
+    const f = this.f;
+    return [
+      f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(this.owned(), 'delete'), undefined, [x])),
+      f.createExpressionStatement(f.createAssignment(this.hot(), f.createIdentifier('undefined'))),
+    ];
   }
 
   private set<V>(map: Map<string, V>, key: string, value: V): void {
@@ -291,6 +341,9 @@ class DefEmitter {
       fresh: (hint) => (this.temps ??= new NameSupply(namesIn(this.def))).fresh(hint),
       resultTypes,
       typeOf: (name) => this.typeOf(name),
+      owned: () => this.owned(),
+      hot: () => this.hot(),
+      release: (x) => this.release(x),
     };
     out.push(...rule.emitTs(ops, e, into));
   }
@@ -313,8 +366,10 @@ class DefEmitter {
     } else if (rhs.tag === 'lit' && names.length === 1) {
       this.set(this.literal, names[0], this.leaf(rhs));
     } else if (rhs.tag === 'dup' || (rhs.tag === 'ret' && names.length > 1)) {
-      // Aliases: no array is built for a fan-out or a multi-value rename.
+      // Aliases: no array is built for a fan-out or a multi-value rename. A fanned-out array has
+      // two holders, so it is no longer updated in place.
       const src = rhs.tag === 'dup' ? [rhs.name, rhs.name] : [...rhs.nl, ...rhs.lin];
+      if (rhs.tag === 'dup' && s.lin[0]?.type?.tag === 'array') out.push(...this.release(this.ref(rhs.name)));
       names.forEach((n, i) => this.set(this.alias, n, src[i]));
     } else if ((rhs.tag === 'var' || rhs.tag === 'ret') && names.length === 1) {
       this.set(this.alias, names[0], rhs.tag === 'var' ? rhs.name : [...rhs.nl, ...rhs.lin][0]);
@@ -420,8 +475,9 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
   const o: EmitOptions = { ...options, calleeArity: (fn) => own(fn) ?? options.calleeArity?.(fn) };
   return defs.map((d) => {
     const statements: ts.Statement[] = [];
-    new DefEmitter(o, d).run(d.body, 'return', statements);
-    const body = f.createBlock(statements, true);
+    const emitter = new DefEmitter(o, d);
+    emitter.run(d.body, 'return', statements);
+    const body = f.createBlock([...emitter.prologue, ...statements], true);
     const params = [...d.nlParams, ...d.linParams].map((p) => f.createParameterDeclaration(undefined, undefined, p.name));
     const fn = f.createFunctionDeclaration(undefined, undefined, o.fnName(d.name), undefined, params, undefined, body);
     const original = o.original?.(d.name);

@@ -28,7 +28,7 @@ export function emptyArray(b: Builder, elem: Type): string {
   return b.nl('empty', construct('fill', [n, placeholder(b, elem)], [], []), { tag: 'array', elem });
 }
 
-/** `let st = stack(pad) []`: an empty stack of `elem`s (the operand only gives the type). */
-export function emptyStack(b: Builder, elem: Type): string {
-  return b.nl('stack', construct('stack', [placeholder(b, elem)], [], []), { tag: 'stack', elem });
+/** `let st = stack(pad) []`: an empty stack of `elem`s (the operand only gives the type), or `stack(pad, n)` expecting n pushes. */
+export function emptyStack(b: Builder, elem: Type, capacity?: string): string {
+  return b.nl('stack', construct('stack', capacity === undefined ? [placeholder(b, elem)] : [placeholder(b, elem), capacity], [], []), { tag: 'stack', elem });
 }

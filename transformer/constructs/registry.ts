@@ -10,13 +10,15 @@ import { loop } from './loop';
 import { at, lat, lpush, push, size, stack } from './stack';
 import { whileLoop } from './while';
 import { remat } from './remat';
-import { len, index, fill, sum, lindex, lonehot, lsum, lfill, map, smap, scan, sscan, reduce, sreduce, lscan, lfold, lrscan, lrfold, gather, lgather, lscatteradd, scatter, lscatter, lunscatter, reduceByIndex, sreduceByIndex, lhist, lrhist, atmost } from './array';
+import { ARRAY_CONSTRUCTS } from './array';
 
 export type { ConstructExpr, ConstructRule } from './types';
 
-export type ConstructName = 'cond' | 'loop' | 'while' | 'stack' | 'push' | 'at' | 'size' | 'lpush' | 'lat' | 'remat' | 'len' | 'index' | 'fill' | 'sum' | 'lindex' | 'lonehot' | 'lsum' | 'lfill' | 'map' | 'smap' | 'scan' | 'sscan' | 'reduce' | 'sreduce' | 'lscan' | 'lfold' | 'lrscan' | 'lrfold' | 'gather' | 'lgather' | 'lscatteradd' | 'scatter' | 'lscatter' | 'lunscatter' | 'reduceByIndex' | 'sreduceByIndex' | 'lhist' | 'lrhist' | 'atmost';
+const CORE = { cond, loop, while: whileLoop, stack, push, at, size, lpush, lat, remat } as const;
 
-export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ cond, loop, while: whileLoop, stack, push, at, size, lpush, lat, remat, len, index, fill, sum, lindex, lonehot, lsum, lfill, map, smap, scan, sscan, reduce, sreduce, lscan, lfold, lrscan, lrfold, gather, lgather, lscatteradd, scatter, lscatter, lunscatter, reduceByIndex, sreduceByIndex, lhist, lrhist, atmost });
+export type ConstructName = keyof typeof CORE | keyof typeof ARRAY_CONSTRUCTS;
+
+export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ ...CORE, ...ARRAY_CONSTRUCTS });
 
 export const isConstruct = (op: string): op is ConstructName => Object.prototype.hasOwnProperty.call(CONSTRUCTS, op);
 

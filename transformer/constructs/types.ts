@@ -46,6 +46,21 @@ export interface InterpOps {
   arity(body: Lambda): Counts;
   /** Charges work for what the construct does itself (an array operation's element operations). */
   charge(units: number): void;
+  /**
+   * In-place updates (constructs/array/accum.ts): whether the running function or body may update
+   * this array in place, because it allocated it (`claim`) and nobody else holds it. A value
+   * bound by a `let` or a parameter that a finished run returned is taken over by the binding
+   * run; what the enclosing scope or a caller holds is not.
+   */
+  owns(v: Value): boolean;
+  claim(v: Value): void;
+  /** The value now has two holders (a dup, a share): nobody updates it in place any more. */
+  release(v: Value): void;
+  /**
+   * The construct passes the value on to its bodies and the running scope never reads it again
+   * (a loop's carried operand, which was linear): the body run binding it may take it over.
+   */
+  handOver(v: Value): void;
 }
 
 /** What J offers: the builder of the enclosing block, the tangents so far, and J of a body. */
@@ -121,6 +136,18 @@ export interface EmitTsOps {
   readonly resultTypes: readonly (Type | undefined)[];
   /** The type of a variable of the enclosing def, where its binder carries one. */
   typeOf(name: string): Type | undefined;
+  /**
+   * The set of arrays this call of the function allocated and may update in place (declared once
+   * at the top of the function: `const $own = new Set()`); see InterpOps.owns.
+   */
+  owned(): ts.Identifier;
+  /**
+   * `$hot`: the array an in-place update last found in the owned set (or allocated), cleared by
+   * every release; `r === $hot` proves r owned without a set lookup.
+   */
+  hot(): ts.Identifier;
+  /** Statements that take an array out of the owned set (it now has two holders), where the function has one. */
+  release(x: ts.Expression): ts.Statement[];
 }
 
 /** What the checkpointing pre-pass offers (ad/checkpoint.ts): a builder for the statements before the construct, the segment length and the rewrite of a segment. */
@@ -168,6 +195,12 @@ export interface ConstructRule {
    */
   readonly pruneResults: (e: ConstructExpr, keep: readonly boolean[]) => ConstructExpr | undefined;
   /**
+   * Like pruneResults, for a construct that can drop only some of the unread results (a loop: a
+   * carried value that another kept one reads stays): the construct and which results it keeps
+   * (a superset of `keep`). Asked first where present.
+   */
+  readonly prunePartly?: (e: ConstructExpr, keep: readonly boolean[]) => { readonly expr: ConstructExpr; readonly kept: readonly boolean[] } | undefined;
+  /**
    * Runs a body any number of times (a loop). Its derivative holds the body several times over
    * (the forward loop with its stacks, the reversed loop), so the inliner keeps a function that
    * holds one as a call wherever it has more than one call site.
@@ -194,8 +227,35 @@ export interface ConstructRule {
    * unless the order of the operands means something (a loop's carried values come last).
    */
   readonly erase?: (ops: EraseOps, e: ConstructExpr) => Expr;
+  /**
+   * `ladd(; other, r)` where r is this construct's linear result, as one construct (the
+   * simplifier rewrites the pair: a one-hot added to an array becomes an accumulation in place);
+   * undefined where it does not apply.
+   */
+  readonly fuseAdd?: (ops: FuseOps, e: ConstructExpr, other: string, result: number) => Expr | undefined;
+  /**
+   * The linear operand the construct only adds to (`laccum(i, w ; ā, ẏ)` is ā + e_i·ẏ: operand 0),
+   * so that a loop carrying ā through it from zero can start from any value instead.
+   */
+  readonly accumulates?: number;
+  /** Updates an operand in place where it may (EmitTsOps.owned): the emitter then releases arrays a dup fans out. */
+  readonly updatesInPlace?: boolean;
   /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */
   readonly emitTs: (ops: EmitTsOps, e: ConstructExpr, into: readonly string[]) => ts.Statement[];
+}
+
+/** What the simplifier offers a fusion (ConstructRule.fuseAdd). */
+export interface FuseOps {
+  /** Binds `ladd(; x, y)` of this type before the fused construct (fused again where it can be); its name. */
+  add(x: string, y: string, type: Type): string;
+  /** Whether a linear variable is a symbolic zero. */
+  isZero(name: string): boolean;
+  /** The linear operands an expression is a sum of, one term each (ladd's two; a construct's that it `accumulates` into); none for any other. */
+  addends(rhs: Expr): readonly string[];
+  /** Whether an expression is a construct that can absorb an addition (its record has `fuseAdd`). */
+  absorbs(rhs: Expr): boolean;
+  /** A name unused in the def. */
+  fresh(hint: string): string;
 }
 
 /** A contiguous run of loop-invariant parameters of one body and the operands they receive. */

@@ -67,7 +67,10 @@ type Kont =
   | { readonly k: 'let'; readonly stmt: Extract<Stmt, { tag: 'let' }> }
   | { readonly k: 'drop' }
   | { readonly k: 'scope'; readonly mark: number }
-  | { readonly k: 'return'; readonly env: Env };
+  | { readonly k: 'return'; readonly env: Env; readonly run: object };
+
+/** The owner of an array a finished run returned: the run that binds it next takes it over. */
+const RETURNED: object = Object.freeze({});
 
 export function leafCount(v: Value): number {
   return Array.isArray(v) ? v.reduce<number>((n, x) => n + leafCount(x), 0) : 1;
@@ -103,6 +106,14 @@ function leafwise(f: (lin: number[]) => number, args: (Value | undefined)[]): Va
 class Machine {
   work = 0;
   private readonly defs = new Map<string, FnDef>();
+  /**
+   * In-place updates (InterpOps.owns): the run (a function call or one run of a body, identified
+   * by a fresh object) that may update each array in place; RETURNED for an array a finished run
+   * returned, which the run binding it takes over.
+   */
+  private readonly owner = new WeakMap<object, object>();
+  /** The running function call or body run. */
+  private current: object = {};
   constructor(
     p: Program,
     readonly meter?: TapeMeter,
@@ -118,8 +129,8 @@ class Machine {
 
   private enter(d: Lambda, nl: Value[], lin: Value[]): Env {
     const env = new Env();
-    d.nlParams.forEach((b, i) => env.bind(b.name, nl[i]));
-    d.linParams.forEach((b, i) => env.bind(b.name, lin[i]));
+    d.nlParams.forEach((b, i) => env.bind(b.name, this.adopt(nl[i])));
+    d.linParams.forEach((b, i) => env.bind(b.name, this.adopt(lin[i])));
     return env;
   }
 
@@ -138,11 +149,42 @@ class Machine {
     charge: (units) => {
       this.work += units;
     },
+    owns: (v) => Array.isArray(v) && this.owner.get(v) === this.current,
+    claim: (v) => {
+      if (!Array.isArray(v)) return;
+      this.claimed = true;
+      this.owner.set(v, this.current);
+    },
+    release: (v) => this.release(v),
+    handOver: (v) => this.handOut([[v]]),
   };
+
+  /** Whether any array was ever claimed: until then a release has nothing to look for. */
+  private claimed = false;
+
+  private release(v: Value): void {
+    // An accumulator is an array of reals: nothing inside it to release. Anything else may be a
+    // tuple holding one.
+    if (!this.claimed || !Array.isArray(v) || this.owner.delete(v)) return;
+    for (const x of v) if (Array.isArray(x)) this.release(x);
+  }
+
+  /** A value bound in the current run: an array a finished run returned becomes the current run's. */
+  private adopt(v: Value): Value {
+    if (Array.isArray(v) && this.owner.get(v) === RETURNED) this.owner.set(v, this.current);
+    return v;
+  }
+
+  /** The current run hands its results out: its own arrays among them may be taken over. */
+  private handOut(values: Value[][]): void {
+    for (const side of values) for (const v of side) if (Array.isArray(v) && this.owner.get(v) === this.current) this.owner.set(v, RETURNED);
+  }
 
   /** Runs a def's or a construct body's block with its parameters bound. */
   private run(d: Lambda, nl: Value[], lin: Value[]): Value[][] {
     this.meter?.enter();
+    const outer = this.current;
+    this.current = {};
     let env = this.enter(d, nl, lin);
     if (this.meter) d.nlParams.forEach((b, i) => b.type && this.meter!.note(nl[i], b.type));
     const konts: Kont[] = [{ k: 'block', block: d.body, i: 0 }];
@@ -155,7 +197,7 @@ class Machine {
         const s = top.block.stmts[top.i++];
         if (s.tag === 'unpack') {
           const t = env.lookup(s.tuple) as Value[];
-          s.names.forEach((b, i) => env.bind(b.name, t[i]));
+          s.names.forEach((b, i) => env.bind(b.name, this.adopt(t[i])));
           continue;
         }
         konts.push({ k: 'let', stmt: s });
@@ -177,7 +219,8 @@ class Machine {
           const callee = this.def(e.fn);
           const args = e.nl.map((n) => env.lookup(n));
           const linArgs = e.lin.map((n) => env.lookup(n));
-          konts.push({ k: 'return', env }, { k: 'block', block: callee.body, i: 0 });
+          konts.push({ k: 'return', env, run: this.current }, { k: 'block', block: callee.body, i: 0 });
+          this.current = {};
           env = this.enter(callee, args, linArgs);
           break;
         } else {
@@ -189,19 +232,25 @@ class Machine {
         const k = konts.pop();
         if (k === undefined) {
           this.meter?.leave(value);
+          this.handOut(value);
+          this.current = outer;
           return value;
         }
         if (k.k === 'scope') env.restore(k.mark);
-        else if (k.k === 'return') env = k.env;
+        else if (k.k === 'return') {
+          this.handOut(value);
+          this.current = k.run;
+          env = k.env;
+        }
         else if (k.k === 'drop') {
           for (const v of value[0]) this.work += leafCount(v);
           for (const v of value[1]) this.work += leafCount(v);
           value = [[], []];
         } else if (k.k === 'let') {
           const [vnl, vlin] = value;
-          k.stmt.nl.forEach((b, i) => env.bind(b.name, vnl[i]));
+          k.stmt.nl.forEach((b, i) => env.bind(b.name, this.adopt(vnl[i])));
           if (this.meter) k.stmt.nl.forEach((b, i) => b.type && this.meter!.note(vnl[i], b.type));
-          k.stmt.lin.forEach((b, i) => env.bind(b.name, vlin[i]));
+          k.stmt.lin.forEach((b, i) => env.bind(b.name, this.adopt(vlin[i])));
           value = undefined;
         } else {
           throw new InternalError('interp: a value reached a block that was still running');
@@ -238,7 +287,9 @@ class Machine {
       case 'zero':
         return [[], [zeroOf(e.type)]];
       case 'dup': {
+        // Two holders now: neither may update the value in place.
         const v = env.lookup(e.name);
+        this.release(v);
         return [[], [v, v]];
       }
       case 'construct': {

@@ -29,6 +29,7 @@ import { printType } from '../../ir/printType';
 import type { ConstructExpr, ConstructRule, EmitTsOps, EraseOps, Sides } from '../types';
 import { loopLikeJvp } from '../loop/jvp';
 import { residualSources } from '../loop/unzip';
+import { flattenResiduals } from './flatResiduals';
 import { recognise, specialJvp } from './reduceSpecial';
 import { allocate, assign, forCount, readOrZero } from './emit';
 import type * as ts from 'typescript';
@@ -121,7 +122,7 @@ function unzip(kind: FoldKind, sparse: boolean): ConstructRule['unzip'] {
     const { b } = ops;
     const k = accumulators(e);
     if (results.lin.length > k) throw new IrError(`${e.op}: the tangents of per-element outputs are not supported yet (a second derivative through scan or reduce)`);
-    const h = ops.unzipBody(e.bodies[0]);
+    const h = flattenResiduals(b, ops.unzipBody(e.bodies[0]), results.nl.length);
     // A residual that is an element is not stored again: the linear recurrence reads the array
     // itself (a strict one: an smap's array may be a sparse tangent, shorter than n).
     const elements = sparse ? [] : e.bodies[0].nlParams.slice(k).map((p, j) => ({ param: p.name, operand: e.nl[1 + k + j] }));

@@ -28,6 +28,7 @@ import type { ConstructExpr, ConstructRule, Sides } from '../types';
 import { barName } from '../../ad/names';
 import { loopLikeJvp } from '../loop/jvp';
 import { residualSources } from '../loop/unzip';
+import { flattenResiduals } from './flatResiduals';
 import { allocate, assign, forCount, readOrZero } from './emit';
 import { at, count, declare, eraseInPairs } from './fold';
 import { binAt, constant, elementAt, notIndex, setAt, throwRange } from './indices';
@@ -137,7 +138,7 @@ function unzip(sparse: boolean): ConstructRule['unzip'] {
     const { b } = ops;
     const k = histograms(e);
     if (results.lin.length > k) throw new IrError(`${e.op}: the tangents of per-element outputs are not supported yet (a second derivative through reduceByIndex)`);
-    const h = ops.unzipBody(e.bodies[0]);
+    const h = flattenResiduals(b, ops.unzipBody(e.bodies[0]), results.nl.length);
     const elements = sparse ? [] : e.bodies[0].nlParams.slice(k).map((p, j) => ({ param: p.name, operand: e.nl[k + 1 + j] }));
     const { sources, stacked } = residualSources(h, undefined, elements);
     const arrays = stacked.map((t) => binder(b.fresh('res'), arrayType(t)));
@@ -258,7 +259,7 @@ function layout(e: ConstructExpr, s: Shape, bodyResults: number): { r: number; k
 
 const resultsOf = (e: ConstructExpr, xs: Value[]): Sides<Value> => (e.lin.length > 0 ? { nl: [], lin: xs } : { nl: xs, lin: [] });
 
-function linTypeRule(s: Shape): ConstructRule['typeRule'] {
+function linTypeRule(): ConstructRule['typeRule'] {
   return (ops, e, t) => {
     if (e.bodies.length !== 1 || t.nl.length < 2) {
       ops.error(`${e.op} takes its length M, the index array, residual arrays and one body`);
@@ -376,7 +377,7 @@ function linRule(name: string, s: Shape): ConstructRule {
       const c = bodyArity(e.bodies[0]);
       return e.lin.length > 0 ? { nl: 0, lin: c.nl + c.lin } : { nl: c.nl + c.lin, lin: 0 };
     },
-    typeRule: linTypeRule(s),
+    typeRule: linTypeRule(),
     impl: linImpl(s),
     // Second order: J of the erased recurrence, rewritten as a histogram (histogramJvp.ts).
     jvp: (ops, e, results) => {

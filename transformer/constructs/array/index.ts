@@ -1,12 +1,50 @@
-// Arrays (docs/linear-a.md, "Arrays"): the body-less operations (ops.ts), map (map.ts), scan and
-// reduce (scan.ts, reduce.ts, fold.ts) with their linear recurrences (linearFold.ts), gather and
-// scatter with their linear pairs (gather.ts, scatter.ts), the histogram (histogram.ts).
-export { len, index, fill, sum, lindex, lonehot, lsum, lfill } from './ops';
-export { map, smap } from './map';
-export { scan, sscan } from './scan';
-export { reduce, sreduce } from './reduce';
-export { lscan, lfold, lrscan, lrfold } from './linearFold';
-export { gather, lgather, lscatteradd } from './gather';
-export { scatter, lscatter, lunscatter } from './scatter';
-export { reduceByIndex, sreduceByIndex, lhist, lrhist } from './histogram';
-export { atmost } from './checks';
+// Arrays (docs/linear-a.md, "Arrays"): the body-less operations (ops.ts), map (map.ts), in-place
+// accumulation of read cotangents (accum.ts), scan and reduce (scan.ts, reduce.ts, fold.ts) with
+// their linear recurrences (linearFold.ts), gather and scatter with their linear pairs (gather.ts,
+// scatter.ts), the histogram (histogram.ts), run-time length checks (checks.ts). One line per construct, so that adding one touches
+// only this table.
+import type { ConstructRule } from '../types';
+import { len, index, fill, sum, lindex, lonehot, lsum, lfill } from './ops';
+import { map, smap } from './map';
+import { laccum, share } from './accum';
+import { scan, sscan } from './scan';
+import { reduce, sreduce } from './reduce';
+import { lscan, lfold, lrscan, lrfold } from './linearFold';
+import { atmost } from './checks';
+import { gather, lgather, lscatteradd } from './gather';
+import { scatter, lscatter, lunscatter } from './scatter';
+import { reduceByIndex, sreduceByIndex, lhist, lrhist } from './histogram';
+
+export const ARRAY_CONSTRUCTS = {
+  len,
+  index,
+  fill,
+  sum,
+  lindex,
+  lonehot,
+  lsum,
+  lfill,
+  map,
+  smap,
+  laccum,
+  share,
+  scan,
+  sscan,
+  reduce,
+  sreduce,
+  lscan,
+  lfold,
+  lrscan,
+  lrfold,
+  atmost,
+  gather,
+  lgather,
+  lscatteradd,
+  scatter,
+  lscatter,
+  lunscatter,
+  reduceByIndex,
+  sreduceByIndex,
+  lhist,
+  lrhist,
+} as const satisfies Record<string, ConstructRule>;

@@ -5,8 +5,9 @@
 // runs its body for i = 0 … n − 1 and returns, for each body result, the array of its n values.
 // Operand x (after n) goes to parameter p: **mapped** when x is an array of p's type (p is its
 // element i), **invariant** when x has p's type itself (the same value for every i: a free scalar
-// of the body, passed in because bodies are closed). The index parameter i is optional: the body
-// declares it when it has as many non-linear parameters as the map has non-linear operands.
+// or array of the body, passed in because bodies are closed: an array read by index is a gather).
+// The index parameter i is optional: the body declares it when it has as many non-linear
+// parameters as the map has non-linear operands.
 // Mapped arrays hold n elements, except arrays of reals, which may be shorter (tangents, and
 // their erasures, are sparse at the end: an element past the end reads 0, so a symbolic zero
 // passes as the empty array). Linear mapped operands are arrays of reals.
@@ -26,16 +27,19 @@
 //     let (; c̄) = map(n, s̄ ; ȳ̄)[|s̄ ; ȳ̄| T L]        one cotangent array per linear operand
 //     a mapped operand's cotangent is its array; an invariant's is Σ_i of its per-element
 //     cotangents, lsum(n ; c) (the paper's freeContrib; ⟨Σ_i ṗ ȳ_i⟩ = ⟨ṗ, Σ_i ȳ_i⟩).
+//     With a linear invariant array (a gather) it is a scatter-add, run as a loop accumulating
+//     in place (scatterTranspose below).
 // E:  the default: linear operands after the non-linear ones, linear parameters likewise, which
 //     keeps operand k on parameter k.
 // TypeScript: results preallocated (Float64Array for reals), one for loop, element results
 //     assigned to variables declared before it: no allocation per element.
-import { binder, construct, lambda, ret, tangentType, arrayType, typeEquals, realCount, lvar, InternalError, IrError, REAL } from '../../ir/syntax';
-import type { Binder, Type } from '../../ir/syntax';
+import { binder, construct, lambda, letS, lprim, ret, tangentType, arrayType, typeEquals, realCount, lvar, drop, InternalError, IrError, REAL } from '../../ir/syntax';
+import type { Binder, Lambda, Stmt, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { conforms } from '../../ir/conforms';
 import { printType } from '../../ir/printType';
-import type { ConstructExpr, ConstructRule, Sides } from '../types';
+import type { ConstructExpr, ConstructRule, Sides, TransposeOps } from '../types';
+import type { Tangent } from '../../prims/types';
 import { barName } from '../../ad/names';
 import { allocate, assign, forCount, readOrZero } from './emit';
 import { residualSources } from '../loop/unzip';
@@ -64,10 +68,12 @@ function paramType(p: Binder): Type {
 }
 
 /**
- * Invariants whose cotangent T can sum: reals (lsum), and types without reals (bool, str, <>),
- * whose cotangents are zero-dimensional. Tuples of reals and arrays are not supported yet.
+ * Invariants whose cotangent T can sum: reals (lsum), arrays of reals read by index in the body
+ * (a gather: their cotangents accumulate in place, see transpose), and types without reals
+ * (bool, str, <>), whose cotangents are zero-dimensional. Tuples of reals are not supported yet.
  */
-const invariantOk = (t: Type): boolean => t.tag === 'real' || (realCount(tangentType(t)) === 0 && !hasSequence(t));
+const invariantOk = (t: Type): boolean => t.tag === 'real' || isRealArray(t) || (realCount(tangentType(t)) === 0 && !hasSequence(t));
+const isRealArray = (t: Type): boolean => t.tag === 'array' && t.elem.tag === 'real';
 const hasSequence = (t: Type): boolean => t.tag === 'array' || t.tag === 'stack' || (t.tag === 'tuple' && t.elems.some(hasSequence));
 
 const typeRule: ConstructRule['typeRule'] = (ops, e, t) => {
@@ -90,7 +96,7 @@ const typeRule: ConstructRule['typeRule'] = (ops, e, t) => {
       if (c === undefined) ops.error(`map: operand ${k + (linear ? 0 : 1)} (${printType(o)}) is neither an array of the parameter ${ps[k].name}'s type ${printType(ps[k].type!)} nor of that type`);
       if (c === 'mapped') mapped++;
       if (c === 'invariant' && !invariantOk(o)) {
-        ops.error(`map: an invariant operand of type ${printType(o)} is not supported yet (its cotangent would be a sum of per-element ${printType(o)}s): pass reals, unpacking a tuple first, and read arrays outside the map`);
+        ops.error(`map: an invariant operand of type ${printType(o)} is not supported yet (its cotangent would be a sum of per-element ${printType(o)}s): pass reals or arrays of reals, unpacking a tuple first`);
       }
       if (c === 'mapped' && linear && ps[k].type!.tag !== 'real') ops.error(`map: a linear mapped operand must be an array<real>, got ${printType(o)}`);
     });
@@ -172,6 +178,7 @@ const transpose: ConstructRule['transpose'] = (ops, e, cotangents, resultTypes) 
   const tb = ops.transposeBody(e.bodies[0], elemTypes);
   const params = operandParams(e);
   const mapped = e.lin.map((x, k) => classify(ops.typeOf(x), paramType(params.lin[k])) === 'mapped');
+  if (e.lin.some((x, k) => !mapped[k] && isRealArray(ops.typeOf(x)))) return scatterTranspose(ops, e, cts, elemTypes, tb, mapped);
   const bars = e.lin.map((x, k) => binder(b.fresh(barName(x)), mapped[k] ? ops.typeOf(x) : arrayType(ops.typeOf(x))));
   b.bind([], bars, construct(e.op, e.nl, cts, [tb]));
   return bars.map((bar, k) => {
@@ -183,6 +190,69 @@ const transpose: ConstructRule['transpose'] = (ops, e, cotangents, resultTypes) 
     return null;
   });
 };
+
+/**
+ * T of a linear map with a linear invariant array (a gather: the body reads ȧ by index). Its
+ * cotangent is the sum of the elements' one-hots, a scatter-add; summing per-element arrays would
+ * cost n per element, so the transposed map runs as a counted loop over the elements carrying one
+ * accumulator per linear operand, every element adding its contribution in place:
+ *
+ *   let (; c̄) = loop(n, n, x̄ ; ȳ̄, zero(τ̄)) [|j, len, x̄ ; ȳ̄_arr, ā| {
+ *     let p = index(x, j)            a mapped residual's element (an invariant one is passed as it is)
+ *     let (; ȳ) = lindex(j ; ȳ_arr)  the element's result cotangents
+ *     (T body)(p̄ ; ȳ̄) -> (; c̄_j)
+ *     ā' = laccum(j, len ; ā, c_j)  for a mapped operand (element j of its cotangent, once)
+ *     ā' = ladd(; ā, c_j)           for an invariant (a gathered array's c_j is a one-hot, which
+ *                                   the simplifier fuses into an in-place laccum)
+ *   }]
+ *
+ * It is the map's T, summed in element order as lsum sums (the same rounding), at O(1) per read.
+ */
+function scatterTranspose(ops: TransposeOps, e: ConstructExpr, cts: readonly string[], elemTypes: readonly Type[], tb: Lambda, mapped: readonly boolean[]): readonly Tangent[] {
+  const { b } = ops;
+  const index = hasIndex(e);
+  const j = index ? tb.nlParams[0] : binder(b.fresh('j'), REAL);
+  const len = binder(b.fresh('len'), REAL);
+  const stmts: Stmt[] = [];
+  // Non-linear operands: a mapped one is read at j, an invariant one passed as it is.
+  const nlParams = tb.nlParams.slice(index ? 1 : 0).map((p, k) => {
+    const x = e.nl[k + 1];
+    if (classify(ops.typeOf(x), paramType(p)) !== 'mapped') return p;
+    const arr = binder(b.fresh(`${p.name}_arr`), ops.typeOf(x));
+    stmts.push(letS([p], [], construct('index', [arr.name, j.name], [], [])));
+    return arr;
+  });
+  const ctParams = tb.linParams.map((p, k) => {
+    const arr = binder(b.fresh(`${p.name}_arr`), arrayType(elemTypes[k]));
+    stmts.push(letS([], [p], construct('lindex', [j.name], [arr.name], [])));
+    return arr;
+  });
+  const opTypes = e.lin.map((x) => ops.typeOf(x));
+  // An operand whose cotangent is a zero in every element (an index array's) accumulates nothing.
+  const zeros = new Set(tb.body.stmts.flatMap((st) => (st.tag === 'let' && st.rhs.tag === 'zero' ? st.lin.map((x) => x.name) : [])));
+  const r = tb.body.result;
+  const accumulates = opTypes.map((t, k) => !(r.tag === 'ret' && zeros.has(r.lin[k])) && (mapped[k] || t.tag === 'real' || isRealArray(t)));
+  const accs = opTypes.map((t) => binder(b.fresh('acc'), t));
+  const bars = opTypes.map((t, k) => binder(b.fresh('c'), mapped[k] ? REAL : t));
+  stmts.push(...tb.body.stmts, letS([], bars, tb.body.result));
+  const next = opTypes.map((t) => binder(b.fresh('acc'), t));
+  opTypes.forEach((_, k) => {
+    if (!accumulates[k]) return void stmts.push(letS([], [], drop(lvar(bars[k].name))));
+    const add = mapped[k] ? construct('laccum', [j.name, len.name], [accs[k].name, bars[k].name], []) : lprim('ladd', [], [accs[k].name, bars[k].name]);
+    stmts.push(letS([], [next[k]], add));
+  });
+  const carried = opTypes.flatMap((_, k) => (accumulates[k] ? [k] : []));
+  const body = lambda(
+    [j, len, ...nlParams],
+    [...ctParams, ...carried.map((k) => accs[k])],
+    { stmts, result: ret([], carried.map((k) => next[k].name)) },
+  );
+  const acc0 = carried.map((k) => b.zero(opTypes[k], 'acc'));
+  const out = carried.map((k) => binder(b.fresh(barName(e.lin[k])), opTypes[k]));
+  b.bind([], out, construct('loop', [e.nl[0], e.nl[0], ...e.nl.slice(1)], [...cts, ...acc0], [body]));
+  const byOperand = new Map(carried.map((k, c) => [k, out[c].name]));
+  return e.lin.map((_, k) => byOperand.get(k) ?? null);
+}
 
 const pruneResults: ConstructRule['pruneResults'] = (e, keep) => {
   const l = e.bodies[0];
@@ -210,7 +280,10 @@ const emitTs: ConstructRule['emitTs'] = (ops, e, into) => {
   const temps = into.map((y) => ops.fresh(`${y}_k`));
   const decl = f.createVariableStatement(undefined, f.createVariableDeclarationList(temps.map((t) => f.createVariableDeclaration(t)), ops.ts.NodeFlags.Let));
   const stores = into.map((y, j) => f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(y), kId), f.createIdentifier(temps[j]))));
+  // Every element reads an invariant array: none may update it in place (EmitTsOps.owned).
+  const invariants = [...e.nl.slice(1), ...e.lin].filter((x, j) => ops.typeOf(x)?.tag === 'array' && classify(ops.typeOf(x)!, paramType(j < e.nl.length - 1 ? params.nl[j] : params.lin[j - e.nl.length + 1])) === 'invariant');
   return [
+    ...invariants.flatMap((x) => ops.release(ops.ref(x))),
     ...into.map((y, j) => assign(ops, y, allocate(ops, ops.resultTypes[j], n))),
     ...(temps.length > 0 ? [decl] : []),
     forCount(ops, k, n, [...ops.emitBody(e.bodies[0], args, temps), ...stores]),

@@ -9,6 +9,9 @@
 //
 //   let (; ẏ) = lindex(i ; ȧ) []   ȧ[i], 0 where ȧ has no element i            cost 1
 //   let (; ȧ) = lonehot(i ; ẏ) []  the array e_i·ẏ: ẏ at i, zeros elsewhere    cost 1
+//   (both also with a witness after the index, lindex(i, a ; ȧ): the primal array, or a length,
+//   whose length a dense cotangent takes; J gives it, so that T's one-hots fuse into in-place
+//   accumulations, laccum in accum.ts)
 //   let (; ẏ) = lsum(n ; ȧ) []     Σ ȧ                                         cost n
 //   let (; ȧ) = lfill(n ; ẏ) []    n copies of ẏ                               cost n
 //
@@ -17,7 +20,7 @@
 // one-hot array e_i·ẏ is i + 1 long. lindex ↔ lonehot and lsum ↔ lfill are transpose pairs:
 //   ⟨lindex(i ; ȧ), ȳ⟩ = ȧ[i]·ȳ = ⟨ȧ, lonehot(i ; ȳ)⟩,   ⟨lsum(n ; ȧ), ȳ⟩ = Σ ȧ_k ȳ = ⟨ȧ, lfill(n ; ȳ)⟩
 // (lsum carries n, which it does not need, so that its transpose knows the length it fills).
-// J:  index(a, i) ↦ lindex(i ; ȧ);  fill(n, x) ↦ lfill(n ; ẋ);  sum(a) ↦ lsum(len a ; ȧ);  len ↦ 0;
+// J:  index(a, i) ↦ lindex(i, a ; ȧ);  fill(n, x) ↦ lfill(n ; ẋ);  sum(a) ↦ lsum(len a ; ȧ);  len ↦ 0;
 // the erased linear forms are linear again: J(lindex(i, a)) = lindex(i ; ȧ), and so on.
 // U of a linear form is the form itself (its coefficient a residual).
 import { binder, construct, letS, tangentType, InternalError, IrError, arrayType, REAL } from '../../ir/syntax';
@@ -132,14 +135,14 @@ export const index = nonLinearRule({
     charge(1);
     return element(a, i, 'index');
   },
-  // Linear in a, piecewise constant in i.
+  // Linear in a, piecewise constant in i; a is the witness of the dense cotangent's length.
   jvp: (ops, e, results) => {
     const [a, i] = e.nl;
     ops.b.bind([...results], [], e);
     const aDot = ops.tangentOf(a);
     if (aDot === null || zeroDimensional(resultType(results[0]))) return [null];
     if (resultType(results[0]).tag !== 'real') throw new IrError(`the tangent of index is implemented for arrays of reals only, not of ${printType(resultType(results[0]))}`);
-    return [tangentBy(ops, 'lindex', [i], aDot, results[0])];
+    return [tangentBy(ops, 'lindex', [i, a], aDot, results[0])];
   },
   emit: (ops, e, into) => [assign(ops, into, ops.factory.createElementAccessExpression(ops.ref(e.nl[0]), ops.ref(e.nl[1])))],
 });
@@ -217,57 +220,72 @@ export const sum = nonLinearRule({
 
 /** A linear form has a linear operand; its erasure has none (E moves it to the non-linear side). */
 const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
-/** The operand after the coefficient: the linear one, or the erased form's second non-linear one. */
-const operand = <T>(e: ConstructExpr, v: Sides<T>): T => (isLinear(e) ? v.lin[0] : v.nl[1]);
+/** How many operands are linear in the linear form: the last ones of the erased form. */
+const linearOperands = <T>(e: ConstructExpr, v: Sides<T>, count: number): readonly T[] => (isLinear(e) ? v.lin : v.nl.slice(v.nl.length - count));
+/** The coefficients: the non-linear operands before the linear ones. */
+const coefficients = <T>(e: ConstructExpr, v: Sides<T>, count: number): readonly T[] => (isLinear(e) ? v.nl : v.nl.slice(0, v.nl.length - count));
 const result = <T>(e: ConstructExpr, x: T): Sides<T> => (isLinear(e) ? { nl: [], lin: [x] } : { nl: [x], lin: [] });
 
 interface LinearOp {
   readonly name: string;
-  /** The operand's type and the result's. */
+  /** The linear operand's type and the result's. */
   readonly from: Type;
   readonly to: Type;
   /** What the coefficient is (for messages). */
   readonly coefficient: string;
+  /**
+   * Whether a second coefficient may follow: a *witness*, the primal array whose length a dense
+   * cotangent takes (`lindex(i, a ; ȧ)`, `lonehot(i, a ; ẏ)`); its elements are never read.
+   */
+  readonly witness?: boolean;
   readonly run: (k: number, x: Value, charge: (n: number) => void) => Value;
-  /** The transpose: its op (same coefficient). */
+  /** The transpose: its op (same coefficients). */
   readonly transposeOp: string;
   readonly emit: (ops: EmitTsOps, into: string, k: string, x: string, t: Type | undefined) => ts.Statement[];
+  /** `ladd(; other, this)` as one construct (ConstructRule.fuseAdd). */
+  readonly fuseAdd?: ConstructRule['fuseAdd'];
 }
 
 function linearRule(o: LinearOp): ConstructRule {
+  const arityOk = (n: number) => n === 1 || (o.witness === true && n === 2);
   return {
     name: o.name,
     arity: (e) => (isLinear(e) ? { nl: 0, lin: 1 } : { nl: 1, lin: 0 }),
     typeRule: (ops, e, t) => {
       if (e.bodies.length !== 0) ops.error(`${o.name} takes no bodies`);
-      const ok = isLinear(e) ? t.nl.length === 1 && t.lin.length === 1 : t.nl.length === 2 && t.lin.length === 0;
+      const ok = isLinear(e) ? arityOk(t.nl.length) && t.lin.length === 1 : arityOk(t.nl.length - 1) && t.lin.length === 0;
+      const form = o.witness ? `${o.name}(k ; x) or ${o.name}(k, witness ; x)` : `${o.name}(k ; x)`;
       if (!ok) {
-        ops.error(`${o.name} takes ${o.coefficient} and one operand, linear (${o.name}(k ; x)) or, erased, non-linear; got ${t.nl.length} non-linear and ${t.lin.length} linear`);
+        ops.error(`${o.name} takes ${o.coefficient}${o.witness ? ', optionally a witness array,' : ''} and one operand, linear (${form}) or, erased, non-linear; got ${t.nl.length} non-linear and ${t.lin.length} linear`);
         return result(e, o.to);
       }
-      expectReal(ops, o.name, o.coefficient, t.nl[0]);
-      const x = operand(e, t);
+      const [k, w] = coefficients(e, t, 1);
+      expectReal(ops, o.name, o.coefficient, k);
+      if (w !== undefined && w.tag !== 'array' && w.tag !== 'real') ops.error(`the witness of ${o.name} must be an array or a length (the cotangent's), got ${printType(w)}`);
+      const [x] = linearOperands(e, t, 1);
       if (printType(x) !== printType(o.from)) ops.error(`${o.name} needs ${o.from.tag === 'real' ? 'a real' : `an ${printType(o.from)}`}, got ${printType(x)}`);
       return result(e, o.to);
     },
-    impl: (ops, e, v) => result(e, o.run(count(v.nl[0], o.name, o.coefficient), operand(e, v), ops.charge)),
+    impl: (ops, e, v) => result(e, o.run(count(coefficients(e, v, 1)[0], o.name, o.coefficient), linearOperands(e, v, 1)[0], ops.charge)),
     jvp: (ops, e, results) => {
       if (isLinear(e)) throw new InternalError(`jvp: ${o.name} with linear operands in a non-linear program (J applies to non-linear code; erase first)`);
-      const [k, x] = e.nl;
+      const cs = coefficients(e, e, 1);
+      const [x] = linearOperands(e, e, 1);
       ops.b.bind([...results], [], e);
       const xDot = ops.tangentOf(x);
-      return [xDot === null ? null : tangentBy(ops, o.name, [k], xDot, results[0])];
+      return [xDot === null ? null : tangentBy(ops, o.name, cs, xDot, results[0])];
     },
-    // Linear through and through: the linear half is the operation itself, its coefficient a residual.
+    // Linear through and through: the linear half is the operation itself, its coefficients residuals.
     unzip: (_ops, e) => e,
     transpose: (ops, e, [ct]) => {
       if (ct === null) return [null];
       const bar = binder(ops.b.fresh(barName(e.lin[0])), ops.typeOf(e.lin[0]));
-      ops.b.bind([], [bar], construct(o.transposeOp, [e.nl[0]], [ct], []));
+      ops.b.bind([], [bar], construct(o.transposeOp, e.nl, [ct], []));
       return [bar.name];
     },
     pruneResults: () => undefined,
-    emitTs: (ops, e, into) => o.emit(ops, into[0], e.nl[0], operand(e, e), isLinear(e) ? REAL_ARRAY : ops.resultTypes[0]),
+    ...(o.fuseAdd ? { fuseAdd: o.fuseAdd } : {}),
+    emitTs: (ops, e, into) => o.emit(ops, into[0], coefficients(e, e, 1)[0], linearOperands(e, e, 1)[0], isLinear(e) ? REAL_ARRAY : ops.resultTypes[0]),
   };
 }
 
@@ -276,6 +294,7 @@ export const lindex = linearRule({
   from: REAL_ARRAY,
   to: REAL,
   coefficient: 'index',
+  witness: true,
   run: (i, a, charge) => {
     charge(1);
     return ((a as Value[])[i] as number | undefined) ?? 0;
@@ -289,6 +308,7 @@ export const lonehot = linearRule({
   from: REAL,
   to: REAL_ARRAY,
   coefficient: 'index',
+  witness: true,
   run: (i, y, charge) => {
     charge(1);
     const r: Value[] = new Array<Value>(i + 1).fill(0);
@@ -303,6 +323,8 @@ export const lonehot = linearRule({
     const set = f.createAssignment(f.createElementAccessExpression(f.createIdentifier(into), ops.ref(i)), ops.ref(y));
     return [assign(ops, into, allocate(ops, REAL_ARRAY, n)), f.createExpressionStatement(set)];
   },
+  // ā + e_i·ẏ is one in-place accumulation when the one-hot knows the dense length (a witness).
+  fuseAdd: (_ops, e, other) => (e.lin.length === 1 && e.nl.length === 2 ? construct('laccum', e.nl, [other, e.lin[0]], []) : undefined),
 });
 
 export const lsum = linearRule({

@@ -11,5 +11,7 @@ import { ELSE, THEN, condParts } from './operands';
 
 export function condImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Value>): Sides<Value> {
   const { pred, args } = condParts(e, operands);
+  // One body runs once: it may take over the arrays the running scope accumulated and hands in.
+  for (const v of [...args.nl, ...args.lin]) ops.handOver(v);
   return ops.runBody(e.bodies[pred === true ? THEN : ELSE], args);
 }

@@ -9,6 +9,7 @@ import { condUnzip } from './unzip';
 import { condTranspose } from './transpose';
 import { condEmitTs } from './emitTs';
 import { pruneBodyResults } from '../prune';
+import { condFuseAdd } from './fuseAdd';
 
 export const cond: ConstructRule = {
   name: 'cond',
@@ -20,5 +21,6 @@ export const cond: ConstructRule = {
   unzip: condUnzip,
   transpose: condTranspose,
   pruneResults: pruneBodyResults,
+  fuseAdd: condFuseAdd,
   emitTs: condEmitTs,
 };

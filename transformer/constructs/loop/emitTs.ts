@@ -28,5 +28,7 @@ export function loopEmitTs(ops: EmitTsOps, e: ConstructExpr, into: readonly stri
     f.createPostfixIncrement(f.createIdentifier(k)),
     f.createBlock(ops.emitBody(body, args, into), true),
   );
-  return [...init, loop];
+  // Every iteration reads an invariant: none may update it in place (EmitTsOps.owned).
+  const release = [...invariant.nl, ...invariant.lin].filter((u) => ops.typeOf(u)?.tag === 'array').flatMap((u) => ops.release(ops.ref(u)));
+  return [...release, ...init, loop];
 }

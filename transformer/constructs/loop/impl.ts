@@ -14,6 +14,8 @@ export function loopImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Value
   const body = e.bodies[0];
   const { count, invariant, carried } = loopParts(operands, ops.arity(body));
   let c = carried;
+  // The carried operands were linear (or erased linear) values: the first iteration may take them over.
+  for (const v of [...c.nl, ...c.lin]) ops.handOver(v);
   for (let i = 0; i < (count as number); i++) {
     c = ops.runBody(body, { nl: [i, ...invariant.nl, ...c.nl], lin: [...invariant.lin, ...c.lin] });
   }

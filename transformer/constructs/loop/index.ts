@@ -11,6 +11,8 @@ import { loopTranspose } from './transpose';
 import { loopEmitTs } from './emitTs';
 import { loopSegment } from './segment';
 import { loopErase } from './erase';
+import { loopFuseAdd } from './fuseAdd';
+import { loopPrunePartly } from './prune';
 
 export const loop: ConstructRule = {
   name: 'loop',
@@ -21,12 +23,15 @@ export const loop: ConstructRule = {
   jvp: loopJvp,
   unzip: loopUnzip,
   transpose: loopTranspose,
-  // Carried values feed the next iteration: a loop keeps all its results.
+  // A carried value feeds the next iteration: only one nobody reads after and that feeds only
+  // itself (a cotangent outside wrt) goes, through prunePartly.
   pruneResults: () => undefined,
+  prunePartly: loopPrunePartly,
   segment: loopSegment,
   erase: loopErase,
   emitTs: loopEmitTs,
   repeats: true,
+  fuseAdd: loopFuseAdd,
   // Invariants sit between the trip count and the carried values, in the body after the counter.
   invariants: (e, bodyArity) => {
     if (e.bodies.length !== 1 || e.lin.length > 0) return undefined;

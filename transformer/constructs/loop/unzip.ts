@@ -40,7 +40,7 @@ export function residualSources(h: UnzippedBody, counter: string | undefined, in
 }
 
 /** Empty stacks for the stacked residuals, bound in `b`. */
-export const emptyStacks = (b: Builder, stacked: readonly Type[]): string[] => stacked.map((t) => emptyStack(b, t));
+export const emptyStacks = (b: Builder, stacked: readonly Type[], capacity?: string): string[] => stacked.map((t) => emptyStack(b, t, capacity));
 
 /**
  * The non-linear body: body_N's statements, then a push of each stacked residual; it takes
@@ -101,7 +101,8 @@ export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
   const nInv = e.nl.length - 1 - k;
   const invariants = params.slice(1, 1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + m] }));
   const { sources, stacked } = residualSources(h, params[0].name, invariants);
-  const st0 = emptyStacks(b, stacked);
+  // A counted loop pushes once per iteration: its trip count sizes the stacks.
+  const st0 = emptyStacks(b, stacked, e.nl[0]);
   const stFinal = stacked.map((t) => binder(b.fresh('st'), stackType(t)));
   b.bind([...results.nl, ...stFinal], [], construct(e.op, [...e.nl, ...st0], [], [stackingBody(b, h, k, sources, stacked)]));
   const lin = readingBody(b, h, sources, stFinal);

@@ -5,5 +5,7 @@ import type { Value } from '../../ir/interp';
 import type { ConstructExpr, InterpOps, Sides } from '../types';
 
 export function rematImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Value>): Sides<Value> {
+  // The body runs once: it may take over the arrays the running scope accumulated and hands in.
+  for (const v of [...operands.nl, ...operands.lin]) ops.handOver(v);
   return ops.runBody(e.bodies[0], operands);
 }

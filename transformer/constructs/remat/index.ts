@@ -11,6 +11,7 @@ import { rematUnzip } from './unzip';
 import { rematTranspose } from './transpose';
 import { rematEmitTs } from './emitTs';
 import { pruneBodyResults } from '../prune';
+import { rematFuseAdd } from './fuseAdd';
 
 export const remat: ConstructRule = {
   name: 'remat',
@@ -21,5 +22,6 @@ export const remat: ConstructRule = {
   unzip: rematUnzip,
   transpose: rematTranspose,
   pruneResults: pruneBodyResults,
+  fuseAdd: rematFuseAdd,
   emitTs: rematEmitTs,
 };

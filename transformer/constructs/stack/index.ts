@@ -2,6 +2,8 @@
 // body-less constructs on the `stack<τ>` type:
 //
 //   let s = stack(x) []         an empty stack of values of x's type (x gives only the type)
+//   let s = stack(x, n) []      the same, expecting about n pushes (a counted loop's trip count:
+//                               the emitted stack of reals is allocated once at that size)
 //   let s' = push(s, x) []      s with x on top
 //   let x = at(s, i) []         the i-th value pushed (from 0)
 //   let k = size(s) []          how many values s holds
@@ -23,7 +25,7 @@ import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
 import type { ConstructRule } from '../types';
 import { atJvp, pushJvp, constantJvp } from './jvp';
-import { assign } from './emit';
+import { assign, emptyRealStack, isRealStack, reserve, stackData, stackSize } from './emit';
 
 export { lpush, lat } from './linear';
 
@@ -33,7 +35,7 @@ const nonLinear = (op: string) => () => {
 
 function rule(
   name: string,
-  operands: number,
+  operands: number | readonly [number, number],
   typeRule: ConstructRule['typeRule'],
   impl: (v: readonly Value[]) => Value,
   emit: ConstructRule['emitTs'],
@@ -44,8 +46,9 @@ function rule(
     arity: () => ({ nl: 1, lin: 0 }),
     typeRule: (ops, e, t) => {
       if (e.bodies.length !== 0) ops.error(`${name} takes no bodies`);
-      if (t.nl.length !== operands || t.lin.length !== 0) {
-        ops.error(`${name} takes ${operands} non-linear operand(s), got ${t.nl.length} and ${t.lin.length} linear`);
+      const [least, most] = typeof operands === 'number' ? [operands, operands] : operands;
+      if (t.nl.length < least || t.nl.length > most || t.lin.length !== 0) {
+        ops.error(`${name} takes ${least === most ? least : `${least} or ${most}`} non-linear operand(s), got ${t.nl.length} and ${t.lin.length} linear`);
         return { nl: [stackType({ tag: 'real' })], lin: [] };
       }
       return typeRule(ops, e, t);
@@ -62,10 +65,18 @@ function rule(
 
 export const stack = rule(
   'stack',
-  1,
-  (_ops, _e, t) => ({ nl: [stackType(t.nl[0])], lin: [] }),
+  [1, 2],
+  (ops, _e, t) => {
+    if (t.nl[1] && t.nl[1].tag !== 'real') ops.error(`the capacity of stack must be real, got ${printType(t.nl[1])}`);
+    return { nl: [stackType(t.nl[0])], lin: [] };
+  },
   () => [],
-  (ops, _e, into) => [assign(ops, into[0], ops.factory.createArrayLiteralExpression([]))],
+  (ops, e, into) => {
+    const t = ops.resultTypes[0];
+    const reals = t ? t.tag === 'stack' && t.elem.tag === 'real' : isRealStack(ops, into[0]);
+    const capacity = e.nl[1] === undefined ? undefined : ops.ref(e.nl[1]);
+    return [assign(ops, into[0], reals ? emptyRealStack(ops.factory, capacity) : ops.factory.createArrayLiteralExpression([]))];
+  },
   constantJvp,
 );
 
@@ -84,8 +95,17 @@ export const push = rule(
   },
   (ops, e, into) => {
     const f = ops.factory;
-    const pushCall = f.createCallExpression(f.createPropertyAccessExpression(ops.ref(e.nl[0]), 'push'), undefined, [ops.ref(e.nl[1])]);
-    return [f.createExpressionStatement(pushCall), assign(ops, into[0], ops.ref(e.nl[0]))];
+    const s = ops.ref(e.nl[0]);
+    if (isRealStack(ops, e.nl[0])) {
+      // s.a[s.n] = x; s.n += 1;   after making room
+      const top = stackSize(f, s);
+      const room = reserve(ops, s, f.createAdd(top, f.createNumericLiteral(1)));
+      const write = f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(stackData(f, s), top), ops.ref(e.nl[1])));
+      const grow = f.createExpressionStatement(f.createAssignment(stackSize(f, s), f.createAdd(stackSize(f, s), f.createNumericLiteral(1))));
+      return [room, write, grow, assign(ops, into[0], s)];
+    }
+    const pushCall = f.createCallExpression(f.createPropertyAccessExpression(s, 'push'), undefined, [ops.ref(e.nl[1])]);
+    return [f.createExpressionStatement(pushCall), assign(ops, into[0], s)];
   },
   pushJvp,
 );
@@ -107,7 +127,11 @@ export const at = rule(
     if (typeof i !== 'number' || !(i >= 0 && i < st.length)) throw new InternalError(`at: index ${String(i)} outside a stack of ${st.length}`);
     return st[i];
   },
-  (ops, e, into) => [assign(ops, into[0], ops.factory.createElementAccessExpression(ops.ref(e.nl[0]), ops.ref(e.nl[1])))],
+  (ops, e, into) => {
+    const f = ops.factory;
+    const data = isRealStack(ops, e.nl[0]) ? stackData(f, ops.ref(e.nl[0])) : ops.ref(e.nl[0]);
+    return [assign(ops, into[0], f.createElementAccessExpression(data, ops.ref(e.nl[1])))];
+  },
   atJvp,
 );
 
@@ -120,6 +144,10 @@ export const size = rule(
     return { nl: [REAL], lin: [] };
   },
   ([s]) => (s as Value[]).length,
-  (ops, e, into) => [assign(ops, into[0], ops.factory.createPropertyAccessExpression(ops.ref(e.nl[0]), 'length'))],
+  (ops, e, into) => {
+    const f = ops.factory;
+    const s = ops.ref(e.nl[0]);
+    return [assign(ops, into[0], isRealStack(ops, e.nl[0]) ? stackSize(f, s) : f.createPropertyAccessExpression(s, 'length'))];
+  },
   constantJvp,
 );

@@ -1,0 +1,170 @@
+// Accumulating reads' cotangents in place (docs/linear-a.md, "Arrays", "Accumulation").
+//
+//   let (; ā') = laccum(i, w ; ā, ẏ) []     ā + e_i·ẏ, dense of w's length      cost 1
+//                                           (w: an array, or the length itself)
+//   let (x1, x2) = share(x) []              x twice (E of a dup of an array)    cost 0
+//
+// T of a read `lindex(i, w ; ȧ)` is the one-hot `lonehot(i, w ; ȳ)`, and the fan-in of many reads
+// of one array (a loop's invariant read every iteration) adds one-hots with `ladd`, which costs
+// the longer array: O(n) per read. The simplifier fuses `ladd(; ā, lonehot(i, w ; ẏ))` into
+// `laccum(i, w ; ā, ẏ)` (the one-hot record's `fuseAdd`), which is ā + e_i·ẏ as a value and, in
+// the interpreter and in emitted code, an in-place `ā[i] += ẏ` on an array of w's length: the
+// dense cotangent is allocated once (copying ā) and then updated at O(1) per read.
+//
+// In place is safe when nobody else holds ā. ā is linear, used once, so within one run of a
+// function or body the only other holders come from `dup` (and its erasure, `share`), from the
+// caller (a `.bwd`'s cotangent input, which must never change) or from the enclosing scope (a
+// loop invariant, seen again next iteration). So an array is updated in place only by the run that
+// allocated it (InterpOps.owns; in TypeScript a per-call set of arrays, EmitTsOps.owned): a dup or
+// share releases it, and everything else is copied once, densely, before its first update.
+//
+// Adjoint: ⟨laccum(i, w ; ā, ẏ), c̄⟩ = ⟨ā, c̄⟩ + ẏ·c̄_i, so T(laccum)(c̄) = (c̄, lindex(i, w ; c̄)): a dup.
+// J of the erased form (all operands non-linear, second order): laccum is linear in (ā, ẏ), so
+// its tangent is laccum(i, w ; ȧ, ẏ̇), a zero tangent materialised.
+import { binder, construct, dup, tangentType, InternalError, IrError, arrayType, REAL } from '../../ir/syntax';
+import type { Type } from '../../ir/syntax';
+import type { Value } from '../../ir/interp';
+import { printType } from '../../ir/printType';
+import type { ConstructExpr, ConstructRule, Sides } from '../types';
+import { barName, dotName } from '../../ad/names';
+import type * as ts from 'typescript';
+
+const REAL_ARRAY = arrayType(REAL);
+
+/** The dense length a witness gives: an array's length, or the length itself. */
+export const witnessLength = (w: Value): number => (Array.isArray(w) ? w.length : (w as number));
+
+const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
+/** (i, w) and (ā, ẏ), from the linear form or the erased one (all four non-linear). */
+const split = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T; y: T } =>
+  isLinear(e) ? { i: v.nl[0], w: v.nl[1], a: v.lin[0], y: v.lin[1] } : { i: v.nl[0], w: v.nl[1], a: v.nl[2], y: v.nl[3] };
+const result = <T>(e: ConstructExpr, x: T): Sides<T> => (isLinear(e) ? { nl: [], lin: [x] } : { nl: [x], lin: [] });
+
+export const laccum: ConstructRule = {
+  name: 'laccum',
+  arity: (e) => (isLinear(e) ? { nl: 0, lin: 1 } : { nl: 1, lin: 0 }),
+  typeRule: (ops, e, t) => {
+    if (e.bodies.length !== 0) ops.error('laccum takes no bodies');
+    const ok = isLinear(e) ? t.nl.length === 2 && t.lin.length === 2 : t.nl.length === 4 && t.lin.length === 0;
+    if (!ok) {
+      ops.error(`laccum takes an index, a witness array and two operands, linear (laccum(i, w ; ā, ẏ)) or, erased, non-linear; got ${t.nl.length} non-linear and ${t.lin.length} linear`);
+      return result(e, REAL_ARRAY);
+    }
+    const { i, w, a, y } = split(e, t);
+    if (i.tag !== 'real') ops.error(`the index of laccum must be real, got ${printType(i)}`);
+    if (w.tag !== 'array' && w.tag !== 'real') ops.error(`the witness of laccum must be an array or a length (the accumulator's), got ${printType(w)}`);
+    if (a.tag !== 'array' || a.elem.tag !== 'real') ops.error(`laccum accumulates into an array<real>, got ${printType(a)}`);
+    if (y.tag !== 'real') ops.error(`laccum adds a real, got ${printType(y)}`);
+    return result(e, REAL_ARRAY);
+  },
+  impl: (ops, e, v) => {
+    const { i, w, a, y } = split(e, v);
+    const n = witnessLength(w);
+    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= n) throw new IrError(`laccum: index ${String(i)} outside an array of ${n}`);
+    ops.charge(1);
+    let acc = a as Value[];
+    if (acc.length < n || !ops.owns(acc)) {
+      // The first update of this run: one dense copy, charged per element, then in place.
+      const dense = new Array<Value>(Math.max(n, acc.length)).fill(0);
+      for (let k = 0; k < acc.length; k++) dense[k] = acc[k];
+      ops.charge(dense.length);
+      ops.claim(dense);
+      acc = dense;
+    }
+    acc[i] = (acc[i] as number) + (y as number);
+    return result(e, acc);
+  },
+  jvp: (ops, e, results) => {
+    if (isLinear(e)) throw new InternalError('jvp: laccum with linear operands in a non-linear program (J applies to non-linear code; erase first)');
+    const { i, w, a, y } = split(e, e);
+    ops.b.bind([...results], [], e);
+    const aDot = ops.tangentOf(a);
+    const yDot = ops.tangentOf(y);
+    if (aDot === null && yDot === null) return [null];
+    const rDot = binder(ops.b.fresh(dotName(results[0].name)), tangentType(REAL_ARRAY));
+    ops.b.bind([], [rDot], construct('laccum', [i, w], [aDot ?? ops.b.zero(REAL_ARRAY), yDot ?? ops.b.zero(REAL)], []));
+    return [rDot.name];
+  },
+  unzip: (_ops, e) => e,
+  transpose: (ops, e, [ct]) => {
+    if (ct === null) return [null, null];
+    const [c1, c2] = ops.b.dup(ct, REAL_ARRAY);
+    const yBar = binder(ops.b.fresh(barName(e.lin[1])), REAL);
+    ops.b.bind([], [yBar], construct('lindex', e.nl, [c2], []));
+    return [c1, yBar.name];
+  },
+  pruneResults: () => undefined,
+  updatesInPlace: true,
+  accumulates: 0,
+  // x + (ā + e_i·ẏ) = (x + ā) + e_i·ẏ: the inner addition fuses again (a fan-in of two reads,
+  // ladd(; lonehot, lonehot), added to an accumulator becomes two accumulations).
+  fuseAdd: (ops, e, other) => (isLinear(e) ? construct('laccum', e.nl, [ops.add(other, e.lin[0], REAL_ARRAY), e.lin[1]], []) : undefined),
+  // r = ā; if (!(r.length >= w.length && own.has(r))) { r = new Float64Array(Math.max(w.length, r.length)); r.set(ā); own.add(r); } r[i] += ẏ
+  emitTs: (ops, e, into) => {
+    const f = ops.factory;
+    const SK = ops.ts.SyntaxKind;
+    const { i, w, a, y } = split(e, e);
+    const r = f.createIdentifier(into[0]);
+    const own = ops.owned();
+    const length = (x: ts.Expression) => f.createPropertyAccessExpression(x, 'length');
+    const n = ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : length(ops.ref(w));
+    const call = (target: ts.Expression, method: string, arg: ts.Expression) => f.createCallExpression(f.createPropertyAccessExpression(target, method), undefined, [arg]);
+    const stmt = (x: ts.Expression) => f.createExpressionStatement(x);
+    // r.length >= n && (r === $hot || $own.has(r)): a loop accumulating into one array pays a
+    // length check and a comparison per element, the set lookup once.
+    const hot = ops.hot();
+    const isOwned = f.createParenthesizedExpression(f.createBinaryExpression(f.createStrictEquality(r, hot), SK.BarBarToken, call(own, 'has', r)));
+    const dense = f.createBinaryExpression(f.createBinaryExpression(length(r), SK.GreaterThanEqualsToken, n), SK.AmpersandAmpersandToken, isOwned);
+    const size = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [n, length(r)]);
+    const copy = f.createBlock(
+      [stmt(f.createAssignment(r, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]))), stmt(call(r, 'set', ops.ref(a))), stmt(call(own, 'add', r))],
+      true,
+    );
+    return [
+      stmt(f.createAssignment(r, ops.ref(a))),
+      f.createIfStatement(f.createPrefixUnaryExpression(SK.ExclamationToken, f.createParenthesizedExpression(dense)), copy),
+      stmt(f.createAssignment(hot, r)),
+      stmt(f.createBinaryExpression(f.createElementAccessExpression(r, ops.ref(i)), SK.PlusEqualsToken, ops.ref(y))),
+    ];
+  },
+};
+
+/** The value twice, released from in-place updates (both holders may read it). */
+export const share: ConstructRule = {
+  name: 'share',
+  arity: () => ({ nl: 2, lin: 0 }),
+  typeRule: (ops, e, t) => {
+    if (e.bodies.length !== 0) ops.error('share takes no bodies');
+    if (t.nl.length !== 1 || t.lin.length !== 0) {
+      ops.error(`share takes one non-linear operand, got ${t.nl.length} non-linear and ${t.lin.length} linear`);
+      return { nl: [REAL, REAL], lin: [] };
+    }
+    return { nl: [t.nl[0], t.nl[0]], lin: [] };
+  },
+  impl: (ops, _e, v) => {
+    ops.release(v.nl[0]);
+    return { nl: [v.nl[0], v.nl[0]], lin: [] };
+  },
+  // Linear (the diagonal): its tangent is the fan-out of the operand's.
+  jvp: (ops, e, results) => {
+    ops.b.bind([...results], [], e);
+    const xDot = ops.tangentOf(e.nl[0]);
+    if (xDot === null) return [null, null];
+    const t: Type = tangentType(ops.typeOf(e.nl[0]));
+    const dots = results.map((r) => binder(ops.b.fresh(dotName(r.name)), t));
+    ops.b.bind([], dots, dup(xDot));
+    return dots.map((d) => d.name);
+  },
+  unzip: () => {
+    throw new InternalError('share is non-linear: U and T never hand it to its rule');
+  },
+  transpose: () => {
+    throw new InternalError('share is non-linear: U and T never hand it to its rule');
+  },
+  pruneResults: () => undefined,
+  emitTs: (ops, e, into) => {
+    const f = ops.factory;
+    const x = ops.ref(e.nl[0]);
+    return [...ops.release(x), ...into.map((n) => f.createExpressionStatement(f.createAssignment(f.createIdentifier(n), x)))];
+  },
+};
