@@ -1,7 +1,8 @@
 // Arrays in differentiable functions (docs/frontend.md, "Arrays"): reads, lengths, builders,
 // `.map`, `.reduce` and tsad's array helpers, lowered to the IR's array constructs (len, index,
-// fill, sum, map) and counted loops. FunctionLowering owns statements, scopes and variables; it
-// hands this module an ArraySite and calls it for each array expression.
+// fill, sum, map, the combinators) and counted loops. FunctionLowering owns statements, scopes and
+// variables; it hands this module an ArraySite, asks it whether an expression is array code
+// (`call`, `newArray`, `wantsArray`, `isArrayValued`) and has it lower reads and writes.
 import type * as ts from 'typescript';
 import { Builder } from '../ir/build';
 import { Binder, Block, REAL, Stmt, arrayType, binder, block, construct, lambda, ret } from '../ir/syntax';
@@ -9,7 +10,8 @@ import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { isConstruct } from '../constructs/registry';
 import { fail } from './diagnostics';
-import { Shape, NUMBER, describeShape, irType, isNumberArray } from './shapes';
+import { Shape, NUMBER, describeShape, irType, isNumberArray, typedArrayName } from './shapes';
+import { tsadExportName } from './markers';
 import type { Value } from './lower';
 
 /** What array lowering needs from the function being lowered. */
@@ -56,6 +58,171 @@ export class ArrayLowering {
 
   private get b(): Builder {
     return this.site.b();
+  }
+
+  // ---- recognising array code (FunctionLowering asks) ----
+
+  /** Does TypeScript type this expression as an array or tuple (so `.map` is Array's)? */
+  isArrayValued(e: ts.Expression): boolean {
+    const type = this.site.checker.getTypeAtLocation(e);
+    return this.site.checker.isArrayType(type) || this.site.checker.isTupleType(type) || typedArrayName(this.site.t, type) !== undefined;
+  }
+
+  /** A global of the default library (`Float64Array`, `Array`), not a user's variable of that name. */
+  isGlobal(e: ts.Expression, names: readonly string[]): e is ts.Identifier {
+    if (!this.site.t.isIdentifier(e) || !names.includes(e.text)) return false;
+    return !!this.site.checker.getSymbolAtLocation(e)?.declarations?.some((d) => d.getSourceFile().hasNoDefaultLib);
+  }
+
+  /** `[x, y]` where the type says array (number[], a Float64Array parameter), not tuple. */
+  wantsArray(e: ts.ArrayLiteralExpression): boolean {
+    const ctx = this.site.checker.getContextualType(e);
+    if (!ctx || this.site.checker.isTupleType(ctx)) return false;
+    return this.site.checker.isArrayType(ctx) || typedArrayName(this.site.t, ctx) !== undefined;
+  }
+
+  arrayOf(e: ts.Expression, hint?: string): Value {
+    return this.asArray(e, this.site.expr(e, hint));
+  }
+
+  private callback(e: ts.CallExpression, k: number, what: string): ts.ArrowFunction | ts.FunctionExpression {
+    const { t } = this.site;
+    let a = e.arguments[k];
+    while (a && t.isParenthesizedExpression(a)) a = a.expression;
+    if (!a || !(t.isArrowFunction(a) || t.isFunctionExpression(a))) return fail(1121, e.arguments[k] ?? e, `${what} needs its callback written in place, (x) => ...`);
+    return a;
+  }
+
+  /** `new Float64Array(n)` (zeros), `new Float64Array(a)` (a copy); `new Array(n)` only with `.fill`. */
+  newArray(e: ts.NewExpression, hint?: string): Value {
+    const args = e.arguments ?? [];
+    if (this.isGlobal(e.expression, ['Float64Array', 'Float32Array', 'Int32Array']) && args.length === 1) {
+      const a = this.site.expr(args[0], 'n');
+      if (a.shape.kind === 'number') return this.fill(a, { name: this.b.lit(0, 'zero'), shape: NUMBER }, { kind: 'array', container: 'Float64Array', elem: NUMBER }, hint);
+      return this.asArray(args[0], a);
+    }
+    if (this.isGlobal(e.expression, ['Array'])) fail(1121, e, 'new Array(n) has holes: write new Array(n).fill(0), or new Float64Array(n)');
+    return fail(1102, e, `'new ${e.expression.getText()}(...)' is not supported in differentiable functions`);
+  }
+
+  /** Calls that build or consume arrays: `.map`, `.reduce`, `.fill`, `Float64Array.from`, tsad's sum/dot/prod/iota. */
+  call(e: ts.CallExpression, hint?: string): Value | undefined {
+    const { t, checker } = this.site;
+    const callee = e.expression;
+    const helper = tsadExportName(callee, checker);
+    if (helper && ARRAY_HELPERS.has(helper)) return this.arrayHelper(helper, e, hint);
+    if (helper && PENDING_HELPERS.has(helper)) {
+      fail(1121, e, `${helper} is not supported in differentiable functions yet: write it as a loop over the arrays (its IR combinator is not built yet)`);
+    }
+    if (!t.isPropertyAccessExpression(callee)) return undefined;
+    const method = callee.name.text;
+    if (this.isGlobal(callee.expression, ['Float64Array', 'Float32Array', 'Array'])) {
+      if (method !== 'from') fail(1121, e, `${callee.getText()} is not supported: build arrays with ${callee.expression.text}.from, new Float64Array(n) or a literal`);
+      return this.arrayFrom(e, hint);
+    }
+    if (!this.isArrayValued(callee.expression)) return undefined;
+    switch (method) {
+      case 'map': {
+        const xs = this.arrayOf(callee.expression);
+        return this.map(xs, this.callback(e, 0, '.map'), e, hint);
+      }
+      case 'reduce': {
+        const fn = this.callback(e, 0, '.reduce');
+        if (e.arguments.length < 2) fail(1121, e, '.reduce needs its initial value here: xs.reduce((a, b) => a + b, 0)');
+        const xs = this.arrayOf(callee.expression);
+        const init = this.site.expr(e.arguments[1], 'init');
+        return this.reduce(xs, fn, init, e, hint);
+      }
+      case 'fill':
+        return this.fillNew(e, callee, hint);
+      case 'slice': {
+        const xs = this.arrayOf(callee.expression);
+        if (xs.shape.kind !== 'array' || xs.shape.elem.kind !== 'number') fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
+        const [start, end] = e.arguments.slice(0, 2).map((a) => this.site.expr(a, 'position'));
+        for (const [k, v] of [start, end].entries()) if (v && v.shape.kind !== 'number') fail(1121, e.arguments[k], 'a slice position must be a number');
+        return this.slice(xs, start, end, e, hint);
+      }
+      case 'push':
+      case 'pop':
+      case 'shift':
+      case 'unshift':
+      case 'splice':
+      case 'sort':
+      case 'reverse':
+      case 'copyWithin':
+      case 'set':
+        return this.write(e);
+      default:
+        return fail(1121, callee.name, `'.${method}' of an array is not supported in differentiable functions yet`);
+    }
+  }
+
+  /** `new Array(n).fill(x)`, `Array(n).fill(x)`, `new Float64Array(n).fill(x)`: n copies of x. */
+  private fillNew(e: ts.CallExpression, callee: ts.PropertyAccessExpression, hint?: string): Value {
+    const { t } = this.site;
+    let r = callee.expression;
+    while (t.isParenthesizedExpression(r)) r = r.expression as ts.LeftHandSideExpression;
+    const fresh = (t.isNewExpression(r) || t.isCallExpression(r)) && this.isGlobal(r.expression, ['Array', 'Float64Array', 'Float32Array']) && r.arguments?.length === 1;
+    if (!fresh) return this.write(e);
+    if (e.arguments.length !== 1) fail(1121, e, '.fill(x) with a start or end is not supported: fill a whole new array');
+    const n = this.site.expr((r as ts.NewExpression).arguments![0], 'n');
+    if (n.shape.kind !== 'number') fail(1121, r, 'the length of a new array must be a number');
+    const x = this.site.expr(e.arguments[0], 'x');
+    if (x.shape.kind !== 'number') fail(1120, e.arguments[0], `arrays hold numbers: cannot fill with ${describeShape(x.shape)}`);
+    return this.fill(n, x, { kind: 'array', container: 'Float64Array', elem: NUMBER }, hint);
+  }
+
+  /** `Float64Array.from(a)`, `Float64Array.from(a, f)`, `Float64Array.from({ length: n }, (_, i) => f(i))`. */
+  private arrayFrom(e: ts.CallExpression, hint?: string): Value {
+    const { t } = this.site;
+    const [src] = e.arguments;
+    if (!src || e.arguments.length > 2) return fail(1121, e, 'write Float64Array.from(a), Float64Array.from(a, (x, i) => ...) or Float64Array.from({ length: n }, (_, i) => ...)');
+    if (t.isObjectLiteralExpression(src)) {
+      const prop = src.properties.length === 1 ? src.properties[0] : undefined;
+      if (!prop || !t.isPropertyAssignment(prop) || prop.name.getText() !== 'length') fail(1121, src, 'the source of from must be an array or { length: n }');
+      const n = this.site.expr(prop.initializer, 'n');
+      if (n.shape.kind !== 'number') fail(1121, prop.initializer, 'the length must be a number');
+      return this.fromLength(n, this.callback(e, 1, 'from({ length: n }, ...)'), e, hint);
+    }
+    const xs = this.arrayOf(src);
+    return e.arguments.length === 2 ? this.map(xs, this.callback(e, 1, 'from(a, ...)'), e, hint) : xs;
+  }
+
+  private arrayHelper(name: string, e: ts.CallExpression, hint?: string): Value {
+    const args = e.arguments;
+    const want = name === 'dot' ? 2 : 1;
+    if ((name === 'sum' || name === 'dot' || name === 'prod' || name === 'iota') && args.length !== want) fail(1121, e, `${name} takes ${want} argument(s)`);
+    if (name === 'scan') {
+      if (args.length < 2 || args.length > 3) fail(1121, e, 'scan takes (xs, op) or (xs, op, init)');
+      const xs = this.arrayOf(args[0]);
+      const init = args[2] ? this.site.expr(args[2], 'init') : undefined;
+      if (init && init.shape.kind !== 'number') fail(1121, args[2], 'the initial value of scan must be a number');
+      return this.scan(xs, args[1], init, e, hint);
+    }
+    if (name === 'gather' || name === 'scatter' || name === 'reduceByIndex') {
+      const arity = name === 'gather' ? 2 : name === 'scatter' ? 3 : 4;
+      if (args.length !== arity) fail(1121, e, `${name} takes ${arity} arguments`);
+      const arrays = args.slice(0, name === 'reduceByIndex' ? 3 : arity).map((a) => this.arrayOf(a));
+      for (const [k, x] of arrays.entries()) if (x.shape.kind !== 'array' || x.shape.elem.kind !== 'number') fail(1121, args[k], `${name} needs arrays of numbers, got ${describeShape(x.shape)}`);
+      if (name === 'gather') return this.gather(arrays[0], arrays[1], e, hint);
+      if (name === 'scatter') return this.scatter(arrays[0], arrays[1], arrays[2], e, hint);
+      return this.reduceByIndex(arrays[0], arrays[1], arrays[2], args[3], e, hint);
+    }
+    if (name === 'iota') {
+      const n = this.site.expr(args[0], 'n');
+      if (n.shape.kind !== 'number') fail(1121, args[0], 'iota(n) needs a number');
+      return this.iota(n);
+    }
+    const xs = args.map((a) => this.arrayOf(a));
+    for (const [k, x] of xs.entries()) if (x.shape.kind !== 'array' || x.shape.elem.kind !== 'number') fail(1121, args[k], `${name} needs arrays of numbers, got ${describeShape(x.shape)}`);
+    if (name === 'sum') return this.sum(xs[0], hint ?? 'total');
+    if (name === 'prod') return this.prod(xs[0]);
+    return this.dot(xs[0], xs[1], e);
+  }
+
+  /** `a[i] = v`, `a[i] += v`, `a.push(v)`, `a.fill(v)`: writes into an array. */
+  write(e: ts.Node): never {
+    return fail(1122, e, 'writing into an array is not supported yet: arrays are values here; build a new one with .map or Float64Array.from({ length: n }, (_, i) => ...), or accumulate numbers in a loop');
   }
 
   // ---- reading ----

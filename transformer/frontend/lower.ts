@@ -11,8 +11,8 @@ import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, layoutOf, typedArrayName, hasArray } from './shapes';
-import { ARRAY_HELPERS, ArrayLowering, ArraySite, PENDING_HELPERS, userName } from './arrays';
+import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, layoutOf, hasArray } from './shapes';
+import { ArrayLowering, ArraySite, userName } from './arrays';
 import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, ruleKind, transformCallBehind, tsadExportName } from './markers';
 import { annotateTypes } from '../ir/check';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
@@ -645,7 +645,7 @@ class FunctionLowering {
    */
   private loopStatement(s: ts.IterationStatement): void {
     const { t } = this;
-    if (t.isForOfStatement(s) && this.isArrayValued(s.expression)) return this.forOf(s);
+    if (t.isForOfStatement(s) && this.arrays.isArrayValued(s.expression)) return this.forOf(s);
     if (t.isForInStatement(s) || t.isForOfStatement(s)) {
       fail(1101, s, `for…${t.isForOfStatement(s) ? 'of' : 'in'} is not supported: tuples and objects have a fixed shape; write a counted loop for (let i = 0; i < n; i++)`);
     }
@@ -675,7 +675,7 @@ class FunctionLowering {
     const decl = t.isVariableDeclarationList(init) && init.declarations.length === 1 ? init.declarations[0] : undefined;
     if (!decl || !t.isIdentifier(decl.name)) fail(1121, init, 'for…of over an array needs one new variable: for (const x of xs)');
     if (anyExit(loopExits(t, s))) fail(1121, s, 'break, continue and return are not supported in for…of yet: write for (let i = 0; i < xs.length; i++)');
-    const xs = this.arrayOf(s.expression, 'xs');
+    const xs = this.arrays.arrayOf(s.expression, 'xs');
     const n = this.arrays.length(xs);
     const sym = this.checker.getSymbolAtLocation(decl.name)!;
     const carried = this.carriedBy([s.statement], sym);
@@ -1255,7 +1255,7 @@ class FunctionLowering {
     const { t } = this;
     const K = t.SyntaxKind;
     const target = (node: ts.Expression): ts.Symbol => {
-      if (t.isElementAccessExpression(node)) this.arrayWrite(node);
+      if (t.isElementAccessExpression(node)) this.arrays.write(node);
       if (!t.isIdentifier(node)) fail(1108, node, 'only local variables can be assigned in a differentiable function');
       const sym = this.checker.getSymbolAtLocation(node);
       if (!sym) reportedByTypeScript(node, 1108, `cannot assign to '${node.text}': it is not declared`);
@@ -1312,7 +1312,7 @@ class FunctionLowering {
     if (t.isBinaryExpression(e) && (e.operatorToken.kind === K.AmpersandAmpersandToken || e.operatorToken.kind === K.BarBarToken)) {
       fail(1101, e, `'${e.operatorToken.getText()}' as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; write if (…) { … } to assign conditionally`);
     }
-    if (t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && this.isArrayValued(e.expression.expression)) this.arrayStatement(e);
+    if (t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && this.arrays.isArrayValued(e.expression.expression)) this.arrays.write(e);
     if (t.isCallExpression(e)) fail(1101, e, 'a call as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; assign it to a variable');
     fail(1101, e, 'an expression statement in a differentiable function must be an assignment, ++ or --');
   }
@@ -1484,8 +1484,8 @@ class FunctionLowering {
       return this.unpack(v)[i];
     }
     if (t.isCallExpression(e)) return this.call(e, hint);
-    if (t.isNewExpression(e)) return this.newArray(e, hint);
-    if (t.isArrayLiteralExpression(e) && this.wantsArray(e)) return this.arrays.literal(e, shapeOfType(t, this.checker, this.checker.getContextualType(e)!, e), hint);
+    if (t.isNewExpression(e)) return this.arrays.newArray(e, hint);
+    if (t.isArrayLiteralExpression(e) && this.arrays.wantsArray(e)) return this.arrays.literal(e, shapeOfType(t, this.checker, this.checker.getContextualType(e)!, e), hint);
     if (t.isArrayLiteralExpression(e)) {
       const parts = e.elements.map((el) => {
         if (t.isSpreadElement(el) || t.isOmittedExpression(el)) fail(1102, el, 'spread and holes are not supported in tuples');
@@ -1508,181 +1508,13 @@ class FunctionLowering {
     return fail(1102, e, `${t.SyntaxKind[e.kind]} is not supported in differentiable functions`);
   }
 
-  // ---- Arrays (arrays.ts lowers them; here is where they are recognised) ----
-
-  /** Does TypeScript type this expression as an array or tuple (so `.map` is Array's)? */
-  private isArrayValued(e: ts.Expression): boolean {
-    const type = this.checker.getTypeAtLocation(e);
-    return this.checker.isArrayType(type) || this.checker.isTupleType(type) || typedArrayName(this.t, type) !== undefined;
-  }
-
-  /** A global of the default library (`Float64Array`, `Array`), not a user's variable of that name. */
-  private isGlobal(e: ts.Expression, names: readonly string[]): e is ts.Identifier {
-    if (!this.t.isIdentifier(e) || !names.includes(e.text)) return false;
-    return !!this.checker.getSymbolAtLocation(e)?.declarations?.some((d) => d.getSourceFile().hasNoDefaultLib);
-  }
-
-  /** `[x, y]` where the type says array (number[], a Float64Array parameter), not tuple. */
-  private wantsArray(e: ts.ArrayLiteralExpression): boolean {
-    const ctx = this.checker.getContextualType(e);
-    if (!ctx || this.checker.isTupleType(ctx)) return false;
-    return this.checker.isArrayType(ctx) || typedArrayName(this.t, ctx) !== undefined;
-  }
+  // ---- Arrays: arrays.ts recognises and lowers them ----
 
   /** A tuple of numbers where an array is expected becomes one; anything else is left to `conform`. */
   private coerce(node: ts.Node, v: Value, expected: Shape): Value {
     if (expected.kind === 'array' && v.shape.kind === 'tuple') return this.arrays.asArray(node, v);
     if (expected.kind === 'array' && v.shape.kind === 'array') return { name: v.name, shape: expected };
     return v;
-  }
-
-  private arrayOf(e: ts.Expression, hint?: string): Value {
-    return this.arrays.asArray(e, this.expr(e, hint));
-  }
-
-  private callback(e: ts.CallExpression, k: number, what: string): ts.ArrowFunction | ts.FunctionExpression {
-    const { t } = this;
-    let a = e.arguments[k];
-    while (a && t.isParenthesizedExpression(a)) a = a.expression;
-    if (!a || !(t.isArrowFunction(a) || t.isFunctionExpression(a))) return fail(1121, e.arguments[k] ?? e, `${what} needs its callback written in place, (x) => ...`);
-    return a;
-  }
-
-  /** `new Float64Array(n)` (zeros), `new Float64Array(a)` (a copy); `new Array(n)` only with `.fill`. */
-  private newArray(e: ts.NewExpression, hint?: string): Value {
-    const args = e.arguments ?? [];
-    if (this.isGlobal(e.expression, ['Float64Array', 'Float32Array', 'Int32Array']) && args.length === 1) {
-      const a = this.expr(args[0], 'n');
-      if (a.shape.kind === 'number') return this.arrays.fill(a, this.literal(0, 'zero'), { kind: 'array', container: 'Float64Array', elem: NUMBER }, hint);
-      return this.arrays.asArray(args[0], a);
-    }
-    if (this.isGlobal(e.expression, ['Array'])) fail(1121, e, 'new Array(n) has holes: write new Array(n).fill(0), or new Float64Array(n)');
-    return fail(1102, e, `'new ${e.expression.getText()}(...)' is not supported in differentiable functions`);
-  }
-
-  /** Calls that build or consume arrays: `.map`, `.reduce`, `.fill`, `Float64Array.from`, tsad's sum/dot/prod/iota. */
-  private arrayCall(e: ts.CallExpression, hint?: string): Value | undefined {
-    const { t, checker } = this;
-    const callee = e.expression;
-    const helper = tsadExportName(callee, checker);
-    if (helper && ARRAY_HELPERS.has(helper)) return this.arrayHelper(helper, e, hint);
-    if (helper && PENDING_HELPERS.has(helper)) {
-      fail(1121, e, `${helper} is not supported in differentiable functions yet: write it as a loop over the arrays (its IR combinator is not built yet)`);
-    }
-    if (!t.isPropertyAccessExpression(callee)) return undefined;
-    const method = callee.name.text;
-    if (this.isGlobal(callee.expression, ['Float64Array', 'Float32Array', 'Array'])) {
-      if (method !== 'from') fail(1121, e, `${callee.getText()} is not supported: build arrays with ${callee.expression.text}.from, new Float64Array(n) or a literal`);
-      return this.arrayFrom(e, hint);
-    }
-    if (!this.isArrayValued(callee.expression)) return undefined;
-    switch (method) {
-      case 'map': {
-        const xs = this.arrayOf(callee.expression);
-        return this.arrays.map(xs, this.callback(e, 0, '.map'), e, hint);
-      }
-      case 'reduce': {
-        const fn = this.callback(e, 0, '.reduce');
-        if (e.arguments.length < 2) fail(1121, e, '.reduce needs its initial value here: xs.reduce((a, b) => a + b, 0)');
-        const xs = this.arrayOf(callee.expression);
-        const init = this.expr(e.arguments[1], 'init');
-        return this.arrays.reduce(xs, fn, init, e, hint);
-      }
-      case 'fill':
-        return this.fillNew(e, callee, hint);
-      case 'slice': {
-        const xs = this.arrayOf(callee.expression);
-        if (xs.shape.kind !== 'array' || xs.shape.elem.kind !== 'number') fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
-        const [start, end] = e.arguments.slice(0, 2).map((a) => this.expr(a, 'position'));
-        for (const [k, v] of [start, end].entries()) if (v && v.shape.kind !== 'number') fail(1121, e.arguments[k], 'a slice position must be a number');
-        return this.arrays.slice(xs, start, end, e, hint);
-      }
-      case 'push':
-      case 'pop':
-      case 'shift':
-      case 'unshift':
-      case 'splice':
-      case 'sort':
-      case 'reverse':
-      case 'copyWithin':
-      case 'set':
-        return this.arrayWrite(e);
-      default:
-        return fail(1121, callee.name, `'.${method}' of an array is not supported in differentiable functions yet`);
-    }
-  }
-
-  /** `new Array(n).fill(x)`, `Array(n).fill(x)`, `new Float64Array(n).fill(x)`: n copies of x. */
-  private fillNew(e: ts.CallExpression, callee: ts.PropertyAccessExpression, hint?: string): Value {
-    const { t } = this;
-    let r = callee.expression;
-    while (t.isParenthesizedExpression(r)) r = r.expression as ts.LeftHandSideExpression;
-    const fresh = (t.isNewExpression(r) || t.isCallExpression(r)) && this.isGlobal(r.expression, ['Array', 'Float64Array', 'Float32Array']) && r.arguments?.length === 1;
-    if (!fresh) return this.arrayWrite(e);
-    if (e.arguments.length !== 1) fail(1121, e, '.fill(x) with a start or end is not supported: fill a whole new array');
-    const n = this.expr((r as ts.NewExpression).arguments![0], 'n');
-    if (n.shape.kind !== 'number') fail(1121, r, 'the length of a new array must be a number');
-    const x = this.expr(e.arguments[0], 'x');
-    if (x.shape.kind !== 'number') fail(1120, e.arguments[0], `arrays hold numbers: cannot fill with ${describeShape(x.shape)}`);
-    return this.arrays.fill(n, x, { kind: 'array', container: 'Float64Array', elem: NUMBER }, hint);
-  }
-
-  /** `Float64Array.from(a)`, `Float64Array.from(a, f)`, `Float64Array.from({ length: n }, (_, i) => f(i))`. */
-  private arrayFrom(e: ts.CallExpression, hint?: string): Value {
-    const { t } = this;
-    const [src] = e.arguments;
-    if (!src || e.arguments.length > 2) return fail(1121, e, 'write Float64Array.from(a), Float64Array.from(a, (x, i) => ...) or Float64Array.from({ length: n }, (_, i) => ...)');
-    if (t.isObjectLiteralExpression(src)) {
-      const prop = src.properties.length === 1 ? src.properties[0] : undefined;
-      if (!prop || !t.isPropertyAssignment(prop) || prop.name.getText() !== 'length') fail(1121, src, 'the source of from must be an array or { length: n }');
-      const n = this.expr(prop.initializer, 'n');
-      if (n.shape.kind !== 'number') fail(1121, prop.initializer, 'the length must be a number');
-      return this.arrays.fromLength(n, this.callback(e, 1, 'from({ length: n }, ...)'), e, hint);
-    }
-    const xs = this.arrayOf(src);
-    return e.arguments.length === 2 ? this.arrays.map(xs, this.callback(e, 1, 'from(a, ...)'), e, hint) : xs;
-  }
-
-  private arrayHelper(name: string, e: ts.CallExpression, hint?: string): Value {
-    const args = e.arguments;
-    const want = name === 'dot' ? 2 : 1;
-    if ((name === 'sum' || name === 'dot' || name === 'prod' || name === 'iota') && args.length !== want) fail(1121, e, `${name} takes ${want} argument(s)`);
-    if (name === 'scan') {
-      if (args.length < 2 || args.length > 3) fail(1121, e, 'scan takes (xs, op) or (xs, op, init)');
-      const xs = this.arrayOf(args[0]);
-      const init = args[2] ? this.expr(args[2], 'init') : undefined;
-      if (init && init.shape.kind !== 'number') fail(1121, args[2], 'the initial value of scan must be a number');
-      return this.arrays.scan(xs, args[1], init, e, hint);
-    }
-    if (name === 'gather' || name === 'scatter' || name === 'reduceByIndex') {
-      const arity = name === 'gather' ? 2 : name === 'scatter' ? 3 : 4;
-      if (args.length !== arity) fail(1121, e, `${name} takes ${arity} arguments`);
-      const arrays = args.slice(0, name === 'reduceByIndex' ? 3 : arity).map((a) => this.arrayOf(a));
-      for (const [k, x] of arrays.entries()) if (x.shape.kind !== 'array' || x.shape.elem.kind !== 'number') fail(1121, args[k], `${name} needs arrays of numbers, got ${describeShape(x.shape)}`);
-      if (name === 'gather') return this.arrays.gather(arrays[0], arrays[1], e, hint);
-      if (name === 'scatter') return this.arrays.scatter(arrays[0], arrays[1], arrays[2], e, hint);
-      return this.arrays.reduceByIndex(arrays[0], arrays[1], arrays[2], args[3], e, hint);
-    }
-    if (name === 'iota') {
-      const n = this.expr(args[0], 'n');
-      if (n.shape.kind !== 'number') fail(1121, args[0], 'iota(n) needs a number');
-      return this.arrays.iota(n);
-    }
-    const xs = args.map((a) => this.arrayOf(a));
-    for (const [k, x] of xs.entries()) if (x.shape.kind !== 'array' || x.shape.elem.kind !== 'number') fail(1121, args[k], `${name} needs arrays of numbers, got ${describeShape(x.shape)}`);
-    if (name === 'sum') return this.arrays.sum(xs[0], hint ?? 'total');
-    if (name === 'prod') return this.arrays.prod(xs[0]);
-    return this.arrays.dot(xs[0], xs[1], e);
-  }
-
-  /** `a[i] = v`, `a[i] += v`, `a.push(v)`, `a.fill(v)`: writes into an array. */
-  private arrayWrite(e: ts.Node): never {
-    return fail(1122, e, 'writing into an array is not supported yet: arrays are values here; build a new one with .map or Float64Array.from({ length: n }, (_, i) => ...), or accumulate numbers in a loop');
-  }
-
-  /** A call of an array method as a statement (`a.push(v)`, `a.fill(0)`). */
-  private arrayStatement(e: ts.CallExpression): void {
-    this.arrayWrite(e);
   }
 
   private identifier(e: ts.Identifier, hint?: string): Value {
@@ -1816,7 +1648,7 @@ class FunctionLowering {
       this.numbers(e, ...args);
       return this.op(fn, args, hint);
     }
-    const arrayCall = this.arrayCall(e, hint);
+    const arrayCall = this.arrays.call(e, hint);
     if (arrayCall) return arrayCall;
     if (isTsadExport(callee, this.checker, 'stopGradient')) {
       if (e.arguments.length !== 1) fail(1102, e, 'stopGradient takes one argument');
