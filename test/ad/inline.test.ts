@@ -37,7 +37,10 @@ test('value and gradient, inlined, equals the unfused reverse pass (property)', 
       const { program, valueAndGrad } = valueAndGradOf(p, f.name, { simplify: true });
       checkProgram(program);
       const vg = program.defs.find((d) => d.name === valueAndGrad)!;
-      expect([...calleesOf(vg.body)]).toEqual([]);
+      // Small callees are inlined; a callee called twice whose inlined body would pass the
+      // budget (ad/inline.ts, InlinePolicy) stays a call of its own derived functions.
+      for (const c of calleesOf(vg.body)) expect(program.defs.some((d) => d.name === c)).toBe(true);
+      if (p.defs.every((d) => bodySize(d.body) <= 8)) expect([...calleesOf(vg.body)]).toEqual([]);
       const [value, ...grads] = evalFn(program, valueAndGrad, x).nl;
       expect(close(value as number, evalFn(p, f.name, x).nl[0] as number)).toBe(true);
       flat(grads).forEach((v, i) => expect(close(v, flat(reference)[i])).toBe(true));
