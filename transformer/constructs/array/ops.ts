@@ -30,7 +30,7 @@ import { printType } from '../../ir/printType';
 import type { Tangent } from '../../prims/types';
 import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, JvpOps, Sides } from '../types';
 import { dotName, barName } from '../../ad/names';
-import { allocate, assign, forCount, readOrZero } from './emit';
+import { allocate, assign, forCount, isRealArray, readOrZero } from './emit';
 import type * as ts from 'typescript';
 
 const REAL_ARRAY = arrayType(REAL);
@@ -155,9 +155,15 @@ export const index = nonLinearRule({
 /** `a = alloc(n); for (k < n) a[k] = x` */
 function emitFill(ops: EmitTsOps, into: string, n: string, x: string, t: Type | undefined): ts.Statement[] {
   const f = ops.factory;
+  const length = ops.ref(n);
+  const value = ops.ref(x);
+  const alloc = assign(ops, into, allocate(ops, t, length));
+  // A new Float64Array is zeros already, and an empty array needs no loop (the zero cotangent).
+  const zero = (e: ts.Expression) => ops.ts.isNumericLiteral(e) && Number(e.text) === 0;
+  if (zero(length) || (isRealArray(t) && zero(value))) return [alloc];
   const k = ops.fresh('k');
-  const set = f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(into), f.createIdentifier(k)), ops.ref(x)));
-  return [assign(ops, into, allocate(ops, t, ops.ref(n))), forCount(ops, k, ops.ref(n), [set])];
+  const set = f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(into), f.createIdentifier(k)), value));
+  return [alloc, forCount(ops, k, length, [set])];
 }
 
 /** `s = 0; for (k < len a) s += a[k]` (missing elements of a sparse tangent read 0). */
