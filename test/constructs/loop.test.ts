@@ -187,8 +187,11 @@ describe('emitted TypeScript agrees with the interpreter', () => {
     p = transposeOf(p, 'l').program;
     const { code, fns } = emitAndLoad(p);
     expect(code).toMatch(/for \(let k = 0; k < n; k\+\+\) \{/);
-    // Residuals of reals go on unboxed stacks, sized by the trip count (constructs/stack/emit.ts).
-    expect(code).toMatch(/\{ a: new Float64Array\(Math.max\(0, Math.ceil\(n\)\)\), n: 0 \}/);
+    // Residuals of reals go on unboxed stacks, sized by the trip count and cut from the
+    // function's slab (constructs/stack/emit.ts).
+    expect(code).toContain('const cap = Math.max(0, Math.ceil(n));');
+    expect(code).toMatch(/\{ a: \$slab\.chunk\.subarray\(\$slab\.top, \$slab\.top \+ cap\), n: 0 \}/);
+    expect(code).toContain('const $slab = { chunk: new Float64Array(0), top: 0 };');
     const calls: [string, Value[], Value[]][] = [];
     for (const [fn, x] of POINTS) {
       const m = findDef(p, fn).nlResults.length;

@@ -89,13 +89,42 @@ class DefEmitter {
    * there by one comparison instead of a set lookup per element (EmitTsOps.hot).
    */
   get prologue(): ts.Statement[] {
-    if (!this.ownedSet) return [];
     const f = this.f;
+    const slab = this.slabName
+      ? [
+          f.createVariableStatement(
+            undefined,
+            f.createVariableDeclarationList(
+              [
+                f.createVariableDeclaration(
+                  this.slabName,
+                  undefined,
+                  undefined,
+                  f.createObjectLiteralExpression([
+                    f.createPropertyAssignment('chunk', f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createNumericLiteral(0)])),
+                    f.createPropertyAssignment('top', f.createNumericLiteral(0)),
+                  ]),
+                ),
+              ],
+              this.o.tsApi.NodeFlags.Const,
+            ),
+          ),
+        ]
+      : [];
+    if (!this.ownedSet) return slab;
     const init = f.createNewExpression(f.createIdentifier('Set'), undefined, []);
     return [
+      ...slab,
       f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.ownedSet, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const)),
       f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.hot())], this.o.tsApi.NodeFlags.Let)),
     ];
+  }
+
+  /** `$slab`, declared in the prologue when a construct first asks (EmitTsOps.slab). */
+  private slabName: ts.Identifier | undefined;
+
+  private slab(): ts.Identifier {
+    return (this.slabName ??= this.f.createIdentifier('$slab'));
   }
 
   private owned(): ts.Identifier {
@@ -343,6 +372,7 @@ class DefEmitter {
       typeOf: (name) => this.typeOf(name),
       owned: () => this.owned(),
       hot: () => this.hot(),
+      slab: () => this.slab(),
       release: (x) => this.release(x),
     };
     out.push(...rule.emitTs(ops, e, into));

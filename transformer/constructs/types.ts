@@ -146,6 +146,12 @@ export interface EmitTsOps {
    * every release; `r === $hot` proves r owned without a set lookup.
    */
   hot(): ts.Identifier;
+  /**
+   * `$slab = { chunk: Float64Array, top }`, declared once per call of the function: fixed-size
+   * buffers (a counted inner loop's residual stacks, one per run) are cut from its chunk as views
+   * instead of each allocating its own backing store.
+   */
+  slab(): ts.Identifier;
   /** Statements that take an array out of the owned set (it now has two holders), where the function has one. */
   release(x: ts.Expression): ts.Statement[];
 }

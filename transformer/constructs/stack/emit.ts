@@ -22,16 +22,9 @@ export function isRealStack(ops: EmitTsOps, name: string): boolean {
 
 const INITIAL_CAPACITY = 16;
 
-/**
- * `{ a: new Float64Array(16), n: 0 }`, or with room for exactly `capacity` pushes:
- * `Math.max(0, Math.ceil(capacity))` (NaN allocates none). Exactly, not rounded up: an inner
- * loop's stack of 8 residuals (64 bytes) lives in V8's heap, while one of 16 needs an external
- * buffer, about twice as slow to allocate and collect (kmeans: one per point and centroid).
- */
-export function emptyRealStack(f: ts.NodeFactory, capacity?: ts.Expression): ts.Expression {
-  const math = (fn: string, args: ts.Expression[]) => f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), fn), undefined, args);
-  const room = capacity ? math('max', [f.createNumericLiteral(0), math('ceil', [capacity])]) : f.createNumericLiteral(INITIAL_CAPACITY);
-  const a = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [room]);
+/** `{ a: new Float64Array(16), n: 0 }`: a stack of reals whose pushes are not counted ahead (a while loop's); see slabStack for a counted loop's. */
+export function emptyRealStack(f: ts.NodeFactory): ts.Expression {
+  const a = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createNumericLiteral(INITIAL_CAPACITY)]);
   return f.createObjectLiteralExpression([f.createPropertyAssignment('a', a), f.createPropertyAssignment('n', f.createNumericLiteral(0))]);
 }
 
@@ -52,4 +45,40 @@ export function reserve(ops: EmitTsOps, s: ts.Expression, need: ts.Expression): 
   const copy = f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(grown, 'set'), undefined, [stackData(f, s)]));
   const swap = f.createExpressionStatement(f.createAssignment(stackData(f, s), grown));
   return f.createIfStatement(f.createGreaterThan(need, capacity), f.createBlock([declare, copy, swap], true));
+}
+
+const SLAB_CHUNK = 65536;
+
+/**
+ * An empty stack of reals with room for exactly `capacity` pushes, cut from the function's slab:
+ *
+ *   const cap = Math.max(0, Math.ceil(n));
+ *   if ($slab.top + cap > $slab.chunk.length) { $slab.chunk = new Float64Array(Math.max(65536, cap)); $slab.top = 0; }
+ *   s = { a: $slab.chunk.subarray($slab.top, $slab.top + cap), n: 0 };
+ *   $slab.top += cap;
+ *
+ * An inner loop run once per outer iteration then costs a view, not a backing store (half the
+ * time of llsq's gradient went to allocating them). A push past the capacity grows the stack
+ * into a buffer of its own (reserve), so views never overlap.
+ */
+export function slabStack(ops: EmitTsOps, into: string, capacity: ts.Expression): ts.Statement[] {
+  const f = ops.factory;
+  const math = (fn: string, args: ts.Expression[]) => f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), fn), undefined, args);
+  const cap = f.createIdentifier(ops.fresh('cap'));
+  const slab = ops.slab();
+  const chunk = f.createPropertyAccessExpression(slab, 'chunk');
+  const top = f.createPropertyAccessExpression(slab, 'top');
+  const declare = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(cap, undefined, undefined, math('max', [f.createNumericLiteral(0), math('ceil', [capacity])]))], ops.ts.NodeFlags.Const));
+  const fresh = f.createBlock(
+    [
+      f.createExpressionStatement(f.createAssignment(chunk, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [math('max', [f.createNumericLiteral(SLAB_CHUNK), cap])]))),
+      f.createExpressionStatement(f.createAssignment(top, f.createNumericLiteral(0))),
+    ],
+    true,
+  );
+  const room = f.createIfStatement(f.createGreaterThan(f.createAdd(top, cap), f.createPropertyAccessExpression(chunk, 'length')), fresh);
+  const view = f.createCallExpression(f.createPropertyAccessExpression(chunk, 'subarray'), undefined, [top, f.createAdd(top, cap)]);
+  const stack = f.createObjectLiteralExpression([f.createPropertyAssignment('a', view), f.createPropertyAssignment('n', f.createNumericLiteral(0))]);
+  const bump = f.createExpressionStatement(f.createBinaryExpression(top, ops.ts.SyntaxKind.PlusEqualsToken, cap));
+  return [declare, room, assign(ops, into, stack), bump];
 }

@@ -25,7 +25,7 @@ import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
 import type { ConstructRule } from '../types';
 import { atJvp, pushJvp, constantJvp } from './jvp';
-import { assign, emptyRealStack, isRealStack, reserve, stackData, stackSize } from './emit';
+import { assign, emptyRealStack, isRealStack, reserve, slabStack, stackData, stackSize } from './emit';
 
 export { lpush, lat } from './linear';
 
@@ -74,8 +74,8 @@ export const stack = rule(
   (ops, e, into) => {
     const t = ops.resultTypes[0];
     const reals = t ? t.tag === 'stack' && t.elem.tag === 'real' : isRealStack(ops, into[0]);
-    const capacity = e.nl[1] === undefined ? undefined : ops.ref(e.nl[1]);
-    return [assign(ops, into[0], reals ? emptyRealStack(ops.factory, capacity) : ops.factory.createArrayLiteralExpression([]))];
+    if (reals && e.nl[1] !== undefined) return slabStack(ops, into[0], ops.ref(e.nl[1]));
+    return [assign(ops, into[0], reals ? emptyRealStack(ops.factory) : ops.factory.createArrayLiteralExpression([]))];
   },
   constantJvp,
 );
