@@ -13,10 +13,30 @@ function objective(n, m) {
   };
 }
 
+/** The input held as a tfjs tensor (see lse.mjs). */
+export function prepare(xs, n) {
+  const x = fromF64(xs);
+  const f = objective(n, xs.length);
+  return {
+    primal: () => tf.tidy(() => f(x).dataSync()[0]),
+    gradient: () => tf.tidy(() => toF64(tf.grad(f)(x))),
+    dispose: () => x.dispose(),
+  };
+}
+
 export function primal(x, n) {
-  return tf.tidy(() => objective(n, x.length)(fromF64(x)).dataSync()[0]);
+  return once(x, n, (p) => p.primal());
 }
 
 export function gradient(x, n) {
-  return tf.tidy(() => toF64(tf.grad(objective(n, x.length))(fromF64(x))));
+  return once(x, n, (p) => p.gradient());
+}
+
+function once(x, n, f) {
+  const p = prepare(x, n);
+  try {
+    return f(p);
+  } finally {
+    p.dispose();
+  }
 }

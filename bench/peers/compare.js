@@ -1,0 +1,191 @@
+// Side-by-side gradients of GradBench evals: the hand-written Float64Array derivatives (bench/src/hand,
+// built to bench/dist/hand), jax-js (jit(grad), wasm) and TensorFlow.js (tf.grad, cpu backend).
+// First checks every peer against the hand-written primal and gradient at small sizes, then times
+// the gradient at the eval's default size and a smaller one and prints markdown tables.
+//
+// Timing: inputs are converted to each system's own arrays before the clock starts (GradBench
+// times the function, not input parsing); the result is read back into a Float64Array inside the
+// timed call, since that is what makes the lazy peers compute and what the hand-written code hands
+// back. Each system is warmed up, then REPS repetitions of CALLS calls run, interleaved across
+// systems so that a change of load on a shared machine hits all of them; a repetition's figure is
+// its median call and the table shows the best repetition.
+//
+// usage: node bench/peers/compare.js [--quick]   (npm run bench:peers builds and installs first)
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const os = require('os');
+
+const here = __dirname;
+const handDir = path.join(here, '..', 'dist', 'hand');
+const quick = process.argv.includes('--quick');
+const REPS = quick ? 2 : 5;
+const CALLS = quick ? 3 : 7;
+const WARM_MS = quick ? 100 : 500;
+
+/** Deterministic inputs (mulberry32), uniform in [0, 1) like GradBench's generators. */
+function uniform(len, seed) {
+  let s = seed >>> 0;
+  const out = new Float64Array(len);
+  for (let i = 0; i < len; i++) {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    out[i] = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  return out;
+}
+
+/**
+ * One eval: its sizes, how to make an input, and the hand-written reference as a `prepare` like the
+ * peers' (an object whose primal() and gradient() run on the prepared input).
+ */
+const evals = [
+  {
+    name: 'lse',
+    checks: [{ n: 10 }, { n: 1000 }],
+    sizes: [{ n: 80_000 }, { n: 1_280_000 }],
+    label: ({ n }) => `n = ${n.toLocaleString('en-US')}`,
+    input: ({ n }) => [uniform(n, 31337)],
+    hand: () => {
+      const h = require(path.join(handDir, 'lse.js'));
+      return (x) => ({ primal: () => h.lse(x), gradient: () => h.lseGradient(x), dispose() {} });
+    },
+  },
+  {
+    name: 'llsq',
+    checks: [{ n: 7, m: 4 }, { n: 64, m: 16 }],
+    sizes: [{ n: 1024, m: 128 }, { n: 16_392, m: 128 }],
+    label: ({ n, m }) => `n = ${n.toLocaleString('en-US')}, m = ${m}`,
+    input: ({ n, m }) => [uniform(m, 31337), n],
+    hand: () => {
+      const h = require(path.join(handDir, 'llsq.js'));
+      return (x, n) => ({ primal: () => h.llsq(x, n), gradient: () => h.llsqGradient(x, n), dispose() {} });
+    },
+  },
+];
+
+/** The peers: where their modules live and which package each needs. */
+const peers = [
+  { name: 'jax-js', dir: 'jax', pkg: '@jax-js/jax', what: 'jit(grad), wasm, float64' },
+  { name: 'tfjs', dir: 'tf', pkg: '@tensorflow/tfjs', what: 'tf.grad, cpu backend, float32' },
+];
+
+/** Loads each peer's module for an eval; a missing package is reported, not fatal. */
+async function loadPeers(evalName, missing) {
+  const loaded = [];
+  for (const peer of peers) {
+    if (missing.has(peer.name)) continue;
+    const file = path.join(here, peer.dir, `${evalName}.mjs`);
+    if (!fs.existsSync(file)) continue;
+    try {
+      loaded.push({ name: peer.name, prepare: (await import(file)).prepare });
+    } catch (e) {
+      if (e && (e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND') && String(e.message).includes(peer.pkg)) {
+        missing.set(peer.name, peer.pkg);
+      } else {
+        throw e;
+      }
+    }
+  }
+  return loaded;
+}
+
+/** max_i |a_i − b_i| / |b_i| (absolute where b_i is 0). */
+function maxRel(a, b) {
+  if (typeof b === 'number') return maxRel([a], [b]);
+  if (a.length !== b.length) return NaN;
+  let worst = 0;
+  for (let i = 0; i < b.length; i++) {
+    const d = Math.abs(a[i] - b[i]);
+    const r = b[i] === 0 ? d : d / Math.abs(b[i]);
+    if (!(r <= worst)) worst = r; // NaN wins
+  }
+  return worst;
+}
+
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+function warm(run) {
+  const t0 = now();
+  do run.gradient();
+  while (now() - t0 < WARM_MS);
+}
+
+/** One repetition: the median of CALLS timed calls, in ms. */
+function repetition(run) {
+  const times = [];
+  for (let c = 0; c < CALLS; c++) {
+    const t0 = now();
+    run.gradient();
+    times.push(now() - t0);
+  }
+  return median(times);
+}
+
+const fmtMs = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const fmtRel = (r) => (Number.isNaN(r) ? 'NaN' : r === 0 ? '0' : r.toExponential(1));
+
+async function main() {
+  if (!fs.existsSync(path.join(handDir, 'lse.js'))) {
+    console.error(`compare: ${path.relative(process.cwd(), handDir)} is missing; build it with \`npm run bench:gradbench\` (or run \`npm run bench:peers\`).`);
+    process.exit(1);
+  }
+  const missing = new Map();
+  const plan = [];
+  for (const ev of evals) {
+    const hand = ev.hand();
+    plan.push({ ev, hand, systems: [{ name: 'hand', prepare: hand }, ...(await loadPeers(ev.name, missing))] });
+  }
+  const versions = peers
+    .filter((p) => !missing.has(p.name))
+    .map((p) => `${p.name} ${require(path.join(here, '..', 'node_modules', p.pkg, 'package.json')).version} (${p.what})`);
+  console.log(`node ${process.version}, ${os.cpus().length} × ${os.cpus()[0].model.trim()}, ${new Date().toISOString().slice(0, 16)}Z; ${versions.join('; ') || 'no peers'}`);
+  for (const [name, pkg] of missing) {
+    console.log(`\n**${name} skipped**: ${pkg} is not installed; \`npm install --prefix bench\` (or \`npm run bench:peers\`) installs it.`);
+  }
+  if (missing.size === peers.length) return;
+  console.log(`median call of ${CALLS}, best of ${REPS} repetitions, after ${WARM_MS} ms of warm-up; inputs uniform in [0, 1)`);
+  const checkRows = [];
+  const timeRows = [];
+  for (const { ev, hand, systems } of plan) {
+    for (const size of ev.checks) {
+      const args = ev.input(size);
+      const ref = hand(...args);
+      const p0 = ref.primal();
+      const g0 = ref.gradient();
+      for (const s of systems.slice(1)) {
+        const run = s.prepare(...args);
+        checkRows.push(`| ${ev.name} | ${ev.label(size)} | ${s.name} | ${fmtRel(maxRel(run.primal(), p0))} | ${fmtRel(maxRel(run.gradient(), g0))} |`);
+        run.dispose();
+      }
+    }
+    for (const size of ev.sizes) {
+      const args = ev.input(size);
+      const runs = systems.map((s) => ({ name: s.name, run: s.prepare(...args), best: Infinity }));
+      const g0 = runs[0].run.gradient();
+      for (const r of runs) r.diff = maxRel(r.run.gradient(), g0);
+      for (const r of runs) warm(r.run);
+      for (let k = 0; k < REPS; k++) for (const r of runs) r.best = Math.min(r.best, repetition(r.run));
+      for (const r of runs) {
+        timeRows.push(`| ${ev.name} | ${ev.label(size)} | ${r.name} | ${fmtMs(r.best)} | ${(r.best / runs[0].best).toFixed(2)} | ${r === runs[0] ? '(reference)' : fmtRel(r.diff)} |`);
+        r.run.dispose();
+      }
+    }
+  }
+  console.log('\nCheck against the hand-written derivatives (largest relative difference, elementwise):\n');
+  console.log('| eval | size | system | primal | gradient |');
+  console.log('|---|---|---|---:|---:|');
+  checkRows.forEach((r) => console.log(r));
+  console.log('\nTime per gradient:\n');
+  console.log('| eval | size | system | ms per gradient | / hand | largest rel. diff from hand |');
+  console.log('|---|---|---|---:|---:|---:|');
+  timeRows.forEach((r) => console.log(r));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
