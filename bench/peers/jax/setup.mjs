@@ -11,7 +11,7 @@ const devices = await jax.init('wasm');
 if (!devices.includes('wasm')) throw new Error(`jax-js: the wasm backend did not start (got ${devices.join(', ')})`);
 jax.defaultDevice('wasm');
 
-export const { jit, grad, lax, numpy: np } = jax;
+export const { jit, grad, jvp, lax, numpy: np } = jax;
 
 /** A jax-js array of float64 holding a copy of `x` (jax-js infers the dtype from the buffer). */
 export function fromF64(x) {
