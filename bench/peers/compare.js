@@ -40,6 +40,19 @@ function uniform(len, seed) {
   return out;
 }
 
+/** Standard normal deviates by Box–Muller over `uniform`. */
+function normal(len, seed) {
+  const u = uniform(2 * len, seed);
+  return Float64Array.from({ length: len }, (_, i) => Math.sqrt(-2 * Math.log(1 - u[2 * i])) * Math.cos(2 * Math.PI * u[2 * i + 1]));
+}
+
+/** gmm's input drawn as GradBench draws it: x, alpha, q, l normal; mu uniform; m = 0, γ = 1. */
+function gmmInput({ d, k, n }) {
+  const data = { d, k, n, m: 0, gamma: 1, x: normal(n * d, 1) };
+  const params = { alpha: normal(k, 2), mu: uniform(k * d, 3), q: normal(k * d, 4), l: normal((k * d * (d - 1)) / 2, 5) };
+  return [data, params];
+}
+
 /**
  * One eval: its sizes, how to make an input, and the hand-written reference as a `prepare` like the
  * peers' (an object whose primal() and gradient() run on the prepared input).
@@ -80,6 +93,26 @@ const evals = [
     hand: () => {
       const h = require(path.join(handDir, 'kmeans.js'));
       return (p, c, d) => ({ primal: () => h.kmeansCost(p, c, d), gradient: () => h.kmeansDir(p, c, d), dispose() {} });
+    },
+  },
+  {
+    name: 'gmm',
+    checks: [{ d: 2, k: 5, n: 20 }, { d: 10, k: 5, n: 100 }],
+    sizes: [{ d: 10, k: 25, n: 1000 }, { d: 64, k: 100, n: 1000 }],
+    label: ({ d, k, n }) => `d = ${d}, k = ${k}, n = ${n.toLocaleString('en-US')}`,
+    input: gmmInput,
+    hand: () => {
+      const h = require(path.join(handDir, 'gmm.js'));
+      const flat = (g) => {
+        const out = new Float64Array(g.alpha.length + g.mu.length + g.q.length + g.l.length);
+        let o = 0;
+        for (const a of [g.alpha, g.mu, g.q, g.l]) {
+          out.set(a, o);
+          o += a.length;
+        }
+        return out;
+      };
+      return (data, params) => ({ primal: () => h.gmmObjective(data, params), gradient: () => flat(h.gmmGradient(data, params)), dispose() {} });
     },
   },
 ];
@@ -176,7 +209,7 @@ async function main() {
     console.log(`\n**${name} skipped**: ${pkg} is not installed; \`npm install --prefix bench\` (or \`npm run bench:peers\`) installs it.`);
   }
   if (missing.size === peers.length) return;
-  console.log(`median call of ${CALLS}, best of ${REPS} repetitions (1 call, best of 2 where a call takes over ${SLOW_MS / 1000} s), after ${WARM_MS} ms of warm-up; inputs uniform in [0, 1)`);
+  console.log(`median call of ${CALLS}, best of ${REPS} repetitions (1 call, best of 2 where a call takes over ${SLOW_MS / 1000} s), after ${WARM_MS} ms of warm-up; inputs drawn as GradBench draws them, seeded`);
   const checkRows = [];
   const timeRows = [];
   for (const { ev, hand, systems } of plan) {
