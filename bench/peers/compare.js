@@ -81,21 +81,6 @@ const evals = [
     },
   },
   {
-    name: 'kmeans',
-    checks: [{ k: 3, n: 20, d: 2 }, { k: 10, n: 1000, d: 8 }],
-    sizes: [{ k: 100, n: 10_000, d: 16 }, { k: 1000, n: 10_000, d: 16 }],
-    label: ({ k, n, d }) => `k = ${k}, n = ${n.toLocaleString('en-US')}, d = ${d}`,
-    // As GradBench does: the centroids are the last k points, so none is without a point.
-    input: ({ k, n, d }) => {
-      const points = uniform(n * d, 31337);
-      return [points, points.slice((n - k) * d), d];
-    },
-    hand: () => {
-      const h = require(path.join(handDir, 'kmeans.js'));
-      return (p, c, d) => ({ primal: () => h.kmeansCost(p, c, d), gradient: () => h.kmeansDir(p, c, d), dispose() {} });
-    },
-  },
-  {
     name: 'gmm',
     checks: [{ d: 2, k: 5, n: 20 }, { d: 10, k: 5, n: 100 }],
     sizes: [{ d: 10, k: 25, n: 1000 }, { d: 64, k: 100, n: 1000 }],
@@ -113,6 +98,21 @@ const evals = [
         return out;
       };
       return (data, params) => ({ primal: () => h.gmmObjective(data, params), gradient: () => flat(h.gmmGradient(data, params)), dispose() {} });
+    },
+  },
+  {
+    name: 'kmeans',
+    checks: [{ k: 3, n: 20, d: 2 }, { k: 10, n: 1000, d: 8 }],
+    sizes: [{ k: 100, n: 10_000, d: 16 }, { k: 1000, n: 10_000, d: 16 }],
+    label: ({ k, n, d }) => `k = ${k}, n = ${n.toLocaleString('en-US')}, d = ${d}`,
+    // As GradBench does: the centroids are the last k points, so none is without a point.
+    input: ({ k, n, d }) => {
+      const points = uniform(n * d, 31337);
+      return [points, points.slice((n - k) * d), d];
+    },
+    hand: () => {
+      const h = require(path.join(handDir, 'kmeans.js'));
+      return (p, c, d) => ({ primal: () => h.kmeansCost(p, c, d), gradient: () => h.kmeansDir(p, c, d), dispose() {} });
     },
   },
 ];
