@@ -1,7 +1,8 @@
 // Side-by-side gradients of GradBench evals: the hand-written Float64Array derivatives (bench/src/hand,
 // built to bench/dist/hand), jax-js (jit(grad), wasm) and TensorFlow.js (tf.grad, cpu backend).
 // First checks every peer against the hand-written primal and gradient at small sizes, then times
-// the gradient at the eval's default size and a smaller one and prints markdown tables.
+// the gradient at the eval's default size (the largest of GradBench's defaults) and a smaller one
+// and prints markdown tables.
 //
 // Timing: inputs are converted to each system's own arrays before the clock starts (GradBench
 // times the function, not input parsing); the result is read back into a Float64Array inside the
@@ -16,6 +17,7 @@
 const fs = require('fs');
 const path = require('path');
 const os = require('os');
+const { pathToFileURL } = require('url');
 
 const here = __dirname;
 const handDir = path.join(here, '..', 'dist', 'hand');
@@ -131,7 +133,7 @@ async function loadPeers(evalName, missing) {
     const file = path.join(here, peer.dir, `${evalName}.mjs`);
     if (!fs.existsSync(file)) continue;
     try {
-      loaded.push({ name: peer.name, prepare: (await import(file)).prepare });
+      loaded.push({ name: peer.name, prepare: (await import(pathToFileURL(file).href)).prepare });
     } catch (e) {
       if (e && (e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND') && String(e.message).includes(peer.pkg)) {
         missing.set(peer.name, peer.pkg);
