@@ -3,7 +3,7 @@
 // function per n, since n fixes the shapes.
 //
 // How V is built matters more than the rest: jax-js 0.1.25's vander is a running product whose scan
-// is quadratic in m (680 ms at n = 16,392, m = 128), and power(t, j) goes through its f32 exp/log.
+// is quadratic in m (680 ms at n = 16,392, m = 128), and power(t, j) is only f32-accurate.
 // So V doubles its columns: [V_k | V_k · t^k] holds powers 0..2k−1, products only (each power is
 // exact to a few ulp), log₂ m steps. t comes from arange, not linspace: linspace ignores its dtype
 // option and rounds t to float32.
