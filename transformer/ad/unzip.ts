@@ -31,6 +31,8 @@ import {
   unpackS,
   drop as dropE,
   lambda,
+  construct,
+  REAL,
 } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
 import { PRIMS } from '../prims/registry';
@@ -206,7 +208,9 @@ class Unzipper {
     // 'cheap' pays off where residuals are stored per run of a body (a loop's stacks); a
     // function's own residuals are locals once f.fwd and f.bwd are fused, so they stay.
     const policy = this.policy === 'cheap' && !inBody ? 'save' : this.policy;
-    const { recompute, needed } = chooseResiduals(this.fn, ctx, linBody, policy);
+    const overwritten = this.overwritten(ctx);
+    const linBodyOwn = overwritten.size === 0 ? linBody : this.lengthsForWitnesses(ctx, linBody, overwritten);
+    const { recompute, needed } = chooseResiduals(this.fn, ctx, linBodyOwn, policy, overwritten);
     const types = new Map<string, Type>();
     const order: string[] = [];
     const note = (b: Binder) => {
@@ -218,7 +222,47 @@ class Unzipper {
     const residuals = order.filter((n) => needed.has(n)).map((n) => binder(n, types.get(n)));
     const outs = Array.from({ length: nlResults }, () => binder(this.names.fresh('y')));
     const context = [...forwardContext(ctx, new Set(recompute), nl, residuals.map((r) => r.name)), letS(outs, [], nl)];
-    return { context, outs, residuals, linBody: block([...recompute, ...linBody.stmts], linBody.result) };
+    return { context, outs, residuals, linBody: block([...recompute, ...linBodyOwn.stmts], linBodyOwn.result) };
+  }
+
+  /** The arrays a statement of the context may overwrite (ConstructRule.overwrites: an update's array, a loop's carried ones). */
+  private overwritten(ctx: readonly Stmt[]): Set<string> {
+    const out = new Set<string>();
+    for (const s of ctx) {
+      if (s.tag !== 'let' || s.rhs.tag !== 'construct') continue;
+      const e = s.rhs;
+      const rule = constructRule(e, 'unzip');
+      for (const k of rule.overwrites?.(e, (body) => arityOf(body.body.result, defArity(this.defs))) ?? []) out.add(e.nl[k]);
+    }
+    return out;
+  }
+
+  /**
+   * A witness (an operand read only for its length, ConstructRule.lengthOnly) that the context
+   * overwrites would be a residual holding a version of the array, which keeps the forward half
+   * from writing it in place (ad/inplace.ts): the linear half gets its length instead, bound in
+   * the context right after the array.
+   */
+  private lengthsForWitnesses(ctx: Stmt[], lin: Block, overwritten: ReadonlySet<string>): Block {
+    const lengths = new Map<string, string>();
+    const lengthOf = (w: string): string => {
+      let n = lengths.get(w);
+      if (n !== undefined) return n;
+      n = this.names.fresh(`${w}_len`);
+      lengths.set(w, n);
+      const at = ctx.findIndex((s) => (s.tag === 'let' ? s.nl : s.names).some((b) => b.name === w));
+      ctx.splice(at + 1, 0, letS([binder(n, REAL)], [], construct('len', [w], [], [])));
+      return n;
+    };
+    const stmts = lin.stmts.map((s) => {
+      if (s.tag !== 'let' || s.rhs.tag !== 'construct') return s;
+      const e = s.rhs;
+      const positions = constructRule(e, 'unzip').lengthOnly ?? [];
+      if (!positions.some((k) => k < e.nl.length && overwritten.has(e.nl[k]))) return s;
+      const nl = e.nl.map((x, k) => (positions.includes(k) && overwritten.has(x) ? lengthOf(x) : x));
+      return { ...s, rhs: { ...e, nl } };
+    });
+    return block(stmts, lin.result);
   }
 }
 
@@ -252,7 +296,7 @@ function decide(policy: CheckpointPolicy, fn: string, s: Stmt): 'save' | 'recomp
  * Walks C backwards from the variables ė_L needs, moving bindings the policy recomputes into
  * the linear half; what stays needed and is bound in C (or is a parameter) is the tape.
  */
-function chooseResiduals(fn: string, ctx: readonly Stmt[], lin: Block, policy: CheckpointPolicy): { recompute: Stmt[]; needed: Set<string> } {
+function chooseResiduals(fn: string, ctx: readonly Stmt[], lin: Block, policy: CheckpointPolicy, overwritten: ReadonlySet<string>): { recompute: Stmt[]; needed: Set<string> } {
   const needed = freeNonLinear(lin);
   const recompute: Stmt[] = [];
   for (let i = ctx.length - 1; i >= 0; i--) {
@@ -260,6 +304,9 @@ function chooseResiduals(fn: string, ctx: readonly Stmt[], lin: Block, policy: C
     const bound = s.tag === 'let' ? s.nl : s.names;
     if (!bound.some((b) => needed.has(b.name))) continue;
     if (decide(policy, fn, s) !== 'recompute') continue;
+    // A read of an array the context overwrites is stored: recomputing it would keep that version
+    // of the array alive for the linear half, and a write could then no longer run in place.
+    if (s.tag === 'let' && overwritten.size > 0 && [...freeNonLinear(s.rhs)].some((n) => overwritten.has(n))) continue;
     recompute.unshift(s);
     bound.forEach((b) => needed.delete(b.name));
     if (s.tag === 'let') freeNonLinear(s.rhs).forEach((n) => needed.add(n));

@@ -6,6 +6,7 @@
 // too (its rule emits the statements, see constructs/types.ts); what a block binds, aliases or
 // computes ends with it. Names are unique per def, so an inner declaration never shadows a
 // variable the block assigns.
+import { markInPlace } from '../ad/inplace';
 import type * as ts from 'typescript';
 import { Block, Expr, FnDef, InternalError, Stmt, Type } from '../ir/syntax';
 import { forEachOperand, namesIn, visitLambda } from '../ir/traverse';
@@ -503,7 +504,10 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
   const byName = new Map(defs.map((d) => [d.name, d]));
   const own = defArity(byName);
   const o: EmitOptions = { ...options, calleeArity: (fn) => own(fn) ?? options.calleeArity?.(fn) };
-  return defs.map((d) => {
+  return defs.map((source) => {
+    // Writes into arrays nobody else sees run in place (ad/inplace.ts): only the emitted code
+    // changes memory, the IR before it has value semantics.
+    const d = markInPlace(source, o.calleeArity ?? (() => undefined));
     const statements: ts.Statement[] = [];
     const emitter = new DefEmitter(o, d);
     emitter.run(d.body, 'return', statements);

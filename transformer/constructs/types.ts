@@ -251,6 +251,27 @@ export interface ConstructRule {
   readonly accumulates?: number;
   /** Updates an operand in place where it may (EmitTsOps.owned): the emitter then releases arrays a dup fans out. */
   readonly updatesInPlace?: boolean;
+  /**
+   * Value semantics with an in-place twin (ad/inplace.ts): the construct returns a changed copy of
+   * non-linear operand `operand`, and construct `op` (same operands, same value) changes it in
+   * place instead, which the backend may run where that operand is unique and never read again.
+   */
+  readonly inPlace?: { readonly operand: number; readonly op: string };
+  /** Its array results are newly allocated (never one of its operands): each is unique where it is bound. */
+  readonly fresh?: boolean;
+  /**
+   * The non-linear operands whose arrays the construct (or its in-place twin, or a body it hands
+   * them to) may overwrite: U stores reads of them instead of recomputing the reads from the array.
+   */
+  readonly overwrites?: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => readonly number[];
+  /** Non-linear operands read only for their length (a witness): U may pass `len` of them instead. */
+  readonly lengthOnly?: readonly number[];
+  /**
+   * Operands a body takes over and hands back (a loop's carried values): operand `operand` (non-linear)
+   * binds parameter `param` of body `body` on the first run, the body's non-linear result `result`
+   * binds it on the next, and the construct's result `result` is the last value.
+   */
+  readonly carries?: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => readonly CarrySlot[];
   /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */
   readonly emitTs: (ops: EmitTsOps, e: ConstructExpr, into: readonly string[]) => ts.Statement[];
 }
@@ -267,6 +288,14 @@ export interface FuseOps {
   absorbs(rhs: Expr): boolean;
   /** A name unused in the def. */
   fresh(hint: string): string;
+}
+
+/** A carried operand of a construct with a body (ConstructRule.carries). */
+export interface CarrySlot {
+  readonly operand: number;
+  readonly body: number;
+  readonly param: number;
+  readonly result: number;
 }
 
 /** A contiguous run of loop-invariant parameters of one body and the operands they receive. */

@@ -222,7 +222,15 @@ export class ArrayLowering {
 
   /** `a[i] = v`, `a[i] += v`, `a.push(v)`, `a.fill(v)`: writes into an array. */
   write(e: ts.Node): never {
-    return fail(1122, e, 'writing into an array is not supported yet: arrays are values here; build a new one with .map or Float64Array.from({ length: n }, (_, i) => ...), or accumulate numbers in a loop');
+    return fail(1122, e, 'this method changes the array it is called on, which is not supported: write elements with a[i] = v into a new local array, or build the array with .map or Float64Array.from({ length: n }, (_, i) => ...)');
+  }
+
+  /** `a[i] = v` as a new version of a: `update(a, i, v)` (the backend runs it in place where it may, ad/inplace.ts). */
+  update(a: Value, i: Value, v: Value, node: ts.Node): Value {
+    if (a.shape.kind !== 'array' || a.shape.elem.kind !== 'number') return fail(1122, node, `only arrays of numbers can be written into here, not ${describeShape(a.shape)}`);
+    if (i.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(i.shape)}`);
+    if (v.shape.kind !== 'number') fail(1120, node, `arrays hold numbers: cannot write ${describeShape(v.shape)}`);
+    return { name: this.b.nl(userName(a.name), construct('update', [a.name, i.name, v.name], [], []), REAL_ARRAY_TYPE), shape: a.shape };
   }
 
   // ---- reading ----

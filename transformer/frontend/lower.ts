@@ -12,6 +12,7 @@ import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, layoutOf, hasArray } from './shapes';
+import { checkArrayWrites, writtenArray } from './writes';
 import { ArrayLowering, ArraySite, userName } from './arrays';
 import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, ruleKind, transformCallBehind, tsadExportName } from './markers';
 import { annotateTypes } from '../ir/check';
@@ -288,6 +289,7 @@ class FunctionLowering {
     const sig = this.checker.getSignatureFromDeclaration(decl);
     const body = (decl as ts.FunctionLikeDeclaration).body;
     if (!body) fail(1107, decl, 'a differentiable function needs a body');
+    checkArrayWrites(t, this.checker, decl, body);
     const out = t.isBlock(body) ? this.block(body) : this.guard(body, () => this.returned(body as ts.Expression));
     // A VJP rule's result is (value, cotangents); its declared type holds a function.
     const result = out && this.vjpOf ? out.shape : shapeOfType(t, this.checker, sig ? this.checker.getReturnTypeOfSignature(sig) : this.checker.getAnyType(), decl.type ?? decl);
@@ -1254,6 +1256,7 @@ class FunctionLowering {
   private assignment(e: ts.Expression): void {
     const { t } = this;
     const K = t.SyntaxKind;
+    if (writtenArray(t, e)) return this.elementAssignment(e);
     const target = (node: ts.Expression): ts.Symbol => {
       if (t.isElementAccessExpression(node)) this.arrays.write(node);
       if (!t.isIdentifier(node)) fail(1108, node, 'only local variables can be assigned in a differentiable function');
@@ -1315,6 +1318,35 @@ class FunctionLowering {
     if (t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && this.arrays.isArrayValued(e.expression.expression)) this.arrays.write(e);
     if (t.isCallExpression(e)) fail(1101, e, 'a call as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; assign it to a variable');
     fail(1101, e, 'an expression statement in a differentiable function must be an assignment, ++ or --');
+  }
+
+  /**
+   * `a[i] = v`, `a[i] op= v`, `a[i]++`: a becomes `update(a, i, v)`. checkArrayWrites has made
+   * sure a is a local array with one name, so the new version is all the function can see.
+   */
+  private elementAssignment(e: ts.Expression): void {
+    const { t } = this;
+    const K = t.SyntaxKind;
+    const id = writtenArray(t, e)!;
+    const sym = this.checker.getSymbolAtLocation(id)!;
+    let access: ts.Expression = t.isBinaryExpression(e) ? e.left : (e as ts.PrefixUnaryExpression | ts.PostfixUnaryExpression).operand;
+    while (t.isParenthesizedExpression(access)) access = access.expression;
+    const target = access as ts.ElementAccessExpression;
+    const a = this.current$(sym, id);
+    if (a.shape.kind !== 'array') fail(1122, target, `only arrays can be written into by index, '${id.text}' is ${describeShape(a.shape)}`);
+    const i = this.expr(target.argumentExpression, 'i');
+    let value: Value;
+    if (t.isBinaryExpression(e) && e.operatorToken.kind === K.EqualsToken) {
+      value = this.expr(e.right, `${id.text}_i`);
+    } else {
+      const old = this.arrays.read(a, i, `${id.text}_i`, target);
+      const op = t.isBinaryExpression(e) ? operatorTables(t).compound[e.operatorToken.kind] : (e as ts.PrefixUnaryExpression).operator === K.PlusPlusToken ? 'add' : 'sub';
+      if (!op) fail(1108, e, `'${(e as ts.BinaryExpression).operatorToken.getText()}' is not supported on an array element`);
+      const rhs = t.isBinaryExpression(e) ? this.expr(e.right) : { name: this.b.lit(1, 'one'), shape: NUMBER };
+      this.numbers(e, old, rhs);
+      value = { name: this.b.prim(op, [old.name, rhs.name], `${id.text}_i`), shape: NUMBER };
+    }
+    this.env.set(sym, this.arrays.update(a, i, value, target));
   }
 
   /** The value of a local now; reading a `let y;` before its first assignment is an error. */
@@ -1816,6 +1848,12 @@ function assignedSymbols(tsApi: typeof ts, checker: ts.TypeChecker, node: ts.Nod
     if ((tsApi.isPrefixUnaryExpression(n) || tsApi.isPostfixUnaryExpression(n)) && (n.operator === K.PlusPlusToken || n.operator === K.MinusMinusToken)) target = n.operand;
     if (target && tsApi.isIdentifier(target)) {
       const sym = checker.getSymbolAtLocation(target);
+      if (sym) out.add(sym);
+    }
+    // `a[i] = v` gives a a new value (a new version of the array), as `a = ...` does.
+    const array = writtenArray(tsApi, n);
+    if (array) {
+      const sym = checker.getSymbolAtLocation(array);
       if (sym) out.add(sym);
     }
     tsApi.forEachChild(n, visit);

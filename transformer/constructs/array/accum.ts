@@ -95,6 +95,7 @@ export const laccum: ConstructRule = {
   },
   pruneResults: () => undefined,
   updatesInPlace: true,
+  lengthOnly: [1],
   accumulates: 0,
   // x + (ā + e_i·ẏ) = (x + ā) + e_i·ẏ: the inner addition fuses again (a fan-in of two reads,
   // ladd(; lonehot, lonehot), added to an accumulator becomes two accumulations).

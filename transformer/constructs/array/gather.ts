@@ -30,6 +30,7 @@ const nonLinear = (op: string) => (): never => {
 
 export const gather: ConstructRule = {
   name: 'gather',
+  fresh: true,
   arity: () => ({ nl: 1, lin: 0 }),
   typeRule: (ops, e, t) => {
     if (e.bodies.length !== 0 || t.nl.length !== 2 || t.lin.length !== 0) {

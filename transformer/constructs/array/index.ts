@@ -11,6 +11,7 @@ import { scan, sscan } from './scan';
 import { reduce, sreduce } from './reduce';
 import { lscan, lfold, lrscan, lrfold } from './linearFold';
 import { atmost } from './checks';
+import { update, write, lupdate, ltake } from './update';
 import { gather, lgather, lscatteradd } from './gather';
 import { scatter, lscatter, lunscatter } from './scatter';
 import { reduceByIndex, sreduceByIndex, lhist, lrhist } from './histogram';
@@ -47,4 +48,8 @@ export const ARRAY_CONSTRUCTS = {
   sreduceByIndex,
   lhist,
   lrhist,
+  update,
+  write,
+  lupdate,
+  ltake,
 } as const satisfies Record<string, ConstructRule>;

@@ -85,6 +85,8 @@ interface NonLinearOp {
   readonly emit: (ops: EmitTsOps, e: ConstructExpr, into: string, t: Type | undefined) => ts.Statement[];
   /** ConstructRule.cheap: an element read or a length, recomputed rather than stored under the 'cheap' policy. */
   readonly cheap?: boolean;
+  /** ConstructRule.fresh: the result is a newly allocated array. */
+  readonly fresh?: boolean;
 }
 
 function nonLinearRule(o: NonLinearOp): ConstructRule {
@@ -99,6 +101,7 @@ function nonLinearRule(o: NonLinearOp): ConstructRule {
     pruneResults: () => undefined,
     emitTs: (ops, e, into) => o.emit(ops, e, into[0], ops.resultTypes[0]),
     ...(o.cheap ? { cheap: true } : {}),
+    ...(o.fresh ? { fresh: true } : {}),
   };
 }
 
@@ -176,6 +179,7 @@ function emitSum(ops: EmitTsOps, into: string, a: string, n: ts.Expression): ts.
 
 export const fill = nonLinearRule({
   name: 'fill',
+  fresh: true,
   operands: 2,
   type: (ops, [n, x]) => {
     expectReal(ops, 'fill', 'length', n);
@@ -296,6 +300,7 @@ function linearRule(o: LinearOp): ConstructRule {
     },
     pruneResults: () => undefined,
     ...(o.fuseAdd ? { fuseAdd: o.fuseAdd } : {}),
+    ...(o.witness ? { lengthOnly: [1] } : {}),
     emitTs: (ops, e, into) => o.emit(ops, into[0], coefficients(e, e, 1)[0], linearOperands(e, e, 1)[0], isLinear(e) ? REAL_ARRAY : ops.resultTypes[0]),
   };
 }

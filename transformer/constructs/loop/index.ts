@@ -2,7 +2,8 @@
 // i = 0, 1, … while i < n, with the invariants ū, u̇̄ and the carried values, and returns the
 // final carried values. The carried operands are the last of each sort, as many as the body
 // returns (operands.ts). The body is closed: it reads only its parameters.
-import type { ConstructRule } from '../types';
+import type { CarrySlot, ConstructExpr, ConstructRule, Counts } from '../types';
+import type { Lambda } from '../../ir/syntax';
 import { loopTypeRule } from './typeRule';
 import { loopImpl } from './impl';
 import { loopJvp } from './jvp';
@@ -33,9 +34,20 @@ export const loop: ConstructRule = {
   repeats: true,
   fuseAdd: loopFuseAdd,
   // Invariants sit between the trip count and the carried values, in the body after the counter.
+  // The carried values, the last operands of each sort: a body may update a carried array in place
+  // (ad/inplace.ts) when the loop is its last reader, since each iteration hands it to the next.
+  carries: (e, bodyArity) => carrySlots(e, bodyArity),
+  overwrites: (e, bodyArity) => carrySlots(e, bodyArity).map((c) => c.operand),
   invariants: (e, bodyArity) => {
     if (e.bodies.length !== 1 || e.lin.length > 0) return undefined;
     const count = e.nl.length - 1 - bodyArity(e.bodies[0]).nl;
     return count < 0 ? undefined : { body: 0, param: 1, operand: 1, count };
   },
 };
+
+function carrySlots(e: ConstructExpr, bodyArity: (body: Lambda) => Counts): CarrySlot[] {
+  if (e.bodies.length !== 1) return [];
+  const carried = bodyArity(e.bodies[0]).nl;
+  const params = e.bodies[0].nlParams.length;
+  return Array.from({ length: carried }, (_, k) => ({ operand: e.nl.length - carried + k, body: 0, param: params - carried + k, result: k }));
+}

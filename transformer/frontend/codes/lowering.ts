@@ -52,7 +52,11 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
     hint: 'read with a[i] and a.length, loop with for/while, build with new Float64Array(n), new Array(n).fill(x), Float64Array.from(a, f) or a literal, and use .map, .reduce(f, init), and tsad\'s sum, dot, prod, iota (see docs/frontend.md, Arrays)',
   },
   1122: {
-    title: 'write into an array',
-    hint: 'build the array instead of writing into it: a.map((x, i) => ...), Float64Array.from({ length: n }, (_, i) => ...), or a loop that accumulates numbers',
+    title: 'write into an array that is not a new local array',
+    hint: 'write into a local array that starts new (const b = new Float64Array(n), a.slice(), new Array(n).fill(0), Float64Array.from(...), .map(...)) and return it; push, sort and other mutating methods are not supported: build the array with .map or Float64Array.from({ length: n }, (_, i) => ...)',
+  },
+  1123: {
+    title: 'a written array with a second name',
+    hint: "tsad's arrays are values, JavaScript's are shared objects: copy a written array with .slice() where it gets another name (a variable, an object field, an argument of a function returning arrays)",
   },
 };

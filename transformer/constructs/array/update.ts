@@ -1,0 +1,310 @@
+// Writing one element (docs/linear-a.md, "Arrays", "Writes"): `a[i] = v` in the source.
+//
+//   let a' = update(a, i, v) []             a with element i replaced by v       cost len a + 1 (a copy)
+//   let a' = write(a, i, v) []              the same, in place: a is dead         cost 1
+//   let (; ȧ') = lupdate(i, w ; ȧ, v̇) []    ȧ with element i replaced by v̇       cost 1 (in place when owned)
+//   let (; ā, v̄) = ltake(i, w ; c̄) []       (c̄ with element i zeroed, c̄_i)       cost 1 (in place when owned)
+//
+// The IR has value semantics: update returns a new array and leaves a as it was, so every version
+// of a local array the source overwrites is a value of its own, and J, U and T need no notion of
+// memory. Running each update as a copy would make a loop filling an n-array cost n², so
+// ad/inplace.ts turns an update into `write` where it proves nobody can see the difference (a is
+// unique, allocated in the def, and never read again): the `inPlace` facet below.
+//
+// J:  update(a, i, v) ↦ lupdate(i, a ; ȧ, v̇): linear in (ȧ, v̇), piecewise constant in i; a is the
+// witness of the dense length, as for reads (a zero tangent becomes a dense array once, then is
+// updated in place). U: the linear forms are their own linear halves. T: the adjoint identity
+//   ⟨lupdate(i, w ; ȧ, v̇), c̄⟩ = Σ_{k≠i} ȧ_k c̄_k + v̇ c̄_i = ⟨ȧ, c̄ with c̄_i = 0⟩ + v̇·c̄_i
+// makes T(lupdate) = ltake and T(ltake) = lupdate. Tangent arrays are sparse at the end (an
+// element past the end reads 0): lupdate past the end extends to w's length, ltake past the end
+// returns c̄ itself and a zero. Both run in place on arrays the running call owns, as laccum does
+// (accum.ts), so a transposed loop of writes zeroes one element per iteration, not a copy.
+import { binder, construct, tangentType, InternalError, IrError, arrayType, REAL } from '../../ir/syntax';
+import type { Type } from '../../ir/syntax';
+import type { Value } from '../../ir/interp';
+import { printType } from '../../ir/printType';
+import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, Sides } from '../types';
+import { barName, dotName } from '../../ad/names';
+import { witnessLength } from './accum';
+import { assign } from './emit';
+import type * as ts from 'typescript';
+
+const REAL_ARRAY = arrayType(REAL);
+
+function checkIndex(i: Value, n: number, op: string): number {
+  if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= n) throw new IrError(`${op}: index ${String(i)} outside an array of ${n}`);
+  return i;
+}
+
+function shape(ops: CheckOps, e: ConstructExpr, t: Sides<Type>, name: string, nl: number, lin: number): boolean {
+  if (e.bodies.length !== 0) ops.error(`${name} takes no bodies`);
+  if (t.nl.length !== nl || t.lin.length !== lin) {
+    ops.error(`${name} takes ${nl} non-linear and ${lin} linear operand(s), got ${t.nl.length} and ${t.lin.length}`);
+    return false;
+  }
+  return true;
+}
+
+// ---- the non-linear pair ----
+
+function updateType(name: string) {
+  return (ops: CheckOps, e: ConstructExpr, t: Sides<Type>): Sides<Type> => {
+    if (!shape(ops, e, t, name, 3, 0)) return { nl: [REAL_ARRAY], lin: [] };
+    const [a, i, v] = t.nl;
+    if (i.tag !== 'real') ops.error(`the index of ${name} must be real, got ${printType(i)}`);
+    if (a.tag !== 'array' || a.elem.tag !== 'real') ops.error(`${name} writes into an array<real>, got ${printType(a)}`);
+    if (v.tag !== 'real') ops.error(`${name} writes a real, got ${printType(v)}`);
+    return { nl: [REAL_ARRAY], lin: [] };
+  };
+}
+
+/** J of update and write: lupdate(i, a ; ȧ, v̇), a zero tangent materialised where the other is not. */
+const updateJvp: ConstructRule['jvp'] = (ops, e, results) => {
+  const [a, i, v] = e.nl;
+  ops.b.bind([...results], [], e);
+  const aDot = ops.tangentOf(a);
+  const vDot = ops.tangentOf(v);
+  if (aDot === null && vDot === null) return [null];
+  const rDot = binder(ops.b.fresh(dotName(results[0].name)), tangentType(REAL_ARRAY));
+  ops.b.bind([], [rDot], construct('lupdate', [i, a], [aDot ?? ops.b.zero(REAL_ARRAY), vDot ?? ops.b.zero(REAL)], []));
+  return [rDot.name];
+};
+
+const nonLinear = (op: string) => () => {
+  throw new InternalError(`${op} is non-linear: U and T never hand it to its rule`);
+};
+
+const elementAt = (ops: EmitTsOps, a: ts.Expression, i: string) => ops.factory.createElementAccessExpression(a, ops.ref(i));
+
+export const update: ConstructRule = {
+  name: 'update',
+  arity: () => ({ nl: 1, lin: 0 }),
+  typeRule: updateType('update'),
+  impl: (ops, _e, v) => {
+    const [a, i, x] = v.nl as [Value[], Value, Value];
+    checkIndex(i, a.length, 'update');
+    ops.charge(a.length + 1);
+    const copy = a.slice();
+    copy[i as number] = x;
+    return { nl: [copy], lin: [] };
+  },
+  jvp: updateJvp,
+  unzip: nonLinear('update'),
+  transpose: nonLinear('update'),
+  pruneResults: () => undefined,
+  fresh: true,
+  overwrites: () => [0],
+  inPlace: { operand: 0, op: 'write' },
+  // r = a.slice(); r[i] = v
+  emitTs: (ops, e, into) => {
+    const f = ops.factory;
+    const r = f.createIdentifier(into[0]);
+    const copy = f.createCallExpression(f.createPropertyAccessExpression(ops.ref(e.nl[0]), 'slice'), undefined, []);
+    return [assign(ops, into[0], copy), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, e.nl[1]), ops.ref(e.nl[2])))];
+  },
+};
+
+/** update where ad/inplace.ts proved the array unique and dead after it: only ever emitted, never differentiated. */
+export const write: ConstructRule = {
+  name: 'write',
+  arity: () => ({ nl: 1, lin: 0 }),
+  typeRule: updateType('write'),
+  impl: (ops, _e, v) => {
+    const [a, i, x] = v.nl as [Value[], Value, Value];
+    checkIndex(i, a.length, 'write');
+    ops.charge(1);
+    a[i as number] = x;
+    return { nl: [a], lin: [] };
+  },
+  jvp: () => {
+    throw new InternalError('write is the in-place form of update that only the backend sees (ad/inplace.ts); differentiate the program before marking writes');
+  },
+  unzip: nonLinear('write'),
+  transpose: nonLinear('write'),
+  pruneResults: () => undefined,
+  fresh: true,
+  overwrites: () => [0],
+  // r = a; r[i] = v
+  emitTs: (ops, e, into) => {
+    const f = ops.factory;
+    const r = f.createIdentifier(into[0]);
+    return [assign(ops, into[0], ops.ref(e.nl[0])), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, e.nl[1]), ops.ref(e.nl[2])))];
+  },
+};
+
+// ---- the linear pair ----
+
+const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
+
+/** lupdate's (i, w) and (ȧ, v̇), from the linear form or the erased one (all four non-linear). */
+const updateParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T; x: T } =>
+  isLinear(e) ? { i: v.nl[0], w: v.nl[1], a: v.lin[0], x: v.lin[1] } : { i: v.nl[0], w: v.nl[1], a: v.nl[2], x: v.nl[3] };
+
+/** ltake's (i, w) and c̄. */
+const takeParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; c: T } =>
+  isLinear(e) ? { i: v.nl[0], w: v.nl[1], c: v.lin[0] } : { i: v.nl[0], w: v.nl[1], c: v.nl[2] };
+
+const sides = <T>(linear: boolean, xs: T[]): Sides<T> => (linear ? { nl: [], lin: xs } : { nl: xs, lin: [] });
+
+function checkWitness(ops: CheckOps, op: string, i: Type, w: Type): void {
+  if (i.tag !== 'real') ops.error(`the index of ${op} must be real, got ${printType(i)}`);
+  if (w.tag !== 'array' && w.tag !== 'real') ops.error(`the witness of ${op} must be an array or a length (the dense tangent's), got ${printType(w)}`);
+}
+
+/**
+ * The array to update in place: `a` itself when this run owns it and it is dense, otherwise a
+ * dense copy of w's length (charged per element) that this run then owns.
+ */
+function ownedDense(ops: Parameters<ConstructRule['impl']>[0], a: Value[], n: number): Value[] {
+  if (a.length >= n && ops.owns(a)) return a;
+  const dense = new Array<Value>(Math.max(n, a.length)).fill(0);
+  for (let k = 0; k < a.length; k++) dense[k] = a[k];
+  ops.charge(dense.length);
+  ops.claim(dense);
+  return dense;
+}
+
+/**
+ * `r = a; if (!(r.length >= n && (r === $hot || $own.has(r)))) { r = new Float64Array(max(n, r.length)); r.set(a); $own.add(r) } $hot = r`:
+ * the owned dense array to update in place (accum.ts does the same for laccum).
+ */
+function emitOwnedDense(ops: EmitTsOps, into: string, a: string, n: ts.Expression): ts.Statement[] {
+  const f = ops.factory;
+  const SK = ops.ts.SyntaxKind;
+  const r = f.createIdentifier(into);
+  const own = ops.owned();
+  const hot = ops.hot();
+  const length = (x: ts.Expression) => f.createPropertyAccessExpression(x, 'length');
+  const call = (target: ts.Expression, method: string, arg: ts.Expression) => f.createCallExpression(f.createPropertyAccessExpression(target, method), undefined, [arg]);
+  const stmt = (x: ts.Expression) => f.createExpressionStatement(x);
+  const isOwned = f.createParenthesizedExpression(f.createBinaryExpression(f.createStrictEquality(r, hot), SK.BarBarToken, call(own, 'has', r)));
+  const dense = f.createBinaryExpression(f.createBinaryExpression(length(r), SK.GreaterThanEqualsToken, n), SK.AmpersandAmpersandToken, isOwned);
+  const size = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [n, length(r)]);
+  const copy = f.createBlock(
+    [stmt(f.createAssignment(r, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]))), stmt(call(r, 'set', ops.ref(a))), stmt(call(own, 'add', r))],
+    true,
+  );
+  return [
+    stmt(f.createAssignment(r, ops.ref(a))),
+    f.createIfStatement(f.createPrefixUnaryExpression(SK.ExclamationToken, f.createParenthesizedExpression(dense)), copy),
+    stmt(f.createAssignment(hot, r)),
+  ];
+}
+
+const witnessExpr = (ops: EmitTsOps, w: string): ts.Expression =>
+  ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : ops.factory.createPropertyAccessExpression(ops.ref(w), 'length');
+
+export const lupdate: ConstructRule = {
+  name: 'lupdate',
+  arity: (e) => (isLinear(e) ? { nl: 0, lin: 1 } : { nl: 1, lin: 0 }),
+  typeRule: (ops, e, t) => {
+    const linear = isLinear(e);
+    if (!shape(ops, e, t, 'lupdate', linear ? 2 : 4, linear ? 2 : 0)) return sides(linear, [REAL_ARRAY]);
+    const { i, w, a, x } = updateParts(e, t);
+    checkWitness(ops, 'lupdate', i, w);
+    if (a.tag !== 'array' || a.elem.tag !== 'real') ops.error(`lupdate writes into an array<real>, got ${printType(a)}`);
+    if (x.tag !== 'real') ops.error(`lupdate writes a real, got ${printType(x)}`);
+    return sides(linear, [REAL_ARRAY]);
+  },
+  impl: (ops, e, v) => {
+    const { i, w, a, x } = updateParts(e, v);
+    const n = witnessLength(w);
+    const k = checkIndex(i, n, 'lupdate');
+    ops.charge(1);
+    const r = ownedDense(ops, a as Value[], n);
+    r[k] = x;
+    return sides(isLinear(e), [r]);
+  },
+  // Linear in (ȧ, v̇): J of the erased form (second order) is the form on the tangents.
+  jvp: (ops, e, results) => {
+    if (isLinear(e)) throw new InternalError('jvp: lupdate with linear operands in a non-linear program (J applies to non-linear code; erase first)');
+    const { i, w, a, x } = updateParts(e, e);
+    ops.b.bind([...results], [], e);
+    const aDot = ops.tangentOf(a);
+    const xDot = ops.tangentOf(x);
+    if (aDot === null && xDot === null) return [null];
+    const rDot = binder(ops.b.fresh(dotName(results[0].name)), tangentType(REAL_ARRAY));
+    ops.b.bind([], [rDot], construct('lupdate', [i, w], [aDot ?? ops.b.zero(REAL_ARRAY), xDot ?? ops.b.zero(REAL)], []));
+    return [rDot.name];
+  },
+  unzip: (_ops, e) => e,
+  transpose: (ops, e, [ct]) => {
+    if (ct === null) return [null, null];
+    const aBar = binder(ops.b.fresh(barName(e.lin[0])), REAL_ARRAY);
+    const xBar = binder(ops.b.fresh(barName(e.lin[1])), REAL);
+    ops.b.bind([], [aBar, xBar], construct('ltake', e.nl, [ct], []));
+    return [aBar.name, xBar.name];
+  },
+  pruneResults: () => undefined,
+  updatesInPlace: true,
+  lengthOnly: [1],
+  emitTs: (ops, e, into) => {
+    const f = ops.factory;
+    const { i, w, a, x } = updateParts(e, e);
+    const r = f.createIdentifier(into[0]);
+    return [...emitOwnedDense(ops, into[0], a, witnessExpr(ops, w)), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, i), ops.ref(x)))];
+  },
+};
+
+export const ltake: ConstructRule = {
+  name: 'ltake',
+  arity: (e) => (isLinear(e) ? { nl: 0, lin: 2 } : { nl: 2, lin: 0 }),
+  typeRule: (ops, e, t) => {
+    const linear = isLinear(e);
+    if (!shape(ops, e, t, 'ltake', linear ? 2 : 3, linear ? 1 : 0)) return sides(linear, [REAL_ARRAY, REAL]);
+    const { i, w, c } = takeParts(e, t);
+    checkWitness(ops, 'ltake', i, w);
+    if (c.tag !== 'array' || c.elem.tag !== 'real') ops.error(`ltake takes an element of an array<real>, got ${printType(c)}`);
+    return sides(linear, [REAL_ARRAY, REAL]);
+  },
+  impl: (ops, e, v) => {
+    const { i, w, c } = takeParts(e, v);
+    const k = checkIndex(i, witnessLength(w), 'ltake');
+    ops.charge(1);
+    const arr = c as Value[];
+    // Past the end of a sparse cotangent the element is a zero and nothing changes.
+    if (k >= arr.length) return sides(isLinear(e), [arr, 0]);
+    const r = ownedDense(ops, arr, 0);
+    const x = r[k];
+    r[k] = 0;
+    return sides(isLinear(e), [r, x]);
+  },
+  jvp: (ops, e, results) => {
+    if (isLinear(e)) throw new InternalError('jvp: ltake with linear operands in a non-linear program (J applies to non-linear code; erase first)');
+    const { i, w, c } = takeParts(e, e);
+    ops.b.bind([...results], [], e);
+    const cDot = ops.tangentOf(c);
+    if (cDot === null) return [null, null];
+    const dots = [binder(ops.b.fresh(dotName(results[0].name)), tangentType(REAL_ARRAY)), binder(ops.b.fresh(dotName(results[1].name)), REAL)];
+    ops.b.bind([], dots, construct('ltake', [i, w], [cDot], []));
+    return dots.map((d) => d.name);
+  },
+  unzip: (_ops, e) => e,
+  transpose: (ops, e, [aCt, xCt]) => {
+    if (aCt === null && xCt === null) return [null];
+    const cBar = binder(ops.b.fresh(barName(e.lin[0])), REAL_ARRAY);
+    ops.b.bind([], [cBar], construct('lupdate', e.nl, [aCt ?? ops.b.zero(REAL_ARRAY), xCt ?? ops.b.zero(REAL)], []));
+    return [cBar.name];
+  },
+  pruneResults: () => undefined,
+  updatesInPlace: true,
+  lengthOnly: [1],
+  // if (i < c.length) { r = owned dense c; x = r[i]; r[i] = 0 } else { r = c; x = 0 }
+  emitTs: (ops, e, into) => {
+    const f = ops.factory;
+    const SK = ops.ts.SyntaxKind;
+    const { i, c } = takeParts(e, e);
+    const [r, x] = into.map((n) => f.createIdentifier(n));
+    const inside = f.createBinaryExpression(ops.ref(i), SK.LessThanToken, f.createPropertyAccessExpression(ops.ref(c), 'length'));
+    const taken = f.createBlock(
+      [
+        ...emitOwnedDense(ops, into[0], c, f.createNumericLiteral(0)),
+        f.createExpressionStatement(f.createAssignment(x, elementAt(ops, r, i))),
+        f.createExpressionStatement(f.createAssignment(elementAt(ops, r, i), f.createNumericLiteral(0))),
+      ],
+      true,
+    );
+    const past = f.createBlock([assign(ops, into[0], ops.ref(c)), f.createExpressionStatement(f.createAssignment(x, f.createNumericLiteral(0)))], true);
+    return [f.createIfStatement(inside, taken, past)];
+  },
+};

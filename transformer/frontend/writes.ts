@@ -1,0 +1,123 @@
+// Which writes into arrays a differentiable function may make (docs/frontend.md, "Writes").
+//
+// tsad's arrays are values: `a[i] = v` lowers to `a = update(a, i, v)`, a new version of a, and
+// the backend runs it in place where nobody can see the old version (ad/inplace.ts). JavaScript
+// arrays are objects: every name for one array sees every write. The two agree exactly when the
+// written array has one name. So a written array must be a local variable that starts as a new
+// array (new Float64Array(n), new Array(n).fill(x), Float64Array.from(...), .map, .slice, a
+// literal) and is used as a whole only where no second name can come of it: an element, its
+// length or a method call on it, an argument of a call that returns no array, or what the function
+// returns. Anything else is a diagnostic here, before lowering, rather than a wrong derivative.
+import type * as ts from 'typescript';
+import { fail } from './diagnostics';
+import { typedArrayName } from './shapes';
+
+/** The array a statement writes into: `a[i] = v`, `a[i] += v`, `a[i]++`. */
+export function writtenArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
+  const K = tsApi.SyntaxKind;
+  let target: ts.Expression | undefined;
+  if (tsApi.isBinaryExpression(n) && n.operatorToken.kind >= K.FirstAssignment && n.operatorToken.kind <= K.LastAssignment) target = n.left;
+  if ((tsApi.isPrefixUnaryExpression(n) || tsApi.isPostfixUnaryExpression(n)) && (n.operator === K.PlusPlusToken || n.operator === K.MinusMinusToken)) target = n.operand;
+  while (target && tsApi.isParenthesizedExpression(target)) target = target.expression;
+  if (!target || !tsApi.isElementAccessExpression(target)) return undefined;
+  let base: ts.Expression = target.expression;
+  while (tsApi.isParenthesizedExpression(base)) base = base.expression;
+  return tsApi.isIdentifier(base) ? base : undefined;
+}
+
+/** Expressions that build a new array, which a write may then change. */
+function isFreshArray(tsApi: typeof ts, e: ts.Expression): boolean {
+  while (tsApi.isParenthesizedExpression(e) || tsApi.isAsExpression(e) || tsApi.isNonNullExpression(e)) e = e.expression;
+  if (tsApi.isArrayLiteralExpression(e)) return true;
+  if (tsApi.isNewExpression(e)) return tsApi.isIdentifier(e.expression) && ['Float64Array', 'Float32Array', 'Int32Array'].includes(e.expression.text);
+  if (tsApi.isCallExpression(e) && tsApi.isPropertyAccessExpression(e.expression)) {
+    const method = e.expression.name.text;
+    if (method === 'from' && tsApi.isIdentifier(e.expression.expression)) return true;
+    return method === 'map' || method === 'slice' || method === 'fill';
+  }
+  return false;
+}
+
+/**
+ * Checks every write into an array in `body`: the array is a local that starts as a new array
+ * and never gets a second name. Reports TSAD1122 (a write into a parameter or an array from
+ * elsewhere) or TSAD1123 (a written array used as a whole where a second name could come of it).
+ */
+export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, body: ts.Node): void {
+  const written = new Map<ts.Symbol, ts.Identifier>();
+  const visit = (n: ts.Node): void => {
+    const id = writtenArray(tsApi, n);
+    if (id) {
+      const sym = checker.getSymbolAtLocation(id);
+      if (sym && !written.has(sym)) written.set(sym, id);
+    }
+    tsApi.forEachChild(n, visit);
+  };
+  visit(body);
+  for (const [sym, first] of written) checkOne(tsApi, checker, fn, sym, first);
+}
+
+function checkOne(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, sym: ts.Symbol, first: ts.Identifier): void {
+  const name = first.text;
+  const decl = sym.valueDeclaration;
+  if (decl && tsApi.isParameter(decl)) {
+    fail(1122, first, `'${name}' is a parameter: writing into it would change the caller's array; write into a copy instead: const ${name}2 = ${name}.slice()`);
+  }
+  if (!decl || !tsApi.isVariableDeclaration(decl) || !isInside(decl, fn)) {
+    fail(1122, first, `'${name}' is not a local array of this function: write into a local copy instead (const ${name}2 = ${name}.slice())`);
+  }
+  const kind = typedArrayName(tsApi, checker.getTypeAtLocation(decl));
+  if (kind === 'Float32Array' || kind === 'Int32Array') {
+    fail(1122, first, `'${name}' is a ${kind}, which rounds what is written into it: write into a Float64Array or number[] (a derivative of rounded values would be wrong)`);
+  }
+  if (!decl.initializer || !isFreshArray(tsApi, decl.initializer)) {
+    fail(1122, decl.initializer ?? decl, `'${name}' is written into, so it must start as a new array (new Float64Array(n), new Array(n).fill(0), Float64Array.from(...), .map, .slice() or a literal): here it may be another name for an existing one`);
+  }
+  const uses = (n: ts.Node): void => {
+    if (tsApi.isIdentifier(n) && n !== decl.name && checker.getSymbolAtLocation(n) === sym) checkUse(tsApi, checker, n, name);
+    tsApi.forEachChild(n, uses);
+  };
+  uses(fn);
+}
+
+/** A use of a written array as a whole must not give it a second name. */
+function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, name: string): void {
+  let node: ts.Node = id;
+  while (tsApi.isParenthesizedExpression(node.parent) || tsApi.isNonNullExpression(node.parent) || tsApi.isAsExpression(node.parent)) node = node.parent;
+  const parent = node.parent;
+  if (tsApi.isElementAccessExpression(parent) && parent.expression === node) return;
+  if (tsApi.isPropertyAccessExpression(parent) && parent.expression === node) return;
+  // `a = new Float64Array(n)`: a new array under the same name.
+  if (tsApi.isBinaryExpression(parent) && parent.left === node && parent.operatorToken.kind === tsApi.SyntaxKind.EqualsToken) {
+    if (!isFreshArray(tsApi, parent.right)) fail(1123, parent.right, `'${name}' is written into, so a new value for it must be a new array (.slice() copies one)`);
+    return;
+  }
+  if (tsApi.isReturnStatement(parent)) return;
+  if ((tsApi.isArrayLiteralExpression(parent) || tsApi.isShorthandPropertyAssignment(parent) || tsApi.isPropertyAssignment(parent)) && returnedLiteral(tsApi, parent)) return;
+  if ((tsApi.isCallExpression(parent) || tsApi.isNewExpression(parent)) && parent.expression !== node) {
+    const type = checker.getTypeAtLocation(parent);
+    const returnsArray = checker.isArrayType(type) || checker.isTupleType(type) || typedArrayName(tsApi, type) !== undefined || (type.flags & tsApi.TypeFlags.Object) !== 0;
+    const copies = tsApi.isNewExpression(parent) || (tsApi.isPropertyAccessExpression(parent.expression) && parent.expression.name.text === 'from');
+    if (!returnsArray || copies) return;
+  }
+  fail(
+    1123,
+    id,
+    `'${name}' is written into and also used here as a whole, which in JavaScript would give the same array a second name that sees every later write; tsad's arrays are values, so copy it where it gets another name (${name}.slice()) or pass its elements`,
+  );
+}
+
+/** `return [a, s]`, `return { a, s }`: a literal the function returns (nothing writes after). */
+function returnedLiteral(tsApi: typeof ts, n: ts.Node): boolean {
+  let node = n;
+  while (tsApi.isArrayLiteralExpression(node) || tsApi.isObjectLiteralExpression(node) || tsApi.isPropertyAssignment(node) || tsApi.isShorthandPropertyAssignment(node) || tsApi.isParenthesizedExpression(node)) {
+    if (tsApi.isReturnStatement(node.parent)) return true;
+    node = node.parent;
+  }
+  return false;
+}
+
+function isInside(node: ts.Node, container: ts.Node): boolean {
+  for (let n: ts.Node | undefined = node; n; n = n.parent) if (n === container) return true;
+  return false;
+}
