@@ -19,8 +19,9 @@
 import { constructRule, isConstruct } from '../constructs/registry';
 import type { CarrySlot, ConstructExpr, Counts } from '../constructs/types';
 import { arityOf } from '../ir/arity';
+import { REAL, arrayType, binder, construct, letS } from '../ir/syntax';
 import type { Block, Expr, FnDef, Lambda, Stmt, Type } from '../ir/syntax';
-import { mapChildren, visitExpr } from '../ir/traverse';
+import { mapChildren, namesIn, visitExpr } from '../ir/traverse';
 
 type Callee = (fn: string) => Counts | undefined;
 
@@ -33,7 +34,19 @@ const readsOf = (e: Expr): Set<string> => {
   return out;
 };
 
-const stmtReads = (s: Stmt): Set<string> => (s.tag === 'unpack' ? new Set([s.tuple]) : readsOf(s.rhs));
+/**
+ * What a statement reads, less the operands its construct reads only for their length (a witness,
+ * ConstructRule.lengthOnly): a write changes no length, so such a read may come after it.
+ */
+function stmtReads(s: Stmt): Set<string> {
+  if (s.tag === 'unpack') return new Set([s.tuple]);
+  const e = asConstruct(s.rhs);
+  const lengthOnly = e ? (constructRule(e, 'inplace').lengthOnly ?? []) : [];
+  if (!e || lengthOnly.length === 0) return readsOf(s.rhs);
+  const out = new Set<string>();
+  visitExpr({ ...e, nl: e.nl.filter((_, k) => !lengthOnly.includes(k)) }, { read: (n) => out.add(n) });
+  return out;
+}
 
 /** How many times a name is an operand of the expression itself. */
 function operandCount(e: ConstructExpr, name: string): number {
@@ -47,12 +60,24 @@ const asConstruct = (e: Expr): ConstructExpr | undefined => (e.tag === 'construc
 
 interface Analysed {
   readonly block: Block;
+  /** How many writes now run in place, nested bodies included. */
+  readonly writes: number;
   /** The names the block's result hands on unique (its `ret` operands read once there and nowhere else). */
   readonly uniqueResults: readonly boolean[];
 }
 
 class InPlace {
-  constructor(private readonly callee: Callee) {}
+  constructor(
+    private readonly callee: Callee,
+    private readonly names: Set<string>,
+  ) {}
+
+  private fresh(hint: string): string {
+    let name = `${hint}_own`;
+    for (let k = 1; this.names.has(name); k++) name = `${hint}_own_${k}`;
+    this.names.add(name);
+    return name;
+  }
 
   private bodyArity = (body: Lambda): Counts => arityOf(body.body.result, this.callee);
 
@@ -65,6 +90,12 @@ class InPlace {
     resultReads.forEach((n) => lastUse.set(n, Infinity));
     const unique = new Set(uniqueOnEntry);
     const out: Stmt[] = [];
+    let writes = 0;
+    const nested = (l: Lambda): Lambda => {
+      const r = this.block(l.body, new Set());
+      writes += r.writes;
+      return { ...l, body: r.block };
+    };
     b.stmts.forEach((s, k) => {
       if (s.tag === 'unpack') {
         unique.delete(s.tuple);
@@ -78,12 +109,15 @@ class InPlace {
       const freshResults = new Set<number>();
       if (e && rule?.inPlace && diesHere(e.nl[rule.inPlace.operand])) {
         rhs = { ...e, op: rule.inPlace.op };
+        writes++;
       } else if (e && rule?.carries) {
-        const { expr, uniqueResults } = this.carrying(e, rule.carries(e, this.bodyArity), diesHere);
-        rhs = expr;
-        uniqueResults.forEach((r) => freshResults.add(r));
+        const c = this.carrying(e, rule.carries(e, this.bodyArity), diesHere);
+        out.push(...c.copies);
+        rhs = c.expr;
+        writes += c.writes;
+        c.uniqueResults.forEach((r) => freshResults.add(r));
       } else {
-        rhs = mapChildren(s.rhs, (l) => ({ ...l, body: this.block(l.body, new Set()).block }));
+        rhs = mapChildren(s.rhs, nested);
       }
       const fresh = rule?.fresh === true;
       const keepsNothing = !s.nl.some((x) => holdsArrays(x.type)) && !s.lin.some((x) => holdsArrays(x.type));
@@ -97,33 +131,56 @@ class InPlace {
     const result = b.result;
     const retNames = result.tag === 'ret' ? result.nl : [];
     const uniqueResults = retNames.map((n) => unique.has(n) && retNames.filter((m) => m === n).length === 1);
-    return { block: { stmts: out, result: mapChildren(result, (l) => ({ ...l, body: this.block(l.body, new Set()).block })) }, uniqueResults };
+    return { block: { stmts: out, result: mapChildren(result, nested) }, writes, uniqueResults };
   }
 
   /**
-   * A construct whose bodies carry values from run to run (a loop): a carried parameter is unique
-   * when its operand dies here unique and the body hands back a unique value in its slot; the
-   * largest set of slots for which that holds is found by dropping the slots that fail.
+   * A construct whose bodies carry values from run to run (a loop). A carried parameter is unique
+   * on every run after the first when the body hands back a unique value in its slot (the largest
+   * set of such slots is found by dropping those that fail), and on the first when its operand
+   * dies here unique. Where only the operand fails, one copy before the construct (`clone`)
+   * makes it unique, if that lets the body write in place: one copy per loop instead of one
+   * per iteration.
    */
-  private carrying(e: ConstructExpr, slots: readonly CarrySlot[], diesHere: (x: string) => boolean): { expr: Expr; uniqueResults: number[] } {
-    let candidates = slots.filter((c) => diesHere(e.nl[c.operand]));
+  private carrying(e: ConstructExpr, slots: readonly CarrySlot[], diesHere: (x: string) => boolean): { expr: Expr; copies: Stmt[]; writes: number; uniqueResults: number[] } {
+    const run = (chosen: readonly CarrySlot[]) =>
+      e.bodies.map((l, j) => this.block(l.body, new Set(chosen.filter((c) => c.body === j).map((c) => l.nlParams[c.param].name))));
+    let candidates = slots;
+    let bodies = run(candidates);
     for (;;) {
-      const bodies = e.bodies.map((l, j) => {
-        const params = new Set(candidates.filter((c) => c.body === j).map((c) => l.nlParams[c.param].name));
-        return this.block(l.body, params);
-      });
       const holding = candidates.filter((c) => bodies[c.body].uniqueResults[c.result] === true);
-      if (holding.length === candidates.length) {
-        const expr: Expr = { ...e, bodies: e.bodies.map((l, j) => ({ ...l, body: bodies[j].block })) };
-        return { expr, uniqueResults: candidates.map((c) => c.result) };
-      }
+      if (holding.length === candidates.length) break;
       candidates = holding;
+      bodies = run(candidates);
     }
+    const total = (bs: readonly Analysed[]) => bs.reduce((n, b) => n + b.writes, 0);
+    // Slots whose operand is shared: keep them (with a copy) only where that buys writes.
+    for (const c of candidates.filter((c) => !diesHere(e.nl[c.operand]))) {
+      const without = candidates.filter((d) => d !== c);
+      const other = run(without);
+      if (total(other) >= total(bodies)) {
+        candidates = without;
+        bodies = other;
+      }
+    }
+    const copies: Stmt[] = [];
+    const nl = [...e.nl];
+    for (const c of candidates) {
+      const x = e.nl[c.operand];
+      if (diesHere(x)) continue;
+      const copy = this.fresh(x);
+      copies.push(letS([binder(copy, arrayType(REAL))], [], construct('clone', [x], [], [])));
+      nl[c.operand] = copy;
+    }
+    const expr: Expr = { ...e, nl, bodies: e.bodies.map((l, j) => ({ ...l, body: bodies[j].block })) };
+    return { expr, copies, writes: total(bodies), uniqueResults: candidates.map((c) => c.result) };
   }
 }
 
 /** The def with each update that provably nobody else sees turned into its in-place twin. */
 export function markInPlace(def: FnDef, callee: Callee): FnDef {
-  const body = new InPlace(callee).block(def.body, new Set()).block;
+  const analysed = new InPlace(callee, namesIn(def)).block(def.body, new Set());
+  if (analysed.writes === 0) return def;
+  const body = analysed.block;
   return body === def.body ? def : { ...def, body };
 }

@@ -308,3 +308,31 @@ export const ltake: ConstructRule = {
     return [f.createIfStatement(inside, taken, past)];
   },
 };
+
+/**
+ * A copy of an array, which ad/inplace.ts puts before a loop whose body writes a carried array
+ * that someone else still holds: one copy per loop instead of one per write. Only the backend
+ * sees it.
+ */
+export const clone: ConstructRule = {
+  name: 'clone',
+  arity: () => ({ nl: 1, lin: 0 }),
+  typeRule: (ops, e, t) => {
+    if (!shape(ops, e, t, 'clone', 1, 0)) return { nl: [REAL_ARRAY], lin: [] };
+    if (t.nl[0].tag !== 'array') ops.error(`clone copies an array, got ${printType(t.nl[0])}`);
+    return { nl: [t.nl[0]], lin: [] };
+  },
+  impl: (ops, _e, v) => {
+    const a = v.nl[0] as Value[];
+    ops.charge(a.length);
+    return { nl: [a.slice()], lin: [] };
+  },
+  jvp: () => {
+    throw new InternalError('clone is put in by the backend (ad/inplace.ts) after differentiation');
+  },
+  unzip: nonLinear('clone'),
+  transpose: nonLinear('clone'),
+  pruneResults: () => undefined,
+  fresh: true,
+  emitTs: (ops, e, into) => [assign(ops, into[0], ops.factory.createCallExpression(ops.factory.createPropertyAccessExpression(ops.ref(e.nl[0]), 'slice'), undefined, []))],
+};
