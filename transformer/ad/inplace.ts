@@ -19,7 +19,7 @@
 import { constructRule, isConstruct } from '../constructs/registry';
 import type { CarrySlot, ConstructExpr, Counts } from '../constructs/types';
 import { arityOf } from '../ir/arity';
-import { REAL, arrayType, binder, construct, letS } from '../ir/syntax';
+import { REAL, arrayType, binder, construct, letS, ret } from '../ir/syntax';
 import type { Block, Expr, FnDef, Lambda, Stmt, Type } from '../ir/syntax';
 import { mapChildren, namesIn, visitExpr } from '../ir/traverse';
 
@@ -82,7 +82,8 @@ class InPlace {
   private bodyArity = (body: Lambda): Counts => arityOf(body.body.result, this.callee);
 
   /** The block with in-place twins where safe, given the names that are unique on entry. */
-  block(b: Block, uniqueOnEntry: ReadonlySet<string>): Analysed {
+  block(given: Block, uniqueOnEntry: ReadonlySet<string>): Analysed {
+    const b = this.bindTail(given);
     const reads = b.stmts.map(stmtReads);
     const resultReads = readsOf(b.result);
     const lastUse = new Map<string, number>();
@@ -124,7 +125,7 @@ class InPlace {
       // A statement that could keep a reference to one of its operands makes that operand shared.
       if (!fresh && !keepsNothing) for (const n of reads[k]) unique.delete(n);
       s.nl.forEach((x, j) => {
-        if ((fresh || freshResults.has(j)) && x.type?.tag === 'array') unique.add(x.name);
+        if ((fresh || freshResults.has(j)) && (x.type === undefined || x.type.tag === 'array')) unique.add(x.name);
       });
       out.push(rhs === s.rhs ? s : { ...s, rhs });
     });
@@ -132,6 +133,16 @@ class InPlace {
     const retNames = result.tag === 'ret' ? result.nl : [];
     const uniqueResults = retNames.map((n) => unique.has(n) && retNames.filter((m) => m === n).length === 1);
     return { block: { stmts: out, result: mapChildren(result, nested) }, writes, uniqueResults };
+  }
+
+  /** A block ending in a construct (a loop body's `update(o, i, s) []`) with that construct bound by a let, so it is a statement like the others. */
+  private bindTail(b: Block): Block {
+    const e = asConstruct(b.result);
+    if (!e) return b;
+    const { nl, lin } = arityOf(e, this.callee);
+    if (lin > 0) return b;
+    const names = Array.from({ length: nl }, () => binder(this.fresh('tail')));
+    return { stmts: [...b.stmts, letS(names, [], e)], result: ret(names.map((x) => x.name)) };
   }
 
   /**
