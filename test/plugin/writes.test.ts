@@ -41,6 +41,18 @@ export function twice(x: Float64Array): number {
   a[1]++;
   return a[0] * a[1] + a[2];
 }
+/** @differentiable */
+export function layers(p: { w: Float64Array; b: Float64Array }, x: Float64Array, depth: number): number {
+  // A state array rewritten by each layer, read at the loop counter of the loop that writes it.
+  const h = x.slice();
+  for (let j = 0; j < depth; j++) {
+    for (let i = 0; i < h.length; i++) h[i] = Math.tanh(h[i] * p.w[i] + p.b[i]);
+  }
+  let s = 0;
+  for (let i = 0; i < h.length; i++) s += h[i] * p.w[i] + p.b[i];
+  return s;
+}
+export const gLayers = grad(layers, { wrt: [0, 1] });
 export const gSquares = (x: Float64Array, ybar: Float64Array) => vjp(squares, x)[1](ybar)[0];
 export const jSquares = (x: Float64Array, t: Float64Array) => jvp(squares, [x], [t]);
 export const gPrefix = grad(prefixLoss);
@@ -109,4 +121,14 @@ test('the emitted primal writes in place: no copy of the array per element', () 
   const text = result.outputText;
   const body = text.slice(text.indexOf('function squares'), text.indexOf('}', text.indexOf('for (', text.indexOf('function squares'))));
   expect(body).not.toMatch(/\.slice\(\)/);
+});
+
+test('an object of arrays read many times, and a state array rewritten layer by layer: gradients against central differences', () => {
+  const w = data(4).map((v) => v - 0.1);
+  const b = data(4).map((v) => 0.2 * v);
+  const x = data(4).map((v) => 1 - v);
+  const [gp, gx] = m.gLayers({ w, b }, x, 3);
+  close(gp.w, fdGrad((y) => m.layers({ w: y, b }, x, 3), w), 1e-5);
+  close(gp.b, fdGrad((y) => m.layers({ w, b: y }, x, 3), b), 1e-5);
+  close(gx, fdGrad((y) => m.layers({ w, b }, y, 3), x), 1e-5);
 });

@@ -30,6 +30,7 @@ import {
   lambda,
   letS,
   lit,
+  lprim,
   nvar,
   prim,
   ret,
@@ -89,7 +90,10 @@ class Eraser {
     });
     const outs = t.elems.map((et, j) => {
       const leafArgs = [...coeffs.map((c) => c.name), ...parts.map((ps) => ps[j].name)];
-      return et.tag === 'tuple' ? b.nl('r', call(this.helperFor(op, et), leafArgs), et) : b.nl('r', prim(def.erase, leafArgs), et);
+      if (et.tag === 'tuple') return b.nl('r', call(this.helperFor(op, et), leafArgs), et);
+      // An array leaf (an object of Float64Arrays' cotangent) is added elementwise, as at top level.
+      if (et.tag === 'array') return b.nl('r', this.elementwise(lprim(op, coeffs.map((c) => c.name), parts.map((ps) => ps[j].name)) as Extract<Expr, { tag: 'lprim' }>, et, b), et);
+      return b.nl('r', prim(def.erase, leafArgs), et);
     });
     const result = b.nl('t', tuple(false, outs), t);
     const name = `${op}.E.${typeCode(t)}`;

@@ -1073,7 +1073,7 @@ class FunctionLowering {
       return this.carriedNow(carried);
     });
     if (carried.length === 0) return true;
-    const trips = fromZero ? this.checkedTrips(count, body.block, counter.name, cond.right) : count;
+    const trips = fromZero ? this.checkedTrips(count, body.block, counter.name, cond.right, body.params) : count;
     const { invariants, bodies } = this.closeLoop([body], counter);
     this.bindCarried(carried, 'loop', [trips.name, ...invariants, ...carried.map((c) => c.value.name)], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
     return true;
@@ -1084,8 +1084,9 @@ class FunctionLowering {
    * (a statement of the body itself, not of a branch in it): checked once against a's length, so
    * a read past the end is a RangeError, not an `undefined` that becomes NaN.
    */
-  private checkedTrips(count: Value, body: Block, counter: string, bound: ts.Expression): Value {
-    const bodyNames = new Set(body.stmts.flatMap((st) => (st.tag === 'let' ? [...st.nl, ...st.lin] : st.names).map((x) => x.name)));
+  private checkedTrips(count: Value, body: Block, counter: string, bound: ts.Expression, carried: readonly Binder[]): Value {
+    // An array the loop carries (one it writes into) is the body's own; it has no name outside.
+    const bodyNames = new Set([...carried.map((p) => p.name), ...body.stmts.flatMap((st) => (st.tag === 'let' ? [...st.nl, ...st.lin] : st.names).map((x) => x.name))]);
     const arrays = new Set<string>();
     for (const st of body.stmts) {
       if (st.tag === 'let' && st.rhs.tag === 'construct' && st.rhs.op === 'index' && st.rhs.nl[1] === counter && !bodyNames.has(st.rhs.nl[0])) arrays.add(st.rhs.nl[0]);
