@@ -24,21 +24,21 @@ export function emitAndLoad(p: Program): { code: string; fns: Map<string, Emitte
 
 /**
  * An interpreter value as the emitted code holds it: a non-linear stack of reals is
- * `{ a: Float64Array, n }` there (constructs/stack/emit.ts), a JS array in the interpreter.
+ * `{ a: Float64Array, b, c, n }` there (constructs/stack/emit.ts), a JS array in the interpreter.
  */
 function toEmitted(t: Type | undefined, v: unknown): unknown {
   if (!t || !Array.isArray(v)) return v;
-  if (t.tag === 'stack' && t.elem.tag === 'real') return { a: Float64Array.from(v as number[]), n: v.length };
+  if (t.tag === 'stack' && t.elem.tag === 'real') return { a: Float64Array.from(v as number[]), b: 0, c: v.length, n: v.length };
   if (t.tag === 'tuple') return v.map((e, i) => toEmitted(t.elems[i], e));
   return v;
 }
 
-const isTypedStack = (v: unknown): v is { a: Float64Array; n: number } =>
+const isTypedStack = (v: unknown): v is { a: Float64Array; b: number; n: number } =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && (v as { a?: unknown }).a instanceof Float64Array && typeof (v as { n?: unknown }).n === 'number';
 
 /** The emitted code's results in the interpreter's form (typed stacks as arrays of their elements). */
 export function fromEmitted(v: unknown): unknown {
-  if (isTypedStack(v)) return Array.from(v.a.subarray(0, v.n));
+  if (isTypedStack(v)) return Array.from(v.a.subarray(v.b, v.b + v.n));
   return Array.isArray(v) ? v.map(fromEmitted) : v;
 }
 

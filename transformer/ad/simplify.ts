@@ -100,10 +100,12 @@ class Simplifier {
         isZero: (n) => this.zeros.has(n),
         absorbs: (e) => e.tag === 'construct' && constructRule(e, 'simplify').fuseAdd !== undefined,
         fresh: (hint) => this.fresh(hint),
-        addends: (e) => {
-          if (e.tag === 'lprim' && e.op === 'ladd') return e.lin;
-          const at = e.tag === 'construct' ? constructRule(e, 'simplify').accumulates : undefined;
-          return e.tag === 'construct' && at !== undefined ? [e.lin[at]] : [];
+        addends: (e, result = 0) => {
+          if (e.tag === 'lprim' && e.op === 'ladd') return result === 0 ? e.lin : [];
+          if (e.tag !== 'construct') return [];
+          const rule = constructRule(e, 'simplify');
+          const at = result === 0 && rule.accumulates !== undefined ? rule.accumulates : rule.accumulatesResult?.(ops, e, result);
+          return at !== undefined ? [e.lin[at]] : [];
         },
       };
       const fusedE = constructRule(site.e, 'simplify').fuseAdd?.(ops, site.e, other, entry.k);

@@ -208,8 +208,13 @@ class Unzipper {
     // 'cheap' pays off where residuals are stored per run of a body (a loop's stacks); a
     // function's own residuals are locals once f.fwd and f.bwd are fused, so they stay.
     const policy = this.policy === 'cheap' && !inBody ? 'save' : this.policy;
+    const known = new Map<string, Type | undefined>(nlParams.map((p) => [p.name, p.type]));
+    const bound = new Set<string>();
+    for (const s of ctx) for (const b of s.tag === 'let' ? s.nl : s.names) (known.set(b.name, b.type), bound.add(b.name));
     const overwritten = this.overwritten(ctx);
-    const linBodyOwn = overwritten.size === 0 ? linBody : this.lengthsForWitnesses(ctx, linBody, overwritten);
+    // A body's array results are carried to its next run (a loop's), which may overwrite them.
+    if (inBody && nl.tag === 'ret') for (const n of nl.nl) if (known.get(n)?.tag === 'array') overwritten.add(n);
+    const linBodyOwn = this.lengthsForWitnesses(ctx, linBody, (w) => known.get(w)?.tag === 'array' && (overwritten.has(w) || bound.has(w)));
     const { recompute, needed } = chooseResiduals(this.fn, ctx, linBodyOwn, policy, overwritten);
     const types = new Map<string, Type>();
     const order: string[] = [];
@@ -238,12 +243,13 @@ class Unzipper {
   }
 
   /**
-   * A witness (an operand read only for its length, ConstructRule.lengthOnly) that the context
-   * overwrites would be a residual holding a version of the array, which keeps the forward half
-   * from writing it in place (ad/inplace.ts): the linear half gets its length instead, bound in
-   * the context right after the array.
+   * A witness (an operand read only for its length, ConstructRule.lengthOnly) computed in the
+   * context, or one the context overwrites, would be a residual holding a version of the array:
+   * a reference on the tape that keeps the forward half from writing it in place (ad/inplace.ts).
+   * The linear half gets its length instead, bound in the context right after the array. (A
+   * parameter's array stays: an invariant of a loop is passed once, not stored per run.)
    */
-  private lengthsForWitnesses(ctx: Stmt[], lin: Block, overwritten: ReadonlySet<string>): Block {
+  private lengthsForWitnesses(ctx: Stmt[], lin: Block, byLength: (w: string) => boolean): Block {
     const lengths = new Map<string, string>();
     const lengthOf = (w: string): string => {
       let n = lengths.get(w);
@@ -258,8 +264,9 @@ class Unzipper {
       if (s.tag !== 'let' || s.rhs.tag !== 'construct') return s;
       const e = s.rhs;
       const positions = constructRule(e, 'unzip').lengthOnly ?? [];
-      if (!positions.some((k) => k < e.nl.length && overwritten.has(e.nl[k]))) return s;
-      const nl = e.nl.map((x, k) => (positions.includes(k) && overwritten.has(x) ? lengthOf(x) : x));
+      const swap = (x: string, k: number) => positions.includes(k) && byLength(x);
+      if (!e.nl.some(swap)) return s;
+      const nl = e.nl.map((x, k) => (swap(x, k) ? lengthOf(x) : x));
       return { ...s, rhs: { ...e, nl } };
     });
     return block(stmts, lin.result);

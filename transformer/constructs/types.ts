@@ -249,6 +249,11 @@ export interface ConstructRule {
    * so that a loop carrying ā through it from zero can start from any value instead.
    */
   readonly accumulates?: number;
+  /**
+   * Like `accumulates`, for a construct with several results: the linear operand its result
+   * `result` is a sum onto (a loop whose body only adds to a carried value), if any.
+   */
+  readonly accumulatesResult?: (ops: FuseOps, e: ConstructExpr, result: number) => number | undefined;
   /** Updates an operand in place where it may (EmitTsOps.owned): the emitter then releases arrays a dup fans out. */
   readonly updatesInPlace?: boolean;
   /**
@@ -283,7 +288,7 @@ export interface FuseOps {
   /** Whether a linear variable is a symbolic zero. */
   isZero(name: string): boolean;
   /** The linear operands an expression is a sum of, one term each (ladd's two; a construct's that it `accumulates` into); none for any other. */
-  addends(rhs: Expr): readonly string[];
+  addends(rhs: Expr, result?: number): readonly string[];
   /** Whether an expression is a construct that can absorb an addition (its record has `fuseAdd`). */
   absorbs(rhs: Expr): boolean;
   /** A name unused in the def. */

@@ -8,19 +8,32 @@
 // this: the inner transposed loop accumulates an invariant array's cotangent from zero, and the
 // outer one adds the result to its own accumulator. Fused, the inner loop accumulates into the
 // outer accumulator in place, instead of building an array per outer iteration.
-import type { ConstructRule } from '../types';
+import type { ConstructExpr, ConstructRule, FuseOps } from '../types';
 
 export const loopFuseAdd: NonNullable<ConstructRule['fuseAdd']> = (ops, e, other, k) => {
-  const body = e.bodies[0];
-  const r = body.body.result;
-  if (r.tag !== 'ret' || k >= r.lin.length) return undefined;
-  const slot = e.lin.length - r.lin.length + k;
-  if (!ops.isZero(e.lin[slot])) return undefined;
-  const acc = body.linParams[slot].name;
-  // The result must be a chain of sums reaching the carried parameter (ā → ā + d₁ → … → result).
-  const sums = new Map<string, readonly string[]>();
-  for (const st of body.body.stmts) if (st.tag === 'let' && st.nl.length === 0 && st.lin.length === 1) sums.set(st.lin[0].name, ops.addends(st.rhs));
-  const reaches = (x: string, depth: number): boolean => x === acc || (depth > 0 && (sums.get(x) ?? []).some((y) => reaches(y, depth - 1)));
-  if (!reaches(r.lin[k], body.body.stmts.length)) return undefined;
+  const slot = loopAccumulates(ops, e, k);
+  if (slot === undefined || !ops.isZero(e.lin[slot])) return undefined;
   return { ...e, lin: e.lin.map((x, j) => (j === slot ? other : x)) };
 };
+
+/**
+ * The carried linear operand that the loop's linear result k only adds to, if it does: the body's
+ * result must be a chain of sums reaching the carried parameter (ā → ā + d₁ → … → result), where a
+ * sum may be another construct's accumulation (a nested loop that adds to what it carries, as T of
+ * three nested loops gives).
+ */
+export function loopAccumulates(ops: FuseOps, e: ConstructExpr, k: number): number | undefined {
+  const body = e.bodies[0];
+  const r = body?.body.result;
+  if (!r || r.tag !== 'ret' || k >= r.lin.length) return undefined;
+  const slot = e.lin.length - r.lin.length + k;
+  const acc = body.linParams[slot]?.name;
+  if (acc === undefined) return undefined;
+  const sums = new Map<string, readonly string[]>();
+  for (const st of body.body.stmts) {
+    if (st.tag !== 'let' || st.nl.length !== 0) continue;
+    st.lin.forEach((b, j) => sums.set(b.name, ops.addends(st.rhs, j)));
+  }
+  const reaches = (x: string, depth: number): boolean => x === acc || (depth > 0 && (sums.get(x) ?? []).some((y) => reaches(y, depth - 1)));
+  return reaches(r.lin[k], body.body.stmts.length) ? slot : undefined;
+}

@@ -12,7 +12,7 @@ import { loopTranspose } from './transpose';
 import { loopEmitTs } from './emitTs';
 import { loopSegment } from './segment';
 import { loopErase } from './erase';
-import { loopFuseAdd } from './fuseAdd';
+import { loopAccumulates, loopFuseAdd } from './fuseAdd';
 import { loopPrunePartly } from './prune';
 
 export const loop: ConstructRule = {
@@ -33,6 +33,7 @@ export const loop: ConstructRule = {
   emitTs: loopEmitTs,
   repeats: true,
   fuseAdd: loopFuseAdd,
+  accumulatesResult: loopAccumulates,
   // Invariants sit between the trip count and the carried values, in the body after the counter.
   // The carried values, the last operands of each sort: a body may update a carried array in place
   // (ad/inplace.ts) when the loop is its last reader, since each iteration hands it to the next.

@@ -1,7 +1,8 @@
 // Emitted TypeScript for the stack constructs. A non-linear stack of reals (a loop's residuals,
-// the bulk of a tape) is `{ a: Float64Array, n: number }`: unboxed, grown by doubling, so a
-// million residuals cost 8 MB and no garbage per push, where a JS array of numbers costs
-// about six times the time. Stacks of other elements, and linear (tangent) stacks, which are
+// the bulk of a tape) is `{ a: Float64Array, b, c, n }`: element k at a[b + k], room up to a[c],
+// n elements: unboxed, grown by doubling, so a million residuals cost 8 MB and no garbage per
+// push, where a JS array of numbers costs about six times the time. The base b lets a counted
+// inner loop's stack be a region of a shared slab without a typed-array view per run. Stacks of other elements, and linear (tangent) stacks, which are
 // sparse and read `undefined` in their holes, stay JS arrays.
 import type * as ts from 'typescript';
 import { InternalError } from '../../ir/syntax';
@@ -23,28 +24,50 @@ export function isRealStack(ops: EmitTsOps, name: string): boolean {
 const INITIAL_CAPACITY = 16;
 
 /** `{ a: new Float64Array(16), n: 0 }`: a stack of reals whose pushes are not counted ahead (a while loop's); see slabStack for a counted loop's. */
-export function emptyRealStack(f: ts.NodeFactory): ts.Expression {
-  const a = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createNumericLiteral(INITIAL_CAPACITY)]);
-  return f.createObjectLiteralExpression([f.createPropertyAssignment('a', a), f.createPropertyAssignment('n', f.createNumericLiteral(0))]);
+/** `{ a, b, c, n }` as an object literal. */
+function stackLiteral(f: ts.NodeFactory, a: ts.Expression, b: ts.Expression, c: ts.Expression): ts.Expression {
+  return f.createObjectLiteralExpression([
+    f.createPropertyAssignment('a', a),
+    f.createPropertyAssignment('b', b),
+    f.createPropertyAssignment('c', c),
+    f.createPropertyAssignment('n', f.createNumericLiteral(0)),
+  ]);
 }
 
-export const stackData = (f: ts.NodeFactory, s: ts.Expression) => f.createPropertyAccessExpression(s, 'a');
+export function emptyRealStack(f: ts.NodeFactory): ts.Expression {
+  const a = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createNumericLiteral(INITIAL_CAPACITY)]);
+  return stackLiteral(f, a, f.createNumericLiteral(0), f.createNumericLiteral(INITIAL_CAPACITY));
+}
+
 export const stackSize = (f: ts.NodeFactory, s: ts.Expression) => f.createPropertyAccessExpression(s, 'n');
 
-/** `if (need > s.a.length) { const grown = new Float64Array(Math.max(2 * s.a.length, need)); grown.set(s.a); s.a = grown; }` */
+/** `s.a[s.b + k]`: element k of a typed stack. */
+export function stackElement(f: ts.NodeFactory, s: ts.Expression, k: ts.Expression): ts.ElementAccessExpression {
+  return f.createElementAccessExpression(f.createPropertyAccessExpression(s, 'a'), f.createAdd(f.createPropertyAccessExpression(s, 'b'), k));
+}
+
+/**
+ * Room for `need` elements:
+ * `if (s.b + need > s.c) { const grown = new Float64Array(Math.max(2 * (s.c - s.b), need)); grown.set(s.a.subarray(s.b, s.b + s.n)); s.a = grown; s.b = 0; s.c = grown.length; }`
+ */
 export function reserve(ops: EmitTsOps, s: ts.Expression, need: ts.Expression): ts.Statement {
   const f = ops.factory;
-  const capacity = f.createPropertyAccessExpression(stackData(f, s), 'length');
-  const twice = f.createMultiply(f.createNumericLiteral(2), capacity);
+  const field = (name: string) => f.createPropertyAccessExpression(s, name);
+  const room = f.createSubtract(field('c'), field('b'));
+  const twice = f.createMultiply(f.createNumericLiteral(2), f.createParenthesizedExpression(room));
   const size = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [twice, need]);
   const grown = f.createIdentifier(ops.fresh('grown'));
   const declare = f.createVariableStatement(
     undefined,
     f.createVariableDeclarationList([f.createVariableDeclaration(grown, undefined, undefined, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]))], ops.ts.NodeFlags.Const),
   );
-  const copy = f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(grown, 'set'), undefined, [stackData(f, s)]));
-  const swap = f.createExpressionStatement(f.createAssignment(stackData(f, s), grown));
-  return f.createIfStatement(f.createGreaterThan(need, capacity), f.createBlock([declare, copy, swap], true));
+  const used = f.createCallExpression(f.createPropertyAccessExpression(field('a'), 'subarray'), undefined, [field('b'), f.createAdd(field('b'), field('n'))]);
+  const copy = f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(grown, 'set'), undefined, [used]));
+  const set = (name: string, v: ts.Expression) => f.createExpressionStatement(f.createAssignment(field(name), v));
+  return f.createIfStatement(
+    f.createGreaterThan(f.createAdd(field('b'), need), field('c')),
+    f.createBlock([declare, copy, set('a', grown), set('b', f.createNumericLiteral(0)), set('c', f.createPropertyAccessExpression(grown, 'length'))], true),
+  );
 }
 
 const SLAB_CHUNK = 65536;
@@ -54,12 +77,13 @@ const SLAB_CHUNK = 65536;
  *
  *   const cap = Math.max(0, Math.ceil(n));
  *   if ($slab.top + cap > $slab.chunk.length) { $slab.chunk = new Float64Array(Math.max(65536, cap)); $slab.top = 0; }
- *   s = { a: $slab.chunk.subarray($slab.top, $slab.top + cap), n: 0 };
+ *   s = { a: $slab.chunk, b: $slab.top, c: $slab.top + cap, n: 0 };
  *   $slab.top += cap;
  *
- * An inner loop run once per outer iteration then costs a view, not a backing store (half the
- * time of llsq's gradient went to allocating them). A push past the capacity grows the stack
- * into a buffer of its own (reserve), so views never overlap.
+ * An inner loop run once per outer iteration then costs a small object, not a backing store
+ * (half the time of llsq's gradient went to allocating them) nor a typed-array view (a sixth of
+ * gmm's). A push past the capacity grows the stack into a buffer of its own (reserve), so
+ * regions never overlap.
  */
 export function slabStack(ops: EmitTsOps, into: string, capacity: ts.Expression): ts.Statement[] {
   const f = ops.factory;
@@ -77,8 +101,7 @@ export function slabStack(ops: EmitTsOps, into: string, capacity: ts.Expression)
     true,
   );
   const room = f.createIfStatement(f.createGreaterThan(f.createAdd(top, cap), f.createPropertyAccessExpression(chunk, 'length')), fresh);
-  const view = f.createCallExpression(f.createPropertyAccessExpression(chunk, 'subarray'), undefined, [top, f.createAdd(top, cap)]);
-  const stack = f.createObjectLiteralExpression([f.createPropertyAssignment('a', view), f.createPropertyAssignment('n', f.createNumericLiteral(0))]);
+  const stack = stackLiteral(f, chunk, top, f.createAdd(top, cap));
   const bump = f.createExpressionStatement(f.createBinaryExpression(top, ops.ts.SyntaxKind.PlusEqualsToken, cap));
   return [declare, room, assign(ops, into, stack), bump];
 }

@@ -25,7 +25,7 @@ import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
 import type { ConstructRule } from '../types';
 import { atJvp, pushJvp, constantJvp } from './jvp';
-import { assign, emptyRealStack, isRealStack, reserve, slabStack, stackData, stackSize } from './emit';
+import { assign, emptyRealStack, isRealStack, reserve, slabStack, stackElement, stackSize } from './emit';
 
 export { lpush, lat } from './linear';
 
@@ -97,10 +97,10 @@ export const push = rule(
     const f = ops.factory;
     const s = ops.ref(e.nl[0]);
     if (isRealStack(ops, e.nl[0])) {
-      // s.a[s.n] = x; s.n += 1;   after making room
+      // s.a[s.b + s.n] = x; s.n += 1;   after making room
       const top = stackSize(f, s);
       const room = reserve(ops, s, f.createAdd(top, f.createNumericLiteral(1)));
-      const write = f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(stackData(f, s), top), ops.ref(e.nl[1])));
+      const write = f.createExpressionStatement(f.createAssignment(stackElement(f, s, top), ops.ref(e.nl[1])));
       const grow = f.createExpressionStatement(f.createAssignment(stackSize(f, s), f.createAdd(stackSize(f, s), f.createNumericLiteral(1))));
       return [room, write, grow, assign(ops, into[0], s)];
     }
@@ -129,8 +129,8 @@ export const at = rule(
   },
   (ops, e, into) => {
     const f = ops.factory;
-    const data = isRealStack(ops, e.nl[0]) ? stackData(f, ops.ref(e.nl[0])) : ops.ref(e.nl[0]);
-    return [assign(ops, into[0], f.createElementAccessExpression(data, ops.ref(e.nl[1])))];
+    const read = isRealStack(ops, e.nl[0]) ? stackElement(f, ops.ref(e.nl[0]), ops.ref(e.nl[1])) : f.createElementAccessExpression(ops.ref(e.nl[0]), ops.ref(e.nl[1]));
+    return [assign(ops, into[0], read)];
   },
   atJvp,
 );

@@ -35,7 +35,7 @@ import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, Sides } from '../types';
 import { lpushJvp, latJvp } from './jvp';
-import { assign, isRealStack, reserve, stackData, stackSize } from './emit';
+import { assign, isRealStack, reserve, stackElement, stackSize } from './emit';
 
 /** A linear form has linear operands; its erasure has none (E moves them to the non-linear side). */
 const isLinear = (e: { readonly lin: readonly unknown[] }): boolean => e.lin.length > 0;
@@ -106,7 +106,7 @@ export const lpush: ConstructRule = {
       // Erased (a non-linear typed stack): write position k, then the size covers it.
       const st = ops.ref(s);
       const next = f.createAdd(k, f.createNumericLiteral(1));
-      const write = f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(stackData(f, st), k), ops.ref(x)));
+      const write = f.createExpressionStatement(f.createAssignment(stackElement(f, st, k), ops.ref(x)));
       const cover = f.createIfStatement(f.createGreaterThan(next, stackSize(f, st)), f.createExpressionStatement(f.createAssignment(stackSize(f, st), next)));
       return [reserve(ops, st, next), write, cover, assign(ops, into[0], st)];
     }
@@ -154,9 +154,9 @@ export const lat: ConstructRule = {
     const [s] = rest(e, e);
     const i = ops.ref(e.nl[0]);
     if (!isLinear(e) && isRealStack(ops, s)) {
-      // Erased (a non-linear typed stack): if (i < s.n) y = s.a[i]; else { …the zero… }
+      // Erased (a non-linear typed stack): if (i < s.n) y = s.a[s.b + i]; else { …the zero… }
       const st = ops.ref(s);
-      const read = assign(ops, into[0], f.createElementAccessExpression(stackData(f, st), i));
+      const read = assign(ops, into[0], stackElement(f, st, i));
       return [f.createIfStatement(f.createLessThan(i, stackSize(f, st)), read, f.createBlock(ops.emitBody(e.bodies[0], [], into), true))];
     }
     const y = f.createIdentifier(into[0]);
