@@ -7,6 +7,7 @@
 // state is l blocks of 2b (hidden, cell), sequence is len×b. Differentiated with respect to
 // mainParams and extraParams.
 
+/** @differentiable */
 function sigmoid(v: number): number {
   return 1 / (1 + Math.exp(-v));
 }

@@ -220,7 +220,7 @@ describe('emitted TypeScript agrees with the interpreter', () => {
     expect(code).toMatch(/while \(true\) \{/);
     expect(code).toMatch(/if \(!go\)\s+break;/);
     // A while loop's residual stack grows by doubling from 16 (constructs/stack/emit.ts).
-    expect(code).toContain('{ a: new Float64Array(16), b: 0, c: 16, n: 0 }');
+    expect(code).toContain('{ a: $slab.chunk, b: $slab.top, c: $slab.top, n: 0 }');
     expect(code).toMatch(/\.n = \w+\.n \+ 1;/);
     const calls: [string, Value[], Value[]][] = [];
     const points: [string, number[]][] = [...ROOTS.map((a) => ['sqrt', [a]] as [string, number[]]), ['sqrt', [1]], ['grow', [0.5, 10, 1]], ['grow', [0.5, 2, 3]], ['grow', [0.1, 3, 0.7]]];

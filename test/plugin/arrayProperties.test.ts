@@ -1,6 +1,6 @@
 // Random array functions through the plugin (property): loops over Float64Arrays and number[],
 // .map (with a free scalar and a zip), .reduce (sum and general folds), for…of, dot, prod, scan,
-// .slice and neighbour differences (gathers), at lengths 0, 1 and 4. The gradient must equal the
+// .slice and neighbour differences (gathers), writes into local arrays, at lengths 0, 1 and 4. The gradient must equal the
 // JVP along a random direction, and both must equal central finite differences of the function
 // the plugin left as it was. Several generated functions share one compiled file (the plugin is
 // the slow part).
@@ -35,6 +35,33 @@ const statement: fc.Arbitrary<string> = fc.oneof(
   fc.constant("s = s + sum(Float64Array.from({ length: a.length }, (_, i) => Math.sin(c * i + a[i])));"),
   smooth(['x', 'c']).map((e) => `s = s + sum(a.slice(1).map((x) => ${e}));`),
   fc.constant('s = s + sum(Float64Array.from({ length: Math.max(a.length - 1, 0) }, (_, i) => (a[i + 1] - a[i]) * w[i]));'),
+  // Writes into local arrays: each element, a recurrence on the element written before, compound
+  // writes inside a branch (value semantics in the IR, in place in the compiled code).
+  smooth(['x', 'c']).map((e) => `{
+    const b = a.slice();
+    for (let i = 0; i < b.length; i++) {
+      const x = b[i];
+      b[i] = ${e};
+    }
+    s = s + sum(b);
+  }`),
+  smooth(['x', 'c']).map((e) => `{
+    const b = new Float64Array(a.length);
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i];
+      b[i] = (i > 0 ? b[i - 1] : c) * Math.tanh(${e}) + w[i];
+    }
+    s = s + dot(b, a);
+  }`),
+  smooth(['x', 'c']).map((e) => `{
+    const b = Float64Array.from(w);
+    for (let i = 0; i < b.length; i++) {
+      const x = b[i];
+      b[i] += ${e};
+      if (i % 2 === 0) b[i] *= c;
+    }
+    s = s + sum(b) * s;
+  }`),
 );
 
 const fnBody = fc.tuple(fc.array(statement, { minLength: 1, maxLength: 3 }), smooth(['s', 'c'])).map(([ss, r]) => `  let s = 0;\n  ${ss.join('\n  ')}\n  return ${r};`);

@@ -132,3 +132,28 @@ test('an object of arrays read many times, and a state array rewritten layer by 
   close(gp.b, fdGrad((y) => m.layers({ w, b: y }, x, 3), b), 1e-5);
   close(gx, fdGrad((y) => m.layers({ w, b }, y, 3), x), 1e-5);
 });
+
+describe('writes the value semantics cannot express are diagnostics, not wrong derivatives', () => {
+  const messages = (body: string) =>
+    compile(`import { grad } from 'tsad';
+/** @differentiable */
+export function f(x: Float64Array, o: { w: Float64Array }): number {
+${body}
+}
+export const g = grad(f);`, { throwOnError: false }).messages.join('\n');
+
+  test.each([
+    ['x[0] = 1;\n  return x[0];', /TSAD1122: 'x' is a parameter: writing into it would change the caller's array; write into a copy instead: const x2 = x.slice\(\)/],
+    ['const w = o.w;\n  w[0] = 2;\n  return w[0];', /TSAD1122: 'w' is written into, so it must start as a new array/],
+    ['const b = x.slice();\n  const c = b;\n  b[0] = 3;\n  return c[0];', /TSAD1123: 'b' is written into and also used here as a whole/],
+    ['const b = x.slice();\n  b[0] = 3;\n  let s = 0;\n  for (const v of b) s += v;\n  return s;', /TSAD1123: 'b' is written into and also used here as a whole/],
+    ['const b = new Float32Array(2);\n  b[0] = x[0];\n  return b[0];', /TSAD1122: 'b' is a Float32Array, which rounds what is written into it/],
+    ['const b: number[] = [];\n  b.push(x[0]);\n  return b[0];', /TSAD1122: this method changes the array it is called on/],
+  ])('%s', (body, expected) => {
+    expect(messages(body)).toMatch(expected);
+  });
+
+  test('a written array returned, passed to sum, or measured is fine', () => {
+    expect(messages('const b = x.slice();\n  b[0] = 3;\n  const n = b.length;\n  return b[0] * n + b.reduce((s, v) => s + v, 0);')).toBe('');
+  });
+});

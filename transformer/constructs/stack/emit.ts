@@ -34,9 +34,17 @@ function stackLiteral(f: ts.NodeFactory, a: ts.Expression, b: ts.Expression, c: 
   ]);
 }
 
-export function emptyRealStack(f: ts.NodeFactory): ts.Expression {
-  const a = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createNumericLiteral(INITIAL_CAPACITY)]);
-  return stackLiteral(f, a, f.createNumericLiteral(0), f.createNumericLiteral(INITIAL_CAPACITY));
+/**
+ * `{ a: $slab.chunk, b: $slab.top, c: $slab.top, n: 0 }`: an empty stack with no room, which
+ * allocates nothing until its first push (reserve then gives it a buffer of its own, at least 16).
+ * Stacks of stacks are built from one (an element that is never stored), once per run of an
+ * inner loop.
+ */
+export function emptyRealStack(ops: EmitTsOps): ts.Expression {
+  const f = ops.factory;
+  const slab = ops.slab();
+  const top = f.createPropertyAccessExpression(slab, 'top');
+  return stackLiteral(f, f.createPropertyAccessExpression(slab, 'chunk'), top, top);
 }
 
 export const stackSize = (f: ts.NodeFactory, s: ts.Expression) => f.createPropertyAccessExpression(s, 'n');
@@ -48,14 +56,14 @@ export function stackElement(f: ts.NodeFactory, s: ts.Expression, k: ts.Expressi
 
 /**
  * Room for `need` elements:
- * `if (s.b + need > s.c) { const grown = new Float64Array(Math.max(2 * (s.c - s.b), need)); grown.set(s.a.subarray(s.b, s.b + s.n)); s.a = grown; s.b = 0; s.c = grown.length; }`
+ * `if (s.b + need > s.c) { const grown = new Float64Array(Math.max(2 * (s.c - s.b), need, 16)); grown.set(s.a.subarray(s.b, s.b + s.n)); s.a = grown; s.b = 0; s.c = grown.length; }`
  */
 export function reserve(ops: EmitTsOps, s: ts.Expression, need: ts.Expression): ts.Statement {
   const f = ops.factory;
   const field = (name: string) => f.createPropertyAccessExpression(s, name);
   const room = f.createSubtract(field('c'), field('b'));
   const twice = f.createMultiply(f.createNumericLiteral(2), f.createParenthesizedExpression(room));
-  const size = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [twice, need]);
+  const size = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [twice, need, f.createNumericLiteral(INITIAL_CAPACITY)]);
   const grown = f.createIdentifier(ops.fresh('grown'));
   const declare = f.createVariableStatement(
     undefined,

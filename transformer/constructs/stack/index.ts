@@ -75,7 +75,7 @@ export const stack = rule(
     const t = ops.resultTypes[0];
     const reals = t ? t.tag === 'stack' && t.elem.tag === 'real' : isRealStack(ops, into[0]);
     if (reals && e.nl[1] !== undefined) return slabStack(ops, into[0], ops.ref(e.nl[1]));
-    return [assign(ops, into[0], reals ? emptyRealStack(ops.factory) : ops.factory.createArrayLiteralExpression([]))];
+    return [assign(ops, into[0], reals ? emptyRealStack(ops) : ops.factory.createArrayLiteralExpression([]))];
   },
   constantJvp,
 );
