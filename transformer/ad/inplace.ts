@@ -111,6 +111,11 @@ class InPlace {
       if (e && rule?.inPlace && diesHere(e.nl[rule.inPlace.operand])) {
         rhs = { ...e, op: rule.inPlace.op };
         writes++;
+      } else if (e && rule?.carries && !rule.repeats) {
+        const c = this.branching(e, rule.carries(e, this.bodyArity), diesHere);
+        rhs = c.expr;
+        writes += c.writes;
+        c.uniqueResults.forEach((r) => freshResults.add(r));
       } else if (e && rule?.carries) {
         const c = this.carrying(e, rule.carries(e, this.bodyArity), diesHere);
         out.push(...c.copies);
@@ -146,6 +151,19 @@ class InPlace {
   }
 
   /**
+   * A construct that runs one of its bodies once (a branch): a parameter is unique where its
+   * operand dies here unique, and a result is unique where every body returns a unique value.
+   */
+  private branching(e: ConstructExpr, slots: readonly CarrySlot[], diesHere: (x: string) => boolean): { expr: Expr; writes: number; uniqueResults: number[] } {
+    const chosen = slots.filter((c) => diesHere(e.nl[c.operand]));
+    const bodies = e.bodies.map((l, j) => this.block(l.body, new Set(chosen.filter((c) => c.body === j).map((c) => l.nlParams[c.param].name))));
+    const count = Math.min(...bodies.map((b) => b.uniqueResults.length));
+    const uniqueResults = Array.from({ length: Number.isFinite(count) ? count : 0 }, (_, r) => r).filter((r) => bodies.every((b) => b.uniqueResults[r]));
+    const expr: Expr = { ...e, bodies: e.bodies.map((l, j) => ({ ...l, body: bodies[j].block })) };
+    return { expr, writes: bodies.reduce((n, b) => n + b.writes, 0), uniqueResults };
+  }
+
+  /**
    * A construct whose bodies carry values from run to run (a loop). A carried parameter is unique
    * on every run after the first when the body hands back a unique value in its slot (the largest
    * set of such slots is found by dropping those that fail), and on the first when its operand
@@ -159,7 +177,7 @@ class InPlace {
     let candidates = slots;
     let bodies = run(candidates);
     for (;;) {
-      const holding = candidates.filter((c) => bodies[c.body].uniqueResults[c.result] === true);
+      const holding = candidates.filter((c) => c.result !== undefined && bodies[c.body].uniqueResults[c.result] === true);
       if (holding.length === candidates.length) break;
       candidates = holding;
       bodies = run(candidates);
@@ -184,7 +202,7 @@ class InPlace {
       nl[c.operand] = copy;
     }
     const expr: Expr = { ...e, nl, bodies: e.bodies.map((l, j) => ({ ...l, body: bodies[j].block })) };
-    return { expr, copies, writes: total(bodies), uniqueResults: candidates.map((c) => c.result) };
+    return { expr, copies, writes: total(bodies), uniqueResults: candidates.map((c) => c.result!) };
   }
 }
 

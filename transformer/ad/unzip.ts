@@ -211,7 +211,8 @@ class Unzipper {
     const known = new Map<string, Type | undefined>(nlParams.map((p) => [p.name, p.type]));
     const bound = new Set<string>();
     for (const s of ctx) for (const b of s.tag === 'let' ? s.nl : s.names) (known.set(b.name, b.type), bound.add(b.name));
-    const overwritten = this.overwritten(ctx);
+    // Only arrays are overwritten: a number a loop carries is a new value each run.
+    const overwritten = new Set([...this.overwritten(ctx)].filter((n) => known.get(n)?.tag === 'array'));
     // A body's array results are carried to its next run (a loop's), which may overwrite them.
     if (inBody && nl.tag === 'ret') for (const n of nl.nl) if (known.get(n)?.tag === 'array') overwritten.add(n);
     const linBodyOwn = this.lengthsForWitnesses(ctx, linBody, (w) => known.get(w)?.tag === 'array' && (overwritten.has(w) || bound.has(w)));

@@ -272,9 +272,10 @@ export interface ConstructRule {
   /** Non-linear operands read only for their length (a witness): U may pass `len` of them instead. */
   readonly lengthOnly?: readonly number[];
   /**
-   * Operands a body takes over and hands back (a loop's carried values): operand `operand` (non-linear)
-   * binds parameter `param` of body `body` on the first run, the body's non-linear result `result`
-   * binds it on the next, and the construct's result `result` is the last value.
+   * Operands a body takes over: operand `operand` (non-linear) binds parameter `param` of body
+   * `body`. For a construct that `repeats` (a loop's carried values) the body's non-linear result
+   * `result` binds it on the next run and the construct's result `result` is the last value; a
+   * construct that runs a body at most once (a branch) gives no result.
    */
   readonly carries?: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => readonly CarrySlot[];
   /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */
@@ -295,12 +296,12 @@ export interface FuseOps {
   fresh(hint: string): string;
 }
 
-/** A carried operand of a construct with a body (ConstructRule.carries). */
+/** An operand a body takes over (ConstructRule.carries); `result` where the body hands it back for its next run (a loop's). */
 export interface CarrySlot {
   readonly operand: number;
   readonly body: number;
   readonly param: number;
-  readonly result: number;
+  readonly result?: number;
 }
 
 /** A contiguous run of loop-invariant parameters of one body and the operands they receive. */

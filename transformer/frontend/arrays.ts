@@ -142,7 +142,6 @@ export class ArrayLowering {
         for (const [k, v] of [start, end].entries()) if (v && v.shape.kind !== 'number') fail(1121, e.arguments[k], 'a slice position must be a number');
         return this.slice(xs, start, end, e, hint);
       }
-      case 'push':
       case 'pop':
       case 'shift':
       case 'unshift':
@@ -223,6 +222,13 @@ export class ArrayLowering {
   /** `a[i] = v`, `a[i] += v`, `a.push(v)`, `a.fill(v)`: writes into an array. */
   write(e: ts.Node): never {
     return fail(1122, e, 'this method changes the array it is called on, which is not supported: write elements with a[i] = v into a new local array, or build the array with .map or Float64Array.from({ length: n }, (_, i) => ...)');
+  }
+
+  /** `a.push(v)` as a new version of a: `append(a, v)` (in place where it may, ad/inplace.ts). */
+  append(a: Value, v: Value, node: ts.Node): Value {
+    if (a.shape.kind !== 'array' || a.shape.elem.kind !== 'number') return fail(1122, node, `only arrays of numbers can be pushed onto here, not ${describeShape(a.shape)}`);
+    if (v.shape.kind !== 'number') fail(1120, node, `arrays hold numbers: cannot push ${describeShape(v.shape)}`);
+    return { name: this.b.nl(userName(a.name), construct('append', [a.name, v.name], [], []), REAL_ARRAY_TYPE), shape: a.shape };
   }
 
   /** `a[i] = v` as a new version of a: `update(a, i, v)` (the backend runs it in place where it may, ad/inplace.ts). */

@@ -12,7 +12,7 @@ import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, layoutOf, hasArray } from './shapes';
-import { checkArrayWrites, writtenArray } from './writes';
+import { checkArrayWrites, pushedArray, writtenArray } from './writes';
 import { ArrayLowering, ArraySite, userName } from './arrays';
 import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, ruleKind, transformCallBehind, tsadExportName } from './markers';
 import { annotateTypes } from '../ir/check';
@@ -1257,6 +1257,7 @@ class FunctionLowering {
   private assignment(e: ts.Expression): void {
     const { t } = this;
     const K = t.SyntaxKind;
+    if (pushedArray(t, e)) return this.push(e as ts.CallExpression);
     if (writtenArray(t, e)) return this.elementAssignment(e);
     const target = (node: ts.Expression): ts.Symbol => {
       if (t.isElementAccessExpression(node)) this.arrays.write(node);
@@ -1348,6 +1349,20 @@ class FunctionLowering {
       value = { name: this.b.prim(op, [old.name, rhs.name], `${id.text}_i`), shape: NUMBER };
     }
     this.env.set(sym, this.arrays.update(a, i, value, target));
+  }
+
+  /** `b.push(x, y)` as a statement: b becomes `append(append(b, x), y)` (checked by checkArrayWrites, as writes are). */
+  private push(e: ts.CallExpression): void {
+    const id = pushedArray(this.t, e)!;
+    const sym = this.checker.getSymbolAtLocation(id)!;
+    let a = this.current$(sym, id);
+    if (a.shape.kind !== 'array') fail(1122, e, `only arrays can be pushed onto, '${id.text}' is ${describeShape(a.shape)}`);
+    for (const arg of e.arguments) {
+      if (this.t.isSpreadElement(arg)) fail(1122, arg, 'push(...xs) is not supported: push the elements in a loop');
+      const v = this.expr(arg, `${id.text}_last`);
+      a = this.arrays.append(a, v, arg);
+    }
+    this.env.set(sym, a);
   }
 
   /** The value of a local now; reading a `let y;` before its first assignment is an error. */

@@ -12,9 +12,19 @@ import type * as ts from 'typescript';
 import { fail } from './diagnostics';
 import { typedArrayName } from './shapes';
 
-/** The array a statement writes into: `a[i] = v`, `a[i] += v`, `a[i]++`. */
+/** `b.push(v, …)`: the array pushed onto, when it is a plain name. */
+export function pushedArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
+  if (!tsApi.isCallExpression(n) || !tsApi.isPropertyAccessExpression(n.expression) || n.expression.name.text !== 'push') return undefined;
+  let base: ts.Expression = n.expression.expression;
+  while (tsApi.isParenthesizedExpression(base)) base = base.expression;
+  return tsApi.isIdentifier(base) ? base : undefined;
+}
+
+/** The array a statement writes into: `a[i] = v`, `a[i] += v`, `a[i]++`, `a.push(v)`. */
 export function writtenArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
   const K = tsApi.SyntaxKind;
+  const pushed = pushedArray(tsApi, n);
+  if (pushed) return pushed;
   let target: ts.Expression | undefined;
   if (tsApi.isBinaryExpression(n) && n.operatorToken.kind >= K.FirstAssignment && n.operatorToken.kind <= K.LastAssignment) target = n.left;
   if ((tsApi.isPrefixUnaryExpression(n) || tsApi.isPostfixUnaryExpression(n)) && (n.operator === K.PlusPlusToken || n.operator === K.MinusMinusToken)) target = n.operand;

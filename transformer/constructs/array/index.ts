@@ -11,7 +11,7 @@ import { scan, sscan } from './scan';
 import { reduce, sreduce } from './reduce';
 import { lscan, lfold, lrscan, lrfold } from './linearFold';
 import { atmost } from './checks';
-import { update, write, lupdate, ltake, clone } from './update';
+import { update, write, lupdate, ltake, clone, append, appendw } from './update';
 import { gather, lgather, lscatteradd } from './gather';
 import { scatter, lscatter, lunscatter } from './scatter';
 import { reduceByIndex, sreduceByIndex, lhist, lrhist } from './histogram';
@@ -53,4 +53,6 @@ export const ARRAY_CONSTRUCTS = {
   lupdate,
   ltake,
   clone,
+  append,
+  appendw,
 } as const satisfies Record<string, ConstructRule>;

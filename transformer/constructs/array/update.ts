@@ -336,3 +336,116 @@ export const clone: ConstructRule = {
   fresh: true,
   emitTs: (ops, e, into) => [assign(ops, into[0], ops.factory.createCallExpression(ops.factory.createPropertyAccessExpression(ops.ref(e.nl[0]), 'slice'), undefined, []))],
 };
+
+// ---- appending ----
+//
+//   let a' = append(a, v) []     a with v added at the end                cost len a + 1 (a copy)
+//   let a' = appendw(a, v) []    the same, into a's buffer: a is dead     cost 1 (amortised)
+//
+// append(a, v) is update at index len(a) of an array one longer, so its tangent needs no linear
+// construct of its own: J gives lupdate(len a, len a + 1 ; ȧ, v̇) (the witness is the new length)
+// and T of that is ltake. The in-place twin keeps room at the end of the array's buffer: the
+// result is a view one element longer over the same buffer while it has room, else a buffer of
+// twice the size.
+
+/** J of append: lupdate at the old length, with the new length as the witness. */
+export const appendJvp: ConstructRule['jvp'] = (ops, e, results) => {
+  const [a, v] = e.nl;
+  const aDot = ops.tangentOf(a);
+  const vDot = ops.tangentOf(v);
+  if (aDot === null && vDot === null) {
+    ops.b.bind([...results], [], e);
+    return [null];
+  }
+  // The length is read before the append, so that the append is a's last reader (in place).
+  const n = ops.b.nl('n', construct('len', [a], [], []), REAL);
+  const n1 = ops.b.prim('add', [n, ops.b.lit(1, 'one')], 'n1');
+  ops.b.bind([...results], [], e);
+  const rDot = binder(ops.b.fresh(dotName(results[0].name)), tangentType(REAL_ARRAY));
+  ops.b.bind([], [rDot], construct('lupdate', [n, n1], [aDot ?? ops.b.zero(REAL_ARRAY), vDot ?? ops.b.zero(REAL)], []));
+  return [rDot.name];
+};
+
+function appendType(name: string) {
+  return (ops: CheckOps, e: ConstructExpr, t: Sides<Type>): Sides<Type> => {
+    if (!shape(ops, e, t, name, 2, 0)) return { nl: [REAL_ARRAY], lin: [] };
+    const [a, v] = t.nl;
+    if (a.tag !== 'array' || a.elem.tag !== 'real') ops.error(`${name} appends to an array<real>, got ${printType(a)}`);
+    if (v.tag !== 'real') ops.error(`${name} appends a real, got ${printType(v)}`);
+    return { nl: [REAL_ARRAY], lin: [] };
+  };
+}
+
+export const append: ConstructRule = {
+  name: 'append',
+  arity: () => ({ nl: 1, lin: 0 }),
+  typeRule: appendType('append'),
+  impl: (ops, _e, v) => {
+    const [a, x] = v.nl as [Value[], Value];
+    ops.charge(a.length + 1);
+    return { nl: [[...a, x]], lin: [] };
+  },
+  jvp: appendJvp,
+  unzip: nonLinear('append'),
+  transpose: nonLinear('append'),
+  pruneResults: () => undefined,
+  fresh: true,
+  overwrites: () => [0],
+  inPlace: { operand: 0, op: 'appendw' },
+  // r = new Float64Array(a.length + 1); r.set(a); r[a.length] = v
+  emitTs: (ops, e, into) => {
+    const f = ops.factory;
+    const a = ops.ref(e.nl[0]);
+    const n = f.createPropertyAccessExpression(a, 'length');
+    const r = f.createIdentifier(into[0]);
+    return [
+      assign(ops, into[0], f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createAdd(n, f.createNumericLiteral(1))])),
+      f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(r, 'set'), undefined, [a])),
+      f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(r, n), ops.ref(e.nl[1]))),
+    ];
+  },
+};
+
+export const appendw: ConstructRule = {
+  name: 'appendw',
+  arity: () => ({ nl: 1, lin: 0 }),
+  typeRule: appendType('appendw'),
+  impl: (ops, _e, v) => {
+    const [a, x] = v.nl as [Value[], Value];
+    ops.charge(1);
+    a.push(x);
+    return { nl: [a], lin: [] };
+  },
+  jvp: () => {
+    throw new InternalError('appendw is the in-place form of append that only the backend sees (ad/inplace.ts)');
+  },
+  unzip: nonLinear('appendw'),
+  transpose: nonLinear('appendw'),
+  pruneResults: () => undefined,
+  fresh: true,
+  overwrites: () => [0],
+  // const n = a.length;
+  // if (a.byteOffset + 8 * (n + 1) <= a.buffer.byteLength) r = new Float64Array(a.buffer, a.byteOffset, n + 1);
+  // else { r = new Float64Array(Math.max(16, 2 * n + 2)).subarray(0, n + 1); r.set(a); }
+  // r[n] = v
+  emitTs: (ops, e, into) => {
+    const f = ops.factory;
+    const SK = ops.ts.SyntaxKind;
+    const a = ops.ref(e.nl[0]);
+    const r = f.createIdentifier(into[0]);
+    const n = f.createIdentifier(ops.fresh('n'));
+    const n1 = f.createAdd(n, f.createNumericLiteral(1));
+    const prop = (x: ts.Expression, p: string) => f.createPropertyAccessExpression(x, p);
+    const declare = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(n, undefined, undefined, prop(a, 'length'))], ops.ts.NodeFlags.Const));
+    const fits = f.createBinaryExpression(f.createAdd(prop(a, 'byteOffset'), f.createMultiply(f.createNumericLiteral(8), f.createParenthesizedExpression(n1))), SK.LessThanEqualsToken, prop(prop(a, 'buffer'), 'byteLength'));
+    const view = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [prop(a, 'buffer'), prop(a, 'byteOffset'), n1]);
+    const size = f.createCallExpression(prop(f.createIdentifier('Math'), 'max'), undefined, [f.createNumericLiteral(16), f.createAdd(f.createMultiply(f.createNumericLiteral(2), n), f.createNumericLiteral(2))]);
+    const grown = f.createCallExpression(prop(f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]), 'subarray'), undefined, [f.createNumericLiteral(0), n1]);
+    const stmt = (x: ts.Expression) => f.createExpressionStatement(x);
+    return [
+      declare,
+      f.createIfStatement(fits, stmt(f.createAssignment(r, view)), f.createBlock([stmt(f.createAssignment(r, grown)), stmt(f.createCallExpression(prop(r, 'set'), undefined, [a]))], true)),
+      stmt(f.createAssignment(f.createElementAccessExpression(r, n), ops.ref(e.nl[1]))),
+    ];
+  },
+};

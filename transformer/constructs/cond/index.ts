@@ -1,7 +1,7 @@
 // cond: `let (ȳ ; ẏ̄) = cond(p, x̄ ; ẋ̄) [|ā: τ̄ ; ȧ: σ̄| { then }, |ā: τ̄ ; ȧ: σ̄| { else }]`.
 // nl[0] is the bool predicate; the other operands are the parameters of whichever body runs.
 // Bodies are closed (JAX's cond with closed sub-jaxprs): they read only their parameters.
-import type { ConstructRule } from '../types';
+import type { CarrySlot, ConstructExpr, ConstructRule } from '../types';
 import { condTypeRule } from './typeRule';
 import { condImpl } from './impl';
 import { condJvp } from './jvp';
@@ -23,4 +23,12 @@ export const cond: ConstructRule = {
   pruneResults: pruneBodyResults,
   fuseAdd: condFuseAdd,
   emitTs: condEmitTs,
+  // The branch that runs takes its operands over: it may write an array in place (ad/inplace.ts)
+  // when the cond is that array's last reader.
+  carries: (e) => branchSlots(e),
+  overwrites: (e) => e.nl.map((_, k) => k).slice(1),
 };
+
+function branchSlots(e: ConstructExpr): CarrySlot[] {
+  return e.bodies.flatMap((_, body) => e.nl.slice(1).map((__, k) => ({ operand: k + 1, body, param: k })));
+}
