@@ -10,7 +10,7 @@ import { lstmObjective as handLstm } from '../../bench/src/hand/lstm';
 import { lse } from '../../bench/src/tsad/lse';
 import { llsq } from '../../bench/src/tsad/llsq';
 import { gmmObjective, logMultiGamma } from '../../bench/drafts/gmm';
-import { kmeansCost } from '../../bench/src/tsad/kmeans';
+import { kmeansCost, pointCost } from '../../bench/src/tsad/kmeans';
 import { lstmObjective } from '../../bench/drafts/lstm';
 
 let seed = 99;
@@ -35,6 +35,10 @@ describe('tsad drafts compute the hand-written primals', () => {
     const points = randomArray(30 * 4);
     const centroids = randomArray(5 * 4);
     expect(rel(kmeansCost(centroids, points, 4), handKmeans(points, centroids, 4))).toBeLessThan(1e-14);
+    // The tool's Hessian sums hvp(pointCost) over the points, which is right because f = Σ_i pointCost.
+    let sum = 0;
+    for (let i = 0; i < 30; i++) sum += pointCost(centroids, points.subarray(4 * i, 4 * i + 4));
+    expect(rel(sum, kmeansCost(centroids, points, 4))).toBeLessThan(1e-14);
   });
   it('gmm', () => {
     const d = 4, k = 3, n = 7, m = 2, gamma = 0.6;
