@@ -2,6 +2,7 @@
 // here, the small sizes the tests ask for, and one eval run that must end in `outcome success`.
 import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 
 export const repoRoot = path.resolve(__dirname, '../..');
@@ -29,13 +30,19 @@ export const SMALL: Record<string, string[]> = {
   ba: ['--min', '1', '--max', '1', '--min-seconds', '0'],
 };
 
-/** Runs one eval against `tool` (a shell command) and checks that every answer was valid. */
-export function expectOutcomeSuccess(name: string, tool: string, args: string[] = SMALL[name]): void {
+/**
+ * Runs one eval against `tool` (a shell command) and checks that every answer was valid. Each
+ * test file passes its own `work` name: run.sh copies the runner and compiles `manual` into its
+ * work folder when that is missing or stale (rm -rf first), so two jest workers sharing one
+ * folder could pull it from under each other.
+ */
+export function expectOutcomeSuccess(work: string, name: string, tool: string, args: string[] = SMALL[name]): void {
   let stdout: string;
   try {
     stdout = execFileSync('bash', [path.join(gradbench, 'run.sh'), name, tool, '--', ...args], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, GRADBENCH_WORK: path.join(os.tmpdir(), `gradbench-work-${work}`) },
     });
   } catch (e: any) {
     throw new Error(`run.sh ${name} failed:\n${e.stdout}\n${e.stderr}`);
