@@ -3,13 +3,13 @@
 //   P = X − C,  Xcam = R(r)·P (Rodrigues),  (u, v) = (Xcam₀, Xcam₁) / Xcam₂,
 //   ρ = u² + v²,  L = 1 + k1·ρ + k2·ρ²,  err = w·(f·L·(u, v) + (u0, v0) − (fx, fy)),
 // and the weight error 1 − w². The sparse Jacobian is assembled from tsad's derivatives of these
-// two marked functions (vjp and grad); no derivative here is written by hand.
+// two marked functions (jacobian and grad); no derivative here is written by hand.
 //
 // reprojError takes the camera's 11 parameters, the point's 3 coordinates and the weight as
-// separate numbers: with Float64Array camera and point arguments tsad's reverse code accumulates
-// each element read into an array cotangent, which measured 3× slower per observation (and
-// jacobian of a number[] result 10× slower) than scalars in, a [number, number] tuple out.
-import { grad, vjp } from 'tsad';
+// separate numbers and returns a tuple: with Float64Array camera and point arguments and a
+// number[] result, tsad's jacobian measured about 10× slower per observation, jacrev 3×, and
+// jacrev does not take a tuple result (TSAD1121); with numbers in, jacobian and vjp cost the same.
+import { grad, jacobian } from 'tsad';
 import type { BaInput, Csr } from '../gradbench/shapes';
 
 /** @differentiable */
@@ -60,8 +60,8 @@ const NCAM = 11;
 const ROW = NCAM + 3 + 1;
 
 const dWeight = grad(weightError);
-/** The unit cotangents: pulling back e_row gives row `row` of an observation's 2×15 block. */
-const UNIT: [number, number][] = [[1, 0], [0, 1]];
+/** ∂(reprojection error)/∂(11 camera parameters, 3 point coordinates, weight). */
+const dReproj = jacobian(reprojError, { wrt: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14] });
 
 export function baObjective(inp: BaInput): { reprojErr: Float64Array; wErr: Float64Array } {
   const { p, cams, X, w, obs, feats } = inp;
@@ -96,21 +96,19 @@ export function baJacobian(inp: BaInput): Csr {
   for (let i = 0; i < p; i++) {
     const co = NCAM * obs[2 * i];
     const xo = 3 * obs[2 * i + 1];
-    const [, pullback] = vjp(
-      reprojError,
+    const J = dReproj(
       cams[co], cams[co + 1], cams[co + 2], cams[co + 3], cams[co + 4], cams[co + 5], cams[co + 6], cams[co + 7],
       cams[co + 8], cams[co + 9], cams[co + 10], X[xo], X[xo + 1], X[xo + 2], w[i], feats[2 * i], feats[2 * i + 1],
     );
     const camCol = NCAM * obs[2 * i];
     const ptCol = pointCol + 3 * obs[2 * i + 1];
     for (let row = 0; row < 2; row++) {
-      // The cotangents of the 11 camera, 3 point entries and w come first, in column order.
-      const ct = pullback(UNIT[row]);
       const o = 2 * ROW * i + row * ROW;
       for (let j = 0; j < NCAM; j++) cols[o + j] = camCol + j;
       for (let j = 0; j < 3; j++) cols[o + NCAM + j] = ptCol + j;
       cols[o + 14] = weightCol + i;
-      for (let j = 0; j < ROW; j++) vals[o + j] = ct[j];
+      // J[j] is the 2×1 Jacobian in parameter j, so J[j][row][0] is entry (row, j) of the block.
+      for (let j = 0; j < ROW; j++) vals[o + j] = J[j][row][0];
       rows[2 * i + row + 1] = o + ROW;
     }
   }
