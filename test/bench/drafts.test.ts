@@ -1,16 +1,16 @@
-// The tsad drafts of the GradBench evals (bench/drafts, not yet compilable by the plugin) run
-// here as plain JavaScript: each primal must equal the hand-written one, which the GradBench
-// runner checks against `manual`. When the array front end lands, their derivatives are then
-// measured against the same hand-written column.
+// The tsad primals of the GradBench evals (bench/src/tsad, and the drafts in bench/drafts that
+// the plugin cannot compile yet) run here as plain JavaScript: each primal must equal the
+// hand-written one, which the GradBench runner checks against `manual`. Their derivatives are
+// checked by the runner itself (test/bench/gradbench.test.ts).
 import { lse as handLse } from '../../bench/src/hand/lse';
 import { llsq as handLlsq } from '../../bench/src/hand/llsq';
 import { gmmObjective as handGmm } from '../../bench/src/hand/gmm';
 import { kmeansCost as handKmeans } from '../../bench/src/hand/kmeans';
 import { lstmObjective as handLstm } from '../../bench/src/hand/lstm';
-import { lse } from '../../bench/drafts/lse';
-import { llsq } from '../../bench/drafts/llsq';
+import { lse } from '../../bench/src/tsad/lse';
+import { llsq } from '../../bench/src/tsad/llsq';
 import { gmmObjective, logMultiGamma } from '../../bench/drafts/gmm';
-import { kmeansCost } from '../../bench/drafts/kmeans';
+import { kmeansCost, pointCost } from '../../bench/src/tsad/kmeans';
 import { lstmObjective } from '../../bench/drafts/lstm';
 
 let seed = 99;
@@ -35,6 +35,10 @@ describe('tsad drafts compute the hand-written primals', () => {
     const points = randomArray(30 * 4);
     const centroids = randomArray(5 * 4);
     expect(rel(kmeansCost(centroids, points, 4), handKmeans(points, centroids, 4))).toBeLessThan(1e-14);
+    // The tool's Hessian sums hvp(pointCost) over the points, which is right because f = Σ_i pointCost.
+    let sum = 0;
+    for (let i = 0; i < 30; i++) sum += pointCost(centroids, points.subarray(4 * i, 4 * i + 4));
+    expect(rel(sum, kmeansCost(centroids, points, 4))).toBeLessThan(1e-14);
   });
   it('gmm', () => {
     const d = 4, k = 3, n = 7, m = 2, gamma = 0.6;

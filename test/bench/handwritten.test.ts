@@ -3,7 +3,6 @@
 // central differences of its primal, every primal against a direct transcription of the
 // definition, and (when python3 and a C++ compiler are present) every eval against GradBench's
 // `manual` C++ through the runner at small sizes.
-import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -15,6 +14,7 @@ import { kmeansCost, kmeansDir, kmeansGradHessDiag } from '../../bench/src/hand/
 import { lstmObjective, lstmGradient } from '../../bench/src/hand/lstm';
 import { baObjective, baJacobian } from '../../bench/src/hand/ba';
 import type { BaInput, GmmData, GmmParams, LstmInput } from '../../bench/src/gradbench/shapes';
+import { expectOutcomeSuccess, missingTools, repoRoot, SMALL } from './runner';
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -314,18 +314,6 @@ describe('hand-written ba', () => {
 
 // ---- Against GradBench's `manual` through the runner ----
 
-const repoRoot = path.resolve(__dirname, '../..');
-const gradbench = process.env.GRADBENCH_DIR ?? path.resolve(repoRoot, '../shared/gradbench');
-
-function missingTools(): string | undefined {
-  if (!fs.existsSync(path.join(gradbench, 'run.sh'))) return `no GradBench runner at ${gradbench} (set GRADBENCH_DIR)`;
-  const py = spawnSync('python3', ['-c', 'import numpy, scipy, pydantic'], { encoding: 'utf8' });
-  if (py.status !== 0) return 'python3 with numpy, scipy and pydantic is not available';
-  const cxx = ['g++', 'c++'].some((c) => spawnSync(c, ['--version']).status === 0);
-  if (!cxx) return 'no C++ compiler (g++ or c++)';
-  return undefined;
-}
-
 /** The hand mode of the tool, transpiled into a temporary folder (it needs no tsad plugin). */
 function buildHandTool(): string {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'tsad-hand-tool-'));
@@ -342,16 +330,6 @@ function buildHandTool(): string {
   return path.join(out, 'gradbench/tool.js');
 }
 
-const SMALL: Record<string, string[]> = {
-  hello: [],
-  lse: ['-n', '10', '1000', '--min-seconds', '0'],
-  llsq: ['-n', '16', '33', '-m', '3', '8', '--min-seconds', '0'],
-  gmm: ['-d', '2', '5', '-k', '3', '-n', '20', '-m', '2', '--gamma', '0.7', '--min-seconds', '0'],
-  kmeans: ['-k', '3', '10', '-n', '100', '-d', '2', '4', '--min-seconds', '0'],
-  lstm: ['-l', '1', '2', '-c', '100', '--min-seconds', '0'],
-  ba: ['--min', '1', '--max', '1', '--min-seconds', '0'],
-};
-
 describe('hand-written tool mode against GradBench manual', () => {
   const missing = missingTools();
   if (missing) {
@@ -365,19 +343,7 @@ describe('hand-written tool mode against GradBench manual', () => {
   });
   for (const [name, args] of Object.entries(SMALL)) {
     it(`${name}: outcome success`, () => {
-      let stdout: string;
-      try {
-        stdout = execFileSync('bash', [path.join(gradbench, 'run.sh'), name, `node ${tool} hand`, '--', ...args], {
-          encoding: 'utf8',
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-      } catch (e: any) {
-        throw new Error(`run.sh ${name} failed:\n${e.stdout}\n${e.stderr}`);
-      }
-      expect(stdout).not.toMatch(/INVALID|FAILED/);
-      expect(stdout).toMatch(/^outcome success$/m);
-      // Every evaluation row is there: two functions per size.
-      expect(stdout.match(/ valid$/gm)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      expectOutcomeSuccess('hand-test', name, `node ${tool} hand`, args);
     }, 300_000);
   }
 });
