@@ -53,7 +53,7 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   },
   1122: {
     title: 'write into an array that is not a new local array',
-    hint: 'write into a local array that starts new (const b = new Float64Array(n), a.slice(), new Array(n).fill(0), Float64Array.from(...), .map(...)) and return it; push, sort and other mutating methods are not supported: build the array with .map or Float64Array.from({ length: n }, (_, i) => ...)',
+    hint: 'write into (or push onto) a local array that starts new (const b = new Float64Array(n), a.slice(), [], new Array(n).fill(0), Float64Array.from(...), .map(...)) and return it; sort, reverse, fill and other methods that change an array in place are not supported: build the array with .map or Float64Array.from({ length: n }, (_, i) => ...)',
   },
   1123: {
     title: 'a written array with a second name',
