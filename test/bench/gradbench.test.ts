@@ -9,8 +9,8 @@ import tsadTransformer from '../../transformer/plugin/index';
 import { workDir } from '../plugin/harness';
 import { expectOutcomeSuccess, missingTools, repoRoot } from './runner';
 
-/** The evals the tsad tool implements today (gmm and lstm wait in bench/drafts). */
-const EVALS = ['hello', 'lse', 'llsq', 'kmeans', 'ba'];
+/** The evals the tsad tool implements: all seven of GradBench's here. */
+const EVALS = ['hello', 'lse', 'llsq', 'gmm', 'kmeans', 'lstm', 'ba'];
 
 /**
  * The tool compiled the way `npm run bench:gradbench` compiles it (the plugin over bench/src),
@@ -55,7 +55,7 @@ describe('tsad tool mode against GradBench manual', () => {
   const missing = missingTools();
   if (missing) {
     console.warn(`SKIPPING the GradBench runner tests of the tsad tool: ${missing}`);
-    it.skip('runs hello, lse, llsq, kmeans and ba through the runner', () => {});
+    it.skip('runs hello, lse, llsq, gmm, kmeans, lstm and ba through the runner', () => {});
     return;
   }
   let tool = '';

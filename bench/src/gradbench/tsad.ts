@@ -1,18 +1,21 @@
 // The evals whose derivatives tsad computes: every derivative is a grad/hvp/jacobian call of tsad
-// on a @differentiable primal in bench/src/tsad, nothing by hand. gmm and lstm join as the
-// plugin learns writes into arrays (drafts in bench/drafts/).
+// on a @differentiable primal in bench/src/tsad, nothing by hand.
 import { grad, hvp } from 'tsad';
 import { table } from './evals';
 import { hello } from './hello';
 import { lse } from '../tsad/lse';
 import { llsq } from '../tsad/llsq';
-import { kmeansCost, pointCost } from '../tsad/kmeans';
+import { kmeansCost } from '../tsad/kmeans';
 import { baObjective, baJacobian } from '../tsad/ba';
+import { gmmObjective, logMultiGamma } from '../tsad/gmm';
+import { lstmObjective } from '../tsad/lstm';
 
 const dlse = grad(lse);
 const dllsq = grad(llsq);
 const dkmeans = grad(kmeansCost);
-const hpoint = hvp(pointCost);
+const hkmeans = hvp(kmeansCost);
+const dgmm = grad(gmmObjective);
+const dlstm = grad(lstmObjective, { wrt: [0, 1] });
 
 export const tsad = table({
   hello,
@@ -21,18 +24,27 @@ export const tsad = table({
   kmeans: {
     cost: (points, centroids, d) => kmeansCost(centroids, points, d),
     // The eval's dir is J·H⁻¹ with H the Hessian in the centroids. H is diagonal (each term
-    // is a squared difference of one centroid coordinate), so H·𝟙 is its diagonal: Hessian-vector
-    // products with a ones vector, summed over the points' terms (see pointCost), then J ⊘ diag(H).
+    // is a squared difference of one centroid coordinate), so H·𝟙 is its diagonal: one
+    // Hessian-vector product with a ones vector, then J ⊘ diag(H).
     dir: (points, centroids, d) => {
       const J = dkmeans(centroids, points, d);
-      const ones = new Float64Array(centroids.length).fill(1);
-      const H = new Float64Array(centroids.length);
-      for (let i = 0; i * d < points.length; i++) {
-        const h = hpoint(centroids, points.subarray(i * d, i * d + d), ones);
-        for (let q = 0; q < H.length; q++) H[q] += h[q];
-      }
+      const H = hkmeans(centroids, points, d, new Float64Array(centroids.length).fill(1));
       for (let q = 0; q < J.length; q++) J[q] /= H[q];
       return J;
+    },
+  },
+  gmm: {
+    objective: (data, p) => gmmObjective(p, data.x, data.d, data.k, data.n, data.m, data.gamma, logMultiGamma((data.d + data.m + 1) / 2, data.d)),
+    jacobian: (data, p) => dgmm(p, data.x, data.d, data.k, data.n, data.m, data.gamma, logMultiGamma((data.d + data.m + 1) / 2, data.d)),
+  },
+  lstm: {
+    objective: (p) => lstmObjective(p.mainParams, p.extraParams, p.state, p.sequence, p.l, p.b),
+    jacobian: (p) => {
+      const [gMain, gExtra] = dlstm(p.mainParams, p.extraParams, p.state, p.sequence, p.l, p.b);
+      const out = new Float64Array(gMain.length + gExtra.length);
+      out.set(gMain);
+      out.set(gExtra, gMain.length);
+      return out;
     },
   },
   // The per-observation blocks are tsad's jacobian of a marked reprojection error (see ba.ts).

@@ -78,13 +78,12 @@ export function reserve(ops: EmitTsOps, s: ts.Expression, need: ts.Expression): 
   );
 }
 
-const SLAB_CHUNK = 65536;
 
 /**
  * An empty stack of reals with room for exactly `capacity` pushes, cut from the function's slab:
  *
  *   const cap = Math.max(0, Math.ceil(n));
- *   if ($slab.top + cap > $slab.chunk.length) { $slab.chunk = new Float64Array(Math.max(65536, cap)); $slab.top = 0; }
+ *   if ($slab.top + cap > $slab.chunk.length) { $slab.chunk = new Float64Array(Math.max(2 * $slab.chunk.length, cap)); $slab.top = 0; }
  *   s = { a: $slab.chunk, b: $slab.top, c: $slab.top + cap, n: 0 };
  *   $slab.top += cap;
  *
@@ -103,7 +102,11 @@ export function slabStack(ops: EmitTsOps, into: string, capacity: ts.Expression)
   const declare = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(cap, undefined, undefined, math('max', [f.createNumericLiteral(0), math('ceil', [capacity])]))], ops.ts.NodeFlags.Const));
   const fresh = f.createBlock(
     [
-      f.createExpressionStatement(f.createAssignment(chunk, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [math('max', [f.createNumericLiteral(SLAB_CHUNK), cap])]))),
+      // The first chunk is what the first loop needs, each later one twice the last: a small
+      // derivative called many times (a per-point Hessian-vector product) zeroes no big slab.
+      f.createExpressionStatement(
+        f.createAssignment(chunk, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [math('max', [f.createMultiply(f.createNumericLiteral(2), f.createPropertyAccessExpression(chunk, 'length')), cap])])),
+      ),
       f.createExpressionStatement(f.createAssignment(top, f.createNumericLiteral(0))),
     ],
     true,
