@@ -85,9 +85,10 @@ class DefEmitter {
   }
 
   /**
-   * `const $own = new Set(); let $hot;` when the function updates arrays in place, else nothing.
-   * `$hot` is the array an update last found owned: a loop accumulating into one array finds it
-   * there by one comparison instead of a set lookup per element (EmitTsOps.hot).
+   * `const $own = new Set(); let $gen = 0; let $hot, $hg, $hot_1, $hg_1, …;` when the function
+   * updates arrays in place, else nothing. Each update site has a slot holding the array it last
+   * found owned and the release count then: a loop accumulating into one or several arrays finds
+   * each by two comparisons instead of a set lookup per element (EmitTsOps.hotSlot).
    */
   get prologue(): ts.Statement[] {
     const f = this.f;
@@ -117,8 +118,27 @@ class DefEmitter {
     return [
       ...slab,
       f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.ownedSet, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const)),
-      f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.hot())], this.o.tsApi.NodeFlags.Let)),
+      f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.generation(), undefined, undefined, f.createNumericLiteral(0))], this.o.tsApi.NodeFlags.Let)),
+      ...(this.slots.length > 0
+        ? [f.createVariableStatement(undefined, f.createVariableDeclarationList(this.slots.flatMap((s) => [f.createVariableDeclaration(s.slot), f.createVariableDeclaration(s.gen)]), this.o.tsApi.NodeFlags.Let))]
+        : []),
     ];
+  }
+
+  /** The update sites' slots (EmitTsOps.hotSlot), declared in the prologue. */
+  private readonly slots: { slot: ts.Identifier; gen: ts.Identifier }[] = [];
+
+  private hotSlot(): { slot: ts.Identifier; gen: ts.Identifier; now: ts.Identifier } {
+    this.owned();
+    const k = this.slots.length;
+    const s = { slot: this.f.createIdentifier(k === 0 ? '$hot' : `$hot_${k}`), gen: this.f.createIdentifier(k === 0 ? '$hg' : `$hg_${k}`) };
+    this.slots.push(s);
+    return { ...s, now: this.generation() };
+  }
+
+  /** `$gen`: how many releases this call has made (a slot filled before one is stale). */
+  private generation(): ts.Identifier {
+    return this.f.createIdentifier('$gen');
   }
 
   /** `$slab`, declared in the prologue when a construct first asks (EmitTsOps.slab). */
@@ -132,11 +152,6 @@ class DefEmitter {
     return (this.ownedSet ??= this.f.createIdentifier('$own'));
   }
 
-  private hot(): ts.Identifier {
-    this.owned();
-    return this.f.createIdentifier('$hot');
-  }
-
   /** Whether some construct of the def updates arrays in place (then a fan-out of an array must release it). */
   private updatesInPlace(): boolean {
     if (this.inPlace === undefined) {
@@ -147,13 +162,13 @@ class DefEmitter {
     return this.inPlace;
   }
 
-  /** `$own.delete(x); $hot = undefined;`: x has two holders now. */
+  /** `$own.delete(x); $gen++;`: x has two holders now (and no slot may vouch for it). */
   private release(x: ts.Expression): ts.Statement[] {
     if (!this.updatesInPlace()) return [];
     const f = this.f;
     return [
       f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(this.owned(), 'delete'), undefined, [x])),
-      f.createExpressionStatement(f.createAssignment(this.hot(), f.createIdentifier('undefined'))),
+      f.createExpressionStatement(f.createPostfixIncrement(this.generation())),
     ];
   }
 
@@ -372,7 +387,7 @@ class DefEmitter {
       resultTypes,
       typeOf: (name) => this.typeOf(name),
       owned: () => this.owned(),
-      hot: () => this.hot(),
+      hotSlot: () => this.hotSlot(),
       slab: () => this.slab(),
       release: (x) => this.release(x),
     };

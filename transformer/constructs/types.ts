@@ -142,10 +142,12 @@ export interface EmitTsOps {
    */
   owned(): ts.Identifier;
   /**
-   * `$hot`: the array an in-place update last found in the owned set (or allocated), cleared by
-   * every release; `r === $hot` proves r owned without a set lookup.
+   * A slot of its own for one in-place update site: `slot` is the array the site last found owned
+   * (or allocated) and `gen` the value of `now`, the function's release counter, at that time;
+   * `r === slot && gen === now` proves r owned without a set lookup (a release since bumps `now`).
+   * One slot per site: a loop accumulating into two arrays hits both.
    */
-  hot(): ts.Identifier;
+  hotSlot(): { readonly slot: ts.Identifier; readonly gen: ts.Identifier; readonly now: ts.Identifier };
   /**
    * `$slab = { chunk: Float64Array, top }`, declared once per call of the function: fixed-size
    * buffers (a counted inner loop's residual stacks, one per run) are cut from its chunk as views

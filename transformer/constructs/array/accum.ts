@@ -27,7 +27,7 @@ import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
 import type { ConstructExpr, ConstructRule, Sides } from '../types';
 import { barName, dotName } from '../../ad/names';
-import type * as ts from 'typescript';
+import { emitOwnedDense } from './emit';
 
 const REAL_ARRAY = arrayType(REAL);
 
@@ -100,33 +100,13 @@ export const laccum: ConstructRule = {
   // x + (ā + e_i·ẏ) = (x + ā) + e_i·ẏ: the inner addition fuses again (a fan-in of two reads,
   // ladd(; lonehot, lonehot), added to an accumulator becomes two accumulations).
   fuseAdd: (ops, e, other) => (isLinear(e) ? construct('laccum', e.nl, [ops.add(other, e.lin[0], REAL_ARRAY), e.lin[1]], []) : undefined),
-  // r = ā; if (!(r.length >= w.length && own.has(r))) { r = new Float64Array(Math.max(w.length, r.length)); r.set(ā); own.add(r); } r[i] += ẏ
+  // r = the owned dense ā (emitOwnedDense); r[i] += ẏ
   emitTs: (ops, e, into) => {
     const f = ops.factory;
-    const SK = ops.ts.SyntaxKind;
     const { i, w, a, y } = split(e, e);
+    const n = ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : f.createPropertyAccessExpression(ops.ref(w), 'length');
     const r = f.createIdentifier(into[0]);
-    const own = ops.owned();
-    const length = (x: ts.Expression) => f.createPropertyAccessExpression(x, 'length');
-    const n = ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : length(ops.ref(w));
-    const call = (target: ts.Expression, method: string, arg: ts.Expression) => f.createCallExpression(f.createPropertyAccessExpression(target, method), undefined, [arg]);
-    const stmt = (x: ts.Expression) => f.createExpressionStatement(x);
-    // r.length >= n && (r === $hot || $own.has(r)): a loop accumulating into one array pays a
-    // length check and a comparison per element, the set lookup once.
-    const hot = ops.hot();
-    const isOwned = f.createParenthesizedExpression(f.createBinaryExpression(f.createStrictEquality(r, hot), SK.BarBarToken, call(own, 'has', r)));
-    const dense = f.createBinaryExpression(f.createBinaryExpression(length(r), SK.GreaterThanEqualsToken, n), SK.AmpersandAmpersandToken, isOwned);
-    const size = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [n, length(r)]);
-    const copy = f.createBlock(
-      [stmt(f.createAssignment(r, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]))), stmt(call(r, 'set', ops.ref(a))), stmt(call(own, 'add', r))],
-      true,
-    );
-    return [
-      stmt(f.createAssignment(r, ops.ref(a))),
-      f.createIfStatement(f.createPrefixUnaryExpression(SK.ExclamationToken, f.createParenthesizedExpression(dense)), copy),
-      stmt(f.createAssignment(hot, r)),
-      stmt(f.createBinaryExpression(f.createElementAccessExpression(r, ops.ref(i)), SK.PlusEqualsToken, ops.ref(y))),
-    ];
+    return [...emitOwnedDense(ops, into[0], a, n), f.createExpressionStatement(f.createBinaryExpression(f.createElementAccessExpression(r, ops.ref(i)), ops.ts.SyntaxKind.PlusEqualsToken, ops.ref(y)))];
   },
 };
 

@@ -35,3 +35,39 @@ export function forCount(ops: EmitTsOps, k: string, n: ts.Expression, body: read
     f.createBlock([...body], true),
   );
 }
+
+/**
+ * The owned dense array to update in place, into `into`:
+ *
+ *   r = a;
+ *   if (!(r.length >= n && ((r === $hot_k && $hg_k === $gen) || $own.has(r)))) {
+ *     r = new Float64Array(Math.max(n, r.length)); r.set(a); $own.add(r);
+ *   }
+ *   $hot_k = r; $hg_k = $gen;
+ *
+ * (laccum, lupdate, ltake: see accum.ts for why only owned arrays are updated in place.)
+ */
+export function emitOwnedDense(ops: EmitTsOps, into: string, a: string, n: ts.Expression): ts.Statement[] {
+  const f = ops.factory;
+  const SK = ops.ts.SyntaxKind;
+  const r = f.createIdentifier(into);
+  const own = ops.owned();
+  const { slot, gen, now } = ops.hotSlot();
+  const length = (x: ts.Expression) => f.createPropertyAccessExpression(x, 'length');
+  const call = (target: ts.Expression, method: string, arg: ts.Expression) => f.createCallExpression(f.createPropertyAccessExpression(target, method), undefined, [arg]);
+  const stmt = (x: ts.Expression) => f.createExpressionStatement(x);
+  const cached = f.createParenthesizedExpression(f.createBinaryExpression(f.createStrictEquality(r, slot), SK.AmpersandAmpersandToken, f.createStrictEquality(gen, now)));
+  const isOwned = f.createParenthesizedExpression(f.createBinaryExpression(cached, SK.BarBarToken, call(own, 'has', r)));
+  const dense = f.createBinaryExpression(f.createBinaryExpression(length(r), SK.GreaterThanEqualsToken, n), SK.AmpersandAmpersandToken, isOwned);
+  const size = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [n, length(r)]);
+  const copy = f.createBlock(
+    [stmt(f.createAssignment(r, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]))), stmt(call(r, 'set', ops.ref(a))), stmt(call(own, 'add', r))],
+    true,
+  );
+  return [
+    stmt(f.createAssignment(r, ops.ref(a))),
+    f.createIfStatement(f.createPrefixUnaryExpression(SK.ExclamationToken, f.createParenthesizedExpression(dense)), copy),
+    stmt(f.createAssignment(slot, r)),
+    stmt(f.createAssignment(gen, now)),
+  ];
+}

@@ -26,7 +26,7 @@ import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, Sides } from '../types';
 import { barName, dotName } from '../../ad/names';
 import { witnessLength } from './accum';
-import { assign } from './emit';
+import { assign, emitOwnedDense } from './emit';
 import type * as ts from 'typescript';
 
 const REAL_ARRAY = arrayType(REAL);
@@ -162,33 +162,6 @@ function ownedDense(ops: Parameters<ConstructRule['impl']>[0], a: Value[], n: nu
   ops.charge(dense.length);
   ops.claim(dense);
   return dense;
-}
-
-/**
- * `r = a; if (!(r.length >= n && (r === $hot || $own.has(r)))) { r = new Float64Array(max(n, r.length)); r.set(a); $own.add(r) } $hot = r`:
- * the owned dense array to update in place (accum.ts does the same for laccum).
- */
-function emitOwnedDense(ops: EmitTsOps, into: string, a: string, n: ts.Expression): ts.Statement[] {
-  const f = ops.factory;
-  const SK = ops.ts.SyntaxKind;
-  const r = f.createIdentifier(into);
-  const own = ops.owned();
-  const hot = ops.hot();
-  const length = (x: ts.Expression) => f.createPropertyAccessExpression(x, 'length');
-  const call = (target: ts.Expression, method: string, arg: ts.Expression) => f.createCallExpression(f.createPropertyAccessExpression(target, method), undefined, [arg]);
-  const stmt = (x: ts.Expression) => f.createExpressionStatement(x);
-  const isOwned = f.createParenthesizedExpression(f.createBinaryExpression(f.createStrictEquality(r, hot), SK.BarBarToken, call(own, 'has', r)));
-  const dense = f.createBinaryExpression(f.createBinaryExpression(length(r), SK.GreaterThanEqualsToken, n), SK.AmpersandAmpersandToken, isOwned);
-  const size = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [n, length(r)]);
-  const copy = f.createBlock(
-    [stmt(f.createAssignment(r, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]))), stmt(call(r, 'set', ops.ref(a))), stmt(call(own, 'add', r))],
-    true,
-  );
-  return [
-    stmt(f.createAssignment(r, ops.ref(a))),
-    f.createIfStatement(f.createPrefixUnaryExpression(SK.ExclamationToken, f.createParenthesizedExpression(dense)), copy),
-    stmt(f.createAssignment(hot, r)),
-  ];
 }
 
 const witnessExpr = (ops: EmitTsOps, w: string): ts.Expression =>
