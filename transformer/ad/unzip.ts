@@ -170,11 +170,15 @@ class Unzipper {
     }
   }
 
+  /** How many construct bodies the statement being split sits in. */
+  private depth = 0;
+
   /** A mixed construct through its rule: the context's statements and the linear half. */
   private splitConstruct(e: ConstructExpr, results: Sides<Binder>): { stmts: Stmt[]; lin: Expr } {
     const b = new Builder(this.names);
     const ops: UnzipOps = {
       b,
+      nested: this.depth > 0,
       unzipBody: (body) => this.unzipBody(body),
       typeOf: (name) => {
         const t = this.types.get(name);
@@ -189,7 +193,13 @@ class Unzipper {
   /** U of a construct's body: (p̄ ;) -> (r̄, residuals ;) and (residuals ; ṗ̄) -> (; ṙ̄). */
   unzipBody(l: Lambda): UnzippedBody {
     const nlResults = arityOf(l.body.result, defArity(this.defs)).nl;
-    const h = this.halves(l.nlParams, l.body, nlResults, true);
+    this.depth++;
+    let h: ReturnType<Unzipper['halves']>;
+    try {
+      h = this.halves(l.nlParams, l.body, nlResults, true);
+    } finally {
+      this.depth--;
+    }
     return {
       primal: lambda(l.nlParams, [], block(h.context, ret([...h.outs.map((o) => o.name), ...h.residuals.map((r) => r.name)]))),
       tangent: lambda(h.residuals, l.linParams, h.linBody),

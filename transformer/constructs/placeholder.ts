@@ -29,6 +29,7 @@ export function emptyArray(b: Builder, elem: Type): string {
 }
 
 /** `let st = stack(pad) []`: an empty stack of `elem`s (the operand only gives the type), or `stack(pad, n)` expecting n pushes. */
-export function emptyStack(b: Builder, elem: Type, capacity?: string): string {
-  return b.nl('stack', construct('stack', capacity === undefined ? [placeholder(b, elem)] : [placeholder(b, elem), capacity], [], []), { tag: 'stack', elem });
+export function emptyStack(b: Builder, elem: Type, capacity?: string, stride?: string): string {
+  const room = capacity === undefined ? [] : stride === undefined ? [capacity] : [capacity, stride];
+  return b.nl('stack', construct('stack', [placeholder(b, elem), ...room], [], []), { tag: 'stack', elem });
 }

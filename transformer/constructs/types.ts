@@ -90,6 +90,11 @@ export interface UnzippedBody {
 /** What U offers: the split of a mixed body into its non-linear and linear halves. */
 export interface UnzipOps {
   readonly b: Builder;
+  /**
+   * Whether the construct sits in another construct's body (it then runs once per run of that
+   * body: an inner loop's residual stacks are allocated that often, so it keeps one record stack).
+   */
+  readonly nested: boolean;
   unzipBody(body: Lambda): UnzippedBody;
   /** The type of a variable of the enclosing def (a map's operands are mapped or invariant by type). */
   typeOf(name: string): Type;

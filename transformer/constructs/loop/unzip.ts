@@ -16,31 +16,66 @@
 // residuals stacked, intensive ones passed as constants). n, the final stacks and ū_s are read by
 // ė_L, so they become residuals of the enclosing function. Stack operations cost nothing, so
 // W(C) + W(ė_L) = W(J loop) (n iterations of W(body_N) + W(body_L) = W(J body)).
-import { binder, construct, lambda, letS, ret, stackType } from '../../ir/syntax';
+import { REAL, binder, construct, lambda, letS, lit, ret, stackType } from '../../ir/syntax';
 import type { Binder, Expr, Lambda, Stmt, Type } from '../../ir/syntax';
 import { InternalError } from '../../ir/syntax';
 import type { Builder } from '../../ir/build';
 import { emptyStack } from '../placeholder';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../types';
 
-/** Where the linear loop gets each residual of a loop body from. */
-export type ResidualSource = { readonly kind: 'counter' } | { readonly kind: 'invariant'; readonly operand: string } | { readonly kind: 'stacked'; readonly slot: number };
+/**
+ * Where the linear loop gets each residual of a loop body from. A stacked residual is element
+ * `field` of each iteration's record of `stride` values on stack `slot` (stride 1: a stack of its
+ * own).
+ */
+export type ResidualSource =
+  | { readonly kind: 'counter' }
+  | { readonly kind: 'invariant'; readonly operand: string }
+  | { readonly kind: 'stacked'; readonly slot: number; readonly field: number; readonly stride: number };
 
-/** Sorts the residuals: the counter, invariant parameters (given with their operands), the rest stacked. */
-export function residualSources(h: UnzippedBody, counter: string | undefined, invariants: readonly { param: string; operand: string }[]): { sources: ResidualSource[]; stacked: Type[] } {
+/**
+ * Sorts the residuals: the counter, invariant parameters (given with their operands), the rest
+ * stacked. With `records`, the numbers share one stack, each iteration pushing its record of them
+ * (a loop body storing twenty numbers per iteration then keeps one stack, not twenty: an inner loop
+ * run once per outer iteration allocates one, and the outer loop keeps one stack of them). Only
+ * nested loops use records: a record's fields cannot be pruned one by one (a residual only the
+ * cotangent of a parameter outside `wrt` reads stays on the tape), which an outer loop, run once,
+ * would pay for and not gain from.
+ */
+export function residualSources(
+  h: UnzippedBody,
+  counter: string | undefined,
+  invariants: readonly { param: string; operand: string }[],
+  records = false,
+): { sources: ResidualSource[]; stacked: Type[]; strides: number[] } {
   const stacked: Type[] = [];
+  const strides: number[] = [];
+  const kept = h.tangent.nlParams.map((r) => r.name !== counter && !invariants.some((u) => u.param === r.name));
+  const numbers = records ? h.residuals.filter((t, j) => kept[j] && t.tag === 'real').length : 0;
+  if (numbers >= 2) {
+    stacked.push(h.residuals[kept.findIndex((k, j) => k && h.residuals[j].tag === 'real')]);
+    strides.push(numbers);
+  }
+  let field = 0;
   const sources = h.tangent.nlParams.map((r, j): ResidualSource => {
     if (r.name === counter) return { kind: 'counter' };
     const inv = invariants.find((u) => u.param === r.name);
     if (inv) return { kind: 'invariant', operand: inv.operand };
+    if (numbers >= 2 && h.residuals[j].tag === 'real') return { kind: 'stacked', slot: 0, field: field++, stride: numbers };
     stacked.push(h.residuals[j]);
-    return { kind: 'stacked', slot: stacked.length - 1 };
+    strides.push(1);
+    return { kind: 'stacked', slot: stacked.length - 1, field: 0, stride: 1 };
   });
-  return { sources, stacked };
+  return { sources, stacked, strides };
 }
 
-/** Empty stacks for the stacked residuals, bound in `b`. */
-export const emptyStacks = (b: Builder, stacked: readonly Type[], capacity?: string): string[] => stacked.map((t) => emptyStack(b, t, capacity));
+/** Empty stacks for the stacked residuals, bound in `b`; with a capacity (the trip count), each holds that many records. */
+export function emptyStacks(b: Builder, stacked: readonly Type[], capacity?: string, strides?: readonly number[]): string[] {
+  return stacked.map((t, k) => {
+    const stride = strides?.[k] ?? 1;
+    return emptyStack(b, t, capacity, capacity === undefined || stride === 1 ? undefined : b.lit(stride, 'stride'));
+  });
+}
 
 /**
  * The non-linear body: body_N's statements, then a push of each stacked residual; it takes
@@ -63,7 +98,7 @@ export function stackingBody(
   sources.forEach((s, j) => {
     if (s.kind !== 'stacked') return;
     const next = binder(b.fresh('st'), params[s.slot].type);
-    pushes.push(letS([next], [], construct('push', [params[s.slot].name, r.nl[carried + j]], [], [])));
+    pushes.push(letS([next], [], construct('push', [pushed[s.slot], r.nl[carried + j]], [], [])));
     pushed[s.slot] = next.name;
   });
   const stmts = [...h.primal.body.stmts, ...extra.stmts, ...pushes];
@@ -83,7 +118,12 @@ export function readingBody(b: Builder, h: UnzippedBody, sources: readonly Resid
   const reads: Stmt[] = [];
   residuals.forEach((r, j) => {
     const s = sources[j];
-    if (s.kind === 'stacked') reads.push(letS([r], [], construct('at', [stackParams[s.slot].name, counter.name], [], [])));
+    if (s.kind === 'stacked' && s.stride === 1) reads.push(letS([r], [], construct('at', [stackParams[s.slot].name, counter.name], [], [])));
+    else if (s.kind === 'stacked') {
+      // Field f of record i.
+      const [stride, field] = [b.fresh('stride'), b.fresh('field')].map((n) => binder(n, REAL));
+      reads.push(letS([stride], [], lit(s.stride)), letS([field], [], lit(s.field)), letS([r], [], construct('at', [stackParams[s.slot].name, counter.name, stride.name, field.name], [], [])));
+    }
     else if (s.kind === 'invariant') {
       invParams.push(r);
       invOperands.push(s.operand);
@@ -100,9 +140,9 @@ export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
   const params = e.bodies[0].nlParams;
   const nInv = e.nl.length - 1 - k;
   const invariants = params.slice(1, 1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + m] }));
-  const { sources, stacked } = residualSources(h, params[0].name, invariants);
-  // A counted loop pushes once per iteration: its trip count sizes the stacks.
-  const st0 = emptyStacks(b, stacked, e.nl[0]);
+  const { sources, stacked, strides } = residualSources(h, params[0].name, invariants, ops.nested);
+  // A counted loop pushes one record per iteration: its trip count sizes the stacks.
+  const st0 = emptyStacks(b, stacked, e.nl[0], strides);
   const stFinal = stacked.map((t) => binder(b.fresh('st'), stackType(t)));
   b.bind([...results.nl, ...stFinal], [], construct(e.op, [...e.nl, ...st0], [], [stackingBody(b, h, k, sources, stacked)]));
   const lin = readingBody(b, h, sources, stFinal);

@@ -63,18 +63,20 @@ function rule(
   };
 }
 
+/** `stack(x)`, `stack(x, n)` (room for n pushes), `stack(x, n, stride)` (n records of stride values). */
 export const stack = rule(
   'stack',
-  [1, 2],
+  [1, 3],
   (ops, _e, t) => {
-    if (t.nl[1] && t.nl[1].tag !== 'real') ops.error(`the capacity of stack must be real, got ${printType(t.nl[1])}`);
+    for (const c of t.nl.slice(1)) if (c.tag !== 'real') ops.error(`the capacity of stack must be real, got ${printType(c)}`);
     return { nl: [stackType(t.nl[0])], lin: [] };
   },
   () => [],
   (ops, e, into) => {
     const t = ops.resultTypes[0];
     const reals = t ? t.tag === 'stack' && t.elem.tag === 'real' : isRealStack(ops, into[0]);
-    if (reals && e.nl[1] !== undefined) return slabStack(ops, into[0], ops.ref(e.nl[1]));
+    const [, n, stride] = e.nl;
+    if (reals && n !== undefined) return slabStack(ops, into[0], stride === undefined ? ops.ref(n) : ops.factory.createMultiply(ops.ref(n), ops.ref(stride)));
     return [assign(ops, into[0], reals ? emptyRealStack(ops) : ops.factory.createArrayLiteralExpression([]))];
   },
   constantJvp,
@@ -110,26 +112,34 @@ export const push = rule(
   pushJvp,
 );
 
+/**
+ * `at(s, i)`: the i-th value pushed; `at(s, i, stride, field)`: field `field` of the i-th record of
+ * `stride` values (element i·stride + field), how a loop reads the numbers it stored as one record
+ * per iteration (loop/unzip.ts).
+ */
 export const at = rule(
   'at',
-  2,
+  [2, 4],
   (ops, _e, t) => {
-    const [s, i] = t.nl;
-    if (i.tag !== 'real') ops.error(`the index of at must be real, got ${printType(i)}`);
+    const [s, ...indices] = t.nl;
+    for (const i of indices) if (i.tag !== 'real') ops.error(`the index of at must be real, got ${printType(i)}`);
     if (s.tag !== 'stack') {
       ops.error(`at needs a stack, got ${printType(s)}`);
       return { nl: [s], lin: [] };
     }
     return { nl: [s.elem], lin: [] };
   },
-  ([s, i]) => {
+  ([s, r, stride, field]) => {
     const st = s as Value[];
+    const i = stride === undefined ? r : (r as number) * (stride as number) + (field as number);
     if (typeof i !== 'number' || !(i >= 0 && i < st.length)) throw new InternalError(`at: index ${String(i)} outside a stack of ${st.length}`);
     return st[i];
   },
   (ops, e, into) => {
     const f = ops.factory;
-    const read = isRealStack(ops, e.nl[0]) ? stackElement(f, ops.ref(e.nl[0]), ops.ref(e.nl[1])) : f.createElementAccessExpression(ops.ref(e.nl[0]), ops.ref(e.nl[1]));
+    const [s, r, stride, field] = e.nl;
+    const i = stride === undefined ? ops.ref(r) : f.createAdd(f.createMultiply(ops.ref(r), ops.ref(stride)), ops.ref(field));
+    const read = isRealStack(ops, s) ? stackElement(f, ops.ref(s), i) : f.createElementAccessExpression(ops.ref(s), i);
     return [assign(ops, into[0], read)];
   },
   atJvp,

@@ -72,8 +72,11 @@ export function pushJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[
 }
 
 export function atJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[]): readonly Tangent[] {
-  const [s, i] = e.nl;
+  const [s, r, stride, field] = e.nl;
   ops.b.bind([...results], [], e);
+  if (ops.tangentOf(s) === null) return [null];
+  // A record's field: the tangent stack is read at the same flat position.
+  const i = stride === undefined ? r : ops.b.prim('add', [ops.b.prim('mul', [r, stride], 'base'), field], 'at');
   return [readTangent(ops, i, s, results[0])];
 }
 

@@ -37,7 +37,7 @@ export function whileUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binde
   const k = results.nl.length;
   const nInv = e.nl.length - k;
   const invariants = step.nlParams.slice(0, nInv).map((p, j) => ({ param: p.name, operand: e.nl[j] }));
-  const { sources, stacked } = residualSources(h, undefined, invariants);
+  const { sources, stacked } = residualSources(h, undefined, invariants, ops.nested);
   const st0 = emptyStacks(b, stacked);
   const n0 = b.lit(0, 'n');
   // The counter inside the step: m' = m + 1.
