@@ -1,8 +1,10 @@
-// Side-by-side gradients of GradBench evals: the hand-written Float64Array derivatives (bench/src/hand,
-// built to bench/dist/hand), jax-js (jit(grad), wasm) and TensorFlow.js (tf.grad, cpu backend).
-// First checks every peer against the hand-written primal and gradient at small sizes, then times
-// the gradient at the eval's default size (the largest of GradBench's defaults) and a smaller one
-// and prints markdown tables.
+// Side-by-side gradients of GradBench evals: tsad's (bench/src/tsad, differentiated by the plugin,
+// built to bench/dist/gradbench/tsad.js), the hand-written Float64Array derivatives (bench/src/hand,
+// built to bench/dist/hand), jax-js (jit(grad), wasm) and TensorFlow.js (tf.grad, cpu backend), and
+// GradBench's `manual` C++ as recorded by the runner (bench/results/gradbench-hand-vs-manual.md).
+// First checks every system against the hand-written primal and gradient at small sizes, then
+// times the gradient at the eval's default size (the largest of GradBench's defaults) and a
+// smaller one and prints markdown tables: the long one, and a summary with tsad's ratios to each.
 //
 // Timing: inputs are converted to each system's own arrays before the clock starts (GradBench
 // times the function, not input parsing); the result is read back into a Float64Array inside the
@@ -21,6 +23,8 @@ const { pathToFileURL } = require('url');
 
 const here = __dirname;
 const handDir = path.join(here, '..', 'dist', 'hand');
+const tsadFile = path.join(here, '..', 'dist', 'gradbench', 'tsad.js');
+const manualFile = path.join(here, '..', 'results', 'gradbench-hand-vs-manual.md');
 const quick = process.argv.includes('--quick');
 const only = (process.argv.find((a) => a.startsWith('--evals=')) ?? '').slice('--evals='.length).split(',').filter(Boolean);
 const REPS = quick ? 2 : 5;
@@ -48,6 +52,34 @@ function normal(len, seed) {
   return Float64Array.from({ length: len }, (_, i) => Math.sqrt(-2 * Math.log(1 - u[2 * i])) * Math.cos(2 * Math.PI * u[2 * i + 1]));
 }
 
+/** gmm's gradient object (alpha, mu, q, l) as one Float64Array, in that order. */
+function flatGmm(g) {
+  const out = new Float64Array(g.alpha.length + g.mu.length + g.q.length + g.l.length);
+  let o = 0;
+  for (const a of [g.alpha, g.mu, g.q, g.l]) {
+    out.set(a, o);
+    o += a.length;
+  }
+  return out;
+}
+
+/**
+ * `manual`'s milliseconds as GradBench's runner recorded them (bench/results/gradbench-hand-vs-manual.md,
+ * sections per eval with rows `| function | size | hand | manual | ratio |`); empty when absent.
+ */
+function manualTimes() {
+  const out = new Map();
+  if (!fs.existsSync(manualFile)) return out;
+  let section = '';
+  for (const line of fs.readFileSync(manualFile, 'utf8').split('\n')) {
+    const h = /^## (\w+)/.exec(line);
+    if (h) section = h[1];
+    const cells = line.split('|').map((c) => c.trim());
+    if (cells.length >= 6 && Number.isFinite(Number(cells[4])) && cells[4] !== '') out.set(`${section} ${cells[1]} ${cells[2]}`, Number(cells[4]));
+  }
+  return out;
+}
+
 /** gmm's input drawn as GradBench draws it: x, alpha, q, l normal; mu uniform; m = 0, γ = 1. */
 function gmmInput({ d, k, n }) {
   const data = { d, k, n, m: 0, gamma: 1, x: normal(n * d, 1) };
@@ -70,6 +102,8 @@ const evals = [
       const h = require(path.join(handDir, 'lse.js'));
       return (x) => ({ primal: () => h.lse(x), gradient: () => h.lseGradient(x), dispose() {} });
     },
+    tsad: (t) => (x) => ({ primal: () => t.lse.primal(x), gradient: () => t.lse.gradient(x), dispose() {} }),
+    manual: ({ n }) => ['gradient', `n=${n}`],
   },
   {
     name: 'llsq',
@@ -81,6 +115,8 @@ const evals = [
       const h = require(path.join(handDir, 'llsq.js'));
       return (x, n) => ({ primal: () => h.llsq(x, n), gradient: () => h.llsqGradient(x, n), dispose() {} });
     },
+    tsad: (t) => (x, n) => ({ primal: () => t.llsq.primal(x, n), gradient: () => t.llsq.gradient(x, n), dispose() {} }),
+    manual: ({ n, m }) => ['gradient', `n=${n},m=${m}`],
   },
   {
     name: 'gmm',
@@ -101,6 +137,8 @@ const evals = [
       };
       return (data, params) => ({ primal: () => h.gmmObjective(data, params), gradient: () => flat(h.gmmGradient(data, params)), dispose() {} });
     },
+    tsad: (t) => (data, params) => ({ primal: () => t.gmm.objective(data, params), gradient: () => flatGmm(t.gmm.jacobian(data, params)), dispose() {} }),
+    manual: ({ d, k, n }) => ['jacobian', `${d}_${k}_${n}`],
   },
   {
     name: 'kmeans',
@@ -116,6 +154,8 @@ const evals = [
       const h = require(path.join(handDir, 'kmeans.js'));
       return (p, c, d) => ({ primal: () => h.kmeansCost(p, c, d), gradient: () => h.kmeansDir(p, c, d), dispose() {} });
     },
+    tsad: (t) => (p, c, d) => ({ primal: () => t.kmeans.cost(p, c, d), gradient: () => t.kmeans.dir(p, c, d), dispose() {} }),
+    manual: ({ k, n, d }) => ['dir', `k=${k},n=${n},d=${d}`],
   },
 ];
 
@@ -199,9 +239,13 @@ async function main() {
   }
   const missing = new Map();
   const plan = [];
+  const tsad = fs.existsSync(tsadFile) ? require(tsadFile).tsadImpls : undefined;
+  if (!tsad) console.log(`**tsad skipped**: ${path.relative(process.cwd(), tsadFile)} is missing; \`npm run bench:gradbench\` builds it.`);
+  const manual = manualTimes();
   for (const ev of evals.filter((e) => only.length === 0 || only.includes(e.name))) {
     const hand = ev.hand();
-    plan.push({ ev, hand, systems: [{ name: 'hand', prepare: hand }, ...(await loadPeers(ev.name, missing))] });
+    const ours = tsad && tsad[ev.name] ? [{ name: 'tsad', prepare: ev.tsad(tsad) }] : [];
+    plan.push({ ev, hand, systems: [{ name: 'hand', prepare: hand }, ...ours, ...(await loadPeers(ev.name, missing))] });
   }
   const versions = peers
     .filter((p) => !missing.has(p.name))
@@ -210,10 +254,10 @@ async function main() {
   for (const [name, pkg] of missing) {
     console.log(`\n**${name} skipped**: ${pkg} is not installed; \`npm install --prefix bench\` (or \`npm run bench:peers\`) installs it.`);
   }
-  if (missing.size === peers.length) return;
   console.log(`median call of ${CALLS}, best of ${REPS} repetitions (1 call, best of 2 where a call takes over ${SLOW_MS / 1000} s), after ${WARM_MS} ms of warm-up; inputs drawn as GradBench draws them, seeded`);
   const checkRows = [];
   const timeRows = [];
+  const summaryRows = [];
   for (const { ev, hand, systems } of plan) {
     for (const size of ev.checks) {
       const args = ev.input(size);
@@ -240,6 +284,24 @@ async function main() {
           r.best = Math.min(r.best, repetition(r.run, r.slow ? 1 : CALLS));
         }
       }
+      // tsad's gradient / primal: the primal timed the same way.
+      const ours = runs.find((r) => r.name === 'tsad');
+      let primalMs = NaN;
+      if (ours) {
+        const primalRun = { gradient: () => ours.run.primal() };
+        warm(primalRun);
+        primalMs = Infinity;
+        for (let k = 0; k < REPS; k++) primalMs = Math.min(primalMs, repetition(primalRun, CALLS));
+      }
+      const [fn, key] = ev.manual(size);
+      const manualMs = manual.get(`${ev.name} ${fn} ${key}`);
+      const by = (name) => runs.find((r) => r.name === name);
+      const ms = (r) => (r ? fmtMs(r.best) : 'skipped');
+      const ratio = (r) => (ours && r ? (ours.best / r.best).toFixed(2) : '—');
+      const diffs = runs.filter((r) => r.name !== 'hand').map((r) => `${r.name} ${fmtRel(r.diff)}`).join(', ');
+      summaryRows.push(
+        `| ${ev.name} | ${ev.label(size)} | ${ms(ours)} | ${ms(by('hand'))} | ${manualMs === undefined ? '—' : fmtMs(manualMs)} | ${ms(by('jax-js'))} | ${ms(by('tfjs'))} | ${ratio(by('hand'))} | ${ours && manualMs !== undefined ? (ours.best / manualMs).toFixed(2) : '—'} | ${ratio(by('jax-js'))} | ${ratio(by('tfjs'))} | ${ours ? (ours.best / primalMs).toFixed(1) : '—'} | ${diffs} |`,
+      );
       for (const r of runs) {
         timeRows.push(`| ${ev.name} | ${ev.label(size)} | ${r.name} | ${fmtMs(r.best)} | ${(r.best / runs[0].best).toFixed(2)} | ${r === runs[0] ? '(reference)' : fmtRel(r.diff)} |`);
         r.run.dispose();
@@ -250,6 +312,10 @@ async function main() {
   console.log('| eval | size | system | primal | gradient |');
   console.log('|---|---|---|---:|---:|');
   checkRows.forEach((r) => console.log(r));
+  console.log('\ntsad side by side (ms per gradient; ratios are tsad ÷ the other; manual is C++ -O3 as the runner recorded it; rel. diff from the hand-written answer, which the runner validates against manual):\n');
+  console.log('| eval | size | tsad | hand JS | manual | jax-js | tfjs | ÷ hand | ÷ manual | ÷ jax-js | ÷ tfjs | tsad grad ÷ primal | rel. diff |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  summaryRows.forEach((r) => console.log(r));
   console.log('\nTime per gradient:\n');
   console.log('| eval | size | system | ms per gradient | / hand | rel. diff from hand (∞-norm) |');
   console.log('|---|---|---|---:|---:|---:|');

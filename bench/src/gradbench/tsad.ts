@@ -1,7 +1,7 @@
 // The evals whose derivatives tsad computes: every derivative is a grad/hvp/jacobian call of tsad
 // on a @differentiable primal in bench/src/tsad, nothing by hand.
 import { grad, hvp } from 'tsad';
-import { table } from './evals';
+import { table, Impls } from './evals';
 import { hello } from './hello';
 import { lse } from '../tsad/lse';
 import { llsq } from '../tsad/llsq';
@@ -17,7 +17,8 @@ const hkmeans = hvp(kmeansCost);
 const dgmm = grad(gmmObjective);
 const dlstm = grad(lstmObjective, { wrt: [0, 1] });
 
-export const tsad = table({
+/** The maths, for the tool's table and for side-by-side timing (bench/peers/compare.js). */
+export const tsadImpls: Impls = {
   hello,
   lse: { primal: lse, gradient: dlse },
   llsq: { primal: llsq, gradient: dllsq },
@@ -49,4 +50,6 @@ export const tsad = table({
   },
   // The per-observation blocks are tsad's jacobian of a marked reprojection error (see ba.ts).
   ba: { objective: baObjective, jacobian: baJacobian },
-});
+};
+
+export const tsad = table(tsadImpls);
