@@ -6,4 +6,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: { warnOnly: false } }] },
   setupFiles: ['<rootDir>/test/setup-env.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/fixtures/', '/dist/'],
+  // The GradBench modules (bench/src/tsad) import tsad's runtime by name, as a user's code does;
+  // the tests that run them as plain JavaScript get the sources (bench/ has its own link when built).
+  moduleNameMapper: { '^tsad$': '<rootDir>/runtime/index.ts' },
 };
