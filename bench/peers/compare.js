@@ -126,16 +126,7 @@ const evals = [
     input: gmmInput,
     hand: () => {
       const h = require(path.join(handDir, 'gmm.js'));
-      const flat = (g) => {
-        const out = new Float64Array(g.alpha.length + g.mu.length + g.q.length + g.l.length);
-        let o = 0;
-        for (const a of [g.alpha, g.mu, g.q, g.l]) {
-          out.set(a, o);
-          o += a.length;
-        }
-        return out;
-      };
-      return (data, params) => ({ primal: () => h.gmmObjective(data, params), gradient: () => flat(h.gmmGradient(data, params)), dispose() {} });
+      return (data, params) => ({ primal: () => h.gmmObjective(data, params), gradient: () => flatGmm(h.gmmGradient(data, params)), dispose() {} });
     },
     tsad: (t) => (data, params) => ({ primal: () => t.gmm.objective(data, params), gradient: () => flatGmm(t.gmm.jacobian(data, params)), dispose() {} }),
     manual: ({ d, k, n }) => ['jacobian', `${d}_${k}_${n}`],

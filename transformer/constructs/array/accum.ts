@@ -25,7 +25,7 @@ import { binder, construct, dup, tangentType, InternalError, IrError, arrayType,
 import type { Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
-import type { ConstructExpr, ConstructRule, Sides } from '../types';
+import type { ConstructExpr, ConstructRule, InterpOps, Sides } from '../types';
 import { barName, dotName } from '../../ad/names';
 import { emitOwnedDense } from './emit';
 
@@ -33,6 +33,19 @@ const REAL_ARRAY = arrayType(REAL);
 
 /** The dense length a witness gives: an array's length, or the length itself. */
 export const witnessLength = (w: Value): number => (Array.isArray(w) ? w.length : (w as number));
+
+/**
+ * The array to update in place: `a` itself when this run owns it and it is dense, otherwise a
+ * dense copy of length n (charged per element) that this run then owns (laccum, lupdate, ltake).
+ */
+export function ownedDense(ops: InterpOps, a: Value[], n: number): Value[] {
+  if (a.length >= n && ops.owns(a)) return a;
+  const dense = new Array<Value>(Math.max(n, a.length)).fill(0);
+  for (let k = 0; k < a.length; k++) dense[k] = a[k];
+  ops.charge(dense.length);
+  ops.claim(dense);
+  return dense;
+}
 
 const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
 /** (i, w) and (ā, ẏ), from the linear form or the erased one (all four non-linear). */
@@ -62,15 +75,7 @@ export const laccum: ConstructRule = {
     const n = witnessLength(w);
     if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= n) throw new IrError(`laccum: index ${String(i)} outside an array of ${n}`);
     ops.charge(1);
-    let acc = a as Value[];
-    if (acc.length < n || !ops.owns(acc)) {
-      // The first update of this run: one dense copy, charged per element, then in place.
-      const dense = new Array<Value>(Math.max(n, acc.length)).fill(0);
-      for (let k = 0; k < acc.length; k++) dense[k] = acc[k];
-      ops.charge(dense.length);
-      ops.claim(dense);
-      acc = dense;
-    }
+    const acc = ownedDense(ops, a as Value[], n);
     acc[i] = (acc[i] as number) + (y as number);
     return result(e, acc);
   },

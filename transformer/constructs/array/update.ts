@@ -25,7 +25,7 @@ import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, Sides } from '../types';
 import { barName, dotName } from '../../ad/names';
-import { witnessLength } from './accum';
+import { ownedDense, witnessLength } from './accum';
 import { assign, emitOwnedDense } from './emit';
 import type * as ts from 'typescript';
 
@@ -149,19 +149,6 @@ const sides = <T>(linear: boolean, xs: T[]): Sides<T> => (linear ? { nl: [], lin
 function checkWitness(ops: CheckOps, op: string, i: Type, w: Type): void {
   if (i.tag !== 'real') ops.error(`the index of ${op} must be real, got ${printType(i)}`);
   if (w.tag !== 'array' && w.tag !== 'real') ops.error(`the witness of ${op} must be an array or a length (the dense tangent's), got ${printType(w)}`);
-}
-
-/**
- * The array to update in place: `a` itself when this run owns it and it is dense, otherwise a
- * dense copy of w's length (charged per element) that this run then owns.
- */
-function ownedDense(ops: Parameters<ConstructRule['impl']>[0], a: Value[], n: number): Value[] {
-  if (a.length >= n && ops.owns(a)) return a;
-  const dense = new Array<Value>(Math.max(n, a.length)).fill(0);
-  for (let k = 0; k < a.length; k++) dense[k] = a[k];
-  ops.charge(dense.length);
-  ops.claim(dense);
-  return dense;
 }
 
 const witnessExpr = (ops: EmitTsOps, w: string): ts.Expression =>
