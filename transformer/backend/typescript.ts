@@ -31,6 +31,9 @@ export interface TypeScriptSite {
 export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> {
   private readonly emitted = new Set<string>();
   private withArgumentHelpers = false;
+  private withMatrixHelpers = false;
+  /** Did the wrapper being emitted pack or unpack a matrix? */
+  private packs = false;
   private readonly f: ts.NodeFactory;
   private readonly t: typeof ts;
 
@@ -47,8 +50,13 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       out.push(...argumentHelpers(this.f, this.t));
     }
     const f = this.f;
+    this.packs = false;
     let body = plan.body.map((s) => this.statement(s));
-    if (checksLengths(plan)) body = this.namingTransform(body, plan.body[0]?.tag === 'check' ? plan.body[0].where : name);
+    if (this.packs && !this.withMatrixHelpers) {
+      this.withMatrixHelpers = true;
+      out.push(...matrixHelpers(this.f, this.t));
+    }
+    if (checksLengths(plan) || this.packs) body = this.namingTransform(body, plan.body[0]?.tag === 'check' ? plan.body[0].where : name);
     const decl = f.createFunctionDeclaration(
       undefined,
       undefined,
@@ -195,6 +203,15 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         const fn = f.createParenthesizedExpression(this.fitter(e.containers, e.template !== undefined));
         return f.createCallExpression(fn, undefined, [this.expr(e.value), ...(e.template ? [this.expr(e.template)] : [])]);
       }
+      case 'packMatrix': {
+        this.packs = true;
+        const args = [this.expr(e.value), f.createStringLiteral(e.path)];
+        if (e.tangent) args.push(e.like ? this.expr(e.like) : f.createNull());
+        return f.createCallExpression(f.createIdentifier('tsad$packMatrix'), undefined, args);
+      }
+      case 'unpackMatrix':
+        this.packs = true;
+        return f.createCallExpression(f.createIdentifier('tsad$unpackMatrix'), undefined, [this.expr(e.data), this.expr(e.like), f.createIdentifier(e.row)]);
       case 'emptyArray':
         return f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createNumericLiteral(0)]);
       case 'length':
@@ -424,4 +441,88 @@ function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
     ret(str('')),
   ]);
   return [error, problem];
+}
+
+/**
+ * The two matrix helpers, emitted once per module that needs them (docs/frontend.md,
+ * "Matrices"):
+ *
+ *   tsad$packMatrix(m, path, like?)   number[][] -> [Float64Array data (row-major), rows, cols];
+ *                                     a tangent (third argument given) gets dimensions 0 and, with
+ *                                     `like`, must be as large as it
+ *   tsad$unpackMatrix(data, like, Row) the rows of `like`'s size (`like` the user's matrix or the
+ *                                     IR's [data, rows, cols]), missing elements 0
+ *
+ * An IR matrix is told from a user's by its second element, a number (a user matrix's is a row
+ * or undefined).
+ */
+function matrixHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
+  const K = t.SyntaxKind;
+  const id = (name: string) => f.createIdentifier(name);
+  const str = (text: string) => f.createStringLiteral(text);
+  const num = (n: number) => f.createNumericLiteral(n);
+  const bin = (a: ts.Expression, op: ts.BinaryOperator, b: ts.Expression) => f.createBinaryExpression(a, op, b);
+  const cat = (...parts: ts.Expression[]) => parts.reduce((a, b) => bin(a, K.PlusToken, b));
+  const at = (e: ts.Expression, i: ts.Expression | number) => f.createElementAccessExpression(e, i);
+  const len = (e: ts.Expression) => f.createPropertyAccessExpression(e, 'length');
+  const cond = (c: ts.Expression, a: ts.Expression, b: ts.Expression) => f.createConditionalExpression(c, undefined, a, undefined, b);
+  const local = (name: string, init: ts.Expression, flag = t.NodeFlags.Const) =>
+    f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(name, undefined, undefined, init)], flag));
+  const range = (message: ts.Expression) => f.createThrowStatement(f.createNewExpression(id('RangeError'), undefined, [message]));
+  const forEach = (i: string, limit: ts.Expression, body: ts.Statement[]) =>
+    f.createForStatement(
+      f.createVariableDeclarationList([f.createVariableDeclaration(i, undefined, undefined, num(0))], t.NodeFlags.Let),
+      bin(id(i), K.LessThanToken, limit),
+      f.createPostfixUnaryExpression(id(i), K.PlusPlusToken),
+      f.createBlock(body, true),
+    );
+  const fn = (name: string, params: string[], body: ts.Statement[]) =>
+    f.createFunctionDeclaration(undefined, undefined, name, undefined, params.map((p) => f.createParameterDeclaration(undefined, undefined, p)), undefined, f.createBlock(body, true));
+  const colsOf = (m: ts.Expression) => cond(bin(len(m), K.EqualsEqualsEqualsToken, num(0)), num(0), len(at(m, 0)));
+  const isIR = (m: ts.Expression) => bin(f.createTypeOfExpression(at(m, 1)), K.EqualsEqualsEqualsToken, str('number'));
+  const ij = bin(bin(id('i'), K.AsteriskToken, id('cols')), K.PlusToken, id('j'));
+
+  const pack = fn('tsad$packMatrix', ['m', 'path', 'like'], [
+    local('rows', len(id('m'))),
+    local('cols', colsOf(id('m'))),
+    f.createIfStatement(
+      bin(id('like'), K.ExclamationEqualsToken, f.createNull()),
+      f.createBlock(
+        [
+          local('likeRows', cond(isIR(id('like')), at(id('like'), 1), len(id('like')))),
+          local('likeCols', cond(isIR(id('like')), at(id('like'), 2), colsOf(id('like')))),
+          f.createIfStatement(
+            bin(bin(id('rows'), K.ExclamationEqualsEqualsToken, id('likeRows')), K.BarBarToken, bin(id('cols'), K.ExclamationEqualsEqualsToken, id('likeCols'))),
+            range(cat(str("'"), id('path'), str("' must be a "), id('likeRows'), str(' × '), id('likeCols'), str(' matrix like its primal, got '), id('rows'), str(' × '), id('cols'))),
+          ),
+        ],
+        true,
+      ),
+    ),
+    local('data', f.createNewExpression(id('Float64Array'), undefined, [bin(id('rows'), K.AsteriskToken, id('cols'))])),
+    forEach('i', id('rows'), [
+      local('row', at(id('m'), id('i'))),
+      f.createIfStatement(
+        bin(bin(id('row'), K.EqualsEqualsToken, f.createNull()), K.BarBarToken, bin(len(id('row')), K.ExclamationEqualsEqualsToken, id('cols'))),
+        range(cat(str("'"), id('path'), str("' must be a rectangular matrix (number[][]): row "), id('i'), str(' has '), cond(bin(id('row'), K.EqualsEqualsToken, f.createNull()), str('no'), len(id('row'))), str(' numbers, row 0 has '), id('cols'))),
+      ),
+      forEach('j', id('cols'), [f.createExpressionStatement(f.createAssignment(at(id('data'), ij), at(id('row'), id('j'))))]),
+    ]),
+    f.createReturnStatement(
+      cond(bin(id('like'), K.EqualsEqualsEqualsToken, id('undefined')), f.createArrayLiteralExpression([id('data'), id('rows'), id('cols')]), f.createArrayLiteralExpression([id('data'), num(0), num(0)])),
+    ),
+  ]);
+
+  const unpack = fn('tsad$unpackMatrix', ['data', 'like', 'Row'], [
+    local('rows', cond(isIR(id('like')), at(id('like'), 1), len(id('like')))),
+    local('cols', cond(isIR(id('like')), at(id('like'), 2), colsOf(id('like')))),
+    local('out', f.createNewExpression(id('Array'), undefined, [id('rows')])),
+    forEach('i', id('rows'), [
+      local('row', cond(bin(id('Row'), K.EqualsEqualsEqualsToken, id('Array')), f.createNewExpression(id('Array'), undefined, [id('cols')]), f.createNewExpression(id('Row'), undefined, [id('cols')]))),
+      forEach('j', id('cols'), [f.createExpressionStatement(f.createAssignment(at(id('row'), id('j')), bin(at(id('data'), ij), K.QuestionQuestionToken, num(0))))]),
+      f.createExpressionStatement(f.createAssignment(at(id('out'), id('i')), id('row'))),
+    ]),
+    f.createReturnStatement(id('out')),
+  ]);
+  return [pack, unpack];
 }

@@ -10,7 +10,8 @@ import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { isConstruct } from '../constructs/registry';
 import { fail } from './diagnostics';
-import { Shape, NUMBER, describeShape, irType, isNumberArray, typedArrayName } from './shapes';
+import { Shape, NUMBER, describeShape, irType, isMatrix, isNumberArray, shapeOfType, typedArrayName } from './shapes';
+import { MatrixLowering, MatrixParts } from './matrices';
 import { tsadExportName } from './markers';
 import type { Value } from './lower';
 
@@ -30,6 +31,8 @@ export interface ArraySite {
   conform(node: ts.Node, v: Value, expected: Shape, what: string): void;
   /** The function's name, for run-time messages. */
   readonly functionName: string;
+  /** The parts of a matrix value (frontend/matrices.ts), unpacked once per scope. */
+  matrixParts(m: Value): MatrixParts;
 }
 
 /** A user's name for an IR variable (`a_2` is a version of `a`). */
@@ -39,8 +42,8 @@ const REAL_ARRAY: Shape = { kind: 'array', container: 'Float64Array', elem: NUMB
 const REAL_ARRAY_TYPE = arrayType(REAL);
 
 /** The tsad exports that are array helpers, and those whose IR combinators are not built yet. */
-export const ARRAY_HELPERS = new Set(['sum', 'dot', 'prod', 'iota', 'scan', 'gather', 'scatter', 'reduceByIndex']);
-export const PENDING_HELPERS = new Set(['matmul']);
+export const ARRAY_HELPERS = new Set(['sum', 'dot', 'prod', 'iota', 'scan', 'gather', 'scatter', 'reduceByIndex', 'matmul']);
+export const PENDING_HELPERS = new Set<string>();
 
 /** The operators scan and reduce know by name, as primitives, with their neutral elements. */
 const OPERATORS: Record<string, { prim: string; neutral: number }> = {
@@ -54,7 +57,11 @@ const OPERATORS: Record<string, { prim: string; neutral: number }> = {
 export const hasFolds = (): boolean => isConstruct('scan') && isConstruct('reduce');
 
 export class ArrayLowering {
-  constructor(private readonly site: ArraySite) {}
+  readonly matrices: MatrixLowering;
+
+  constructor(private readonly site: ArraySite) {
+    this.matrices = new MatrixLowering(site, this);
+  }
 
   private get b(): Builder {
     return this.site.b();
@@ -207,6 +214,10 @@ export class ArrayLowering {
       if (name === 'scatter') return this.scatter(arrays[0], arrays[1], arrays[2], e, hint);
       return this.reduceByIndex(arrays[0], arrays[1], arrays[2], args[3], e, hint);
     }
+    if (name === 'matmul') {
+      if (args.length !== 2) fail(1121, e, 'matmul takes two matrices');
+      return this.matrices.matmul(this.site.expr(args[0], 'a'), this.site.expr(args[1], 'b'), e, hint);
+    }
     if (name === 'iota') {
       const n = this.site.expr(args[0], 'n');
       if (n.shape.kind !== 'number') fail(1121, args[0], 'iota(n) needs a number');
@@ -245,6 +256,7 @@ export class ArrayLowering {
   private readonly measures = new Map<string, string>();
 
   length(v: Value, hint = 'n'): Value {
+    if (isMatrix(v.shape)) return this.matrices.rows(v);
     const name = this.b.nl(hint, construct('len', [v.name], [], []), REAL);
     this.measures.set(name, v.name);
     return { name, shape: NUMBER };
@@ -256,6 +268,7 @@ export class ArrayLowering {
   }
 
   read(a: Value, i: Value, hint?: string, node?: ts.Node): Value {
+    if (isMatrix(a.shape)) return this.matrices.row(a, i, hint);
     const elem = elemShape(a.shape);
     // The IR's index has a tangent rule for elements that are numbers only.
     if (elem.kind !== 'number') {
@@ -278,6 +291,7 @@ export class ArrayLowering {
   }
 
   zero(shape: Extract<Shape, { kind: 'array' }>): Value {
+    if (isMatrix(shape)) return this.matrices.zero(shape);
     const none = { name: this.b.lit(0, 'none'), shape: NUMBER };
     const inner = shape.elem;
     const elem = inner.kind === 'array' ? this.zero(inner) : { name: this.b.lit(0, 'zero'), shape: NUMBER };
@@ -290,9 +304,15 @@ export class ArrayLowering {
    * so its cotangent is the sum over the map: k elements cost k² selects, fine for literals.
    */
   literal(e: ts.ArrayLiteralExpression, shape: Shape, hint?: string): Value {
+    if (isMatrix(shape)) return this.matrices.literal(e, shape, hint);
+    return this.literalOf(e, e.elements, shape, hint);
+  }
+
+  /** An array of numbers from the expressions `elements` (of the literal `e`). */
+  literalOf(e: ts.ArrayLiteralExpression, elements: readonly ts.Expression[], shape: Shape, hint?: string): Value {
     const { t } = this.site;
     if (!isNumberArray(shape)) return fail(1121, e, `an array literal of ${describeShape(shape)} is not supported yet: build the inner arrays first and keep them in a tuple`);
-    const parts = e.elements.map((el) => {
+    const parts = elements.map((el) => {
       if (t.isSpreadElement(el) || t.isOmittedExpression(el)) fail(1121, el, 'spread and holes are not supported in array literals');
       const v = this.site.expr(el);
       if (v.shape.kind !== 'number') fail(1105, el, `an element of a number array must be a number, got ${describeShape(v.shape)}`);
@@ -331,6 +351,7 @@ export class ArrayLowering {
   /** `Float64Array.from({ length: n }, (_, i) => f(i))` and `Array.from(...)`: a map over the indices. */
   fromLength(n: Value, fn: ts.ArrowFunction | ts.FunctionExpression, node: ts.Node, hint?: string): Value {
     if (fn.parameters.length > 2) fail(1121, fn, 'the callback of Array.from takes (value, index)');
+    if (this.returnsArray(fn)) return this.mapByLoop(n, fn, node, hint, undefined, fn.parameters[1]);
     return this.mapOver([], n, fn, node, hint, fn.parameters[1]);
   }
 
@@ -340,7 +361,49 @@ export class ArrayLowering {
   map(xs: Value, fn: ts.ArrowFunction | ts.FunctionExpression, node: ts.Node, hint?: string): Value {
     if (fn.parameters.length > 2) fail(1121, fn.parameters[2], "the callback of .map takes (value, index): the array argument is not supported");
     const n = this.length(xs);
+    // Rows in or rows out: a counted loop, its body the callback on row k (frontend/matrices.ts).
+    if (isMatrix(xs.shape) || this.returnsArray(fn)) return this.mapByLoop(n, fn, node, hint, [fn.parameters[0], xs], fn.parameters[1]);
     return this.mapOver([[fn.parameters[0], xs]], n, fn, node, hint, fn.parameters[1]);
+  }
+
+  /** Does TypeScript type the callback's result as an array (the map then builds a matrix)? */
+  private returnsArray(fn: ts.ArrowFunction | ts.FunctionExpression): boolean {
+    const sig = this.site.checker.getSignatureFromDeclaration(fn);
+    if (!sig) return false;
+    const r = this.site.checker.getReturnTypeOfSignature(sig);
+    return this.site.checker.isArrayType(r) || typedArrayName(this.site.t, r) !== undefined;
+  }
+
+  /**
+   * A map whose callback takes or returns arrays (rows of a matrix): a counted loop over k < n
+   * running the callback on element or row k; numbers are written into a new array, rows
+   * appended to a new matrix's data.
+   */
+  private mapByLoop(
+    n: Value,
+    fn: ts.ArrowFunction | ts.FunctionExpression,
+    node: ts.Node,
+    hint: string | undefined,
+    mapped: readonly [ts.ParameterDeclaration | undefined, Value] | undefined,
+    indexParam: ts.ParameterDeclaration | undefined,
+  ): Value {
+    const lowerAt = (bind: (sym: ts.Symbol, v: Value) => void, k: Value): Value => {
+      if (mapped?.[0]) bind(this.paramSymbol(mapped[0]), this.read(mapped[1], k, this.site.t.isIdentifier(mapped[0].name) ? mapped[0].name.text : 'x'));
+      if (indexParam) bind(this.paramSymbol(indexParam), k);
+      return this.site.callbackBody(fn, 'y');
+    };
+    const type = this.site.checker.getTypeAtLocation(node);
+    if (this.returnsArray(fn)) {
+      const shape = shapeOrMatrix(this.site, type, node);
+      return this.matrices.fromRows(n, node, shape, lowerAt, hint);
+    }
+    // Numbers out: written into n zeros, element k on trip k (in place: the array is the loop's own).
+    const out = this.fill(n, { name: this.b.lit(0, 'zero'), shape: NUMBER }, REAL_ARRAY, hint ?? 'mapped');
+    return this.fold(out, out, node, hint, (bind, acc, _x, k) => {
+      const y = lowerAt(bind, k);
+      if (y.shape.kind !== 'number') fail(1121, fn.body, `the callback of .map must return a number or an array of numbers, got ${describeShape(y.shape)}`);
+      return this.update(acc, k, y, node);
+    }, n);
   }
 
   private mapOver(
@@ -412,14 +475,14 @@ export class ArrayLowering {
   }
 
   /** A left fold over xs as a counted loop: `step` binds the accumulator, the element and the index, and gives the next accumulator. */
-  private fold(xs: Value, init: Value, node: ts.Node, hint: string | undefined, step: (bind: (sym: ts.Symbol, v: Value) => void, acc: Value, x: Value, k: Value) => Value): Value {
+  private fold(xs: Value, init: Value, node: ts.Node, hint: string | undefined, step: (bind: (sym: ts.Symbol, v: Value) => void, acc: Value, x: Value, k: Value) => Value, trips?: Value): Value {
     const b = this.b;
-    const n = this.length(xs);
+    const n = trips ?? this.length(xs);
     const k = binder(b.fresh('k'), REAL);
     const acc = binder(b.fresh('acc'), irType(init.shape));
     const accV = { name: acc.name, shape: init.shape };
     const kV = { name: k.name, shape: NUMBER };
-    const lowered = this.site.scope((bind) => [step(bind, accV, this.read(xs, kV, 'x'), kV)]);
+    const lowered = this.site.scope((bind) => [step(bind, accV, trips ? xs : this.read(xs, kV, 'x'), kV)]);
     const next = lowered.results[0];
     this.site.conform(node, next, init.shape, 'the value the callback of .reduce returns');
     const own = new Set([k.name, acc.name]);
@@ -529,13 +592,19 @@ export class ArrayLowering {
     const from = start ? position(start) : zero;
     const to = end ? position(end) : len.name;
     const count = { name: b.prim('max', [b.prim('sub', [to, from], 'span'), zero], 'n'), shape: NUMBER };
+    return this.gatherRange(a, { name: from, shape: NUMBER }, count, hint ?? 'sliced');
+  }
+
+  /** a[from], …, a[from + count − 1]: a gather (an index outside a is a RangeError). */
+  gatherRange(a: Value, from: Value, count: Value, hint: string): Value {
+    const b = this.b;
     const j = binder(b.fresh('j'), REAL);
     const offset = binder(b.fresh('offset'), REAL);
     const inner = new Builder(b.names);
     const at = inner.prim('add', [j.name, offset.name], 'at');
     const slots = this.indices(count);
-    const idx = b.nl('slice_index', construct('map', [count.name, slots.operand, from], [], [lambda([j, slots.param, offset], [], inner.finish(ret([at])))]), REAL_ARRAY_TYPE);
-    return { name: b.nl(hint ?? 'sliced', construct('gather', [a.name, idx], [], []), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
+    const idx = b.nl(`${hint}_index`, construct('map', [count.name, slots.operand, from.name], [], [lambda([j, slots.param, offset], [], inner.finish(ret([at])))]), REAL_ARRAY_TYPE);
+    return { name: b.nl(hint, construct('gather', [a.name, idx], [], []), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
   }
 
   /** tsad's `scatter(dest, indices, values)`: a copy of dest with values at the (distinct) indices. */
@@ -586,6 +655,7 @@ export class ArrayLowering {
 
   /** stopGradient of an array: every element through stop_gradient. */
   stop(a: Value, hint?: string): Value {
+    if (isMatrix(a.shape)) return this.matrices.stop(a, hint);
     if (!isNumberArray(a.shape)) return a;
     const b = this.b;
     const n = this.length(a);
@@ -601,6 +671,11 @@ export class ArrayLowering {
   atMost(n: Value, limit: Value, what: string): Value {
     const msg = this.b.lit(`tsad: ${this.site.functionName}: ${what}`, 'what');
     return { name: this.b.nl(n.name, construct('atmost', [n.name, limit.name, msg], [], []), REAL), shape: NUMBER };
+  }
+
+  /** The number n, checked equal to m (two checks, each feeding the next): m's value. */
+  sameNumber(n: Value, m: Value, what: string): Value {
+    return this.atMost(m, this.atMost(n, m, what), what);
   }
 
   /** The length n, checked equal to the length of `other`: two checks, each feeding the next. */
@@ -731,6 +806,11 @@ export class ArrayLowering {
     return b.nl(`${userName(w)}_at`, construct('gather', [w, at], [], []), REAL_ARRAY_TYPE);
   }
 
+  /** A loop body's free variables as operands with parameters of their own. */
+  closeLoop(body: Block, own: ReadonlySet<string>, node: ts.Node): { operands: string[]; params: Binder[]; body: Block } {
+    return this.close(body, own, node, 'loop');
+  }
+
   /** The body's free variables become operands with parameters of their own (renamed inside). */
   private close(body: Block, own: ReadonlySet<string>, node: ts.Node, op: 'map' | 'loop'): { operands: string[]; params: Binder[]; body: Block } {
     const free = [...freeVars(body).nl].filter((n) => !own.has(n));
@@ -798,6 +878,17 @@ export class ArrayLowering {
 
 function hasArrayIn(s: Shape): boolean {
   return s.kind === 'array' || (s.kind === 'tuple' && s.elems.some(hasArrayIn)) || (s.kind === 'object' && s.fields.some(([, f]) => hasArrayIn(f)));
+}
+
+/** The shape of an expression TypeScript types as a matrix; number[][] when it says otherwise. */
+function shapeOrMatrix(site: ArraySite, type: ts.Type, node: ts.Node): Extract<Shape, { kind: 'array' }> {
+  let shape: Shape | undefined;
+  try {
+    shape = shapeOfType(site.t, site.checker, type, node);
+  } catch {
+    shape = undefined;
+  }
+  return shape && isMatrix(shape) ? shape : { kind: 'array', container: 'Array', elem: { kind: 'array', container: 'Array', elem: NUMBER } };
 }
 
 export function elemShape(s: Shape): Shape {

@@ -5,13 +5,13 @@
 // diagnostic with a code; all problems of a function are collected before reporting.
 import type * as ts from 'typescript';
 import { Builder, NameSupply } from '../ir/build';
-import { FnDef, REAL, Role, binder, call, construct, lambda, prim, ret, tuple } from '../ir/syntax';
+import { FnDef, REAL, Role, arrayType, binder, call, construct, lambda, prim, ret, tuple } from '../ir/syntax';
 import type { Binder, Block, Expr, Lambda } from '../ir/syntax';
 import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, layoutOf, hasArray } from './shapes';
+import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, layoutOf, hasArray, isMatrix, rowShape } from './shapes';
 import { checkArrayWrites, pushedArray, writtenArray } from './writes';
 import { ArrayLowering, ArraySite, userName } from './arrays';
 import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, ruleKind, transformCallBehind, tsadExportName } from './markers';
@@ -1403,6 +1403,14 @@ class FunctionLowering {
   }
 
   private unpackNew(v: Value): Value[] {
+    if (isMatrix(v.shape)) {
+      // A matrix is (data, rows, cols); its dimensions are integers, no tangent flows from them.
+      const base = userName(v.name);
+      const names = [binder(this.supply.fresh(`${base}_data`), arrayType(REAL)), binder(this.supply.fresh(`${base}_rows`), REAL), binder(this.supply.fresh(`${base}_cols`), REAL)];
+      this.b.unpack(false, names, v.name);
+      const dims = names.slice(1).map((n) => ({ name: this.b.prim('stop_gradient', [n.name], n.name), shape: NUMBER }));
+      return [{ name: names[0].name, shape: rowShape(v.shape) }, ...dims];
+    }
     const shapes = componentShapes(v.shape);
     const names = shapes.map((s, i) => binder(this.supply.fresh(`${v.name}_${v.shape.kind === 'object' ? (v.shape.fields[i][0]) : i}`), irType(s)));
     this.b.unpack(false, names, v.name);
@@ -1450,6 +1458,10 @@ class FunctionLowering {
       shapeOfName: (name) => this.shapeOfName(name),
       conform: (node, v, shape, what) => this.conform(node, v, shape, what),
       functionName: functionName(this.t, this.decl),
+      matrixParts: (m) => {
+        const [data, rows, cols] = this.unpack(m);
+        return { data, rows, cols };
+      },
     };
   }
 
@@ -1519,17 +1531,7 @@ class FunctionLowering {
     if (t.isConditionalExpression(e)) return this.conditional(e, hint);
     if (t.isPropertyAccessExpression(e)) return this.property(e, hint);
     if (t.isElementAccessExpression(e)) {
-      let v = this.expr(e.expression);
-      if (v.shape.kind === 'tuple' && !t.isNumericLiteral(e.argumentExpression)) v = this.arrays.asArray(e.expression, v);
-      if (v.shape.kind === 'array') {
-        const i = this.expr(e.argumentExpression, 'i');
-        if (i.shape.kind !== 'number') fail(1121, e.argumentExpression, `an array index must be a number, got ${describeShape(i.shape)}`);
-        return this.arrays.read(v, i, hint, e);
-      }
-      if (v.shape.kind !== 'tuple' || !t.isNumericLiteral(e.argumentExpression)) fail(1102, e, 'only tuples and arrays can be indexed (tuples by a number literal)');
-      const i = Number(e.argumentExpression.text);
-      if (!(i >= 0 && i < v.shape.elems.length)) fail(1102, e.argumentExpression, `index ${i} is outside the tuple`);
-      return this.unpack(v)[i];
+      return this.matrixElement(e, hint) ?? this.elementOf(e, this.expr(e.expression), hint);
     }
     if (t.isCallExpression(e)) return this.call(e, hint);
     if (t.isNewExpression(e)) return this.arrays.newArray(e, hint);
@@ -1603,11 +1605,53 @@ class FunctionLowering {
     return !!decl && decl.getSourceFile().hasNoDefaultLib;
   }
 
+  /**
+   * `m[i][j]` of a matrix: one read of its flat data, no row built; undefined for anything else.
+   */
+  private matrixElement(e: ts.ElementAccessExpression, hint?: string): Value | undefined {
+    const { t } = this;
+    let rowAccess: ts.Expression = e.expression;
+    while (t.isParenthesizedExpression(rowAccess)) rowAccess = rowAccess.expression;
+    if (!t.isElementAccessExpression(rowAccess) || !this.arrays.isArrayValued(rowAccess.expression)) return undefined;
+    const m = this.expr(rowAccess.expression);
+    if (!isMatrix(m.shape)) {
+      // Not a matrix after all (a tuple of arrays): read it the ordinary way, reusing m.
+      const v = this.elementOf(rowAccess, m);
+      return this.elementOf(e, v, hint);
+    }
+    const i = this.expr(rowAccess.argumentExpression, 'i');
+    const j = this.expr(e.argumentExpression, 'j');
+    for (const [x, node] of [[i, rowAccess.argumentExpression], [j, e.argumentExpression]] as const) if (x.shape.kind !== 'number') fail(1121, node, `a matrix index must be a number, got ${describeShape(x.shape)}`);
+    return this.arrays.matrices.element(m, i, j, hint);
+  }
+
+  /** `v[index]` for an already lowered v: an array element or a tuple's part. */
+  private elementOf(e: ts.ElementAccessExpression, value: Value, hint?: string): Value {
+    const { t } = this;
+    let v = value;
+    if (v.shape.kind === 'tuple' && !t.isNumericLiteral(e.argumentExpression)) v = this.arrays.asArray(e.expression, v);
+    if (v.shape.kind === 'array') {
+      const i = this.expr(e.argumentExpression, 'i');
+      if (i.shape.kind !== 'number') fail(1121, e.argumentExpression, `an array index must be a number, got ${describeShape(i.shape)}`);
+      return this.arrays.read(v, i, hint, e);
+    }
+    if (v.shape.kind !== 'tuple' || !t.isNumericLiteral(e.argumentExpression)) fail(1102, e, 'only tuples and arrays can be indexed (tuples by a number literal)');
+    const i = Number(e.argumentExpression.text);
+    if (!(i >= 0 && i < v.shape.elems.length)) fail(1102, e.argumentExpression, `index ${i} is outside the tuple`);
+    return this.unpack(v)[i];
+  }
+
   private property(e: ts.PropertyAccessExpression, hint?: string): Value {
     if (this.isGlobalMath(e.expression)) {
       const c = MATH_CONSTANTS[e.name.text];
       if (c === undefined) fail(1102, e, `Math.${e.name.text} is not a number constant`);
       return { name: this.b.lit(c, hint ?? e.name.text), shape: NUMBER };
+    }
+    if (e.name.text === 'length' && this.t.isElementAccessExpression(e.expression) && this.arrays.isArrayValued(e.expression.expression)) {
+      // `m[i].length` of a matrix is its column count: no row is built.
+      const m = this.expr(e.expression.expression);
+      if (isMatrix(m.shape)) return this.arrays.matrices.cols(m);
+      return this.arrays.length(this.elementOf(e.expression, m), hint ?? 'n');
     }
     const v = this.expr(e.expression);
     if (e.name.text === 'length' && v.shape.kind === 'array') return this.arrays.length(v, hint ?? 'n');

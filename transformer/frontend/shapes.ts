@@ -81,6 +81,10 @@ function arrayShape(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type, no
   }
   const elemType = checker.getTypeArguments(type as ts.TypeReference)[0] ?? checker.getAnyType();
   const elem = shapeOfType(tsApi, checker, elemType, node);
+  if (elem.kind === 'array' && elem.elem.kind !== 'number') {
+    return fail(1120, node, `cannot differentiate ${describeShape({ kind: 'array', container: 'Array', elem })}: tsad differentiates arrays of numbers and matrices (number[][]); store higher dimensions flat in a Float64Array`);
+  }
+  if (elem.kind === 'array' && elem.constant) return fail(1120, node, `cannot differentiate an array of ${elem.container}s: integer arrays are constants; use an Int32Array with the rows stored flat`);
   if (elem.kind !== 'number' && elem.kind !== 'array') {
     return fail(1120, node, `cannot differentiate an array of ${describeShape(elem)}: tsad arrays hold numbers (number[], Float64Array) or arrays of numbers (number[][]); keep a tuple or object of arrays instead`);
   }
@@ -123,8 +127,22 @@ export function irType(s: Shape): Type {
     case 'object':
       return tupleType(s.fields.map(([, f]) => irType(f)));
     case 'array':
-      return arrayType(irType(s.elem));
+      // A matrix is stored flat, row-major, with its dimensions (docs/frontend.md, "Matrices"):
+      // every array construct, the O(1) read adjoint and in-place writes apply to it as they are.
+      return isMatrix(s) ? MATRIX_TYPE : arrayType(irType(s.elem));
   }
+}
+
+const MATRIX_TYPE = tupleType([arrayType(REAL), REAL, REAL]);
+
+/** `number[][]`, `Float64Array[]`: a rectangular matrix (rows × cols), in the IR `(data, rows, cols)`. */
+export function isMatrix(s: Shape): s is Extract<Shape, { kind: 'array' }> & { readonly elem: Extract<Shape, { kind: 'array' }> } {
+  return s.kind === 'array' && s.elem.kind === 'array';
+}
+
+/** The shape of a matrix's row (and of its flat data): an array of numbers in the row's container. */
+export function rowShape(s: Extract<Shape, { kind: 'array' }>): Extract<Shape, { kind: 'array' }> {
+  return s.elem as Extract<Shape, { kind: 'array' }>;
 }
 
 export function componentShapes(s: Shape): readonly Shape[] {

@@ -23,10 +23,13 @@ export const planGrad: Planner = (req) => {
   const gradient = grads.length === 1 ? grads[0] : array(grads);
   const flatShape = (s: Shape) => s.kind === 'number' || (s.kind === 'tuple' && s.elems.every((c) => c.kind === 'number'));
   const sameShape = wrt.length === 1 ? flatShape(fn.params[wrt[0]].shape) : wrt.every((i) => fn.params[i].shape.kind === 'number');
-  const body: PlanStatement[] =
-    !withValue && sameShape
+  const body: PlanStatement[] = [
+    // Matrices packed flat before the call.
+    ...m.takePending(),
+    ...(!withValue && sameShape
       ? // The def already returns the gradient in the user's shape: no copy.
         [ret(callDef(irName, args))]
-      : [m.const([...value, ...barLeaves.flat()], callDef(irName, args)), ret(withValue ? array([name(value[0]), gradient]) : gradient)];
+      : [m.const([...value, ...barLeaves.flat()], callDef(irName, args)), ret(withValue ? array([name(value[0]), gradient]) : gradient)]),
+  ];
   return { program, entries: [irName], params: fn.params.map((p) => p.name), body: checked(req.where, paramChecks(fn), body) };
 };

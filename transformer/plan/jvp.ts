@@ -9,7 +9,7 @@ export const planJvp: Planner = (req) => {
   const { m } = wrapperOf(fn);
   const j = jvpOf(req.program, fn.name, { ...req.driver, inline: true });
   const prim = fn.params.map((p, i) => m.toIR(index(name('primals'), i), p.shape));
-  const tan = fn.params.map((p, i) => m.tangentToIR(index(name('tangents'), i), p.shape));
+  const tan = fn.params.map((p, i) => m.tangentToIR(index(name('tangents'), i), p.shape, index(name('primals'), i)));
   // A tangent array must be as long as its primal (checked once, before any work).
   const lengths: PlanStatement[] = fn.params.flatMap((p, i) => m.lengthChecks(req.where, `the tangent of '${p.name}'`, `'${p.name}'`, index(name('tangents'), i), index(name('primals'), i), p.shape));
   const [y, yDot] = [m.fresh('value'), m.fresh('tangent')];

@@ -16,7 +16,7 @@ export const planLinearize: Planner = (req) => {
     { tag: 'check', where: `${req.where}'s linear function`, checks: tangentChecks },
     ...fn.params.flatMap((p, i) => m.lengthChecks(`${req.where}'s linear function`, `the tangent of '${p.name}'`, `'${p.name}'`, name(dots[i]), name(p.name), p.shape)),
     // The tangent's arrays as long as the value's (the IR's may be shorter: zeros left out).
-    ret(m.tangentFromIR(callDef(l.lin, [name(tape), ...fn.params.map((p, i) => m.tangentToIR(name(dots[i]), p.shape))]), fn.result, name(value))),
+    ret(m.tangentFromIR(callDef(l.lin, [name(tape), ...fn.params.map((p, i) => m.tangentToIR(name(dots[i]), p.shape, name(p.name)))]), fn.result, name(value))),
   ]);
   return {
     program: l.program,

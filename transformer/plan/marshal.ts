@@ -3,7 +3,7 @@
 // order). The planners build their wrappers from these; names are allocated here, so that no
 // local shadows a parameter of the wrapper.
 import { scalarCount } from '../ir/syntax';
-import { Shape, componentShapes, irType, isScalarShape } from '../frontend/shapes';
+import { Shape, componentShapes, irType, isMatrix, isScalarShape } from '../frontend/shapes';
 import { PlanExpr, PlanStatement, Spec, array, index, name } from './syntax';
 
 type ArrayShape = Extract<Shape, { kind: 'array' }>;
@@ -16,6 +16,24 @@ export function containersOf(s: ArrayShape): string[] {
 /** An IR array as the user's kind of array, as long as `template` when given (tangents may be shorter). */
 export function fit(value: PlanExpr, s: ArrayShape, template?: PlanExpr): PlanExpr {
   return { tag: 'fit', value, containers: containersOf(s), ...(template ? { template } : {}) };
+}
+
+/** A user matrix as the IR's `[data, rows, cols]`. */
+function pack(value: PlanExpr, tangent: boolean, like?: PlanExpr): PlanExpr {
+  return { tag: 'packMatrix', value, path: pathOf(value), ...(tangent ? { tangent } : {}), ...(like ? { like } : {}) };
+}
+
+/** The IR's flat data of a matrix as the user's rows, as large as `like` (user or IR matrix). */
+function unpack(data: PlanExpr, s: ArrayShape, like: PlanExpr): PlanExpr {
+  return { tag: 'unpackMatrix', data, like, row: (s.elem as ArrayShape).container };
+}
+
+/** How a message names a wrapper's value: `X`, `p.W`, `primals[1]`. */
+function pathOf(e: PlanExpr): string {
+  if (e.tag === 'name') return e.name;
+  if (e.tag === 'field') return `${pathOf(e.of)}.${e.key}`;
+  if (e.tag === 'index') return `${pathOf(e.of)}[${e.index}]`;
+  return 'the matrix';
 }
 
 /** The parts of a shape by which a value is reached (`index` for tuples, `field` for objects). */
@@ -43,6 +61,12 @@ export class Marshal {
 
   /** The scalar leaves of a user value, in IR order (object fields by name). */
   leaves(e: PlanExpr, s: Shape): PlanExpr[] {
+    if (isMatrix(s)) {
+      // Packed once into a temporary: the caller places takePending() before the call.
+      const packed = this.fresh(`${pathOf(e).replace(/\W+/g, '_')}_flat`);
+      this.pending.push(this.const([packed], pack(e, false)));
+      return [0, 1, 2].map((k) => index(name(packed), k));
+    }
     if (isScalarShape(s) || s.kind === 'array') return [e];
     if (s.kind === 'tuple') return s.elems.flatMap((c, i) => this.leaves(index(e, i), c));
     return s.fields.flatMap(([k, c]) => this.leaves(field(e, k), c));
@@ -50,6 +74,7 @@ export class Marshal {
 
   /** Fresh local names for the leaves of a shape: `p_bar`, or `p_bar_amplitude`, `q_bar_0`, ... */
   leafNames(base: string, s: Shape): string[] {
+    if (isMatrix(s)) return [this.fresh(base), this.fresh(`${base}_rows`), this.fresh(`${base}_cols`)];
     if (isScalarShape(s) || s.kind === 'array') return [this.fresh(base)];
     if (s.kind === 'tuple') return s.elems.flatMap((c, i) => this.leafNames(`${base}_${i}`, c));
     return s.fields.flatMap(([k, c]) => this.leafNames(`${base}_${k}`, c));
@@ -62,6 +87,11 @@ export class Marshal {
   build(s: Shape, leaves: readonly string[], template?: PlanExpr): PlanExpr {
     let next = 0;
     const go = (x: Shape, t: PlanExpr | undefined): PlanExpr => {
+      if (isMatrix(x)) {
+        const data = name(leaves[next]);
+        next += 3;
+        return unpack(data, x, t ?? data);
+      }
       if (x.kind === 'array') return x.constant ? (next++, { tag: 'undefined' }) : fit(name(leaves[next++]), x, t);
       if (isScalarShape(x)) return name(leaves[next++]);
       if (x.kind === 'tuple') return array(x.elems.map((c, i) => go(c, t && index(t, i))));
@@ -71,10 +101,11 @@ export class Marshal {
   }
 
   /** A user tangent -> the IR's: a constant array's tangent (`undefined`) is the zero array. */
-  tangentToIR(e: PlanExpr, s: Shape): PlanExpr {
+  tangentToIR(e: PlanExpr, s: Shape, like?: PlanExpr): PlanExpr {
+    if (isMatrix(s)) return pack(e, true, like);
     if (s.kind === 'array') return s.constant ? { tag: 'emptyArray' } : e;
-    if (isScalarShape(s) || !hasConstantArray(s)) return this.toIR(e, s);
-    return array(componentShapes(s).map((c, i) => this.tangentToIR(part(e, s, i), c)));
+    if (isScalarShape(s) || !(hasConstantArray(s) || hasMatrix(s))) return this.toIR(e, s);
+    return array(componentShapes(s).map((c, i) => this.tangentToIR(part(e, s, i), c, like && part(like, s, i))));
   }
 
   /**
@@ -82,6 +113,8 @@ export class Marshal {
    * constant arrays are not read).
    */
   lengthChecks(where: string, what: string, against: string, tangent: PlanExpr, primal: PlanExpr, s: Shape): PlanStatement[] {
+    // A matrix's tangent is checked against its primal as it is packed (tangentToIR with `like`).
+    if (isMatrix(s)) return [];
     if (s.kind === 'array') return s.constant ? [] : [{ tag: 'sameLength', where, what, against, a: tangent, b: primal }];
     if (isScalarShape(s)) return [];
     return componentShapes(s).flatMap((c, i) => {
@@ -92,6 +125,7 @@ export class Marshal {
 
   /** User value -> IR value (objects become arrays in field-name order). */
   toIR(e: PlanExpr, s: Shape): PlanExpr {
+    if (isMatrix(s)) return pack(e, false);
     // Arrays go in as they are: the IR reads them by index and length.
     if (isScalarShape(s) || s.kind === 'array') return e;
     if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : array(s.elems.map((c, i) => this.toIR(index(e, i), c)));
@@ -100,6 +134,7 @@ export class Marshal {
 
   /** IR value -> user value. */
   fromIR(e: PlanExpr, s: Shape): PlanExpr {
+    if (isMatrix(s)) return unpack(index(e, 0), s, e);
     if (s.kind === 'array') return fit(e, s);
     if (isScalarShape(s)) return e;
     if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : array(s.elems.map((c, i) => this.fromIR(index(e, i), c)));
@@ -112,6 +147,7 @@ export class Marshal {
    */
   tangentFromIR(e: PlanExpr, s: Shape, template?: PlanExpr): PlanExpr {
     if (s.kind === 'boolean' || s.kind === 'string') return { tag: 'undefined' };
+    if (isMatrix(s)) return unpack(index(e, 0), s, template ?? e);
     if (s.kind === 'array') return s.constant ? { tag: 'undefined' } : fit(e, s, template);
     if (isScalarShape(s)) return e;
     if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : array(s.elems.map((c, i) => this.tangentFromIR(index(e, i), c, template && index(template, i))));
@@ -121,7 +157,7 @@ export class Marshal {
   /** The k-th basis tangent of a shape, as an IR value. */
   basis(s: Shape, k: number): PlanExpr {
     let i = 0;
-    const go = (x: Shape): PlanExpr => (x.kind === 'array' ? { tag: 'emptyArray' } : isScalarShape(x) ? { tag: 'number', value: i++ === k ? 1 : 0 } : array(componentShapes(x).map(go)));
+    const go = (x: Shape): PlanExpr => (isMatrix(x) ? array([{ tag: 'emptyArray' }, { tag: 'number', value: 0 }, { tag: 'number', value: 0 }]) : x.kind === 'array' ? { tag: 'emptyArray' } : isScalarShape(x) ? { tag: 'number', value: i++ === k ? 1 : 0 } : array(componentShapes(x).map(go)));
     return go(s);
   }
 
@@ -188,6 +224,10 @@ export function listSpec(items: readonly (readonly [string, Spec])[]): Spec {
 }
 
 /** Does a shape hold an integer (constant) array, whose tangent is `undefined` for the user and the zero array in the IR? */
+function hasMatrix(s: Shape): boolean {
+  return isMatrix(s) || componentShapes(s).some(hasMatrix);
+}
+
 function hasConstantArray(s: Shape): boolean {
   return s.kind === 'array' ? !!s.constant : componentShapes(s).some(hasConstantArray);
 }

@@ -35,6 +35,18 @@ export type PlanExpr =
   | { readonly tag: 'at'; readonly of: PlanExpr; readonly index: PlanExpr }
   /** The IR array e_i (one-hot at a run-time index; sparse: i + 1 long). */
   | { readonly tag: 'oneHot'; readonly index: PlanExpr }
+  /**
+   * A user's matrix (number[][], Float64Array[]) as the IR's `[data, rows, cols]`, rows checked
+   * equally long; `path` names it in the RangeError. A tangent (`tangent`) comes in with
+   * dimensions 0 (they are integers), and as large as `like` when given.
+   */
+  | { readonly tag: 'packMatrix'; readonly value: PlanExpr; readonly path: string; readonly tangent?: boolean; readonly like?: PlanExpr }
+  /**
+   * The IR's flat data of a matrix as the user's rows (`row` is their class), with the dimensions
+   * of `like`: the user's matrix or the IR's `[data, rows, cols]` (a tangent's data may be short:
+   * its missing elements are zeros).
+   */
+  | { readonly tag: 'unpackMatrix'; readonly data: PlanExpr; readonly like: PlanExpr; readonly row: string }
   /** `Array.from({ length: count }, (_, index) => body)`: rows and columns of a run-time size. */
   | { readonly tag: 'rows'; readonly count: PlanExpr; readonly index: string; readonly body: PlanExpr };
 
