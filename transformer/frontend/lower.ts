@@ -580,10 +580,24 @@ class FunctionLowering {
       this.conform(at, values[1], values[0].shape, `the value of '${sym.name}' after the else branch`);
       return values[0].shape;
     });
-    const blocks = lowered.map((l, k) => l.scope.b.finish(ret(joined.map((j) => j.values[k].name))));
-    const outs = this.cond(pred, blocks, shapes, joined.map((j) => j.sym.name));
+    // Matrices leave the branches as their parts (carriedParts), unpacked in each branch.
+    const blocks = lowered.map((l, k) => {
+      const saved = this.unpacked;
+      this.unpacked = l.scope.unpacked;
+      try {
+        return l.scope.b.finish(ret(this.within(l.scope.b, () => joined.flatMap((j) => this.carriedParts(j.values[k])))));
+      } finally {
+        this.unpacked = saved;
+      }
+    });
+    const partShapes = shapes.flatMap((sh) => (isMatrix(sh) ? [rowShape(sh), NUMBER, NUMBER] : [sh]));
+    const partHints = joined.flatMap((j, i) => (isMatrix(shapes[i]) ? [`${j.sym.name}_data`, `${j.sym.name}_rows`, `${j.sym.name}_cols`] : [j.sym.name]));
+    const outs = this.cond(pred, blocks, partShapes, partHints);
+    let next = 0;
     joined.forEach(({ sym }, i) => {
-      this.env.set(sym, outs[i]);
+      const width = isMatrix(shapes[i]) ? 3 : 1;
+      this.env.set(sym, this.fromCarried(outs.slice(next, next + width).map((o) => o.name), shapes[i], sym.name));
+      next += width;
       this.unassigned.delete(sym);
     });
   }
@@ -602,7 +616,7 @@ class FunctionLowering {
    * Runs `f` in a scope of its own (a branch): its own builder, and copies of the environment and
    * of what is known about variables, so nothing it binds or assigns leaks into the enclosing scope.
    */
-  private branch<T>(f: () => T): { result: T; scope: { b: Builder; env: Map<ts.Symbol, Value>; unassigned: Set<ts.Symbol>; failed: Set<ts.Symbol> } } {
+  private branch<T>(f: () => T): { result: T; scope: { b: Builder; env: Map<ts.Symbol, Value>; unassigned: Set<ts.Symbol>; failed: Set<ts.Symbol>; unpacked: Map<string, Value[]> } } {
     const saved = { b: this.b, env: this.env, unassigned: this.unassigned, failed: this.failed, unpacked: this.unpacked };
     const scope = { b: new Builder(this.supply), env: new Map(this.env), unassigned: new Set(this.unassigned), failed: new Set(this.failed), unpacked: new Map(this.unpacked) };
     Object.assign(this, scope);
@@ -689,7 +703,7 @@ class FunctionLowering {
     });
     if (carried.length === 0) return;
     const { invariants, bodies } = this.closeLoop([body], counter);
-    this.bindCarried(carried, 'loop', [n.name, ...invariants, ...carried.map((c) => c.value.name)], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
+    this.bindCarried(carried, 'loop', [n.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
   }
 
   /** The variables declared before a loop (in this scope) that its code assigns, in declaration order. */
@@ -706,9 +720,10 @@ class FunctionLowering {
    * `result` gives the block's result (the carried values' new values, or a condition).
    */
   private loopScope(carried: readonly { sym: ts.Symbol; value: Value }[], lower: () => string[]): { block: Block; params: Binder[] } {
-    const params = carried.map((c) => binder(this.supply.fresh(c.sym.name), irType(c.value.shape)));
+    const perVariable = carried.map((c) => this.carriedBinders(c.sym.name, c.value.shape));
+    const params = perVariable.flat();
     const { result, scope } = this.branch(() => {
-      carried.forEach((c, i) => this.env.set(c.sym, { name: params[i].name, shape: c.value.shape }));
+      carried.forEach((c, i) => this.env.set(c.sym, this.fromCarried(perVariable[i].map((p) => p.name), c.value.shape, c.sym.name)));
       return lower();
     });
     for (const c of carried) if (scope.failed.has(c.sym)) this.failed.add(c.sym);
@@ -717,7 +732,31 @@ class FunctionLowering {
 
   /** The carried variables' values at the end of a loop body (in the body's scope). */
   private carriedNow(carried: readonly { sym: ts.Symbol; value: Value }[]): string[] {
-    return carried.map((c) => (this.failed.has(c.sym) ? c.value.name : this.env.get(c.sym)!.name));
+    return carried.flatMap((c) => this.carriedParts(this.failed.has(c.sym) ? c.value : this.env.get(c.sym)!));
+  }
+
+  /**
+   * The IR values a variable travels as through a loop or a branch: a matrix as its data and
+   * dimensions, so that the data stays an array of its own that a write may change in place
+   * (ad/inplace.ts follows arrays, not arrays inside tuples); anything else as itself.
+   */
+  private carriedParts(v: Value): string[] {
+    if (!isMatrix(v.shape)) return [v.name];
+    return this.unpack(v).map((p) => p.name);
+  }
+
+  private carriedBinders(hint: string, shape: Shape): Binder[] {
+    if (!isMatrix(shape)) return [binder(this.supply.fresh(hint), irType(shape))];
+    return [binder(this.supply.fresh(`${hint}_data`), arrayType(REAL)), binder(this.supply.fresh(`${hint}_rows`), REAL), binder(this.supply.fresh(`${hint}_cols`), REAL)];
+  }
+
+  /** The variable's value from the parts it travelled as (in the current scope). */
+  private fromCarried(names: readonly string[], shape: Shape, hint: string): Value {
+    if (!isMatrix(shape)) return { name: names[0], shape };
+    const parts = names.map((n, k) => ({ name: n, shape: k === 0 ? rowShape(shape) : NUMBER }));
+    const v = { name: this.b.nl(hint, tuple(false, [...names]), irType(shape)), shape };
+    this.unpacked.set(v.name, parts);
+    return v;
   }
 
   /**
@@ -741,9 +780,9 @@ class FunctionLowering {
 
   /** Binds a loop construct's results to the carried variables. */
   private bindCarried(carried: readonly { sym: ts.Symbol; value: Value }[], op: 'loop' | 'while', nl: string[], bodies: Lambda[]): void {
-    const results = carried.map((c) => binder(this.supply.fresh(c.sym.name), irType(c.value.shape)));
-    this.b.bind(results, [], construct(op, nl, [], bodies));
-    carried.forEach((c, i) => this.env.set(c.sym, { name: results[i].name, shape: c.value.shape }));
+    const perVariable = carried.map((c) => this.carriedBinders(c.sym.name, c.value.shape));
+    this.b.bind(perVariable.flat(), [], construct(op, nl, [], bodies));
+    carried.forEach((c, i) => this.env.set(c.sym, this.fromCarried(perVariable[i].map((p) => p.name), c.value.shape, c.sym.name)));
   }
 
   // ---- Leaving a loop early (docs/frontend.md, "Leaving a loop early") ----
@@ -1014,7 +1053,7 @@ class FunctionLowering {
     if (carried.length === 0) return;
     const { invariants, bodies } = this.closeLoop([cond, step]);
     const lambdas = [cond, step].map((b, k) => lambda([...bodies[k].inv, ...b.params], [], bodies[k].body));
-    this.bindCarried(carried, 'while', [...invariants, ...carried.map((c) => c.value.name)], lambdas);
+    this.bindCarried(carried, 'while', [...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], lambdas);
   }
 
   /**
@@ -1075,7 +1114,7 @@ class FunctionLowering {
     if (carried.length === 0) return true;
     const trips = fromZero ? this.checkedTrips(count, body.block, counter.name, cond.right, body.params) : count;
     const { invariants, bodies } = this.closeLoop([body], counter);
-    this.bindCarried(carried, 'loop', [trips.name, ...invariants, ...carried.map((c) => c.value.name)], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
+    this.bindCarried(carried, 'loop', [trips.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
     return true;
   }
 
@@ -1335,6 +1374,7 @@ class FunctionLowering {
     while (t.isParenthesizedExpression(access)) access = access.expression;
     const target = access as ts.ElementAccessExpression;
     const a = this.current$(sym, id);
+    if (isMatrix(a.shape)) return this.matrixAssignment(e, sym, id, a, target);
     if (a.shape.kind !== 'array') fail(1122, target, `only arrays can be written into by index, '${id.text}' is ${describeShape(a.shape)}`);
     const i = this.expr(target.argumentExpression, 'i');
     let value: Value;
@@ -1349,6 +1389,31 @@ class FunctionLowering {
       value = { name: this.b.prim(op, [old.name, rhs.name], `${id.text}_i`), shape: NUMBER };
     }
     this.env.set(sym, this.arrays.update(a, i, value, target));
+  }
+
+  /** `m[i][j] = v`, `m[i][j] op= v`, `m[i][j]++` on a local matrix: one update of its data. */
+  private matrixAssignment(e: ts.Expression, sym: ts.Symbol, id: ts.Identifier, m: Value, target: ts.ElementAccessExpression): void {
+    const { t } = this;
+    const K = t.SyntaxKind;
+    let rowAccess: ts.Expression = target.expression;
+    while (t.isParenthesizedExpression(rowAccess)) rowAccess = rowAccess.expression;
+    if (!t.isElementAccessExpression(rowAccess)) fail(1122, target, `'${id.text}' is a matrix: write its elements, ${id.text}[i][j] = v (a whole row cannot be replaced)`);
+    const i = this.expr(rowAccess.argumentExpression, 'i');
+    const j = this.expr(target.argumentExpression, 'j');
+    this.numbers(target, i, j);
+    let value: Value;
+    if (t.isBinaryExpression(e) && e.operatorToken.kind === K.EqualsToken) {
+      value = this.expr(e.right, `${id.text}_ij`);
+    } else {
+      const old = this.arrays.matrices.element(m, i, j, `${id.text}_ij`);
+      const op = t.isBinaryExpression(e) ? operatorTables(t).compound[e.operatorToken.kind] : (e as ts.PrefixUnaryExpression).operator === K.PlusPlusToken ? 'add' : 'sub';
+      if (!op) fail(1108, e, `'${(e as ts.BinaryExpression).operatorToken.getText()}' is not supported on a matrix element`);
+      const rhs = t.isBinaryExpression(e) ? this.expr(e.right) : { name: this.b.lit(1, 'one'), shape: NUMBER };
+      this.numbers(e, old, rhs);
+      value = { name: this.b.prim(op, [old.name, rhs.name], `${id.text}_ij`), shape: NUMBER };
+    }
+    if (value.shape.kind !== 'number') fail(1120, target, `a matrix holds numbers: cannot write ${describeShape(value.shape)}`);
+    this.env.set(sym, this.arrays.matrices.update(m, i, j, value, target));
   }
 
   /** `b.push(x, y)` as a statement: b becomes `append(append(b, x), y)` (checked by checkArrayWrites, as writes are). */

@@ -32,6 +32,11 @@ export function writtenArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | unde
   if (!target || !tsApi.isElementAccessExpression(target)) return undefined;
   let base: ts.Expression = target.expression;
   while (tsApi.isParenthesizedExpression(base)) base = base.expression;
+  // `m[i][j] = v` writes into the matrix m.
+  if (tsApi.isElementAccessExpression(base)) {
+    base = base.expression;
+    while (tsApi.isParenthesizedExpression(base)) base = base.expression;
+  }
   return tsApi.isIdentifier(base) ? base : undefined;
 }
 
@@ -95,7 +100,19 @@ function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, 
   let node: ts.Node = id;
   while (tsApi.isParenthesizedExpression(node.parent) || tsApi.isNonNullExpression(node.parent) || tsApi.isAsExpression(node.parent)) node = node.parent;
   const parent = node.parent;
-  if (tsApi.isElementAccessExpression(parent) && parent.expression === node) return;
+  if (tsApi.isElementAccessExpression(parent) && parent.expression === node) {
+    // A row of a written matrix is another name for it in JavaScript: only its elements and
+    // its length may be read (m[i][j], m[i].length).
+    const rowType = checker.getTypeAtLocation(parent);
+    const isRow = checker.isArrayType(rowType) || typedArrayName(tsApi, rowType) !== undefined;
+    let use: ts.Node = parent;
+    while (tsApi.isParenthesizedExpression(use.parent) || tsApi.isNonNullExpression(use.parent)) use = use.parent;
+    const whole = !(tsApi.isElementAccessExpression(use.parent) && use.parent.expression === use) && !(tsApi.isPropertyAccessExpression(use.parent) && use.parent.expression === use && use.parent.name.text === 'length');
+    if (isRow && whole) {
+      fail(1123, parent, `'${name}' is written into, and its row ${parent.getText()} used as a whole would be a second name for that row in JavaScript; read its elements (${name}[i][j]) or copy the row (${parent.getText()}.slice())`);
+    }
+    return;
+  }
   if (tsApi.isPropertyAccessExpression(parent) && parent.expression === node) return;
   // `a = new Float64Array(n)`: a new array under the same name.
   if (tsApi.isBinaryExpression(parent) && parent.left === node && parent.operatorToken.kind === tsApi.SyntaxKind.EqualsToken) {

@@ -1,0 +1,316 @@
+// Matrices (number[][], Float64Array[]) in differentiable functions through the plugin
+// (transformer/frontend/matrices.ts, docs/frontend.md "Matrices"): stored flat as (data, rows,
+// cols). Every derivative is checked against central differences or a hand derivation, at sizes
+// 0 × 0, 1 × 1 and larger; gradients come back as matrices of the user's row class; bad shapes
+// are RangeErrors naming the argument; reverse mode through m[i][j] reads and writes stays
+// linear in the matrix (interpreter work counter).
+import * as fs from 'fs';
+import * as path from 'path';
+import { compile, directional, expectClose, leaves, load, partial, workDir } from './harness';
+import { main } from '../../transformer/plugin/cli';
+import { parseProgram } from '../../transformer/ir/parse';
+import { evalFn } from '../../transformer/ir/interp';
+import { gradOf } from '../gen/drivers';
+
+const SOURCE = `import { grad, valueAndGrad, jvp, vjp, hvp, sum, dot, stopGradient } from 'tsad';
+
+/** @differentiable */
+export function frob(m: number[][]): number {
+  let s = 0;
+  for (let i = 0; i < m.length; i++) for (let j = 0; j < m[i].length; j++) s += m[i][j] * m[i][j] * (i + 1);
+  return s;
+}
+/** @differentiable */
+export function rowDots(m: number[][], w: Float64Array): number {
+  let s = 0;
+  for (const row of m) s += Math.sin(dot(row, w));
+  return s;
+}
+/** @differentiable */
+export function mapped(m: Float64Array[], w: number[]): number {
+  return sum(m.map((row, i) => dot(row, w) * (i + 1)));
+}
+/** @differentiable */
+export function squared(m: number[][], c: number): number[][] {
+  return m.map((row) => row.map((x) => c * x * x));
+}
+/** @differentiable */
+export function outer(x: Float64Array, y: Float64Array): number {
+  const m = new Array(x.length).fill(0).map(() => new Float64Array(y.length));
+  for (let i = 0; i < x.length; i++) for (let j = 0; j < y.length; j++) m[i][j] = Math.sin(x[i] * y[j]);
+  for (let i = 1; i < x.length; i++) for (let j = 0; j < y.length; j++) m[i][j] += m[i - 1][j] * x[i];
+  let s = 0;
+  for (let i = 0; i < m.length; i++) for (let j = 0; j < m[i].length; j++) s += m[i][j] * m[i][j];
+  return s;
+}
+/** @differentiable */
+export function layer(p: { W: number[][]; b: number[] }, x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < p.W.length; i++) {
+    let y = p.b[i];
+    for (let j = 0; j < x.length; j++) y += p.W[i][j] * x[j];
+    s += Math.tanh(y);
+  }
+  return s;
+}
+/** @differentiable */
+export function gram(x: Float64Array): number[][] {
+  return Array.from({ length: x.length }, (_, i) => Float64Array.from({ length: x.length }, (_, j) => x[i] * x[j] + (i === j ? 1 : 0)));
+}
+/** @differentiable */
+export function literal(a: number, b: number): number {
+  const m: number[][] = [[a, b, 1], [a * b, 2, b]];
+  return m[0][0] * m[1][2] + m[1][0] * m[0][1] + m.length * m[0].length;
+}
+/** @differentiable */
+export function branchy(m: number[][], t: number): number {
+  const c = m.map((row) => row.slice());
+  for (let i = 0; i < c.length; i++) {
+    if (c[i][0] > t) c[i][0] = c[i][0] * t;
+    else c[i][0] += t * t;
+  }
+  let s = 0;
+  for (const row of c) s += row[0] * row[row.length - 1];
+  return s;
+}
+/** @differentiable */
+export function frozen(m: number[][], x: number): number {
+  const k = stopGradient(m);
+  return k[0][0] * x + m[0][0] * x * x;
+}
+
+export const dFrob = grad(frob);
+export const dRowDots = grad(rowDots, { wrt: [0, 1] });
+export const dMapped = grad(mapped, { wrt: [0, 1] });
+export const dOuter = grad(outer, { wrt: [0, 1] });
+export const dLayer = grad(layer);
+export const vgLayer = valueAndGrad(layer, { wrt: [0, 1] });
+export const dLiteral = grad(literal, { wrt: [0, 1] });
+export const dBranchy = grad(branchy, { wrt: [0, 1] });
+export const dFrozen = grad(frozen, { wrt: [0, 1] });
+export const hvpRowDots = hvp(rowDots);
+export const jvpSquared = (m: number[][], c: number, dm: number[][], dc: number) => jvp(squared, [m, c], [dm, dc]);
+export const vjpSquared = (m: number[][], c: number) => vjp(squared, m, c);
+export const jvpGram = (x: Float64Array, dx: Float64Array) => jvp(gram, [x], [dx]);
+export const vjpGram = (x: Float64Array) => vjp(gram, x);
+`;
+
+const { exports: m } = load(SOURCE);
+
+const M = [
+  [0.3, -1.2, 0.7],
+  [1.1, 0.4, -0.5],
+];
+const rows = (r: number, c: number, seed = 1): number[][] => Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => Math.sin(seed * (i * c + j + 1))));
+
+describe('gradients of matrix parameters against central differences', () => {
+  test('frob: Σ (i+1)·m_ij², by hand 2·(i+1)·m_ij, a number[][] back', () => {
+    const g = m.dFrob(M) as number[][];
+    expect(g).toEqual(M.map((r, i) => r.map((x) => 2 * (i + 1) * x)));
+    expect(Array.isArray(g[0])).toBe(true);
+  });
+
+  test.each([
+    [0, 0],
+    [1, 1],
+    [2, 3],
+    [4, 2],
+  ])('rowDots at %i × %i: both gradients; rows of a Float64Array[] come back as Float64Arrays', (r, c) => {
+    const A = rows(r, c);
+    const w = Float64Array.from({ length: c }, (_, j) => 0.3 * j - 0.2);
+    const [gA, gw] = m.dRowDots(A, w) as [number[][], Float64Array];
+    expect(gA.length).toBe(r);
+    expect(gw).toBeInstanceOf(Float64Array);
+    const f = (a: number[][], v: number[]) => m.rowDots(a, Float64Array.from(v));
+    for (let k = 0; k < r * c; k++) expectClose([leaves(gA)[k]], partial(f, [A, [...w]], 0, k));
+    for (let k = 0; k < c; k++) expectClose([gw[k]], partial(f, [A, [...w]], 1, k));
+
+    const typed = A.map((row) => Float64Array.from(row));
+    const [gT] = m.dMapped(typed, [...w]) as [Float64Array[], number[]];
+    expect(gT.length).toBe(r);
+    for (const row of gT) expect(row).toBeInstanceOf(Float64Array);
+    const fm = (a: number[][], v: number[]) => m.mapped(a.map((row) => Float64Array.from(row)), v);
+    for (let k = 0; k < r * c; k++) expectClose([leaves(gT.map((x) => [...x]))[k]], partial(fm, [A, [...w]], 0, k));
+  });
+
+  test('outer: a matrix built by writes m[i][j] = … and m[i][j] += m[i-1][j]·x[i] in nested loops', () => {
+    const x = Float64Array.from([0.4, -0.3, 0.9]);
+    const y = Float64Array.from([1.2, 0.5]);
+    const [gx, gy] = m.dOuter(x, y) as [Float64Array, Float64Array];
+    const f = (a: number[], b: number[]) => m.outer(Float64Array.from(a), Float64Array.from(b));
+    expectClose([...gx], [0, 1, 2].map((k) => partial(f, [[...x], [...y]], 0, k)[0]));
+    expectClose([...gy], [0, 1].map((k) => partial(f, [[...x], [...y]], 1, k)[0]));
+  });
+
+  test('layer: a matrix inside an object parameter, { W: number[][]; b: number[] }', () => {
+    const p = { W: rows(3, 2, 2), b: [0.1, -0.2, 0.3] };
+    const x = Float64Array.from([0.5, -1.5]);
+    const g = m.dLayer(p, x) as { W: number[][]; b: number[] };
+    // By hand: ∂/∂W_ij = (1 − tanh² y_i)·x_j, ∂/∂b_i = 1 − tanh² y_i.
+    const y = p.W.map((r, i) => p.b[i] + r[0] * x[0] + r[1] * x[1]);
+    const s = y.map((v) => 1 - Math.tanh(v) ** 2);
+    expectClose(leaves(g.W), p.W.flatMap((_, i) => [s[i] * x[0], s[i] * x[1]]), 1e-12);
+    expectClose(g.b, s, 1e-12);
+    const [value, [gp, gx]] = m.vgLayer(p, x);
+    expect(value).toBeCloseTo(m.layer(p, x), 12);
+    expectClose(leaves(gp.W), leaves(g.W), 1e-12);
+    expectClose([...gx], [0, 1].map((j) => s.reduce((a, si, i) => a + si * p.W[i][j], 0)), 1e-12);
+  });
+
+  test('a literal [[a, b, 1], [a·b, 2, b]]: m[0][0]·m[1][2] + m[1][0]·m[0][1] + 6', () => {
+    const [a, b] = [1.5, -0.5];
+    expect(m.literal(a, b)).toBeCloseTo(a * b + a * b * b + 6, 12);
+    // d/da = b + b², d/db = a + 2ab.
+    expectClose(m.dLiteral(a, b), [b + b * b, a + 2 * a * b], 1e-12);
+  });
+
+  test('branchy: writes into a copied matrix in both arms of an if', () => {
+    const A = rows(3, 2, 3);
+    for (const t of [-0.5, 0.2, 0.9]) {
+      const [gA, gt] = m.dBranchy(A, t) as [number[][], number];
+      for (let k = 0; k < 6; k++) expectClose([leaves(gA)[k]], partial(m.branchy, [A, t], 0, k));
+      expectClose([gt], partial(m.branchy, [A, t], 1, 0));
+    }
+  });
+
+  test('stopGradient of a matrix: only the live read is differentiated', () => {
+    const [gm, gx] = m.dFrozen([[2, 0]], 3) as [number[][], number];
+    expect(gm).toEqual([[9, 0]]);
+    expect(gx).toBe(2 + 2 * 2 * 3);
+  });
+
+  test('hvp with a matrix direction against differences of the gradient', () => {
+    const A = rows(2, 3, 5);
+    const w = Float64Array.from([0.2, -0.7, 0.4]);
+    const V = rows(2, 3, 7);
+    const hv = m.hvpRowDots(A, w, V) as number[][];
+    const h = 1e-5;
+    const at = (s: number) => m.dRowDots(A.map((r, i) => r.map((x, j) => x + s * V[i][j])), w)[0] as number[][];
+    const fd = leaves(at(h)).map((u, k) => (u - leaves(at(-h))[k]) / (2 * h));
+    expectClose(leaves(hv), fd, 1e-6);
+  });
+});
+
+describe('matrix results', () => {
+  test('jvp and vjp of a function returning number[][] (rows → rows)', () => {
+    const dM = rows(2, 3, 4);
+    const [y, dy] = m.jvpSquared(M, 0.5, dM, 0.25) as [number[][], number[][]];
+    expect(y).toEqual(M.map((r) => r.map((x) => 0.5 * x * x)));
+    expectClose(leaves(dy), directional(m.squared, [M, 0.5], [dM, 0.25]));
+    const [value, pullback] = m.vjpSquared(M, 0.5);
+    expect(value).toEqual(y);
+    const ct = rows(2, 3, 6);
+    const [gM, gc] = pullback(ct) as [number[][], number];
+    // ⟨ct, J·ẋ⟩ = ⟨Jᵀ·ct, ẋ⟩ with ẋ = (dM, 0.25).
+    const lhs = leaves(ct).reduce((s, c, k) => s + c * leaves(dy)[k], 0);
+    const rhs = leaves(gM).reduce((s, g, k) => s + g * leaves(dM)[k], 0) + gc * 0.25;
+    expect(Math.abs(lhs - rhs)).toBeLessThan(1e-12);
+  });
+
+  test.each([0, 1, 3])('gram at n = %i: Array.from rows of Float64Array.from; jvp vs differences, vjp vs the dot-product test', (n) => {
+    const x = Float64Array.from({ length: n }, (_, i) => 0.5 + 0.3 * i);
+    const dx = Float64Array.from({ length: n }, (_, i) => 1 - 0.4 * i);
+    const [y, dy] = m.jvpGram(x, dx) as [Float64Array[], Float64Array[]];
+    expect(y.length).toBe(n);
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) expect(y[i][j]).toBeCloseTo(x[i] * x[j] + (i === j ? 1 : 0), 12);
+    const g = (v: number[]) => m.gram(Float64Array.from(v)).map((r: Float64Array) => [...r]);
+    expectClose(leaves(dy.map((r) => [...r])), directional(g, [[...x]], [[...dx]]));
+    const [, pullback] = m.vjpGram(x);
+    const ct = rows(n, n, 2);
+    const [gx] = pullback(ct) as [Float64Array];
+    const lhs = leaves(ct).reduce((s, c, k) => s + c * leaves(dy.map((r) => [...r]))[k], 0);
+    const rhs = [...gx].reduce((s, v, i) => s + v * dx[i], 0);
+    expect(Math.abs(lhs - rhs)).toBeLessThan(1e-12);
+  });
+});
+
+describe('bad shapes are RangeErrors naming the argument', () => {
+  test('a ragged number[][] argument', () => {
+    expect(() => m.dFrob([[1, 2], [3]])).toThrow(new RangeError("grad(frob): 'm' must be a rectangular matrix (number[][]): row 1 has 1 numbers, row 0 has 2"));
+  });
+
+  test('a tangent of another size than its primal', () => {
+    expect(() => m.jvpSquared(M, 1, [[1, 2, 3]], 0)).toThrow(/jvp\(squared\): 'tangents\[0\]' must be a 2 × 3 matrix like its primal, got 1 × 3/);
+    const [, pullback] = m.vjpSquared(M, 1);
+    expect(() => pullback([[1, 2], [3, 4]])).toThrow(/'cotangent' must be a 2 × 3 matrix like its primal, got 2 × 2/);
+  });
+
+  test('a map returning rows of different lengths', () => {
+    const { exports: e } = load(`import { grad } from 'tsad';
+/** @differentiable */
+export function tri(x: Float64Array): number {
+  const t = Array.from({ length: x.length }, (_, i) => x.slice(0, i + 1));
+  return t[0][0];
+}
+export const d = grad(tri);`);
+    expect(() => e.d(Float64Array.from([1, 2]))).toThrow(/grad\(tri\): in tri: the rows of Array\.from.* must be equally long/);
+  });
+});
+
+describe('diagnostics', () => {
+  const diagnose = (body: string) => compile(`import { grad } from 'tsad';\n${body}`, { throwOnError: false }).diagnostics.map((d) => `${d.code}`);
+
+  test('number[][][] is TSAD1120', () => {
+    expect(diagnose(`/** @differentiable */\nexport function f(t: number[][][]): number { return t.length; }`)).toEqual(['1120']);
+  });
+
+  test('a ragged literal is TSAD1120', () => {
+    expect(diagnose(`/** @differentiable */\nexport function f(x: number): number { const m: number[][] = [[x, 1], [2]]; return m[0][0]; }`)).toEqual(['1120']);
+  });
+
+  test('a row of a written matrix used as a whole is TSAD1123', () => {
+    const src = `/** @differentiable */
+export function f(x: number): number {
+  const m = [[x, 1], [2, x]];
+  const r = m[0];
+  m[0][0] = 5;
+  return r[0];
+}`;
+    expect(diagnose(src)).toEqual(['1123']);
+  });
+});
+
+describe('reverse mode through matrices costs a constant times the primal (interpreter work counter)', () => {
+  const file = path.join(workDir(), 'matrix-complexity.ts');
+  fs.writeFileSync(
+    file,
+    `/** @differentiable */
+export function frob(m: number[][]): number {
+  let s = 0;
+  for (let i = 0; i < m.length; i++) for (let j = 0; j < m[i].length; j++) s += m[i][j] * m[i][j];
+  return s;
+}
+/** @differentiable */
+export function rowsTimes(m: number[][], x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < m.length; i++) {
+    let y = 0;
+    for (let j = 0; j < m[i].length; j++) y += m[i][j] * x[j];
+    s += Math.sin(y);
+  }
+  return s;
+}
+`,
+  );
+  const ir = (fn: string) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    expect(main(['inspect', file, '--fn', fn, '--stage', 'linear-a'], { out: (t) => out.push(t), err: (t) => err.push(t) })).toBe(0);
+    return parseProgram(out.join('\n'));
+  };
+
+  test.each(['frob', 'rowsTimes'])('%s: W(grad) / W(f) is bounded for n × n from 8 to 64', (fn) => {
+    const program = ir(fn);
+    const { program: gp, grad } = gradOf(program, fn, { simplify: true, policy: 'cheap' });
+    const ratios: number[] = [];
+    for (const n of [8, 16, 32, 64]) {
+      const mat = [Float64Array.from({ length: n * n }, (_, k) => Math.sin(k)), n, n];
+      const args = fn === 'frob' ? [mat] : [mat, Array.from({ length: n }, (_, k) => Math.cos(k))];
+      const wf = evalFn(program, fn, args as never).work;
+      const wg = evalFn(gp, grad, args as never).work;
+      ratios.push(wg / wf);
+    }
+    expect(Math.max(...ratios)).toBeLessThan(8);
+    expect(ratios[3]).toBeLessThanOrEqual(ratios[0] * 1.1);
+  });
+});
