@@ -1,7 +1,8 @@
 // Arrays (docs/linear-a.md, "Arrays"): the body-less operations (ops.ts), map (map.ts), in-place
 // accumulation of read cotangents (accum.ts), scan and reduce (scan.ts, reduce.ts, fold.ts) with
 // their linear recurrences (linearFold.ts), gather and scatter with their linear pairs (gather.ts,
-// scatter.ts), the histogram (histogram.ts), run-time length checks (checks.ts). One line per construct, so that adding one touches
+// scatter.ts), the histogram (histogram.ts), the matrix product and its
+// six linear forms (matmul.ts), run-time length checks (checks.ts). One line per construct, so that adding one touches
 // only this table.
 import type { ConstructRule } from '../types';
 import { len, index, fill, sum, lindex, lonehot, lsum, lfill } from './ops';
@@ -15,6 +16,7 @@ import { update, write, lupdate, ltake, clone, append, appendw } from './update'
 import { gather, lgather, lscatteradd } from './gather';
 import { scatter, lscatter, lunscatter } from './scatter';
 import { reduceByIndex, sreduceByIndex, lhist, lrhist } from './histogram';
+import { matmul, lmatmul_ac, lmatmul_ca, lmatmul_bc, lmatmul_cb, lmatmul_ab, lmatmul_ba } from './matmul';
 
 export const ARRAY_CONSTRUCTS = {
   len,
@@ -48,6 +50,13 @@ export const ARRAY_CONSTRUCTS = {
   sreduceByIndex,
   lhist,
   lrhist,
+  matmul,
+  lmatmul_ac,
+  lmatmul_ca,
+  lmatmul_bc,
+  lmatmul_cb,
+  lmatmul_ab,
+  lmatmul_ba,
   update,
   write,
   lupdate,
