@@ -291,7 +291,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
 }
 
 /** The constructs whose emitted code throws a RangeError for bad lengths or indices. */
-const CHECKING = new Set(['atmost', 'gather', 'scatter']);
+const CHECKING = new Set(['atmost', 'gather', 'scatter', 'matmul']);
 
 /** Do the defs a plan calls check array lengths or indices at run time? */
 function checksLengths(plan: CallSitePlan): boolean {

@@ -1136,6 +1136,21 @@ class FunctionLowering {
       const what = `the loop for (… i < ${bound.getText()} …) reads '${userName(a)}[i]' past its end`;
       trips = this.arrays.atMost(trips, this.arrays.length({ name: a, shape: { kind: 'array', container: 'Float64Array', elem: NUMBER } }), what);
     }
+    // m[i][j] of a matrix from outside the loop, at the counter: the counter stays below the
+    // matrix's rows (i) or columns (j); a column past the end would read the next row.
+    const checked = new Set<string>();
+    for (const st of body.stmts) {
+      const read = st.tag === 'let' && st.nl.length === 1 ? this.arrays.matrices.readOf(st.nl[0].name) : undefined;
+      if (!read || bodyNames.has(read.matrix.name) || ![read.row, read.col].includes(counter)) continue;
+      const m = userName(read.matrix.name);
+      for (const [at, dim, limit] of [[read.row, 'rows', () => this.arrays.matrices.rows(read.matrix)], [read.col, 'columns', () => this.arrays.matrices.cols(read.matrix)]] as const) {
+        if (at !== counter || checked.has(`${read.matrix.name}:${dim}`)) continue;
+        checked.add(`${read.matrix.name}:${dim}`);
+        if (limit().name === count.name) continue;
+        const what = `the loop for (… < ${bound.getText()} …) reads '${m}' past its ${dim}`;
+        trips = this.arrays.atMost(trips, limit(), what);
+      }
+    }
     return trips;
   }
 

@@ -64,10 +64,20 @@ export class MatrixLowering {
     return { name: b.prim('add', [start, j.name], 'at'), shape: NUMBER };
   }
 
+  /** Each `m[i][j]` read by the name it binds: its matrix and indices (for loop trip checks). */
+  private readonly reads = new Map<string, { readonly matrix: Value; readonly row: string; readonly col: string }>();
+
   /** `m[i][j]`: one read of the data, whatever the row. */
   element(m: Value, i: Value, j: Value, hint?: string): Value {
     const { data } = this.parts(m);
-    return this.arrays.read(data, this.position(m, i, j), hint ?? `${userName(m.name)}_ij`);
+    const read = this.arrays.read(data, this.position(m, i, j), hint ?? `${userName(m.name)}_ij`);
+    this.reads.set(read.name, { matrix: m, row: i.name, col: j.name });
+    return read;
+  }
+
+  /** The matrix read `m[i][j]` that bound `name`, if it is one. */
+  readOf(name: string): { readonly matrix: Value; readonly row: string; readonly col: string } | undefined {
+    return this.reads.get(name);
   }
 
   /** `m[i]` as a value: the row, a gather of cols elements from i·cols (an index past the end is a RangeError). */

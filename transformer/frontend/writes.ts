@@ -11,6 +11,7 @@
 import type * as ts from 'typescript';
 import { fail } from './diagnostics';
 import { typedArrayName } from './shapes';
+import { tsadExportName } from './markers';
 
 /** `b.push(v, …)`: the array pushed onto, when it is a plain name. */
 export function pushedArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
@@ -40,10 +41,15 @@ export function writtenArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | unde
   return tsApi.isIdentifier(base) ? base : undefined;
 }
 
+const FRESH_HELPERS = new Set(['matmul', 'scan', 'gather', 'scatter', 'reduceByIndex', 'iota']);
+const HELPERS_READING = new Set([...FRESH_HELPERS, 'sum', 'dot', 'prod']);
+
 /** Expressions that build a new array, which a write may then change. */
-function isFreshArray(tsApi: typeof ts, e: ts.Expression): boolean {
+function isFreshArray(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expression): boolean {
   while (tsApi.isParenthesizedExpression(e) || tsApi.isAsExpression(e) || tsApi.isNonNullExpression(e)) e = e.expression;
   if (tsApi.isArrayLiteralExpression(e)) return true;
+  // tsad's helpers that build arrays return new ones.
+  if (tsApi.isCallExpression(e) && FRESH_HELPERS.has(tsadExportName(e.expression, checker) ?? '')) return true;
   if (tsApi.isNewExpression(e)) return tsApi.isIdentifier(e.expression) && ['Float64Array', 'Float32Array', 'Int32Array'].includes(e.expression.text);
   if (tsApi.isCallExpression(e) && tsApi.isPropertyAccessExpression(e.expression)) {
     const method = e.expression.name.text;
@@ -85,7 +91,7 @@ function checkOne(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, sym: t
   if (kind === 'Float32Array' || kind === 'Int32Array') {
     fail(1122, first, `'${name}' is a ${kind}, which rounds what is written into it: write into a Float64Array or number[] (a derivative of rounded values would be wrong)`);
   }
-  if (!decl.initializer || !isFreshArray(tsApi, decl.initializer)) {
+  if (!decl.initializer || !isFreshArray(tsApi, checker, decl.initializer)) {
     fail(1122, decl.initializer ?? decl, `'${name}' is written into, so it must start as a new array (new Float64Array(n), new Array(n).fill(0), Float64Array.from(...), .map, .slice() or a literal): here it may be another name for an existing one`);
   }
   const uses = (n: ts.Node): void => {
@@ -116,11 +122,13 @@ function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, 
   if (tsApi.isPropertyAccessExpression(parent) && parent.expression === node) return;
   // `a = new Float64Array(n)`: a new array under the same name.
   if (tsApi.isBinaryExpression(parent) && parent.left === node && parent.operatorToken.kind === tsApi.SyntaxKind.EqualsToken) {
-    if (!isFreshArray(tsApi, parent.right)) fail(1123, parent.right, `'${name}' is written into, so a new value for it must be a new array (.slice() copies one)`);
+    if (!isFreshArray(tsApi, checker, parent.right)) fail(1123, parent.right, `'${name}' is written into, so a new value for it must be a new array (.slice() copies one)`);
     return;
   }
   if (tsApi.isReturnStatement(parent)) return;
   if ((tsApi.isArrayLiteralExpression(parent) || tsApi.isShorthandPropertyAssignment(parent) || tsApi.isPropertyAssignment(parent)) && returnedLiteral(tsApi, parent)) return;
+  // tsad's array helpers read their arguments and return new arrays: no second name.
+  if (tsApi.isCallExpression(parent) && parent.expression !== node && tsadExportName(parent.expression, checker) !== undefined && HELPERS_READING.has(tsadExportName(parent.expression, checker)!)) return;
   if ((tsApi.isCallExpression(parent) || tsApi.isNewExpression(parent)) && parent.expression !== node) {
     const type = checker.getTypeAtLocation(parent);
     const returnsArray = checker.isArrayType(type) || checker.isTupleType(type) || typedArrayName(tsApi, type) !== undefined || (type.flags & tsApi.TypeFlags.Object) !== 0;
