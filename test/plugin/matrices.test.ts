@@ -308,6 +308,50 @@ export const jvpProduct = (A: number[][], B: number[][], dA: number[][], dB: num
   });
 });
 
+describe('the worked examples of array-adjoints-map-reduce-scan.md §5 over number[][]', () => {
+  const { exports: e } = load(`import { grad, vjp, hvp, matmul } from 'tsad';
+/** @differentiable */
+export function product(A: number[][], B: number[][]): number[][] {
+  return matmul(A, B);
+}
+/** @differentiable */
+export function kmeansCost(C: number[][], P: number[][]): number {
+  let cost = 0;
+  for (let i = 0; i < P.length; i++) {
+    let best = Infinity;
+    for (let c = 0; c < C.length; c++) {
+      let d = 0;
+      for (let j = 0; j < P[i].length; j++) d += (P[i][j] - C[c][j]) * (P[i][j] - C[c][j]);
+      best = Math.min(best, d);
+    }
+    cost += best;
+  }
+  return cost;
+}
+export const pullProduct = (A: number[][], B: number[][]) => vjp(product, A, B);
+export const dCost = grad(kmeansCost);
+export const hvpCost = hvp(kmeansCost);
+`);
+
+  test('#16 matmul: C = [[19, 22], [43, 50]]; with C̄ all ones, Ā = C̄Bᵀ = [[11, 15], [11, 15]], B̄ = AᵀC̄ = [[4, 4], [6, 6]]', () => {
+    const [C, pullback] = e.pullProduct([[1, 2], [3, 4]], [[5, 6], [7, 8]]);
+    expect(C).toEqual([[19, 22], [43, 50]]);
+    expect(pullback([[1, 1], [1, 1]])).toEqual([[[11, 15], [11, 15]], [[4, 4], [6, 6]]]);
+  });
+
+  test('#18 Newton k-means: cost 6, gradient [(−2, 4), (−2, −4)], Hessian diagonal [(4, 4), (4, 4)], one Newton step = the cluster means', () => {
+    const P = [[0, 0], [1, 0], [10, 10], [11, 10]];
+    const C = [[0, 1], [10, 9]];
+    expect(e.kmeansCost(C, P)).toBe(6);
+    const g = e.dCost(C, P) as number[][];
+    expect(g).toEqual([[-2, 4], [-2, -4]]);
+    // The Hessian is diagonal here, so its diagonal is the hvp along all ones.
+    const h = e.hvpCost(C, P, [[1, 1], [1, 1]]) as number[][];
+    expect(h).toEqual([[4, 4], [4, 4]]);
+    expect(C.map((row, c) => row.map((x, j) => x - g[c][j] / h[c][j]))).toEqual([[0.5, 0], [10.5, 10]]);
+  });
+});
+
 describe('loops reading m[i][j] at their counter are checked against the matrix once', () => {
   const { exports: e } = load(`import { grad } from 'tsad';
 /** @differentiable */
