@@ -45,11 +45,11 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   },
   1120: {
     title: 'unsupported array type',
-    hint: 'differentiable arrays hold numbers (number[], readonly number[], Float64Array, Float32Array) or arrays of them (number[][]); integer typed arrays (Int32Array) are constants; keep tuples and objects outside arrays ({ w: Float64Array; b: number })',
+    hint: 'differentiable arrays hold numbers (number[], readonly number[], Float64Array, Float32Array), and matrices are rectangular arrays of them (number[][], Float64Array[]); store more dimensions flat; integer typed arrays (Int32Array) are constants; keep tuples and objects outside arrays ({ w: Float64Array; b: number })',
   },
   1121: {
     title: 'unsupported array operation',
-    hint: 'read with a[i] and a.length, loop with for/while, build with new Float64Array(n), new Array(n).fill(x), Float64Array.from(a, f) or a literal, and use .map, .reduce(f, init), and tsad\'s sum, dot, prod, iota (see docs/frontend.md, Arrays)',
+    hint: 'read with a[i] and a.length, loop with for/while, build with new Float64Array(n), new Array(n).fill(x), Float64Array.from(a, f) or a literal, and use .map, .reduce(f, init), and tsad\'s sum, dot, prod, iota, matmul (see docs/frontend.md, Arrays)',
   },
   1122: {
     title: 'write into an array that is not a new local array',
