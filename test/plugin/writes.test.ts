@@ -54,6 +54,20 @@ export function layers(p: { w: Float64Array; b: Float64Array }, x: Float64Array,
 }
 export const gLayers = grad(layers, { wrt: [0, 1] });
 /** @differentiable */
+export function whileRecur(x: Float64Array): number {
+  // A while loop writing each element, reading the one written before.
+  const b = new Float64Array(x.length);
+  let i = 0;
+  while (i < x.length) {
+    b[i] = Math.sin(x[i]) * (i > 0 ? b[i - 1] : 1) + x[i];
+    i++;
+  }
+  let s = 0;
+  for (let j = 0; j < b.length; j++) s += b[j] * b[j];
+  return s;
+}
+export const gWhileRecur = grad(whileRecur);
+/** @differentiable */
 export function positives(x: Float64Array, c: number): number {
   // An array that grows by push in a loop, with a branch deciding what is pushed.
   const kept: number[] = [];
@@ -135,6 +149,17 @@ test('compound writes and ++ on a copy: gradient and Hessian-vector product by h
   close(m.hTwice(x, Float64Array.from([1, 0, 0])), [0, 3, 0]);
   close(m.hTwice(x, Float64Array.from([0, 1, 0])), [3, 2, 0]);
   expect(Array.from(x)).toEqual([2, 5, 7]);
+});
+
+test('a while loop writing each element: the gradient against central differences, and no copy per element', () => {
+  for (const n of [0, 1, 2, 7]) {
+    const x = data(n);
+    close(m.gWhileRecur(x), fdGrad(m.whileRecur, x), 1e-5);
+  }
+  const text = result.outputText;
+  const grad = text.slice(text.indexOf('function whileRecur$grad'), text.indexOf('\n}\n', text.indexOf('function whileRecur$grad')));
+  expect(grad).toContain('while (');
+  expect(grad).not.toMatch(/\.slice\(\)/);
 });
 
 test('the emitted primal writes in place: no copy of the array per element', () => {

@@ -41,7 +41,11 @@ export interface CheckOps {
 
 /** What the interpreter offers: running a body charges its work to the program's counter. */
 export interface InterpOps {
-  runBody(body: Lambda, args: Sides<Value>): Sides<Value>;
+  /**
+   * `borrows`: the body only reads its arguments and keeps none (a while loop's condition), so
+   * running it takes no array over: whoever may update one in place still may afterwards.
+   */
+  runBody(body: Lambda, args: Sides<Value>, options?: { readonly borrows?: boolean }): Sides<Value>;
   /** How many results of each sort a body returns (a loop's carried values). */
   arity(body: Lambda): Counts;
   /** Charges work for what the construct does itself (an array operation's element operations). */

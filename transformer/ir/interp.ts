@@ -127,10 +127,11 @@ class Machine {
     return d;
   }
 
-  private enter(d: Lambda, nl: Value[], lin: Value[]): Env {
+  private enter(d: Lambda, nl: Value[], lin: Value[], borrows = false): Env {
     const env = new Env();
-    d.nlParams.forEach((b, i) => env.bind(b.name, this.adopt(nl[i])));
-    d.linParams.forEach((b, i) => env.bind(b.name, this.adopt(lin[i])));
+    const bind = (x: Value) => (borrows ? x : this.adopt(x));
+    d.nlParams.forEach((b, i) => env.bind(b.name, bind(nl[i])));
+    d.linParams.forEach((b, i) => env.bind(b.name, bind(lin[i])));
     return env;
   }
 
@@ -141,8 +142,8 @@ class Machine {
 
   /** What a construct's rule may ask: running one of its bodies (one JavaScript frame per nesting level). */
   private readonly ops: InterpOps = {
-    runBody: (body, args) => {
-      const [nl, lin] = this.run(body, [...args.nl], [...args.lin]);
+    runBody: (body, args, options) => {
+      const [nl, lin] = this.run(body, [...args.nl], [...args.lin], options?.borrows === true);
       return { nl, lin };
     },
     arity: (body) => arityOf(body.body.result, defArity(this.defs)),
@@ -181,11 +182,11 @@ class Machine {
   }
 
   /** Runs a def's or a construct body's block with its parameters bound. */
-  private run(d: Lambda, nl: Value[], lin: Value[]): Value[][] {
+  private run(d: Lambda, nl: Value[], lin: Value[], borrows = false): Value[][] {
     this.meter?.enter();
     const outer = this.current;
     this.current = {};
-    let env = this.enter(d, nl, lin);
+    let env = this.enter(d, nl, lin, borrows);
     if (this.meter) d.nlParams.forEach((b, i) => b.type && this.meter!.note(nl[i], b.type));
     const konts: Kont[] = [{ k: 'block', block: d.body, i: 0 }];
     for (;;) {

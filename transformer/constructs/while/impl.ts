@@ -16,9 +16,12 @@ export function whileImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Valu
   const step = e.bodies[STEP];
   const { invariant, carried } = whileParts(operands, ops.arity(step));
   let c = carried;
+  // As a counted loop's: the carried operands may be taken over by the step. The condition only
+  // reads them, so it borrows (takes none over, and the step still may write in place).
+  for (const v of [...c.nl, ...c.lin]) ops.handOver(v);
   for (;;) {
     const nl = [...invariant.nl, ...c.nl];
-    if (ops.runBody(cond, { nl: conditionArgs(e, nl), lin: [] }).nl[0] !== true) return c;
+    if (ops.runBody(cond, { nl: conditionArgs(e, nl), lin: [] }, { borrows: true }).nl[0] !== true) return c;
     c = ops.runBody(step, { nl, lin: [...invariant.lin, ...c.lin] });
   }
 }

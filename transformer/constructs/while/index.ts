@@ -6,7 +6,8 @@
 // closed: they read only their parameters. J carries tangents through the same iterations; U
 // counts them and turns the linear half into a counted `loop` over residual stacks, so reverse
 // mode is the reversed counted loop.
-import type { ConstructRule } from '../types';
+import type { CarrySlot, ConstructExpr, ConstructRule, Counts } from '../types';
+import type { Lambda } from '../../ir/syntax';
 import { STEP } from './operands';
 import { whileTypeRule } from './typeRule';
 import { whileImpl } from './impl';
@@ -32,4 +33,17 @@ export const whileLoop: ConstructRule = {
   erase: whileErase,
   emitTs: whileEmitTs,
   repeats: true,
+  // The step takes the carried values over and hands them back for the next run, as a counted
+  // loop's body does (ad/inplace.ts writes into a carried array in place); the condition only
+  // reads them, before the step runs, and keeps nothing (its result is a boolean).
+  carries: (e, bodyArity) => stepSlots(e, bodyArity),
+  overwrites: (e, bodyArity) => stepSlots(e, bodyArity).map((c) => c.operand),
 };
+
+function stepSlots(e: ConstructExpr, bodyArity: (body: Lambda) => Counts): CarrySlot[] {
+  if (e.bodies.length <= STEP || e.lin.length > 0) return [];
+  const step = e.bodies[STEP];
+  const carried = bodyArity(step).nl;
+  const params = step.nlParams.length;
+  return Array.from({ length: carried }, (_, k) => ({ operand: e.nl.length - carried + k, body: STEP, param: params - carried + k, result: k }));
+}
