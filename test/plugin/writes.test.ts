@@ -214,4 +214,15 @@ test('push: arrays that grow in a loop, in both modes, against central differenc
   const [y, yDot] = m.jPushed(x, t);
   close(y, Array.from(x, (v) => v * v));
   close(yDot, Array.from(x, (v, k) => 2 * v * t[k]));
+  // Long enough to outgrow the first buffer of the tangent several times (16, 32, 64, ...).
+  const long = Float64Array.from({ length: 100 }, (_, k) => Math.sin(k));
+  const [, longDot] = m.jPushed(long, long);
+  close(longDot, Array.from(long, (v) => 2 * v * v));
+});
+
+test('forward mode through a loop of pushes grows the tangent into spare room (no copy per push)', () => {
+  const text = result.outputText;
+  const jvpCode = text.slice(text.indexOf('function pushed$jvp'), text.indexOf('\n}\n', text.indexOf('function pushed$jvp')));
+  expect(jvpCode).toMatch(/_dot = new Float64Array\(\w+\.buffer, \w+\.byteOffset, \w+\)/);
+  expect(jvpCode).toMatch(/new Float64Array\(Math\.max\(16, 2 \* \w+\)\)\.subarray\(0, \w+\)/);
 });

@@ -47,7 +47,7 @@ export function forCount(ops: EmitTsOps, k: string, n: ts.Expression, body: read
  *
  * (laccum, lupdate, ltake: see accum.ts for why only owned arrays are updated in place.)
  */
-export function emitOwnedDense(ops: EmitTsOps, into: string, a: string, n: ts.Expression): ts.Statement[] {
+export function emitOwnedDense(ops: EmitTsOps, into: string, a: string, n: ts.Expression, grows = false): ts.Statement[] {
   const f = ops.factory;
   const SK = ops.ts.SyntaxKind;
   const r = f.createIdentifier(into);
@@ -60,10 +60,36 @@ export function emitOwnedDense(ops: EmitTsOps, into: string, a: string, n: ts.Ex
   const isOwned = f.createParenthesizedExpression(f.createBinaryExpression(cached, SK.BarBarToken, call(own, 'has', r)));
   const dense = f.createBinaryExpression(f.createBinaryExpression(length(r), SK.GreaterThanEqualsToken, n), SK.AmpersandAmpersandToken, isOwned);
   const size = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [n, length(r)]);
-  const copy = f.createBlock(
+  let copy: ts.Statement = f.createBlock(
     [stmt(f.createAssignment(r, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]))), stmt(call(r, 'set', ops.ref(a))), stmt(call(own, 'add', r))],
     true,
   );
+  if (grows) {
+    // An owned array one element short (the tangent of a push): grow into spare room at the end
+    // of its buffer, or into a new buffer twice as large, as a push does (ops/update.ts appendw):
+    // a loop of n pushes then costs O(n), not O(n²). Spare room holds zeros: every view of the
+    // buffer starts at its start, and the old, shorter one is dead (its operand was linear).
+    const num = (k: number) => f.createNumericLiteral(k);
+    const bin = (x: ts.Expression, op: ts.BinaryOperator, y: ts.Expression) => f.createBinaryExpression(x, op, y);
+    const prop = (x: ts.Expression, name: string) => f.createPropertyAccessExpression(x, name);
+    const room = bin(bin(prop(r, 'byteOffset'), SK.PlusToken, bin(num(8), SK.AsteriskToken, n)), SK.LessThanEqualsToken, prop(prop(r, 'buffer'), 'byteLength'));
+    const view = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [prop(r, 'buffer'), prop(r, 'byteOffset'), n]);
+    const doubled = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [
+      f.createCallExpression(prop(f.createIdentifier('Math'), 'max'), undefined, [num(16), bin(num(2), SK.AsteriskToken, n)]),
+    ]);
+    const grown = f.createBlock(
+      [
+        f.createIfStatement(
+          room,
+          stmt(f.createAssignment(r, view)),
+          f.createBlock([stmt(f.createAssignment(r, f.createCallExpression(prop(doubled, 'subarray'), undefined, [num(0), n]))), stmt(call(r, 'set', ops.ref(a)))], true),
+        ),
+        stmt(call(own, 'add', r)),
+      ],
+      true,
+    );
+    copy = f.createIfStatement(isOwned, grown, copy);
+  }
   return [
     stmt(f.createAssignment(r, ops.ref(a))),
     f.createIfStatement(f.createPrefixUnaryExpression(SK.ExclamationToken, f.createParenthesizedExpression(dense)), copy),

@@ -202,7 +202,7 @@ export const lupdate: ConstructRule = {
     const f = ops.factory;
     const { i, w, a, x } = updateParts(e, e);
     const r = f.createIdentifier(into[0]);
-    return [...emitOwnedDense(ops, into[0], a, witnessExpr(ops, w)), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, i), ops.ref(x)))];
+    return [...emitOwnedDense(ops, into[0], a, witnessExpr(ops, w), true), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, i), ops.ref(x)))];
   },
 };
 
