@@ -25,8 +25,12 @@ import { mapChildren, namesIn, visitExpr } from '../ir/traverse';
 
 type Callee = (fn: string) => Counts | undefined;
 
-/** Whether a value of this type can hold a reference to an array (an array, a stack, a tuple of them). */
-const holdsArrays = (t: Type | undefined): boolean => t === undefined || t.tag === 'array' || t.tag === 'stack' || (t.tag === 'tuple' && t.elems.some(holdsArrays));
+/**
+ * Whether a value of this type can hold a reference to an array: an array, a tuple or stack with
+ * one inside. A stack of numbers (a loop's residuals) holds only numbers: a loop that reads an
+ * array and stacks what it read keeps no reference to the array.
+ */
+const holdsArrays = (t: Type | undefined): boolean => t === undefined || t.tag === 'array' || (t.tag === 'stack' && holdsArrays(t.elem)) || (t.tag === 'tuple' && t.elems.some(holdsArrays));
 
 const readsOf = (e: Expr): Set<string> => {
   const out = new Set<string>();

@@ -173,8 +173,40 @@ class Unzipper {
   /** How many construct bodies the statement being split sits in. */
   private depth = 0;
 
+  /**
+   * Arrays of the block being split that an enclosing scope overwrites later (a loop's carried
+   * array, read after this run's writes and overwritten by the next run), and, for the bodies of
+   * the construct being split, their parameters that receive such an array. A nested body reading
+   * one stores what it reads (chooseResiduals) instead of keeping the array for its linear half,
+   * which would put each run's version of the array on the enclosing loop's tape and force a
+   * copy of it per run before the next one may write in place.
+   */
+  private overwrittenOutside = new Set<string>();
+  private readonly overwrittenParams = new Map<Lambda, Set<string>>();
+
+  /** The parameters of e's bodies that receive an operand in `names`, by body (ConstructRule.invariants and carries). */
+  private paramsReceiving(e: ConstructExpr, names: ReadonlySet<string>): void {
+    if (names.size === 0) return;
+    const rule = constructRule(e, 'unzip');
+    const bodyArity = (body: Lambda) => arityOf(body.body.result, defArity(this.defs));
+    const mark = (body: number, param: number, operand: number) => {
+      const l = e.bodies[body];
+      if (!l || !names.has(e.nl[operand]) || param >= l.nlParams.length) return;
+      let set = this.overwrittenParams.get(l);
+      if (!set) this.overwrittenParams.set(l, (set = new Set()));
+      set.add(l.nlParams[param].name);
+    };
+    // The facets describe the non-linear operands and parameters, which a mixed construct lays
+    // out as its non-linear version does: asked of it without its linear operands.
+    const nonLinear: ConstructExpr = { ...e, lin: [] };
+    const inv = rule.invariants?.(nonLinear, bodyArity);
+    if (inv) for (let k = 0; k < inv.count; k++) mark(inv.body, inv.param + k, inv.operand + k);
+    for (const c of rule.carries?.(nonLinear, bodyArity) ?? []) mark(c.body, c.param, c.operand);
+  }
+
   /** A mixed construct through its rule: the context's statements and the linear half. */
   private splitConstruct(e: ConstructExpr, results: Sides<Binder>): { stmts: Stmt[]; lin: Expr } {
+    this.paramsReceiving(e, this.overwrittenOutside);
     const b = new Builder(this.names);
     const ops: UnzipOps = {
       b,
@@ -196,7 +228,7 @@ class Unzipper {
     this.depth++;
     let h: ReturnType<Unzipper['halves']>;
     try {
-      h = this.halves(l.nlParams, l.body, nlResults, true);
+      h = this.halves(l.nlParams, l.body, nlResults, true, this.overwrittenParams.get(l));
     } finally {
       this.depth--;
     }
@@ -212,8 +244,24 @@ class Unzipper {
    * results into `outs`, the residuals (typed binders: parameters first, then bindings in
    * program order) and the linear half's block, which starts with the recomputed bindings.
    */
-  halves(nlParams: readonly Binder[], body: Block, nlResults: number, inBody = false): { context: Stmt[]; outs: Binder[]; residuals: Binder[]; linBody: Block } {
-    const { ctx, nl, lin } = this.splitBlock(body);
+  halves(nlParams: readonly Binder[], body: Block, nlResults: number, inBody = false, overwrittenParams: ReadonlySet<string> = new Set()): { context: Stmt[]; outs: Binder[]; residuals: Binder[]; linBody: Block } {
+    // What enclosing scopes overwrite, for the constructs of this block (splitConstruct): the
+    // parameters that receive such arrays, the arrays this block's own statements overwrite, and
+    // a loop body's array results (its next run overwrites them).
+    const outside = new Set(overwrittenParams);
+    if (inBody) {
+      for (const n of this.overwritten(body.stmts)) outside.add(n);
+      if (body.result.tag === 'ret') for (const n of body.result.nl) outside.add(n);
+    }
+    const saved = this.overwrittenOutside;
+    this.overwrittenOutside = outside;
+    let split: Split;
+    try {
+      split = this.splitBlock(body);
+    } finally {
+      this.overwrittenOutside = saved;
+    }
+    const { ctx, nl, lin } = split;
     const linBody = lin === null ? block([], EMPTY_LIN) : lin.tag === 'block' ? lin.block : block([], lin);
     // 'cheap' pays off where residuals are stored per run of a body (a loop's stacks); a
     // function's own residuals are locals once f.fwd and f.bwd are fused, so they stay.
@@ -222,7 +270,7 @@ class Unzipper {
     const bound = new Set<string>();
     for (const s of ctx) for (const b of s.tag === 'let' ? s.nl : s.names) (known.set(b.name, b.type), bound.add(b.name));
     // Only arrays are overwritten: a number a loop carries is a new value each run.
-    const overwritten = new Set([...this.overwritten(ctx)].filter((n) => known.get(n)?.tag === 'array'));
+    const overwritten = new Set([...this.overwritten(ctx), ...overwrittenParams].filter((n) => known.get(n)?.tag === 'array'));
     // A body's array results are carried to its next run (a loop's), which may overwrite them.
     if (inBody && nl.tag === 'ret') for (const n of nl.nl) if (known.get(n)?.tag === 'array') overwritten.add(n);
     const linBodyOwn = this.lengthsForWitnesses(ctx, linBody, (w) => known.get(w)?.tag === 'array' && (overwritten.has(w) || bound.has(w)));

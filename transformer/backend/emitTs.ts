@@ -162,9 +162,15 @@ class DefEmitter {
     return this.inPlace;
   }
 
+  /** The def's parameters: the caller's arrays, which this call never owns (its `$own` starts empty and only gets arrays it allocates). */
+  private params: Set<string> | undefined;
+
   /** `$own.delete(x); $gen++;`: x has two holders now (and no slot may vouch for it). */
   private release(x: ts.Expression): ts.Statement[] {
     if (!this.updatesInPlace()) return [];
+    // Releasing what was never owned is a no-op, and its `$gen++` would only make every slot miss.
+    this.params ??= new Set([...this.def.nlParams, ...this.def.linParams].map((p) => p.name));
+    if (this.o.tsApi.isIdentifier(x) && this.params.has(x.text)) return [];
     const f = this.f;
     return [
       f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(this.owned(), 'delete'), undefined, [x])),
