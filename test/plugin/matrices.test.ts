@@ -308,6 +308,28 @@ export const jvpProduct = (A: number[][], B: number[][], dA: number[][], dB: num
   });
 });
 
+test("the README's matrix example: grad(layer) against central differences", () => {
+  const { exports: e } = load(`import { grad, matmul } from 'tsad';
+/** @differentiable */
+export function layer(W: number[][], X: number[][], y: Float64Array): number {
+  const H = matmul(X, W);
+  let loss = 0;
+  for (let i = 0; i < H.length; i++) {
+    let out = 0;
+    for (let j = 0; j < H[i].length; j++) out += Math.tanh(H[i][j]);
+    loss += (out - y[i]) ** 2;
+  }
+  return loss / H.length;
+}
+export const dW = grad(layer);`);
+  const W = rows(3, 4, 2);
+  const X = rows(5, 3, 3);
+  const y = Float64Array.from({ length: 5 }, (_, i) => 0.1 * i);
+  const g = e.dW(W, X, y) as number[][];
+  expect(g.length).toBe(3);
+  expectClose(leaves(g), leaves(W).map((_, k) => partial(e.layer, [W, X, y], 0, k)[0]));
+});
+
 describe('the worked examples of array-adjoints-map-reduce-scan.md §5 over number[][]', () => {
   const { exports: e } = load(`import { grad, vjp, hvp, matmul } from 'tsad';
 /** @differentiable */
