@@ -397,6 +397,15 @@ describe('diagnostics', () => {
     expect(diagnose(`/** @differentiable */\nexport function f(t: number[][][], x: number): number { return t.length * x; }`)).toEqual(['1120']);
   });
 
+  test('jacobian or hessian w.r.t. a matrix is TSAD1121 (vjp, jvp and hvp take matrices)', () => {
+    const src = (t: string) => compile(`import { ${t} } from 'tsad';
+/** @differentiable */
+export function f(m: number[][]): number { return m[0][0] * m[0][0]; }
+export const d = ${t}(f);`, { throwOnError: false }).messages.join('\n');
+    expect(src('jacobian')).toMatch(/TSAD1121: jacobian\(f\) with arrays needs numbers and arrays of numbers, but 'm' is number\[\]\[\]: use vjp or jvp for it/);
+    expect(src('hessian')).toMatch(/TSAD1121: hessian\(f\)/);
+  });
+
   test('a ragged literal is TSAD1120', () => {
     expect(diagnose(`/** @differentiable */\nexport function f(x: number): number { const m: number[][] = [[x, 1], [2]]; return m[0][0]; }`)).toEqual(['1120']);
   });
