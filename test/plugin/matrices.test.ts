@@ -327,7 +327,7 @@ export const dW = grad(layer);`);
   const y = Float64Array.from({ length: 5 }, (_, i) => 0.1 * i);
   const g = e.dW(W, X, y) as number[][];
   expect(g.length).toBe(3);
-  expectClose(leaves(g), leaves(W).map((_, k) => partial(e.layer, [W, X, y], 0, k)[0]));
+  expectClose(leaves(g), leaves(W).map((_, k) => partial(e.layer, [W, X, [...y]], 0, k)[0]));
 });
 
 describe('the worked examples of array-adjoints-map-reduce-scan.md §5 over number[][]', () => {
