@@ -30,7 +30,19 @@ type Callee = (fn: string) => Counts | undefined;
  * one inside. A stack of numbers (a loop's residuals) holds only numbers: a loop that reads an
  * array and stacks what it read keeps no reference to the array.
  */
-const holdsArrays = (t: Type | undefined): boolean => t === undefined || t.tag === 'array' || (t.tag === 'stack' && holdsArrays(t.elem)) || (t.tag === 'tuple' && t.elems.some(holdsArrays));
+function holdsArrays(t: Type | undefined): boolean {
+  if (t === undefined) return true;
+  if (t.tag !== 'tuple' && t.tag !== 'stack') return t.tag === 'array';
+  // A tape type nests its callees' tapes (a chain of k functions calling the next twice is a tree
+  // of 2^k tuples sharing k objects): remembered per type object, so the walk is linear.
+  let known = HOLDS_ARRAYS.get(t);
+  if (known === undefined) {
+    known = t.tag === 'stack' ? holdsArrays(t.elem) : t.elems.some(holdsArrays);
+    HOLDS_ARRAYS.set(t, known);
+  }
+  return known;
+}
+const HOLDS_ARRAYS = new WeakMap<Type, boolean>();
 
 const readsOf = (e: Expr): Set<string> => {
   const out = new Set<string>();
