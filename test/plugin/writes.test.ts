@@ -226,3 +226,21 @@ test('forward mode through a loop of pushes grows the tangent into spare room (n
   expect(jvpCode).toMatch(/_dot = new Float64Array\(\w+\.buffer, \w+\.byteOffset, \w+\)/);
   expect(jvpCode).toMatch(/new Float64Array\(Math\.max\(16, 2 \* \w+\)\)\.subarray\(0, \w+\)/);
 });
+
+describe('an Int32Array of indices written in a loop is a constant', () => {
+  const { exports: e } = load(`import { grad, gather, sum } from 'tsad';
+/** @differentiable */
+export function picked(x: Float64Array, k: number): number {
+  const idx = new Int32Array(k);
+  for (let j = 0; j < k; j++) idx[j] = (j * 7 + 1.9) % x.length; // truncated toward zero, as JavaScript stores it
+  return sum(gather(x, idx).map((v) => v * v * x[0]));
+}
+export const d = grad(picked);`);
+
+  test('the indices are truncated as JavaScript truncates them, and the gradient agrees with central differences', () => {
+    const x = Float64Array.from({ length: 6 }, (_, i) => 0.3 + 0.2 * i);
+    const idx = Array.from({ length: 4 }, (_, j) => Math.trunc((j * 7 + 1.9) % 6));
+    expect(e.picked(x, 4)).toBeCloseTo(idx.reduce((s, i) => s + x[i] * x[i] * x[0], 0), 12);
+    close(e.d(x, 4), fdGrad((y) => e.picked(y, 4), x), 1e-5);
+  });
+});

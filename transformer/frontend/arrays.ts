@@ -105,7 +105,9 @@ export class ArrayLowering {
     const args = e.arguments ?? [];
     if (this.isGlobal(e.expression, ['Float64Array', 'Float32Array', 'Int32Array']) && args.length === 1) {
       const a = this.site.expr(args[0], 'n');
-      if (a.shape.kind === 'number') return this.fill(a, { name: this.b.lit(0, 'zero'), shape: NUMBER }, { kind: 'array', container: 'Float64Array', elem: NUMBER }, hint);
+      // An Int32Array holds indices: a constant, whose writes are truncated (FunctionLowering).
+      const shape: Shape = e.expression.text === 'Int32Array' ? { kind: 'array', container: 'Int32Array', elem: NUMBER, constant: true } : { kind: 'array', container: 'Float64Array', elem: NUMBER };
+      if (a.shape.kind === 'number') return this.fill(a, { name: this.b.lit(0, 'zero'), shape: NUMBER }, shape, hint);
       return this.asArray(args[0], a);
     }
     if (this.isGlobal(e.expression, ['Array'])) fail(1121, e, 'new Array(n) has holes: write new Array(n).fill(0), or new Float64Array(n)');

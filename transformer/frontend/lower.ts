@@ -1403,6 +1403,9 @@ class FunctionLowering {
       this.numbers(e, old, rhs);
       value = { name: this.b.prim(op, [old.name, rhs.name], `${id.text}_i`), shape: NUMBER };
     }
+    // An Int32Array (indices, a constant) stores the value truncated toward zero, as JavaScript
+    // does for values in its range; no derivative flows through an index.
+    if (a.shape.kind === 'array' && a.shape.constant) value = this.op('stop_gradient', [this.op('trunc', [value], `${id.text}_i`)], `${id.text}_i`);
     this.env.set(sym, this.arrays.update(a, i, value, target));
   }
 

@@ -88,8 +88,11 @@ function checkOne(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, sym: t
     fail(1122, first, `'${name}' is not a local array of this function: write into a local copy instead (const ${name}2 = ${name}.slice())`);
   }
   const kind = typedArrayName(tsApi, checker.getTypeAtLocation(decl));
-  if (kind === 'Float32Array' || kind === 'Int32Array') {
-    fail(1122, first, `'${name}' is a ${kind}, which rounds what is written into it: write into a Float64Array or number[] (a derivative of rounded values would be wrong)`);
+  // An Int32Array holds indices: constants, what is written truncated toward zero as JavaScript
+  // does (frontend/lower.ts). Other integer arrays wrap or clamp, and a Float32Array rounds a
+  // value whose derivative would then be wrong.
+  if (kind !== undefined && kind !== 'Float64Array' && kind !== 'Int32Array') {
+    fail(1122, first, `'${name}' is a ${kind}, which rounds what is written into it: write into a Float64Array or number[] (a derivative of rounded values would be wrong), or an Int32Array for indices`);
   }
   if (!decl.initializer || !isFreshArray(tsApi, checker, decl.initializer)) {
     fail(1122, decl.initializer ?? decl, `'${name}' is written into, so it must start as a new array (new Float64Array(n), new Array(n).fill(0), Float64Array.from(...), .map, .slice() or a literal): here it may be another name for an existing one`);
