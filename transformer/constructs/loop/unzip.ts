@@ -12,7 +12,8 @@
 //
 // A residual that is the counter i is not stacked (the linear loop has its own counter, the
 // same value), nor one that is an invariant parameter u (ū_s: the operand is passed to the
-// linear loop once, not saved per iteration); every other residual is (JAX's scan: extensive
+// linear loop once, not saved per iteration), nor the length of one (a witness U replaced by its
+// length: computed once before the loop); every other residual is (JAX's scan: extensive
 // residuals stacked, intensive ones passed as constants). n, the final stacks and ū_s are read by
 // ė_L, so they become residuals of the enclosing function. Stack operations cost nothing, so
 // W(C) + W(ė_L) = W(J loop) (n iterations of W(body_N) + W(body_L) = W(J body)).
@@ -133,13 +134,32 @@ export function readingBody(b: Builder, h: UnzippedBody, sources: readonly Resid
   return { body, operands: [...stacks.map((s) => s.name), ...invOperands] };
 }
 
+/**
+ * Residuals that are the length of an invariant array parameter (a witness the body replaced by
+ * its length, ad/unzip.ts): the same in every iteration, so computed once before the loop from
+ * the operand and passed as an invariant instead of stacked per iteration.
+ */
+export function invariantLengths(b: Builder, h: UnzippedBody, invariants: readonly { param: string; operand: string }[]): { param: string; operand: string }[] {
+  const residuals = new Set(h.tangent.nlParams.map((r) => r.name));
+  const out: { param: string; operand: string }[] = [];
+  for (const s of h.primal.body.stmts) {
+    if (s.tag !== 'let' || s.nl.length !== 1 || s.lin.length !== 0 || !residuals.has(s.nl[0].name)) continue;
+    const e = s.rhs;
+    if (e.tag !== 'construct' || e.op !== 'len' || e.nl.length !== 1 || e.bodies.length !== 0) continue;
+    const inv = invariants.find((u) => u.param === e.nl[0]);
+    if (inv) out.push({ param: s.nl[0].name, operand: b.nl(`${inv.operand}_len`, construct('len', [inv.operand], [], []), REAL) });
+  }
+  return out;
+}
+
 export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder>): Expr {
   const { b } = ops;
   const h = ops.unzipBody(e.bodies[0]);
   const k = results.nl.length;
   const params = e.bodies[0].nlParams;
   const nInv = e.nl.length - 1 - k;
-  const invariants = params.slice(1, 1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + m] }));
+  const direct = params.slice(1, 1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + m] }));
+  const invariants = [...direct, ...invariantLengths(b, h, direct)];
   const { sources, stacked, strides } = residualSources(h, params[0].name, invariants, ops.nested);
   // A counted loop pushes one record per iteration: its trip count sizes the stacks.
   const st0 = emptyStacks(b, stacked, e.nl[0], strides);
