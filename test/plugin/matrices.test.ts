@@ -192,6 +192,33 @@ describe('gradients of matrix parameters against central differences', () => {
   });
 });
 
+test('readonly number[][] and Float32Array[] parameters: gradients in the same row class (f32 rows hold the rounded gradient)', () => {
+  const { exports: e } = load(`import { grad } from 'tsad';
+/** @differentiable */
+export function ro(m: readonly (readonly number[])[]): number {
+  let s = 0;
+  for (let i = 0; i < m.length; i++) for (let j = 0; j < m[i].length; j++) s += Math.sin(m[i][j]) * (j + 1);
+  return s;
+}
+/** @differentiable */
+export function f32(m: Float32Array[]): number {
+  let s = 0;
+  for (const row of m) for (let j = 0; j < row.length; j++) s += row[j] * row[j];
+  return s;
+}
+export const dRo = grad(ro);
+export const dF32 = grad(f32);`);
+  const A = rows(2, 3, 8);
+  const g = e.dRo(A) as number[][];
+  expect(g).toEqual(A.map((r) => r.map((x, j) => Math.cos(x) * (j + 1))));
+  const B = A.map((r) => Float32Array.from(r));
+  const h = e.dF32(B) as Float32Array[];
+  for (const [i, row] of h.entries()) {
+    expect(row).toBeInstanceOf(Float32Array);
+    expect([...row]).toEqual([...B[i]].map((x) => Math.fround(2 * x)));
+  }
+});
+
 describe('matrix results', () => {
   test('jvp and vjp of a function returning number[][] (rows → rows)', () => {
     const dM = rows(2, 3, 4);
