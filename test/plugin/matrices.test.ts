@@ -219,6 +219,21 @@ export const dF32 = grad(f32);`);
   }
 });
 
+test('a .map callback over a vector reading a free matrix at its index (W[i][0], W[i][1]): gathers of the flat data', () => {
+  const { exports: e } = load(`import { grad, sum } from 'tsad';
+/** @differentiable */
+export function f(W: number[][], x: Float64Array): number {
+  return sum(x.map((v, i) => W[i][0] * v + W[i][1] * v * v));
+}
+export const d = grad(f, { wrt: [0, 1] });`);
+  const W = [[0.5, 1.5], [-0.3, 0.2], [1.1, -0.7]];
+  const x = [0.4, -1.2, 0.9];
+  const [gW, gx] = e.d(W, Float64Array.from(x));
+  // By hand: ∂/∂W_i0 = x_i, ∂/∂W_i1 = x_i², ∂/∂x_i = W_i0 + 2 W_i1 x_i.
+  expect(gW).toEqual(x.map((v) => [v, v * v]));
+  expectClose([...gx], x.map((v, i) => W[i][0] + 2 * W[i][1] * v), 1e-12);
+});
+
 describe('matrix results', () => {
   test('jvp and vjp of a function returning number[][] (rows → rows)', () => {
     const dM = rows(2, 3, 4);

@@ -1492,7 +1492,11 @@ class FunctionLowering {
       const names = [binder(this.supply.fresh(`${base}_data`), arrayType(REAL)), binder(this.supply.fresh(`${base}_rows`), REAL), binder(this.supply.fresh(`${base}_cols`), REAL)];
       this.b.unpack(false, names, v.name);
       const dims = names.slice(1).map((n) => ({ name: this.b.prim('stop_gradient', [n.name], n.name), shape: NUMBER }));
-      return [{ name: names[0].name, shape: rowShape(v.shape) }, ...dims];
+      const parts = [{ name: names[0].name, shape: rowShape(v.shape) }, ...dims];
+      // Known after the scope that unpacked them ends: a map's body unpacks a free matrix, its
+      // closing (arrays.ts) then asks what the data is.
+      for (const p of parts) this.shapes.set(p.name, p.shape);
+      return parts;
     }
     const shapes = componentShapes(v.shape);
     const names = shapes.map((s, i) => binder(this.supply.fresh(`${v.name}_${v.shape.kind === 'object' ? (v.shape.fields[i][0]) : i}`), irType(s)));
