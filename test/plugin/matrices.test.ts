@@ -234,6 +234,26 @@ export const d = grad(f, { wrt: [0, 1] });`);
   expectClose([...gx], x.map((v, i) => W[i][0] + 2 * W[i][1] * v), 1e-12);
 });
 
+test('a matrix carried through a loop and reassigned whole (M = matmul(M, A)), then passed to a marked function returning a matrix', () => {
+  const { exports: e } = load(`import { grad, matmul } from 'tsad';
+/** @differentiable */
+export function squareAll(m: number[][]): number[][] {
+  return m.map((row) => row.map((x) => x * x));
+}
+/** @differentiable */
+export function power(A: number[][], k: number): number {
+  let M = A;
+  for (let t = 1; t < k; t++) M = matmul(M, A);
+  const S = squareAll(M);
+  let s = 0;
+  for (let i = 0; i < S.length; i++) for (let j = 0; j < S[i].length; j++) s += S[i][j];
+  return s;
+}
+export const d = grad(power);`);
+  const A = [[0.5, -0.2, 0.1], [0.3, 0.4, -0.6], [0.2, 0.1, 0.7]];
+  for (const k of [1, 2, 4]) expectClose(leaves(e.d(A, k)), leaves(A).map((_, q) => partial(e.power, [A, k], 0, q)[0]));
+});
+
 describe('matrix results', () => {
   test('jvp and vjp of a function returning number[][] (rows → rows)', () => {
     const dM = rows(2, 3, 4);
