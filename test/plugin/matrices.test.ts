@@ -308,6 +308,17 @@ export function tri(x: Float64Array): number {
 export const d = grad(tri);`);
     expect(() => e.d(Float64Array.from([1, 2]))).toThrow(/grad\(tri\): in tri: the rows of Array\.from.* must be equally long/);
   });
+
+  test('rows of lengths 1, 3, 2 (as many numbers as 3 × 2): still a RangeError, each row checked against the one before', () => {
+    const { exports: e } = load(`import { grad } from 'tsad';
+/** @differentiable */
+export function lumpy(x: Float64Array): number {
+  const t = Array.from({ length: 3 }, (_, i) => x.slice(0, i === 0 ? 1 : i === 1 ? 3 : 2));
+  return t[0][0];
+}
+export const d = grad(lumpy);`);
+    expect(() => e.d(Float64Array.from([1, 2, 3]))).toThrow(/grad\(lumpy\): in lumpy: the rows of Array\.from.* must be equally long/);
+  });
 });
 
 describe('matmul', () => {

@@ -127,10 +127,10 @@ export class MatrixLowering {
   }
 
   /**
-   * A matrix from `count` rows, `row(k)` giving row k (`m.map((r) => r.map(f))`,
+   * A matrix from `count` rows, `lowerRow` lowering row k (`m.map((r) => r.map(f))`,
    * `Array.from({ length: n }, (_, i) => …)`): a counted loop appending each row to the data.
-   * The columns are the last row's length; a row of another length is a RangeError (the data
-   * would not be rows × cols long).
+   * The columns are the rows' length; a row of another length than the one before is a
+   * RangeError (the data would not be rows × cols).
    */
   fromRows(count: Value, node: ts.Node, shape: ArrayShape, lowerRow: (bind: (sym: ts.Symbol, v: Value) => void, k: Value) => Value, hint?: string): Value {
     const b = this.b;
@@ -150,7 +150,14 @@ export class MatrixLowering {
       const next = body.nl('data', construct('append', [acc.name, x], [], []), REAL_ARRAY_TYPE);
       const n = inner.nl('n', construct('len', [r.name], [], []), REAL);
       const appended = inner.nl('data', construct('loop', [n, r.name, data.name], [], [lambda([j, rowParam, acc], [], body.finish(ret([next])))]), REAL_ARRAY_TYPE);
-      return [{ name: appended, shape: FLAT }, { name: inner.prim('stop_gradient', [n], 'width'), shape: NUMBER }];
+      // Every row as long as the one before (checked once per row): |n − width| on rows after
+      // the first must be 0; the check feeds the width carried on, so that it stays.
+      const later = inner.test('gt', [k.name, inner.lit(0, 'zero')], 'later');
+      const gap = inner.prim('abs', [inner.prim('sub', [n, width.name], 'gap')], 'gap');
+      const counted = inner.nl('gap', { tag: 'prim', op: 'select', args: [later, gap, inner.lit(0, 'zero')] }, REAL);
+      const none = this.arrays.atMost({ name: counted, shape: NUMBER }, { name: inner.lit(0, 'zero'), shape: NUMBER }, `the rows of ${this.text(node)} must be equally long (a matrix is rows × cols)`);
+      const checked = inner.prim('add', [inner.prim('stop_gradient', [n], 'width'), none.name], 'width');
+      return [{ name: appended, shape: FLAT }, { name: checked, shape: NUMBER }];
     });
     const closed = this.arrays.closeLoop(lowered.block, new Set([k.name, data.name, width.name]), node);
     const empty = this.arrays.zero(FLAT);
@@ -159,13 +166,7 @@ export class MatrixLowering {
     const names = [binder(b.fresh('data'), REAL_ARRAY_TYPE), binder(b.fresh('cols'), REAL)];
     b.bind(names, [], construct('loop', [count.name, ...closed.operands, empty.name, zero], [], [lam]));
     const rows = { name: b.prim('stop_gradient', [count.name], 'rows'), shape: NUMBER };
-    // rows · cols elements, else some row had another length than the last: |len − rows·cols|
-    // must be 0, and the check feeds the columns so that it stays.
-    const size = b.nl('size', construct('len', [names[0].name], [], []), REAL);
-    const gap = b.prim('abs', [b.prim('sub', [size, b.prim('mul', [rows.name, names[1].name], 'expected')], 'gap')], 'gap');
-    const none = this.arrays.atMost({ name: gap, shape: NUMBER }, { name: zero, shape: NUMBER }, `the rows of ${this.text(node)} must be equally long (a matrix is rows × cols)`);
-    const cols = { name: b.prim('add', [names[1].name, none.name], 'cols'), shape: NUMBER };
-    return this.make({ name: names[0].name, shape: FLAT }, rows, cols, shape, hint);
+    return this.make({ name: names[0].name, shape: FLAT }, rows, { name: names[1].name, shape: NUMBER }, shape, hint);
   }
 
   /** tsad's `matmul(a, b)`: the matmul construct over the flat data (a's columns must be b's rows). */
