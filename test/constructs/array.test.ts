@@ -12,7 +12,7 @@ import { Program, arrayType, REAL, tangentType, typeEquals } from '../../transfo
 import { emitAndLoad, asReturned } from './emitted';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';
 import { gradOf, hvpOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
-import { rel } from './reference';
+import { plain, rel } from './reference';
 
 const source = fs.readFileSync(path.join(__dirname, '../../examples/ir/array.lina'), 'utf8');
 const program = () => parseProgram(source, 'array.lina');
@@ -23,7 +23,6 @@ const flat = (v: Value | readonly Value[] | Float64Array): number[] =>
 /** A sparse-at-the-end tangent array padded to length n (its missing elements are zeros). */
 const pad = (v: Value, n: number): number[] => Array.from({ length: n }, (_, i) => ((v as number[])[i] as number | undefined) ?? 0);
 /** Emitted values with Float64Arrays turned into plain arrays, to compare with the interpreter. */
-const plain = (v: unknown): unknown => (v instanceof Float64Array ? [...v] : Array.isArray(v) ? v.map(plain) : v);
 
 describe('syntax and checker', () => {
   test('printing and parsing back is a fixed point, with types (array<real> in the tapes too)', () => {

@@ -12,14 +12,13 @@ import { evalFn, Value } from '../../transformer/ir/interp';
 import { findDef } from '../../transformer/ad/program';
 import type { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
-import { gradOf, hvpOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
-import { rel } from './reference';
+import { gradOf, hvpOf, jvpOf, transposeOf, vjpOf } from '../gen/drivers';
+import { expectUnzipSplitsJvp, plain, rel } from './reference';
 
 const source = fs.readFileSync(path.join(__dirname, '../../examples/ir/combinators.lina'), 'utf8');
 const program = () => parseProgram(source, 'combinators.lina');
 
 const pad = (v: Value, n: number): number[] => Array.from({ length: n }, (_, i) => ((v as number[])[i] as number | undefined) ?? 0);
-const plain = (v: unknown): unknown => (v instanceof Float64Array ? [...v] : Array.isArray(v) ? v.map(plain) : v);
 /** ⟨a, b⟩ over reals and arrays of reals (sparse arrays padded with zeros). */
 function inner(a: readonly Value[], b: readonly Value[]): number {
   return a.reduce<number>((s, x, k) => {
@@ -186,15 +185,7 @@ describe('derivatives against central differences', () => {
   });
 
   test.each(POINTS)('%s at %j: unzipping, W(fwd) + W(lin) = W(jvp)', (fn, x) => {
-    const p = program();
-    const lz = linearizeOf(p, fn);
-    const xd = x.map((a) => a.map((_, i) => 0.5 + i));
-    const f = evalFn(lz.program, lz.fwd, x);
-    const m = findDef(p, fn).nlResults.length;
-    const l = evalFn(lz.program, lz.lin, [f.nl[m]], xd);
-    const j = evalFn(lz.program, `${fn}.jvp`, x, xd);
-    expect(plain(l.lin)).toEqual(plain(j.lin));
-    expect(f.work + l.work).toBe(j.work);
+    expectUnzipSplitsJvp(program(), fn, x, x.map((a) => a.map((_, i) => 0.5 + i)));
   });
 
   test('grad of a real-valued fold equals the VJP with ȳ = 1', () => {

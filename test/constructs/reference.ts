@@ -3,6 +3,8 @@
 import { evalFn } from '../../transformer/ir/interp';
 import { findDef } from '../../transformer/ad/program';
 import type { Program } from '../../transformer/ir/syntax';
+import type { Value } from '../../transformer/ir/interp';
+import { linearizeOf } from '../gen/drivers';
 
 export const rel = (a: number, b: number): number => Math.abs(a - b) / Math.max(1, Math.abs(a), Math.abs(b));
 export const dot = (a: readonly number[], b: readonly number[]): number => a.reduce((s, v, i) => s + v * b[i], 0);
@@ -30,4 +32,20 @@ export function expectDotProduct(v: { readonly program: Program; readonly fwd: s
     const ty = evalFn(v.program, v.bwd, [tape], yb).lin as number[];
     expect(rel(dot(yb, lx), dot(ty, xd))).toBeLessThan(1e-12);
   }
+}
+
+/** A value with its Float64Arrays as plain arrays, for toEqual. */
+export const plain = (v: unknown): unknown => (v instanceof Float64Array ? [...v] : Array.isArray(v) ? v.map(plain) : v);
+
+/**
+ * Unzipping splits the JVP exactly: f.lin on f.fwd's tape gives the JVP's tangents, and
+ * W(fwd) + W(lin) = W(jvp).
+ */
+export function expectUnzipSplitsJvp(p: Program, fn: string, x: Value[], xd: Value[]): void {
+  const lz = linearizeOf(p, fn);
+  const f = evalFn(lz.program, lz.fwd, x);
+  const l = evalFn(lz.program, lz.lin, [f.nl[findDef(p, fn).nlResults.length]], xd);
+  const j = evalFn(lz.program, `${fn}.jvp`, x, xd);
+  expect(plain(l.lin)).toEqual(plain(j.lin));
+  expect(f.work + l.work).toBe(j.work);
 }

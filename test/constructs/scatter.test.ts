@@ -15,13 +15,12 @@ import type { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
 import { gradOf, hvpOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
 import { nonLinearProgram, choices, flat } from '../gen/programs';
-import { rel } from './reference';
+import { expectUnzipSplitsJvp, plain, rel } from './reference';
 
 const source = fs.readFileSync(path.join(__dirname, '../../examples/ir/combinators.lina'), 'utf8');
 const program = () => parseProgram(source, 'combinators.lina');
 
 const pad = (v: Value, n: number): number[] => Array.from({ length: n }, (_, i) => ((v as number[])[i] as number | undefined) ?? 0);
-const plain = (v: unknown): unknown => (v instanceof Float64Array ? [...v] : Array.isArray(v) ? v.map(plain) : v);
 function inner(a: readonly Value[], b: readonly Value[]): number {
   return a.reduce<number>((s, x, k) => {
     const y = b[k];
@@ -146,11 +145,7 @@ describe('derivatives against central differences', () => {
     expect(r.nl).toEqual(evalFn(p, fn, x).nl);
     expect(rel(inner(r.lin, yb), inner(got, xd))).toBeLessThan(1e-12);
     // unzipping: W(fwd) + W(lin) = W(jvp)
-    const lz = linearizeOf(p, fn);
-    const f = evalFn(lz.program, lz.fwd, x);
-    const l = evalFn(lz.program, lz.lin, [f.nl[1]], xd);
-    expect(plain(l.lin)).toEqual(plain(evalFn(lz.program, `${fn}.jvp`, x, xd).lin));
-    expect(f.work + l.work).toBe(evalFn(lz.program, `${fn}.jvp`, x, xd).work);
+    expectUnzipSplitsJvp(p, fn, x, xd);
   });
 });
 

@@ -5,21 +5,10 @@
 // the plugin left as it was. Several generated functions share one compiled file (the plugin is
 // the slow part).
 import fc from 'fast-check';
+import { smoothExpression } from '../gen/source';
 import { compile, load } from './harness';
 
-const SMOOTH = ['Math.sin', 'Math.cos', 'Math.tanh', 'Math.atan'];
-
-function smooth(vars: readonly string[]): fc.Arbitrary<string> {
-  const leaf = fc.oneof(fc.constantFrom(...vars), fc.constantFrom('0.5', '1.5', '2'));
-  return fc.letrec<{ e: string }>((tie) => ({
-    e: fc.oneof(
-      { depthSize: 'small', withCrossShrink: true },
-      leaf,
-      fc.tuple(fc.constantFrom(...SMOOTH), tie('e')).map(([f, a]) => `${f}(${a})`),
-      fc.tuple(tie('e'), fc.constantFrom('+', '-', '*'), tie('e')).map(([a, op, b]) => `(${a} ${op} ${b})`),
-    ),
-  })).e;
-}
+const smooth = (vars: readonly string[]) => smoothExpression(vars);
 
 /** One statement adding to `s`, from the array operations the front end lowers. */
 const statement: fc.Arbitrary<string> = fc.oneof(

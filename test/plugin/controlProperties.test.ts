@@ -4,23 +4,11 @@
 // around the point. Several generated functions share one compiled file (the plugin is the slow
 // part).
 import fc from 'fast-check';
+import { smoothExpression } from '../gen/source';
 import { compile, load } from './harness';
 
-const SMOOTH = ['Math.sin', 'Math.cos', 'Math.tanh', 'Math.atan'];
-
-function smooth(vars: readonly string[]): fc.Arbitrary<string> {
-  const leaf = fc.oneof(fc.constantFrom(...vars), fc.constantFrom('0.5', '1.5', '2'));
-  return fc.letrec<{ e: string }>((tie) => ({
-    e: fc.oneof(
-      { depthSize: 'small', withCrossShrink: true },
-      leaf,
-      fc.tuple(fc.constantFrom(...SMOOTH), tie('e')).map(([f, a]) => `${f}(${a})`),
-      fc.tuple(tie('e'), fc.constantFrom('+', '-', '*'), tie('e')).map(([a, op, b]) => `(${a} ${op} ${b})`),
-      // The local functions every generated function declares (HELPERS).
-      fc.tuple(fc.constantFrom('h', 'g'), tie('e')).map(([f, a]) => `${f}(${a})`),
-    ),
-  })).e;
-}
+// The local functions every generated function declares (HELPERS).
+const smooth = (vars: readonly string[]) => smoothExpression(vars, [(e) => fc.tuple(fc.constantFrom('h', 'g'), e).map(([f, a]) => `${f}(${a})`)]);
 
 const VARS = ['x', 'y', 'a', 'b'];
 const comparison = fc.tuple(smooth(VARS), fc.constantFrom('<', '>'), smooth(VARS)).map(([a, op, b]) => `${a} ${op} ${b}`);

@@ -331,35 +331,10 @@ function specJson(spec: Spec): SpecJson {
  * functions, so a module carries no import.
  */
 function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
-  const K = t.SyntaxKind;
-  const id = (name: string) => f.createIdentifier(name);
-  const str = (text: string) => f.createStringLiteral(text);
-  const num = (n: number) => f.createNumericLiteral(n);
-  const bin = (a: ts.Expression, op: ts.BinaryOperator, b: ts.Expression) => f.createBinaryExpression(a, op, b);
-  const cat = (...parts: ts.Expression[]) => parts.reduce((a, b) => bin(a, K.PlusToken, b));
-  const at = (e: ts.Expression, i: ts.Expression | number) => f.createElementAccessExpression(e, i);
+  const { K, id, str, num, bin, cat, at, local, forEach, fn } = helperKit(f, t);
   const typeOf = (e: ts.Expression) => f.createTypeOfExpression(e);
   const ret = (e: ts.Expression) => f.createReturnStatement(e);
   const typeError = (message: ts.Expression) => f.createNewExpression(id('TypeError'), undefined, [message]);
-  const local = (name: string, init: ts.Expression) =>
-    f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(name, undefined, undefined, init)], t.NodeFlags.Const));
-  const forEach = (i: string, from: number, limit: ts.Expression, step: number, body: ts.Statement[]) =>
-    f.createForStatement(
-      f.createVariableDeclarationList([f.createVariableDeclaration(i, undefined, undefined, num(from))], t.NodeFlags.Let),
-      bin(id(i), K.LessThanToken, limit),
-      bin(id(i), K.PlusEqualsToken, num(step)),
-      f.createBlock(body, true),
-    );
-  const fn = (name: string, params: string[], body: ts.Statement[]) =>
-    f.createFunctionDeclaration(
-      undefined,
-      undefined,
-      name,
-      undefined,
-      params.map((p) => (p.startsWith('...') ? f.createParameterDeclaration(undefined, f.createToken(K.DotDotDotToken), p.slice(3)) : f.createParameterDeclaration(undefined, undefined, p))),
-      undefined,
-      f.createBlock(body, true),
-    );
   const quoted = (label: ts.Expression, path: ts.Expression) => cat(label, str(" '"), path, str("' must be "));
 
   const length = f.createPropertyAccessExpression(id('params'), 'length');
@@ -457,27 +432,12 @@ function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
  * or undefined).
  */
 function matrixHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
-  const K = t.SyntaxKind;
-  const id = (name: string) => f.createIdentifier(name);
-  const str = (text: string) => f.createStringLiteral(text);
-  const num = (n: number) => f.createNumericLiteral(n);
-  const bin = (a: ts.Expression, op: ts.BinaryOperator, b: ts.Expression) => f.createBinaryExpression(a, op, b);
-  const cat = (...parts: ts.Expression[]) => parts.reduce((a, b) => bin(a, K.PlusToken, b));
-  const at = (e: ts.Expression, i: ts.Expression | number) => f.createElementAccessExpression(e, i);
+  const kit = helperKit(f, t);
+  const { K, id, str, num, bin, cat, at, local, fn } = kit;
   const len = (e: ts.Expression) => f.createPropertyAccessExpression(e, 'length');
   const cond = (c: ts.Expression, a: ts.Expression, b: ts.Expression) => f.createConditionalExpression(c, undefined, a, undefined, b);
-  const local = (name: string, init: ts.Expression, flag = t.NodeFlags.Const) =>
-    f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(name, undefined, undefined, init)], flag));
   const range = (message: ts.Expression) => f.createThrowStatement(f.createNewExpression(id('RangeError'), undefined, [message]));
-  const forEach = (i: string, limit: ts.Expression, body: ts.Statement[]) =>
-    f.createForStatement(
-      f.createVariableDeclarationList([f.createVariableDeclaration(i, undefined, undefined, num(0))], t.NodeFlags.Let),
-      bin(id(i), K.LessThanToken, limit),
-      f.createPostfixUnaryExpression(id(i), K.PlusPlusToken),
-      f.createBlock(body, true),
-    );
-  const fn = (name: string, params: string[], body: ts.Statement[]) =>
-    f.createFunctionDeclaration(undefined, undefined, name, undefined, params.map((p) => f.createParameterDeclaration(undefined, undefined, p)), undefined, f.createBlock(body, true));
+  const forEach = (i: string, limit: ts.Expression, body: ts.Statement[]) => kit.forEach(i, 0, limit, 1, body);
   const colsOf = (m: ts.Expression) => cond(bin(len(m), K.EqualsEqualsEqualsToken, num(0)), num(0), len(at(m, 0)));
   const isIR = (m: ts.Expression) => bin(f.createTypeOfExpression(at(m, 1)), K.EqualsEqualsEqualsToken, str('number'));
   const ij = bin(bin(id('i'), K.AsteriskToken, id('cols')), K.PlusToken, id('j'));
@@ -525,4 +485,42 @@ function matrixHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
     f.createReturnStatement(id('out')),
   ]);
   return [pack, unpack];
+}
+
+/** The node builders the helper functions emitted once per module are written with. */
+function helperKit(f: ts.NodeFactory, t: typeof ts) {
+  const K = t.SyntaxKind;
+  const id = (name: string) => f.createIdentifier(name);
+  const num = (n: number) => f.createNumericLiteral(n);
+  const bin = (a: ts.Expression, op: ts.BinaryOperator, b: ts.Expression) => f.createBinaryExpression(a, op, b);
+  return {
+    K,
+    id,
+    num,
+    bin,
+    str: (text: string) => f.createStringLiteral(text),
+    cat: (...parts: ts.Expression[]) => parts.reduce((a, b) => bin(a, K.PlusToken, b)),
+    at: (e: ts.Expression, i: ts.Expression | number) => f.createElementAccessExpression(e, i),
+    local: (name: string, init: ts.Expression) =>
+      f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(name, undefined, undefined, init)], t.NodeFlags.Const)),
+    /** `for (let i = from; i < limit; i += step) { body }` */
+    forEach: (i: string, from: number, limit: ts.Expression, step: number, body: ts.Statement[]) =>
+      f.createForStatement(
+        f.createVariableDeclarationList([f.createVariableDeclaration(i, undefined, undefined, num(from))], t.NodeFlags.Let),
+        bin(id(i), K.LessThanToken, limit),
+        bin(id(i), K.PlusEqualsToken, num(step)),
+        f.createBlock(body, true),
+      ),
+    /** A function declaration; a parameter written `...rest` is a rest parameter. */
+    fn: (name: string, params: string[], body: ts.Statement[]) =>
+      f.createFunctionDeclaration(
+        undefined,
+        undefined,
+        name,
+        undefined,
+        params.map((p) => (p.startsWith('...') ? f.createParameterDeclaration(undefined, f.createToken(K.DotDotDotToken), p.slice(3)) : f.createParameterDeclaration(undefined, undefined, p))),
+        undefined,
+        f.createBlock(body, true),
+      ),
+  };
 }

@@ -10,7 +10,7 @@ import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { isConstruct } from '../constructs/registry';
 import { fail } from './diagnostics';
-import { Shape, NUMBER, describeShape, irType, isMatrix, isNumberArray, shapeOfType, typedArrayName } from './shapes';
+import { Shape, NUMBER, NUMBER_MATRIX, describeShape, irType, isMatrix, isNumberArray, shapeOfType, typedArrayName } from './shapes';
 import { MatrixLowering, MatrixParts } from './matrices';
 import { tsadExportName } from './markers';
 import type { Value } from './lower';
@@ -41,9 +41,8 @@ export const userName = (irName: string): string => irName.replace(/(_\d+)+$/, '
 const REAL_ARRAY: Shape = { kind: 'array', container: 'Float64Array', elem: NUMBER };
 const REAL_ARRAY_TYPE = arrayType(REAL);
 
-/** The tsad exports that are array helpers, and those whose IR combinators are not built yet. */
+/** The tsad exports that are array helpers. */
 export const ARRAY_HELPERS = new Set(['sum', 'dot', 'prod', 'iota', 'scan', 'gather', 'scatter', 'reduceByIndex', 'matmul']);
-export const PENDING_HELPERS = new Set<string>();
 
 /** The operators scan and reduce know by name, as primitives, with their neutral elements. */
 const OPERATORS: Record<string, { prim: string; neutral: number }> = {
@@ -120,9 +119,6 @@ export class ArrayLowering {
     const callee = e.expression;
     const helper = tsadExportName(callee, checker);
     if (helper && ARRAY_HELPERS.has(helper)) return this.arrayHelper(helper, e, hint);
-    if (helper && PENDING_HELPERS.has(helper)) {
-      fail(1121, e, `${helper} is not supported in differentiable functions yet: write it as a loop over the arrays (its IR combinator is not built yet)`);
-    }
     if (!t.isPropertyAccessExpression(callee)) return undefined;
     const method = callee.name.text;
     if (this.isGlobal(callee.expression, ['Float64Array', 'Float32Array', 'Array'])) {
@@ -401,11 +397,11 @@ export class ArrayLowering {
     }
     // Numbers out: written into n zeros, element k on trip k (in place: the array is the loop's own).
     const out = this.fill(n, { name: this.b.lit(0, 'zero'), shape: NUMBER }, REAL_ARRAY, hint ?? 'mapped');
-    return this.fold(out, out, node, hint, (bind, acc, _x, k) => {
+    return this.fold(n, out, node, hint, (bind, acc, k) => {
       const y = lowerAt(bind, k);
       if (y.shape.kind !== 'number') fail(1121, fn.body, `the callback of .map must return a number or an array of numbers, got ${describeShape(y.shape)}`);
       return this.update(acc, k, y, node);
-    }, n);
+    });
   }
 
   private mapOver(
@@ -444,7 +440,7 @@ export class ArrayLowering {
     // A zip needs arrays of one length: checked once, before the map (JavaScript would read undefined).
     const first = mappedParams[0]?.[1];
     for (const z of zipped.arrays.filter((a) => a.direct)) {
-      const what = first ? `the arrays '${userName(first.name)}' and '${userName(z.operand)}' of ${this.text(node)} must have the same length` : `the array '${userName(z.operand)}' of ${this.text(node)} must have length n`;
+      const what = first ? `the arrays '${userName(first.name)}' and '${userName(z.operand)}' of ${sourceSnippet(node)} must have the same length` : `the array '${userName(z.operand)}' of ${sourceSnippet(node)} must have length n`;
       n = this.sameLength(n, { name: z.operand, shape: REAL_ARRAY }, what);
     }
     const closed = this.close(zipped.body, new Set([...own, ...zipped.arrays.map((z) => z.param.name)]), node, 'map');
@@ -468,23 +464,22 @@ export class ArrayLowering {
     }
     // An associative operator the IR reduces as a combinator (exact adjoints with zeros and ties).
     if (op && hasFolds()) return this.combinator('reduce', xs, init, (acc, x, b) => b.prim(op, [acc, x], 'acc'), hint);
-    return this.fold(xs, init, node, hint, (bind, acc, x, k) => {
+    return this.fold(this.length(xs), init, node, hint, (bind, acc, k) => {
       bind(this.paramSymbol(fn.parameters[0]), acc);
-      bind(this.paramSymbol(fn.parameters[1]), x);
+      bind(this.paramSymbol(fn.parameters[1]), this.read(xs, k, 'x'));
       if (fn.parameters[2]) bind(this.paramSymbol(fn.parameters[2]), k);
       return this.site.callbackBody(fn, 'acc');
     });
   }
 
-  /** A left fold over xs as a counted loop: `step` binds the accumulator, the element and the index, and gives the next accumulator. */
-  private fold(xs: Value, init: Value, node: ts.Node, hint: string | undefined, step: (bind: (sym: ts.Symbol, v: Value) => void, acc: Value, x: Value, k: Value) => Value, trips?: Value): Value {
+  /** A left fold as a counted loop of `n` trips: `step` binds the accumulator and the index, and gives the next accumulator. */
+  private fold(n: Value, init: Value, node: ts.Node, hint: string | undefined, step: (bind: (sym: ts.Symbol, v: Value) => void, acc: Value, k: Value) => Value): Value {
     const b = this.b;
-    const n = trips ?? this.length(xs);
     const k = binder(b.fresh('k'), REAL);
     const acc = binder(b.fresh('acc'), irType(init.shape));
     const accV = { name: acc.name, shape: init.shape };
     const kV = { name: k.name, shape: NUMBER };
-    const lowered = this.site.scope((bind) => [step(bind, accV, trips ? xs : this.read(xs, kV, 'x'), kV)]);
+    const lowered = this.site.scope((bind) => [step(bind, accV, kV)]);
     const next = lowered.results[0];
     this.site.conform(node, next, init.shape, 'the value the callback of .reduce returns');
     const own = new Set([k.name, acc.name]);
@@ -501,7 +496,7 @@ export class ArrayLowering {
   /** Σ a_i b_i: a map of products and a sum (the lengths checked once). */
   dot(a: Value, b2: Value, node: ts.Node): Value {
     const b = this.b;
-    const n = this.sameLength(this.length(a), b2, `the arrays of ${this.text(node)} must have the same length`);
+    const n = this.sameLength(this.length(a), b2, `the arrays of ${sourceSnippet(node)} must have the same length`);
     const [x, y, i] = [binder(b.fresh('x'), REAL), binder(b.fresh('y'), REAL), binder(b.fresh('i'), REAL)];
     const inner = new Builder(b.names);
     const p = inner.prim('mul', [x.name, y.name], 'p');
@@ -680,15 +675,9 @@ export class ArrayLowering {
     return this.atMost(m, this.atMost(n, m, what), what);
   }
 
-  /** The length n, checked equal to the length of `other`: two checks, each feeding the next. */
+  /** The length n, checked equal to the length of `other`. */
   sameLength(n: Value, other: Value, what: string): Value {
-    const m = this.length(other);
-    return this.atMost(m, this.atMost(n, m, what), what);
-  }
-
-  private text(node: ts.Node): string {
-    const t = node.getText().replace(/\s+/g, ' ');
-    return t.length > 40 ? `${t.slice(0, 37)}...` : t;
+    return this.sameNumber(n, this.length(other), what);
   }
 
   // ---- closing bodies ----
@@ -882,6 +871,12 @@ function hasArrayIn(s: Shape): boolean {
   return s.kind === 'array' || (s.kind === 'tuple' && s.elems.some(hasArrayIn)) || (s.kind === 'object' && s.fields.some(([, f]) => hasArrayIn(f)));
 }
 
+/** A node's source on one line, shortened, for run-time messages. */
+export function sourceSnippet(node: ts.Node): string {
+  const t = node.getText().replace(/\s+/g, ' ');
+  return t.length > 40 ? `${t.slice(0, 37)}...` : t;
+}
+
 /** The shape of an expression TypeScript types as a matrix; number[][] when it says otherwise. */
 function shapeOrMatrix(site: ArraySite, type: ts.Type, node: ts.Node): Extract<Shape, { kind: 'array' }> {
   let shape: Shape | undefined;
@@ -890,7 +885,7 @@ function shapeOrMatrix(site: ArraySite, type: ts.Type, node: ts.Node): Extract<S
   } catch {
     shape = undefined;
   }
-  return shape && isMatrix(shape) ? shape : { kind: 'array', container: 'Array', elem: { kind: 'array', container: 'Array', elem: NUMBER } };
+  return shape && isMatrix(shape) ? shape : NUMBER_MATRIX;
 }
 
 export function elemShape(s: Shape): Shape {

@@ -746,8 +746,12 @@ class FunctionLowering {
   }
 
   private carriedBinders(hint: string, shape: Shape): Binder[] {
-    if (!isMatrix(shape)) return [binder(this.supply.fresh(hint), irType(shape))];
-    return [binder(this.supply.fresh(`${hint}_data`), arrayType(REAL)), binder(this.supply.fresh(`${hint}_rows`), REAL), binder(this.supply.fresh(`${hint}_cols`), REAL)];
+    return isMatrix(shape) ? this.matrixBinders(hint) : [binder(this.supply.fresh(hint), irType(shape))];
+  }
+
+  /** Fresh binders for a matrix's parts: `m_data`, `m_rows`, `m_cols`. */
+  private matrixBinders(base: string): Binder[] {
+    return [binder(this.supply.fresh(`${base}_data`), arrayType(REAL)), binder(this.supply.fresh(`${base}_rows`), REAL), binder(this.supply.fresh(`${base}_cols`), REAL)];
   }
 
   /** The variable's value from the parts it travelled as (in the current scope). */
@@ -1382,7 +1386,6 @@ class FunctionLowering {
    */
   private elementAssignment(e: ts.Expression): void {
     const { t } = this;
-    const K = t.SyntaxKind;
     const id = writtenArray(t, e)!;
     const sym = this.checker.getSymbolAtLocation(id)!;
     let access: ts.Expression = t.isBinaryExpression(e) ? e.left : (e as ts.PrefixUnaryExpression | ts.PostfixUnaryExpression).operand;
@@ -1392,44 +1395,39 @@ class FunctionLowering {
     if (isMatrix(a.shape)) return this.matrixAssignment(e, sym, id, a, target);
     if (a.shape.kind !== 'array') fail(1122, target, `only arrays can be written into by index, '${id.text}' is ${describeShape(a.shape)}`);
     const i = this.expr(target.argumentExpression, 'i');
-    let value: Value;
-    if (t.isBinaryExpression(e) && e.operatorToken.kind === K.EqualsToken) {
-      value = this.expr(e.right, `${id.text}_i`);
-    } else {
-      const old = this.arrays.read(a, i, `${id.text}_i`, target);
-      const op = t.isBinaryExpression(e) ? operatorTables(t).compound[e.operatorToken.kind] : (e as ts.PrefixUnaryExpression).operator === K.PlusPlusToken ? 'add' : 'sub';
-      if (!op) fail(1108, e, `'${(e as ts.BinaryExpression).operatorToken.getText()}' is not supported on an array element`);
-      const rhs = t.isBinaryExpression(e) ? this.expr(e.right) : { name: this.b.lit(1, 'one'), shape: NUMBER };
-      this.numbers(e, old, rhs);
-      value = { name: this.b.prim(op, [old.name, rhs.name], `${id.text}_i`), shape: NUMBER };
-    }
+    let value = this.writtenValue(e, `${id.text}_i`, 'an array element', () => this.arrays.read(a, i, `${id.text}_i`, target));
     // An Int32Array (indices, a constant) stores the value truncated toward zero, as JavaScript
     // does for values in its range; no derivative flows through an index.
     if (a.shape.kind === 'array' && a.shape.constant) value = this.op('stop_gradient', [this.op('trunc', [value], `${id.text}_i`)], `${id.text}_i`);
     this.env.set(sym, this.arrays.update(a, i, value, target));
   }
 
+  /**
+   * The value an element write stores: the right side of `=`, or `old op right` for a compound
+   * assignment, `++` and `--` (`old` reads the element, only then).
+   */
+  private writtenValue(e: ts.Expression, hint: string, what: string, old: () => Value): Value {
+    const { t } = this;
+    const K = t.SyntaxKind;
+    if (t.isBinaryExpression(e) && e.operatorToken.kind === K.EqualsToken) return this.expr(e.right, hint);
+    const before = old();
+    const op = t.isBinaryExpression(e) ? operatorTables(t).compound[e.operatorToken.kind] : (e as ts.PrefixUnaryExpression).operator === K.PlusPlusToken ? 'add' : 'sub';
+    if (!op) fail(1108, e, `'${(e as ts.BinaryExpression).operatorToken.getText()}' is not supported on ${what}`);
+    const rhs = t.isBinaryExpression(e) ? this.expr(e.right) : { name: this.b.lit(1, 'one'), shape: NUMBER };
+    this.numbers(e, before, rhs);
+    return { name: this.b.prim(op, [before.name, rhs.name], hint), shape: NUMBER };
+  }
+
   /** `m[i][j] = v`, `m[i][j] op= v`, `m[i][j]++` on a local matrix: one update of its data. */
   private matrixAssignment(e: ts.Expression, sym: ts.Symbol, id: ts.Identifier, m: Value, target: ts.ElementAccessExpression): void {
     const { t } = this;
-    const K = t.SyntaxKind;
     let rowAccess: ts.Expression = target.expression;
     while (t.isParenthesizedExpression(rowAccess)) rowAccess = rowAccess.expression;
     if (!t.isElementAccessExpression(rowAccess)) fail(1122, target, `'${id.text}' is a matrix: write its elements, ${id.text}[i][j] = v (a whole row cannot be replaced)`);
     const i = this.expr(rowAccess.argumentExpression, 'i');
     const j = this.expr(target.argumentExpression, 'j');
     this.numbers(target, i, j);
-    let value: Value;
-    if (t.isBinaryExpression(e) && e.operatorToken.kind === K.EqualsToken) {
-      value = this.expr(e.right, `${id.text}_ij`);
-    } else {
-      const old = this.arrays.matrices.element(m, i, j, `${id.text}_ij`);
-      const op = t.isBinaryExpression(e) ? operatorTables(t).compound[e.operatorToken.kind] : (e as ts.PrefixUnaryExpression).operator === K.PlusPlusToken ? 'add' : 'sub';
-      if (!op) fail(1108, e, `'${(e as ts.BinaryExpression).operatorToken.getText()}' is not supported on a matrix element`);
-      const rhs = t.isBinaryExpression(e) ? this.expr(e.right) : { name: this.b.lit(1, 'one'), shape: NUMBER };
-      this.numbers(e, old, rhs);
-      value = { name: this.b.prim(op, [old.name, rhs.name], `${id.text}_ij`), shape: NUMBER };
-    }
+    const value = this.writtenValue(e, `${id.text}_ij`, 'a matrix element', () => this.arrays.matrices.element(m, i, j, `${id.text}_ij`));
     if (value.shape.kind !== 'number') fail(1120, target, `a matrix holds numbers: cannot write ${describeShape(value.shape)}`);
     this.env.set(sym, this.arrays.matrices.update(m, i, j, value, target));
   }
@@ -1488,8 +1486,7 @@ class FunctionLowering {
   private unpackNew(v: Value): Value[] {
     if (isMatrix(v.shape)) {
       // A matrix is (data, rows, cols); its dimensions are integers, no tangent flows from them.
-      const base = userName(v.name);
-      const names = [binder(this.supply.fresh(`${base}_data`), arrayType(REAL)), binder(this.supply.fresh(`${base}_rows`), REAL), binder(this.supply.fresh(`${base}_cols`), REAL)];
+      const names = this.matrixBinders(userName(v.name));
       this.b.unpack(false, names, v.name);
       const dims = names.slice(1).map((n) => ({ name: this.b.prim('stop_gradient', [n.name], n.name), shape: NUMBER }));
       const parts = [{ name: names[0].name, shape: rowShape(v.shape) }, ...dims];

@@ -9,9 +9,9 @@ import { Builder } from '../ir/build';
 import { REAL, arrayType, binder, construct, lambda, ret, tuple } from '../ir/syntax';
 import { isConstruct } from '../constructs/registry';
 import { fail } from './diagnostics';
-import { Shape, NUMBER, describeShape, irType, isMatrix, rowShape } from './shapes';
+import { Shape, NUMBER, NUMBER_MATRIX, describeShape, irType, isMatrix, rowShape } from './shapes';
 import type { ArrayLowering, ArraySite } from './arrays';
-import { userName } from './arrays';
+import { sourceSnippet, userName } from './arrays';
 import type { Value } from './lower';
 
 type ArrayShape = Extract<Shape, { kind: 'array' }>;
@@ -26,7 +26,6 @@ export interface MatrixParts {
 
 const REAL_ARRAY_TYPE = arrayType(REAL);
 const FLAT: ArrayShape = { kind: 'array', container: 'Float64Array', elem: NUMBER };
-const MATRIX: ArrayShape = { kind: 'array', container: 'Array', elem: { kind: 'array', container: 'Array', elem: NUMBER } };
 
 export class MatrixLowering {
   constructor(
@@ -43,7 +42,7 @@ export class MatrixLowering {
   }
 
   /** The matrix value `(data, rows, cols)`. */
-  make(data: Value, rows: Value, cols: Value, shape: Shape = MATRIX, hint = 'matrix'): Value {
+  make(data: Value, rows: Value, cols: Value, shape: Shape = NUMBER_MATRIX, hint = 'matrix'): Value {
     return { name: this.b.nl(hint, tuple(false, [data.name, rows.name, cols.name]), irType(shape)), shape };
   }
 
@@ -155,7 +154,7 @@ export class MatrixLowering {
       const later = inner.test('gt', [k.name, inner.lit(0, 'zero')], 'later');
       const gap = inner.prim('abs', [inner.prim('sub', [n, width.name], 'gap')], 'gap');
       const counted = inner.nl('gap', { tag: 'prim', op: 'select', args: [later, gap, inner.lit(0, 'zero')] }, REAL);
-      const none = this.arrays.atMost({ name: counted, shape: NUMBER }, { name: inner.lit(0, 'zero'), shape: NUMBER }, `the rows of ${this.text(node)} must be equally long (a matrix is rows × cols)`);
+      const none = this.arrays.atMost({ name: counted, shape: NUMBER }, { name: inner.lit(0, 'zero'), shape: NUMBER }, `the rows of ${sourceSnippet(node)} must be equally long (a matrix is rows × cols)`);
       const checked = inner.prim('add', [inner.prim('stop_gradient', [n], 'width'), none.name], 'width');
       return [{ name: appended, shape: FLAT }, { name: checked, shape: NUMBER }];
     });
@@ -177,11 +176,6 @@ export class MatrixLowering {
     const pb = this.parts(b2);
     const inner = this.arrays.sameNumber(pa.cols, pb.rows, `matmul(a, b) needs as many columns in a as rows in b`);
     const c = this.b.nl(hint ? `${hint}_data` : 'product', construct('matmul', [pa.data.name, pb.data.name, pa.rows.name, inner.name, pb.cols.name], [], []), REAL_ARRAY_TYPE);
-    return this.make({ name: c, shape: FLAT }, pa.rows, pb.cols, MATRIX, hint ?? 'product');
-  }
-
-  private text(node: ts.Node): string {
-    const t = node.getText().replace(/\s+/g, ' ');
-    return t.length > 40 ? `${t.slice(0, 37)}...` : t;
+    return this.make({ name: c, shape: FLAT }, pa.rows, pb.cols, NUMBER_MATRIX, hint ?? 'product');
   }
 }

@@ -135,6 +135,9 @@ export function irType(s: Shape): Type {
 
 const MATRIX_TYPE = tupleType([arrayType(REAL), REAL, REAL]);
 
+/** `number[][]`: where a matrix's type says nothing else. */
+export const NUMBER_MATRIX: Extract<Shape, { kind: 'array' }> = { kind: 'array', container: 'Array', elem: { kind: 'array', container: 'Array', elem: NUMBER } };
+
 /** `number[][]`, `Float64Array[]`: a rectangular matrix (rows × cols), in the IR `(data, rows, cols)`. */
 export function isMatrix(s: Shape): s is Extract<Shape, { kind: 'array' }> & { readonly elem: Extract<Shape, { kind: 'array' }> } {
   return s.kind === 'array' && s.elem.kind === 'array';

@@ -12,6 +12,7 @@ import type * as ts from 'typescript';
 import { fail } from './diagnostics';
 import { typedArrayName } from './shapes';
 import { tsadExportName } from './markers';
+import { ARRAY_HELPERS } from './arrays';
 
 /** `b.push(v, …)`: the array pushed onto, when it is a plain name. */
 export function pushedArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
@@ -41,8 +42,8 @@ export function writtenArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | unde
   return tsApi.isIdentifier(base) ? base : undefined;
 }
 
+/** tsad's array helpers that return a new array (the others return numbers). */
 const FRESH_HELPERS = new Set(['matmul', 'scan', 'gather', 'scatter', 'reduceByIndex', 'iota']);
-const HELPERS_READING = new Set([...FRESH_HELPERS, 'sum', 'dot', 'prod']);
 
 /** Expressions that build a new array, which a write may then change. */
 function isFreshArray(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expression): boolean {
@@ -131,7 +132,7 @@ function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, 
   if (tsApi.isReturnStatement(parent)) return;
   if ((tsApi.isArrayLiteralExpression(parent) || tsApi.isShorthandPropertyAssignment(parent) || tsApi.isPropertyAssignment(parent)) && returnedLiteral(tsApi, parent)) return;
   // tsad's array helpers read their arguments and return new arrays: no second name.
-  if (tsApi.isCallExpression(parent) && parent.expression !== node && tsadExportName(parent.expression, checker) !== undefined && HELPERS_READING.has(tsadExportName(parent.expression, checker)!)) return;
+  if (tsApi.isCallExpression(parent) && parent.expression !== node && ARRAY_HELPERS.has(tsadExportName(parent.expression, checker) ?? '')) return;
   if ((tsApi.isCallExpression(parent) || tsApi.isNewExpression(parent)) && parent.expression !== node) {
     const type = checker.getTypeAtLocation(parent);
     const returnsArray = checker.isArrayType(type) || checker.isTupleType(type) || typedArrayName(tsApi, type) !== undefined || (type.flags & tsApi.TypeFlags.Object) !== 0;

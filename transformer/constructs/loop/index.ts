@@ -5,6 +5,7 @@
 import type { CarrySlot, ConstructExpr, ConstructRule, Counts } from '../types';
 import type { Lambda } from '../../ir/syntax';
 import { loopTypeRule } from './typeRule';
+import { trailingCarrySlots } from './operands';
 import { loopImpl } from './impl';
 import { loopJvp } from './jvp';
 import { loopUnzip } from './unzip';
@@ -47,8 +48,5 @@ export const loop: ConstructRule = {
 };
 
 function carrySlots(e: ConstructExpr, bodyArity: (body: Lambda) => Counts): CarrySlot[] {
-  if (e.bodies.length !== 1) return [];
-  const carried = bodyArity(e.bodies[0]).nl;
-  const params = e.bodies[0].nlParams.length;
-  return Array.from({ length: carried }, (_, k) => ({ operand: e.nl.length - carried + k, body: 0, param: params - carried + k, result: k }));
+  return e.bodies.length === 1 ? trailingCarrySlots(e, 0, bodyArity) : [];
 }

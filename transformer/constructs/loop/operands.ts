@@ -3,7 +3,8 @@
 // of each sort, as many as the body returns (its result arity): ū and u̇̄ are read by every
 // iteration, c̄ and ċ̄ are replaced by the body's results.
 import { InternalError } from '../../ir/syntax';
-import type { ConstructExpr, Counts, Sides } from '../types';
+import type { CarrySlot, ConstructExpr, Counts, Sides } from '../types';
+import type { Lambda } from '../../ir/syntax';
 
 export interface LoopParts<T> {
   readonly count: T;
@@ -25,3 +26,15 @@ export function loopParts<T>(operands: Sides<T>, carried: Counts): LoopParts<T> 
 }
 
 export const loopNames = (e: ConstructExpr, carried: Counts): LoopParts<string> => loopParts(e, carried);
+
+/**
+ * The carried values of a loop-like construct (ConstructRule.carries): its last non-linear
+ * operands bind the last parameters of body `body`, which hands them back as its results.
+ */
+export function trailingCarrySlots(e: ConstructExpr, body: number, bodyArity: (body: Lambda) => Counts): CarrySlot[] {
+  const l = e.bodies[body];
+  if (!l) return [];
+  const carried = bodyArity(l).nl;
+  const params = l.nlParams.length;
+  return Array.from({ length: carried }, (_, k) => ({ operand: e.nl.length - carried + k, body, param: params - carried + k, result: k }));
+}

@@ -9,6 +9,7 @@
 import type { CarrySlot, ConstructExpr, ConstructRule, Counts } from '../types';
 import type { Lambda } from '../../ir/syntax';
 import { STEP } from './operands';
+import { trailingCarrySlots } from '../loop/operands';
 import { whileTypeRule } from './typeRule';
 import { whileImpl } from './impl';
 import { whileJvp } from './jvp';
@@ -41,9 +42,5 @@ export const whileLoop: ConstructRule = {
 };
 
 function stepSlots(e: ConstructExpr, bodyArity: (body: Lambda) => Counts): CarrySlot[] {
-  if (e.bodies.length <= STEP || e.lin.length > 0) return [];
-  const step = e.bodies[STEP];
-  const carried = bodyArity(step).nl;
-  const params = step.nlParams.length;
-  return Array.from({ length: carried }, (_, k) => ({ operand: e.nl.length - carried + k, body: STEP, param: params - carried + k, result: k }));
+  return e.lin.length > 0 ? [] : trailingCarrySlots(e, STEP, bodyArity);
 }
