@@ -356,3 +356,73 @@ test('for (;;) with break, do … while with return, returns inside a local func
     expectClose([edge.d5(-x)], partial(edge.retInIfArm, [-x], 0, 0));
   }
 });
+
+describe('for…of over an array may break, continue and return', () => {
+  const { exports: a } = load(`import { grad, jvp, valueAndGrad, hessian } from 'tsad';
+/** @differentiable */
+export function partialSum(w: number[], x: number): number {
+  let s = 0;
+  for (const v of w) {
+    if (v < 0) continue;
+    if (s > 4) break;
+    s += v * v * x;
+  }
+  return s;
+}
+
+/** @differentiable */
+export function firstLarge(w: Float64Array): number {
+  for (const v of w) {
+    if (v > 1) return Math.exp(v) * w[0];
+  }
+  return w[w.length - 1] * 2;
+}
+
+export const dPartial = grad(partialSum, { wrt: [0, 1] });
+export const jPartial = (w: number[], x: number, dw: number[]) => jvp(partialSum, [w, x], [dw, 0]);
+export const hPartial = hessian(partialSum, { wrt: [1] });
+export const vgFirst = valueAndGrad(firstLarge);
+`);
+  // The same functions as plain JavaScript: the reference for values and the subject of finite differences.
+  const partialSum = (w: number[], x: number) => {
+    let s = 0;
+    for (const v of w) {
+      if (v < 0) continue;
+      if (s > 4) break;
+      s += v * v * x;
+    }
+    return s;
+  };
+  const firstLarge = (w: Float64Array) => {
+    for (const v of w) if (v > 1) return Math.exp(v) * w[0];
+    return w[w.length - 1] * 2;
+  };
+
+  test('continue and break: values equal JavaScript, gradients equal central differences', () => {
+    for (const w of [[0.5, -1, 1.5, 2, 0.7, 3], [0.1, 0.2], [], [-1, -2], [3, 0.5]]) {
+      const x = 1.3;
+      expect(a.partialSum(w, x)).toBe(partialSum(w, x));
+      const [gw, gx] = a.dPartial(w, x);
+      expect(gw).toHaveLength(w.length);
+      const fdW = w.map((_, k) => partial(partialSum as any, [w, x], 0, k)[0]);
+      expectClose(gw, fdW, 1e-6);
+      expectClose([gx], [partial(partialSum as any, [w, x], 1, 0)[0]], 1e-6);
+      const dw = w.map((_, k) => 0.3 - 0.1 * k);
+      const [value, tangent] = a.jPartial(w, x, dw);
+      expect(value).toBe(partialSum(w, x));
+      expectClose([tangent], [gw.reduce((t: number, g: number, k: number) => t + g * dw[k], 0)], 1e-12);
+    }
+    // Linear in x: the Hessian in x is zero.
+    expect(a.hPartial([0.5, 1.5], 2)[0][0]).toBe(0);
+  });
+
+  test('return from inside: the derivative of the path taken', () => {
+    for (const w of [[0.5, 2, 3], [0.5, 0.25], [1.5]]) {
+      const f64 = Float64Array.from(w);
+      const [value, g] = a.vgFirst(f64);
+      expect(value).toBe(firstLarge(f64));
+      const fd = w.map((_, k) => partial(((u: number[]) => firstLarge(Float64Array.from(u))) as any, [w], 0, k)[0]);
+      expectClose(Array.from(g as Float64Array), fd, 1e-6);
+    }
+  });
+});

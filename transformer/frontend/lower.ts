@@ -690,10 +690,11 @@ class FunctionLowering {
     const init = s.initializer;
     const decl = t.isVariableDeclarationList(init) && init.declarations.length === 1 ? init.declarations[0] : undefined;
     if (!decl || !t.isIdentifier(decl.name)) fail(1121, init, 'for…of over an array needs one new variable: for (const x of xs)');
-    if (anyExit(loopExits(t, s))) fail(1121, s, 'break, continue and return are not supported in for…of yet: write for (let i = 0; i < xs.length; i++)');
+    const flags = this.openLoop(s);
     const xs = this.arrays.arrayOf(s.expression, 'xs');
     const n = this.arrays.length(xs);
     const sym = this.checker.getSymbolAtLocation(decl.name)!;
+    if (flags) return this.forOfWithExits(s, decl.name, sym, xs, n, flags);
     const carried = this.carriedBy([s.statement], sym);
     const counter = binder(this.supply.fresh('k'), REAL);
     const body = this.loopScope(carried, () => {
@@ -704,6 +705,28 @@ class FunctionLowering {
     if (carried.length === 0) return;
     const { invariants, bodies } = this.closeLoop([body], counter);
     this.bindCarried(carried, 'loop', [n.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
+  }
+
+  /**
+   * `for (const x of xs)` that may break, continue or return: a while loop over a hidden counter k,
+   * running while no flag stops it and k < xs.length, with x = xs[k] at the start of each step.
+   */
+  private forOfWithExits(s: ts.ForOfStatement, name: ts.Identifier, sym: ts.Symbol, xs: Value, n: Value, flags: ExitFlags): void {
+    const counter = flagSymbol('k');
+    this.env.set(counter, this.literal(0, 'k'));
+    const carried = [...this.carriedBy([s.statement], sym), { sym: counter, value: this.env.get(counter)! }, ...this.carriedFlags(flags)];
+    const more = () => this.op('lt', [this.env.get(counter)!, n], 'more', BOOLEAN);
+    this.whileConstruct(
+      carried,
+      () => this.loopCondition(more, flags),
+      () => {
+        const k = this.env.get(counter)!;
+        this.env.set(sym, this.arrays.read(xs, k, name.getText(), s.expression));
+        this.iteration(flags, [s.statement]);
+        // After a break the condition fails whatever k is, so k steps unconditionally.
+        this.env.set(counter, this.op('add', [k, this.literal(1, 'one')], 'k'));
+      },
+    );
   }
 
   /** The variables declared before a loop (in this scope) that its code assigns, in declaration order. */
@@ -898,11 +921,13 @@ class FunctionLowering {
   }
 
   /** The condition of a loop with exits: `!(broke || returned) && c`, short-circuit when `c` calls a function. */
-  private loopCondition(condition: ts.Expression | undefined, flags: ExitFlags | undefined): Value {
+  private loopCondition(condition: ts.Expression | (() => Value) | undefined, flags: ExitFlags | undefined): Value {
     const stop = flags && this.stopping(flags, false);
     if (!condition) return stop ? this.op('not', [stop], 'running', BOOLEAN) : this.literal(true, 'running');
-    if (!stop) return this.predicate(condition);
-    if (!containsCall(this.t, condition)) return this.op('and', [this.op('not', [stop], 'running', BOOLEAN), this.predicate(condition)], 'running', BOOLEAN);
+    // A condition built by the front end (for…of's k < n) calls nothing: `and` evaluates it eagerly.
+    const evaluate = typeof condition === 'function' ? condition : () => this.predicate(condition);
+    if (!stop) return evaluate();
+    if (typeof condition === 'function' || !containsCall(this.t, condition)) return this.op('and', [this.op('not', [stop], 'running', BOOLEAN), evaluate()], 'running', BOOLEAN);
     const test = this.branch(() => this.predicate(condition));
     const stopped = this.branch(() => this.b.lit(false, 'running'));
     const blocks = [stopped.scope.b.finish(ret([stopped.result])), test.scope.b.finish(ret([test.result.name]))];
@@ -1048,9 +1073,18 @@ class FunctionLowering {
    */
   private whileLoop(condition: ts.Expression | undefined, body: readonly ts.Statement[], incrementor: ts.Expression | undefined, flags: ExitFlags | undefined): void {
     const carried = [...this.carriedBy([condition, ...body, incrementor]), ...this.carriedFlags(flags)];
-    const cond = this.loopScope(carried, () => [this.loopCondition(condition, flags).name]);
+    this.whileConstruct(
+      carried,
+      () => this.loopCondition(condition, flags),
+      () => this.iteration(flags, body, incrementor),
+    );
+  }
+
+  /** The IR's `while` over the carried variables: `test` lowers the condition, `advance` one step (both in the loop's scope). */
+  private whileConstruct(carried: readonly { sym: ts.Symbol; value: Value }[], test: () => Value, advance: () => void): void {
+    const cond = this.loopScope(carried, () => [test().name]);
     const step = this.loopScope(carried, () => {
-      this.iteration(flags, body, incrementor);
+      advance();
       return this.carriedNow(carried);
     });
     // A loop that assigns nothing declared before it has no effect.
