@@ -111,7 +111,14 @@ export class ArrayLowering {
       const copy = this.asArray(args[0], a);
       return e.expression.text === 'Float32Array' && !this.isFloat32(args[0]) ? this.rounded(copy, hint) : copy;
     }
-    if (this.isGlobal(e.expression, ['Array'])) fail(1121, e, 'new Array(n) has holes: write new Array(n).fill(0), or new Float64Array(n)');
+    if (this.isGlobal(e.expression, ['Array']) && args.length <= 1) {
+      // `new Array(n)` has n holes, which read as undefined: arithmetic on one is NaN. tsad's
+      // arrays hold numbers, so a hole is NaN from the start (writes then fill it, as in JavaScript).
+      const n = args.length === 0 ? { name: this.b.lit(0, 'none'), shape: NUMBER } : this.site.expr(args[0], 'n');
+      if (n.shape.kind !== 'number') fail(1121, args[0], 'new Array(n) needs a number n here; write an array literal for given elements');
+      return this.fill(args.length === 0 ? n : this.arrayLength(n), { name: this.b.lit(NaN, 'hole'), shape: NUMBER }, { kind: 'array', container: 'Array', elem: NUMBER }, hint);
+    }
+    if (this.isGlobal(e.expression, ['Array'])) fail(1121, e, 'new Array(a, b, …) is not supported: write the literal [a, b, …]');
     return fail(1102, e, `'new ${e.expression.getText()}(...)' is not supported in differentiable functions`);
   }
 

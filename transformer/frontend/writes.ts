@@ -4,7 +4,7 @@
 // the backend runs it in place where nobody can see the old version (ad/inplace.ts). JavaScript
 // arrays are objects: every name for one array sees every write. The two agree exactly when the
 // written array has one name. So a written array must be a local variable that starts as a new
-// array (new Float64Array(n), new Array(n).fill(x), Float64Array.from(...), .map, .slice, a
+// array (new Float64Array(n), new Array(n) (its holes NaN), new Array(n).fill(x), Float64Array.from(...), .map, .slice, a
 // literal) and is used as a whole only where no second name can come of it: an element, its
 // length or a method call on it, an argument of a call that returns no array, or what the function
 // returns. Anything else is a diagnostic here, before lowering, rather than a wrong derivative.
@@ -56,7 +56,7 @@ function isFreshArray(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expressio
   if (tsApi.isArrayLiteralExpression(e)) return true;
   // tsad's helpers that build arrays return new ones.
   if (tsApi.isCallExpression(e) && FRESH_HELPERS.has(tsadExportName(e.expression, checker) ?? '')) return true;
-  if (tsApi.isNewExpression(e)) return tsApi.isIdentifier(e.expression) && ['Float64Array', 'Float32Array', 'Int32Array'].includes(e.expression.text);
+  if (tsApi.isNewExpression(e)) return tsApi.isIdentifier(e.expression) && ['Float64Array', 'Float32Array', 'Int32Array', 'Array'].includes(e.expression.text);
   if (tsApi.isCallExpression(e) && tsApi.isPropertyAccessExpression(e.expression)) {
     const method = e.expression.name.text;
     if (method === 'from' && tsApi.isIdentifier(e.expression.expression)) return true;
