@@ -151,7 +151,7 @@ export class ArrayLowering {
         return this.fillNew(e, callee, hint);
       case 'slice': {
         const xs = this.arrayOf(callee.expression);
-        if (xs.shape.kind !== 'array' || xs.shape.elem.kind !== 'number') fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
+        if (!isNumberArray(xs.shape) && !isMatrix(xs.shape)) fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
         const [start, end] = e.arguments.slice(0, 2).map((a) => this.site.expr(a, 'position'));
         for (const [k, v] of [start, end].entries()) if (v && v.shape.kind !== 'number') fail(1121, e.arguments[k], 'a slice position must be a number');
         return this.slice(xs, start, end, e, hint);
@@ -666,9 +666,11 @@ export class ArrayLowering {
   toIndex(n: Value): Value {
     const b = this.b;
     const k = this.toInteger(n);
-    // -0.5 truncates to -0, a valid length: 0.
+    // -0.5 truncates to -0, a valid length: 0. A negative one goes to the allocation as it was
+    // written, so that JavaScript's message names it.
     const below = b.test('lt', [k.name, b.lit(0, 'zero')], 'below');
-    return { name: b.nl('count', { tag: 'prim', op: 'select', args: [below, k.name, b.prim('add', [k.name, b.lit(0, 'zero')], 'count')] }, REAL), shape: NUMBER };
+    const given = b.prim('stop_gradient', [n.name], 'count');
+    return { name: b.nl('count', { tag: 'prim', op: 'select', args: [below, given, b.prim('add', [k.name, b.lit(0, 'zero')], 'count')] }, REAL), shape: NUMBER };
   }
 
   /**
