@@ -17,6 +17,7 @@
 // J:  map(n, x̄)[|i, p̄| e]  ↦  map(n, x̄ ; x̄_dot)[|i, p̄ ; p̄_dot| J e]
 //     a mapped operand's tangent is mapped (array<tangent τ>), an invariant's is a linear
 //     invariant, used once per element: the map is linear in it (the sum of the elements' uses).
+//     A mapped array of booleans or strings (no reals in its tangent) gets the invariant zero(<>).
 // U:  with U(e) = (e_N : |i, p̄| -> (r̄, s̄), e_L : |s̄ ; ṗ̄| -> (; ṙ̄)):
 //     C:   let (r̄, s̄_arr) = map(n, x̄)[e_N]               one residual array per stored residual
 //     ė_L: map(n, s̄_arr, ū_s ; ẋ̄)[e_L]                   the residuals mapped back, element by element
