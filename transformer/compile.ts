@@ -6,6 +6,7 @@ import { IrError, Program } from './ir/syntax';
 import { visitBlock } from './ir/traverse';
 import type { CallSitePlan } from './plan/syntax';
 import { Lowerer, LoweredFunction } from './frontend/lower';
+import { SIZED_FORWARD_HINT } from './frontend/nested';
 import type { ShapeOf, Target } from './frontend/nested';
 import { Shape, componentShapes, describeShape, hasArray } from './frontend/shapes';
 import { fail } from './frontend/diagnostics';
@@ -18,6 +19,10 @@ import { TRANSFORMS, TransformKind } from './plan/transforms';
 import type { Backend } from './backend/backend';
 import { TypeScriptBackend, TypeScriptSite } from './backend/typescript';
 import type { Host } from './plugin/host';
+
+// Hints of the cases whose code's generic hint would not fit (docs/diagnostics.md).
+const PASS_LIMIT_HINT = "tsad's passes cannot compile this transform of this function yet (the message names the construct); another transform of the same function may work: grad, vjp, jvp or hvp";
+const MATRIX_RESULT_HINT = 'jacobian, jacfwd, jacrev and hessian build number[][] results from parameters that are numbers or arrays of numbers (a Hessian: one of them); for others use vjp (rows), jvp (columns) or hvp (Hessian-vector products), which take every shape';
 
 export interface CompileRequest {
   /** The marked function; for a transform of a transform, the innermost one. */
@@ -90,10 +95,14 @@ export class ModuleCompiler {
     // and Hessians of such a derivative go by forward mode instead (one JVP per scalar), Jacobians
     // by columns; only vjp has no forward stand-in.
     const twice = 'transposes' in spec && spec.transposes ? this.lowerer.nested.secondOrderLoop(program) : undefined;
-    if (twice && req.transform === 'vjp') {
+    if (twice) {
       const what = twice.op === 'loop' ? 'a counted loop' : 'a while loop';
       const where = twice.fn === twice.derivative ? `the derivative '${twice.fn}'` : `'${twice.fn}' (called by the derivative '${twice.derivative}')`;
-      fail(1007, req.callSite, `${req.transform}(${label}) differentiates a derivative again in reverse mode, and ${where} runs ${what}: reverse mode through a derivative's loop is not supported yet`);
+      const said = `${req.transform}(${label}) differentiates a derivative again in reverse mode, and ${where} runs ${what}: reverse mode through a derivative's loop is not supported yet`;
+      if (req.transform === 'vjp') fail(1007, req.callSite, said);
+      // The forward stand-in runs one JVP per number of the differentiated parameters, counted at compile time.
+      const sized = req.transform === 'jacobian' || req.transform === 'jacrev' ? undefined : req.wrt.map((i) => fn.params[i]).find((p) => hasArray(p.shape));
+      if (sized) fail(1007, req.callSite, `${said}, and its forward-mode stand-in (one JVP per number) cannot take '${sized.name}', which holds ${describeShape(sized.shape)}`, SIZED_FORWARD_HINT);
     }
     if (spec.wrt) {
       for (const i of req.wrt) {
@@ -122,7 +131,7 @@ export class ModuleCompiler {
       // An array combinator whose rule for this transform is not built yet (second order through
       // scan and reduce) says so with an IrError: a diagnostic at the call site, not a crash.
       if (!(e instanceof IrError) || !usesArrayCombinators(program)) throw e;
-      return fail(1121, req.callSite, `${req.transform}(${label}) is not supported yet: ${e.message}`);
+      return fail(1121, req.callSite, `${req.transform}(${label}) is not supported yet: ${e.message}`, PASS_LIMIT_HINT);
     }
     this.out.push(...this.backend.callSite(plan, name, { target: req.target, callSite: req.callSite }));
     const compiled: CompiledTransform = { name, replaces: spec.form };
@@ -142,9 +151,9 @@ export class ModuleCompiler {
     const arrays = sides.some((x) => hasArray(x.shape));
     if (!arrays) return;
     for (const x of sides) {
-      if (!flat(x.shape)) fail(1121, req.callSite, `${req.transform}(${label}) with arrays needs numbers and arrays of numbers, but ${x.what} is ${describeShape(x.shape)}: use vjp or jvp for it`);
+      if (!flat(x.shape)) fail(1121, req.callSite, `${req.transform}(${label}) with arrays needs numbers and arrays of numbers, but ${x.what} is ${describeShape(x.shape)}: use vjp or jvp for it`, MATRIX_RESULT_HINT);
     }
-    if (req.transform === 'hessian' && req.wrt.length > 1) fail(1121, req.callSite, `hessian(${label}) of several parameters with arrays is not supported yet: differentiate one at a time, or use hvp`);
+    if (req.transform === 'hessian' && req.wrt.length > 1) fail(1121, req.callSite, `hessian(${label}) of several parameters with arrays is not supported yet: differentiate one at a time, or use hvp`, MATRIX_RESULT_HINT);
   }
 
   /** One reverse pass per function and module, shared by its grad, valueAndGrad, vjp and jacrev call sites. */

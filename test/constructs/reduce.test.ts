@@ -67,6 +67,24 @@ describe('§5 worked examples, exact', () => {
     expect(vjp(withE, 'f', [[], 5], [1]).map((v) => (Array.isArray(v) ? pad(v, 0) : v))).toEqual([[], 1]);
   });
 
+  test('5, over no elements: the gradient of min/max is as long as the input (0), not a one-hot at index 0', () => {
+    // reduce(n, Infinity, a)[min] of [] is Infinity; no element won, so no element gets a cotangent.
+    for (const fn of ['rmin']) {
+      const [g] = vjp(program(), fn, [[]], [1]);
+      expect(g).toEqual([]);
+      const gr = gradOf(program(), fn, { simplify: true });
+      expect(evalFn(gr.program, gr.grad, [[]]).nl).toEqual([[]]);
+    }
+    const withE = parseProgram(`def f(a: array<real>, e: real ;) -> (real ;) {\n  let n = len(a) []\n  reduce(n, e, a) [|u: real, v: real ;| {\n    max(u, v)\n  }]\n}`);
+    expect(vjp(withE, 'f', [[], 5], [1])).toEqual([[], 1]);
+    const j = jvpOf(withE, 'f');
+    expect(evalFn(j.program, j.jvp, [[], 5], [[], 2]).lin).toEqual([2]);
+    // With elements the one-hot stays within the array, and second order goes through.
+    expect(pad(vjp(withE, 'f', [[3, 7, 7], 5], [1])[0], 3)).toEqual([0, 1, 0]);
+    const h = hvpOf(withE, 'f');
+    expect(evalFn(h.program, h.hvp, [[], 5, [], 1]).nl).toEqual([[], 0]);
+  });
+
   test('5, the special cases: the gradient of min/max costs O(1) after the forward pass, of + the broadcast only', () => {
     const p = program();
     const bwdWork = (fn: string, n: number) => {

@@ -55,6 +55,7 @@ describe.each(differentiable.map((p) => [p.name, p] as const))('%s', (name, p) =
       fc.property(pointIn(p.test.domain, n), pointIn([[-1, 1]], n), (x, dx) => {
         const t = evalFn(program, jvp, x, dx).lin[0] as number;
         if (p.test.zeroDerivative) return expect(t).toBe(0);
+        if (p.test.straightThrough) return expect(t).toBe(dx[0]);
         const h = 1e-6;
         const f = (s: number) => evalFn(prog, 'f', x.map((v, i) => v + s * dx[i])).nl[0] as number;
         const f0 = f(0);
@@ -95,10 +96,14 @@ describe('derivatives at kinks and singular points are the documented ones, neve
   test('sqrt at 0 is +Infinity (the true one-sided derivative), not NaN', () => {
     expect(g('def f(x: real ;) -> (real ;) { sqrt(x) }', [0])).toEqual([Infinity]);
   });
-  test('floor, ceil, round, trunc, sign, fround have zero derivative', () => {
-    for (const op of ['floor', 'ceil', 'round', 'trunc', 'sign', 'fround']) {
+  test('floor, ceil, round, trunc, sign have zero derivative', () => {
+    for (const op of ['floor', 'ceil', 'round', 'trunc', 'sign']) {
       expect(g(`def f(x: real ;) -> (real ;) { ${op}(x) }`, [1.3])).toEqual([0]);
     }
+  });
+  test("fround's derivative is the identity's (straight-through: a float32 store passes its tangent on)", () => {
+    expect(g('def f(x: real ;) -> (real ;) { fround(x) }', [1.3])).toEqual([1]);
+    expect(g('def f(x: real ;) -> (real ;) { let y = fround(x) in mul(y, x) }', [0.1])).toEqual([Math.fround(0.1) + 0.1]);
   });
   test('select routes the tangent of the chosen branch; comparisons have none', () => {
     const src = 'def f(x: real, y: real ;) -> (real ;) { let c = lt(x, y) in select(c, x, y) }';

@@ -106,10 +106,19 @@ export class ArrayLowering {
       const a = this.site.expr(args[0], 'n');
       // An Int32Array holds indices: a constant, whose writes are truncated (FunctionLowering).
       const shape: Shape = e.expression.text === 'Int32Array' ? { kind: 'array', container: 'Int32Array', elem: NUMBER, constant: true } : { kind: 'array', container: 'Float64Array', elem: NUMBER };
-      if (a.shape.kind === 'number') return this.fill(a, { name: this.b.lit(0, 'zero'), shape: NUMBER }, shape, hint);
-      return this.asArray(args[0], a);
+      // The length as JavaScript reads it (ToIndex: truncated; a negative one is its RangeError).
+      if (a.shape.kind === 'number') return this.fill(this.toIndex(a), { name: this.b.lit(0, 'zero'), shape: NUMBER }, shape, hint);
+      const copy = this.asArray(args[0], a);
+      return e.expression.text === 'Float32Array' && !this.isFloat32(args[0]) ? this.rounded(copy, hint) : copy;
     }
-    if (this.isGlobal(e.expression, ['Array'])) fail(1121, e, 'new Array(n) has holes: write new Array(n).fill(0), or new Float64Array(n)');
+    if (this.isGlobal(e.expression, ['Array']) && args.length <= 1) {
+      // `new Array(n)` has n holes, which read as undefined: arithmetic on one is NaN. tsad's
+      // arrays hold numbers, so a hole is NaN from the start (writes then fill it, as in JavaScript).
+      const n = args.length === 0 ? { name: this.b.lit(0, 'none'), shape: NUMBER } : this.site.expr(args[0], 'n');
+      if (n.shape.kind !== 'number') fail(1121, args[0], 'new Array(n) needs a number n here; write an array literal for given elements');
+      return this.fill(args.length === 0 ? n : this.arrayLength(n), { name: this.b.lit(NaN, 'hole'), shape: NUMBER }, { kind: 'array', container: 'Array', elem: NUMBER }, hint);
+    }
+    if (this.isGlobal(e.expression, ['Array'])) fail(1121, e, 'new Array(a, b, …) is not supported: write the literal [a, b, …]');
     return fail(1102, e, `'new ${e.expression.getText()}(...)' is not supported in differentiable functions`);
   }
 
@@ -129,7 +138,7 @@ export class ArrayLowering {
     switch (method) {
       case 'map': {
         const xs = this.arrayOf(callee.expression);
-        return this.map(xs, this.callback(e, 0, '.map'), e, hint);
+        return this.map(xs, this.callback(e, 0, '.map'), e, hint, this.isFloat32(e));
       }
       case 'reduce': {
         const fn = this.callback(e, 0, '.reduce');
@@ -142,7 +151,7 @@ export class ArrayLowering {
         return this.fillNew(e, callee, hint);
       case 'slice': {
         const xs = this.arrayOf(callee.expression);
-        if (xs.shape.kind !== 'array' || xs.shape.elem.kind !== 'number') fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
+        if (!isNumberArray(xs.shape) && !isMatrix(xs.shape)) fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
         const [start, end] = e.arguments.slice(0, 2).map((a) => this.site.expr(a, 'position'));
         for (const [k, v] of [start, end].entries()) if (v && v.shape.kind !== 'number') fail(1121, e.arguments[k], 'a slice position must be a number');
         return this.slice(xs, start, end, e, hint);
@@ -173,7 +182,9 @@ export class ArrayLowering {
     if (n.shape.kind !== 'number') fail(1121, r, 'the length of a new array must be a number');
     const x = this.site.expr(e.arguments[0], 'x');
     if (x.shape.kind !== 'number') fail(1120, e.arguments[0], `arrays hold numbers: cannot fill with ${describeShape(x.shape)}`);
-    return this.fill(n, x, { kind: 'array', container: 'Float64Array', elem: NUMBER }, hint);
+    // new Array(n) takes only a whole n below 2^32 (a RangeError otherwise); a typed array truncates it.
+    const count = this.isGlobal((r as ts.NewExpression | ts.CallExpression).expression, ['Array']) ? this.arrayLength(n) : this.toIndex(n);
+    return this.fill(count, this.isFloat32(e) ? this.round32(x) : x, { kind: 'array', container: 'Float64Array', elem: NUMBER }, hint);
   }
 
   /** `Float64Array.from(a)`, `Float64Array.from(a, f)`, `Float64Array.from({ length: n }, (_, i) => f(i))`. */
@@ -186,10 +197,13 @@ export class ArrayLowering {
       if (!prop || !t.isPropertyAssignment(prop) || prop.name.getText() !== 'length') fail(1121, src, 'the source of from must be an array or { length: n }');
       const n = this.site.expr(prop.initializer, 'n');
       if (n.shape.kind !== 'number') fail(1121, prop.initializer, 'the length must be a number');
-      return this.fromLength(n, this.callback(e, 1, 'from({ length: n }, ...)'), e, hint);
+      // JavaScript reads the length with ToLength: truncated, and clamped to 0 (a length of -1 is 0).
+      return this.fromLength(this.toLength(n), this.callback(e, 1, 'from({ length: n }, ...)'), e, hint, this.isFloat32(e));
     }
     const xs = this.arrayOf(src);
-    return e.arguments.length === 2 ? this.map(xs, this.callback(e, 1, 'from(a, ...)'), e, hint) : xs;
+    const round = this.isFloat32(e);
+    if (e.arguments.length === 2) return this.map(xs, this.callback(e, 1, 'from(a, ...)'), e, hint, round);
+    return round && !this.isFloat32(src) ? this.rounded(xs, hint) : xs;
   }
 
   private arrayHelper(name: string, e: ts.CallExpression, hint?: string): Value {
@@ -219,7 +233,7 @@ export class ArrayLowering {
     if (name === 'iota') {
       const n = this.site.expr(args[0], 'n');
       if (n.shape.kind !== 'number') fail(1121, args[0], 'iota(n) needs a number');
-      return this.iota(n);
+      return this.iota(this.toIndex(n));
     }
     const xs = args.map((a) => this.arrayOf(a));
     for (const [k, x] of xs.entries()) if (x.shape.kind !== 'array' || x.shape.elem.kind !== 'number') fail(1121, args[k], `${name} needs arrays of numbers, got ${describeShape(x.shape)}`);
@@ -347,21 +361,43 @@ export class ArrayLowering {
   }
 
   /** `Float64Array.from({ length: n }, (_, i) => f(i))` and `Array.from(...)`: a map over the indices. */
-  fromLength(n: Value, fn: ts.ArrowFunction | ts.FunctionExpression, node: ts.Node, hint?: string): Value {
+  fromLength(n: Value, fn: ts.ArrowFunction | ts.FunctionExpression, node: ts.Node, hint?: string, round = false): Value {
     if (fn.parameters.length > 2) fail(1121, fn, 'the callback of Array.from takes (value, index)');
     if (this.returnsArray(fn)) return this.mapByLoop(n, fn, node, hint, undefined, fn.parameters[1]);
-    return this.mapOver([], n, fn, node, hint, fn.parameters[1]);
+    return this.mapOver([], n, fn, node, hint, fn.parameters[1], round);
+  }
+
+  // ---- Float32Array: JavaScript rounds every element it stores to the nearest float32 ----
+
+  /** Does TypeScript type this expression as a Float32Array (so its elements are stored rounded)? */
+  isFloat32(e: ts.Node): boolean {
+    return typedArrayName(this.site.t, this.site.checker.getTypeAtLocation(e)) === 'Float32Array';
+  }
+
+  /** x as a Float32Array stores it: Math.fround, whose tangent is the identity's (prims/math). */
+  round32(x: Value): Value {
+    return { name: this.b.prim('fround', [x.name], `${userName(x.name)}_f32`), shape: NUMBER };
+  }
+
+  /** A copy of xs with every element rounded to float32 (`new Float32Array(a)`, `Float32Array.from(a)`). */
+  private rounded(xs: Value, hint?: string): Value {
+    const b = this.b;
+    const [i, x] = [binder(b.fresh('i'), REAL), binder(b.fresh('x'), REAL)];
+    const inner = new Builder(b.names);
+    const y = inner.prim('fround', [x.name], 'f32');
+    return { name: b.nl(hint ?? 'rounded', construct('map', [this.length(xs).name, xs.name], [], [lambda([i, x], [], inner.finish(ret([y])))]), REAL_ARRAY_TYPE), shape: xs.shape };
   }
 
   // ---- combinators ----
 
   /** `xs.map((x, i) => body)`: the IR map; free scalars become invariant operands, `w[i]` of another array a mapped operand. */
-  map(xs: Value, fn: ts.ArrowFunction | ts.FunctionExpression, node: ts.Node, hint?: string): Value {
+  /** `round`: the result is a Float32Array, each element stored rounded to float32. */
+  map(xs: Value, fn: ts.ArrowFunction | ts.FunctionExpression, node: ts.Node, hint?: string, round = false): Value {
     if (fn.parameters.length > 2) fail(1121, fn.parameters[2], "the callback of .map takes (value, index): the array argument is not supported");
     const n = this.length(xs);
     // Rows in or rows out: a counted loop, its body the callback on row k (frontend/matrices.ts).
-    if (isMatrix(xs.shape) || this.returnsArray(fn)) return this.mapByLoop(n, fn, node, hint, [fn.parameters[0], xs], fn.parameters[1]);
-    return this.mapOver([[fn.parameters[0], xs]], n, fn, node, hint, fn.parameters[1]);
+    if (isMatrix(xs.shape) || this.returnsArray(fn)) return this.mapByLoop(n, fn, node, hint, [fn.parameters[0], xs], fn.parameters[1], round);
+    return this.mapOver([[fn.parameters[0], xs]], n, fn, node, hint, fn.parameters[1], round);
   }
 
   /** Does TypeScript type the callback's result as an array (the map then builds a matrix)? */
@@ -384,6 +420,7 @@ export class ArrayLowering {
     hint: string | undefined,
     mapped: readonly [ts.ParameterDeclaration | undefined, Value] | undefined,
     indexParam: ts.ParameterDeclaration | undefined,
+    round = false,
   ): Value {
     const lowerAt = (bind: (sym: ts.Symbol, v: Value) => void, k: Value): Value => {
       if (mapped?.[0]) bind(this.paramSymbol(mapped[0]), this.read(mapped[1], k, this.site.t.isIdentifier(mapped[0].name) ? mapped[0].name.text : 'x'));
@@ -400,7 +437,7 @@ export class ArrayLowering {
     return this.fold(n, out, node, hint, (bind, acc, k) => {
       const y = lowerAt(bind, k);
       if (y.shape.kind !== 'number') fail(1121, fn.body, `the callback of .map must return a number or an array of numbers, got ${describeShape(y.shape)}`);
-      return this.update(acc, k, y, node);
+      return this.update(acc, k, round ? this.round32(y) : y, node);
     });
   }
 
@@ -411,6 +448,7 @@ export class ArrayLowering {
     node: ts.Node,
     hint: string | undefined,
     indexParam: ts.ParameterDeclaration | undefined,
+    round = false,
   ): Value {
     const { t } = this.site;
     const b = this.b;
@@ -428,7 +466,8 @@ export class ArrayLowering {
     if (indexParam) bindings.push([this.paramSymbol(indexParam), { name: i.name, shape: NUMBER }]);
     const { block: raw, results } = this.site.scope((bind) => {
       for (const [sym, v] of bindings) bind(sym, v);
-      return [this.site.callbackBody(fn, 'y')];
+      const y = this.site.callbackBody(fn, 'y');
+      return [round && y.shape.kind === 'number' ? this.round32(y) : y];
     });
     const result = results[0];
     if (result.shape.kind !== 'number') fail(1121, fn.body, `the callback of .map must return a number here, got ${describeShape(result.shape)}`);
@@ -576,20 +615,78 @@ export class ArrayLowering {
    */
   slice(a: Value, start: Value | undefined, end: Value | undefined, node: ts.Node, hint?: string): Value {
     if (!isConstruct('gather')) return fail(1121, node, "'.slice' of an array is not supported in differentiable functions yet");
+    if (isMatrix(a.shape)) return this.matrices.slice(a, start, end, hint);
+    const { from, count } = this.span(this.length(a), start, end);
+    return this.gatherRange(a, from, count, hint ?? 'sliced');
+  }
+
+  /**
+   * The first position and the count of `.slice(start, end)` of `len` elements, as JavaScript
+   * computes them: each position through ToIntegerOrInfinity (truncated, NaN is 0), negative
+   * ones from the end, both clamped to [0, len].
+   */
+  span(len: Value, start: Value | undefined, end: Value | undefined): { from: Value; count: Value } {
     const b = this.b;
-    const len = this.length(a);
     const zero = b.lit(0, 'zero');
-    // select(k < 0, max(len + k, 0), min(k, len))
-    const position = (k: Value): string => {
-      const negative = b.test('lt', [k.name, zero], 'negative');
-      const fromEnd = b.prim('max', [b.prim('add', [len.name, k.name], 'back'), zero], 'back');
-      const clamped = b.prim('min', [k.name, len.name], 'clamped');
+    // select(k < 0, max(len + k, 0), min(k, len)) of k = ToIntegerOrInfinity(position)
+    const position = (p: Value): string => {
+      const k = this.toInteger(p).name;
+      const negative = b.test('lt', [k, zero], 'negative');
+      const fromEnd = b.prim('max', [b.prim('add', [len.name, k], 'back'), zero], 'back');
+      const clamped = b.prim('min', [k, len.name], 'clamped');
       return b.nl('position', { tag: 'prim', op: 'select', args: [negative, fromEnd, clamped] }, REAL);
     };
     const from = start ? position(start) : zero;
     const to = end ? position(end) : len.name;
-    const count = { name: b.prim('max', [b.prim('sub', [to, from], 'span'), zero], 'n'), shape: NUMBER };
-    return this.gatherRange(a, { name: from, shape: NUMBER }, count, hint ?? 'sliced');
+    return { from: { name: from, shape: NUMBER }, count: { name: b.prim('max', [b.prim('sub', [to, from], 'span'), zero], 'n'), shape: NUMBER } };
+  }
+
+  // ---- lengths from user code, as JavaScript reads them ----
+
+  /** ECMAScript's ToIntegerOrInfinity: truncated toward zero, NaN is 0 (a count: no tangent flows). */
+  toInteger(n: Value): Value {
+    const b = this.b;
+    const x = b.prim('stop_gradient', [n.name], 'count');
+    const nan = b.test('ne', [x, x], 'nan');
+    return { name: b.nl('count', { tag: 'prim', op: 'select', args: [nan, b.lit(0, 'zero'), b.prim('trunc', [x], 'count')] }, REAL), shape: NUMBER };
+  }
+
+  /** ToLength, what `Array.from({ length: n })` and `Float64Array.from` read: ToIntegerOrInfinity clamped to [0, 2^53 − 1]. */
+  toLength(n: Value): Value {
+    const b = this.b;
+    const k = this.toInteger(n).name;
+    const low = b.prim('max', [k, b.lit(0, 'zero')], 'count');
+    return { name: b.prim('min', [low, b.lit(Number.MAX_SAFE_INTEGER, 'most')], 'count'), shape: NUMBER };
+  }
+
+  /**
+   * ToIndex, what `new Float64Array(n)` reads: ToIntegerOrInfinity, and a RangeError below 0 or
+   * above 2^53 − 1 (the allocation of the result throws JavaScript's own RangeError for it).
+   */
+  toIndex(n: Value): Value {
+    const b = this.b;
+    const k = this.toInteger(n);
+    // -0.5 truncates to -0, a valid length: 0. A negative one goes to the allocation as it was
+    // written, so that JavaScript's message names it.
+    const below = b.test('lt', [k.name, b.lit(0, 'zero')], 'below');
+    const given = b.prim('stop_gradient', [n.name], 'count');
+    return { name: b.nl('count', { tag: 'prim', op: 'select', args: [below, given, b.prim('add', [k.name, b.lit(0, 'zero')], 'count')] }, REAL), shape: NUMBER };
+  }
+
+  /**
+   * `new Array(n)` and `Array(n)` with one number: a RangeError unless n is an integer in
+   * [0, 2^32 − 1] (ToUint32(n) = n), as JavaScript says: "Invalid array length".
+   */
+  arrayLength(n: Value): Value {
+    const b = this.b;
+    const x = b.prim('stop_gradient', [n.name], 'count');
+    const whole = b.test('eq', [b.prim('trunc', [x], 'whole'), x], 'whole');
+    const low = b.test('ge', [x, b.lit(0, 'zero')], 'low');
+    const high = b.test('le', [x, b.lit(2 ** 32 - 1, 'most')], 'high');
+    const ok = b.nl('valid', { tag: 'prim', op: 'and', args: [whole, b.nl('valid', { tag: 'prim', op: 'and', args: [low, high] }, { tag: 'bool' })] }, { tag: 'bool' });
+    const bad = b.nl('bad', { tag: 'prim', op: 'select', args: [ok, b.lit(0, 'zero'), b.lit(1, 'one')] }, REAL);
+    const checked = this.atMostRaw({ name: bad, shape: NUMBER }, { name: b.lit(0, 'zero'), shape: NUMBER }, 'Invalid array length');
+    return { name: b.prim('add', [x, checked.name], 'count'), shape: NUMBER };
   }
 
   /** a[from], …, a[from + count − 1]: a gather (an index outside a is a RangeError). */
@@ -666,7 +763,12 @@ export class ArrayLowering {
 
   /** `n` if it is at most `limit`, else a RangeError saying `what`. */
   atMost(n: Value, limit: Value, what: string): Value {
-    const msg = this.b.lit(`tsad: ${this.site.functionName}: ${what}`, 'what');
+    return this.atMostRaw(n, limit, `tsad: ${this.site.functionName}: ${what}`);
+  }
+
+  /** `atMost` with the message as it is (JavaScript's own words). */
+  atMostRaw(n: Value, limit: Value, message: string): Value {
+    const msg = this.b.lit(message, 'what');
     return { name: this.b.nl(n.name, construct('atmost', [n.name, limit.name, msg], [], []), REAL), shape: NUMBER };
   }
 

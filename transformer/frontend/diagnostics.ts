@@ -34,9 +34,9 @@ export function isTsadDiagnostic(e: unknown): e is TsadDiagnosticError {
   return typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
 }
 
-/** Message text with the code's hint appended. */
-export function diagnosticMessage(code: number, message: string): string {
-  const hint = DIAGNOSTIC_CODES[code]?.hint;
+/** Message text with a hint appended: the code's, unless the case has a fitting one of its own. */
+export function diagnosticMessage(code: number, message: string, own?: string): string {
+  const hint = own ?? DIAGNOSTIC_CODES[code]?.hint;
   return hint ? `${message}\n  hint: ${hint}` : message;
 }
 
@@ -53,6 +53,7 @@ export function reportedByTypeScript(node: ts.Node, code: number, message: strin
   throw new TsadDiagnosticError(REPORTED_BY_TYPESCRIPT, node, 'TypeScript reports an error here');
 }
 
-export function fail(code: number, node: ts.Node | undefined, message: string): never {
-  throw new TsadDiagnosticError(code, node, diagnosticMessage(code, message));
+/** `hint`: the fix for this case when the code's generic hint would not fit it. */
+export function fail(code: number, node: ts.Node | undefined, message: string, hint?: string): never {
+  throw new TsadDiagnosticError(code, node, diagnosticMessage(code, message, hint));
 }

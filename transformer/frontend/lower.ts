@@ -34,6 +34,9 @@ export interface LoweredFunction {
   readonly result: Shape;
 }
 
+/** TSAD1105's hint is about value types; a parameter's form has a fix of its own. */
+const PLAIN_PARAMETER_HINT = 'write each parameter as a name with a type, (x: number, y: number), and pass every argument at the call (a default: wrap it, const f2 = (x: number) => f(x, 2)); destructure inside the body: const [a, b] = p';
+
 const MATH_CONSTANTS: Record<string, number> = {
   PI: Math.PI,
   E: Math.E,
@@ -278,7 +281,7 @@ class FunctionLowering {
     });
     const own = decl.parameters.map((p) => {
       if (!t.isIdentifier(p.name) || p.dotDotDotToken || p.questionToken || p.initializer) {
-        fail(1105, p, 'parameters of a differentiable function must be plain names (no destructuring, optional, default or rest parameters)');
+        fail(1105, p, 'parameters of a differentiable function must be plain names (no destructuring, optional, default or rest parameters)', PLAIN_PARAMETER_HINT);
       }
       const shape = shapeOfType(t, this.checker, this.checker.getTypeAtLocation(p), p);
       const name = this.supply.fresh(p.name.text);
@@ -1044,7 +1047,7 @@ class FunctionLowering {
     this.inlinedCalls.add(fn);
     try {
       fn.parameters.forEach((p, i) => {
-        if (p.dotDotDotToken || p.questionToken || p.initializer) fail(1105, p, 'parameters of a local function cannot be optional, have defaults or be rest parameters');
+        if (p.dotDotDotToken || p.questionToken || p.initializer) fail(1105, p, 'parameters of a local function cannot be optional, have defaults or be rest parameters', PLAIN_PARAMETER_HINT);
         const shape = shapeOfType(t, checker, checker.getTypeAtLocation(p), p);
         this.conform(e.arguments[i], args[i], shape, `argument ${i + 1} of '${name}'`);
         this.bindPattern(p.name, args[i]);

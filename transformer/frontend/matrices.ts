@@ -88,6 +88,21 @@ export class MatrixLowering {
     return { name: r.name, shape: rowShape(m.shape as ArrayShape) };
   }
 
+  /**
+   * `m.slice(start?, end?)`: rows start … end − 1 (JavaScript's positions), their data one gather.
+   * JavaScript shares the rows with m; frontend/writes.ts refuses a write into either that
+   * would show it.
+   */
+  slice(m: Value, start: Value | undefined, end: Value | undefined, hint?: string): Value {
+    const b = this.b;
+    const { data, rows, cols } = this.parts(m);
+    const { from, count } = this.arrays.span(rows, start, end);
+    const at = { name: b.prim('mul', [from.name, cols.name], 'row_start'), shape: NUMBER };
+    const size = { name: b.prim('mul', [count.name, cols.name], 'size'), shape: NUMBER };
+    const part = this.arrays.gatherRange(data, at, size, hint ? `${hint}_data` : 'rows_data');
+    return this.make(part, count, cols, m.shape, hint ?? 'rows');
+  }
+
   /** `m[i][j] = v`: a new version of the matrix with one element of its data updated. */
   update(m: Value, i: Value, j: Value, v: Value, node: ts.Node): Value {
     const { data, rows, cols } = this.parts(m);

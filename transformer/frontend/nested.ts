@@ -7,16 +7,19 @@
 // through the captured values, so d/dx [x · (d/dy (x + y))|y=1] is 1, as it should be.
 import type * as ts from 'typescript';
 import type { Lowerer, LoweredFunction, Value } from './lower';
-import { Expr, call, tuple } from '../ir/syntax';
+import { Expr, call, construct, tuple } from '../ir/syntax';
 import { fail } from './diagnostics';
 import { MarkerInfo, isRuleCall, notDifferentiableReason, resolveMarkedFunction, transformCallBehind, tsadExportName, wrtList } from './markers';
-import { Shape, componentShapes, describeShape, hasArray, shapeOfType } from './shapes';
+import { Shape, componentShapes, describeShape, hasArray, isMatrix, shapeOfType } from './shapes';
 import { DriverOptions } from '../ad/drivers';
 import { DRIVER } from '../plan/request';
 import { closureOf, loopIn, reachable } from '../plan/closure';
 import { NestedKind, isNestable, nestedDerivative, tangentShape } from '../plan/nested';
 import { TRANSFORMS, TransformKind, isTransformKind } from '../plan/transforms';
 import type { Program } from '../ir/syntax';
+
+/** The fix when forward mode would stand in for reverse mode over a derivative of arrays. */
+export const SIZED_FORWARD_HINT = 'use forward mode over the derivative, jvp(grad(f), [w], [v]), or hvp(f)(w, v): both take arrays; or write the inner function of numbers';
 
 /** A variable of the enclosing function that a lifted arrow reads. */
 export interface Capture {
@@ -93,11 +96,6 @@ export class NestedDerivatives {
     const known = this.made.get(key);
     if (known) return known;
     const where = target.call;
-    // A derivative's cotangent arrays are sparse at the end in the IR; code that reads them needs
-    // them padded, which only the wrapper does so far.
-    if ([inner.result, ...inner.params.map((p) => p.shape)].some(hasArray)) {
-      fail(1121, where, `${target.kind} of a function with arrays, inside a differentiable function, is not supported yet: call the transform outside, or differentiate a function of numbers here`);
-    }
     if (target.kind !== 'jvp' && inner.result.kind !== 'number') {
       fail(1004, where, `${target.kind} needs a function that returns a number; '${target.call.arguments[0]?.getText() ?? inner.name}' returns ${describeShape(inner.result)}`);
     }
@@ -109,6 +107,11 @@ export class NestedDerivatives {
     // Reverse mode cannot transpose a derivative's loop yet (T of its tangent stacks): the
     // gradient of such a derivative (and hvp's gradient) goes by forward mode, one JVP per scalar.
     const looping = target.kind === 'jvp' ? undefined : this.secondOrderLoop(program);
+    const sized = looping ? wrt.map((i) => inner.params[i]).find((p) => hasArray(p.shape)) : undefined;
+    if (looping && sized) {
+      const where = looping.fn === looping.derivative ? `the derivative '${looping.fn}'` : `'${looping.fn}' (called by the derivative '${looping.derivative}')`;
+      fail(1007, target.call, `${target.kind} of ${where}, which runs a loop, differentiates it again in reverse mode, which is not supported yet, and its forward-mode stand-in (one JVP per number) cannot take '${sized.name}', which holds ${describeShape(sized.shape)} here`, SIZED_FORWARD_HINT);
+    }
     const driver = looping ? { ...this.driver, forwardGrad: true } : this.driver;
     const name = this.owner.uniqueName(`${inner.name}_${target.kind}`);
     const made = nestedDerivative(program, inner, target.kind, wrt, driver, name);
@@ -121,7 +124,7 @@ export class NestedDerivatives {
 }
 
 function numbersOnly(s: Shape): boolean {
-  return s.kind === 'number' || ((s.kind === 'tuple' || s.kind === 'object') && componentShapes(s).every(numbersOnly));
+  return s.kind === 'number' || (s.kind === 'array' && !s.constant && numbersOnly(s.elem)) || ((s.kind === 'tuple' || s.kind === 'object') && componentShapes(s).every(numbersOnly));
 }
 
 /** Looks through parentheses and type assertions. */
@@ -252,11 +255,17 @@ function jvpCall(site: NestedSite, e: ts.CallExpression, hint?: string): Value {
 }
 
 function hasNumbers(s: Shape): boolean {
-  return s.kind === 'number' || componentShapes(s).some(hasNumbers);
+  return s.kind === 'number' || (s.kind === 'array' && !s.constant && hasNumbers(s.elem)) || componentShapes(s).some(hasNumbers);
 }
 
 function zeroValue(site: NestedSite, s: Shape): Value {
   if (s.kind === 'number') return { name: site.lit(0), shape: s };
+  if (s.kind === 'array' && !s.constant) {
+    // The zero tangent array is the empty one (tangent arrays are sparse at the end); a matrix's
+    // is that, with zero dimensions.
+    const empty = site.bind('zero', construct('fill', [site.lit(0), site.lit(0)], [], []), { kind: 'array', container: 'Float64Array', elem: { kind: 'number' } });
+    return isMatrix(s) ? site.bind('zero', tuple(false, [empty.name, site.lit(0), site.lit(0)]), s) : { ...empty, shape: s };
+  }
   return site.bind('zero', tuple(false, componentShapes(s).map((c) => zeroValue(site, c).name)), s);
 }
 

@@ -4,7 +4,7 @@
 // the backend runs it in place where nobody can see the old version (ad/inplace.ts). JavaScript
 // arrays are objects: every name for one array sees every write. The two agree exactly when the
 // written array has one name. So a written array must be a local variable that starts as a new
-// array (new Float64Array(n), new Array(n).fill(x), Float64Array.from(...), .map, .slice, a
+// array (new Float64Array(n), new Array(n) (its holes NaN), new Array(n).fill(x), Float64Array.from(...), .map, .slice, a
 // literal) and is used as a whole only where no second name can come of it: an element, its
 // length or a method call on it, an argument of a call that returns no array, or what the function
 // returns. Anything else is a diagnostic here, before lowering, rather than a wrong derivative.
@@ -45,19 +45,47 @@ export function writtenArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | unde
 /** tsad's array helpers that return a new array (the others return numbers). */
 const FRESH_HELPERS = new Set(['matmul', 'scan', 'gather', 'scatter', 'reduceByIndex', 'iota']);
 
-/** Expressions that build a new array, which a write may then change. */
+/**
+ * Expressions that build a new array, which a write may then change. A matrix is new when its
+ * rows are too: `m.slice()`, `Array.from(m)` and `m.map((r) => r)` copy only the outer array,
+ * and JavaScript's rows would stay shared.
+ */
 function isFreshArray(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expression): boolean {
   while (tsApi.isParenthesizedExpression(e) || tsApi.isAsExpression(e) || tsApi.isNonNullExpression(e)) e = e.expression;
+  if (isMatrixType(tsApi, checker, checker.getTypeAtLocation(e))) return isFreshMatrix(tsApi, checker, e);
   if (tsApi.isArrayLiteralExpression(e)) return true;
   // tsad's helpers that build arrays return new ones.
   if (tsApi.isCallExpression(e) && FRESH_HELPERS.has(tsadExportName(e.expression, checker) ?? '')) return true;
-  if (tsApi.isNewExpression(e)) return tsApi.isIdentifier(e.expression) && ['Float64Array', 'Float32Array', 'Int32Array'].includes(e.expression.text);
+  if (tsApi.isNewExpression(e)) return tsApi.isIdentifier(e.expression) && ['Float64Array', 'Float32Array', 'Int32Array', 'Array'].includes(e.expression.text);
   if (tsApi.isCallExpression(e) && tsApi.isPropertyAccessExpression(e.expression)) {
     const method = e.expression.name.text;
     if (method === 'from' && tsApi.isIdentifier(e.expression.expression)) return true;
     return method === 'map' || method === 'slice' || method === 'fill';
   }
   return false;
+}
+
+function isFreshMatrix(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expression): boolean {
+  if (tsApi.isArrayLiteralExpression(e)) return e.elements.every((r) => isFreshArray(tsApi, checker, r));
+  if (tsApi.isCallExpression(e) && tsadExportName(e.expression, checker) === 'matmul') return true;
+  if (!tsApi.isCallExpression(e) || !tsApi.isPropertyAccessExpression(e.expression)) return false;
+  const method = e.expression.name.text;
+  const callback = method === 'map' ? e.arguments[0] : method === 'from' ? e.arguments[1] : undefined;
+  return callback !== undefined && returnsFresh(tsApi, checker, callback);
+}
+
+/** A callback written in place whose every return is a new array (a row of a new matrix). */
+function returnsFresh(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Expression): boolean {
+  while (tsApi.isParenthesizedExpression(fn)) fn = fn.expression;
+  if (!tsApi.isArrowFunction(fn) && !tsApi.isFunctionExpression(fn)) return false;
+  if (!tsApi.isBlock(fn.body)) return isFreshArray(tsApi, checker, fn.body);
+  let fresh = true;
+  const visit = (n: ts.Node): void => {
+    if (tsApi.isReturnStatement(n)) fresh &&= !!n.expression && isFreshArray(tsApi, checker, n.expression);
+    if (!tsApi.isFunctionLike(n)) tsApi.forEachChild(n, visit);
+  };
+  tsApi.forEachChild(fn.body, visit);
+  return fresh;
 }
 
 /**
@@ -96,6 +124,9 @@ function checkOne(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, sym: t
     fail(1122, first, `'${name}' is a ${kind}, which rounds what is written into it: write into a Float64Array or number[] (a derivative of rounded values would be wrong), or an Int32Array for indices`);
   }
   if (!decl.initializer || !isFreshArray(tsApi, checker, decl.initializer)) {
+    if (isMatrixType(tsApi, checker, checker.getTypeAtLocation(decl))) {
+      fail(1122, decl.initializer ?? decl, `'${name}' is written into, so it must start as a new matrix whose rows are new too (matmul(a, b), m.map((r) => r.slice()), Array.from({ length: n }, () => new Float64Array(k)) or a literal): here its rows may be another matrix's`, MATRIX_COPY_HINT);
+    }
     fail(1122, decl.initializer ?? decl, `'${name}' is written into, so it must start as a new array (new Float64Array(n), new Array(n).fill(0), Float64Array.from(...), .map, .slice() or a literal): here it may be another name for an existing one`);
   }
   const uses = (n: ts.Node): void => {
@@ -123,10 +154,21 @@ function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, 
     }
     return;
   }
-  if (tsApi.isPropertyAccessExpression(parent) && parent.expression === node) return;
+  if (tsApi.isPropertyAccessExpression(parent) && parent.expression === node) {
+    // m.map((r) => r) would be a matrix of m's own rows, m.slice() an outer copy.
+    const call = parent.parent;
+    const rows = tsApi.isCallExpression(call) && call.expression === parent && isMatrixType(tsApi, checker, checker.getTypeAtLocation(call));
+    if (rows && !isFreshMatrix(tsApi, checker, call)) {
+      fail(1123, call, `'${name}' is written into, and ${sourceText(call)} would share its rows in JavaScript; copy each row: ${name}.map((r) => r.slice())`, MATRIX_COPY_HINT);
+    }
+    return;
+  }
   // `a = new Float64Array(n)`: a new array under the same name.
   if (tsApi.isBinaryExpression(parent) && parent.left === node && parent.operatorToken.kind === tsApi.SyntaxKind.EqualsToken) {
-    if (!isFreshArray(tsApi, checker, parent.right)) fail(1123, parent.right, `'${name}' is written into, so a new value for it must be a new array (.slice() copies one)`);
+    if (!isFreshArray(tsApi, checker, parent.right)) {
+      const matrix = isMatrixType(tsApi, checker, checker.getTypeAtLocation(id));
+      fail(1123, parent.right, `'${name}' is written into, so a new value for it must be a new array (${matrix ? 'm.map((r) => r.slice())' : '.slice()'} copies one)`, matrix ? MATRIX_COPY_HINT : undefined);
+    }
     return;
   }
   if (tsApi.isReturnStatement(parent)) return;
@@ -139,11 +181,31 @@ function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, 
     const copies = tsApi.isNewExpression(parent) || (tsApi.isPropertyAccessExpression(parent.expression) && parent.expression.name.text === 'from');
     if (!returnsArray || copies) return;
   }
+  const matrix = isMatrixType(tsApi, checker, checker.getTypeAtLocation(id));
   fail(
     1123,
     id,
-    `'${name}' is written into and also used here as a whole, which in JavaScript would give the same array a second name that sees every later write; tsad's arrays are values, so copy it where it gets another name (${name}.slice()) or pass its elements`,
+    `'${name}' is written into and also used here as a whole, which in JavaScript would give the same array a second name that sees every later write; tsad's arrays are values, so copy it where it gets another name (${copyOf(name, matrix)}) or pass its elements`,
+    matrix ? MATRIX_COPY_HINT : undefined,
   );
+}
+
+const sourceText = (n: ts.Node): string => {
+  const t = n.getText().replace(/\s+/g, ' ');
+  return t.length > 40 ? `${t.slice(0, 37)}...` : t;
+};
+
+/** A copy with no part shared: a matrix's `.slice()` would copy only its outer array. */
+const copyOf = (name: string, matrix: boolean): string => (matrix ? `${name}.map((r) => r.slice())` : `${name}.slice()`);
+
+/** TSAD1123's hint for a matrix (its generic one suggests .slice(), which shares the rows). */
+export const MATRIX_COPY_HINT = "tsad's matrices are values, JavaScript's are arrays of shared rows: copy a written matrix row by row, m.map((r) => r.slice()), where it gets another name (m.slice() would copy only the outer array)";
+
+/** `number[][]`, `Float64Array[]`: an array whose elements are arrays. */
+export function isMatrixType(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type): boolean {
+  if (!checker.isArrayType(type)) return false;
+  const row = checker.getIndexTypeOfType(type, tsApi.IndexKind.Number);
+  return !!row && (checker.isArrayType(row) || typedArrayName(tsApi, row) !== undefined);
 }
 
 /** `return [a, s]`, `return { a, s }`: a literal the function returns (nothing writes after). */

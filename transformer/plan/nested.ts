@@ -14,7 +14,7 @@ import { findDef } from '../ad/program';
 import { annotateTypes } from '../ir/check';
 import { Builder, NameSupply } from '../ir/build';
 import { rewriteDef } from '../ir/traverse';
-import { Binder, FnDef, Program, Type, binder, call, ret, tangentType, tuple, tupleType } from '../ir/syntax';
+import { Binder, FnDef, Program, REAL, Type, arrayType, binder, call, construct, lambda, nvar, ret, tangentType, tuple, tupleType } from '../ir/syntax';
 import { Shape, irType } from '../frontend/shapes';
 import { reachable } from './closure';
 import type { Signature } from './request';
@@ -97,7 +97,7 @@ function build(program: Program, fn: Signature, kind: NestedKind, wrt: readonly 
     const d = findDef(vg.program, vg.valueAndGrad);
     const outs = d.nlResults.map((t, i) => binder(names.fresh(withValue && i === 0 ? 'value' : 'grad'), t));
     b.bind(outs, [], call(d.name, params.map((p) => p.name)));
-    const grads = outs.slice(withValue ? 1 : 0).map((g) => g.name);
+    const grads = outs.slice(withValue ? 1 : 0).map((g, k) => dense(b, g.name, params[wrt[k]].name, params[wrt[k]].type!));
     const g = pack(grads, 'grads');
     const shape: Shape = withValue ? { kind: 'tuple', elems: [{ kind: 'number' }, gradShape()] } : gradShape();
     return finish(vg.program, [], withValue ? b.nl('vg', tuple(false, [outs[0].name, g])) : g, shape);
@@ -110,7 +110,8 @@ function build(program: Program, fn: Signature, kind: NestedKind, wrt: readonly 
     const [y, yDot] = [binder(names.fresh('value'), irType(fn.result)), binder(names.fresh('tangent'), tangentType(irType(fn.result)))];
     b.bind([y, yDot], [], call(erasedName(j.jvp), [...params, ...dots].map((p) => p.name)));
     const shape: Shape = { kind: 'tuple', elems: [fn.result, tangentShape(fn.result)] };
-    return finish(erased, dots.map((x, i) => [x, tangentShape(fn.params[i].shape)] as const), b.nl('jvp', tuple(false, [y.name, yDot.name])), shape);
+    const tangent = dense(b, yDot.name, y.name, y.type!);
+    return finish(erased, dots.map((x, i) => [x, tangentShape(fn.params[i].shape)] as const), b.nl('jvp', tuple(false, [y.name, tangent])), shape);
   }
 
   // hvp: one direction per differentiated parameter, zero along the others.
@@ -123,8 +124,35 @@ function build(program: Program, fn: Signature, kind: NestedKind, wrt: readonly 
   hvs.forEach((x, i) => {
     if (!wrt.includes(i)) b.drop({ tag: 'var', linear: false, name: x.name });
   });
-  return finish(h.program, [[v, gradShape()]], pack(wrt.map((i) => hvs[i].name), 'hv'), gradShape());
+  return finish(h.program, [[v, gradShape()]], pack(wrt.map((i) => dense(b, hvs[i].name, params[i].name, params[i].type!)), 'hv'), gradShape());
 }
+
+/**
+ * The tangent or cotangent `t` of the value `primal` (of type `type`) with every array of reals
+ * as long as the primal's: the passes leave them sparse at the end (a zero is the empty array, a
+ * one-hot stops at its element), which only their own constructs read as zeros; the code of a
+ * marked function that uses a derivative reads them as arrays (`g[i]`, `g.length`), as the
+ * wrappers' `fit` gives them to the user. A map over the primal's length reading the erased
+ * `lindex` (0 past the end): O(n) per array, in a derivative that already costs more than that.
+ */
+function dense(b: Builder, t: string, primal: string, type: Type): string {
+  if (type.tag === 'array' && type.elem.tag === 'real') {
+    const n = b.nl(`${primal}_n`, construct('len', [primal], [], []), REAL);
+    const slots = b.nl('slots', construct('fill', [n, b.lit(0, 'zero')], [], []), arrayType(REAL));
+    const [i, slot, from] = [binder(b.fresh('i'), REAL), binder(b.fresh('slot'), REAL), binder(b.fresh(t), arrayType(REAL))];
+    const inner = new Builder(b.names);
+    inner.drop(nvar(slot.name));
+    const x = inner.nl('x', construct('lindex', [i.name, from.name], [], []), REAL);
+    const body = inner.finish(ret([x]));
+    return b.nl(`${t}_dense`, construct('map', [n, slots, t], [], [lambda([i, slot, from], [], body)]), arrayType(REAL));
+  }
+  if (type.tag !== 'tuple' || !type.elems.some(holdsRealArray)) return t;
+  const parts = unpackAll(b, b.names, t, type.elems.map(tangentType));
+  const primals = unpackAll(b, b.names, primal, type.elems);
+  return b.nl(t, tuple(false, type.elems.map((e, k) => dense(b, parts[k], primals[k], e))), tangentType(type));
+}
+
+const holdsRealArray = (t: Type): boolean => (t.tag === 'array' && t.elem.tag === 'real') || (t.tag === 'tuple' && t.elems.some(holdsRealArray));
 
 function unpackAll(b: Builder, names: NameSupply, t: string, types: readonly Type[]): string[] {
   const parts = types.map((ty, k) => binder(names.fresh(`${t}_${k}`), ty));

@@ -66,6 +66,8 @@ export interface PrimTestSpec {
   readonly domain: readonly (readonly [number, number])[];
   /** Piecewise-constant primitives: the tangent is checked to be exactly zero instead. */
   readonly zeroDerivative?: boolean;
+  /** A rounding whose derivative is taken as the identity's (fround): the tangent is checked to be the input's, exactly. */
+  readonly straightThrough?: boolean;
   /** Not differentiable everywhere (abs, min, max, hypot): tests skip points next to a kink. */
   readonly kinks?: boolean;
   /** Result is boolean. */

@@ -17,6 +17,7 @@
 // J:  map(n, x̄)[|i, p̄| e]  ↦  map(n, x̄ ; x̄_dot)[|i, p̄ ; p̄_dot| J e]
 //     a mapped operand's tangent is mapped (array<tangent τ>), an invariant's is a linear
 //     invariant, used once per element: the map is linear in it (the sum of the elements' uses).
+//     A mapped array of booleans or strings (no reals in its tangent) gets the invariant zero(<>).
 // U:  with U(e) = (e_N : |i, p̄| -> (r̄, s̄), e_L : |s̄ ; ṗ̄| -> (; ṙ̄)):
 //     C:   let (r̄, s̄_arr) = map(n, x̄)[e_N]               one residual array per stored residual
 //     ė_L: map(n, s̄_arr, ū_s ; ẋ̄)[e_L]                   the residuals mapped back, element by element
@@ -138,8 +139,27 @@ const impl: ConstructRule['impl'] = (ops, e, v) => {
   return out;
 };
 
+/**
+ * A mapped array of booleans or strings (the predicates of a select inside the body, which U
+ * stores as residuals: second order differentiates that map) has tangents without reals, and a
+ * linear mapped operand must be an array of reals: its tangent goes in as one invariant
+ * `zero(<>)`, which the body's `<>` parameter takes as it is (a tangent it had is left unused: J's linearity pass drops it).
+ */
 // The length gets no tangent; mapped arrays and invariants do, like a loop's operands.
-const jvp: ConstructRule['jvp'] = (ops, e, results) => loopLikeJvp(ops, e, results, e.nl.slice(1), (o) => [o.jvpBody(e.bodies[0], hasIndex(e) ? 1 : 0)]);
+const jvp: ConstructRule['jvp'] = (ops, e, results) => {
+  const operands = e.nl.slice(1);
+  const unit = (x: string): Type | undefined => {
+    if (!operands.includes(x)) return undefined;
+    const t = ops.typeOf(x);
+    return t.tag === 'array' && realCount(tangentType(t.elem)) === 0 && !hasSequence(t.elem) ? tangentType(t.elem) : undefined;
+  };
+  const inner: typeof ops = {
+    ...ops,
+    tangentOf: (x) => (unit(x) === undefined ? ops.tangentOf(x) : null),
+    typeOf: (x) => unit(x) ?? ops.typeOf(x),
+  };
+  return loopLikeJvp(inner, e, results, operands, () => [ops.jvpBody(e.bodies[0], hasIndex(e) ? 1 : 0)]);
+};
 
 const unzip: ConstructRule['unzip'] = (ops, e, results) => {
   const { b } = ops;

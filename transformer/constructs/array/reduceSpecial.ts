@@ -3,17 +3,17 @@
 // derivatives for the three operators whose derivative has a closed form:
 //
 //   reduce(n, e, xs)[|a, b| add(a, b)]   ẏ = ė + lsum(n ; ẋs)            T: the broadcast lfill
-//   reduce(n, e, xs)[|a, b| min(a, b)]   ẏ = w·ẋs[k] + (1 − w)·ė         T: one update, lonehot(k ; w·ȳ)
+//   reduce(n, e, xs)[|a, b| min(a, b)]   ẏ = (k ≥ 0 ? ẋs[k] : 0) + (1 − w)·ė   T: one update, lonehot(k ; ȳ) under the cond
 //   (max alike)                          k: the index of the first element equal to the result
-//                                        (−1: e itself), w = [k ≥ 0]
+//                                        (−1: e itself, or no element), w = [k ≥ 0]
 //
 // The arg-extremum comes from a second reduce over (xs, iota) with a strict comparison, so the
 // lowest index wins ties and the neutral element wins over an element equal to it, as min/max's
 // own JVP lets the accumulator win; the primal value is the user's reduce, unchanged. The body
 // must be exactly the primitive on (accumulator, element) in that order (for min/max: the order
 // decides ties), otherwise the general rule applies. Everything emitted here is ordinary
-// non-linear code and body-less linear constructs, so second derivatives go through.
-import { binder, block, construct, lambda, letS, prim, ret, tangentType, drop, nvar, REAL, arrayType } from '../../ir/syntax';
+// non-linear code, body-less linear constructs and one cond, so second derivatives go through.
+import { binder, block, construct, lambda, letS, prim, ret, drop, nvar, lvar, zero as zeroE, REAL, arrayType } from '../../ir/syntax';
 import type { Binder, Expr } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
@@ -77,10 +77,15 @@ export function specialJvp(ops: JvpOps, e: ConstructExpr, results: readonly Bind
   const w = b.prim('select', [found, one, zero], 'w');
   const terms: string[] = [];
   if (xDot !== null) {
-    // k is −1 when no element won; read index 0 then (0 past the end of an empty tangent) and weigh by w = 0.
-    const kc = b.prim('max', [k.name, zero], 'kc');
-    const read = b.lin(name, construct('lindex', [kc], [xDot], []), tangentType(REAL));
-    terms.push(b.lprim('scale', [w], [read], name, REAL));
+    // k is −1 when no element won (e itself, or no element at all): then nothing is read, under a
+    // cond, since a read at any index would transpose to a one-hot longer than an empty array.
+    const [at, other] = [binder(b.fresh('k'), REAL), binder(b.fresh('k'), REAL)];
+    const [taken, skipped] = [binder(b.fresh('xs_dot'), arrayType(REAL)), binder(b.fresh('xs_dot'), arrayType(REAL))];
+    const read = binder(b.fresh(name), REAL);
+    const readBody = block([letS([], [read], construct('lindex', [at.name], [taken.name], []))], ret([], [read.name]));
+    const none = binder(b.fresh(name), REAL);
+    const noneBody = block([letS([], [], drop(nvar(other.name))), letS([], [], drop(lvar(skipped.name))), letS([], [none], zeroE(REAL))], ret([], [none.name]));
+    terms.push(b.lin(name, construct('cond', [found, k.name], [xDot], [lambda([at], [taken], readBody), lambda([other], [skipped], noneBody)]), REAL));
   }
   if (eDot !== null) {
     const wn = b.prim('sub', [one, w], 'wn');

@@ -49,13 +49,21 @@ export const acosh = unaryMath('acosh', (b, x) => inv(b, b.prim('sqrt', [b.prim(
 export const atanh = unaryMath('atanh', (b, x) => inv(b, oneMinusSq(b, x)), unitInterval);
 // |x|' = sign(x), so abs'(0) = 0: the minimum-norm subgradient, and never NaN.
 export const abs = unaryMath('abs', (b, x) => b.prim('sign', [x], 'sgn'), { domain: [[-3, 3]], kinks: true });
-// Piecewise constant: zero derivative wherever it exists (fround included, as specified).
+// Piecewise constant: zero derivative wherever it exists.
 export const sign = unaryMath('sign', null);
 export const floor = unaryMath('floor', null);
 export const ceil = unaryMath('ceil', null);
 export const round = unaryMath('round', null);
 export const trunc = unaryMath('trunc', null);
-export const fround = unaryMath('fround', null);
+// Rounding to the nearest float32 is piecewise constant too, but what it stands for is a store at
+// lower precision (a Float32Array element, which the front end lowers to fround): its derivative
+// is taken as the identity's (straight-through, as AD tools treat a cast to float32), so the
+// tangent passes on unchanged, in double precision.
+export const fround: PrimDef = {
+  ...unaryMath('fround', null),
+  jvp: ({ tangents }) => tangents[0] ?? null,
+  test: { ...anywhere, straightThrough: true },
+};
 
 // atan2(y, x): ∂/∂y = x/(x²+y²), ∂/∂x = −y/(x²+y²); both taken as 0 at the origin (no NaN).
 const atan2Partial = (i: number): Partial => (b, [yy, xx]) => {
