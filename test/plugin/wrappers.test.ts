@@ -3,7 +3,7 @@
 // whatever the caller writes into its arrays afterwards, and every array or tuple a wrapper
 // returns is new (never the caller's primal, tangent or cotangent, never a residual a closure
 // still reads). Argument checks read the first number of an array or matrix.
-import { load, expectClose } from './harness';
+import { compile, load, expectClose } from './harness';
 
 const source = `
 import { vjp, jvp, linearize, hvp, grad } from 'tsad';
@@ -295,5 +295,88 @@ describe('argument checks read the first number of an array or matrix', () => {
     const [, fLin] = m.linCubesM([[1, 2]]);
     expectTypeError(() => fLin([['x', 1]]), "linearize(cubesM)'s linear function: argument 1 'm' row 0 element 0 must be a number, got string");
     expectTypeError(() => m.hvpHalf(Float64Array.from([1]), ['1']), "hvp(half): argument 2 'v' element 0 must be a number, got string");
+  });
+});
+
+/** The tsad diagnostics of a source, as `line:col CODE` with the message. */
+function diagnosticsOf(src: string): string[] {
+  const r = compile(src, { throwOnError: false });
+  return r.diagnostics.map((d) => {
+    const { line, character } = d.file!.getLineAndCharacterOfPosition(d.start!);
+    const text = typeof d.messageText === 'string' ? d.messageText : d.messageText.messageText;
+    return `${line + 1}:${character + 1} ${text}`;
+  });
+}
+
+describe('a variable holding a differentiable function', () => {
+  test('a let assigned another function is an error at the assignment, not the first function differentiated', () => {
+    const src = `import { differentiable, grad } from 'tsad';
+let f = differentiable((x: number) => x * x);
+f = differentiable((x: number) => x * x * x);
+export const d = grad(f);`;
+    const found = diagnosticsOf(src);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^3:1 TSAD1009: 'f' holds a differentiable function \(declared with let on line 2\) and is assigned again here/);
+    expect(found[0]).toContain('hint: hold a differentiable function in a const');
+    // Inside a differentiable function that calls it, too; and `f += …`, `[f] = …` are assignments.
+    for (const write of ['[f] = [(x: number) => x];', 'for (f of [(x: number) => x]) {}', 'var h = 0; h++;']) {
+      const inner = `import { differentiable, grad } from 'tsad';
+let f = differentiable((x: number) => x * x);
+${write}
+/** @differentiable */
+function g(x: number) { return f(x) + x; }
+export const d = grad(g);`;
+      const out = diagnosticsOf(inner);
+      // Writing another variable is no reason to refuse f.
+      if (write.startsWith('var')) expect(out).toEqual([]);
+      else expect(out.map((m) => m.slice(0, m.indexOf(':', 5)))).toEqual([`3:${write.search(/\bf\b/) + 1} TSAD1009`]);
+    }
+  });
+
+  test('a let never assigned again, or a var, still works', () => {
+    const { exports: m, result } = load(`import { differentiable, grad } from 'tsad';
+let f = differentiable((x: number) => x * x * x);
+var h = differentiable((x: number) => Math.sin(x));
+export const d = grad(f);
+export const e = grad(h);`);
+    expect(result.diagnostics).toEqual([]);
+    expect(m.d(2)).toBe(12);
+    expect(m.e(0.5)).toBeCloseTo(Math.cos(0.5), 14);
+  });
+});
+
+describe('aliases of a transform', () => {
+  test('a const alias, a renamed import, a namespace member and an alias in a const chain compile', () => {
+    const { exports: m, result } = load(`import { grad as derivativeOf, hvp } from 'tsad';
+import * as tsad from 'tsad';
+const g = tsad.grad;
+const h = g;
+const v = hvp;
+/** @differentiable */
+function f(x: number) { return x * x * x; }
+export const d1 = g(f);
+export const d2 = h(f);
+export const d3 = derivativeOf(f);
+export const d4 = tsad.grad(f);
+export const d5 = (x: number) => v(f)(x, 1);`);
+    expect(result.diagnostics).toEqual([]);
+    for (const d of [m.d1, m.d2, m.d3, m.d4]) expect(d(3)).toBe(27);
+    expect(m.d5(3)).toBe(18);
+  });
+
+  test('a transform held by a let, passed or stored is an error at the use', () => {
+    const found = diagnosticsOf(`import { grad, jvp } from 'tsad';
+/** @differentiable */
+function f(x: number) { return x * x; }
+let g = grad;
+export const d = g(f);
+export const table = { grad, j: jvp };
+export type G = typeof grad;
+const call = (t: unknown) => t;
+export const e = call(grad);`);
+    expect(found.map((m) => m.slice(0, m.indexOf(':', 5)))).toEqual(['4:9 TSAD1010', '6:24 TSAD1010', '6:33 TSAD1010', '9:23 TSAD1010']);
+    expect(found[0]).toContain("'g' holds the transform grad in a let");
+    expect(found[1]).toContain('the transform grad is used here as a value, not called');
+    expect(found[2]).toContain('the transform jvp is used here as a value');
   });
 });
