@@ -126,6 +126,8 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       }
       case 'return':
         return f.createReturnStatement(this.expr(s.value));
+      case 'assign':
+        return f.createExpressionStatement(f.createAssignment(f.createIdentifier(s.name), this.expr(s.value)));
       case 'check':
         return this.argumentCheck(s.where, s.checks);
       case 'sameLength': {
@@ -151,9 +153,9 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   /**
    * The function `($v, $t) => …` that turns an IR array into the user's containers, as long as
    * `$t` when there is a template (IR tangents are sparse at the end: missing elements are 0),
-   * else as long as `$v`. An array of the right class and length goes through uncopied.
+   * else as long as `$v`. An array of the right class and length goes through uncopied, unless `fresh`.
    */
-  private fitter(containers: readonly string[], withTemplate: boolean, depth = 0): ts.ArrowFunction {
+  private fitter(containers: readonly string[], withTemplate: boolean, fresh: boolean, depth = 0): ts.ArrowFunction {
     const f = this.f;
     const K = this.t.SyntaxKind;
     const [v, t, i] = [`$v${depth}`, `$t${depth}`, `$i${depth}`];
@@ -163,7 +165,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const [outer, ...inner] = containers;
     let body: ts.Expression;
     if (inner.length > 0) {
-      const sub = this.fitter(inner, withTemplate, depth + 1);
+      const sub = this.fitter(inner, withTemplate, fresh, depth + 1);
       const element = withTemplate
         ? f.createCallExpression(sub, undefined, [f.createBinaryExpression(at(v), K.QuestionQuestionToken, f.createArrayLiteralExpression([])), at(t)])
         : f.createCallExpression(sub, undefined, [at(v)]);
@@ -174,7 +176,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         : f.createCallExpression(f.createPropertyAccessExpression(id(outer), 'from'), undefined, [id(v)]);
       const isOuter = f.createBinaryExpression(id(v), K.InstanceOfKeyword, id(outer));
       const fits = withTemplate ? f.createBinaryExpression(isOuter, K.AmpersandAmpersandToken, f.createBinaryExpression(len(v), K.EqualsEqualsEqualsToken, len(t))) : isOuter;
-      body = outer === 'Array' ? copy : f.createConditionalExpression(fits, undefined, id(v), undefined, copy);
+      body = outer === 'Array' || fresh ? copy : f.createConditionalExpression(fits, undefined, id(v), undefined, copy);
     }
     const params = withTemplate ? [v, t] : [v];
     return f.createArrowFunction(undefined, undefined, params.map((p) => f.createParameterDeclaration(undefined, undefined, p)), undefined, undefined, f.createParenthesizedExpression(body));
@@ -200,7 +202,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       case 'call':
         return f.createCallExpression(f.createIdentifier(irFunctionName(e.def)), undefined, e.args.map((x) => this.expr(x)));
       case 'fit': {
-        const fn = f.createParenthesizedExpression(this.fitter(e.containers, e.template !== undefined));
+        const fn = f.createParenthesizedExpression(this.fitter(e.containers, e.template !== undefined, !!e.fresh));
         return f.createCallExpression(fn, undefined, [this.expr(e.value), ...(e.template ? [this.expr(e.template)] : [])]);
       }
       case 'packMatrix': {
@@ -212,6 +214,16 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       case 'unpackMatrix':
         this.packs = true;
         return f.createCallExpression(f.createIdentifier('tsad$unpackMatrix'), undefined, [this.expr(e.data), this.expr(e.like), f.createIdentifier(e.row)]);
+      case 'copy': {
+        // A row that is not an array stays as it is: packing the matrix reports it by its index.
+        const K = this.t.SyntaxKind;
+        const slice = (x: ts.Expression) => f.createCallExpression(f.createPropertyAccessExpression(x, 'slice'), undefined, []);
+        if (!e.matrix) return slice(this.expr(e.of));
+        const row = f.createIdentifier('$r');
+        const copyRow = f.createConditionalExpression(isArrayLike(f, K, row), undefined, slice(row), undefined, row);
+        const arrow = f.createArrowFunction(undefined, undefined, [f.createParameterDeclaration(undefined, undefined, row)], undefined, undefined, copyRow);
+        return f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Array'), 'from'), undefined, [this.expr(e.of), arrow]);
+      }
       case 'emptyArray':
         return f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createNumericLiteral(0)]);
       case 'length':
@@ -271,7 +283,19 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const f = this.f;
     const K = this.t.SyntaxKind;
     if (spec === '') return [];
-    if (spec === 'array') return [f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(isArrayLike(f, K, e)))];
+    if (spec === 'array' || spec === 'matrix') {
+      // Not an array, or its first number is not a number: `e.length > 0 && <the first fails>`.
+      const notArray = (x: ts.Expression) => f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(isArrayLike(f, K, x)));
+      const nonEmptyAnd = (x: ts.Expression, cond: ts.Expression) =>
+        f.createBinaryExpression(f.createBinaryExpression(f.createPropertyAccessExpression(x, 'length'), K.GreaterThanToken, f.createNumericLiteral(0)), K.AmpersandAmpersandToken, cond);
+      const first = f.createElementAccessExpression(e, 0);
+      const notNumber = (x: ts.Expression) => f.createBinaryExpression(f.createTypeOfExpression(x), K.ExclamationEqualsEqualsToken, f.createStringLiteral('number'));
+      const inner =
+        spec === 'array'
+          ? notNumber(first)
+          : f.createParenthesizedExpression(f.createBinaryExpression(notArray(first), K.BarBarToken, nonEmptyAnd(first, notNumber(f.createElementAccessExpression(first, 0)))));
+      return [notArray(e), nonEmptyAnd(e, inner)];
+    }
     if (typeof spec === 'string') return [f.createBinaryExpression(f.createTypeOfExpression(e), K.ExclamationEqualsEqualsToken, f.createStringLiteral(spec))];
     const inner = spec.items.flatMap(([k, c], i) => this.failures(spec.tag === 'arguments' ? f.createElementAccessExpression(e, i) : this.member(e, k), c));
     // Reading a field of a number or string gives undefined, which fails its leaf's test, so
@@ -335,7 +359,6 @@ function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
   const typeOf = (e: ts.Expression) => f.createTypeOfExpression(e);
   const ret = (e: ts.Expression) => f.createReturnStatement(e);
   const typeError = (message: ts.Expression) => f.createNewExpression(id('TypeError'), undefined, [message]);
-  const quoted = (label: ts.Expression, path: ts.Expression) => cat(label, str(" '"), path, str("' must be "));
 
   const length = f.createPropertyAccessExpression(id('params'), 'length');
   const error = fn('tsad$argumentError', ['where', 'expected', 'count', '...values'], [
@@ -354,7 +377,10 @@ function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
   const v = id('v');
   const index = f.createParenthesizedExpression(bin(f.createParenthesizedExpression(bin(id('i'), K.MinusToken, num(2))), K.SlashToken, num(2)));
   const isArguments = bin(at(id('spec'), 0), K.EqualsEqualsEqualsToken, str('arguments'));
-  const problem = fn('tsad$argumentProblem', ['label', 'path', 'spec', 'v'], [
+  const must = id('must');
+  const isSpec = (name: string) => bin(id('spec'), K.EqualsEqualsEqualsToken, str(name));
+  // `at` follows the quoted path: ` element 0`, ` row 0 element 0` (the first number of an array or matrix).
+  const problem = fn('tsad$argumentProblem', ['label', 'path', 'spec', 'v', 'at=""'], [
     f.createIfStatement(bin(id('spec'), K.EqualsEqualsEqualsToken, str('')), ret(str(''))),
     local(
       'got',
@@ -372,13 +398,45 @@ function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
         ),
       ),
     ),
+    local('must', cat(id('label'), str(" '"), id('path'), str("'"), id('at'), str(' must be '))),
     f.createIfStatement(
-      bin(id('spec'), K.EqualsEqualsEqualsToken, str('array')),
-      ret(f.createConditionalExpression(isArrayLike(f, K, v), undefined, str(''), undefined, cat(quoted(id('label'), id('path')), str('an array of numbers (number[], Float64Array or Float32Array), got '), id('got')))),
+      bin(isSpec('array'), K.BarBarToken, isSpec('matrix')),
+      f.createBlock(
+        [
+          f.createIfStatement(
+            f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(isArrayLike(f, K, v))),
+            ret(
+              cat(
+                must,
+                f.createConditionalExpression(isSpec('array'), undefined, str('an array of numbers (number[], Float64Array or Float32Array)'), undefined, str('a matrix (number[][] or Float64Array[])')),
+                str(', got '),
+                id('got'),
+              ),
+            ),
+          ),
+          // The first number only: an array's element 0, a matrix's row 0 and its element 0.
+          ret(
+            f.createConditionalExpression(
+              bin(f.createPropertyAccessExpression(v, 'length'), K.EqualsEqualsEqualsToken, num(0)),
+              undefined,
+              str(''),
+              undefined,
+              f.createCallExpression(id('tsad$argumentProblem'), undefined, [
+                id('label'),
+                id('path'),
+                f.createConditionalExpression(isSpec('array'), undefined, str('number'), undefined, str('array')),
+                at(v, 0),
+                cat(id('at'), f.createConditionalExpression(isSpec('array'), undefined, str(' element 0'), undefined, str(' row 0'))),
+              ]),
+            ),
+          ),
+        ],
+        true,
+      ),
     ),
     f.createIfStatement(
       bin(typeOf(id('spec')), K.EqualsEqualsEqualsToken, str('string')),
-      ret(f.createConditionalExpression(bin(typeOf(v), K.EqualsEqualsEqualsToken, id('spec')), undefined, str(''), undefined, cat(quoted(id('label'), id('path')), str('a '), id('spec'), str(', got '), id('got')))),
+      ret(f.createConditionalExpression(bin(typeOf(v), K.EqualsEqualsEqualsToken, id('spec')), undefined, str(''), undefined, cat(must, str('a '), id('spec'), str(', got '), id('got')))),
     ),
     f.createIfStatement(
       [
@@ -386,7 +444,7 @@ function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
         bin(bin(typeOf(v), K.ExclamationEqualsEqualsToken, str('object')), K.AmpersandAmpersandToken, bin(typeOf(v), K.ExclamationEqualsEqualsToken, str('function'))),
         bin(isArguments, K.AmpersandAmpersandToken, bin(f.createPropertyAccessExpression(v, 'length'), K.ExclamationEqualsEqualsToken, bin(bin(f.createPropertyAccessExpression(id('spec'), 'length'), K.MinusToken, num(2)), K.SlashToken, num(2)))),
       ].reduce((a, b) => bin(a, K.BarBarToken, b)),
-      ret(cat(quoted(id('label'), id('path')), at(id('spec'), 1), str(', got '), id('got'))),
+      ret(cat(must, at(id('spec'), 1), str(', got '), id('got'))),
     ),
     forEach('i', 2, f.createPropertyAccessExpression(id('spec'), 'length'), 2, [
       local('key', at(id('spec'), id('i'))),
@@ -511,14 +569,19 @@ function helperKit(f: ts.NodeFactory, t: typeof ts) {
         bin(id(i), K.PlusEqualsToken, num(step)),
         f.createBlock(body, true),
       ),
-    /** A function declaration; a parameter written `...rest` is a rest parameter. */
+    /** A function declaration; a parameter written `...rest` is a rest parameter, `name=""` has a default. */
     fn: (name: string, params: string[], body: ts.Statement[]) =>
       f.createFunctionDeclaration(
         undefined,
         undefined,
         name,
         undefined,
-        params.map((p) => (p.startsWith('...') ? f.createParameterDeclaration(undefined, f.createToken(K.DotDotDotToken), p.slice(3)) : f.createParameterDeclaration(undefined, undefined, p))),
+        params.map((p) => {
+          if (p.startsWith('...')) return f.createParameterDeclaration(undefined, f.createToken(K.DotDotDotToken), p.slice(3));
+          // `name=""`: a parameter whose default is the empty string.
+          const [bare, initial] = p.split('=');
+          return f.createParameterDeclaration(undefined, undefined, bare, undefined, undefined, initial === undefined ? undefined : f.createStringLiteral(JSON.parse(initial)));
+        }),
         undefined,
         f.createBlock(body, true),
       ),

@@ -6,6 +6,7 @@ import { fail } from './diagnostics';
 import { InternalError } from '../ir/syntax';
 import { TRANSFORM_KINDS } from '../plan/transforms';
 import type { LoopCheckpoint } from '../ad/checkpoint';
+import { reassignment } from './bindings';
 
 export interface MarkerInfo {
   readonly node: ts.Node;
@@ -24,19 +25,32 @@ function api(): typeof ts {
   return tsApi;
 }
 
-/** The tsad export an expression refers to (`grad`, `differentiable`, ...), if any. */
-export function tsadExportName(expr: ts.Expression, checker: ts.TypeChecker): string | undefined {
+/**
+ * The tsad export an expression refers to (`grad`, `differentiable`, ...), if any: through
+ * imports (renamed or not), re-exports, namespaces, and consts holding it (`const g = grad`).
+ */
+export function tsadExportName(expr: ts.Expression, checker: ts.TypeChecker, depth = 0): string | undefined {
   const t = api();
   expr = unwrap(expr);
-  const at = t.isPropertyAccessExpression(expr) ? expr.name : expr;
-  let sym = checker.getSymbolAtLocation(at);
-  if (!sym) return undefined;
+  const sym = checker.getSymbolAtLocation(t.isPropertyAccessExpression(expr) ? expr.name : expr);
+  return sym && tsadExportOfSymbol(sym, checker, depth);
+}
+
+/** tsadExportName for a symbol (`{ grad }` in an object literal names the value's). */
+export function tsadExportOfSymbol(sym: ts.Symbol, checker: ts.TypeChecker, depth = 0): string | undefined {
+  const t = api();
   if (sym.flags & t.SymbolFlags.Alias) sym = checker.getAliasedSymbol(sym);
   const decl = sym.declarations?.[0];
   if (!decl) return undefined;
   const moduleSym = checker.getSymbolAtLocation(decl.getSourceFile());
-  if (!moduleSym?.exports?.has('TSAD_RUNTIME' as ts.__String)) return undefined;
-  return sym.name;
+  if (moduleSym?.exports?.has('TSAD_RUNTIME' as ts.__String)) return sym.name;
+  // A const of the user's is the value it was given; a let could hold something else by the
+  // time it is called.
+  if (t.isVariableDeclaration(decl) && decl.parent.flags & t.NodeFlags.Const && decl.initializer && depth < 8) {
+    const init = unwrap(decl.initializer);
+    if (t.isIdentifier(init) || t.isPropertyAccessExpression(init)) return tsadExportName(init, checker, depth + 1);
+  }
+  return undefined;
 }
 
 export function isTsadExport(expr: ts.Expression, checker: ts.TypeChecker, name: string): boolean {
@@ -332,6 +346,25 @@ export function markerOf(decl: ts.Node, checker: ts.TypeChecker): MarkerInfo | u
   return undefined;
 }
 
+/**
+ * A `let` (or `var`) holding a differentiable function is compiled as the function it was
+ * declared with: written later, it would be differentiated as the wrong one, so that is an error
+ * at the write. Resolving the binding live would need a derivative of every function it may hold.
+ */
+function notReassigned(decl: ts.VariableDeclaration, checker: ts.TypeChecker): void {
+  const t = api();
+  const write = reassignment(t, decl, checker);
+  if (!write) return;
+  const name = decl.name.getText();
+  const line = decl.getSourceFile().getLineAndCharacterOfPosition(decl.getStart()).line + 1;
+  const kind = decl.parent.flags & t.NodeFlags.Let ? 'let' : 'var';
+  fail(
+    1009,
+    write,
+    `'${name}' holds a differentiable function (declared with ${kind} on line ${line}) and is assigned again here: transforms of '${name}' are compiled from the function it was declared with, and would differentiate that one after this assignment`,
+  );
+}
+
 /** `f` at a call site -> the marked declaration, through aliases, imports and `const g = f`. */
 export function resolveMarkedFunction(
   expr: ts.Expression,
@@ -358,10 +391,15 @@ export function resolveMarkedFunction(
     if (t.isVariableDeclaration(decl) && decl.initializer) {
       const init = unwrap(decl.initializer);
       const rule = (t.isArrowFunction(init) || t.isFunctionExpression(init)) && customRuleOf(init, checker);
-      if (rule) return { decl: init as ts.SignatureDeclaration, marker: { node: rule } };
-      if (docMarkedConst(init)) return { decl: init as ts.ArrowFunction | ts.FunctionExpression, marker: { node: decl } };
-      const r = resolveMarkedFunction(decl.initializer, checker, depth + 1);
-      if (r) return r;
+      const r = rule
+        ? { decl: init as ts.SignatureDeclaration, marker: { node: rule } }
+        : docMarkedConst(init)
+          ? { decl: init as ts.ArrowFunction | ts.FunctionExpression, marker: { node: decl } }
+          : resolveMarkedFunction(decl.initializer, checker, depth + 1);
+      if (r) {
+        notReassigned(decl, checker);
+        return r;
+      }
     }
   }
   return undefined;

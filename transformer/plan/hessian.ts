@@ -14,7 +14,8 @@ function hvpDef(req: PlanRequest): Pick<CallSitePlan, 'program' | 'entries'> {
 /** hvp(f)(...x, v): v has the gradient's shape, one direction or a tuple of them for several wrt. */
 export const planHvp: Planner = (req) => {
   const { fn, wrt } = req;
-  const { m, irArgs } = wrapperOf(fn);
+  // H·v may be v itself (f = ½|x|²): the caller gets an array of its own.
+  const { m, irArgs } = wrapperOf(fn, true);
   const defs = hvpDef(req);
   const call = (dirs: PlanExpr[]) => callDef(defs.entries[0], [...irArgs, ...dirs]);
   const single = wrt.length === 1;

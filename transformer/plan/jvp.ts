@@ -6,7 +6,7 @@ import { PlanStatement, array, callDef, index, name, ret } from './syntax';
 
 export const planJvp: Planner = (req) => {
   const { fn } = req;
-  const { m } = wrapperOf(fn);
+  const { m } = wrapperOf(fn, true);
   const j = jvpOf(req.program, fn.name, { ...req.driver, inline: true });
   const prim = fn.params.map((p, i) => m.toIR(index(name('primals'), i), p.shape));
   const tan = fn.params.map((p, i) => m.tangentToIR(index(name('tangents'), i), p.shape, index(name('primals'), i)));

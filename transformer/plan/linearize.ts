@@ -1,13 +1,13 @@
 // linearize(f, ...primals): the value and the linear part as a function of the tangents, which
 // runs only the linear def on the tape the primal pass saved.
 import { linearizeOf } from '../ad/drivers';
-import { Planner, checked, paramChecks, wrapperOf } from './request';
+import { Planner, checked, ownedParams, paramChecks, wrapperOf } from './request';
 import { specOf } from './marshal';
 import { array, callDef, fn as func, name, ret } from './syntax';
 
 export const planLinearize: Planner = (req) => {
   const { fn } = req;
-  const { m, irArgs } = wrapperOf(fn);
+  const { m, irArgs } = wrapperOf(fn, true);
   const l = linearizeOf(req.program, fn.name, req.driver);
   const [value, tape] = [m.fresh('value'), m.fresh('tape')];
   const dots = fn.params.map((p) => m.fresh(`${p.name}_dot`));
@@ -22,6 +22,6 @@ export const planLinearize: Planner = (req) => {
     program: l.program,
     entries: [l.fwd, l.lin],
     params: fn.params.map((p) => p.name),
-    body: checked(req.where, paramChecks(fn), [m.const([value, tape], callDef(l.fwd, irArgs)), ret(array([m.fromIR(name(value), fn.result), fLin]))]),
+    body: checked(req.where, paramChecks(fn), [...ownedParams(m, fn), m.const([value, tape], callDef(l.fwd, irArgs)), ret(array([m.fromIR(name(value), fn.result), fLin]))]),
   };
 };

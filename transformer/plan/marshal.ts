@@ -13,9 +13,12 @@ export function containersOf(s: ArrayShape): string[] {
   return s.elem.kind === 'array' ? [s.container, ...containersOf(s.elem)] : [s.container];
 }
 
-/** An IR array as the user's kind of array, as long as `template` when given (tangents may be shorter). */
-export function fit(value: PlanExpr, s: ArrayShape, template?: PlanExpr): PlanExpr {
-  return { tag: 'fit', value, containers: containersOf(s), ...(template ? { template } : {}) };
+/**
+ * An IR array as the user's kind of array, as long as `template` when given (tangents may be
+ * shorter); `fresh`: always a new array (see the 'fit' expression).
+ */
+export function fit(value: PlanExpr, s: ArrayShape, template?: PlanExpr, fresh = false): PlanExpr {
+  return { tag: 'fit', value, containers: containersOf(s), ...(template ? { template } : {}), ...(fresh ? { fresh } : {}) };
 }
 
 /** A user matrix as the IR's `[data, rows, cols]`. */
@@ -45,7 +48,16 @@ export class Marshal {
   /** Statements the expression builders needed (temporaries); the caller places them. */
   private pending: PlanStatement[] = [];
 
-  constructor(private readonly taken: Set<string>) {}
+  /**
+   * `handsOut`: the values built from IR values are handed to the caller as new arrays and tuples
+   * even where the IR's could go through as they are. Needed where an IR result may be one of the
+   * caller's own values (jvp of a function returning its parameter gives back the tangent passed
+   * in) or a residual a returned pullback still reads (vjp, linearize).
+   */
+  constructor(
+    private readonly taken: Set<string>,
+    private readonly handsOut = false,
+  ) {}
 
   /** A local name that does not shadow a parameter of the wrapper. */
   fresh(base: string): string {
@@ -135,9 +147,9 @@ export class Marshal {
   /** IR value -> user value. */
   fromIR(e: PlanExpr, s: Shape): PlanExpr {
     if (isMatrix(s)) return unpack(index(e, 0), s, e);
-    if (s.kind === 'array') return fit(e, s);
+    if (s.kind === 'array') return fit(e, s, undefined, this.handsOut);
     if (isScalarShape(s)) return e;
-    if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : array(s.elems.map((c, i) => this.fromIR(index(e, i), c)));
+    if (s.kind === 'tuple') return this.numbersAsTheyAre(s) ? e : array(s.elems.map((c, i) => this.fromIR(index(e, i), c)));
     return { tag: 'object', fields: s.fields.map(([k, c], i) => [k, this.fromIR(index(e, i), c)] as const) };
   }
 
@@ -148,10 +160,30 @@ export class Marshal {
   tangentFromIR(e: PlanExpr, s: Shape, template?: PlanExpr): PlanExpr {
     if (s.kind === 'boolean' || s.kind === 'string') return { tag: 'undefined' };
     if (isMatrix(s)) return unpack(index(e, 0), s, template ?? e);
-    if (s.kind === 'array') return s.constant ? { tag: 'undefined' } : fit(e, s, template);
+    if (s.kind === 'array') return s.constant ? { tag: 'undefined' } : fit(e, s, template, this.handsOut);
     if (isScalarShape(s)) return e;
-    if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : array(s.elems.map((c, i) => this.tangentFromIR(index(e, i), c, template && index(template, i))));
+    if (s.kind === 'tuple') return this.numbersAsTheyAre(s) ? e : array(s.elems.map((c, i) => this.tangentFromIR(index(e, i), c, template && index(template, i))));
     return { tag: 'object', fields: s.fields.map(([k, c], i) => [k, this.tangentFromIR(index(e, i), c, template && { tag: 'field', of: template, key: k })] as const) };
+  }
+
+  /** A tuple of numbers is the same in the IR: it goes through as it is, unless handed out. */
+  private numbersAsTheyAre(s: Extract<Shape, { kind: 'tuple' }>): boolean {
+    return !this.handsOut && s.elems.every((c) => c.kind === 'number');
+  }
+
+  /**
+   * The caller's value with its arrays copied, for a closure that outlives the call (a pullback,
+   * a linear function, whose tape may hold the caller's arrays as residuals); undefined when it
+   * holds no array. Matrices are copied row by row: their rows are packed only when the tape
+   * is made, but their dimensions are read again when the closure runs.
+   */
+  owned(e: PlanExpr, s: Shape): PlanExpr | undefined {
+    if (s.kind === 'array') return { tag: 'copy', of: e, ...(isMatrix(s) ? { matrix: true } : {}) };
+    if (isScalarShape(s)) return undefined;
+    const parts = componentShapes(s).map((c, i) => this.owned(part(e, s, i), c));
+    if (parts.every((p) => p === undefined)) return undefined;
+    const each = parts.map((p, i) => p ?? part(e, s, i));
+    return s.kind === 'tuple' ? array(each) : { tag: 'object', fields: s.fields.map(([k], i) => [k, each[i]] as const) };
   }
 
   /** The k-th basis tangent of a shape, as an IR value. */
@@ -203,7 +235,7 @@ export function leafCount(s: Shape): number {
 /** What the argument check of a value of shape `s` expects; a tangent's booleans and strings are not read. */
 export function specOf(s: Shape, tangent: boolean): Spec {
   if (s.kind === 'number') return 'number';
-  if (s.kind === 'array') return tangent && s.constant ? '' : 'array';
+  if (s.kind === 'array') return tangent && s.constant ? '' : isMatrix(s) ? 'matrix' : 'array';
   if (s.kind === 'boolean' || s.kind === 'string') return tangent ? '' : s.kind;
   if (s.kind === 'tuple') return tupleSpec(s.elems.map((c) => specOf(c, tangent)));
   const items = s.fields.map(([k, c]) => [k, specOf(c, tangent)] as const);

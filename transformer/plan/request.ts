@@ -47,10 +47,29 @@ export const DRIVER = { simplify: true, inlinePrimal: true, policy: 'cheap' } as
 /** The wrapper's own parameter names, and those of its function values: no local takes them. */
 const RESERVED = ['primals', 'tangents', 'cotangent', 'v', 'columns'];
 
-/** A name supply for the wrapper of `fn`, and its parameters as IR values. */
-export function wrapperOf(fn: Signature): { m: Marshal; irArgs: PlanExpr[] } {
-  const m = new Marshal(new Set([...fn.params.map((p) => p.name), ...RESERVED]));
+/**
+ * A name supply for the wrapper of `fn`, and its parameters as IR values. `handsOut`: what the
+ * wrapper returns is always new (Marshal), for the transforms whose results may be values the
+ * caller passed in or residuals a returned closure reads.
+ */
+export function wrapperOf(fn: Signature, handsOut = false): { m: Marshal; irArgs: PlanExpr[] } {
+  const m = new Marshal(new Set([...fn.params.map((p) => p.name), ...RESERVED]), handsOut);
   return { m, irArgs: fn.params.map((p) => m.toIR(name(p.name), p.shape)) };
+}
+
+/**
+ * For a wrapper that returns a closure over the tape of its primal pass (vjp's pullback,
+ * linearize's linear function): the parameters' arrays are replaced by copies before the primal
+ * pass runs, so that the caller writing into its arrays afterwards does not change what the
+ * closure computes. Always, not only where the tape keeps an array as a residual: the closure
+ * also reads each array's length (the cotangent comes back as long as its parameter, a tangent
+ * is checked against it). One native copy per array, against a primal pass that reads it whole.
+ */
+export function ownedParams(m: Marshal, fn: Signature): PlanStatement[] {
+  return fn.params.flatMap((p) => {
+    const copy = m.owned(name(p.name), p.shape);
+    return copy ? [{ tag: 'assign', name: p.name, value: copy } as const] : [];
+  });
 }
 
 /** The check of a wrapper that takes the function's own parameters. */

@@ -24,9 +24,16 @@ export type PlanExpr =
   /**
    * An IR array as the user's kind of array (`container`, nested for arrays of arrays): as long
    * as `template` (a tangent array of the IR may be shorter: its missing elements are zeros), or
-   * as long as the value itself without one.
+   * as long as the value itself without one. An array of the right class and length goes through
+   * uncopied unless `fresh`: the value may be the caller's own array (a function returning its
+   * parameter) or one a pullback still reads, and the caller must get an array of its own.
    */
-  | { readonly tag: 'fit'; readonly value: PlanExpr; readonly template?: PlanExpr; readonly containers: readonly string[] }
+  | { readonly tag: 'fit'; readonly value: PlanExpr; readonly template?: PlanExpr; readonly containers: readonly string[]; readonly fresh?: boolean }
+  /**
+   * A copy of the caller's array (`matrix`: of each of its rows) that a closure returned to the
+   * caller keeps: writes into the caller's array afterwards do not reach it.
+   */
+  | { readonly tag: 'copy'; readonly of: PlanExpr; readonly matrix?: boolean }
   /** The IR's zero array (empty: its elements read as zeros). */
   | { readonly tag: 'emptyArray' }
   /** `of.length` */
@@ -54,6 +61,8 @@ export type PlanStatement =
   /** `const name = init`, or `const [a, b] = init` for several names. */
   | { readonly tag: 'const'; readonly names: readonly string[]; readonly init: PlanExpr }
   | { readonly tag: 'return'; readonly value: PlanExpr }
+  /** `name = value`: a parameter of the wrapper replaced by the wrapper's own copy (Marshal.owned). */
+  | { readonly tag: 'assign'; readonly name: string; readonly value: PlanExpr }
   /** Throws a TypeError naming `where` and the first argument that does not fit. */
   | { readonly tag: 'check'; readonly where: string; readonly checks: readonly ArgumentCheck[] }
   /** Throws a RangeError naming `where` and `what` when the arrays `a` and `b` differ in length (a tangent and its primal). */
@@ -68,8 +77,12 @@ export type Spec =
   | 'number'
   | 'boolean'
   | 'string'
-  /** An array of numbers or arrays: number[], a typed array (elements are not checked: that would cost a pass over them). */
+  /**
+   * An array of numbers (number[], a typed array) or a matrix (an array of such rows): checked
+   * up to its first number, which costs one read (all of them would cost a pass over them).
+   */
   | 'array'
+  | 'matrix'
   | { readonly tag: 'tuple' | 'object' | 'arguments'; readonly expected: string; readonly items: readonly (readonly [string | number, Spec])[] };
 
 export interface ArgumentCheck {

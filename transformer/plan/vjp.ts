@@ -1,11 +1,11 @@
 // vjp(f, ...primals): the value and a pullback, from the module's one reverse pass of f.
-import { Planner, checked, paramChecks, wrapperOf } from './request';
+import { Planner, checked, ownedParams, paramChecks, wrapperOf } from './request';
 import { specOf } from './marshal';
 import { array, callDef, fn as func, name, ret } from './syntax';
 
 export const planVjp: Planner = (req) => {
   const { fn } = req;
-  const { m, irArgs } = wrapperOf(fn);
+  const { m, irArgs } = wrapperOf(fn, true);
   const v = req.reverse();
   const [value, tape] = [m.fresh('value'), m.fresh('tape')];
   const bars = fn.params.map((p) => m.fresh(`${p.name}_bar`));
@@ -20,6 +20,6 @@ export const planVjp: Planner = (req) => {
     program: v.program,
     entries: [v.fwd, v.bwd],
     params: fn.params.map((p) => p.name),
-    body: checked(req.where, paramChecks(fn), [m.const([value, tape], callDef(v.fwd, irArgs)), ret(array([m.fromIR(name(value), fn.result), pullback]))]),
+    body: checked(req.where, paramChecks(fn), [...ownedParams(m, fn), m.const([value, tape], callDef(v.fwd, irArgs)), ret(array([m.fromIR(name(value), fn.result), pullback]))]),
   };
 };

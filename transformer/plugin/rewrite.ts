@@ -7,6 +7,7 @@ import { ModuleCompiler } from '../compile';
 import { REPORTED_BY_TYPESCRIPT, TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../frontend/diagnostics';
 import { TRANSFORMS, TransformKind, isTransformKind } from '../plan/transforms';
 import type { Host } from './host';
+import { transformValueUses } from '../frontend/transformValues';
 import { appliedLocalTransform, capturesOf, declaredAround, resolveTarget, wrtOf } from '../frontend/nested';
 import {
   checkRuleTarget,
@@ -137,6 +138,8 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
     return all.find((p) => p.code !== REPORTED_BY_TYPESCRIPT) ?? e;
   };
   const flush = () => problems.forEach(({ error, neededBy }) => report(error, sf, neededBy));
+  // A transform held by a let or passed around would reach the runtime's uncompiled stub.
+  for (const use of transformValueUses(tsApi, sf, checker)) fail(new TsadDiagnosticError(1010, use.node, diagnosticMessage(1010, use.message)), use.node);
 
   const transformCall = (call: ts.CallExpression, kind: TransformKind): ts.Expression => {
     const [target, ...rest] = call.arguments;

@@ -25,4 +25,12 @@ export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
     title: 'unknown checkpoint policy',
     hint: "write checkpoint: 'store' (the default), 'sqrt', { every: 32 } or { levels: 3 } in @differentiable({ ... }) or differentiable(fn, { ... })",
   },
+  1009: {
+    title: 'a differentiable function held by a variable that is assigned again',
+    hint: 'hold a differentiable function in a const (const f = differentiable(...)); give another function another name',
+  },
+  1010: {
+    title: 'a transform used as a value',
+    hint: "call the transform where it is named: grad(f), a renamed import (import { grad as g } from 'tsad') or a const holding it (const g = grad); a call through any other value (a let, a parameter, an object's field) is not compiled",
+  },
 };
