@@ -88,6 +88,8 @@ export class Lowerer {
   private readonly origins = new Map<string, ReadonlyMap<string, ts.Node>>();
   private readonly done = new Map<ts.Node, LoweredFunction>();
   private readonly active = new Set<ts.Node>();
+  /** Functions whose custom rule failed: every later use reports the rule's problem again. */
+  private readonly brokenRules = new Map<ts.Node, unknown>();
   private readonly names = new Set<string>();
   /** Derivatives that are themselves differentiated or called by marked functions (nested.ts). */
   readonly nested = new NestedDerivatives(this);
@@ -115,6 +117,8 @@ export class Lowerer {
   }
 
   lower(decl: ts.SignatureDeclaration): LoweredFunction {
+    const broken = this.brokenRules.get(decl);
+    if (broken) throw broken;
     const existing = this.done.get(decl);
     if (existing) return existing;
     if (this.active.has(decl)) fail(1109, decl, `'${functionName(this.tsApi, decl)}' calls itself (directly or through other functions)`);
@@ -125,7 +129,16 @@ export class Lowerer {
       this.defs.push(f.def);
       this.origins.set(f.lowered.name, f.origins);
       const rule = customRuleOf(decl, this.checker);
-      if (rule) this.defs.push(...this.customRule(f.lowered, f.def, rule));
+      if (rule) {
+        try {
+          this.defs.push(...this.customRule(f.lowered, f.def, rule));
+        } catch (e) {
+          // The function itself is cached already (its rule may call it): without this, the
+          // next transform of it, or of a caller, would compile the body and ignore the rule.
+          this.brokenRules.set(decl, e);
+          throw e;
+        }
+      }
       return f.lowered;
     } finally {
       this.active.delete(decl);
