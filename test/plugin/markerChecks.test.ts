@@ -51,3 +51,47 @@ export function g(x: number): number { return sq(x) + x; }
     });
   });
 });
+
+describe('let bindings made by destructuring', () => {
+  const source = `import { grad, valueAndGrad, hessian, jvp } from 'tsad';
+/** @differentiable */
+export function tuple(x: number): number { let [a, b] = [x, 2 * x]; a = a * b; b += a; return a + Math.sin(b); }
+/** @differentiable */
+export function object(x: number, y: number): number {
+  let { u, v: w } = { u: x * y, v: x - y };
+  for (let i = 0; i < 3; i++) { u = u * w + 1; w = Math.cos(u); }
+  if (x > 0) u++; else w--;
+  return u * w;
+}
+/** @differentiable */
+export function nested(x: number): number { let [p, { q }] = [x, { q: x * x }] as [number, { q: number }]; q = q + p; p = q * p; return p; }
+export const dTuple = grad(tuple);
+export const hTuple = hessian(tuple);
+export const dObject = grad(object, { wrt: [0, 1] });
+export const jObject = (x: number, y: number) => jvp(object, [x, y], [1, -2]);
+export const dNested = valueAndGrad(nested);
+`;
+  test('are reassignable, and their derivatives match central differences', () => {
+    const { exports: m, result } = load(source);
+    expect(result.diagnostics).toHaveLength(0);
+    const h = 1e-6;
+    const d1 = (f: (x: number) => number, x: number) => (f(x + h) - f(x - h)) / (2 * h);
+    for (const x of [0.3, 1.7]) {
+      // a = 2x², b = 2x + 2x², tuple = 2x² + sin(2x + 2x²)
+      expect(m.tuple(x)).toBeCloseTo(2 * x * x + Math.sin(2 * x + 2 * x * x), 12);
+      expectClose([m.dTuple(x)], [d1(m.tuple, x)], 1e-6);
+      expectClose([m.hTuple(x)[0][0]], [d1(m.dTuple, x)], 1e-6);
+      expect(m.nested(x)).toBeCloseTo((x * x + x) * x, 12);
+      const [value, dn] = m.dNested(x);
+      expect(value).toBe(m.nested(x));
+      expectClose([dn], [3 * x * x + 2 * x], 1e-12);
+    }
+    for (const [x, y] of [[0.4, 0.9], [-0.7, 0.2]]) {
+      const fd = [(m.object(x + h, y) - m.object(x - h, y)) / (2 * h), (m.object(x, y + h) - m.object(x, y - h)) / (2 * h)];
+      expectClose(m.dObject(x, y), fd, 1e-6);
+      const [value, tangent] = m.jObject(x, y);
+      expect(value).toBe(m.object(x, y));
+      expectClose([tangent], [fd[0] - 2 * fd[1]], 1e-6);
+    }
+  });
+});

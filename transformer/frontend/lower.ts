@@ -1336,7 +1336,8 @@ class FunctionLowering {
       const sym = this.checker.getSymbolAtLocation(node);
       if (!sym) reportedByTypeScript(node, 1108, `cannot assign to '${node.text}': it is not declared`);
       const decl = sym.valueDeclaration;
-      const isLet = decl && t.isVariableDeclaration(decl) && (decl.parent.flags & t.NodeFlags.Let) !== 0;
+      // A name bound by destructuring (`let [a, b] = …`) is a binding element: its let is the declaration list's.
+      const isLet = decl && (t.isVariableDeclaration(decl) || t.isBindingElement(decl)) && (t.getCombinedNodeFlags(decl) & t.NodeFlags.Let) !== 0;
       const local = this.env.has(sym) || this.unassigned.has(sym) || this.failed.has(sym);
       if (!local || !isLet) fail(1108, node, `cannot assign to '${node.text}': only local let variables can be reassigned`);
       return sym;
@@ -1367,7 +1368,7 @@ class FunctionLowering {
         if (previous && !this.failed.has(sym)) this.conform(e.right, value, previous.shape, `the value assigned to '${name}'`);
         else {
           // The first value of `let y: T;` (or a new value after a failed one): T gives the shape.
-          const declared = (sym.valueDeclaration as ts.VariableDeclaration).type;
+          const declared = sym.valueDeclaration && t.isVariableDeclaration(sym.valueDeclaration) ? sym.valueDeclaration.type : undefined;
           if (declared) this.conform(e.right, value, shapeOfType(t, this.checker, this.checker.getTypeAtLocation(declared), declared), `the value assigned to '${name}'`);
         }
         this.unassigned.delete(sym);
