@@ -95,3 +95,31 @@ export const dNested = valueAndGrad(nested);
     }
   });
 });
+
+describe('one diagnostic for the real cause', () => {
+  const fn = (params: string, body: string) => `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(${params}) {\n  ${body}\n}\nexport const d = grad(f);`;
+  const one = (source: string, at: string, code: number, message: RegExp) => {
+    const ours = tsadMessages(source);
+    expect(ours).toHaveLength(1);
+    expect(ours[0]).toMatch(new RegExp(`:${at} - error TSAD${code}: `));
+    expect(ours[0]).toMatch(message);
+    expect(ours[0]).toContain('hint: ');
+  };
+
+  test('a rest element in a tuple destructuring, and the names it binds read later', () => {
+    one(fn('x: [number, number, number]', 'const [a, b, ...rest] = x;\n  return a * b + rest[0];'), '4:16', 1102, /rest elements and defaults are not supported in destructuring/);
+  });
+
+  test('destructuring an array (not a tuple): the pattern, not each name read later', () => {
+    one(fn('x: number[]', 'const [a, b, ...rest] = x;\n  return a * b + rest.length;'), '4:9', 1121, /destructuring number\[\] is not supported[\s\S]*xs\[0\]/);
+  });
+
+  test.each([
+    ['const u = undefined;\n  return x;', '4:13', 'undefined'],
+    ['return x === undefined ? 0 : x;', '4:16', 'undefined'],
+    ['const u = null;\n  return x;', '4:13', 'null'],
+    ['const u = void 0;\n  return x;', '4:13', 'void 0'],
+  ])('%s: what is unsupported and what to do, not an unknown variable', (body, at, what) => {
+    one(fn('x: number', body), at, 1102, new RegExp(`'${what}' is not supported in differentiable functions[\\s\\S]*give it a value of its type`));
+  });
+});

@@ -1275,14 +1275,13 @@ class FunctionLowering {
           continue;
         }
         const hint = t.isIdentifier(d.name) ? d.name.text : undefined;
-        let v: Value;
         try {
-          v = this.expr(d.initializer, hint);
+          this.bindPattern(d.name, this.expr(d.initializer, hint));
         } catch (e) {
+          // The initializer or the pattern is the problem: the names it binds are not a second one.
           this.markFailed(d.name);
           throw e;
         }
-        this.bindPattern(d.name, v);
       }
     }
   }
@@ -1305,6 +1304,7 @@ class FunctionLowering {
       return;
     }
     if (t.isArrayBindingPattern(name)) {
+      if (v.shape.kind === 'array') fail(1121, name, `destructuring ${describeShape(v.shape)} is not supported: its length is known only at run time; read the elements by index (const a = xs[0])`);
       if (v.shape.kind !== 'tuple') fail(1102, name, 'array destructuring needs a tuple');
       const parts = this.unpack(v);
       name.elements.forEach((el, i) => {
@@ -1614,6 +1614,7 @@ class FunctionLowering {
     if (e.kind === K.TrueKeyword || e.kind === K.FalseKeyword) return { name: this.b.lit(e.kind === K.TrueKeyword, hint ?? 'c'), shape: BOOLEAN };
     if (t.isIdentifier(e)) return this.identifier(e, hint);
     if (e.kind === K.ThisKeyword) fail(1102, e, "cannot use 'this' in a differentiable method; pass the value as a parameter");
+    if (e.kind === K.NullKeyword || t.isVoidExpression(e)) this.noValue(e);
     if (t.isPrefixUnaryExpression(e)) {
       if (e.operator === K.MinusToken) {
         if (t.isNumericLiteral(e.operand)) return { name: this.b.lit(-Number(e.operand.text), hint ?? 'c'), shape: NUMBER };
@@ -1675,6 +1676,7 @@ class FunctionLowering {
       fail(1117, e, `'${e.text}' is a local function used as a value: tsad inlines the calls of a local function, so it can only be called here, not returned, stored or passed on`);
     }
     if (e.text === 'NaN' || e.text === 'Infinity') return { name: this.b.lit(e.text === 'NaN' ? NaN : Infinity, hint ?? 'c'), shape: NUMBER };
+    if (e.text === 'undefined' && sym && !sym.valueDeclaration) this.noValue(e);
     // An unknown name is TypeScript's error ("Cannot find name"), and a failed local was ours.
     if (!sym) reportedByTypeScript(e, 1106, `'${e.text}' is not declared`);
     if (this.failed.has(sym) || this.unassigned.has(sym)) return this.current$(sym, e);
@@ -1695,6 +1697,11 @@ class FunctionLowering {
       }
     }
     return fail(1106, e, `'${e.text}' is not a parameter or local variable of this differentiable function`);
+  }
+
+  /** `undefined` and `null` are values a differentiable function cannot hold (there is no optional value in the subset). */
+  private noValue(e: ts.Node): never {
+    return fail(1102, e, `'${e.getText()}' is not supported in differentiable functions: every variable holds a number, boolean, string, array, tuple or object; give it a value of its type (0, NaN, false), or test a boolean flag instead of comparing with ${e.getText()}`);
   }
 
   private isGlobalMath(e: ts.Expression): boolean {
