@@ -123,3 +123,20 @@ describe('one diagnostic for the real cause', () => {
     one(fn('x: number', body), at, 1102, new RegExp(`'${what}' is not supported in differentiable functions[\\s\\S]*give it a value of its type`));
   });
 });
+
+describe('recursion (TSAD1109)', () => {
+  test.each([
+    // direct: the call f(x / 2) inside f
+    [`/** @differentiable */\nfunction f(x: number): number {\n  return x > 1 ? f(x / 2) : x;\n}\nexport const d = grad(f);`, '4:18', /'f' \(line 3\) calls itself directly/],
+    // through g: reported where g calls f back, the call that closes the cycle
+    [`/** @differentiable */\nfunction f(x: number): number {\n  return x > 1 ? g(x) : x;\n}\n/** @differentiable */\nfunction g(x: number): number {\n  return 2 * f(x / 4);\n}\nexport const d = grad(f);`, '8:14', /'f' \(line 3\) calls itself through 'g': f → g → f/],
+    // through a transform of itself
+    [`/** @differentiable */\nfunction f(x: number): number {\n  return x > 1 ? grad(f)(x / 2) : x;\n}\nexport const d = grad(f);`, '4:18', /'f' \(line 3\) calls itself directly/],
+  ])('is reported at the recursive call (%#)', (body, at, message) => {
+    const ours = tsadMessages(`import { grad } from 'tsad';\n${body}`);
+    expect(ours).toHaveLength(1);
+    expect(ours[0]).toMatch(new RegExp(`:${at} - error TSAD1109: `));
+    expect(ours[0]).toMatch(message);
+    expect(ours[0]).toContain('hint: differentiable functions may call each other but not recursively');
+  });
+});

@@ -116,12 +116,19 @@ export class Lowerer {
     return origins.get(name) ?? origins.get(primalNameOf(name));
   }
 
-  lower(decl: ts.SignatureDeclaration): LoweredFunction {
+  /** `at`: the call that needs the function, where a recursion is reported (it closes the cycle). */
+  lower(decl: ts.SignatureDeclaration, at?: ts.Node): LoweredFunction {
     const broken = this.brokenRules.get(decl);
     if (broken) throw broken;
     const existing = this.done.get(decl);
     if (existing) return existing;
-    if (this.active.has(decl)) fail(1109, decl, `'${functionName(this.tsApi, decl)}' calls itself (directly or through other functions)`);
+    if (this.active.has(decl)) {
+      const name = (d: ts.Node) => functionName(this.tsApi, d as ts.SignatureDeclaration);
+      const cycle = [...this.active].slice([...this.active].indexOf(decl)).map(name);
+      const line = decl.getSourceFile().getLineAndCharacterOfPosition(decl.getStart()).line + 1;
+      const how = cycle.length === 1 ? 'directly' : `through ${cycle.slice(1).map((c) => `'${c}'`).join(', ')}: ${[...cycle, cycle[0]].join(' → ')}`;
+      fail(1109, at ?? decl, `'${name(decl)}' (line ${line}) calls itself ${how}`);
+    }
     this.active.add(decl);
     try {
       const f = new FunctionLowering(this, decl, this.uniqueName(functionName(this.tsApi, decl))).run();
@@ -1856,7 +1863,7 @@ class FunctionLowering {
     const local = t.isIdentifier(callee) ? localFunctionOf(t, this.checker.getSymbolAtLocation(callee), this.decl) : undefined;
     if (local) return this.inlineCall(e, local, hint);
     const target = resolveMarkedFunction(callee, this.checker) ?? this.notDifferentiable(e);
-    const lowered = this.owner.lower(target.decl);
+    const lowered = this.owner.lower(target.decl, e);
     const raw = e.arguments.map((a) => this.expr(a));
     if (raw.length !== lowered.params.length) fail(1102, e, `'${lowered.name}' takes ${lowered.params.length} argument(s)`);
     const args = raw.map((a, i) => this.coerce(e.arguments[i], a, lowered.params[i].shape));
