@@ -140,3 +140,62 @@ describe('recursion (TSAD1109)', () => {
     expect(ours[0]).toContain('hint: differentiable functions may call each other but not recursively');
   });
 });
+
+describe('options of the JSDoc marker', () => {
+  const loopBody = `{
+  let y = x;
+  for (let i = 0; i < n; i++) y = Math.sin(y) + 0.5 * y;
+  return y;
+}`;
+  const loops = (text: string) => (text.match(/\bfor \(/g) ?? []).length;
+  const sources = {
+    plain: `/** @differentiable */\nexport function f(x: number, n: number): number ${loopBody}`,
+    jsdoc: `/** @differentiable({ checkpoint: { every: 4 } }) */\nexport function f(x: number, n: number): number ${loopBody}`,
+    multiline: `/**\n * The loss.\n * @differentiable({\n *   checkpoint: { every: 4 },\n * })\n */\nexport function f(x: number, n: number): number ${loopBody}`,
+    const: `/** @differentiable({ checkpoint: { every: 4 } }) the same, as a const */\nexport const f = (x: number, n: number): number => ${loopBody};`,
+    wrapper: `export const f = differentiable((x: number, n: number): number => ${loopBody}, { checkpoint: { every: 4 } });`,
+  };
+  const built = Object.fromEntries(
+    Object.entries(sources).map(([k, src]) => [k, load(`import { grad, differentiable } from 'tsad';\n${src}\nexport const d = grad(f);\n`)]),
+  );
+
+  test('checkpoint is honoured as in the differentiable(fn, options) form: segments are loops of their own, same gradient', () => {
+    for (const k of Object.keys(sources)) expect(built[k].result.diagnostics).toHaveLength(0);
+    expect(loops(built.wrapper.result.outputText)).toBeGreaterThan(loops(built.plain.result.outputText));
+    for (const k of ['jsdoc', 'multiline', 'const']) {
+      expect(loops(built[k].result.outputText)).toBe(loops(built.wrapper.result.outputText));
+      for (const [x, n] of [[0.7, 10], [1.3, 37]]) {
+        const h = 1e-6;
+        const m = built[k].exports;
+        expectClose([m.d(x, n)], [built.plain.exports.d(x, n)], 1e-13);
+        expectClose([m.d(x, n)], [(m.f(x + h, n) - m.f(x - h, n)) / (2 * h)], 1e-6);
+      }
+    }
+  });
+
+  test('wrt is honoured', () => {
+    const { exports: m, result } = load(`import { grad } from 'tsad';
+/** @differentiable({ wrt: ['y'] }) */
+export function f(x: number, y: number): number { return x * x * Math.sin(y); }
+export const d = grad(f);
+export const both = grad(f, { wrt: [0, 1] });
+`);
+    expect(result.diagnostics).toHaveLength(0);
+    expectClose([m.d(2, 0.5)], [4 * Math.cos(0.5)], 1e-12);
+    expectClose(m.both(2, 0.5), [4 * Math.sin(0.5), 4 * Math.cos(0.5)], 1e-12);
+  });
+
+  test.each([
+    [`/** @differentiable({ checkpoint: 'binomial' }) */`, '2:35', 1008, /checkpoint 'binomial' is not a policy/],
+    [`/**\n * @differentiable({\n *   checkpoint: { every: 0 } })\n */`, '4:27', 1008, /checkpoint every must be a positive whole number/],
+    [`/** @differentiable({ chekpoint: 'sqrt' }) */`, '2:23', 1003, /unknown option 'chekpoint' of @differentiable/],
+    [`/** @differentiable({ wrt: 0 }) */`, '2:28', 1003, /wrt must be an array literal/],
+    [`/** @differentiable({ checkpoint: 'sqrt' } */`, '3:1', 1003, /must be one object literal in parentheses/],
+  ])('a bad option is reported where it is written: %s', (marker, at, code, message) => {
+    const ours = tsadMessages(`import { grad } from 'tsad';\n${marker}\nfunction f(x: number): number { return x * x; }\nexport const d = grad(f);`);
+    expect(ours).toHaveLength(1);
+    expect(ours[0]).toMatch(new RegExp(`:${at} - error TSAD${code}: `));
+    expect(ours[0]).toMatch(message);
+    expect(ours[0]).toContain('hint: ');
+  });
+});
