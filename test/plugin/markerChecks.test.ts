@@ -199,3 +199,65 @@ export const both = grad(f, { wrt: [0, 1] });
     expect(ours[0]).toContain('hint: ');
   });
 });
+
+describe('every marked function is checked, used by a transform or not', () => {
+  test('unused marked functions, methods, getters and wrapped arrows report their problems', () => {
+    const ours = tsadMessages(`import { differentiable, derivative } from 'tsad';
+/** @differentiable */
+export function spin(x: number) {
+  let y = x;
+  for (;;) { y = y * 2; }
+  return y;
+}
+export class C {
+  constructor(readonly k: number) {}
+  /** @differentiable */
+  get v(): number { return 1; }
+  @differentiable
+  get w(): number { return 2; }
+  @differentiable
+  static noisy(x: number) { return x * Math.random(); }
+}
+export const wrapped = differentiable((x: number) => x.toFixed(2).length * x);
+/** @differentiable */
+export const arrow = (x: number) => { const u = undefined; return x; };
+export function ruled(x: number): number { return x > 0 ? x : -x; }
+// @ts-ignore: a rule of the wrong shape
+derivative(ruled, (x, dx) => [ruled(x), [dx]]);
+/** @differentiable */
+export function fine(x: number) { return x * x; }
+export const plain = [1, 2].map((x) => x * 2);
+`);
+    const where = ours.map((m) => m.split('\n')[0].replace(/^.*?:(\d+:\d+) - error (TSAD\d+):.*$/, '$1 $2'));
+    expect(where).toEqual(['5:3 TSAD1101', '11:3 TSAD1112', '12:3 TSAD1112', '15:40 TSAD1103', '17:54 TSAD1113', '19:49 TSAD1102', '22:30 TSAD1105']);
+    for (const m of ours) expect(m).toContain('hint: ');
+    // No transform needed them: no "needed by" line.
+    for (const m of ours) expect(m).not.toContain('needed by');
+  });
+
+  test('a comment that mentions @differentiable in prose marks nothing', () => {
+    const r = compile(`import { grad } from 'tsad';
+// Unlike a @differentiable function, this one may call anything.
+export function io(x: number) { return x * Math.random(); }
+/** Reads the clock; see the @differentiable functions below. */
+export function clock(x: number) { return x + Date.now(); }
+/** @differentiable */
+export function f(x: number) { return x * x; }
+export const d = grad(f);
+`);
+    expect(r.diagnostics).toHaveLength(0);
+  });
+
+  test('a problem in a function that a transform also needs is still one diagnostic, with the call site', () => {
+    const ours = tsadMessages(`import { grad } from 'tsad';
+/** @differentiable */
+export function h(x: number) { return x * Math.random(); }
+/** @differentiable */
+export function f(x: number) { return h(x) + 1; }
+export const d = grad(f);
+`);
+    expect(ours).toHaveLength(1);
+    expect(ours[0]).toMatch(/:3:43 - error TSAD1103: /);
+    expect(ours[0].split('\n').filter((l) => l.includes('needed by'))).toEqual([expect.stringMatching(/:6:18: needed by grad\(f\) here$/)]);
+  });
+});

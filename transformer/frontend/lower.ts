@@ -90,6 +90,8 @@ export class Lowerer {
   private readonly active = new Set<ts.Node>();
   /** Functions whose custom rule failed: every later use reports the rule's problem again. */
   private readonly brokenRules = new Map<ts.Node, unknown>();
+  /** Recursions found, by the places of the functions in the cycle. */
+  private readonly cycles = new Map<string, unknown>();
   private readonly names = new Set<string>();
   /** Derivatives that are themselves differentiated or called by marked functions (nested.ts). */
   readonly nested = new NestedDerivatives(this);
@@ -122,13 +124,7 @@ export class Lowerer {
     if (broken) throw broken;
     const existing = this.done.get(decl);
     if (existing) return existing;
-    if (this.active.has(decl)) {
-      const name = (d: ts.Node) => functionName(this.tsApi, d as ts.SignatureDeclaration);
-      const cycle = [...this.active].slice([...this.active].indexOf(decl)).map(name);
-      const line = decl.getSourceFile().getLineAndCharacterOfPosition(decl.getStart()).line + 1;
-      const how = cycle.length === 1 ? 'directly' : `through ${cycle.slice(1).map((c) => `'${c}'`).join(', ')}: ${[...cycle, cycle[0]].join(' → ')}`;
-      fail(1109, at ?? decl, `'${name(decl)}' (line ${line}) calls itself ${how}`);
-    }
+    if (this.active.has(decl)) this.recursion(decl, at);
     this.active.add(decl);
     try {
       const f = new FunctionLowering(this, decl, this.uniqueName(functionName(this.tsApi, decl))).run();
@@ -149,6 +145,27 @@ export class Lowerer {
       return f.lowered;
     } finally {
       this.active.delete(decl);
+    }
+  }
+
+  /**
+   * TSAD1109 at the call that closes the cycle. A cycle entered at another of its functions
+   * (checking `g` after `grad(f)` found f → g → f) is the same problem, reported once.
+   */
+  private recursion(decl: ts.Node, at: ts.Node | undefined): never {
+    const members = [...this.active].slice([...this.active].indexOf(decl));
+    const key = members.map((d) => `${d.getSourceFile().fileName}:${d.pos}`).sort().join(',');
+    const known = this.cycles.get(key);
+    if (known) throw known;
+    const name = (d: ts.Node) => functionName(this.tsApi, d as ts.SignatureDeclaration);
+    const cycle = members.map(name);
+    const line = decl.getSourceFile().getLineAndCharacterOfPosition(decl.getStart()).line + 1;
+    const how = cycle.length === 1 ? 'directly' : `through ${cycle.slice(1).map((c) => `'${c}'`).join(', ')}: ${[...cycle, cycle[0]].join(' → ')}`;
+    try {
+      return fail(1109, at ?? decl, `'${name(decl)}' (line ${line}) calls itself ${how}`);
+    } catch (e) {
+      this.cycles.set(key, e);
+      throw e;
     }
   }
 

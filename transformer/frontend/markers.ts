@@ -109,12 +109,19 @@ function hasDocMarker(decl: ts.Node): boolean {
   return docMarkerComment(decl) !== undefined;
 }
 
+/**
+ * `@differentiable` as a tag: first on a line of the comment (`/** @differentiable *\/`,
+ * ` * @differentiable`, `// @differentiable`). A mention in prose ("unlike a @differentiable
+ * function, ...") marks nothing: every marked function is lowered, so it would be an error.
+ */
+const DOC_MARKER = /(?:^|\n)[ \t]*(?:\/\*\*?|\/\/|\*)?[ \t]*@differentiable\b/;
+
 /** The comment before `decl` that holds `@differentiable`, if any. */
 function docMarkerComment(decl: ts.Node): ts.CommentRange | undefined {
   const t = api();
   const sf = decl.getSourceFile();
   const ranges = t.getLeadingCommentRanges(sf.text, decl.getFullStart()) ?? [];
-  return ranges.find((r) => /@differentiable\b/.test(sf.text.slice(r.pos, r.end)));
+  return ranges.find((r) => DOC_MARKER.test(sf.text.slice(r.pos, r.end)));
 }
 
 /** The end of the parenthesized text opening at `open` (past its `)`), skipping strings; `end` if it is not closed. */
@@ -392,6 +399,24 @@ export function markerOf(decl: ts.Node, checker: ts.TypeChecker): MarkerInfo | u
   const variable = docMarkedConst(decl);
   if (variable) return { node: variable, ...docOptions(docMarkerHolder(variable)) };
   return undefined;
+}
+
+/**
+ * Is `node` a marked function (for the check of every marked function of a file, used by a
+ * transform or not)? Also a marked getter, setter or constructor, which cannot be differentiable:
+ * lowering it says so, where a marker on it would otherwise be silently ignored.
+ */
+export function isMarkedFunction(node: ts.Node, checker: ts.TypeChecker): node is ts.SignatureDeclaration {
+  const t = api();
+  if (t.isGetAccessor(node) || t.isSetAccessor(node) || t.isConstructorDeclaration(node)) {
+    const decorators = t.canHaveDecorators(node) ? t.getDecorators(node) : undefined;
+    const decorated = (decorators ?? []).some((d) => isTsadExport(t.isCallExpression(d.expression) ? d.expression.expression : d.expression, checker, 'differentiable'));
+    return decorated || hasDocMarker(node);
+  }
+  if (t.isFunctionDeclaration(node) || t.isMethodDeclaration(node) || t.isArrowFunction(node) || t.isFunctionExpression(node)) {
+    return (node as ts.FunctionLikeDeclaration).body !== undefined && markerOf(node, checker) !== undefined;
+  }
+  return false;
 }
 
 /** `f` at a call site -> the marked declaration, through aliases, imports and `const g = f`. */
