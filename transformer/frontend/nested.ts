@@ -75,8 +75,10 @@ export class NestedDerivatives {
     return undefined;
   }
 
-  /** `shapeOf`: the shape of a variable an arrow may capture, undefined for any other symbol. */
-  /** `at`: the transform call that needs the target (a recursion is reported there). */
+  /**
+   * `shapeOf`: the shape of a variable an arrow may capture, undefined for any other symbol.
+   * `at`: the transform call that needs the target (a recursion is reported there).
+   */
   lower(target: Target, shapeOf?: ShapeOf, at?: ts.Node): LoweredTarget {
     if (target.tag === 'fn') return { fn: this.owner.lower(target.decl, at), captures: [] };
     if (target.tag === 'arrow') {
