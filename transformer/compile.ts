@@ -78,6 +78,11 @@ export class ModuleCompiler {
     return { program: { defs: [...this.lowerer.defs] }, fn };
   }
 
+  /** Lowers a marked function that no transform may use, for its diagnostics (cached like any lowering). */
+  check(target: ts.SignatureDeclaration): void {
+    this.lowerer.lower(target);
+  }
+
   compile(req: CompileRequest): CompiledTransform {
     const fn = req.of ? this.lowerer.nested.lower(req.of, req.captured).fn : this.lowerer.lower(req.target);
     const key = `${fn.name}|${req.transform}|${req.wrt.join(',')}|${JSON.stringify(req.checkpoint ?? 'store')}`;

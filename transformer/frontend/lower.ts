@@ -91,6 +91,10 @@ export class Lowerer {
   private readonly origins = new Map<string, ReadonlyMap<string, ts.Node>>();
   private readonly done = new Map<ts.Node, LoweredFunction>();
   private readonly active = new Set<ts.Node>();
+  /** Functions whose custom rule failed: every later use reports the rule's problem again. */
+  private readonly brokenRules = new Map<ts.Node, unknown>();
+  /** Recursions found, by the places of the functions in the cycle. */
+  private readonly cycles = new Map<string, unknown>();
   private readonly names = new Set<string>();
   /** Derivatives that are themselves differentiated or called by marked functions (nested.ts). */
   readonly nested = new NestedDerivatives(this);
@@ -117,10 +121,13 @@ export class Lowerer {
     return origins.get(name) ?? origins.get(primalNameOf(name));
   }
 
-  lower(decl: ts.SignatureDeclaration): LoweredFunction {
+  /** `at`: the call that needs the function, where a recursion is reported (it closes the cycle). */
+  lower(decl: ts.SignatureDeclaration, at?: ts.Node): LoweredFunction {
+    const broken = this.brokenRules.get(decl);
+    if (broken) throw broken;
     const existing = this.done.get(decl);
     if (existing) return existing;
-    if (this.active.has(decl)) fail(1109, decl, `'${functionName(this.tsApi, decl)}' calls itself (directly or through other functions)`);
+    if (this.active.has(decl)) this.recursion(decl, at);
     this.active.add(decl);
     try {
       const f = new FunctionLowering(this, decl, this.uniqueName(functionName(this.tsApi, decl))).run();
@@ -128,10 +135,40 @@ export class Lowerer {
       this.defs.push(f.def);
       this.origins.set(f.lowered.name, f.origins);
       const rule = customRuleOf(decl, this.checker);
-      if (rule) this.defs.push(...this.customRule(f.lowered, f.def, rule));
+      if (rule) {
+        try {
+          this.defs.push(...this.customRule(f.lowered, f.def, rule));
+        } catch (e) {
+          // The function itself is cached already (its rule may call it): without this, the
+          // next transform of it, or of a caller, would compile the body and ignore the rule.
+          this.brokenRules.set(decl, e);
+          throw e;
+        }
+      }
       return f.lowered;
     } finally {
       this.active.delete(decl);
+    }
+  }
+
+  /**
+   * TSAD1109 at the call that closes the cycle. A cycle entered at another of its functions
+   * (checking `g` after `grad(f)` found f → g → f) is the same problem, reported once.
+   */
+  private recursion(decl: ts.Node, at: ts.Node | undefined): never {
+    const members = [...this.active].slice([...this.active].indexOf(decl));
+    const key = members.map((d) => `${d.getSourceFile().fileName}:${d.pos}`).sort().join(',');
+    const known = this.cycles.get(key);
+    if (known) throw known;
+    const name = (d: ts.Node) => functionName(this.tsApi, d as ts.SignatureDeclaration);
+    const cycle = members.map(name);
+    const line = decl.getSourceFile().getLineAndCharacterOfPosition(decl.getStart()).line + 1;
+    const how = cycle.length === 1 ? 'directly' : `through ${cycle.slice(1).map((c) => `'${c}'`).join(', ')}: ${[...cycle, cycle[0]].join(' → ')}`;
+    try {
+      return fail(1109, at ?? decl, `'${name(decl)}' (line ${line}) calls itself ${how}`);
+    } catch (e) {
+      this.cycles.set(key, e);
+      throw e;
     }
   }
 
@@ -1299,14 +1336,13 @@ class FunctionLowering {
           continue;
         }
         const hint = t.isIdentifier(d.name) ? d.name.text : undefined;
-        let v: Value;
         try {
-          v = this.expr(d.initializer, hint);
+          this.bindPattern(d.name, this.expr(d.initializer, hint));
         } catch (e) {
+          // The initializer or the pattern is the problem: the names it binds are not a second one.
           this.markFailed(d.name);
           throw e;
         }
-        this.bindPattern(d.name, v);
       }
     }
   }
@@ -1329,6 +1365,7 @@ class FunctionLowering {
       return;
     }
     if (t.isArrayBindingPattern(name)) {
+      if (v.shape.kind === 'array') fail(1121, name, `destructuring ${describeShape(v.shape)} is not supported: its length is known only at run time; read the elements by index (const a = xs[0])`);
       if (v.shape.kind !== 'tuple') fail(1102, name, 'array destructuring needs a tuple');
       const parts = this.unpack(v);
       name.elements.forEach((el, i) => {
@@ -1360,7 +1397,8 @@ class FunctionLowering {
       const sym = this.checker.getSymbolAtLocation(node);
       if (!sym) reportedByTypeScript(node, 1108, `cannot assign to '${node.text}': it is not declared`);
       const decl = sym.valueDeclaration;
-      const isLet = decl && t.isVariableDeclaration(decl) && (decl.parent.flags & t.NodeFlags.Let) !== 0;
+      // A name bound by destructuring (`let [a, b] = …`) is a binding element: its let is the declaration list's.
+      const isLet = decl && (t.isVariableDeclaration(decl) || t.isBindingElement(decl)) && (t.getCombinedNodeFlags(decl) & t.NodeFlags.Let) !== 0;
       const local = this.env.has(sym) || this.unassigned.has(sym) || this.failed.has(sym);
       if (!local || !isLet) fail(1108, node, `cannot assign to '${node.text}': only local let variables can be reassigned`);
       return sym;
@@ -1391,7 +1429,7 @@ class FunctionLowering {
         if (previous && !this.failed.has(sym)) this.conform(e.right, value, previous.shape, `the value assigned to '${name}'`);
         else {
           // The first value of `let y: T;` (or a new value after a failed one): T gives the shape.
-          const declared = (sym.valueDeclaration as ts.VariableDeclaration).type;
+          const declared = sym.valueDeclaration && t.isVariableDeclaration(sym.valueDeclaration) ? sym.valueDeclaration.type : undefined;
           if (declared) this.conform(e.right, value, shapeOfType(t, this.checker, this.checker.getTypeAtLocation(declared), declared), `the value assigned to '${name}'`);
         }
         this.unassigned.delete(sym);
@@ -1637,6 +1675,7 @@ class FunctionLowering {
     if (e.kind === K.TrueKeyword || e.kind === K.FalseKeyword) return { name: this.b.lit(e.kind === K.TrueKeyword, hint ?? 'c'), shape: BOOLEAN };
     if (t.isIdentifier(e)) return this.identifier(e, hint);
     if (e.kind === K.ThisKeyword) fail(1102, e, "cannot use 'this' in a differentiable method; pass the value as a parameter");
+    if (e.kind === K.NullKeyword || t.isVoidExpression(e)) this.noValue(e);
     if (t.isPrefixUnaryExpression(e)) {
       if (e.operator === K.MinusToken) {
         if (t.isNumericLiteral(e.operand)) return { name: this.b.lit(-Number(e.operand.text), hint ?? 'c'), shape: NUMBER };
@@ -1698,6 +1737,7 @@ class FunctionLowering {
       fail(1117, e, `'${e.text}' is a local function used as a value: tsad inlines the calls of a local function, so it can only be called here, not returned, stored or passed on`);
     }
     if (e.text === 'NaN' || e.text === 'Infinity') return { name: this.b.lit(e.text === 'NaN' ? NaN : Infinity, hint ?? 'c'), shape: NUMBER };
+    if (e.text === 'undefined' && sym && !sym.valueDeclaration) this.noValue(e);
     // An unknown name is TypeScript's error ("Cannot find name"), and a failed local was ours.
     if (!sym) reportedByTypeScript(e, 1106, `'${e.text}' is not declared`);
     if (this.failed.has(sym) || this.unassigned.has(sym)) return this.current$(sym, e);
@@ -1718,6 +1758,11 @@ class FunctionLowering {
       }
     }
     return fail(1106, e, `'${e.text}' is not a parameter or local variable of this differentiable function`);
+  }
+
+  /** `undefined` and `null` are values a differentiable function cannot hold (there is no optional value in the subset). */
+  private noValue(e: ts.Node): never {
+    return fail(1102, e, `'${e.getText()}' is not supported in differentiable functions: every variable holds a number, boolean, string, array, tuple or object; give it a value of its type (0, NaN, false), or test a boolean flag instead of comparing with ${e.getText()}`);
   }
 
   private isGlobalMath(e: ts.Expression): boolean {
@@ -1872,7 +1917,7 @@ class FunctionLowering {
     const local = t.isIdentifier(callee) ? localFunctionOf(t, this.checker.getSymbolAtLocation(callee), this.decl) : undefined;
     if (local) return this.inlineCall(e, local, hint);
     const target = resolveMarkedFunction(callee, this.checker) ?? this.notDifferentiable(e);
-    const lowered = this.owner.lower(target.decl);
+    const lowered = this.owner.lower(target.decl, e);
     const raw = e.arguments.map((a) => this.expr(a));
     if (raw.length !== lowered.params.length) fail(1102, e, `'${lowered.name}' takes ${lowered.params.length} argument(s)`);
     const args = raw.map((a, i) => this.coerce(e.arguments[i], a, lowered.params[i].shape));

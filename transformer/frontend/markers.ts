@@ -72,10 +72,10 @@ function markerOptions(node: ts.Expression | undefined): { wrt?: readonly (strin
   let wrt: readonly (string | number)[] | undefined;
   let checkpoint: LoopCheckpoint | undefined;
   for (const p of node.properties) {
-    if (!t.isPropertyAssignment(p)) continue;
-    const key = p.name.getText();
-    if (key === 'wrt') wrt = wrtList(p.initializer);
-    else if (key === 'checkpoint') checkpoint = checkpointOption(p.initializer);
+    const key = p.name?.getText();
+    if (t.isPropertyAssignment(p) && key === 'wrt') wrt = wrtList(p.initializer);
+    else if (t.isPropertyAssignment(p) && key === 'checkpoint') checkpoint = checkpointOption(p.initializer);
+    else fail(1003, p, `unknown option ${key ? `'${key}' ` : ''}of @differentiable: the options are wrt and checkpoint, written as wrt: [...] and checkpoint: ...`);
   }
   return { ...(wrt ? { wrt } : {}), ...(checkpoint ? { checkpoint } : {}) };
 }
@@ -120,10 +120,74 @@ export function wrtList(node: ts.Expression): (string | number)[] {
 export const TRANSFORM_NAMES: ReadonlySet<string> = new Set(TRANSFORM_KINDS);
 
 function hasDocMarker(decl: ts.Node): boolean {
+  return docMarkerComment(decl) !== undefined;
+}
+
+/**
+ * `@differentiable` as a tag: first on a line of the comment (`/** @differentiable *\/`,
+ * ` * @differentiable`, `// @differentiable`). A mention in prose ("unlike a @differentiable
+ * function, ...") marks nothing: every marked function is lowered, so it would be an error.
+ */
+const DOC_MARKER = /(?:^|\n)[ \t]*(?:\/\*\*?|\/\/|\*)?[ \t]*@differentiable\b/;
+
+/** The comment before `decl` that holds `@differentiable`, if any. */
+function docMarkerComment(decl: ts.Node): ts.CommentRange | undefined {
   const t = api();
   const sf = decl.getSourceFile();
   const ranges = t.getLeadingCommentRanges(sf.text, decl.getFullStart()) ?? [];
-  return ranges.some((r) => /@differentiable\b/.test(sf.text.slice(r.pos, r.end)));
+  return ranges.find((r) => DOC_MARKER.test(sf.text.slice(r.pos, r.end)));
+}
+
+/** The end of the parenthesized text opening at `open` (past its `)`), skipping strings; `end` if it is not closed. */
+function closingParenthesis(text: string, open: number, end: number): number {
+  let depth = 0;
+  for (let i = open; i < end; i++) {
+    const c = text[i];
+    if (c === "'" || c === '"' || c === '`') {
+      for (i++; i < end && text[i] !== c; i++) if (text[i] === '\\') i++;
+    } else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i + 1;
+  }
+  return end;
+}
+
+/** Options of comment markers, by the comment's position in its file (parsed once). */
+const docOptionsCache = new WeakMap<ts.SourceFile, Map<number, ReturnType<typeof markerOptions>>>();
+
+/**
+ * `/** @differentiable({ checkpoint: 'sqrt' }) *\/`: the options of a comment marker, the same as
+ * the decorator's. Comments have no syntax tree, so the options are parsed on their own, in a
+ * copy of the file that is blank up to them: each node keeps its line and column, and a bad
+ * option is reported where it is written.
+ */
+function docOptions(holder: ts.Node): ReturnType<typeof markerOptions> {
+  const t = api();
+  const comment = docMarkerComment(holder);
+  if (!comment) return {};
+  const sf = holder.getSourceFile();
+  let cache = docOptionsCache.get(sf);
+  if (!cache) docOptionsCache.set(sf, (cache = new Map()));
+  const known = cache.get(comment.pos);
+  if (known) return known;
+  const text = sf.text.slice(comment.pos, comment.end);
+  const marker = /@differentiable\b\s*\(/.exec(text);
+  let options: ReturnType<typeof markerOptions> = {};
+  if (marker) {
+    const open = comment.pos + marker.index + marker[0].length - 1;
+    const close = closingParenthesis(sf.text, open, comment.end);
+    // A continuation line of a block comment starts with ` * `: blank the star, keep the column.
+    const body = sf.text.slice(open, close).replace(/(\n[ \t]*)\*/g, '$1 ');
+    const parsed = t.createSourceFile(sf.fileName, sf.text.slice(0, open).replace(/[^\r\n]/g, ' ') + body, sf.languageVersion, true);
+    const statement = parsed.statements[0];
+    const call = statement && t.isExpressionStatement(statement) ? statement.expression : undefined;
+    const errors = (parsed as { parseDiagnostics?: readonly ts.Diagnostic[] }).parseDiagnostics ?? [];
+    if (!call || !t.isParenthesizedExpression(call) || parsed.statements.length !== 1 || errors.length > 0) {
+      return fail(1003, holder, `the options of /** @differentiable(...) */ must be one object literal in parentheses, e.g. @differentiable({ checkpoint: 'sqrt' })`);
+    }
+    options = markerOptions(call.expression);
+  }
+  cache.set(comment.pos, options);
+  return options;
 }
 
 /** The variable declaration an arrow or function expression is the value of (through parentheses and `as`). */
@@ -146,6 +210,11 @@ function docMarkedConst(fn: ts.Node): ts.VariableDeclaration | undefined {
   if (!decl || !(decl.parent.flags & t.NodeFlags.Const)) return undefined;
   const statement = decl.parent.parent;
   return hasDocMarker(decl) || (t.isVariableStatement(statement) && hasDocMarker(statement)) ? decl : undefined;
+}
+
+/** Where the marker comment of a doc-marked const sits: before the declaration, or before its statement. */
+function docMarkerHolder(decl: ts.VariableDeclaration): ts.Node {
+  return hasDocMarker(decl) ? decl : decl.parent.parent;
 }
 
 /** The statement a doc comment for a variable would sit on. */
@@ -326,7 +395,7 @@ export function markerOf(decl: ts.Node, checker: ts.TypeChecker): MarkerInfo | u
   const t = api();
   const rule = customRuleOf(decl, checker);
   if (rule && !t.isMethodDeclaration(decl)) return { node: rule };
-  if (t.isFunctionDeclaration(decl)) return hasDocMarker(decl) ? { node: decl } : undefined;
+  if (t.isFunctionDeclaration(decl)) return hasDocMarker(decl) ? { node: decl, ...docOptions(decl) } : undefined;
   if (t.isMethodDeclaration(decl)) {
     for (const d of t.getDecorators(decl) ?? []) {
       const e = d.expression;
@@ -335,14 +404,14 @@ export function markerOf(decl: ts.Node, checker: ts.TypeChecker): MarkerInfo | u
         return { node: d, ...markerOptions(e.arguments[0]) };
       }
     }
-    return hasDocMarker(decl) ? { node: decl } : undefined;
+    return hasDocMarker(decl) ? { node: decl, ...docOptions(decl) } : undefined;
   }
   if ((t.isArrowFunction(decl) || t.isFunctionExpression(decl)) && t.isCallExpression(decl.parent)) {
     const call = decl.parent;
     if (call.arguments[0] === decl && isTsadExport(call.expression, checker, 'differentiable')) return { node: call, ...markerOptions(call.arguments[1]) };
   }
   const variable = docMarkedConst(decl);
-  if (variable) return { node: variable };
+  if (variable) return { node: variable, ...docOptions(docMarkerHolder(variable)) };
   return undefined;
 }
 
@@ -363,6 +432,24 @@ function notReassigned(decl: ts.VariableDeclaration, checker: ts.TypeChecker): v
     write,
     `'${name}' holds a differentiable function (declared with ${kind} on line ${line}) and is assigned again here: transforms of '${name}' are compiled from the function it was declared with, and would differentiate that one after this assignment`,
   );
+}
+
+/**
+ * Is `node` a marked function (for the check of every marked function of a file, used by a
+ * transform or not)? Also a marked getter, setter or constructor, which cannot be differentiable:
+ * lowering it says so, where a marker on it would otherwise be silently ignored.
+ */
+export function isMarkedFunction(node: ts.Node, checker: ts.TypeChecker): node is ts.SignatureDeclaration {
+  const t = api();
+  if (t.isGetAccessor(node) || t.isSetAccessor(node) || t.isConstructorDeclaration(node)) {
+    const decorators = t.canHaveDecorators(node) ? t.getDecorators(node) : undefined;
+    const decorated = (decorators ?? []).some((d) => isTsadExport(t.isCallExpression(d.expression) ? d.expression.expression : d.expression, checker, 'differentiable'));
+    return decorated || hasDocMarker(node);
+  }
+  if (t.isFunctionDeclaration(node) || t.isMethodDeclaration(node) || t.isArrowFunction(node) || t.isFunctionExpression(node)) {
+    return (node as ts.FunctionLikeDeclaration).body !== undefined && markerOf(node, checker) !== undefined;
+  }
+  return false;
 }
 
 /** `f` at a call site -> the marked declaration, through aliases, imports and `const g = f`. */
@@ -394,7 +481,7 @@ export function resolveMarkedFunction(
       const r = rule
         ? { decl: init as ts.SignatureDeclaration, marker: { node: rule } }
         : docMarkedConst(init)
-          ? { decl: init as ts.ArrowFunction | ts.FunctionExpression, marker: { node: decl } }
+          ? { decl: init as ts.ArrowFunction | ts.FunctionExpression, marker: { node: decl, ...docOptions(docMarkerHolder(decl)) } }
           : resolveMarkedFunction(decl.initializer, checker, depth + 1);
       if (r) {
         notReassigned(decl, checker);

@@ -78,15 +78,18 @@ export class NestedDerivatives {
     return undefined;
   }
 
-  /** `shapeOf`: the shape of a variable an arrow may capture, undefined for any other symbol. */
-  lower(target: Target, shapeOf?: ShapeOf): LoweredTarget {
-    if (target.tag === 'fn') return { fn: this.owner.lower(target.decl), captures: [] };
+  /**
+   * `shapeOf`: the shape of a variable an arrow may capture, undefined for any other symbol.
+   * `at`: the transform call that needs the target (a recursion is reported there).
+   */
+  lower(target: Target, shapeOf?: ShapeOf, at?: ts.Node): LoweredTarget {
+    if (target.tag === 'fn') return { fn: this.owner.lower(target.decl, at), captures: [] };
     if (target.tag === 'arrow') {
       if (!shapeOf) return fail(1001, target.decl, 'a transform outside a function needs a marked function, not an arrow written in place');
       const captures = capturesOf(this.owner.tsApi, this.owner.checker, target.decl, shapeOf);
       return { fn: this.owner.lift(target.decl, captures), captures };
     }
-    const inner = this.lower(target.of, shapeOf);
+    const inner = this.lower(target.of, shapeOf, at ?? target.call);
     const wrt = target.kind === 'jvp' ? [] : target.wrt.map((i) => i + inner.captures.length);
     return { fn: this.derivative(inner.fn, target, wrt), captures: inner.captures };
   }

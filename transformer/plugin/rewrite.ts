@@ -11,6 +11,7 @@ import { transformValueUses } from '../frontend/transformValues';
 import { appliedLocalTransform, capturesOf, declaredAround, resolveTarget, wrtOf } from '../frontend/nested';
 import {
   checkRuleTarget,
+  isMarkedFunction,
   isRuleCall,
   notDifferentiableReason,
   resolveMarkedFunction,
@@ -120,10 +121,11 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   // Problems by place: a broken function needed by several call sites is one problem.
   const problems = new Map<string, { error: TsadDiagnosticError; neededBy: ts.Node[] }>();
   /**
-   * Records the problems of a diagnostic and returns the one the call site names when it runs.
+   * Records the problems of a diagnostic and returns the one the call site names when it runs
+   * (`node`, the call site, none for the check of a marked function).
    * Anything else is a bug: it propagates, so that a build never reports it as the user's.
    */
-  const fail = (e: unknown, node: ts.Node): TsadDiagnosticError => {
+  const fail = (e: unknown, node: ts.Node | undefined): TsadDiagnosticError => {
     if (!isTsadDiagnostic(e)) throw e;
     const every = (p: TsadDiagnosticError): TsadDiagnosticError[] => [p, ...p.related.flatMap(every)];
     const all = every(e);
@@ -133,7 +135,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
       const key = `${at.file.fileName}:${at.start}:${p.code}`;
       const known = problems.get(key) ?? { error: p, neededBy: [] };
       problems.set(key, known);
-      if (!known.neededBy.includes(node)) known.neededBy.push(node);
+      if (node && !known.neededBy.includes(node)) known.neededBy.push(node);
     }
     return all.find((p) => p.code !== REPORTED_BY_TYPESCRIPT) ?? e;
   };
@@ -240,6 +242,19 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
     flush();
     return sf;
   }
+  // Every marked function is checked, also one no transform uses (yet): its problems are found
+  // when it is written, not when a call site first needs it. The call sites above have lowered
+  // the ones they use, so this lowers only the rest, once each.
+  if (interesting.size > 0 || sf.text.includes('@differentiable')) {
+    for (const decl of functionsMaybeMarked(tsApi, sf, interesting)) {
+      try {
+        if (isMarkedFunction(decl, checker)) compiler.check(decl);
+      } catch (e) {
+        // Needed by no call site: the diagnostic has no "needed by" line for this check.
+        fail(e, undefined);
+      }
+    }
+  }
   flush();
   const generated = compiler.statements();
   if (generated.length === 0) return out;
@@ -270,6 +285,25 @@ function buildFailed(tsApi: typeof ts, f: ts.NodeFactory, call: ts.CallExpressio
   const replacement = TRANSFORMS[kind].form === 'call' ? f.createCallExpression(f.createParenthesizedExpression(thrower), undefined, []) : thrower;
   tsApi.setOriginalNode(replacement, call);
   return replacement;
+}
+
+/**
+ * The functions of a file that may be marked (isMarkedFunction decides), in source order, found
+ * without recursion. An arrow passed to a call is marked only as the argument of a tsad call
+ * (`differentiable(arrow)`), so the arrows of other calls (`xs.map((x) => …)`) are left out.
+ */
+function functionsMaybeMarked(tsApi: typeof ts, sf: ts.SourceFile, tsadPaths: ReadonlySet<ts.Node>): ts.SignatureDeclaration[] {
+  const found: ts.SignatureDeclaration[] = [];
+  const stack: ts.Node[] = [sf];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const callback = (tsApi.isArrowFunction(node) || tsApi.isFunctionExpression(node)) && tsApi.isCallExpression(node.parent) && !tsadPaths.has(node.parent);
+    if (tsApi.isFunctionLike(node) && !callback) found.push(node);
+    tsApi.forEachChild(node, (child) => {
+      stack.push(child);
+    });
+  }
+  return found.sort((a, b) => a.pos - b.pos);
 }
 
 /** Every node on a path from the file to a call of a tsad export or a decorator, found without recursion. */
