@@ -265,6 +265,13 @@ export interface ConstructRule {
    * `result` is a sum onto (a loop whose body only adds to a carried value), if any.
    */
   readonly accumulatesResult?: (ops: FuseOps, e: ConstructExpr, result: number) => number | undefined;
+  /**
+   * A body-less read of its one linear operand, an array, into one real (lindex): the same read
+   * as a construct that also hands the array on, given the array (`lpeek(i, w ; ȧ)` gives (ȧ, ȧ_i)),
+   * or undefined where there is none. ad/peek.ts puts it in for a dup whose first copy is read
+   * this way, so the array keeps one holder and a later update of it stays in place.
+   */
+  readonly peek?: (e: ConstructExpr, array: string) => Expr | undefined;
   /** Updates an operand in place where it may (EmitTsOps.owned): the emitter then releases arrays a dup fans out. */
   readonly updatesInPlace?: boolean;
   /**
