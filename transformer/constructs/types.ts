@@ -113,6 +113,12 @@ export interface TransposeOps {
    * `(ū ; w̄_bar) -> (; v̄_bar)`, every cotangent materialised.
    */
   transposeBody(body: Lambda, resultTypes: readonly Type[]): Lambda;
+  /**
+   * What a non-linear variable of the enclosing body is bound to (a let of that one result), where
+   * known: a loop T made reads its trip count `ceil(n)` this way, to be recognised when transposed
+   * again.
+   */
+  definition(name: string): Expr | undefined;
 }
 
 /** What E offers: erasing a construct's bodies. */
