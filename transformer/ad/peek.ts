@@ -25,8 +25,21 @@ function readsOf(s: Stmt, f: (name: string) => void): void {
   forEachOperand(s.rhs, f);
 }
 
-function peekBlock(b: Block): Block {
-  const stmts: Stmt[] = b.stmts.map((s) => (s.tag === 'let' ? { ...s, rhs: peekExpr(s.rhs) } : s));
+/** The blocks an expression holds directly: its bodies, a nested block (also under drops). */
+function childBlocks(e: Expr): Block[] {
+  while (e.tag === 'drop') e = e.expr;
+  if (e.tag === 'block') return [e.block];
+  return e.tag === 'construct' ? e.bodies.map((l) => l.body) : [];
+}
+
+/** The expression with its child blocks replaced by their rewritten versions. */
+function withChildren(e: Expr, done: ReadonlyMap<Block, Block>): Expr {
+  return mapChildren(e, (l) => ({ ...l, body: done.get(l.body) ?? l.body }), (x) => withChildren(x, done));
+}
+
+/** One block whose nested blocks are rewritten already. */
+function peekBlock(b: Block, done: ReadonlyMap<Block, Block>): Block {
+  const stmts: Stmt[] = b.stmts.map((s) => (s.tag === 'let' && childBlocks(s.rhs).length > 0 ? { ...s, rhs: withChildren(s.rhs, done) } : s));
   // The statement reading each name (a linear name is read once); the result reads the rest.
   const reader = new Map<string, number>();
   stmts.forEach((s, k) => readsOf(s, (n) => reader.has(n) || reader.set(n, k)));
@@ -50,14 +63,24 @@ function peekBlock(b: Block): Block {
     reader.set(source, k);
   }
   const kept = removed.size > 0 ? stmts.filter((_, k) => !removed.has(k)) : stmts;
-  return { stmts: kept, result: peekExpr(b.result) };
+  return { stmts: kept, result: childBlocks(b.result).length > 0 ? withChildren(b.result, done) : b.result };
 }
 
-function peekExpr(e: Expr): Expr {
-  return mapChildren(e, (l) => ({ ...l, body: peekBlock(l.body) }), peekExpr);
-}
-
-/** The def with every dup-then-read of a peekable read rewritten (bodies included). */
+/**
+ * The def with every dup-then-read of a peekable read rewritten, bodies included. Blocks are
+ * listed with an explicit stack and rewritten innermost first: nesting depth costs no JavaScript
+ * stack.
+ */
 export function peekReads(d: FnDef): FnDef {
-  return { ...d, body: peekBlock(d.body) };
+  const order: Block[] = [];
+  const todo: Block[] = [d.body];
+  while (todo.length > 0) {
+    const b = todo.pop()!;
+    order.push(b);
+    for (const s of b.stmts) if (s.tag === 'let') todo.push(...childBlocks(s.rhs));
+    todo.push(...childBlocks(b.result));
+  }
+  const done = new Map<Block, Block>();
+  for (let k = order.length - 1; k >= 0; k--) done.set(order[k], peekBlock(order[k], done));
+  return { ...d, body: done.get(d.body)! };
 }
