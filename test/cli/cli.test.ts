@@ -24,6 +24,19 @@ test('--work reports the cost of each part', () => {
   expect(r.out).toMatch(/work f: 3, f\.fwd: \d+, f\.lin: \d+, f\.bwd: 4/);
 });
 
+test("by default the plugin's pipeline: array reads accumulate in place, W(grad)/W(f) flat from m = 8 to 64 (with --raw it grows)", () => {
+  const ratio = (m: number, ...extra: string[]) => {
+    const r = tsad('ir', 'grad', path.join(__dirname, 'fixtures', 'reads.lina'), '--fn', 'f', '--at', `0.3,${m}`, '--work', ...extra);
+    const w = /work f: (\d+),.* f\.grad: (\d+)/.exec(r.out)!;
+    return Number(w[2]) / Number(w[1]);
+  };
+  const [small, large] = [ratio(8), ratio(64)];
+  expect(large).toBeLessThan(3);
+  expect(large).toBeLessThan(small * 1.05);
+  // The bare passes: one ladd of a one-hot per read, O(m) each.
+  expect(ratio(64, '--raw')).toBeGreaterThan(2 * ratio(8, '--raw'));
+});
+
 test('--checkpoint: the same gradient, a smaller peak tape with --work; a bad policy is a usage error', () => {
   const at = ['--fn', 'sq', '--at', '1,64', '--work'];
   const store = tsad('ir', 'grad', ex('loop.lina'), ...at);
@@ -98,7 +111,7 @@ test('a bad command line exits 2 with a usage hint, never a stack trace', () => 
   const flag = tsad('ir', 'grad', ex('matvec.lina'), '--fn', 'specific', '--bogus');
   expect(flag.err).toBe(
     "tsad: unknown option '--bogus' for tsad ir grad\n" +
-      'usage: tsad ir grad FILE --fn NAME [--at X,...] [--work] [--recompute] [--simplify] [--checkpoint POLICY]\n' +
+      'usage: tsad ir grad FILE --fn NAME [--at X,...] [--work] [--recompute] [--raw] [--checkpoint POLICY]\n' +
       "run 'tsad ir grad --help' for details",
   );
   // Values go in one comma-separated argument; a second number is the likely mistake.
@@ -199,7 +212,8 @@ describe('ir linearize and ir transpose print every def their output calls', () 
     return p;
   };
 
-  test.each([[[]], [['--recompute']], [['--simplify']]])('linearize %j: g.fwd and g.lin come along, and the text re-parses and checks', (extra) => {
+  // --raw: the plugin's pipeline (the default) inlines g into f.
+  test.each([[['--raw']], [['--raw', '--recompute']], [['--raw', '--simplify']]])('linearize %j: g.fwd and g.lin come along, and the text re-parses and checks', (extra) => {
     const r = tsad('ir', 'linearize', fixture('calls.lina'), '--fn', 'f', ...extra);
     expect(r.code).toBe(0);
     const p = reparse(r.out);
@@ -212,7 +226,7 @@ describe('ir linearize and ir transpose print every def their output calls', () 
   });
 
   test('transpose: h.T comes along, and the text re-parses, checks and is the adjoint', () => {
-    const r = tsad('ir', 'transpose', fixture('lincalls.lina'), '--fn', 'k');
+    const r = tsad('ir', 'transpose', fixture('lincalls.lina'), '--fn', 'k', '--raw');
     expect(r.code).toBe(0);
     const p = reparse(r.out);
     expect(p.defs.map((d) => d.name)).toEqual(['h.T', 'k.T']);

@@ -37,6 +37,7 @@ import { constructResultTypes } from '../ir/check';
 import { PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { restoreLinearity } from './linearity';
+import { peekReads } from './peek';
 import { hoistBlocks } from './hoist';
 import { dotName, jvpName, role } from './names';
 import { calleesFirst, defMap } from './program';
@@ -265,7 +266,8 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
   const r = jvpTail(ctx, d.body);
   const dots = r.tangents.map((t, i) => materialize(ctx, t, typeOf(ctx, r.names[i])));
   const body = ctx.b.finish(ret(r.names, dots));
-  return restoreLinearity({
+  // A tangent read and then updated (h[j] = f(h[j])) keeps one holder, so the update is in place.
+  return peekReads(restoreLinearity({
     name: jvpName(d.name),
     role: role('jvp', d.name),
     nlParams: d.nlParams,
@@ -273,7 +275,7 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
     nlResults: d.nlResults,
     linResults: d.nlResults.map(tangentType),
     body,
-  });
+  }));
 }
 
 /** Appends `f.jvp` for each named function and, callees first, every function they call. */

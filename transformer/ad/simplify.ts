@@ -22,7 +22,7 @@ interface Site {
 import { PRIMS } from '../prims/registry';
 import { restoreLinearity } from './linearity';
 import type { Scalar } from '../prims/types';
-import { forEachOperand, hasBodies, mapChildren, renameOperands, visitExpr } from '../ir/traverse';
+import { forEachOperand, hasBodies, mapChildren, renameOperands, visitDef, visitExpr } from '../ir/traverse';
 import { hoistBlocks, rebindsAName } from './hoist';
 
 const isVarDrop = (e: Expr) => e.tag === 'drop' && (e.expr.tag === 'var' || (e.expr.tag === 'ret' && true));
@@ -59,8 +59,31 @@ class Simplifier {
   /** Where each name was bound: its block's statements and its position there. */
   private readonly boundAt = new Map<string, { readonly out: Stmt[]; readonly index: number }>();
   private names: NameSupply | undefined;
+  /** The linear variables of array type (every binder of the def, by name: names are unique). */
+  private readonly linearArrays = new Set<string>();
 
-  constructor(private readonly def: FnDef) {}
+  constructor(private readonly def: FnDef) {
+    visitDef(def, {
+      bind: (b, linear) => {
+        if (linear && b.type?.tag === 'array') this.linearArrays.add(b.name);
+      },
+    });
+  }
+
+  /**
+   * A dead body-less statement that reads a linear array and yields no array (`lindex(i ; ȧ)`)
+   * stays, its result dropped: removing it would leave the whole array to drop, which costs one
+   * unit per element where the read and the drop of its result cost two (the work never grows).
+   */
+  private narrowsAnArray(node: Extract<Stmt, { tag: 'let' }>): boolean {
+    const e = node.rhs;
+    if (e.tag === 'block' || (e.tag === 'construct' && e.bodies.length > 0) || node.lin.length === 0 || node.lin.some((b) => b.type?.tag !== 'real')) return false;
+    let reads = false;
+    forEachOperand(node.rhs, (n, linear) => {
+      if (linear && this.linearArrays.has(n)) reads = true;
+    });
+    return reads;
+  }
 
   /** Appends a kept statement, noting where its names are bound and what it can absorb. */
   private push(out: Stmt[], st: Stmt): void {
@@ -278,7 +301,7 @@ class Simplifier {
       const node = body.stmts[i];
       if (node.tag === 'let') {
         const binders = [...node.nl, ...node.lin];
-        if (binders.length > 0 && binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop') continue;
+        if (binders.length > 0 && binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop' && !this.narrowsAnArray(node)) continue;
         const pruned = this.pruneResults(node, unused);
         const rhs = this.dceExpr(pruned.rhs);
         kept.push(rhs === pruned.rhs ? pruned : { ...pruned, rhs });

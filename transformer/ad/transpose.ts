@@ -109,6 +109,7 @@ class Transposer {
     private readonly b: Builder,
     private readonly types: Map<string, Type>,
     private readonly defs: ReadonlyMap<string, FnDef>,
+    private readonly definitions: ReadonlyMap<string, Expr> = new Map(),
   ) {}
 
   set(name: string, t: Tangent): void {
@@ -190,6 +191,7 @@ class Transposer {
           b,
           typeOf: (n) => this.typeOf(n),
           transposeBody: (body, resultTypes) => transposeLambda(body, resultTypes, b.names, this.defs),
+          definition: (n) => this.definitions.get(n),
         };
         const types = s.lin.map((x) => this.typeOf(x.name));
         const cts = constructRule(rhs, 'transpose').transpose(ops, rhs, outs, types);
@@ -214,8 +216,10 @@ function transposeLambda(l: Lambda, resultTypes: readonly Type[], names: NameSup
   if (final.tag !== 'ret') throw new InternalError('transpose: flatten must end in a return');
 
   const forward = stmts.filter(isForward);
+  const definitions = new Map<string, Expr>();
+  for (const s of forward) if (s.tag === 'let' && s.nl.length === 1 && s.lin.length === 0) definitions.set(s.nl[0].name, s.rhs);
   const b = new Builder(names);
-  const tr = new Transposer(b, types, defs);
+  const tr = new Transposer(b, types, defs, definitions);
   const ctParams = final.lin.map((y, i) => binder(names.fresh(barName(y)), resultTypes[i]));
   final.lin.forEach((y, i) => tr.set(y, ctParams[i].name));
   for (let i = stmts.length - 1; i >= 0; i--) if (!isForward(stmts[i])) tr.stmt(stmts[i]);

@@ -113,6 +113,12 @@ export interface TransposeOps {
    * `(ū ; w̄_bar) -> (; v̄_bar)`, every cotangent materialised.
    */
   transposeBody(body: Lambda, resultTypes: readonly Type[]): Lambda;
+  /**
+   * What a non-linear variable of the enclosing body is bound to (a let of that one result), where
+   * known: a loop T made reads its trip count `ceil(n)` this way, to be recognised when transposed
+   * again.
+   */
+  definition(name: string): Expr | undefined;
 }
 
 /** What E offers: erasing a construct's bodies. */
@@ -265,6 +271,13 @@ export interface ConstructRule {
    * `result` is a sum onto (a loop whose body only adds to a carried value), if any.
    */
   readonly accumulatesResult?: (ops: FuseOps, e: ConstructExpr, result: number) => number | undefined;
+  /**
+   * A body-less read of its one linear operand, an array, into one real (lindex): the same read
+   * as a construct that also hands the array on, given the array (`lpeek(i, w ; ȧ)` gives (ȧ, ȧ_i)),
+   * or undefined where there is none. ad/peek.ts puts it in for a dup whose first copy is read
+   * this way, so the array keeps one holder and a later update of it stays in place.
+   */
+  readonly peek?: (e: ConstructExpr, array: string) => Expr | undefined;
   /** Updates an operand in place where it may (EmitTsOps.owned): the emitter then releases arrays a dup fans out. */
   readonly updatesInPlace?: boolean;
   /**

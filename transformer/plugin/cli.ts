@@ -10,7 +10,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parseProgram } from '../ir/parse';
 import { numberText, printProgram } from '../ir/print';
-import { checkProgram } from '../ir/check';
+import { annotateTypes, checkProgram } from '../ir/check';
+import { defArity } from '../ir/arity';
+import { markInPlace } from '../ad/inplace';
+import { DRIVER } from '../plan/request';
 import { evalFn, Value, zeroOf } from '../ir/interp';
 import { FnDef, InternalError, IrError, Program, Type, scalarCount, tangentType } from '../ir/syntax';
 import { jvpOf, linearizeOf, transposeOf, gradOf, vjpOf, DriverOptions } from '../ad/drivers';
@@ -55,7 +58,10 @@ const AT: Flag = {
 };
 const WORK: Flag = { help: "print the work (cost model) of each function evaluated" };
 const RECOMPUTE: Flag = { help: 'checkpointing: recompute non-linear values in the linear part instead of saving them on the tape' };
-const SIMPLIFY: Flag = { help: 'simplify every generated def' };
+const SIMPLIFY: Flag = { help: 'simplify every generated def (the default; with --raw, simplify all the same)' };
+const RAW: Flag = {
+  help: "the bare passes: no simplifier, no inlining of the function's calls, every residual saved, and --work evaluated without in-place writes (by default tsad ir runs the plugin's pipeline)",
+};
 const CHECKPOINT: Flag = {
   arg: 'POLICY',
   help: 'loop checkpointing: store (the default), sqrt, every:K or levels:L; reverse mode saves the loop state at segment starts and recomputes one segment at a time',
@@ -76,16 +82,16 @@ const IR_COMMANDS: readonly Command[] = [
   },
   {
     name: 'ir eval',
-    synopsis: 'FILE --fn NAME [--at X,...] [--dir V,...] [--work]',
+    synopsis: 'FILE --fn NAME [--at X,...] [--dir V,...] [--work] [--raw]',
     about: 'Evaluate a function with the reference interpreter.',
-    flags: { fn: FN, at: AT, dir: { arg: 'V,...', help: 'values of the linear parameters (required when NAME has any)' }, work: WORK },
+    flags: { fn: FN, at: AT, dir: { arg: 'V,...', help: 'values of the linear parameters (required when NAME has any)' }, work: WORK, raw: RAW },
     run: (file, flags, io) => {
       const p = load(file);
       const f = target(p, flags);
       const x = point(f, flags, { required: f.nlParams.length > 0 });
       const v = linearArgs(f.linParams.map((b) => b.type!), flags, `${f.name} has linear parameters: give their values with --dir`);
       checkProgram(p);
-      const r = evalFn(p, f.name, x, v);
+      const r = evalFn(runnable(p, flags), f.name, x, v);
       io.out(`${f.name}(${showAll(x)}) = (${showAll(r.nl)}${r.lin.length ? `${r.nl.length ? ' ' : ''}; ${showAll(r.lin)}` : ''})`);
       if (flags.has('work')) io.out(`work ${f.name}: ${r.work}`);
       return 0;
@@ -93,9 +99,9 @@ const IR_COMMANDS: readonly Command[] = [
   },
   {
     name: 'ir jvp',
-    synopsis: 'FILE --fn NAME [--at X,... --dir V,...] [--work] [--simplify]',
+    synopsis: 'FILE --fn NAME [--at X,... --dir V,...] [--work] [--raw]',
     about: 'Forward mode. Without --at, print the program with NAME.jvp; with --at and --dir, its value and tangent there.',
-    flags: { fn: FN, at: AT, dir: { arg: 'V,...', help: 'the tangent direction, one number per real of the parameters (required with --at)' }, work: WORK, simplify: SIMPLIFY },
+    flags: { fn: FN, at: AT, dir: { arg: 'V,...', help: 'the tangent direction, one number per real of the parameters (required with --at)' }, work: WORK, raw: RAW, simplify: SIMPLIFY },
     run: (file, flags, io) => {
       const p = load(file);
       const f = target(p, flags);
@@ -109,18 +115,18 @@ const IR_COMMANDS: readonly Command[] = [
       }
       const x = point(f, flags, { required: true });
       const dx = linearArgs(f.nlParams.map((b) => tangentType(b.type!)), flags, '--at needs --dir V,... here (the tangent direction: --dir 1,0 for the first partial)');
-      const r = evalFn(program, jvp, x, dx);
+      const r = evalFn(runnable(program, flags), jvp, x, dx);
       io.out(`${f.name}(${showAll(x)}) = ${showAll(r.nl)}`);
       io.out(`tangent = ${showAll(r.lin)}`);
-      if (flags.has('work')) io.out(`work ${f.name}: ${evalFn(p, f.name, x).work}, ${jvp}: ${r.work}`);
+      if (flags.has('work')) io.out(`work ${f.name}: ${evalFn(runnable(p, flags), f.name, x).work}, ${jvp}: ${r.work}`);
       return 0;
     },
   },
   {
     name: 'ir linearize',
-    synopsis: 'FILE --fn NAME [--recompute] [--simplify] [--checkpoint POLICY]',
+    synopsis: 'FILE --fn NAME [--recompute] [--raw] [--checkpoint POLICY]',
     about: 'Print NAME.fwd (the primal, returning its tape) and NAME.lin (the linear part), with every def they call.',
-    flags: { fn: FN, recompute: RECOMPUTE, simplify: SIMPLIFY, checkpoint: CHECKPOINT },
+    flags: { fn: FN, recompute: RECOMPUTE, raw: RAW, simplify: SIMPLIFY, checkpoint: CHECKPOINT },
     run: (file, flags, io) => {
       const p = load(file);
       const f = target(p, flags);
@@ -131,9 +137,9 @@ const IR_COMMANDS: readonly Command[] = [
   },
   {
     name: 'ir transpose',
-    synopsis: 'FILE --fn NAME [--simplify]',
+    synopsis: 'FILE --fn NAME [--raw]',
     about: 'Print NAME.T, the transpose of the linear function NAME, with every def it calls.',
-    flags: { fn: FN, simplify: SIMPLIFY },
+    flags: { fn: FN, raw: RAW, simplify: SIMPLIFY },
     run: (file, flags, io) => {
       const p = load(file);
       const f = target(p, flags);
@@ -144,9 +150,9 @@ const IR_COMMANDS: readonly Command[] = [
   },
   {
     name: 'ir grad',
-    synopsis: 'FILE --fn NAME [--at X,...] [--work] [--recompute] [--simplify] [--checkpoint POLICY]',
+    synopsis: 'FILE --fn NAME [--at X,...] [--work] [--recompute] [--raw] [--checkpoint POLICY]',
     about: 'Reverse mode, for a function with one real result. Without --at, print the program with NAME.grad; with --at, the gradient there (with --work, also the most values its residual stacks held at once).',
-    flags: { fn: FN, at: AT, work: WORK, recompute: RECOMPUTE, simplify: SIMPLIFY, checkpoint: CHECKPOINT },
+    flags: { fn: FN, at: AT, work: WORK, recompute: RECOMPUTE, raw: RAW, simplify: SIMPLIFY, checkpoint: CHECKPOINT },
     run: (file, flags, io) => {
       const p = load(file);
       const f = target(p, flags);
@@ -158,15 +164,17 @@ const IR_COMMANDS: readonly Command[] = [
         return 0;
       }
       const x = point(f, flags, { required: true });
-      const r = evalFn(program, grad, x);
+      const run = runnable(program, flags);
+      const r = evalFn(run, grad, x);
       io.out(`grad ${f.name}(${showAll(x)}) = (${showAll(r.nl)})`);
       if (flags.has('work')) {
         const v = vjpOf(p, f.name, opts);
-        const fw = evalFn(v.program, v.fwd, x);
-        const lin = evalFn(v.program, linName(f.name), [fw.nl[1]], f.nlParams.map((b) => zeroOf(tangentType(b.type!))));
-        const bwd = evalFn(v.program, v.bwd, [fw.nl[1]], [1]);
-        io.out(`work ${f.name}: ${evalFn(p, f.name, x).work}, ${v.fwd}: ${fw.work}, ${f.name}.lin: ${lin.work}, ${v.bwd}: ${bwd.work}, ${grad}: ${r.work}`);
-        io.out(`peak tape ${grad}: ${evalFn(program, grad, x, [], { tape: true }).peakTape} values`);
+        const vr = runnable(v.program, flags);
+        const fw = evalFn(vr, v.fwd, x);
+        const lin = evalFn(vr, linName(f.name), [fw.nl[1]], f.nlParams.map((b) => zeroOf(tangentType(b.type!))));
+        const bwd = evalFn(vr, v.bwd, [fw.nl[1]], [1]);
+        io.out(`work ${f.name}: ${evalFn(runnable(p, flags), f.name, x).work}, ${v.fwd}: ${fw.work}, ${f.name}.lin: ${lin.work}, ${v.bwd}: ${bwd.work}, ${grad}: ${r.work}`);
+        io.out(`peak tape ${grad}: ${evalFn(run, grad, x, [], { tape: true }).peakTape} values`);
       }
       return 0;
     },
@@ -339,10 +347,25 @@ function linearArgs(types: readonly Type[], flags: Flags, missing: string): Valu
   return unflatten(types, numbers(dir, 'dir'), 'dir');
 }
 
+/**
+ * The plugin's pipeline (plan/request.ts, DRIVER: simplified, the function's calls inlined, cheap
+ * residuals recomputed), so that what `tsad ir` prints and measures is what a build emits; `--raw`
+ * gives the bare passes.
+ */
 function driverOptions(flags: Flags): DriverOptions {
-  const policy: CheckpointPolicy = flags.has('recompute') ? 'recompute' : 'save';
+  const raw = flags.has('raw');
+  const policy: CheckpointPolicy = flags.has('recompute') ? 'recompute' : raw ? 'save' : DRIVER.policy;
   const c = flags.get('checkpoint');
-  return { policy, simplify: flags.has('simplify'), recheck: recheckRequested(), ...(typeof c === 'string' ? { checkpoint: loopCheckpoint(c) } : {}) };
+  const base = raw ? { simplify: flags.has('simplify') } : { simplify: DRIVER.simplify, inlinePrimal: DRIVER.inlinePrimal };
+  return { ...base, policy, recheck: recheckRequested(), ...(typeof c === 'string' ? { checkpoint: loopCheckpoint(c) } : {}) };
+}
+
+/** The program as the backend runs it (writes in place where nobody can tell, ad/inplace.ts); as it is with --raw. */
+function runnable(p: Program, flags: Flags): Program {
+  if (flags.has('raw')) return p;
+  const q = annotateTypes(p);
+  const arity = defArity(new Map(q.defs.map((d) => [d.name, d])));
+  return { ...q, defs: q.defs.map((d) => markInPlace(d, arity)) };
 }
 
 /** `--checkpoint sqrt`, `every:32`, `levels:3`. */

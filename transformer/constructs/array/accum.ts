@@ -3,6 +3,7 @@
 //   let (; ā') = laccum(i, w ; ā, ẏ) []     ā + e_i·ẏ, dense of w's length      cost 1
 //                                           (w: an array, or the length itself)
 //   let (x1, x2) = share(x) []              x twice (E of a dup of an array)    cost 0
+//   let (; ā', ẏ) = lpeek(i, w ; ā) []      (ā, ā[i]): a read that hands ā on   cost 1
 //
 // T of a read `lindex(i, w ; ȧ)` is the one-hot `lonehot(i, w ; ȳ)`, and the fan-in of many reads
 // of one array (a loop's invariant read every iteration) adds one-hots with `ladd`, which costs
@@ -18,7 +19,11 @@
 // allocated it (InterpOps.owns; in TypeScript a per-call set of arrays, EmitTsOps.owned): a dup or
 // share releases it, and everything else is copied once, densely, before its first update.
 //
-// Adjoint: ⟨laccum(i, w ; ā, ẏ), c̄⟩ = ⟨ā, c̄⟩ + ẏ·c̄_i, so T(laccum)(c̄) = (c̄, lindex(i, w ; c̄)): a dup.
+// Adjoint: ⟨laccum(i, w ; ā, ẏ), c̄⟩ = ⟨ā, c̄⟩ + ẏ·c̄_i, so T(laccum)(c̄) = (c̄, c̄_i) = lpeek(i, w ; c̄),
+// and T(lpeek) = laccum. lpeek is `dup` then `lindex` without the second holder: the array it
+// hands on is the same one, still owned by the run that owned it, so an update after a read of
+// the same tangent (J of `h[j] = f(h[j])`: lindex then lupdate of ḣ) stays in place
+// (ad/peek.ts puts it in for the pair, through lindex's `peek` facet).
 // J of the erased form (all operands non-linear, second order): laccum is linear in (ā, ẏ), so
 // its tangent is laccum(i, w ; ȧ, ẏ̇), a zero tangent materialised.
 import { binder, construct, dup, tangentType, InternalError, IrError, arrayType, REAL } from '../../ir/syntax';
@@ -27,7 +32,7 @@ import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
 import type { ConstructExpr, ConstructRule, InterpOps, Sides } from '../types';
 import { barName, dotName } from '../../ad/names';
-import { emitOwnedDense } from './emit';
+import { assign, emitOwnedDense, readOrZero } from './emit';
 
 const REAL_ARRAY = arrayType(REAL);
 
@@ -93,10 +98,10 @@ export const laccum: ConstructRule = {
   unzip: (_ops, e) => e,
   transpose: (ops, e, [ct]) => {
     if (ct === null) return [null, null];
-    const [c1, c2] = ops.b.dup(ct, REAL_ARRAY);
+    const aBar = binder(ops.b.fresh(barName(e.lin[0])), REAL_ARRAY);
     const yBar = binder(ops.b.fresh(barName(e.lin[1])), REAL);
-    ops.b.bind([], [yBar], construct('lindex', e.nl, [c2], []));
-    return [c1, yBar.name];
+    ops.b.bind([], [aBar, yBar], construct('lpeek', e.nl, [ct], []));
+    return [aBar.name, yBar.name];
   },
   pruneResults: () => undefined,
   updatesInPlace: true,
@@ -152,5 +157,62 @@ export const share: ConstructRule = {
     const f = ops.factory;
     const x = ops.ref(e.nl[0]);
     return [...ops.release(x), ...into.map((n) => f.createExpressionStatement(f.createAssignment(f.createIdentifier(n), x)))];
+  },
+};
+
+/** lpeek's (i, w) and ā, from the linear form or the erased one. */
+const peekParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T } =>
+  isLinear(e) ? { i: v.nl[0], w: v.nl[1], a: v.lin[0] } : { i: v.nl[0], w: v.nl[1], a: v.nl[2] };
+const peekResult = <T>(e: ConstructExpr, xs: T[]): Sides<T> => (isLinear(e) ? { nl: [], lin: xs } : { nl: xs, lin: [] });
+
+/** `(ā, ā[i])`: element i of ā (0 past the end of a sparse array) and ā itself, still one holder. */
+export const lpeek: ConstructRule = {
+  name: 'lpeek',
+  arity: (e) => (isLinear(e) ? { nl: 0, lin: 2 } : { nl: 2, lin: 0 }),
+  typeRule: (ops, e, t) => {
+    if (e.bodies.length !== 0) ops.error('lpeek takes no bodies');
+    const ok = isLinear(e) ? t.nl.length === 2 && t.lin.length === 1 : t.nl.length === 3 && t.lin.length === 0;
+    if (!ok) {
+      ops.error(`lpeek takes an index, a witness and an array, linear (lpeek(i, w ; ā)) or, erased, non-linear; got ${t.nl.length} non-linear and ${t.lin.length} linear`);
+      return peekResult(e, [REAL_ARRAY, REAL]);
+    }
+    const { i, w, a } = peekParts(e, t);
+    if (i.tag !== 'real') ops.error(`the index of lpeek must be real, got ${printType(i)}`);
+    if (w.tag !== 'array' && w.tag !== 'real') ops.error(`the witness of lpeek must be an array or a length, got ${printType(w)}`);
+    if (a.tag !== 'array' || a.elem.tag !== 'real') ops.error(`lpeek reads an array<real>, got ${printType(a)}`);
+    return peekResult(e, [REAL_ARRAY, REAL]);
+  },
+  impl: (ops, e, v) => {
+    const { i, a } = peekParts(e, v);
+    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0) throw new IrError(`lpeek: index ${String(i)} is not a non-negative integer`);
+    ops.charge(1);
+    const arr = a as Value[];
+    return peekResult(e, [arr, (arr[i] as number | undefined) ?? 0]);
+  },
+  jvp: (ops, e, results) => {
+    if (isLinear(e)) throw new InternalError('jvp: lpeek with linear operands in a non-linear program (J applies to non-linear code; erase first)');
+    const { i, w, a } = peekParts(e, e);
+    ops.b.bind([...results], [], e);
+    const aDot = ops.tangentOf(a);
+    if (aDot === null) return [null, null];
+    const dots = [binder(ops.b.fresh(dotName(results[0].name)), REAL_ARRAY), binder(ops.b.fresh(dotName(results[1].name)), REAL)];
+    ops.b.bind([], dots, construct('lpeek', [i, w], [aDot], []));
+    return dots.map((d) => d.name);
+  },
+  unzip: (_ops, e) => e,
+  // ⟨(ā, ā_i), (c̄, ȳ)⟩ = ⟨ā, c̄ + e_i·ȳ⟩: an accumulation (a one-hot where c̄ is zero).
+  transpose: (ops, e, [aCt, yCt]) => {
+    if (aCt === null && yCt === null) return [null];
+    if (yCt === null) return [aCt];
+    const bar = binder(ops.b.fresh(barName(e.lin[0])), REAL_ARRAY);
+    ops.b.bind([], [bar], aCt === null ? construct('lonehot', e.nl, [yCt], []) : construct('laccum', e.nl, [aCt, yCt], []));
+    return [bar.name];
+  },
+  pruneResults: () => undefined,
+  lengthOnly: [1],
+  // r = ā; y = ā[i] ?? 0
+  emitTs: (ops, e, into) => {
+    const { i, a } = peekParts(e, e);
+    return [assign(ops, into[0], ops.ref(a)), assign(ops, into[1], readOrZero(ops, ops.ref(a), ops.ref(i)))];
   },
 };

@@ -7,7 +7,7 @@
 import type { ConstructRule } from '../types';
 import { len, index, fill, sum, lindex, lonehot, lsum, lfill } from './ops';
 import { map, smap } from './map';
-import { laccum, share } from './accum';
+import { laccum, lpeek, share } from './accum';
 import { scan, sscan } from './scan';
 import { reduce, sreduce } from './reduce';
 import { lscan, lfold, lrscan, lrfold } from './linearFold';
@@ -30,6 +30,7 @@ export const ARRAY_CONSTRUCTS = {
   map,
   smap,
   laccum,
+  lpeek,
   share,
   scan,
   sscan,

@@ -219,7 +219,8 @@ const transpose: ConstructRule['transpose'] = (ops, e, cotangents, resultTypes) 
  *
  *   let (; c̄) = loop(n, n, x̄ ; ȳ̄, zero(τ̄)) [|j, len, x̄ ; ȳ̄_arr, ā| {
  *     let p = index(x, j)            a mapped residual's element (an invariant one is passed as it is)
- *     let (; ȳ) = lindex(j ; ȳ_arr)  the element's result cotangents
+ *     let (; ȳ) = lindex(j, len ; ȳ_arr)  the element's result cotangents (len the witness, so
+ *                                   that T of this loop accumulates in place too: T∘T)
  *     (T body)(p̄ ; ȳ̄) -> (; c̄_j)
  *     ā' = laccum(j, len ; ā, c_j)  for a mapped operand (element j of its cotangent, once)
  *     ā' = ladd(; ā, c_j)           for an invariant (a gathered array's c_j is a one-hot, which
@@ -244,7 +245,7 @@ function scatterTranspose(ops: TransposeOps, e: ConstructExpr, cts: readonly str
   });
   const ctParams = tb.linParams.map((p, k) => {
     const arr = binder(b.fresh(`${p.name}_arr`), arrayType(elemTypes[k]));
-    stmts.push(letS([], [p], construct('lindex', [j.name], [arr.name], [])));
+    stmts.push(letS([], [p], construct('lindex', [j.name, len.name], [arr.name], [])));
     return arr;
   });
   const opTypes = e.lin.map((x) => ops.typeOf(x));

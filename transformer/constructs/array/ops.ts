@@ -259,6 +259,8 @@ interface LinearOp {
   readonly emit: (ops: EmitTsOps, into: string, k: string, x: string, t: Type | undefined) => ts.Statement[];
   /** `ladd(; other, this)` as one construct (ConstructRule.fuseAdd). */
   readonly fuseAdd?: ConstructRule['fuseAdd'];
+  /** The read that also hands its operand on (ConstructRule.peek). */
+  readonly peek?: ConstructRule['peek'];
 }
 
 function linearRule(o: LinearOp): ConstructRule {
@@ -300,6 +302,7 @@ function linearRule(o: LinearOp): ConstructRule {
     },
     pruneResults: () => undefined,
     ...(o.fuseAdd ? { fuseAdd: o.fuseAdd } : {}),
+    ...(o.peek ? { peek: o.peek } : {}),
     ...(o.witness ? { lengthOnly: [1] } : {}),
     emitTs: (ops, e, into) => o.emit(ops, into[0], coefficients(e, e, 1)[0], linearOperands(e, e, 1)[0], isLinear(e) ? REAL_ARRAY : ops.resultTypes[0]),
   };
@@ -317,6 +320,8 @@ export const lindex = linearRule({
   },
   transposeOp: 'lonehot',
   emit: (ops, into, i, a) => [assign(ops, into, readOrZero(ops, ops.ref(a), ops.ref(i)))],
+  // With a witness (J always gives one): lpeek(i, w ; ȧ) is (ȧ, this read), ȧ still one holder's.
+  peek: (e, a) => (e.lin.length === 1 && e.nl.length === 2 ? construct('lpeek', e.nl, [a], []) : undefined),
 });
 
 export const lonehot = linearRule({

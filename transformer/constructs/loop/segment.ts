@@ -21,6 +21,13 @@
 // the remat (twice, forward and again on the way back: six primitives per segment and sweep) so
 // that nothing but the state is saved, and through stop_gradient: J knows a tangent is zero only
 // within a body, and the trip count is locally constant. The counter costs one `add` per step.
+//
+// A snapshot of a carried array is a copy of the whole array (the segment then writes it in
+// place), so a segment is made at least as long as the arrays it carries: k = max(k, Σ len(c))
+// over the carried arrays at the loop's start. A snapshot then costs at most about one value per
+// step it covers, and a loop writing into a carried n-array costs O(n) in work and tape whatever
+// the policy, where segments of a fixed k cost n·⌈n/k⌉ (the values are the same: only the
+// grouping of the iterations changes).
 import { binder, construct, lambda, letS, prim, REAL } from '../../ir/syntax';
 import type { Expr, Lambda } from '../../ir/syntax';
 import type { ConstructExpr, SegmentOps } from '../types';
@@ -34,7 +41,9 @@ export function loopSegment(ops: SegmentOps, e: ConstructExpr): Expr | undefined
   const carried = ops.arity(body).nl;
   const { count: n, invariant, carried: init } = loopNames(e, { nl: carried, lin: 0 });
   const count = b.prim('ceil', [n], 'count');
-  const k = ops.length(b, count);
+  const carriedParams = body.nlParams.slice(body.nlParams.length - carried);
+  const lengths = init.nl.flatMap((c, i) => (carriedParams[i]?.type?.tag === 'array' ? [b.nl('len', construct('len', [c], [], []), REAL)] : []));
+  const k = lengths.length === 0 ? ops.length(b, count) : b.prim('max', [ops.length(b, count), lengths.reduce((x, y) => b.prim('add', [x, y], 'size'))], 'k');
   const segments = b.prim('ceil', [b.prim('div', [count, k], 'ratio')], 'segments');
 
   const [counter, ...rest] = body.nlParams;

@@ -14,8 +14,13 @@
 // non-linear operands v̄ (a loop from U: the stacks and invariant residuals) are read as they
 // are. A linear loop has no non-linear results (Linear B), so every non-linear operand is an
 // invariant. No loop at all when every cotangent is zero.
+//
+// A loop T made (its trip count's ceiling m an operand, its body starting from i = m − j − 1) runs
+// B at i = ⌈n⌉ − 1, …, 0; its transpose runs Bᵀ at i = 0, …, ⌈n⌉ − 1: a loop whose counter is i
+// itself, with no index arithmetic, so T∘T of a loop does the loop's work and no more.
 import { InternalError, binder, construct, lambda, letS, lit, lprim, prim, ret } from '../../ir/syntax';
-import type { Stmt, Type } from '../../ir/syntax';
+import type { Binder, Lambda, Stmt, Type } from '../../ir/syntax';
+import { forEachOperand } from '../../ir/traverse';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, TransposeOps } from '../types';
 import { barName } from '../../ad/names';
@@ -29,7 +34,8 @@ export function loopTranspose(ops: TransposeOps, e: ConstructExpr, cotangents: r
   const cts = cotangents.map((c, i) => c ?? b.zero(resultTypes[i], 'zero'));
   const invTypes = e.lin.slice(0, nInv).map((x) => ops.typeOf(x));
   const acc0 = invTypes.map((t) => b.zero(t, 'acc'));
-  const tb = ops.transposeBody(body, resultTypes);
+  const forward = reversedBody(ops, e);
+  const tb = ops.transposeBody(forward?.body ?? body, resultTypes);
   // The new body: its own counter j and the trip count m, then T B's non-linear parameters but its counter.
   const j = binder(b.fresh('j'), { tag: 'real' });
   const m = binder(b.fresh('m'), { tag: 'real' });
@@ -40,19 +46,64 @@ export function loopTranspose(ops: TransposeOps, e: ConstructExpr, cotangents: r
   const uBars = invTypes.map((t) => binder(b.fresh('u_bar'), t));
   const cBars = resultTypes.map((t) => binder(b.fresh('c_bar'), t));
   const accNext = invTypes.map((t) => binder(b.fresh('acc'), t));
-  const stmts: Stmt[] = [
-    letS([one], [], lit(1)),
-    letS([rest], [], prim('sub', [m.name, j.name])),
-    letS([i], [], prim('sub', [rest.name, one.name])),
+  const bars = e.lin.map((x) => binder(b.fresh(barName(x)), ops.typeOf(x)));
+  const tail: Stmt[] = [
     ...tb.body.stmts,
     letS([], [...uBars, ...cBars], tb.body.result),
     ...accs.map((a, k) => letS([], [accNext[k]], lprim('ladd', [], [a.name, uBars[k].name]))),
   ];
-  const tBody = lambda([j, m, ...vs], [...accs, ...tb.linParams], { stmts, result: ret([], [...accNext, ...cBars].map((x) => x.name)) });
-  const bars = e.lin.map((x) => binder(b.fresh(barName(x)), ops.typeOf(x)));
+  const results = ret([], [...accNext, ...cBars].map((x) => x.name));
+  if (forward) {
+    // Bᵀ at i = 0, 1, …: the counter is i, the operands are the reversed loop's own.
+    b.bind([], bars, construct(e.op, forward.operands, [...acc0, ...cts], [lambda(tb.nlParams, [...accs, ...tb.linParams], { stmts: tail, result: results })]));
+    return bars.map((x) => x.name);
+  }
+  const stmts: Stmt[] = [letS([one], [], lit(1)), letS([rest], [], prim('sub', [m.name, j.name])), letS([i], [], prim('sub', [rest.name, one.name])), ...tail];
+  const tBody = lambda([j, m, ...vs], [...accs, ...tb.linParams], { stmts, result: results });
   // The forward loop ran ⌈n⌉ iterations (a fractional n runs its last one too): count down from there.
   const count = binder(b.fresh('count'), { tag: 'real' });
   b.bind([count], [], prim('ceil', [e.nl[0]]));
   b.bind([], bars, construct(e.op, [e.nl[0], count.name, ...e.nl.slice(1)], [...acc0, ...cts], [tBody]));
   return bars.map((x) => x.name);
+}
+
+/**
+ * The body of a loop T made, `loop(n, m, v̄ ; …)[|j, m, v̄ ; …| { i = m − j − 1; B }]` with m bound to
+ * ceil(n), as a body B over its counter i (`|i, m, v̄ ; …| { B }`); undefined for any other loop.
+ * The pattern is looked for wherever the simplifier left it in the body (1 may be shared); m and
+ * the 1 go too where nothing else reads them. With the operands the body then takes.
+ */
+function reversedBody(ops: TransposeOps, e: ConstructExpr): { body: Lambda; operands: readonly string[] } | undefined {
+  const body = e.bodies[0];
+  const [j, m] = body.nlParams;
+  const count = ops.definition(e.nl[1] ?? '');
+  if (!m || count?.tag !== 'prim' || count.op !== 'ceil' || count.args[0] !== e.nl[0]) return undefined;
+  const stmts = body.body.stmts;
+  const lit1 = new Set<string>();
+  const reads = new Map<string, number>();
+  const count1 = (n: string) => reads.set(n, (reads.get(n) ?? 0) + 1);
+  for (const s of stmts) {
+    if (s.tag === 'unpack') count1(s.tuple);
+    else {
+      forEachOperand(s.rhs.tag === 'drop' ? s.rhs.expr : s.rhs, count1);
+      if (s.rhs.tag === 'lit' && s.rhs.value === 1 && s.nl.length === 1) lit1.add(s.nl[0].name);
+    }
+  }
+  forEachOperand(body.body.result, count1);
+  const isSub = (s: Stmt, a: (x: string) => boolean, c: (x: string) => boolean): s is Extract<Stmt, { tag: 'let' }> =>
+    s.tag === 'let' && s.nl.length === 1 && s.lin.length === 0 && s.rhs.tag === 'prim' && s.rhs.op === 'sub' && a(s.rhs.args[0]) && c(s.rhs.args[1]);
+  const k1 = stmts.findIndex((s) => isSub(s, (x) => x === m.name, (x) => x === j.name));
+  if (k1 < 0 || reads.get(j.name) !== 1) return undefined;
+  const left = (stmts[k1] as Extract<Stmt, { tag: 'let' }>).nl[0].name;
+  const k2 = stmts.findIndex((s) => isSub(s, (x) => x === left, (x) => lit1.has(x)));
+  if (k2 < 0 || reads.get(left) !== 1) return undefined;
+  const sub2 = stmts[k2] as Extract<Stmt, { tag: 'let' }>;
+  const i: Binder = { ...sub2.nl[0], type: { tag: 'real' } };
+  const one = sub2.rhs.tag === 'prim' ? sub2.rhs.args[1] : '';
+  const k3 = reads.get(one) === 1 ? stmts.findIndex((s) => s.tag === 'let' && s.nl.length === 1 && s.nl[0].name === one) : -1;
+  const keepM = reads.get(m.name) !== 1;
+  return {
+    body: { ...body, nlParams: [i, ...body.nlParams.slice(keepM ? 1 : 2)], body: { ...body.body, stmts: stmts.filter((_, k) => k !== k1 && k !== k2 && k !== k3) } },
+    operands: keepM ? e.nl : [e.nl[0], ...e.nl.slice(2)],
+  };
 }
