@@ -61,3 +61,15 @@ test('a chain of 2 000 functions differentiates in linear time: tape types stay 
   expect(printType(fwd.nlResults[1], true)).toBe(`${g.fn}.tape`);
   expect(printType(fwd.nlResults[1]).length).toBeGreaterThan(2000);
 }, 120_000);
+
+test('20 000 sequential loops rebinding the same names parse in linear time (renaming was quadratic)', () => {
+  const n = 20000;
+  const lines = ['def f(a0: real ;) -> (real ;) {'];
+  for (let k = 0; k < n; k++) lines.push(`let a${k + 1} = loop(a${k}, a${k}) [|i: real, c: real ;| {`, 'drop(i)', 'sin(c)', '}]');
+  lines.push(`(a${n} ;)`, '}');
+  // The quadratic search for a free suffix (i_1, i_2, … tried again for every loop) took minutes here.
+  const p = parseProgram(lines.join('\n') + '\n');
+  const last = p.defs[0].body.stmts[n - 1];
+  expect(last.tag === 'let' && last.rhs.tag === 'construct' && last.rhs.bodies[0].nlParams.map((b) => b.name)).toEqual([`i_${n - 1}`, `c_${n - 1}`]);
+  checkProgram(p);
+}, 120_000);

@@ -74,8 +74,14 @@ interface Result {
  * booleans have no linear counterpart).
  */
 export function isVectorType(t: Type): boolean {
-  return t.tag === 'real' || (t.tag === 'tuple' && t.elems.every(isVectorType)) || ((t.tag === 'stack' || t.tag === 'array') && isVectorType(t.elem));
+  if (t.tag === 'real' || t.tag === 'bool' || t.tag === 'str') return t.tag === 'real';
+  // Asked once per linear binder: a tuple nested N deep is walked once, not once per binder.
+  let known = vectorTypes.get(t);
+  if (known === undefined) vectorTypes.set(t, (known = t.tag === 'tuple' ? t.elems.every(isVectorType) : isVectorType(t.elem)));
+  return known;
 }
+
+const vectorTypes = new WeakMap<Type, boolean>();
 
 const posOfVar = (v: VarInfo): SourcePos | undefined => posOf(v.binder) ?? posOf(v.at);
 
