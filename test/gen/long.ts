@@ -80,3 +80,49 @@ export function callChain(n: number): LongProgram {
     },
   };
 }
+
+/** The reference of nestedConds and nestedLoops: sin(x), then + x `depth` times (no contraction: every level shows). */
+function additions(depth: number): LongProgram['reference'] {
+  return (x) => ({ value: Math.sin(x) + depth * x, derivative: Math.cos(x) + depth });
+}
+
+/** Around the construct at each level: the level's result r, then r + a. */
+function closeLevel(out: string[], k: number, last: boolean): void {
+  out.push(last ? `let y = add(r${k}, a${k})` : `add(r${k}, a${k})`);
+}
+
+/**
+ * Conditionals nested `depth` deep, each in the then branch of the one around it (taken for
+ * x > 0): the innermost is sin(x), each level returns inner + x; else branches are sin.
+ */
+export function nestedConds(depth: number): LongProgram {
+  const out: string[] = ['def f(a0: real ;) -> (real ;) {'];
+  for (let k = 0; k < depth; k++) {
+    out.push(`let z${k} = 0`, `let p${k} = gt(a${k}, z${k})`, `let r${k} = cond(p${k}, a${k}) [|a${k + 1}: real ;| {`);
+  }
+  out.push(`sin(a${depth})`);
+  for (let k = depth - 1; k >= 0; k--) {
+    out.push(`}, |e${k}: real ;| {`, `sin(e${k})`, '}]');
+    closeLevel(out, k, k === 0);
+  }
+  out.push('(y ;)', '}');
+  return { text: out.join('\n') + '\n', fn: 'f', reference: additions(depth) };
+}
+
+/**
+ * Counted loops nested `depth` deep, each running once in the body of the one around it and
+ * carrying one value: the innermost body is sin(x), each level returns inner + x.
+ */
+export function nestedLoops(depth: number): LongProgram {
+  const out: string[] = ['def f(a0: real ;) -> (real ;) {'];
+  for (let k = 0; k < depth; k++) {
+    out.push(`let n${k} = 1`, `let r${k} = loop(n${k}, a${k}) [|i${k + 1}: real, a${k + 1}: real ;| {`, `drop(i${k + 1})`);
+  }
+  out.push(`sin(a${depth})`);
+  for (let k = depth - 1; k >= 0; k--) {
+    out.push('}]');
+    closeLevel(out, k, k === 0);
+  }
+  out.push('(y ;)', '}');
+  return { text: out.join('\n') + '\n', fn: 'f', reference: additions(depth) };
+}

@@ -11,7 +11,10 @@ import { printProgram } from '../../transformer/ir/print';
 import { printType } from '../../transformer/ir/printType';
 import { jvpOf, gradOf } from '../../transformer/ad/drivers';
 import { findDef } from '../../transformer/ad/program';
-import { straightLine, nestedBlocks, callChain, LongProgram } from '../gen/long';
+import { straightLine, nestedBlocks, nestedConds, nestedLoops, callChain, LongProgram } from '../gen/long';
+import { conforms } from '../../transformer/ir/conforms';
+import { NESTING_FOLLOWED, deepestNesting } from '../../transformer/ir/nesting';
+import { tupleType, REAL, Type } from '../../transformer/ir/syntax';
 
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-12 * (1 + Math.abs(b));
 
@@ -61,3 +64,61 @@ test('a chain of 2 000 functions differentiates in linear time: tape types stay 
   expect(printType(fwd.nlResults[1], true)).toBe(`${g.fn}.tape`);
   expect(printType(fwd.nlResults[1]).length).toBeGreaterThan(2000);
 }, 120_000);
+
+test('20 000 sequential loops rebinding the same names parse in linear time (renaming was quadratic)', () => {
+  const n = 20000;
+  const lines = ['def f(a0: real ;) -> (real ;) {'];
+  for (let k = 0; k < n; k++) lines.push(`let a${k + 1} = loop(a${k}, a${k}) [|i: real, c: real ;| {`, 'drop(i)', 'sin(c)', '}]');
+  lines.push(`(a${n} ;)`, '}');
+  // The quadratic search for a free suffix (i_1, i_2, … tried again for every loop) took minutes here.
+  const p = parseProgram(lines.join('\n') + '\n');
+  const last = p.defs[0].body.stmts[n - 1];
+  expect(last.tag === 'let' && last.rhs.tag === 'construct' && last.rhs.bodies[0].nlParams.map((b) => b.name)).toEqual([`i_${n - 1}`, `c_${n - 1}`]);
+  checkProgram(p);
+}, 120_000);
+
+describe.each([
+  ['conditionals', nestedConds],
+  ['loops', nestedLoops],
+])('%s nested inside each other', (_, gen) => {
+  test('5 000 deep: parsed, checked and printed (the checker keeps its own stack of open bodies)', () => {
+    const g = gen(5000);
+    const p = parseProgram(g.text);
+    checkProgram(p);
+    expect(deepestNesting(p)).toEqual({ fn: 'f', depth: 5000 });
+    const text = printProgram(p);
+    expect(printProgram(parseProgram(text))).toBe(text);
+  }, 120_000);
+
+  test(`${NESTING_FOLLOWED} deep (what every pass follows): the value, jvp and grad against dual numbers`, () => {
+    const g = gen(NESTING_FOLLOWED);
+    const p = parseProgram(g.text);
+    const x = 0.8;
+    const ref = g.reference(x);
+    expect(close(evalFn(p, g.fn, [x]).nl[0] as number, ref.value)).toBe(true);
+    const j = jvpOf(p, g.fn, { recheck: false });
+    expect(close(evalFn(j.program, j.jvp, [x], [1]).lin[0] as number, ref.derivative)).toBe(true);
+    const r = gradOf(p, g.fn, { recheck: false });
+    expect(close(evalFn(r.program, r.grad, [x]).nl[0] as number, ref.derivative)).toBe(true);
+  }, 300_000);
+
+  test('deeper than a pass can follow: an IrError naming the depth, never a RangeError', () => {
+    const p = parseProgram(gen(5000).text);
+    const message = /ran out of stack: f nests construct bodies 5000 deep .*tsad follows 300 levels everywhere/;
+    expect(() => evalFn(p, 'f', [0.8])).toThrow(message);
+    expect(() => gradOf(p, 'f', { recheck: false })).toThrow(message);
+  }, 120_000);
+});
+
+test('a value of a tuple type nested 20 000 deep conforms without recursion (a tape re-checked as an argument)', () => {
+  let t: Type = REAL;
+  let v: unknown = 1;
+  for (let i = 0; i < 20000; i++) {
+    t = tupleType([REAL, t]);
+    v = [i, v];
+  }
+  expect(conforms(v as never, t)).toBe(true);
+  let w: unknown = true;
+  for (let i = 0; i < 20000; i++) w = [i, w];
+  expect(conforms(w as never, t)).toBe(false);
+});

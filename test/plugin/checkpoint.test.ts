@@ -115,3 +115,40 @@ export const d = grad(growth, { wrt: [0, 1] });
     }
   }
 });
+
+describe('second order through a checkpointed loop (hessian and hvp: E then J of the remat J made)', () => {
+  const src = (policy: string) => `import { grad, hessian, hvp, differentiable } from 'tsad';
+export const f = differentiable((x: number, y: number, n: number): number => {
+  let a = x;
+  let b = y;
+  for (let i = 0; i < n; i++) {
+    const t = Math.sin(a) * b;
+    b = b + 0.01 * a * a;
+    a = a + 0.01 * t;
+  }
+  return a * b;
+}, { checkpoint: ${policy} });
+export const d = grad(f, { wrt: [0, 1] });
+export const h = hessian(f, { wrt: [0, 1] });
+export const hv = hvp(f, { wrt: [0, 1] });
+`;
+  const plain = load(src("'store'")).exports;
+  const at = [0.3, 0.7, 40];
+  const block = (H: number[][][][]): number[][] => H.map((row) => row.map((b) => b[0][0]));
+  test.each(['{ every: 7 }', "'sqrt'"])('%s: the Hessian against differences of the gradient and against storing', (policy) => {
+    const { exports: m, result } = load(src(policy));
+    expect(result.diagnostics).toEqual([]);
+    const H = block(m.h(...at));
+    const eps = 1e-6;
+    const columns = [0, 1].map((j) => {
+      const shift = (s: number) => m.d(...at.map((v, k) => (k === j ? v + s * eps : v)));
+      const [up, down] = [shift(1), shift(-1)];
+      return up.map((u: number, i: number) => (u - down[i]) / (2 * eps));
+    });
+    expectClose(H.flat(), [columns[0][0], columns[1][0], columns[0][1], columns[1][1]], 1e-6);
+    expectClose(H.flat(), block(plain.h(...at)).flat(), 1e-12);
+    const v = [0.4, -1.1];
+    expectClose(m.hv(...at, v), [H[0][0] * v[0] + H[0][1] * v[1], H[1][0] * v[0] + H[1][1] * v[1]], 1e-10);
+    expectClose(m.hv(...at, v), plain.hv(...at, v), 1e-12);
+  });
+});

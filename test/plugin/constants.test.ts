@@ -149,3 +149,40 @@ export const dsincByCall = grad(sincByCall);
     expect(gx2).toBeCloseTo(0.5 + 3, 15);
   });
 });
+
+describe('variadic Math functions with no arguments are the constants JavaScript gives them', () => {
+  // Math.min() = Infinity, Math.max() = −Infinity, Math.hypot() = 0; their tangents are 0.
+  const src = `import { grad, hessian, jvp, differentiable } from 'tsad';
+export const scalar = differentiable((x: number): number => x * x + Math.hypot() + (Math.min() > x ? x : 0) + (Math.max() < x ? 2 * x : 0) + Math.min(x));
+export const mapped = differentiable((a: number[]): number => a.map((v) => Math.min(v, Math.min()) * Math.max(v, Math.max()) + Math.hypot()).reduce((s, v) => s + v, 0));
+export const dScalar = grad(scalar);
+export const hScalar = hessian(scalar);
+export const tScalar = (x: number) => jvp(scalar, [x], [1]);
+export const dMapped = grad(mapped);
+export const values = differentiable((x: number): [number, number, number] => [Math.min(), Math.max(), Math.hypot() + x]);
+export const tValues = (x: number) => jvp(values, [x], [1]);
+`;
+  const { exports: m, result } = load(src);
+  test('no diagnostics; values as in JavaScript; derivatives by hand', () => {
+    expect(result.diagnostics).toEqual([]);
+    expect(m.scalar(1.5)).toBe(1.5 * 1.5 + 1.5 + 3 + 1.5);
+    expect(m.dScalar(1.5)).toBe(2 * 1.5 + 1 + 2 + 1);
+    expect(m.hScalar(1.5)).toEqual([[2]]);
+    expect(m.tScalar(1.5)).toEqual([m.scalar(1.5), 7]);
+    expect(m.mapped([1, -2])).toBe(1 + 4);
+    expect(m.dMapped([1, -2])).toEqual([2, -4]);
+    expect(m.tValues(2)).toEqual([[Infinity, -Infinity, 2], [0, 0, 1]]);
+  });
+  test('a fixed-arity Math function with the wrong number of arguments is TSAD1102 at the call', () => {
+    const r = load(`import { grad, differentiable } from 'tsad';
+// @ts-ignore: the count TypeScript also rejects; the plugin must report it, not crash
+export const f = differentiable((x: number): number => x * Math.sin());
+export const d = grad(f);
+export const ok = grad(differentiable((x: number): number => x * x));
+`, { throwOnError: false });
+    const ours = r.result.messages.filter((s) => s.includes('TSAD'));
+    expect(ours).toHaveLength(1);
+    expect(ours[0]).toMatch(/:3:60 - error TSAD1102: Math\.sin takes 1 argument\(s\), got 0/);
+    expect(r.exports.ok(3)).toBe(6);
+  });
+});

@@ -5,6 +5,7 @@
 // `recheck` the whole program is also re-checked after every pass, with the Linear B
 // restrictions enforced on the unzipped and transposed halves: tests turn it on; builds leave
 // it off. Whatever the options, a function is proved Linear B before it is transposed.
+import { followingNesting } from '../ir/nesting';
 import { annotateTypes, checkProgram } from '../ir/check';
 import { Builder, NameSupply } from '../ir/build';
 import { FnDef, IrError, Program, RoleKind, binder, call, ret, REAL, tangentType, tuple, Type } from '../ir/syntax';
@@ -108,8 +109,11 @@ export interface Pass {
 export function runPasses(p: Program, o: DriverOptions, passes: readonly Pass[]): Program {
   let q = p;
   for (const step of passes) {
-    const next = step.run(q);
-    q = settle(next, o, step.keepsAsWritten ? [] : added(q, next));
+    // A pass recurses once per level of construct nesting: too deep is a clear IrError (nesting.ts).
+    q = followingNesting(`the ${step.name} pass`, q, () => {
+      const next = step.run(q);
+      return settle(next, o, step.keepsAsWritten ? [] : added(q, next));
+    });
   }
   return q;
 }

@@ -27,14 +27,28 @@ export interface Counts {
   readonly lin: number;
 }
 
+/** A body a type rule asks the checker to check (`yield ops.typeBody(body, params)`). */
+export interface BodyToType {
+  readonly body: Lambda;
+  readonly params: Sides<Type>;
+}
+
+/**
+ * A type rule that checks bodies: a generator that yields each body to check and is resumed
+ * with its result types, so that the checker keeps its own stack of open bodies (constructs
+ * nested thousands deep need no recursion).
+ */
+export type TypeRun = Generator<BodyToType, Sides<Type>, Sides<Type>>;
+
 /** What the checker offers a type rule. */
 export interface CheckOps {
   /**
-   * Checks a body whose parameters have these types as a closed scope of its own (linearity
+   * A body whose parameters have these types, to check as a closed scope of its own (linearity
    * included: each linear parameter used exactly once, each non-linear one at least once, no
-   * variable of the enclosing function read); its result types.
+   * variable of the enclosing function read): `const r = yield ops.typeBody(body, params)`
+   * gives its result types.
    */
-  typeBody(body: Lambda, params: Sides<Type>): Sides<Type>;
+  typeBody(body: Lambda, params: Sides<Type>): BodyToType;
   /** Reports a type error at the construct; the rule goes on with its best guess. */
   error(message: string): void;
 }
@@ -192,7 +206,7 @@ export interface ConstructRule {
   /** How many results of each sort, given the same for a body (no types needed: passes name results). */
   readonly arity: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => Counts;
   /** Result types from the operand types (bodies typed through `ops`). */
-  readonly typeRule: (ops: CheckOps, e: ConstructExpr, operands: Sides<Type>) => Sides<Type>;
+  readonly typeRule: (ops: CheckOps, e: ConstructExpr, operands: Sides<Type>) => Sides<Type> | TypeRun;
   /** Reference semantics for the interpreter (the cost model counts the bodies it runs). */
   readonly impl: (ops: InterpOps, e: ConstructExpr, operands: Sides<Value>) => Sides<Value>;
   /**

@@ -3,11 +3,12 @@
 import type * as ts from 'typescript';
 import { PLUGIN_CODES } from './codes/plugin';
 import { LOWERING_CODES } from './codes/lowering';
+import { INTERNAL_CODES } from './codes/internal';
 import type { DiagnosticSpec } from './codes/spec';
 
 export type { DiagnosticSpec };
 
-export const DIAGNOSTIC_CODES: Readonly<Record<number, DiagnosticSpec>> = { ...PLUGIN_CODES, ...LOWERING_CODES };
+export const DIAGNOSTIC_CODES: Readonly<Record<number, DiagnosticSpec>> = { ...PLUGIN_CODES, ...LOWERING_CODES, ...INTERNAL_CODES };
 
 const BRAND = Symbol.for('tsad.diagnostic');
 

@@ -18,7 +18,7 @@ import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nes
 import { annotateTypes } from '../ir/check';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
 import { derivedName, primalNameOf, role } from '../ad/names';
-import { MATH_FUNCTIONS } from '../prims/registry';
+import { MATH_FUNCTIONS, primDef } from '../prims/registry';
 import { Capture, NestedDerivatives, NestedSite, lowerNestedCall } from './nested';
 import { LocalFunction, anyExit, declaresLocalFunction, exitsOf, isInside, isJump, localFunctionOf, loopExits } from './exits';
 
@@ -1902,6 +1902,11 @@ class FunctionLowering {
     if (t.isPropertyAccessExpression(callee) && this.isGlobalMath(callee.expression)) {
       const fn = callee.name.text;
       if (!MATH_FUNCTIONS.has(fn)) fail(1103, e, `cannot differentiate through a call to 'Math.${fn}': it is not differentiable`);
+      // TypeScript reports a wrong count too, but may not stop the build; JavaScript's NaN for a
+      // missing argument is no value to differentiate, so it is ours to refuse at the call.
+      const { min, max } = primDef(fn).arity;
+      const n = e.arguments.length;
+      if (n < min || n > max) fail(1102, e, `Math.${fn} takes ${max === Infinity ? `at least ${min}` : min === max ? min : `${min} to ${max}`} argument(s), got ${n}`);
       const args = e.arguments.map((a) => this.expr(a));
       this.numbers(e, ...args);
       return this.op(fn, args, hint);

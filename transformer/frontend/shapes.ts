@@ -115,6 +115,17 @@ function unsupportedConstruct(tsApi: typeof ts, checker: ts.TypeChecker, type: t
 }
 
 export function irType(s: Shape): Type {
+  // One type object per shape object: the checker then compares a destructured part's type with
+  // the part of its whole's by identity (typeIds.ts), not by walking a fresh copy (tuples nested
+  // N deep would cost N² there).
+  let t = irTypes.get(s);
+  if (t === undefined) irTypes.set(s, (t = irTypeOf(s)));
+  return t;
+}
+
+const irTypes = new WeakMap<Shape, Type>();
+
+function irTypeOf(s: Shape): Type {
   switch (s.kind) {
     case 'number':
       return REAL;

@@ -14,7 +14,7 @@ import { printType } from './printType';
 import { ScopeStack } from './scopeStack';
 import { calleesOf } from './traverse';
 import { CONSTRUCTS, isConstruct } from '../constructs/registry';
-import type { CheckOps, ConstructExpr, Sides } from '../constructs/types';
+import type { BodyToType, CheckOps, ConstructExpr, Sides, TypeRun } from '../constructs/types';
 import { namedTypeId } from './typeIds';
 import { SourcePos, posOf, posText, samePos } from './positions';
 
@@ -43,13 +43,38 @@ interface VarInfo {
 type LetStmt = Extract<Stmt, { tag: 'let' }>;
 type UnpackStmt = Extract<Stmt, { tag: 'unpack' }>;
 
-/** A block whose statements are being checked, or an expression waiting for the value inside it. */
+/** A construct whose type rule waits for the types of the body being checked. */
+interface ConstructFrame {
+  readonly k: 'construct';
+  readonly e: ConstructExpr;
+  readonly run: TypeRun;
+  readonly annotated: Map<Lambda, Lambda>;
+  readonly readsLinear: boolean;
+}
+
+/** A construct's body being checked: what to restore when it ends. */
+interface BodyFrame {
+  readonly k: 'body';
+  readonly e: ConstructExpr;
+  readonly body: Lambda;
+  readonly nlParams: Binder[];
+  readonly linParams: Binder[];
+  readonly stmt: object;
+  readonly leaf: object | undefined;
+}
+
+/**
+ * A block whose statements are being checked, or an expression waiting for the value inside it.
+ * Construct bodies are frames too: constructs nested thousands deep need no recursion.
+ */
 type Frame =
   | {
       readonly k: 'block';
       readonly block: Block;
-      /** The block expression (undefined for a def's body). */
+      /** The block expression (undefined for a def's body or a construct body's: see `body`). */
       readonly node: ExprOf<'block'> | undefined;
+      /** The whole body of a construct (a BodyFrame is below it). */
+      readonly body: boolean;
       /** Scope size on entry: everything above it is the block's. */
       readonly depth: number;
       readonly out: Stmt[];
@@ -57,7 +82,11 @@ type Frame =
       readsLinear: boolean;
     }
   | { readonly k: 'rhs'; readonly stmt: LetStmt }
-  | { readonly k: 'drop'; readonly node: ExprOf<'drop'> };
+  | { readonly k: 'drop'; readonly node: ExprOf<'drop'> }
+  | ConstructFrame
+  | BodyFrame;
+
+const isRun = (x: Sides<Type> | TypeRun): x is TypeRun => typeof (x as TypeRun).next === 'function';
 
 interface Result {
   readonly nl: readonly Type[];
@@ -74,8 +103,14 @@ interface Result {
  * booleans have no linear counterpart).
  */
 export function isVectorType(t: Type): boolean {
-  return t.tag === 'real' || (t.tag === 'tuple' && t.elems.every(isVectorType)) || ((t.tag === 'stack' || t.tag === 'array') && isVectorType(t.elem));
+  if (t.tag === 'real' || t.tag === 'bool' || t.tag === 'str') return t.tag === 'real';
+  // Asked once per linear binder: a tuple nested N deep is walked once, not once per binder.
+  let known = vectorTypes.get(t);
+  if (known === undefined) vectorTypes.set(t, (known = t.tag === 'tuple' ? t.elems.every(isVectorType) : isVectorType(t.elem)));
+  return known;
 }
+
+const vectorTypes = new WeakMap<Type, boolean>();
 
 const posOfVar = (v: VarInfo): SourcePos | undefined => posOf(v.binder) ?? posOf(v.at);
 
@@ -204,8 +239,26 @@ class DefChecker {
    */
   private block(root: Block): { result: Result; block: Block } {
     const frames: Frame[] = [];
-    const open = (block: Block, node: ExprOf<'block'> | undefined) =>
-      frames.push({ k: 'block', block, node, depth: this.scope.size, out: [], i: 0, readsLinear: false });
+    const open = (block: Block, node: ExprOf<'block'> | undefined, body = false) =>
+      frames.push({ k: 'block', block, node, body, depth: this.scope.size, out: [], i: 0, readsLinear: false });
+    // A construct: its type rule runs until it asks for a body's types (that body is opened:
+    // undefined) or returns the construct's (its result).
+    const resume = (f: ConstructFrame, types: Sides<Type> | undefined): Result | undefined => {
+      const step = types === undefined ? f.run.next() : f.run.next(types);
+      if (step.done) {
+        frames.pop();
+        return this.constructResult(f.e, f.annotated, f.readsLinear, step.value);
+      }
+      frames.push(this.openBody(f.e, step.value));
+      open(step.value.body.body, undefined, true);
+      return undefined;
+    };
+    const construct = (e: ConstructExpr): Result | undefined => {
+      const started = this.startConstruct(e);
+      if (!('run' in started)) return started;
+      frames.push(started);
+      return resume(started, undefined);
+    };
     // Descends through drops to a leaf (its result) or to a nested block (opened, undefined).
     const descend = (e: Expr): Result | undefined => {
       for (;;) {
@@ -217,7 +270,7 @@ class DefChecker {
           return undefined;
         } else {
           this.leafNode = e;
-          return this.leaf(e);
+          return e.tag === 'construct' ? construct(e) : this.leaf(e);
         }
       }
     };
@@ -259,7 +312,7 @@ class DefChecker {
           this.leafNode = undefined;
           this.linearBCheck(r, 'the argument of drop');
           r = { nl: [], lin: [], readsLinear: r.readsLinear, expr: samePos(k.node, { ...k.node, expr: r.expr }) };
-        } else {
+        } else if (k.k === 'block') {
           this.pop(this.scope.size - k.depth);
           // Messages about what follows point at the block's first statement, as its scope did.
           if (k.block.stmts.length > 0) {
@@ -268,8 +321,15 @@ class DefChecker {
           }
           const block: Block = { stmts: k.out, result: r.expr };
           const result: Result = { nl: r.nl, lin: r.lin, readsLinear: k.readsLinear || r.readsLinear, expr: r.expr, failed: r.failed };
-          if (k.node === undefined) return { result, block };
-          r = { ...result, expr: samePos(k.node, { tag: 'block', block }) };
+          if (k.body) {
+            const b = frames.pop() as BodyFrame;
+            const c = frames[frames.length - 1] as ConstructFrame;
+            c.annotated.set(b.body, this.closeBody(b, block));
+            r = resume(c, { nl: result.nl, lin: result.lin });
+          } else if (k.node === undefined) return { result, block };
+          else r = { ...result, expr: samePos(k.node, { tag: 'block', block }) };
+        } else {
+          throw new InternalError(`check: a value reached a ${k.k} frame`);
         }
       }
     }
@@ -380,8 +440,6 @@ class DefChecker {
         const t = this.use(e.name, true, 'dup');
         return { nl: [], lin: [t, t], readsLinear: true, expr: e };
       }
-      case 'construct':
-        return this.construct(e);
       default:
         throw new InternalError(`check: ${e.tag} is not a leaf`);
     }
@@ -392,15 +450,15 @@ class DefChecker {
     [...e.nl, ...e.lin].forEach((n, i) => {
       if (!this.lookup(n)) this.push({ name: n }, typeOf(n), i >= e.nl.length);
     });
-    const r = this.construct(e);
-    return { nl: r.nl, lin: r.lin };
+    const { result } = this.block({ stmts: [], result: e });
+    return { nl: result.nl, lin: result.lin };
   }
 
   /**
-   * A construct: operands are uses in this scope; the rule types the bodies through `typeBody`,
-   * each checked as a closed scope. The annotated copy carries the annotated bodies.
+   * A construct: operands are uses in this scope; the rule types the bodies it yields, each
+   * checked as a closed scope (openBody, closeBody). Its result, or the rule's run to resume.
    */
-  private construct(e: ConstructExpr): Result {
+  private startConstruct(e: ConstructExpr): Result | ConstructFrame {
     const nl = e.nl.map((n) => this.use(n, false, `a non-linear operand of ${e.op}`));
     const lin = e.lin.map((n) => this.use(n, true, `a linear operand of ${e.op}`));
     const readsLinear = e.lin.length > 0 || this.readsLinearAt(e.nl);
@@ -408,22 +466,23 @@ class DefChecker {
       this.error(`unknown construct ${e.op}`);
       return { nl: [], lin: [], readsLinear, expr: e, failed: true };
     }
-    const annotated = new Map<Lambda, Lambda>();
     const ops: CheckOps = {
-      typeBody: (body, params) => {
-        const r = this.typeBody(e, body, params);
-        annotated.set(body, r.body);
-        return r.types;
-      },
+      typeBody: (body, params) => ({ body, params }),
       error: (message) => this.error(message, posOf(e) ?? this.here()),
     };
     const types = CONSTRUCTS[e.op].typeRule(ops, e, { nl, lin });
+    const annotated = new Map<Lambda, Lambda>();
+    return isRun(types) ? { k: 'construct', e, run: types, annotated, readsLinear } : this.constructResult(e, annotated, readsLinear, types);
+  }
+
+  /** The annotated copy carries the annotated bodies. */
+  private constructResult(e: ConstructExpr, annotated: ReadonlyMap<Lambda, Lambda>, readsLinear: boolean, types: Sides<Type>): Result {
     const expr = samePos(e, { ...e, bodies: e.bodies.map((l) => annotated.get(l) ?? l) });
     return { nl: types.nl, lin: types.lin, readsLinear, expr };
   }
 
-  /** Checks a body in a scope of its own: only its parameters are visible. */
-  private typeBody(e: ConstructExpr, l: Lambda, params: Sides<Type>): { types: Sides<Type>; body: Lambda } {
+  /** Enters a body: a scope of its own where only its parameters are visible. */
+  private openBody(e: ConstructExpr, { body: l, params }: BodyToType): BodyFrame {
     const at = { stmt: this.stmt, leaf: this.leafNode };
     if (l.nlParams.length !== params.nl.length || l.linParams.length !== params.lin.length) {
       this.error(
@@ -436,19 +495,20 @@ class DefChecker {
     // Messages about a parameter without a position of its own point at the construct.
     this.stmt = e;
     this.leafNode = undefined;
-    try {
-      const nlParams = l.nlParams.map((b, i) => this.bindLocal(b, params.nl[i] ?? b.type, false));
-      const linParams = l.linParams.map((b, i) => this.bindLocal(b, params.lin[i] ?? b.type, true));
-      const { result, block } = this.block(l.body);
-      this.stmt = e;
-      this.leafNode = undefined;
-      this.pop(this.scope.size);
-      return { types: { nl: result.nl, lin: result.lin }, body: { nlParams, linParams, body: block } };
-    } finally {
-      this.scope = this.outer.pop()!.scope;
-      this.stmt = at.stmt;
-      this.leafNode = at.leaf;
-    }
+    const nlParams = l.nlParams.map((b, i) => this.bindLocal(b, params.nl[i] ?? b.type, false));
+    const linParams = l.linParams.map((b, i) => this.bindLocal(b, params.lin[i] ?? b.type, true));
+    return { k: 'body', e, body: l, nlParams, linParams, stmt: at.stmt, leaf: at.leaf };
+  }
+
+  /** Leaves a body whose block has been checked: judges its parameters; the annotated body. */
+  private closeBody(f: BodyFrame, block: Block): Lambda {
+    this.stmt = f.e;
+    this.leafNode = undefined;
+    this.pop(this.scope.size);
+    this.scope = this.outer.pop()!.scope;
+    this.stmt = f.stmt;
+    this.leafNode = f.leaf;
+    return { nlParams: f.nlParams, linParams: f.linParams, body: block };
   }
 
   private bindLocal(b: Binder, type: Type | undefined, linear: boolean): Binder {

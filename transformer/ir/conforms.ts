@@ -5,17 +5,31 @@ import type { Type } from './syntax';
 import type { Value } from './interp';
 
 export function conforms(v: Value, t: Type): boolean {
-  switch (t.tag) {
-    case 'real':
-      return typeof v === 'number';
-    case 'bool':
-      return typeof v === 'boolean';
-    case 'str':
-      return typeof v === 'string';
-    case 'stack':
-    case 'array':
-      return Array.isArray(v) && v.every((x) => conforms(x, t.elem));
-    case 'tuple':
-      return Array.isArray(v) && v.length === t.elems.length && v.every((x, i) => conforms(x, t.elems[i]));
+  // An explicit stack of (value, type) pairs: a tape type nests as deep as the call graph (a
+  // chain of 3 000 calls), deeper than recursion may go.
+  const todo: [Value, Type][] = [[v, t]];
+  while (todo.length > 0) {
+    const [x, u] = todo.pop()!;
+    switch (u.tag) {
+      case 'real':
+        if (typeof x !== 'number') return false;
+        break;
+      case 'bool':
+        if (typeof x !== 'boolean') return false;
+        break;
+      case 'str':
+        if (typeof x !== 'string') return false;
+        break;
+      case 'stack':
+      case 'array':
+        if (!Array.isArray(x)) return false;
+        for (const y of x) todo.push([y, u.elem]);
+        break;
+      case 'tuple':
+        if (!Array.isArray(x) || x.length !== u.elems.length) return false;
+        x.forEach((y, i) => todo.push([y, u.elems[i]]));
+        break;
+    }
   }
+  return true;
 }

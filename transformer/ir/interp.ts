@@ -1,6 +1,7 @@
 // Reference interpreter for Linear A, counting work with the paper's cost model (notes §2.5):
 // a non-linear primitive costs 1, a linear primitive 1 per scalar of its result, drop(e) costs
 // W(e) plus 1 per scalar it discards, a call costs its body, everything else is free.
+import { followingNesting } from './nesting';
 import { conforms } from './conforms';
 import { Block, Expr, FnDef, IrError, Lambda, Program, Stmt, Type, InternalError } from './syntax';
 import { constructRule } from '../constructs/registry';
@@ -318,7 +319,7 @@ export function evalFn(p: Program, fn: string, nl: Value[], lin: Value[] = [], o
   const meter = opts.tape ? new TapeMeter() : undefined;
   const m = new Machine(p, meter);
   meter?.enter();
-  const [rn, rl] = m.callFn(fn, nl, lin);
+  const [rn, rl] = followingNesting('the interpreter', p, () => m.callFn(fn, nl, lin));
   meter?.measure();
   return meter ? { nl: rn, lin: rl, work: m.work, peakTape: meter.peak } : { nl: rn, lin: rl, work: m.work };
 }

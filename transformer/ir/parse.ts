@@ -149,6 +149,8 @@ class Parser {
   private readonly taken: Set<string>;
   /** Names bound so far in the current def (parameters included). */
   private bound = new Set<string>();
+  /** Per name rebound in the current def, the suffix to try first for its next renaming. */
+  private suffixes = new Map<string, number>();
   private block: OpenBlock | undefined;
 
   constructor(
@@ -198,9 +200,13 @@ class Parser {
   private bind(b: Binder, linear: boolean): Binder {
     let actual = b.name;
     if (this.bound.has(actual)) {
-      for (let k = 1; ; k++) {
+      // The search goes on from the last suffix this name got: N loops rebinding `i` cost N, not N².
+      for (let k = this.suffixes.get(b.name) ?? 1; ; k++) {
         actual = `${b.name}_${k}`;
-        if (!this.taken.has(actual) && !this.bound.has(actual)) break;
+        if (!this.taken.has(actual) && !this.bound.has(actual)) {
+          this.suffixes.set(b.name, k + 1);
+          break;
+        }
       }
       this.taken.add(actual);
     }
@@ -273,6 +279,7 @@ class Parser {
     const nameTok = this.name('a function name');
     if (this.fns.has(nameTok.text)) this.fail(`${nameTok.text} is defined twice`, nameTok);
     this.bound = new Set();
+    this.suffixes = new Map();
     this.block = undefined;
     const depth = this.scope.size;
     this.expect('(');

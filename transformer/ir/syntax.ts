@@ -196,6 +196,16 @@ export function typeEquals(a: Type, b: Type): boolean {
  * space `<>`; a stack's tangents are a stack of its elements' tangents.
  */
 export function tangentType(t: Type): Type {
+  if (t.tag === 'real') return REAL;
+  // One tangent type object per type object: comparing them is then by identity (typeIds.ts).
+  let dt = tangentTypes.get(t);
+  if (dt === undefined) tangentTypes.set(t, (dt = tangentTypeOf(t)));
+  return dt;
+}
+
+const tangentTypes = new WeakMap<Type, Type>();
+
+function tangentTypeOf(t: Type): Type {
   switch (t.tag) {
     case 'real':
       return REAL;

@@ -18,11 +18,16 @@ function intern(key: string): number {
   return id;
 }
 
+/** How many type objects structureId has looked into (its work: each costs its own elements). */
+let visits = 0;
+export const structureVisits = (): number => visits;
+
 /** Equal for structurally equal types (alias names ignored, as `typeEquals` does). */
 export function structureId(t: Type): number {
   if (t.tag === 'real' || t.tag === 'bool' || t.tag === 'str') return t.tag === 'real' ? 0 : t.tag === 'bool' ? 1 : 2;
   const known = byStructure.get(t);
   if (known !== undefined) return known;
+  visits++;
   const id = intern(t.tag === 'stack' ? `[${structureId(t.elem)}]` : t.tag === 'array' ? `{${structureId(t.elem)}}` : `<${t.elems.map(structureId).join(',')}>`);
   byStructure.set(t, id);
   return id;

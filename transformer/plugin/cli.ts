@@ -490,8 +490,8 @@ export function main(argv: readonly string[], io: Io): number {
       io.err(`tsad: ${e.message}`);
       return 1;
     }
-    // Our stack is for bug reports only (TSAD_DEBUG=1).
-    const debug = process.env.TSAD_DEBUG && e instanceof Error && e.stack ? `\n${e.stack}` : '';
+    // Our stack is for bug reports only (TSAD_VERBOSE=1, as for the plugin's TSAD9000; or TSAD_DEBUG=1).
+    const debug = (process.env.TSAD_VERBOSE === '1' || process.env.TSAD_DEBUG) && e instanceof Error && e.stack ? `\n${e.stack}` : '';
     const message = e instanceof InternalError ? e.message : `internal: ${e instanceof Error ? e.message : String(e)}`;
     io.err(`tsad: ${message} (this is a bug in tsad)${debug}`);
     return 70;

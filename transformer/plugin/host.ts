@@ -9,6 +9,8 @@ export interface Host {
   readonly ts: typeof ts;
   /** Re-check every pass's output (the drivers' `recheck`): a debugging net that costs compile time. */
   readonly recheck: boolean;
+  /** An internal error's diagnostic carries its stack (TSAD9000): TSAD_VERBOSE=1 or the plugin option `verbose: true`. */
+  readonly verbose: boolean;
 }
 
 /** TSAD_RECHECK=1 turns `recheck` on; the test suite sets it, also for the builds it spawns. */
@@ -16,9 +18,13 @@ export function recheckRequested(): boolean {
   return process.env.TSAD_RECHECK === '1';
 }
 
-/** The Host of a Node process; `tsApi` when the caller was handed one, else the installed `typescript`. */
-export function nodeHost(tsApi?: typeof ts): Host {
-  return { ts: tsApi ?? (require('typescript') as typeof ts), recheck: recheckRequested() };
+/**
+ * The Host of a Node process; `tsApi` when the caller was handed one, else the installed
+ * `typescript`; `config` the plugin's entry in compilerOptions.plugins, if any.
+ */
+export function nodeHost(tsApi?: typeof ts, config?: unknown): Host {
+  const option = typeof config === 'object' && config !== null && (config as { verbose?: unknown }).verbose === true;
+  return { ts: tsApi ?? (require('typescript') as typeof ts), recheck: recheckRequested(), verbose: option || process.env.TSAD_VERBOSE === '1' };
 }
 
 /** The tsad runtime module, which the programs transform() and `tsad inspect` compile import. */

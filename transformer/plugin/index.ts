@@ -14,8 +14,8 @@ export interface TransformerExtras {
 /** One reporter per program: a problem met from several files (or emit batches) is reported once. */
 const reporters = new WeakMap<ts.Program, Report>();
 
-export default function tsadTransformer(program: ts.Program, _config?: unknown, extras: TransformerExtras = {}): ts.TransformerFactory<ts.SourceFile> {
-  const host = nodeHost(extras.ts);
+export default function tsadTransformer(program: ts.Program, config?: unknown, extras: TransformerExtras = {}): ts.TransformerFactory<ts.SourceFile> {
+  const host = nodeHost(extras.ts, config);
   const tsApi = host.ts;
   // Call sites compile other files' function bodies: the incremental builder must know.
   trackDerivativeDependencies(tsApi, program);

@@ -1,10 +1,12 @@
 // The source-file rewrite shared by every integration (ts-patch, ts-jest, transform()):
 // transform calls become references to generated functions, markers disappear, generated code is
-// appended to the module. Diagnostics are caught here and only here; any other exception is a
-// bug in tsad (an InternalError, `internal: ...`) and propagates as one.
+// appended to the module. Diagnostics are caught here and only here. Any other exception is a
+// bug in tsad: it becomes TSAD9000 at the call site being compiled and at its function (see
+// internalError), so that the rest of the build goes on and the bug can be reported.
 import type * as ts from 'typescript';
 import { ModuleCompiler } from '../compile';
 import { REPORTED_BY_TYPESCRIPT, TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../frontend/diagnostics';
+import { INTERNAL_ERROR } from '../frontend/codes/internal';
 import { TRANSFORMS, TransformKind, isTransformKind } from '../plan/transforms';
 import type { Host } from './host';
 import { transformValueUses } from '../frontend/transformValues';
@@ -122,11 +124,12 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   const problems = new Map<string, { error: TsadDiagnosticError; neededBy: ts.Node[] }>();
   /**
    * Records the problems of a diagnostic and returns the one the call site names when it runs
-   * (`node`, the call site, none for the check of a marked function).
-   * Anything else is a bug: it propagates, so that a build never reports it as the user's.
+   * (`neededBy`, the call site; none for the check of a marked function no call site uses).
+   * Anything else is a bug in tsad, met while compiling `what` at `at`: TSAD9000, which says so.
    */
-  const fail = (e: unknown, node: ts.Node | undefined): TsadDiagnosticError => {
-    if (!isTsadDiagnostic(e)) throw e;
+  const fail = (thrown: unknown, neededBy: ts.Node | undefined, what: string, at: ts.Node = neededBy ?? sf): TsadDiagnosticError => {
+    const node = neededBy;
+    const e = isTsadDiagnostic(thrown) ? thrown : internalError(thrown, at, what, markedFunctionAt(at), host.verbose);
     const every = (p: TsadDiagnosticError): TsadDiagnosticError[] => [p, ...p.related.flatMap(every)];
     const all = every(e);
     for (const p of all) {
@@ -139,9 +142,18 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
     }
     return all.find((p) => p.code !== REPORTED_BY_TYPESCRIPT) ?? e;
   };
+  /** The function a failing call site compiles, where it can still be found (else the call alone is reported). */
+  const markedFunctionAt = (node: ts.Node): ts.Node | undefined => {
+    try {
+      const target = tsApi.isCallExpression(node) ? node.arguments[0] : undefined;
+      return target ? resolveMarkedFunction(target, checker)?.decl : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   const flush = () => problems.forEach(({ error, neededBy }) => report(error, sf, neededBy));
   // A transform held by a let or passed around would reach the runtime's uncompiled stub.
-  for (const use of transformValueUses(tsApi, sf, checker)) fail(new TsadDiagnosticError(1010, use.node, diagnosticMessage(1010, use.message)), use.node);
+  for (const use of transformValueUses(tsApi, sf, checker)) fail(new TsadDiagnosticError(1010, use.node, diagnosticMessage(1010, use.message)), use.node, 'a transform used as a value');
 
   const transformCall = (call: ts.CallExpression, kind: TransformKind): ts.Expression => {
     const [target, ...rest] = call.arguments;
@@ -200,7 +212,8 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
         try {
           return localTransform(node, local);
         } catch (e) {
-          return f.createCallExpression(buildFailed(tsApi, f, local.call, local.kind, fail(e, local.call), sf), undefined, []);
+          const what = `${local.kind}(${shortText(local.arrow, sf)})`;
+          return f.createCallExpression(buildFailed(tsApi, f, local.call, local.kind, fail(e, local.call, what), sf), undefined, []);
         }
       }
       const name = tsadExportName(node.expression, checker);
@@ -208,7 +221,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
         try {
           return transformCall(node, name);
         } catch (e) {
-          return buildFailed(tsApi, f, node, name, fail(e, node), sf);
+          return buildFailed(tsApi, f, node, name, fail(e, node, `${name}(${node.arguments[0] ? shortText(node.arguments[0], sf) : ''})`), sf);
         }
       }
       // The wrapper form: differentiable(fn) (or differentiable(fn, options)) is fn once derivatives are compiled.
@@ -222,7 +235,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
       try {
         checkRuleTarget(node.expression, checker);
       } catch (e) {
-        fail(e, node.expression);
+        fail(e, node.expression, shortText(node.expression, sf));
       }
       return undefined as unknown as ts.Node;
     }
@@ -238,7 +251,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   try {
     out = tsApi.visitEachChild(sf, visit, ctx);
   } catch (e) {
-    fail(e, sf);
+    fail(e, sf, sf.fileName.split(/[\\/]/).pop() ?? 'the file');
     flush();
     return sf;
   }
@@ -251,7 +264,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
         if (isMarkedFunction(decl, checker)) compiler.check(decl);
       } catch (e) {
         // Needed by no call site: the diagnostic has no "needed by" line for this check.
-        fail(e, undefined);
+        fail(e, undefined, `the marked function ${shortText(decl.name ?? decl, sf)}`, decl);
       }
     }
   }
@@ -259,6 +272,21 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   const generated = compiler.statements();
   if (generated.length === 0) return out;
   return f.updateSourceFile(out, [...out.statements, ...generated]);
+}
+
+/**
+ * TSAD9000 for an exception that is no diagnostic, met while compiling `what` (`hessian(f)`) at
+ * `call`: at the call, and again at the function it compiles. One line says what failed (the
+ * emitted code throws it at run time too); `verbose` adds the stack.
+ */
+export function internalError(thrown: unknown, call: ts.Node, what: string, fn: ts.Node | undefined, verbose: boolean): TsadDiagnosticError {
+  const raw = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+  const line = raw.replace(/\s*\n\s*/g, ' | ');
+  const head = `internal error while compiling ${what}: ${line.length > 400 ? `${line.slice(0, 397)}...` : line}; this is a bug in tsad`;
+  const stack = verbose && thrown instanceof Error && thrown.stack ? `\n${thrown.stack}` : '';
+  const message = diagnosticMessage(INTERNAL_ERROR, `${head}${stack}`);
+  const atFunction = fn && fn !== call ? [new TsadDiagnosticError(INTERNAL_ERROR, fn, message)] : [];
+  return new TsadDiagnosticError(INTERNAL_ERROR, call, message, atFunction);
 }
 
 /**
@@ -273,7 +301,8 @@ function buildFailed(tsApi: typeof ts, f: ts.NodeFactory, call: ts.CallExpressio
   const { line, character } = at.file.getLineAndCharacterOfPosition(at.start);
   const where = `${at.file.fileName.split(/[\\/]/).pop()}:${line + 1}:${character + 1}`;
   const reason = e.code === REPORTED_BY_TYPESCRIPT ? `TypeScript reported an error at ${where}` : `the build reported ${e.codeText} at ${where}`;
-  const message = `tsad: ${kind}(${target}) was not compiled: ${reason} (see the build output)`;
+  // A bug in tsad says what failed (the first line of its diagnostic), so that a bug report has it.
+  const message = e.code === INTERNAL_ERROR ? `tsad: ${e.message.split('\n')[0]} (${e.codeText} at ${where})` : `tsad: ${kind}(${target}) was not compiled: ${reason} (see the build output)`;
   const thrower = f.createArrowFunction(
     undefined,
     undefined,

@@ -12,6 +12,8 @@ export interface TransformOptions {
   readonly compilerOptions?: ts.CompilerOptions;
   /** Throw an Error listing every tsad diagnostic as file:line:col (default true). */
   readonly throwOnError?: boolean;
+  /** An internal error's diagnostic (TSAD9000) carries its stack, as under TSAD_VERBOSE=1. */
+  readonly verbose?: boolean;
 }
 
 export interface TransformResult {
@@ -28,7 +30,7 @@ export interface TransformResult {
 const sharedFiles = new Map<string, ts.SourceFile>();
 
 export function transform(sourceText: string, options: TransformOptions = {}): TransformResult {
-  const tsad = nodeHost();
+  const tsad = nodeHost(undefined, { verbose: options.verbose });
   const tsApi = tsad.ts;
   const resolve = (name: string) => tsApi.sys.resolvePath(name);
   const fileName = resolve(options.fileName ?? 'input.ts');

@@ -26,7 +26,7 @@ import { typeEquals, binder, blockE, construct, ret, lambda, letS, arrayType, In
 import type { Binder, Expr, Lambda, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
-import type { ConstructExpr, ConstructRule, EmitTsOps, EraseOps, Sides } from '../types';
+import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, EraseOps, Sides, TypeRun } from '../types';
 import { loopLikeJvp } from '../loop/jvp';
 import { residualSources } from '../loop/unzip';
 import { flattenResiduals } from './flatResiduals';
@@ -53,7 +53,7 @@ function checkLength(a: Value, n: number, op: string, what: string, sparse: bool
 }
 
 function typeRule(kind: FoldKind): ConstructRule['typeRule'] {
-  return (ops, e, t) => {
+  return function* (ops: CheckOps, e: ConstructExpr, t: Sides<Type>): TypeRun {
     const fail = (msg: string): Sides<Type> => {
       ops.error(msg);
       return { nl: [], lin: [] };
@@ -72,7 +72,7 @@ function typeRule(kind: FoldKind): ConstructRule['typeRule'] {
     if (t.lin.length !== 0 && t.lin.length !== 2 * k) return fail(`${e.op} takes no linear operands or the tangents of its ${2 * k} non-linear ones after n, got ${t.lin.length}`);
     if (l.linParams.length !== t.lin.length) return fail(`the body of ${e.op} takes one linear parameter per linear operand: ${t.lin.length}, got ${l.linParams.length}`);
     const linElems = t.lin.map((x, j) => (j < k ? x : x.tag === 'array' ? x.elem : x));
-    const r = ops.typeBody(l, { nl: [...neutral, ...neutral], lin: linElems });
+    const r = yield ops.typeBody(l, { nl: [...neutral, ...neutral], lin: linElems });
     if (r.nl.length < k) return fail(`the body of ${e.op} returns its ${k} new accumulator(s) first, got ${r.nl.length} result(s)`);
     r.nl.slice(0, k).forEach((y, j) => {
       if (!typeEquals(y, neutral[j])) ops.error(`${e.op}: the body's result ${j} is the new accumulator, of the neutral element's type ${printType(neutral[j])}, got ${printType(y)}`);

@@ -24,7 +24,7 @@ import { typeEquals, binder, construct, letS, arrayType, lambda, ret, InternalEr
 import type { Lambda, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
-import type { ConstructExpr, ConstructRule, Sides } from '../types';
+import type { CheckOps, ConstructExpr, ConstructRule, Sides, TypeRun } from '../types';
 import { barName } from '../../ad/names';
 import { loopLikeJvp } from '../loop/jvp';
 import { residualSources } from '../loop/unzip';
@@ -42,7 +42,7 @@ const histograms = (e: ConstructExpr): number => (e.nl.length - 1) / 2;
 const padded = (a: Value, m: number): Value[] => Array.from({ length: m }, (_, k) => at(a, k));
 
 function typeRule(): ConstructRule['typeRule'] {
-  return (ops, e, t) => {
+  return function* (ops: CheckOps, e: ConstructExpr, t: Sides<Type>): TypeRun {
     const fail = (msg: string): Sides<Type> => {
       ops.error(msg);
       return { nl: [], lin: [] };
@@ -61,7 +61,7 @@ function typeRule(): ConstructRule['typeRule'] {
     if (l.nlParams.length !== 2 * k) return fail(`the body of ${e.op} takes ${k} bin value(s) and ${k} value(s), got ${l.nlParams.length} non-linear parameters`);
     if (t.lin.length !== 0 && t.lin.length !== 2 * k) return fail(`${e.op} takes no linear operands or the tangents of its destinations and values, got ${t.lin.length}`);
     if (l.linParams.length !== t.lin.length) return fail(`the body of ${e.op} takes one linear parameter per linear operand: ${t.lin.length}, got ${l.linParams.length}`);
-    const r = ops.typeBody(l, { nl: [...elems, ...elems], lin: t.lin.map((x) => (x.tag === 'array' ? x.elem : x)) });
+    const r = yield ops.typeBody(l, { nl: [...elems, ...elems], lin: t.lin.map((x) => (x.tag === 'array' ? x.elem : x)) });
     if (r.nl.length < k) return fail(`the body of ${e.op} returns the ${k} new bin value(s) first, got ${r.nl.length} result(s)`);
     r.nl.slice(0, k).forEach((y, j) => {
       if (!typeEquals(y, elems[j])) ops.error(`${e.op}: the body's result ${j} is a bin value of type ${printType(elems[j])}, got ${printType(y)}`);
@@ -260,7 +260,7 @@ function layout(e: ConstructExpr, s: Shape, bodyResults: number): { r: number; k
 const resultsOf = (e: ConstructExpr, xs: Value[]): Sides<Value> => (e.lin.length > 0 ? { nl: [], lin: xs } : { nl: xs, lin: [] });
 
 function linTypeRule(): ConstructRule['typeRule'] {
-  return (ops, e, t) => {
+  return function* (ops: CheckOps, e: ConstructExpr, t: Sides<Type>): TypeRun {
     if (e.bodies.length !== 1 || t.nl.length < 2) {
       ops.error(`${e.op} takes its length M, the index array, residual arrays and one body`);
       return { nl: [], lin: [] };
@@ -270,7 +270,7 @@ function linTypeRule(): ConstructRule['typeRule'] {
     const all = [...t.nl.slice(2), ...t.lin].map((x) => (x.tag === 'array' ? x.elem : x));
     const linear = e.lin.length > 0;
     const r0 = linear ? t.nl.length - 2 : 0;
-    const body = ops.typeBody(e.bodies[0], linear ? { nl: all.slice(0, r0), lin: all.slice(r0) } : { nl: all, lin: [] });
+    const body = yield ops.typeBody(e.bodies[0], linear ? { nl: all.slice(0, r0), lin: all.slice(r0) } : { nl: all, lin: [] });
     const out = [...body.nl, ...body.lin].map(arrayType);
     return linear ? { nl: [], lin: out } : { nl: out, lin: [] };
   };

@@ -23,7 +23,7 @@ import { binder, construct, arrayType, InternalError, IrError, REAL } from '../.
 import type { Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
-import type { ConstructExpr, ConstructRule, EmitTsOps, Sides } from '../types';
+import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, Sides, TypeRun } from '../types';
 import { barName } from '../../ad/names';
 import { allocate, assign, readOrZero } from './emit';
 import { at, count, declare } from './fold';
@@ -49,7 +49,7 @@ function layout(e: ConstructExpr, s: Shape, bodyResults: number): { r: number; k
 const resultsOf = (e: ConstructExpr, xs: Value[]): Sides<Value> => (e.lin.length > 0 ? { nl: [], lin: xs } : { nl: xs, lin: [] });
 
 function typeRule(s: Shape): ConstructRule['typeRule'] {
-  return (ops, e, t) => {
+  return function* (ops: CheckOps, e: ConstructExpr, t: Sides<Type>): TypeRun {
     if (e.bodies.length !== 1) {
       ops.error(`${e.op} takes one body, got ${e.bodies.length}`);
       return { nl: [], lin: [] };
@@ -61,7 +61,7 @@ function typeRule(s: Shape): ConstructRule['typeRule'] {
     const linear = e.lin.length > 0;
     const r0 = linear ? t.nl.length - 1 : 0;
     const params = all.map(elem);
-    const body = ops.typeBody(l, linear ? { nl: params.slice(0, r0), lin: params.slice(r0) } : { nl: params, lin: [] });
+    const body = yield ops.typeBody(l, linear ? { nl: params.slice(0, r0), lin: params.slice(r0) } : { nl: params, lin: [] });
     const results = [...body.nl, ...body.lin];
     const { r, k } = layout(e, s, results.length);
     all.slice(0, r).forEach((x, j) => {

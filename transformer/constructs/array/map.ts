@@ -39,7 +39,7 @@ import type { Binder, Lambda, Stmt, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { conforms } from '../../ir/conforms';
 import { printType } from '../../ir/printType';
-import type { ConstructExpr, ConstructRule, Sides, TransposeOps } from '../types';
+import type { CheckOps, ConstructExpr, ConstructRule, Sides, TransposeOps, TypeRun } from '../types';
 import type { Tangent } from '../../prims/types';
 import { barName } from '../../ad/names';
 import { allocate, assign, forCount, readOrZero } from './emit';
@@ -77,7 +77,7 @@ const invariantOk = (t: Type): boolean => t.tag === 'real' || isRealArray(t) || 
 const isRealArray = (t: Type): boolean => t.tag === 'array' && t.elem.tag === 'real';
 const hasSequence = (t: Type): boolean => t.tag === 'array' || t.tag === 'stack' || (t.tag === 'tuple' && t.elems.some(hasSequence));
 
-const typeRule: ConstructRule['typeRule'] = (ops, e, t) => {
+const typeRule = function* (ops: CheckOps, e: ConstructExpr, t: Sides<Type>): TypeRun {
   const fail = (msg: string): Sides<Type> => {
     ops.error(msg);
     return { nl: [], lin: [] };
@@ -105,7 +105,7 @@ const typeRule: ConstructRule['typeRule'] = (ops, e, t) => {
   check(t.lin, params.lin, true);
   if (index && l.nlParams[0].type && l.nlParams[0].type.tag !== 'real') ops.error(`the index parameter of map must be real, got ${printType(l.nlParams[0].type)}`);
   if (mapped === 0) ops.error('map needs at least one mapped array operand');
-  const r = ops.typeBody(l, { nl: [...(index ? [REAL] : []), ...t.nl.slice(1)].map((o, k) => (k === 0 && index ? REAL : l.nlParams[k].type ?? o)), lin: l.linParams.map((p, k) => p.type ?? t.lin[k]) });
+  const r = yield ops.typeBody(l, { nl: [...(index ? [REAL] : []), ...t.nl.slice(1)].map((o, k) => (k === 0 && index ? REAL : l.nlParams[k].type ?? o)), lin: l.linParams.map((p, k) => p.type ?? t.lin[k]) });
   return { nl: r.nl.map(arrayType), lin: r.lin.map(arrayType) };
 };
 

@@ -10,7 +10,7 @@
 // linear in it: its contribution is the sum over the iterations), and the operand once.
 import { printType } from '../../ir/printType';
 import { REAL, Type, typeEquals } from '../../ir/syntax';
-import type { CheckOps, ConstructExpr, Sides } from '../types';
+import type { CheckOps, ConstructExpr, Sides, TypeRun } from '../types';
 
 const list = (ts: readonly Type[]) => ts.map((t) => printType(t)).join(', ');
 const text = (nl: readonly Type[], lin: readonly Type[]) => `(${list(nl)}${lin.length > 0 ? ` ; ${list(lin)}` : ''})`;
@@ -26,12 +26,12 @@ export function carriedTypes(ops: CheckOps, op: string, operands: Sides<Type>, r
   return results;
 }
 
-export function loopTypeRule(ops: CheckOps, e: ConstructExpr, operands: Sides<Type>): Sides<Type> {
+export function* loopTypeRule(ops: CheckOps, e: ConstructExpr, operands: Sides<Type>): TypeRun {
   if (e.bodies.length !== 1) ops.error(`loop takes one body; got ${e.bodies.length}`);
   const [n, ...nl] = operands.nl;
   if (n === undefined) ops.error('loop needs a trip count: loop(n, ū, c̄ ; u̇̄, ċ̄)');
   else if (n.tag !== 'real') ops.error(`the trip count of loop must be real, got ${printType(n)}`);
   if (e.bodies.length === 0) return { nl: [], lin: [] };
-  const results = ops.typeBody(e.bodies[0], { nl: [REAL, ...nl], lin: operands.lin });
+  const results = yield ops.typeBody(e.bodies[0], { nl: [REAL, ...nl], lin: operands.lin });
   return carriedTypes(ops, 'loop', { nl, lin: operands.lin }, results);
 }

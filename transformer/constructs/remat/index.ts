@@ -12,6 +12,7 @@ import { rematTranspose } from './transpose';
 import { rematEmitTs } from './emitTs';
 import { pruneBodyResults } from '../prune';
 import { rematFuseAdd } from './fuseAdd';
+import { rematErase } from './erase';
 
 export const remat: ConstructRule = {
   name: 'remat',
@@ -21,6 +22,7 @@ export const remat: ConstructRule = {
   jvp: rematJvp,
   unzip: rematUnzip,
   transpose: rematTranspose,
+  erase: rematErase,
   pruneResults: pruneBodyResults,
   fuseAdd: rematFuseAdd,
   emitTs: rematEmitTs,

@@ -33,7 +33,7 @@ import { IrError, InternalError, stackType, REAL } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
 import type { Value } from '../../ir/interp';
 import { printType } from '../../ir/printType';
-import type { CheckOps, ConstructExpr, ConstructRule, Sides } from '../types';
+import type { CheckOps, ConstructExpr, ConstructRule, Sides, TypeRun } from '../types';
 import { lpushJvp, latJvp } from './jvp';
 import { assign, isRealStack, reserve, stackElement, stackSize } from './emit';
 
@@ -118,11 +118,11 @@ export const lpush: ConstructRule = {
 export const lat: ConstructRule = {
   name: 'lat',
   arity: (e) => (isLinear(e) ? { nl: 0, lin: 1 } : { nl: 1, lin: 0 }),
-  typeRule: (ops, e, t) => {
+  typeRule: function* (ops: CheckOps, e: ConstructExpr, t: Sides<Type>): TypeRun {
     if (!shape(ops, e, t, 'lat', 1, 1)) return result(e, REAL);
     expectIndex(ops, 'lat', 'index', t.nl[0]);
     const [s] = rest(e, t);
-    const d = ops.typeBody(e.bodies[0], { nl: [], lin: [] });
+    const d = yield ops.typeBody(e.bodies[0], { nl: [], lin: [] });
     const got = isLinear(e) ? d.lin : d.nl;
     const other = isLinear(e) ? d.nl : d.lin;
     if (s.tag !== 'stack') {

@@ -13,13 +13,13 @@
 import { printType } from '../../ir/printType';
 import { REAL } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
-import type { CheckOps, ConstructExpr, Sides } from '../types';
+import type { CheckOps, ConstructExpr, Sides, TypeRun } from '../types';
 import { carriedTypes } from '../loop/typeRule';
 import { CONDITION, STEP } from './operands';
 
 const list = (ts: readonly Type[]) => ts.map((t) => printType(t)).join(', ');
 
-export function whileTypeRule(ops: CheckOps, e: ConstructExpr, operands: Sides<Type>): Sides<Type> {
+export function* whileTypeRule(ops: CheckOps, e: ConstructExpr, operands: Sides<Type>): TypeRun {
   if (e.bodies.length !== 2) ops.error(`while takes two bodies, a condition and a step; got ${e.bodies.length}`);
   if (e.bodies.length < 2) return { nl: [], lin: [] };
   const cond = e.bodies[CONDITION];
@@ -28,10 +28,10 @@ export function whileTypeRule(ops: CheckOps, e: ConstructExpr, operands: Sides<T
   if (k > operands.nl.length) ops.error(`the condition of while takes ${k} parameters, but while has only ${operands.nl.length} non-linear operand(s); it takes the first ones`);
   // Parameters the rule has already complained about keep their own types (no second message).
   const condParams = { nl: cond.nlParams.map((p, i) => operands.nl[i] ?? p.type ?? REAL), lin: cond.linParams.map((p) => p.type ?? REAL) };
-  const c = ops.typeBody(cond, condParams);
+  const c = yield ops.typeBody(cond, condParams);
   if (c.nl.length !== 1 || c.lin.length !== 0 || c.nl[0].tag !== 'bool') {
     ops.error(`the condition of while must return (bool), got (${list(c.nl)}${c.lin.length > 0 ? ` ; ${list(c.lin)}` : ''})`);
   }
-  const results = ops.typeBody(e.bodies[STEP], operands);
+  const results = yield ops.typeBody(e.bodies[STEP], operands);
   return carriedTypes(ops, 'while', operands, results);
 }

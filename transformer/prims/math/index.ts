@@ -101,7 +101,8 @@ export const hypot: PrimDef = {
   test: { domain: [[-3, 3]], kinks: true },
 };
 // min/max: the tangent of the first argument equal to the result (ties: the first wins),
-// so the derivative is deterministic and is a valid one-sided derivative at ties.
+// so the derivative is deterministic and is a valid one-sided derivative at ties. With no
+// arguments they are JavaScript's constants, min() = Infinity and max() = −Infinity (tangent 0).
 function extremumJvp(): JvpRule {
   return ({ b, args, tangents, y }) => {
     let taken = b.lit(false, 'taken');
@@ -120,7 +121,7 @@ function extremumJvp(): JvpRule {
 function extremum(name: 'min' | 'max'): PrimDef {
   return {
     name,
-    arity: variadic(1),
+    arity: variadic(0),
     typeRule: realOp(name),
     impl: (...xs) => Math[name](...(xs as number[])),
     cost: reductionCost,
