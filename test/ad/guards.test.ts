@@ -100,3 +100,108 @@ def f(x: real ;) -> (real ;) {
     expect(evalFn(program, grad, [2]).nl[0]).toBe(-0.25);
   }
 });
+
+test('a cond branch reading a value computed before it: the untaken branch gets no NaN from its partials', () => {
+  const p = parseProgram(`
+def f(x: real ;) -> (real ;) {
+  let zero = 0
+  let pos = gt(x, zero)
+  let l = log(x)
+  let y = cond(pos, l) [|a: real ;| { let s = sin(a) in (s ;) }, |a: real ;| { drop(a) let c = 0 in (c ;) }]
+  (y ;)
+}`);
+  for (const simplify of [false, true]) {
+    const { program, grad } = gradOf(p, 'f', { simplify });
+    expect(evalFn(program, grad, [0]).nl[0]).toBe(0);
+    expect(evalFn(program, grad, [-1]).nl[0]).toBe(0);
+    expect(evalFn(program, grad, [2]).nl[0]).toBeCloseTo(Math.cos(Math.log(2)) / 2, 14);
+    const { program: h, hvp } = hvpOf(p, 'f', { simplify });
+    expect(evalFn(h, hvp, [0, 1]).nl[0]).toBe(0);
+  }
+});
+
+// Ordinary branches: the guards move a side's backward code into its branch; the work of the
+// gradient and of the Hessian-vector product must not grow. Bounds: the interpreter's work before
+// the guards (commit 9917d7d, strong zeros), per point [grad, hvp], unsimplified and simplified.
+const ORDINARY: readonly { name: string; src: string; points: number[][]; before: Record<'plain' | 'simplified', number[][]> }[] = [
+  {
+    name: 'huber (a cond passing a value computed before it through one branch)',
+    src: `
+def f(r: real, d: real ;) -> (real ;) {
+  let half = 0.5
+  let rr = mul(r, r)
+  let loss0 = mul(half, rr)
+  let big = gt(r, d)
+  let loss = cond(big, r, d, loss0) [|a: real, b: real, l: real ;| {
+    drop(l)
+    let hb = mul(b, b)
+    let t = sub(a, hb)
+    let v = mul(b, t)
+    (v ;)
+  }, |a: real, b: real, l: real ;| {
+    drop(a)
+    drop(b)
+    (l ;)
+  }]
+  (loss ;)
+}`,
+    points: [[3, 1], [0.5, 1]],
+    before: { plain: [[20, 62], [13, 35]], simplified: [[18, 50], [12, 28]] },
+  },
+  {
+    name: 'a cond whose branches read every operand',
+    src: `
+def f(x: real, y: real ;) -> (real ;) {
+  let s = sin(x)
+  let c = gt(x, y)
+  let v = cond(c, s, y) [|a: real, b: real ;| { let m = mul(a, b) in (m ;) }, |a: real, b: real ;| { let m = add(a, b) in (m ;) }]
+  (v ;)
+}`,
+    points: [[1, 0.5], [0.2, 0.5]],
+    before: { plain: [[8, 30], [8, 24]], simplified: [[8, 26], [8, 20]] },
+  },
+  {
+    name: 'a select of computed sides',
+    src: `
+def f(x: real, y: real ;) -> (real ;) {
+  let zero = 0
+  let pos = gt(x, zero)
+  let a = mul(x, x)
+  let two = 2
+  let b = mul(two, y)
+  let v = select(pos, a, b)
+  (v ;)
+}`,
+    points: [[1, 2], [-1, 2]],
+    before: { plain: [[11, 34], [11, 34]], simplified: [[10, 26], [10, 26]] },
+  },
+  {
+    name: 'a select of parameters',
+    src: `
+def f(x: real, y: real ;) -> (real ;) {
+  let zero = 0
+  let pos = gt(x, zero)
+  let v = select(pos, x, y)
+  (v ;)
+}`,
+    points: [[1, 2], [-1, 2]],
+    before: { plain: [[5, 12], [5, 12]], simplified: [[5, 11], [5, 11]] },
+  },
+];
+
+describe('work does not grow for ordinary branches', () => {
+  for (const { name, src, points, before } of ORDINARY) {
+    test(name, () => {
+      const p = parseProgram(src);
+      for (const simplify of [false, true]) {
+        const { program, grad } = gradOf(p, 'f', { simplify });
+        const { program: hp, hvp } = hvpOf(p, 'f', { simplify });
+        points.forEach((pt, i) => {
+          const [wGrad, wHvp] = before[simplify ? 'simplified' : 'plain'][i];
+          expect(evalFn(program, grad, pt).work).toBeLessThanOrEqual(wGrad);
+          expect(evalFn(hp, hvp, [...pt, 1, 1]).work).toBeLessThanOrEqual(wHvp);
+        });
+      }
+    });
+  }
+});

@@ -1,31 +1,37 @@
-// Guards for transposition: the backward code of a select's alternative runs under the select's
-// own test, inside a real branch.
+// Guards for transposition: the backward code of a branch's side runs inside a real branch on
+// the same test.
 //
 // A linear select `c ? ȧ : ḃ` transposes to masks, `ā = c ? ȳ : 0`, `b̄ = c ? 0 : ȳ`, and the
 // untaken alternative's 0 then flows back through that alternative's partials. Where one of them
 // is infinite or NaN at the point (1/r at r = 0, the derivative of √ at 0, x/r at the origin)
-// 0·∞ turns the whole gradient into NaN: JAX's `where` trap (jax#1052). Multiplying by the zero
-// afterwards cannot be fixed locally; instead, before T walks a body, the linear statements that
-// feed nothing but one alternative (its *cone*: every linear value is used once, so this is a
-// walk back along single uses, a `dup` joining when all its copies do) move into a linear cond
-// on the same test:
+// 0·∞ turns the whole gradient into NaN: JAX's `where` trap (jax#1052). A cond has the same trap
+// where a branch reads a value computed before it (`l = log(x); x > 0 ? sin(l) : 0`): the
+// untaken branch drops l's tangent, T gives it the cotangent 0, and 0 meets l's partial 1/x.
+// Multiplying by the zero afterwards cannot be fixed locally; instead, before T walks a body, the
+// linear statements that feed nothing but one side (its *cone*: every linear value is used once,
+// so this is a walk back along single uses, a `dup` joining when all its copies do) move into that
+// side's branch:
 //
 //   let (; s) = lselect(c ; a, b)   with a computed by A, b by B
 //     ↝ let (; s) = cond(c, ū ; v̇̄)[|ū ; v̇̄| { A; a }, |ū ; v̇̄| { B; b }]
 //
-// (ū, v̇̄: what A and B read from outside; each body drops what the other side reads). T of a cond
-// is branchwise, so the backward code of A runs only when c holds, and B's only when it does not:
-// the untaken side's partials are never multiplied by anything. Forward code needs no guard (a
-// select there discards the untaken side's value, NaN or not), so only T calls this; every
-// reverse mode, and every forward mode obtained by transposing (the tangent of a pullback rule),
-// goes through T. A select is rewritten only when a cone reads a non-linear number (a partial
-// that could be infinite): `c ? ȧ : ḃ` of plain tangents keeps its masks, and its work.
-// Which primitives branch, and on which arguments, is their record's `branches`.
+// (ū, v̇̄: what A and B read from outside; each body drops what the other side reads), and a cond
+// whose rule names an operand's sole reader (ConstructRule.soleReader) takes the operand's cone
+// into that body (ConstructRule.sink). T of a cond is branchwise, so the backward code of A runs
+// only when c holds, and B's only when it does not: the untaken side's partials are never
+// multiplied by anything. Forward code needs no guard (a select there discards the untaken side's
+// value, NaN or not), so only T calls this; every reverse mode, and every forward mode obtained by
+// transposing (the tangent of a pullback rule), goes through T. A branch is rewritten only when a
+// cone reads a non-linear number (a partial that could be infinite): `c ? ȧ : ḃ` of plain
+// tangents keeps its masks, and its work. Which primitives branch, and on which arguments, is
+// their record's `branches`.
 import type { NameSupply } from '../ir/build';
 import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands } from '../ir/traverse';
 import { Binder, Expr, Stmt, Type, binder, block, construct, drop, lambda, letS, lvar, nvar, ret, zero } from '../ir/syntax';
 import { LIN_PRIMS } from '../prims/registry';
+import { constructRule } from '../constructs/registry';
+import type { ConstructExpr, ConstructRule, Sunk } from '../constructs/types';
 
 type LetStmt = Extract<Stmt, { tag: 'let' }>;
 
@@ -46,6 +52,38 @@ const linearOutputs = (s: Stmt): readonly Binder[] => (s.tag === 'unpack' ? (s.l
 function sidesOf(s: Stmt): readonly (number | null)[] | undefined {
   if (s.tag !== 'let' || s.rhs.tag !== 'lprim' || s.lin.length !== 1) return undefined;
   return LIN_PRIMS[s.rhs.op]?.branches;
+}
+
+type Sinking = Required<Pick<ConstructRule, 'soleReader' | 'sink'>>;
+
+/** A construct whose bodies code can move into (a cond), with its rule. */
+function sinkingOf(s: Stmt): { e: ConstructExpr; rule: Sinking } | undefined {
+  if (s.tag !== 'let' || s.rhs.tag !== 'construct') return undefined;
+  const rule = constructRule(s.rhs, 'transpose');
+  return rule.soleReader && rule.sink ? { e: s.rhs, rule: { soleReader: rule.soleReader, sink: rule.sink } } : undefined;
+}
+
+/**
+ * A branching primitive as the cond it is, `c ? a : b` ↝ `cond(c ; a, b)[|; a, b| { drop(b); a },
+ * |; a, b| { drop(a); b }]` (a zero side returns a zero), so one rule moves code into both.
+ */
+function asCond(s: LetStmt, sides: readonly (number | null)[], types: ReadonlyMap<string, Type>, names: NameSupply): ConstructExpr | undefined {
+  const rhs = s.rhs as Extract<Expr, { tag: 'lprim' }>;
+  const resultType = s.lin[0].type ?? types.get(s.lin[0].name);
+  if (resultType === undefined || rhs.lin.some((n) => !types.has(n))) return undefined;
+  const bodies = sides.map((k) => {
+    const params = rhs.lin.map((n) => binder(names.fresh(n), types.get(n)));
+    const stmts: Stmt[] = params.filter((_, j) => j !== k).map((p) => letS([], [], drop(lvar(p.name))));
+    let result: string;
+    if (k === null) {
+      result = names.fresh('zero');
+      stmts.push(letS([], [binder(result, resultType)], zero(resultType)));
+    } else {
+      result = params[k].name;
+    }
+    return lambda([], params, block(stmts, ret([], [result])));
+  });
+  return construct('cond', [rhs.nl[0]], rhs.lin, bodies) as ConstructExpr;
 }
 
 /** A statement that may move into a branch: it computes linear values only, or drops them. */
@@ -95,12 +133,13 @@ class MaxHeap {
 }
 
 /**
- * Rewrites the selects of a flat Linear B statement list (T's view of a body) whose alternatives
- * have partials into conds that compute each alternative inside its branch. `types` holds the
- * type of every name the statements bind or read; a select with an untyped operand is left alone.
+ * Rewrites the branches of a flat Linear B statement list ending in `result` (T's view of a
+ * body): what feeds only one side of a select, or only one body of a cond, moves into that side's
+ * branch, where a cone reads a number. `types` holds the type of every name the statements bind
+ * or read; a branch with an untyped operand is left as it is.
  */
-export function guardBranches(stmts: readonly Stmt[], types: ReadonlyMap<string, Type>, names: NameSupply): readonly Stmt[] {
-  if (!stmts.some((s) => sidesOf(s) !== undefined)) return stmts;
+export function guardBranches(stmts: readonly Stmt[], result: Expr, types: ReadonlyMap<string, Type>, names: NameSupply): readonly Stmt[] {
+  if (!stmts.some((s) => sidesOf(s) !== undefined || sinkingOf(s) !== undefined)) return stmts;
   const reads = stmts.map(readsOf);
   const definer = new Map<string, number>();
   const consumer = new Map<string, number>();
@@ -110,13 +149,17 @@ export function guardBranches(stmts: readonly Stmt[], types: ReadonlyMap<string,
   });
   const moved = new Uint8Array(stmts.length);
   const replaced = new Map<number, Stmt>();
+  const literal = new Map<string, Expr>();
+  for (const s of stmts) if (s.tag === 'let' && s.nl.length === 1 && s.lin.length === 0 && s.rhs.tag === 'lit') literal.set(s.nl[0].name, s.rhs);
 
-  /** The statements that feed nothing but `v`, read by statement `at`: indices in order. */
-  const coneOf = (at: number, v: string): number[] => {
+  /** The statements that feed nothing but the `targets`, which statement `at` reads: indices in order. */
+  const coneOf = (at: number, targets: ReadonlySet<string>): number[] => {
     const member = new Set<number>();
     const heap = new MaxHeap();
-    const d = definer.get(v);
-    if (d !== undefined) heap.push(d);
+    for (const v of targets) {
+      const d = definer.get(v);
+      if (d !== undefined) heap.push(d);
+    }
     for (let j = heap.pop(); j !== undefined; j = heap.pop()) {
       const s = stmts[j];
       if (moved[j] || !movable(s)) continue;
@@ -126,7 +169,7 @@ export function guardBranches(stmts: readonly Stmt[], types: ReadonlyMap<string,
       const fed = outs.every((o) => {
         const c = consumer.get(o.name);
         if (c === undefined) return false;
-        if (c === at) return o.name === v;
+        if (c === at) return targets.has(o.name);
         if (member.has(c)) return true;
         const u = stmts[c];
         // A copy that is only dropped joins with its drop.
@@ -154,80 +197,83 @@ export function guardBranches(stmts: readonly Stmt[], types: ReadonlyMap<string,
       return t === undefined || (t.tag !== 'bool' && t.tag !== 'str');
     }));
 
-  for (let i = stmts.length - 1; i >= 0; i--) {
-    const sides = sidesOf(stmts[i]);
-    if (sides === undefined || moved[i]) continue;
-    const s = stmts[i] as LetStmt;
-    const rhs = s.rhs as Extract<Expr, { tag: 'lprim' }>;
-    const cones = sides.map((k) => (k === null ? [] : coneOf(i, rhs.lin[k])));
-    if (!cones.some(hasPartials)) continue;
-    const guarded = guardedCond(stmts, reads, s, rhs, sides, cones, types, names);
-    if (guarded === undefined) continue;
+  /** `e` (read by statement `at`) with each body's cone moved in; undefined when no cone is worth it. */
+  const sinkInto = (at: number, lin: readonly string[], reader: readonly (number | undefined)[], bodies: number, build: () => ConstructExpr | undefined): ConstructExpr | undefined => {
+    const cones = Array.from({ length: bodies }, (_, k) => coneOf(at, new Set(lin.filter((_, i) => reader[i] === k))));
+    if (!cones.some(hasPartials)) return undefined;
+    const e = build();
+    if (e === undefined) return undefined;
+    const rule = sinkingOf(letS([], [], e))!.rule;
+    const outside = cones.map((cone) => {
+      const bound = new Set(cone.flatMap((j) => linearOutputs(stmts[j]).map((b) => b.name)));
+      return { nl: cone.flatMap((j) => reads[j].nl), lin: cone.flatMap((j) => reads[j].lin).filter((n) => !bound.has(n)), bound };
+    });
+    // A literal is bound again inside (U's rule: never carry what costs nothing to rebuild).
+    const operands = { nl: firstSeen(outside.map((o) => o.nl)).filter((n) => !literal.has(n)), lin: firstSeen(outside.map((o) => o.lin)) };
+    if ([...operands.nl, ...operands.lin].some((n) => !types.has(n))) return undefined;
+    const computed = new Map<number, string>();
+    e.lin.forEach((v, i) => {
+      const k = reader[i];
+      if (k !== undefined && outside[k].bound.has(v)) computed.set(i, v);
+    });
+    const bodyCode = cones.map((cone, k) => {
+      const param = new Map<string, string>();
+      const params = (ops: readonly string[]) => ops.map((n) => {
+        const p = names.fresh(n);
+        param.set(n, p);
+        return binder(p, types.get(n));
+      });
+      const nl = params(operands.nl);
+      const lin = params(operands.lin);
+      const rename = (n: string) => param.get(n) ?? n;
+      const renameExpr = (x: Expr): Expr => (x.tag === 'drop' ? drop(renameExpr(x.expr)) : renameOperands(x, rename));
+      const used = new Set([...outside[k].nl, ...outside[k].lin]);
+      const literals = firstSeen([outside[k].nl]).filter((n) => literal.has(n)).map((n) => {
+        const p = names.fresh(n);
+        param.set(n, p);
+        return letS([binder(p, types.get(n))], [], literal.get(n)!);
+      });
+      // Each body consumes every new parameter: what only another body's cone reads is dropped.
+      const out: Stmt[] = [
+        ...literals,
+        ...operands.nl.filter((n) => !used.has(n)).map((n) => letS([], [], drop(nvar(param.get(n)!)))),
+        ...operands.lin.filter((n) => !used.has(n)).map((n) => letS([], [], drop(lvar(param.get(n)!)))),
+      ];
+      for (const j of cone) {
+        const t = stmts[j];
+        out.push(t.tag === 'unpack' ? renameStmtOperands(t, rename) : { ...t, rhs: renameExpr(t.rhs) });
+      }
+      return { params: { nl, lin }, stmts: out };
+    });
+    const sunk: Sunk = { operands, bodies: bodyCode, computed };
     cones.forEach((c) => c.forEach((j) => (moved[j] = 1)));
-    replaced.set(i, guarded);
+    return rule.sink(e, sunk);
+  };
+
+  for (let i = stmts.length - 1; i >= 0; i--) {
+    if (moved[i]) continue;
+    const s = stmts[i];
+    const sides = sidesOf(s);
+    let e: ConstructExpr | undefined;
+    if (sides !== undefined) {
+      // The cond is built only where a side has a cone worth moving.
+      const rhs = (s as LetStmt).rhs as Extract<Expr, { tag: 'lprim' }>;
+      e = sinkInto(i, rhs.lin, rhs.lin.map((_, j) => (sides[0] === j ? 0 : sides[1] === j ? 1 : undefined)), 2, () => asCond(s as LetStmt, sides, types, names));
+    } else {
+      const c = sinkingOf(s);
+      if (c !== undefined) e = sinkInto(i, c.e.lin, c.rule.soleReader(c.e), c.e.bodies.length, () => c.e);
+    }
+    if (e !== undefined) replaced.set(i, { ...(s as LetStmt), rhs: e });
   }
-  return stmts.flatMap((s, i) => (moved[i] ? [] : [replaced.get(i) ?? s]));
+  const out = stmts.flatMap((s, i) => (moved[i] ? [] : [replaced.get(i) ?? s]));
+  if (replaced.size === 0) return out;
+  // A literal whose readers all moved is bound where they went; the outer binding goes.
+  const read = new Set([...freeVars(result).nl, ...out.flatMap((s) => readsOf(s).nl)]);
+  return out.filter((s) => !(s.tag === 'let' && s.nl.length === 1 && literal.has(s.nl[0].name) && !read.has(s.nl[0].name)));
 }
 
 function firstSeen(lists: readonly (readonly string[])[]): string[] {
   const out = new Set<string>();
   lists.forEach((l) => l.forEach((n) => out.add(n)));
   return [...out];
-}
-
-/** The cond running each side's cone in its branch; undefined when a type is unknown. */
-function guardedCond(
-  stmts: readonly Stmt[],
-  reads: readonly Reads[],
-  s: LetStmt,
-  rhs: Extract<Expr, { tag: 'lprim' }>,
-  sides: readonly (number | null)[],
-  cones: readonly number[][],
-  types: ReadonlyMap<string, Type>,
-  names: NameSupply,
-): Stmt | undefined {
-  const pred = rhs.nl[0];
-  // What each side reads from outside its cone (the alternative itself when nothing computes it here).
-  const outside = sides.map((k, side) => {
-    const cone = cones[side];
-    const bound = new Set(cone.flatMap((j) => linearOutputs(stmts[j]).map((b) => b.name)));
-    const lin = cone.flatMap((j) => reads[j].lin).filter((n) => !bound.has(n));
-    if (k !== null && !bound.has(rhs.lin[k])) lin.push(rhs.lin[k]);
-    return { nl: cone.flatMap((j) => reads[j].nl), lin };
-  });
-  const nlOps = firstSeen(outside.map((o) => o.nl));
-  const linOps = firstSeen(outside.map((o) => o.lin));
-  const resultType = s.lin[0].type ?? types.get(s.lin[0].name);
-  if (resultType === undefined || [...nlOps, ...linOps].some((n) => !types.has(n))) return undefined;
-
-  const bodies = sides.map((k, side) => {
-    const param = new Map<string, string>();
-    const params = (ops: readonly string[]) => ops.map((n) => {
-      const p = names.fresh(n);
-      param.set(n, p);
-      return binder(p, types.get(n));
-    });
-    const nlParams = params(nlOps);
-    const linParams = params(linOps);
-    const rename = (n: string) => param.get(n) ?? n;
-    const renameExpr = (e: Expr): Expr => (e.tag === 'drop' ? drop(renameExpr(e.expr)) : renameOperands(e, rename));
-    const used = new Set([...outside[side].nl, ...outside[side].lin]);
-    const body: Stmt[] = [];
-    // What only the other side reads is discarded here (each body consumes every linear parameter).
-    nlOps.filter((n) => !used.has(n)).forEach((n) => body.push(letS([], [], drop(nvar(param.get(n)!)))));
-    linOps.filter((n) => !used.has(n)).forEach((n) => body.push(letS([], [], drop(lvar(param.get(n)!)))));
-    for (const j of cones[side]) {
-      const t = stmts[j];
-      body.push(t.tag === 'unpack' ? renameStmtOperands(t, rename) : { ...t, rhs: renameExpr(t.rhs) });
-    }
-    let result: string;
-    if (k === null) {
-      result = names.fresh('zero');
-      body.push(letS([], [binder(result, resultType)], zero(resultType)));
-    } else {
-      result = rename(rhs.lin[k]);
-    }
-    return lambda(nlParams, linParams, block(body, ret([], [result])));
-  });
-  return letS([], s.lin, construct('cond', [pred, ...nlOps], linOps, bodies));
 }

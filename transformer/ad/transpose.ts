@@ -214,7 +214,7 @@ function transposeLambda(l: Lambda, resultTypes: readonly Type[], names: NameSup
   const final = flatten(l.body, flat, names, types, arity, resultTypes);
   if (final.tag !== 'ret') throw new InternalError('transpose: flatten must end in a return');
   // What feeds only one side of a select is computed in that side's branch (guards.ts).
-  const stmts = guardBranches(flat, types, names);
+  const stmts = guardBranches(flat, final, types, names);
 
   const forward = stmts.filter(isForward);
   const b = new Builder(names);
