@@ -27,7 +27,7 @@
 // their record's `branches`.
 import type { NameSupply } from '../ir/build';
 import { freeVars } from '../ir/freeVars';
-import { renameOperands, renameStmtOperands } from '../ir/traverse';
+import { forEachOperand, renameOperands, renameStmtOperands } from '../ir/traverse';
 import { Binder, Expr, Stmt, Type, binder, block, construct, drop, lambda, letS, lvar, nvar, ret, zero } from '../ir/syntax';
 import { LIN_PRIMS } from '../prims/registry';
 import { constructRule } from '../constructs/registry';
@@ -42,8 +42,14 @@ interface Reads {
 
 function readsOf(s: Stmt): Reads {
   if (s.tag === 'unpack') return s.linear ? { nl: [], lin: [s.tuple] } : { nl: [s.tuple], lin: [] };
-  const f = freeVars(s.rhs);
-  return { nl: [...f.nl], lin: [...f.lin] };
+  if (s.rhs.tag === 'drop' || s.rhs.tag === 'block') {
+    const f = freeVars(s.rhs);
+    return { nl: [...f.nl], lin: [...f.lin] };
+  }
+  // Bodies are closed: an expression reads its operands and nothing inside them.
+  const out: { nl: string[]; lin: string[] } = { nl: [], lin: [] };
+  forEachOperand(s.rhs, (n, linear) => (linear ? out.lin : out.nl).push(n));
+  return out;
 }
 
 const linearOutputs = (s: Stmt): readonly Binder[] => (s.tag === 'unpack' ? (s.linear ? s.names : []) : s.lin);
@@ -56,11 +62,16 @@ function sidesOf(s: Stmt): readonly (number | null)[] | undefined {
 
 type Sinking = Required<Pick<ConstructRule, 'soleReader' | 'sink'>>;
 
-/** A construct whose bodies code can move into (a cond), with its rule. */
+/** The rule of a construct whose bodies code can move into (a cond). */
+function sinkingRule(e: ConstructExpr): Sinking | undefined {
+  const rule = constructRule(e, 'transpose');
+  return rule.soleReader && rule.sink ? { soleReader: rule.soleReader, sink: rule.sink } : undefined;
+}
+
 function sinkingOf(s: Stmt): { e: ConstructExpr; rule: Sinking } | undefined {
   if (s.tag !== 'let' || s.rhs.tag !== 'construct') return undefined;
-  const rule = constructRule(s.rhs, 'transpose');
-  return rule.soleReader && rule.sink ? { e: s.rhs, rule: { soleReader: rule.soleReader, sink: rule.sink } } : undefined;
+  const rule = sinkingRule(s.rhs);
+  return rule && { e: s.rhs, rule };
 }
 
 /**
@@ -203,7 +214,7 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
     if (!cones.some(hasPartials)) return undefined;
     const e = build();
     if (e === undefined) return undefined;
-    const rule = sinkingOf(letS([], [], e))!.rule;
+    const rule = sinkingRule(e)!;
     const outside = cones.map((cone) => {
       const bound = new Set(cone.flatMap((j) => linearOutputs(stmts[j]).map((b) => b.name)));
       return { nl: cone.flatMap((j) => reads[j].nl), lin: cone.flatMap((j) => reads[j].lin).filter((n) => !bound.has(n)), bound };
