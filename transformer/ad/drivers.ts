@@ -20,7 +20,6 @@ import { bwdName, derivedName, erasedName, fwdName, hvpName, jvpName, linName, r
 import { calleesFirst, findDef } from './program';
 import { inlineProgram } from './inline';
 import { flattenSignature } from './flatten';
-import { strongZeroBranches } from './branches';
 import { checkpointProgram, LoopCheckpoint } from './checkpoint';
 
 export interface DriverOptions {
@@ -120,15 +119,7 @@ export function runPasses(p: Program, o: DriverOptions, passes: readonly Pass[])
 
 // ---- the steps ----
 
-/** J, with strong zeros in the branches of the new JVPs' selects (branches.ts). */
-const J = (fn: string): Pass => ({
-  name: 'jvp',
-  run: (p) => {
-    const withJvp = jvpProgram(p, [fn]);
-    const fresh = new Set(added(p, withJvp));
-    return { ...withJvp, defs: withJvp.defs.map((d) => (fresh.has(d.name) ? strongZeroBranches(d) : d)) };
-  },
-});
+const J = (fn: string): Pass => ({ name: 'jvp', run: (p) => jvpProgram(p, [fn]) });
 
 const U = (jvp: string, policy: CheckpointPolicy | undefined): Pass => ({
   name: 'unzip',

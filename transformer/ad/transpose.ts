@@ -37,6 +37,7 @@ import { LIN_PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { freeLinear } from '../ir/freeVars';
 import { restoreLinearity } from './linearity';
+import { guardBranches } from './guards';
 import { barName, derivedName, transposeRole } from './names';
 import { calleesFirst, defMap } from './program';
 
@@ -210,10 +211,12 @@ class Transposer {
 function transposeLambda(l: Lambda, resultTypes: readonly Type[], names: NameSupply, defs: ReadonlyMap<string, FnDef>): Lambda {
   const types = new Map<string, Type>();
   [...l.nlParams, ...l.linParams].forEach((x) => types.set(x.name, x.type!));
-  const stmts: Stmt[] = [];
   const arity = (leaf: Expr) => arityOf(leaf, defArity(defs)).lin;
-  const final = flatten(l.body, stmts, names, types, arity, resultTypes);
+  const flat: Stmt[] = [];
+  const final = flatten(l.body, flat, names, types, arity, resultTypes);
   if (final.tag !== 'ret') throw new InternalError('transpose: flatten must end in a return');
+  // What feeds only one side of a select is computed in that side's branch (guards.ts).
+  const stmts = guardBranches(flat, final, types, names);
 
   const forward = stmts.filter(isForward);
   const definitions = new Map<string, Expr>();

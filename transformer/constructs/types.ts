@@ -9,7 +9,7 @@
 // looking inside it.
 import type * as ts from 'typescript';
 import type { Builder } from '../ir/build';
-import type { Binder, Expr, Lambda, Type } from '../ir/syntax';
+import type { Binder, Expr, Lambda, Stmt, Type } from '../ir/syntax';
 import type { Value } from '../ir/interp';
 import type { Tangent } from '../prims/types';
 
@@ -316,8 +316,29 @@ export interface ConstructRule {
    * construct that runs a body at most once (a branch) gives no result.
    */
   readonly carries?: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => readonly CarrySlot[];
+  /**
+   * Branches (ad/guards.ts): per linear operand, the one body that reads it where every other
+   * body only drops it; undefined where several bodies read it. T computes what feeds such an
+   * operand inside that body, so its backward code runs only when the body does.
+   */
+  readonly soleReader?: (e: ConstructExpr) => readonly (number | undefined)[];
+  /** The construct with code moved into its bodies (present with soleReader). */
+  readonly sink?: (e: ConstructExpr, s: Sunk) => ConstructExpr;
   /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */
   readonly emitTs: (ops: EmitTsOps, e: ConstructExpr, into: readonly string[]) => ts.Statement[];
+}
+
+/** Code moving into a construct's bodies (ConstructRule.sink). */
+export interface Sunk {
+  /** New operands, after the construct's own of each sort. */
+  readonly operands: Sides<string>;
+  /** Per body: its parameters for the new operands, and the statements it runs first (reading them). */
+  readonly bodies: readonly { readonly params: Sides<Binder>; readonly stmts: readonly Stmt[] }[];
+  /**
+   * Linear operands the moved statements compute now, each with the variable they bind in the
+   * operand's sole reader: the operand goes, with the other bodies' parameters for it (and drops).
+   */
+  readonly computed: ReadonlyMap<number, string>;
 }
 
 /** What the simplifier offers a fusion (ConstructRule.fuseAdd). */

@@ -1237,9 +1237,9 @@ class FunctionLowering {
    * cond, so only the side taken runs and is differentiated: such a side can be costly, and its
    * derivative can be infinite or NaN where it is not taken (`x > 0 ? Math.log(x) : 0` at 0).
    * Sides without calls (arithmetic on variables and literals, field access, nested cheap `?:`)
-   * stay a `select` of two scalars, both computed: that is cheaper than a branch, and strong zeros
-   * keep the untaken side's derivative out of the result (`x !== 0 ? 1 / x : 0` has derivative 0
-   * at 0). Tuples and objects, which `select` does not take, become a cond whose bodies return the
+   * stay a `select` of two scalars, both computed: that is cheaper than a branch, and T guards
+   * the untaken side's backward code with the same test (ad/guards.ts: `x !== 0 ? 1 / x : 0` has
+   * derivative 0 at 0). Tuples and objects, which `select` does not take, become a cond whose bodies return the
    * sides already computed.
    */
   private conditional(e: ts.ConditionalExpression, hint?: string): Value {

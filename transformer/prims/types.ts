@@ -102,13 +102,11 @@ export interface LinPrimDef {
   readonly transpose: (ctx: TransposeContext) => Tangent[];
   /** The non-linear primitive computing `impl` on reals, used by linearity erasure. */
   readonly erase: string;
-  /** Its linear arguments are alternatives (`c ? ȧ : ḃ`): in reverse mode the one not taken gets an exact 0. */
-  readonly branches?: boolean;
   /**
-   * The variant that maps an exact 0 to 0 even when a coefficient is infinite (`0·∞ = 0`), used
-   * where every value computed only feeds a branch: an untaken branch must contribute exactly
-   * nothing, also where its own derivative is infinite (`x !== 0 ? Math.sin(x) / x : 1` at 0).
+   * It picks by its first coefficient, a bool: `c ? (then) : (else)`, each side the linear argument
+   * it returns (its index) or null for a zero. T computes what feeds a side only in that side's
+   * branch (ad/guards.ts), so an untaken side's partials never meet its cotangent, 0.
    */
-  readonly strongZero?: string;
+  readonly branches?: readonly [number | null, number | null];
   readonly emitTs: (nl: readonly ts.Expression[], lin: readonly ts.Expression[], factory: ts.NodeFactory) => ts.Expression;
 }

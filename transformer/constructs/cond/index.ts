@@ -10,6 +10,7 @@ import { condTranspose } from './transpose';
 import { condEmitTs } from './emitTs';
 import { pruneBodyResults } from '../prune';
 import { condFuseAdd } from './fuseAdd';
+import { condSink, condSoleReader } from './guard';
 
 export const cond: ConstructRule = {
   name: 'cond',
@@ -22,6 +23,8 @@ export const cond: ConstructRule = {
   transpose: condTranspose,
   pruneResults: pruneBodyResults,
   fuseAdd: condFuseAdd,
+  soleReader: condSoleReader,
+  sink: condSink,
   emitTs: condEmitTs,
   // The branch that runs takes its operands over: it may write an array in place (ad/inplace.ts)
   // when the cond is that array's last reader.

@@ -40,11 +40,11 @@ export const scale: LinPrimDef = {
   // ⟨u·v̇, ÿ⟩ = ⟨v̇, u·ÿ⟩: scaling by a constant is self-adjoint.
   transpose: ({ b, nl: [u], ct, resultType, bars }) => [b.lprim('scale', [u], [ct], bars[0], resultType)],
   erase: 'mul',
-  strongZero: 'scale0',
   emitTs: ([u], [v], f) => f.createMultiply(u, v),
 };
 
-// u·v̇ with 0·u = 0 for every u, infinite ones included: scaling inside a branch of `?:`.
+// u·v̇ with 0·u = 0 for every u, infinite ones included (text format; AD guards selects with
+// branches instead, ad/guards.ts).
 export const scale0: LinPrimDef = {
   name: 'scale0',
   nlArity: 1,
@@ -54,7 +54,6 @@ export const scale0: LinPrimDef = {
   // ⟨u·v̇, ÿ⟩ = ⟨v̇, u·ÿ⟩, with the same convention for an exact zero.
   transpose: ({ b, nl: [u], ct, resultType, bars }) => [b.lprim('scale0', [u], [ct], bars[0], resultType)],
   erase: 'mul0',
-  strongZero: 'scale0',
   emitTs: ([u], [v], f) => strongZeroProduct(u, v, f),
 };
 
@@ -72,7 +71,7 @@ export const lselect: LinPrimDef = {
     return [b.lprim('lmask', [c], [c1], bars[0], resultType), b.lprim('lmaskn', [c], [c2], bars[1], resultType)];
   },
   erase: 'select',
-  branches: true,
+  branches: [0, 1],
   emitTs: ([c], [a, b2], f) => conditional(f, c, a, b2),
 };
 
@@ -85,6 +84,7 @@ export const lmask: LinPrimDef = {
   impl: ([c], [v]) => (c ? v : 0),
   transpose: ({ b, nl: [c], ct, resultType, bars }) => [b.lprim('lmask', [c], [ct], bars[0], resultType)],
   erase: 'mask',
+  branches: [0, null],
   emitTs: ([c], [v], f) => conditional(f, c, v, f.createNumericLiteral(0)),
 };
 
@@ -97,5 +97,6 @@ export const lmaskn: LinPrimDef = {
   impl: ([c], [v]) => (c ? 0 : v),
   transpose: ({ b, nl: [c], ct, resultType, bars }) => [b.lprim('lmaskn', [c], [ct], bars[0], resultType)],
   erase: 'maskn',
+  branches: [null, 0],
   emitTs: ([c], [v], f) => conditional(f, c, f.createNumericLiteral(0), v),
 };

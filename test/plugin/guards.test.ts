@@ -1,0 +1,185 @@
+// Guarded singular points (issue 18, item 1): a `?:` whose untaken side has an infinite or NaN
+// partial at the point (1/r, x/r, √ at 0) must not leak NaN into any derivative: the select's
+// test guards the computation of that side's partials in the transposed code, as it guards the
+// side itself (ad/guards.ts; JAX's `where` trap, jax#1052). At the origin the references are hand
+// derivations along the branch taken; away from it, central finite differences.
+import { directional, expectClose, load, partial } from './harness';
+
+const { exports: m, result } = load(`import { derivative, grad, jvp, vjp, linearize, hessian, hvp } from 'tsad';
+
+// A JVP rule guarding its singular point.
+export function safeNorm(x: number, y: number): number { return Math.sqrt(x * x + y * y); }
+derivative(safeNorm, (x, y, dx, dy) => {
+  const r = Math.sqrt(x * x + y * y);
+  return [r, r === 0 ? 0 : (x * dx + y * dy) / r];
+});
+/** @differentiable */
+export function useNorm(x: number, y: number): number { return 3 * safeNorm(x, y) + x; }
+
+// The mirror: a VJP rule guarding it in the pullback (forward mode transposes the pullback).
+export function pbNorm(x: number, y: number): number { return Math.sqrt(x * x + y * y); }
+derivative.vjp(pbNorm, (x, y) => {
+  const r = Math.sqrt(x * x + y * y);
+  return [r, (ct) => [r === 0 ? 0 : ct * x / r, r === 0 ? 0 : ct * y / r]];
+});
+/** @differentiable */
+export function usePb(x: number, y: number): number { return 3 * pbNorm(x, y) + x; }
+
+// Plain code: the singular value is computed before the test, the select picks.
+/** @differentiable */
+export function clamped(x: number, y: number): number {
+  const r = Math.sqrt(x * x + y * y);
+  return r > 0 ? r : 0;
+}
+/** @differentiable */
+export function scaled(x: number, y: number): number {
+  const r = Math.sqrt(x * x + y * y);
+  return x * (r === 0 ? 0 : 1 / r) + y;
+}
+
+export const gNorm = grad(safeNorm, { wrt: [0, 1] });
+export const gUse = grad(useNorm, { wrt: [0, 1] });
+export const vNorm = (x: number, y: number, ct: number) => vjp(safeNorm, x, y)[1](ct);
+export const tNorm = (x: number, y: number, dx: number, dy: number) => jvp(safeNorm, [x, y], [dx, dy]);
+export const lNorm = (x: number, y: number, dx: number, dy: number) => { const [v, f] = linearize(safeNorm, x, y); return [v, f(dx, dy)]; };
+export const hUse = hessian(useNorm, { wrt: [0, 1] });
+export const hvUse = hvp(useNorm, { wrt: [0, 1] });
+export const tgUse = (x: number, y: number, dx: number, dy: number) => jvp(grad(useNorm, { wrt: [0, 1] }), [x, y], [dx, dy]);
+
+export const gPb = grad(pbNorm, { wrt: [0, 1] });
+export const gUsePb = grad(usePb, { wrt: [0, 1] });
+export const vPb = (x: number, y: number, ct: number) => vjp(pbNorm, x, y)[1](ct);
+export const tPb = (x: number, y: number, dx: number, dy: number) => jvp(pbNorm, [x, y], [dx, dy]);
+export const lPb = (x: number, y: number, dx: number, dy: number) => { const [v, f] = linearize(pbNorm, x, y); return [v, f(dx, dy)]; };
+export const tUsePb = (x: number, y: number, dx: number, dy: number) => jvp(usePb, [x, y], [dx, dy]);
+
+export const gClamped = grad(clamped, { wrt: [0, 1] });
+export const vClamped = (x: number, y: number, ct: number) => vjp(clamped, x, y)[1](ct);
+export const tClamped = (x: number, y: number, dx: number, dy: number) => jvp(clamped, [x, y], [dx, dy]);
+export const lClamped = (x: number, y: number, dx: number, dy: number) => { const [v, f] = linearize(clamped, x, y); return [v, f(dx, dy)]; };
+export const hClamped = hessian(clamped, { wrt: [0, 1] });
+export const tgClamped = (x: number, y: number, dx: number, dy: number) => jvp(grad(clamped, { wrt: [0, 1] }), [x, y], [dx, dy]);
+
+export const gScaled = grad(scaled, { wrt: [0, 1] });
+export const vScaled = (x: number, y: number, ct: number) => vjp(scaled, x, y)[1](ct);
+export const tScaled = (x: number, y: number, dx: number, dy: number) => jvp(scaled, [x, y], [dx, dy]);
+export const lScaled = (x: number, y: number, dx: number, dy: number) => { const [v, f] = linearize(scaled, x, y); return [v, f(dx, dy)]; };
+export const hScaled = hessian(scaled, { wrt: [0, 1] });
+export const hvScaled = hvp(scaled, { wrt: [0, 1] });
+`);
+
+/** The blocks H[a][b] (1 × 1 each) of hessian(f, { wrt: [0, 1] }) as a 2 × 2 matrix. */
+const blocks = (h: number[][][][]): number[] => [h[0][0][0][0], h[0][1][0][0], h[1][0][0][0], h[1][1][0][0]];
+
+const norm = (x: number, y: number) => Math.sqrt(x * x + y * y);
+const use = (x: number, y: number) => 3 * norm(x, y) + x;
+const clampedRef = (x: number, y: number) => { const r = norm(x, y); return r > 0 ? r : 0; };
+const scaledRef = (x: number, y: number) => { const r = norm(x, y); return x * (r === 0 ? 0 : 1 / r) + y; };
+
+/** ∇f at (x, y) by central differences. */
+const fdGrad = (f: (x: number, y: number) => number, x: number, y: number) => [0, 1].map((i) => partial(f, [x, y], i, 0)[0]);
+/** The Hessian of f at (x, y), by central differences of an exact gradient. */
+const fdHessian = (g: (x: number, y: number) => number[], x: number, y: number) =>
+  [0, 1].flatMap((i) => [0, 1].map((j) => partial((a: number, b: number) => g(a, b)[j], [x, y], i, 0)[0]));
+
+const AWAY: readonly (readonly [number, number])[] = [[0.6, -0.8], [-1.3, 0.4], [2, 1.5]];
+
+test('compiles without diagnostics', () => {
+  expect(result.diagnostics).toEqual([]);
+});
+
+describe('a JVP rule guarding r = 0', () => {
+  test('at the origin: every mode gives the rule\'s derivative, 0 (∂/∂x of 3r + x is 1)', () => {
+    expect(m.gNorm(0, 0)).toEqual([0, 0]);
+    expect(m.gUse(0, 0)).toEqual([1, 0]);
+    expect(m.vNorm(0, 0, 2)).toEqual([0, 0]);
+    expect(m.tNorm(0, 0, 0.3, -0.7)).toEqual([0, 0]);
+    expect(m.lNorm(0, 0, 0.3, -0.7)).toEqual([0, 0]);
+    // Second order differentiates the rule: its tangent is 0 on the branch taken.
+    expect(blocks(m.hUse(0, 0))).toEqual([0, 0, 0, 0]);
+    expect(m.hvUse(0, 0, [1, 2])).toEqual([0, 0]);
+    expect(m.tgUse(0, 0, 1, 2)).toEqual([[1, 0], [0, 0]]);
+  });
+
+  test('away from it: finite differences', () => {
+    for (const [x, y] of AWAY) {
+      expectClose(m.gNorm(x, y), fdGrad(norm, x, y));
+      expectClose(m.gUse(x, y), fdGrad(use, x, y));
+      expectClose(m.vNorm(x, y, 2), fdGrad(norm, x, y).map((g) => 2 * g));
+      expectClose([m.tNorm(x, y, 0.3, -0.7)[1]], directional(norm, [x, y], [0.3, -0.7]));
+      expectClose([m.lNorm(x, y, 0.3, -0.7)[1]], directional(norm, [x, y], [0.3, -0.7]));
+      const H = fdHessian(m.gUse, x, y);
+      expectClose(blocks(m.hUse(x, y)), H);
+      expectClose(m.hvUse(x, y, [1, 2]), [H[0] + 2 * H[1], H[2] + 2 * H[3]]);
+      expectClose(m.tgUse(x, y, 1, 2)[1], [H[0] + 2 * H[1], H[2] + 2 * H[3]]);
+    }
+  });
+});
+
+describe('a VJP rule guarding r = 0 (its transpose is the forward rule)', () => {
+  test('at the origin: 0 in reverse and in forward mode', () => {
+    expect(m.gPb(0, 0)).toEqual([0, 0]);
+    expect(m.gUsePb(0, 0)).toEqual([1, 0]);
+    expect(m.vPb(0, 0, 2)).toEqual([0, 0]);
+    expect(m.tPb(0, 0, 0.3, -0.7)).toEqual([0, 0]);
+    expect(m.lPb(0, 0, 0.3, -0.7)).toEqual([0, 0]);
+    expect(m.tUsePb(0, 0, 0.3, -0.7)).toEqual([0, 0.3]);
+  });
+
+  test('away from it: finite differences', () => {
+    for (const [x, y] of AWAY) {
+      expectClose(m.gPb(x, y), fdGrad(norm, x, y));
+      expectClose(m.gUsePb(x, y), fdGrad(use, x, y));
+      expectClose(m.vPb(x, y, 2), fdGrad(norm, x, y).map((g) => 2 * g));
+      expectClose([m.tPb(x, y, 0.3, -0.7)[1]], directional(norm, [x, y], [0.3, -0.7]));
+      expectClose([m.lPb(x, y, 0.3, -0.7)[1]], directional(norm, [x, y], [0.3, -0.7]));
+      expectClose([m.tUsePb(x, y, 0.3, -0.7)[1]], directional(use, [x, y], [0.3, -0.7]));
+    }
+  });
+});
+
+describe('plain code: r > 0 ? r : 0', () => {
+  test('at the origin the branch taken is the constant 0: every derivative is 0', () => {
+    expect(m.gClamped(0, 0)).toEqual([0, 0]);
+    expect(m.vClamped(0, 0, 2)).toEqual([0, 0]);
+    expect(m.tClamped(0, 0, 0.3, -0.7)).toEqual([0, 0]);
+    expect(m.lClamped(0, 0, 0.3, -0.7)).toEqual([0, 0]);
+    expect(blocks(m.hClamped(0, 0))).toEqual([0, 0, 0, 0]);
+    expect(m.tgClamped(0, 0, 1, 2)).toEqual([[0, 0], [0, 0]]);
+  });
+
+  test('away from it: finite differences', () => {
+    for (const [x, y] of AWAY) {
+      expectClose(m.gClamped(x, y), fdGrad(clampedRef, x, y));
+      expectClose(m.vClamped(x, y, 2), fdGrad(clampedRef, x, y).map((g) => 2 * g));
+      expectClose([m.tClamped(x, y, 0.3, -0.7)[1]], directional(clampedRef, [x, y], [0.3, -0.7]));
+      expectClose([m.lClamped(x, y, 0.3, -0.7)[1]], directional(clampedRef, [x, y], [0.3, -0.7]));
+      const H = fdHessian(m.gClamped, x, y);
+      expectClose(blocks(m.hClamped(x, y)), H);
+      expectClose(m.tgClamped(x, y, 1, 2)[1], [H[0] + 2 * H[1], H[2] + 2 * H[3]]);
+    }
+  });
+});
+
+describe('plain code: x * (r === 0 ? 0 : 1 / r) + y', () => {
+  test('at the origin the branch taken is x·0 + y: gradient (0, 1), Hessian 0', () => {
+    expect(m.gScaled(0, 0)).toEqual([0, 1]);
+    expect(m.vScaled(0, 0, 2)).toEqual([0, 2]);
+    expect(m.tScaled(0, 0, 0.3, -0.7)).toEqual([0, -0.7]);
+    expect(m.lScaled(0, 0, 0.3, -0.7)).toEqual([0, -0.7]);
+    expect(blocks(m.hScaled(0, 0))).toEqual([0, 0, 0, 0]);
+    expect(m.hvScaled(0, 0, [1, 2])).toEqual([0, 0]);
+  });
+
+  test('away from it: finite differences', () => {
+    for (const [x, y] of AWAY) {
+      expectClose(m.gScaled(x, y), fdGrad(scaledRef, x, y));
+      expectClose(m.vScaled(x, y, 2), fdGrad(scaledRef, x, y).map((g) => 2 * g));
+      expectClose([m.tScaled(x, y, 0.3, -0.7)[1]], directional(scaledRef, [x, y], [0.3, -0.7]));
+      expectClose([m.lScaled(x, y, 0.3, -0.7)[1]], directional(scaledRef, [x, y], [0.3, -0.7]));
+      const H = fdHessian(m.gScaled, x, y);
+      expectClose(blocks(m.hScaled(x, y)), H);
+      expectClose(m.hvScaled(x, y, [1, 2]), [H[0] + 2 * H[1], H[2] + 2 * H[3]]);
+    }
+  });
+});
