@@ -8,6 +8,7 @@ import * as path from 'path';
 import * as tsad from '../../runtime';
 import { InternalError } from '../../transformer/ir/syntax';
 import { PLANNERS } from '../../transformer/plan/planners';
+import { ModuleCompiler } from '../../transformer/compile';
 
 const cases: [code: number, source: string, line: number, col: number, message: RegExp][] = [
   [1001, `import { grad } from 'tsad';\nfunction f(x: number) { return x; }\nexport const d = grad(f);`, 3, 23, /'f' is not a differentiable function/],
@@ -141,6 +142,24 @@ describe('a bug in tsad is TSAD9000 at the call and its function, and the rest o
     const verbose = withBug(new InternalError('the planner failed'), () => compile(src, { throwOnError: false, verbose: true }));
     expect(verbose.messages.find((m) => m.includes('TSAD9000'))).toMatch(/this is a bug in tsad\nInternalError: internal: the planner failed\n\s+at /);
   });
+});
+
+test('a bug met while checking a marked function no transform uses is TSAD9000 at the function, not a dead build', () => {
+  const src = `import { grad } from 'tsad';\n/** @differentiable */\nexport function unused(x: number) { return x * x; }\n/** @differentiable */\nexport function used(x: number) { return 3 * x; }\nexport const d = grad(used);\n`;
+  const real = ModuleCompiler.prototype.check;
+  const spy = jest.spyOn(ModuleCompiler.prototype, 'check').mockImplementation(function (this: ModuleCompiler, decl) {
+    if ((decl as { name?: { getText(): string } }).name?.getText() === 'unused') throw new InternalError('the check failed');
+    return real.call(this, decl);
+  });
+  try {
+    const r = compile(src, { throwOnError: false });
+    const ours = r.messages.filter((m) => m.includes('TSAD'));
+    expect(ours).toHaveLength(1);
+    expect(ours[0]).toMatch(/case\d+\.ts:3:1 - error TSAD9000: internal error while compiling the marked function unused: InternalError: internal: the check failed; this is a bug in tsad/);
+    expect(r.outputText).toContain('used_grad');
+  } finally {
+    spy.mockRestore();
+  }
 });
 
 test('without the plugin every transform throws the documented message', () => {
