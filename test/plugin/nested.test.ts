@@ -298,6 +298,30 @@ export const dSlope = grad(slope, { wrt: [0, 1] });
   expectClose(e.jSlope(a, b).flat(), [(3 * b) / (8 * a ** 2.5), -0.25 / a ** 1.5], 1e-6);
 });
 
+test('a function with an array parameter calling a derivative that runs a loop: valueAndGrad by forward mode (the array a constant, its direction zeros), or TSAD1007 with respect to the array (was an IrError crash)', () => {
+  const src = (wrt: string) => `import { grad, valueAndGrad } from 'tsad';
+/** @differentiable */
+export function loopy(u: number): number {
+  let s = u;
+  for (let i = 0; i < 3; i++) s = Math.sin(s) + u;
+  return s;
+}
+/** @differentiable */
+export function f(x: number, a: number[], b: Float64Array): number {
+  return grad(loopy)(x) * (a.length > 0 ? a[0] : 1) + b.length;
+}
+export const vg = valueAndGrad(f${wrt});
+`;
+  const { exports: e, result: r } = load(src(''));
+  expect(r.diagnostics).toEqual([]);
+  const [value, dx] = e.vg(0.4, [2, 3], new Float64Array(1));
+  expect(value).toBe(e.f(0.4, [2, 3], new Float64Array(1)));
+  expect(dx).toBeCloseTo(partial(e.f, [0.4, [2, 3], [0]], 0, 0)[0], 7);
+  const refused = compile(src(', { wrt: [0, 1] }'), { throwOnError: false });
+  expect(refused.diagnostics.map((d) => d.code)).toEqual([901007]);
+  expect(refused.messages.join('\n')).toMatch(/the array parameter 'a'/);
+});
+
 test('vjp of a derivative that runs a loop is TSAD1007, with a hint', () => {
   const r = compile(`import { grad, vjp } from 'tsad';
 /** @differentiable */
