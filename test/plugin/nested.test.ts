@@ -322,6 +322,30 @@ export const vg = valueAndGrad(f${wrt});
   expect(refused.messages.join('\n')).toMatch(/the array parameter 'a'/);
 });
 
+test('an arrow written in place captures variables bound by destructuring (was TSAD1106 "not a parameter or local variable")', () => {
+  const { exports: e, result: r } = load(`import { grad, valueAndGrad } from 'tsad';
+/** @differentiable */
+export function f(x: number): number {
+  const [p, q] = [x * x, 2];
+  return grad((t: number) => t * t * p * q)(x);
+}
+/** @differentiable */
+export function g(x: number): number {
+  const { u: p } = { u: x * x };
+  return grad((t: number) => Math.sin(t) * p)(x);
+}
+export const vf = valueAndGrad(f);
+export const vg = valueAndGrad(g);
+`);
+  expect(r.diagnostics).toEqual([]);
+  // f = 2x·x²·2 = 4x³, g = cos(x)·x².
+  const x = 0.8;
+  expect(e.f(x)).toBeCloseTo(4 * x ** 3, 14);
+  expect(e.vf(x)).toEqual([e.f(x), expect.closeTo(12 * x * x, 12)]);
+  expect(e.g(x)).toBeCloseTo(Math.cos(x) * x * x, 14);
+  expect(e.vg(x)).toEqual([e.g(x), expect.closeTo(-Math.sin(x) * x * x + 2 * x * Math.cos(x), 12)]);
+});
+
 test('vjp of a derivative that runs a loop is TSAD1007, with a hint', () => {
   const r = compile(`import { grad, vjp } from 'tsad';
 /** @differentiable */

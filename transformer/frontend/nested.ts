@@ -333,7 +333,8 @@ export function declaredAround(t: typeof ts, checker: ts.TypeChecker, arrow: ts.
     const d = sym.valueDeclaration;
     if (!d || !outer || d.getSourceFile() !== arrow.getSourceFile()) return undefined;
     const inside = (n: ts.Node) => d.pos >= n.pos && d.end <= n.end;
-    if (!inside(outer) || inside(arrow) || !(t.isVariableDeclaration(d) || t.isParameter(d))) return undefined;
+    // A variable is declared by a name, a parameter or a destructuring pattern's element.
+    if (!inside(outer) || inside(arrow) || !(t.isVariableDeclaration(d) || t.isParameter(d) || t.isBindingElement(d))) return undefined;
     return shapeOfType(t, checker, checker.getTypeOfSymbolAtLocation(sym, arrow), d);
   };
 }
