@@ -346,6 +346,27 @@ export const vg = valueAndGrad(g);
   expect(e.vg(x)).toEqual([e.g(x), expect.closeTo(-Math.sin(x) * x * x + 2 * x * Math.cos(x), 12)]);
 });
 
+test('an arrow written in place inside a local function captures the variables of every function around it (was TSAD1106 for a parameter of the outer one)', () => {
+  const { exports: e, result: r } = load(`import { grad, valueAndGrad } from 'tsad';
+/** @differentiable */
+export function f(x: number, y: number): number {
+  function local(s: number): number {
+    return grad((t: number) => t * t * y * s)(x);
+  }
+  return local(3);
+}
+export const vf = valueAndGrad(f, { wrt: [0, 1] });
+`);
+  expect(r.diagnostics).toEqual([]);
+  // f = 2x·y·3 = 6xy.
+  const [x, y] = [0.8, -1.3];
+  expect(e.f(x, y)).toBeCloseTo(6 * x * y, 14);
+  const [v, [gx, gy]] = e.vf(x, y);
+  expect(v).toBe(e.f(x, y));
+  expect(gx).toBeCloseTo(6 * y, 12);
+  expect(gy).toBeCloseTo(6 * x, 12);
+});
+
 test('vjp of a derivative that runs a loop is TSAD1007, with a hint', () => {
   const r = compile(`import { grad, vjp } from 'tsad';
 /** @differentiable */

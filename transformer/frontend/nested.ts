@@ -325,10 +325,10 @@ function reachesArrow(t: typeof ts, checker: ts.TypeChecker, e: ts.Expression): 
   return !!kind && isTransformKind(kind) && reachesArrow(t, checker, u.arguments[0]);
 }
 
-/** In TypeScript, what an arrow captures: the variables of the functions around it. */
+/** In TypeScript, what an arrow captures: the variables of the functions around it (all of them, out to the outermost). */
 export function declaredAround(t: typeof ts, checker: ts.TypeChecker, arrow: ts.Node): ShapeOf {
-  let outer: ts.Node | undefined = arrow.parent;
-  while (outer && !t.isFunctionLike(outer)) outer = outer.parent;
+  let outer: ts.Node | undefined;
+  for (let n: ts.Node | undefined = arrow.parent; n; n = n.parent) if (t.isFunctionLike(n)) outer = n;
   return (sym) => {
     const d = sym.valueDeclaration;
     if (!d || !outer || d.getSourceFile() !== arrow.getSourceFile()) return undefined;
