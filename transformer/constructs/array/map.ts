@@ -139,7 +139,12 @@ const impl: ConstructRule['impl'] = (ops, e, v) => {
 };
 
 // The length gets no tangent; mapped arrays and invariants do, like a loop's operands.
-const jvp: ConstructRule['jvp'] = (ops, e, results) => loopLikeJvp(ops, e, results, e.nl.slice(1), (o) => [o.jvpBody(e.bodies[0], hasIndex(e) ? 1 : 0)]);
+// A map carries nothing from one element to the next, so an operand without a tangent (a literal
+// exponent) has none in the body either.
+const jvp: ConstructRule['jvp'] = (ops, e, results) => {
+  const symbolicZeros = e.nl.slice(1).map((x) => ops.tangentOf(x) === null);
+  return loopLikeJvp(ops, e, results, e.nl.slice(1), (o) => [o.jvpBody(e.bodies[0], hasIndex(e) ? 1 : 0, symbolicZeros)]);
+};
 
 const unzip: ConstructRule['unzip'] = (ops, e, results) => {
   const { b } = ops;
