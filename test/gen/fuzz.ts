@@ -123,7 +123,8 @@ class Gen {
     // TypeScript refuses === between two different literals: the left side of one is a variable.
     const cmp = () => c.weighted<string>([
       [2, () => `${this.expr(s, d + 1)} ${c.of(['>', '<', '>=', '<='])} ${this.expr(s, d + 1)}`],
-      [1, () => `${this.varLeaf(s)} ${c.of(['!==', '==='])} ${this.expr(s, d + 1)}`],
+      // (Against a bare literal, TypeScript would narrow the variable to that literal's type.)
+      [1, () => { const r = this.expr(s, d + 1); return `${this.varLeaf(s)} ${c.of(['!==', '==='])} ${/^[\d.]+$/.test(r) ? `${r} * ${this.varLeaf(s)}` : r}`; }],
     ]);
     return c.weighted<string>([
       [4, () => `${this.leaf(s)} > ${this.leaf(s)}`],
@@ -153,7 +154,7 @@ class Gen {
       [1, () => `Math.log1p((${e()}) ** 2)`],
       [1, () => `Math.log(2 + Math.cos(${e()}))`],
       [1, () => `(${e()}) / (1 + (${e()}) ** 2)`],
-      [1, () => `(-${e()})`],
+      [1, () => `(-(${e()}))`],
       [1, () => `(${e()}) ** ${c.of(['2', '3'])}`],
       [1, () => `Math.pow(${e()}, 2)`],
       [1, () => `Math.cbrt(2 + Math.cos(${e()}))`],
@@ -251,7 +252,7 @@ class Gen {
       [1, () => { this.tag('bad:min-noargs'); this.known.add('min-noargs'); return `(${e()} + Math.${c.of(['min', 'max', 'hypot'])}())`; }],
       [1, () => { this.tag('bad:tuple-length'); return `[${e()}].length`; }],
       [1, () => { this.tag('bad:string'); return `(${e()}).toFixed(2).length`; }],
-      [1, () => { this.tag('bad:nullish'); return `(${this.leaf(s)} > 0 ? undefined : ${e()}) ?? 1`; }],
+      [1, () => { this.tag('bad:nullish'); return `((${this.leaf(s)} > 0 ? undefined : ${e()}) ?? 1)`; }],
       [1, () => { this.tag('bad:filter'); return s.arrays.length > 0 ? `sum(${c.of(s.arrays).name}.filter((t) => t > 0))` : `${e()} * Date.now()`; }],
       [1, () => { this.tag('bad:f32'); this.known.add('float32'); return s.arrays.length > 0 ? `sum(Float32Array.from(${c.of(s.arrays).name}).map((t) => t * ${this.leaf(s)}))` : `Math.fround(${e()})`; }],
       [1, () => { this.tag('bad:object-spread'); return `({ ...{ u: ${e()} } }).u`; }],
@@ -303,7 +304,8 @@ class Gen {
     const c = this.c;
     const deep = d >= 3;
     const options: (readonly [number, () => string[]])[] = [
-      [4, () => { const v = this.name('v'); const l = [`const ${v} = ${this.expr(s, d)};`]; s.scalars.push(v); return l; }],
+      // (A literal gets the type number: TypeScript refuses === between two different literal types.)
+      [4, () => { const v = this.name('v'); const e = this.expr(s, d); const l = [`const ${v}${/^[\d.]+$/.test(e) ? ': number' : ''} = ${e};`]; s.scalars.push(v); return l; }],
       [4, () => { const v = this.name('v'); const l = [`let ${v} = ${this.expr(s, d)};`]; s.scalars.push(v); s.lets.push(v); return l; }],
       [2, () => { const p = this.name('v'); const q = this.name('v'); this.tag('destructure'); const l = [`const [${p}, ${q}] = [${this.expr(s, d)}, ${this.expr(s, d)}];`]; s.scalars.push(p, q); return l; }],
       [1, () => { const p = this.name('v'); const q = this.name('v'); this.tag('destructure'); const l = [`const { u: ${p}, w: ${q} } = { u: ${this.expr(s, d)}, w: ${this.expr(s, d)} };`]; s.scalars.push(p, q); return l; }],
@@ -340,7 +342,10 @@ class Gen {
     const init = `let ${w} = ${this.expr(inner, d + 1)};`;
     inner.scalars.push(w);
     inner.lets.push(w);
+    // A local function nobody calls is never lowered, so what it holds need not be refused.
+    const mustReject = this.mustReject;
     const body = [init, ...this.block(inner, d + 2, 2), `return ${this.expr(inner, d + 1)};`];
+    this.mustReject = mustReject;
     s.fns.push(f);
     return [`function ${f}(${t}: number): number {`, ...this.indent(body), '}'];
   }
@@ -378,7 +383,7 @@ class Gen {
     const inner = this.child(s, { scalars: [...s.scalars, w], inLoop: true });
     // The counter steps first, so continue cannot skip it: every loop ends.
     if (c.pick(2) === 0) {
-      const extra = c.pick(2) === 0 ? '' : ` && ${this.cond(s, d)}`;
+      const extra = c.pick(2) === 0 ? '' : ` && (${this.cond(s, d)})`;
       const body = this.block(inner, d + 1, 4);
       return [`let ${w} = 0;`, `while (${w} < ${c.of(['3', '2', '5'])}${extra}) {`, `  ${w}++;`, ...this.indent(body), '}'];
     }
@@ -430,7 +435,7 @@ class Gen {
     const t = this.name('t');
     const elem = (vars: string[]) => this.expr(this.child(s, { scalars: [...s.scalars, ...vars] }), d + 1);
     return c.weighted<string[]>([
-      [2, () => { add(false, 3); return [`const ${v} = [${elem([])}, ${elem([])}, ${elem([])}];`]; }],
+      [2, () => { const l = [`const ${v} = [${elem([])}, ${elem([])}, ${elem([])}];`]; add(false, 3); return l; }],
       ...(src
         ? ([
             [2, () => { const l = [`const ${v} = new Float64Array(${src.name}.length);`, `for (let ${i} = 0; ${i} < ${v}.length; ${i}++) ${v}[${i}] = ${elem([i])} * ${src.name}[${i}];`]; add(true, 'n'); return l; }],
@@ -542,7 +547,7 @@ export function fuzzFunction(xs: readonly number[], k: number, unsupportedRate =
     );
   }
   if (g.helpers.has('badrule')) {
-    out.push(`export function bad${k}(t: number): number { return t * t; }`, `derivative(bad${k}, (t, dt) => [bad${k}(t), ${['dt * dt', 'Math.sin(dt)', 'dt + 1', '2 * t * dt * t'][k % 4]}]);`);
+    out.push(`export function bad${k}(t: number): number { return t * t; }`, `derivative(bad${k}, (t, dt) => [bad${k}(t), ${['dt * dt', 'Math.sin(dt)', 'dt + 1', 'dt * t * dt'][k % 4]}]);`);
   }
   if (g.helpers.has('loopy')) {
     out.push(`/** @differentiable */`, `export function loopy${k}(u: number): number {`, '  let s = u;', '  for (let i = 0; i < 3; i++) s = Math.sin(s) + u;', '  return s;', '}');

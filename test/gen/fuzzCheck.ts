@@ -242,6 +242,7 @@ export function checkBatch(batch: readonly { fn: FuzzFunction; xs: readonly numb
   for (const i of runnable) {
     stats.built++;
     const k = batch[i].fn.name.slice(1);
+    if (process.env.TSAD_FUZZ_TRACE) fs.writeSync(2, `running ${batch[i].fn.name}\n`);
     let r;
     try {
       r = checkNumbers(m[`f${k}`], m[`vg${k}`], m[`j${k}`], pointsFor(batch[i].xs), stats);

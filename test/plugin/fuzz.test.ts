@@ -51,7 +51,7 @@ if (LONG > 0) {
         const fresh = !seen.has(key);
         seen.add(key);
         const small = fresh && !f.known && SHRINK_MS > 0 ? shrink(f.xs, f.kind, RATE, SHRINK_MS) : f.xs.slice(0, f.fn.consumed);
-        const entry = { seed: seed - 1, kind: f.kind, known: [...f.fn.known], tags: [...f.fn.tags], detail: f.detail, xs: small, source: fuzzModule([fuzzFunction(small, 0, RATE)]).source };
+        const entry = { seed: seed - 1, kind: f.kind, known: [...f.fn.known], tags: [...f.fn.tags], detail: f.detail, xs: small, source: fuzzModule([fuzzFunction(small, Number(f.fn.name.slice(1)), RATE)]).source };
         if (log) fs.appendFileSync(log, `${JSON.stringify(entry)}\n`);
       }
       if (log && (seed - SEED) % 5 === 0) {
