@@ -8,7 +8,7 @@ import type { CallSitePlan } from './plan/syntax';
 import { Lowerer, LoweredFunction } from './frontend/lower';
 import { SIZED_FORWARD_HINT } from './frontend/nested';
 import type { ShapeOf, Target } from './frontend/nested';
-import { Shape, componentShapes, describeShape, hasArray } from './frontend/shapes';
+import { Shape, componentShapes, describeShape, hasArray, isNumberArray } from './frontend/shapes';
 import { fail } from './frontend/diagnostics';
 import { DriverOptions, vjpOf } from './ad/drivers';
 import type { LoopCheckpoint } from './ad/checkpoint';
@@ -108,6 +108,18 @@ export class ModuleCompiler {
       // The forward stand-in runs one JVP per number of the differentiated parameters, counted at compile time.
       const sized = req.transform === 'jacobian' || req.transform === 'jacrev' ? undefined : req.wrt.map((i) => fn.params[i]).find((p) => hasArray(p.shape));
       if (sized) fail(1007, req.callSite, `${said}, and its forward-mode stand-in (one JVP per number) cannot take '${sized.name}', which holds ${describeShape(sized.shape)}`, SIZED_FORWARD_HINT);
+    }
+    // Forward mode takes one JVP per number of the differentiated parameters; an array's numbers
+    // are only known at run time, so an array is a constant there (a flat one, whose zero
+    // direction has its run-time length), never differentiated.
+    if (twice && req.transform !== 'jacobian' && req.transform !== 'jacrev') {
+      // (hessian and hvp take the gradient in every parameter.)
+      const every = req.transform === 'hessian' || req.transform === 'hvp';
+      const array = fn.params.find((p, i) => hasArray(p.shape) && (every || req.wrt.includes(i) || !isNumberArray(p.shape)));
+      if (array) {
+        const where = twice.fn === twice.derivative ? `the derivative '${twice.fn}'` : `'${twice.fn}' (called by the derivative '${twice.derivative}')`;
+        fail(1007, req.callSite, `${req.transform}(${label}) differentiates a derivative again, and ${where} runs a loop, which goes by forward mode (one JVP per number); forward mode does not take the array parameter '${array.name}' yet${every || req.wrt.includes(fn.params.indexOf(array)) ? '' : ' (an array inside a tuple or object, or a matrix)'}`);
+      }
     }
     if (spec.wrt) {
       for (const i of req.wrt) {

@@ -256,6 +256,19 @@ describe('hessian and hvp', () => {
   });
 });
 
+test('hvp of a function with a parameter named v: the direction takes another name (the emitted wrapper had two parameters named v, a SyntaxError)', () => {
+  const { exports: e } = load(`import { hvp } from 'tsad';
+/** @differentiable */
+export function h(u: number, v: number): number { return u * u * v; }
+export const hv = hvp(h);
+export const hv01 = hvp(h, { wrt: [0, 1] });
+`);
+  // h = u²v: H = [[2v, 2u], [2u, 0]].
+  expect(e.hv(1.5, 2, 3)).toBeCloseTo(12, 14);
+  expectClose(e.hv01(1.5, 2, [1, -1]), [4 - 3, 3], 1e-14);
+  expectTypeError(() => e.hv(1.5, 2, '1'), "hvp(h): argument 3 'v_1' must be a number, got string");
+});
+
 test('the happy path is straight-line tests: no literal, call or allocation before the throw', () => {
   const checks = result.outputText.split('\n').filter((l) => /^\s*if \(arguments\.length !== /.test(l));
   // One check per wrapper, plus the pullback and the linear function.

@@ -716,3 +716,41 @@ test('second order through prod and scan (forward over the combinators\' reverse
   // Σ scan(a, '*') = a0 + a0 a1 + a0 a1 a2: H e0 = [0, 1 + a2, a1].
   close(m.hvpPrefixProducts(Float64Array.from([2, 3, 4]), Float64Array.from([1, 0, 0])), [0, 5, 3]);
 });
+
+test('jvp of a map whose body raises to a literal power at negative elements: the literal exponent has no tangent (was NaN: 0 · ln(x) · y with a materialised zero)', () => {
+  const { exports: e } = load(`import { jvp, valueAndGrad, sum } from 'tsad';
+/** @differentiable */
+export function f(a: number[]): number {
+  return sum(a.map((t) => Math.pow(t, 2) + t ** 3));
+}
+export const t = (a: number[], da: number[]) => jvp(f, [a], [da]);
+export const vg = valueAndGrad(f);
+`);
+  const a = [0.5, -2, -0.25];
+  const da = [1, -0.5, 2];
+  const [value, tangent] = e.t(a, da);
+  expect(value).toBe(e.f(a));
+  const [, g] = e.vg(a);
+  expect(g).toEqual(a.map((x) => expect.closeTo(2 * x + 3 * x * x, 12)));
+  expect(tangent).toBeCloseTo(a.reduce((s, x, i) => s + (2 * x + 3 * x * x) * da[i], 0), 12);
+});
+
+test('xs.reduce((p, x) => p + x, c): the compiled value is JavaScript\'s left fold from c, to the last bit (was c + sum(xs), rounded differently)', () => {
+  const { exports: e } = load(`import { jvp, valueAndGrad } from 'tsad';
+/** @differentiable */
+export function f(b: Float64Array, c: number): number {
+  return b.reduce((p, t) => p + t, c);
+}
+export const vg = valueAndGrad(f, { wrt: [0, 1] });
+export const t = (b: Float64Array, c: number) => jvp(f, [b, c], [b, 1]);
+`);
+  const b = Float64Array.from([0.5316964129451662, 0.4057719383854419, -0.2591093599330634]);
+  const c = Math.sqrt(10);
+  const [value, [gb, gc]] = e.vg(b, c);
+  expect(value).toBe(e.f(b, c));
+  expect(Array.from(gb)).toEqual([1, 1, 1]);
+  expect(gc).toBe(1);
+  const [tv, tt] = e.t(b, c);
+  expect(tv).toBe(e.f(b, c));
+  expect(tt).toBeCloseTo(1 + b[0] + b[1] + b[2], 14);
+});

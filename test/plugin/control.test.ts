@@ -546,3 +546,19 @@ test('compiled grad and jvp of random piecewise functions agree with finite diff
     { numRuns: 40, examples: [['  let a = x;\n  let b = y;\nif ((x - Math.sin(Math.sin(0.5))) < x) {\nif (Math.log1p((Math.sin((x + x))) * (Math.sin((x + x)))) < Math.sin(Math.log1p((y) * (y)))) {\nif (0.5 < 0.5) {\na = x;\n}\nreturn x;\n}\nreturn (x + x);\n}\n  return 0.5;', 0, 1.5717277847026288e-162], ['  let a = x;\n  let b = y;\nif (x < y) {\nif ((x + x) < x) {\na = 0.5;\n} else {\nif (x < 0.5) {\na = x;\nreturn (0.5 * x);\n}\n}\n}\n  return b;', 0, 0]] },
   );
 });
+
+test('jvp through a branch that reads a constant where its partial is infinite: the constant has no tangent in the branch (was NaN: sqrt′(0) times a materialised zero)', () => {
+  const { exports: e } = load(`import { jvp, valueAndGrad } from 'tsad';
+/** @differentiable */
+export function f(x: number, y: number): number {
+  let v = 2;
+  v += y;
+  v = 0.5;
+  return x > 2 ? Math.cos(x) : x + Math.cbrt(2 + (v >= 0.5 ? Math.sqrt(v - 0.5) : 0));
+}
+export const t = (x: number, y: number, dx: number, dy: number) => jvp(f, [x, y], [dx, dy]);
+export const vg = valueAndGrad(f, { wrt: [0, 1] });
+`);
+  expect(e.vg(0.3, -0.2)).toEqual([e.f(0.3, -0.2), [1, 0]]);
+  expect(e.t(0.3, -0.2, 0.5, 2)).toEqual([e.f(0.3, -0.2), 0.5]);
+});

@@ -298,6 +298,75 @@ export const dSlope = grad(slope, { wrt: [0, 1] });
   expectClose(e.jSlope(a, b).flat(), [(3 * b) / (8 * a ** 2.5), -0.25 / a ** 1.5], 1e-6);
 });
 
+test('a function with an array parameter calling a derivative that runs a loop: valueAndGrad by forward mode (the array a constant, its direction zeros), or TSAD1007 with respect to the array (was an IrError crash)', () => {
+  const src = (wrt: string) => `import { grad, valueAndGrad } from 'tsad';
+/** @differentiable */
+export function loopy(u: number): number {
+  let s = u;
+  for (let i = 0; i < 3; i++) s = Math.sin(s) + u;
+  return s;
+}
+/** @differentiable */
+export function f(x: number, a: number[], b: Float64Array): number {
+  return grad(loopy)(x) * (a.length > 0 ? a[0] : 1) + b.length;
+}
+export const vg = valueAndGrad(f${wrt});
+`;
+  const { exports: e, result: r } = load(src(''));
+  expect(r.diagnostics).toEqual([]);
+  const [value, dx] = e.vg(0.4, [2, 3], new Float64Array(1));
+  expect(value).toBe(e.f(0.4, [2, 3], new Float64Array(1)));
+  expect(dx).toBeCloseTo(partial(e.f, [0.4, [2, 3], [0]], 0, 0)[0], 7);
+  const refused = compile(src(', { wrt: [0, 1] }'), { throwOnError: false });
+  expect(refused.diagnostics.map((d) => d.code)).toEqual([901007]);
+  expect(refused.messages.join('\n')).toMatch(/the array parameter 'a'/);
+});
+
+test('an arrow written in place captures variables bound by destructuring (was TSAD1106 "not a parameter or local variable")', () => {
+  const { exports: e, result: r } = load(`import { grad, valueAndGrad } from 'tsad';
+/** @differentiable */
+export function f(x: number): number {
+  const [p, q] = [x * x, 2];
+  return grad((t: number) => t * t * p * q)(x);
+}
+/** @differentiable */
+export function g(x: number): number {
+  const { u: p } = { u: x * x };
+  return grad((t: number) => Math.sin(t) * p)(x);
+}
+export const vf = valueAndGrad(f);
+export const vg = valueAndGrad(g);
+`);
+  expect(r.diagnostics).toEqual([]);
+  // f = 2x·x²·2 = 4x³, g = cos(x)·x².
+  const x = 0.8;
+  expect(e.f(x)).toBeCloseTo(4 * x ** 3, 14);
+  expect(e.vf(x)).toEqual([e.f(x), expect.closeTo(12 * x * x, 12)]);
+  expect(e.g(x)).toBeCloseTo(Math.cos(x) * x * x, 14);
+  expect(e.vg(x)).toEqual([e.g(x), expect.closeTo(-Math.sin(x) * x * x + 2 * x * Math.cos(x), 12)]);
+});
+
+test('an arrow written in place inside a local function captures the variables of every function around it (was TSAD1106 for a parameter of the outer one)', () => {
+  const { exports: e, result: r } = load(`import { grad, valueAndGrad } from 'tsad';
+/** @differentiable */
+export function f(x: number, y: number): number {
+  function local(s: number): number {
+    return grad((t: number) => t * t * y * s)(x);
+  }
+  return local(3);
+}
+export const vf = valueAndGrad(f, { wrt: [0, 1] });
+`);
+  expect(r.diagnostics).toEqual([]);
+  // f = 2x·y·3 = 6xy.
+  const [x, y] = [0.8, -1.3];
+  expect(e.f(x, y)).toBeCloseTo(6 * x * y, 14);
+  const [v, [gx, gy]] = e.vf(x, y);
+  expect(v).toBe(e.f(x, y));
+  expect(gx).toBeCloseTo(6 * y, 12);
+  expect(gy).toBeCloseTo(6 * x, 12);
+});
+
 test('vjp of a derivative that runs a loop is TSAD1007, with a hint', () => {
   const r = compile(`import { grad, vjp } from 'tsad';
 /** @differentiable */

@@ -244,3 +244,32 @@ export const d = grad(picked);`);
     close(e.d(x, 4), fdGrad((y) => e.picked(y, 4), x), 1e-5);
   });
 });
+
+test('an array literal TypeScript types as number[] (const c = [x, 2 * x, 3]) can be written into: in a loop, in a branch (was TSAD1122 "c is [number, number, number]")', () => {
+  const { exports: e, result: r } = load(`import { valueAndGrad, jvp, sum } from 'tsad';
+/** @differentiable */
+export function f(x: number): number {
+  const c = [x, 2 * x, 3];
+  for (let i = 0; i < c.length; i++) c[i] = c[i] * x;
+  return sum(c);
+}
+/** @differentiable */
+export function g(x: number): number {
+  const c = [x, 2 * x, 3];
+  if (x > 0) c[1] = x * x;
+  c[2] += x;
+  return sum(c);
+}
+export const vf = valueAndGrad(f);
+export const vg = valueAndGrad(g);
+export const tg = (x: number) => jvp(g, [x], [1]);
+`);
+  expect(r.diagnostics).toEqual([]);
+  // f = 3x² + 3x; g = x + x² + 3 + x for x > 0, x + 2x + 3 + x otherwise.
+  for (const x of [1.5, -0.5]) {
+    expect(e.vf(x)).toEqual([e.f(x), expect.closeTo(6 * x + 3, 12)]);
+    const dg = x > 0 ? 2 + 2 * x : 4;
+    expect(e.vg(x)).toEqual([e.g(x), expect.closeTo(dg, 12)]);
+    expect(e.tg(x)).toEqual([e.g(x), expect.closeTo(dg, 12)]);
+  }
+});

@@ -8,7 +8,7 @@
 import { followingNesting } from '../ir/nesting';
 import { annotateTypes, checkProgram } from '../ir/check';
 import { Builder, NameSupply } from '../ir/build';
-import { FnDef, IrError, Program, RoleKind, binder, call, ret, REAL, tangentType, tuple, Type } from '../ir/syntax';
+import { FnDef, IrError, Program, RoleKind, binder, call, construct, ret, REAL, tangentType, tuple, Type } from '../ir/syntax';
 import { printType } from '../ir/printType';
 import { jvpProgram } from './jvp';
 import { unzipProgram, CheckpointPolicy } from './unzip';
@@ -312,9 +312,17 @@ function forwardGradDef(d: FnDef, jvpE: string, name: string, shape: { kind: 'gr
     if (t.tag === 'tuple') return b.nl('dir', tuple(false, t.elems.map((e) => tangent(e, hot, counter))), t);
     return b.lit(counter.k++ === hot ? 1 : 0, 'dir');
   };
+  // An array parameter outside wrt (the front end refuses one inside, and arrays elsewhere) moves
+  // along zeros of its run-time length: it is a constant of every JVP.
+  const zerosLike = (i: number, t: Type): string => {
+    if (t.tag !== 'array' || t.elem.tag !== 'real' || wrt.includes(i)) throw new IrError(`forward-mode gradient of ${d.name}: parameter ${d.nlParams[i].name} of type ${printType(t)} is not supported`);
+    const n = b.nl('n', construct('len', [d.nlParams[i].name], [], []), REAL);
+    return b.nl('dir', construct('fill', [n, b.lit(0, 'zero')], [], []), t);
+  };
+  const hasArrayType = (t: Type): boolean => t.tag === 'array' || (t.tag === 'tuple' && t.elems.some(hasArrayType));
   let value: string | undefined;
   const run = (w: number, hot: number): string => {
-    const dirs = types.map((t, i) => tangent(t, i === w ? hot : -1, { k: 0 }));
+    const dirs = types.map((t, i) => (hasArrayType(t) ? zerosLike(i, t) : tangent(t, i === w ? hot : -1, { k: 0 })));
     const [y, dy] = [binder(names.fresh('y'), REAL), binder(names.fresh(`d_${d.nlParams[w]?.name ?? 'y'}`), REAL)];
     b.bind([y, dy], [], call(jvpE, [...d.nlParams.map((x) => x.name), ...dirs]));
     if (value === undefined && shape.withValue) value = y.name;

@@ -152,7 +152,7 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
         b,
         typeOf: (n) => typeOf(ctx, n),
         tangentOf: (n) => tangent.get(n) ?? null,
-        jvpBody: (body, constants) => jvpBody(ctx, body, constants ?? 0),
+        jvpBody: (body, constants, symbolicZeros) => jvpBody(ctx, body, constants ?? 0, symbolicZeros),
       };
       const dots = constructRule(rhs, 'jvp').jvp(ops, rhs, binders);
       binders.forEach((x, i) => tangent.set(x.name, dots[i]));
@@ -180,13 +180,19 @@ function jvpBlock(ctx: Ctx, e: Block, forDrop: boolean): Expr | { expr: Expr; ty
  * tangent materialised. Bodies are closed, so the body starts with no tangents but its
  * parameters'; names come from the def's supply (they stay unique in the def).
  */
-function jvpBody(ctx: Ctx, l: Lambda, constants: number): Lambda {
+function jvpBody(ctx: Ctx, l: Lambda, constants: number, symbolicZeros: readonly boolean[] = []): Lambda {
   const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names), tangent: new Map() };
   l.nlParams.slice(0, constants).forEach((x) => {
     if (!x.type) throw new InternalError(`jvp: untyped parameter ${x.name}`);
     inner.types.set(x.name, x.type);
   });
   const linParams = tangentParams(inner, l.nlParams.slice(constants));
+  // A parameter whose operand has no tangent (a literal, a constant) keeps it symbolic in the
+  // body: rules then skip its partials, which may be NaN where the value is constant (ln x of
+  // pow's exponent at x < 0); the zero passed in for it is dropped unread.
+  l.nlParams.slice(constants).forEach((x, k) => {
+    if (symbolicZeros[k]) inner.tangent.set(x.name, null);
+  });
   const r = jvpTail(inner, l.body);
   const dots = r.tangents.map((t, i) => materialize(inner, t, typeOf(inner, r.names[i])));
   return lambda(l.nlParams, linParams, inner.b.finish(ret(r.names, dots)));

@@ -92,7 +92,8 @@ export interface JvpOps {
    * materialised. The first `constants` parameters (a loop's counter) get no tangent parameter:
    * their tangents are symbolic zeros.
    */
-  jvpBody(body: Lambda, constants?: number): Lambda;
+  /** `symbolicZeros[k]`: the operand on parameter `constants + k` has no tangent; its tangent parameter stays (the layout), unused. */
+  jvpBody(body: Lambda, constants?: number, symbolicZeros?: readonly boolean[]): Lambda;
 }
 
 /** The two halves of a mixed body (ops.unzipBody). */

@@ -490,14 +490,16 @@ export class ArrayLowering {
   }
 
   /**
-   * `xs.reduce((acc, x) => acc + x, init)` is `init + sum(xs)`; any other lambda is JavaScript's
-   * left fold, a counted loop carrying the accumulator and reading `xs[k]`.
+   * `xs.reduce((acc, x) => acc + x, init)` and the other associative operators are the IR's reduce
+   * combinator, a left fold from `init` (not `init + sum(xs)`, which rounds differently from
+   * JavaScript); any other lambda is JavaScript's left fold, a counted loop carrying the
+   * accumulator and reading `xs[k]`.
    */
   reduce(xs: Value, fn: ts.ArrowFunction | ts.FunctionExpression, init: Value, node: ts.Node, hint?: string): Value {
     const { t } = this.site;
     if (fn.parameters.length < 2 || fn.parameters.length > 3) fail(1121, fn, 'the callback of .reduce takes (accumulator, value) or (accumulator, value, index)');
     const op = init.shape.kind === 'number' ? associativeOperator(t, this.site.checker, fn) : undefined;
-    if (op === 'add') {
+    if (op === 'add' && !hasFolds()) {
       const s = this.sum(xs);
       return { name: this.b.prim('add', [init.name, s.name], hint ?? 'total'), shape: NUMBER };
     }

@@ -255,6 +255,8 @@ class FunctionLowering {
   private readonly t: typeof ts;
   /** Locals whose initializer failed (reading them is not a new problem). */
   private failed = new Set<ts.Symbol>();
+  /** The local arrays the function writes into by index (writes.ts has checked them). */
+  private writtenArrays: ReadonlySet<ts.Symbol> = new Set();
   /** `let y;` before its first assignment (read before that is an error). */
   private unassigned = new Set<ts.Symbol>();
   private readonly checker: ts.TypeChecker;
@@ -329,7 +331,7 @@ class FunctionLowering {
     const sig = this.checker.getSignatureFromDeclaration(decl);
     const body = (decl as ts.FunctionLikeDeclaration).body;
     if (!body) fail(1107, decl, 'a differentiable function needs a body');
-    checkArrayWrites(t, this.checker, decl, body);
+    this.writtenArrays = checkArrayWrites(t, this.checker, decl, body);
     const out = t.isBlock(body) ? this.block(body) : this.guard(body, () => this.returned(body as ts.Expression));
     // A VJP rule's result is (value, cotangents); its declared type holds a function.
     const result = out && this.vjpOf ? out.shape : shapeOfType(t, this.checker, sig ? this.checker.getReturnTypeOfSignature(sig) : this.checker.getAnyType(), decl.type ?? decl);
@@ -1337,7 +1339,14 @@ class FunctionLowering {
         }
         const hint = t.isIdentifier(d.name) ? d.name.text : undefined;
         try {
-          this.bindPattern(d.name, this.expr(d.initializer, hint));
+          let v = this.expr(d.initializer, hint);
+          // `const c = [x, y, 1]` is a tuple in the IR, but TypeScript says number[]: one that is
+          // written into is an array from the start (also as a carried or joined value).
+          if (t.isIdentifier(d.name) && v.shape.kind === 'tuple' && this.writtenArrays.has(this.checker.getSymbolAtLocation(d.name)!)) {
+            const declared = shapeOfType(t, this.checker, this.checker.getTypeAtLocation(d.name), d.name);
+            if (declared.kind === 'array' && !isMatrix(declared)) v = this.coerce(d.initializer, v, declared);
+          }
+          this.bindPattern(d.name, v);
         } catch (e) {
           // The initializer or the pattern is the problem: the names it binds are not a second one.
           this.markFailed(d.name);

@@ -337,15 +337,16 @@ function reachesArrow(t: typeof ts, checker: ts.TypeChecker, e: ts.Expression): 
   return !!kind && isTransformKind(kind) && reachesArrow(t, checker, u.arguments[0]);
 }
 
-/** In TypeScript, what an arrow captures: the variables of the functions around it. */
+/** In TypeScript, what an arrow captures: the variables of the functions around it (all of them, out to the outermost). */
 export function declaredAround(t: typeof ts, checker: ts.TypeChecker, arrow: ts.Node): ShapeOf {
-  let outer: ts.Node | undefined = arrow.parent;
-  while (outer && !t.isFunctionLike(outer)) outer = outer.parent;
+  let outer: ts.Node | undefined;
+  for (let n: ts.Node | undefined = arrow.parent; n; n = n.parent) if (t.isFunctionLike(n)) outer = n;
   return (sym) => {
     const d = sym.valueDeclaration;
     if (!d || !outer || d.getSourceFile() !== arrow.getSourceFile()) return undefined;
     const inside = (n: ts.Node) => d.pos >= n.pos && d.end <= n.end;
-    if (!inside(outer) || inside(arrow) || !(t.isVariableDeclaration(d) || t.isParameter(d))) return undefined;
+    // A variable is declared by a name, a parameter or a destructuring pattern's element.
+    if (!inside(outer) || inside(arrow) || !(t.isVariableDeclaration(d) || t.isParameter(d) || t.isBindingElement(d))) return undefined;
     return shapeOfType(t, checker, checker.getTypeOfSymbolAtLocation(sym, arrow), d);
   };
 }

@@ -92,8 +92,9 @@ function returnsFresh(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Expressi
  * Checks every write into an array in `body`: the array is a local that starts as a new array
  * and never gets a second name. Reports TSAD1122 (a write into a parameter or an array from
  * elsewhere) or TSAD1123 (a written array used as a whole where a second name could come of it).
+ * Returns the arrays written into.
  */
-export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, body: ts.Node): void {
+export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, body: ts.Node): ReadonlySet<ts.Symbol> {
   const written = new Map<ts.Symbol, ts.Identifier>();
   const visit = (n: ts.Node): void => {
     const id = writtenArray(tsApi, n);
@@ -105,6 +106,7 @@ export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: 
   };
   visit(body);
   for (const [sym, first] of written) checkOne(tsApi, checker, fn, sym, first);
+  return new Set(written.keys());
 }
 
 function checkOne(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, sym: ts.Symbol, first: ts.Identifier): void {

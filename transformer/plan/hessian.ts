@@ -19,9 +19,11 @@ export const planHvp: Planner = (req) => {
   const defs = hvpDef(req);
   const call = (dirs: PlanExpr[]) => callDef(defs.entries[0], [...irArgs, ...dirs]);
   const single = wrt.length === 1;
-  const dirOf = (k: number) => (single ? name('v') : index(name('v'), k));
+  // The direction is `v` unless the function has a parameter of that name.
+  const v = fn.params.some((p) => p.name === 'v') ? m.fresh('v') : 'v';
+  const dirOf = (k: number) => (single ? name(v) : index(name(v), k));
   const dirs = fn.params.map((p, i) => (wrt.includes(i) ? m.tangentToIR(dirOf(wrt.indexOf(i)), p.shape) : m.zeros(p.shape)));
-  const lengths = wrt.flatMap((i, k) => m.lengthChecks(req.where, single ? 'v' : `v[${k}]`, `'${fn.params[i].name}'`, dirOf(k), name(fn.params[i].name), fn.params[i].shape));
+  const lengths = wrt.flatMap((i, k) => m.lengthChecks(req.where, single ? v : `${v}[${k}]`, `'${fn.params[i].name}'`, dirOf(k), name(fn.params[i].name), fn.params[i].shape));
   // H·v comes back in the parameter's shape, its arrays as long as the parameter's.
   const out = (e: PlanExpr, i: number) => m.tangentFromIR(e, fn.params[i].shape, name(fn.params[i].name));
   let body: PlanStatement[];
@@ -30,9 +32,9 @@ export const planHvp: Planner = (req) => {
     const hv = m.fresh('hv');
     body = [...lengths, m.const([hv], call(dirs)), ret(array(wrt.map((i) => out(index(name(hv), i), i))))];
   }
-  const v = single ? specOf(fn.params[wrt[0]].shape, true) : tupleSpec(wrt.map((i) => specOf(fn.params[i].shape, true)));
-  const checks = [...paramChecks(fn), { label: `argument ${fn.params.length + 1}`, path: 'v', value: 'v', spec: v }];
-  return { ...defs, params: [...fn.params.map((p) => p.name), 'v'], body: checked(req.where, checks, body) };
+  const spec = single ? specOf(fn.params[wrt[0]].shape, true) : tupleSpec(wrt.map((i) => specOf(fn.params[i].shape, true)));
+  const checks = [...paramChecks(fn), { label: `argument ${fn.params.length + 1}`, path: v, value: v, spec }];
+  return { ...defs, params: [...fn.params.map((p) => p.name), v], body: checked(req.where, checks, body) };
 };
 
 /**

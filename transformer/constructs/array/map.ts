@@ -146,6 +146,8 @@ const impl: ConstructRule['impl'] = (ops, e, v) => {
  * `zero(<>)`, which the body's `<>` parameter takes as it is (a tangent it had is left unused: J's linearity pass drops it).
  */
 // The length gets no tangent; mapped arrays and invariants do, like a loop's operands.
+// A map carries nothing from one element to the next, so an operand without a tangent (a literal
+// exponent) has none in the body either.
 const jvp: ConstructRule['jvp'] = (ops, e, results) => {
   const operands = e.nl.slice(1);
   const unit = (x: string): Type | undefined => {
@@ -158,7 +160,8 @@ const jvp: ConstructRule['jvp'] = (ops, e, results) => {
     tangentOf: (x) => (unit(x) === undefined ? ops.tangentOf(x) : null),
     typeOf: (x) => unit(x) ?? ops.typeOf(x),
   };
-  return loopLikeJvp(inner, e, results, operands, () => [ops.jvpBody(e.bodies[0], hasIndex(e) ? 1 : 0)]);
+  const symbolicZeros = operands.map((x) => inner.tangentOf(x) === null);
+  return loopLikeJvp(inner, e, results, operands, (o) => [o.jvpBody(e.bodies[0], hasIndex(e) ? 1 : 0, symbolicZeros)]);
 };
 
 const unzip: ConstructRule['unzip'] = (ops, e, results) => {
