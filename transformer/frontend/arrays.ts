@@ -5,7 +5,7 @@
 // (`call`, `newArray`, `wantsArray`, `isArrayValued`) and has it lower reads and writes.
 import type * as ts from 'typescript';
 import { Builder } from '../ir/build';
-import { Binder, Block, REAL, Stmt, arrayType, binder, block, construct, lambda, ret } from '../ir/syntax';
+import { Binder, Block, REAL, Stmt, Type, arrayType, binder, block, construct, lambda, ret } from '../ir/syntax';
 import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { isConstruct } from '../constructs/registry';
@@ -28,6 +28,8 @@ export interface ArraySite {
   callbackBody(fn: ts.ArrowFunction | ts.FunctionExpression, hint?: string): Value;
   /** The shape of a value of the enclosing scopes, by IR name, when it is one. */
   shapeOfName(name: string): Shape | undefined;
+  /** Records the shape of a value built here (not by `expr`), so a callback that reads it, hoisted out, still knows it is an array. */
+  noteShape(v: Value): void;
   conform(node: ts.Node, v: Value, expected: Shape, what: string): void;
   /** The function's name, for run-time messages. */
   readonly functionName: string;
@@ -266,6 +268,22 @@ export class ArrayLowering {
 
   /** The array each `len` result measures (a loop bounded by a.length needs no check against a). */
   private readonly measures = new Map<string, string>();
+  /** The IR types of what `hoist` moved out of a callback: a comparison or an array built there has no front-end shape, but its binder is typed. */
+  private readonly hoistedTypes = new Map<string, Type>();
+
+  /** A free name's shape: the front end's, or one read off a hoisted binder's IR type. */
+  private shapeOfFree(name: string): Shape | undefined {
+    const known = this.site.shapeOfName(name);
+    if (known) return known;
+    const type = this.hoistedTypes.get(name);
+    if (type?.tag === 'array' && type.elem.tag === 'real') return REAL_ARRAY;
+    return undefined;
+  }
+
+  /** The type of a closed-over free name's parameter: from its shape, else its hoisted binder's type (a bool stays a bool). */
+  private freeType(name: string, shape: Shape | undefined): Type | undefined {
+    return shape ? irType(shape) : this.hoistedTypes.get(name);
+  }
 
   length(v: Value, hint = 'n'): Value {
     if (isMatrix(v.shape)) return this.matrices.rows(v);
@@ -292,7 +310,11 @@ export class ArrayLowering {
   /** A tuple of numbers used where an array is expected (`const v = [a, b]` has TypeScript type number[]). */
   asArray(node: ts.Node, v: Value): Value {
     if (v.shape.kind === 'array') return v;
-    if (v.shape.kind === 'tuple' && v.shape.elems.every((e) => e.kind === 'number')) return this.fromScalars(v.shape.elems.length, v, REAL_ARRAY);
+    if (v.shape.kind === 'tuple' && v.shape.elems.every((e) => e.kind === 'number')) {
+      const arr = this.fromScalars(v.shape.elems.length, v, REAL_ARRAY);
+      this.site.noteShape(arr);
+      return arr;
+    }
     return fail(1121, node, `this needs an array, got ${describeShape(v.shape)}`);
   }
 
@@ -800,6 +822,7 @@ export class ArrayLowering {
       const linear = s.tag === 'let' ? s.lin.length > 0 : s.linear;
       if (!linear && ![...reads].some((r) => inner.has(r))) {
         this.b.stmt(s);
+        for (const x of bound) if (x.type) this.hoistedTypes.set(x.name, x.type);
         continue;
       }
       kept.push(s);
@@ -824,7 +847,7 @@ export class ArrayLowering {
     const refuse = (w: string): never =>
       fail(1121, node, `the callback reads the array '${userName(w)}' other than at an index computed from the map's own: a map may read another array as w[i] or w[f(i)]; write a for loop that accumulates, or map over the indices you need`);
     for (const w of free) {
-      const shape = this.site.shapeOfName(w);
+      const shape = this.shapeOfFree(w);
       if (!shape || shape.kind !== 'array') continue;
       const reads = body.stmts.filter((st) => isRead(st, w));
       const others = body.stmts.filter((st) => !reads.includes(st as never) && freeVars(block([st], ret([]))).nl.has(w));
@@ -913,7 +936,7 @@ export class ArrayLowering {
     const rename = (n: string) => fresh.get(n) ?? n;
     const renamed = rewriteBlock(body, { expr: (e) => renameOperands(e, rename), stmt: (st, emit) => emit(renameStmtOperands(st, rename)) });
     if (op === 'loop') {
-      return { operands: free, params: free.map((n) => (this.site.shapeOfName(n) ? binder(fresh.get(n)!, irType(this.site.shapeOfName(n)!)) : binder(fresh.get(n)!))), body: renamed };
+      return { operands: free, params: free.map((n) => binder(fresh.get(n)!, this.freeType(n, this.shapeOfFree(n)))), body: renamed };
     }
     // A map's invariants are scalars: a free tuple or object (a parameter passed on to a call,
     // `xs.map((x) => model(p, x))`) goes in as its numbers, and is rebuilt at the top of the body.
@@ -922,8 +945,10 @@ export class ArrayLowering {
     const params: Binder[] = [];
     const rebuild: Stmt[] = [];
     for (const n of free) {
-      const shape = this.site.shapeOfName(n) ?? NUMBER;
-      if (hasArrayIn(shape)) {
+      const known = this.shapeOfFree(n);
+      const shape = known ?? NUMBER;
+      const type = this.freeType(n, known);
+      if (hasArrayIn(shape) || type?.tag === 'array') {
         fail(1121, node, `the callback of .map uses '${userName(n)}' (${describeShape(shape)}) other than by reading it at the map's index: a map reads another array only as w[i]; write a for loop`);
       }
       if (shape.kind === 'tuple' || shape.kind === 'object') {
@@ -935,7 +960,7 @@ export class ArrayLowering {
         continue;
       }
       operands.push(n);
-      params.push(binder(fresh.get(n)!, irType(shape)));
+      params.push(binder(fresh.get(n)!, type ?? REAL));
     }
     return { operands, params, body: { stmts: [...rebuild, ...renamed.stmts], result: renamed.result } };
   }

@@ -16,6 +16,7 @@ import { checkArrayWrites, pushedArray, writtenArray } from './writes';
 import { ArrayLowering, ArraySite, userName } from './arrays';
 import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, ruleKind, transformCallBehind, tsadExportName } from './markers';
 import { annotateTypes } from '../ir/check';
+import { reachable } from '../plan/closure';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
 import { derivedName, primalNameOf, role } from '../ad/names';
 import { MATH_FUNCTIONS, primDef } from '../prims/registry';
@@ -208,8 +209,9 @@ export class Lowerer {
       fail(1111, rule, `the rule takes ${what} (${arity} parameters), not ${rule.parameters.length}`);
     }
     const lowered = new FunctionLowering(this, rule, role('rule', f.name), kind === 'vjp' ? f : undefined).run();
-    const typed = annotateTypes({ defs: [...this.defs, lowered.def] });
-    const ruleDef = typed.defs[typed.defs.length - 1];
+    // Only what the rule and its function reach: another function of the module is not this rule's business (its problems are its own).
+    const typed = annotateTypes(reachable({ defs: [...this.defs, lowered.def] }, [lowered.def.name, primal.name]));
+    const ruleDef = typed.defs.find((d) => d.name === lowered.def.name)!;
     try {
       if (kind === 'jvp') return [customJvpDef(ruleDef, f.params.length, role('jvp', f.name), irType(f.result))];
       const typedPrimal = typed.defs.find((d) => d.name === primal.name)!;
@@ -1624,6 +1626,7 @@ class FunctionLowering {
       },
       callbackBody: (fn, hint) => this.callbackBody(fn, hint),
       shapeOfName: (name) => this.shapeOfName(name),
+      noteShape: (v) => void this.shapes.set(v.name, v.shape),
       conform: (node, v, shape, what) => this.conform(node, v, shape, what),
       functionName: functionName(this.t, this.decl),
       matrixParts: (m) => {

@@ -1,0 +1,58 @@
+// Programs the front-end fuzzer (test/plugin/fuzz.test.ts) found failing with an internal error
+// (TSAD9000, or TSAD1121 "not supported yet: in f: <IrError>"), minimised. Each must build, and
+// its derivatives agree with central differences.
+import { compile, directional, expectClose, load, partial } from './harness';
+
+const source = `import { valueAndGrad, jvp, derivative, sum } from 'tsad';
+/** @differentiable */
+export function andInMap(x: number, y: number, b: number[]): number {
+  // 'x > y' reads nothing of the callback: it is hoisted out of the map as a boolean invariant.
+  return sum(b.map((t) => (x > y && t > 0 ? t * y : x)));
+}
+export const vgAnd = valueAndGrad(andInMap, { wrt: [0, 1, 2] });
+export const jAnd = (x: number, y: number, b: number[], dx: number, dy: number, db: number[]) => jvp(andInMap, [x, y, b], [dx, dy, db]);
+/** @differentiable */
+export function tupleReadInMap(x: number, y: number): number {
+  // c is a tuple; c[i] makes an array of it, which is hoisted out of the callback and zipped in.
+  const c = [y, x * x];
+  return sum(c.map((t, i) => t * c[i]));
+}
+export const vgTuple = valueAndGrad(tupleReadInMap, { wrt: [0, 1] });
+export const jTuple = (x: number, y: number, dx: number, dy: number) => jvp(tupleReadInMap, [x, y], [dx, dy]);
+// A custom rule lowered after them: its check sees only what it reaches.
+export function sp(t: number): number { return Math.log1p(Math.exp(t)); }
+derivative(sp, (t, dt) => [sp(t), dt / (1 + Math.exp(-t))]);
+`;
+
+describe('fuzzer findings', () => {
+  test('the module builds without diagnostics', () => {
+    expect(compile(source, { throwOnError: false }).messages).toEqual([]);
+  });
+
+  const { exports: m } = load(source);
+  const b = () => [0.7, -0.3, 1.2];
+
+  test('a boolean computed from invariants inside .map (x > y && t > 0)', () => {
+    for (const [x, y] of [[0.9, 0.4], [0.2, 0.6]]) {
+      const [v, [gx, gy, gb]] = m.vgAnd(x, y, b());
+      expect(v).toBe(m.andInMap(x, y, b()));
+      const at = [x, y, b()];
+      expectClose([gx], partial(m.andInMap, at, 0, 0), 1e-6);
+      expectClose([gy], partial(m.andInMap, at, 1, 0), 1e-6);
+      expectClose([...gb], [0, 1, 2].flatMap((k) => partial(m.andInMap, at, 2, k)), 1e-6);
+      const db = [0.3, 0.5, -0.2];
+      const [, t] = m.jAnd(x, y, b(), 0.4, -0.7, db);
+      expectClose([t], directional(m.andInMap, at, [0.4, -0.7, db]), 1e-6);
+    }
+  });
+
+  test('a tuple read at the map index inside its own .map (c.map((t, i) => t * c[i]))', () => {
+    const [x, y] = [0.8, -1.1];
+    const [v, [gx, gy]] = m.vgTuple(x, y);
+    expect(v).toBe(m.tupleReadInMap(x, y));
+    expectClose([gx, gy], [partial(m.tupleReadInMap, [x, y], 0, 0)[0], partial(m.tupleReadInMap, [x, y], 1, 0)[0]], 1e-6);
+    expectClose([gx, gy], [4 * x ** 3, 2 * y], 1e-12);
+    const [, t] = m.jTuple(x, y, 0.3, 0.9);
+    expectClose([t], [0.3 * 4 * x ** 3 + 0.9 * 2 * y], 1e-12);
+  });
+});
