@@ -19,6 +19,17 @@ export function tupleReadInMap(x: number, y: number): number {
 }
 export const vgTuple = valueAndGrad(tupleReadInMap, { wrt: [0, 1] });
 export const jTuple = (x: number, y: number, dx: number, dy: number) => jvp(tupleReadInMap, [x, y], [dx, dy]);
+/** @differentiable */
+export function half(u: number, w: number): number { return 0.5; }
+/** @differentiable */
+export function zeroThroughObject(x: number, y: number): number {
+  // w is constant: its tangent is a known zero, also through the object, so sqrt's infinite
+  // partial at 0 never multiplies it (jvp gave NaN where grad gave 0).
+  const { u: p, w: v } = { u: x, w: half(x, y) };
+  return p * 0 + (v >= 0.5 ? Math.sqrt(v - 0.5) : 0);
+}
+export const vgZero = valueAndGrad(zeroThroughObject, { wrt: [0, 1] });
+export const jZero = (x: number, y: number, dx: number, dy: number) => jvp(zeroThroughObject, [x, y], [dx, dy]);
 // A custom rule lowered after them: its check sees only what it reaches.
 export function sp(t: number): number { return Math.log1p(Math.exp(t)); }
 derivative(sp, (t, dt) => [sp(t), dt / (1 + Math.exp(-t))]);
@@ -54,5 +65,15 @@ describe('fuzzer findings', () => {
     expectClose([gx, gy], [4 * x ** 3, 2 * y], 1e-12);
     const [, t] = m.jTuple(x, y, 0.3, 0.9);
     expectClose([t], [0.3 * 4 * x ** 3 + 0.9 * 2 * y], 1e-12);
+  });
+
+  test('a known zero tangent through an object stays zero: jvp agrees with grad and finite differences (0)', () => {
+    const [x, y] = [-0.56, -0.04];
+    const [v, [gx, gy]] = m.vgZero(x, y);
+    expect(v).toBe(m.zeroThroughObject(x, y));
+    expectClose([gx, gy], [partial(m.zeroThroughObject, [x, y], 0, 0)[0], partial(m.zeroThroughObject, [x, y], 1, 0)[0]], 1e-9);
+    const [, t] = m.jZero(x, y, 1, 1);
+    expect(t).toBe(0);
+    expectClose([t], directional(m.zeroThroughObject, [x, y], [1, 1]), 1e-9);
   });
 });

@@ -45,6 +45,12 @@ import { calleesFirst, defMap } from './program';
 interface Ctx {
   readonly b: Builder;
   readonly tangent: Map<string, Tangent>;
+  /**
+   * The component tangents of a tuple built in this block, by the primal tuple's name: its unpack
+   * here gets them back, known zeros included, so a zero does not come back as a number that a
+   * rule's infinite partial (sqrt at 0) would turn into NaN (reverse mode never multiplies it).
+   */
+  readonly parts: Map<string, Tangent[]>;
   readonly types: Map<string, Type>;
   readonly defs: ReadonlyMap<string, FnDef>;
 }
@@ -89,6 +95,7 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
       const t: Type = { tag: 'tuple', elems: types };
       bindPrimal(ctx, single!, rhs, single!.type ?? t);
       const ts = rhs.elems.map((n) => tangent.get(n) ?? null);
+      ctx.parts.set(single!.name, ts);
       if (ts.every((x) => x === null)) tangent.set(single!.name, null);
       else {
         const comps = ts.map((x, i) => materialize(ctx, x, types[i]));
@@ -181,7 +188,7 @@ function jvpBlock(ctx: Ctx, e: Block, forDrop: boolean): Expr | { expr: Expr; ty
  * parameters'; names come from the def's supply (they stay unique in the def).
  */
 function jvpBody(ctx: Ctx, l: Lambda, constants: number, symbolicZeros: readonly boolean[] = []): Lambda {
-  const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names), tangent: new Map() };
+  const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names), tangent: new Map(), parts: new Map() };
   l.nlParams.slice(0, constants).forEach((x) => {
     if (!x.type) throw new InternalError(`jvp: untyped parameter ${x.name}`);
     inner.types.set(x.name, x.type);
@@ -227,7 +234,9 @@ function jvpTail(ctx: Ctx, blk: Block): Results {
       ctx.b.unpack(false, [...s.names], s.tuple);
       s.names.forEach((x, i) => ctx.types.set(x.name, t.elems[i]));
       const td = ctx.tangent.get(s.tuple) ?? null;
-      if (td === null) s.names.forEach((x) => ctx.tangent.set(x.name, null));
+      const parts = ctx.parts.get(s.tuple);
+      if (parts) s.names.forEach((x, i) => ctx.tangent.set(x.name, parts[i]));
+      else if (td === null) s.names.forEach((x) => ctx.tangent.set(x.name, null));
       else {
         const dots = s.names.map((x, i) => binder(ctx.b.fresh(dotName(x.name)), tangentType(t.elems[i])));
         ctx.b.unpack(true, dots, td);
@@ -266,7 +275,7 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
   // One binder per name and no nested blocks: tangents are keyed by name (hoist.ts).
   const d = hoistBlocks(d0);
   const names = new NameSupply(namesIn(d.body, new Set(d.nlParams.map((x) => x.name))));
-  const ctx: Ctx = { b: new Builder(names), tangent: new Map(), types: new Map(), defs };
+  const ctx: Ctx = { b: new Builder(names), tangent: new Map(), parts: new Map(), types: new Map(), defs };
   // A boolean's tangent lives in the zero-dimensional space: it is accepted and dropped.
   const linParams = tangentParams(ctx, d.nlParams);
   const r = jvpTail(ctx, d.body);
