@@ -56,7 +56,9 @@ const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
 /** (i, w) and (ā, ẏ), from the linear form or the erased one (all four non-linear). */
 const split = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T; y: T } =>
   isLinear(e) ? { i: v.nl[0], w: v.nl[1], a: v.lin[0], y: v.lin[1] } : { i: v.nl[0], w: v.nl[1], a: v.nl[2], y: v.nl[3] };
-const result = <T>(e: ConstructExpr, x: T): Sides<T> => (isLinear(e) ? { nl: [], lin: [x] } : { nl: [x], lin: [] });
+/** Results on the side the form's operands are on: linear, or non-linear once erased. */
+const sides = <T>(e: ConstructExpr, xs: T[]): Sides<T> => (isLinear(e) ? { nl: [], lin: xs } : { nl: xs, lin: [] });
+const result = <T>(e: ConstructExpr, x: T): Sides<T> => sides(e, [x]);
 
 export const laccum: ConstructRule = {
   name: 'laccum',
@@ -163,7 +165,6 @@ export const share: ConstructRule = {
 /** lpeek's (i, w) and ā, from the linear form or the erased one. */
 const peekParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T } =>
   isLinear(e) ? { i: v.nl[0], w: v.nl[1], a: v.lin[0] } : { i: v.nl[0], w: v.nl[1], a: v.nl[2] };
-const peekResult = <T>(e: ConstructExpr, xs: T[]): Sides<T> => (isLinear(e) ? { nl: [], lin: xs } : { nl: xs, lin: [] });
 
 /** `(ā, ā[i])`: element i of ā (0 past the end of a sparse array) and ā itself, still one holder. */
 export const lpeek: ConstructRule = {
@@ -174,20 +175,20 @@ export const lpeek: ConstructRule = {
     const ok = isLinear(e) ? t.nl.length === 2 && t.lin.length === 1 : t.nl.length === 3 && t.lin.length === 0;
     if (!ok) {
       ops.error(`lpeek takes an index, a witness and an array, linear (lpeek(i, w ; ā)) or, erased, non-linear; got ${t.nl.length} non-linear and ${t.lin.length} linear`);
-      return peekResult(e, [REAL_ARRAY, REAL]);
+      return sides(e, [REAL_ARRAY, REAL]);
     }
     const { i, w, a } = peekParts(e, t);
     if (i.tag !== 'real') ops.error(`the index of lpeek must be real, got ${printType(i)}`);
     if (w.tag !== 'array' && w.tag !== 'real') ops.error(`the witness of lpeek must be an array or a length, got ${printType(w)}`);
     if (a.tag !== 'array' || a.elem.tag !== 'real') ops.error(`lpeek reads an array<real>, got ${printType(a)}`);
-    return peekResult(e, [REAL_ARRAY, REAL]);
+    return sides(e, [REAL_ARRAY, REAL]);
   },
   impl: (ops, e, v) => {
     const { i, a } = peekParts(e, v);
     if (typeof i !== 'number' || !Number.isInteger(i) || i < 0) throw new IrError(`lpeek: index ${String(i)} is not a non-negative integer`);
     ops.charge(1);
     const arr = a as Value[];
-    return peekResult(e, [arr, (arr[i] as number | undefined) ?? 0]);
+    return sides(e, [arr, (arr[i] as number | undefined) ?? 0]);
   },
   jvp: (ops, e, results) => {
     if (isLinear(e)) throw new InternalError('jvp: lpeek with linear operands in a non-linear program (J applies to non-linear code; erase first)');
