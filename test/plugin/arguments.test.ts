@@ -1,7 +1,7 @@
 // Compiled transforms check their arguments once per call: a wrong count or kind throws a
 // TypeError that names the transform, the function and the parameter (with the path of a field
 // or element), before any derivative code runs. Correct calls still give the right numbers.
-import { load, partial, directional, expectClose, leaves } from './harness';
+import { load, partial, directional, expectClose, leaves, expectTypeError } from './harness';
 
 const source = `
 import { differentiable, grad, valueAndGrad, jvp, vjp, linearize, jacobian, jacfwd, jacrev, hessian, hvp } from 'tsad';
@@ -66,19 +66,6 @@ export const hvpReach = hvp(reach);
 
 const { exports: m, result } = load(source);
 
-/** Runs `thunk` and checks it throws a TypeError with exactly `message`. */
-function expectTypeError(thunk: () => unknown, message: string): void {
-  let caught: unknown;
-  try {
-    thunk();
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught).toBeDefined();
-  // The generated module may run in another realm than the test: compare the name, not the class.
-  expect((caught as Error).name).toBe('TypeError');
-  expect((caught as Error).message).toBe(message);
-}
 
 const P = { amplitude: 1.3, damping: 0.4 };
 const f = (x: number, y: number) => x * Math.sin(y) + x * x;

@@ -81,3 +81,17 @@ export function expectClose(actual: number[], expected: number[], rel = 1e-6): v
     }
   });
 }
+
+/** Runs `thunk` and checks it throws a TypeError with exactly `message`. */
+export function expectTypeError(thunk: () => unknown, message: string): void {
+  let caught: unknown;
+  try {
+    thunk();
+  } catch (e) {
+    caught = e;
+  }
+  expect(caught).toBeDefined();
+  // The generated module may run in another realm than the test: compare the name, not the class.
+  expect((caught as Error).name).toBe('TypeError');
+  expect((caught as Error).message).toBe(message);
+}

@@ -3,7 +3,7 @@
 // whatever the caller writes into its arrays afterwards, and every array or tuple a wrapper
 // returns is new (never the caller's primal, tangent or cotangent, never a residual a closure
 // still reads). Argument checks read the first number of an array or matrix.
-import { compile, load, expectClose } from './harness';
+import { compile, load, expectClose, expectTypeError } from './harness';
 
 const source = `
 import { vjp, jvp, linearize, hvp, grad } from 'tsad';
@@ -253,18 +253,6 @@ describe('what a wrapper returns is new', () => {
   });
 });
 
-/** Runs `thunk` and checks it throws a TypeError with exactly `message`. */
-function expectTypeError(thunk: () => unknown, message: string): void {
-  let caught: unknown;
-  try {
-    thunk();
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught).toBeDefined();
-  expect((caught as Error).name).toBe('TypeError');
-  expect((caught as Error).message).toBe(message);
-}
 
 describe('argument checks read the first number of an array or matrix', () => {
   test('number[] and Float64Array parameters', () => {
