@@ -8,7 +8,7 @@ import type { CallSitePlan } from './plan/syntax';
 import { Lowerer, LoweredFunction } from './frontend/lower';
 import { SIZED_FORWARD_HINT } from './frontend/nested';
 import type { ShapeOf, Target } from './frontend/nested';
-import { Shape, componentShapes, describeShape, hasArray, isNumberArray } from './frontend/shapes';
+import { Shape, componentShapes, describeShape, hasArray, isNumberArray } from './plan/shapes';
 import { fail } from './frontend/diagnostics';
 import { DriverOptions, vjpOf } from './ad/drivers';
 import type { LoopCheckpoint } from './ad/checkpoint';
@@ -18,7 +18,7 @@ import { DRIVER, Reverse } from './plan/request';
 import { TRANSFORMS, TransformKind } from './plan/transforms';
 import type { Backend } from './backend/backend';
 import { TypeScriptBackend, TypeScriptSite } from './backend/typescript';
-import type { Host } from './plugin/host';
+import type { Host } from './host';
 
 // Hints of the cases whose code's generic hint would not fit (docs/diagnostics.md).
 const PASS_LIMIT_HINT = "tsad's passes cannot compile this transform of this function yet (the message names the construct); another transform of the same function may work: grad, vjp, jvp or hvp";

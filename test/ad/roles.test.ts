@@ -4,7 +4,7 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram } from '../../transformer/ir/print';
 import { evalFn } from '../../transformer/ir/interp';
 import { findDef } from '../../transformer/ad/program';
-import { sourceOf, primalNameOf, barName } from '../../transformer/ad/names';
+import { sourceOf, primalNameOf, barName } from '../../transformer/ir/names';
 import { defMap } from '../../transformer/ad/program';
 import { jvpOf, linearizeOf, vjpOf, gradOf, hvpOf } from '../gen/drivers';
 

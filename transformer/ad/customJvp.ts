@@ -10,7 +10,7 @@
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import { annotateTypes } from '../ir/check';
 import { transposeProgram } from './transpose';
-import { derivedName, jvpName, role } from './names';
+import { derivedName, jvpName, role } from '../ir/names';
 import { Binder, Block, Expr, FnDef, InternalError, Program, Role, Type, binder, block, call, drop, letS, nvar, ret, tangentType, tupleType, unpackS, zero as zeroE } from '../ir/syntax';
 import { PRIMS } from '../prims/registry';
 import type { Scalar } from '../prims/types';

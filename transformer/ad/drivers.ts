@@ -16,7 +16,7 @@ import { hoistInvariants } from './licm';
 import { transposeProgram } from './transpose';
 import { eraseProgram } from './erase';
 import { simplifyProgram } from './simplify';
-import { bwdName, derivedName, erasedName, fwdName, hvpName, jvpName, linName, role, transposeRole } from './names';
+import { bwdName, derivedName, erasedName, fwdName, hvpName, jvpName, linName, role, transposeRole } from '../ir/names';
 import { calleesFirst, findDef } from './program';
 import { inlineProgram } from './inline';
 import { flattenSignature } from './flatten';

@@ -40,7 +40,7 @@ import {
 import { mapChildren, visitDef } from '../ir/traverse';
 import { LIN_PRIMS } from '../prims/registry';
 import { printType } from '../ir/printType';
-import { erasedName, role } from './names';
+import { erasedName, role } from '../ir/names';
 import { calleesFirst, defMap } from './program';
 import { restoreLinearity } from './linearity';
 import { emptyArray, emptyStack } from '../constructs/placeholder';

@@ -39,7 +39,7 @@ import type { Tangent } from '../prims/types';
 import { restoreLinearity } from './linearity';
 import { peekReads } from './peek';
 import { hoistBlocks } from './hoist';
-import { dotName, jvpName, role } from './names';
+import { dotName, jvpName, role } from '../ir/names';
 import { calleesFirst, defMap } from './program';
 
 interface Ctx {

@@ -38,7 +38,7 @@ import type { Tangent } from '../prims/types';
 import { freeLinear } from '../ir/freeVars';
 import { restoreLinearity } from './linearity';
 import { guardBranches } from './guards';
-import { barName, derivedName, transposeRole } from './names';
+import { barName, derivedName, transposeRole } from '../ir/names';
 import { calleesFirst, defMap } from './program';
 
 type LetStmt = Extract<Stmt, { tag: 'let' }>;

@@ -41,7 +41,7 @@ import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../constructs
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import { arityOf, defArity } from '../ir/arity';
 import { restoreLinearity } from './linearity';
-import { derivedName, role, tapeName, unzipStem } from './names';
+import { derivedName, role, tapeName, unzipStem } from '../ir/names';
 import { calleesFirst, defMap } from './program';
 import { freeNonLinear } from '../ir/freeVars';
 

@@ -2,7 +2,7 @@
 // becomes a function declaration that converts the user's values, checks them, and calls the
 // defs. Nodes are made with the factory and the TypeScript instance the plugin was handed.
 import { defMap } from '../ad/program';
-import { sourceOf } from '../ad/names';
+import { sourceOf } from '../ir/names';
 import type * as ts from 'typescript';
 import type { Program } from '../ir/syntax';
 import type { Backend } from './backend';

@@ -10,7 +10,7 @@
 import type * as ts from 'typescript';
 import type { Builder } from '../ir/build';
 import type { Binder, Expr, Lambda, Stmt, Type } from '../ir/syntax';
-import type { Value } from '../ir/interp';
+import type { Value } from '../ir/value';
 import type { Tangent } from '../prims/types';
 
 export type ConstructExpr = Extract<Expr, { tag: 'construct' }>;

@@ -18,7 +18,7 @@ import { TRANSFORM_NAMES, customRuleOf, isBuiltIn, isRuleCall, isTsadExport, nes
 import { annotateTypes } from '../ir/check';
 import { reachable } from '../plan/closure';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
-import { derivedName, primalNameOf, role } from '../ad/names';
+import { derivedName, primalNameOf, role } from '../ir/names';
 import { MATH_FUNCTIONS, primDef } from '../prims/registry';
 import { Capture, NestedDerivatives, NestedSite, lowerNestedCall } from './nested';
 import { LocalFunction, anyExit, declaresLocalFunction, exitsOf, isInside, isJump, localFunctionOf, loopExits } from './exits';

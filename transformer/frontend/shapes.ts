@@ -1,29 +1,10 @@
-// How a TypeScript value maps to a Linear A value: numbers are reals, booleans are booleans,
-// tuples and plain objects are IR tuples (object fields in name order, so two object types with
-// the same fields share one layout). Arrays of numbers (number[], Float64Array, Float32Array,
-// and integer typed arrays, which are constants) and arrays of such arrays are IR arrays.
+// The shape of a TypeScript type as the checker reports it (plan/shapes.ts: the shape algebra,
+// re-exported here for the front end), or the diagnostic for a type tsad cannot hold.
 import type * as ts from 'typescript';
-import { BOOL, REAL, STR, Type, arrayType, tupleType } from '../ir/syntax';
+import { ArrayContainer, BOOLEAN, NUMBER, STRING, Shape, describeShape } from '../plan/shapes';
 import { fail } from './diagnostics';
 
-export type Shape =
-  | { readonly kind: 'number' }
-  | { readonly kind: 'boolean' }
-  | { readonly kind: 'string' }
-  | { readonly kind: 'tuple'; readonly elems: readonly Shape[] }
-  | { readonly kind: 'object'; readonly fields: readonly (readonly [string, Shape])[] }
-  /**
-   * An array of run-time length: `container` is the user's class (`Array` for number[]), so a
-   * gradient comes back as the kind of array that went in. Integer typed arrays (Int32Array, ...)
-   * are `constant`: sizes and indices, never differentiated.
-   */
-  | { readonly kind: 'array'; readonly container: ArrayContainer; readonly elem: Shape; readonly constant?: boolean };
-
-export type ArrayContainer = 'Array' | 'Float64Array' | 'Float32Array' | 'Int8Array' | 'Uint8Array' | 'Uint8ClampedArray' | 'Int16Array' | 'Uint16Array' | 'Int32Array' | 'Uint32Array';
-
-export const NUMBER: Shape = { kind: 'number' };
-export const BOOLEAN: Shape = { kind: 'boolean' };
-export const STRING: Shape = { kind: 'string' };
+export * from '../plan/shapes';
 
 export function shapeOfType(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type, node: ts.Node): Shape {
   const F = tsApi.TypeFlags;
@@ -114,100 +95,3 @@ function unsupportedConstruct(tsApi: typeof ts, checker: ts.TypeChecker, type: t
   return `an object with a method ('${method.name}'): differentiable objects hold only numbers, booleans, strings, tuples and plain objects`;
 }
 
-export function irType(s: Shape): Type {
-  // One type object per shape object: the checker then compares a destructured part's type with
-  // the part of its whole's by identity (typeIds.ts), not by walking a fresh copy (tuples nested
-  // N deep would cost N² there).
-  let t = irTypes.get(s);
-  if (t === undefined) irTypes.set(s, (t = irTypeOf(s)));
-  return t;
-}
-
-const irTypes = new WeakMap<Shape, Type>();
-
-function irTypeOf(s: Shape): Type {
-  switch (s.kind) {
-    case 'number':
-      return REAL;
-    case 'boolean':
-      return BOOL;
-    case 'string':
-      return STR;
-    case 'tuple':
-      return tupleType(s.elems.map(irType));
-    case 'object':
-      return tupleType(s.fields.map(([, f]) => irType(f)));
-    case 'array':
-      // A matrix is stored flat, row-major, with its dimensions (docs/frontend.md, "Matrices"):
-      // every array construct, the O(1) read adjoint and in-place writes apply to it as they are.
-      return isMatrix(s) ? MATRIX_TYPE : arrayType(irType(s.elem));
-  }
-}
-
-const MATRIX_TYPE = tupleType([arrayType(REAL), REAL, REAL]);
-
-/** `number[][]`: where a matrix's type says nothing else. */
-export const NUMBER_MATRIX: Extract<Shape, { kind: 'array' }> = { kind: 'array', container: 'Array', elem: { kind: 'array', container: 'Array', elem: NUMBER } };
-
-/** `number[][]`, `Float64Array[]`: a rectangular matrix (rows × cols), in the IR `(data, rows, cols)`. */
-export function isMatrix(s: Shape): s is Extract<Shape, { kind: 'array' }> & { readonly elem: Extract<Shape, { kind: 'array' }> } {
-  return s.kind === 'array' && s.elem.kind === 'array';
-}
-
-/** The shape of a matrix's row (and of its flat data): an array of numbers in the row's container. */
-export function rowShape(s: Extract<Shape, { kind: 'array' }>): Extract<Shape, { kind: 'array' }> {
-  return s.elem as Extract<Shape, { kind: 'array' }>;
-}
-
-export function componentShapes(s: Shape): readonly Shape[] {
-  return s.kind === 'tuple' ? s.elems : s.kind === 'object' ? s.fields.map(([, f]) => f) : [];
-}
-
-/** The shape as the user wrote its type, for diagnostics. */
-export function describeShape(s: Shape): string {
-  switch (s.kind) {
-    case 'number':
-    case 'boolean':
-    case 'string':
-      return s.kind;
-    case 'tuple':
-      return `[${s.elems.map(describeShape).join(', ')}]`;
-    case 'object':
-      return `{ ${s.fields.map(([k, f]) => `${k}: ${describeShape(f)}`).join('; ')} }`;
-    case 'array':
-      return s.container === 'Array' ? `${describeShape(s.elem)}[]` : s.container;
-  }
-}
-
-/**
- * The shape up to what the IR cannot tell apart: every array of numbers is one layout (a
- * number[] literal may be stored in a Float64Array variable). Values conform when their layouts
- * are equal.
- */
-export function layoutOf(s: Shape): string {
-  switch (s.kind) {
-    case 'tuple':
-      return `[${s.elems.map(layoutOf).join(', ')}]`;
-    case 'object':
-      return `{ ${s.fields.map(([k, f]) => `${k}: ${layoutOf(f)}`).join('; ')} }`;
-    case 'array':
-      return `array<${layoutOf(s.elem)}>`;
-    default:
-      return s.kind;
-  }
-}
-
-/** An array of numbers (the IR's array<real>). */
-export function isNumberArray(s: Shape): s is Extract<Shape, { kind: 'array' }> {
-  return s.kind === 'array' && s.elem.kind === 'number';
-}
-
-/** Does a value of this shape hold an array anywhere (its size then is known only at run time)? */
-export function hasArray(s: Shape): boolean {
-  return s.kind === 'array' || componentShapes(s).some(hasArray);
-}
-
-/** Numbers, booleans and strings: the shapes a single IR scalar holds. */
-export function isScalarShape(s: Shape): s is Extract<Shape, { kind: 'number' | 'boolean' | 'string' }> {
-  return s.kind === 'number' || s.kind === 'boolean' || s.kind === 'string';
-}

@@ -2,7 +2,7 @@
 // construct whose operands are told apart by their values (map: a mapped array or an invariant)
 // asks it too. A leaf module, so construct records can import it without importing a pass.
 import type { Type } from './syntax';
-import type { Value } from './interp';
+import type { Value } from './value';
 
 export function conforms(v: Value, t: Type): boolean {
   // An explicit stack of (value, type) pairs: a tape type nests as deep as the call graph (a

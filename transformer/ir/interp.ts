@@ -11,8 +11,10 @@ import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import type { Scalar } from '../prims/types';
 import { printType } from './printType';
 import { TapeMeter } from './tapeMeter';
+import type { Value } from './value';
 
-export type Value = number | boolean | string | Value[];
+export type { Value } from './value';
+
 
 export interface EvalResult {
   readonly nl: Value[];

@@ -9,7 +9,7 @@
 // Values are counted as scalars (leafCount). A stack pushed onto another (a nested loop's tape
 // under the store policy) counts in both until the run that bound it returns.
 import type { Type } from './syntax';
-import type { Value } from './interp';
+import type { Value } from './value';
 
 const sizeOf = (s: Value[]): number => {
   if (s.length === 0) return 0;

@@ -3,7 +3,7 @@
 // depth of the call graph, and doing so once per function makes a chain of calls quadratic (or
 // worse: the blow-up named tape types exist to avoid, Theorem 8.1 of the paper). With ids, each
 // type object is looked at once and every later comparison or cache key costs O(1).
-import type { Type } from './syntax';
+import type { Type } from './types';
 
 const byStructure = new WeakMap<Type, number>();
 const byNamed = new WeakMap<Type, number>();
@@ -41,4 +41,11 @@ export function namedTypeId(t: Type): number {
   const id = intern(t.tag === 'stack' ? `[${namedTypeId(t.elem)}]` : t.tag === 'array' ? `{${namedTypeId(t.elem)}}` : `${t.name ?? ''}<${t.elems.map(namedTypeId).join(',')}>`);
   byNamed.set(t, id);
   return id;
+}
+
+/** Structural equality (alias names ignored): by id once a type is compound. */
+export function typeEquals(a: Type, b: Type): boolean {
+  if (a === b) return true;
+  if (a.tag !== b.tag) return false;
+  return (a.tag !== 'tuple' && a.tag !== 'stack' && a.tag !== 'array') || structureId(a) === structureId(b);
 }

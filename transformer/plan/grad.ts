@@ -1,8 +1,8 @@
 // grad and valueAndGrad: one straight-line def computes the value and exactly the requested
 // gradients on scalar leaves; the wrapper passes fields and elements and builds the user's shapes.
 import { valueAndGradOf } from '../ad/drivers';
-import { gradName, valueAndGradName } from '../ad/names';
-import type { Shape } from '../frontend/shapes';
+import { gradName, valueAndGradName } from '../ir/names';
+import type { Shape } from './shapes';
 import { Planner, checked, paramChecks, wrapperOf } from './request';
 import { PlanStatement, array, callDef, name, ret } from './syntax';
 

@@ -3,7 +3,7 @@
 import { fuse, hvpOf } from '../ad/drivers';
 import { Planner, PlanRequest, checked, paramChecks, wrapperOf } from './request';
 import { Marshal, fit, leafCount, specOf, tupleSpec } from './marshal';
-import { hasArray } from '../frontend/shapes';
+import { hasArray } from './shapes';
 import { CallSitePlan, PlanExpr, PlanStatement, array, callDef, index, name, ret } from './syntax';
 
 function hvpDef(req: PlanRequest): Pick<CallSitePlan, 'program' | 'entries'> {

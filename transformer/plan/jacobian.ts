@@ -5,7 +5,7 @@
 import { jvpOf } from '../ad/drivers';
 import { Planner, PlanRequest, checked, paramChecks, wrapperOf } from './request';
 import { fit, leafCount } from './marshal';
-import { Shape, hasArray } from '../frontend/shapes';
+import { Shape, hasArray } from './shapes';
 import { CallSitePlan, PlanExpr, PlanStatement, array, callDef, index, name, ret } from './syntax';
 
 /** Does the function take or return an array among the values a Jacobian is about? */

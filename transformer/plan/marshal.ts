@@ -3,7 +3,7 @@
 // order). The planners build their wrappers from these; names are allocated here, so that no
 // local shadows a parameter of the wrapper.
 import { scalarCount } from '../ir/syntax';
-import { Shape, componentShapes, irType, isMatrix, isScalarShape } from '../frontend/shapes';
+import { Shape, componentShapes, irType, isMatrix, isScalarShape } from './shapes';
 import { PlanExpr, PlanStatement, Spec, array, index, name } from './syntax';
 
 type ArrayShape = Extract<Shape, { kind: 'array' }>;

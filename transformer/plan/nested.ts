@@ -9,13 +9,13 @@
 // transform's halves.
 import { fuse, hvpOf, jvpOf, valueAndGradOf, DriverOptions } from '../ad/drivers';
 import { eraseProgram } from '../ad/erase';
-import { erasedName } from '../ad/names';
+import { erasedName } from '../ir/names';
 import { findDef } from '../ad/program';
 import { annotateTypes } from '../ir/check';
 import { Builder, NameSupply } from '../ir/build';
 import { rewriteDef } from '../ir/traverse';
 import { Binder, FnDef, Program, REAL, Type, arrayType, binder, call, construct, lambda, nvar, ret, tangentType, tuple, tupleType } from '../ir/syntax';
-import { Shape, irType } from '../frontend/shapes';
+import { Shape, irType } from './shapes';
 import { reachable } from './closure';
 import type { Signature } from './request';
 

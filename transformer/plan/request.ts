@@ -2,7 +2,7 @@
 // runs the drivers it needs and writes its wrapper with a Marshal, and none sees TypeScript.
 import type { Program } from '../ir/syntax';
 import type { DriverOptions } from '../ad/drivers';
-import type { Shape } from '../frontend/shapes';
+import type { Shape } from './shapes';
 import type { TransformKind } from './transforms';
 import { Marshal, specOf } from './marshal';
 import { ArgumentCheck, CallSitePlan, PlanExpr, PlanStatement, name } from './syntax';

@@ -17,7 +17,7 @@ import { DRIVER } from '../plan/request';
 import { evalFn, Value, zeroOf } from '../ir/interp';
 import { FnDef, InternalError, IrError, Program, Type, scalarCount, tangentType } from '../ir/syntax';
 import { jvpOf, linearizeOf, transposeOf, gradOf, vjpOf, DriverOptions } from '../ad/drivers';
-import { linName } from '../ad/names';
+import { linName } from '../ir/names';
 import { calleesFirst } from '../ad/program';
 import type { CheckpointPolicy } from '../ad/unzip';
 import type { LoopCheckpoint } from '../ad/checkpoint';

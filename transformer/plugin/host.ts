@@ -3,15 +3,9 @@
 // this layer nothing reads the environment, loads `typescript` itself, or asks where files are.
 import * as path from 'path';
 import type * as ts from 'typescript';
+import type { Host } from '../host';
 
-export interface Host {
-  /** The TypeScript the compiler runs with: the one ts-patch or ts-jest hands over, if any. */
-  readonly ts: typeof ts;
-  /** Re-check every pass's output (the drivers' `recheck`): a debugging net that costs compile time. */
-  readonly recheck: boolean;
-  /** An internal error's diagnostic carries its stack (TSAD9000): TSAD_VERBOSE=1 or the plugin option `verbose: true`. */
-  readonly verbose: boolean;
-}
+export type { Host } from '../host';
 
 /** TSAD_RECHECK=1 turns `recheck` on; the test suite sets it, also for the builds it spawns. */
 export function recheckRequested(): boolean {

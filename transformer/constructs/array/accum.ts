@@ -28,10 +28,10 @@
 // its tangent is laccum(i, w ; ȧ, ẏ̇), a zero tangent materialised.
 import { binder, construct, dup, tangentType, InternalError, IrError, arrayType, REAL } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { ConstructExpr, ConstructRule, InterpOps, Sides } from '../types';
-import { barName, dotName } from '../../ad/names';
+import { barName, dotName } from '../../ir/names';
 import { assign, emitOwnedDense, readOrZero } from './emit';
 
 const REAL_ARRAY = arrayType(REAL);

@@ -5,7 +5,7 @@
 // count against a's length. It is non-linear with a zero tangent (like len): J keeps it, U leaves
 // it in the non-linear half, T never sees it.
 import { IrError, REAL } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type * as ts from 'typescript';
 import type { ConstructRule } from '../types';

@@ -24,7 +24,7 @@
 //    arrays of reals may be shorter than n (sparse tangents), as `smap` is to `map`.
 import { typeEquals, binder, blockE, construct, ret, lambda, letS, arrayType, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Binder, Expr, Lambda, Type } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, EraseOps, Sides, TypeRun } from '../types';
 import { loopLikeJvp } from '../loop/jvp';

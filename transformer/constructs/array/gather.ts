@@ -9,10 +9,10 @@
 // The length n travels with the linear forms so that the scatter-add knows the cotangent's size.
 import { binder, construct, letS, arrayType, tangentType, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructRule } from '../types';
-import { dotName } from '../../ad/names';
+import { dotName } from '../../ir/names';
 import { allocate, assign, forCount, readOrZero } from './emit';
 import { count } from './fold';
 import { constant, elementAt, indexAt, notIndex, setAt, throwRange } from './indices';

@@ -22,10 +22,10 @@
 //    accumulator, which min/max's JVP prefers; then the lowest index).
 import { typeEquals, binder, construct, letS, arrayType, lambda, ret, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Lambda, Type } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, Sides, TypeRun } from '../types';
-import { barName } from '../../ad/names';
+import { barName } from '../../ir/names';
 import { loopLikeJvp } from '../loop/jvp';
 import { residualSources } from '../loop/unzip';
 import { flattenResiduals } from './flatResiduals';

@@ -1,7 +1,7 @@
 // Index arrays (gather, scatter, reduceByIndex): the checks that name the argument, in the
 // interpreter (IrError) and in emitted TypeScript (RangeError), and small emission helpers.
 import { IrError } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import type { EmitTsOps } from '../types';
 import type * as ts from 'typescript';
 

@@ -21,10 +21,10 @@
 // Work: the bodies' work, plus k additions per step in lrscan.
 import { binder, construct, arrayType, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, Sides, TypeRun } from '../types';
-import { barName } from '../../ad/names';
+import { barName } from '../../ir/names';
 import { allocate, assign, readOrZero } from './emit';
 import { at, count, declare } from './fold';
 import { erasedRecurrenceJvp } from './linearFoldJvp';

@@ -5,9 +5,9 @@
 // tangents (the op is linear), U keeps the op as its own linear half.
 import { binder, construct, tangentType, InternalError } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, Sides } from '../types';
-import { barName, dotName } from '../../ad/names';
+import { barName, dotName } from '../../ir/names';
 import type * as ts from 'typescript';
 
 export interface LinearOpSpec {

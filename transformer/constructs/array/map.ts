@@ -36,12 +36,12 @@
 //     assigned to variables declared before it: no allocation per element.
 import { binder, construct, lambda, letS, lprim, ret, tangentType, arrayType, typeEquals, realCount, lvar, drop, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Binder, Lambda, Stmt, Type } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import { conforms } from '../../ir/conforms';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, Sides, TransposeOps, TypeRun } from '../types';
 import type { Tangent } from '../../prims/types';
-import { barName } from '../../ad/names';
+import { barName } from '../../ir/names';
 import { allocate, assign, forCount, readOrZero } from './emit';
 import { residualSources } from '../loop/unzip';
 import { loopLikeJvp } from '../loop/jvp';

@@ -24,11 +24,11 @@
 // IrError in the interpreter, a RangeError in emitted code, never a test per element.
 import { construct, lprim, arrayType, tangentType, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { Tangent } from '../../prims/types';
 import type { CheckOps, ConstructRule, EmitTsOps, JvpOps } from '../types';
-import { dotName } from '../../ad/names';
+import { dotName } from '../../ir/names';
 import { allocate, assign, forCount } from './emit';
 import { count } from './fold';
 import { constant, elementAt, throwRange } from './indices';

@@ -25,11 +25,11 @@
 // U of a linear form is the form itself (its coefficient a residual).
 import { binder, construct, letS, tangentType, InternalError, IrError, arrayType, REAL } from '../../ir/syntax';
 import type { Binder, Type } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { Tangent } from '../../prims/types';
 import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, JvpOps, Sides } from '../types';
-import { dotName, barName } from '../../ad/names';
+import { dotName, barName } from '../../ir/names';
 import { allocate, assign, forCount, isRealArray, readOrZero } from './emit';
 import type * as ts from 'typescript';
 

@@ -17,7 +17,7 @@ import { binder, block, construct, lambda, letS, prim, ret, drop, nvar, lvar, ze
 import type { Binder, Expr } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
-import { dotName } from '../../ad/names';
+import { dotName } from '../../ir/names';
 
 export type SpecialOp = 'add' | 'min' | 'max';
 

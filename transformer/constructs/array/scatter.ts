@@ -11,10 +11,10 @@
 // jointly). T: lscatter ↔ lunscatter, from ⟨lscatter(ḋ, v̇), ȳ⟩ = Σ_{k ∉ idx} ḋ_k ȳ_k + Σ_j v̇_j ȳ[idx_j].
 import { typeEquals, binder, construct, letS, arrayType, tangentType, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructRule } from '../types';
-import { dotName } from '../../ad/names';
+import { dotName } from '../../ir/names';
 import { allocate, assign, forCount, readOrZero } from './emit';
 import { count } from './fold';
 import { constant, elementAt, indexAt, notIndex, sameLength, setAt, throwRange } from './indices';

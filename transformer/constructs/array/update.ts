@@ -21,10 +21,10 @@
 // (accum.ts), so a transposed loop of writes zeroes one element per iteration, not a copy.
 import { binder, construct, tangentType, InternalError, IrError, arrayType, REAL } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, Sides } from '../types';
-import { barName, dotName } from '../../ad/names';
+import { barName, dotName } from '../../ir/names';
 import { ownedDense, witnessLength } from './accum';
 import { assign, emitOwnedDense } from './emit';
 import type * as ts from 'typescript';

@@ -5,7 +5,7 @@
 //
 // Only the taken body runs and is charged. Work now depends on a non-linear value (p), never on
 // a linear one (notes §2.4, Thm 4.1 weakened for control flow).
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import type { ConstructExpr, InterpOps, Sides } from '../types';
 import { ELSE, THEN, condParts } from './operands';
 

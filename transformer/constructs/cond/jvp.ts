@@ -14,7 +14,7 @@ import type { Binder } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
 import { condNames } from './operands';
-import { dotName } from '../../ad/names';
+import { dotName } from '../../ir/names';
 
 export function condJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[]): readonly Tangent[] {
   const { b } = ops;

@@ -11,7 +11,7 @@ import { binder, construct } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, TransposeOps } from '../types';
-import { barName } from '../../ad/names';
+import { barName } from '../../ir/names';
 
 
 export function condTranspose(ops: TransposeOps, e: ConstructExpr, cotangents: readonly Tangent[], resultTypes: readonly Type[]): readonly Tangent[] {

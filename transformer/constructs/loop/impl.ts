@@ -6,7 +6,7 @@
 //
 // n ≤ 0 (or NaN) runs no iteration; a non-integer n runs ⌈n⌉ (the `i < n` of the emitted `for`).
 // Work depends on n, a non-linear value, never on a linear one.
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import type { ConstructExpr, InterpOps, Sides } from '../types';
 import { loopParts } from './operands';
 

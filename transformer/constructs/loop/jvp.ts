@@ -12,7 +12,7 @@ import { binder, construct, tangentType } from '../../ir/syntax';
 import type { Binder } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
-import { dotName } from '../../ad/names';
+import { dotName } from '../../ir/names';
 
 /** J of a loop-like construct whose differentiable operands are `operands` and whose bodies get `constants` leading parameters without tangents. */
 export function loopLikeJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[], operands: readonly string[], jvpBodies: (ops: JvpOps) => ReturnType<JvpOps['jvpBody']>[]): readonly Tangent[] {

@@ -23,7 +23,7 @@ import type { Binder, Lambda, Stmt, Type } from '../../ir/syntax';
 import { forEachOperand } from '../../ir/traverse';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, TransposeOps } from '../types';
-import { barName } from '../../ad/names';
+import { barName } from '../../ir/names';
 
 export function loopTranspose(ops: TransposeOps, e: ConstructExpr, cotangents: readonly Tangent[], resultTypes: readonly Type[]): readonly Tangent[] {
   const { b } = ops;

@@ -1,7 +1,7 @@
 // Evaluating remat: ⟦remat(ū ; u̇̄)[body]⟧ = ⟦body⟧(ū ; u̇̄), W = W(body). Recomputation is U's
 // business: the linear half it writes runs the body's non-linear part again, and pays for it.
 // A second body (the primal J keeps for U) is not run.
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import type { ConstructExpr, InterpOps, Sides } from '../types';
 
 export function rematImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Value>): Sides<Value> {

@@ -21,7 +21,7 @@
 // them: the tangent of a stack<τ> is a stack<tangent τ> (ir/syntax.ts, tangentType).
 import { stackType, REAL } from '../../ir/syntax';
 import { InternalError } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { ConstructRule } from '../types';
 import { atJvp, pushJvp, constantJvp } from './jvp';

@@ -24,7 +24,7 @@ import { InternalError, binder, block, construct, lambda, letS, tangentType, zer
 import type { Binder, Lambda, Type } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
-import { dotName } from '../../ad/names';
+import { dotName } from '../../ir/names';
 
 /** The body of a linear `lat`: the zero of its element type, read where the stack has none. */
 export const zeroBody = (t: Type): Lambda => lambda([], [], block([], zeroE(t)));

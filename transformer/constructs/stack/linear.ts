@@ -31,7 +31,7 @@
 // implemented: T of either is an IrError saying so (transpose below).
 import { IrError, InternalError, stackType, REAL } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, Sides, TypeRun } from '../types';
 import { lpushJvp, latJvp } from './jvp';

@@ -7,7 +7,7 @@
 // The condition runs k + 1 times, the step k times. The trip count k depends only on non-linear
 // values (the condition reads no linear one), so work never depends on a linear value. A
 // condition that never turns false loops forever, as the TypeScript it stands for would.
-import type { Value } from '../../ir/interp';
+import type { Value } from '../../ir/value';
 import type { ConstructExpr, InterpOps, Sides } from '../types';
 import { CONDITION, STEP, conditionArgs, whileParts } from './operands';
 

@@ -12,7 +12,7 @@
 //   f.hvp   J(E(f.grad)) specialised to Hessian-vector products: (x̄, v̄ ;) -> (H·v̄ ;)
 //   f.rule  a derivative rule the user wrote for f, lowered as it stands
 //   f.pb    the pullback of a VJP rule, linear in the cotangent; f.pb.T is its transpose
-import type { FnDef, Role, RoleKind } from '../ir/syntax';
+import type { FnDef, Role, RoleKind } from './syntax';
 
 const SUFFIX: Readonly<Record<RoleKind, string>> = {
   jvp: 'jvp',
