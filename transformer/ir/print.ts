@@ -156,11 +156,6 @@ function block(start: Block, indent0: string, o: PrintOptions): string {
   return lines.join('\n');
 }
 
-/** An expression as a block's result. */
-export function printExpr(e: Expr, o: PrintOptions = {}): string {
-  return block({ stmts: [], result: e }, '', o);
-}
-
 export function printDef(d: FnDef, o: PrintOptions = {}): string {
   const results = d.linResults.length === 0 ? `${d.nlResults.map(T).join(', ')} ;` : sides(d.nlResults.map(T), d.linResults.map(T));
   const role = d.role ? ` as ${d.role.kind}(${d.role.of})` : '';

@@ -25,8 +25,3 @@ export function primDef(name: string): PrimDef {
   if (!isPrim(name)) throw new InternalError(`unknown primitive '${name}'`);
   return PRIMS[name];
 }
-
-export function linPrimDef(name: string): LinPrimDef {
-  if (!isLinPrim(name)) throw new InternalError(`unknown linear primitive '${name}'`);
-  return LIN_PRIMS[name];
-}
