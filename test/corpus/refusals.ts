@@ -1,0 +1,30 @@
+// The burn-down list of issue 19: every corpus program tsad refuses today, with exactly the
+// diagnostic codes it gets and why. corpus.test.ts fails when a program builds or gets other
+// codes: then update this table (and test/corpus/README.md) in the same change.
+
+export interface Refusal {
+  readonly codes: readonly string[];
+  /** One line: which of the program's patterns the codes are about. */
+  readonly reason: string;
+}
+
+export const REFUSALS: Record<string, Refusal> = {
+  boids: { codes: ['TSAD1120'], reason: 'an array of boid records { pos: [number, number]; vel: [number, number] }[] (the .filter and .forEach behind it are not reported)' },
+  conjugate_gradient: { codes: ['TSAD1101'], reason: 'console.log of the residual left in the loop' },
+  conv_pool: { codes: ['TSAD1102', 'TSAD1120'], reason: 'number[][][] images and a number[][][][] batch; Math.max(...window) spread' },
+  gp_lml: { codes: ['TSAD1101', 'TSAD1120'], reason: "throw on the Cholesky error path; [number, number][] inputs (console.log not reported)" },
+  gru: { codes: ['TSAD1120'], reason: 'gates as { W: number[][]; U: number[][]; b: number[] }[] (number[][][] batches, the write into affine()\'s result and .map(sigmoid) not reported)' },
+  hmm_forward: { codes: ['TSAD1102', 'TSAD1123'], reason: 'Math.max(...xs) spread; alpha = next, double buffering of a written array' },
+  householder_qr: { codes: ['TSAD1122', 'TSAD1123'], reason: 'column views cols[k].subarray(k) of a written matrix; .forEach over R reported as a method that changes its array' },
+  lu_solve: { codes: ['TSAD1105', 'TSAD1123'], reason: 'row swap lu[p] = lu[c] while pivoting; a destructured { lu, perm } parameter' },
+  mass_spring: { codes: ['TSAD1120'], reason: 'an array of records { x: number; v: number }[] (new Array(n) + writes, .fill, .at and throw not reported)' },
+  median_mad: { codes: ['TSAD1101', 'TSAD1122'], reason: 'throw on an empty array; .sort of a spread copy [...xs]' },
+  monte_carlo_option: { codes: ['TSAD1102', 'TSAD1108'], reason: "the seeded generator: '>>>' on its integer state, a local function assigning that state" },
+  ray_sphere: { codes: ['TSAD1120'], reason: 'an array of sphere records (.some, .indexOf and Math.min(...ts) not reported)' },
+  rk4_oscillator: { codes: ['TSAD1123'], reason: 'RK4 stage buffers y1, y2, y3 written and passed to rhs(); [y, yNext] = [yNext, y] not reported' },
+  rkf45: { codes: ['TSAD1108', 'TSAD1121'], reason: 'stage lists [k1, k2] passed as Float64Array[] literals; ++steps inside a condition' },
+  shallow_water: { codes: ['TSAD1121'], reason: 'spread [x, ...a, y] for ghost cells; .some for the depth check (.at, throw and h = hNext not reported)' },
+  skinning: { codes: ['TSAD1120'], reason: 'bone records { angle; translation: [number, number] }[] and [number, number][] vertices' },
+  total_variation: { codes: ['TSAD1120'], reason: 'number[][][] colour images (.forEach over channels not reported)' },
+  wave_equation: { codes: ['TSAD1123'], reason: '[prev, u, next] = [u, next, prev] rotation of written buffers (next.fill(0) not reported)' },
+};
