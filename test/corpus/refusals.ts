@@ -9,6 +9,20 @@ export interface Refusal {
 }
 
 export const REFUSALS: Record<string, Refusal> = {
+  batch_norm: { codes: ['TSAD1120'], reason: 'a number[][][] batch (.flat, .some, throw and console.log not reported)' },
+  bezier_length: { codes: ['TSAD1120'], reason: '[number, number][] control points (pts = next, .at and throw not reported)' },
+  filtfilt: { codes: ['TSAD1121', 'TSAD1122'], reason: '.reverse of a slice() copy and of iir()\'s fresh result; .subarray windows' },
+  heat_implicit: { codes: ['TSAD1123'], reason: 'the written rhs buffer passed to implicitSolve() (next[0] = 0 into its result and u = next are accepted)' },
+  portfolio: { codes: ['TSAD1121'], reason: '.every for validation, .indexOf(Math.max(...excess)), .findIndex' },
+  power_iteration: { codes: ['TSAD1123'], reason: 'v = w, the written iterate handed to the next iteration (.findIndex not reported)' },
+  softmax_classifier: { codes: ['TSAD1101', 'TSAD1102', 'TSAD1121'], reason: 'Math.max(...logits), .indexOf, .map(softplus) by name, console.log' },
+  blur_batch: { codes: ['TSAD1120'], reason: 'a number[][][] batch of images ([src, dst] = [dst, src] not reported)' },
+  cholesky_nll: { codes: ['TSAD1123'], reason: 'L = new Array(n) with rows L[i] = new Array(n).fill(0) written afterwards (throw not reported)' },
+  cubic_spline: { codes: ['TSAD1123'], reason: 'written diagonals passed to solveTridiagonal(); M[0] = 0 into the array it returned, .findIndex and throw not reported' },
+  gauss_jordan: { codes: ['TSAD1123'], reason: 'row swap [M[p], M[c]] = [M[c], M[p]] (rows built with spread, throw not reported)' },
+  mlp: { codes: ['TSAD1120'], reason: 'layers as { W: number[][]; b: number[] }[] (writes into matVec()\'s result, a = z and console.log not reported)' },
+  polygon_shape: { codes: ['TSAD1120'], reason: '[number, number][] vertices (throw, .reverse of a copy and .concat not reported)' },
+  trimmed_mean: { codes: ['TSAD1121', 'TSAD1122'], reason: '.every, .filter, .sort of a slice() copy (throw not reported)' },
   boids: { codes: ['TSAD1120'], reason: 'an array of boid records { pos: [number, number]; vel: [number, number] }[] (the .filter and .forEach behind it are not reported)' },
   conjugate_gradient: { codes: ['TSAD1101'], reason: 'console.log of the residual left in the loop' },
   conv_pool: { codes: ['TSAD1102', 'TSAD1120'], reason: 'number[][][] images and a number[][][][] batch; Math.max(...window) spread' },

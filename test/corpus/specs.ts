@@ -133,4 +133,95 @@ spec({
   inputs: (r, n) => [r.vec(n, 1, 1.5), r.vec(n, -0.1, 0.1), 4],
 });
 
+spec({
+  program: 'mlp',
+  fn: 'mse',
+  wrt: [0, 1, 2],
+  sizes: [0, 1, 4],
+  inputs: (r, n) => [
+    [
+      { W: r.mat(4, 3, -0.7, 0.7), b: r.vec(4, -0.1, 0.1) },
+      { W: r.mat(1, 4, -0.7, 0.7), b: r.vec(1, -0.1, 0.1) },
+    ],
+    r.mat(n, 3),
+    r.vec(n),
+  ],
+});
+spec({ program: 'cholesky_nll', fn: 'gaussianNll', wrt: [0, 1, 2], sizes: [0, 1, 4], inputs: (r, n) => [r.spd(n), r.vec(n), r.vec(n)] });
+const polygon = (r: Rng, n: number) =>
+  Array.from({ length: n }, (_, i) => {
+    const a = (2 * Math.PI * i) / n + 0.2 * r.uniform();
+    const rad = 1 + 0.2 * r.uniform();
+    return [rad * Math.cos(a), rad * Math.sin(a)];
+  });
+spec({
+  program: 'polygon_shape',
+  fn: 'shapeEnergy',
+  wrt: [0, 1, 2],
+  sizes: [0, 1, 3, 6],
+  throws: ['Error: a polygon needs three vertices'],
+  inputs: (r, n) => {
+    const v = polygon(r, n);
+    // The second seed walks the polygon clockwise, the branch that reverses a copy.
+    return [r.uniform() > 0 ? v : v.reverse(), 2 + r.uniform(), 0.5];
+  },
+});
+spec({
+  program: 'trimmed_mean',
+  fn: 'trimmedLoss',
+  wrt: [0, 1, 2],
+  sizes: [0, 1, 9],
+  inputs: (r, n) => [r.vec(n, -5, 5).map((x, i) => (i === 2 ? -500 : x)), r.uniform(), 0.2],
+});
+spec({
+  program: 'cubic_spline',
+  fn: 'splineFit',
+  wrt: [0, 1, 2, 3],
+  sizes: [0, 1, 2, 5],
+  throws: ['Error: a spline needs two knots'],
+  inputs: (r, n) => {
+    const xs = Array.from({ length: n }, (_, i) => i + 0.3 * r.uniform());
+    const qx = Array.from({ length: 2 * n }, () => r.uniform(0, Math.max(n - 1, 0)));
+    return [r.vec(n), xs, qx, r.vec(2 * n)];
+  },
+});
+spec({ program: 'blur_batch', fn: 'blurLoss', wrt: [0, 1, 2], sizes: [0, 1, 3], inputs: (r, n) => [r.tensor(n, n + 1, n + 2), r.tensor(n, n + 1, n + 2), 0.25 + 0.05 * r.uniform()] });
+spec({ program: 'gauss_jordan', fn: 'inverseNorm', wrt: [0], sizes: [0, 1, 4], inputs: (r, n) => [shifted(r, n, 0.5)] });
+
+spec({
+  program: 'softmax_classifier',
+  fn: 'crossEntropy',
+  wrt: [0, 1, 2, 4],
+  sizes: [0, 1, 5],
+  inputs: (r, n) => [r.mat(3, 2), r.vec(3), r.mat(n, 2, -2, 2), Int32Array.from({ length: n }, () => r.int(3)), 0.01],
+});
+spec({ program: 'heat_implicit', fn: 'heatAfter', wrt: [0, 1, 2], sizes: [0, 1, 6], inputs: (r, n) => [r.f64(n), r.f64(n), 0.5 + 0.1 * r.uniform(), 3] });
+spec({ program: 'filtfilt', fn: 'smoothingLoss', wrt: [0, 1], sizes: [0, 1, 9], inputs: (r, n) => [r.f64(n), 0.3 + 0.1 * r.uniform(), 3] });
+spec({
+  program: 'bezier_length',
+  fn: 'curveCost',
+  wrt: [0],
+  sizes: [0, 1, 2, 4],
+  throws: ['Error: a curve needs two control points'],
+  inputs: (r, n) => [Array.from({ length: n }, (_, i) => [i + 0.3 * r.uniform(), r.uniform()]), 8],
+});
+spec({
+  program: 'batch_norm',
+  fn: 'batchNormLoss',
+  wrt: [0, 1, 2],
+  sizes: [0, 1, 3],
+  throws: ['Error: empty batch'],
+  inputs: (r, n) => [r.tensor(n, 2, 3), r.vec(2, 0.5, 1.5), r.vec(2, -0.2, 0.2)],
+});
+spec({
+  program: 'portfolio',
+  fn: 'portfolioObjective',
+  wrt: [0, 1, 2, 3],
+  sizes: [1, 4],
+  inputs: (r, n) => [r.vec(n, 0.1, 1), r.mat(6, n, -0.05, 0.1), 2 + r.uniform(), r.vec(n, 0, 1 / Math.max(n, 1))],
+});
+spec({ program: 'power_iteration', fn: 'dominantEigenvalue', wrt: [0], sizes: [0, 1, 4], inputs: (r, n) => [r.spd(n), 6] });
+spec({ program: 'polynomial_fit', fn: 'polyLoss', wrt: [0, 1, 2, 3], sizes: [0, 1, 6], inputs: (r, n) => [r.f64(3), r.f64(n), r.f64(n), 0.01 + 0.001 * r.uniform()] });
+spec({ program: 'logistic_regression', fn: 'logisticLoss', wrt: [0, 1, 2, 3], sizes: [0, 1, 6], inputs: (r, n) => [r.f64(3), r.uniform(), r.mat(n, 3, -2, 2), Float64Array.from({ length: n }, () => r.int(2))] });
+
 export const SPECS: Record<string, Spec> = Object.fromEntries(list.map((s) => [s.program, s]));
