@@ -10,11 +10,16 @@ export const callPrice = differentiable((spot: number, strike: number, rate: num
   };
   const drift = (rate - 0.5 * vol * vol) * maturity;
   const diffusion = vol * Math.sqrt(maturity);
-  let payoff = 0;
+  // Draw the normals once; each is used with its antithetic partner −z.
+  const normals = new Array<number>(paths);
   for (let p = 0; p < paths; p++) {
-    const z = Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
-    const terminal = spot * Math.exp(drift + diffusion * z);
-    payoff += Math.max(terminal - strike, 0);
+    normals[p] = Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+  }
+  let payoff = 0;
+  for (const z of normals) {
+    const up = spot * Math.exp(drift + diffusion * z);
+    const down = spot * Math.exp(drift - diffusion * z);
+    payoff += 0.5 * (Math.max(up - strike, 0) + Math.max(down - strike, 0));
   }
   return paths > 0 ? (Math.exp(-rate * maturity) * payoff) / paths : 0;
 });
