@@ -19,7 +19,7 @@ function status(p: string): string {
 }
 
 function generated(): string {
-  const rows = programs.map((p) => `| \`${p}\` | ${USES[p].length ? USES[p].join(', ') : '(baseline)'} | ${status(p)} |`);
+  const rows = programs.map((p) => `| \`${p}\` | ${USES[p].length ? USES[p].join(', ') : '(baseline)'} | ${status(p)} | ${REFUSALS[p]?.reason ?? ''} |`);
   const counts = ids.map((id) => {
     const users = programs.filter((p) => USES[p].includes(id));
     const refused = users.filter((p) => REFUSALS[p]).length;
@@ -32,8 +32,8 @@ function generated(): string {
     BEGIN,
     `${programs.length} programs: ${building.length} build (${building.map((p) => `\`${p}\``).join(', ')}), ${programs.length - building.length} are refused.`,
     '',
-    '| program | patterns | status today |',
-    '|---|---|---|',
+    '| program | patterns (see below) | status today | why (refusals.ts) |',
+    '|---|---|---|---|',
     ...rows,
     '',
     '| pattern | in the issue\'s words | programs using it | of them refused |',
