@@ -162,12 +162,20 @@ describe.each(programs)('%s', (name) => {
       const expected = attempt(() => reference(...plainArgs));
       const ourArgs = args.map(copy);
       const got = attempt(() => gradient(...ourArgs));
+      const next = seeded(7 + counter);
+      // Arguments not differentiated get a zero tangent (constants such as flags: undefined).
+      const dirs = args.map((a, i) => (spec.wrt.includes(i) ? mapLeaves(a, () => 2 * next() - 1) : constantTangent(a)));
       if (!expected.ok) {
+        // The derivatives throw what the program throws (issue 19, item 4).
         expect([at, got.error]).toEqual([at, expected.error]);
+        expect([at, 'jvp', attempt(() => tangent(...args.map(copy), ...dirs)).error]).toEqual([at, 'jvp', expected.error]);
         continue;
       }
       expect([at, got.error]).toEqual([at, undefined]);
       const [value, grads] = got.value as [number, Value];
+      // The marked function itself, as the plugin emits it, is the program unchanged.
+      const direct = attempt(() => lookup(compiled, spec.fn)(...args.map(copy)));
+      expect([at, 'the function as emitted', direct.ok && sameBits(direct.value, expected.value)]).toEqual([at, 'the function as emitted', undefined]);
       const primalDiff = spec.rounding ? closeTo(value, expected.value, spec.rounding.rel) : sameBits(value, expected.value);
       expect([at, 'primal', primalDiff]).toEqual([at, 'primal', undefined]);
       expect([at, 'arguments after the call', sameBits(ourArgs, plainArgs)]).toEqual([at, 'arguments after the call', undefined]);
@@ -184,9 +192,6 @@ describe.each(programs)('%s', (name) => {
         });
       });
       // (3) jvp along a seeded direction: its primal is the same, its tangent ⟨gradient, v⟩.
-      const next = seeded(7 + counter);
-      // Arguments not differentiated get a zero tangent (constants such as flags: undefined).
-      const dirs = args.map((a, i) => (spec.wrt.includes(i) ? mapLeaves(a, () => 2 * next() - 1) : constantTangent(a)));
       const jvpArgs = args.map(copy);
       const jr = attempt(() => tangent(...jvpArgs, ...dirs));
       expect([at, 'jvp', jr.error]).toEqual([at, 'jvp', undefined]);
