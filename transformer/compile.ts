@@ -19,6 +19,9 @@ import { TRANSFORMS, TransformKind } from './plan/transforms';
 import type { Backend } from './backend/backend';
 import { TypeScriptBackend, TypeScriptSite } from './backend/typescript';
 import type { Host } from './plugin/host';
+import { ModuleState, accessorsOf, relativeSpecifier, stateReader } from './frontend/moduleState';
+import type { PlanStatement } from './plan/syntax';
+import type { Signature } from './plan/request';
 
 // Hints of the cases whose code's generic hint would not fit (docs/diagnostics.md).
 const PASS_LIMIT_HINT = "tsad's passes cannot compile this transform of this function yet (the message names the construct); another transform of the same function may work: grad, vjp, jvp or hvp";
@@ -51,11 +54,13 @@ export class ModuleCompiler {
   private readonly out: ts.Statement[] = [];
   private readonly wrappers = new Map<string, CompiledTransform>();
   private readonly reverses = new Map<string, Reverse>();
+  /** The other modules whose variables the wrappers read, by the name of their namespace import. */
+  private readonly imports = new Map<ts.SourceFile, string>();
 
   constructor(
     private readonly host: Host,
-    checker: ts.TypeChecker,
-    factory: ts.NodeFactory,
+    private readonly checker: ts.TypeChecker,
+    private readonly factory: ts.NodeFactory,
   ) {
     this.lowerer = new Lowerer(host.ts, checker);
     this.driver = { ...DRIVER, recheck: host.recheck };
@@ -70,6 +75,44 @@ export class ModuleCompiler {
 
   statements(): ts.Statement[] {
     return this.out;
+  }
+
+  /** `import * as tsad$module_k from '…'` for each module whose variables a wrapper reads. */
+  importStatements(sf: ts.SourceFile): ts.Statement[] {
+    const f = this.factory;
+    return [...this.imports].map(([home, ns]) =>
+      f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(ns))), f.createStringLiteral(relativeSpecifier(sf, home))),
+    );
+  }
+
+  /** Accessors for the unexported variables the marked functions of `sf` read (moduleState.ts). */
+  accessors(sf: ts.SourceFile): ts.Statement[] {
+    return accessorsOf(this.host.ts, this.checker, this.factory, sf, this.lowerer.moduleState());
+  }
+
+  /**
+   * The function as its planner sees it: the module variables it reads become trailing
+   * parameters with `read` set, and the wrapper binds each to a read of its variable.
+   */
+  private withState(fn: LoweredFunction, callSite: ts.Node): { sig: Signature; readers: Map<string, () => ts.Expression> } {
+    const readers = new Map<string, () => ts.Expression>();
+    const def = this.lowerer.defs.find((d) => d.name === fn.name)!;
+    const names = def.nlParams.slice(fn.params.length).map((p) => p.name);
+    const sf = callSite.getSourceFile();
+    const ns = (home: ts.SourceFile) => {
+      let known = this.imports.get(home);
+      if (!known) {
+        known = `tsad$module_${this.imports.size + 1}`;
+        this.imports.set(home, known);
+      }
+      return known;
+    };
+    const state = fn.state.map((s: ModuleState, k) => {
+      const reader = stateReader(this.host.ts, this.checker, this.factory, sf, s, ns);
+      readers.set(names[k], reader.read);
+      return { name: names[k], shape: s.shape, read: reader.root };
+    });
+    return { sig: { name: fn.name, params: [...fn.params, ...state], result: fn.result }, readers };
   }
 
   /** The Linear A program of a marked function and its callees (for `tsad inspect`). */
@@ -134,11 +177,12 @@ export class ModuleCompiler {
     const name = `${fn.name}_${req.transform}${suffix}`;
     const planner = twice && (req.transform === 'jacobian' || req.transform === 'jacrev') ? PLANNERS.jacfwd : PLANNERS[req.transform];
     let plan: CallSitePlan;
+    const stated = this.withState(fn, req.callSite);
     try {
       plan = planner({
         kind: req.transform,
         program,
-        fn,
+        fn: stated.sig,
         wrt: req.wrt,
         where: `${req.transform}(${label})`,
         driver: twice ? { ...this.driverFor(req), forwardGrad: true } : this.driverFor(req),
@@ -150,7 +194,9 @@ export class ModuleCompiler {
       if (!(e instanceof IrError) || !usesArrayCombinators(program)) throw e;
       return fail(1121, req.callSite, `${req.transform}(${label}) is not supported yet: ${e.message}`, PASS_LIMIT_HINT);
     }
-    this.out.push(...this.backend.callSite(plan, name, { target: req.target, callSite: req.callSite }));
+    if (stated.readers.size > 0) plan = readingState(plan, stated.readers);
+    const readState = (param: string) => stated.readers.get(param)!();
+    this.out.push(...this.backend.callSite(plan, name, { target: req.target, callSite: req.callSite, readState }));
     const compiled: CompiledTransform = { name, replaces: spec.form };
     this.wrappers.set(key, compiled);
     return compiled;
@@ -188,6 +234,14 @@ export class ModuleCompiler {
   private driverFor(req: CompileRequest): DriverOptions {
     return req.checkpoint ? { ...this.driver, checkpoint: req.checkpoint } : this.driver;
   }
+}
+
+/** The wrapper binds each state parameter to a read of its variable, after the argument check; the caller does not pass them. */
+function readingState(plan: CallSitePlan, readers: ReadonlyMap<string, unknown>): CallSitePlan {
+  const binds: PlanStatement[] = [...readers.keys()].map((param) => ({ tag: 'const', names: [param], init: { tag: 'state', param } }));
+  const [first, ...rest] = plan.body;
+  const body = first?.tag === 'check' ? [first, ...binds, ...rest] : [...binds, ...plan.body];
+  return { ...plan, params: plan.params.filter((p) => !readers.has(p)), body };
 }
 
 function shortText(text: string): string {

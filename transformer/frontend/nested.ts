@@ -106,6 +106,9 @@ export class NestedDerivatives {
       const p = inner.params[i];
       if (!numbersOnly(p.shape)) fail(1002, where, `cannot differentiate with respect to '${p.name}': it holds ${describeShape(p.shape)}, and booleans and strings have no derivative`);
     }
+    if (inner.state.length > 0) {
+      fail(1106, where, `${target.kind} of '${target.call.arguments[0]?.getText() ?? inner.name}', which reads the module-level variable '${inner.state[0].decl.name.text}', inside a differentiable function or another transform is not supported yet: pass the variable as a parameter`);
+    }
     const program = closureOf({ defs: this.owner.defs }, inner.name);
     // Reverse mode cannot transpose a derivative's loop yet (T of its tangent stacks): the
     // gradient of such a derivative (and hvp's gradient) goes by forward mode, one JVP per scalar.
@@ -120,7 +123,7 @@ export class NestedDerivatives {
     const made = nestedDerivative(program, inner, target.kind, wrt, driver, name);
     (this.owner.defs as unknown[]).push(...made.defs);
     for (const d of made.defs) this.derived.add(d.name);
-    const fn: LoweredFunction = { ...made.signature, decl: inner.decl };
+    const fn: LoweredFunction = { ...made.signature, decl: inner.decl, state: [] };
     this.made.set(key, fn);
     return fn;
   }

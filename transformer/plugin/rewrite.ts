@@ -269,9 +269,9 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
     }
   }
   flush();
-  const generated = compiler.statements();
+  const generated = [...compiler.statements(), ...compiler.accessors(sf)];
   if (generated.length === 0) return out;
-  return f.updateSourceFile(out, [...out.statements, ...generated]);
+  return f.updateSourceFile(out, [...compiler.importStatements(sf), ...out.statements, ...generated]);
 }
 
 /**
