@@ -19,7 +19,11 @@ import { TRANSFORMS, TransformKind } from './plan/transforms';
 import type { Backend } from './backend/backend';
 import { TypeScriptBackend, TypeScriptSite } from './backend/typescript';
 import type { Host } from './plugin/host';
-import { ModuleState, accessorsOf, relativeSpecifier, stateReader } from './frontend/moduleState';
+import { ModuleState, accessorsOf, moduleValueReader, relativeSpecifier, stateReader } from './frontend/moduleState';
+import { classOf, isInstanceMethod } from './frontend/methods';
+
+/** The wrapper's binding of its checked `this` (an instance method's object). */
+const RECEIVER = 'tsad$receiver';
 import type { PlanStatement } from './plan/syntax';
 import type { Signature } from './plan/request';
 
@@ -87,7 +91,50 @@ export class ModuleCompiler {
 
   /** Accessors for the unexported variables the marked functions of `sf` read (moduleState.ts). */
   accessors(sf: ts.SourceFile): ts.Statement[] {
-    return accessorsOf(this.host.ts, this.checker, this.factory, sf, this.lowerer.moduleState());
+    return accessorsOf(this.host.ts, this.checker, this.factory, sf, this.lowerer.moduleValues());
+  }
+
+  /**
+   * For an instance method: the wrapper's `this` (the object `grad(obj.method)` bound), checked to
+   * have the methods compiled for it, the method itself and those it calls through `this`. A
+   * subclass that overrides one gets a TypeError naming it, never the base's body.
+   */
+  private receiverGuard(fn: LoweredFunction, callSite: ts.Node, sf: ts.SourceFile, ns: (home: ts.SourceFile) => string): (() => ts.Expression) | undefined {
+    const t = this.host.ts;
+    const f = this.factory;
+    if (!isInstanceMethod(t, fn.decl)) return undefined;
+    const methods = [...new Set([fn.decl, ...fn.methods])];
+    const call = t.isCallExpression(callSite) ? callSite : undefined;
+    const kind = call ? call.expression.getText() : 'the transform';
+    const where = `${kind}(${call?.arguments[0]?.getText() ?? fn.name})`;
+    const compiledFor = sourceName(t, fn.decl, fn.name);
+    const prototypes = methods.map((m) => {
+      const cls = classOf(t, m);
+      const symbol = cls && this.checker.getSymbolAtLocation(cls.name);
+      if (!cls || !symbol) return fail(1102, callSite, `${where} needs the class of '${m.name.getText()}' by name when it runs: declare the class at module level`);
+      return { method: m.name.getText(), cls: moduleValueReader(t, this.checker, f, sf, { symbol, decl: cls }, ns) };
+    });
+    return () => {
+      const self = f.createThis();
+      const thrower = (message: ts.Expression) =>
+        f.createCallExpression(
+          f.createParenthesizedExpression(f.createArrowFunction(undefined, undefined, [], undefined, f.createToken(t.SyntaxKind.EqualsGreaterThanToken), f.createBlock([f.createThrowStatement(f.createNewExpression(f.createIdentifier('TypeError'), undefined, [message]))]))),
+          undefined,
+          [],
+        );
+      const className = f.createPropertyAccessExpression(f.createPropertyAccessExpression(f.createThis(), 'constructor'), 'name');
+      const plus = (...parts: ts.Expression[]) => parts.reduce((a, b) => f.createBinaryExpression(a, t.SyntaxKind.PlusToken, b));
+      let guarded: ts.Expression = self;
+      for (const { method, cls } of [...prototypes].reverse()) {
+        const compiled = f.createPropertyAccessExpression(f.createPropertyAccessExpression(cls.read(), 'prototype'), method);
+        const differs = f.createBinaryExpression(f.createPropertyAccessExpression(f.createThis(), method), t.SyntaxKind.ExclamationEqualsEqualsToken, compiled);
+        const message = plus(f.createStringLiteral(`tsad: ${where} was compiled for ${compiledFor}, but it is called on a `), className, f.createStringLiteral(`, whose ${method} is another method: give the receiver its own class's type (`), className, f.createStringLiteral('), so that tsad compiles that method'));
+        guarded = f.createConditionalExpression(differs, undefined, thrower(message), undefined, guarded);
+      }
+      const missing = f.createBinaryExpression(f.createThis(), t.SyntaxKind.EqualsEqualsToken, f.createNull());
+      const unbound = thrower(f.createStringLiteral(`tsad: ${where} was compiled for the method ${compiledFor}, which needs the object it is called on: write ${kind}(object.${methods[0].name.getText()})`));
+      return f.createConditionalExpression(missing, undefined, unbound, undefined, guarded);
+    };
   }
 
   /**
@@ -107,6 +154,8 @@ export class ModuleCompiler {
       }
       return known;
     };
+    const guard = this.receiverGuard(fn, callSite, sf, ns);
+    if (guard) readers.set(RECEIVER, guard);
     const state = fn.state.map((s: ModuleState, k) => {
       const reader = stateReader(this.host.ts, this.checker, this.factory, sf, s, ns);
       readers.set(names[k], reader.read);

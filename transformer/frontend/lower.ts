@@ -22,7 +22,8 @@ import { derivedName, primalNameOf, role } from '../ad/names';
 import { MATH_FUNCTIONS, primDef } from '../prims/registry';
 import { Capture, NestedDerivatives, NestedSite, lowerNestedCall } from './nested';
 import { LocalFunction, anyExit, declaresLocalFunction, exitsOf, isInside, isJump, localFunctionOf, loopExits } from './exits';
-import { ModuleState, StateParams, isFixed, moduleVariable } from './moduleState';
+import { ModuleState, StateParams, StateSource, isFixed, moduleVariable, stateName } from './moduleState';
+import { classOf, isInstanceMethod, methodCall, thisField } from './methods';
 
 export interface Value {
   readonly name: string;
@@ -34,8 +35,10 @@ export interface LoweredFunction {
   readonly decl: ts.SignatureDeclaration;
   readonly params: readonly { readonly name: string; readonly shape: Shape }[];
   readonly result: Shape;
-  /** Module-level variables it reads when it runs (moduleState.ts): its def's trailing parameters. */
+  /** Module-level variables and fields of `this` it reads when it runs (moduleState.ts): its def's trailing parameters. */
   readonly state: readonly ModuleState[];
+  /** The instance methods it calls through `this`: the object's own must be these (compile.ts checks). */
+  readonly methods: readonly ts.MethodDeclaration[];
 }
 
 /** TSAD1105's hint is about value types; a parameter's form has a fix of its own. */
@@ -108,9 +111,17 @@ export class Lowerer {
     readonly checker: ts.TypeChecker,
   ) {}
 
-  /** The module variables the functions lowered so far read (moduleState.ts). */
-  moduleState(): ModuleState[] {
-    return [...this.done.values()].flatMap((f) => f.state);
+  /** The module-level declarations the derivatives of the functions lowered so far read when they run: variables, and the classes of methods. */
+  moduleValues(): { symbol: ts.Symbol; decl: ts.Node & { readonly name: ts.Identifier } }[] {
+    const t = this.tsApi;
+    return [...this.done.values()].flatMap((f) => [
+      ...f.state.flatMap((s) => (s.kind === 'module' ? [s] : [])),
+      ...[f.decl, ...f.methods].flatMap((m) => {
+        const cls = isInstanceMethod(t, m) ? classOf(t, m) : undefined;
+        const symbol = cls && this.checker.getSymbolAtLocation(cls.name);
+        return cls && symbol ? [{ symbol, decl: cls }] : [];
+      }),
+    ]);
   }
 
   /** The declaration a lowered def came from (callers map derived defs to their source by role). */
@@ -208,7 +219,7 @@ export class Lowerer {
     const kind = ruleKind(call, this.checker) ?? 'jvp';
     if (kind !== 'jvp' && kind !== 'vjp') return fail(1111, call, `derivative.${kind} is not a tsad rule; use derivative(f, jvpRule) or derivative.vjp(f, vjpRule)`);
     if (!rule || !(t.isArrowFunction(rule) || t.isFunctionExpression(rule))) return fail(1111, rule ?? call, 'the rule must be an arrow function or function expression written here');
-    if (f.state.length > 0) fail(1111, call, `a custom derivative of '${f.name}', which reads the module-level variable '${f.state[0].decl.name.text}', is not supported yet: pass the variable as a parameter, or remove the rule`);
+    if (f.state.length > 0) fail(1111, call, `a custom derivative of '${f.name}', which reads '${stateName(f.state[0])}' when it runs, is not supported yet: pass the variable as a parameter, or remove the rule`);
     if ([f.result, ...f.params.map((p) => p.shape)].some(hasArray)) {
       fail(1111, call, `a custom derivative of '${f.name}', which takes or returns arrays, is not supported yet: tsad differentiates its code instead if you remove the rule`);
     }
@@ -295,8 +306,9 @@ class FunctionLowering {
   /** The shape of every value an expression gave, by IR name (array lowering asks for free variables' shapes). */
   private readonly shapes = new Map<string, Shape>();
   private readonly arrays: ArrayLowering;
-  /** The module-level variables it reads (moduleState.ts). */
+  /** The module-level variables and fields of `this` it reads (moduleState.ts). */
   private readonly state: StateParams;
+  private readonly methods = new Set<ts.MethodDeclaration>();
 
   /** Set for a `derivative.vjp` rule: its pullback's cotangent parameter, once lowered. */
   private pullbackParam: { name: string; shape: Shape } | undefined;
@@ -362,8 +374,8 @@ class FunctionLowering {
       throw new TsadDiagnosticError(first.code, first.node, first.message, rest);
     }
     const state = this.state.list;
-    if (state.length > 0 && (this.role !== undefined || this.vjpOf)) fail(1111, state[0].state.decl, `a derivative rule cannot read the module-level variable '${state[0].state.decl.name.text}' yet: pass it as a parameter`);
-    this.lowered = { name: this.name, decl, params, result, state: state.map((s) => s.state) };
+    if (state.length > 0 && (this.role !== undefined || this.vjpOf)) fail(1111, decl, `a derivative rule cannot read '${stateName(state[0].state)}' yet: pass it as a parameter`);
+    this.lowered = { name: this.name, decl, params, result, state: state.map((s) => s.state), methods: [...this.methods] };
     this.def = restoreLinearity({
       name: this.name,
       ...(this.role ? { role: this.role } : {}),
@@ -1700,7 +1712,7 @@ class FunctionLowering {
     if (t.isStringLiteral(e) || t.isNoSubstitutionTemplateLiteral(e)) return { name: this.b.lit(e.text, hint ?? 's'), shape: STRING };
     if (e.kind === K.TrueKeyword || e.kind === K.FalseKeyword) return { name: this.b.lit(e.kind === K.TrueKeyword, hint ?? 'c'), shape: BOOLEAN };
     if (t.isIdentifier(e)) return this.identifier(e, hint);
-    if (e.kind === K.ThisKeyword) fail(1102, e, "cannot use 'this' in a differentiable method; pass the value as a parameter");
+    if (e.kind === K.ThisKeyword) fail(1102, e, "'this' is supported only as this.field (read when the derivative runs) and this.method(...) in an instance method; pass the value as a parameter");
     if (e.kind === K.NullKeyword || t.isVoidExpression(e)) this.noValue(e);
     if (t.isPrefixUnaryExpression(e)) {
       if (e.operator === K.MinusToken) {
@@ -1792,7 +1804,7 @@ class FunctionLowering {
   }
 
   /** The parameter that holds a module-level variable's value when the function runs. */
-  private moduleState(variable: Parameters<StateParams['read']>[0], at: ts.Node): Value {
+  private moduleState(variable: StateSource, at: ts.Node): Value {
     const v = this.state.read(variable, at);
     this.shapes.set(v.name, v.shape);
     return v;
@@ -1857,6 +1869,7 @@ class FunctionLowering {
       if (isMatrix(m.shape)) return this.arrays.matrices.cols(m);
       return this.arrays.length(this.elementOf(e.expression, m), hint ?? 'n');
     }
+    if (e.expression.kind === this.t.SyntaxKind.ThisKeyword) return this.moduleState(thisField(this.t, this.checker, this.decl, e), e);
     const v = this.expr(e.expression);
     if (e.name.text === 'length' && v.shape.kind === 'array') return this.arrays.length(v, hint ?? 'n');
     if (e.name.text === 'length' && v.shape.kind === 'tuple') return this.literal(v.shape.elems.length, hint ?? 'n');
@@ -1961,6 +1974,7 @@ class FunctionLowering {
     if (local) return this.inlineCall(e, local, hint);
     const target = resolveMarkedFunction(callee, this.checker) ?? this.notDifferentiable(e);
     const lowered = this.owner.lower(target.decl, e);
+    for (const m of methodCall(this.t, this.decl, callee, target.decl, lowered.methods)) this.methods.add(m);
     const raw = e.arguments.map((a) => this.expr(a));
     if (raw.length !== lowered.params.length) fail(1102, e, `'${lowered.name}' takes ${lowered.params.length} argument(s)`);
     const args = raw.map((a, i) => this.coerce(e.arguments[i], a, lowered.params[i].shape));

@@ -9,17 +9,26 @@ import type { Value } from './lower';
 import { Shape, shapeOfType } from './shapes';
 import { fail } from './diagnostics';
 
-/** A module-level variable a def reads when it runs (a trailing parameter of the def). */
-export interface ModuleState {
-  /** The variable's own symbol (an import resolved to what it imports). */
-  readonly symbol: ts.Symbol;
-  /** A variable statement's declaration, or a name it destructures (`const { a, b } = config`). */
-  readonly decl: (ts.VariableDeclaration | ts.BindingElement) & { readonly name: ts.Identifier };
-  readonly shape: Shape;
+type ModuleDecl = (ts.VariableDeclaration | ts.BindingElement) & { readonly name: ts.Identifier };
+
+/**
+ * What a def reads when it runs (a trailing parameter of the def): a module-level variable, or a
+ * field of the object an instance method is called on (`this.k`).
+ */
+export type StateSource =
+  /** `decl`: a variable statement's declaration, or a name it destructures (`const { a, b } = config`). */
+  | { readonly kind: 'module'; readonly symbol: ts.Symbol; readonly decl: ModuleDecl; readonly shape?: Shape }
+  | { readonly kind: 'this'; readonly symbol: ts.Symbol; readonly field: string; readonly shape?: Shape };
+
+export type ModuleState = StateSource & { readonly shape: Shape };
+
+/** The name the source gives it. */
+export function stateName(s: StateSource): string {
+  return s.kind === 'module' ? s.decl.name.text : `this.${s.field}`;
 }
 
 /** The module-level variable `sym` names (through an import), if it is one. */
-export function moduleVariable(t: typeof ts, checker: ts.TypeChecker, sym: ts.Symbol): { symbol: ts.Symbol; decl: ModuleState['decl'] } | undefined {
+export function moduleVariable(t: typeof ts, checker: ts.TypeChecker, sym: ts.Symbol): Extract<StateSource, { kind: 'module' }> | undefined {
   const symbol = sym.flags & t.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym;
   const decl = symbol.valueDeclaration;
   if (!decl || !(t.isVariableDeclaration(decl) || t.isBindingElement(decl)) || !t.isIdentifier(decl.name)) return undefined;
@@ -27,7 +36,7 @@ export function moduleVariable(t: typeof ts, checker: ts.TypeChecker, sym: ts.Sy
   while (t.isBindingElement(top) || t.isObjectBindingPattern(top) || t.isArrayBindingPattern(top)) top = top.parent;
   const list = top.parent;
   if (!t.isVariableDeclarationList(list) || !t.isVariableStatement(list.parent) || !t.isSourceFile(list.parent.parent)) return undefined;
-  return { symbol, decl: decl as ModuleState['decl'] };
+  return { kind: 'module', symbol, decl: decl as ModuleDecl };
 }
 
 /** A `const` of a primitive type: its value can never change, so its initializer may be folded. */
@@ -50,7 +59,7 @@ export function exportedName(t: typeof ts, checker: ts.TypeChecker, state: { sym
 }
 
 /** The name of the function a module exports so that other modules' derivatives can read its unexported state. */
-export function accessorName(decl: ModuleState['decl']): string {
+export function accessorName(decl: { readonly name: ts.Identifier }): string {
   return `tsad$state$${decl.name.text}`;
 }
 
@@ -64,16 +73,19 @@ export class StateParams {
     private readonly fresh: (base: string) => string,
   ) {}
 
-  /** The parameter holding the variable's value (made at the first read). */
-  read(state: { symbol: ts.Symbol; decl: ModuleState['decl'] }, at: ts.Node): Value {
-    const known = this.values.get(state.symbol);
+  /**
+   * The parameter holding the value (made at the first read). `at` is the read (`this.k` for a
+   * field, whose type gives its shape), or a call that passes a callee's state on.
+   */
+  read(source: StateSource, at: ts.Node): Value {
+    const known = this.values.get(source.symbol);
     if (known) return known.value;
-    const { decl } = state;
-    const shape = shapeOfType(this.t, this.checker, this.checker.getTypeAtLocation(decl.name), at);
-    if (shape.kind === 'tuple' && shape.elems.length === 0) fail(1106, at, `'${decl.name.text}' holds no numbers, arrays or records`);
+    const type = source.kind === 'module' ? this.checker.getTypeAtLocation(source.decl.name) : this.checker.getTypeAtLocation(at);
+    const shape = source.shape ?? shapeOfType(this.t, this.checker, type, at);
+    if (shape.kind === 'tuple' && shape.elems.length === 0) fail(1106, at, `'${stateName(source)}' holds no numbers, arrays or records`);
     // Not the variable's own name: the wrapper binds this name to a read of the variable.
-    const value = { name: this.fresh(`${decl.name.text}_now`), shape };
-    this.values.set(state.symbol, { state: { ...state, shape }, value });
+    const value = { name: this.fresh(source.kind === 'module' ? `${source.decl.name.text}_now` : `this_${source.field}`), shape };
+    this.values.set(source.symbol, { state: { ...source, shape }, value });
     return value;
   }
 
@@ -91,22 +103,28 @@ export class StateParams {
  * `root` is the name the expression starts with, which the wrapper must not shadow.
  */
 export function stateReader(t: typeof ts, checker: ts.TypeChecker, f: ts.NodeFactory, sf: ts.SourceFile, state: ModuleState, ns: (file: ts.SourceFile) => string): { root: string; read: () => ts.Expression } {
-  const home = state.decl.getSourceFile();
-  const own = state.decl.name.text;
-  if (home === sf) return { root: own, read: () => t.setOriginalNode(f.createIdentifier(own), state.decl.name) };
-  if (home.isDeclarationFile) return fail(1106, state.decl, `'${own}' is declared in a declaration file, so tsad cannot read it when the derivative runs: pass it as a parameter`);
+  if (state.kind === 'this') return { root: 'this', read: () => f.createPropertyAccessExpression(f.createThis(), state.field) };
+  return moduleValueReader(t, checker, f, sf, state, ns);
+}
+
+/** How generated code in `sf` reads a module-level declaration (a variable, a class) when it runs: see stateReader. */
+export function moduleValueReader(t: typeof ts, checker: ts.TypeChecker, f: ts.NodeFactory, sf: ts.SourceFile, value: { symbol: ts.Symbol; decl: ts.Node & { readonly name: ts.Identifier } }, ns: (file: ts.SourceFile) => string): { root: string; read: () => ts.Expression } {
+  const home = value.decl.getSourceFile();
+  const own = value.decl.name.text;
+  if (home === sf) return { root: own, read: () => t.setOriginalNode(f.createIdentifier(own), value.decl.name) };
+  if (home.isDeclarationFile) return fail(1106, value.decl, `'${own}' is declared in a declaration file, so tsad cannot read it when the derivative runs: pass it as a parameter`);
   const root = ns(home);
-  const exported = exportedName(t, checker, state);
+  const exported = exportedName(t, checker, value);
   if (exported) return { root, read: () => f.createPropertyAccessExpression(f.createIdentifier(root), exported) };
-  return { root, read: () => f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(root), accessorName(state.decl)), undefined, []) };
+  return { root, read: () => f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(root), accessorName(value.decl)), undefined, []) };
 }
 
 /**
  * The accessors a module exports for its unexported variables that its marked functions read
- * (`export function tsad$state$x() { return x; }`), so that a derivative compiled in another
- * module reads them when it runs.
+ * (`export function tsad$state$x() { return x; }`), and for its unexported classes with marked
+ * instance methods, so that a derivative compiled in another module reads them when it runs.
  */
-export function accessorsOf(t: typeof ts, checker: ts.TypeChecker, f: ts.NodeFactory, sf: ts.SourceFile, states: Iterable<ModuleState>): ts.Statement[] {
+export function accessorsOf(t: typeof ts, checker: ts.TypeChecker, f: ts.NodeFactory, sf: ts.SourceFile, states: Iterable<{ symbol: ts.Symbol; decl: ts.Node & { readonly name: ts.Identifier } }>): ts.Statement[] {
   const seen = new Set<ts.Node>();
   const out: ts.Statement[] = [];
   for (const s of states) {
