@@ -19,7 +19,7 @@ import { TRANSFORMS, TransformKind } from './plan/transforms';
 import type { Backend } from './backend/backend';
 import { TypeScriptBackend, TypeScriptSite } from './backend/typescript';
 import type { Host } from './plugin/host';
-import { ModuleState, accessorsOf, moduleValueReader, relativeSpecifier, stateReader } from './frontend/moduleState';
+import { ModuleState, accessorsOf, moduleValueReader, moduleValues, relativeSpecifier, stateReader } from './frontend/moduleState';
 import { classOf, isInstanceMethod } from './frontend/methods';
 
 /** The wrapper's binding of its checked `this` (an instance method's object). */
@@ -85,13 +85,23 @@ export class ModuleCompiler {
   importStatements(sf: ts.SourceFile): ts.Statement[] {
     const f = this.factory;
     return [...this.imports].map(([home, ns]) =>
-      f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(ns))), f.createStringLiteral(relativeSpecifier(sf, home))),
+      f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(ns))), f.createStringLiteral(this.specifier(sf, home))),
     );
+  }
+
+  /** How `sf` names `home`: as one of its own imports does (an extension, a path alias), else by a relative path. */
+  private specifier(sf: ts.SourceFile, home: ts.SourceFile): string {
+    const t = this.host.ts;
+    for (const s of sf.statements) {
+      if (!(t.isImportDeclaration(s) || t.isExportDeclaration(s)) || !s.moduleSpecifier || !t.isStringLiteral(s.moduleSpecifier)) continue;
+      if (this.checker.getSymbolAtLocation(s.moduleSpecifier)?.valueDeclaration === home) return s.moduleSpecifier.text;
+    }
+    return relativeSpecifier(sf, home);
   }
 
   /** Accessors for the unexported variables the marked functions of `sf` read (moduleState.ts). */
   accessors(sf: ts.SourceFile): ts.Statement[] {
-    return accessorsOf(this.host.ts, this.checker, this.factory, sf, this.lowerer.moduleValues());
+    return accessorsOf(this.host.ts, this.checker, this.factory, sf, moduleValues(this.host.ts, this.checker, this.lowerer.lowered()));
   }
 
   /**

@@ -23,7 +23,7 @@ import { MATH_FUNCTIONS, primDef } from '../prims/registry';
 import { Capture, NestedDerivatives, NestedSite, lowerNestedCall } from './nested';
 import { LocalFunction, anyExit, declaresLocalFunction, exitsOf, isInside, isJump, localFunctionOf, loopExits } from './exits';
 import { ModuleState, StateParams, StateSource, isFixed, moduleVariable, stateName } from './moduleState';
-import { classOf, isInstanceMethod, methodCall, thisField } from './methods';
+import { methodCall, thisField } from './methods';
 
 export interface Value {
   readonly name: string;
@@ -111,17 +111,9 @@ export class Lowerer {
     readonly checker: ts.TypeChecker,
   ) {}
 
-  /** The module-level declarations the derivatives of the functions lowered so far read when they run: variables, and the classes of methods. */
-  moduleValues(): { symbol: ts.Symbol; decl: ts.Node & { readonly name: ts.Identifier } }[] {
-    const t = this.tsApi;
-    return [...this.done.values()].flatMap((f) => [
-      ...f.state.flatMap((s) => (s.kind === 'module' ? [s] : [])),
-      ...[f.decl, ...f.methods].flatMap((m) => {
-        const cls = isInstanceMethod(t, m) ? classOf(t, m) : undefined;
-        const symbol = cls && this.checker.getSymbolAtLocation(cls.name);
-        return cls && symbol ? [{ symbol, decl: cls }] : [];
-      }),
-    ]);
+  /** The functions lowered so far. */
+  lowered(): LoweredFunction[] {
+    return [...this.done.values()];
   }
 
   /** The declaration a lowered def came from (callers map derived defs to their source by role). */
@@ -1783,7 +1775,7 @@ class FunctionLowering {
     const decl = target?.valueDeclaration;
     // Module state is read when the function runs; only a const primitive is folded.
     const variable = moduleVariable(t, this.checker, sym);
-    if (variable && !isFixed(t, this.checker, variable.decl)) return this.moduleState(variable, e);
+    if (variable && !isFixed(t, this.checker, variable.decl)) return this.stateValue(variable, e);
     if (decl && t.isVariableDeclaration(decl) && decl.initializer && t.isSourceFile(decl.parent.parent.parent) && (decl.parent.flags & t.NodeFlags.Const) !== 0) {
       // A module-level constant (`const TWO_PI = 2 * Math.PI`, also imported): its initializer is
       // pure, so computing it in place gives the same value, and as a constant it has no tangent.
@@ -1794,7 +1786,7 @@ class FunctionLowering {
       } catch (err) {
         if (!isTsadDiagnostic(err)) throw err;
         // Computed by code tsad cannot lower (`Math.random()`, a call of a plain function): read it when the function runs.
-        if (variable) return this.moduleState(variable, e);
+        if (variable) return this.stateValue(variable, e);
         fail(1106, e, `'${e.text}' is a module-level constant, but its initializer is outside the differentiable subset (${err.message.split('\n')[0]})`);
       } finally {
         this.inlining.delete(decl);
@@ -1803,8 +1795,8 @@ class FunctionLowering {
     return fail(1106, e, `'${e.text}' is not a parameter or local variable of this differentiable function`);
   }
 
-  /** The parameter that holds a module-level variable's value when the function runs. */
-  private moduleState(variable: StateSource, at: ts.Node): Value {
+  /** The parameter that holds a module-level variable's (or a field of this's) value when the function runs. */
+  private stateValue(variable: StateSource, at: ts.Node): Value {
     const v = this.state.read(variable, at);
     this.shapes.set(v.name, v.shape);
     return v;
@@ -1869,7 +1861,7 @@ class FunctionLowering {
       if (isMatrix(m.shape)) return this.arrays.matrices.cols(m);
       return this.arrays.length(this.elementOf(e.expression, m), hint ?? 'n');
     }
-    if (e.expression.kind === this.t.SyntaxKind.ThisKeyword) return this.moduleState(thisField(this.t, this.checker, this.decl, e), e);
+    if (e.expression.kind === this.t.SyntaxKind.ThisKeyword) return this.stateValue(thisField(this.t, this.checker, this.decl, e), e);
     const v = this.expr(e.expression);
     if (e.name.text === 'length' && v.shape.kind === 'array') return this.arrays.length(v, hint ?? 'n');
     if (e.name.text === 'length' && v.shape.kind === 'tuple') return this.literal(v.shape.elems.length, hint ?? 'n');
@@ -1980,7 +1972,7 @@ class FunctionLowering {
     const args = raw.map((a, i) => this.coerce(e.arguments[i], a, lowered.params[i].shape));
     args.forEach((a, i) => this.conform(e.arguments[i], a, lowered.params[i].shape, `argument ${i + 1} of '${lowered.name}'`));
     // The module state the callee reads, as this function reads it: passed on.
-    const state = lowered.state.map((s) => this.moduleState(s, e));
+    const state = lowered.state.map((s) => this.stateValue(s, e));
     return { name: this.b.nl(hint ?? lowered.name, call(lowered.name, [...args, ...state].map((a) => a.name)), irType(lowered.result)), shape: lowered.result };
   }
 

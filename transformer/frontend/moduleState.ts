@@ -5,7 +5,8 @@
 // never differentiated; the call site's wrapper reads the variable when it runs (compile.ts).
 // Only a `const` of a primitive type is folded: its initializer is its value for ever.
 import type * as ts from 'typescript';
-import type { Value } from './lower';
+import type { LoweredFunction, Value } from './lower';
+import { classOf, isInstanceMethod } from './methods';
 import { Shape, shapeOfType } from './shapes';
 import { fail } from './diagnostics';
 
@@ -145,4 +146,16 @@ export function relativeSpecifier(from: ts.SourceFile, to: ts.SourceFile): strin
   const up = dir.length - common;
   const rest = target.slice(common).join('/');
   return up === 0 ? `./${rest}` : `${'../'.repeat(up)}${rest}`;
+}
+
+/** The module-level declarations the derivatives of `functions` read when they run: variables, and the classes of instance methods. */
+export function moduleValues(t: typeof ts, checker: ts.TypeChecker, functions: readonly LoweredFunction[]): { symbol: ts.Symbol; decl: ts.Node & { readonly name: ts.Identifier } }[] {
+  return functions.flatMap((f) => [
+    ...f.state.flatMap((s) => (s.kind === 'module' ? [s] : [])),
+    ...[f.decl, ...f.methods].flatMap((m) => {
+      const cls = isInstanceMethod(t, m) ? classOf(t, m) : undefined;
+      const symbol = cls && checker.getSymbolAtLocation(cls.name);
+      return cls && symbol ? [{ symbol, decl: cls }] : [];
+    }),
+  ]);
 }
