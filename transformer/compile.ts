@@ -19,6 +19,13 @@ import { TRANSFORMS, TransformKind } from './plan/transforms';
 import type { Backend } from './backend/backend';
 import { TypeScriptBackend, TypeScriptSite } from './backend/typescript';
 import type { Host } from './host';
+import { ModuleState, accessorsOf, moduleValueReader, moduleValues, relativeSpecifier, stateReader } from './frontend/moduleState';
+import { classOf, isInstanceMethod } from './frontend/methods';
+import type { PlanStatement } from './plan/syntax';
+import type { Signature } from './plan/request';
+
+/** The wrapper's binding of its checked `this` (an instance method's object). */
+const RECEIVER = 'tsad$receiver';
 
 // Hints of the cases whose code's generic hint would not fit (docs/diagnostics.md).
 const PASS_LIMIT_HINT = "tsad's passes cannot compile this transform of this function yet (the message names the construct); another transform of the same function may work: grad, vjp, jvp or hvp";
@@ -51,11 +58,13 @@ export class ModuleCompiler {
   private readonly out: ts.Statement[] = [];
   private readonly wrappers = new Map<string, CompiledTransform>();
   private readonly reverses = new Map<string, Reverse>();
+  /** The other modules whose variables the wrappers read, by the name of their namespace import. */
+  private readonly imports = new Map<ts.SourceFile, string>();
 
   constructor(
     private readonly host: Host,
-    checker: ts.TypeChecker,
-    factory: ts.NodeFactory,
+    private readonly checker: ts.TypeChecker,
+    private readonly factory: ts.NodeFactory,
   ) {
     this.lowerer = new Lowerer(host.ts, checker);
     this.driver = { ...DRIVER, recheck: host.recheck };
@@ -70,6 +79,99 @@ export class ModuleCompiler {
 
   statements(): ts.Statement[] {
     return this.out;
+  }
+
+  /** `import * as tsad$module_k from '…'` for each module whose variables a wrapper reads. */
+  importStatements(sf: ts.SourceFile): ts.Statement[] {
+    const f = this.factory;
+    return [...this.imports].map(([home, ns]) =>
+      f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(ns))), f.createStringLiteral(this.specifier(sf, home))),
+    );
+  }
+
+  /** How `sf` names `home`: as one of its own imports does (an extension, a path alias), else by a relative path. */
+  private specifier(sf: ts.SourceFile, home: ts.SourceFile): string {
+    const t = this.host.ts;
+    for (const s of sf.statements) {
+      if (!(t.isImportDeclaration(s) || t.isExportDeclaration(s)) || !s.moduleSpecifier || !t.isStringLiteral(s.moduleSpecifier)) continue;
+      if (this.checker.getSymbolAtLocation(s.moduleSpecifier)?.valueDeclaration === home) return s.moduleSpecifier.text;
+    }
+    return relativeSpecifier(sf, home);
+  }
+
+  /** Accessors for the unexported variables the marked functions of `sf` read (moduleState.ts). */
+  accessors(sf: ts.SourceFile): ts.Statement[] {
+    return accessorsOf(this.host.ts, this.checker, this.factory, sf, moduleValues(this.host.ts, this.checker, this.lowerer.lowered()));
+  }
+
+  /**
+   * For an instance method: the wrapper's `this` (the object `grad(obj.method)` bound), checked to
+   * have the methods compiled for it, the method itself and those it calls through `this`. A
+   * subclass that overrides one gets a TypeError naming it, never the base's body.
+   */
+  private receiverGuard(fn: LoweredFunction, callSite: ts.Node, sf: ts.SourceFile, ns: (home: ts.SourceFile) => string): (() => ts.Expression) | undefined {
+    const t = this.host.ts;
+    const f = this.factory;
+    if (!isInstanceMethod(t, fn.decl)) return undefined;
+    const methods = [...new Set([fn.decl, ...fn.methods])];
+    const call = t.isCallExpression(callSite) ? callSite : undefined;
+    const kind = call ? call.expression.getText() : 'the transform';
+    const where = `${kind}(${call?.arguments[0]?.getText() ?? fn.name})`;
+    const compiledFor = sourceName(t, fn.decl, fn.name);
+    const prototypes = methods.map((m) => {
+      const cls = classOf(t, m);
+      const symbol = cls && this.checker.getSymbolAtLocation(cls.name);
+      if (!cls || !symbol) return fail(1102, callSite, `${where} needs the class of '${m.name.getText()}' by name when it runs: declare the class at module level`);
+      return { method: m.name.getText(), cls: moduleValueReader(t, this.checker, f, sf, { symbol, decl: cls }, ns) };
+    });
+    return () => {
+      const self = f.createThis();
+      const thrower = (message: ts.Expression) =>
+        f.createCallExpression(
+          f.createParenthesizedExpression(f.createArrowFunction(undefined, undefined, [], undefined, f.createToken(t.SyntaxKind.EqualsGreaterThanToken), f.createBlock([f.createThrowStatement(f.createNewExpression(f.createIdentifier('TypeError'), undefined, [message]))]))),
+          undefined,
+          [],
+        );
+      const className = f.createPropertyAccessExpression(f.createPropertyAccessExpression(f.createThis(), 'constructor'), 'name');
+      const plus = (...parts: ts.Expression[]) => parts.reduce((a, b) => f.createBinaryExpression(a, t.SyntaxKind.PlusToken, b));
+      let guarded: ts.Expression = self;
+      for (const { method, cls } of [...prototypes].reverse()) {
+        const compiled = f.createPropertyAccessExpression(f.createPropertyAccessExpression(cls.read(), 'prototype'), method);
+        const differs = f.createBinaryExpression(f.createPropertyAccessExpression(f.createThis(), method), t.SyntaxKind.ExclamationEqualsEqualsToken, compiled);
+        const message = plus(f.createStringLiteral(`tsad: ${where} was compiled for ${compiledFor}, but it is called on a `), className, f.createStringLiteral(`, whose ${method} is another method: give the receiver its own class's type (`), className, f.createStringLiteral('), so that tsad compiles that method'));
+        guarded = f.createConditionalExpression(differs, undefined, thrower(message), undefined, guarded);
+      }
+      const missing = f.createBinaryExpression(f.createThis(), t.SyntaxKind.EqualsEqualsToken, f.createNull());
+      const unbound = thrower(f.createStringLiteral(`tsad: ${where} was compiled for the method ${compiledFor}, which needs the object it is called on: write ${kind}(object.${methods[0].name.getText()})`));
+      return f.createConditionalExpression(missing, undefined, unbound, undefined, guarded);
+    };
+  }
+
+  /**
+   * The function as its planner sees it: the module variables it reads become trailing
+   * parameters with `read` set, and the wrapper binds each to a read of its variable.
+   */
+  private withState(fn: LoweredFunction, callSite: ts.Node): { sig: Signature; readers: Map<string, () => ts.Expression> } {
+    const readers = new Map<string, () => ts.Expression>();
+    const def = this.lowerer.defs.find((d) => d.name === fn.name)!;
+    const names = def.nlParams.slice(fn.params.length).map((p) => p.name);
+    const sf = callSite.getSourceFile();
+    const ns = (home: ts.SourceFile) => {
+      let known = this.imports.get(home);
+      if (!known) {
+        known = `tsad$module_${this.imports.size + 1}`;
+        this.imports.set(home, known);
+      }
+      return known;
+    };
+    const guard = this.receiverGuard(fn, callSite, sf, ns);
+    if (guard) readers.set(RECEIVER, guard);
+    const state = fn.state.map((s: ModuleState, k) => {
+      const reader = stateReader(this.host.ts, this.checker, this.factory, sf, s, ns);
+      readers.set(names[k], reader.read);
+      return { name: names[k], shape: s.shape, read: reader.root };
+    });
+    return { sig: { name: fn.name, params: [...fn.params, ...state], result: fn.result }, readers };
   }
 
   /** The Linear A program of a marked function and its callees (for `tsad inspect`). */
@@ -134,11 +236,12 @@ export class ModuleCompiler {
     const name = `${fn.name}_${req.transform}${suffix}`;
     const planner = twice && (req.transform === 'jacobian' || req.transform === 'jacrev') ? PLANNERS.jacfwd : PLANNERS[req.transform];
     let plan: CallSitePlan;
+    const stated = this.withState(fn, req.callSite);
     try {
       plan = planner({
         kind: req.transform,
         program,
-        fn,
+        fn: stated.sig,
         wrt: req.wrt,
         where: `${req.transform}(${label})`,
         driver: twice ? { ...this.driverFor(req), forwardGrad: true } : this.driverFor(req),
@@ -150,7 +253,9 @@ export class ModuleCompiler {
       if (!(e instanceof IrError) || !usesArrayCombinators(program)) throw e;
       return fail(1121, req.callSite, `${req.transform}(${label}) is not supported yet: ${e.message}`, PASS_LIMIT_HINT);
     }
-    this.out.push(...this.backend.callSite(plan, name, { target: req.target, callSite: req.callSite }));
+    if (stated.readers.size > 0) plan = readingState(plan, stated.readers);
+    const readState = (param: string) => stated.readers.get(param)!();
+    this.out.push(...this.backend.callSite(plan, name, { target: req.target, callSite: req.callSite, readState }));
     const compiled: CompiledTransform = { name, replaces: spec.form };
     this.wrappers.set(key, compiled);
     return compiled;
@@ -188,6 +293,14 @@ export class ModuleCompiler {
   private driverFor(req: CompileRequest): DriverOptions {
     return req.checkpoint ? { ...this.driver, checkpoint: req.checkpoint } : this.driver;
   }
+}
+
+/** The wrapper binds each state parameter to a read of its variable, after the argument check; the caller does not pass them. */
+function readingState(plan: CallSitePlan, readers: ReadonlyMap<string, unknown>): CallSitePlan {
+  const binds: PlanStatement[] = [...readers.keys()].map((param) => ({ tag: 'const', names: [param], init: { tag: 'state', param } }));
+  const [first, ...rest] = plan.body;
+  const body = first?.tag === 'check' ? [first, ...binds, ...rest] : [...binds, ...plan.body];
+  return { ...plan, params: plan.params.filter((p) => !readers.has(p)), body };
 }
 
 function shortText(text: string): string {

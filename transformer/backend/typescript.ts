@@ -25,6 +25,8 @@ export interface TypeScriptSite {
   readonly target: ts.Node;
   /** The transform call: the wrapper maps to it. */
   readonly callSite: ts.Node;
+  /** How the wrapper reads the module-level variable behind a state parameter (plan's `state`). */
+  readonly readState?: (param: string) => ts.Expression;
 }
 
 /** One per module: it emits each def, and the argument-check helpers, once. */
@@ -34,6 +36,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   private withMatrixHelpers = false;
   /** Did the wrapper being emitted pack or unpack a matrix? */
   private packs = false;
+  private readState: TypeScriptSite['readState'];
   private readonly f: ts.NodeFactory;
   private readonly t: typeof ts;
 
@@ -51,6 +54,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     }
     const f = this.f;
     this.packs = false;
+    this.readState = site.readState;
     let body = plan.body.map((s) => this.statement(s));
     if (this.packs && !this.withMatrixHelpers) {
       this.withMatrixHelpers = true;
@@ -187,6 +191,9 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     switch (e.tag) {
       case 'name':
         return f.createIdentifier(e.name);
+      case 'state':
+        if (!this.readState) throw new Error(`no reader for the module state behind '${e.param}'`);
+        return this.readState(e.param);
       case 'number':
         return f.createNumericLiteral(e.value);
       case 'undefined':

@@ -22,6 +22,8 @@ import { derivedName, primalNameOf, role } from '../ir/names';
 import { MATH_FUNCTIONS, primDef } from '../prims/registry';
 import { Capture, NestedDerivatives, NestedSite, lowerNestedCall } from './nested';
 import { LocalFunction, anyExit, declaresLocalFunction, exitsOf, isInside, isJump, localFunctionOf, loopExits } from './exits';
+import { ModuleState, StateParams, StateSource, isFixed, moduleVariable, stateName } from './moduleState';
+import { methodCall, thisField } from './methods';
 
 export interface Value {
   readonly name: string;
@@ -33,6 +35,10 @@ export interface LoweredFunction {
   readonly decl: ts.SignatureDeclaration;
   readonly params: readonly { readonly name: string; readonly shape: Shape }[];
   readonly result: Shape;
+  /** Module-level variables and fields of `this` it reads when it runs (moduleState.ts): its def's trailing parameters. */
+  readonly state: readonly ModuleState[];
+  /** The instance methods it calls through `this`: the object's own must be these (compile.ts checks). */
+  readonly methods: readonly ts.MethodDeclaration[];
 }
 
 /** TSAD1105's hint is about value types; a parameter's form has a fix of its own. */
@@ -104,6 +110,11 @@ export class Lowerer {
     readonly tsApi: typeof ts,
     readonly checker: ts.TypeChecker,
   ) {}
+
+  /** The functions lowered so far. */
+  lowered(): LoweredFunction[] {
+    return [...this.done.values()];
+  }
 
   /** The declaration a lowered def came from (callers map derived defs to their source by role). */
   declarationOf(source: string): ts.SignatureDeclaration | undefined {
@@ -200,6 +211,7 @@ export class Lowerer {
     const kind = ruleKind(call, this.checker) ?? 'jvp';
     if (kind !== 'jvp' && kind !== 'vjp') return fail(1111, call, `derivative.${kind} is not a tsad rule; use derivative(f, jvpRule) or derivative.vjp(f, vjpRule)`);
     if (!rule || !(t.isArrowFunction(rule) || t.isFunctionExpression(rule))) return fail(1111, rule ?? call, 'the rule must be an arrow function or function expression written here');
+    if (f.state.length > 0) fail(1111, call, `a custom derivative of '${f.name}', which reads '${stateName(f.state[0])}' when it runs, is not supported yet: pass the variable as a parameter, or remove the rule`);
     if ([f.result, ...f.params.map((p) => p.shape)].some(hasArray)) {
       fail(1111, call, `a custom derivative of '${f.name}', which takes or returns arrays, is not supported yet: tsad differentiates its code instead if you remove the rule`);
     }
@@ -286,6 +298,9 @@ class FunctionLowering {
   /** The shape of every value an expression gave, by IR name (array lowering asks for free variables' shapes). */
   private readonly shapes = new Map<string, Shape>();
   private readonly arrays: ArrayLowering;
+  /** The module-level variables and fields of `this` it reads (moduleState.ts). */
+  private readonly state: StateParams;
+  private readonly methods = new Set<ts.MethodDeclaration>();
 
   /** Set for a `derivative.vjp` rule: its pullback's cotangent parameter, once lowered. */
   private pullbackParam: { name: string; shape: Shape } | undefined;
@@ -310,6 +325,7 @@ class FunctionLowering {
       if (this.current) this.origins.set(name, this.current);
     };
     this.arrays = new ArrayLowering(this.arraySite());
+    this.state = new StateParams(this.t, this.checker, (base) => this.supply.fresh(base));
   }
 
   run(): this {
@@ -349,11 +365,13 @@ class FunctionLowering {
       const [first, ...rest] = this.errors.flatMap(everyProblem);
       throw new TsadDiagnosticError(first.code, first.node, first.message, rest);
     }
-    this.lowered = { name: this.name, decl, params, result };
+    const state = this.state.list;
+    if (state.length > 0 && (this.role !== undefined || this.vjpOf)) fail(1111, decl, `a derivative rule cannot read '${stateName(state[0].state)}' yet: pass it as a parameter`);
+    this.lowered = { name: this.name, decl, params, result, state: state.map((s) => s.state), methods: [...this.methods] };
     this.def = restoreLinearity({
       name: this.name,
       ...(this.role ? { role: this.role } : {}),
-      nlParams: params.map((p) => binder(p.name, irType(p.shape))),
+      nlParams: [...params, ...state.map((s) => s.value)].map((p) => binder(p.name, irType(p.shape))),
       linParams: [],
       nlResults: [irType(result)],
       linResults: [],
@@ -1686,7 +1704,7 @@ class FunctionLowering {
     if (t.isStringLiteral(e) || t.isNoSubstitutionTemplateLiteral(e)) return { name: this.b.lit(e.text, hint ?? 's'), shape: STRING };
     if (e.kind === K.TrueKeyword || e.kind === K.FalseKeyword) return { name: this.b.lit(e.kind === K.TrueKeyword, hint ?? 'c'), shape: BOOLEAN };
     if (t.isIdentifier(e)) return this.identifier(e, hint);
-    if (e.kind === K.ThisKeyword) fail(1102, e, "cannot use 'this' in a differentiable method; pass the value as a parameter");
+    if (e.kind === K.ThisKeyword) fail(1102, e, "'this' is supported only as this.field (read when the derivative runs) and this.method(...) in an instance method; pass the value as a parameter");
     if (e.kind === K.NullKeyword || t.isVoidExpression(e)) this.noValue(e);
     if (t.isPrefixUnaryExpression(e)) {
       if (e.operator === K.MinusToken) {
@@ -1755,6 +1773,9 @@ class FunctionLowering {
     if (this.failed.has(sym) || this.unassigned.has(sym)) return this.current$(sym, e);
     const target = sym && sym.flags & t.SymbolFlags.Alias ? this.checker.getAliasedSymbol(sym) : sym;
     const decl = target?.valueDeclaration;
+    // Module state is read when the function runs; only a const primitive is folded.
+    const variable = moduleVariable(t, this.checker, sym);
+    if (variable && !isFixed(t, this.checker, variable.decl)) return this.stateValue(variable, e);
     if (decl && t.isVariableDeclaration(decl) && decl.initializer && t.isSourceFile(decl.parent.parent.parent) && (decl.parent.flags & t.NodeFlags.Const) !== 0) {
       // A module-level constant (`const TWO_PI = 2 * Math.PI`, also imported): its initializer is
       // pure, so computing it in place gives the same value, and as a constant it has no tangent.
@@ -1764,12 +1785,21 @@ class FunctionLowering {
         return this.at(e, () => this.expr(decl.initializer!, hint ?? e.text));
       } catch (err) {
         if (!isTsadDiagnostic(err)) throw err;
+        // Computed by code tsad cannot lower (`Math.random()`, a call of a plain function): read it when the function runs.
+        if (variable) return this.stateValue(variable, e);
         fail(1106, e, `'${e.text}' is a module-level constant, but its initializer is outside the differentiable subset (${err.message.split('\n')[0]})`);
       } finally {
         this.inlining.delete(decl);
       }
     }
     return fail(1106, e, `'${e.text}' is not a parameter or local variable of this differentiable function`);
+  }
+
+  /** The parameter that holds a module-level variable's (or a field of this's) value when the function runs. */
+  private stateValue(variable: StateSource, at: ts.Node): Value {
+    const v = this.state.read(variable, at);
+    this.shapes.set(v.name, v.shape);
+    return v;
   }
 
   /** `undefined` and `null` are values a differentiable function cannot hold (there is no optional value in the subset). */
@@ -1831,6 +1861,7 @@ class FunctionLowering {
       if (isMatrix(m.shape)) return this.arrays.matrices.cols(m);
       return this.arrays.length(this.elementOf(e.expression, m), hint ?? 'n');
     }
+    if (e.expression.kind === this.t.SyntaxKind.ThisKeyword) return this.stateValue(thisField(this.t, this.checker, this.decl, e), e);
     const v = this.expr(e.expression);
     if (e.name.text === 'length' && v.shape.kind === 'array') return this.arrays.length(v, hint ?? 'n');
     if (e.name.text === 'length' && v.shape.kind === 'tuple') return this.literal(v.shape.elems.length, hint ?? 'n');
@@ -1935,11 +1966,14 @@ class FunctionLowering {
     if (local) return this.inlineCall(e, local, hint);
     const target = resolveMarkedFunction(callee, this.checker) ?? this.notDifferentiable(e);
     const lowered = this.owner.lower(target.decl, e);
+    for (const m of methodCall(this.t, this.decl, callee, target.decl, lowered.methods)) this.methods.add(m);
     const raw = e.arguments.map((a) => this.expr(a));
     if (raw.length !== lowered.params.length) fail(1102, e, `'${lowered.name}' takes ${lowered.params.length} argument(s)`);
     const args = raw.map((a, i) => this.coerce(e.arguments[i], a, lowered.params[i].shape));
     args.forEach((a, i) => this.conform(e.arguments[i], a, lowered.params[i].shape, `argument ${i + 1} of '${lowered.name}'`));
-    return { name: this.b.nl(hint ?? lowered.name, call(lowered.name, args.map((a) => a.name)), irType(lowered.result)), shape: lowered.result };
+    // The module state the callee reads, as this function reads it: passed on.
+    const state = lowered.state.map((s) => this.stateValue(s, e));
+    return { name: this.b.nl(hint ?? lowered.name, call(lowered.name, [...args, ...state].map((a) => a.name)), irType(lowered.result)), shape: lowered.result };
   }
 
   private nestedSite(): NestedSite {

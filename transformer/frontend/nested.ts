@@ -11,6 +11,8 @@ import { Expr, call, construct, tuple } from '../ir/syntax';
 import { fail } from './diagnostics';
 import { MarkerInfo, isRuleCall, notDifferentiableReason, resolveMarkedFunction, transformCallBehind, tsadExportName, wrtList } from './markers';
 import { Shape, componentShapes, describeShape, hasArray, isMatrix, shapeOfType } from './shapes';
+import { stateName } from './moduleState';
+import { isInstanceMethod } from './methods';
 import { DriverOptions } from '../ad/drivers';
 import { DRIVER } from '../plan/request';
 import { closureOf, loopIn, reachable } from '../plan/closure';
@@ -106,6 +108,12 @@ export class NestedDerivatives {
       const p = inner.params[i];
       if (!numbersOnly(p.shape)) fail(1002, where, `cannot differentiate with respect to '${p.name}': it holds ${describeShape(p.shape)}, and booleans and strings have no derivative`);
     }
+    if (isInstanceMethod(this.owner.tsApi, inner.decl)) {
+      fail(1102, where, `${target.kind} of the method '${target.call.arguments[0]?.getText() ?? inner.name}' inside a differentiable function or another transform is not supported yet: make it a static method or a function`);
+    }
+    if (inner.state.length > 0) {
+      fail(1106, where, `${target.kind} of '${target.call.arguments[0]?.getText() ?? inner.name}', which reads '${stateName(inner.state[0])}' when it runs, inside a differentiable function or another transform is not supported yet: pass the variable as a parameter`);
+    }
     const program = closureOf({ defs: this.owner.defs }, inner.name);
     // Reverse mode cannot transpose a derivative's loop yet (T of its tangent stacks): the
     // gradient of such a derivative (and hvp's gradient) goes by forward mode, one JVP per scalar.
@@ -120,7 +128,7 @@ export class NestedDerivatives {
     const made = nestedDerivative(program, inner, target.kind, wrt, driver, name);
     (this.owner.defs as unknown[]).push(...made.defs);
     for (const d of made.defs) this.derived.add(d.name);
-    const fn: LoweredFunction = { ...made.signature, decl: inner.decl };
+    const fn: LoweredFunction = { ...made.signature, decl: inner.decl, state: [], methods: [] };
     this.made.set(key, fn);
     return fn;
   }

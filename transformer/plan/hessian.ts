@@ -1,7 +1,7 @@
 // hessian and hvp: forward over reverse. One fused def computes a Hessian-vector product H·v
 // for a direction per parameter; hvp calls it once, hessian once per scalar of each wrt.
 import { fuse, hvpOf } from '../ad/drivers';
-import { Planner, PlanRequest, checked, paramChecks, wrapperOf } from './request';
+import { Planner, PlanRequest, callerParams, checked, paramChecks, wrapperOf } from './request';
 import { Marshal, fit, leafCount, specOf, tupleSpec } from './marshal';
 import { hasArray } from './shapes';
 import { CallSitePlan, PlanExpr, PlanStatement, array, callDef, index, name, ret } from './syntax';
@@ -33,7 +33,7 @@ export const planHvp: Planner = (req) => {
     body = [...lengths, m.const([hv], call(dirs)), ret(array(wrt.map((i) => out(index(name(hv), i), i))))];
   }
   const spec = single ? specOf(fn.params[wrt[0]].shape, true) : tupleSpec(wrt.map((i) => specOf(fn.params[i].shape, true)));
-  const checks = [...paramChecks(fn), { label: `argument ${fn.params.length + 1}`, path: v, value: v, spec }];
+  const checks = [...paramChecks(fn), { label: `argument ${callerParams(fn).length + 1}`, path: v, value: v, spec }];
   return { ...defs, params: [...fn.params.map((p) => p.name), v], body: checked(req.where, checks, body) };
 };
 

@@ -1,6 +1,6 @@
 // jvp(f, primals, tangents): forward mode, one fused def returning the value and its tangent.
 import { jvpOf } from '../ad/drivers';
-import { Planner, checked, wrapperOf } from './request';
+import { Planner, callerParams, checked, wrapperOf } from './request';
 import { listSpec, specOf } from './marshal';
 import { PlanStatement, array, callDef, index, name, ret } from './syntax';
 
@@ -8,16 +8,18 @@ export const planJvp: Planner = (req) => {
   const { fn } = req;
   const { m } = wrapperOf(fn, true);
   const j = jvpOf(req.program, fn.name, { ...req.driver, inline: true });
-  const prim = fn.params.map((p, i) => m.toIR(index(name('primals'), i), p.shape));
-  const tan = fn.params.map((p, i) => m.tangentToIR(index(name('tangents'), i), p.shape, index(name('primals'), i)));
+  const caller = callerParams(fn);
+  // Module state (after the caller's parameters) is bound by name, and constant.
+  const prim = fn.params.map((p, i) => m.toIR(p.read ? name(p.name) : index(name('primals'), i), p.shape));
+  const tan = fn.params.map((p, i) => (p.read ? m.zeros(p.shape) : m.tangentToIR(index(name('tangents'), i), p.shape, index(name('primals'), i))));
   // A tangent array must be as long as its primal (checked once, before any work).
-  const lengths: PlanStatement[] = fn.params.flatMap((p, i) => m.lengthChecks(req.where, `the tangent of '${p.name}'`, `'${p.name}'`, index(name('tangents'), i), index(name('primals'), i), p.shape));
+  const lengths: PlanStatement[] = caller.flatMap((p, i) => m.lengthChecks(req.where, `the tangent of '${p.name}'`, `'${p.name}'`, index(name('tangents'), i), index(name('primals'), i), p.shape));
   const [y, yDot] = [m.fresh('value'), m.fresh('tangent')];
   const checks = ['primals', 'tangents'].map((list, k) => ({
     label: `argument ${k + 1}`,
     path: list,
     value: list,
-    spec: listSpec(fn.params.map((p) => [p.name, specOf(p.shape, k === 1)] as const)),
+    spec: listSpec(caller.map((p) => [p.name, specOf(p.shape, k === 1)] as const)),
   }));
   return {
     program: j.program,

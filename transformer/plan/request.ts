@@ -11,8 +11,18 @@ import { ArgumentCheck, CallSitePlan, PlanExpr, PlanStatement, name } from './sy
 export interface Signature {
   /** Its IR def. */
   readonly name: string;
-  readonly params: readonly { readonly name: string; readonly shape: Shape }[];
+  /**
+   * `read`: a module-level variable the function reads when it runs (frontend/moduleState.ts),
+   * never an argument of the caller. Such parameters come last; compile.ts binds each to a read
+   * of its variable (`read` is the name that read starts with, which no local may shadow).
+   */
+  readonly params: readonly { readonly name: string; readonly shape: Shape; readonly read?: string }[];
   readonly result: Shape;
+}
+
+/** The parameters the caller passes (module state is read by the wrapper itself). */
+export function callerParams(fn: Signature): Signature['params'] {
+  return fn.params.filter((p) => p.read === undefined);
 }
 
 /** `vjpOf`'s result: the primal with its tape, and the backward pass. */
@@ -53,7 +63,7 @@ const RESERVED = ['primals', 'tangents', 'cotangent', 'v', 'columns'];
  * caller passed in or residuals a returned closure reads.
  */
 export function wrapperOf(fn: Signature, handsOut = false): { m: Marshal; irArgs: PlanExpr[] } {
-  const m = new Marshal(new Set([...fn.params.map((p) => p.name), ...RESERVED]), handsOut);
+  const m = new Marshal(new Set([...fn.params.flatMap((p) => (p.read ? [p.name, p.read] : [p.name])), ...RESERVED]), handsOut);
   return { m, irArgs: fn.params.map((p) => m.toIR(name(p.name), p.shape)) };
 }
 
@@ -66,7 +76,7 @@ export function wrapperOf(fn: Signature, handsOut = false): { m: Marshal; irArgs
  * is checked against it). One native copy per array, against a primal pass that reads it whole.
  */
 export function ownedParams(m: Marshal, fn: Signature): PlanStatement[] {
-  return fn.params.flatMap((p) => {
+  return callerParams(fn).flatMap((p) => {
     const copy = m.owned(name(p.name), p.shape);
     return copy ? [{ tag: 'assign', name: p.name, value: copy } as const] : [];
   });
@@ -74,7 +84,7 @@ export function ownedParams(m: Marshal, fn: Signature): PlanStatement[] {
 
 /** The check of a wrapper that takes the function's own parameters. */
 export function paramChecks(fn: Signature): ArgumentCheck[] {
-  return fn.params.map((p, i) => ({ label: `argument ${i + 1}`, path: p.name, value: p.name, spec: specOf(p.shape, false) }));
+  return callerParams(fn).map((p, i) => ({ label: `argument ${i + 1}`, path: p.name, value: p.name, spec: specOf(p.shape, false) }));
 }
 
 /** Checked once per call, before any work: a wrong argument fails with its name, not as NaN deep in the derivative. */

@@ -8,6 +8,8 @@ import type { Program } from '../ir/syntax';
 export type PlanExpr =
   /** A parameter or local of the wrapper. */
   | { readonly tag: 'name'; readonly name: string }
+  /** The module-level variable behind the state parameter `param`, read when the wrapper runs (the backend knows how). */
+  | { readonly tag: 'state'; readonly param: string }
   | { readonly tag: 'number'; readonly value: number }
   /** The tangent or cotangent of a constant (a boolean or string). */
   | { readonly tag: 'undefined' }

@@ -1,5 +1,5 @@
 // vjp(f, ...primals): the value and a pullback, from the module's one reverse pass of f.
-import { Planner, checked, ownedParams, paramChecks, wrapperOf } from './request';
+import { Planner, callerParams, checked, ownedParams, paramChecks, wrapperOf } from './request';
 import { specOf } from './marshal';
 import { array, callDef, fn as func, name, ret } from './syntax';
 
@@ -14,7 +14,8 @@ export const planVjp: Planner = (req) => {
     { tag: 'check', where: `${req.where}'s pullback`, checks: [{ label: 'argument 1', path: 'cotangent', value: 'cotangent', spec: specOf(fn.result, true) }] },
     ...m.lengthChecks(`${req.where}'s pullback`, 'the cotangent', 'the value', name('cotangent'), name(value), fn.result),
     m.const(bars, callDef(v.bwd, [name(tape), m.tangentToIR(name('cotangent'), fn.result, name(value))])),
-    ret(array(fn.params.map((p, i) => m.tangentFromIR(name(bars[i]), p.shape, name(p.name))))),
+    // Module state, a constant, gets no cotangent.
+    ret(array(callerParams(fn).map((p, i) => m.tangentFromIR(name(bars[i]), p.shape, name(p.name))))),
   ]);
   return {
     program: v.program,

@@ -11,6 +11,7 @@ import { TRANSFORMS, TransformKind, isTransformKind } from '../plan/transforms';
 import type { Host } from './host';
 import { transformValueUses } from '../frontend/transformValues';
 import { appliedLocalTransform, capturesOf, declaredAround, resolveTarget, wrtOf } from '../frontend/nested';
+import { isInstanceMethod } from '../frontend/methods';
 import {
   checkRuleTarget,
   isMarkedFunction,
@@ -187,8 +188,15 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
     });
     const compiled = compiler.compile({ target: marked.decl, transform: kind, wrt: indices, callSite: call, checkpoint: marked.marker.checkpoint });
     const id = f.createIdentifier(compiled.name);
+    const args = rest.map((a) => tsApi.visitNode(a, visit) as ts.Expression);
+    // An instance method runs on the object it was taken from: grad(s.energy) is bound to s.
+    const receiver = isInstanceMethod(tsApi, marked.decl) ? receiverOf(tsApi, f, target, visit) : undefined;
+    if (receiver) {
+      if (compiled.replaces === 'reference') return f.createCallExpression(f.createPropertyAccessExpression(id, 'bind'), undefined, [receiver]);
+      return f.createCallExpression(f.createPropertyAccessExpression(id, 'call'), undefined, [receiver, ...args]);
+    }
     if (compiled.replaces === 'reference') return id;
-    return f.createCallExpression(id, undefined, rest.map((a) => tsApi.visitNode(a, visit) as ts.Expression));
+    return f.createCallExpression(id, undefined, args);
   };
 
   /** `grad((y) => x * y)(args)`: the compiled derivative of the lifted arrow, given its captures first. */
@@ -269,9 +277,17 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
     }
   }
   flush();
-  const generated = compiler.statements();
+  const generated = [...compiler.statements(), ...compiler.accessors(sf)];
   if (generated.length === 0) return out;
-  return f.updateSourceFile(out, [...out.statements, ...generated]);
+  return f.updateSourceFile(out, [...compiler.importStatements(sf), ...out.statements, ...generated]);
+}
+
+/** The object a method is taken from (`s` in `grad(s.energy)`), or undefined when the method is not taken from one. */
+function receiverOf(tsApi: typeof ts, f: ts.NodeFactory, target: ts.Expression, visit: (n: ts.Node) => ts.Node): ts.Expression {
+  let e = target;
+  while (tsApi.isParenthesizedExpression(e) || tsApi.isAsExpression(e) || tsApi.isNonNullExpression(e) || tsApi.isSatisfiesExpression(e)) e = e.expression;
+  if (tsApi.isPropertyAccessExpression(e) || tsApi.isElementAccessExpression(e)) return tsApi.visitNode(e.expression, visit) as ts.Expression;
+  return f.createIdentifier('undefined');
 }
 
 /**

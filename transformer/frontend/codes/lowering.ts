@@ -13,7 +13,7 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   },
   1104: { title: 'call of a function that is not differentiable', hint: 'mark it with @differentiable, or wrap the value in stopGradient(...)' },
   1105: { title: 'unsupported type', hint: 'differentiable values are numbers, tuples and plain objects of them; booleans and strings are constants' },
-  1106: { title: 'unsupported free variable', hint: 'pass the value as a parameter; module-level constants are computed in place when their initializers are differentiable code' },
+  1106: { title: 'unsupported free variable', hint: 'pass the value as a parameter; module-level variables are read when the derivative runs (a const number, boolean or string is computed in place)' },
   1107: { title: 'missing or misplaced return', hint: 'a differentiable function ends with exactly one return statement' },
   1108: { title: 'unsupported assignment', hint: 'assign to a local let variable; parameters and const bindings are immutable here' },
   1109: { title: 'recursion', hint: 'differentiable functions may call each other but not recursively' },
