@@ -323,6 +323,8 @@ export interface ConstructRule {
    * operand inside that body, so its backward code runs only when the body does.
    */
   readonly soleReader?: (e: ConstructExpr) => readonly (number | undefined)[];
+  /** The bool operand that picks the body (present with soleReader): the first when it holds, the second when not. */
+  readonly branchTest?: (e: ConstructExpr) => string;
   /** The construct with code moved into its bodies (present with soleReader). */
   readonly sink?: (e: ConstructExpr, s: Sunk) => ConstructExpr;
   /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */
