@@ -12,6 +12,7 @@
 // goes on past failures, shrinks each one and appends it to the log (one JSON object a line).
 import * as fs from 'fs';
 import fc from 'fast-check';
+import * as ts from 'typescript';
 import { fuzzFunction, fuzzModule } from '../gen/fuzz';
 import { checkBatch, Finding, newStats, shrink, Stats } from '../gen/fuzzCheck';
 
@@ -85,3 +86,19 @@ if (LONG > 0) {
     expect(stats.fdChecked).toBeGreaterThan(stats.built);
   }, 120_000);
 }
+
+describe('the generator writes what TypeScript parses', () => {
+  const parseErrors = (xs: readonly number[], k: number): string[] => {
+    const { source } = fuzzModule([fuzzFunction(xs, k, RATE)]);
+    const file = ts.createSourceFile('fuzz.ts', source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    return (file as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics.map((d) => `${ts.flattenDiagnosticMessageText(d.messageText, ' ')} at ${source.slice(d.start, (d.start ?? 0) + 40)}`);
+  };
+
+  test('a comparison whose right side is (y > (…) ? …) (long run 41001: TypeScript read \'< (y >\' as type arguments)', () => {
+    expect(parseErrors([46,62158,43439,25733,12936,34090,62237,23172,34594,50900,53179,821,31757,62951,23658,58397,58818,9230,51073,41968,39412,750,4623,137,28604,482,46461,35896,35705,5296,37769,11059,55660,56899,2106,16,56131,47589,20594,22349,4630,57514,25591,51632,21966,11454,55839,4595,12767,956,23586,36247,43221,26297,6123,12900,30018,21800,50315,32955,55223,38639,35050,44880,41423,31192,63240,5579,16535,23083,2998,36213,54213,26075,27913,4449,12127,35726,57400,27926,60055,64790,37269,11781,16829,54940,51030,62964,4702,39189,65263,38522,49071,41500,47025,40091,1005,40337,37500,3298,33988,64477,47985,20637,15753,3028,37202,45041,10643,18619,21693,41904,6007,15111,28289,1473,58167,51349,19790,25708,60569,38376,460,40995,3607,55426,41716,16889,46895,24734,18256,54283,32993,16396,16093,42531,50700,47882,24913,20098,36038,44765,40565,23741,40251,31209,35823,22164,9493,22054,14061,43807,23281,50118,40527,42602,63031,6033,221,46610,19610,5851,18994,40460,15428,20959,18910,8308,13296,19988,20844,51633,52316,51118,40077,12238,13031,61721,43013,43354], 28)).toEqual([]);
+  });
+
+  test('random functions (property)', () => {
+    fc.assert(fc.property(choices, (xs) => parseErrors(xs, 0).length === 0), { numRuns: 1000, seed: SEED });
+  });
+});
