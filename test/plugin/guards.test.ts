@@ -240,3 +240,31 @@ export const Hg = hessian(fg, { wrt: [0, 1] });
     }
   });
 });
+
+// Third order through a guard (long fuzz run 41001): h = u · (u === 0 ? 0 : 1 / u) + v is 1 + v
+// away from u = 0 and v at it, so every derivative of h past the first in u is 0, there too.
+describe('a guard under hvp or jvp inside f: grad and hessian of f at u = 0', () => {
+  const { exports: n, result: r } = load(`import { grad, jvp, hvp, hessian } from 'tsad';
+/** @differentiable */
+export function h(u: number, v: number): number { return u * (u === 0 ? 0 : 1 / u) + v; }
+/** @differentiable */
+export function viaHvp(x: number, y: number): number { return hvp(h)(x, y, 1); }
+/** @differentiable */
+export function viaJvp(x: number, y: number): number { return jvp(h, [x, y], [1, 0.5])[1]; }
+export const gHvp = grad(viaHvp, { wrt: [0, 1] });
+export const gJvp = grad(viaJvp, { wrt: [0, 1] });
+export const hJvp = hessian(viaJvp, { wrt: [0, 1] });
+`);
+
+  test('compiles without diagnostics', () => {
+    expect(r.diagnostics).toEqual([]);
+  });
+
+  test('all 0, at u = 0 as elsewhere', () => {
+    for (const [x, y] of [[0, 0], [0, 2], [1, 2], [-0.5, 1]]) {
+      expect(n.gHvp(x, y)).toEqual([0, 0]);
+      expect(n.gJvp(x, y)).toEqual([0, 0]);
+      expect(blocks(n.hJvp(x, y))).toEqual([0, 0, 0, 0]);
+    }
+  });
+});
