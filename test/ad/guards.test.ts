@@ -103,6 +103,32 @@ test('a value two selects on the same test both discard: its infinite partial co
   }
 });
 
+// A copy that the cond passes to no body at all is never read (hvp of a guarded function, erased,
+// passes a partial that both bodies drop): it must not keep the shared code outside the branch.
+const unread = parseProgram(`
+def f(c: bool, u: real ; x: real) -> (; real) {
+  let (; a) = scale(u ; x)
+  let (; a1, a2) = dup(a)
+  let (; y) = cond(c ; a1, a2) [|; p: real, q: real| {
+    drop(q)
+    (; p)
+  }, |; p: real, q: real| {
+    drop(p)
+    drop(q)
+    let (; z) = zero(real)
+    (; z)
+  }]
+  (; y)
+}`);
+
+test('a value the only reading body may need, and a copy no body reads: exactly 0 where the body is not taken', () => {
+  const { program, transposed } = transposeOf(unread, 'f');
+  expect(evalFn(program, transposed, [true, 2], [3]).lin).toEqual([6]);
+  expect(evalFn(program, transposed, [false, 2], [3]).lin).toEqual([0]);
+  expect(evalFn(program, transposed, [false, Infinity], [3]).lin).toEqual([0]);
+  expect(evalFn(program, transposed, [false, NaN], [3]).lin).toEqual([0]);
+});
+
 const reciprocal = parseProgram(`
 def f(x: real ;) -> (real ;) {
   let zero = 0

@@ -243,7 +243,7 @@ export const Hg = hessian(fg, { wrt: [0, 1] });
 
 // Third order through a guard (long fuzz run 41001): h = u · (u === 0 ? 0 : 1 / u) + v is 1 + v
 // away from u = 0 and v at it, so every derivative of h past the first in u is 0, there too.
-describe('a guard under hvp or jvp inside f: grad and hessian of f at u = 0', () => {
+describe('a guard under hvp or jvp inside f: grad and hessian of f at u = 0 (and x = 0)', () => {
   const { exports: n, result: r } = load(`import { grad, jvp, hvp, hessian } from 'tsad';
 /** @differentiable */
 export function h(u: number, v: number): number { return u * (u === 0 ? 0 : 1 / u) + v; }
@@ -251,7 +251,13 @@ export function h(u: number, v: number): number { return u * (u === 0 ? 0 : 1 / 
 export function viaHvp(x: number, y: number): number { return hvp(h)(x, y, 1); }
 /** @differentiable */
 export function viaJvp(x: number, y: number): number { return jvp(h, [x, y], [1, 0.5])[1]; }
+// x / (1 / x) is x² away from 0; at 0 its partials are infinite (found by guardsProperties).
+/** @differentiable */
+export function k(x: number, y: number): number { return x !== 0 ? x - x / (1 / x) : 0.5; }
+/** @differentiable */
+export function viaHvpK(x: number, y: number): number { return hvp(k, { wrt: [0, 1] })(x, y, [1, 2])[0]; }
 export const gHvp = grad(viaHvp, { wrt: [0, 1] });
+export const gHvpK = grad(viaHvpK, { wrt: [0, 1] });
 export const gJvp = grad(viaJvp, { wrt: [0, 1] });
 export const hJvp = hessian(viaJvp, { wrt: [0, 1] });
 `);
@@ -263,6 +269,7 @@ export const hJvp = hessian(viaJvp, { wrt: [0, 1] });
   test('all 0, at u = 0 as elsewhere', () => {
     for (const [x, y] of [[0, 0], [0, 2], [1, 2], [-0.5, 1]]) {
       expect(n.gHvp(x, y)).toEqual([0, 0]);
+      expect(n.gHvpK(x, y)).toEqual([0, 0]);
       expect(n.gJvp(x, y)).toEqual([0, 0]);
       expect(blocks(n.hJvp(x, y))).toEqual([0, 0, 0, 0]);
     }

@@ -91,8 +91,12 @@ const fromKey = (k: string): { test: string; body: number } => ({ body: Number(k
 
 const isDrop = (s: Stmt): boolean => s.tag === 'let' && s.nl.length === 0 && s.lin.length === 0 && s.rhs.tag === 'drop';
 
-/** The branch (a key) under which statement s reads linear value v in one body only; undefined if none. */
-function branchReading(s: Stmt, v: string): string | undefined {
+/**
+ * The branch (a key) under which statement s reads linear value v in one body only; undefined if
+ * none, null where s never reads it (a drop, or a branch whose every body drops it).
+ */
+function branchReading(s: Stmt, v: string): string | null | undefined {
+  if (isDrop(s)) return null;
   const sides = sidesOf(s);
   if (sides !== undefined) {
     const rhs = (s as LetStmt).rhs as Extract<Expr, { tag: 'lprim' }>;
@@ -102,29 +106,38 @@ function branchReading(s: Stmt, v: string): string | undefined {
   const c = sinkingOf(s);
   if (c === undefined) return undefined;
   const body = c.rule.soleReader(c.e)[c.e.lin.indexOf(v)];
-  return body === undefined ? undefined : underKey(c.rule.branchTest(c.e), body);
+  return body === null ? null : body === undefined ? undefined : underKey(c.rule.branchTest(c.e), body);
 }
+
+/** Where a statement's linear results are read: under some branches only, nowhere, or anywhere (undefined). */
+type Under = ReadonlySet<string> | 'never' | undefined;
 
 /**
  * Per statement, the branches under which every linear result it binds is read (each result
- * reaches the body's result only through one side of a branch on each of these tests; a drop
- * reads nothing); undefined where there is none.
+ * reaches the body's result only through one side of a branch on each of these tests), or
+ * 'never' where no result is read at all.
  */
-function readOnlyUnder(stmts: readonly Stmt[], consumer: ReadonlyMap<string, number>): (ReadonlySet<string> | undefined)[] {
-  const under: (ReadonlySet<string> | undefined)[] = new Array(stmts.length);
+function readOnlyUnder(stmts: readonly Stmt[], consumer: ReadonlyMap<string, number>): Under[] {
+  const under: Under[] = new Array(stmts.length);
   for (let i = stmts.length - 1; i >= 0; i--) {
-    // Each read result's branches; a dropped one is never read, the intersection's unit.
-    const each = linearOutputs(stmts[i]).flatMap((o): Set<string>[] => {
+    const outs = linearOutputs(stmts[i]);
+    // Each read result's branches; one never read is the intersection's unit.
+    const each = outs.flatMap((o): Set<string>[] => {
       const c = consumer.get(o.name);
       if (c === undefined) return [new Set()];
-      if (isDrop(stmts[c])) return [];
-      const own = new Set(under[c] ?? []);
       const k = branchReading(stmts[c], o.name);
+      const then = under[c];
+      if (k === null || then === 'never') return [];
+      const own = new Set(then ?? []);
       if (k !== undefined) own.add(k);
       return [own];
     });
-    const all = each.length === 0 ? undefined : each.reduce((a, b) => new Set([...a].filter((x) => b.has(x))));
-    under[i] = all !== undefined && all.size > 0 ? all : undefined;
+    if (each.length === 0) {
+      under[i] = outs.length > 0 ? 'never' : undefined;
+      continue;
+    }
+    const all = each.reduce((a, b) => new Set([...a].filter((x) => b.has(x))));
+    under[i] = all.size > 0 ? all : undefined;
   }
   return under;
 }
@@ -313,7 +326,7 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
   };
 
   /** `e` (read by statement `at`) with each body's cone moved in; undefined when no cone is worth it. */
-  const sinkInto = (at: number, lin: readonly string[], reader: readonly (number | undefined)[], bodies: number, build: () => ConstructExpr | undefined): ConstructExpr | undefined => {
+  const sinkInto = (at: number, lin: readonly string[], reader: readonly (number | null | undefined)[], bodies: number, build: () => ConstructExpr | undefined): ConstructExpr | undefined => {
     const cones = Array.from({ length: bodies }, (_, k) => coneOf(at, new Set(lin.filter((_, i) => reader[i] === k))));
     const groups = cones.map((cone) => cone.map((j) => stmts[j]));
     if (!groups.some(hasPartials)) return undefined;
@@ -326,7 +339,7 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
     const computed = new Map<number, string>();
     e.lin.forEach((v, i) => {
       const k = reader[i];
-      if (k !== undefined && outside[k].bound.has(v)) computed.set(i, v);
+      if (typeof k === 'number' && outside[k].bound.has(v)) computed.set(i, v);
     });
     const sunk: Sunk = { operands, bodies: groups.map((g, k) => bodyFor(g, outside[k], operands)), computed };
     cones.forEach((c) => c.forEach((j) => (moved[j] = 1)));
@@ -367,6 +380,25 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
     return [...prelude, letS([], outs, construct('cond', [pred, ...operands.nl], operands.lin, taken === 0 ? bodies : [bodies[1], bodies[0]]))];
   };
 
+  /**
+   * Statement `s` (at `at`), whose results nothing reads, and what feeds only it: gone, its
+   * results zeros (its partials would only ever meet a zero cotangent); undefined when it reads none.
+   */
+  const discard = (at: number, s: Stmt): Stmt[] | undefined => {
+    const outs = linearOutputs(s).map((b) => binder(b.name, b.type ?? types.get(b.name)));
+    if (!movable(s) || outs.some((b) => b.type === undefined)) return undefined;
+    const cone = coneOf(at, new Set(readsOf(s).lin));
+    const group = [...cone.map((j) => stmts[j]), s];
+    if (!hasPartials(group)) return undefined;
+    const outside = outsideOf(group);
+    cone.forEach((j) => (moved[j] = 1));
+    return [
+      ...firstSeen([outside.nl]).map((n) => letS([], [], drop(nvar(n)))),
+      ...firstSeen([outside.lin]).map((n) => letS([], [], drop(lvar(n)))),
+      ...outs.map((b) => letS([], [b], zero(b.type!))),
+    ];
+  };
+
   for (let i = stmts.length - 1; i >= 0; i--) {
     if (moved[i]) continue;
     const s = stmts[i];
@@ -382,7 +414,7 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
     }
     const current = e !== undefined ? { ...(s as LetStmt), rhs: e } : s;
     const tests = under[i];
-    const wrapped = tests !== undefined ? wrap(i, current, tests) : undefined;
+    const wrapped = tests === 'never' ? discard(i, current) : tests !== undefined ? wrap(i, current, tests) : undefined;
     if (wrapped !== undefined) replaced.set(i, wrapped);
     else if (e !== undefined) replaced.set(i, [current]);
   }
