@@ -14,7 +14,7 @@ import * as fs from 'fs';
 import fc from 'fast-check';
 import * as ts from 'typescript';
 import { fuzzFunction, fuzzModule } from '../gen/fuzz';
-import { checkBatch, Finding, newStats, shrink, Stats } from '../gen/fuzzCheck';
+import { checkBatch, computesNonFinite, Finding, newStats, shrink, Stats } from '../gen/fuzzCheck';
 
 const PER_MODULE = Number(process.env.TSAD_FUZZ_PER_MODULE ?? 8);
 const RATE = 12; // about one statement in 12 (and one expression in 72) is unsupported
@@ -29,12 +29,12 @@ const batchArb = fc.array(choices, { minLength: PER_MODULE, maxLength: PER_MODUL
 
 function report(f: Finding, xs: readonly number[]): string {
   const fn = fuzzFunction(xs, 0, RATE);
-  return `${f.kind}${f.known ? ` (known: ${[...f.fn.known].join(', ')})` : ''}: ${f.detail}\n--- program (choices ${JSON.stringify(xs)}) ---\n${fuzzModule([fn]).source}`;
+  return `${f.kind}${f.known ? ` (known: ${[...f.fn.known, ...(f.rule ? [f.rule] : [])].join(', ')})` : ''}: ${f.detail}\n--- program (choices ${JSON.stringify(xs)}) ---\n${fuzzModule([fn]).source}`;
 }
 
 function summary(stats: Stats): string {
   const codes = [...stats.codes.entries()].sort().map(([c, n]) => `${c}×${n}`).join(' ');
-  return `${stats.functions} functions: ${stats.refused} refused, ${stats.built} built and run at ${stats.points} points; finite differences checked ${stats.fdChecked}, skipped ${stats.fdSkipped}; codes ${codes}`;
+  return `${stats.functions} functions: ${stats.refused} refused, ${stats.built} built and run at ${stats.points} points; finite differences checked ${stats.fdChecked}, skipped ${stats.fdSkipped}; NaN under the IEEE rule (an infinite or NaN intermediate) ${stats.ieee}; codes ${codes}`;
 }
 
 if (LONG > 0) {
@@ -52,7 +52,7 @@ if (LONG > 0) {
         const fresh = !seen.has(key);
         seen.add(key);
         const small = fresh && !f.known && SHRINK_MS > 0 ? shrink(f.xs, f.kind, RATE, SHRINK_MS) : f.xs.slice(0, f.fn.consumed);
-        const entry = { seed: seed - 1, kind: f.kind, known: [...f.fn.known], tags: [...f.fn.tags], detail: f.detail, xs: small, source: fuzzModule([fuzzFunction(small, Number(f.fn.name.slice(1)), RATE)]).source };
+        const entry = { seed: seed - 1, kind: f.kind, known: [...f.fn.known, ...(f.rule ? [f.rule] : [])], tags: [...f.fn.tags], detail: f.detail, xs: small, source: fuzzModule([fuzzFunction(small, Number(f.fn.name.slice(1)), RATE)]).source };
         if (log) fs.appendFileSync(log, `${JSON.stringify(entry)}\n`);
       }
       if (log && (seed - SEED) % 5 === 0) {
@@ -100,5 +100,25 @@ describe('the generator writes what TypeScript parses', () => {
 
   test('random functions (property)', () => {
     fc.assert(fc.property(choices, (xs) => parseErrors(xs, 0).length === 0), { numRuns: 1000, seed: SEED });
+  });
+});
+
+describe('the oracle: NaN where the function computes an infinite intermediate is the IEEE rule, counted', () => {
+  // Long run 31001: grad(h)(x + Math.min(), …) and Math.hypot(…, y + Math.min(), 1) inside f.
+  const ieee: [readonly number[], number][] = [[[33405,1219,19742,472,43788,52812,42070,44964,38757,49330,33488,46301,47206,51666,18543,1829,60059,64507,61775,48046,776,12462,34956,60596,15900,18468,24082,61098,52265,50229,2078,32027,11905,53403,51973,34063,35658,54684,40757,40386,41116,5729,18852,21856,1717,31024,500,52310,40949,28497,5401,4593,33171,8268,56301,1134,21549,31393,11894,17520,495], 7], [[44478,33902,42511,3254,39940,59695,14950,54910,134,32700,37894,52016,54554,54287,61168,61846,60571,25776], 9]];
+
+  test('x + Math.min() inside f: each NaN is classified \'ieee-inf\' and counted', () => {
+    for (const [xs, k] of ieee) {
+      const stats = newStats();
+      const findings = checkBatch([{ fn: fuzzFunction(xs, k, RATE), xs }], stats);
+      expect(findings.map((f) => [f.kind, f.rule, f.known])).toEqual([['grad-nan', 'ieee-inf', true]]);
+      expect(stats.ieee).toBe(1);
+    }
+  });
+
+  test('a guard at its singular point computes no infinite value in plain JavaScript: not the IEEE rule', () => {
+    // Long run 31001: jvp(h, …)[1] with h = u * (v === 0 ? 0 : 1 / v), at v = 0 (fixed since).
+    const xs = [5325,258,53213,36434,7337,31041,56469,1084,11767,32987,34328,41441,51754,3357,33581,57433,48590,22107,33277,33415,49466,5044,40276,19470,18979,59960,24959,61520,46791,49654,64194,40593,48075,18001,48337,2896,9683,5886,3353,50035,45900,38343,41226,7903,44939,43927,18892,11015,620,6225,22821,30968,64265,33895,18122,23952,42315,14099,51113,51560,33786,41846,65298,28799,43561,45138,36756,7636,59203,50689,29633,61659,2865,3346,7036,47512,45224,60424,57385,34235,57834,59198,22839,6756,10339,36880,18194,43584,63261,64427,27739,62204,29576,6730,55654,44313,40251,1964,6197,27513,50022,34364,41815,47786,52000,37485,48560,3789,5038,16885,11176,7440,42457,42236,36327,31314,6535,39297,20716,41074,60565,18921,49354,3648,37765,53435,58994,50827,1822,4355,48678,35070];
+    expect(computesNonFinite(fuzzFunction(xs, 4, RATE), { x: 0, y: 0, a: [0, 1, 0], b: [0, 0, -1], regular: false })).toBe(false);
   });
 });
