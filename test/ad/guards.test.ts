@@ -55,6 +55,80 @@ def g(c: bool ; x: real, y: real) -> (; real) {
   expect(text).not.toContain('cond(');
 });
 
+// A tangent that two selects on the same test both discard (second order through a guard: the
+// JVP of `c ? 0 : 1/v` has the select twice, on the value and on its tangent, and both read
+// -1/v²·v̇): no single branch can take the shared code, so it gets its own branch on the test.
+const shared = parseProgram(`
+def f(c: bool, d: bool, u: real ; x: real) -> (; real, real) {
+  drop(d)
+  let (; a) = scale(u ; x)
+  let (; a1, a2) = dup(a)
+  let (; z1) = zero(real)
+  let (; s) = lselect(c ; z1, a1)
+  let (; z2) = zero(real)
+  let (; t) = lselect(c ; z2, a2)
+  (; s, t)
+}`);
+
+// The same, read only where d also holds: the shared code runs only where both tests agree.
+const sharedNested = parseProgram(`
+def f(c: bool, d: bool, u: real ; x: real) -> (; real, real) {
+  let (; a) = scale(u ; x)
+  let (; a1, a2) = dup(a)
+  let (; z1) = zero(real)
+  let (; s) = lselect(c ; z1, a1)
+  let (; s2) = lmask(d ; s)
+  let (; t) = lmaskn(c ; a2)
+  let (; t2) = lmask(d ; t)
+  (; s2, t2)
+}`);
+
+test('a value two selects on the same test both discard: its infinite partial contributes exactly 0', () => {
+  for (const [p, live] of [[shared, (c: boolean) => !c], [sharedNested, (c: boolean, d: boolean) => !c && d]] as const) {
+    const { program, transposed } = transposeOf(p, 'f');
+    for (const c of [true, false]) {
+      for (const d of [true, false]) {
+        const want = live(c, d) ? [2 * (1 + 5)] : [0];
+        expect(evalFn(program, transposed, [c, d, 2], [1, 5]).lin).toEqual(want);
+        if (!live(c, d)) {
+          expect(evalFn(program, transposed, [c, d, Infinity], [1, 5]).lin).toEqual([0]);
+          expect(evalFn(program, transposed, [c, d, NaN], [1, 5]).lin).toEqual([0]);
+        }
+        // The dot-product test.
+        const fwd = evalFn(p, 'f', [c, d, 1.5], [3]).lin as number[];
+        const back = evalFn(program, transposed, [c, d, 1.5], [0.7, -1.1]).lin as number[];
+        expect(fwd[0] * 0.7 - fwd[1] * 1.1).toBeCloseTo(3 * back[0], 12);
+      }
+    }
+  }
+});
+
+// A copy that the cond passes to no body at all is never read (hvp of a guarded function, erased,
+// passes a partial that both bodies drop): it must not keep the shared code outside the branch.
+const unread = parseProgram(`
+def f(c: bool, u: real ; x: real) -> (; real) {
+  let (; a) = scale(u ; x)
+  let (; a1, a2) = dup(a)
+  let (; y) = cond(c ; a1, a2) [|; p: real, q: real| {
+    drop(q)
+    (; p)
+  }, |; p: real, q: real| {
+    drop(p)
+    drop(q)
+    let (; z) = zero(real)
+    (; z)
+  }]
+  (; y)
+}`);
+
+test('a value the only reading body may need, and a copy no body reads: exactly 0 where the body is not taken', () => {
+  const { program, transposed } = transposeOf(unread, 'f');
+  expect(evalFn(program, transposed, [true, 2], [3]).lin).toEqual([6]);
+  expect(evalFn(program, transposed, [false, 2], [3]).lin).toEqual([0]);
+  expect(evalFn(program, transposed, [false, Infinity], [3]).lin).toEqual([0]);
+  expect(evalFn(program, transposed, [false, NaN], [3]).lin).toEqual([0]);
+});
+
 const reciprocal = parseProgram(`
 def f(x: real ;) -> (real ;) {
   let zero = 0

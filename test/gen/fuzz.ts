@@ -122,7 +122,11 @@ class Gen {
     const c = this.c;
     // TypeScript refuses === between two different literals: the left side of one is a variable.
     const cmp = () => c.weighted<string>([
-      [2, () => `${this.expr(s, d + 1)} ${c.of(['>', '<', '>=', '<='])} ${this.expr(s, d + 1)}`],
+      [2, () => {
+        const [a, op, b] = [this.expr(s, d + 1), c.of(['>', '<', '>=', '<=']), this.expr(s, d + 1)];
+        // TypeScript parses `a < (y > (…) …)` as type arguments `<(y>` and rejects it: the same test mirrored.
+        return op === '<' && b.startsWith('(') ? `${b} > ${a}` : `${a} ${op} ${b}`;
+      }],
       // (Against a bare literal, TypeScript would narrow the variable to that literal's type.)
       [1, () => { const r = this.expr(s, d + 1); return `${this.varLeaf(s)} ${c.of(['!==', '==='])} ${/^[\d.]+$/.test(r) ? `${r} * ${this.varLeaf(s)}` : r}`; }],
     ]);

@@ -183,3 +183,95 @@ describe('plain code: x * (r === 0 ? 0 : 1 / r) + y', () => {
     }
   });
 });
+
+// Second order through a guard (a fuzzer finding): f differentiates h's tangent code, where the
+// select on v === 0 appears twice (on the value and on its tangent) and both discard -1/v²·v̇.
+describe('a guard inside a nested transform: f = jvp(h, …)[1] with h = u · (v === 0 ? 0 : 1 / v)', () => {
+  const { exports: n, result: r } = load(`import { grad, jvp, vjp, linearize, hessian, hvp } from 'tsad';
+/** @differentiable */
+export function h(u: number, v: number): number { return u * (v === 0 ? 0 : 1 / v); }
+/** @differentiable */
+export function f(x: number, y: number): number { return jvp(h, [x, y], [1, 0.5])[1]; }
+/** @differentiable */
+export function fg(x: number, y: number): number { return grad(h, { wrt: [0, 1] })(x, y)[1]; }
+export const g = grad(f, { wrt: [0, 1] });
+export const v = (x: number, y: number, ct: number) => vjp(f, x, y)[1](ct);
+export const t = (x: number, y: number, dx: number, dy: number) => jvp(f, [x, y], [dx, dy]);
+export const l = (x: number, y: number, dx: number, dy: number) => { const [w, d] = linearize(f, x, y); return [w, d(dx, dy)]; };
+export const H = hessian(f, { wrt: [0, 1] });
+export const hv = hvp(f, { wrt: [0, 1] });
+export const tg = (x: number, y: number, dx: number, dy: number) => jvp(grad(f, { wrt: [0, 1] }), [x, y], [dx, dy]);
+export const gg = grad(fg, { wrt: [0, 1] });
+export const Hg = hessian(fg, { wrt: [0, 1] });
+`);
+  // h's tangent along (1, 0.5), and ∂h/∂v, by hand.
+  const fRef = (x: number, y: number) => (y === 0 ? 0 : 1 / y - (0.5 * x) / (y * y));
+  const fgRef = (x: number, y: number) => (y === 0 ? 0 : -x / (y * y));
+
+  test('compiles without diagnostics', () => {
+    expect(r.diagnostics).toEqual([]);
+  });
+
+  test('at v = 0 the branch taken is the constant 0: every derivative of f is 0', () => {
+    for (const x of [1, -0.5, 0]) {
+      expect(n.g(x, 0)).toEqual([0, 0]);
+      expect(n.v(x, 0, 2)).toEqual([0, 0]);
+      expect(n.t(x, 0, 0.3, -0.7)).toEqual([0, 0]);
+      expect(n.l(x, 0, 0.3, -0.7)).toEqual([0, 0]);
+      expect(blocks(n.H(x, 0))).toEqual([0, 0, 0, 0]);
+      expect(n.hv(x, 0, [1, 2])).toEqual([0, 0]);
+      expect(n.tg(x, 0, 1, 2)).toEqual([[0, 0], [0, 0]]);
+      expect(n.gg(x, 0)).toEqual([0, 0]);
+      expect(blocks(n.Hg(x, 0))).toEqual([0, 0, 0, 0]);
+    }
+  });
+
+  test('away from it: finite differences', () => {
+    for (const [x, y] of AWAY) {
+      expectClose(n.g(x, y), fdGrad(fRef, x, y));
+      expectClose(n.v(x, y, 2), fdGrad(fRef, x, y).map((d) => 2 * d));
+      expectClose([n.t(x, y, 0.3, -0.7)[1]], directional(fRef, [x, y], [0.3, -0.7]));
+      expectClose(n.gg(x, y), fdGrad(fgRef, x, y));
+      const Hf = fdHessian(n.g, x, y);
+      expectClose(blocks(n.H(x, y)), Hf);
+      expectClose(n.hv(x, y, [1, 2]), [Hf[0] + 2 * Hf[1], Hf[2] + 2 * Hf[3]]);
+      expectClose(n.tg(x, y, 1, 2)[1], [Hf[0] + 2 * Hf[1], Hf[2] + 2 * Hf[3]]);
+      expectClose(blocks(n.Hg(x, y)), fdHessian(n.gg, x, y));
+    }
+  });
+});
+
+// Third order through a guard (long fuzz run 41001): h = u · (u === 0 ? 0 : 1 / u) + v is 1 + v
+// away from u = 0 and v at it, so every derivative of h past the first in u is 0, there too.
+describe('a guard under hvp or jvp inside f: grad and hessian of f at u = 0 (and x = 0)', () => {
+  const { exports: n, result: r } = load(`import { grad, jvp, hvp, hessian } from 'tsad';
+/** @differentiable */
+export function h(u: number, v: number): number { return u * (u === 0 ? 0 : 1 / u) + v; }
+/** @differentiable */
+export function viaHvp(x: number, y: number): number { return hvp(h)(x, y, 1); }
+/** @differentiable */
+export function viaJvp(x: number, y: number): number { return jvp(h, [x, y], [1, 0.5])[1]; }
+// x / (1 / x) is x² away from 0; at 0 its partials are infinite (found by guardsProperties).
+/** @differentiable */
+export function k(x: number, y: number): number { return x !== 0 ? x - x / (1 / x) : 0.5; }
+/** @differentiable */
+export function viaHvpK(x: number, y: number): number { return hvp(k, { wrt: [0, 1] })(x, y, [1, 2])[0]; }
+export const gHvp = grad(viaHvp, { wrt: [0, 1] });
+export const gHvpK = grad(viaHvpK, { wrt: [0, 1] });
+export const gJvp = grad(viaJvp, { wrt: [0, 1] });
+export const hJvp = hessian(viaJvp, { wrt: [0, 1] });
+`);
+
+  test('compiles without diagnostics', () => {
+    expect(r.diagnostics).toEqual([]);
+  });
+
+  test('all 0, at u = 0 as elsewhere', () => {
+    for (const [x, y] of [[0, 0], [0, 2], [1, 2], [-0.5, 1]]) {
+      expect(n.gHvp(x, y)).toEqual([0, 0]);
+      expect(n.gHvpK(x, y)).toEqual([0, 0]);
+      expect(n.gJvp(x, y)).toEqual([0, 0]);
+      expect(blocks(n.hJvp(x, y))).toEqual([0, 0, 0, 0]);
+    }
+  });
+});

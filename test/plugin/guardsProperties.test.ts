@@ -2,7 +2,9 @@
 // or has NaN or infinite partials there, never leaks NaN into a derivative. Random smooth sides;
 // the untaken side reads a singular value s (1/x, √(x²), log(x²), y/x, ... at x = 0), computed
 // before the test or inside the side itself. Every derivative of f at (0, y) must equal the same
-// derivative of the side taken compiled alone: grad, vjp, jvp, linearize, hessian and hvp.
+// derivative of the side taken compiled alone: grad, vjp, jvp, linearize, hessian and hvp. The
+// same holds at every order through nested transforms: a function that calls jvp, grad or hvp of
+// the guarded one, differentiated again.
 import fc from 'fast-check';
 import { smoothExpression } from '../gen/source';
 import { compile, load } from './harness';
@@ -56,6 +58,9 @@ const KINDS = ['g', 'v', 't', 'l', 'h', 'hv'];
 
 const leaves = (v: unknown): number[] => (Array.isArray(v) ? v.flatMap(leaves) : [v as number]);
 
+const leavesEqual = (got: number[], want: number[]) =>
+  got.length === want.length && got.every((g, i) => (Number.isNaN(want[i]) ? Number.isNaN(g) : Math.abs(g - want[i]) <= 1e-12 * Math.max(1, Math.abs(want[i]))));
+
 test('no NaN from an untaken side: every derivative is the taken side\'s (property)', () => {
   fc.assert(
     fc.property(fc.array(guarded, { minLength: PER_FILE, maxLength: PER_FILE }), fc.array(fc.double({ min: -2, max: 2, noNaN: true }), { minLength: 2, maxLength: 2 }), (cases, ys) => {
@@ -76,12 +81,48 @@ test('no NaN from an untaken side: every derivative is the taken side\'s (proper
           for (const kind of KINDS) {
             const got = leaves(e[`f${k}${kind}`](0, y));
             const want = leaves(e[`r${k}${kind}`](0, y));
-            const ok = got.length === want.length && got.every((g, i) => (Number.isNaN(want[i]) ? Number.isNaN(g) : Math.abs(g - want[i]) <= 1e-12 * Math.max(1, Math.abs(want[i]))));
-            if (!ok) throw new Error(`${kind} at (0, ${y}): got ${got}, the side taken gives ${want}\n${c.body}`);
+            if (!leavesEqual(got, want)) throw new Error(`${kind} at (0, ${y}): got ${got}, the side taken gives ${want}\n${c.body}`);
           }
         }
       });
     }),
     { numRuns: 6 },
+  );
+});
+
+/** A function of (x, y) calling a transform of `g`: its derivatives are second and third order in g. */
+const NESTED = {
+  jvp: (g: string) => `jvp(${g}, [x, y], [1, 0.5])[1]`,
+  grad: (g: string) => `grad(${g}, { wrt: [0, 1] })(x, y)[0]`,
+  hvp: (g: string) => `hvp(${g}, { wrt: [0, 1] })(x, y, [1, 2])[1]`,
+};
+
+test('no NaN from an untaken side through a nested transform: every derivative is the taken side\'s (property)', () => {
+  const nested = fc.tuple(guarded, fc.constantFrom(...(Object.keys(NESTED) as (keyof typeof NESTED)[])));
+  fc.assert(
+    fc.property(fc.array(nested, { minLength: PER_FILE, maxLength: PER_FILE }), fc.double({ min: -2, max: 2, noNaN: true }), (cases, y) => {
+      const src = [
+        `import { grad, jvp, vjp, linearize, hessian, hvp } from 'tsad';`,
+        ...cases.flatMap(([c, via], k) => [
+          `/** @differentiable */\nexport function f${k}(x: number, y: number): number {\n${c.body}\n}`,
+          `/** @differentiable */\nexport function r${k}(x: number, y: number): number {\n  return ${c.taken};\n}`,
+          `/** @differentiable */\nexport function nf${k}(x: number, y: number): number { return ${NESTED[via](`f${k}`)}; }`,
+          `/** @differentiable */\nexport function nr${k}(x: number, y: number): number { return ${NESTED[via](`r${k}`)}; }`,
+          ...transforms(`nf${k}`, `nf${k}`),
+          ...transforms(`nr${k}`, `nr${k}`),
+        ]),
+      ].join('\n');
+      const compiled = compile(src, { throwOnError: false });
+      if (compiled.diagnostics.length > 0 || compiled.typeErrors.length > 0) throw new Error(`${compiled.messages.join('\n')}\n${src}`);
+      const { exports: e } = load(src);
+      cases.forEach(([c, via], k) => {
+        for (const kind of KINDS) {
+          const got = leaves(e[`nf${k}${kind}`](0, y));
+          const want = leaves(e[`nr${k}${kind}`](0, y));
+          if (!leavesEqual(got, want)) throw new Error(`${kind} of ${NESTED[via]('f')} at (0, ${y}): got ${got}, the side taken gives ${want}\n${c.body}`);
+        }
+      });
+    }),
+    { numRuns: 4 },
   );
 });

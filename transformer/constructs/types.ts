@@ -319,10 +319,13 @@ export interface ConstructRule {
   readonly carries?: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => readonly CarrySlot[];
   /**
    * Branches (ad/guards.ts): per linear operand, the one body that reads it where every other
-   * body only drops it; undefined where several bodies read it. T computes what feeds such an
-   * operand inside that body, so its backward code runs only when the body does.
+   * body only drops it; undefined where several bodies read it, null where none does. T computes
+   * what feeds such an operand inside that body, so its backward code runs only when the body
+   * does (and never where no body reads it).
    */
-  readonly soleReader?: (e: ConstructExpr) => readonly (number | undefined)[];
+  readonly soleReader?: (e: ConstructExpr) => readonly (number | null | undefined)[];
+  /** The bool operand that picks the body (present with soleReader): the first when it holds, the second when not. */
+  readonly branchTest?: (e: ConstructExpr) => string;
   /** The construct with code moved into its bodies (present with soleReader). */
   readonly sink?: (e: ConstructExpr, s: Sunk) => ConstructExpr;
   /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */

@@ -24,6 +24,7 @@ const onlyDrops = (l: Lambda, i: number): boolean => l.body.stmts.some(dropOf(l.
 export const condSoleReader: NonNullable<ConstructRule['soleReader']> = (e) =>
   e.lin.map((_, i) => {
     const readers = e.bodies.flatMap((l, k) => (onlyDrops(l, i) ? [] : [k]));
+    if (readers.length === 0) return null;
     return readers.length === 1 && e.bodies.length > 1 ? readers[0] : undefined;
   });
 

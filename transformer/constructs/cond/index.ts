@@ -11,6 +11,7 @@ import { condEmitTs } from './emitTs';
 import { pruneBodyResults } from '../prune';
 import { condFuseAdd } from './fuseAdd';
 import { condSink, condSoleReader } from './guard';
+import { condNames } from './operands';
 
 export const cond: ConstructRule = {
   name: 'cond',
@@ -25,6 +26,7 @@ export const cond: ConstructRule = {
   fuseAdd: condFuseAdd,
   soleReader: condSoleReader,
   sink: condSink,
+  branchTest: (e) => condNames(e).pred,
   emitTs: condEmitTs,
   // The branch that runs takes its operands over: it may write an array in place (ad/inplace.ts)
   // when the cond is that array's last reader.
