@@ -38,6 +38,7 @@ import { constructRule } from '../constructs/registry';
 import { PRIMS } from '../prims/registry';
 import { visitDef } from '../ir/traverse';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../constructs/types';
+import { DeepWalk } from '../ir/nesting';
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import { arityOf, defArity } from '../ir/arity';
 import { restoreLinearity } from './linearity';
@@ -101,6 +102,8 @@ class Unzipper {
     /** Binder types of the def (names are unique per def), for construct rules that ask. */
     private readonly types: ReadonlyMap<string, Type> = new Map(),
   ) {}
+
+  readonly walk = new DeepWalk();
 
   /** ULet/UUnpack over a whole block, in a loop (generated code can be thousands of statements). */
   splitBlock(b: Block): Split {
@@ -224,14 +227,22 @@ class Unzipper {
 
   /** U of a construct's body: (p̄ ;) -> (r̄, residuals ;) and (residuals ; ṗ̄) -> (; ṙ̄). */
   unzipBody(l: Lambda): UnzippedBody {
+    // Deep nesting is walked in stretches: the request may run later, at the bottom of the stack.
+    const depth = this.depth + 1;
+    return this.walk.body(l.body, () => {
+      const saved = this.depth;
+      this.depth = depth;
+      try {
+        return this.unzipBodyHere(l);
+      } finally {
+        this.depth = saved;
+      }
+    });
+  }
+
+  private unzipBodyHere(l: Lambda): UnzippedBody {
     const nlResults = arityOf(l.body.result, defArity(this.defs)).nl;
-    this.depth++;
-    let h: ReturnType<Unzipper['halves']>;
-    try {
-      h = this.halves(l.nlParams, l.body, nlResults, true, this.overwrittenParams.get(l));
-    } finally {
-      this.depth--;
-    }
+    const h = this.halves(l.nlParams, l.body, nlResults, true, this.overwrittenParams.get(l));
     return {
       primal: lambda(l.nlParams, [], block(h.context, ret([...h.outs.map((o) => o.name), ...h.residuals.map((r) => r.name)]))),
       tangent: lambda(h.residuals, l.linParams, h.linBody),
@@ -405,7 +416,8 @@ function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: Checkpoint
   const names = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
   const types = new Map<string, Type>();
   visitDef(d, { bind: (b) => b.type && types.set(b.name, b.type) });
-  const { context, outs, residuals, linBody } = new Unzipper(d.name, defs, names, policy, types).halves(d.nlParams, d.body, d.nlResults.length);
+  const u = new Unzipper(d.name, defs, names, policy, types);
+  const { context, outs, residuals, linBody } = u.walk.run(() => u.halves(d.nlParams, d.body, d.nlResults.length));
   const tapeType = tupleType(
     residuals.map((r) => r.type!),
     tapeName(unzipStem(d)),
