@@ -6,7 +6,7 @@
 import { parseProgram } from '../../transformer/ir/parse';
 import { evalFn } from '../../transformer/ir/interp';
 import { jvpOf, gradOf } from '../../transformer/ad/drivers';
-import { setLevelsPerStretch, LEVELS_PER_STRETCH } from '../../transformer/ir/nesting';
+import { setLevelsPerStretch, LEVELS_PER_STRETCH } from '../../transformer/ir/deepWalk';
 import { nestedConds, nestedLoops } from '../gen/long';
 
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-12 * (1 + Math.abs(b));

@@ -13,7 +13,7 @@
 import { NameSupply, namesIn } from '../ir/build';
 import { Binder, Block, Expr, FnDef, Lambda, Stmt, block, letS, ret, unpackS } from '../ir/syntax';
 import { ScopeStack } from '../ir/scopeStack';
-import { DeepWalk } from '../ir/nesting';
+import { DeepWalk } from '../ir/deepWalk';
 import { mapChildren, renameOperands, visitDef } from '../ir/traverse';
 
 interface Scoped {

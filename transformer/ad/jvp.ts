@@ -37,7 +37,7 @@ import { constructResultTypes } from '../ir/check';
 import { PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { restoreLinearity } from './linearity';
-import { DeepWalk } from '../ir/nesting';
+import { DeepWalk } from '../ir/deepWalk';
 import { peekReads } from './peek';
 import { hoistBlocks } from './hoist';
 import { dotName, jvpName, role } from './names';

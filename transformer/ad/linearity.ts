@@ -13,7 +13,7 @@
 import { NameSupply, namesIn } from '../ir/build';
 import { Binder, Block, Expr, FnDef, InternalError, Lambda, Stmt, drop, dup, letS, nvar, lvar } from '../ir/syntax';
 import { ScopeStack } from '../ir/scopeStack';
-import { DeepWalk } from '../ir/nesting';
+import { DeepWalk } from '../ir/deepWalk';
 import { mapChildren, renameOperands, renameStmtOperands, visitDef } from '../ir/traverse';
 
 interface Slot {

@@ -22,7 +22,7 @@ interface Site {
 import { PRIMS } from '../prims/registry';
 import { restoreLinearity } from './linearity';
 import type { Scalar } from '../prims/types';
-import { DeepWalk } from '../ir/nesting';
+import { DeepWalk } from '../ir/deepWalk';
 import { forEachOperand, hasBodies, mapChildren, renameOperands, visitDef, visitExpr } from '../ir/traverse';
 import { hoistBlocks, rebindsAName } from './hoist';
 

@@ -38,7 +38,7 @@ import { constructRule } from '../constructs/registry';
 import { PRIMS } from '../prims/registry';
 import { visitDef } from '../ir/traverse';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../constructs/types';
-import { DeepWalk } from '../ir/nesting';
+import { DeepWalk } from '../ir/deepWalk';
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import { arityOf, defArity } from '../ir/arity';
 import { restoreLinearity } from './linearity';
