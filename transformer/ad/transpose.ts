@@ -35,7 +35,7 @@ import type { TransposeOps } from '../constructs/types';
 import { arityOf, defArity } from '../ir/arity';
 import { LIN_PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
-import { freeLinear } from '../ir/freeVars';
+import { closedFreeLinear } from '../ir/freeVars';
 import { restoreLinearity } from './linearity';
 import { guardBranches } from './guards';
 import { DeepWalk } from '../ir/deepWalk';
@@ -100,7 +100,7 @@ function flatten(body: Block, out: Stmt[], names: NameSupply, types: Map<string,
 function isForward(s: Stmt): boolean {
   if (s.tag === 'unpack') return !s.linear;
   if (s.lin.length > 0) return false;
-  if (s.rhs.tag === 'drop') return freeLinear(s.rhs).size === 0;
+  if (s.rhs.tag === 'drop') return closedFreeLinear(s.rhs).size === 0;
   if (s.rhs.tag === 'construct') return s.rhs.lin.length === 0;
   return true;
 }
@@ -188,7 +188,7 @@ class Transposer {
       }
       case 'drop':
         // TDrop: whatever was discarded contributes nothing; it is not transposed at all.
-        return freeLinear(rhs).forEach((x) => this.set(x, null));
+        return closedFreeLinear(rhs).forEach((x) => this.set(x, null));
       case 'construct': {
         const ops: TransposeOps = {
           b,

@@ -44,7 +44,7 @@ import { arityOf, defArity } from '../ir/arity';
 import { restoreLinearity } from './linearity';
 import { derivedName, role, tapeName, unzipStem } from './names';
 import { calleesFirst, defMap } from './program';
-import { freeNonLinear } from '../ir/freeVars';
+import { closedFreeNonLinear } from '../ir/freeVars';
 
 /**
  * 'save' stores every residual; 'recompute' recomputes every primitive in the linear half;
@@ -374,7 +374,7 @@ function decide(policy: CheckpointPolicy, fn: string, s: Stmt): 'save' | 'recomp
  * the linear half; what stays needed and is bound in C (or is a parameter) is the tape.
  */
 function chooseResiduals(fn: string, ctx: readonly Stmt[], lin: Block, policy: CheckpointPolicy, overwritten: ReadonlySet<string>): { recompute: Stmt[]; needed: Set<string> } {
-  const needed = freeNonLinear(lin);
+  const needed = closedFreeNonLinear(lin);
   const recompute: Stmt[] = [];
   for (let i = ctx.length - 1; i >= 0; i--) {
     const s = ctx[i];
@@ -383,10 +383,10 @@ function chooseResiduals(fn: string, ctx: readonly Stmt[], lin: Block, policy: C
     if (decide(policy, fn, s) !== 'recompute') continue;
     // A read of an array the context overwrites is stored: recomputing it would keep that version
     // of the array alive for the linear half, and a write could then no longer run in place.
-    if (s.tag === 'let' && overwritten.size > 0 && [...freeNonLinear(s.rhs)].some((n) => overwritten.has(n))) continue;
+    if (s.tag === 'let' && overwritten.size > 0 && [...closedFreeNonLinear(s.rhs)].some((n) => overwritten.has(n))) continue;
     recompute.unshift(s);
     bound.forEach((b) => needed.delete(b.name));
-    if (s.tag === 'let') freeNonLinear(s.rhs).forEach((n) => needed.add(n));
+    if (s.tag === 'let') closedFreeNonLinear(s.rhs).forEach((n) => needed.add(n));
     else needed.add(s.tuple);
   }
   return { recompute, needed };
@@ -398,7 +398,7 @@ function chooseResiduals(fn: string, ctx: readonly Stmt[], lin: Block, policy: C
  * it (a literal partial such as 1, or `cos x` under the recompute policy).
  */
 function forwardContext(ctx: readonly Stmt[], moved: ReadonlySet<Stmt>, nl: Expr, residuals: readonly string[]): Stmt[] {
-  const live = freeNonLinear(nl);
+  const live = closedFreeNonLinear(nl);
   residuals.forEach((n) => live.add(n));
   const kept: Stmt[] = [];
   for (let i = ctx.length - 1; i >= 0; i--) {
@@ -406,7 +406,7 @@ function forwardContext(ctx: readonly Stmt[], moved: ReadonlySet<Stmt>, nl: Expr
     const bound = s.tag === 'let' ? s.nl : s.names;
     if (moved.has(s) && !bound.some((b) => live.has(b.name))) continue;
     kept.push(s);
-    if (s.tag === 'let') freeNonLinear(s.rhs).forEach((n) => live.add(n));
+    if (s.tag === 'let') closedFreeNonLinear(s.rhs).forEach((n) => live.add(n));
     else live.add(s.tuple);
   }
   return kept.reverse();

@@ -12,7 +12,7 @@
 // statement other than a non-linear `drop`) are what must be computed.
 import type { Stmt } from '../../ir/syntax';
 import { ret } from '../../ir/syntax';
-import { freeVars } from '../../ir/freeVars';
+import { closedFreeVars } from '../../ir/freeVars';
 import type { ConstructExpr } from '../types';
 
 /**
@@ -92,7 +92,7 @@ function pruneStmts(stmts: readonly Stmt[], roots: readonly string[], level: num
       const inner = loopPrunePartly(s.rhs, s.nl.map((b) => live.has(b.name)), level);
       if (inner) stmt = { ...s, nl: s.nl.filter((_, j) => inner.kept[j]), rhs: inner.expr };
     }
-    const free = freeVars(stmt.tag === 'let' ? stmt.rhs : s.rhs);
+    const free = closedFreeVars(stmt.tag === 'let' ? stmt.rhs : s.rhs);
     for (const n of free.nl) live.add(n);
     for (const n of free.lin) live.add(n);
     out.push(stmt);
