@@ -1,12 +1,12 @@
 // Construct bodies nested in construct bodies: how deep a program goes, and what a pass says when
 // it cannot follow. The parser, the checker and the visitor (traverse.ts) keep explicit stacks;
-// so does the interpreter for cond, loop, while and remat (their impl rules are generators that
-// yield the bodies to run, as type rules do). The passes whose construct rules call back into
+// so does the interpreter for cond, loop, while, remat, map and fold (their impl rules are
+// generators that yield the bodies to run, as type rules do). The passes whose construct rules call back into
 // them for their bodies (J, U, T, E, the simplifier, hoisting, restoreLinearity, rewriteBlock's
 // users: licm and checkpointing) walk bodies in stretches of 64 levels (DeepWalk, deepWalk.ts):
 // a request past the stretch is unwound to the bottom of the stack, run there, and what it
 // interrupted is replayed from a log. What still recurses once per level (the TypeScript emitter,
-// the interpreter inside array constructs' bodies, inlining, in-place marking) can exhaust the
+// the interpreter inside the bodies of the other array constructs, inlining, in-place marking) can exhaust the
 // JavaScript stack; that is reported as what it is, with the depth, never as a raw RangeError.
 //
 // Why replay and not a thread with a bigger stack (worker_threads' stackSizeMb, as rustc runs
@@ -24,7 +24,7 @@ import { visitDef } from './traverse';
 /** Levels of construct nesting every pass follows (test/ir/long.test.ts); deeper may work too. */
 export const NESTING_FOLLOWED = 300;
 
-/** Levels the interpreter (cond, loop, while, remat) and J follow (test/ir/long.test.ts). */
+/** Levels the interpreter (cond, loop, while, remat, map, fold) and J follow (test/ir/long.test.ts). */
 export const NESTING_FOLLOWED_BY_INTERP_AND_J = 5000;
 
 /** The deepest nesting of construct bodies in any def of `p` (a block inside a body adds none). */
