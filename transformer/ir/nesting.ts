@@ -1,12 +1,13 @@
 // Construct bodies nested in construct bodies: how deep a program goes, and what a pass says when
 // it cannot follow. The parser, the checker and the visitor (traverse.ts) keep explicit stacks;
 // so does the interpreter for cond, loop, while, remat, map and fold (their impl rules are
-// generators that yield the bodies to run, as type rules do). The passes whose construct rules call back into
-// them for their bodies (J, U, T, E, the simplifier, hoisting, restoreLinearity, rewriteBlock's
-// users: licm and checkpointing) walk bodies in stretches of 64 levels (DeepWalk, deepWalk.ts):
-// a request past the stretch is unwound to the bottom of the stack, run there, and what it
-// interrupted is replayed from a log. What still recurses once per level (the TypeScript emitter,
-// the interpreter inside the bodies of the other array constructs, inlining, in-place marking) can exhaust the
+// generators that yield the bodies to run, as type rules do). The passes whose construct rules
+// call back into them for their bodies (J, U, T, E, the simplifier, hoisting, restoreLinearity,
+// rewriteBlock's users: licm and checkpointing) walk bodies in stretches of 64 levels (DeepWalk,
+// deepWalk.ts): a request past the stretch is unwound to the bottom of the stack, run there, and
+// what it interrupted is replayed from a log. What still recurses once per level (the TypeScript
+// emitter and its in-place marking, the interpreter inside the other array constructs' bodies) can
+// exhaust the
 // JavaScript stack; that is reported as what it is, with the depth, never as a raw RangeError.
 //
 // Why replay and not a thread with a bigger stack (worker_threads' stackSizeMb, as rustc runs
