@@ -7,8 +7,7 @@
 // deepWalk.ts): a request past the stretch is unwound to the bottom of the stack, run there, and
 // what it interrupted is replayed from a log. What still recurses once per level (the TypeScript
 // emitter and its in-place marking, the interpreter inside the other array constructs' bodies) can
-// exhaust the
-// JavaScript stack; that is reported as what it is, with the depth, never as a raw RangeError.
+// exhaust the JavaScript stack; that is reported as what it is, with the depth, never as a raw RangeError.
 //
 // Why replay and not a thread with a bigger stack (worker_threads' stackSizeMb, as rustc runs
 // on a big-stack thread): a pass would have to be rerun on the worker from printed IR, which
