@@ -43,6 +43,7 @@ import { printType } from '../ir/printType';
 import { erasedName, role } from '../ir/names';
 import { calleesFirst, defMap } from './program';
 import { restoreLinearity } from './linearity';
+import { DeepWalk } from '../ir/deepWalk';
 import { emptyArray, emptyStack } from '../constructs/placeholder';
 import { constructRule } from '../constructs/registry';
 import type { Counts } from '../constructs/types';
@@ -118,6 +119,8 @@ class Eraser {
     return b.nl('zero', lit(0), REAL);
   }
 
+  walk = new DeepWalk();
+
   private binderType(b: Binder): Type {
     if (!b.type) throw new InternalError(`erase: untyped binder ${b.name} (annotate types first)`);
     return b.type;
@@ -159,11 +162,12 @@ class Eraser {
       case 'zero':
         throw new InternalError('erase: a linear leaf in tail position must be let-bound (run after flattening)');
       case 'construct': {
-        const eraseBody = (l: Lambda): Lambda => ({
-          nlParams: [...l.nlParams, ...l.linParams],
-          linParams: [],
-          body: this.block(nameTails(l.body, (r) => this.typeOfTail(r), names), names),
-        });
+        const eraseBody = (l: Lambda): Lambda =>
+          this.walk.body(l.body, () => ({
+            nlParams: [...l.nlParams, ...l.linParams],
+            linParams: [],
+            body: this.block(nameTails(l.body, (r) => this.typeOfTail(r), names), names),
+          }));
         const rule = constructRule(e, 'erase');
         if (rule.erase) return rule.erase({ eraseBody, arity: (l) => arityOf(l.body.result, this.callee), fresh: (h) => names.fresh(h) }, e);
         return { ...e, nl: [...e.nl, ...e.lin], lin: [], bodies: e.bodies.map(eraseBody) };
@@ -224,7 +228,9 @@ function eraseDef(d: FnDef, eraser: Eraser): FnDef {
       if (b.type) eraser.types.set(b.name, b.type);
     },
   });
-  const body = eraser.block(nameTails(d.body, () => d.linResults[0], names), names);
+  // Bodies nested thousands deep are erased in stretches (DeepWalk).
+  eraser.walk = new DeepWalk();
+  const body = eraser.walk.run(() => eraser.block(nameTails(d.body, () => d.linResults[0], names), names));
   return restoreLinearity({
     name: erasedName(d.name),
     role: role('erased', d.name),

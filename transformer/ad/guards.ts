@@ -37,7 +37,7 @@
 //
 // so its backward code, too, runs only where its results are read.
 import type { NameSupply } from '../ir/build';
-import { freeVars } from '../ir/freeVars';
+import { closedFreeVars } from '../ir/freeVars';
 import { forEachOperand, renameOperands, renameStmtOperands } from '../ir/traverse';
 import { BOOL, Binder, Expr, Stmt, Type, binder, block, construct, drop, lambda, letS, lvar, nvar, prim, ret, zero } from '../ir/syntax';
 import { LIN_PRIMS } from '../prims/registry';
@@ -54,7 +54,7 @@ interface Reads {
 function readsOf(s: Stmt): Reads {
   if (s.tag === 'unpack') return s.linear ? { nl: [], lin: [s.tuple] } : { nl: [s.tuple], lin: [] };
   if (s.rhs.tag === 'drop' || s.rhs.tag === 'block') {
-    const f = freeVars(s.rhs);
+    const f = closedFreeVars(s.rhs);
     return { nl: [...f.nl], lin: [...f.lin] };
   }
   // Bodies are closed: an expression reads its operands and nothing inside them.
@@ -421,7 +421,7 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
   const out = stmts.flatMap((s, i) => (moved[i] ? [] : replaced.get(i) ?? [s]));
   if (replaced.size === 0) return out;
   // A literal whose readers all moved is bound where they went; the outer binding goes.
-  const read = new Set([...freeVars(result).nl, ...out.flatMap((s) => readsOf(s).nl)]);
+  const read = new Set([...closedFreeVars(result).nl, ...out.flatMap((s) => readsOf(s).nl)]);
   return out.filter((s) => !(s.tag === 'let' && s.nl.length === 1 && literal.has(s.nl[0].name) && !read.has(s.nl[0].name)));
 }
 

@@ -13,6 +13,7 @@
 import { NameSupply, namesIn } from '../ir/build';
 import { Binder, Block, Expr, FnDef, Lambda, Stmt, block, letS, ret, unpackS } from '../ir/syntax';
 import { ScopeStack } from '../ir/scopeStack';
+import { DeepWalk } from '../ir/deepWalk';
 import { mapChildren, renameOperands, visitDef } from '../ir/traverse';
 
 interface Scoped {
@@ -58,22 +59,30 @@ export function hoistBlocks(d: FnDef): FnDef {
   };
   const r = (n: string) => scope.find(n)?.actual ?? n;
   const leaf = (e: Expr, drops: number): Expr => {
-    // One level of recursion per construct nesting level (bodies are hoisted in place).
     let out = renameOperands(e.tag === 'construct' ? mapChildren(e, body) : e, r);
     for (let i = 0; i < drops; i++) out = { tag: 'drop', expr: out };
     return out;
   };
-  const body = (l: Lambda): Lambda => {
-    const depth = scope.size;
-    const nlParams = l.nlParams.map(bind);
-    const linParams = l.linParams.map(bind);
-    const hoisted = hoist(l.body);
-    while (scope.size > depth) scope.pop();
-    return { nlParams, linParams, body: hoisted };
-  };
+  // Bodies nested thousands deep are walked in stretches (DeepWalk).
+  const walk = new DeepWalk();
+  const body = (l: Lambda): Lambda =>
+    walk.body(l.body, () => {
+      const depth = scope.size;
+      try {
+        const nlParams = l.nlParams.map(bind);
+        const linParams = l.linParams.map(bind);
+        return { nlParams, linParams, body: hoist(l.body) };
+      } finally {
+        while (scope.size > depth) scope.pop();
+      }
+    });
   const nlParams = d.nlParams.map(bind);
   const linParams = d.linParams.map(bind);
-  const result = hoist(d.body);
+  const depth = scope.size;
+  const result = walk.run(() => {
+    while (scope.size > depth) scope.pop();
+    return hoist(d.body);
+  });
   return changed ? { ...d, nlParams, linParams, body: result } : d;
 
   function hoist(root: Block): Block {

@@ -37,6 +37,7 @@ import { constructResultTypes } from '../ir/check';
 import { PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { restoreLinearity } from './linearity';
+import { DeepWalk } from '../ir/deepWalk';
 import { peekReads } from './peek';
 import { hoistBlocks } from './hoist';
 import { dotName, jvpName, role } from '../ir/names';
@@ -53,6 +54,7 @@ interface Ctx {
   readonly parts: Map<string, Tangent[]>;
   readonly types: Map<string, Type>;
   readonly defs: ReadonlyMap<string, FnDef>;
+  readonly walk: DeepWalk;
 }
 
 interface Results {
@@ -159,7 +161,7 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
         b,
         typeOf: (n) => typeOf(ctx, n),
         tangentOf: (n) => tangent.get(n) ?? null,
-        jvpBody: (body, constants, symbolicZeros) => jvpBody(ctx, body, constants ?? 0, symbolicZeros),
+        jvpBody: (body, constants, symbolicZeros) => ctx.walk.body(body.body, () => jvpBody(ctx, body, constants ?? 0, symbolicZeros)),
       };
       const dots = constructRule(rhs, 'jvp').jvp(ops, rhs, binders);
       binders.forEach((x, i) => tangent.set(x.name, dots[i]));
@@ -275,12 +277,15 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
   // One binder per name and no nested blocks: tangents are keyed by name (hoist.ts).
   const d = hoistBlocks(d0);
   const names = new NameSupply(namesIn(d.body, new Set(d.nlParams.map((x) => x.name))));
-  const ctx: Ctx = { b: new Builder(names), tangent: new Map(), parts: new Map(), types: new Map(), defs };
-  // A boolean's tangent lives in the zero-dimensional space: it is accepted and dropped.
-  const linParams = tangentParams(ctx, d.nlParams);
-  const r = jvpTail(ctx, d.body);
-  const dots = r.tangents.map((t, i) => materialize(ctx, t, typeOf(ctx, r.names[i])));
-  const body = ctx.b.finish(ret(r.names, dots));
+  const walk = new DeepWalk();
+  const { linParams, body } = walk.run(() => {
+    const ctx: Ctx = { b: new Builder(names), tangent: new Map(), parts: new Map(), types: new Map(), defs, walk };
+    // A boolean's tangent lives in the zero-dimensional space: it is accepted and dropped.
+    const linParams = tangentParams(ctx, d.nlParams);
+    const r = jvpTail(ctx, d.body);
+    const dots = r.tangents.map((t, i) => materialize(ctx, t, typeOf(ctx, r.names[i])));
+    return { linParams, body: ctx.b.finish(ret(r.names, dots)) };
+  });
   // A tangent read and then updated (h[j] = f(h[j])) keeps one holder, so the update is in place.
   return peekReads(restoreLinearity({
     name: jvpName(d.name),

@@ -11,8 +11,9 @@
 // parameters get their dups and drops at the top of the body, and whatever the body binds is
 // judged inside it; a linear operand read by a construct counts as one use, whichever body runs.
 import { NameSupply, namesIn } from '../ir/build';
-import { Binder, Block, Expr, FnDef, InternalError, Stmt, drop, dup, letS, nvar, lvar } from '../ir/syntax';
+import { Binder, Block, Expr, FnDef, InternalError, Lambda, Stmt, drop, dup, letS, nvar, lvar } from '../ir/syntax';
 import { ScopeStack } from '../ir/scopeStack';
+import { DeepWalk } from '../ir/deepWalk';
 import { mapChildren, renameOperands, renameStmtOperands, visitDef } from '../ir/traverse';
 
 interface Slot {
@@ -61,6 +62,9 @@ export function restoreLinearity(d: FnDef): FnDef {
   const fixUps = (bound: readonly Binder[], out: Stmt[]): void => {
     for (const b of bound) {
       const s = slots.get(b)!;
+      // Bound again when a deep walk replays the body (DeepWalk): its copies start over.
+      s.copies.length = 0;
+      s.next = 0;
       if (s.uses === 0) {
         out.push(letS([], [], drop(s.linear ? lvar(s.name) : nvar(s.name))));
       } else if (s.linear && s.uses > 1) {
@@ -79,15 +83,26 @@ export function restoreLinearity(d: FnDef): FnDef {
     for (const b of bound) scopes.push(slots.get(b)!);
   };
 
-  // Pass 2 recurses once per nested block (pass 1 is the iterative visitor): the code it gets from
-  // J, U, T, the simplifier and the front end is flat or shallow.
+  // Pass 2 recurses once per nested body, walked in stretches (DeepWalk); pass 1 is the iterative
+  // visitor.
+  const walk = new DeepWalk();
   const rebuildExpr = (e: Expr): Expr => {
-    const inner = mapChildren(e, (l) => ({ ...l, body: rebuildBlock(l.body, [...l.nlParams, ...l.linParams]) }), rebuildExpr);
+    const rebuild = (l: Lambda): Lambda => ({ ...l, body: rebuildBlock(l.body, [...l.nlParams, ...l.linParams]) });
+    // A nested block reads the enclosing scope: only a construct's closed bodies can be deferred.
+    const inner = mapChildren(e, (l) => (e.tag === 'construct' ? walk.body(l.body, () => rebuild(l)) : rebuild(l)), rebuildExpr);
     return renameOperands(inner, rename);
   };
 
   function rebuildBlock(body: Block, params: readonly Binder[]): Block {
     const depth = scopes.size;
+    try {
+      return rebuildIn(body, params);
+    } finally {
+      scopes.popMany(scopes.size - depth);
+    }
+  }
+
+  function rebuildIn(body: Block, params: readonly Binder[]): Block {
     const out: Stmt[] = [];
     fixUps(params, out);
     for (const s of body.stmts) {
@@ -100,10 +115,8 @@ export function restoreLinearity(d: FnDef): FnDef {
         fixUps(s.names, out);
       }
     }
-    const result = rebuildExpr(body.result);
-    scopes.popMany(scopes.size - depth);
-    return { stmts: out, result };
+    return { stmts: out, result: rebuildExpr(body.result) };
   }
 
-  return { ...d, body: rebuildBlock(d.body, [...d.nlParams, ...d.linParams]) };
+  return { ...d, body: walk.run(() => rebuildBlock(d.body, [...d.nlParams, ...d.linParams])) };
 }

@@ -22,6 +22,7 @@ interface Site {
 import { PRIMS } from '../prims/registry';
 import { restoreLinearity } from './linearity';
 import type { Scalar } from '../prims/types';
+import { DeepWalk } from '../ir/deepWalk';
 import { forEachOperand, hasBodies, mapChildren, renameOperands, visitDef, visitExpr } from '../ir/traverse';
 import { hoistBlocks, rebindsAName } from './hoist';
 
@@ -61,6 +62,9 @@ class Simplifier {
   private names: NameSupply | undefined;
   /** The linear variables of array type (every binder of the def, by name: names are unique). */
   private readonly linearArrays = new Set<string>();
+
+  /** Bodies nested thousands deep are walked in stretches (one walk for each of the two passes). */
+  walk = new DeepWalk();
 
   constructor(private readonly def: FnDef) {
     visitDef(def, {
@@ -178,7 +182,7 @@ class Simplifier {
     const scope = () => (e.tag === 'construct' ? new Map<string, string>() : new Map(cse));
     const mapped = mapChildren(
       e,
-      (l) => ({ ...l, body: this.forward(l.body, scope()) }),
+      (l) => (e.tag === 'construct' ? this.walk.body(l.body, () => ({ ...l, body: this.forward(l.body, scope()) })) : { ...l, body: this.forward(l.body, scope()) }),
       (inner) => this.expr(inner, new Map(cse)),
     );
     return mapped.tag === 'block' ? unwrap(mapped.block) : renameOperands(mapped, (n) => this.rename(n));
@@ -273,6 +277,10 @@ class Simplifier {
     return { stmts, result: this.expr(body.result, cse) };
   }
 
+  forgetUses(): void {
+    this.counts.clear();
+  }
+
   private use(n: string): void {
     this.counts.set(n, (this.counts.get(n) ?? 0) + 1);
   }
@@ -335,7 +343,7 @@ class Simplifier {
     if (e.tag === 'drop' && e.expr.tag === 'block') return { ...e, expr: unwrap(this.dce(e.expr.block)) };
     if (e.tag === 'construct') {
       forEachOperand(e, (n) => this.use(n));
-      return mapChildren(e, (l) => ({ ...l, body: this.dce(l.body) }));
+      return mapChildren(e, (l) => this.walk.body(l.body, () => ({ ...l, body: this.dce(l.body) })));
     }
     this.uses(e);
     return e;
@@ -346,7 +354,9 @@ export function simplifyDef(d0: FnDef): FnDef {
   // Substitutions are keyed by name: a def that binds a name twice is renamed apart first.
   const d = rebindsAName(d0) ? hoistBlocks(d0) : d0;
   const s = new Simplifier(d);
-  const body = s.dce(s.forward(d.body, new Map()));
+  const forwarded = s.walk.run(() => s.forward(d.body, new Map()));
+  s.walk = new DeepWalk(() => s.forgetUses());
+  const body = s.walk.run(() => s.dce(forwarded));
   return restoreLinearity({ ...d, body });
 }
 

@@ -35,9 +35,10 @@ import type { TransposeOps } from '../constructs/types';
 import { arityOf, defArity } from '../ir/arity';
 import { LIN_PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
-import { freeLinear } from '../ir/freeVars';
+import { closedFreeLinear } from '../ir/freeVars';
 import { restoreLinearity } from './linearity';
 import { guardBranches } from './guards';
+import { DeepWalk } from '../ir/deepWalk';
 import { barName, derivedName, transposeRole } from '../ir/names';
 import { calleesFirst, defMap } from './program';
 
@@ -99,7 +100,7 @@ function flatten(body: Block, out: Stmt[], names: NameSupply, types: Map<string,
 function isForward(s: Stmt): boolean {
   if (s.tag === 'unpack') return !s.linear;
   if (s.lin.length > 0) return false;
-  if (s.rhs.tag === 'drop') return freeLinear(s.rhs).size === 0;
+  if (s.rhs.tag === 'drop') return closedFreeLinear(s.rhs).size === 0;
   if (s.rhs.tag === 'construct') return s.rhs.lin.length === 0;
   return true;
 }
@@ -110,7 +111,8 @@ class Transposer {
     private readonly b: Builder,
     private readonly types: Map<string, Type>,
     private readonly defs: ReadonlyMap<string, FnDef>,
-    private readonly definitions: ReadonlyMap<string, Expr> = new Map(),
+    private readonly definitions: ReadonlyMap<string, Expr>,
+    private readonly walk: DeepWalk,
   ) {}
 
   set(name: string, t: Tangent): void {
@@ -186,12 +188,12 @@ class Transposer {
       }
       case 'drop':
         // TDrop: whatever was discarded contributes nothing; it is not transposed at all.
-        return freeLinear(rhs).forEach((x) => this.set(x, null));
+        return closedFreeLinear(rhs).forEach((x) => this.set(x, null));
       case 'construct': {
         const ops: TransposeOps = {
           b,
           typeOf: (n) => this.typeOf(n),
-          transposeBody: (body, resultTypes) => transposeLambda(body, resultTypes, b.names, this.defs),
+          transposeBody: (body, resultTypes) => this.walk.body(body.body, () => transposeLambda(body, resultTypes, b.names, this.defs, this.walk)),
           definition: (n) => this.definitions.get(n),
         };
         const types = s.lin.map((x) => this.typeOf(x.name));
@@ -208,7 +210,7 @@ class Transposer {
  * T of a linear body `(ū ; v̇̄) -> (; ẇ̄)` (a def's or a construct's): `(ū ; w̄_bar) -> (; v̄_bar)`.
  * Non-linear statements run forward first, then the linear ones are transposed in reverse.
  */
-function transposeLambda(l: Lambda, resultTypes: readonly Type[], names: NameSupply, defs: ReadonlyMap<string, FnDef>): Lambda {
+function transposeLambda(l: Lambda, resultTypes: readonly Type[], names: NameSupply, defs: ReadonlyMap<string, FnDef>, walk: DeepWalk): Lambda {
   const types = new Map<string, Type>();
   [...l.nlParams, ...l.linParams].forEach((x) => types.set(x.name, x.type!));
   const arity = (leaf: Expr) => arityOf(leaf, defArity(defs)).lin;
@@ -222,7 +224,7 @@ function transposeLambda(l: Lambda, resultTypes: readonly Type[], names: NameSup
   const definitions = new Map<string, Expr>();
   for (const s of forward) if (s.tag === 'let' && s.nl.length === 1 && s.lin.length === 0) definitions.set(s.nl[0].name, s.rhs);
   const b = new Builder(names);
-  const tr = new Transposer(b, types, defs, definitions);
+  const tr = new Transposer(b, types, defs, definitions, walk);
   const ctParams = final.lin.map((y, i) => binder(names.fresh(barName(y)), resultTypes[i]));
   final.lin.forEach((y, i) => tr.set(y, ctParams[i].name));
   for (let i = stmts.length - 1; i >= 0; i--) if (!isForward(stmts[i])) tr.stmt(stmts[i]);
@@ -234,7 +236,9 @@ function transposeLambda(l: Lambda, resultTypes: readonly Type[], names: NameSup
 export function transposeDef(g: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
   if (g.nlResults.length > 0) throw new IrError(`cannot transpose ${g.name}: it has non-linear results (unzip it first)`);
   const names = new NameSupply(namesIn(g.body, new Set([...g.nlParams, ...g.linParams].map((x) => x.name))));
-  const t = transposeLambda(g, g.linResults, names, defs);
+  // Bodies nested thousands deep are transposed in stretches (DeepWalk).
+  const walk = new DeepWalk();
+  const t = walk.run(() => transposeLambda(g, g.linResults, names, defs, walk));
   return restoreLinearity({
     name: derivedName(transposeRole(g)),
     role: transposeRole(g),

@@ -38,12 +38,13 @@ import { constructRule } from '../constructs/registry';
 import { PRIMS } from '../prims/registry';
 import { visitDef } from '../ir/traverse';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../constructs/types';
+import { DeepWalk } from '../ir/deepWalk';
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import { arityOf, defArity } from '../ir/arity';
 import { restoreLinearity } from './linearity';
 import { derivedName, role, tapeName, unzipStem } from '../ir/names';
 import { calleesFirst, defMap } from './program';
-import { freeNonLinear } from '../ir/freeVars';
+import { closedFreeNonLinear } from '../ir/freeVars';
 
 /**
  * 'save' stores every residual; 'recompute' recomputes every primitive in the linear half;
@@ -101,6 +102,8 @@ class Unzipper {
     /** Binder types of the def (names are unique per def), for construct rules that ask. */
     private readonly types: ReadonlyMap<string, Type> = new Map(),
   ) {}
+
+  readonly walk = new DeepWalk();
 
   /** ULet/UUnpack over a whole block, in a loop (generated code can be thousands of statements). */
   splitBlock(b: Block): Split {
@@ -224,14 +227,22 @@ class Unzipper {
 
   /** U of a construct's body: (p̄ ;) -> (r̄, residuals ;) and (residuals ; ṗ̄) -> (; ṙ̄). */
   unzipBody(l: Lambda): UnzippedBody {
+    // Deep nesting is walked in stretches: the request may run later, at the bottom of the stack.
+    const depth = this.depth + 1;
+    return this.walk.body(l.body, () => {
+      const saved = this.depth;
+      this.depth = depth;
+      try {
+        return this.unzipBodyHere(l);
+      } finally {
+        this.depth = saved;
+      }
+    });
+  }
+
+  private unzipBodyHere(l: Lambda): UnzippedBody {
     const nlResults = arityOf(l.body.result, defArity(this.defs)).nl;
-    this.depth++;
-    let h: ReturnType<Unzipper['halves']>;
-    try {
-      h = this.halves(l.nlParams, l.body, nlResults, true, this.overwrittenParams.get(l));
-    } finally {
-      this.depth--;
-    }
+    const h = this.halves(l.nlParams, l.body, nlResults, true, this.overwrittenParams.get(l));
     return {
       primal: lambda(l.nlParams, [], block(h.context, ret([...h.outs.map((o) => o.name), ...h.residuals.map((r) => r.name)]))),
       tangent: lambda(h.residuals, l.linParams, h.linBody),
@@ -363,7 +374,7 @@ function decide(policy: CheckpointPolicy, fn: string, s: Stmt): 'save' | 'recomp
  * the linear half; what stays needed and is bound in C (or is a parameter) is the tape.
  */
 function chooseResiduals(fn: string, ctx: readonly Stmt[], lin: Block, policy: CheckpointPolicy, overwritten: ReadonlySet<string>): { recompute: Stmt[]; needed: Set<string> } {
-  const needed = freeNonLinear(lin);
+  const needed = closedFreeNonLinear(lin);
   const recompute: Stmt[] = [];
   for (let i = ctx.length - 1; i >= 0; i--) {
     const s = ctx[i];
@@ -372,10 +383,10 @@ function chooseResiduals(fn: string, ctx: readonly Stmt[], lin: Block, policy: C
     if (decide(policy, fn, s) !== 'recompute') continue;
     // A read of an array the context overwrites is stored: recomputing it would keep that version
     // of the array alive for the linear half, and a write could then no longer run in place.
-    if (s.tag === 'let' && overwritten.size > 0 && [...freeNonLinear(s.rhs)].some((n) => overwritten.has(n))) continue;
+    if (s.tag === 'let' && overwritten.size > 0 && [...closedFreeNonLinear(s.rhs)].some((n) => overwritten.has(n))) continue;
     recompute.unshift(s);
     bound.forEach((b) => needed.delete(b.name));
-    if (s.tag === 'let') freeNonLinear(s.rhs).forEach((n) => needed.add(n));
+    if (s.tag === 'let') closedFreeNonLinear(s.rhs).forEach((n) => needed.add(n));
     else needed.add(s.tuple);
   }
   return { recompute, needed };
@@ -387,7 +398,7 @@ function chooseResiduals(fn: string, ctx: readonly Stmt[], lin: Block, policy: C
  * it (a literal partial such as 1, or `cos x` under the recompute policy).
  */
 function forwardContext(ctx: readonly Stmt[], moved: ReadonlySet<Stmt>, nl: Expr, residuals: readonly string[]): Stmt[] {
-  const live = freeNonLinear(nl);
+  const live = closedFreeNonLinear(nl);
   residuals.forEach((n) => live.add(n));
   const kept: Stmt[] = [];
   for (let i = ctx.length - 1; i >= 0; i--) {
@@ -395,7 +406,7 @@ function forwardContext(ctx: readonly Stmt[], moved: ReadonlySet<Stmt>, nl: Expr
     const bound = s.tag === 'let' ? s.nl : s.names;
     if (moved.has(s) && !bound.some((b) => live.has(b.name))) continue;
     kept.push(s);
-    if (s.tag === 'let') freeNonLinear(s.rhs).forEach((n) => live.add(n));
+    if (s.tag === 'let') closedFreeNonLinear(s.rhs).forEach((n) => live.add(n));
     else live.add(s.tuple);
   }
   return kept.reverse();
@@ -405,7 +416,8 @@ function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: Checkpoint
   const names = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
   const types = new Map<string, Type>();
   visitDef(d, { bind: (b) => b.type && types.set(b.name, b.type) });
-  const { context, outs, residuals, linBody } = new Unzipper(d.name, defs, names, policy, types).halves(d.nlParams, d.body, d.nlResults.length);
+  const u = new Unzipper(d.name, defs, names, policy, types);
+  const { context, outs, residuals, linBody } = u.walk.run(() => u.halves(d.nlParams, d.body, d.nlResults.length));
   const tapeType = tupleType(
     residuals.map((r) => r.type!),
     tapeName(unzipStem(d)),

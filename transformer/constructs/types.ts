@@ -53,8 +53,24 @@ export interface CheckOps {
   error(message: string): void;
 }
 
+/** A body an interpreter rule asks the interpreter to run (`yield ops.bodyRun(body, args)`). */
+export interface BodyToRun {
+  readonly body: Lambda;
+  readonly args: Sides<Value>;
+  readonly borrows: boolean;
+}
+
+/**
+ * An interpreter rule that runs bodies as a generator: it yields each body to run and is resumed
+ * with its results, so that the interpreter keeps its own stack of running bodies (conditionals
+ * and loops nested thousands deep need no recursion).
+ */
+export type ImplRun = Generator<BodyToRun, Sides<Value>, Sides<Value>>;
+
 /** What the interpreter offers: running a body charges its work to the program's counter. */
 export interface InterpOps {
+  /** A body to run, as runBody's, for a rule that is a generator: `const r = yield ops.bodyRun(body, args)`. */
+  bodyRun(body: Lambda, args: Sides<Value>, options?: { readonly borrows?: boolean }): BodyToRun;
   /**
    * `borrows`: the body only reads its arguments and keeps none (a while loop's condition), so
    * running it takes no array over: whoever may update one in place still may afterwards.
@@ -209,7 +225,7 @@ export interface ConstructRule {
   /** Result types from the operand types (bodies typed through `ops`). */
   readonly typeRule: (ops: CheckOps, e: ConstructExpr, operands: Sides<Type>) => Sides<Type> | TypeRun;
   /** Reference semantics for the interpreter (the cost model counts the bodies it runs). */
-  readonly impl: (ops: InterpOps, e: ConstructExpr, operands: Sides<Value>) => Sides<Value>;
+  readonly impl: (ops: InterpOps, e: ConstructExpr, operands: Sides<Value>) => Sides<Value> | ImplRun;
   /**
    * Emits J of a non-linear construct into `ops.b`, binding its primal results to `results`
    * (typed binders); returns their tangents.

@@ -1,6 +1,6 @@
 // Free variables of a block or expression, by sort, with binders respected: a fold on the traversal.
 import type { Block, Expr } from './syntax';
-import { visitBlock } from './traverse';
+import { forEachOperand, visitBlock } from './traverse';
 
 export interface FreeVars {
   readonly nl: Set<string>;
@@ -31,3 +31,21 @@ export function freeVars(root: Block | Expr): FreeVars {
 
 export const freeNonLinear = (e: Block | Expr): Set<string> => freeVars(e).nl;
 export const freeLinear = (e: Block | Expr): Set<string> => freeVars(e).lin;
+
+/**
+ * freeVars, where every construct's bodies are closed (the AD passes' input, checked): a
+ * construct reads only its operands, so its bodies are not walked (a walk per level of nesting
+ * made deep nesting quadratic).
+ */
+export function closedFreeVars(root: Block | Expr): FreeVars {
+  if ('stmts' in root) return freeVars(root);
+  let e = root;
+  while (e.tag === 'drop') e = e.expr;
+  if (e.tag === 'block') return freeVars(root);
+  const out: FreeVars = { nl: new Set(), lin: new Set() };
+  forEachOperand(e, (n, linear) => (linear ? out.lin : out.nl).add(n));
+  return out;
+}
+
+export const closedFreeNonLinear = (e: Block | Expr): Set<string> => closedFreeVars(e).nl;
+export const closedFreeLinear = (e: Block | Expr): Set<string> => closedFreeVars(e).lin;

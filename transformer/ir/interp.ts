@@ -6,7 +6,7 @@ import { conforms } from './conforms';
 import { Block, Expr, FnDef, IrError, Lambda, Program, Stmt, Type, InternalError } from './syntax';
 import { constructRule } from '../constructs/registry';
 import { arityOf, defArity } from './arity';
-import type { InterpOps } from '../constructs/types';
+import type { BodyToRun, ImplRun, InterpOps, Sides } from '../constructs/types';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import type { Scalar } from '../prims/types';
 import { printType } from './printType';
@@ -70,7 +70,13 @@ type Kont =
   | { readonly k: 'let'; readonly stmt: Extract<Stmt, { tag: 'let' }> }
   | { readonly k: 'drop' }
   | { readonly k: 'scope'; readonly mark: number }
-  | { readonly k: 'return'; readonly env: Env; readonly run: object };
+  | { readonly k: 'return'; readonly env: Env; readonly run: object }
+  /** A construct body's run ends: as a return, and its arrays are handed out (InterpOps.owns). */
+  | { readonly k: 'body'; readonly env: Env; readonly run: object }
+  /** A construct's rule waiting for the results of the body it asked to run. */
+  | { readonly k: 'construct'; readonly run: ImplRun };
+
+const isRun = (x: Sides<Value> | ImplRun): x is ImplRun => typeof (x as ImplRun).next === 'function';
 
 /** The owner of an array a finished run returned: the run that binds it next takes it over. */
 const RETURNED: object = Object.freeze({});
@@ -145,6 +151,7 @@ class Machine {
 
   /** What a construct's rule may ask: running one of its bodies (one JavaScript frame per nesting level). */
   private readonly ops: InterpOps = {
+    bodyRun: (body, args, options) => ({ body, args, borrows: options?.borrows === true }),
     runBody: (body, args, options) => {
       const [nl, lin] = this.run(body, [...args.nl], [...args.lin], options?.borrows === true);
       return { nl, lin };
@@ -192,6 +199,19 @@ class Machine {
     let env = this.enter(d, nl, lin, borrows);
     if (this.meter) d.nlParams.forEach((b, i) => b.type && this.meter!.note(nl[i], b.type));
     const konts: Kont[] = [{ k: 'block', block: d.body, i: 0 }];
+    // A rule that is a generator (ImplRun) asks for its bodies to run one at a time: each runs
+    // here, on this stack of continuations, and the rule resumes with its results.
+    const advance = (rule: ImplRun, step: IteratorResult<BodyToRun, Sides<Value>>): Value[][] | undefined => {
+      if (step.done) return [[...step.value.nl], [...step.value.lin]];
+      const { body, args, borrows } = step.value;
+      konts.push({ k: 'construct', run: rule });
+      this.meter?.enter();
+      konts.push({ k: 'body', env, run: this.current }, { k: 'block', block: body.body, i: 0 });
+      this.current = {};
+      env = this.enter(body, [...args.nl], [...args.lin], borrows);
+      if (this.meter) body.nlParams.forEach((b, i) => b.type && this.meter!.note(args.nl[i], b.type));
+      return undefined;
+    };
     for (;;) {
       // Run the statements of the innermost block until one needs a value computed.
       const top = konts[konts.length - 1];
@@ -227,6 +247,11 @@ class Machine {
           this.current = {};
           env = this.enter(callee, args, linArgs);
           break;
+        } else if (e.tag === 'construct') {
+          const operands = { nl: e.nl.map((n) => env.lookup(n)), lin: e.lin.map((n) => env.lookup(n)) };
+          const r = constructRule(e, 'interp').impl(this.ops, e, operands);
+          if (!isRun(r)) value = [[...r.nl], [...r.lin]];
+          else if ((value = advance(r, r.next())) === undefined) break;
         } else {
           value = this.leaf(e, env);
         }
@@ -241,6 +266,14 @@ class Machine {
           return value;
         }
         if (k.k === 'scope') env.restore(k.mark);
+        else if (k.k === 'body') {
+          this.meter?.leave(value);
+          this.handOut(value);
+          this.current = k.run;
+          env = k.env;
+        } else if (k.k === 'construct') {
+          value = advance(k.run, k.run.next({ nl: value[0], lin: value[1] }));
+        }
         else if (k.k === 'return') {
           this.handOut(value);
           this.current = k.run;
@@ -295,11 +328,6 @@ class Machine {
         const v = env.lookup(e.name);
         this.release(v);
         return [[], [v, v]];
-      }
-      case 'construct': {
-        const operands = { nl: e.nl.map((n) => env.lookup(n)), lin: e.lin.map((n) => env.lookup(n)) };
-        const r = constructRule(e, 'interp').impl(this.ops, e, operands);
-        return [[...r.nl], [...r.lin]];
       }
       default:
         throw new InternalError(`interp: ${e.tag} is not a leaf`);

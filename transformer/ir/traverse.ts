@@ -8,6 +8,7 @@
 // deep. The rewriter recurses once per nesting level, so the passes that use it run on hoisted
 // (flat) bodies or on bodies the front end built.
 import { Binder, Block, Expr, FnDef, Lambda, Stmt } from './syntax';
+import { DeepWalk } from './deepWalk';
 
 // ---- operands ----
 
@@ -227,13 +228,27 @@ export interface Rewriter {
   result?(e: Expr, emit: (s: Stmt) => void): Expr;
 }
 
+/**
+ * Construct bodies nested thousands deep are rewritten in stretches (DeepWalk): a body's rewrite
+ * may run twice, so a rewriter keeps no count of what it saw (what it emits goes into the block
+ * being rewritten, which a rerun builds anew).
+ */
 export function rewriteBlock(b: Block, r: Rewriter): Block {
+  const walk = new DeepWalk();
+  return walk.run(() => rewriteIn(b, r, walk));
+}
+
+function rewriteIn(b: Block, r: Rewriter, walk: DeepWalk): Block {
   const out: Stmt[] = [];
   const emit = (s: Stmt) => {
     out.push(s);
   };
+  const lam = (l: Lambda): Lambda => {
+    const body = rewriteIn(l.body, r, walk);
+    return body === l.body ? l : { ...l, body };
+  };
   const ex = (e: Expr): Expr => {
-    const mapped = mapChildren(e, (l) => rewriteLambda(l, r), ex);
+    const mapped = mapChildren(e, (l) => (e.tag === 'construct' ? walk.body(l.body, () => lam(l)) : lam(l)), ex);
     return r.expr ? r.expr(mapped) : mapped;
   };
   for (const s of b.stmts) {

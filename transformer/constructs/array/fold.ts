@@ -83,7 +83,7 @@ function typeRule(kind: FoldKind): ConstructRule['typeRule'] {
 }
 
 function impl(kind: FoldKind, sparse: boolean): ConstructRule['impl'] {
-  return (ops, e, v) => {
+  return function* (ops, e, v) {
     const n = count(v.nl[0], e.op);
     const k = accumulators(e);
     const arrays = v.nl.slice(1 + k);
@@ -96,7 +96,7 @@ function impl(kind: FoldKind, sparse: boolean): ConstructRule['impl'] {
     const collect = (c: number): Value[][] => Array.from({ length: c }, () => []);
     const out = { nl: collect(counts.nl), lin: collect(counts.lin) };
     for (let i = 0; i < n; i++) {
-      const r = ops.runBody(e.bodies[0], { nl: [...acc, ...arrays.map((a) => at(a, i))], lin: [...linAcc, ...linArrays.map((a) => at(a, i))] });
+      const r = yield ops.bodyRun(e.bodies[0], { nl: [...acc, ...arrays.map((a) => at(a, i))], lin: [...linAcc, ...linArrays.map((a) => at(a, i))] });
       acc = r.nl.slice(0, k);
       linAcc = r.lin.slice(0, k);
       r.nl.forEach((y, j) => out.nl[j].push(y));

@@ -109,7 +109,7 @@ const typeRule = function* (ops: CheckOps, e: ConstructExpr, t: Sides<Type>): Ty
   return { nl: r.nl.map(arrayType), lin: r.lin.map(arrayType) };
 };
 
-const impl: ConstructRule['impl'] = (ops, e, v) => {
+const impl: ConstructRule['impl'] = function* (ops, e, v) {
   const n = v.nl[0];
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new IrError(`map: the length ${String(n)} is not a non-negative integer`);
   const params = operandParams(e);
@@ -132,7 +132,7 @@ const impl: ConstructRule['impl'] = (ops, e, v) => {
   for (let i = 0; i < n; i++) {
     const nl = v.nl.slice(1).map((x, k) => (nlMapped[k] ? ((x as Value[])[i] ?? 0) : x));
     const lin = v.lin.map((x, k) => (linMapped[k] ? ((x as Value[])[i] ?? 0) : x));
-    const r = ops.runBody(body, { nl: index ? [i, ...nl] : nl, lin });
+    const r = yield ops.bodyRun(body, { nl: index ? [i, ...nl] : nl, lin });
     r.nl.forEach((y, k) => out.nl[k].push(y));
     r.lin.forEach((y, k) => out.lin[k].push(y));
   }

@@ -6,12 +6,12 @@
 // Only the taken body runs and is charged. Work now depends on a non-linear value (p), never on
 // a linear one (notes §2.4, Thm 4.1 weakened for control flow).
 import type { Value } from '../../ir/value';
-import type { ConstructExpr, InterpOps, Sides } from '../types';
+import type { ConstructExpr, ImplRun, InterpOps, Sides } from '../types';
 import { ELSE, THEN, condParts } from './operands';
 
-export function condImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Value>): Sides<Value> {
+export function* condImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Value>): ImplRun {
   const { pred, args } = condParts(e, operands);
   // One body runs once: it may take over the arrays the running scope accumulated and hands in.
   for (const v of [...args.nl, ...args.lin]) ops.handOver(v);
-  return ops.runBody(e.bodies[pred === true ? THEN : ELSE], args);
+  return yield ops.bodyRun(e.bodies[pred === true ? THEN : ELSE], args);
 }

@@ -7,17 +7,17 @@
 // n ≤ 0 (or NaN) runs no iteration; a non-integer n runs ⌈n⌉ (the `i < n` of the emitted `for`).
 // Work depends on n, a non-linear value, never on a linear one.
 import type { Value } from '../../ir/value';
-import type { ConstructExpr, InterpOps, Sides } from '../types';
+import type { ConstructExpr, ImplRun, InterpOps, Sides } from '../types';
 import { loopParts } from './operands';
 
-export function loopImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Value>): Sides<Value> {
+export function* loopImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Value>): ImplRun {
   const body = e.bodies[0];
   const { count, invariant, carried } = loopParts(operands, ops.arity(body));
   let c = carried;
   // The carried operands were linear (or erased linear) values: the first iteration may take them over.
   for (const v of [...c.nl, ...c.lin]) ops.handOver(v);
   for (let i = 0; i < (count as number); i++) {
-    c = ops.runBody(body, { nl: [i, ...invariant.nl, ...c.nl], lin: [...invariant.lin, ...c.lin] });
+    c = yield ops.bodyRun(body, { nl: [i, ...invariant.nl, ...c.nl], lin: [...invariant.lin, ...c.lin] });
   }
   return c;
 }

@@ -12,10 +12,17 @@
 // statement other than a non-linear `drop`) are what must be computed.
 import type { Stmt } from '../../ir/syntax';
 import { ret } from '../../ir/syntax';
-import { freeVars } from '../../ir/freeVars';
+import { closedFreeVars } from '../../ir/freeVars';
 import type { ConstructExpr } from '../types';
 
-export function loopPrunePartly(e: ConstructExpr, keep: readonly boolean[]): { expr: ConstructExpr; kept: boolean[] } | undefined {
+/**
+ * Inner loops pruned in the same go, at most this many levels down: the simplifier asks again at
+ * each level as it walks into the bodies, so deeper ones are pruned then, and loops nested
+ * thousands deep neither recurse that deep nor cost the square of their depth.
+ */
+const INNER_LEVELS = 16;
+
+export function loopPrunePartly(e: ConstructExpr, keep: readonly boolean[], level = 0): { expr: ConstructExpr; kept: boolean[] } | undefined {
   const [body] = e.bodies;
   const r = body?.body.result;
   if (!body || !r || r.tag !== 'ret' || r.nl.length !== keep.length) return undefined;
@@ -27,7 +34,7 @@ export function loopPrunePartly(e: ConstructExpr, keep: readonly boolean[]): { e
   keep.forEach((kept, j) => !kept && dropped.add(j));
   let pruned: { stmts: Stmt[]; live: Set<string> };
   for (;;) {
-    pruned = pruneStmts(body.body.stmts, [...r.nl.filter((_, j) => !dropped.has(j)), ...r.lin]);
+    pruned = pruneStmts(body.body.stmts, [...r.nl.filter((_, j) => !dropped.has(j)), ...r.lin], level + 1);
     const needed = [...dropped].filter((j) => pruned.live.has(body.nlParams[firstCarry + j].name));
     if (needed.length === 0) break;
     for (const j of needed) dropped.delete(j);
@@ -64,7 +71,7 @@ const nonLinearDrop = (s: Stmt): string | undefined =>
  * pure): dead non-linear statements go, and an inner loop keeps only what is live after it, so
  * a cotangent carried through nested loops goes at every level.
  */
-function pruneStmts(stmts: readonly Stmt[], roots: readonly string[]): { stmts: Stmt[]; live: Set<string> } {
+function pruneStmts(stmts: readonly Stmt[], roots: readonly string[], level: number): { stmts: Stmt[]; live: Set<string> } {
   const live = new Set(roots);
   const out: Stmt[] = [];
   for (let i = stmts.length - 1; i >= 0; i--) {
@@ -81,11 +88,11 @@ function pruneStmts(stmts: readonly Stmt[], roots: readonly string[]): { stmts: 
     }
     if (s.nl.length + s.lin.length > 0 && s.lin.length === 0 && !s.nl.some((b) => live.has(b.name))) continue;
     let stmt: Stmt = s;
-    if (s.lin.length === 0 && s.rhs.tag === 'construct' && s.rhs.op === 'loop') {
-      const inner = loopPrunePartly(s.rhs, s.nl.map((b) => live.has(b.name)));
+    if (s.lin.length === 0 && s.rhs.tag === 'construct' && s.rhs.op === 'loop' && level < INNER_LEVELS) {
+      const inner = loopPrunePartly(s.rhs, s.nl.map((b) => live.has(b.name)), level);
       if (inner) stmt = { ...s, nl: s.nl.filter((_, j) => inner.kept[j]), rhs: inner.expr };
     }
-    const free = freeVars(stmt.tag === 'let' ? stmt.rhs : s.rhs);
+    const free = closedFreeVars(stmt.tag === 'let' ? stmt.rhs : s.rhs);
     for (const n of free.nl) live.add(n);
     for (const n of free.lin) live.add(n);
     out.push(stmt);

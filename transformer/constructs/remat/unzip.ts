@@ -14,7 +14,7 @@
 import { block, construct, lambda, ret } from '../../ir/syntax';
 import type { Binder, Expr, Lambda, Stmt } from '../../ir/syntax';
 import { InternalError } from '../../ir/syntax';
-import { freeNonLinear } from '../../ir/freeVars';
+import { closedFreeNonLinear } from '../../ir/freeVars';
 import type { ConstructExpr, Sides, UnzipOps } from '../types';
 
 /** The statements of `stmts` that the names `wanted` depend on, in order (a backwards liveness walk). */
@@ -27,7 +27,7 @@ export function restrictTo(stmts: readonly Stmt[], wanted: Iterable<string>): St
     // A statement binding nothing is there for its effect on linearity (a drop): not needed.
     if (!bound.some((x) => live.has(x.name))) continue;
     kept.push(s);
-    if (s.tag === 'let') freeNonLinear(s.rhs).forEach((n) => live.add(n));
+    if (s.tag === 'let') closedFreeNonLinear(s.rhs).forEach((n) => live.add(n));
     else live.add(s.tuple);
   }
   return kept.reverse();

@@ -8,10 +8,10 @@
 // values (the condition reads no linear one), so work never depends on a linear value. A
 // condition that never turns false loops forever, as the TypeScript it stands for would.
 import type { Value } from '../../ir/value';
-import type { ConstructExpr, InterpOps, Sides } from '../types';
+import type { ConstructExpr, ImplRun, InterpOps, Sides } from '../types';
 import { CONDITION, STEP, conditionArgs, whileParts } from './operands';
 
-export function whileImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Value>): Sides<Value> {
+export function* whileImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Value>): ImplRun {
   const cond = e.bodies[CONDITION];
   const step = e.bodies[STEP];
   const { invariant, carried } = whileParts(operands, ops.arity(step));
@@ -21,7 +21,7 @@ export function whileImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Valu
   for (const v of [...c.nl, ...c.lin]) ops.handOver(v);
   for (;;) {
     const nl = [...invariant.nl, ...c.nl];
-    if (ops.runBody(cond, { nl: conditionArgs(e, nl), lin: [] }, { borrows: true }).nl[0] !== true) return c;
-    c = ops.runBody(step, { nl, lin: [...invariant.lin, ...c.lin] });
+    if ((yield ops.bodyRun(cond, { nl: conditionArgs(e, nl), lin: [] }, { borrows: true })).nl[0] !== true) return c;
+    c = yield ops.bodyRun(step, { nl, lin: [...invariant.lin, ...c.lin] });
   }
 }
