@@ -13,7 +13,7 @@ import { fail } from './diagnostics';
 import { Shape, NUMBER, NUMBER_MATRIX, describeShape, irType, isMatrix, isNumberArray, shapeOfType, typedArrayName } from './shapes';
 import { MatrixLowering, MatrixParts } from './matrices';
 import { tsadExportName } from './markers';
-import type { Value } from './lower';
+import type { Value } from './values';
 
 /** What array lowering needs from the function being lowered. */
 export interface ArraySite {

@@ -12,7 +12,7 @@ import { fail } from './diagnostics';
 import { Shape, NUMBER, NUMBER_MATRIX, describeShape, irType, isMatrix, rowShape } from './shapes';
 import type { ArrayLowering, ArraySite } from './arrays';
 import { sourceSnippet, userName } from './arrays';
-import type { Value } from './lower';
+import type { Value } from './values';
 
 type ArrayShape = Extract<Shape, { kind: 'array' }>;
 
