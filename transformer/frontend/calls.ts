@@ -11,6 +11,7 @@ import { NestedSite, lowerNestedCall } from './nested';
 import { LocalFunction, isInside, localFunctionOf } from './exits';
 import type { Value } from './values';
 import { methodCall } from './methods';
+import { lowerArrayCall } from './arrayMethods';
 import { AlreadyReported, PLAIN_PARAMETER_HINT } from './loweringState';
 import { assignedSymbols } from './syntax';
 import { ExpressionLowering } from './expressions';
@@ -30,7 +31,7 @@ export abstract class CallLowering extends ExpressionLowering {
    * is in scope). It reads the caller's variables as they are at the call, as a closure does;
    * assigning them would be a side effect of the call, which is not modelled: TSAD1108.
    */
-  protected inlineCall(e: ts.CallExpression, fn: LocalFunction, hint?: string): Value {
+  private inlineCall(e: ts.CallExpression, fn: LocalFunction, hint?: string): Value {
     const { t, checker } = this;
     const name = e.expression.getText();
     if (this.inlinedCalls.has(fn)) fail(1109, e, `the local function '${name}' calls itself: tsad inlines a local function's calls, so it cannot be recursive; write the recursion as a loop`);
@@ -86,7 +87,7 @@ export abstract class CallLowering extends ExpressionLowering {
       this.numbers(e, ...args);
       return this.op(fn, args, hint);
     }
-    const arrayCall = this.arrays.call(e, hint);
+    const arrayCall = lowerArrayCall(this.arrays, e, hint);
     if (arrayCall) return arrayCall;
     if (isTsadExport(callee, this.checker, 'stopGradient')) {
       if (e.arguments.length !== 1) fail(1102, e, 'stopGradient takes one argument');
@@ -108,7 +109,7 @@ export abstract class CallLowering extends ExpressionLowering {
     return { name: this.b.nl(hint ?? lowered.name, call(lowered.name, [...args, ...state].map((a) => a.name)), irType(lowered.result)), shape: lowered.result };
   }
 
-  protected nestedSite(): NestedSite {
+  private nestedSite(): NestedSite {
     return {
       owner: this.owner,
       expr: (a: ts.Expression) => this.expr(a),
@@ -120,7 +121,7 @@ export abstract class CallLowering extends ExpressionLowering {
   }
 
   /** Why a call cannot be differentiated through, in the most specific words there are. */
-  protected notDifferentiable(e: ts.CallExpression): never {
+  private notDifferentiable(e: ts.CallExpression): never {
     const { t, checker } = this;
     const callee = e.expression;
     const name = callee.getText();

@@ -75,7 +75,7 @@ export abstract class ControlLowering extends ExitLowering {
   }
 
   /** `if (c) { …return a… } else { … }` followed by `rest`, in tail position: see `tail`. */
-  protected returningIf(s: ts.IfStatement, rest: readonly ts.Statement[]): Value {
+  private returningIf(s: ts.IfStatement, rest: readonly ts.Statement[]): Value {
     const { t } = this;
     if (this.role !== undefined) fail(1101, s, 'an if statement is not supported in a derivative rule yet: write the value with ?: (both sides are computed)');
     const returns = [s.thenStatement, s.elseStatement].map((arm) => arm !== undefined && alwaysReturns(t, statementsOf(t, arm)));
@@ -116,7 +116,7 @@ export abstract class ControlLowering extends ExitLowering {
    * it is written) is the last else, and a case's closing `break` is dropped. Fall-through from a
    * non-empty case and a `break` anywhere else are TSAD1101.
    */
-  protected switchCases(s: ts.SwitchStatement): { subject: Value; cases: SwitchCase[] } {
+  private switchCases(s: ts.SwitchStatement): { subject: Value; cases: SwitchCase[] } {
     const { t } = this;
     if (this.role !== undefined) fail(1101, s, 'a switch is not supported in a derivative rule yet: write the value with ?: (both sides are computed)');
     const subject = this.expr(s.expression, 'subject');
@@ -148,7 +148,7 @@ export abstract class ControlLowering extends ExitLowering {
   }
 
   /** `subject === A || subject === B` for a case's labels (lowered where the test runs). */
-  protected caseTest(subject: Value, c: SwitchCase): Value {
+  private caseTest(subject: Value, c: SwitchCase): Value {
     let acc: Value | undefined;
     for (const label of c.labels) {
       const v = this.expr(label);
@@ -174,7 +174,7 @@ export abstract class ControlLowering extends ExitLowering {
   }
 
   /** A switch with a return inside, followed by `rest`, in tail position: see `tail`. */
-  protected returningSwitch(s: ts.SwitchStatement, rest: readonly ts.Statement[]): Value {
+  private returningSwitch(s: ts.SwitchStatement, rest: readonly ts.Statement[]): Value {
     const { t } = this;
     // A case that can fall through would get its own copy of the rest.
     const clauses = s.caseBlock.clauses;

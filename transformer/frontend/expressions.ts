@@ -24,7 +24,7 @@ export abstract class ExpressionLowering extends LoweringState {
    * derivative 0 at 0). Tuples and objects, which `select` does not take, become a cond whose bodies return the
    * sides already computed.
    */
-  protected conditional(e: ts.ConditionalExpression, hint?: string): Value {
+  private conditional(e: ts.ConditionalExpression, hint?: string): Value {
     const { t } = this;
     const c = this.predicate(e.condition);
     const sides = [e.whenTrue, e.whenFalse];
@@ -58,7 +58,7 @@ export abstract class ExpressionLowering extends LoweringState {
    * independent problems later in the function are still found, while nothing is reported about
    * the variable itself. The function has an error already, so this value is never emitted.
    */
-  protected standIn(e: ts.Expression): Value {
+  private standIn(e: ts.Expression): Value {
     let shape: Shape;
     try {
       shape = shapeOfType(this.t, this.checker, this.checker.getTypeAtLocation(e), e);
@@ -103,7 +103,7 @@ export abstract class ExpressionLowering extends LoweringState {
     }
   }
 
-  protected exprAt(e: ts.Expression, hint?: string): Value {
+  private exprAt(e: ts.Expression, hint?: string): Value {
     const { t } = this;
     const K = t.SyntaxKind;
     if (t.isParenthesizedExpression(e) || t.isAsExpression(e) || t.isNonNullExpression(e) || t.isSatisfiesExpression(e) || t.isTypeAssertionExpression(e)) {
@@ -166,7 +166,7 @@ export abstract class ExpressionLowering extends LoweringState {
     return v;
   }
 
-  protected identifier(e: ts.Identifier, hint?: string): Value {
+  private identifier(e: ts.Identifier, hint?: string): Value {
     const { t } = this;
     const sym = this.checker.getSymbolAtLocation(e);
     if (sym && this.failed.has(sym)) return this.standIn(e);
@@ -212,7 +212,7 @@ export abstract class ExpressionLowering extends LoweringState {
   }
 
   /** `undefined` and `null` are values a differentiable function cannot hold (there is no optional value in the subset). */
-  protected noValue(e: ts.Node): never {
+  private noValue(e: ts.Node): never {
     return fail(1102, e, `'${e.getText()}' is not supported in differentiable functions: every variable holds a number, boolean, string, array, tuple or object; give it a value of its type (0, NaN, false), or test a boolean flag instead of comparing with ${e.getText()}`);
   }
 
@@ -225,7 +225,7 @@ export abstract class ExpressionLowering extends LoweringState {
   /**
    * `m[i][j]` of a matrix: one read of its flat data, no row built; undefined for anything else.
    */
-  protected matrixElement(e: ts.ElementAccessExpression, hint?: string): Value | undefined {
+  private matrixElement(e: ts.ElementAccessExpression, hint?: string): Value | undefined {
     const { t } = this;
     let rowAccess: ts.Expression = e.expression;
     while (t.isParenthesizedExpression(rowAccess)) rowAccess = rowAccess.expression;
@@ -243,7 +243,7 @@ export abstract class ExpressionLowering extends LoweringState {
   }
 
   /** `v[index]` for an already lowered v: an array element or a tuple's part. */
-  protected elementOf(e: ts.ElementAccessExpression, value: Value, hint?: string): Value {
+  private elementOf(e: ts.ElementAccessExpression, value: Value, hint?: string): Value {
     const { t } = this;
     let v = value;
     if (v.shape.kind === 'tuple' && !t.isNumericLiteral(e.argumentExpression)) v = this.arrays.asArray(e.expression, v);
@@ -258,7 +258,7 @@ export abstract class ExpressionLowering extends LoweringState {
     return this.unpack(v)[i];
   }
 
-  protected property(e: ts.PropertyAccessExpression, hint?: string): Value {
+  private property(e: ts.PropertyAccessExpression, hint?: string): Value {
     if (this.isGlobalMath(e.expression)) {
       const c = MATH_CONSTANTS[e.name.text];
       if (c === undefined) fail(1102, e, `Math.${e.name.text} is not a number constant`);
@@ -285,7 +285,7 @@ export abstract class ExpressionLowering extends LoweringState {
    * A chain like `a + b + c + ...` nests to the left as deep as it is long: walk the left spine
    * in a loop (innermost first, the order JavaScript evaluates it) instead of recursing.
    */
-  protected binary(e: ts.BinaryExpression, hint?: string): Value {
+  private binary(e: ts.BinaryExpression, hint?: string): Value {
     const spine: ts.BinaryExpression[] = [e];
     let left = e.left;
     while (this.t.isBinaryExpression(left) && this.binaryOperator(left)) {
@@ -301,7 +301,7 @@ export abstract class ExpressionLowering extends LoweringState {
     return acc;
   }
 
-  protected binaryOperator(e: ts.BinaryExpression): { name: string; kind: 'arith' | 'compare' | 'logic' } | undefined {
+  private binaryOperator(e: ts.BinaryExpression): { name: string; kind: 'arith' | 'compare' | 'logic' } | undefined {
     const k = e.operatorToken.kind;
     const arith = BINARY_ARITH(this.t)[k];
     if (arith) return { name: arith, kind: 'arith' };
@@ -311,7 +311,7 @@ export abstract class ExpressionLowering extends LoweringState {
     return logic ? { name: logic, kind: 'logic' } : undefined;
   }
 
-  protected binaryStep(e: ts.BinaryExpression, a: Value, hint?: string): Value {
+  private binaryStep(e: ts.BinaryExpression, a: Value, hint?: string): Value {
     const K = this.t.SyntaxKind;
     const k = e.operatorToken.kind;
     const op = this.binaryOperator(e);
@@ -336,7 +336,7 @@ export abstract class ExpressionLowering extends LoweringState {
    * `a ? true : b` lowered by `conditional`, a cond whose branch not taken never runs (so
    * `x > 0 && Math.log(x) > 1` never computes log(x) where x ≤ 0). Cheap operands stay `and`/`or`.
    */
-  protected shortCircuit(e: ts.BinaryExpression, op: string, a: Value, hint?: string): Value {
+  private shortCircuit(e: ts.BinaryExpression, op: string, a: Value, hint?: string): Value {
     if (a.shape.kind !== 'boolean') fail(1105, e, `'${e.operatorToken.getText()}' needs booleans`);
     const right = this.branch(() => {
       const b = this.expr(e.right);

@@ -39,7 +39,7 @@ export abstract class ExitLowering extends LoopLowering {
    * The frame's `returned` flag (false) and result variable (a zero of the result's shape, which
    * no path reads: `returned` is false until a return assigns it), unless they are set up already.
    */
-  protected openReturn(): void {
+  private openReturn(): void {
     const f = this.frame;
     if (f.returned && this.env.has(f.returned)) return;
     f.returned ??= flagSymbol('returned');
@@ -58,7 +58,7 @@ export abstract class ExitLowering extends LoopLowering {
   }
 
   /** True when some flag says the rest of the iteration must not run (`skip` counted only within an iteration). */
-  protected stopping(flags: ExitFlags, withSkip: boolean): Value | undefined {
+  private stopping(flags: ExitFlags, withSkip: boolean): Value | undefined {
     const syms = [flags.broke, withSkip ? flags.skip : undefined, flags.returns ? this.frame.returned : undefined];
     let acc: Value | undefined;
     for (const sym of syms) {

@@ -4,12 +4,11 @@
 import type * as ts from 'typescript';
 import { REAL, arrayType, binder, construct, lambda, prim, ret, tuple } from '../ir/syntax';
 import type { Binder, Block, Lambda } from '../ir/syntax';
-import { freeVars } from '../ir/freeVars';
-import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { fail } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, irType, isMatrix, rowShape } from './shapes';
-import { userName } from './arrays';
+import { userName } from './arraySite';
 import type { Value } from './values';
+import { closeLoop } from './closeLoop';
 import { ExitFlags, flagSymbol } from './loweringState';
 import { assignedSymbols, readSymbols } from './syntax';
 import { StatementLowering } from './statements';
@@ -52,7 +51,7 @@ export abstract class LoopLowering extends StatementLowering {
   }
 
   /** `for (const x of xs) body`: a counted loop over xs's length with x = xs[k]. */
-  protected forOf(s: ts.ForOfStatement): void {
+  private forOf(s: ts.ForOfStatement): void {
     const { t } = this;
     const init = s.initializer;
     const decl = t.isVariableDeclarationList(init) && init.declarations.length === 1 ? init.declarations[0] : undefined;
@@ -70,7 +69,7 @@ export abstract class LoopLowering extends StatementLowering {
       return this.carriedNow(carried);
     });
     if (carried.length === 0) return;
-    const { invariants, bodies } = this.closeLoop([body], counter);
+    const { invariants, bodies } = this.closeBodies([body], counter);
     this.bindCarried(carried, 'loop', [n.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
   }
 
@@ -78,7 +77,7 @@ export abstract class LoopLowering extends StatementLowering {
    * `for (const x of xs)` that may break, continue or return: a while loop over a hidden counter k,
    * running while no flag stops it and k < xs.length, with x = xs[k] at the start of each step.
    */
-  protected forOfWithExits(s: ts.ForOfStatement, name: ts.Identifier, sym: ts.Symbol, xs: Value, n: Value, flags: ExitFlags): void {
+  private forOfWithExits(s: ts.ForOfStatement, name: ts.Identifier, sym: ts.Symbol, xs: Value, n: Value, flags: ExitFlags): void {
     const counter = flagSymbol('k');
     this.env.set(counter, this.literal(0, 'k'));
     const carried = [...this.carriedBy([s.statement], sym), { sym: counter, value: this.env.get(counter)! }, ...this.carriedFlags(flags)];
@@ -97,7 +96,7 @@ export abstract class LoopLowering extends StatementLowering {
   }
 
   /** The variables declared before a loop (in this scope) that its code assigns, in declaration order. */
-  protected carriedBy(nodes: readonly (ts.Node | undefined)[], exclude?: ts.Symbol): { sym: ts.Symbol; value: Value }[] {
+  private carriedBy(nodes: readonly (ts.Node | undefined)[], exclude?: ts.Symbol): { sym: ts.Symbol; value: Value }[] {
     const assigned = new Set<ts.Symbol>();
     for (const n of nodes) if (n) assignedSymbols(this.t, this.checker, n, assigned);
     const out: { sym: ts.Symbol; value: Value }[] = [];
@@ -109,7 +108,7 @@ export abstract class LoopLowering extends StatementLowering {
    * Lowers loop code in a scope of its own where each carried variable is a fresh parameter;
    * `result` gives the block's result (the carried values' new values, or a condition).
    */
-  protected loopScope(carried: readonly { sym: ts.Symbol; value: Value }[], lower: () => string[]): { block: Block; params: Binder[] } {
+  private loopScope(carried: readonly { sym: ts.Symbol; value: Value }[], lower: () => string[]): { block: Block; params: Binder[] } {
     const perVariable = carried.map((c) => this.carriedBinders(c.sym.name, c.value.shape));
     const params = perVariable.flat();
     const { result, scope } = this.branch(() => {
@@ -121,7 +120,7 @@ export abstract class LoopLowering extends StatementLowering {
   }
 
   /** The carried variables' values at the end of a loop body (in the body's scope). */
-  protected carriedNow(carried: readonly { sym: ts.Symbol; value: Value }[]): string[] {
+  private carriedNow(carried: readonly { sym: ts.Symbol; value: Value }[]): string[] {
     return carried.flatMap((c) => this.carriedParts(this.failed.has(c.sym) ? c.value : this.env.get(c.sym)!));
   }
 
@@ -135,7 +134,7 @@ export abstract class LoopLowering extends StatementLowering {
     return this.unpack(v).map((p) => p.name);
   }
 
-  protected carriedBinders(hint: string, shape: Shape): Binder[] {
+  private carriedBinders(hint: string, shape: Shape): Binder[] {
     return isMatrix(shape) ? this.matrixBinders(hint) : [binder(this.supply.fresh(hint), irType(shape))];
   }
 
@@ -153,27 +152,15 @@ export abstract class LoopLowering extends StatementLowering {
     return v;
   }
 
-  /**
-   * Closes loop bodies: the variables they read from outside become invariant operands, and each
-   * body gets its own parameters for them (renamed inside it; names are unique in the function).
-   */
-  protected closeLoop(blocks: readonly { block: Block; params: Binder[] }[], counter?: Binder): { invariants: string[]; bodies: { inv: Binder[]; body: Block }[] } {
+  /** Closes loop bodies over what they read from outside (closeLoop.ts); their own parameters and the counter are their own. */
+  private closeBodies(blocks: readonly { block: Block; params: Binder[] }[], counter?: Binder): { invariants: string[]; bodies: { inv: Binder[]; body: Block }[] } {
     const own = new Set(blocks.flatMap((b) => b.params.map((p) => p.name)));
     if (counter) own.add(counter.name);
-    const free = new Set<string>();
-    for (const { block } of blocks) for (const n of freeVars(block).nl) if (!own.has(n)) free.add(n);
-    const invariants = [...free];
-    const bodies = blocks.map(({ block }) => {
-      const fresh = new Map(invariants.map((n) => [n, this.supply.fresh(n)] as const));
-      const rename = (n: string) => fresh.get(n) ?? n;
-      const body = rewriteBlock(block, { expr: (e) => renameOperands(e, rename), stmt: (st, emit) => emit(renameStmtOperands(st, rename)) });
-      return { inv: invariants.map((n) => binder(fresh.get(n)!)), body };
-    });
-    return { invariants, bodies };
+    return closeLoop(blocks.map((b) => b.block), own, (n) => this.supply.fresh(n));
   }
 
   /** Binds a loop construct's results to the carried variables. */
-  protected bindCarried(carried: readonly { sym: ts.Symbol; value: Value }[], op: 'loop' | 'while', nl: string[], bodies: Lambda[]): void {
+  private bindCarried(carried: readonly { sym: ts.Symbol; value: Value }[], op: 'loop' | 'while', nl: string[], bodies: Lambda[]): void {
     const perVariable = carried.map((c) => this.carriedBinders(c.sym.name, c.value.shape));
     this.b.bind(perVariable.flat(), [], construct(op, nl, [], bodies));
     carried.forEach((c, i) => this.env.set(c.sym, this.fromCarried(perVariable[i].map((p) => p.name), c.value.shape, c.sym.name)));
@@ -183,7 +170,7 @@ export abstract class LoopLowering extends StatementLowering {
    * `while (c) body` (and the general `for`, with its incrementor at the end of the step). With
    * exits, the break and return flags are carried too, and the condition is `running && c`.
    */
-  protected whileLoop(condition: ts.Expression | undefined, body: readonly ts.Statement[], incrementor: ts.Expression | undefined, flags: ExitFlags | undefined): void {
+  private whileLoop(condition: ts.Expression | undefined, body: readonly ts.Statement[], incrementor: ts.Expression | undefined, flags: ExitFlags | undefined): void {
     const carried = [...this.carriedBy([condition, ...body, incrementor]), ...this.carriedFlags(flags)];
     this.whileConstruct(
       carried,
@@ -193,7 +180,7 @@ export abstract class LoopLowering extends StatementLowering {
   }
 
   /** The IR's `while` over the carried variables: `test` lowers the condition, `advance` one step (both in the loop's scope). */
-  protected whileConstruct(carried: readonly { sym: ts.Symbol; value: Value }[], test: () => Value, advance: () => void): void {
+  private whileConstruct(carried: readonly { sym: ts.Symbol; value: Value }[], test: () => Value, advance: () => void): void {
     const cond = this.loopScope(carried, () => [test().name]);
     const step = this.loopScope(carried, () => {
       advance();
@@ -201,7 +188,7 @@ export abstract class LoopLowering extends StatementLowering {
     });
     // A loop that assigns nothing declared before it has no effect.
     if (carried.length === 0) return;
-    const { invariants, bodies } = this.closeLoop([cond, step]);
+    const { invariants, bodies } = this.closeBodies([cond, step]);
     const lambdas = [cond, step].map((b, k) => lambda([...bodies[k].inv, ...b.params], [], bodies[k].body));
     this.bindCarried(carried, 'while', [...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], lambdas);
   }
@@ -211,7 +198,7 @@ export abstract class LoopLowering extends StatementLowering {
    * the body does not assign, stepped by one, and a bound that reads nothing the body assigns
    * (so evaluating it once is the same as evaluating it before each iteration). False otherwise.
    */
-  protected countedFor(f: ts.ForStatement, flags: ExitFlags | undefined): boolean {
+  private countedFor(f: ts.ForStatement, flags: ExitFlags | undefined): boolean {
     const { t, checker } = this;
     const K = t.SyntaxKind;
     const init = f.initializer;
@@ -263,7 +250,7 @@ export abstract class LoopLowering extends StatementLowering {
     });
     if (carried.length === 0) return true;
     const trips = fromZero ? this.checkedTrips(count, body.block, counter.name, cond.right, body.params) : count;
-    const { invariants, bodies } = this.closeLoop([body], counter);
+    const { invariants, bodies } = this.closeBodies([body], counter);
     this.bindCarried(carried, 'loop', [trips.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
     return true;
   }
@@ -273,7 +260,7 @@ export abstract class LoopLowering extends StatementLowering {
    * (a statement of the body itself, not of a branch in it): checked once against a's length, so
    * a read past the end is a RangeError, not an `undefined` that becomes NaN.
    */
-  protected checkedTrips(count: Value, body: Block, counter: string, bound: ts.Expression, carried: readonly Binder[]): Value {
+  private checkedTrips(count: Value, body: Block, counter: string, bound: ts.Expression, carried: readonly Binder[]): Value {
     // An array the loop carries (one it writes into) is the body's own; it has no name outside.
     const bodyNames = new Set([...carried.map((p) => p.name), ...body.stmts.flatMap((st) => (st.tag === 'let' ? [...st.nl, ...st.lin] : st.names).map((x) => x.name))]);
     const arrays = new Set<string>();

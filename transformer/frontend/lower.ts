@@ -3,6 +3,9 @@
 // `a`, `a_1`, ...), tuples and objects become IR tuples, Math calls become primitives, calls to
 // other marked functions become calls of their (earlier) defs. Anything outside the subset is a
 // diagnostic with a code; all problems of a function are collected before reporting.
+// This file holds the Lowerer (the program: each function once, callees first, custom rules,
+// recursion) and the top layer of FunctionLowering; loweringState.ts says how the layers below
+// it divide the work.
 import type * as ts from 'typescript';
 import { FnDef, binder, call, construct, ret } from '../ir/syntax';
 import type { Block } from '../ir/syntax';
@@ -16,11 +19,10 @@ import { reachable } from '../plan/closure';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
 import { primalNameOf, role } from '../ir/names';
 import { Capture, NestedDerivatives, ProgramLowering } from './nested';
-import type { Value, LoweredFunction } from './values';
+import type { LoweredFunction } from './values';
 import { PLAIN_PARAMETER_HINT, functionName } from './loweringState';
 import { ControlLowering } from './control';
 import { stateName } from './moduleState';
-
 
 /** Lowers marked functions of one program, each once, callees before callers. */
 export class Lowerer implements ProgramLowering {
@@ -230,7 +232,7 @@ class FunctionLowering extends ControlLowering {
    * Problems with the function as a whole, found before its body: one diagnostic that names the
    * construct, instead of one per statement or a printed Promise type.
    */
-  protected checkKind(): void {
+  private checkKind(): void {
     const { t, decl } = this;
     const sf = decl.getSourceFile();
     // The parser has already reported this function's syntax errors; its error-recovered tree

@@ -10,12 +10,13 @@ import { FnDef, Role, binder, call, prim, ret, tuple } from '../ir/syntax';
 import type { Binder, Block } from '../ir/syntax';
 import { TsadDiagnosticError, fail, isTsadDiagnostic } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, STRING, irType, componentShapes, describeShape, isScalarShape, layoutOf, isMatrix, rowShape } from './shapes';
-import { ArrayLowering, ArraySite, userName } from './arrays';
+import { ArrayLowering } from './arrays';
+import type { ArraySite } from './arraySite';
+import { userName } from './arraySite';
 import { derivedName, role } from '../ir/names';
-import { Capture } from './nested';
+import type { Capture, ProgramLowering } from './nested';
 import type { Value, LoweredFunction } from './values';
 import { StateParams } from './moduleState';
-import type { ProgramLowering } from './nested';
 
 /** TSAD1105's hint is about value types; a parameter's form has a fix of its own. */
 export const PLAIN_PARAMETER_HINT = 'write each parameter as a name with a type, (x: number, y: number), and pass every argument at the call (a default: wrap it, const f2 = (x: number) => f(x, 2)); destructure inside the body: const [a, b] = p';
@@ -201,7 +202,7 @@ export abstract class LoweringState {
     return parts;
   }
 
-  protected unpackNew(v: Value): Value[] {
+  private unpackNew(v: Value): Value[] {
     if (isMatrix(v.shape)) {
       // A matrix is (data, rows, cols); its dimensions are integers, no tangent flows from them.
       const names = this.matrixBinders(userName(v.name));
@@ -239,7 +240,7 @@ export abstract class LoweringState {
     return { name: this.b.nl(hint ?? name, prim(name, args.map((a) => a.name)), irType(shape)), shape };
   }
 
-  protected arraySite(): ArraySite {
+  private arraySite(): ArraySite {
     return {
       t: this.t,
       checker: this.checker,
@@ -261,7 +262,7 @@ export abstract class LoweringState {
     };
   }
 
-  protected shapeOfName(name: string): Shape | undefined {
+  private shapeOfName(name: string): Shape | undefined {
     const known = this.shapes.get(name);
     if (known) return known;
     for (const v of this.env.values()) if (v.name === name) return v.shape;

@@ -46,7 +46,7 @@ export abstract class StatementLowering extends CallLowering {
     this.at(s, () => this.statementAt(s));
   }
 
-  protected statementAt(s: ts.Statement): void {
+  private statementAt(s: ts.Statement): void {
     const { t } = this;
     if (t.isVariableStatement(s)) return this.declarations(s.declarationList);
     if (t.isExpressionStatement(s)) return this.assignment(s.expression);
@@ -104,7 +104,7 @@ export abstract class StatementLowering extends CallLowering {
   }
 
   /** Every name a failed declaration binds: later reads of them are not new problems. */
-  protected markFailed(name: ts.BindingName): void {
+  private markFailed(name: ts.BindingName): void {
     const { t } = this;
     if (t.isIdentifier(name)) {
       const sym = this.checker.getSymbolAtLocation(name);
@@ -215,7 +215,7 @@ export abstract class StatementLowering extends CallLowering {
    * `a[i] = v`, `a[i] op= v`, `a[i]++`: a becomes `update(a, i, v)`. checkArrayWrites has made
    * sure a is a local array with one name, so the new version is all the function can see.
    */
-  protected elementAssignment(e: ts.Expression): void {
+  private elementAssignment(e: ts.Expression): void {
     const { t } = this;
     const id = writtenArray(t, e)!;
     const sym = this.checker.getSymbolAtLocation(id)!;
@@ -237,7 +237,7 @@ export abstract class StatementLowering extends CallLowering {
    * The value an element write stores: the right side of `=`, or `old op right` for a compound
    * assignment, `++` and `--` (`old` reads the element, only then).
    */
-  protected writtenValue(e: ts.Expression, hint: string, what: string, old: () => Value): Value {
+  private writtenValue(e: ts.Expression, hint: string, what: string, old: () => Value): Value {
     const { t } = this;
     const K = t.SyntaxKind;
     if (t.isBinaryExpression(e) && e.operatorToken.kind === K.EqualsToken) return this.expr(e.right, hint);
@@ -250,7 +250,7 @@ export abstract class StatementLowering extends CallLowering {
   }
 
   /** `m[i][j] = v`, `m[i][j] op= v`, `m[i][j]++` on a local matrix: one update of its data. */
-  protected matrixAssignment(e: ts.Expression, sym: ts.Symbol, id: ts.Identifier, m: Value, target: ts.ElementAccessExpression): void {
+  private matrixAssignment(e: ts.Expression, sym: ts.Symbol, id: ts.Identifier, m: Value, target: ts.ElementAccessExpression): void {
     const { t } = this;
     let rowAccess: ts.Expression = target.expression;
     while (t.isParenthesizedExpression(rowAccess)) rowAccess = rowAccess.expression;
