@@ -233,12 +233,9 @@ export abstract class ArrayBasics implements ArrayOps {
     return this.sameNumber(n, this.length(other), what);
   }
 
-  // ---- implemented by the layers above ----
-
   // ---- implemented by the layers above (matrices.ts builds on them) ----
 
   abstract literalOf(e: ts.ArrayLiteralExpression, elements: readonly ts.Expression[], shape: Shape, hint?: string): Value;
   abstract stop(a: Value, hint?: string): Value;
   abstract close(body: Block, own: ReadonlySet<string>, node: ts.Node, op: 'map' | 'loop'): { operands: string[]; params: Binder[]; body: Block };
-
 }

@@ -14,8 +14,6 @@ import { closeLoop } from './closeLoop';
 import { ArrayBasics } from './arrayBasics';
 
 export abstract class ArrayClosures extends ArrayBasics {
-  // ---- closing bodies ----
-
   /**
    * Statements of a body that read nothing bound inside it (its parameters or earlier inner
    * statements) move before the construct: they run once, and a free tuple's unpacking or a free

@@ -129,7 +129,7 @@ export class ArrayLowering extends ArrayCombinators {
     return { name: b.nl(hint ?? 'rounded', construct('map', [this.length(xs).name, xs.name], [], [lambda([i, x], [], inner.finish(ret([y])))]), REAL_ARRAY_TYPE), shape: xs.shape };
   }
 
-  // ---- combinators ----
+  // ---- map and reduce ----
 
   /** `xs.map((x, i) => body)`: the IR map; free scalars become invariant operands, `w[i]` of another array a mapped operand. */
   /** `round`: the result is a Float32Array, each element stored rounded to float32. */

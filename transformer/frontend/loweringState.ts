@@ -280,9 +280,9 @@ export abstract class LoweringState {
     }
   }
 
-  // ---- implemented by the layers above ----
+  // ---- implemented by the layers above, which call each other through these ----
 
-
+  // control.ts
   protected abstract block(body: ts.Block): Value | undefined;
   protected abstract tail(statements: readonly ts.Statement[]): Value | undefined;
   protected abstract returningCond(s: ts.Node, pred: Value, arms: readonly ReturningArm[], rest: readonly ts.Statement[]): Value;
@@ -292,8 +292,10 @@ export abstract class LoweringState {
   protected abstract predicate(e: ts.Expression): Value;
   protected abstract branch<T>(f: () => T): { result: T; scope: { b: Builder; env: Map<ts.Symbol, Value>; unassigned: Set<ts.Symbol>; failed: Set<ts.Symbol>; unpacked: Map<string, Value[]> } };
   protected abstract cond(pred: Value, blocks: Block[], shapes: readonly Shape[], hints: readonly string[]): Value[];
+  // loops.ts
   protected abstract loopStatement(s: ts.IterationStatement): void;
   protected abstract matrixBinders(base: string): Binder[];
+  // loopExits.ts
   protected abstract openLoop(s: ts.IterationStatement): ExitFlags | undefined;
   protected abstract carriedFlags(flags: ExitFlags | undefined): { sym: ts.Symbol; value: Value }[];
   protected abstract sequence(stmts: readonly ts.Statement[]): void;
@@ -301,8 +303,11 @@ export abstract class LoweringState {
   protected abstract loopCondition(condition: ts.Expression | (() => Value) | undefined, flags: ExitFlags | undefined): Value;
   protected abstract jump(s: ts.BreakStatement | ts.ContinueStatement): void;
   protected abstract flagReturn(s: ts.ReturnStatement): void;
+  // statements.ts
   protected abstract bindPattern(name: ts.BindingName, v: Value): void;
+  // expressions.ts
   protected abstract expr(e: ts.Expression, hint?: string): Value;
   protected abstract callbackBody(fn: ts.ArrowFunction | ts.FunctionExpression, hint?: string): Value;
+  // calls.ts
   protected abstract call(e: ts.CallExpression, hint?: string): Value;
 }
