@@ -1,5 +1,5 @@
-// Closing loop bodies over the values they read from outside: the IR's constructs take those as
-// operands, and each body refers to them by parameters of its own.
+// Closing the bodies of a loop (or the arms of a cond) over the values they read from outside:
+// the IR's constructs take those as operands, and each body refers to them by parameters of its own.
 import { binder } from '../ir/syntax';
 import type { Binder, Block, Type } from '../ir/syntax';
 import { freeVars } from '../ir/freeVars';

@@ -4,13 +4,12 @@ import type * as ts from 'typescript';
 import { Builder } from '../ir/build';
 import { binder, construct, lambda, ret } from '../ir/syntax';
 import type { Block } from '../ir/syntax';
-import { freeVars } from '../ir/freeVars';
-import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { fail } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, irType, describeShape, isScalarShape, isMatrix, rowShape } from './shapes';
 import { role } from '../ir/names';
 import { alwaysReturns, breakIn, containsReturn, statementsOf } from './exits';
 import type { Value } from './values';
+import { closeLoop } from './closeLoop';
 import { AlreadyReported, ReturningArm } from './loweringState';
 import { ExitLowering } from './loopExits';
 
@@ -298,15 +297,9 @@ export abstract class ControlLowering extends ExitLowering {
    * function, so renaming every occurrence is exact).
    */
   protected cond(pred: Value, blocks: Block[], shapes: readonly Shape[], hints: readonly string[]): Value[] {
-    const free = new Set<string>();
-    for (const blk of blocks) for (const n of freeVars(blk).nl) free.add(n);
-    const operands = [...free];
-    const bodies = blocks.map((blk) => {
-      const fresh = new Map(operands.map((n) => [n, this.supply.fresh(n)] as const));
-      const rename = (n: string) => fresh.get(n) ?? n;
-      const body = rewriteBlock(blk, { expr: (e) => renameOperands(e, rename), stmt: (st, emit) => emit(renameStmtOperands(st, rename)) });
-      return lambda(operands.map((n) => binder(fresh.get(n)!)), [], body);
-    });
+    const closed = closeLoop(blocks, new Set(), (n) => this.supply.fresh(n));
+    const operands = closed.invariants;
+    const bodies = closed.bodies.map(({ inv, body }) => lambda(inv, [], body));
     const results = shapes.map((sh, i) => binder(this.supply.fresh(hints[i]), irType(sh)));
     this.b.bind(results, [], construct('cond', [pred.name, ...operands], [], bodies));
     return results.map((r, i) => ({ name: r.name, shape: shapes[i] }));
