@@ -89,3 +89,36 @@ export function isInside(n: ts.Node, owner: ts.Node): boolean {
   for (let p: ts.Node | undefined = n.parent; p; p = p.parent) if (p === owner) return true;
   return false;
 }
+
+/** The statements of an `if` branch: a block's, or the one statement written without braces. */
+export function statementsOf(tsApi: typeof ts, s: ts.Statement): readonly ts.Statement[] {
+  return tsApi.isBlock(s) ? s.statements : [s];
+}
+
+/** True when a `return` occurs anywhere in a statement (not inside a nested function). */
+export function containsReturn(tsApi: typeof ts, s: ts.Node): boolean {
+  if (tsApi.isReturnStatement(s)) return true;
+  if (tsApi.isFunctionLike(s) || tsApi.isClassLike(s)) return false;
+  return tsApi.forEachChild(s, (c) => (containsReturn(tsApi, c) ? true : undefined)) ?? false;
+}
+
+/** A `break` that would leave the switch `s` is in (not one of a nested switch or loop), if any. */
+export function breakIn(tsApi: typeof ts, s: ts.Node): ts.BreakStatement | undefined {
+  if (tsApi.isBreakStatement(s)) return s;
+  if (tsApi.isFunctionLike(s) || tsApi.isClassLike(s) || tsApi.isSwitchStatement(s) || tsApi.isIterationStatement(s, false)) return undefined;
+  return tsApi.forEachChild(s, (c) => breakIn(tsApi, c));
+}
+
+/** True when every path through the statements ends in a return. */
+export function alwaysReturns(tsApi: typeof ts, stmts: readonly ts.Statement[]): boolean {
+  const last = stmts[stmts.length - 1];
+  if (!last) return false;
+  if (tsApi.isReturnStatement(last)) return true;
+  if (tsApi.isBlock(last)) return alwaysReturns(tsApi, last.statements);
+  if (tsApi.isSwitchStatement(last)) {
+    // Every case returns (an empty one falls into the next) and there is a default.
+    const clauses = last.caseBlock.clauses;
+    return clauses.some((c) => tsApi.isDefaultClause(c)) && clauses.every((c, i) => (c.statements.length === 0 && i < clauses.length - 1) || alwaysReturns(tsApi, c.statements));
+  }
+  return tsApi.isIfStatement(last) && last.elseStatement !== undefined && alwaysReturns(tsApi, statementsOf(tsApi, last.thenStatement)) && alwaysReturns(tsApi, statementsOf(tsApi, last.elseStatement));
+}

@@ -10,19 +10,11 @@ import { REAL, arrayType, binder, construct, lambda, ret, tuple } from '../ir/sy
 import { isConstruct } from '../constructs/registry';
 import { fail } from './diagnostics';
 import { Shape, NUMBER, NUMBER_MATRIX, describeShape, irType, isMatrix, rowShape } from './shapes';
-import type { ArrayLowering, ArraySite } from './arrays';
-import { sourceSnippet, userName } from './arrays';
-import type { Value } from './lower';
+import type { ArrayOps, ArraySite, MatrixParts } from './arraySite';
+import { sourceSnippet, userName } from './arraySite';
+import type { Value } from './values';
 
 type ArrayShape = Extract<Shape, { kind: 'array' }>;
-
-export interface MatrixParts {
-  /** The elements, row-major: an array of numbers. */
-  readonly data: Value;
-  /** The dimensions, through stop_gradient. */
-  readonly rows: Value;
-  readonly cols: Value;
-}
 
 const REAL_ARRAY_TYPE = arrayType(REAL);
 const FLAT: ArrayShape = { kind: 'array', container: 'Float64Array', elem: NUMBER };
@@ -30,7 +22,7 @@ const FLAT: ArrayShape = { kind: 'array', container: 'Float64Array', elem: NUMBE
 export class MatrixLowering {
   constructor(
     private readonly site: ArraySite,
-    private readonly arrays: ArrayLowering,
+    private readonly arrays: ArrayOps,
   ) {}
 
   private get b(): Builder {
@@ -173,7 +165,7 @@ export class MatrixLowering {
       const checked = inner.prim('add', [inner.prim('stop_gradient', [n], 'width'), none.name], 'width');
       return [{ name: appended, shape: FLAT }, { name: checked, shape: NUMBER }];
     });
-    const closed = this.arrays.closeLoop(lowered.block, new Set([k.name, data.name, width.name]), node);
+    const closed = this.arrays.close(lowered.block, new Set([k.name, data.name, width.name]), node, 'loop');
     const empty = this.arrays.zero(FLAT);
     const zero = b.lit(0, 'zero');
     const lam = lambda([k, ...closed.params, data, width], [], closed.body);

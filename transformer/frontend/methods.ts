@@ -5,7 +5,7 @@
 // (compile.ts): a subclass's override is never silently replaced by the base's body.
 import type * as ts from 'typescript';
 import { fail } from './diagnostics';
-import type { StateSource } from './moduleState';
+import type { StateSource } from './values';
 
 /** Is `decl` an instance method of a class (not a static one)? */
 export function isInstanceMethod(t: typeof ts, decl: ts.Node): decl is ts.MethodDeclaration {

@@ -5,23 +5,10 @@
 // never differentiated; the call site's wrapper reads the variable when it runs (compile.ts).
 // Only a `const` of a primitive type is folded: its initializer is its value for ever.
 import type * as ts from 'typescript';
-import type { LoweredFunction, Value } from './lower';
+import type { LoweredFunction, ModuleDecl, ModuleState, StateSource, Value } from './values';
 import { classOf, isInstanceMethod } from './methods';
 import { Shape, shapeOfType } from './shapes';
 import { fail } from './diagnostics';
-
-type ModuleDecl = (ts.VariableDeclaration | ts.BindingElement) & { readonly name: ts.Identifier };
-
-/**
- * What a def reads when it runs (a trailing parameter of the def): a module-level variable, or a
- * field of the object an instance method is called on (`this.k`).
- */
-export type StateSource =
-  /** `decl`: a variable statement's declaration, or a name it destructures (`const { a, b } = config`). */
-  | { readonly kind: 'module'; readonly symbol: ts.Symbol; readonly decl: ModuleDecl; readonly shape?: Shape }
-  | { readonly kind: 'this'; readonly symbol: ts.Symbol; readonly field: string; readonly shape?: Shape };
-
-export type ModuleState = StateSource & { readonly shape: Shape };
 
 /** The name the source gives it. */
 export function stateName(s: StateSource): string {

@@ -6,8 +6,8 @@
 // captures: the inner transform differentiates only its own parameters, and the outer one flows
 // through the captured values, so d/dx [x · (d/dy (x + y))|y=1] is 1, as it should be.
 import type * as ts from 'typescript';
-import type { Lowerer, LoweredFunction, Value } from './lower';
-import { Expr, call, construct, tuple } from '../ir/syntax';
+import type { LoweredFunction, Value } from './values';
+import { Expr, FnDef, call, construct, tuple } from '../ir/syntax';
 import { fail } from './diagnostics';
 import { MarkerInfo, isRuleCall, notDifferentiableReason, resolveMarkedFunction, transformCallBehind, tsadExportName, wrtList } from './markers';
 import { Shape, componentShapes, describeShape, hasArray, isMatrix, shapeOfType } from './shapes';
@@ -35,9 +35,20 @@ export type Target =
   | { readonly tag: 'arrow'; readonly decl: ts.ArrowFunction | ts.FunctionExpression }
   | { readonly tag: 'derived'; readonly kind: NestedKind; readonly call: ts.CallExpression; readonly of: Target; readonly wrt: readonly number[] };
 
+/** The lowering of the whole program (lower.ts's Lowerer), as nested.ts and each function's lowering need it. */
+export interface ProgramLowering {
+  readonly tsApi: typeof ts;
+  readonly checker: ts.TypeChecker;
+  readonly defs: FnDef[];
+  readonly nested: NestedDerivatives;
+  lower(decl: ts.SignatureDeclaration, at?: ts.Node): LoweredFunction;
+  lift(decl: ts.SignatureDeclaration, captures: readonly Capture[]): LoweredFunction;
+  uniqueName(base: string): string;
+}
+
 /** Where a nested call is lowered: the enclosing function's lowering, as nested.ts needs it. */
 export interface NestedSite {
-  readonly owner: Lowerer;
+  readonly owner: ProgramLowering;
   expr(e: ts.Expression): Value;
   conform(node: ts.Node, v: Value, expected: Shape, what: string): void;
   bind(base: string, rhs: Expr, shape: Shape): Value;
@@ -61,7 +72,7 @@ export class NestedDerivatives {
   /** The names of the defs made here: a second derivative reaches its loops through them. */
   private readonly derived = new Set<string>();
 
-  constructor(private readonly owner: Lowerer) {}
+  constructor(private readonly owner: ProgramLowering) {}
 
   configure(driver: DriverOptions): void {
     this.driver = driver;

@@ -12,7 +12,7 @@ import type * as ts from 'typescript';
 import { fail } from './diagnostics';
 import { typedArrayName } from './shapes';
 import { tsadExportName } from './markers';
-import { ARRAY_HELPERS } from './arrays';
+import { ARRAY_HELPERS, ARRAY_METHODS } from './arrayMethods';
 
 /** `b.push(v, …)`: the array pushed onto, when it is a plain name. */
 export function pushedArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
@@ -42,9 +42,6 @@ export function writtenArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | unde
   return tsApi.isIdentifier(base) ? base : undefined;
 }
 
-/** tsad's array helpers that return a new array (the others return numbers). */
-const FRESH_HELPERS = new Set(['matmul', 'scan', 'gather', 'scatter', 'reduceByIndex', 'iota']);
-
 /**
  * Expressions that build a new array, which a write may then change. A matrix is new when its
  * rows are too: `m.slice()`, `Array.from(m)` and `m.map((r) => r)` copy only the outer array,
@@ -55,12 +52,12 @@ function isFreshArray(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expressio
   if (isMatrixType(tsApi, checker, checker.getTypeAtLocation(e))) return isFreshMatrix(tsApi, checker, e);
   if (tsApi.isArrayLiteralExpression(e)) return true;
   // tsad's helpers that build arrays return new ones.
-  if (tsApi.isCallExpression(e) && FRESH_HELPERS.has(tsadExportName(e.expression, checker) ?? '')) return true;
+  if (tsApi.isCallExpression(e) && ARRAY_HELPERS.get(tsadExportName(e.expression, checker) ?? '')?.fresh) return true;
   if (tsApi.isNewExpression(e)) return tsApi.isIdentifier(e.expression) && ['Float64Array', 'Float32Array', 'Int32Array', 'Array'].includes(e.expression.text);
   if (tsApi.isCallExpression(e) && tsApi.isPropertyAccessExpression(e.expression)) {
     const method = e.expression.name.text;
     if (method === 'from' && tsApi.isIdentifier(e.expression.expression)) return true;
-    return method === 'map' || method === 'slice' || method === 'fill';
+    return ARRAY_METHODS.get(method)?.fresh ?? false;
   }
   return false;
 }

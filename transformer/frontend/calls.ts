@@ -1,0 +1,153 @@
+// Calls inside a marked function: Math functions as primitives, marked functions as calls of
+// their defs, local functions inlined, derivatives (nested.ts) and array code (arrayMethods.ts).
+import type * as ts from 'typescript';
+import { call } from '../ir/syntax';
+import type { Expr } from '../ir/syntax';
+import { fail, reportedByTypeScript } from './diagnostics';
+import { Shape, shapeOfType, irType } from './shapes';
+import { TRANSFORM_NAMES, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, transformCallBehind, tsadExportName } from './markers';
+import { MATH_FUNCTIONS, primDef } from '../prims/registry';
+import { NestedSite, lowerNestedCall } from './nested';
+import { LocalFunction, isInside, localFunctionOf } from './exits';
+import type { Value } from './values';
+import { methodCall } from './methods';
+import { lowerArrayCall } from './arrayMethods';
+import { AlreadyReported, PLAIN_PARAMETER_HINT } from './loweringState';
+import { assignedSymbols } from './syntax';
+import { ExpressionLowering } from './expressions';
+
+export abstract class CallLowering extends ExpressionLowering {
+  /** The shape a function (or local function) returns, from its signature. */
+  protected resultShape(decl: ts.SignatureDeclaration): Shape {
+    const { t, checker } = this;
+    const sig = checker.getSignatureFromDeclaration(decl);
+    return shapeOfType(t, checker, sig ? checker.getReturnTypeOfSignature(sig) : checker.getAnyType(), decl.type ?? decl);
+  }
+
+  /**
+   * `h(a, b)` of a local function `h` (declared in this function, see exits.ts): inlined. The
+   * arguments are computed here, the parameters bound to them in the environment, and the body
+   * lowered in place with a frame of its own (its returns are its own, no loop of the caller's
+   * is in scope). It reads the caller's variables as they are at the call, as a closure does;
+   * assigning them would be a side effect of the call, which is not modelled: TSAD1108.
+   */
+  private inlineCall(e: ts.CallExpression, fn: LocalFunction, hint?: string): Value {
+    const { t, checker } = this;
+    const name = e.expression.getText();
+    if (this.inlinedCalls.has(fn)) fail(1109, e, `the local function '${name}' calls itself: tsad inlines a local function's calls, so it cannot be recursive; write the recursion as a loop`);
+    if (e.arguments.length !== fn.parameters.length) fail(1102, e, `'${name}' takes ${fn.parameters.length} argument(s)`);
+    const assigned = new Set<ts.Symbol>();
+    if (fn.body) assignedSymbols(t, checker, fn.body, assigned);
+    for (const sym of assigned) {
+      const d = sym.valueDeclaration;
+      if (d && !isInside(d, fn)) fail(1108, e, `the local function '${name}' assigns '${sym.name}', a variable of the function around it: a call may not change the caller's variables here; return the new value and assign it at the call`);
+    }
+    const args = e.arguments.map((a) => this.expr(a));
+    const saved = { frame: this.frame, exitCtx: this.exitCtx, keys: new Set(this.env.keys()) };
+    this.frame = { decl: fn };
+    this.exitCtx = undefined;
+    this.inlinedCalls.add(fn);
+    try {
+      fn.parameters.forEach((p, i) => {
+        if (p.dotDotDotToken || p.questionToken || p.initializer) fail(1105, p, 'parameters of a local function cannot be optional, have defaults or be rest parameters', PLAIN_PARAMETER_HINT);
+        const shape = shapeOfType(t, checker, checker.getTypeAtLocation(p), p);
+        this.conform(e.arguments[i], args[i], shape, `argument ${i + 1} of '${name}'`);
+        this.bindPattern(p.name, args[i]);
+      });
+      const errors = this.errors.length;
+      const body = fn.body!;
+      const value = t.isBlock(body) ? this.tail(body.statements) : this.expr(body, hint);
+      if (!value) {
+        if (this.errors.length > errors) throw new AlreadyReported();
+        return fail(1107, fn, `the local function '${name}' must end with a return statement`);
+      }
+      this.conform(e, value, this.resultShape(fn), `the value '${name}' returns`);
+      return value;
+    } finally {
+      this.frame = saved.frame;
+      this.exitCtx = saved.exitCtx;
+      this.inlinedCalls.delete(fn);
+      // Its parameters and locals mean nothing after the call (and must not join an if's results).
+      for (const k of [...this.env.keys()]) if (!saved.keys.has(k)) this.env.delete(k);
+    }
+  }
+
+  protected call(e: ts.CallExpression, hint?: string): Value {
+    const { t } = this;
+    const callee = e.expression;
+    if (t.isPropertyAccessExpression(callee) && this.isGlobalMath(callee.expression)) {
+      const fn = callee.name.text;
+      if (!MATH_FUNCTIONS.has(fn)) fail(1103, e, `cannot differentiate through a call to 'Math.${fn}': it is not differentiable`);
+      // TypeScript reports a wrong count too, but may not stop the build; JavaScript's NaN for a
+      // missing argument is no value to differentiate, so it is ours to refuse at the call.
+      const { min, max } = primDef(fn).arity;
+      const n = e.arguments.length;
+      if (n < min || n > max) fail(1102, e, `Math.${fn} takes ${max === Infinity ? `at least ${min}` : min === max ? min : `${min} to ${max}`} argument(s), got ${n}`);
+      const args = e.arguments.map((a) => this.expr(a));
+      this.numbers(e, ...args);
+      return this.op(fn, args, hint);
+    }
+    const arrayCall = lowerArrayCall(this.arrays, e, hint);
+    if (arrayCall) return arrayCall;
+    if (isTsadExport(callee, this.checker, 'stopGradient')) {
+      if (e.arguments.length !== 1) fail(1102, e, 'stopGradient takes one argument');
+      return this.stop(this.expr(e.arguments[0]), hint);
+    }
+    const nested = lowerNestedCall(this.nestedSite(), e, hint);
+    if (nested) return nested;
+    const local = t.isIdentifier(callee) ? localFunctionOf(t, this.checker.getSymbolAtLocation(callee), this.decl) : undefined;
+    if (local) return this.inlineCall(e, local, hint);
+    const target = resolveMarkedFunction(callee, this.checker) ?? this.notDifferentiable(e);
+    const lowered = this.owner.lower(target.decl, e);
+    for (const m of methodCall(this.t, this.decl, callee, target.decl, lowered.methods)) this.methods.add(m);
+    const raw = e.arguments.map((a) => this.expr(a));
+    if (raw.length !== lowered.params.length) fail(1102, e, `'${lowered.name}' takes ${lowered.params.length} argument(s)`);
+    const args = raw.map((a, i) => this.coerce(e.arguments[i], a, lowered.params[i].shape));
+    args.forEach((a, i) => this.conform(e.arguments[i], a, lowered.params[i].shape, `argument ${i + 1} of '${lowered.name}'`));
+    // The module state the callee reads, as this function reads it: passed on.
+    const state = lowered.state.map((s) => this.stateValue(s, e));
+    return { name: this.b.nl(hint ?? lowered.name, call(lowered.name, [...args, ...state].map((a) => a.name)), irType(lowered.result)), shape: lowered.result };
+  }
+
+  private nestedSite(): NestedSite {
+    return {
+      owner: this.owner,
+      expr: (a: ts.Expression) => this.expr(a),
+      conform: (node: ts.Node, v: Value, s: Shape, what: string) => this.conform(node, v, s, what),
+      bind: (base: string, rhs: Expr, s: Shape): Value => ({ name: this.b.nl(base, rhs, irType(s)), shape: s }),
+      lit: (x: number) => this.b.lit(x),
+      valueOf: (sym: ts.Symbol) => this.env.get(sym),
+    };
+  }
+
+  /** Why a call cannot be differentiated through, in the most specific words there are. */
+  private notDifferentiable(e: ts.CallExpression): never {
+    const { t, checker } = this;
+    const callee = e.expression;
+    const name = callee.getText();
+    // `grad(f)(x)`, `df(x)` with `const df = grad(f)`, or `jvp(f, ...)` itself.
+    const direct = tsadExportName(callee, checker);
+    const transform = direct && TRANSFORM_NAMES.has(direct) && !isRuleCall(e, checker) ? { call: e, name: direct } : transformCallBehind(callee, checker);
+    if (transform) fail(1006, e, nestedTransformMessage(undefined, transform));
+    let sym = checker.getSymbolAtLocation(t.isPropertyAccessExpression(callee) ? callee.name : callee);
+    if (!sym) {
+      // `nope(x)`: TypeScript reports the unknown name; `(cond ? f : g)(x)` and the like are ours.
+      if (t.isIdentifier(callee) || t.isPropertyAccessExpression(callee)) reportedByTypeScript(callee, 1104, `cannot differentiate through a call to '${name}': it is not declared`);
+      fail(1104, e, `cannot differentiate through a call to '${name}': only calls of named differentiable functions are supported`);
+    }
+    if (sym.flags & t.SymbolFlags.Alias) sym = checker.getAliasedSymbol(sym);
+    const decls = sym.declarations ?? [];
+    if (decls.length > 0 && decls.every(isBuiltIn)) {
+      const owner = decls[0].parent;
+      const method = (t.isInterfaceDeclaration(owner) || t.isClassDeclaration(owner)) && owner.name ? `${owner.name.text.replace(/Constructor$/, '')}.${sym.name}` : sym.name;
+      const isMethod = t.isPropertyAccessExpression(callee) && !(t.isIdentifier(callee.expression) && method.startsWith(`${callee.expression.text}.`));
+      const written = name === method ? '' : ` (in '${name}')`;
+      fail(1113, e, `cannot differentiate through the built-in ${isMethod ? 'method' : 'function'} '${method}'${written}: built-in functions and methods are not supported in differentiable functions yet`);
+    }
+    if (decls.length > 0 && decls.every((d) => d.getSourceFile().isDeclarationFile || ((d as ts.FunctionLikeDeclaration).body === undefined && t.isFunctionLike(d)))) {
+      const where = decls[0].getSourceFile().isDeclarationFile ? `a declaration file (${decls[0].getSourceFile().fileName.split('/').pop()})` : 'a declaration without a body';
+      fail(1113, e, `cannot differentiate through a call to '${name}': it comes from ${where}, so tsad cannot see its code`);
+    }
+    return fail(1104, e, `cannot differentiate through a call to '${name}': it is not marked differentiable`);
+  }
+}

@@ -1,0 +1,359 @@
+// Expressions of a marked function: names, literals, operators, element and property reads, and
+// the places where arrays.ts takes over. Each becomes IR statements in A-normal form.
+import type * as ts from 'typescript';
+import { call, ret, tuple } from '../ir/syntax';
+import { fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
+import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, isMatrix } from './shapes';
+import { role } from '../ir/names';
+import { localFunctionOf } from './exits';
+import type { StateSource, Value } from './values';
+import { isFixed, moduleVariable } from './moduleState';
+import { thisField } from './methods';
+import { AlreadyReported, LoweringState } from './loweringState';
+import { BINARY_ARITH, BINARY_COMPARE, BINARY_LOGIC, MATH_CONSTANTS } from './operators';
+import { containsCall } from './syntax';
+
+export abstract class ExpressionLowering extends LoweringState {
+  /**
+   * `c ? a : b`. A side that calls a function (a Math function or a marked function) makes it a
+   * cond, so only the side taken runs and is differentiated: such a side can be costly, and its
+   * derivative can be infinite or NaN where it is not taken (`x > 0 ? Math.log(x) : 0` at 0).
+   * Sides without calls (arithmetic on variables and literals, field access, nested cheap `?:`)
+   * stay a `select` of two scalars, both computed: that is cheaper than a branch, and T guards
+   * the untaken side's backward code with the same test (ad/guards.ts: `x !== 0 ? 1 / x : 0` has
+   * derivative 0 at 0). Tuples and objects, which `select` does not take, become a cond whose bodies return the
+   * sides already computed.
+   */
+  private conditional(e: ts.ConditionalExpression, hint?: string): Value {
+    const { t } = this;
+    const c = this.predicate(e.condition);
+    const sides = [e.whenTrue, e.whenFalse];
+    // In a derivative rule `c ? dx : dy` is a linear select of tangents (ad/customJvp.ts): always a select.
+    if (this.role !== undefined || !sides.some((side) => containsCall(t, side))) {
+      const [a, b2] = sides.map((side) => this.expr(side));
+      if (isScalarShape(a.shape) || isScalarShape(b2.shape) || this.role !== undefined) {
+        this.sameScalars(e, a, b2);
+        return this.op('select', [c, a, b2], hint, a.shape);
+      }
+      this.conform(e.whenFalse, b2, a.shape, 'the second side of ?:');
+      return this.cond(c, [a, b2].map((v) => ({ stmts: [], result: ret([v.name]) })), [a.shape], [hint ?? 'cond'])[0];
+    }
+    const lowered = sides.map((side) => this.branch(() => this.expr(side)));
+    const [a, b2] = lowered.map((l) => l.result);
+    if (isScalarShape(a.shape) || isScalarShape(b2.shape)) this.sameScalars(e, a, b2);
+    else this.conform(e.whenFalse, b2, a.shape, 'the second side of ?:');
+    const blocks = lowered.map((l) => l.scope.b.finish(ret([l.result.name])));
+    return this.cond(c, blocks, [a.shape], [hint ?? 'cond'])[0];
+  }
+
+  /** The value of a local now; reading a `let y;` before its first assignment is an error. */
+  protected current$(sym: ts.Symbol, at: ts.Identifier): Value {
+    if (this.failed.has(sym)) return this.standIn(at);
+    if (this.unassigned.has(sym)) fail(1115, at, `'${at.text}' is read before it is assigned a value`);
+    return this.env.get(sym)!;
+  }
+
+  /**
+   * A value of the right shape for a variable whose definition failed: lowering goes on, so
+   * independent problems later in the function are still found, while nothing is reported about
+   * the variable itself. The function has an error already, so this value is never emitted.
+   */
+  private standIn(e: ts.Expression): Value {
+    let shape: Shape;
+    try {
+      shape = shapeOfType(this.t, this.checker, this.checker.getTypeAtLocation(e), e);
+    } catch {
+      throw new AlreadyReported();
+    }
+    const make = (s: Shape): Value => {
+      if (s.kind === 'array') return this.arrays.zero(s);
+      if (isScalarShape(s)) return { name: this.b.lit(s.kind === 'number' ? 0 : s.kind === 'boolean' ? false : '', 'failed'), shape: s };
+      const parts = componentShapes(s).map(make);
+      return { name: this.b.nl('failed', tuple(false, parts.map((p) => p.name)), irType(s)), shape: s };
+    };
+    return make(shape);
+  }
+
+  /** Lowers an expression; every IR name created meanwhile (not by a sub-expression) maps to it. */
+  expr(e: ts.Expression, hint?: string): Value {
+    const v = this.at(e, () => this.exprAt(e, hint));
+    this.shapes.set(v.name, v.shape);
+    return v;
+  }
+
+  /** The value of a callback written in place (`.map((x) => …)`): its expression, or its statements with a frame of their own. */
+  protected callbackBody(fn: ts.ArrowFunction | ts.FunctionExpression, hint?: string): Value {
+    const { t } = this;
+    const body = fn.body;
+    if (!t.isBlock(body)) return this.expr(body, hint);
+    const saved = { frame: this.frame, exitCtx: this.exitCtx };
+    this.frame = { decl: fn };
+    this.exitCtx = undefined;
+    try {
+      const errors = this.errors.length;
+      const value = this.tail(body.statements);
+      if (!value) {
+        if (this.errors.length > errors) throw new AlreadyReported();
+        return fail(1107, fn, 'the callback must end with a return statement');
+      }
+      return value;
+    } finally {
+      this.frame = saved.frame;
+      this.exitCtx = saved.exitCtx;
+    }
+  }
+
+  private exprAt(e: ts.Expression, hint?: string): Value {
+    const { t } = this;
+    const K = t.SyntaxKind;
+    if (t.isParenthesizedExpression(e) || t.isAsExpression(e) || t.isNonNullExpression(e) || t.isSatisfiesExpression(e) || t.isTypeAssertionExpression(e)) {
+      return this.expr(e.expression, hint);
+    }
+    if (t.isNumericLiteral(e)) return { name: this.b.lit(Number(e.text), hint ?? 'c'), shape: NUMBER };
+    if (t.isStringLiteral(e) || t.isNoSubstitutionTemplateLiteral(e)) return { name: this.b.lit(e.text, hint ?? 's'), shape: STRING };
+    if (e.kind === K.TrueKeyword || e.kind === K.FalseKeyword) return { name: this.b.lit(e.kind === K.TrueKeyword, hint ?? 'c'), shape: BOOLEAN };
+    if (t.isIdentifier(e)) return this.identifier(e, hint);
+    if (e.kind === K.ThisKeyword) fail(1102, e, "'this' is supported only as this.field (read when the derivative runs) and this.method(...) in an instance method; pass the value as a parameter");
+    if (e.kind === K.NullKeyword || t.isVoidExpression(e)) this.noValue(e);
+    if (t.isPrefixUnaryExpression(e)) {
+      if (e.operator === K.MinusToken) {
+        if (t.isNumericLiteral(e.operand)) return { name: this.b.lit(-Number(e.operand.text), hint ?? 'c'), shape: NUMBER };
+        const v = this.expr(e.operand);
+        this.numbers(e, v);
+        return this.op('neg', [v], hint);
+      }
+      if (e.operator === K.PlusToken) return this.expr(e.operand, hint);
+      if (e.operator === K.ExclamationToken) return this.op('not', [this.expr(e.operand)], hint, BOOLEAN);
+      fail(1108, e, '++ and -- are statements here, not expressions');
+    }
+    if (t.isBinaryExpression(e)) return this.binary(e, hint);
+    if (t.isConditionalExpression(e)) return this.conditional(e, hint);
+    if (t.isPropertyAccessExpression(e)) return this.property(e, hint);
+    if (t.isElementAccessExpression(e)) {
+      return this.matrixElement(e, hint) ?? this.elementOf(e, this.expr(e.expression), hint);
+    }
+    if (t.isCallExpression(e)) return this.call(e, hint);
+    if (t.isNewExpression(e)) return this.arrays.newArray(e, hint);
+    if (t.isArrayLiteralExpression(e) && this.arrays.wantsArray(e)) return this.arrays.literal(e, shapeOfType(t, this.checker, this.checker.getContextualType(e)!, e), hint);
+    if (t.isArrayLiteralExpression(e)) {
+      const parts = e.elements.map((el) => {
+        if (t.isSpreadElement(el) || t.isOmittedExpression(el)) fail(1102, el, 'spread and holes are not supported in tuples');
+        return this.expr(el);
+      });
+      return { name: this.b.nl(hint ?? 't', tuple(false, parts.map((p) => p.name))), shape: { kind: 'tuple', elems: parts.map((p) => p.shape) } };
+    }
+    if (t.isObjectLiteralExpression(e)) {
+      const fields: [string, Value][] = e.properties.map((p) => {
+        if (t.isPropertyAssignment(p)) return [p.name.getText().replace(/^['"]|['"]$/g, ''), this.expr(p.initializer, p.name.getText())];
+        if (t.isShorthandPropertyAssignment(p)) return [p.name.text, this.identifier(p.name)];
+        return fail(1102, p, 'only plain properties are supported in object literals');
+      });
+      fields.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return {
+        name: this.b.nl(hint ?? 'o', tuple(false, fields.map(([, v]) => v.name))),
+        shape: { kind: 'object', fields: fields.map(([k, v]) => [k, v.shape] as const) },
+      };
+    }
+    return fail(1102, e, `${t.SyntaxKind[e.kind]} is not supported in differentiable functions`);
+  }
+
+  // ---- Arrays: arrays.ts recognises and lowers them ----
+
+  /** A tuple of numbers where an array is expected becomes one; anything else is left to `conform`. */
+  protected coerce(node: ts.Node, v: Value, expected: Shape): Value {
+    if (expected.kind === 'array' && v.shape.kind === 'tuple') return this.arrays.asArray(node, v);
+    if (expected.kind === 'array' && v.shape.kind === 'array') return { name: v.name, shape: expected };
+    return v;
+  }
+
+  private identifier(e: ts.Identifier, hint?: string): Value {
+    const { t } = this;
+    const sym = this.checker.getSymbolAtLocation(e);
+    if (sym && this.failed.has(sym)) return this.standIn(e);
+    const v = sym && this.env.get(sym);
+    if (v) return v;
+    if (localFunctionOf(t, sym, this.decl)) {
+      fail(1117, e, `'${e.text}' is a local function used as a value: tsad inlines the calls of a local function, so it can only be called here, not returned, stored or passed on`);
+    }
+    if (e.text === 'NaN' || e.text === 'Infinity') return { name: this.b.lit(e.text === 'NaN' ? NaN : Infinity, hint ?? 'c'), shape: NUMBER };
+    if (e.text === 'undefined' && sym && !sym.valueDeclaration) this.noValue(e);
+    // An unknown name is TypeScript's error ("Cannot find name"), and a failed local was ours.
+    if (!sym) reportedByTypeScript(e, 1106, `'${e.text}' is not declared`);
+    if (this.failed.has(sym) || this.unassigned.has(sym)) return this.current$(sym, e);
+    const target = sym && sym.flags & t.SymbolFlags.Alias ? this.checker.getAliasedSymbol(sym) : sym;
+    const decl = target?.valueDeclaration;
+    // Module state is read when the function runs; only a const primitive is folded.
+    const variable = moduleVariable(t, this.checker, sym);
+    if (variable && !isFixed(t, this.checker, variable.decl)) return this.stateValue(variable, e);
+    if (decl && t.isVariableDeclaration(decl) && decl.initializer && t.isSourceFile(decl.parent.parent.parent) && (decl.parent.flags & t.NodeFlags.Const) !== 0) {
+      // A module-level constant (`const TWO_PI = 2 * Math.PI`, also imported): its initializer is
+      // pure, so computing it in place gives the same value, and as a constant it has no tangent.
+      if (this.inlining.has(decl)) fail(1106, e, `'${e.text}' is defined in terms of itself`);
+      this.inlining.add(decl);
+      try {
+        return this.at(e, () => this.expr(decl.initializer!, hint ?? e.text));
+      } catch (err) {
+        if (!isTsadDiagnostic(err)) throw err;
+        // Computed by code tsad cannot lower (`Math.random()`, a call of a plain function): read it when the function runs.
+        if (variable) return this.stateValue(variable, e);
+        fail(1106, e, `'${e.text}' is a module-level constant, but its initializer is outside the differentiable subset (${err.message.split('\n')[0]})`);
+      } finally {
+        this.inlining.delete(decl);
+      }
+    }
+    return fail(1106, e, `'${e.text}' is not a parameter or local variable of this differentiable function`);
+  }
+
+  /** The parameter that holds a module-level variable's (or a field of this's) value when the function runs. */
+  protected stateValue(variable: StateSource, at: ts.Node): Value {
+    const v = this.state.read(variable, at);
+    this.shapes.set(v.name, v.shape);
+    return v;
+  }
+
+  /** `undefined` and `null` are values a differentiable function cannot hold (there is no optional value in the subset). */
+  private noValue(e: ts.Node): never {
+    return fail(1102, e, `'${e.getText()}' is not supported in differentiable functions: every variable holds a number, boolean, string, array, tuple or object; give it a value of its type (0, NaN, false), or test a boolean flag instead of comparing with ${e.getText()}`);
+  }
+
+  protected isGlobalMath(e: ts.Expression): boolean {
+    if (!this.t.isIdentifier(e) || e.text !== 'Math') return false;
+    const decl = this.checker.getSymbolAtLocation(e)?.declarations?.[0];
+    return !!decl && decl.getSourceFile().hasNoDefaultLib;
+  }
+
+  /**
+   * `m[i][j]` of a matrix: one read of its flat data, no row built; undefined for anything else.
+   */
+  private matrixElement(e: ts.ElementAccessExpression, hint?: string): Value | undefined {
+    const { t } = this;
+    let rowAccess: ts.Expression = e.expression;
+    while (t.isParenthesizedExpression(rowAccess)) rowAccess = rowAccess.expression;
+    if (!t.isElementAccessExpression(rowAccess) || !this.arrays.isArrayValued(rowAccess.expression)) return undefined;
+    const m = this.expr(rowAccess.expression);
+    if (!isMatrix(m.shape)) {
+      // Not a matrix after all (a tuple of arrays): read it the ordinary way, reusing m.
+      const v = this.elementOf(rowAccess, m);
+      return this.elementOf(e, v, hint);
+    }
+    const i = this.expr(rowAccess.argumentExpression, 'i');
+    const j = this.expr(e.argumentExpression, 'j');
+    for (const [x, node] of [[i, rowAccess.argumentExpression], [j, e.argumentExpression]] as const) if (x.shape.kind !== 'number') fail(1121, node, `a matrix index must be a number, got ${describeShape(x.shape)}`);
+    return this.arrays.matrices.element(m, i, j, hint);
+  }
+
+  /** `v[index]` for an already lowered v: an array element or a tuple's part. */
+  private elementOf(e: ts.ElementAccessExpression, value: Value, hint?: string): Value {
+    const { t } = this;
+    let v = value;
+    if (v.shape.kind === 'tuple' && !t.isNumericLiteral(e.argumentExpression)) v = this.arrays.asArray(e.expression, v);
+    if (v.shape.kind === 'array') {
+      const i = this.expr(e.argumentExpression, 'i');
+      if (i.shape.kind !== 'number') fail(1121, e.argumentExpression, `an array index must be a number, got ${describeShape(i.shape)}`);
+      return this.arrays.read(v, i, hint, e);
+    }
+    if (v.shape.kind !== 'tuple' || !t.isNumericLiteral(e.argumentExpression)) fail(1102, e, 'only tuples and arrays can be indexed (tuples by a number literal)');
+    const i = Number(e.argumentExpression.text);
+    if (!(i >= 0 && i < v.shape.elems.length)) fail(1102, e.argumentExpression, `index ${i} is outside the tuple`);
+    return this.unpack(v)[i];
+  }
+
+  private property(e: ts.PropertyAccessExpression, hint?: string): Value {
+    if (this.isGlobalMath(e.expression)) {
+      const c = MATH_CONSTANTS[e.name.text];
+      if (c === undefined) fail(1102, e, `Math.${e.name.text} is not a number constant`);
+      return { name: this.b.lit(c, hint ?? e.name.text), shape: NUMBER };
+    }
+    if (e.name.text === 'length' && this.t.isElementAccessExpression(e.expression) && this.arrays.isArrayValued(e.expression.expression)) {
+      // `m[i].length` of a matrix is its column count: no row is built.
+      const m = this.expr(e.expression.expression);
+      if (isMatrix(m.shape)) return this.arrays.matrices.cols(m);
+      return this.arrays.length(this.elementOf(e.expression, m), hint ?? 'n');
+    }
+    if (e.expression.kind === this.t.SyntaxKind.ThisKeyword) return this.stateValue(thisField(this.t, this.checker, this.decl, e), e);
+    const v = this.expr(e.expression);
+    if (e.name.text === 'length' && v.shape.kind === 'array') return this.arrays.length(v, hint ?? 'n');
+    if (e.name.text === 'length' && v.shape.kind === 'tuple') return this.literal(v.shape.elems.length, hint ?? 'n');
+    if (v.shape.kind === 'array') fail(1121, e.name, `'.${e.name.text}' of an array is not supported here`);
+    if (v.shape.kind !== 'object') fail(1102, e, `property access needs an object, got a ${v.shape.kind}`);
+    const i = v.shape.fields.findIndex(([f]) => f === e.name.text);
+    if (i < 0) fail(1102, e.name, `no field ${e.name.text}`);
+    return this.unpack(v)[i];
+  }
+
+  /**
+   * A chain like `a + b + c + ...` nests to the left as deep as it is long: walk the left spine
+   * in a loop (innermost first, the order JavaScript evaluates it) instead of recursing.
+   */
+  private binary(e: ts.BinaryExpression, hint?: string): Value {
+    const spine: ts.BinaryExpression[] = [e];
+    let left = e.left;
+    while (this.t.isBinaryExpression(left) && this.binaryOperator(left)) {
+      spine.push(left);
+      left = left.left;
+    }
+    let acc = this.expr(left);
+    for (let i = spine.length - 1; i >= 0; i--) {
+      const step = spine[i];
+      const left = acc;
+      acc = this.at(step, () => this.binaryStep(step, left, i === 0 ? hint : undefined));
+    }
+    return acc;
+  }
+
+  private binaryOperator(e: ts.BinaryExpression): { name: string; kind: 'arith' | 'compare' | 'logic' } | undefined {
+    const k = e.operatorToken.kind;
+    const arith = BINARY_ARITH(this.t)[k];
+    if (arith) return { name: arith, kind: 'arith' };
+    const compare = BINARY_COMPARE(this.t)[k];
+    if (compare) return { name: compare, kind: 'compare' };
+    const logic = BINARY_LOGIC(this.t)[k];
+    return logic ? { name: logic, kind: 'logic' } : undefined;
+  }
+
+  private binaryStep(e: ts.BinaryExpression, a: Value, hint?: string): Value {
+    const K = this.t.SyntaxKind;
+    const k = e.operatorToken.kind;
+    const op = this.binaryOperator(e);
+    if (!op) fail(k >= K.FirstAssignment && k <= K.LastAssignment ? 1108 : 1102, e.operatorToken, `operator '${e.operatorToken.getText()}' is not supported here`);
+    if (op.kind === 'logic' && this.role === undefined && containsCall(this.t, e.right)) return this.shortCircuit(e, op.name, a, hint);
+    const b = this.expr(e.right);
+    if (op.kind === 'logic') {
+      if (a.shape.kind !== 'boolean' || b.shape.kind !== 'boolean') fail(1105, e, `'${e.operatorToken.getText()}' needs booleans`);
+      return this.op(op.name, [a, b], hint, BOOLEAN);
+    }
+    if (op.kind === 'compare') {
+      this.sameScalars(e, a, b);
+      if (a.shape.kind === 'boolean' && op.name !== 'eq' && op.name !== 'ne') fail(1105, e, `'${e.operatorToken.getText()}' does not order booleans`);
+      return this.op(op.name, [a, b], hint, BOOLEAN);
+    }
+    this.numbers(e, a, b);
+    return this.op(op.name, [a, b], hint, NUMBER);
+  }
+
+  /**
+   * `a && b` / `a || b` whose right side calls a function: short-circuit, as `a ? b : false` /
+   * `a ? true : b` lowered by `conditional`, a cond whose branch not taken never runs (so
+   * `x > 0 && Math.log(x) > 1` never computes log(x) where x ≤ 0). Cheap operands stay `and`/`or`.
+   */
+  private shortCircuit(e: ts.BinaryExpression, op: string, a: Value, hint?: string): Value {
+    if (a.shape.kind !== 'boolean') fail(1105, e, `'${e.operatorToken.getText()}' needs booleans`);
+    const right = this.branch(() => {
+      const b = this.expr(e.right);
+      if (b.shape.kind !== 'boolean') fail(1105, e, `'${e.operatorToken.getText()}' needs booleans`);
+      return b;
+    });
+    const constant = this.branch(() => this.b.lit(op === 'or'));
+    const blocks = [right.scope.b.finish(ret([right.result.name])), constant.scope.b.finish(ret([constant.result]))];
+    return this.cond(a, op === 'and' ? blocks : [blocks[1], blocks[0]], [BOOLEAN], [hint ?? op])[0];
+  }
+
+  /** stopGradient: the value, with every real leaf passed through stop_gradient. */
+  protected stop(v: Value, hint?: string): Value {
+    if (v.shape.kind === 'number') return this.op('stop_gradient', [v], hint ?? `${v.name}_const`);
+    if (v.shape.kind === 'boolean' || v.shape.kind === 'string') return v;
+    if (v.shape.kind === 'array') return this.arrays.stop(v, hint);
+    const parts = this.unpack(v).map((p) => this.stop(p));
+    return { name: this.b.nl(hint ?? v.name, tuple(false, parts.map((p) => p.name)), irType(v.shape)), shape: v.shape };
+  }
+}

@@ -1,0 +1,293 @@
+// Loops: `for` loops counted up to a bound become the IR's `loop`, others `while`; `for...of`
+// walks an array. The variables a loop assigns are carried through it as the construct's
+// parameters and results.
+import type * as ts from 'typescript';
+import { REAL, arrayType, binder, construct, lambda, prim, ret, tuple } from '../ir/syntax';
+import type { Binder, Block, Lambda } from '../ir/syntax';
+import { fail } from './diagnostics';
+import { Shape, NUMBER, BOOLEAN, irType, isMatrix, rowShape } from './shapes';
+import { userName } from './arraySite';
+import type { Value } from './values';
+import { closeLoop } from './closeLoop';
+import { ExitFlags, flagSymbol } from './loweringState';
+import { assignedSymbols, readSymbols } from './syntax';
+import { StatementLowering } from './statements';
+
+export abstract class LoopLowering extends StatementLowering {
+  /**
+   * Loops. A counted `for (let i = a; i < n; i++)` (also `<=`, `++i`, `i += 1`, `i = i + 1`) is
+   * the IR's counted `loop`: the trip count is computed once before it (`n`, `n - a`, or
+   * `floor(n - a) + 1` for `<=`) and `i` is `a + k` inside, k the loop's counter. Every other
+   * `for`, `while` and `do … while` is the IR's `while`: a `for` runs its initializer before the
+   * loop and its incrementor at the end of the step, a `do` loop runs its body once and then
+   * loops (the body is lowered twice). The carried values are the variables declared before the
+   * loop that its body (or incrementor) assigns, found syntactically, in declaration order; the
+   * body is lowered once in a scope of its own where they are parameters. What the bodies read
+   * from outside becomes the invariant operands (before the carried ones), as for `cond`.
+   */
+  protected loopStatement(s: ts.IterationStatement): void {
+    const { t } = this;
+    if (t.isForOfStatement(s) && this.arrays.isArrayValued(s.expression)) return this.forOf(s);
+    if (t.isForInStatement(s) || t.isForOfStatement(s)) {
+      fail(1101, s, `for…${t.isForOfStatement(s) ? 'of' : 'in'} is not supported: tuples and objects have a fixed shape; write a counted loop for (let i = 0; i < n; i++)`);
+    }
+    if (t.isWhileStatement(s)) return this.whileLoop(s.expression, [s.statement], undefined, this.openLoop(s));
+    if (t.isDoStatement(s)) {
+      // `do B while (c)` is `B; while (c) B`.
+      const flags = this.openLoop(s);
+      this.iteration(flags, [s.statement]);
+      return this.whileLoop(s.expression, [s.statement], undefined, flags);
+    }
+    const f = s as ts.ForStatement;
+    if (f.initializer) {
+      if (t.isVariableDeclarationList(f.initializer)) this.declarations(f.initializer);
+      else this.assignment(f.initializer);
+    }
+    const flags = this.openLoop(s);
+    const leaves = flags !== undefined && (flags.broke !== undefined || flags.returns);
+    if (!f.condition && !leaves) fail(1101, f, 'a for loop without a condition, break or return never ends: write the condition between the semicolons');
+    // A loop that can stop early is a while loop: a counted loop would go on to its last trip.
+    if (leaves || !this.countedFor(f, flags)) this.whileLoop(f.condition, [f.statement], f.incrementor, flags);
+  }
+
+  /** `for (const x of xs) body`: a counted loop over xs's length with x = xs[k]. */
+  private forOf(s: ts.ForOfStatement): void {
+    const { t } = this;
+    const init = s.initializer;
+    const decl = t.isVariableDeclarationList(init) && init.declarations.length === 1 ? init.declarations[0] : undefined;
+    if (!decl || !t.isIdentifier(decl.name)) fail(1121, init, 'for…of over an array needs one new variable: for (const x of xs)');
+    const flags = this.openLoop(s);
+    const xs = this.arrays.arrayOf(s.expression, 'xs');
+    const n = this.arrays.length(xs);
+    const sym = this.checker.getSymbolAtLocation(decl.name)!;
+    if (flags) return this.forOfWithExits(s, decl.name, sym, xs, n, flags);
+    const carried = this.carriedBy([s.statement], sym);
+    const counter = binder(this.supply.fresh('k'), REAL);
+    const body = this.loopScope(carried, () => {
+      this.env.set(sym, this.arrays.read(xs, { name: counter.name, shape: NUMBER }, decl.name.getText(), s.expression));
+      this.iteration(undefined, [s.statement]);
+      return this.carriedNow(carried);
+    });
+    if (carried.length === 0) return;
+    const { invariants, bodies } = this.closeBodies([body], counter);
+    this.bindCarried(carried, 'loop', [n.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
+  }
+
+  /**
+   * `for (const x of xs)` that may break, continue or return: a while loop over a hidden counter k,
+   * running while no flag stops it and k < xs.length, with x = xs[k] at the start of each step.
+   */
+  private forOfWithExits(s: ts.ForOfStatement, name: ts.Identifier, sym: ts.Symbol, xs: Value, n: Value, flags: ExitFlags): void {
+    const counter = flagSymbol('k');
+    this.env.set(counter, this.literal(0, 'k'));
+    const carried = [...this.carriedBy([s.statement], sym), { sym: counter, value: this.env.get(counter)! }, ...this.carriedFlags(flags)];
+    const more = () => this.op('lt', [this.env.get(counter)!, n], 'more', BOOLEAN);
+    this.whileConstruct(
+      carried,
+      () => this.loopCondition(more, flags),
+      () => {
+        const k = this.env.get(counter)!;
+        this.env.set(sym, this.arrays.read(xs, k, name.getText(), s.expression));
+        this.iteration(flags, [s.statement]);
+        // After a break the condition fails whatever k is, so k steps unconditionally.
+        this.env.set(counter, this.op('add', [k, this.literal(1, 'one')], 'k'));
+      },
+    );
+  }
+
+  /** The variables declared before a loop (in this scope) that its code assigns, in declaration order. */
+  private carriedBy(nodes: readonly (ts.Node | undefined)[], exclude?: ts.Symbol): { sym: ts.Symbol; value: Value }[] {
+    const assigned = new Set<ts.Symbol>();
+    for (const n of nodes) if (n) assignedSymbols(this.t, this.checker, n, assigned);
+    const out: { sym: ts.Symbol; value: Value }[] = [];
+    for (const [sym, value] of this.env) if (assigned.has(sym) && sym !== exclude && !this.failed.has(sym)) out.push({ sym, value });
+    return out;
+  }
+
+  /**
+   * Lowers loop code in a scope of its own where each carried variable is a fresh parameter;
+   * `result` gives the block's result (the carried values' new values, or a condition).
+   */
+  private loopScope(carried: readonly { sym: ts.Symbol; value: Value }[], lower: () => string[]): { block: Block; params: Binder[] } {
+    const perVariable = carried.map((c) => this.carriedBinders(c.sym.name, c.value.shape));
+    const params = perVariable.flat();
+    const { result, scope } = this.branch(() => {
+      carried.forEach((c, i) => this.env.set(c.sym, this.fromCarried(perVariable[i].map((p) => p.name), c.value.shape, c.sym.name)));
+      return lower();
+    });
+    for (const c of carried) if (scope.failed.has(c.sym)) this.failed.add(c.sym);
+    return { block: scope.b.finish(ret(result)), params };
+  }
+
+  /** The carried variables' values at the end of a loop body (in the body's scope). */
+  private carriedNow(carried: readonly { sym: ts.Symbol; value: Value }[]): string[] {
+    return carried.flatMap((c) => this.carriedParts(this.failed.has(c.sym) ? c.value : this.env.get(c.sym)!));
+  }
+
+  /**
+   * The IR values a variable travels as through a loop or a branch: a matrix as its data and
+   * dimensions, so that the data stays an array of its own that a write may change in place
+   * (ad/inplace.ts follows arrays, not arrays inside tuples); anything else as itself.
+   */
+  protected carriedParts(v: Value): string[] {
+    if (!isMatrix(v.shape)) return [v.name];
+    return this.unpack(v).map((p) => p.name);
+  }
+
+  private carriedBinders(hint: string, shape: Shape): Binder[] {
+    return isMatrix(shape) ? this.matrixBinders(hint) : [binder(this.supply.fresh(hint), irType(shape))];
+  }
+
+  /** Fresh binders for a matrix's parts: `m_data`, `m_rows`, `m_cols`. */
+  protected matrixBinders(base: string): Binder[] {
+    return [binder(this.supply.fresh(`${base}_data`), arrayType(REAL)), binder(this.supply.fresh(`${base}_rows`), REAL), binder(this.supply.fresh(`${base}_cols`), REAL)];
+  }
+
+  /** The variable's value from the parts it travelled as (in the current scope). */
+  protected fromCarried(names: readonly string[], shape: Shape, hint: string): Value {
+    if (!isMatrix(shape)) return { name: names[0], shape };
+    const parts = names.map((n, k) => ({ name: n, shape: k === 0 ? rowShape(shape) : NUMBER }));
+    const v = { name: this.b.nl(hint, tuple(false, [...names]), irType(shape)), shape };
+    this.unpacked.set(v.name, parts);
+    return v;
+  }
+
+  /** Closes loop bodies over what they read from outside (closeLoop.ts); their own parameters and the counter are their own. */
+  private closeBodies(blocks: readonly { block: Block; params: Binder[] }[], counter?: Binder): { invariants: string[]; bodies: { inv: Binder[]; body: Block }[] } {
+    const own = new Set(blocks.flatMap((b) => b.params.map((p) => p.name)));
+    if (counter) own.add(counter.name);
+    return closeLoop(blocks.map((b) => b.block), own, (n) => this.supply.fresh(n));
+  }
+
+  /** Binds a loop construct's results to the carried variables. */
+  private bindCarried(carried: readonly { sym: ts.Symbol; value: Value }[], op: 'loop' | 'while', nl: string[], bodies: Lambda[]): void {
+    const perVariable = carried.map((c) => this.carriedBinders(c.sym.name, c.value.shape));
+    this.b.bind(perVariable.flat(), [], construct(op, nl, [], bodies));
+    carried.forEach((c, i) => this.env.set(c.sym, this.fromCarried(perVariable[i].map((p) => p.name), c.value.shape, c.sym.name)));
+  }
+
+  /**
+   * `while (c) body` (and the general `for`, with its incrementor at the end of the step). With
+   * exits, the break and return flags are carried too, and the condition is `running && c`.
+   */
+  private whileLoop(condition: ts.Expression | undefined, body: readonly ts.Statement[], incrementor: ts.Expression | undefined, flags: ExitFlags | undefined): void {
+    const carried = [...this.carriedBy([condition, ...body, incrementor]), ...this.carriedFlags(flags)];
+    this.whileConstruct(
+      carried,
+      () => this.loopCondition(condition, flags),
+      () => this.iteration(flags, body, incrementor),
+    );
+  }
+
+  /** The IR's `while` over the carried variables: `test` lowers the condition, `advance` one step (both in the loop's scope). */
+  private whileConstruct(carried: readonly { sym: ts.Symbol; value: Value }[], test: () => Value, advance: () => void): void {
+    const cond = this.loopScope(carried, () => [test().name]);
+    const step = this.loopScope(carried, () => {
+      advance();
+      return this.carriedNow(carried);
+    });
+    // A loop that assigns nothing declared before it has no effect.
+    if (carried.length === 0) return;
+    const { invariants, bodies } = this.closeBodies([cond, step]);
+    const lambdas = [cond, step].map((b, k) => lambda([...bodies[k].inv, ...b.params], [], bodies[k].body));
+    this.bindCarried(carried, 'while', [...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], lambdas);
+  }
+
+  /**
+   * `for (let i = a; i < n; i++) body` as a counted loop, when it is one: a fresh `let` counter
+   * the body does not assign, stepped by one, and a bound that reads nothing the body assigns
+   * (so evaluating it once is the same as evaluating it before each iteration). False otherwise.
+   */
+  private countedFor(f: ts.ForStatement, flags: ExitFlags | undefined): boolean {
+    const { t, checker } = this;
+    const K = t.SyntaxKind;
+    const init = f.initializer;
+    if (!init || !t.isVariableDeclarationList(init) || (init.flags & t.NodeFlags.Let) === 0 || init.declarations.length !== 1) return false;
+    const decl = init.declarations[0];
+    if (!t.isIdentifier(decl.name) || !decl.initializer) return false;
+    const sym = checker.getSymbolAtLocation(decl.name);
+    const cond = f.condition;
+    if (!sym || !cond || !t.isBinaryExpression(cond) || (cond.operatorToken.kind !== K.LessThanToken && cond.operatorToken.kind !== K.LessThanEqualsToken)) return false;
+    if (!t.isIdentifier(cond.left) || checker.getSymbolAtLocation(cond.left) !== sym) return false;
+    const isI = (e: ts.Expression) => t.isIdentifier(e) && checker.getSymbolAtLocation(e) === sym;
+    const isOne = (e: ts.Expression) => t.isNumericLiteral(e) && Number(e.text) === 1;
+    const inc = f.incrementor;
+    const stepsByOne =
+      !!inc &&
+      (((t.isPostfixUnaryExpression(inc) || t.isPrefixUnaryExpression(inc)) && inc.operator === K.PlusPlusToken && isI(inc.operand)) ||
+        (t.isBinaryExpression(inc) && isI(inc.left) && inc.operatorToken.kind === K.PlusEqualsToken && isOne(inc.right)) ||
+        (t.isBinaryExpression(inc) &&
+          isI(inc.left) &&
+          inc.operatorToken.kind === K.EqualsToken &&
+          t.isBinaryExpression(inc.right) &&
+          inc.right.operatorToken.kind === K.PlusToken &&
+          ((isI(inc.right.left) && isOne(inc.right.right)) || (isOne(inc.right.left) && isI(inc.right.right)))));
+    if (!stepsByOne) return false;
+    const assigned = new Set<ts.Symbol>();
+    assignedSymbols(t, checker, f.statement, assigned);
+    if (assigned.has(sym)) return false;
+    const read = new Set<ts.Symbol>();
+    readSymbols(t, checker, cond.right, read);
+    if (read.has(sym) || [...read].some((r) => assigned.has(r))) return false;
+    const start = this.env.get(sym);
+    if (!start || start.shape.kind !== 'number') return false;
+    const bound = this.expr(cond.right, 'n');
+    this.numbers(cond.right, bound);
+    const fromZero = t.isNumericLiteral(decl.initializer) && Number(decl.initializer.text) === 0;
+    const count = this.at(cond, () => {
+      const span = fromZero ? bound : this.op('sub', [bound, start], 'span');
+      if (cond.operatorToken.kind === K.LessThanToken) return span;
+      // i <= n runs floor(n - a) + 1 times (none when n < a: the count is then ≤ 0).
+      return this.op('add', [this.op('floor', [span], 'span'), { name: this.b.lit(1, 'one'), shape: NUMBER }], 'trips');
+    });
+    const carried = this.carriedBy([f.statement], sym);
+    const counter = binder(this.supply.fresh(fromZero ? decl.name.text : 'k'), REAL);
+    const body = this.loopScope(carried, () => {
+      const i = fromZero ? counter.name : this.b.prim('add', [start.name, counter.name], decl.name.getText());
+      this.env.set(sym, { name: i, shape: NUMBER });
+      this.iteration(flags, [f.statement]);
+      return this.carriedNow(carried);
+    });
+    if (carried.length === 0) return true;
+    const trips = fromZero ? this.checkedTrips(count, body.block, counter.name, cond.right, body.params) : count;
+    const { invariants, bodies } = this.closeBodies([body], counter);
+    this.bindCarried(carried, 'loop', [trips.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
+    return true;
+  }
+
+  /**
+   * The trip count of a counted loop from 0 that reads `a[i]` at its counter on every iteration
+   * (a statement of the body itself, not of a branch in it): checked once against a's length, so
+   * a read past the end is a RangeError, not an `undefined` that becomes NaN.
+   */
+  private checkedTrips(count: Value, body: Block, counter: string, bound: ts.Expression, carried: readonly Binder[]): Value {
+    // An array the loop carries (one it writes into) is the body's own; it has no name outside.
+    const bodyNames = new Set([...carried.map((p) => p.name), ...body.stmts.flatMap((st) => (st.tag === 'let' ? [...st.nl, ...st.lin] : st.names).map((x) => x.name))]);
+    const arrays = new Set<string>();
+    for (const st of body.stmts) {
+      if (st.tag === 'let' && st.rhs.tag === 'construct' && st.rhs.op === 'index' && st.rhs.nl[1] === counter && !bodyNames.has(st.rhs.nl[0])) arrays.add(st.rhs.nl[0]);
+    }
+    let trips = count;
+    for (const a of arrays) {
+      if (this.arrays.isLengthOf(count.name, a)) continue;
+      const what = `the loop for (… i < ${bound.getText()} …) reads '${userName(a)}[i]' past its end`;
+      trips = this.arrays.atMost(trips, this.arrays.length({ name: a, shape: { kind: 'array', container: 'Float64Array', elem: NUMBER } }), what);
+    }
+    // m[i][j] of a matrix from outside the loop, at the counter: the counter stays below the
+    // matrix's rows (i) or columns (j); a column past the end would read the next row.
+    const checked = new Set<string>();
+    for (const st of body.stmts) {
+      const read = st.tag === 'let' && st.nl.length === 1 ? this.arrays.matrices.readOf(st.nl[0].name) : undefined;
+      if (!read || bodyNames.has(read.matrix.name) || ![read.row, read.col].includes(counter)) continue;
+      const m = userName(read.matrix.name);
+      for (const [at, dim, limit] of [[read.row, 'rows', () => this.arrays.matrices.rows(read.matrix)], [read.col, 'columns', () => this.arrays.matrices.cols(read.matrix)]] as const) {
+        if (at !== counter || checked.has(`${read.matrix.name}:${dim}`)) continue;
+        checked.add(`${read.matrix.name}:${dim}`);
+        if (limit().name === count.name) continue;
+        const what = `the loop for (… < ${bound.getText()} …) reads '${m}' past its ${dim}`;
+        trips = this.arrays.atMost(trips, limit(), what);
+      }
+    }
+    return trips;
+  }
+}

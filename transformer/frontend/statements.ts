@@ -1,0 +1,279 @@
+// Statements that bind or change variables: declarations, destructuring, assignments (of names,
+// elements and matrix entries), `push`, and the returned value. A reassigned variable gets a
+// new SSA version (`a`, `a_1`, ...).
+import type * as ts from 'typescript';
+import { call, prim, tuple } from '../ir/syntax';
+import { fail, reportedByTypeScript } from './diagnostics';
+import { Shape, NUMBER, shapeOfType, describeShape, isMatrix } from './shapes';
+import { checkArrayWrites, pushedArray, writtenArray } from './writes';
+import { role } from '../ir/names';
+import { declaresLocalFunction, localFunctionOf } from './exits';
+import type { Value } from './values';
+import { operatorTables } from './operators';
+import { CallLowering } from './calls';
+
+export abstract class StatementLowering extends CallLowering {
+  /** The returned expression; for a VJP rule, `[value, (ct) => [...cotangents]]`. */
+  protected returned(e: ts.Expression): Value {
+    const { t } = this;
+    const primal = this.vjpOf;
+    if (!primal || this.inPullback) return this.expr(e);
+    const pair = t.isParenthesizedExpression(e) ? e.expression : e;
+    const pullback = t.isArrayLiteralExpression(pair) && pair.elements.length === 2 ? pair.elements[1] : undefined;
+    if (!pullback || !(t.isArrowFunction(pullback) || t.isFunctionExpression(pullback)) || pullback.parameters.length !== 1 || !t.isIdentifier(pullback.parameters[0].name)) {
+      return fail(1111, e, 'a VJP rule returns [value, (cotangent) => [one cotangent per parameter]]');
+    }
+    const value = this.expr((pair as ts.ArrayLiteralExpression).elements[0], 'value');
+    const ctName = this.supply.fresh(pullback.parameters[0].name.text);
+    this.pullbackParam = { name: ctName, shape: primal.result };
+    this.env.set(this.checker.getSymbolAtLocation(pullback.parameters[0].name)!, { name: ctName, shape: primal.result });
+    // The pullback's body reads the rule's locals directly: they become residuals.
+    this.inPullback = true;
+    let cotangents: Value | undefined;
+    try {
+      cotangents = t.isBlock(pullback.body) ? this.block(pullback.body) : this.expr(pullback.body);
+    } finally {
+      this.inPullback = false;
+    }
+    if (!cotangents) return fail(1111, pullback, 'the pullback must return its cotangents');
+    const expected: Shape = { kind: 'tuple', elems: primal.params.map((p) => p.shape) };
+    this.conform(pullback.body, cotangents, expected, 'the cotangents returned by the pullback');
+    const shape: Shape = { kind: 'tuple', elems: [value.shape, expected] };
+    return { name: this.b.nl('rule', tuple(false, [value.name, cotangents.name])), shape };
+  }
+
+  protected statement(s: ts.Statement): void {
+    this.at(s, () => this.statementAt(s));
+  }
+
+  private statementAt(s: ts.Statement): void {
+    const { t } = this;
+    if (t.isVariableStatement(s)) return this.declarations(s.declarationList);
+    if (t.isExpressionStatement(s)) return this.assignment(s.expression);
+    if (t.isEmptyStatement(s)) return;
+    if (t.isIfStatement(s)) {
+      if (this.role !== undefined) fail(1101, s, 'an if statement is not supported in a derivative rule yet: write the value with ?: (both sides are computed)');
+      return this.ifStatement(s);
+    }
+    if (t.isIterationStatement(s, false)) {
+      if (this.role !== undefined) fail(1101, s, 'a loop is not supported in a derivative rule yet: write the rule without one, or differentiate the function itself');
+      return this.loopStatement(s);
+    }
+    if (t.isBlock(s)) return this.sequence(s.statements);
+    if (t.isBreakStatement(s) || t.isContinueStatement(s)) return this.jump(s);
+    if (t.isReturnStatement(s)) return this.flagReturn(s);
+    if (t.isSwitchStatement(s)) return this.switchStatement(s);
+    // Hoisted: its calls are inlined where they are made.
+    if (t.isFunctionDeclaration(s) && localFunctionOf(t, s.name && this.checker.getSymbolAtLocation(s.name), this.decl)) return;
+    if (t.isLabeledStatement(s)) {
+      fail(1101, s, 'labeled statements (break label, continue label) are not supported: break or continue the innermost loop, and leave an outer loop with a flag that its condition tests');
+    }
+    fail(1101, s, `a ${t.SyntaxKind[s.kind]} is not supported yet in differentiable functions`);
+  }
+
+  /** `const`/`let` declarations (a statement's, or a `for` loop's initializer). */
+  protected declarations(list: ts.VariableDeclarationList): void {
+    const { t } = this;
+    {
+      for (const d of list.declarations) {
+        // `const h = (t: number) => …`: its calls are inlined where they are made.
+        if (declaresLocalFunction(t, d, this.decl, this.checker)) continue;
+        if (!d.initializer) {
+          // `let y;` then `y = ...`: the first assignment gives y its value and shape.
+          if (!t.isIdentifier(d.name)) fail(1101, d, 'a destructuring declaration needs an initializer');
+          this.unassigned.add(this.checker.getSymbolAtLocation(d.name)!);
+          continue;
+        }
+        const hint = t.isIdentifier(d.name) ? d.name.text : undefined;
+        try {
+          let v = this.expr(d.initializer, hint);
+          // `const c = [x, y, 1]` is a tuple in the IR, but TypeScript says number[]: one that is
+          // written into is an array from the start (also as a carried or joined value).
+          if (t.isIdentifier(d.name) && v.shape.kind === 'tuple' && this.writtenArrays.has(this.checker.getSymbolAtLocation(d.name)!)) {
+            const declared = shapeOfType(t, this.checker, this.checker.getTypeAtLocation(d.name), d.name);
+            if (declared.kind === 'array' && !isMatrix(declared)) v = this.coerce(d.initializer, v, declared);
+          }
+          this.bindPattern(d.name, v);
+        } catch (e) {
+          // The initializer or the pattern is the problem: the names it binds are not a second one.
+          this.markFailed(d.name);
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** Every name a failed declaration binds: later reads of them are not new problems. */
+  private markFailed(name: ts.BindingName): void {
+    const { t } = this;
+    if (t.isIdentifier(name)) {
+      const sym = this.checker.getSymbolAtLocation(name);
+      if (sym) this.failed.add(sym);
+      return;
+    }
+    for (const el of name.elements) if (!t.isOmittedExpression(el)) this.markFailed(el.name);
+  }
+
+  protected bindPattern(name: ts.BindingName, v: Value): void {
+    const { t } = this;
+    if (t.isIdentifier(name)) {
+      this.env.set(this.checker.getSymbolAtLocation(name)!, v);
+      return;
+    }
+    if (t.isArrayBindingPattern(name)) {
+      if (v.shape.kind === 'array') fail(1121, name, `destructuring ${describeShape(v.shape)} is not supported: its length is known only at run time; read the elements by index (const a = xs[0])`);
+      if (v.shape.kind !== 'tuple') fail(1102, name, 'array destructuring needs a tuple');
+      const parts = this.unpack(v);
+      name.elements.forEach((el, i) => {
+        if (t.isOmittedExpression(el)) return;
+        if (el.dotDotDotToken || el.initializer) fail(1102, el, 'rest elements and defaults are not supported in destructuring');
+        this.bindPattern(el.name, parts[i]);
+      });
+      return;
+    }
+    if (v.shape.kind !== 'object') fail(1102, name, 'object destructuring needs an object');
+    const parts = this.unpack(v);
+    const fields = v.shape.fields;
+    for (const el of name.elements) {
+      if (el.dotDotDotToken || el.initializer) fail(1102, el, 'rest elements and defaults are not supported in destructuring');
+      const key = el.propertyName ? el.propertyName.getText() : (el.name as ts.Identifier).text;
+      const i = fields.findIndex(([f]) => f === key);
+      this.bindPattern(el.name, parts[i]);
+    }
+  }
+
+  protected assignment(e: ts.Expression): void {
+    const { t } = this;
+    const K = t.SyntaxKind;
+    if (pushedArray(t, e)) return this.push(e as ts.CallExpression);
+    if (writtenArray(t, e)) return this.elementAssignment(e);
+    const target = (node: ts.Expression): ts.Symbol => {
+      if (t.isElementAccessExpression(node)) this.arrays.write(node);
+      if (!t.isIdentifier(node)) fail(1108, node, 'only local variables can be assigned in a differentiable function');
+      const sym = this.checker.getSymbolAtLocation(node);
+      if (!sym) reportedByTypeScript(node, 1108, `cannot assign to '${node.text}': it is not declared`);
+      const decl = sym.valueDeclaration;
+      // A name bound by destructuring (`let [a, b] = …`) is a binding element: its let is the declaration list's.
+      const isLet = decl && (t.isVariableDeclaration(decl) || t.isBindingElement(decl)) && (t.getCombinedNodeFlags(decl) & t.NodeFlags.Let) !== 0;
+      const local = this.env.has(sym) || this.unassigned.has(sym) || this.failed.has(sym);
+      if (!local || !isLet) fail(1108, node, `cannot assign to '${node.text}': only local let variables can be reassigned`);
+      return sym;
+    };
+    if ((t.isPrefixUnaryExpression(e) || t.isPostfixUnaryExpression(e)) && (e.operator === K.PlusPlusToken || e.operator === K.MinusMinusToken)) {
+      const sym = target(e.operand);
+      const cur = this.current$(sym, e.operand as ts.Identifier);
+      const one = this.b.lit(1, 'one');
+      const op = e.operator === K.PlusPlusToken ? 'add' : 'sub';
+      this.env.set(sym, { name: this.b.prim(op, [cur.name, one], cur.name), shape: NUMBER });
+      return;
+    }
+    if (t.isBinaryExpression(e)) {
+      const compound = operatorTables(t).compound;
+      if (e.operatorToken.kind === K.EqualsToken) {
+        const sym = target(e.left);
+        const name = (e.left as ts.Identifier).text;
+        let value: Value;
+        try {
+          value = this.expr(e.right, name);
+        } catch (err) {
+          // Whatever y was before, its value from here on is unknown: no follow-up diagnostics.
+          this.failed.add(sym);
+          throw err;
+        }
+        const previous = this.env.get(sym);
+        if (previous && !this.failed.has(sym)) value = this.coerce(e.right, value, previous.shape);
+        if (previous && !this.failed.has(sym)) this.conform(e.right, value, previous.shape, `the value assigned to '${name}'`);
+        else {
+          // The first value of `let y: T;` (or a new value after a failed one): T gives the shape.
+          const declared = sym.valueDeclaration && t.isVariableDeclaration(sym.valueDeclaration) ? sym.valueDeclaration.type : undefined;
+          if (declared) this.conform(e.right, value, shapeOfType(t, this.checker, this.checker.getTypeAtLocation(declared), declared), `the value assigned to '${name}'`);
+        }
+        this.unassigned.delete(sym);
+        this.failed.delete(sym);
+        this.env.set(sym, value);
+        return;
+      }
+      const op = compound[e.operatorToken.kind];
+      if (op) {
+        const sym = target(e.left);
+        const cur = this.current$(sym, e.left as ts.Identifier);
+        const rhs = this.expr(e.right);
+        this.numbers(e, cur, rhs);
+        this.env.set(sym, { name: this.b.prim(op, [cur.name, rhs.name], cur.name), shape: NUMBER });
+        return;
+      }
+    }
+    if (t.isBinaryExpression(e) && (e.operatorToken.kind === K.AmpersandAmpersandToken || e.operatorToken.kind === K.BarBarToken)) {
+      fail(1101, e, `'${e.operatorToken.getText()}' as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; write if (…) { … } to assign conditionally`);
+    }
+    if (t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && this.arrays.isArrayValued(e.expression.expression)) this.arrays.write(e);
+    if (t.isCallExpression(e)) fail(1101, e, 'a call as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; assign it to a variable');
+    fail(1101, e, 'an expression statement in a differentiable function must be an assignment, ++ or --');
+  }
+
+  /**
+   * `a[i] = v`, `a[i] op= v`, `a[i]++`: a becomes `update(a, i, v)`. checkArrayWrites has made
+   * sure a is a local array with one name, so the new version is all the function can see.
+   */
+  private elementAssignment(e: ts.Expression): void {
+    const { t } = this;
+    const id = writtenArray(t, e)!;
+    const sym = this.checker.getSymbolAtLocation(id)!;
+    let access: ts.Expression = t.isBinaryExpression(e) ? e.left : (e as ts.PrefixUnaryExpression | ts.PostfixUnaryExpression).operand;
+    while (t.isParenthesizedExpression(access)) access = access.expression;
+    const target = access as ts.ElementAccessExpression;
+    const a = this.current$(sym, id);
+    if (isMatrix(a.shape)) return this.matrixAssignment(e, sym, id, a, target);
+    if (a.shape.kind !== 'array') fail(1122, target, `only arrays can be written into by index, '${id.text}' is ${describeShape(a.shape)}`);
+    const i = this.expr(target.argumentExpression, 'i');
+    let value = this.writtenValue(e, `${id.text}_i`, 'an array element', () => this.arrays.read(a, i, `${id.text}_i`, target));
+    // An Int32Array (indices, a constant) stores the value truncated toward zero, as JavaScript
+    // does for values in its range; no derivative flows through an index.
+    if (a.shape.kind === 'array' && a.shape.constant) value = this.op('stop_gradient', [this.op('trunc', [value], `${id.text}_i`)], `${id.text}_i`);
+    this.env.set(sym, this.arrays.update(a, i, value, target));
+  }
+
+  /**
+   * The value an element write stores: the right side of `=`, or `old op right` for a compound
+   * assignment, `++` and `--` (`old` reads the element, only then).
+   */
+  private writtenValue(e: ts.Expression, hint: string, what: string, old: () => Value): Value {
+    const { t } = this;
+    const K = t.SyntaxKind;
+    if (t.isBinaryExpression(e) && e.operatorToken.kind === K.EqualsToken) return this.expr(e.right, hint);
+    const before = old();
+    const op = t.isBinaryExpression(e) ? operatorTables(t).compound[e.operatorToken.kind] : (e as ts.PrefixUnaryExpression).operator === K.PlusPlusToken ? 'add' : 'sub';
+    if (!op) fail(1108, e, `'${(e as ts.BinaryExpression).operatorToken.getText()}' is not supported on ${what}`);
+    const rhs = t.isBinaryExpression(e) ? this.expr(e.right) : { name: this.b.lit(1, 'one'), shape: NUMBER };
+    this.numbers(e, before, rhs);
+    return { name: this.b.prim(op, [before.name, rhs.name], hint), shape: NUMBER };
+  }
+
+  /** `m[i][j] = v`, `m[i][j] op= v`, `m[i][j]++` on a local matrix: one update of its data. */
+  private matrixAssignment(e: ts.Expression, sym: ts.Symbol, id: ts.Identifier, m: Value, target: ts.ElementAccessExpression): void {
+    const { t } = this;
+    let rowAccess: ts.Expression = target.expression;
+    while (t.isParenthesizedExpression(rowAccess)) rowAccess = rowAccess.expression;
+    if (!t.isElementAccessExpression(rowAccess)) fail(1122, target, `'${id.text}' is a matrix: write its elements, ${id.text}[i][j] = v (a whole row cannot be replaced)`);
+    const i = this.expr(rowAccess.argumentExpression, 'i');
+    const j = this.expr(target.argumentExpression, 'j');
+    this.numbers(target, i, j);
+    const value = this.writtenValue(e, `${id.text}_ij`, 'a matrix element', () => this.arrays.matrices.element(m, i, j, `${id.text}_ij`));
+    if (value.shape.kind !== 'number') fail(1120, target, `a matrix holds numbers: cannot write ${describeShape(value.shape)}`);
+    this.env.set(sym, this.arrays.matrices.update(m, i, j, value, target));
+  }
+
+  /** `b.push(x, y)` as a statement: b becomes `append(append(b, x), y)` (checked by checkArrayWrites, as writes are). */
+  protected push(e: ts.CallExpression): void {
+    const id = pushedArray(this.t, e)!;
+    const sym = this.checker.getSymbolAtLocation(id)!;
+    let a = this.current$(sym, id);
+    if (a.shape.kind !== 'array') fail(1122, e, `only arrays can be pushed onto, '${id.text}' is ${describeShape(a.shape)}`);
+    for (const arg of e.arguments) {
+      if (this.t.isSpreadElement(arg)) fail(1122, arg, 'push(...xs) is not supported: push the elements in a loop');
+      const v = this.expr(arg, `${id.text}_last`);
+      a = this.arrays.append(a, v, arg);
+    }
+    this.env.set(sym, a);
+  }
+}
