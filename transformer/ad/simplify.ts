@@ -7,6 +7,7 @@
 // outside a body is reused inside it (no common subexpression or shared literal crosses the
 // boundary) and no code moves into or out of a body.
 import { constructRule } from '../constructs/registry';
+import { hasEffect } from '../constructs/registry';
 import { Block, Expr, FnDef, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
 import type { ConstructExpr, FuseOps } from '../constructs/types';
 import { InternalError, binder, lprim } from '../ir/syntax';
@@ -309,7 +310,7 @@ class Simplifier {
       const node = body.stmts[i];
       if (node.tag === 'let') {
         const binders = [...node.nl, ...node.lin];
-        if (binders.length > 0 && binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop' && !this.narrowsAnArray(node)) continue;
+        if (binders.length > 0 && binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop' && !this.narrowsAnArray(node) && !hasEffect(node.rhs)) continue;
         const pruned = this.pruneResults(node, unused);
         const rhs = this.dceExpr(pruned.rhs);
         kept.push(rhs === pruned.rhs ? pruned : { ...pruned, rhs });

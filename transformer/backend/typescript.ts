@@ -10,6 +10,7 @@ import type { ArgumentCheck, CallSitePlan, PlanExpr, PlanStatement, Spec } from 
 import { reachable } from '../plan/closure';
 import { visitBlock } from '../ir/traverse';
 import { emitDefs, mangle, mapTo } from './emitTs';
+import { THROWN_BY_SOURCE } from '../constructs/effect/raise';
 
 export interface TypeScriptBackendOptions {
   readonly ts: typeof ts;
@@ -87,7 +88,13 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const [check, ...rest] = body;
     const e = f.createIdentifier('e');
     const message = f.createPropertyAccessExpression(e, 'message');
-    const ours = f.createBinaryExpression(e, K.InstanceOfKeyword, f.createIdentifier('RangeError'));
+    // e instanceof RangeError && !e[Symbol.for(THROWN_BY_SOURCE)]: a RangeError the source throws keeps its message.
+    const bySource = f.createElementAccessExpression(e, f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Symbol'), 'for'), undefined, [f.createStringLiteral(THROWN_BY_SOURCE)]));
+    const ours = f.createBinaryExpression(
+      f.createBinaryExpression(e, K.InstanceOfKeyword, f.createIdentifier('RangeError')),
+      K.AmpersandAmpersandToken,
+      f.createPrefixUnaryExpression(K.ExclamationToken, bySource),
+    );
     // `tsad: loss: …` (atmost) becomes `grad(loss): in loss: …`; `gather: …` becomes `grad(loss): gather: …`.
     const fromAtmost = f.createCallExpression(f.createPropertyAccessExpression(message, 'startsWith'), undefined, [f.createStringLiteral('tsad: ')]);
     const text = f.createConditionalExpression(

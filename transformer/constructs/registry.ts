@@ -11,10 +11,13 @@ import { at, lat, lpush, push, size, stack } from './stack';
 import { whileLoop } from './while';
 import { remat } from './remat';
 import { ARRAY_CONSTRUCTS } from './array';
+import { EFFECTFUL, log, raise } from './effect';
+
+export { hasEffect } from './effect';
 
 export type { ConstructExpr, ConstructRule } from './types';
 
-const CORE = { cond, loop, while: whileLoop, stack, push, at, size, lpush, lat, remat } as const;
+const CORE = { cond, loop, while: whileLoop, stack, push, at, size, lpush, lat, remat, raise, log } as const;
 
 export type ConstructName = keyof typeof CORE | keyof typeof ARRAY_CONSTRUCTS;
 
@@ -25,4 +28,9 @@ export const isConstruct = (op: string): op is ConstructName => Object.prototype
 export function constructRule(e: ConstructExpr, pass: string): ConstructRule {
   if (!isConstruct(e.op)) throw new InternalError(`${pass}: unknown construct ${e.op}`);
   return CONSTRUCTS[e.op];
+}
+
+// `effect` is read through hasEffect, which lists the effectful constructs in their own leaf module.
+for (const [name, rule] of Object.entries(CONSTRUCTS)) {
+  if (Boolean(rule.effect) !== EFFECTFUL.has(name)) throw new InternalError(`construct ${name}: its effect facet and constructs/effect disagree`);
 }

@@ -220,6 +220,12 @@ export interface SegmentOps {
 /** Everything about one construct; the registry's record type makes the compiler list what is missing. */
 export interface ConstructRule {
   readonly name: string;
+  /**
+   * Runs for its effect (a `throw`), not for results: no pass may drop it, hoist it out of the
+   * body it is in, run it where the source would not, or merge it with another. Passes ask
+   * `hasEffect` (registry.ts), which also counts a construct whose bodies hold such a statement.
+   */
+  readonly effect?: boolean;
   /** How many results of each sort, given the same for a body (no types needed: passes name results). */
   readonly arity: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => Counts;
   /** Result types from the operand types (bodies typed through `ops`). */

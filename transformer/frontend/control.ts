@@ -12,6 +12,7 @@ import type { Value } from './values';
 import { closeLoop } from './closeLoop';
 import { AlreadyReported, ReturningArm } from './loweringState';
 import { ExitLowering } from './loopExits';
+import { lowerThrow } from './effects';
 
 export abstract class ControlLowering extends ExitLowering {
   protected block(body: ts.Block): Value | undefined {
@@ -55,6 +56,11 @@ export abstract class ControlLowering extends ExitLowering {
         }
         result = this.guard(s, () => this.returned(s.expression!));
         continue;
+      }
+      // A throw ends its path: what follows never runs, and the path needs no value.
+      if (t.isThrowStatement(s)) {
+        this.guard(s, () => lowerThrow(t, this.checker, this.effectSite(), s));
+        return this.guard(s, () => this.zero(this.resultShape(this.frame.decl)));
       }
       if (t.isIfStatement(s) && containsReturn(t, s)) {
         const rest = stmts.slice(i + 1);

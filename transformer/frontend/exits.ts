@@ -113,7 +113,8 @@ export function breakIn(tsApi: typeof ts, s: ts.Node): ts.BreakStatement | undef
 export function alwaysReturns(tsApi: typeof ts, stmts: readonly ts.Statement[]): boolean {
   const last = stmts[stmts.length - 1];
   if (!last) return false;
-  if (tsApi.isReturnStatement(last)) return true;
+  // A throw ends its path too: the path needs no value.
+  if (tsApi.isReturnStatement(last) || tsApi.isThrowStatement(last)) return true;
   if (tsApi.isBlock(last)) return alwaysReturns(tsApi, last.statements);
   if (tsApi.isSwitchStatement(last)) {
     // Every case returns (an empty one falls into the next) and there is a default.

@@ -79,13 +79,17 @@ export abstract class ExitLowering extends LoopLowering {
     const { t } = this;
     const flags = this.exitCtx;
     const run = (chunk: readonly ts.Statement[]) => {
-      for (const s of chunk) this.guard(s, () => this.statement(s));
+      for (const s of chunk) {
+        this.guard(s, () => this.statement(s));
+        // What follows a throw never runs (TypeScript flags it as unreachable).
+        if (t.isThrowStatement(s)) return;
+      }
     };
     if (!flags) return run(stmts);
     let start = 0;
     for (let i = 0; i <= stmts.length; i++) {
       const s = stmts[i] as ts.Statement | undefined;
-      if (s && !anyExit(exitsOf(t, s))) continue;
+      if (s && !anyExit(exitsOf(t, s)) && !t.isThrowStatement(s)) continue;
       const chunk = stmts.slice(start, i + 1);
       const first = start === 0;
       start = i + 1;
@@ -94,7 +98,7 @@ export abstract class ExitLowering extends LoopLowering {
       if (stop) this.guard(chunk[0], () => this.joinIf(chunk[0], stop, [() => {}, () => run(chunk)], true));
       else run(chunk);
       // What follows a jump never runs (TypeScript flags it as unreachable).
-      if (s && isJump(t, s)) return;
+      if (s && (isJump(t, s) || t.isThrowStatement(s))) return;
     }
   }
 

@@ -12,6 +12,7 @@ import { closeLoop } from './closeLoop';
 import { ExitFlags, flagSymbol } from './loweringState';
 import { assignedSymbols, readSymbols } from './syntax';
 import { StatementLowering } from './statements';
+import { blockHasEffect } from './effects';
 
 export abstract class LoopLowering extends StatementLowering {
   /**
@@ -68,7 +69,7 @@ export abstract class LoopLowering extends StatementLowering {
       this.iteration(undefined, [s.statement]);
       return this.carriedNow(carried);
     });
-    if (carried.length === 0) return;
+    if (carried.length === 0 && !blockHasEffect(body.block)) return;
     const { invariants, bodies } = this.closeBodies([body], counter);
     this.bindCarried(carried, 'loop', [n.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
   }
@@ -186,8 +187,8 @@ export abstract class LoopLowering extends StatementLowering {
       advance();
       return this.carriedNow(carried);
     });
-    // A loop that assigns nothing declared before it has no effect.
-    if (carried.length === 0) return;
+    // A loop that assigns nothing declared before it has no effect, unless it may throw or log.
+    if (carried.length === 0 && !blockHasEffect(step.block)) return;
     const { invariants, bodies } = this.closeBodies([cond, step]);
     const lambdas = [cond, step].map((b, k) => lambda([...bodies[k].inv, ...b.params], [], bodies[k].body));
     this.bindCarried(carried, 'while', [...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], lambdas);
@@ -248,7 +249,7 @@ export abstract class LoopLowering extends StatementLowering {
       this.iteration(flags, [f.statement]);
       return this.carriedNow(carried);
     });
-    if (carried.length === 0) return true;
+    if (carried.length === 0 && !blockHasEffect(body.block)) return true;
     const trips = fromZero ? this.checkedTrips(count, body.block, counter.name, cond.right, body.params) : count;
     const { invariants, bodies } = this.closeBodies([body], counter);
     this.bindCarried(carried, 'loop', [trips.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);

@@ -11,6 +11,7 @@ import { declaresLocalFunction, localFunctionOf } from './exits';
 import type { Value } from './values';
 import { operatorTables } from './operators';
 import { CallLowering } from './calls';
+import { EffectSite, consoleMethod, lowerLog, lowerThrow, statementWord } from './effects';
 
 export abstract class StatementLowering extends CallLowering {
   /** The returned expression; for a VJP rule, `[value, (ct) => [...cotangents]]`. */
@@ -42,6 +43,11 @@ export abstract class StatementLowering extends CallLowering {
     return { name: this.b.nl('rule', tuple(false, [value.name, cotangents.name])), shape };
   }
 
+  /** What a throw or a console call needs from here (frontend/effects.ts): the builder read when used, `within` may swap it. */
+  protected effectSite(): EffectSite {
+    return { value: (e, hint) => this.expr(e, hint), lit: (v, hint) => this.b.lit(v, hint), emit: (x) => this.b.bind([], [], x) };
+  }
+
   protected statement(s: ts.Statement): void {
     this.at(s, () => this.statementAt(s));
   }
@@ -62,13 +68,14 @@ export abstract class StatementLowering extends CallLowering {
     if (t.isBlock(s)) return this.sequence(s.statements);
     if (t.isBreakStatement(s) || t.isContinueStatement(s)) return this.jump(s);
     if (t.isReturnStatement(s)) return this.flagReturn(s);
+    if (t.isThrowStatement(s)) return lowerThrow(t, this.checker, this.effectSite(), s);
     if (t.isSwitchStatement(s)) return this.switchStatement(s);
     // Hoisted: its calls are inlined where they are made.
     if (t.isFunctionDeclaration(s) && localFunctionOf(t, s.name && this.checker.getSymbolAtLocation(s.name), this.decl)) return;
     if (t.isLabeledStatement(s)) {
       fail(1101, s, 'labeled statements (break label, continue label) are not supported: break or continue the innermost loop, and leave an outer loop with a flag that its condition tests');
     }
-    fail(1101, s, `a ${t.SyntaxKind[s.kind]} is not supported yet in differentiable functions`);
+    fail(1101, s, `this statement is not supported in differentiable functions: ${statementWord(t, s)}`);
   }
 
   /** `const`/`let` declarations (a statement's, or a `for` loop's initializer). */
@@ -207,7 +214,8 @@ export abstract class StatementLowering extends CallLowering {
       fail(1101, e, `'${e.operatorToken.getText()}' as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; write if (…) { … } to assign conditionally`);
     }
     if (t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && this.arrays.isArrayValued(e.expression.expression)) this.arrays.write(e);
-    if (t.isCallExpression(e)) fail(1101, e, 'a call as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; assign it to a variable');
+    if (t.isCallExpression(e) && consoleMethod(t, this.checker, e)) return lowerLog(t, this.checker, this.effectSite(), e);
+    if (t.isCallExpression(e)) fail(1101, e, "a call as a statement does nothing here: a differentiable function's calls have no side effects, so the value would be discarded; assign it to a variable (console.log and throw are the statements run for their effect)");
     fail(1101, e, 'an expression statement in a differentiable function must be an assignment, ++ or --');
   }
 

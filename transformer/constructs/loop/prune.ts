@@ -14,6 +14,7 @@ import type { Stmt } from '../../ir/syntax';
 import { ret } from '../../ir/syntax';
 import { closedFreeVars } from '../../ir/freeVars';
 import type { ConstructExpr } from '../types';
+import { hasEffect } from '../effect';
 
 /**
  * Inner loops pruned in the same go, at most this many levels down: the simplifier asks again at
@@ -86,7 +87,7 @@ function pruneStmts(stmts: readonly Stmt[], roots: readonly string[], level: num
       out.push(s);
       continue;
     }
-    if (s.nl.length + s.lin.length > 0 && s.lin.length === 0 && !s.nl.some((b) => live.has(b.name))) continue;
+    if (s.nl.length + s.lin.length > 0 && s.lin.length === 0 && !s.nl.some((b) => live.has(b.name)) && !hasEffect(s.rhs)) continue;
     let stmt: Stmt = s;
     if (s.lin.length === 0 && s.rhs.tag === 'construct' && s.rhs.op === 'loop' && level < INNER_LEVELS) {
       const inner = loopPrunePartly(s.rhs, s.nl.map((b) => live.has(b.name)), level);

@@ -16,16 +16,18 @@ import type { Binder, Expr, Lambda, Stmt } from '../../ir/syntax';
 import { InternalError } from '../../ir/syntax';
 import { closedFreeNonLinear } from '../../ir/freeVars';
 import type { ConstructExpr, Sides, UnzipOps } from '../types';
+import { hasEffect, withoutEffects } from '../effect';
 
 /** The statements of `stmts` that the names `wanted` depend on, in order (a backwards liveness walk). */
-export function restrictTo(stmts: readonly Stmt[], wanted: Iterable<string>): Stmt[] {
+export function restrictTo(stmts: readonly Stmt[], wanted: Iterable<string>, effects = false): Stmt[] {
   const live = new Set(wanted);
   const kept: Stmt[] = [];
   for (let i = stmts.length - 1; i >= 0; i--) {
     const s = stmts[i];
     const bound = s.tag === 'let' ? [...s.nl, ...s.lin] : s.names;
     // A statement binding nothing is there for its effect on linearity (a drop): not needed.
-    if (!bound.some((x) => live.has(x.name))) continue;
+    // With `effects`, a throw stays too: the forward run is where it happens (never the recomputation).
+    if (!bound.some((x) => live.has(x.name)) && !(effects && s.tag === 'let' && hasEffect(s.rhs))) continue;
     kept.push(s);
     if (s.tag === 'let') closedFreeNonLinear(s.rhs).forEach((n) => live.add(n));
     else live.add(s.tuple);
@@ -45,9 +47,10 @@ export function rematUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binde
   const r = h.primal.body.result;
   if (r.tag !== 'ret') throw new InternalError('remat: unzipBody must return a ret');
   const outs = r.nl.slice(0, results.nl.length);
-  const forward: Lambda = e.bodies[1] ?? lambda(h.primal.nlParams, [], block(restrictTo(h.primal.body.stmts, outs), ret(outs)));
+  const forward: Lambda = e.bodies[1] ?? lambda(h.primal.nlParams, [], block(restrictTo(h.primal.body.stmts, outs, true), ret(outs)));
   ops.b.bind([...results.nl], [], construct(e.op, e.nl, [], [forward]));
-  const again = restrictTo(h.primal.body.stmts, h.tangent.nlParams.map((p) => p.name));
+  // The recomputation prints nothing and throws nothing: the forward run did (constructs/effect).
+  const again = withoutEffects(block(restrictTo(h.primal.body.stmts, h.tangent.nlParams.map((p) => p.name)), ret([]))).stmts;
   // Under the recompute policy body_L starts with bindings body_N may also have kept: bind once.
   const have = boundBy(again);
   const rest = h.tangent.body.stmts.filter((s) => s.tag !== 'let' || s.lin.length > 0 || !s.nl.every((x) => have.has(x.name)));

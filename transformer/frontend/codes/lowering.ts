@@ -4,7 +4,7 @@ import type { DiagnosticSpec } from './spec';
 export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   1101: {
     title: 'unsupported statement',
-    hint: 'differentiable functions support const/let, assignments, if/else, switch, for/while/do loops with break, continue and return, and local functions; labeled break/continue and switch fall-through are not supported, and a statement must assign something (there are no side effects)',
+    hint: 'differentiable functions support const/let, assignments, if/else, switch, for/while/do loops with break, continue and return, and local functions; labeled break/continue and switch fall-through are not supported, and a statement must assign something, throw a new built-in error, or log numbers and strings with console.log',
   },
   1102: { title: 'unsupported expression', hint: 'use arithmetic, Math functions, tuples, objects and calls to differentiable functions' },
   1103: {

@@ -1,0 +1,57 @@
+// Constructs run for their effect (ConstructRule.effect), and the question every pass asks about
+// a statement before dropping, hoisting or moving it: does evaluating it do more than compute
+// its results? A leaf module, so that construct rules (a loop's pruning) can ask it too.
+import type { Expr } from '../../ir/syntax';
+import { visitExpr } from '../../ir/traverse';
+import { rewriteBlock } from '../../ir/traverse';
+import { blockE } from '../../ir/syntax';
+import type { Block } from '../../ir/syntax';
+import { raise } from './raise';
+import { log } from './log';
+
+export { raise, log };
+
+/** The constructs whose rule says `effect`: the registry checks no other rule does. */
+export const EFFECTFUL: ReadonlySet<string> = new Set([raise, log].filter((r) => r.effect).map((r) => r.name));
+
+const effectful = new WeakMap<Expr, boolean>();
+
+/**
+ * True when evaluating `e` may do something besides computing its results (a `raise`, or a
+ * construct whose bodies hold one): such a statement stays where it is, even with its results unread.
+ */
+export function hasEffect(e: Expr): boolean {
+  if (e.tag === 'drop') return hasEffect(e.expr);
+  if (e.tag !== 'construct' && e.tag !== 'block') return false;
+  const known = effectful.get(e);
+  if (known !== undefined) return known;
+  let found = false;
+  visitExpr(e, {
+    expr: (x) => {
+      if (x.tag === 'construct' && EFFECTFUL.has(x.op)) found = true;
+    },
+  });
+  effectful.set(e, found);
+  return found;
+}
+
+/**
+ * The block as a recomputation runs it: the effects went with the run that computed the values
+ * first (a throw would have thrown there, a log printed there), so a statement that binds nothing
+ * and only has an effect goes, in bodies too.
+ */
+export function withoutEffects(b: Block): Block {
+  let any = false;
+  visitExpr(blockE(b), {
+    expr: (x) => {
+      if (x.tag === 'construct' && EFFECTFUL.has(x.op)) any = true;
+    },
+  });
+  if (!any) return b;
+  return rewriteBlock(b, {
+    stmt: (s, emit) => {
+      if (s.tag === 'let' && s.nl.length === 0 && s.lin.length === 0 && s.rhs.tag === 'construct' && EFFECTFUL.has(s.rhs.op)) return;
+      emit(s);
+    },
+  });
+}
