@@ -169,6 +169,17 @@ export function descend(x: number, steps: number): number {
 }
 
 /** @differentiable */
+export function mapped(xs: number[]): number {
+  const ys = xs.map((x) => {
+    console.log('element', x, \`squared \${x * x}\`);
+    return Math.sin(x) * x;
+  });
+  let s = 0;
+  for (const y of ys) s += y * y;
+  return s;
+}
+
+/** @differentiable */
 export function field(v: number[]): number[] {
   let s = 0;
   for (const x of v) s += x * x;
@@ -207,6 +218,7 @@ export const stepsCk = differentiable((x: number, n: number): number => {
 export const gStepsCk = grad(stepsCk);
 export const gMean = grad(checkedMean);
 export const gRootSum = grad(rootSum);
+export const gMapped = grad(mapped);
 export const gDescend = grad(descend);
 export const vgDescend = valueAndGrad(descend);
 export const jvpDescend = (x: number, n: number) => jvp(descend, [x, n], [1, 0]);
@@ -486,6 +498,13 @@ describe('console.log left in while debugging', () => {
     const lines = printed(() => m.jfwdField(v));
     expect(lines).toEqual(Array.from({ length: 1 + v.length }, () => expected[0]));
     expect(printed(() => m.jField(v)).length).toBeGreaterThanOrEqual(1);
+  });
+  test('a console.log in a .map callback prints once per element', () => {
+    const xs = [0.5, -1.25, 2];
+    const expected = printed(() => plain.mapped(xs));
+    expect(expected.length).toBe(3);
+    expect(printed(() => m.gMapped(xs))).toEqual(expected);
+    printed(() => expectClose(m.gMapped(xs), xs.map((_, k) => partial(plain.mapped, [xs], 0, k)[0]), 1e-6));
   });
   test('arrays are not logged', () => {
     const text = compile(`import { grad } from 'tsad';

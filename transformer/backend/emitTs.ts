@@ -382,6 +382,10 @@ class DefEmitter {
         [...body.nlParams, ...body.linParams].forEach((p, i) => {
           const a = args[i];
           if ('alias' in a) this.set(this.alias, p.name, a.alias);
+          // A string constant handed to a body stays a literal there, as a literal operand is
+          // outside: a rule that reads static data from its operands (a raise's error class, a
+          // log's layout) finds it whether or not a pass moved the literal out of the body.
+          else if (this.o.tsApi.isStringLiteral(a)) this.set(this.literal, p.name, a);
           else this.constDecl(stmts, [p.name], a);
         });
         this.run(body.body, into, stmts);
