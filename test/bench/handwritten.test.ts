@@ -15,17 +15,9 @@ import { lstmObjective, lstmGradient } from '../../bench/src/hand/lstm';
 import { baObjective, baJacobian } from '../../bench/src/hand/ba';
 import type { BaInput, GmmData, GmmParams, LstmInput } from '../../bench/src/gradbench/shapes';
 import { expectOutcomeSuccess, missingTools, repoRoot, SMALL } from './runner';
+import { seeded } from '../gen/seeded';
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seeded;
 
 function randomArray(n: number, r: () => number, lo = -1, hi = 1): Float64Array {
   return Float64Array.from({ length: n }, () => lo + (hi - lo) * r());

@@ -1,20 +1,11 @@
 // Values, seeded inputs and finite differences for the corpus. Unlike the plugin harness's
 // helpers these keep typed arrays typed (a Float64Array's leaves in index order, copies of the
 // same class), since the corpus passes Float64Arrays, records and tensors as they come.
+import { seeded } from '../gen/seeded';
+
+export { seeded };
 
 export type Value = number | Float64Array | Float32Array | Int32Array | readonly Value[] | { readonly [k: string]: Value } | boolean | string | undefined;
-
-/** mulberry32: a small seeded generator, so every run of the corpus sees the same inputs. */
-export function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface Rng {
   /** Uniform in [lo, hi). */

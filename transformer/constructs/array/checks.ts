@@ -9,6 +9,7 @@ import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type * as ts from 'typescript';
 import type { ConstructRule } from '../types';
+import { keptWithZeroTangents, nonLinearOnly } from '../shared/nonLinear';
 
 export const atmost: ConstructRule = {
   name: 'atmost',
@@ -24,17 +25,8 @@ export const atmost: ConstructRule = {
     if (!((n as number) <= (limit as number))) throw new IrError(`${String(what)} (${String(n)} > ${String(limit)})`);
     return { nl: [n], lin: [] };
   },
-  jvp: (ops, e, results) => {
-    ops.b.bind([...results], [], e);
-    return [null];
-  },
-  unzip: () => {
-    throw new IrError('atmost is non-linear: U never hands it to its rule');
-  },
-  transpose: () => {
-    throw new IrError('atmost is non-linear: T never hands it to its rule');
-  },
-  pruneResults: () => undefined,
+  jvp: keptWithZeroTangents,
+  ...nonLinearOnly('atmost'),
   // if (!(n <= limit)) throw new RangeError(what + " (" + n + " > " + limit + ")"); into = n
   emitTs: (ops, e, [into]) => {
     const f = ops.factory;

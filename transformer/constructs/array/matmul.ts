@@ -34,6 +34,7 @@ import { count } from './fold';
 import { constant, elementAt, throwRange } from './indices';
 import { linearOp } from './linearOp';
 import type * as ts from 'typescript';
+import { nonLinearOnly } from '../shared/nonLinear';
 
 const REAL_ARRAY = arrayType(REAL);
 
@@ -216,13 +217,7 @@ export const matmul: ConstructRule = {
     if (bDot !== null) terms.push(ops.b.lin(name, construct(linearName('b', 'c'), [a, ...dims], [bDot], []), tangentType(t)));
     return [addTerms(ops, terms, name)];
   },
-  unzip: () => {
-    throw new InternalError('matmul is non-linear: U never hands it to its rule');
-  },
-  transpose: () => {
-    throw new InternalError('matmul is non-linear: T never hands it to its rule');
-  },
-  pruneResults: () => undefined,
+  ...nonLinearOnly('matmul'),
   //   (the size checks, then) if (a.length !== n * k) throw new RangeError(…); if (b.length !== k * m) throw …;
   //   c = new Float64Array(n * m); the i-l-j loops (emitProduct)
   emitTs: (ops, e, into) => {

@@ -32,6 +32,7 @@ import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, JvpOps, Sides }
 import { dotName, barName } from '../../ir/names';
 import { allocate, assign, forCount, isRealArray, readOrZero } from './emit';
 import type * as ts from 'typescript';
+import { nonLinearOnly } from '../shared/nonLinear';
 
 const REAL_ARRAY = arrayType(REAL);
 
@@ -63,10 +64,6 @@ function tangentBy(ops: JvpOps, op: string, nl: readonly string[], lin: string, 
   return yDot.name;
 }
 
-const nonLinear = (op: string) => () => {
-  throw new InternalError(`${op} is non-linear: U and T never hand it to its rule`);
-};
-
 function shapeCheck(ops: CheckOps, e: ConstructExpr, t: Sides<Type>, name: string, nl: number, lin: number): boolean {
   if (e.bodies.length !== 0) ops.error(`${name} takes no bodies`);
   if (t.nl.length !== nl || t.lin.length !== lin) {
@@ -96,9 +93,7 @@ function nonLinearRule(o: NonLinearOp): ConstructRule {
     typeRule: (ops, e, t) => (shapeCheck(ops, e, t, o.name, o.operands, 0) ? { nl: [o.type(ops, t.nl)], lin: [] } : { nl: [REAL], lin: [] }),
     impl: (ops, _e, v) => ({ nl: [o.run(v.nl, ops.charge)], lin: [] }),
     jvp: o.jvp,
-    unzip: nonLinear(o.name),
-    transpose: nonLinear(o.name),
-    pruneResults: () => undefined,
+    ...nonLinearOnly(o.name),
     emitTs: (ops, e, into) => o.emit(ops, e, into[0], ops.resultTypes[0]),
     ...(o.cheap ? { cheap: true } : {}),
     ...(o.fresh ? { fresh: true } : {}),

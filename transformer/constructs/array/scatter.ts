@@ -9,7 +9,7 @@
 // a repeat, which write wins is an accident of the order, and an overwritten value gets no
 // cotangent). J: scatter ↦ lscatter(len dest, idx ; ḋ, v̇) (scatter is linear in dest and vals
 // jointly). T: lscatter ↔ lunscatter, from ⟨lscatter(ḋ, v̇), ȳ⟩ = Σ_{k ∉ idx} ḋ_k ȳ_k + Σ_j v̇_j ȳ[idx_j].
-import { typeEquals, binder, construct, letS, arrayType, tangentType, InternalError, IrError, REAL } from '../../ir/syntax';
+import { typeEquals, binder, construct, letS, arrayType, tangentType, IrError, REAL } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
@@ -20,6 +20,7 @@ import { count } from './fold';
 import { constant, elementAt, indexAt, notIndex, sameLength, setAt, throwRange } from './indices';
 import { expectIndexArray } from './gather';
 import { linearOp } from './linearOp';
+import { nonLinearOnly } from '../shared/nonLinear';
 
 const REAL_ARRAY = arrayType(REAL);
 
@@ -70,13 +71,7 @@ export const scatter: ConstructRule = {
     ops.b.bind([], [y], construct('lscatter', [n.name, idx], lin, []));
     return [y.name];
   },
-  unzip: () => {
-    throw new InternalError('scatter is non-linear: U never hands it to its rule');
-  },
-  transpose: () => {
-    throw new InternalError('scatter is non-linear: T never hands it to its rule');
-  },
-  pruneResults: () => undefined,
+  ...nonLinearOnly('scatter'),
   //   if (idx.length !== vals.length) throw new RangeError(…);
   //   y = dest.slice(); const seen = new Uint8Array(y.length);
   //   for (let j = 0; j < idx.length; j++) { const b = idx[j]; (b not an index: throw); if (seen[b] === 1) throw …; seen[b] = 1; y[b] = vals[j]; }

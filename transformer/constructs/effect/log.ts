@@ -13,6 +13,7 @@ import { IrError } from '../../ir/syntax';
 import { printType } from '../../ir/printType';
 import type * as ts from 'typescript';
 import type { ConstructRule } from '../types';
+import { keptWithZeroTangents, nonLinearOnly } from '../shared/nonLinear';
 
 /** The methods of `console` a marked function may call (each prints; none returns a value). */
 export const CONSOLE_METHODS: ReadonlySet<string> = new Set(['log', 'info', 'debug', 'warn', 'error', 'assert']);
@@ -35,17 +36,8 @@ export const log: ConstructRule = {
     (console as unknown as Record<string, (...a: unknown[]) => void>)[String(method)](...args);
     return { nl: [], lin: [] };
   },
-  jvp: (ops, e) => {
-    ops.b.bind([], [], e);
-    return [];
-  },
-  unzip: () => {
-    throw new IrError('log is non-linear: U never hands it to its rule');
-  },
-  transpose: () => {
-    throw new IrError('log is non-linear: T never hands it to its rule');
-  },
-  pruneResults: () => undefined,
+  jvp: keptWithZeroTangents,
+  ...nonLinearOnly('log'),
   // console.method(arg…)
   emitTs: (ops, e) => {
     const f = ops.factory;

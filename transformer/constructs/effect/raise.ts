@@ -12,6 +12,7 @@ import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type * as ts from 'typescript';
 import type { ConstructRule } from '../types';
+import { keptWithZeroTangents, nonLinearOnly } from '../shared/nonLinear';
 
 /**
  * A wrapper that checks lengths puts the transform's name on the RangeErrors of those checks
@@ -40,17 +41,8 @@ export const raise: ConstructRule = {
     const Kind = (globalThis as unknown as Record<string, new (message?: string) => Error>)[String(kind)];
     throw parts.length === 0 ? new Kind() : new Kind(parts.map(String).join(''));
   },
-  jvp: (ops, e) => {
-    ops.b.bind([], [], e);
-    return [];
-  },
-  unzip: () => {
-    throw new IrError('raise is non-linear: U never hands it to its rule');
-  },
-  transpose: () => {
-    throw new IrError('raise is non-linear: T never hands it to its rule');
-  },
-  pruneResults: () => undefined,
+  jvp: keptWithZeroTangents,
+  ...nonLinearOnly('raise'),
   // throw new Kind("" + part₀ + part₁ …)
   emitTs: (ops, e) => {
     const f = ops.factory;
