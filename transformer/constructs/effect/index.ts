@@ -1,11 +1,9 @@
 // Constructs run for their effect (ConstructRule.effect), and the question every pass asks about
 // a statement before dropping, hoisting or moving it: does evaluating it do more than compute
 // its results? A leaf module, so that construct rules (a loop's pruning) can ask it too.
-import type { Expr } from '../../ir/syntax';
-import { visitExpr } from '../../ir/traverse';
-import { rewriteBlock } from '../../ir/traverse';
 import { blockE } from '../../ir/syntax';
-import type { Block } from '../../ir/syntax';
+import type { Block, Expr } from '../../ir/syntax';
+import { rewriteBlock, visitExpr } from '../../ir/traverse';
 import { raise } from './raise';
 import { log } from './log';
 
