@@ -7,8 +7,9 @@
 // A NaN derivative where the function, run as plain JavaScript at that point, computes an
 // infinite or NaN intermediate (x + Math.min(), a value squared until it overflows) is tsad's
 // documented rule, not a finding: derivatives follow IEEE arithmetic there, 0·∞ = NaN, as in
-// JAX, PyTorch and TensorFlow (docs/primitives.md). Such cases are counted (Stats.ieee) and
-// reported as known with the tag 'ieee-inf'.
+// JAX, PyTorch and TensorFlow (docs/primitives.md). So is a NaN gradient where jvp gives ±∞: the
+// derivative itself is infinite at the point. Such cases are counted (Stats.ieee) and reported
+// as known with the tag 'ieee-inf'.
 import * as fs from 'fs';
 import * as path from 'path';
 import type * as ts from 'typescript';
@@ -98,7 +99,7 @@ function close(u: number, v: number, rel: number, abs = 0): boolean {
 type F = (x: number, y: number, a: number[], b: Float64Array) => number;
 
 /** Checks one built function at its points; returns what went wrong, if anything. */
-function checkNumbers(f: F, vg: F, jv: (...args: unknown[]) => unknown, pts: Point[], stats: Stats, f32 = false): { kind: string; detail: string; at?: Point } | undefined {
+function checkNumbers(f: F, vg: F, jv: (...args: unknown[]) => unknown, pts: Point[], stats: Stats, f32 = false): { kind: string; detail: string; at?: Point; infiniteDerivative?: boolean } | undefined {
   for (const p of pts) {
     const n = p.a.length;
     const args = (dx = 0, dy = 0, da?: number[], db?: number[]): [number, number, number[], Float64Array] => [p.x + dx, p.y + dy, da ? p.a.map((v, i) => v + da[i]) : p.a.slice(), Float64Array.from(db ? p.b.map((v, i) => v + db[i]) : p.b)];
@@ -140,7 +141,10 @@ function checkNumbers(f: F, vg: F, jv: (...args: unknown[]) => unknown, pts: Poi
     const scale = terms.reduce((s, v) => s + Math.abs(v), 0);
     const nanMismatch = Number.isNaN(proj) !== Number.isNaN(tt);
     if (nanMismatch || (!Number.isNaN(proj) && !(Number.isFinite(proj) ? Math.abs(proj - tt) <= 1e-8 * Math.max(1, scale) : proj === tt))) {
-      return { kind: Number.isNaN(proj) || Number.isNaN(tt) ? 'jvp-grad-nan' : 'jvp-grad-mismatch', detail: `jvp tangent ${tt} vs grad·v ${proj} (grad [${gx}, ${gy}, [${ga}], [${Array.from(gb)}]]) ${at}`, at: p };
+      // An infinite tangent is a derivative that is infinite at the point (Math.sqrt at 0):
+      // reverse mode multiplies that ∞ by the zero partials forward mode adds first.
+      const infiniteDerivative = Number.isNaN(proj) && typeof tt === 'number' && !Number.isNaN(tt) && !Number.isFinite(tt);
+      return { kind: Number.isNaN(proj) || Number.isNaN(tt) ? 'jvp-grad-nan' : 'jvp-grad-mismatch', detail: `jvp tangent ${tt} vs grad·v ${proj} (grad [${gx}, ${gy}, [${ga}], [${Array.from(gb)}]]) ${at}`, at: p, infiniteDerivative };
     }
     if (!p.regular || !Number.isFinite(fx) || Math.abs(fx) > 1e6) continue;
     // Finite differences per coordinate, at two step sizes.
@@ -267,7 +271,7 @@ export function checkBatch(batch: readonly { fn: FuzzFunction; xs: readonly numb
     } catch (e) {
       r = { kind: 'runtime-throw', detail: (e as Error).message };
     }
-    if (r && r.at && NAN_KINDS.has(r.kind) && computesNonFinite(batch[i].fn, r.at)) {
+    if (r && r.at && NAN_KINDS.has(r.kind) && (r.infiniteDerivative || computesNonFinite(batch[i].fn, r.at))) {
       stats.ieee++;
       findings.push({ kind: r.kind, detail: r.detail, fn: batch[i].fn, xs: batch[i].xs, known: true, rule: 'ieee-inf' });
     } else if (r) found(i, r.kind, r.detail);
