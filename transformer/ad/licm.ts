@@ -9,8 +9,10 @@
 // without one are left alone. Bodies are rewritten innermost first, so a value invariant in two
 // nested loops leaves both.
 //
-// Everything in Linear A is pure, so hoisting out of a loop that runs zero times only spends the
-// work of the hoisted statements once; it never changes a result.
+// Everything in Linear A is pure, so hoisting out of a loop that runs zero times never changes a
+// value; it could change a derivative (an infinite partial of code JavaScript never runs, times the
+// zero cotangent of the empty loop), so hoisted code that computes something runs under the
+// loop's `trip > 0` (constructs/cond/tripGuard.ts).
 import { NameSupply, namesIn } from '../ir/build';
 import { arityOf } from '../ir/arity';
 import { Binder, Expr, FnDef, Lambda, Program, Stmt, binder, construct, lambda } from '../ir/syntax';
@@ -23,6 +25,7 @@ function renameStmt(s: Stmt, r: (name: string) => string): Stmt {
   return { ...s, rhs };
 }
 import { constructRule } from '../constructs/registry';
+import { underTripGuard } from '../constructs/cond/tripGuard';
 import type { ConstructExpr, Counts } from '../constructs/types';
 import { defMap } from './program';
 
@@ -42,17 +45,24 @@ function hoistInDef(d: FnDef, callee: (fn: string) => Counts | undefined): FnDef
   // The rewriter recurses once per nesting level: defs without a loop (some are blocks nested
   // thousands deep) are not rewritten at all, and a def where nothing moves stays the same object.
   let loops = false;
+  const positive = new Set<string>();
   visitDef(d, {
     expr: (e) => {
       if (e.tag === 'construct' && constructRule(e, 'invariants').invariants) loops = true;
+    },
+    stmt: (s) => {
+      if (s.tag === 'let' && s.rhs.tag === 'lit' && typeof s.rhs.value === 'number' && s.rhs.value > 0 && s.nl.length === 1) positive.add(s.nl[0].name);
     },
   });
   if (!loops) return d;
   let supply: NameSupply | undefined;
   let changed = false;
-  const fresh = (hint: string) => (supply ??= new NameSupply(namesIn(d))).fresh(hint);
+  const names = () => (supply ??= new NameSupply(namesIn(d)));
+  const fresh = (hint: string) => names().fresh(hint);
   const moved = (e: ConstructExpr, emit: (s: Stmt) => void): ConstructExpr => {
-    const h = hoistFrom(e, emit, fresh, callee);
+    const guard = (trip: string | undefined, hoisted: readonly Stmt[], readLater: ReadonlySet<string>) =>
+      trip === undefined ? hoisted : underTripGuard(trip, hoisted, readLater, names(), positive.has(trip));
+    const h = hoistFrom(e, emit, fresh, callee, guard);
     if (h) changed = true;
     return h ?? e;
   };
@@ -93,9 +103,17 @@ function hoistable(s: Stmt, outside: ReadonlySet<string>): boolean {
  * The construct with its invariant statements hoisted (emitted before it through `emit`), or
  * undefined when nothing moves.
  */
-function hoistFrom(e: ConstructExpr, emit: (s: Stmt) => void, fresh: (hint: string) => string, callee: (fn: string) => Counts | undefined): ConstructExpr | undefined {
+function hoistFrom(
+  e: ConstructExpr,
+  emitOutside: (s: Stmt) => void,
+  fresh: (hint: string) => string,
+  callee: (fn: string) => Counts | undefined,
+  guard: (trip: string | undefined, hoisted: readonly Stmt[], readLater: ReadonlySet<string>) => readonly Stmt[],
+): ConstructExpr | undefined {
   const slots = constructRule(e, 'invariants').invariants?.(e, (body) => arityOf(body.body.result, callee));
   if (!slots) return undefined;
+  const before: Stmt[] = [];
+  const emit = (s: Stmt) => before.push(s);
   const body = e.bodies[slots.body];
   // A nested block reads the enclosing body's names directly; renaming into it is not worth it
   // (the front end's loop bodies are flat after hoisting).
@@ -182,6 +200,7 @@ function hoistFrom(e: ConstructExpr, emit: (s: Stmt) => void, fresh: (hint: stri
     { stmts: kept.map((s) => renameStmt(s, r)), result: renameOperands(body.body.result, r) },
   );
   const nl = [...e.nl.slice(0, slots.operand), ...operands, ...e.nl.slice(slots.operand + slots.count)];
+  for (const s of guard(slots.trip === undefined ? undefined : e.nl[slots.trip], before, new Set(nl))) emitOutside(s);
   return construct(e.op, nl, e.lin, e.bodies.map((l, k) => (k === slots.body ? newBody : l))) as ConstructExpr;
 }
 

@@ -395,6 +395,11 @@ export interface InvariantSlots {
   readonly param: number;
   readonly operand: number;
   readonly count: number;
+  /**
+   * The operand that counts the body's runs: hoisted code that computes something runs under
+   * `trip > 0` (constructs/cond/tripGuard.ts). Absent: the body runs at least once.
+   */
+  readonly trip?: number;
 }
 
 /** A body parameter that is another name for an enclosing variable (EmitTsOps.emitBody). */

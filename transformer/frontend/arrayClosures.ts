@@ -6,6 +6,7 @@ import { Binder, Block, REAL, Stmt, binder, block, construct, lambda, ret } from
 import { freeVars } from '../ir/freeVars';
 import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse';
 import { isConstruct } from '../constructs/registry';
+import { underTripGuard } from '../constructs/cond/tripGuard';
 import { fail } from './diagnostics';
 import { Shape, NUMBER, describeShape, irType } from './shapes';
 import type { Value } from './values';
@@ -16,25 +17,30 @@ import { ArrayBasics } from './arrayBasics';
 export abstract class ArrayClosures extends ArrayBasics {
   /**
    * Statements of a body that read nothing bound inside it (its parameters or earlier inner
-   * statements) move before the construct: they run once, and a free tuple's unpacking or a free
-   * array's length becomes a free scalar, which a map can take as an invariant.
+   * statements) move before the construct: they run once (where the body runs at all, `trip` > 0),
+   * and a free tuple's unpacking or a free array's length becomes a free scalar, which a map can
+   * take as an invariant.
    */
-  protected hoist(body: Block, own: ReadonlySet<string>): Block {
+  protected hoist(body: Block, own: ReadonlySet<string>, trip: string): Block {
     const inner = new Set(own);
     const kept: Stmt[] = [];
+    const moved: Stmt[] = [];
     for (const s of body.stmts) {
       const reads = freeVars(block([s], ret([]))).nl;
       const bound = s.tag === 'let' ? [...s.nl, ...s.lin] : s.names;
       const linear = s.tag === 'let' ? s.lin.length > 0 : s.linear;
       if (!linear && ![...reads].some((r) => inner.has(r))) {
-        this.b.stmt(s);
+        moved.push(s);
         for (const x of bound) if (x.type) this.hoistedTypes.set(x.name, x.type);
         continue;
       }
       kept.push(s);
       for (const x of bound) inner.add(x.name);
     }
-    return { stmts: kept, result: body.result };
+    // The body may run zero times: what moved runs only where it would have run.
+    const rest = { stmts: kept, result: body.result };
+    for (const s of underTripGuard(trip, moved, freeVars(rest).nl, this.b.names)) this.b.stmt(s);
+    return rest;
   }
 
   /** Arrays read only as `w[i]` at the map's own index become mapped operands (a zip). */

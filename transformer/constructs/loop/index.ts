@@ -43,7 +43,7 @@ export const loop: ConstructRule = {
   invariants: (e, bodyArity) => {
     if (e.bodies.length !== 1 || e.lin.length > 0) return undefined;
     const count = e.nl.length - 1 - bodyArity(e.bodies[0]).nl;
-    return count < 0 ? undefined : { body: 0, param: 1, operand: 1, count };
+    return count < 0 ? undefined : { body: 0, param: 1, operand: 1, count, trip: 0 };
   },
 };
 
