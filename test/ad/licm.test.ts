@@ -50,7 +50,7 @@ function constructsIn(d: FnDef): Extract<Expr, { tag: 'construct' }>[] {
 /** The primitive operations a def's loop bodies run, by name. */
 function primsInLoops(p: Program, fn: string): string[] {
   const ops: string[] = [];
-  for (const c of constructsIn(findDef(p, fn))) {
+  for (const c of constructsIn(findDef(p, fn)).filter((e) => e.op === 'loop')) {
     const { stmts, result } = c.bodies[0].body;
     for (const e of [...stmts.map((s) => (s.tag === 'let' ? s.rhs : undefined)), result]) if (e?.tag === 'prim') ops.push(e.op);
   }
@@ -71,12 +71,18 @@ describe('hoisting invariants out of loops', () => {
     expect(primsInLoops(q, 'f')).toEqual(['mul', 'add']);
     // In g, sin(u) leaves the outer loop and exp(v) (v = sin(u)) both loops.
     expect(primsInLoops(q, 'g').sort()).toEqual(['add', 'mul', 'mul', 'mul']);
-    for (const n of [0, 1, 5]) {
+    const extra = (n: number) => {
       const before = evalFn(p, 'f', [0.7, 0.3, n]);
       const after = evalFn(q, 'f', [0.7, 0.3, n]);
       expect(after.nl).toEqual(before.nl);
-      // cos and one mul per iteration become one of each before the loop.
-      expect(after.work).toBe(before.work - 2 * n + 2);
+      return after.work - before.work;
+    };
+    // cos and one mul per iteration become one of each before the loop, under n > 0 (a test and
+    // a branch: a small constant, also where n = 0).
+    expect(extra(5) - extra(1)).toBe(-2 * 4);
+    for (const n of [0, 1]) {
+      expect(extra(n)).toBeGreaterThan(0);
+      expect(extra(n)).toBeLessThanOrEqual(4);
     }
     const [b, a] = [evalFn(p, 'g', [0.7, 0.3, 4, 3]), evalFn(q, 'g', [0.7, 0.3, 4, 3])];
     expect(a.nl[0]).toBeCloseTo(b.nl[0] as number, 12);
@@ -101,6 +107,39 @@ describe('hoisting invariants out of loops', () => {
       const { fns } = emitAndLoad(q);
       expect((fns.get(grad)!(...x) as number[]).slice(0, 2)).toEqual(got);
     }
+  });
+
+  test('hoisted code runs under n > 0: a loop that runs zero times adds an exact 0 to the gradient, never 0·∞', () => {
+    // log(u) at u = 0 has the partial 1/0; JavaScript never computes it when n = 0.
+    const src = `def z(y: real, theta: real, n: real ;) -> (real ;) {
+  loop(n, theta, y) [|i: real, u: real, c: real ;| {
+    drop(i)
+    let k = log(u)
+    add(c, k)
+  }]
+}`;
+    const q = annotateTypes(hoistInvariants(annotateTypes(parseProgram(src))));
+    expect(typeErrors(q)).toEqual([]);
+    expect(constructsIn(q.defs[0]).map((e) => e.op)).toEqual(['cond', 'loop']);
+    const { program: g, grad } = gradOf(parseProgram(src), 'z');
+    expect(evalFn(g, grad, [1.5, 0, 0]).nl.slice(0, 2)).toEqual([1, 0]);
+    expect(evalFn(g, grad, [1.5, 2, 3]).nl.slice(0, 2)).toEqual([1, 1.5]);
+    const { fns } = emitAndLoad(g);
+    expect((fns.get(grad)!(1.5, 0, 0) as number[]).slice(0, 2)).toEqual([1, 0]);
+  });
+
+  test('a positive literal trip count needs no guard', () => {
+    const src = `def z(y: real, theta: real ;) -> (real ;) {
+  let n = 3
+  loop(n, theta, y) [|i: real, u: real, c: real ;| {
+    drop(i)
+    let k = log(u)
+    add(c, k)
+  }]
+}`;
+    const q = annotateTypes(hoistInvariants(annotateTypes(parseProgram(src))));
+    expect(constructsIn(q.defs[0]).map((e) => e.op)).toEqual(['loop']);
+    expect(primsInLoops(q, 'z')).toEqual(['add']);
   });
 
   test('a loop with nothing invariant is left as it is', () => {
@@ -130,7 +169,7 @@ test('the same invariant computation written twice is hoisted once and passed as
   const p = annotateTypes(parseProgram(src));
   const q = annotateTypes(hoistInvariants(p));
   expect(typeErrors(q)).toEqual([]);
-  const [loop] = constructsIn(q.defs[0]);
+  const [loop] = constructsIn(q.defs[0]).filter((e) => e.op === 'loop');
   // The counter, one invariant (h / 2) and the carried value.
   expect(loop.bodies[0].nlParams.length).toBe(3);
   expect(loop.nl.length).toBe(3);
