@@ -256,8 +256,8 @@ export function constAliases(tsApi: typeof ts, checker: ts.TypeChecker, sf: ts.S
   const renames = new Map<ts.Symbol, ts.Symbol>();
   const visit = (n: ts.Node): void => {
     if (tsApi.isVariableDeclaration(n) && tsApi.isIdentifier(n.name) && n.initializer && (tsApi.getCombinedNodeFlags(n) & tsApi.NodeFlags.Const) !== 0) {
-      const init = unwrap(tsApi, n.initializer);
-      const source = tsApi.isIdentifier(init) ? checker.getSymbolAtLocation(init) : undefined;
+      const init = returnedArgument(tsApi, checker, unwrap(tsApi, n.initializer));
+      const source = init && tsApi.isIdentifier(init) ? checker.getSymbolAtLocation(init) : undefined;
       const target = checker.getSymbolAtLocation(n.name);
       const sdecl = source?.valueDeclaration;
       const fn = sdecl && enclosingFunction(tsApi, sdecl);
@@ -269,6 +269,35 @@ export function constAliases(tsApi: typeof ts, checker: ts.TypeChecker, sf: ts.S
   visit(sf);
   perFile.set(sf, renames);
   return renames;
+}
+
+/**
+ * `b` for `b` itself and for `same(b)`, a call of a marked function whose every return is that
+ * parameter ("returns argument k"): its value is the argument's, and in JavaScript so is its
+ * identity. The call is still lowered (its checks and effects stay).
+ */
+function returnedArgument(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expression): ts.Expression | undefined {
+  if (tsApi.isIdentifier(e)) return e;
+  if (!tsApi.isCallExpression(e)) return undefined;
+  const callee = resolveMarkedFunction(e.expression, checker)?.decl;
+  const body = callee && (callee as ts.FunctionLikeDeclaration).body;
+  if (!callee || !body) return undefined;
+  const returns: ts.Expression[] = [];
+  const visit = (n: ts.Node): void => {
+    if (tsApi.isReturnStatement(n)) returns.push(n.expression ?? n as unknown as ts.Expression);
+    if (!tsApi.isFunctionLike(n)) tsApi.forEachChild(n, visit);
+  };
+  if (tsApi.isBlock(body)) tsApi.forEachChild(body, visit);
+  else returns.push(body as ts.Expression);
+  const params = returns.map((r) => {
+    const x = unwrap(tsApi, r);
+    const decl = tsApi.isIdentifier(x) ? checker.getSymbolAtLocation(x)?.valueDeclaration : undefined;
+    return decl && tsApi.isParameter(decl) ? callee.parameters.indexOf(decl) : -1;
+  });
+  const k = params[0];
+  if (k === undefined || k < 0 || params.some((q) => q !== k) || e.arguments.some((a) => tsApi.isSpreadElement(a))) return undefined;
+  const arg = e.arguments[k];
+  return arg && tsApi.isIdentifier(unwrap(tsApi, arg)) ? unwrap(tsApi, arg) : undefined;
 }
 
 const aliasCache = new WeakMap<ts.TypeChecker, WeakMap<ts.SourceFile, ReadonlyMap<ts.Symbol, ts.Symbol>>>();
@@ -285,7 +314,11 @@ export function renamingChecker(checker: ts.TypeChecker, renames: ReadonlyMap<ts
     const s = checker.getSymbolAtLocation(n);
     return (s && renames.get(s)) ?? s;
   };
-  return { ...checker, getSymbolAtLocation };
+  const getShorthandAssignmentValueSymbol = (n: ts.Node | undefined): ts.Symbol | undefined => {
+    const s = checker.getShorthandAssignmentValueSymbol(n);
+    return (s && renames.get(s)) ?? s;
+  };
+  return { ...checker, getSymbolAtLocation, getShorthandAssignmentValueSymbol };
 }
 
 /**

@@ -103,7 +103,8 @@ function returnsFresh(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Expressi
  */
 export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, body: ts.Node, renames: ReadonlyMap<ts.Symbol, ts.Symbol> = new Map()): ReadonlySet<ts.Symbol> {
   const symbolOf = (id: ts.Node): ts.Symbol | undefined => {
-    const sym = checker.getSymbolAtLocation(id);
+    // `{ b }` names the variable b, whose symbol is not the property's.
+    const sym = tsApi.isShorthandPropertyAssignment(id.parent) && id.parent.name === id ? checker.getShorthandAssignmentValueSymbol(id.parent) : checker.getSymbolAtLocation(id);
     return (sym && renames.get(sym)) ?? sym;
   };
   const written = new Map<ts.Symbol, ts.Identifier>();
@@ -196,6 +197,14 @@ function checkOne(scope: Scope, sym: ts.Symbol, first: ts.Identifier): void {
     fail(1122, first, `'${name}' is a ${kind}, which rounds what is written into it: write into a Float64Array or number[] (a derivative of rounded values would be wrong), or an Int32Array for indices`);
   }
   if (!decl.initializer || !ownedValue(scope, decl.initializer, new Set([sym]))) {
+    let init = decl.initializer;
+    while (init && (tsApi.isParenthesizedExpression(init) || tsApi.isAsExpression(init) || tsApi.isNonNullExpression(init))) init = init.expression;
+    // Which array a conditional picks is known only at run time: a write through it would
+    // change one of the two in JavaScript, and value semantics cannot say which.
+    if (init && tsApi.isConditionalExpression(init)) {
+      const write = sourceText(first.parent.parent ?? first.parent);
+      fail(1123, first, `'${name}' is ${sourceText(init.whenTrue)} or ${sourceText(init.whenFalse)} depending on run-time data, so the write ${write} would change one of them in JavaScript; copy where it is chosen: const ${name} = (${sourceText(init)}).slice()`);
+    }
     if (isMatrixType(tsApi, checker, checker.getTypeAtLocation(decl))) {
       fail(1122, decl.initializer ?? decl, `'${decl.name.getText()}' is written into, so it must start as a new matrix whose rows are new too (matmul(a, b), m.map((r) => r.slice()), Array.from({ length: n }, () => new Float64Array(k)) or a literal): here its rows may be another matrix's`, MATRIX_COPY_HINT);
     }
@@ -307,6 +316,10 @@ function sharesNoName(scope: Scope, node: ts.Node, id: ts.Identifier, sym: ts.Sy
   // A matrix's row bound by for…of would be a second name for that row: only arrays of numbers.
   if (tsApi.isForOfStatement(parent) && parent.expression === node) return !isMatrixType(tsApi, checker, checker.getTypeAtLocation(node)) && !writesInto(scope, parent.statement, sym);
   if (tsApi.isCallExpression(parent) && parent.expression !== node) {
+    // `const c = same(b)`, where same returns its argument: c is lowered as b.
+    const holder = parent.parent;
+    const target = tsApi.isVariableDeclaration(holder) && holder.initializer === parent ? checker.getSymbolAtLocation(holder.name) : undefined;
+    if (target && renames.get(target) === sym) return true;
     const k = parent.arguments.indexOf(node as ts.Expression);
     const shared = sharedBy(tsApi, checker, parent);
     return k >= 0 && shared !== undefined && !shared.has(k);
