@@ -261,7 +261,7 @@ export function constAliases(tsApi: typeof ts, checker: ts.TypeChecker, sf: ts.S
       const target = checker.getSymbolAtLocation(n.name);
       const sdecl = source?.valueDeclaration;
       const fn = sdecl && enclosingFunction(tsApi, sdecl);
-      const keeps = fn && (tsApi.isParameter(sdecl!) || (tsApi.isVariableDeclaration(sdecl!) && (assignedValues(tsApi, checker, source!, fn)?.length ?? 2) <= 1));
+      const keeps = fn && (tsApi.isParameter(sdecl!) || (tsApi.isVariableDeclaration(sdecl!) && sdecl!.initializer !== undefined && assignedValues(tsApi, checker, source!, fn)?.length === 1));
       if (source && target && keeps && enclosingFunction(tsApi, n) && isArray(checker.getTypeAtLocation(n.name))) renames.set(target, renames.get(source) ?? source);
     }
     tsApi.forEachChild(n, visit);
