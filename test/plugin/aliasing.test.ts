@@ -454,3 +454,19 @@ test('generated aliasing programs build and agree with plain JavaScript and fini
   // The generator does produce run-time sharing, and some of it is refused.
   expect(refusedPicks).toBeGreaterThan(0);
 });
+
+describe('a name in an object shorthand is a use of the variable', () => {
+  test('v = w, then a write through v, with w returned in { w }: refused (w would see the write)', () => {
+    expect(codes(`
+/** @differentiable */
+export function f(x: Float64Array): number {
+  let v = x.slice();
+  const w = x.map((t) => t * 2);
+  w[1] = 4;
+  v = w;
+  v[0] = 1;
+  const o = { w };
+  return o.w[0] + v[1];
+}`)).toEqual(['TSAD1123']);
+  });
+});

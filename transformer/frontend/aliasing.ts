@@ -108,7 +108,7 @@ function sharedBy(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.SignatureDec
     return union([...s].map((k) => e.arguments[k]).filter((a): a is ts.Expression => a !== undefined));
   }
   if (!tsApi.isIdentifier(e)) return undefined;
-  const sym = checker.getSymbolAtLocation(e);
+  const sym = symbolAt(tsApi, checker, e);
   const decl = sym?.valueDeclaration;
   if (!sym || !decl) return undefined;
   if (tsApi.isParameter(decl)) {
@@ -127,6 +127,11 @@ function isLocal(sym: ts.Symbol | undefined, fn: ts.Node): boolean {
   return !!decl && decl !== fn && isInside(decl, fn);
 }
 
+/** The variable a name refers to; in `{ b }`, b's (the checker gives the property's symbol). */
+export function symbolAt(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier): ts.Symbol | undefined {
+  return tsApi.isShorthandPropertyAssignment(id.parent) && id.parent.name === id ? checker.getShorthandAssignmentValueSymbol(id.parent) : checker.getSymbolAtLocation(id);
+}
+
 export function isInside(node: ts.Node, container: ts.Node): boolean {
   for (let n: ts.Node | undefined = node; n; n = n.parent) if (n === container) return true;
   return false;
@@ -143,7 +148,7 @@ export function assignedValues(tsApi: typeof ts, checker: ts.TypeChecker, sym: t
   const values: ts.Expression[] = decl.initializer ? [decl.initializer] : [];
   let unknown = false;
   const visit = (n: ts.Node): void => {
-    if (tsApi.isIdentifier(n) && n !== decl.name && checker.getSymbolAtLocation(n) === sym) {
+    if (tsApi.isIdentifier(n) && n !== decl.name && symbolAt(tsApi, checker, n) === sym) {
       const v = valueAssignedAt(tsApi, n);
       if (v === null) unknown = true;
       else if (v) values.push(v);
@@ -236,7 +241,7 @@ export function lastUse(tsApi: typeof ts, checker: ts.TypeChecker, use: ts.Ident
   let later = false;
   const visit = (n: ts.Node): void => {
     if (later) return;
-    if (tsApi.isIdentifier(n) && n.pos >= use.end && checker.getSymbolAtLocation(n) === sym) later = true;
+    if (tsApi.isIdentifier(n) && n.pos >= use.end && symbolAt(tsApi, checker, n) === sym) later = true;
     tsApi.forEachChild(n, visit);
   };
   visit(scope);
@@ -397,7 +402,7 @@ function tripleSwap(tsApi: typeof ts, checker: ts.TypeChecker, s: readonly ts.St
   const fn = s0.parent;
   let uses = 0;
   const visit = (n: ts.Node): void => {
-    if (tsApi.isIdentifier(n) && checker.getSymbolAtLocation(n) === tmp) uses++;
+    if (tsApi.isIdentifier(n) && symbolAt(tsApi, checker, n) === tmp) uses++;
     tsApi.forEachChild(n, visit);
   };
   visit(fn);
