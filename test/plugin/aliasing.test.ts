@@ -134,6 +134,24 @@ export function f(x: Float64Array, w: number): number {
   });
 });
 
+describe('1b. a fresh matrix from a marked function', () => {
+  test('const L = lower(A); L[i][j] = …', () => {
+    agrees(`
+/** @differentiable */
+function lower(A: number[][]): number[][] {
+  const L = A.map((row) => row.slice());
+  for (let i = 0; i < L.length; i++) for (let j = i + 1; j < L.length; j++) L[i][j] = 0;
+  return L;
+}
+/** @differentiable */
+export function f(A: number[][]): number {
+  const L = lower(A);
+  L[1][0] = L[1][0] * L[0][0];
+  return L[1][0] + L[1][1] * A[0][1];
+}`, 'f', [[[1, 2], [3, -1]]]);
+  });
+});
+
 describe('2. a written array passed to a marked function that keeps no reference to it', () => {
   test('RK4 stage buffers', () => {
     agrees(`

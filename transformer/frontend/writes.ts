@@ -74,6 +74,8 @@ function sharedBy(tsApi: typeof ts, checker: ts.TypeChecker, call: ts.CallExpres
 function isFreshMatrix(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expression): boolean {
   if (tsApi.isArrayLiteralExpression(e)) return e.elements.every((r) => isFreshArray(tsApi, checker, r));
   if (tsApi.isCallExpression(e) && tsadExportName(e.expression, checker) === 'matmul') return true;
+  // A marked function whose result shares no row with its arguments (aliasing.ts).
+  if (tsApi.isCallExpression(e) && sharedBy(tsApi, checker, e)?.size === 0) return true;
   if (!tsApi.isCallExpression(e) || !tsApi.isPropertyAccessExpression(e.expression)) return false;
   const method = e.expression.name.text;
   const callback = method === 'map' ? e.arguments[0] : method === 'from' ? e.arguments[1] : undefined;
