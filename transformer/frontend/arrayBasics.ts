@@ -194,14 +194,19 @@ export abstract class ArrayBasics implements ArrayOps {
 
   /** a[from], …, a[from + count − 1]: a gather (an index outside a is a RangeError). */
   gatherRange(a: Value, from: Value, count: Value, hint: string): Value {
+    const idx = this.rangeIndex(from, count, `${hint}_index`);
+    return { name: this.b.nl(hint, construct('gather', [a.name, idx.name], [], []), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
+  }
+
+  /** The indices from, …, from + count − 1 (for a gather or a scatter of a range). */
+  rangeIndex(from: Value, count: Value, hint: string): Value {
     const b = this.b;
     const j = binder(b.fresh('j'), REAL);
     const offset = binder(b.fresh('offset'), REAL);
     const inner = new Builder(b.names);
     const at = inner.prim('add', [j.name, offset.name], 'at');
     const slots = this.indices(count);
-    const idx = b.nl(`${hint}_index`, construct('map', [count.name, slots.operand, from.name], [], [lambda([j, slots.param, offset], [], inner.finish(ret([at])))]), REAL_ARRAY_TYPE);
-    return { name: b.nl(hint, construct('gather', [a.name, idx], [], []), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
+    return { name: b.nl(hint, construct('map', [count.name, slots.operand, from.name], [], [lambda([j, slots.param, offset], [], inner.finish(ret([at])))]), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
   }
 
   /** A map needs an array to map over: n zeros, whose element the body ignores, for a map over indices only. */

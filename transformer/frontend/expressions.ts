@@ -168,7 +168,8 @@ export abstract class ExpressionLowering extends LoweringState {
 
   private identifier(e: ts.Identifier, hint?: string): Value {
     const { t } = this;
-    const sym = this.checker.getSymbolAtLocation(e);
+    // `{ lu }`: the name's symbol is the property's; its value is the variable's.
+    const sym = t.isShorthandPropertyAssignment(e.parent) && e.parent.name === e ? this.checker.getShorthandAssignmentValueSymbol(e.parent) : this.checker.getSymbolAtLocation(e);
     if (sym && this.failed.has(sym)) return this.standIn(e);
     const v = sym && this.env.get(sym);
     if (v) return v;

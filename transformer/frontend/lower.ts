@@ -197,7 +197,7 @@ class FunctionLowering extends ControlLowering {
     const sig = this.checker.getSignatureFromDeclaration(decl);
     const body = (decl as ts.FunctionLikeDeclaration).body;
     if (!body) fail(1107, decl, 'a differentiable function needs a body');
-    this.writtenArrays = checkArrayWrites(t, this.checker, decl, body);
+    this.writtenArrays = checkArrayWrites(t, this.owner.checker, decl, body, this.renames);
     const out = t.isBlock(body) ? this.block(body) : this.guard(body, () => this.returned(body as ts.Expression));
     // A VJP rule's result is (value, cotangents); its declared type holds a function.
     const result = out && this.vjpOf ? out.shape : shapeOfType(t, this.checker, sig ? this.checker.getReturnTypeOfSignature(sig) : this.checker.getAnyType(), decl.type ?? decl);

@@ -17,6 +17,8 @@ import { derivedName, role } from '../ir/names';
 import type { Capture, ProgramLowering } from './nested';
 import type { Value, LoweredFunction } from './values';
 import { StateParams } from './moduleState';
+import { constAliases, renamingChecker } from './aliasing';
+import { typedArrayName } from './shapes';
 
 /** TSAD1105's hint is about value types; a parameter's form has a fix of its own. */
 export const PLAIN_PARAMETER_HINT = 'write each parameter as a name with a type, (x: number, y: number), and pass every argument at the call (a default: wrap it, const f2 = (x: number) => f(x, 2)); destructure inside the body: const [a, b] = p';
@@ -86,7 +88,11 @@ export abstract class LoweringState {
   /** `let y;` before its first assignment (read before that is an error). */
   protected unassigned = new Set<ts.Symbol>();
 
+  /** The program's checker, reading each `const c = b` that is b as b (aliasing.ts). */
   protected readonly checker: ts.TypeChecker;
+
+  /** `const c = b` → b, for checkArrayWrites. */
+  protected readonly renames: ReadonlyMap<ts.Symbol, ts.Symbol>;
 
   protected env = new Map<ts.Symbol, Value>();
 
@@ -149,7 +155,9 @@ export abstract class LoweringState {
     this.name = typeof nameOrRole === 'string' ? nameOrRole : derivedName(nameOrRole);
     this.role = typeof nameOrRole === 'string' ? undefined : nameOrRole;
     this.t = owner.tsApi;
-    this.checker = owner.checker;
+    const raw = owner.checker;
+    this.renames = constAliases(this.t, raw, decl.getSourceFile(), (type) => raw.isArrayType(type) || typedArrayName(this.t, type) !== undefined);
+    this.checker = renamingChecker(raw, this.renames);
     this.frame = { decl };
     this.supply.onFresh = (name) => {
       if (this.current) this.origins.set(name, this.current);

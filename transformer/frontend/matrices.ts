@@ -102,6 +102,21 @@ export class MatrixLowering {
     return this.make(written, rows, cols, m.shape, userName(m.name));
   }
 
+  /**
+   * `m[i] = r` (a row swap, frontend/aliasing.ts): the row's cols elements of the data replaced
+   * by r's, one scatter; r must be as long as a row (a matrix stays rectangular: RangeError).
+   */
+  updateRow(m: Value, i: Value, r: Value, node: ts.Node): Value {
+    if (!isConstruct('scatter')) return fail(1121, node, 'replacing a row of a matrix is not supported in differentiable functions in this build');
+    const b = this.b;
+    const { data, rows, cols } = this.parts(m);
+    const n = this.arrays.sameNumber(this.arrays.length(r), cols, `the row written by ${sourceSnippet(node)} must be as long as the matrix's rows`);
+    const start = { name: b.prim('mul', [i.name, cols.name], 'row_start'), shape: NUMBER };
+    const idx = this.arrays.rangeIndex(start, n, 'row_slots');
+    const written = b.nl(`${userName(m.name)}_data`, construct('scatter', [data.name, idx.name, r.name], [], []), REAL_ARRAY_TYPE);
+    return this.make({ name: written, shape: FLAT }, rows, cols, m.shape, userName(m.name));
+  }
+
   /** stopGradient of a matrix: its data through stop_gradient. */
   stop(m: Value, hint?: string): Value {
     const { data, rows, cols } = this.parts(m);

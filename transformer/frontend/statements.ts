@@ -13,6 +13,11 @@ import { operatorTables } from './operators';
 import { CallLowering } from './calls';
 import { EffectSite, consoleMethod, lowerLog, lowerThrow, statementWord } from './effects';
 
+const skipParentheses = (t: typeof ts, e: ts.Expression): ts.Expression => {
+  while (t.isParenthesizedExpression(e)) e = e.expression;
+  return e;
+};
+
 export abstract class StatementLowering extends CallLowering {
   /** The returned expression; for a VJP rule, `[value, (ct) => [...cotangents]]`. */
   protected returned(e: ts.Expression): Value {
@@ -166,6 +171,9 @@ export abstract class StatementLowering extends CallLowering {
       if (!local || !isLet) fail(1108, node, `cannot assign to '${node.text}': only local let variables can be reassigned`);
       return sym;
     };
+    if (t.isBinaryExpression(e) && e.operatorToken.kind === K.EqualsToken && t.isArrayLiteralExpression(skipParentheses(t, e.left))) {
+      return this.literalAssignment(skipParentheses(t, e.left) as ts.ArrayLiteralExpression, e.right, target);
+    }
     if ((t.isPrefixUnaryExpression(e) || t.isPostfixUnaryExpression(e)) && (e.operator === K.PlusPlusToken || e.operator === K.MinusMinusToken)) {
       const sym = target(e.operand);
       const cur = this.current$(sym, e.operand as ts.Identifier);
@@ -187,17 +195,7 @@ export abstract class StatementLowering extends CallLowering {
           this.failed.add(sym);
           throw err;
         }
-        const previous = this.env.get(sym);
-        if (previous && !this.failed.has(sym)) value = this.coerce(e.right, value, previous.shape);
-        if (previous && !this.failed.has(sym)) this.conform(e.right, value, previous.shape, `the value assigned to '${name}'`);
-        else {
-          // The first value of `let y: T;` (or a new value after a failed one): T gives the shape.
-          const declared = sym.valueDeclaration && t.isVariableDeclaration(sym.valueDeclaration) ? sym.valueDeclaration.type : undefined;
-          if (declared) this.conform(e.right, value, shapeOfType(t, this.checker, this.checker.getTypeAtLocation(declared), declared), `the value assigned to '${name}'`);
-        }
-        this.unassigned.delete(sym);
-        this.failed.delete(sym);
-        this.env.set(sym, value);
+        this.assignName(sym, name, value, e.right);
         return;
       }
       const op = compound[e.operatorToken.kind];
@@ -217,6 +215,62 @@ export abstract class StatementLowering extends CallLowering {
     if (t.isCallExpression(e) && consoleMethod(t, this.checker, e)) return lowerLog(t, this.checker, this.effectSite(), e);
     if (t.isCallExpression(e)) fail(1101, e, "a call as a statement does nothing here: a differentiable function's calls have no side effects, so the value would be discarded; assign it to a variable (console.log and throw are the statements run for their effect)");
     fail(1101, e, 'an expression statement in a differentiable function must be an assignment, ++ or --');
+  }
+
+  /** `name = value`: the variable's new version, in the shape it was declared with. */
+  private assignName(sym: ts.Symbol, name: string, value: Value, right: ts.Expression): void {
+    const { t } = this;
+    const previous = this.env.get(sym);
+    if (previous && !this.failed.has(sym)) value = this.coerce(right, value, previous.shape);
+    if (previous && !this.failed.has(sym)) this.conform(right, value, previous.shape, `the value assigned to '${name}'`);
+    else {
+      // The first value of `let y: T;` (or a new value after a failed one): T gives the shape.
+      const declared = sym.valueDeclaration && t.isVariableDeclaration(sym.valueDeclaration) ? sym.valueDeclaration.type : undefined;
+      if (declared) this.conform(right, value, shapeOfType(t, this.checker, this.checker.getTypeAtLocation(declared), declared), `the value assigned to '${name}'`);
+    }
+    this.unassigned.delete(sym);
+    this.failed.delete(sym);
+    this.env.set(sym, value);
+  }
+
+  /**
+   * `[a, b] = [b, a]`, `[m[p], m[c]] = [m[c], m[p]]`: every value on the right first, then each
+   * target in order, as JavaScript does (frontend/aliasing.ts says when the arrays may trade names).
+   */
+  private literalAssignment(left: ts.ArrayLiteralExpression, rightSide: ts.Expression, target: (node: ts.Expression) => ts.Symbol): void {
+    const { t } = this;
+    const right = skipParentheses(t, rightSide);
+    const plain = (l: ts.ArrayLiteralExpression): boolean => l.elements.every((x) => !t.isSpreadElement(x) && !t.isOmittedExpression(x));
+    if (!t.isArrayLiteralExpression(right) || right.elements.length !== left.elements.length || !plain(left) || !plain(right)) {
+      fail(1108, left, 'a destructuring assignment needs an array literal of as many values on the right: [a, b] = [b, a]');
+    }
+    const values = right.elements.map((x) => this.expr(x));
+    left.elements.forEach((x, k) => {
+      const el = skipParentheses(t, x);
+      if (t.isElementAccessExpression(el)) return this.writeElement(el, values[k]);
+      const sym = target(el);
+      this.assignName(sym, (el as ts.Identifier).text, values[k], right.elements[k]);
+    });
+  }
+
+  /** `a[i] = v`, `m[i][j] = v` or a whole row `m[i] = r`, with v already lowered. */
+  private writeElement(target: ts.ElementAccessExpression, value: Value): void {
+    const { t } = this;
+    const inner = skipParentheses(t, target.expression);
+    const base = skipParentheses(t, t.isElementAccessExpression(inner) ? inner.expression : inner);
+    if (!t.isIdentifier(base)) return fail(1122, target, 'only local arrays can be written into by index');
+    const sym = this.checker.getSymbolAtLocation(base)!;
+    const a = this.current$(sym, base);
+    if (t.isElementAccessExpression(inner)) {
+      if (!isMatrix(a.shape)) fail(1122, target, `'${base.text}' is not a matrix`);
+      const i = this.expr(inner.argumentExpression, 'i');
+      const j = this.expr(target.argumentExpression, 'j');
+      return void this.env.set(sym, this.arrays.matrices.update(a, i, j, value, target));
+    }
+    const i = this.expr(target.argumentExpression, 'i');
+    if (isMatrix(a.shape)) return void this.env.set(sym, this.arrays.matrices.updateRow(a, i, value, target));
+    if (a.shape.kind !== 'array') fail(1122, target, `only arrays can be written into by index, '${base.text}' is ${describeShape(a.shape)}`);
+    this.env.set(sym, this.arrays.update(a, i, value, target));
   }
 
   /**
@@ -262,7 +316,12 @@ export abstract class StatementLowering extends CallLowering {
     const { t } = this;
     let rowAccess: ts.Expression = target.expression;
     while (t.isParenthesizedExpression(rowAccess)) rowAccess = rowAccess.expression;
-    if (!t.isElementAccessExpression(rowAccess)) fail(1122, target, `'${id.text}' is a matrix: write its elements, ${id.text}[i][j] = v (a whole row cannot be replaced)`);
+    if (!t.isElementAccessExpression(rowAccess)) {
+      // `m[p] = r`: a whole row (a swap, or a new row: checkArrayWrites allows only those).
+      if (!t.isBinaryExpression(e) || e.operatorToken.kind !== t.SyntaxKind.EqualsToken) fail(1122, target, `'${id.text}' is a matrix: write its elements, ${id.text}[i][j] op= v`);
+      const row = this.expr(target.argumentExpression, 'i');
+      return void this.env.set(sym, this.arrays.matrices.updateRow(m, row, this.expr(e.right, `${id.text}_row`), target));
+    }
     const i = this.expr(rowAccess.argumentExpression, 'i');
     const j = this.expr(target.argumentExpression, 'j');
     this.numbers(target, i, j);

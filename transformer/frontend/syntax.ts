@@ -17,9 +17,13 @@ export function assignedSymbols(tsApi: typeof ts, checker: ts.TypeChecker, node:
     let target: ts.Expression | undefined;
     if (tsApi.isBinaryExpression(n) && n.operatorToken.kind >= K.FirstAssignment && n.operatorToken.kind <= K.LastAssignment) target = n.left;
     if ((tsApi.isPrefixUnaryExpression(n) || tsApi.isPostfixUnaryExpression(n)) && (n.operator === K.PlusPlusToken || n.operator === K.MinusMinusToken)) target = n.operand;
-    if (target && tsApi.isIdentifier(target)) {
-      const sym = checker.getSymbolAtLocation(target);
-      if (sym) out.add(sym);
+    // `[a, b] = [b, a]`, `[m[p], m[c]] = …`: each name, and each array written by element.
+    const targets: (ts.Expression | undefined)[] = target && tsApi.isArrayLiteralExpression(target) ? target.elements.map((x) => (tsApi.isElementAccessExpression(x) ? baseName(tsApi, x) : x)) : [target];
+    for (const tg of targets) {
+      if (tg && tsApi.isIdentifier(tg)) {
+        const sym = checker.getSymbolAtLocation(tg);
+        if (sym) out.add(sym);
+      }
     }
     // `a[i] = v` gives a a new value (a new version of the array), as `a = ...` does.
     const array = writtenArray(tsApi, n);
@@ -42,4 +46,11 @@ export function readSymbols(tsApi: typeof ts, checker: ts.TypeChecker, node: ts.
     tsApi.forEachChild(n, visit);
   };
   visit(node);
+}
+
+/** The array `a[i]` or `m[i][j]` writes into. */
+function baseName(tsApi: typeof ts, e: ts.ElementAccessExpression): ts.Expression {
+  let base: ts.Expression = e.expression;
+  while (tsApi.isParenthesizedExpression(base) || tsApi.isElementAccessExpression(base)) base = base.expression;
+  return base;
 }

@@ -11,8 +11,9 @@
 import type * as ts from 'typescript';
 import { fail } from './diagnostics';
 import { typedArrayName } from './shapes';
-import { tsadExportName } from './markers';
+import { resolveMarkedFunction, tsadExportName } from './markers';
 import { ARRAY_HELPERS, ARRAY_METHODS } from './arrayMethods';
+import { assignedValues, isInside, lastUse, permutation, rowSwap, sharedByResult } from './aliasing';
 
 /** `b.push(v, …)`: the array pushed onto, when it is a plain name. */
 export function pushedArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
@@ -53,6 +54,8 @@ function isFreshArray(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expressio
   if (tsApi.isArrayLiteralExpression(e)) return true;
   // tsad's helpers that build arrays return new ones.
   if (tsApi.isCallExpression(e) && ARRAY_HELPERS.get(tsadExportName(e.expression, checker) ?? '')?.fresh) return true;
+  // A marked function that returns a fresh array (aliasing.ts's summary).
+  if (tsApi.isCallExpression(e) && sharedBy(tsApi, checker, e)?.size === 0) return true;
   if (tsApi.isNewExpression(e)) return tsApi.isIdentifier(e.expression) && ['Float64Array', 'Float32Array', 'Int32Array', 'Array'].includes(e.expression.text);
   if (tsApi.isCallExpression(e) && tsApi.isPropertyAccessExpression(e.expression)) {
     const method = e.expression.name.text;
@@ -62,9 +65,17 @@ function isFreshArray(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expressio
   return false;
 }
 
+/** The arguments (by position) the result of a call to a marked function may share. */
+function sharedBy(tsApi: typeof ts, checker: ts.TypeChecker, call: ts.CallExpression): ReadonlySet<number> | undefined {
+  const callee = resolveMarkedFunction(call.expression, checker);
+  return callee && sharedByResult(tsApi, checker, callee.decl, (x) => isFreshArray(tsApi, checker, x));
+}
+
 function isFreshMatrix(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expression): boolean {
   if (tsApi.isArrayLiteralExpression(e)) return e.elements.every((r) => isFreshArray(tsApi, checker, r));
   if (tsApi.isCallExpression(e) && tsadExportName(e.expression, checker) === 'matmul') return true;
+  // A marked function whose result shares no row with its arguments (aliasing.ts).
+  if (tsApi.isCallExpression(e) && sharedBy(tsApi, checker, e)?.size === 0) return true;
   if (!tsApi.isCallExpression(e) || !tsApi.isPropertyAccessExpression(e.expression)) return false;
   const method = e.expression.name.text;
   const callback = method === 'map' ? e.arguments[0] : method === 'from' ? e.arguments[1] : undefined;
@@ -87,33 +98,98 @@ function returnsFresh(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Expressi
 
 /**
  * Checks every write into an array in `body`: the array is a local that starts as a new array
- * and never gets a second name. Reports TSAD1122 (a write into a parameter or an array from
- * elsewhere) or TSAD1123 (a written array used as a whole where a second name could come of it).
+ * and never gets a second name that would see a write (aliasing.ts). Reports TSAD1122 (a write
+ * into a parameter or an array from elsewhere) or TSAD1123 (a written array used as a whole
+ * where a second name could come of it). `renames` (`const c = b`: c is b) are resolved.
  * Returns the arrays written into.
  */
-export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, body: ts.Node): ReadonlySet<ts.Symbol> {
+export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, body: ts.Node, renames: ReadonlyMap<ts.Symbol, ts.Symbol> = new Map()): ReadonlySet<ts.Symbol> {
+  const symbolOf = (id: ts.Node): ts.Symbol | undefined => {
+    // `{ b }` names the variable b, whose symbol is not the property's.
+    const sym = tsApi.isShorthandPropertyAssignment(id.parent) && id.parent.name === id ? checker.getShorthandAssignmentValueSymbol(id.parent) : checker.getSymbolAtLocation(id);
+    return (sym && renames.get(sym)) ?? sym;
+  };
   const written = new Map<ts.Symbol, ts.Identifier>();
+  const add = (id: ts.Identifier): void => {
+    const sym = symbolOf(id);
+    if (sym && !written.has(sym)) written.set(sym, id);
+  };
   const visit = (n: ts.Node): void => {
     const id = writtenArray(tsApi, n);
-    if (id) {
-      const sym = checker.getSymbolAtLocation(id);
-      if (sym && !written.has(sym)) written.set(sym, id);
-    }
+    if (id) add(id);
+    for (const target of literalTargets(tsApi, n)) add(target);
     tsApi.forEachChild(n, visit);
   };
   visit(body);
-  for (const [sym, first] of written) checkOne(tsApi, checker, fn, sym, first);
+  const scope = { tsApi, checker, fn, renames, symbolOf };
+  // A name that trades arrays with a written one ([a, b] = [b, a]) may hold the written array.
+  for (const [sym] of written) for (const partner of partners(scope, sym)) if (!written.has(partner.sym)) written.set(partner.sym, partner.id);
+  for (const [sym, first] of written) checkOne(scope, sym, first);
   return new Set(written.keys());
 }
 
-function checkOne(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, sym: ts.Symbol, first: ts.Identifier): void {
+interface Scope {
+  readonly tsApi: typeof ts;
+  readonly checker: ts.TypeChecker;
+  readonly fn: ts.Node;
+  readonly renames: ReadonlyMap<ts.Symbol, ts.Symbol>;
+  readonly symbolOf: (id: ts.Node) => ts.Symbol | undefined;
+}
+
+/** `[m[p], m[c]] = …`, `[a, b] = …`: the arrays written by element and the names assigned. */
+function literalTargets(tsApi: typeof ts, n: ts.Node): ts.Identifier[] {
+  if (!tsApi.isBinaryExpression(n) || n.operatorToken.kind !== tsApi.SyntaxKind.EqualsToken) return [];
+  let left = n.left;
+  while (tsApi.isParenthesizedExpression(left)) left = left.expression;
+  if (!tsApi.isArrayLiteralExpression(left)) return [];
+  return left.elements.flatMap((x) => {
+    let e = x;
+    while (tsApi.isParenthesizedExpression(e)) e = e.expression;
+    if (tsApi.isElementAccessExpression(e)) e = e.expression;
+    while (tsApi.isParenthesizedExpression(e)) e = e.expression;
+    return tsApi.isIdentifier(e) && tsApi.isElementAccessExpression(x) ? [e] : [];
+  });
+}
+
+/** The names a written array trades places with in a permutation (transitively). */
+function partners(scope: Scope, sym: ts.Symbol): { sym: ts.Symbol; id: ts.Identifier }[] {
+  const { tsApi, checker, fn, symbolOf } = scope;
+  const found = new Map<ts.Symbol, ts.Identifier>();
+  const todo = [sym];
+  while (todo.length > 0) {
+    const s = todo.pop()!;
+    const visit = (n: ts.Node): void => {
+      if (tsApi.isArrayLiteralExpression(n)) {
+        const names = permutation(tsApi, checker, n);
+        if (names?.includes(s)) {
+          for (const x of n.elements) {
+            const id = x as ts.Identifier;
+            const other = symbolOf(id);
+            if (other && other !== sym && !found.has(other)) {
+              found.set(other, id);
+              todo.push(other);
+            }
+          }
+        }
+      }
+      tsApi.forEachChild(n, visit);
+    };
+    visit(fn);
+  }
+  return [...found].map(([s, id]) => ({ sym: s, id }));
+}
+
+function checkOne(scope: Scope, sym: ts.Symbol, first: ts.Identifier): void {
+  const { tsApi, checker, fn, symbolOf } = scope;
   const name = first.text;
   const decl = sym.valueDeclaration;
+  const declName = (decl as ts.NamedDeclaration | undefined)?.name;
+  const other = declName && tsApi.isIdentifier(declName) && declName.text !== name ? `'${name}' is another name for '${declName.text}', which ` : `'${name}' `;
   if (decl && tsApi.isParameter(decl)) {
-    fail(1122, first, `'${name}' is a parameter: writing into it would change the caller's array; write into a copy instead: const ${name}2 = ${name}.slice()`);
+    fail(1122, first, `${other}is a parameter: writing into it would change the caller's array; write into a copy instead: const ${name}2 = ${name}.slice()`);
   }
   if (!decl || !tsApi.isVariableDeclaration(decl) || !isInside(decl, fn)) {
-    fail(1122, first, `'${name}' is not a local array of this function: write into a local copy instead (const ${name}2 = ${name}.slice())`);
+    fail(1122, first, `${other === `'${name}' ` ? `'${name}' is` : `${other}is`} not a local array of this function: write into a local copy instead (const ${name}2 = ${name}.slice())`);
   }
   const kind = typedArrayName(tsApi, checker.getTypeAtLocation(decl));
   // An Int32Array holds indices: constants, what is written truncated toward zero as JavaScript
@@ -122,21 +198,53 @@ function checkOne(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, sym: t
   if (kind !== undefined && kind !== 'Float64Array' && kind !== 'Int32Array') {
     fail(1122, first, `'${name}' is a ${kind}, which rounds what is written into it: write into a Float64Array or number[] (a derivative of rounded values would be wrong), or an Int32Array for indices`);
   }
-  if (!decl.initializer || !isFreshArray(tsApi, checker, decl.initializer)) {
-    if (isMatrixType(tsApi, checker, checker.getTypeAtLocation(decl))) {
-      fail(1122, decl.initializer ?? decl, `'${name}' is written into, so it must start as a new matrix whose rows are new too (matmul(a, b), m.map((r) => r.slice()), Array.from({ length: n }, () => new Float64Array(k)) or a literal): here its rows may be another matrix's`, MATRIX_COPY_HINT);
+  if (!decl.initializer || !ownedValue(scope, decl.initializer, new Set([sym]))) {
+    let init = decl.initializer;
+    while (init && (tsApi.isParenthesizedExpression(init) || tsApi.isAsExpression(init) || tsApi.isNonNullExpression(init))) init = init.expression;
+    // Which array a conditional picks is known only at run time: a write through it would
+    // change one of the two in JavaScript, and value semantics cannot say which.
+    if (init && tsApi.isConditionalExpression(init)) {
+      const write = sourceText(first.parent.parent ?? first.parent);
+      fail(1123, first, `'${name}' is ${sourceText(init.whenTrue)} or ${sourceText(init.whenFalse)} depending on run-time data, so the write ${write} would change one of them in JavaScript; copy where it is chosen: const ${name} = (${sourceText(init)}).slice()`);
     }
-    fail(1122, decl.initializer ?? decl, `'${name}' is written into, so it must start as a new array (new Float64Array(n), new Array(n).fill(0), Float64Array.from(...), .map, .slice() or a literal): here it may be another name for an existing one`);
+    if (isMatrixType(tsApi, checker, checker.getTypeAtLocation(decl))) {
+      fail(1122, decl.initializer ?? decl, `'${decl.name.getText()}' is written into, so it must start as a new matrix whose rows are new too (matmul(a, b), m.map((r) => r.slice()), Array.from({ length: n }, () => new Float64Array(k)) or a literal): here its rows may be another matrix's`, MATRIX_COPY_HINT);
+    }
+    fail(1122, decl.initializer ?? decl, `'${decl.name.getText()}' is written into, so it must start as a new array (new Float64Array(n), new Array(n).fill(0), Float64Array.from(...), .map, .slice(), a marked function that returns a new one, or a literal): here it may be another name for an existing one`);
   }
   const uses = (n: ts.Node): void => {
-    if (tsApi.isIdentifier(n) && n !== decl.name && checker.getSymbolAtLocation(n) === sym) checkUse(tsApi, checker, n, name);
+    if (tsApi.isIdentifier(n) && n !== decl.name && symbolOf(n) === sym && !isDeclarationName(tsApi, n)) checkUse(scope, n, sym, name);
     tsApi.forEachChild(n, uses);
   };
   uses(fn);
 }
 
+const isDeclarationName = (tsApi: typeof ts, n: ts.Identifier): boolean => tsApi.isVariableDeclaration(n.parent) && n.parent.name === n;
+
+/**
+ * A value a written array may start as or be given: a new array, an array handed on by its
+ * only name (`x = xPrime` as xPrime's last use), or a partner in a permutation of such names.
+ */
+function ownedValue(scope: Scope, value: ts.Expression, visiting: Set<ts.Symbol>): boolean {
+  const { tsApi, checker, fn, symbolOf } = scope;
+  let e = value;
+  while (tsApi.isParenthesizedExpression(e) || tsApi.isAsExpression(e) || tsApi.isNonNullExpression(e)) e = e.expression;
+  if (isFreshArray(tsApi, checker, e)) return true;
+  if (!tsApi.isIdentifier(e)) return false;
+  const sym = symbolOf(e);
+  const decl = sym?.valueDeclaration;
+  if (!sym || !decl || !tsApi.isVariableDeclaration(decl) || !isInside(decl, fn)) return false;
+  const swapped = tsApi.isArrayLiteralExpression(e.parent) && permutation(tsApi, checker, e.parent) !== undefined;
+  if (!swapped && !lastUse(tsApi, checker, e)) return false;
+  if (visiting.has(sym)) return true;
+  visiting.add(sym);
+  const values = assignedValues(tsApi, checker, sym, fn);
+  return !!values && values.length > 0 && values.every((v) => ownedValue(scope, v, visiting));
+}
+
 /** A use of a written array as a whole must not give it a second name. */
-function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, name: string): void {
+function checkUse(scope: Scope, id: ts.Identifier, sym: ts.Symbol, name: string): void {
+  const { tsApi, checker } = scope;
   let node: ts.Node = id;
   while (tsApi.isParenthesizedExpression(node.parent) || tsApi.isNonNullExpression(node.parent) || tsApi.isAsExpression(node.parent)) node = node.parent;
   const parent = node.parent;
@@ -148,7 +256,7 @@ function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, 
     let use: ts.Node = parent;
     while (tsApi.isParenthesizedExpression(use.parent) || tsApi.isNonNullExpression(use.parent)) use = use.parent;
     const whole = !(tsApi.isElementAccessExpression(use.parent) && use.parent.expression === use) && !(tsApi.isPropertyAccessExpression(use.parent) && use.parent.expression === use && use.parent.name.text === 'length');
-    if (isRow && whole) {
+    if (isRow && whole && !rowSwap(tsApi, checker, parent)) {
       fail(1123, parent, `'${name}' is written into, and its row ${parent.getText()} used as a whole would be a second name for that row in JavaScript; read its elements (${name}[i][j]) or copy the row (${parent.getText()}.slice())`);
     }
     return;
@@ -164,13 +272,14 @@ function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, 
   }
   // `a = new Float64Array(n)`: a new array under the same name.
   if (tsApi.isBinaryExpression(parent) && parent.left === node && parent.operatorToken.kind === tsApi.SyntaxKind.EqualsToken) {
-    if (!isFreshArray(tsApi, checker, parent.right)) {
+    if (!ownedValue(scope, parent.right, new Set([sym]))) {
       const matrix = isMatrixType(tsApi, checker, checker.getTypeAtLocation(id));
       fail(1123, parent.right, `'${name}' is written into, so a new value for it must be a new array (${matrix ? 'm.map((r) => r.slice())' : '.slice()'} copies one)`, matrix ? MATRIX_COPY_HINT : undefined);
     }
     return;
   }
   if (tsApi.isReturnStatement(parent)) return;
+  if (sharesNoName(scope, node, id, sym)) return;
   if ((tsApi.isArrayLiteralExpression(parent) || tsApi.isShorthandPropertyAssignment(parent) || tsApi.isPropertyAssignment(parent)) && returnedLiteral(tsApi, parent)) return;
   // tsad's array helpers read their arguments and return new arrays: no second name.
   if (tsApi.isCallExpression(parent) && parent.expression !== node && ARRAY_HELPERS.has(tsadExportName(parent.expression, checker) ?? '')) return;
@@ -187,6 +296,52 @@ function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, 
     `'${name}' is written into and also used here as a whole, which in JavaScript would give the same array a second name that sees every later write; tsad's arrays are values, so copy it where it gets another name (${copyOf(name, matrix)}) or pass its elements`,
     matrix ? MATRIX_COPY_HINT : undefined,
   );
+}
+
+/**
+ * Uses of a written array as a whole that give it no second name that sees a write
+ * (docs/frontend.md, "Aliasing"): the `b` of `const c = b` when c is lowered as b, a name handed
+ * on at its last use, a permutation of names, `for…of` over it with no write inside, an
+ * argument of a marked function that keeps no reference to it.
+ */
+function sharesNoName(scope: Scope, node: ts.Node, id: ts.Identifier, sym: ts.Symbol): boolean {
+  const { tsApi, checker, renames } = scope;
+  const parent = node.parent;
+  const own = checker.getSymbolAtLocation(id) === sym;
+  if (tsApi.isVariableDeclaration(parent) && parent.initializer === node) {
+    const target = checker.getSymbolAtLocation(parent.name);
+    if (target && renames.get(target) === sym) return true;
+    return own && lastUse(tsApi, checker, id);
+  }
+  if (tsApi.isBinaryExpression(parent) && parent.right === node && parent.operatorToken.kind === tsApi.SyntaxKind.EqualsToken) return own && lastUse(tsApi, checker, id);
+  if (tsApi.isArrayLiteralExpression(parent) && permutation(tsApi, checker, parent)) return true;
+  // A matrix's row bound by for…of would be a second name for that row: only arrays of numbers.
+  if (tsApi.isForOfStatement(parent) && parent.expression === node) return !isMatrixType(tsApi, checker, checker.getTypeAtLocation(node)) && !writesInto(scope, parent.statement, sym);
+  if (tsApi.isCallExpression(parent) && parent.expression !== node) {
+    // `const c = same(b)`, where same returns its argument: c is lowered as b.
+    const holder = parent.parent;
+    const target = tsApi.isVariableDeclaration(holder) && holder.initializer === parent ? checker.getSymbolAtLocation(holder.name) : undefined;
+    if (target && renames.get(target) === sym) return true;
+    const k = parent.arguments.indexOf(node as ts.Expression);
+    const shared = sharedBy(tsApi, checker, parent);
+    return k >= 0 && shared !== undefined && !shared.has(k);
+  }
+  return false;
+}
+
+/** Does `body` write into the array `sym` names (by element, push or a new value)? */
+function writesInto(scope: Scope, body: ts.Node, sym: ts.Symbol): boolean {
+  const { tsApi, symbolOf } = scope;
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    const id = writtenArray(tsApi, n);
+    if (id && symbolOf(id) === sym) found = true;
+    if (literalTargets(tsApi, n).some((t) => symbolOf(t) === sym)) found = true;
+    if (tsApi.isBinaryExpression(n) && tsApi.isIdentifier(n.left) && symbolOf(n.left) === sym && n.operatorToken.kind === tsApi.SyntaxKind.EqualsToken) found = true;
+    if (!found) tsApi.forEachChild(n, visit);
+  };
+  visit(body);
+  return found;
 }
 
 const sourceText = (n: ts.Node): string => {
@@ -217,7 +372,3 @@ function returnedLiteral(tsApi: typeof ts, n: ts.Node): boolean {
   return false;
 }
 
-function isInside(node: ts.Node, container: ts.Node): boolean {
-  for (let n: ts.Node | undefined = node; n; n = n.parent) if (n === container) return true;
-  return false;
-}
