@@ -191,9 +191,10 @@ export const g = grad(f);`, { throwOnError: false }).messages.join('\n');
     ['x[0] = 1;\n  return x[0];', /TSAD1122: 'x' is a parameter: writing into it would change the caller's array; write into a copy instead: const x2 = x.slice\(\)/],
     ['const w = o.w;\n  w[0] = 2;\n  return w[0];', /TSAD1122: 'w' is written into, so it must start as a new array/],
     ['const b = x.slice();\n  const c = b;\n  b[0] = 3;\n  return c[0];', /TSAD1123: 'b' is written into and also used here as a whole/],
-    ['const b = x.slice();\n  b[0] = 3;\n  let s = 0;\n  for (const v of b) s += v;\n  return s;', /TSAD1123: 'b' is written into and also used here as a whole/],
+    // for…of over a written array is fine when the loop does not write it (arrayMethods.test.ts); JavaScript's loop would see these writes.
+    ['const b = x.slice();\n  b[0] = 3;\n  let s = 0;\n  for (const v of b) {\n    s += v;\n    b[1] = s;\n  }\n  return s;', /TSAD1123: 'b' is written into and also used here as a whole/],
     ['const b = new Float32Array(2);\n  b[0] = x[0];\n  return b[0];', /TSAD1122: 'b' is a Float32Array, which rounds what is written into it/],
-    ['const b = x.slice();\n  b.sort();\n  return b[0];', /TSAD1122: this method changes the array it is called on/],
+    ['const b = x.slice();\n  b.copyWithin(0, 1);\n  return b[0];', /TSAD1122: this method changes the array it is called on/],
     ['x.push(1);\n  return x[0];', /TSAD1122: 'x' is a parameter/],
   ])('%s', (body, expected) => {
     expect(messages(body)).toMatch(expected);

@@ -255,7 +255,7 @@ export class ArrayLowering extends ArrayCombinators {
   }
 
   /** A left fold as a counted loop of `n` trips: `step` binds the accumulator and the index, and gives the next accumulator. */
-  private fold(n: Value, init: Value, node: ts.Node, hint: string | undefined, step: (bind: (sym: ts.Symbol, v: Value) => void, acc: Value, k: Value) => Value): Value {
+  fold(n: Value, init: Value, node: ts.Node, hint: string | undefined, step: (bind: (sym: ts.Symbol, v: Value) => void, acc: Value, k: Value) => Value): Value {
     const b = this.b;
     const k = binder(b.fresh('k'), REAL);
     const acc = binder(b.fresh('acc'), irType(init.shape));

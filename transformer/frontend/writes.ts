@@ -22,10 +22,18 @@ export function pushedArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undef
   return tsApi.isIdentifier(base) ? base : undefined;
 }
 
-/** The array a statement writes into: `a[i] = v`, `a[i] += v`, `a[i]++`, `a.push(v)`. */
+/** `s.sort(f)`, `s.reverse()`, `s.fill(v)`: the local array a method changes in place, when it is a plain name. */
+export function changedInPlace(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
+  if (!tsApi.isCallExpression(n) || !tsApi.isPropertyAccessExpression(n.expression) || !ARRAY_METHODS.get(n.expression.name.text)?.change) return undefined;
+  let base: ts.Expression = n.expression.expression;
+  while (tsApi.isParenthesizedExpression(base) || tsApi.isNonNullExpression(base)) base = base.expression;
+  return tsApi.isIdentifier(base) ? base : undefined;
+}
+
+/** The array a statement writes into: `a[i] = v`, `a[i] += v`, `a[i]++`, `a.push(v)`, `a.sort(f)`. */
 export function writtenArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
   const K = tsApi.SyntaxKind;
-  const pushed = pushedArray(tsApi, n);
+  const pushed = pushedArray(tsApi, n) ?? changedInPlace(tsApi, n);
   if (pushed) return pushed;
   let target: ts.Expression | undefined;
   if (tsApi.isBinaryExpression(n) && n.operatorToken.kind >= K.FirstAssignment && n.operatorToken.kind <= K.LastAssignment) target = n.left;
@@ -54,10 +62,14 @@ function isFreshArray(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expressio
   // tsad's helpers that build arrays return new ones.
   if (tsApi.isCallExpression(e) && ARRAY_HELPERS.get(tsadExportName(e.expression, checker) ?? '')?.fresh) return true;
   if (tsApi.isNewExpression(e)) return tsApi.isIdentifier(e.expression) && ['Float64Array', 'Float32Array', 'Int32Array', 'Array'].includes(e.expression.text);
+  if (tsApi.isCallExpression(e) && tsApi.isIdentifier(e.expression) && e.expression.text === 'Array') return true;
   if (tsApi.isCallExpression(e) && tsApi.isPropertyAccessExpression(e.expression)) {
     const method = e.expression.name.text;
     if (method === 'from' && tsApi.isIdentifier(e.expression.expression)) return true;
-    return ARRAY_METHODS.get(method)?.fresh ?? false;
+    const known = ARRAY_METHODS.get(method);
+    // `a.slice().sort(f)` is the new array the slice made; `s.sort(f)` is s.
+    if (known?.change) return isFreshArray(tsApi, checker, e.expression.expression);
+    return known?.fresh ?? false;
   }
   return false;
 }
@@ -99,11 +111,28 @@ export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: 
       const sym = checker.getSymbolAtLocation(id);
       if (sym && !written.has(sym)) written.set(sym, id);
     }
+    checkInPlaceReceiver(tsApi, checker, n);
     tsApi.forEachChild(n, visit);
   };
   visit(body);
   for (const [sym, first] of written) checkOne(tsApi, checker, fn, sym, first);
   return new Set(written.keys());
+}
+
+/**
+ * `x.sort(f)`, `x.reverse()`, `x.fill(v)` change x: where x is no plain name (a local, checked
+ * as any written array), it must be a new array, `a.slice().sort(f)`, `[...a].reverse()`.
+ */
+function checkInPlaceReceiver(tsApi: typeof ts, checker: ts.TypeChecker, n: ts.Node): void {
+  if (!tsApi.isCallExpression(n) || !tsApi.isPropertyAccessExpression(n.expression)) return;
+  const method = n.expression.name.text;
+  if (!ARRAY_METHODS.get(method)?.change || changedInPlace(tsApi, n)) return;
+  const r = n.expression.expression;
+  const type = checker.getTypeAtLocation(r);
+  if (!checker.isArrayType(type) && typedArrayName(tsApi, type) === undefined) return;
+  if (!isFreshArray(tsApi, checker, r)) {
+    fail(1122, n, `.${method} changes the array it is called on, and ${sourceText(r)} may be another name for an array the caller or another variable sees: ${method} a copy, ${sourceText(r)}.slice().${method}(…)`);
+  }
 }
 
 function checkOne(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, sym: ts.Symbol, first: ts.Identifier): void {
@@ -154,6 +183,9 @@ function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, 
     return;
   }
   if (tsApi.isPropertyAccessExpression(parent) && parent.expression === node) {
+    if (parent.name.text === 'subarray') {
+      fail(1123, parent, `'${name}' is written into, and ${name}.subarray(…) is a view that sees every write into '${name}' in JavaScript; take a copy of the elements instead: ${name}.slice(…)`);
+    }
     // m.map((r) => r) would be a matrix of m's own rows, m.slice() an outer copy.
     const call = parent.parent;
     const rows = tsApi.isCallExpression(call) && call.expression === parent && isMatrixType(tsApi, checker, checker.getTypeAtLocation(call));
@@ -171,6 +203,8 @@ function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, 
     return;
   }
   if (tsApi.isReturnStatement(parent)) return;
+  // for (const x of a) over numbers reads them; if the body writes a, JavaScript's loop would see the writes.
+  if (tsApi.isForOfStatement(parent) && parent.expression === node && !isMatrixType(tsApi, checker, checker.getTypeAtLocation(id)) && !writesInto(tsApi, checker, parent.statement, checker.getSymbolAtLocation(id))) return;
   if ((tsApi.isArrayLiteralExpression(parent) || tsApi.isShorthandPropertyAssignment(parent) || tsApi.isPropertyAssignment(parent)) && returnedLiteral(tsApi, parent)) return;
   // tsad's array helpers read their arguments and return new arrays: no second name.
   if (tsApi.isCallExpression(parent) && parent.expression !== node && ARRAY_HELPERS.has(tsadExportName(parent.expression, checker) ?? '')) return;
@@ -215,6 +249,18 @@ function returnedLiteral(tsApi: typeof ts, n: ts.Node): boolean {
     node = node.parent;
   }
   return false;
+}
+
+/** Does `body` write into the array `sym`? */
+function writesInto(tsApi: typeof ts, checker: ts.TypeChecker, body: ts.Node, sym: ts.Symbol | undefined): boolean {
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    const id = writtenArray(tsApi, n);
+    if (id && checker.getSymbolAtLocation(id) === sym) found = true;
+    if (!found) tsApi.forEachChild(n, visit);
+  };
+  visit(body);
+  return found;
 }
 
 function isInside(node: ts.Node, container: ts.Node): boolean {
