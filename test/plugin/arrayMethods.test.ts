@@ -374,6 +374,11 @@ describe('what is refused, and how it is said', () => {
     expect(msg).toMatch(/^TSAD1121: the callback of \.some throws or logs/);
   });
 
+  test('.concat of a typed array (JavaScript adds it as one element) and a comparator that logs: TSAD1121', () => {
+    expect(refused(`/** @differentiable */ export function f(x: number[], y: Float64Array): number { return x.concat(y).length; }`)[0]).toMatch(/^TSAD1121: \.concat does not spread a Float64Array/);
+    expect(refused(`/** @differentiable */ export function f(x: number[]): number { return x.slice().sort((a, b) => { console.log(a); return a - b; })[0]; }`)[0]).toMatch(/^TSAD1121: the comparator of \.sort throws or logs/);
+  });
+
   test('a window of an array that is written is a view in JavaScript: TSAD1123', () => {
     const [msg] = refused(`/** @differentiable */ export function f(x: Float64Array): number { const b = x.slice(); const w = b.subarray(1); b[1] = 5; return w[0]; }`);
     expect(msg).toMatch(/^TSAD1123: 'b' is written into, and b\.subarray\(…\) is a view/);

@@ -10,7 +10,7 @@ import type { Shape } from './shapes';
 import { tsadExportName } from './markers';
 import type { Value } from './values';
 import type { ArrayLowering } from './arrays';
-import { Callback, callbackArg, mapBy, reduceBy } from './arrayCallbacks';
+import { Callback, callbackArg, hasEffects, mapBy, reduceBy } from './arrayCallbacks';
 import { at, filter, findIndex, indexOf, someEvery } from './arrayQueries';
 import { Segment, concat, fillExisting, reverse, sort } from './arrayOrder';
 
@@ -253,6 +253,8 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
         if (!isNumberArray(xs.shape)) fail(1121, e, `.concat of ${describeShape(xs.shape)} is not supported`);
         const segments = e.arguments.map((a): Segment => {
           if (arrays.site.t.isSpreadElement(a)) return { kind: 'all', value: arrays.arrayOf(a.expression) };
+          const typed = typedArrayName(arrays.site.t, arrays.site.checker.getTypeAtLocation(a));
+          if (typed) fail(1121, a, `.concat does not spread a ${typed} (JavaScript would add the whole array as one element): spread it, [...${sourceOf(a)}, …] or .concat([...${sourceOf(a)}])`);
           const v = arrays.site.expr(a);
           return v.shape.kind === 'number' ? { kind: 'one', value: v } : { kind: 'all', value: arrays.asArray(a, v) };
         });
@@ -266,6 +268,7 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
     inPlace((arrays, xs, e, hint) => {
       if (e.arguments.length > 1) fail(1121, e, '.sort takes one comparator');
       const cmp = e.arguments.length === 1 ? callbackArg(arrays, e, 0, '.sort', ['a', 'b', '']) : undefined;
+      if (cmp && hasEffects(arrays.site.t, arrays.site.checker, cmp)) fail(1121, cmp.node, "the comparator of .sort throws or logs: JavaScript calls it on pairs of its own choosing, tsad's sort on others; compare without effects");
       return sort(arrays, xs, cmp, typedArrayName(arrays.site.t, arrays.site.checker.getTypeAtLocation(receiver(e))) !== undefined, e, hint);
     }),
   ],
@@ -296,6 +299,12 @@ export function lowerArrayCall(arrays: ArrayLowering, e: ts.CallExpression, hint
   if (!known) return fail(1121, callee.name, `'.${method}' of an array is not supported in differentiable functions yet`);
   return known.lower(arrays, e, hint);
 }
+
+/** A node's source, shortened, for messages. */
+const sourceOf = (n: ts.Node): string => {
+  const text = n.getText().replace(/\s+/g, ' ');
+  return text.length > 30 ? `${text.slice(0, 27)}...` : text;
+};
 
 /** The array a method is called on. */
 const receiver = (e: ts.CallExpression): ts.Expression => (e.expression as ts.PropertyAccessExpression).expression;
