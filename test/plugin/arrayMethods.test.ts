@@ -59,6 +59,18 @@ export function ranked(x: number[], w: number): number {
 }
 
 /** @differentiable */
+function descending(x: number[]): number[] {
+  const s = x.map((v) => v * v);
+  return s.sort((a, b) => b - a);
+}
+
+/** @differentiable */
+export function topTwo(x: number[]): number {
+  const s = descending(x);
+  return s.length < 2 ? 0 : s[0] + 0.5 * s[1];
+}
+
+/** @differentiable */
 export function typedSorted(x: Float64Array): number {
   const s = Float64Array.from(x).sort();
   let t = 0;
@@ -172,6 +184,7 @@ export const d = {
   medianJvp: (x: number[], dx: number[]) => jvp(median, [x], [dx]),
   ranked: valueAndGrad(ranked, { wrt: [0, 1] }),
   typedSorted: valueAndGrad(typedSorted, { wrt: [0] }),
+  topTwo: valueAndGrad(topTwo, { wrt: [0] }),
   reordered: valueAndGrad(reordered, { wrt: [0, 1] }),
   joined: valueAndGrad(joined, { wrt: [0, 1, 2] }),
   joinedJvp: (a: number[], b: number[], s: number, da: number[], db: number[], ds: number) => jvp(joined, [a, b, s], [da, db, ds]),
@@ -272,6 +285,10 @@ describe('.sort of a copy, .reverse: a gather by the sorted indices', () => {
     for (const x of [[], [2], [3, -1, 2, 10, 9, 1]]) agrees(m.typedSorted, d.typedSorted, [Float64Array.from(x)], [0]);
     // 1 / s[0] tells -0 from 0.
     for (const x of [[0, -0, 1, -1], [0, -0], [-0, 0], [NaN, 0, -0, 2], [2, NaN, 1]]) expect(d.typedSorted(Float64Array.from(x))[0]).toBe(m.typedSorted(Float64Array.from(x)));
+  });
+
+  test('return s.sort(f) of a local: nothing reads s afterwards', () => {
+    for (const x of [[], [2], [0.5, 3, -1, 2, 2.5]]) agrees(m.topTwo, d.topTwo, [x], [0]);
   });
 
   test('.slice().reverse(), and .sort and .reverse as statements on a local copy', () => {

@@ -150,7 +150,10 @@ const inPlace = (lower: (arrays: ArrayLowering, xs: Value, e: ts.CallExpression,
     const { t } = arrays.site;
     let r: ts.Expression = receiver(e);
     while (t.isParenthesizedExpression(r) || t.isNonNullExpression(r) || t.isAsExpression(r)) r = r.expression;
-    if (t.isIdentifier(r)) {
+    let use: ts.Node = e.parent;
+    while (t.isParenthesizedExpression(use)) use = use.parent;
+    // `return s.sort(f)`: nothing reads s afterwards, so the second name is never seen.
+    if (t.isIdentifier(r) && !t.isReturnStatement(use)) {
       const method = (e.expression as ts.PropertyAccessExpression).name.text;
       fail(1123, e, `${r.text}.${method}(…) changes '${r.text}' and returns '${r.text}' itself: used as a value it is a second name for the array; write ${r.text}.${method}(…) as a statement and read '${r.text}', or ${method} a copy: ${r.text}.slice().${method}(…)`);
     }
