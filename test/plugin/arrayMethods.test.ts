@@ -30,7 +30,7 @@ export function queries(x: number[], c: number): number {
 
 /** @differentiable */
 export function searches(x: number[]): number {
-  return x.indexOf(NaN) + 10 * x.indexOf(0) + 100 * (x.includes(NaN) ? 1 : 0) + 1000 * x.indexOf(-0, 2) + 10000 * x.indexOf(x[0], -2) + 100000 * x.indexOf(3, -100) + 1e6 * x.indexOf(3, 1.7);
+  return x.indexOf(NaN) + 10 * x.indexOf(0) + 100 * (x.includes(NaN) ? 1 : 0) + 1000 * x.indexOf(-0, 2) + 10000 * x.indexOf(x[0], -2) + 100000 * x.indexOf(3, -100) + 1e6 * x.indexOf(3, 1.7) + 1e7 * x.lastIndexOf(3) + 1e8 * x.lastIndexOf(3, -2) + 1e9 * x.lastIndexOf(0, 1.5) + 1e10 * x.lastIndexOf(NaN);
 }
 
 /** @differentiable */
@@ -236,7 +236,7 @@ function jvpAgrees(jv: (...a: any[]) => [number, number], vg: (...a: any[]) => [
   expect(t).toBeCloseTo(want, 9);
 }
 
-describe('.some, .every, .findIndex, .indexOf, .includes: constants', () => {
+describe('.some, .every, .findIndex, .indexOf, .lastIndexOf, .includes: constants', () => {
   test('values as JavaScript, gradients by central differences, sizes 0, 1 and larger', () => {
     for (const [x, c] of [[[], 0.5], [[0.3], 0.1], [[0.3], 2], [[0.2, 1.5, -0.7, 1.6, 0.9], 1], [[0.2, 1.5, -0.7, 1.6, 0.9], 3], [[-20, 1, 2], 1.3]] as [number[], number][]) {
       agrees(m.queries, d.queries, [x, c]);

@@ -11,7 +11,7 @@ import { tsadExportName } from './markers';
 import type { Value } from './values';
 import type { ArrayLowering } from './arrays';
 import { Callback, callbackArg, hasEffects, mapBy, reduceBy } from './arrayCallbacks';
-import { at, filter, findIndex, indexOf, someEvery } from './arrayQueries';
+import { at, filter, findIndex, indexOf, lastIndexOf, someEvery } from './arrayQueries';
 import { Segment, concat, fillExisting, reverse, sort } from './arrayOrder';
 
 /** How one array call is lowered, and whether it returns a new array. */
@@ -126,14 +126,15 @@ const query = (lower: (arrays: ArrayLowering, xs: Value, cb: Callback, e: ts.Cal
   },
 });
 
-/** `indexOf(v, from?)`, `includes(v, from?)`. */
-const search = (includes: boolean): ArrayCall => ({
+/** `indexOf(v, from?)`, `includes(v, from?)`, `lastIndexOf(v, from?)`. */
+const search = (includes: boolean, last = false): ArrayCall => ({
   fresh: false,
   lower: (arrays, e, hint) => {
-    const what = includes ? '.includes' : '.indexOf';
+    const what = includes ? '.includes' : last ? '.lastIndexOf' : '.indexOf';
     if (e.arguments.length < 1 || e.arguments.length > 2) fail(1121, e, `${what} takes (value) or (value, fromIndex)`);
     const [v, from] = e.arguments.map((a, k) => arrays.site.expr(a, k === 0 ? 'sought' : 'from'));
     for (const [k, x] of [v, from].entries()) if (x && x.shape.kind !== 'number') fail(1121, e.arguments[k], `${what} looks for a number in an array of numbers, got ${describeShape(x.shape)}`);
+    if (last) return lastIndexOf(arrays, arrays.arrayOf(receiver(e)), v, from, e, hint);
     return indexOf(arrays, arrays.arrayOf(receiver(e)), v, from, includes, e, hint);
   },
 });
@@ -225,6 +226,7 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
   ['filter', { ...query((arrays, xs, cb, e, hint) => filter(arrays, xs, cb, e, hint), '.filter'), fresh: true }],
   ['indexOf', search(false)],
   ['includes', search(true)],
+  ['lastIndexOf', search(false, true)],
   [
     'at',
     {

@@ -82,6 +82,26 @@ export function indexOf(arrays: ArrayLowering, xs: Value, v: Value, from: Value 
   return { name: b.test('ge', [found.name, b.lit(0, 'zero')], hint ?? 'included'), shape: BOOLEAN };
 }
 
+/** `xs.lastIndexOf(v, from?)`: the last k ≤ from (default the end; negative from the end) with xs[k] === v, or −1. */
+export function lastIndexOf(arrays: ArrayLowering, xs: Value, v: Value, from: Value | undefined, node: ts.Node, hint?: string): Value {
+  const b = arrays.site.b();
+  const n = arrays.length(xs);
+  const target = b.prim('stop_gradient', [v.name], 'sought');
+  let last = b.prim('sub', [n.name, b.lit(1, 'one')], 'last');
+  if (from) {
+    const k = arrays.toInteger(from).name;
+    const negative = b.test('lt', [k, b.lit(0, 'zero')], 'negative');
+    last = b.nl('last', { tag: 'prim', op: 'select', args: [negative, b.prim('add', [n.name, k], 'back'), b.prim('min', [k, last], 'last')] }, REAL);
+  }
+  const found = arrays.fold(n, literal(arrays, -1, 'none'), node, hint, (_bind, acc, k) => {
+    const ib = arrays.site.b();
+    const same = ib.test('eq', [arrays.read(xs, k, 'x').name, target], 'same');
+    const hit = ib.nl('hit', { tag: 'prim', op: 'and', args: [same, ib.test('le', [k.name, last], 'before')] }, BOOL);
+    return { name: ib.nl('found', { tag: 'prim', op: 'select', args: [hit, k.name, acc.name] }, REAL), shape: NUMBER };
+  });
+  return { name: b.prim('stop_gradient', [found.name], hint ?? 'index'), shape: NUMBER };
+}
+
 /**
  * `xs.filter(f)`: the elements where f is truthy, in order. The flags are a fold; the kept
  * indices a compaction (an inclusive scan of the flags gives each kept element its position,
