@@ -217,7 +217,10 @@ export abstract class StatementLowering extends CallLowering {
       fail(1101, e, `'${e.operatorToken.getText()}' as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; write if (…) { … } to assign conditionally`);
     }
     if (t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && this.arrays.isArrayValued(e.expression.expression)) {
-      if (e.expression.name.text === 'forEach') return this.forEachCall(e);
+      if (e.expression.name.text === 'forEach') {
+        if (this.role !== undefined) fail(1101, e, 'a loop (.forEach) is not supported in a derivative rule yet: write the rule without one, or differentiate the function itself');
+        return this.forEachCall(e);
+      }
       // pop, shift, splice, …: a method that changes the array (a pure one falls through: "does nothing").
       if (ARRAY_METHODS.get(e.expression.name.text) === WRITES) this.arrays.write(e);
     }
