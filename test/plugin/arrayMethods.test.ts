@@ -171,6 +171,8 @@ export function indexed(x: number[]): number {
   let s = 0;
   for (const [i, v] of x.entries()) s += (i + 1) * v * v;
   for (const [, v] of x.entries()) s += v;
+  for (const i of x.keys()) s += i * x[i] * x[0];
+  for (const v of x.values()) s += Math.sin(v);
   return s;
 }
 
@@ -348,7 +350,7 @@ describe('.forEach, .entries(), callbacks passed by name', () => {
     jvpAgrees(d.byNameJvp, d.byName, [[0.5, 3, -1], 0.25], [[1, 2, 3], 0.5]);
   });
 
-  test('for (const [i, v] of x.entries())', () => {
+  test('for (const [i, v] of x.entries()), x.keys(), x.values()', () => {
     for (const x of [[], [2], [0.5, 3, -1]]) agrees(m.indexed, d.indexed, [x], [0]);
   });
 });

@@ -56,13 +56,16 @@ export abstract class LoopLowering extends StatementLowering {
     const { t } = this;
     const init = s.initializer;
     const decl = t.isVariableDeclarationList(init) && init.declarations.length === 1 ? init.declarations[0] : undefined;
-    const source = this.entriesOf(s.expression);
-    // `for (const [i, x] of xs.entries())`: the index and the element.
-    const pattern = source && decl && t.isArrayBindingPattern(decl.name) && decl.name.elements.length <= 2 ? decl.name.elements : undefined;
+    const iterated = this.entriesOf(s.expression);
+    const source = iterated?.array;
+    // `for (const [i, x] of xs.entries())`: the index and the element; `xs.keys()` the index, `xs.values()` the element.
+    const entries = iterated?.method === 'entries';
+    const pattern = entries && decl && t.isArrayBindingPattern(decl.name) && decl.name.elements.length <= 2 ? decl.name.elements : undefined;
     const names = pattern?.map((el) => (t.isBindingElement(el) && t.isIdentifier(el.name) && !el.dotDotDotToken && !el.initializer ? el.name : t.isOmittedExpression(el) ? undefined : fail(1121, el, 'for…of over xs.entries() binds [index, element] as plain names')));
-    if (source && !pattern) fail(1121, init, 'for…of over xs.entries() needs one new pair: for (const [i, x] of xs.entries())');
-    if (!decl || (!source && !t.isIdentifier(decl.name))) fail(1121, init, 'for…of over an array needs one new variable: for (const x of xs)');
-    const [indexName, elementName] = names ?? [undefined, decl!.name as ts.Identifier];
+    if (entries && !pattern) fail(1121, init, 'for…of over xs.entries() needs one new pair: for (const [i, x] of xs.entries())');
+    if (!decl || (!entries && !t.isIdentifier(decl.name))) fail(1121, init, 'for…of over an array needs one new variable: for (const x of xs)');
+    const one = decl!.name as ts.Identifier;
+    const [indexName, elementName] = names ?? (iterated?.method === 'keys' ? [one, undefined] : [undefined, one]);
     const flags = this.openLoop(s);
     const xs = this.arrays.arrayOf(source ?? s.expression, 'xs');
     const n = this.arrays.length(xs);
@@ -147,11 +150,13 @@ export abstract class LoopLowering extends StatementLowering {
     );
   }
 
-  /** `xs.entries()` of an array: xs. */
-  private entriesOf(e: ts.Expression): ts.Expression | undefined {
+  /** `xs.entries()`, `xs.keys()`, `xs.values()` of an array: xs, and which. */
+  private entriesOf(e: ts.Expression): { array: ts.Expression; method: string } | undefined {
     const { t } = this;
-    if (!t.isCallExpression(e) || e.arguments.length > 0 || !t.isPropertyAccessExpression(e.expression) || e.expression.name.text !== 'entries') return undefined;
-    return this.arrays.isArrayValued(e.expression.expression) ? e.expression.expression : undefined;
+    if (!t.isCallExpression(e) || e.arguments.length > 0 || !t.isPropertyAccessExpression(e.expression)) return undefined;
+    const method = e.expression.name.text;
+    if (method !== 'entries' && method !== 'keys' && method !== 'values') return undefined;
+    return this.arrays.isArrayValued(e.expression.expression) ? { array: e.expression.expression, method } : undefined;
   }
 
   /** The variables declared before a loop (in this scope) that its code assigns, in declaration order. */

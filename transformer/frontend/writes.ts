@@ -184,8 +184,8 @@ function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, 
   }
   if (tsApi.isPropertyAccessExpression(parent) && parent.expression === node) {
     const loop = parent.parent.parent;
-    if (parent.name.text === 'entries' && tsApi.isForOfStatement(loop) && loop.expression === parent.parent && writesInto(tsApi, checker, loop.statement, checker.getSymbolAtLocation(id))) {
-      fail(1123, parent.parent, `the loop writes into '${name}', which JavaScript's for…of over ${name}.entries() would see in its later steps; loop with a counter, for (let i = 0; i < ${name}.length; i++)`);
+    if (['entries', 'keys', 'values'].includes(parent.name.text) && tsApi.isForOfStatement(loop) && loop.expression === parent.parent && writesInto(tsApi, checker, loop.statement, checker.getSymbolAtLocation(id))) {
+      fail(1123, parent.parent, `the loop writes into '${name}', which JavaScript's for…of over ${name}.${parent.name.text}() would see in its later steps; loop with a counter, for (let i = 0; i < ${name}.length; i++)`);
     }
     if (parent.name.text === 'subarray') {
       fail(1123, parent, `'${name}' is written into, and ${name}.subarray(…) is a view that sees every write into '${name}' in JavaScript; take a copy of the elements instead: ${name}.slice(…)`);
