@@ -578,7 +578,18 @@ test('a number where an array is expected is a TypeError naming the argument', (
 test('two arrays a map or dot needs equally long are checked once: a RangeError naming the transform, function and arrays', () => {
   expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow(RangeError);
   expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow('grad(dotted): in dotted: the arrays of dot(a, b) must have the same length (2 > 1)');
-  expect(() => m.gZipped(Float64Array.from([1]), Float64Array.from([1, 2]))).toThrow("grad(zipped): in zipped: the arrays 'a' and 'b' of a.map((x, i) => x * b[i] * b[i] + i * x) must have the same length");
+  expect(() => m.gZipped(Float64Array.from([1, 2]), Float64Array.from([1]))).toThrow(RangeError);
+  expect(() => m.gZipped(Float64Array.from([1, 2]), Float64Array.from([1]))).toThrow("grad(zipped): in zipped: the array 'b' read at i in a.map((x, i) => x * b[i] * b[i] + i * x) must be at least as long as 'a' (2 > 1)");
+});
+
+test('an array read at i may be longer than the mapped one, as JavaScript allows: its first n elements are zipped', () => {
+  // zipped = Σ a_i b_i² + i a_i over the map's n = |a| elements; b's later elements have zero gradient.
+  const a = Float64Array.from([0.5, -1.5]);
+  const b = Float64Array.from([2, 3, 7, 11]);
+  expect(m.zipped(a, b)).toBe(0.5 * 4 + (-1.5 * 9 + -1.5));
+  const [ga, gb] = m.gZipped(a, b);
+  close(ga, [4, 9 + 1]);
+  close(gb, [2 * 0.5 * 2, 2 * -1.5 * 3, 0, 0]);
 });
 
 test('a counted loop reading a[i] past the end is a RangeError, checked once before the loop', () => {

@@ -194,7 +194,7 @@ export const g = grad(f);`, { throwOnError: false }).messages.join('\n');
     ['const b = x.slice();\n  let c = b;\n  b[0] = 3;\n  c = x;\n  return c[0];', /TSAD1123: 'b' is written into and also used here as a whole/],
     ['const b = x.slice();\n  let s = 0;\n  for (const v of b) {\n    s += v;\n    b[1] = s;\n  }\n  return s;', /TSAD1123: 'b' is written into and also used here as a whole/],
     ['const b = new Float32Array(2);\n  b[0] = x[0];\n  return b[0];', /TSAD1122: 'b' is a Float32Array, which rounds what is written into it/],
-    ['const b = x.slice();\n  b.sort();\n  return b[0];', /TSAD1122: this method changes the array it is called on/],
+    ['const b = x.slice();\n  b.copyWithin(0, 1);\n  return b[0];', /TSAD1122: this method changes the array it is called on/],
     ['x.push(1);\n  return x[0];', /TSAD1122: 'x' is a parameter/],
   ])('%s', (body, expected) => {
     expect(messages(body)).toMatch(expected);

@@ -64,7 +64,9 @@ export abstract class ArrayClosures extends ArrayBasics {
       const reads = body.stmts.filter((st) => isRead(st, w));
       const others = body.stmts.filter((st) => !reads.includes(st as never) && freeVars(block([st], ret([]))).nl.has(w));
       if (reads.length === 0 || others.length > 0 || freeVars(body.result).nl.has(w)) refuse(w);
-      // One mapped operand per distinct index: w itself at i, a gather of w elsewhere.
+      // One mapped operand per distinct index: w itself at i, a gather of w elsewhere. A w also
+      // read elsewhere (`H[i] + H[i + 2]`) is longer than the map, as JavaScript allows: gathered at i too.
+      const offset = reads.some((st) => (st.rhs as Extract<typeof st.rhs, { tag: 'construct' }>).nl[1] !== i);
       const byIndex = new Map<string, Binder>();
       for (const st of reads) {
         const at = (st.rhs as Extract<typeof st.rhs, { tag: 'construct' }>).nl[1];
@@ -73,7 +75,7 @@ export abstract class ArrayClosures extends ArrayBasics {
           param = binder(this.b.fresh(`${userName(w)}_${at === i ? 'i' : 'at'}`), irType(elemShape(shape)));
           byIndex.set(at, param);
           // Over an array, w[i] zips w (same length, checked); over indices only, w may be longer.
-          if (at === i && (exact || !isConstruct('gather'))) arrays.push({ operand: w, param, direct: true });
+          if (at === i && ((exact && !offset) || !isConstruct('gather'))) arrays.push({ operand: w, param, direct: true });
           else {
             const slice = isConstruct('gather') ? this.indexSlice(body, at, i, own) : undefined;
             if (!slice) refuse(w);

@@ -119,7 +119,7 @@ export abstract class ArrayCombinators extends ArrayClosures {
   }
 
   /** `reduce` or `scan` over xs from init with the operator `step` builds from (accumulator, element). */
-  protected combinator(kind: 'scan' | 'reduce', xs: Value, init: Value, step: (acc: string, x: string, b: Builder) => string, hint?: string): Value {
+  combinator(kind: 'scan' | 'reduce', xs: Value, init: Value, step: (acc: string, x: string, b: Builder) => string, hint?: string): Value {
     const b = this.b;
     const [acc, x] = [binder(b.fresh('acc'), REAL), binder(b.fresh('x'), REAL)];
     const inner = new Builder(b.names);

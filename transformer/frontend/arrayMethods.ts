@@ -5,15 +5,25 @@
 // may write into, and which helpers may be passed an array that is written.
 import type * as ts from 'typescript';
 import { fail } from './diagnostics';
-import { NUMBER, describeShape, isMatrix, isNumberArray } from './shapes';
+import { NUMBER, describeShape, isMatrix, isNumberArray, typedArrayName } from './shapes';
+import type { Shape } from './shapes';
 import { tsadExportName } from './markers';
 import type { Value } from './values';
 import type { ArrayLowering } from './arrays';
+import { Callback, callbackArg, hasEffects, mapBy, reduceBy } from './arrayCallbacks';
+import { at, filter, findIndex, indexOf, lastIndexOf, someEvery } from './arrayQueries';
+import { Segment, concat, fillExisting, reverse, sort } from './arrayOrder';
 
 /** How one array call is lowered, and whether it returns a new array. */
 export interface ArrayCall {
   /** The call returns a new array, which the function may then write into (writes.ts). */
   readonly fresh: boolean;
+  /**
+   * The method changes its array and returns it (`sort`, `reverse`, `fill`): on a local, as a
+   * statement, it is a write (writes.ts, statements.ts); on a new array (`a.slice().sort(f)`)
+   * a value, as new as its receiver.
+   */
+  readonly change?: (arrays: ArrayLowering, xs: Value, e: ts.CallExpression, hint: string | undefined) => Value;
   readonly lower: (arrays: ArrayLowering, e: ts.CallExpression, hint: string | undefined) => Value;
 }
 
@@ -101,7 +111,71 @@ export const ARRAY_HELPERS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
 ]);
 
 /** A method that changes the array it is called on: not supported (TSAD1122). */
-const WRITES: ArrayCall = { fresh: false, lower: (arrays, e) => arrays.write(e) };
+export const WRITES: ArrayCall = { fresh: false, lower: (arrays, e) => arrays.write(e) };
+
+/** What JavaScript passes the callbacks of the element-wise methods. */
+const ELEMENT_ARGS = ['value', 'index', 'array'];
+
+/** A method whose value is the answer to a question about the elements (a constant). */
+const query = (lower: (arrays: ArrayLowering, xs: Value, cb: Callback, e: ts.CallExpression, hint: string | undefined) => Value, what: string): ArrayCall => ({
+  fresh: false,
+  lower: (arrays, e, hint) => {
+    if (e.arguments.length !== 1) fail(1121, e, `${what} takes one argument here, the callback (a thisArg is not supported)`);
+    const cb = callbackArg(arrays, e, 0, what, ELEMENT_ARGS);
+    return lower(arrays, arrays.arrayOf(receiver(e)), cb, e, hint);
+  },
+});
+
+/** `indexOf(v, from?)`, `includes(v, from?)`, `lastIndexOf(v, from?)`. */
+const search = (includes: boolean, last = false): ArrayCall => ({
+  fresh: false,
+  lower: (arrays, e, hint) => {
+    const what = includes ? '.includes' : last ? '.lastIndexOf' : '.indexOf';
+    if (e.arguments.length < 1 || e.arguments.length > 2) fail(1121, e, `${what} takes (value) or (value, fromIndex)`);
+    const [v, from] = e.arguments.map((a, k) => arrays.site.expr(a, k === 0 ? 'sought' : 'from'));
+    for (const [k, x] of [v, from].entries()) if (x && x.shape.kind !== 'number') fail(1121, e.arguments[k], `${what} looks for a number in an array of numbers, got ${describeShape(x.shape)}`);
+    if (last) return lastIndexOf(arrays, arrays.arrayOf(receiver(e)), v, from, e, hint);
+    return indexOf(arrays, arrays.arrayOf(receiver(e)), v, from, includes, e, hint);
+  },
+});
+
+/**
+ * A method that changes its array and returns it. Its receiver is new (writes.ts refuses any
+ * other but a local name); a local name here is a value used (`const t = s.sort(f)`: t and s are
+ * one array in JavaScript), since the statement `s.sort(f)` is statements.ts's.
+ */
+const inPlace = (lower: (arrays: ArrayLowering, xs: Value, e: ts.CallExpression, hint: string | undefined) => Value): ArrayCall => ({
+  fresh: true,
+  change: lower,
+  lower: (arrays, e, hint) => {
+    const { t } = arrays.site;
+    let r: ts.Expression = receiver(e);
+    while (t.isParenthesizedExpression(r) || t.isNonNullExpression(r) || t.isAsExpression(r)) r = r.expression;
+    let use: ts.Node = e.parent;
+    while (t.isParenthesizedExpression(use)) use = use.parent;
+    // `return s.sort(f)`: nothing reads s afterwards, so the second name is never seen.
+    if (t.isIdentifier(r) && !t.isReturnStatement(use)) {
+      const method = (e.expression as ts.PropertyAccessExpression).name.text;
+      fail(1123, e, `${r.text}.${method}(…) changes '${r.text}' and returns '${r.text}' itself: used as a value it is a second name for the array; write ${r.text}.${method}(…) as a statement and read '${r.text}', or ${method} a copy: ${r.text}.slice().${method}(…)`);
+    }
+    return lower(arrays, arrays.arrayOf(r), e, hint);
+  },
+});
+
+/** `a.fill(v, start?, end?)` of an array no other name sees. */
+const FILL = inPlace((arrays, xs, e, hint) => {
+  if (e.arguments.length < 1 || e.arguments.length > 3) fail(1121, e, '.fill takes (value, start?, end?)');
+  const v = arrays.site.expr(e.arguments[0], 'x');
+  const [start, end] = positions(arrays, e, 1);
+  return fillExisting(arrays, xs, arrays.isFloat32(e) && v.shape.kind === 'number' ? arrays.round32(v) : v, start, end, e, hint);
+});
+
+/** The positions a call takes from argument `first` on (`.slice(start?, end?)`), numbers. */
+function positions(arrays: ArrayLowering, e: ts.CallExpression, first = 0): (Value | undefined)[] {
+  const given = e.arguments.slice(first, first + 2).map((a) => arrays.site.expr(a, 'position'));
+  for (const [k, v] of given.entries()) if (v.shape.kind !== 'number') fail(1121, e.arguments[first + k], 'a position must be a number');
+  return [given[0], given[1]];
+}
 
 /** The methods of arrays, by name. */
 export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, ArrayCall>([
@@ -111,6 +185,7 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
       fresh: true,
       lower: (arrays, e, hint) => {
         const xs = arrays.arrayOf(receiver(e));
+        if (!inPlaceCallback(arrays, e, 0)) return mapBy(arrays, xs, callbackArg(arrays, e, 0, '.map', ELEMENT_ARGS), e, arrays.isFloat32(e), hint);
         return arrays.map(xs, callback(arrays, e, 0, '.map'), e, hint, arrays.isFloat32(e));
       },
     },
@@ -120,15 +195,19 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
     {
       fresh: false,
       lower: (arrays, e, hint) => {
-        const fn = callback(arrays, e, 0, '.reduce');
         if (e.arguments.length < 2) fail(1121, e, '.reduce needs its initial value here: xs.reduce((a, b) => a + b, 0)');
+        if (!inPlaceCallback(arrays, e, 0)) {
+          const cb = callbackArg(arrays, e, 0, '.reduce', ['accumulator', 'value', 'index', 'array']);
+          return reduceBy(arrays, arrays.arrayOf(receiver(e)), cb, arrays.site.expr(e.arguments[1], 'init'), e, hint);
+        }
+        const fn = callback(arrays, e, 0, '.reduce');
         const xs = arrays.arrayOf(receiver(e));
         const init = arrays.site.expr(e.arguments[1], 'init');
         return arrays.reduce(xs, fn, init, e, hint);
       },
     },
   ],
-  ['fill', { fresh: true, lower: (arrays, e, hint) => fillNew(arrays, e, e.expression as ts.PropertyAccessExpression, hint) }],
+  ['fill', { ...FILL, lower: (arrays, e, hint) => fillNew(arrays, e, e.expression as ts.PropertyAccessExpression, hint) ?? FILL.lower(arrays, e, hint) }],
   [
     'slice',
     {
@@ -136,13 +215,76 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
       lower: (arrays, e, hint) => {
         const xs = arrays.arrayOf(receiver(e));
         if (!isNumberArray(xs.shape) && !isMatrix(xs.shape)) fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
-        const [start, end] = e.arguments.slice(0, 2).map((a) => arrays.site.expr(a, 'position'));
-        for (const [k, v] of [start, end].entries()) if (v && v.shape.kind !== 'number') fail(1121, e.arguments[k], 'a slice position must be a number');
+        const [start, end] = positions(arrays, e);
         return arrays.slice(xs, start, end, e, hint);
       },
     },
   ],
-  ...['pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'copyWithin', 'set'].map((name) => [name, WRITES] as const),
+  ['some', query((arrays, xs, cb, e, hint) => someEvery(arrays, xs, cb, false, e, hint), '.some')],
+  ['every', query((arrays, xs, cb, e, hint) => someEvery(arrays, xs, cb, true, e, hint), '.every')],
+  ['findIndex', query((arrays, xs, cb, e, hint) => findIndex(arrays, xs, cb, e, hint), '.findIndex')],
+  ['filter', { ...query((arrays, xs, cb, e, hint) => filter(arrays, xs, cb, e, hint), '.filter'), fresh: true }],
+  ['indexOf', search(false)],
+  ['includes', search(true)],
+  ['lastIndexOf', search(false, true)],
+  [
+    'at',
+    {
+      fresh: false,
+      lower: (arrays, e, hint) => {
+        if (e.arguments.length !== 1) fail(1121, e, '.at takes one index');
+        return at(arrays, arrays.arrayOf(receiver(e)), arrays.site.expr(e.arguments[0], 'i'), e, hint);
+      },
+    },
+  ],
+  [
+    // A read-only window: a copy of the elements, as .slice (writes.ts refuses a write into one, and a view of an array that is written).
+    'subarray',
+    {
+      fresh: false,
+      lower: (arrays, e, hint) => {
+        const xs = arrays.arrayOf(receiver(e));
+        const [start, end] = positions(arrays, e);
+        return arrays.slice(xs, start, end, e, hint ?? 'window');
+      },
+    },
+  ],
+  [
+    'concat',
+    {
+      fresh: true,
+      lower: (arrays, e, hint) => {
+        const xs = arrays.arrayOf(receiver(e));
+        if (!isNumberArray(xs.shape)) fail(1121, e, `.concat of ${describeShape(xs.shape)} is not supported`);
+        const segments = e.arguments.map((a): Segment => {
+          if (arrays.site.t.isSpreadElement(a)) return { kind: 'all', value: arrays.arrayOf(a.expression) };
+          const typed = typedArrayName(arrays.site.t, arrays.site.checker.getTypeAtLocation(a));
+          if (typed) fail(1121, a, `.concat does not spread a ${typed} (JavaScript would add the whole array as one element): spread it, [...${sourceOf(a)}, …] or .concat([...${sourceOf(a)}])`);
+          const v = arrays.site.expr(a);
+          return v.shape.kind === 'number' ? { kind: 'one', value: v } : { kind: 'all', value: arrays.asArray(a, v) };
+        });
+        const shape: Shape = { kind: 'array', container: 'Array', elem: NUMBER };
+        return concat(arrays, arrays.zero(shape as Extract<Shape, { kind: 'array' }>), [{ kind: 'all', value: xs }, ...segments], shape, e, hint);
+      },
+    },
+  ],
+  [
+    'sort',
+    inPlace((arrays, xs, e, hint) => {
+      if (e.arguments.length > 1) fail(1121, e, '.sort takes one comparator');
+      const cmp = e.arguments.length === 1 ? callbackArg(arrays, e, 0, '.sort', ['a', 'b', '']) : undefined;
+      if (cmp && hasEffects(arrays.site.t, arrays.site.checker, cmp)) fail(1121, cmp.node, "the comparator of .sort throws or logs: JavaScript calls it on pairs of its own choosing, tsad's sort on others; compare without effects");
+      return sort(arrays, xs, cmp, typedArrayName(arrays.site.t, arrays.site.checker.getTypeAtLocation(receiver(e))) !== undefined, e, hint);
+    }),
+  ],
+  [
+    'reverse',
+    inPlace((arrays, xs, e, hint) => {
+      if (e.arguments.length > 0) fail(1121, e, '.reverse takes no arguments');
+      return reverse(arrays, xs, e, hint);
+    }),
+  ],
+  ...['pop', 'shift', 'unshift', 'splice', 'copyWithin', 'set'].map((name) => [name, WRITES] as const),
 ]);
 
 /** Calls that build or consume arrays: the methods and helpers above, and `Float64Array.from`. Undefined for other calls. */
@@ -162,6 +304,12 @@ export function lowerArrayCall(arrays: ArrayLowering, e: ts.CallExpression, hint
   if (!known) return fail(1121, callee.name, `'.${method}' of an array is not supported in differentiable functions yet`);
   return known.lower(arrays, e, hint);
 }
+
+/** A node's source, shortened, for messages. */
+const sourceOf = (n: ts.Node): string => {
+  const text = n.getText().replace(/\s+/g, ' ');
+  return text.length > 30 ? `${text.slice(0, 27)}...` : text;
+};
 
 /** The array a method is called on. */
 const receiver = (e: ts.CallExpression): ts.Expression => (e.expression as ts.PropertyAccessExpression).expression;
@@ -184,6 +332,14 @@ function indexedArrays(arrays: ArrayLowering, e: ts.CallExpression, name: string
   return xs;
 }
 
+/** Is argument k of the call a function written in place (else one passed by name)? */
+function inPlaceCallback(arrays: ArrayLowering, e: ts.CallExpression, k: number): boolean {
+  const { t } = arrays.site;
+  let a = e.arguments[k];
+  while (a && t.isParenthesizedExpression(a)) a = a.expression;
+  return !a || t.isArrowFunction(a) || t.isFunctionExpression(a);
+}
+
 /** The callback argument k of an array call, written in place. */
 function callback(arrays: ArrayLowering, e: ts.CallExpression, k: number, what: string): ts.ArrowFunction | ts.FunctionExpression {
   const { t } = arrays.site;
@@ -193,14 +349,13 @@ function callback(arrays: ArrayLowering, e: ts.CallExpression, k: number, what: 
   return a;
 }
 
-/** `new Array(n).fill(x)`, `Array(n).fill(x)`, `new Float64Array(n).fill(x)`: n copies of x. */
-function fillNew(arrays: ArrayLowering, e: ts.CallExpression, callee: ts.PropertyAccessExpression, hint?: string): Value {
+/** `new Array(n).fill(x)`, `Array(n).fill(x)`, `new Float64Array(n).fill(x)`: n copies of x (undefined for another receiver). */
+function fillNew(arrays: ArrayLowering, e: ts.CallExpression, callee: ts.PropertyAccessExpression, hint?: string): Value | undefined {
   const { t } = arrays.site;
   let r = callee.expression;
   while (t.isParenthesizedExpression(r)) r = r.expression as ts.LeftHandSideExpression;
   const fresh = (t.isNewExpression(r) || t.isCallExpression(r)) && arrays.isGlobal(r.expression, ['Array', 'Float64Array', 'Float32Array']) && r.arguments?.length === 1;
-  if (!fresh) return arrays.write(e);
-  if (e.arguments.length !== 1) fail(1121, e, '.fill(x) with a start or end is not supported: fill a whole new array');
+  if (!fresh || e.arguments.length !== 1) return undefined;
   const n = arrays.site.expr((r as ts.NewExpression).arguments![0], 'n');
   if (n.shape.kind !== 'number') fail(1121, r, 'the length of a new array must be a number');
   const x = arrays.site.expr(e.arguments[0], 'x');

@@ -19,6 +19,8 @@ export interface ArraySite {
   scope(f: (bind: (sym: ts.Symbol, v: Value) => void) => Value[]): { block: Block; results: Value[] };
   /** The value of a callback's body: its expression, or its statements ending in a return. */
   callbackBody(fn: ts.ArrowFunction | ts.FunctionExpression, hint?: string): Value;
+  /** A call of a function passed by name as a callback (`xs.map(softplus)`): a marked function's call, a local function inlined. */
+  callBy(callee: ts.Expression, args: readonly Value[], node: ts.Node, hint?: string): Value;
   /** The shape of a value of the enclosing scopes, by IR name, when it is one. */
   shapeOfName(name: string): Shape | undefined;
   /** Records the shape of a value built here (not by `expr`), so a callback that reads it, hoisted out, still knows it is an array. */

@@ -5,7 +5,8 @@
 // `isArrayValued`, arrayMethods.ts's `lowerArrayCall`) and has it lower reads and writes.
 import type * as ts from 'typescript';
 import { Builder } from '../ir/build';
-import { Binder, REAL, Type, binder, block, construct, lambda, ret } from '../ir/syntax';
+import { Binder, REAL, Type, binder, block, construct, drop, lambda, letS, nvar, ret } from '../ir/syntax';
+import { closeLoop } from '../ir/close';
 import { fail } from './diagnostics';
 import { Shape, NUMBER, NUMBER_MATRIX, describeShape, irType, isMatrix, isNumberArray, shapeOfType, typedArrayName } from './shapes';
 import type { Value } from './values';
@@ -217,17 +218,37 @@ export class ArrayLowering extends ArrayCombinators {
     // Arrays the body reads only at the map's index are zipped in as mapped operands.
     const zipped = this.zip(body, i.name, own, n, node, mappedParams.length > 0);
     for (const z of zipped.arrays) mapped.push(z);
-    // A zip needs arrays of one length: checked once, before the map (JavaScript would read undefined).
+    // A zip needs arrays of one length. JavaScript lets the array read at i be longer than the
+    // mapped one (`xs.slice(1).map((x, i) => x - xs[i])`): its first n elements are zipped. A
+    // shorter one would read undefined: checked once, before the map.
     const first = mappedParams[0]?.[1];
     for (const z of zipped.arrays.filter((a) => a.direct)) {
-      const what = first ? `the arrays '${userName(first.name)}' and '${userName(z.operand)}' of ${sourceSnippet(node)} must have the same length` : `the array '${userName(z.operand)}' of ${sourceSnippet(node)} must have length n`;
-      n = this.sameLength(n, { name: z.operand, shape: REAL_ARRAY }, what);
+      if (first) {
+        const what = `the array '${userName(z.operand)}' read at i in ${sourceSnippet(node)} must be at least as long as '${userName(first.name)}'`;
+        z.operand = this.prefix(z.operand, this.atMost(n, this.length({ name: z.operand, shape: REAL_ARRAY }), what));
+      } else n = this.sameLength(n, { name: z.operand, shape: REAL_ARRAY }, `the array '${userName(z.operand)}' of ${sourceSnippet(node)} must have length n`);
     }
     const closed = this.close(zipped.body, new Set([...own, ...zipped.arrays.map((z) => z.param.name)]), node, 'map');
     if (mapped.length === 0) mapped.push(this.indices(n));
     const lam = lambda([i, ...mapped.map((m) => m.param), ...closed.params], [], closed.body);
     const name = b.nl(hint ?? 'mapped', construct('map', [n.name, ...mapped.map((m) => m.operand), ...closed.operands], [], [lam]), REAL_ARRAY_TYPE);
     return { name, shape: REAL_ARRAY };
+  }
+
+  /**
+   * The first n elements of w (n ≤ its length, checked): w itself where it has exactly n, else a
+   * gather of them, so an array as long as the map costs a comparison, not a copy.
+   */
+  private prefix(w: string, n: Value): string {
+    const b = this.b;
+    const whole = b.test('eq', [this.length({ name: w, shape: REAL_ARRAY }).name, n.name], 'whole');
+    const part = new Builder(b.names);
+    const slots = part.nl('slots', construct('fill', [n.name, part.lit(0, 'zero')], [], []), REAL_ARRAY_TYPE);
+    const [j, slot] = [binder(b.fresh('j'), REAL), binder(b.fresh('slot'), REAL)];
+    const idx = part.nl('first', construct('map', [n.name, slots], [], [lambda([j, slot], [], block([letS([], [], drop(nvar(slot.name)))], ret([j.name])))]), REAL_ARRAY_TYPE);
+    const taken = part.nl(`${userName(w)}_first`, construct('gather', [w, idx], [], []), REAL_ARRAY_TYPE);
+    const closed = closeLoop([block([], ret([w])), part.finish(ret([taken]))], new Set(), (x) => b.fresh(x));
+    return b.nl(`${userName(w)}_zipped`, construct('cond', [whole, ...closed.invariants], [], closed.bodies.map(({ inv, body }) => lambda(inv, [], body))), REAL_ARRAY_TYPE);
   }
 
   /**
@@ -255,7 +276,7 @@ export class ArrayLowering extends ArrayCombinators {
   }
 
   /** A left fold as a counted loop of `n` trips: `step` binds the accumulator and the index, and gives the next accumulator. */
-  private fold(n: Value, init: Value, node: ts.Node, hint: string | undefined, step: (bind: (sym: ts.Symbol, v: Value) => void, acc: Value, k: Value) => Value): Value {
+  fold(n: Value, init: Value, node: ts.Node, hint: string | undefined, step: (bind: (sym: ts.Symbol, v: Value) => void, acc: Value, k: Value) => Value): Value {
     const b = this.b;
     const k = binder(b.fresh('k'), REAL);
     const acc = binder(b.fresh('acc'), irType(init.shape));

@@ -12,6 +12,7 @@ import { LocalFunction, isInside, localFunctionOf } from './exits';
 import type { Value } from './values';
 import { methodCall } from './methods';
 import { lowerArrayCall } from './arrayMethods';
+import { extremum } from './arrayQueries';
 import { AlreadyReported, PLAIN_PARAMETER_HINT } from './loweringState';
 import { assignedSymbols } from './syntax';
 import { ExpressionLowering } from './expressions';
@@ -32,17 +33,22 @@ export abstract class CallLowering extends ExpressionLowering {
    * assigning them would be a side effect of the call, which is not modelled: TSAD1108.
    */
   private inlineCall(e: ts.CallExpression, fn: LocalFunction, hint?: string): Value {
+    if (e.arguments.length !== fn.parameters.length) fail(1102, e, `'${e.expression.getText()}' takes ${fn.parameters.length} argument(s)`);
+    return this.inlineWith(e, e.expression, fn, () => e.arguments.map((a) => this.expr(a)), (i) => e.arguments[i], hint);
+  }
+
+  /** Inlines a local function's body for arguments computed by `values` (`at(i)` is where argument i is written). */
+  private inlineWith(e: ts.Node, callee: ts.Expression, fn: LocalFunction, values: () => Value[], at: (i: number) => ts.Node, hint?: string): Value {
     const { t, checker } = this;
-    const name = e.expression.getText();
+    const name = callee.getText();
     if (this.inlinedCalls.has(fn)) fail(1109, e, `the local function '${name}' calls itself: tsad inlines a local function's calls, so it cannot be recursive; write the recursion as a loop`);
-    if (e.arguments.length !== fn.parameters.length) fail(1102, e, `'${name}' takes ${fn.parameters.length} argument(s)`);
     const assigned = new Set<ts.Symbol>();
     if (fn.body) assignedSymbols(t, checker, fn.body, assigned);
     for (const sym of assigned) {
       const d = sym.valueDeclaration;
       if (d && !isInside(d, fn)) fail(1108, e, `the local function '${name}' assigns '${sym.name}', a variable of the function around it: a call may not change the caller's variables here; return the new value and assign it at the call`);
     }
-    const args = e.arguments.map((a) => this.expr(a));
+    const args = values();
     const saved = { frame: this.frame, exitCtx: this.exitCtx, keys: new Set(this.env.keys()) };
     this.frame = { decl: fn };
     this.exitCtx = undefined;
@@ -51,7 +57,7 @@ export abstract class CallLowering extends ExpressionLowering {
       fn.parameters.forEach((p, i) => {
         if (p.dotDotDotToken || p.questionToken || p.initializer) fail(1105, p, 'parameters of a local function cannot be optional, have defaults or be rest parameters', PLAIN_PARAMETER_HINT);
         const shape = shapeOfType(t, checker, checker.getTypeAtLocation(p), p);
-        this.conform(e.arguments[i], args[i], shape, `argument ${i + 1} of '${name}'`);
+        this.conform(at(i), args[i], shape, `argument ${i + 1} of '${name}'`);
         this.bindPattern(p.name, args[i]);
       });
       const errors = this.errors.length;
@@ -78,6 +84,10 @@ export abstract class CallLowering extends ExpressionLowering {
     if (t.isPropertyAccessExpression(callee) && this.isGlobalMath(callee.expression)) {
       const fn = callee.name.text;
       if (!MATH_FUNCTIONS.has(fn)) fail(1103, e, `cannot differentiate through a call to 'Math.${fn}': it is not differentiable`);
+      if (e.arguments.some((a) => t.isSpreadElement(a))) {
+        if (fn !== 'max' && fn !== 'min') fail(1121, e, `a spread argument of Math.${fn} is not supported: pass its arguments one by one`);
+        return extremum(this.arrays, fn as 'max' | 'min', e.arguments, e, hint);
+      }
       // TypeScript reports a wrong count too, but may not stop the build; JavaScript's NaN for a
       // missing argument is no value to differentiate, so it is ours to refuse at the call.
       const { min, max } = primDef(fn).arity;
@@ -98,12 +108,33 @@ export abstract class CallLowering extends ExpressionLowering {
     const local = t.isIdentifier(callee) ? localFunctionOf(t, this.checker.getSymbolAtLocation(callee), this.decl) : undefined;
     if (local) return this.inlineCall(e, local, hint);
     const target = resolveMarkedFunction(callee, this.checker) ?? this.notDifferentiable(e);
-    const lowered = this.owner.lower(target.decl, e);
-    for (const m of methodCall(this.t, this.decl, callee, target.decl, lowered.methods)) this.methods.add(m);
-    const raw = e.arguments.map((a) => this.expr(a));
+    return this.callMarked(e, callee, target.decl, () => e.arguments.map((a) => this.expr(a)), (i) => e.arguments[i], hint);
+  }
+
+  /**
+   * A function passed by name as a callback (`xs.map(softplus)`), called with `args` (JavaScript
+   * passes the element, its index, ...: as many as the function declares). A marked function is
+   * called, a local function inlined.
+   */
+  protected callBy(callee: ts.Expression, args: readonly Value[], node: ts.Node, hint?: string): Value {
+    const { t } = this;
+    const local = t.isIdentifier(callee) ? localFunctionOf(t, this.checker.getSymbolAtLocation(callee), this.decl) : undefined;
+    if (local) {
+      if (args.length !== local.parameters.length) fail(1102, node, `'${callee.getText()}' takes ${local.parameters.length} argument(s)`);
+      return this.inlineWith(node, callee, local, () => [...args], () => node, hint);
+    }
+    const target = resolveMarkedFunction(callee, this.checker);
+    if (!target) return fail(1104, callee, `cannot differentiate through '${callee.getText()}' passed as a callback: it is not marked differentiable (mark it, or write the callback in place, (x) => ...)`);
+    return this.callMarked(node, callee, target.decl, () => [...args], () => node, hint);
+  }
+
+  private callMarked(e: ts.Node, callee: ts.Expression, decl: ts.SignatureDeclaration, values: () => Value[], at: (i: number) => ts.Node, hint?: string): Value {
+    const lowered = this.owner.lower(decl, e);
+    for (const m of methodCall(this.t, this.decl, callee, decl, lowered.methods)) this.methods.add(m);
+    const raw = values();
     if (raw.length !== lowered.params.length) fail(1102, e, `'${lowered.name}' takes ${lowered.params.length} argument(s)`);
-    const args = raw.map((a, i) => this.coerce(e.arguments[i], a, lowered.params[i].shape));
-    args.forEach((a, i) => this.conform(e.arguments[i], a, lowered.params[i].shape, `argument ${i + 1} of '${lowered.name}'`));
+    const args = raw.map((a, i) => this.coerce(at(i), a, lowered.params[i].shape));
+    args.forEach((a, i) => this.conform(at(i), a, lowered.params[i].shape, `argument ${i + 1} of '${lowered.name}'`));
     // The module state the callee reads, as this function reads it: passed on.
     const state = lowered.state.map((s) => this.stateValue(s, e));
     return { name: this.b.nl(hint ?? lowered.name, call(lowered.name, [...args, ...state].map((a) => a.name)), irType(lowered.result)), shape: lowered.result };

@@ -3,7 +3,8 @@
 import type * as ts from 'typescript';
 import { call, ret, tuple } from '../ir/syntax';
 import { fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, isMatrix } from './shapes';
+import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, isMatrix, isNumberArray } from './shapes';
+import { spreadLiteral } from './arrayOrder';
 import { role } from '../ir/names';
 import { localFunctionOf } from './exits';
 import type { StateSource, Value } from './values';
@@ -134,11 +135,22 @@ export abstract class ExpressionLowering extends LoweringState {
     }
     if (t.isCallExpression(e)) return this.call(e, hint);
     if (t.isNewExpression(e)) return this.arrays.newArray(e, hint);
+    // `[...a, x]` is an array (TypeScript types it number[]) unless a is a tuple.
+    if (t.isArrayLiteralExpression(e) && e.elements.some((el) => t.isSpreadElement(el)) && (this.arrays.wantsArray(e) || !this.checker.isTupleType(this.checker.getTypeAtLocation(e)))) {
+      const type = this.arrays.wantsArray(e) ? this.checker.getContextualType(e)! : this.checker.getTypeAtLocation(e);
+      const shape = shapeOfType(t, this.checker, type, e);
+      if (!isNumberArray(shape)) fail(1121, e, `spreading into ${describeShape(shape)} is not supported: build it row by row (push, or Array.from({ length: n }, …))`);
+      return spreadLiteral(this.arrays, e.elements, shape, e, hint);
+    }
     if (t.isArrayLiteralExpression(e) && this.arrays.wantsArray(e)) return this.arrays.literal(e, shapeOfType(t, this.checker, this.checker.getContextualType(e)!, e), hint);
     if (t.isArrayLiteralExpression(e)) {
-      const parts = e.elements.map((el) => {
-        if (t.isSpreadElement(el) || t.isOmittedExpression(el)) fail(1102, el, 'spread and holes are not supported in tuples');
-        return this.expr(el);
+      const parts = e.elements.flatMap((el) => {
+        if (t.isOmittedExpression(el)) fail(1102, el, 'holes ([a, , b]) are not supported in tuples: write each element');
+        if (!t.isSpreadElement(el)) return [this.expr(el)];
+        // `[...t, x]` of a tuple t: its elements.
+        const v = this.expr(el.expression);
+        if (v.shape.kind !== 'tuple') fail(1121, el, `spreading ${describeShape(v.shape)} into a tuple is not supported: its length is known only at run time (type the result as number[] to build an array)`);
+        return this.unpack(v);
       });
       return { name: this.b.nl(hint ?? 't', tuple(false, parts.map((p) => p.name))), shape: { kind: 'tuple', elems: parts.map((p) => p.shape) } };
     }
@@ -154,6 +166,7 @@ export abstract class ExpressionLowering extends LoweringState {
         shape: { kind: 'object', fields: fields.map(([k, v]) => [k, v.shape] as const) },
       };
     }
+    if (t.isSpreadElement(e)) fail(1121, e, 'a spread (...a) is supported in array literals ([...a, x]), .concat, .push and Math.max/Math.min: pass the arguments one by one here');
     return fail(1102, e, `${t.SyntaxKind[e.kind]} is not supported in differentiable functions`);
   }
 

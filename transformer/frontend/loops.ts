@@ -28,7 +28,7 @@ export abstract class LoopLowering extends StatementLowering {
    */
   protected loopStatement(s: ts.IterationStatement): void {
     const { t } = this;
-    if (t.isForOfStatement(s) && this.arrays.isArrayValued(s.expression)) return this.forOf(s);
+    if (t.isForOfStatement(s) && (this.arrays.isArrayValued(s.expression) || this.entriesOf(s.expression))) return this.forOf(s);
     if (t.isForInStatement(s) || t.isForOfStatement(s)) {
       fail(1101, s, `for…${t.isForOfStatement(s) ? 'of' : 'in'} is not supported: tuples and objects have a fixed shape; write a counted loop for (let i = 0; i < n; i++)`);
     }
@@ -56,16 +56,30 @@ export abstract class LoopLowering extends StatementLowering {
     const { t } = this;
     const init = s.initializer;
     const decl = t.isVariableDeclarationList(init) && init.declarations.length === 1 ? init.declarations[0] : undefined;
-    if (!decl || !t.isIdentifier(decl.name)) fail(1121, init, 'for…of over an array needs one new variable: for (const x of xs)');
+    const iterated = this.entriesOf(s.expression);
+    const source = iterated?.array;
+    // `for (const [i, x] of xs.entries())`: the index and the element; `xs.keys()` the index, `xs.values()` the element.
+    const entries = iterated?.method === 'entries';
+    const pattern = entries && decl && t.isArrayBindingPattern(decl.name) && decl.name.elements.length <= 2 ? decl.name.elements : undefined;
+    const names = pattern?.map((el) => (t.isBindingElement(el) && t.isIdentifier(el.name) && !el.dotDotDotToken && !el.initializer ? el.name : t.isOmittedExpression(el) ? undefined : fail(1121, el, 'for…of over xs.entries() binds [index, element] as plain names')));
+    if (entries && !pattern) fail(1121, init, 'for…of over xs.entries() needs one new pair: for (const [i, x] of xs.entries())');
+    if (!decl || (!entries && !t.isIdentifier(decl.name))) fail(1121, init, 'for…of over an array needs one new variable: for (const x of xs)');
+    const one = decl!.name as ts.Identifier;
+    const [indexName, elementName] = names ?? (iterated?.method === 'keys' ? [one, undefined] : [undefined, one]);
     const flags = this.openLoop(s);
-    const xs = this.arrays.arrayOf(s.expression, 'xs');
+    const xs = this.arrays.arrayOf(source ?? s.expression, 'xs');
     const n = this.arrays.length(xs);
-    const sym = this.checker.getSymbolAtLocation(decl.name)!;
-    if (flags) return this.forOfWithExits(s, decl.name, sym, xs, n, flags);
-    const carried = this.carriedBy([s.statement], sym);
+    const sym = elementName ? this.checker.getSymbolAtLocation(elementName)! : flagSymbol('element');
+    const indexSym = indexName ? this.checker.getSymbolAtLocation(indexName) : undefined;
+    const bindAt = (k: Value): void => {
+      if (elementName) this.env.set(sym, this.arrays.read(xs, k, elementName.getText(), s.expression));
+      if (indexSym) this.env.set(indexSym, k);
+    };
+    if (flags) return this.forOfWithExits(s, bindAt, sym, n, flags);
+    const carried = this.carriedBy([s.statement], sym).filter((c) => c.sym !== indexSym);
     const counter = binder(this.supply.fresh('k'), REAL);
     const body = this.loopScope(carried, () => {
-      this.env.set(sym, this.arrays.read(xs, { name: counter.name, shape: NUMBER }, decl.name.getText(), s.expression));
+      bindAt({ name: counter.name, shape: NUMBER });
       this.iteration(undefined, [s.statement]);
       return this.carriedNow(carried);
     });
@@ -75,10 +89,50 @@ export abstract class LoopLowering extends StatementLowering {
   }
 
   /**
+   * `xs.forEach((x, i) => { … })` as a statement: the loop `for (const x of xs)` with i its
+   * counter, the callback's body the loop's (it may assign the function's variables, as a
+   * closure does). A `return` in the callback, JavaScript's `continue`, is refused.
+   */
+  protected forEachCall(e: ts.CallExpression): void {
+    const { t } = this;
+    let fn = e.arguments[0];
+    while (fn && t.isParenthesizedExpression(fn)) fn = fn.expression;
+    if (e.arguments.length !== 1 || !fn || !(t.isArrowFunction(fn) || t.isFunctionExpression(fn))) {
+      fail(1121, e.arguments[0] ?? e, '.forEach takes one callback written in place, (x, i) => { … } (a function passed by name has no effect here: a differentiable function has none)');
+    }
+    const cb = fn as ts.ArrowFunction | ts.FunctionExpression;
+    if (cb.parameters.length > 2) fail(1121, cb.parameters[2], "the callback of .forEach takes (value, index): the array argument is not supported (read the array by its own name)");
+    for (const p of cb.parameters) if (!t.isIdentifier(p.name) || p.dotDotDotToken || p.initializer) fail(1121, p, 'callback parameters must be plain names');
+    const visit = (n: ts.Node): void => {
+      if (t.isReturnStatement(n)) fail(1121, n, 'a return in the callback of .forEach (which goes on with the next element) is not supported: write for (const x of xs) and continue');
+      if (!t.isFunctionLike(n)) t.forEachChild(n, visit);
+    };
+    t.forEachChild(cb.body, visit);
+    let body: ts.Node = cb.body;
+    while (t.isParenthesizedExpression(body)) body = body.expression;
+    const xs = this.arrays.arrayOf((e.expression as ts.PropertyAccessExpression).expression, 'xs');
+    const n = this.arrays.length(xs);
+    const [x, i] = cb.parameters.map((p) => this.checker.getSymbolAtLocation(p.name)!);
+    const carried = this.carriedBy([body]);
+    const counter = binder(this.supply.fresh(i?.name ?? 'k'), REAL);
+    const lowered = this.loopScope(carried, () => {
+      const k = { name: counter.name, shape: NUMBER };
+      if (x) this.env.set(x, this.arrays.read(xs, k, x.name, e.expression));
+      if (i) this.env.set(i, k);
+      if (t.isBlock(body)) this.iteration(undefined, body.statements);
+      else this.assignment(body as ts.Expression);
+      return this.carriedNow(carried);
+    });
+    if (carried.length === 0 && !blockHasEffect(lowered.block)) return;
+    const { invariants, bodies } = this.closeBodies([lowered], counter);
+    this.bindCarried(carried, 'loop', [n.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...lowered.params], [], bodies[0].body)]);
+  }
+
+  /**
    * `for (const x of xs)` that may break, continue or return: a while loop over a hidden counter k,
    * running while no flag stops it and k < xs.length, with x = xs[k] at the start of each step.
    */
-  private forOfWithExits(s: ts.ForOfStatement, name: ts.Identifier, sym: ts.Symbol, xs: Value, n: Value, flags: ExitFlags): void {
+  private forOfWithExits(s: ts.ForOfStatement, bindAt: (k: Value) => void, sym: ts.Symbol, n: Value, flags: ExitFlags): void {
     const counter = flagSymbol('k');
     this.env.set(counter, this.literal(0, 'k'));
     const carried = [...this.carriedBy([s.statement], sym), { sym: counter, value: this.env.get(counter)! }, ...this.carriedFlags(flags)];
@@ -88,12 +142,21 @@ export abstract class LoopLowering extends StatementLowering {
       () => this.loopCondition(more, flags),
       () => {
         const k = this.env.get(counter)!;
-        this.env.set(sym, this.arrays.read(xs, k, name.getText(), s.expression));
+        bindAt(k);
         this.iteration(flags, [s.statement]);
         // After a break the condition fails whatever k is, so k steps unconditionally.
         this.env.set(counter, this.op('add', [k, this.literal(1, 'one')], 'k'));
       },
     );
+  }
+
+  /** `xs.entries()`, `xs.keys()`, `xs.values()` of an array: xs, and which. */
+  private entriesOf(e: ts.Expression): { array: ts.Expression; method: string } | undefined {
+    const { t } = this;
+    if (!t.isCallExpression(e) || e.arguments.length > 0 || !t.isPropertyAccessExpression(e.expression)) return undefined;
+    const method = e.expression.name.text;
+    if (method !== 'entries' && method !== 'keys' && method !== 'values') return undefined;
+    return this.arrays.isArrayValued(e.expression.expression) ? { array: e.expression.expression, method } : undefined;
   }
 
   /** The variables declared before a loop (in this scope) that its code assigns, in declaration order. */

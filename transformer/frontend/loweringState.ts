@@ -259,6 +259,7 @@ export abstract class LoweringState {
         return { block: scope.b.finish(ret(result.map((r) => r.name))), results: result };
       },
       callbackBody: (fn, hint) => this.callbackBody(fn, hint),
+      callBy: (callee, args, node, hint) => this.callBy(callee, args, node, hint),
       shapeOfName: (name) => this.shapeOfName(name),
       noteShape: (v) => void this.shapes.set(v.name, v.shape),
       conform: (node, v, shape, what) => this.conform(node, v, shape, what),
@@ -318,4 +319,5 @@ export abstract class LoweringState {
   protected abstract callbackBody(fn: ts.ArrowFunction | ts.FunctionExpression, hint?: string): Value;
   // calls.ts
   protected abstract call(e: ts.CallExpression, hint?: string): Value;
+  protected abstract callBy(callee: ts.Expression, args: readonly Value[], node: ts.Node, hint?: string): Value;
 }

@@ -5,7 +5,9 @@ import type * as ts from 'typescript';
 import { call, prim, tuple } from '../ir/syntax';
 import { fail, reportedByTypeScript } from './diagnostics';
 import { Shape, NUMBER, shapeOfType, describeShape, isMatrix } from './shapes';
-import { checkArrayWrites, pushedArray, writtenArray } from './writes';
+import { changedInPlace, checkArrayWrites, pushedArray, writtenArray } from './writes';
+import { ARRAY_METHODS, WRITES } from './arrayMethods';
+import { concat } from './arrayOrder';
 import { role } from '../ir/names';
 import { declaresLocalFunction, localFunctionOf } from './exits';
 import type { Value } from './values';
@@ -158,6 +160,7 @@ export abstract class StatementLowering extends CallLowering {
     const { t } = this;
     const K = t.SyntaxKind;
     if (pushedArray(t, e)) return this.push(e as ts.CallExpression);
+    if (changedInPlace(t, e)) return this.changeInPlace(e as ts.CallExpression);
     if (writtenArray(t, e)) return this.elementAssignment(e);
     const target = (node: ts.Expression): ts.Symbol => {
       if (t.isElementAccessExpression(node)) this.arrays.write(node);
@@ -211,7 +214,14 @@ export abstract class StatementLowering extends CallLowering {
     if (t.isBinaryExpression(e) && (e.operatorToken.kind === K.AmpersandAmpersandToken || e.operatorToken.kind === K.BarBarToken)) {
       fail(1101, e, `'${e.operatorToken.getText()}' as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; write if (…) { … } to assign conditionally`);
     }
-    if (t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && this.arrays.isArrayValued(e.expression.expression)) this.arrays.write(e);
+    if (t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && this.arrays.isArrayValued(e.expression.expression)) {
+      if (e.expression.name.text === 'forEach') {
+        if (this.role !== undefined) fail(1101, e, 'a loop (.forEach) is not supported in a derivative rule yet: write the rule without one, or differentiate the function itself');
+        return this.forEachCall(e);
+      }
+      // pop, shift, splice, …: a method that changes the array (a pure one falls through: "does nothing").
+      if (ARRAY_METHODS.get(e.expression.name.text) === WRITES) this.arrays.write(e);
+    }
     if (t.isCallExpression(e) && consoleMethod(t, this.checker, e)) return lowerLog(t, this.checker, this.effectSite(), e);
     if (t.isCallExpression(e)) fail(1101, e, "a call as a statement does nothing here: a differentiable function's calls have no side effects, so the value would be discarded; assign it to a variable (console.log and throw are the statements run for their effect)");
     fail(1101, e, 'an expression statement in a differentiable function must be an assignment, ++ or --');
@@ -330,14 +340,31 @@ export abstract class StatementLowering extends CallLowering {
     this.env.set(sym, this.arrays.matrices.update(m, i, j, value, target));
   }
 
+  /**
+   * `s.sort(f)`, `s.reverse()`, `s.fill(v)` as a statement on a local array (checked by
+   * checkArrayWrites, as writes are): s becomes the sorted, reversed or filled array.
+   */
+  private changeInPlace(e: ts.CallExpression): void {
+    const id = changedInPlace(this.t, e)!;
+    const sym = this.checker.getSymbolAtLocation(id)!;
+    const a = this.current$(sym, id);
+    const method = (e.expression as ts.PropertyAccessExpression).name.text;
+    this.env.set(sym, ARRAY_METHODS.get(method)!.change!(this.arrays, a, e, id.text));
+  }
+
   /** `b.push(x, y)` as a statement: b becomes `append(append(b, x), y)` (checked by checkArrayWrites, as writes are). */
+  protected abstract forEachCall(e: ts.CallExpression): void;
+
   protected push(e: ts.CallExpression): void {
     const id = pushedArray(this.t, e)!;
     const sym = this.checker.getSymbolAtLocation(id)!;
     let a = this.current$(sym, id);
     if (a.shape.kind !== 'array') fail(1122, e, `only arrays can be pushed onto, '${id.text}' is ${describeShape(a.shape)}`);
     for (const arg of e.arguments) {
-      if (this.t.isSpreadElement(arg)) fail(1122, arg, 'push(...xs) is not supported: push the elements in a loop');
+      if (this.t.isSpreadElement(arg)) {
+        a = concat(this.arrays, a, [{ kind: 'all', value: this.arrays.arrayOf(arg.expression) }], a.shape, arg);
+        continue;
+      }
       const v = this.expr(arg, `${id.text}_last`);
       a = this.arrays.append(a, v, arg);
     }

@@ -23,10 +23,18 @@ export function pushedArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undef
   return tsApi.isIdentifier(base) ? base : undefined;
 }
 
-/** The array a statement writes into: `a[i] = v`, `a[i] += v`, `a[i]++`, `a.push(v)`. */
+/** `s.sort(f)`, `s.reverse()`, `s.fill(v)`: the local array a method changes in place, when it is a plain name. */
+export function changedInPlace(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
+  if (!tsApi.isCallExpression(n) || !tsApi.isPropertyAccessExpression(n.expression) || !ARRAY_METHODS.get(n.expression.name.text)?.change) return undefined;
+  let base: ts.Expression = n.expression.expression;
+  while (tsApi.isParenthesizedExpression(base) || tsApi.isNonNullExpression(base)) base = base.expression;
+  return tsApi.isIdentifier(base) ? base : undefined;
+}
+
+/** The array a statement writes into: `a[i] = v`, `a[i] += v`, `a[i]++`, `a.push(v)`, `a.sort(f)`. */
 export function writtenArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
   const K = tsApi.SyntaxKind;
-  const pushed = pushedArray(tsApi, n);
+  const pushed = pushedArray(tsApi, n) ?? changedInPlace(tsApi, n);
   if (pushed) return pushed;
   let target: ts.Expression | undefined;
   if (tsApi.isBinaryExpression(n) && n.operatorToken.kind >= K.FirstAssignment && n.operatorToken.kind <= K.LastAssignment) target = n.left;
@@ -57,10 +65,14 @@ function isFreshArray(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expressio
   // A marked function that returns a fresh array (aliasing.ts's summary).
   if (tsApi.isCallExpression(e) && sharedBy(tsApi, checker, e)?.size === 0) return true;
   if (tsApi.isNewExpression(e)) return tsApi.isIdentifier(e.expression) && ['Float64Array', 'Float32Array', 'Int32Array', 'Array'].includes(e.expression.text);
+  if (tsApi.isCallExpression(e) && tsApi.isIdentifier(e.expression) && e.expression.text === 'Array') return true;
   if (tsApi.isCallExpression(e) && tsApi.isPropertyAccessExpression(e.expression)) {
     const method = e.expression.name.text;
     if (method === 'from' && tsApi.isIdentifier(e.expression.expression)) return true;
-    return ARRAY_METHODS.get(method)?.fresh ?? false;
+    const known = ARRAY_METHODS.get(method);
+    // `a.slice().sort(f)` is the new array the slice made; `s.sort(f)` is s.
+    if (known?.change) return isFreshArray(tsApi, checker, e.expression.expression);
+    return known?.fresh ?? false;
   }
   return false;
 }
@@ -118,6 +130,7 @@ export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: 
     const id = writtenArray(tsApi, n);
     if (id) add(id);
     for (const target of literalTargets(tsApi, n)) add(target);
+    checkInPlaceReceiver(tsApi, checker, n);
     tsApi.forEachChild(n, visit);
   };
   visit(body);
@@ -177,6 +190,22 @@ function partners(scope: Scope, sym: ts.Symbol): { sym: ts.Symbol; id: ts.Identi
     visit(fn);
   }
   return [...found].map(([s, id]) => ({ sym: s, id }));
+}
+
+/**
+ * `x.sort(f)`, `x.reverse()`, `x.fill(v)` change x: where x is no plain name (a local, checked
+ * as any written array), it must be a new array, `a.slice().sort(f)`, `[...a].reverse()`.
+ */
+function checkInPlaceReceiver(tsApi: typeof ts, checker: ts.TypeChecker, n: ts.Node): void {
+  if (!tsApi.isCallExpression(n) || !tsApi.isPropertyAccessExpression(n.expression)) return;
+  const method = n.expression.name.text;
+  if (!ARRAY_METHODS.get(method)?.change || changedInPlace(tsApi, n)) return;
+  const r = n.expression.expression;
+  const type = checker.getTypeAtLocation(r);
+  if (!checker.isArrayType(type) && typedArrayName(tsApi, type) === undefined) return;
+  if (!isFreshArray(tsApi, checker, r)) {
+    fail(1122, n, `.${method} changes the array it is called on, and ${sourceText(r)} may be another name for an array the caller or another variable sees: ${method} a copy, ${sourceText(r)}.slice().${method}(…)`);
+  }
 }
 
 function checkOne(scope: Scope, sym: ts.Symbol, first: ts.Identifier): void {
@@ -262,6 +291,13 @@ function checkUse(scope: Scope, id: ts.Identifier, sym: ts.Symbol, name: string)
     return;
   }
   if (tsApi.isPropertyAccessExpression(parent) && parent.expression === node) {
+    const loop = parent.parent.parent;
+    if (['entries', 'keys', 'values'].includes(parent.name.text) && tsApi.isForOfStatement(loop) && loop.expression === parent.parent && writesInto(scope, loop.statement, sym)) {
+      fail(1123, parent.parent, `the loop writes into '${name}', which JavaScript's for…of over ${name}.${parent.name.text}() would see in its later steps; loop with a counter, for (let i = 0; i < ${name}.length; i++)`);
+    }
+    if (parent.name.text === 'subarray') {
+      fail(1123, parent, `'${name}' is written into, and ${name}.subarray(…) is a view that sees every write into '${name}' in JavaScript; take a copy of the elements instead: ${name}.slice(…)`);
+    }
     // m.map((r) => r) would be a matrix of m's own rows, m.slice() an outer copy.
     const call = parent.parent;
     const rows = tsApi.isCallExpression(call) && call.expression === parent && isMatrixType(tsApi, checker, checker.getTypeAtLocation(call));

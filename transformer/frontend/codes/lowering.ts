@@ -49,11 +49,11 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   },
   1121: {
     title: 'unsupported array operation',
-    hint: 'read with a[i] and a.length, loop with for/while, build with new Float64Array(n), new Array(n).fill(x), Float64Array.from(a, f) or a literal, and use .map, .reduce(f, init), and tsad\'s sum, dot, prod, iota, matmul (see docs/frontend.md, Arrays)',
+    hint: 'read with a[i], a.at(i) and a.length, loop with for/while/for…of/.forEach, build with new Float64Array(n), new Array(n).fill(x), Float64Array.from(a, f), a literal or [...a, x], and use .map, .filter, .reduce(f, init), .some, .every, .indexOf, .findIndex, a sorted copy a.slice().sort(f), Math.max(...a), and tsad\'s sum, dot, prod, iota, matmul (see docs/frontend.md, Arrays)',
   },
   1122: {
     title: 'write into an array that is not a new local array',
-    hint: 'write into (or push onto) a local array that starts new (const b = new Float64Array(n), a.slice(), [], new Array(n).fill(0), Float64Array.from(...), .map(...)) and return it; sort, reverse, fill and other methods that change an array in place are not supported: build the array with .map or Float64Array.from({ length: n }, (_, i) => ...)',
+    hint: 'write into (or push onto) a local array that starts new (const b = new Float64Array(n), a.slice(), [], new Array(n).fill(0), Float64Array.from(...), .map(...)) and return it; sort, reverse or fill a copy (a.slice().sort((x, y) => x - y)) or such a local; pop, shift, splice and copyWithin are not supported: build the array with .map, .filter or Float64Array.from({ length: n }, (_, i) => ...)',
   },
   1123: {
     title: 'a written array with a second name',
