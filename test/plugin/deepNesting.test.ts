@@ -68,8 +68,8 @@ function diagnosticsWithoutPrinting(source: string): string[] {
 const DEEP = process.env.TSAD_DEEP === '1';
 
 describe.each<[Kind, number, number]>([
-  ['if', 40, 300],
-  ['for', 15, 250],
+  ['if', 30, 300],
+  ['for', 10, 250],
 ])('%s statements nested inside each other', (kind, fast, slow) => {
   test('TypeScript itself cannot compile 1,000 levels: its own stack overflows', () => {
     expect(() => plain(kind, 1000)).toThrow(RangeError);
@@ -85,9 +85,9 @@ describe.each<[Kind, number, number]>([
   }, 3_600_000);
 });
 
-test('loops nested past what tsad follows (600; TypeScript checks them): TSAD1190 at the function, not an internal error', () => {
-  const messages = diagnosticsWithoutPrinting(nested('for', 600, true));
+test('loops nested past what tsad follows (400; TypeScript checks them): TSAD1190 at the function, not an internal error', () => {
+  const messages = diagnosticsWithoutPrinting(nested('for', 400, true));
   expect(messages.some((m) => /TSAD9000/.test(m))).toBe(false);
   expect(messages.length).toBeGreaterThan(0);
-  for (const m of messages) expect(m).toMatch(/:2:\d+ - error TSAD1190: .* ran out of stack: the function nests statements 600 deep/);
+  for (const m of messages) expect(m).toMatch(/:2:\d+ - error TSAD1190: .* ran out of stack: the function nests statements 400 deep/);
 }, 120_000);
