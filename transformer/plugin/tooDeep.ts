@@ -7,10 +7,15 @@ import { TsadDiagnosticError, diagnosticMessage } from '../frontend/diagnostics'
 import { NESTED_TOO_DEEP } from '../frontend/codes/limits';
 import { NestingTooDeep, isStackOverflow } from '../ir/nesting';
 
-/** TSAD1190 when `thrown` is a stack overflow met compiling `what` (the function `fn`), else undefined. */
+/** Below this many levels a stack overflow is not the nesting's fault (tsad follows 250 and more). */
+const DEEP_ENOUGH = 100;
+
+/** TSAD1190 when `thrown` is a stack overflow met compiling `what`, the function `fn` nested deep, else undefined. */
 export function nestedTooDeep(tsApi: typeof ts, thrown: unknown, what: string, fn: ts.Node): TsadDiagnosticError | undefined {
   if (!isStackOverflow(thrown) && !(thrown instanceof NestingTooDeep)) return undefined;
   const depth = statementNesting(tsApi, fn);
+  // Out of stack on a function of ordinary depth is a bug in tsad (a runaway recursion): TSAD9000.
+  if (depth < DEEP_ENOUGH) return undefined;
   const message = `${what} ran out of stack: the function nests statements ${depth} deep (an if, loop or block inside another, ${depth} times)`;
   return new TsadDiagnosticError(NESTED_TOO_DEEP, fn, diagnosticMessage(NESTED_TOO_DEEP, message));
 }
