@@ -80,7 +80,8 @@ test('every code in the table has a test case and an entry in docs/diagnostics.m
     expect(docs).toContain(`TSAD${code}`);
     if (DIAGNOSTIC_CODES[code].hint) expect(docs).toContain(DIAGNOSTIC_CODES[code].hint);
     // TSAD9000 (a bug in tsad) has no source that triggers it: a test hook forces it below.
-    expect(tested.has(code) || code === 9000).toBe(true);
+    // TSAD1190 (nested too deep) takes hundreds of levels: test/plugin/deepNesting.test.ts.
+    expect(tested.has(code) || code === 9000 || code === 1190).toBe(true);
   }
 });
 

@@ -9,6 +9,20 @@ export function containsCall(tsApi: typeof ts, e: ts.Node): boolean {
   return tsApi.forEachChild(e, (c) => (containsCall(tsApi, c) ? true : undefined)) ?? false;
 }
 
+/**
+ * The symbol of an assigned name, remembered per checker: each loop level asks for everything
+ * its body assigns, so in loops nested n deep a name is asked about n times (issue 18, item 10).
+ */
+const assignedSymbolOf = new WeakMap<ts.TypeChecker, WeakMap<ts.Node, ts.Symbol | undefined>>();
+function symbolAt(checker: ts.TypeChecker, n: ts.Node): ts.Symbol | undefined {
+  let known = assignedSymbolOf.get(checker);
+  if (!known) assignedSymbolOf.set(checker, (known = new WeakMap()));
+  if (known.has(n)) return known.get(n);
+  const sym = checker.getSymbolAtLocation(n);
+  known.set(n, sym);
+  return sym;
+}
+
 /** The local variables a piece of code assigns (`=`, compound assignments, `++`, `--`), not inside nested functions. */
 export function assignedSymbols(tsApi: typeof ts, checker: ts.TypeChecker, node: ts.Node, out: Set<ts.Symbol>): void {
   const K = tsApi.SyntaxKind;
@@ -21,14 +35,14 @@ export function assignedSymbols(tsApi: typeof ts, checker: ts.TypeChecker, node:
     const targets: (ts.Expression | undefined)[] = target && tsApi.isArrayLiteralExpression(target) ? target.elements.map((x) => (tsApi.isElementAccessExpression(x) ? baseName(tsApi, x) : x)) : [target];
     for (const tg of targets) {
       if (tg && tsApi.isIdentifier(tg)) {
-        const sym = checker.getSymbolAtLocation(tg);
+        const sym = symbolAt(checker, tg);
         if (sym) out.add(sym);
       }
     }
     // `a[i] = v` gives a a new value (a new version of the array), as `a = ...` does.
     const array = writtenArray(tsApi, n);
     if (array) {
-      const sym = checker.getSymbolAtLocation(array);
+      const sym = symbolAt(checker, array);
       if (sym) out.add(sym);
     }
     tsApi.forEachChild(n, visit);

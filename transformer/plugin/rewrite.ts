@@ -7,6 +7,7 @@ import type * as ts from 'typescript';
 import { ModuleCompiler } from '../compile';
 import { REPORTED_BY_TYPESCRIPT, TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../frontend/diagnostics';
 import { INTERNAL_ERROR } from '../frontend/codes/internal';
+import { nestedTooDeep } from './tooDeep';
 import { TRANSFORMS, TransformKind, isTransformKind } from '../plan/transforms';
 import type { Host } from './host';
 import { transformValueUses } from '../frontend/transformValues';
@@ -130,7 +131,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
    */
   const fail = (thrown: unknown, neededBy: ts.Node | undefined, what: string, at: ts.Node = neededBy ?? sf): TsadDiagnosticError => {
     const node = neededBy;
-    const e = isTsadDiagnostic(thrown) ? thrown : internalError(thrown, at, what, markedFunctionAt(at), host.verbose);
+    const e = isTsadDiagnostic(thrown) ? thrown : (nestedTooDeep(tsApi, thrown, what, markedFunctionAt(at) ?? at) ?? internalError(thrown, at, what, markedFunctionAt(at), host.verbose));
     const every = (p: TsadDiagnosticError): TsadDiagnosticError[] => [p, ...p.related.flatMap(every)];
     const all = every(e);
     for (const p of all) {

@@ -1,0 +1,93 @@
+// Deep nesting through the plugin (issue 18, item 10): a marked function of `if`s or counted
+// `for` loops nested inside each other. TypeScript itself (5.9, at Node's default stack) cannot
+// print about 380 such levels (the emitter recurses per level; its checker goes to about 740
+// loops and 990 conditionals), so 1,000 is out of reach of any build: shown here. tsad compiles
+// what it reaches with the right value and gradient; past what it can follow, the build gets
+// TSAD1190 at the function, never an internal error. Measured depths are in docs/benchmarks.md
+// ("Deep nesting"). TSAD_DEEP=1 also runs the slow depths near TypeScript's own limit (minutes:
+// the gradient's code grows with the square of the depth).
+import * as path from 'path';
+import * as ts from 'typescript';
+import { load, workDir } from './harness';
+import { diagnosticReporter, formatDiagnostic, rewriteSourceFile } from '../../transformer/plugin/rewrite';
+import { nodeHost, runtimeEntry } from '../../transformer/plugin/host';
+
+type Kind = 'if' | 'for';
+
+/**
+ * `depth` conditionals (each taken: x > -k - 1 at x = 0.8) or counted loops (once each, the
+ * innermost six twice), with one update of y per level, as a marked function when `marked`.
+ */
+function nested(kind: Kind, depth: number, marked: boolean): string {
+  const lines = marked ? ["import { differentiable, grad } from 'tsad';", 'export const f = differentiable((x: number): number => {'] : ['export const f = (x: number): number => {'];
+  lines.push('  let y = x;');
+  for (let k = 0; k < depth; k++) {
+    if (kind === 'if') lines.push(`if (x > ${-k - 1}) {`, 'y = 0.9 * y + 0.1 * Math.sin(y + x);');
+    else lines.push(`for (let i = 0; i < ${k >= depth - 6 ? 2 : 1}; i++) {`, 'y = 0.9 * y + 0.1 * Math.sin(y + i * x);');
+  }
+  for (let k = 0; k < depth; k++) lines.push('}');
+  lines.push('  return y;', marked ? '});' : '};');
+  if (marked) lines.push('export const g = grad(f);');
+  return lines.join('\n') + '\n';
+}
+
+/** The same function as plain JavaScript (TypeScript's own output, without tsad): the reference. */
+function plain(kind: Kind, depth: number): (x: number) => number {
+  const js = ts.transpileModule(nested(kind, depth, false), { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS } }).outputText;
+  const exports: { f?: (x: number) => number } = {};
+  new Function('exports', js)(exports);
+  return exports.f!;
+}
+
+function endToEnd(kind: Kind, depth: number): void {
+  const { exports } = load(nested(kind, depth, true));
+  const reference = plain(kind, depth);
+  const x = 0.8;
+  const h = 1e-5;
+  expect(exports.f(x)).toBe(reference(x));
+  const central = (reference(x + h) - reference(x - h)) / (2 * h);
+  expect(Math.abs(exports.g(x) - central)).toBeLessThan(1e-7 * Math.max(1, Math.abs(central)));
+}
+
+/** tsad's diagnostics for `source`, from its transformer alone: no printing, so TypeScript's emitter never runs. */
+function diagnosticsWithoutPrinting(source: string): string[] {
+  const fileName = path.join(workDir(), 'deepNesting.ts');
+  const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, strict: true, skipLibCheck: true, types: [], paths: { tsad: [runtimeEntry()] } };
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, version, onError, create) => (name === fileName ? ts.createSourceFile(name, source, version, true) : getSourceFile(name, version, onError, create));
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (name) => name === fileName || fileExists(name);
+  const program = ts.createProgram([fileName], options, host);
+  const found: ts.Diagnostic[] = [];
+  const report = diagnosticReporter(ts, (d) => found.push(d));
+  ts.transform(program.getSourceFile(fileName)!, [(ctx) => (file) => rewriteSourceFile(nodeHost(ts), program.getTypeChecker(), ctx, file, report)], options);
+  return found.map((d) => formatDiagnostic(ts, d));
+}
+
+const DEEP = process.env.TSAD_DEEP === '1';
+
+describe.each<[Kind, number, number]>([
+  ['if', 30, 300],
+  ['for', 10, 250],
+])('%s statements nested inside each other', (kind, fast, slow) => {
+  test('TypeScript itself cannot compile 1,000 levels: its own stack overflows', () => {
+    expect(() => plain(kind, 1000)).toThrow(RangeError);
+    expect(plain(kind, 200)(0.8)).toBeGreaterThan(0);
+  });
+
+  test(`${fast} deep: the value equals plain JavaScript's, the gradient central differences`, () => {
+    endToEnd(kind, fast);
+  }, 120_000);
+
+  (DEEP ? test : test.skip)(`${slow} deep (TSAD_DEEP=1): the same`, () => {
+    endToEnd(kind, slow);
+  }, 3_600_000);
+});
+
+test('loops nested past what tsad follows (400; TypeScript checks them): TSAD1190 at the function, not an internal error', () => {
+  const messages = diagnosticsWithoutPrinting(nested('for', 400, true));
+  expect(messages.some((m) => /TSAD9000/.test(m))).toBe(false);
+  expect(messages.length).toBeGreaterThan(0);
+  for (const m of messages) expect(m).toMatch(/:2:\d+ - error TSAD1190: .* ran out of stack: the function nests statements 400 deep/);
+}, 120_000);
