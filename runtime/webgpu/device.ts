@@ -9,6 +9,8 @@ export type GPUDeviceLike = any;
 
 export interface Acquired {
   readonly device: GPUDeviceLike;
+  /** Held with the device, for the same reason as `instances`. */
+  readonly adapter: unknown;
   /** In words, for messages: "Dawn (OpenGL ES, compatibility mode)". */
   readonly description: string;
   readonly maxStorageBuffers: number;
@@ -42,6 +44,19 @@ function dawn(): { create(options: string[]): any } | string {
   }
 }
 
+/**
+ * Every Dawn instance created, kept for the life of the process: an instance the garbage
+ * collector takes while its device works loses the device's callbacks (a readback that never
+ * resolves) or aborts the process in Dawn's threads.
+ */
+const instances: unknown[] = [];
+
+function instance(d: { create(options: string[]): any }, options: string[]): any {
+  const gpu = d.create(options);
+  instances.push(gpu);
+  return gpu;
+}
+
 async function adapterOf(): Promise<{ adapter: any; description: string }> {
   const nav = (globalThis as any).navigator;
   if (nav?.gpu) {
@@ -53,12 +68,12 @@ async function adapterOf(): Promise<{ adapter: any; description: string }> {
   const d = dawn();
   if (typeof d === 'string') throw new NoAdapterError(d);
   if (process.env.TSAD_WEBGPU !== 'software') {
-    const adapter = await d.create([]).requestAdapter();
+    const adapter = await instance(d, []).requestAdapter();
     if (adapter) return { adapter, description: 'Dawn' };
   }
   // No display on a server: EGL must not look for one (docs: webgpu-without-a-gpu).
   process.env.EGL_PLATFORM ??= 'surfaceless';
-  const adapter = await d.create(['backend=opengles']).requestAdapter({ featureLevel: 'compatibility' });
+  const adapter = await instance(d, ['backend=opengles']).requestAdapter({ featureLevel: 'compatibility' });
   if (!adapter) throw new NoAdapterError("Dawn found no GPU adapter and no software adapter (the OpenGL ES one needs Mesa's EGL and llvmpipe: libegl-mesa0, libgl1-mesa-dri)");
   return { adapter, description: 'Dawn (OpenGL ES on the software adapter, compatibility mode)' };
 }
@@ -90,6 +105,7 @@ export function acquire(): Promise<Acquired> {
     });
     const got: Acquired = {
       device,
+      adapter,
       description,
       maxStorageBuffers: limits.maxStorageBuffersPerShaderStage,
       maxWorkgroupsPerDimension: limits.maxComputeWorkgroupsPerDimension,

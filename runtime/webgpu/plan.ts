@@ -6,7 +6,8 @@
 
 /** One host step; `out` is the register it writes. Run in order, before the device program. */
 export type HostStep =
-  | { readonly op: 'lit'; readonly out: number; readonly value: number }
+  /** A non-finite value is its String (the program travels as JSON, which has no Infinity). */
+  | { readonly op: 'lit'; readonly out: number; readonly value: number | string }
   /** A number argument. */
   | { readonly op: 'arg'; readonly out: number; readonly param: number }
   /** The length of an array argument. */
@@ -27,7 +28,8 @@ export type DeviceStep =
   | { readonly op: 'scalar'; readonly kernel: number; readonly arrays: readonly number[] }
   /**
    * A hierarchical reduction of `inputs` (k arrays, `n` elements each; a host register) to `k`
-   * partial values per workgroup of `REDUCE_WORKGROUP`: `first` reads the inputs, `next` reads
+   * partial values per workgroup of `REDUCE_WORKGROUP` invocations folding `REDUCE_CHUNK`
+   * elements each: `first` reads the inputs, `next` reads
    * partials, until one workgroup is left; then `final` (one invocation) folds the neutral
    * elements with the partial into the result slots. Partials carry a validity flag, so no
    * operator needs an identity, and n = 0 gives the neutral elements.
@@ -62,3 +64,5 @@ export interface GpuProgram {
 
 export const MAP_WORKGROUP = 64;
 export const REDUCE_WORKGROUP = 256;
+/** Elements each invocation of a reduction pass folds in order before the workgroup's tree: a pass covers REDUCE_WORKGROUP · REDUCE_CHUNK. */
+export const REDUCE_CHUNK = 16;

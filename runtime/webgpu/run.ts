@@ -4,7 +4,7 @@
 // and go back to it when the call has read its results.
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import type { Acquired, GPUDeviceLike } from './device';
-import { GpuProgram, MAP_WORKGROUP, REDUCE_WORKGROUP } from './plan';
+import { GpuProgram, MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP } from './plan';
 
 // The WebGPU constants (GPUBufferUsage, GPUMapMode), fixed by the specification.
 const MAP_READ = 1;
@@ -124,7 +124,7 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
   for (const s of prog.host) {
     switch (s.op) {
       case 'lit':
-        H[s.out] = s.value;
+        H[s.out] = Number(s.value);
         break;
       case 'arg':
         H[s.out] = data[s.param] as number;
@@ -193,7 +193,7 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
       } else {
         const { k } = step;
         let len = H[step.n];
-        let groups = Math.max(1, Math.ceil(len / REDUCE_WORKGROUP));
+        let groups = Math.max(1, Math.ceil(len / (REDUCE_WORKGROUP * REDUCE_CHUNK)));
         const partials = (count: number) => Array.from({ length: k + 1 }, () => buffers.take(count * 4, storage));
         const uniform = (n: number) => {
           const u = buffers.take(16, UNIFORM | COPY_DST);
@@ -204,7 +204,7 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
         dispatch(prog.kernels[step.first], `su${'s'.repeat(2 * k + 1)}`, [sBuf, uniform(len), ...step.inputs.map((a) => arr[a]), ...out], groups);
         while (groups > 1) {
           len = groups;
-          groups = Math.ceil(len / REDUCE_WORKGROUP);
+          groups = Math.ceil(len / (REDUCE_WORKGROUP * REDUCE_CHUNK));
           const next = partials(groups);
           dispatch(prog.kernels[step.next], `su${'s'.repeat(2 * k + 2)}`, [sBuf, uniform(len), ...out, ...next], groups);
           out = next;

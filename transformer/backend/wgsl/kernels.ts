@@ -2,7 +2,7 @@
 // an elementwise kernel (a fused map body, a fill, a one-hot, a copy), one invocation of scalar
 // code, and the three passes of a hierarchical reduction. Bodies come from lower.ts as lines of
 // WGSL; this module only wraps them.
-import { MAP_WORKGROUP, REDUCE_WORKGROUP } from '../../../runtime/webgpu/plan';
+import { MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP } from '../../../runtime/webgpu/plan';
 import { WGSL_HELPERS } from './prims';
 
 /** A predicate slot a kernel runs under (a branch of a cond on a device value). */
@@ -66,8 +66,8 @@ function combineFn(c: Combine): string {
 const ks = (k: number, fn: (j: number) => string) => Array.from({ length: k }, (_, j) => fn(j));
 
 /**
- * A pass of the reduction: each workgroup folds its `REDUCE_WORKGROUP` elements in index order
- * (neighbours first, so that a non-commutative operator, or a tie that the lower index wins, is
+ * A pass of the reduction: each workgroup folds its `REDUCE_WORKGROUP · REDUCE_CHUNK` elements in
+ * index order (each invocation its run of neighbours, then a tree over the invocations, neighbours first, so that a non-commutative operator, or a tie that the lower index wins, is
  * right) and writes one partial and its validity flag. `first` reads the k input arrays (`P{j}`)
  * with `len{j}` slots, elements past an array's end reading 0 (sparse tangents); later passes read
  * k partials and their flags. Bindings: S, the pass length (uniform), inputs, outputs. Passes
@@ -84,9 +84,9 @@ export function reducePass(c: Combine, first: boolean, lengthSlots: readonly num
   for (const j of ks(k, String)) decls.push(arrayDecl(binding++, `Q${j}`));
   decls.push(arrayDecl(binding++, 'QV'));
   const load = first
-    ? ks(k, (j) => `    W${j}[t] = select(0.0, P${j}[i], i < u32(S[${lengthSlots[j]}]));`)
-    : ks(k, (j) => `    W${j}[t] = P${j}[i];`);
-  const valid = first ? 'WV[t] = select(0u, 1u, i < n);' : 'WV[t] = select(0u, u32(PV[i]), i < n);';
+    ? ks(k, (j) => `        let x${j} = select(0.0, P${j}[i], i < u32(S[${lengthSlots[j]}]));`)
+    : ks(k, (j) => `        let x${j} = P${j}[i];`);
+  const C = REDUCE_CHUNK;
   return [
     WGSL_HELPERS,
     scalars,
@@ -100,11 +100,26 @@ export function reducePass(c: Combine, first: boolean, lengthSlots: readonly num
     '  let n = pass_len.x;',
     '  let t = lid.x;',
     '  let g = wid.x + wid.y * nwg.x;',
-    `  let i = g * ${W}u + t;`,
-    `  ${valid}`,
-    '  if (WV[t] != 0u) {',
+    // Each invocation folds its run of C neighbours first, left to right.
+    '  var valid = false;',
+    ...ks(k, (j) => `  var acc${j} = 0.0;`),
+    `  for (var c = 0u; c < ${C}u; c = c + 1u) {`,
+    `    let i = (g * ${W}u + t) * ${C}u + c;`,
+    '    if (i < n) {',
+    `      if (${first ? 'true' : 'PV[i] != 0.0'}) {`,
     ...load,
+    '        if (valid) {',
+    `          let r = combine(${[...ks(k, (j) => `acc${j}`), ...ks(k, (j) => `x${j}`)].join(', ')});`,
+    ...ks(k, (j) => `          acc${j} = r.v${j};`),
+    '        } else {',
+    ...ks(k, (j) => `          acc${j} = x${j};`),
+    '          valid = true;',
+    '        }',
+    '      }',
+    '    }',
     '  }',
+    ...ks(k, (j) => `  W${j}[t] = acc${j};`),
+    '  WV[t] = select(0u, 1u, valid);',
     '  workgroupBarrier();',
     `  for (var s = 1u; s < ${W}u; s = s * 2u) {`,
     '    if (t % (2u * s) == 0u && WV[t + s] != 0u) {',

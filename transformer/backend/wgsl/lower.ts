@@ -71,7 +71,7 @@ class Lowering {
   readonly kernels: string[] = [];
   readonly steps: DeviceStep[] = [];
   private readonly regSlots = new Map<number, number>();
-  private readonly lits = new Map<number, number>();
+  private readonly lits = new Map<string, number>();
   private guards: Guard[] = [];
   private pending: { lines: string[]; arrays: number[]; guards: Guard[] } | undefined;
   private fresh = 0;
@@ -83,10 +83,12 @@ class Lowering {
   }
 
   lit(value: number): number {
-    let r = this.lits.get(value);
+    // -0 is a value of its own (Map keys and JSON would make it 0); Infinity and NaN travel as text.
+    const text = Object.is(value, -0) ? '-0' : String(value);
+    let r = this.lits.get(text);
     if (r === undefined) {
-      r = this.reg({ op: 'lit', value });
-      this.lits.set(value, r);
+      r = this.reg({ op: 'lit', value: Number.isFinite(value) && text !== '-0' ? value : text });
+      this.lits.set(text, r);
     }
     return r;
   }
