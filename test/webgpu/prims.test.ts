@@ -27,6 +27,14 @@ test('the real-valued entries compute what the primitives compute, in f32', asyn
     console.warn(`\n\n*** SKIPPED the WGSL primitive test (test/webgpu/prims.test.ts): ${(e as Error).message} ***\n\n`);
     return;
   }
+  try {
+    expect(await failuresOf(device)).toEqual([]);
+  } finally {
+    await release();
+  }
+}, 60_000);
+
+async function failuresOf(device: Awaited<ReturnType<typeof acquire>>): Promise<string[]> {
   const names = Object.keys(WGSL_PRIMS).filter((p) => !ON_BOOLEANS.has(p));
   const failures: string[] = [];
   // Twelve primitives a kernel: two inputs, twelve outputs and the scalars fit 16 storage buffers.
@@ -75,6 +83,5 @@ ${bodies.map(({ p, j, arity, args }) => `    ${args.flat().map((l) => l.replace(
       }
     });
   }
-  expect(failures).toEqual([]);
-  await release();
-}, 60_000);
+  return failures;
+}

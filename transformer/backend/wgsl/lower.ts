@@ -393,6 +393,7 @@ function mapLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: re
   let outs: Arr[] = [];
   L.elementwise(count, (k) => {
     const locals: Local[] = [];
+    const loads: string[] = [];
     if (last !== undefined) locals.push({ code: 'f32(i)', type: 'f32', bound: new Set([last]) });
     operands.forEach((o, j) => {
       const pType = params[j]?.type;
@@ -400,7 +401,9 @@ function mapLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: re
       else if (o.kind === 'arr' && pType?.tag === 'array') locals.push({ array: k.bind(o.id), lenSlot: L.slotOfReg(o.len), bound: o.elemBound });
       else if (o.kind === 'arr') {
         // A mapped array of reals may be shorter than n (a sparse tangent): past its end, 0.
-        const x = `select(0.0, ${k.bind(o.id)}[i], i < u32(S[${L.slotOfReg(o.len)}]))`;
+        // Read once per invocation, however often the body uses it.
+        const x = L.name('x');
+        loads.push(`let ${x}: f32 = select(0.0, ${k.bind(o.id)}[i], i < u32(S[${L.slotOfReg(o.len)}]));`);
         locals.push(wgslType(pType) === 'bool' ? { code: `(${x} != 0.0)`, type: 'bool', bound: o.elemBound } : { code: x, type: 'f32', bound: o.elemBound });
       } else throw new NotOnGpu(`a string operand of ${e.op}`);
     });
@@ -411,7 +414,7 @@ function mapLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: re
       outs.push({ kind: 'arr', id, len: count, elemBound: r.bound });
       return `${k.bind(id)}[i] = ${num(r)};`;
     });
-    return [...lines, ...writes];
+    return [...loads, ...lines, ...writes];
   });
   return outs;
 }
