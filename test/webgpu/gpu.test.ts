@@ -51,7 +51,16 @@ export function lse(x: Float32Array): number {
   return a + Math.log(sum(x.map((v) => Math.exp(v - a))));
 }
 
+/** @differentiable */
+export function scalars(a: number, b: number): number {
+  return Math.sin(a) * b + Math.max(a, b) / (1 + a * a);
+}
+
 export const gpuWave = gpu(wave);
+export const gpuWeightedC = gpu(grad(weighted, { wrt: ['c'] }));
+export const cpuWeightedC = grad(weighted, { wrt: ['c'] });
+export const gpuScalars = gpu(valueAndGrad(scalars, { wrt: [1] }));
+export const cpuScalars = valueAndGrad(scalars, { wrt: [1] });
 export const gpuTotal = gpu(total);
 export const gpuLowest = gpu(lowest);
 export const gpuHighest = gpu(highest);
@@ -226,6 +235,23 @@ describe('gradients on the GPU against the CPU gradients', () => {
       const cpu = m.cpuLse(x);
       close(await m.gpuLse(x), cpu, 1e-4, 1e-3 * maxAbs(cpu), `grad lse n=${n}`);
     }
+  });
+});
+
+describe('scalar gradients', () => {
+  // A gradient that is a number (a long sum: as for sum), and a program of scalar code only.
+  run('with respect to a number', async () => {
+    for (const n of [0, 1, 1000]) {
+      const x = data(n, 12);
+      const y = data(n, 13);
+      const got = await m.gpuWeightedC(x, y, 0.5);
+      expect(typeof got).toBe('number');
+      expect(Math.abs(got - m.cpuWeightedC(x, y, 0.5))).toBeLessThanOrEqual(1e-6 * (Math.log2(n + 1) + 1) * sumAbs(y) + 1e-12);
+    }
+    const [value, db] = await m.gpuScalars(0.7, -1.25);
+    const [cpuValue, cpuDb] = m.cpuScalars(0.7, -1.25);
+    expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-6 * Math.abs(cpuValue));
+    expect(Math.abs(db - cpuDb)).toBeLessThanOrEqual(1e-6 * Math.abs(cpuDb));
   });
 });
 
