@@ -305,6 +305,14 @@ describe('the build', () => {
     expect(found[0]).toMatch(/the transform hessian/);
   });
 
+  // Checked where there is no adapter (the no-adapter run of this suite: EGL_PLATFORM=x11 with no
+  // display); with one, the device cannot be taken away in-process.
+  test('with no adapter, a call rejects naming the problem and the call site', async () => {
+    if (unavailable === undefined) return;
+    await expect(m.gpuTotal(new Float32Array(1))).rejects.toThrow(/no WebGPU adapter: .*\(needed by gpu\(total\)\)/);
+    expect(await m.gpu.available()).toBe(false);
+  });
+
   test('without the plugin, a gpu function rejects saying how to turn it on', async () => {
     const { gpu } = require('../../runtime/webgpu');
     await expect(gpu((x: number) => x)(1)).rejects.toThrow(/was not compiled/);
