@@ -24,7 +24,10 @@ export type OnGpu<T> = T extends number
 /** What a GPU function takes for a parameter: arrays of numbers as Float32Array (a Float64Array or number[] is converted). */
 export type GpuArg<T> = T extends Float32Array | Float64Array | readonly number[] ? Float32Array | Float64Array | readonly number[] : T;
 
-export type GpuFunction<F extends (...args: any[]) => any> = (...args: { [K in keyof Parameters<F>]: GpuArg<Parameters<F>[K]> }) => Promise<OnGpu<ReturnType<F>>>;
+/** Each parameter as gpu takes it (a mapped tuple: over a type parameter, so it stays a tuple). */
+export type GpuArgs<P extends readonly unknown[]> = { [K in keyof P]: GpuArg<P[K]> };
+
+export type GpuFunction<F extends (...args: any[]) => any> = (...args: GpuArgs<Parameters<F>>) => Promise<OnGpu<ReturnType<F>>>;
 
 export interface Gpu {
   <F extends (...args: any[]) => any>(fn: F): GpuFunction<F>;

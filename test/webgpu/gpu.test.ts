@@ -5,6 +5,16 @@
 // adapter every GPU test is skipped, and the suite says how many and why.
 import * as path from 'path';
 import { compile, load } from '../plugin/harness';
+import type { GpuFunction } from '../../runtime/webgpu';
+
+// The types a user sees (checked by the typecheck of the tests): arrays of numbers in any of
+// the three forms, numbers as numbers, the result on the GPU as Float32Array.
+declare function typedLoss(x: Float32Array, c: number): number;
+declare function typedMap(x: Float64Array): Float64Array;
+export const typedArgs: Parameters<GpuFunction<typeof typedLoss>>[] = [[new Float32Array(1), 1], [new Float64Array(1), 1], [[1, 2], 1]];
+export const typedResult: (r: Awaited<ReturnType<GpuFunction<typeof typedMap>>>) => Float32Array = (r) => r;
+// @ts-expect-error a string is not an array of numbers
+export const typedWrong: Parameters<GpuFunction<typeof typedLoss>> = ['x', 1];
 
 const SIZES = [0, 1, 2, 127, 128, 129, 1000, 65537, 2 ** 20 + 3];
 // Gradients run several kernel families each, whose kernels the family tests already run at
