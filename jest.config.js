@@ -1,3 +1,7 @@
+// The WebGPU tests run Dawn on the software adapter, whose EGL must not look for a display. A
+// test's process.env is a copy the native addon never reads, so it is set here, for the workers.
+process.env.EGL_PLATFORM ??= 'surfaceless';
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',

@@ -19,6 +19,8 @@ import { DRIVER, Reverse } from './plan/request';
 import { TRANSFORMS, TransformKind } from './plan/transforms';
 import type { Backend } from './backend/backend';
 import { TypeScriptBackend, TypeScriptSite } from './backend/typescript';
+import { GpuRequest, NotOnGpu, gpuProgramOf } from './backend/wgsl';
+import type { GpuProgram } from '../runtime/webgpu/plan';
 import type { Host } from './host';
 import { accessorsOf, moduleValueReader, moduleValues, relativeSpecifier, stateReader } from './frontend/moduleState';
 import { classOf, isInstanceMethod } from './frontend/methods';
@@ -260,6 +262,20 @@ export class ModuleCompiler {
     const compiled: CompiledTransform = { name, replaces: spec.form };
     this.wrappers.set(key, compiled);
     return compiled;
+  }
+
+  /** `gpu(f)`, `gpu(grad(f))`: the device program (backend/wgsl); TSAD1011 names what is not on the GPU yet. */
+  gpu(target: ts.SignatureDeclaration, req: GpuRequest, callSite: ts.Node): GpuProgram {
+    const fn = this.lowerer.lower(target);
+    if (fn.state.length > 0) fail(1011, callSite, `${req.where} is not on the GPU yet: '${fn.name}' reads module-level variables or fields of this`);
+    const program = closureOf({ defs: [...this.lowerer.defs] }, fn.name);
+    const compileReq: CompileRequest = { target, transform: req.transform ?? 'grad', wrt: req.wrt, callSite };
+    try {
+      return gpuProgramOf(program, fn, req, this.driverFor(compileReq), () => this.reverse(program, fn.name, compileReq));
+    } catch (e) {
+      if (e instanceof NotOnGpu) return fail(1011, callSite, `${req.where} is not on the GPU yet: it uses ${e.message}`);
+      throw e;
+    }
   }
 
   /**

@@ -181,7 +181,7 @@ describe('help and version', () => {
       }
       const inspect = tsad('inspect', h);
       expect(inspect.code).toBe(0);
-      expect(inspect.out).toMatch(/^usage: tsad inspect FILE\.ts \[--fn NAME\] \[--stage linear-a\|jvp\|linearize\|transpose\|grad\|emit\|all\]/);
+      expect(inspect.out).toMatch(/^usage: tsad inspect FILE\.ts \[--fn NAME\] \[--stage linear-a\|jvp\|linearize\|transpose\|grad\|emit\|wgsl\|all\]/);
     }
     // Help wins over the rest of the line, even over a flag it would reject.
     expect(tsad('ir', 'grad', ex('matvec.lina'), '--bogus', '--help').code).toBe(0);
@@ -285,6 +285,18 @@ describe('tsad inspect', () => {
     expect(emitted).toMatch(/^function Fit_loss\$grad_0\(p_amplitude, p_damping, p_omega, p_phase, t, x\) \{/m);
     expect(emitted).toMatch(/^function Fit_loss_grad\(p, t, x\) \{/m);
     expect(emitted).toContain('_bar');
+  });
+
+  test('wgsl: the device program of gpu(grad(f)), or why it is not on the GPU', () => {
+    const dir = require('fs').mkdtempSync(path.join(require('os').tmpdir(), 'tsad-inspect-'));
+    const file = path.join(dir, 'sq.ts');
+    require('fs').writeFileSync(file, "import { sum } from 'tsad';\n/** @differentiable */\nexport function sq(x: Float32Array): number {\n  return sum(x.map((v) => v * v));\n}\n");
+    const r = tsad('inspect', file, '--stage', 'wgsl');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^\/\/ gpu\(grad\(sq\)\): \d+ kernels/);
+    expect(r.out).toContain('@compute @workgroup_size(64)');
+    expect(r.out).toMatch(/^\/\/   0: kernel 0 over h0 elements/m);
+    expect(tsad('inspect', app, '--fn', 'model', '--stage', 'wgsl').out).toMatch(/^\/\/ TSAD1011: gpu\(grad\(model\)\) is not on the GPU yet: .*parameter 'p'/);
   });
 
   test('diagnostics and usage errors', () => {

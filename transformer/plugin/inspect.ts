@@ -16,6 +16,8 @@ import { DRIVER } from '../plan/request';
 import { reachable } from '../plan/closure';
 import { formatDiagnostic, toDiagnostic } from './rewrite';
 import { Host, nodeHost, runtimeEntry } from './host';
+import { WGSL_HELPERS } from '../backend/wgsl/prims';
+import type { GpuProgram } from '../../runtime/webgpu/plan';
 
 export interface InspectOptions {
   readonly file: string;
@@ -108,7 +110,32 @@ function stageText(stage: Stage, host: Host, checker: ts.TypeChecker, sf: ts.Sou
         .map((s) => printer.printNode(tsApi.EmitHint.Unspecified, s, sf))
         .join('\n\n');
     }
+    case 'wgsl': {
+      // What `gpu(grad(f))` (scalar result) or `gpu(f)` compiles to, or why it is not on the GPU.
+      const transform = fn.result.kind === 'number' ? ('grad' as const) : undefined;
+      const where = transform ? `gpu(grad(${fn.name}))` : `gpu(${fn.name})`;
+      try {
+        return printGpuProgram(compiler.gpu(decl, { where, transform, wrt: [0] }, decl));
+      } catch (e) {
+        if (isTsadDiagnostic(e) && e.code === 1011) return `// ${e.codeText}: ${e.message.split('\n')[0]}`;
+        throw e;
+      }
+    }
   }
+}
+
+/** A device program for reading: its host program and steps, then each kernel without the shared helpers. */
+function printGpuProgram(p: GpuProgram): string {
+  const host = p.host.map((s) => `//   h${s.out} = ${s.op === 'lit' ? s.value : s.op === 'arg' || s.op === 'len' ? `${s.op}(${p.params[s.param].name})` : s.op === 'atmost' ? `atmost(h${s.a}, h${s.b})` : `${s.op}(${s.args.map((r) => `h${r}`).join(', ')})`}`);
+  const steps = p.steps.map((s, i) =>
+    s.op === 'reduce'
+      ? `//   ${i}: reduce of ${s.k} accumulator(s) over h${s.n} elements of array(s) ${s.inputs.join(', ')}: kernels ${s.first}, ${s.next}, ${s.final}`
+      : s.op === 'map'
+        ? `//   ${i}: kernel ${s.kernel} over h${s.threads} elements, arrays ${s.arrays.join(', ') || '-'}`
+        : `//   ${i}: kernel ${s.kernel} (one invocation), arrays ${s.arrays.join(', ') || '-'}`,
+  );
+  const kernels = p.kernels.map((k, i) => `// ---- kernel ${i} ----\n${k.startsWith(WGSL_HELPERS) ? k.slice(WGSL_HELPERS.length).trimStart() : k}`);
+  return [`// ${p.where}: ${p.kernels.length} kernels, ${p.slots} scalar slots, ${p.arrays.length} arrays`, '// host (lengths, before any kernel):', ...host, '// device steps (one command encoder):', ...steps, ...kernels].join('\n');
 }
 
 export function inspectFile(o: InspectOptions, io: Io): number {

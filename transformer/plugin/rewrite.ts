@@ -226,6 +226,15 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
         }
       }
       const name = tsadExportName(node.expression, checker);
+      if (name === 'gpu') {
+        try {
+          return gpuCall(tsApi, f, checker, compiler, node, visit);
+        } catch (e) {
+          const what = `gpu(${node.arguments[0] ? shortText(node.arguments[0], sf) : ''})`;
+          const error = fail(e, node, what);
+          return rejecting(tsApi, f, node, `tsad: ${what} was not compiled: the build reported ${error.codeText} (see the build output)`);
+        }
+      }
       if (name && isTransformKind(name) && !isRuleCall(node, checker)) {
         try {
           return transformCall(node, name);
@@ -281,6 +290,63 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   const generated = [...compiler.statements(), ...compiler.accessors(sf)];
   if (generated.length === 0) return out;
   return f.updateSourceFile(out, [...compiler.importStatements(sf), ...out.statements, ...generated]);
+}
+
+/**
+ * `gpu(f)`, `gpu(grad(f))`, `gpu(valueAndGrad(f, { wrt }))`: `gpu.compiled(program)`, the device
+ * program (backend/wgsl) as data. The call's own callee is reused, so the runtime is the module
+ * the user imported `gpu` from.
+ */
+function gpuCall(tsApi: typeof ts, f: ts.NodeFactory, checker: ts.TypeChecker, compiler: ModuleCompiler, node: ts.CallExpression, visit: (n: ts.Node) => ts.Node): ts.Expression {
+  const [arg] = node.arguments;
+  if (!arg || node.arguments.length !== 1) throw new TsadDiagnosticError(1005, node, diagnosticMessage(1005, 'gpu takes one argument: a marked function, grad(f) or valueAndGrad(f)'));
+  let target: ts.Expression = arg;
+  let transform: 'grad' | 'valueAndGrad' | undefined;
+  let wrt: readonly (string | number)[] | undefined;
+  if (tsApi.isCallExpression(arg)) {
+    const inner = tsadExportName(arg.expression, checker);
+    if (inner !== 'grad' && inner !== 'valueAndGrad') {
+      throw new TsadDiagnosticError(1011, arg, diagnosticMessage(1011, `gpu(${arg.getText()}) is not on the GPU yet: ${inner ? `the transform ${inner}` : 'a call that is not grad or valueAndGrad'}`));
+    }
+    transform = inner;
+    [target] = arg.arguments;
+    const options = arg.arguments[1];
+    if (!target) throw new TsadDiagnosticError(1005, arg, diagnosticMessage(1005, `${inner} needs the function to differentiate as its first argument`));
+    if (options) {
+      if (!tsApi.isObjectLiteralExpression(options)) throw new TsadDiagnosticError(1003, options, diagnosticMessage(1003, `the options of ${inner} must be an object literal`));
+      for (const p of options.properties) {
+        if (tsApi.isPropertyAssignment(p) && p.name.getText() === 'wrt') wrt = wrtList(p.initializer);
+        else throw new TsadDiagnosticError(1003, p, diagnosticMessage(1003, `unknown option '${p.name?.getText()}' (only wrt is supported)`));
+      }
+    }
+  }
+  const marked = resolveMarkedFunction(target, checker);
+  if (!marked) throw new TsadDiagnosticError(1001, target, diagnosticMessage(1001, notDifferentiableReason(target, checker)));
+  const params = marked.decl.parameters.map((p) => p.name.getText());
+  const indices = (wrt ?? marked.marker.wrt ?? [0]).map((w) => {
+    const i = typeof w === 'number' ? w : params.indexOf(w);
+    if (!(Number.isInteger(i) && i >= 0 && i < params.length)) throw new TsadDiagnosticError(1002, arg, diagnosticMessage(1002, `'${w}' is not a parameter of '${target.getText()}' (parameters: ${params.join(', ')})`));
+    return i;
+  });
+  const where = `gpu(${arg.getText().replace(/\s+/g, ' ')})`;
+  const program = compiler.gpu(marked.decl, { where, transform, wrt: indices }, node);
+  const callee = tsApi.visitNode(node.expression, visit) as ts.Expression;
+  const data = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('JSON'), 'parse'), undefined, [f.createStringLiteral(JSON.stringify(program))]);
+  return f.createCallExpression(f.createPropertyAccessExpression(callee, 'compiled'), undefined, [data]);
+}
+
+/** What a `gpu(...)` call that did not compile becomes: an async function that rejects with `message`. */
+function rejecting(tsApi: typeof ts, f: ts.NodeFactory, call: ts.CallExpression, message: string): ts.Expression {
+  const fn = f.createArrowFunction(
+    [f.createModifier(tsApi.SyntaxKind.AsyncKeyword)],
+    undefined,
+    [],
+    undefined,
+    f.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken),
+    f.createBlock([f.createThrowStatement(f.createNewExpression(f.createIdentifier('Error'), undefined, [f.createStringLiteral(message)]))]),
+  );
+  tsApi.setOriginalNode(fn, call);
+  return fn;
 }
 
 /** The object a method is taken from (`s` in `grad(s.energy)`), or undefined when the method is not taken from one. */

@@ -33,4 +33,8 @@ export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
     title: 'a transform used as a value',
     hint: "call the transform where it is named: grad(f), a renamed import (import { grad as g } from 'tsad') or a const holding it (const g = grad); a call through any other value (a let, a parameter, an object's field) is not compiled",
   },
+  1011: {
+    title: 'not on the GPU yet',
+    hint: 'gpu(...) takes a marked function, grad(f) or valueAndGrad(f) (one wrt) over numbers and arrays of numbers whose code is elementwise maps, sum/min/max reductions and scalar code (docs/backends.md, "The WGSL backend"); call the function without gpu(...) to run it on the CPU',
+  },
 };

@@ -1,0 +1,68 @@
+// What the plugin emits for a `gpu(...)` call site and the runtime runs: a host program over
+// lengths (registers of plain numbers, known before any kernel runs) and a device program of
+// kernels over buffers. Every scalar of the device program lives in one f32 buffer of slots
+// (lengths and host scalars are uploaded into it once per call), every array in a buffer of its
+// own; kernels are WGSL text generated at build time (transformer/backend/wgsl/).
+
+/** One host step; `out` is the register it writes. Run in order, before the device program. */
+export type HostStep =
+  /** A non-finite value is its String (the program travels as JSON, which has no Infinity). */
+  | { readonly op: 'lit'; readonly out: number; readonly value: number | string }
+  /** A number argument. */
+  | { readonly op: 'arg'; readonly out: number; readonly param: number }
+  /** The length of an array argument. */
+  | { readonly op: 'len'; readonly out: number; readonly param: number }
+  | { readonly op: 'add' | 'sub' | 'max' | 'min'; readonly out: number; readonly args: readonly number[] }
+  /** `out = a`, and a RangeError naming `message` when a > b (a length check of the program). */
+  | { readonly op: 'atmost'; readonly out: number; readonly a: number; readonly b: number; readonly message: string };
+
+/**
+ * One device step. A kernel's bindings are, in order: the scalar slots (binding 0), then the
+ * arrays listed (bindings 1…). Threads are spread over a 2-D grid when one dimension is not
+ * enough; a kernel reads its flat index from its workgroup id and the grid's width.
+ */
+export type DeviceStep =
+  /** `threads` (a host register) invocations of `kernel`, in workgroups of `MAP_WORKGROUP`. */
+  | { readonly op: 'map'; readonly kernel: number; readonly threads: number; readonly arrays: readonly number[] }
+  /** One invocation: scalar code. */
+  | { readonly op: 'scalar'; readonly kernel: number; readonly arrays: readonly number[] }
+  /**
+   * A hierarchical reduction of `inputs` (k arrays, `n` elements each; a host register) to `k`
+   * partial values per workgroup of `REDUCE_WORKGROUP` invocations folding `REDUCE_CHUNK`
+   * elements each: `first` reads the inputs, `next` reads
+   * partials, until one workgroup is left; then `final` (one invocation) folds the neutral
+   * elements with the partial into the result slots. Partials carry a validity flag, so no
+   * operator needs an identity, and n = 0 gives the neutral elements.
+   */
+  | { readonly op: 'reduce'; readonly first: number; readonly next: number; readonly final: number; readonly k: number; readonly n: number; readonly inputs: readonly number[] };
+
+/** An array of the device program: its length is a host register; `param`: an argument's data. */
+export interface ArraySpec {
+  readonly length: number;
+  readonly param?: number;
+}
+
+/** `like`: the parameter whose length an array result takes (a gradient is as long as its parameter; zeros past the IR's shorter, sparse result). */
+export type ResultSpec = { readonly kind: 'scalar'; readonly slot: number } | { readonly kind: 'array'; readonly array: number; readonly like?: number };
+
+export interface GpuProgram {
+  /** `gpu(grad(loss))`: what error messages name. */
+  readonly where: string;
+  readonly params: readonly { readonly name: string; readonly kind: 'number' | 'array' }[];
+  readonly registers: number;
+  readonly host: readonly HostStep[];
+  readonly slots: number;
+  /** [register, slot]: host values the kernels read, uploaded before the first kernel. */
+  readonly uploads: readonly (readonly [number, number])[];
+  readonly arrays: readonly ArraySpec[];
+  readonly kernels: readonly string[];
+  readonly steps: readonly DeviceStep[];
+  readonly results: readonly ResultSpec[];
+  /** Several results come back as an array `[value, gradient]`; one as itself. */
+  readonly tuple: boolean;
+}
+
+export const MAP_WORKGROUP = 64;
+export const REDUCE_WORKGROUP = 256;
+/** Elements each invocation of a reduction pass folds in order before the workgroup's tree: a pass covers REDUCE_WORKGROUP · REDUCE_CHUNK. */
+export const REDUCE_CHUNK = 16;

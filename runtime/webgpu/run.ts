@@ -1,0 +1,248 @@
+// Runs a GpuProgram (plan.ts) for one call: the host program over lengths, the uploads, every
+// kernel in one command encoder (data stays on the device between kernels), one readback at the
+// end. Pipelines are compiled once per device and kept; buffers come from a per-device pool
+// and go back to it when the call has read its results.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+import type { Acquired, GPUDeviceLike } from './device';
+import { GpuProgram, MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP } from './plan';
+
+// The WebGPU constants (GPUBufferUsage, GPUMapMode), fixed by the specification.
+const MAP_READ = 1;
+const COPY_SRC = 4;
+const COPY_DST = 8;
+const UNIFORM = 64;
+const STORAGE = 128;
+
+/** f32 slots hold lengths and indices exactly up to 2^24. */
+const MAX_LENGTH = 2 ** 24;
+
+interface DeviceState {
+  readonly pipelines: Map<string, any>;
+  readonly layouts: Map<string, any>;
+  readonly pool: Map<string, any[]>;
+}
+
+const states = new WeakMap<object, DeviceState>();
+
+function stateOf(device: GPUDeviceLike): DeviceState {
+  let s = states.get(device);
+  if (!s) {
+    s = { pipelines: new Map(), layouts: new Map(), pool: new Map() };
+    states.set(device, s);
+  }
+  return s;
+}
+
+/** Binding kinds of a kernel, in binding order: 's' storage, 'u' uniform. */
+function pipelineOf(device: GPUDeviceLike, code: string, kinds: string): any {
+  const s = stateOf(device);
+  const key = `${kinds}\n${code}`;
+  let p = s.pipelines.get(key);
+  if (!p) {
+    let layout = s.layouts.get(kinds);
+    if (!layout) {
+      const group = device.createBindGroupLayout({
+        entries: [...kinds].map((k, binding) => ({ binding, visibility: 4 /* COMPUTE */, buffer: { type: k === 'u' ? 'uniform' : 'storage' } })),
+      });
+      layout = device.createPipelineLayout({ bindGroupLayouts: [group] });
+      s.layouts.set(kinds, layout);
+    }
+    p = device.createComputePipeline({ layout, compute: { module: device.createShaderModule({ code }), entryPoint: 'main' } });
+    s.pipelines.set(key, p);
+  }
+  return p;
+}
+
+class Buffers {
+  private readonly taken: { key: string; buffer: any }[] = [];
+  constructor(private readonly device: GPUDeviceLike) {}
+
+  take(bytes: number, usage: number): any {
+    const size = Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(bytes, 1))));
+    const key = `${usage}:${size}`;
+    const pool = stateOf(this.device).pool;
+    const buffer = pool.get(key)?.pop() ?? this.device.createBuffer({ size, usage });
+    this.taken.push({ key, buffer });
+    return buffer;
+  }
+
+  /** Back to the pool, for the next call. */
+  giveBack(): void {
+    const pool = stateOf(this.device).pool;
+    for (const { key, buffer } of this.taken) {
+      const list = pool.get(key) ?? [];
+      list.push(buffer);
+      pool.set(key, list);
+    }
+    this.taken.length = 0;
+  }
+}
+
+/** A test may lower the grid's width to check 2-D dispatch on small inputs. */
+let widthLimit = Infinity;
+export function limitGridWidthForTests(width: number): void {
+  widthLimit = width;
+}
+
+function grid(groups: number, acquired: Acquired): [number, number] {
+  const width = Math.min(acquired.maxWorkgroupsPerDimension, widthLimit);
+  if (groups <= width) return [groups, 1];
+  const rows = Math.ceil(groups / width);
+  if (rows > acquired.maxWorkgroupsPerDimension) throw new RangeError(`tsad/webgpu: ${groups} workgroups do not fit the device's grid`);
+  return [width, rows];
+}
+
+function toF32(v: unknown, label: string, where: string): Float32Array {
+  if (v instanceof Float32Array) return v;
+  // Float64Array and number[] are converted (one pass and a copy; values rounded to f32).
+  if (v instanceof Float64Array || (Array.isArray(v) && (v.length === 0 || typeof v[0] === 'number'))) return Float32Array.from(v as ArrayLike<number>);
+  throw new TypeError(`${where}: ${label} must be a Float32Array (or a Float64Array or number[], converted to f32), got ${describe(v)}`);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'object') return (v as object).constructor?.name ?? 'an object';
+  return typeof v;
+}
+
+export async function runProgram(acquired: Acquired, prog: GpuProgram, args: readonly unknown[]): Promise<unknown> {
+  const { device } = acquired;
+  const where = prog.where;
+  if (args.length < prog.params.length) throw new TypeError(`${where}: expected ${prog.params.length} arguments (${prog.params.map((p) => p.name).join(', ')}), got ${args.length}`);
+  const data = prog.params.map((p, k) => {
+    const label = `argument ${k + 1} ('${p.name}')`;
+    if (p.kind === 'number') {
+      if (typeof args[k] !== 'number') throw new TypeError(`${where}: ${label} must be a number, got ${describe(args[k])}`);
+      return args[k] as number;
+    }
+    const a = toF32(args[k], label, where);
+    if (a.length > MAX_LENGTH) throw new RangeError(`${where}: ${label} has ${a.length} elements; the GPU path takes at most 2^24 (lengths and indices are f32 on the device)`);
+    return a;
+  });
+  // The host program: lengths, before any kernel.
+  const H = new Float64Array(prog.registers);
+  for (const s of prog.host) {
+    switch (s.op) {
+      case 'lit':
+        H[s.out] = Number(s.value);
+        break;
+      case 'arg':
+        H[s.out] = data[s.param] as number;
+        break;
+      case 'len':
+        H[s.out] = (data[s.param] as Float32Array).length;
+        break;
+      case 'add':
+        H[s.out] = s.args.reduce((a, r) => a + H[r], 0);
+        break;
+      case 'sub':
+        H[s.out] = H[s.args[0]] - H[s.args[1]];
+        break;
+      case 'max':
+        H[s.out] = Math.max(...s.args.map((r) => H[r]));
+        break;
+      case 'min':
+        H[s.out] = Math.min(...s.args.map((r) => H[r]));
+        break;
+      case 'atmost':
+        if (!(H[s.a] <= H[s.b])) throw new RangeError(`${s.message} (${H[s.a]} > ${H[s.b]})`);
+        H[s.out] = H[s.a];
+        break;
+    }
+  }
+  const S = new Float32Array(prog.slots);
+  for (const [reg, slot] of prog.uploads) S[slot] = H[reg];
+  const buffers = new Buffers(device);
+  // Validation errors (a kernel the device rejects) come back as this call's rejection.
+  device.pushErrorScope('validation');
+  let scoped = true;
+  try {
+    const storage = STORAGE | COPY_SRC | COPY_DST;
+    const lengths = prog.arrays.map((a) => Math.max(0, H[a.length]));
+    for (const n of lengths) if (n * 4 > acquired.maxBufferSize) throw new RangeError(`${where}: an array of ${n} elements exceeds the device's buffer size (${acquired.maxBufferSize} bytes)`);
+    const sBuf = buffers.take(S.byteLength, storage);
+    device.queue.writeBuffer(sBuf, 0, S);
+    const arr = prog.arrays.map((a, k) => {
+      const b = buffers.take(lengths[k] * 4, storage);
+      if (a.param !== undefined) {
+        const d = data[a.param] as Float32Array;
+        if (d.length > 0) device.queue.writeBuffer(b, 0, d.buffer, d.byteOffset, d.byteLength);
+      }
+      return b;
+    });
+    const entries = (bufs: readonly any[]) => bufs.map((buffer, binding) => ({ binding, resource: { buffer } }));
+    const enc = device.createCommandEncoder();
+    const dispatch = (code: string, kinds: string, bufs: readonly any[], groups: number) => {
+      if (bufs.filter((_, k) => kinds[k] === 's').length > acquired.maxStorageBuffers) {
+        throw new RangeError(`${where}: a kernel needs ${bufs.length} storage buffers; the device allows ${acquired.maxStorageBuffers}`);
+      }
+      const pipeline = pipelineOf(device, code, kinds);
+      const pass = enc.beginComputePass();
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: entries(bufs) }));
+      const [x, y] = grid(groups, acquired);
+      pass.dispatchWorkgroups(x, y);
+      pass.end();
+    };
+    for (const step of prog.steps) {
+      if (step.op === 'map') {
+        const threads = H[step.threads];
+        if (threads > 0) dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], Math.ceil(threads / MAP_WORKGROUP));
+      } else if (step.op === 'scalar') {
+        dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], 1);
+      } else {
+        const { k } = step;
+        let len = H[step.n];
+        let groups = Math.max(1, Math.ceil(len / (REDUCE_WORKGROUP * REDUCE_CHUNK)));
+        const partials = (count: number) => Array.from({ length: k + 1 }, () => buffers.take(count * 4, storage));
+        const uniform = (n: number) => {
+          const u = buffers.take(16, UNIFORM | COPY_DST);
+          device.queue.writeBuffer(u, 0, new Uint32Array([n, 0, 0, 0]));
+          return u;
+        };
+        let out = partials(groups);
+        dispatch(prog.kernels[step.first], `su${'s'.repeat(2 * k + 1)}`, [sBuf, uniform(len), ...step.inputs.map((a) => arr[a]), ...out], groups);
+        while (groups > 1) {
+          len = groups;
+          groups = Math.ceil(len / (REDUCE_WORKGROUP * REDUCE_CHUNK));
+          const next = partials(groups);
+          dispatch(prog.kernels[step.next], `su${'s'.repeat(2 * k + 2)}`, [sBuf, uniform(len), ...out, ...next], groups);
+          out = next;
+        }
+        dispatch(prog.kernels[step.final], 's'.repeat(k + 2), [sBuf, ...out], 1);
+      }
+    }
+    // One readback: the scalar slots, then each array result.
+    const resultArrays = prog.results.map((r) => (r.kind === 'array' ? lengths[r.array] : 0));
+    const total = S.byteLength + resultArrays.reduce((a, n) => a + n * 4, 0);
+    const staging = buffers.take(total, MAP_READ | COPY_DST);
+    enc.copyBufferToBuffer(sBuf, 0, staging, 0, S.byteLength);
+    let offset = S.byteLength;
+    const offsets = prog.results.map((r, j) => {
+      const at = offset;
+      const bytes = resultArrays[j] * 4;
+      if (r.kind === 'array' && bytes > 0) enc.copyBufferToBuffer(arr[r.array], 0, staging, at, bytes);
+      offset += bytes;
+      return at;
+    });
+    device.queue.submit([enc.finish()]);
+    scoped = false;
+    const error = await device.popErrorScope();
+    if (error) throw new Error(`${where}: the device rejected a kernel (a bug in tsad): ${error.message}`);
+    const size = staging.size;
+    await staging.mapAsync(MAP_READ, 0, size);
+    const bytes = new Float32Array(staging.getMappedRange(0, size).slice(0));
+    staging.unmap();
+    const values = prog.results.map((r, j) => {
+      if (r.kind === 'scalar') return bytes[r.slot];
+      const n = resultArrays[j];
+      const out = new Float32Array(r.like !== undefined ? (data[r.like] as Float32Array).length : n);
+      out.set(bytes.subarray(offsets[j] / 4, offsets[j] / 4 + Math.min(n, out.length)));
+      return out;
+    });
+    return prog.tuple ? values : values[0];
+  } finally {
+    if (scoped) await device.popErrorScope().catch(() => undefined);
+    buffers.giveBack();
+  }
+}

@@ -1,0 +1,331 @@
+// gpu(...) on the software adapter (Dawn's OpenGL ES backend on llvmpipe, docs: webgpu-without-
+// a-gpu) against tsad's CPU path: each kernel family, and gradients, at lengths around the
+// workgroup sizes (64 for maps, 256 for reductions), past one reduction pass (65537) and past a
+// million (2^20 + 3). Kernels compute in f32; the tolerances are stated per test. Without an
+// adapter every GPU test is skipped, and the suite says how many and why.
+import * as path from 'path';
+import { compile, load } from '../plugin/harness';
+import type { GpuFunction } from '../../runtime/webgpu';
+
+// The types a user sees (checked by the typecheck of the tests): arrays of numbers in any of
+// the three forms, numbers as numbers, the result on the GPU as Float32Array.
+declare function typedLoss(x: Float32Array, c: number): number;
+declare function typedMap(x: Float64Array): Float64Array;
+export const typedArgs: Parameters<GpuFunction<typeof typedLoss>>[] = [[new Float32Array(1), 1], [new Float64Array(1), 1], [[1, 2], 1]];
+export const typedResult: (r: Awaited<ReturnType<GpuFunction<typeof typedMap>>>) => Float32Array = (r) => r;
+// @ts-expect-error a string is not an array of numbers
+export const typedWrong: Parameters<GpuFunction<typeof typedLoss>> = ['x', 1];
+
+const SIZES = [0, 1, 2, 127, 128, 129, 1000, 65537, 2 ** 20 + 3];
+// Gradients run several kernel families each, whose kernels the family tests already run at
+// 2^20 + 3: they stop at 65537 (several reduction passes), which keeps the suite's time (the
+// software adapter runs on the CPU) under a minute.
+const GRAD_SIZES = SIZES.slice(0, -1);
+
+const source = `
+import { grad, valueAndGrad, sum, stopGradient } from 'tsad';
+import { gpu } from 'tsad/webgpu';
+
+/** @differentiable */
+export function wave(x: Float32Array, y: Float32Array): Float32Array {
+  return x.map((v, i) => Math.sin(v) * y[i] + Math.exp(-v * v) / (1 + Math.abs(y[i])));
+}
+/** @differentiable */
+export function total(x: Float32Array): number {
+  return sum(x);
+}
+/** @differentiable */
+export function lowest(x: Float32Array): number {
+  return x.reduce((a, b) => Math.min(a, b), Infinity);
+}
+/** @differentiable */
+export function highest(x: Float32Array): number {
+  return x.reduce((a, b) => Math.max(a, b), -Infinity);
+}
+/** @differentiable */
+export function weighted(x: Float32Array, y: Float32Array, c: number): number {
+  return sum(x.map((v, i) => Math.sin(v) * y[i] * c));
+}
+/** @differentiable */
+export function spread(x: Float32Array, c: number): number {
+  return x.reduce((a, b) => Math.min(a, b), Infinity) * c + sum(x.map((v) => v * v)) * 0.5;
+}
+/** @differentiable */
+export function logsumexp(x: Float32Array): number {
+  const m = x.reduce((a, b) => Math.max(a, b), -Infinity);
+  return m + Math.log(sum(x.map((v) => Math.exp(v - m))));
+}
+/** GradBench's lse with array methods: the shift is a constant, as there. */
+/** @differentiable */
+export function lse(x: Float32Array): number {
+  const a = stopGradient(x.reduce((m, v) => Math.max(m, v), -Infinity));
+  return a + Math.log(sum(x.map((v) => Math.exp(v - a))));
+}
+
+/** @differentiable */
+export function scalars(a: number, b: number): number {
+  return Math.sin(a) * b + Math.max(a, b) / (1 + a * a);
+}
+
+export const gpuWave = gpu(wave);
+export const gpuWeightedC = gpu(grad(weighted, { wrt: ['c'] }));
+export const cpuWeightedC = grad(weighted, { wrt: ['c'] });
+export const gpuScalars = gpu(valueAndGrad(scalars, { wrt: [1] }));
+export const cpuScalars = valueAndGrad(scalars, { wrt: [1] });
+export const gpuTotal = gpu(total);
+export const gpuLowest = gpu(lowest);
+export const gpuHighest = gpu(highest);
+export const gpuWeighted = gpu(grad(weighted));
+export const gpuWeightedY = gpu(valueAndGrad(weighted, { wrt: ['y'] }));
+export const gpuSpread = gpu(valueAndGrad(spread));
+export const gpuLogsumexp = gpu(valueAndGrad(logsumexp));
+export const gpuLse = gpu(grad(lse));
+export const cpuWeighted = grad(weighted);
+export const cpuWeightedY = valueAndGrad(weighted, { wrt: ['y'] });
+export const cpuSpread = valueAndGrad(spread);
+export const cpuLogsumexp = valueAndGrad(logsumexp);
+export const cpuLse = grad(lse);
+export { gpu };
+`;
+
+// Loaded once: compiling the module is the slow part on the CPU side.
+let m: Record<string, any>;
+let unavailable: string | undefined;
+let skipped = 0;
+const run = (name: string, body: () => Promise<void>, timeout = 30_000) =>
+  test(
+    name,
+    async () => {
+      if (unavailable !== undefined) {
+        skipped++;
+        return;
+      }
+      await body();
+    },
+    timeout,
+  );
+
+beforeAll(async () => {
+  m = load(source).exports;
+  unavailable = await m.gpu.unavailableReason();
+}, 120_000);
+
+afterAll(async () => {
+  if (unavailable !== undefined) {
+    // Loud on purpose: a machine without an adapter runs none of these.
+    console.warn(`\n\n*** SKIPPED ${skipped} GPU TESTS (test/webgpu/gpu.test.ts): ${unavailable} ***\n\n`);
+  }
+  await m?.gpu.release();
+});
+
+/** Deterministic data in [lo, hi), already f32. */
+function data(n: number, seed: number, lo = -2, hi = 2): Float32Array {
+  const out = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = lo + ((s >>> 8) / 2 ** 24) * (hi - lo);
+  }
+  return out;
+}
+
+/** |gpu − cpu| ≤ rel · max(|cpu|, floor) + abs, element by element, same length. */
+function close(gpu: ArrayLike<number>, cpu: ArrayLike<number>, rel: number, floor: number, what: string, abs = 0): void {
+  expect(gpu.length).toBe(cpu.length);
+  for (let i = 0; i < cpu.length; i++) {
+    const err = Math.abs(gpu[i] - cpu[i]);
+    if (!(err <= rel * Math.max(Math.abs(cpu[i]), floor) + abs)) throw new Error(`${what}: element ${i} of ${cpu.length}: GPU ${gpu[i]}, CPU ${cpu[i]} (error ${err})`);
+  }
+}
+
+function maxAbs(a: ArrayLike<number>): number {
+  let r = 0;
+  for (let i = 0; i < a.length; i++) r = Math.max(r, Math.abs(a[i]));
+  return r;
+}
+function sumAbs(a: ArrayLike<number>): number {
+  let r = 0;
+  for (let i = 0; i < a.length; i++) r += Math.abs(a[i]);
+  return r;
+}
+
+describe('kernel families against the CPU path', () => {
+  // A fused map with a free array and sin, exp, abs, a division: 1e-4 relative (f32, and the
+  // software adapter's transcendentals), against at least 1e-3 of the largest value.
+  run('map with a free array', async () => {
+    for (const n of SIZES) {
+      const x = data(n, 1);
+      const y = data(n, 2);
+      const cpu = m.wave(x, y);
+      close(await m.gpuWave(x, y), cpu, 1e-4, 1e-3 * maxAbs(cpu), `wave n=${n}`);
+    }
+  });
+
+  // A tree sum in f32: error about log2(n) roundings of partial sums, so measured against the sum
+  // of magnitudes: 1e-6 · (log2 n + 1) · Σ|x| (CPU: f64 over the same f32 inputs).
+  run('sum', async () => {
+    for (const n of SIZES) {
+      const x = data(n, 3);
+      const got = await m.gpuTotal(x);
+      expect(Math.abs(got - m.total(x))).toBeLessThanOrEqual(1e-6 * (Math.log2(n + 1) + 1) * sumAbs(x) + 1e-12);
+    }
+  });
+
+  // Selections are exact.
+  run('min and max', async () => {
+    for (const n of SIZES) {
+      const x = data(n, 4);
+      expect(await m.gpuLowest(x)).toBe(m.lowest(x));
+      expect(await m.gpuHighest(x)).toBe(m.highest(x));
+    }
+  });
+
+  run('grids wider than one dimension (2-D dispatch) give the same numbers', async () => {
+    const runtime = require(path.resolve(__dirname, '../../dist/runtime/webgpu/run.js'));
+    runtime.limitGridWidthForTests(7);
+    try {
+      for (const n of [1000, 65537]) {
+        const x = data(n, 5);
+        const y = data(n, 6);
+        const cpu = m.wave(x, y);
+        close(await m.gpuWave(x, y), cpu, 1e-4, 1e-3 * maxAbs(cpu), `wave n=${n}, 7 workgroups a row`);
+        expect(await m.gpuHighest(x)).toBe(m.highest(x));
+        expect(Math.abs((await m.gpuTotal(x)) - m.total(x))).toBeLessThanOrEqual(1e-6 * 18 * sumAbs(x));
+      }
+    } finally {
+      runtime.limitGridWidthForTests(Infinity);
+    }
+  });
+});
+
+describe('gradients on the GPU against the CPU gradients', () => {
+  // Per element: 1e-4 relative, against at least 1e-3 of the largest entry (the value of a long
+  // sum: 1e-6 · (log2 n + 1) · Σ|terms|, as for sum).
+  run('grad of a map with a free array and a free scalar', async () => {
+    for (const n of GRAD_SIZES) {
+      const x = data(n, 7);
+      const y = data(n, 8);
+      const cpu = m.cpuWeighted(x, y, 1.5);
+      close(await m.gpuWeighted(x, y, 1.5), cpu, 1e-4, 1e-3 * maxAbs(cpu), `grad weighted n=${n}`);
+      const [value, dy] = await m.gpuWeightedY(x, y, 1.5);
+      const [cpuValue, cpuDy] = m.cpuWeightedY(x, y, 1.5);
+      expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-6 * (Math.log2(n + 1) + 1) * 1.5 * sumAbs(y) + 1e-12);
+      close(dy, cpuDy, 1e-4, 1e-3 * maxAbs(cpuDy), `grad weighted wrt y n=${n}`);
+    }
+  });
+
+  // The minimum's cotangent goes to the first index holding it (a one-hot), as on the CPU.
+  run('valueAndGrad of a reduce with min', async () => {
+    for (const n of GRAD_SIZES) {
+      const x = data(n, 9);
+      if (n > 10) x[n - 3] = x[5] = -3; // a tie: the lower index wins
+      const [value, dx] = await m.gpuSpread(x, 2);
+      const [cpuValue, cpuDx] = m.cpuSpread(x, 2);
+      if (n === 0) expect(value).toBe(cpuValue); // min of nothing: Infinity
+      else expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-6 * (Math.log2(n + 1) + 1) * sumAbs(x.map((v) => v * v)) + 1e-6 * Math.abs(cpuValue));
+      close(dx, cpuDx, 1e-5, 1, `grad spread n=${n}`);
+    }
+  });
+
+  run('valueAndGrad of a softmax-style logsumexp', async () => {
+    for (const n of GRAD_SIZES) {
+      const x = data(n, 10);
+      const [value, dx] = await m.gpuLogsumexp(x);
+      const [cpuValue, cpuDx] = m.cpuLogsumexp(x);
+      if (n === 0) expect(value).toBe(cpuValue);
+      else expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(cpuValue)));
+      // The maximum's element also gets 1 − Σ softmax, a cancellation whose f32 error is that of
+      // the long sum: 1e-6 · (log2 n + 1) absolute on top of the relative tolerance.
+      close(dx, cpuDx, 1e-4, 1e-3 * maxAbs(cpuDx), `grad logsumexp n=${n}`, 1e-6 * (Math.log2(n + 1) + 1));
+    }
+  });
+
+  run('grad of a GradBench-like lse', async () => {
+    for (const n of GRAD_SIZES) {
+      const x = data(n, 11, -5, 5);
+      const cpu = m.cpuLse(x);
+      close(await m.gpuLse(x), cpu, 1e-4, 1e-3 * maxAbs(cpu), `grad lse n=${n}`);
+    }
+  });
+});
+
+describe('scalar gradients', () => {
+  // A gradient that is a number (a long sum: as for sum), and a program of scalar code only.
+  run('with respect to a number', async () => {
+    for (const n of [0, 1, 1000]) {
+      const x = data(n, 12);
+      const y = data(n, 13);
+      const got = await m.gpuWeightedC(x, y, 0.5);
+      expect(typeof got).toBe('number');
+      expect(Math.abs(got - m.cpuWeightedC(x, y, 0.5))).toBeLessThanOrEqual(1e-6 * (Math.log2(n + 1) + 1) * sumAbs(y) + 1e-12);
+    }
+    const [value, db] = await m.gpuScalars(0.7, -1.25);
+    const [cpuValue, cpuDb] = m.cpuScalars(0.7, -1.25);
+    expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-6 * Math.abs(cpuValue));
+    expect(Math.abs(db - cpuDb)).toBeLessThanOrEqual(1e-6 * Math.abs(cpuDb));
+  });
+});
+
+describe('arguments and errors', () => {
+  run('a Float64Array or number[] argument is converted to f32; the result is a Float32Array', async () => {
+    const x = [0.5, -1, 2];
+    const got = await m.gpuTotal(Float64Array.from(x));
+    expect(got).toBeCloseTo(1.5, 6);
+    const w = await m.gpuWave(x, [1, 2, 3]);
+    expect(w).toBeInstanceOf(Float32Array);
+  });
+
+  run('a wrong argument rejects with a TypeError naming it', async () => {
+    await expect(m.gpuTotal('abc')).rejects.toThrow(/gpu\(total\): argument 1 \('x'\) must be a Float32Array/);
+    await expect(m.gpuWeighted(new Float32Array(2), new Float32Array(2), 'c')).rejects.toThrow(TypeError);
+  });
+
+  run('arrays of different lengths reject with the CPU path\'s message', async () => {
+    await expect(m.gpuWave(new Float32Array(3), new Float32Array(2))).rejects.toThrow(/must have the same length/);
+  });
+});
+
+describe('the build', () => {
+  const codes = (src: string) => (compile(src, { throwOnError: false }).diagnostics ?? []).map((d) => `${d.code - 900000}: ${String(d.messageText)}`);
+
+  test('a program outside the GPU slice is TSAD1011, naming what is not on the GPU', () => {
+    const found = codes(`
+      import { grad } from 'tsad';
+      import { gpu } from 'tsad/webgpu';
+      /** @differentiable */
+      export function lse(x: Float64Array): number {
+        let m = -Infinity;
+        for (let i = 0; i < x.length; i++) m = Math.max(m, x[i]);
+        return m;
+      }
+      export const g = gpu(grad(lse));
+    `);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^1011: TSAD1011: gpu\(grad\(lse\)\) is not on the GPU yet: it uses the construct '\w+'/);
+  });
+
+  test('gpu of another transform is TSAD1011', () => {
+    const found = codes(`
+      import { hessian } from 'tsad';
+      import { gpu } from 'tsad/webgpu';
+      /** @differentiable */
+      export function f(x: number): number { return x * x; }
+      export const g = gpu(hessian(f));
+    `);
+    expect(found.map((c) => c.slice(0, 4))).toEqual(['1011']);
+    expect(found[0]).toMatch(/the transform hessian/);
+  });
+
+  // Checked where there is no adapter (the no-adapter run of this suite: EGL_PLATFORM=x11 with no
+  // display); with one, the device cannot be taken away in-process.
+  test('with no adapter, a call rejects naming the problem and the call site', async () => {
+    if (unavailable === undefined) return;
+    await expect(m.gpuTotal(new Float32Array(1))).rejects.toThrow(/no WebGPU adapter: .*\(needed by gpu\(total\)\)/);
+    expect(await m.gpu.available()).toBe(false);
+  });
+
+  test('without the plugin, a gpu function rejects saying how to turn it on', async () => {
+    const { gpu } = require('../../runtime/webgpu');
+    await expect(gpu((x: number) => x)(1)).rejects.toThrow(/was not compiled/);
+  });
+});

@@ -1,0 +1,582 @@
+// The WGSL backend's lowering: one IR def (a marked function, or the value-and-gradient def of
+// grad and valueAndGrad) to a GpuProgram (runtime/webgpu/plan.ts). Lengths are computed on the
+// host before any kernel runs; every other number lives in a slot of the device's scalar buffer,
+// arrays in buffers of their own. Elementwise maps become one fused kernel each, reductions a
+// hierarchical reduce, scalar code between them one single-invocation kernel per run of
+// statements, and a cond on a device value runs both branches' kernels, each under a guard on
+// its predicate's slot. Anything else is not on the GPU yet: a NotOnGpu error naming it, which the
+// compiler turns into a diagnostic at the call site.
+import { Block, Expr, FnDef, InternalError, Lambda, Program, Type } from '../../ir/syntax';
+import type { ArraySpec, DeviceStep, GpuProgram, HostStep, ResultSpec } from '../../../runtime/webgpu/plan';
+import { Combine, Guard, mapKernel, reduceFinal, reducePass, scalarKernel } from './kernels';
+import { Typed, WGSL_LIN_PRIMS, WGSL_PRIMS, WgslType, num } from './prims';
+
+/** What keeps a program off the GPU; the message names it ("the construct 'scan'"). */
+export class NotOnGpu extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotOnGpu';
+  }
+}
+
+/** Host registers whose largest value bounds a number from above (an index, for a one-hot's length); undefined: unknown. */
+type Bound = ReadonlySet<number> | undefined;
+
+type Val =
+  /** A number (a boolean as 0 or 1): known on the host (`reg`) or only on the device (`slot`). */
+  | { readonly kind: 'num'; readonly reg?: number; readonly slot?: number; readonly bool: boolean; readonly bound: Bound }
+  | { readonly kind: 'arr'; readonly id: number; readonly len: number; readonly elemBound: Bound }
+  | { readonly kind: 'str'; readonly text: string };
+type Num = Extract<Val, { kind: 'num' }>;
+type Arr = Extract<Val, { kind: 'arr' }>;
+type Env = Map<string, Val>;
+
+const union = (...bs: Bound[]): Bound => (bs.every((b) => b !== undefined) ? new Set(bs.flatMap((b) => [...b!])) : undefined);
+const within = (b: Bound, of: Bound): boolean => b !== undefined && of !== undefined && [...b].every((r) => of.has(r));
+/** Primitives whose result is one of their operands: an upper bound of the operands bounds it. */
+const SELECTING: Readonly<Record<string, (args: readonly Bound[]) => Bound>> = {
+  select: ([, a, b]) => union(a, b),
+  min: (args) => union(...args),
+  max: (args) => union(...args),
+  stop_gradient: ([a]) => a,
+  fround: ([a]) => a,
+};
+/** Host arithmetic on lengths (plan.ts HostStep). */
+const HOST_OPS = new Set(['add', 'sub', 'max', 'min']);
+
+export function wgslNumber(v: number): string {
+  if (Number.isNaN(v)) return 'tsad_nan()';
+  const r = Math.fround(v);
+  if (r === Infinity) return 'tsad_inf()';
+  if (r === -Infinity) return '(-tsad_inf())';
+  const s = String(r);
+  return /[.e]/.test(s) ? s : `${s}.0`;
+}
+
+/** A value inside a kernel body: WGSL text, or an invariant array bound to the kernel. */
+type Local = (Typed & { readonly bound: Bound; readonly array?: undefined }) | { readonly array: string; readonly lenSlot: number; readonly bound: Bound };
+
+interface KernelArrays {
+  /** The kernel's binding name of an array of the program. */
+  bind(id: number): string;
+}
+
+class Lowering {
+  readonly host: HostStep[] = [];
+  registers = 0;
+  slots = 0;
+  readonly uploads: [number, number][] = [];
+  readonly arrays: { length: number; param?: number }[] = [];
+  // (steps and arrays are patched while a cond is lowered: its outputs' lengths come last)
+  readonly kernels: string[] = [];
+  readonly steps: DeviceStep[] = [];
+  private readonly regSlots = new Map<number, number>();
+  private readonly lits = new Map<string, number>();
+  private guards: Guard[] = [];
+  private pending: { lines: string[]; arrays: number[]; guards: Guard[] } | undefined;
+  private fresh = 0;
+
+  reg(step: HostStep extends infer S ? (S extends HostStep ? Omit<S, 'out'> : never) : never): number {
+    const out = this.registers++;
+    this.host.push({ ...step, out } as HostStep);
+    return out;
+  }
+
+  lit(value: number): number {
+    // -0 is a value of its own (Map keys and JSON would make it 0); Infinity and NaN travel as text.
+    const text = Object.is(value, -0) ? '-0' : String(value);
+    let r = this.lits.get(text);
+    if (r === undefined) {
+      r = this.reg({ op: 'lit', value: Number.isFinite(value) && text !== '-0' ? value : text });
+      this.lits.set(text, r);
+    }
+    return r;
+  }
+
+  newSlot(): number {
+    return this.slots++;
+  }
+
+  slotOf(v: Num): number {
+    if (v.slot !== undefined) return v.slot;
+    return this.slotOfReg(v.reg!);
+  }
+
+  slotOfReg(reg: number): number {
+    let s = this.regSlots.get(reg);
+    if (s === undefined) {
+      s = this.newSlot();
+      this.regSlots.set(reg, s);
+      this.uploads.push([reg, s]);
+    }
+    return s;
+  }
+
+  newArray(length: number, param?: number): number {
+    this.arrays.push(param === undefined ? { length } : { length, param });
+    return this.arrays.length - 1;
+  }
+
+  load(v: Num): Typed {
+    const s = `S[${this.slotOf(v)}]`;
+    return v.bool ? { code: `(${s} != 0.0)`, type: 'bool' } : { code: s, type: 'f32' };
+  }
+
+  name(prefix: string): string {
+    return `${prefix}${this.fresh++}`;
+  }
+
+  /** A line of scalar code, in the open single-invocation kernel (a new one when the guards changed). */
+  scalarLine(line: (arrays: KernelArrays) => string): void {
+    const same = (a: readonly Guard[], b: readonly Guard[]) => a.length === b.length && a.every((g, i) => g.slot === b[i].slot && g.when === b[i].when);
+    if (this.pending && !same(this.pending.guards, this.guards)) this.flush();
+    const p = (this.pending ??= { lines: [], arrays: [], guards: [...this.guards] });
+    p.lines.push(line(bindIn(p.arrays)));
+  }
+
+  flush(): void {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = undefined;
+    this.kernels.push(scalarKernel(p.arrays.length, p.guards, p.lines));
+    this.steps.push({ op: 'scalar', kernel: this.kernels.length - 1, arrays: p.arrays });
+  }
+
+  device(step: (kernel: number) => DeviceStep, ...wgsl: string[]): void {
+    this.flush();
+    const first = this.kernels.length;
+    this.kernels.push(...wgsl);
+    this.steps.push(step(first));
+  }
+
+  /** An elementwise kernel over `count` (host register): `body` gets the index `i` and the kernel's arrays. */
+  elementwise(count: number, body: (arrays: KernelArrays) => string[]): void {
+    this.elementwiseOver(this.slotOfReg(count), body).threads = count;
+  }
+
+  /** An elementwise kernel whose count is in `countSlot`; the caller sets its step's `threads` register. */
+  elementwiseOver(countSlot: number, body: (arrays: KernelArrays) => string[]): { threads: number } {
+    const arrays: number[] = [];
+    const lines = body(bindIn(arrays));
+    const kernel = mapKernel(arrays.length, countSlot, this.guards, lines);
+    const step = { op: 'map' as const, kernel: -1, threads: -1, arrays };
+    this.device((k) => Object.assign(step, { kernel: k }), kernel);
+    return step;
+  }
+
+  get guarded(): readonly Guard[] {
+    return this.guards;
+  }
+
+  // ---- blocks and expressions ----
+
+  block(b: Block, env: Env): Val[] {
+    for (const s of b.stmts) {
+      if (s.tag === 'unpack') throw new NotOnGpu('a tuple');
+      const vals = this.expr(s.rhs, env);
+      const binders = [...s.nl, ...s.lin];
+      binders.forEach((bd, i) => {
+        const v = vals[i];
+        if (v === undefined) throw new InternalError(`wgsl: '${bd.name}' has no value`);
+        env.set(bd.name, v);
+      });
+    }
+    return this.expr(b.result, env);
+  }
+
+  expr(e: Expr, env: Env): Val[] {
+    const get = (n: string): Val => {
+      const v = env.get(n);
+      if (!v) throw new InternalError(`wgsl: unbound '${n}'`);
+      return v;
+    };
+    switch (e.tag) {
+      case 'ret':
+        return [...e.nl, ...e.lin].map(get);
+      case 'var':
+        return [get(e.name)];
+      case 'lit':
+        if (typeof e.value === 'string') return [{ kind: 'str', text: e.value }];
+        if (typeof e.value === 'boolean') {
+          const r = this.lit(e.value ? 1 : 0);
+          return [{ kind: 'num', reg: r, bool: true, bound: new Set([r]) }];
+        }
+        return [this.hostNum(this.lit(e.value))];
+      case 'dup':
+        return [get(e.name), get(e.name)];
+      case 'drop':
+        return [];
+      case 'block':
+        return this.block(e.block, new Map(env));
+      case 'zero':
+        if (e.type.tag === 'real') return [this.hostNum(this.lit(0))];
+        if (e.type.tag === 'array' && e.type.elem.tag === 'real') return [{ kind: 'arr', id: this.newArray(this.lit(0)), len: this.lit(0), elemBound: undefined }];
+        throw new NotOnGpu(`a zero of type ${e.type.tag}`);
+      case 'prim':
+      case 'lprim': {
+        const argNames = e.tag === 'prim' ? e.args : [...e.nl, ...e.lin];
+        const args = argNames.map(get);
+        if (args.some((a) => a.kind !== 'num')) throw new NotOnGpu(`the primitive '${e.op}' on arrays`);
+        const nums = args as Num[];
+        if (e.tag === 'prim' && HOST_OPS.has(e.op) && nums.every((a) => a.reg !== undefined)) {
+          return [this.hostNum(this.reg({ op: e.op as 'add', args: nums.map((a) => a.reg!) }))];
+        }
+        const rule = (e.tag === 'prim' ? WGSL_PRIMS : WGSL_LIN_PRIMS)[e.op];
+        if (!rule) throw new NotOnGpu(`the primitive '${e.op}'`);
+        const r = rule(nums.map((a) => this.load(a)));
+        const slot = this.newSlot();
+        this.scalarLine(() => `S[${slot}] = ${num(r)};`);
+        return [{ kind: 'num', slot, bool: r.type === 'bool', bound: SELECTING[e.op]?.(nums.map((a) => a.bound)) }];
+      }
+      case 'construct': {
+        const rule = CONSTRUCTS[e.op];
+        if (!rule) throw new NotOnGpu(`the construct '${e.op}'`);
+        return rule(this, e, e.nl.map(get), e.lin.map(get), env);
+      }
+      case 'call':
+        throw new NotOnGpu(`a call of '${e.fn}' (a marked function calling another)`);
+      case 'tuple':
+        throw new NotOnGpu('a tuple');
+    }
+  }
+
+  hostNum(reg: number): Num {
+    return { kind: 'num', reg, bool: false, bound: new Set([reg]) };
+  }
+
+  withGuard<T>(g: Guard, run: () => T): T {
+    this.guards.push(g);
+    try {
+      return run();
+    } finally {
+      this.guards.pop();
+    }
+  }
+
+  // ---- kernel bodies ----
+
+  /**
+   * The WGSL of a body (a map's element, a reduction's operator) given its parameters: lines
+   * binding one `let` per statement, and its results. Inside a body there are scalar primitives,
+   * literals and reads of invariant arrays; anything else is not on the GPU.
+   */
+  body(l: Lambda, params: readonly Local[]): { lines: string[]; results: Local[] } {
+    const lines: string[] = [];
+    const env = new Map<string, Local>();
+    [...l.nlParams, ...l.linParams].forEach((p, i) => env.set(p.name, params[i]));
+    const get = (n: string): Local => {
+      const v = env.get(n);
+      if (!v) throw new InternalError(`wgsl: unbound '${n}' in a body`);
+      return v;
+    };
+    const scalar = (n: string, what: string): Typed & { bound: Bound } => {
+      const v = get(n);
+      if (v.array !== undefined) throw new NotOnGpu(`${what} of an array inside a map or reduction body`);
+      return v;
+    };
+    const bindLet = (t: Typed, bound: Bound): Local => {
+      const name = this.name('v');
+      lines.push(`let ${name}: ${t.type} = ${t.code};`);
+      return { code: name, type: t.type, bound };
+    };
+    const read = (arr: Local, index: Typed & { bound: Bound }): Typed => {
+      if (arr.array === undefined) throw new NotOnGpu('an element read of a number');
+      const j = num(index);
+      return { code: `select(0.0, ${arr.array}[u32(${j})], ${j} >= 0.0 && ${j} < S[${arr.lenSlot}])`, type: 'f32' };
+    };
+    const evalExpr = (e: Expr): Local[] => {
+      switch (e.tag) {
+        case 'ret':
+          return [...e.nl, ...e.lin].map(get);
+        case 'var':
+          return [get(e.name)];
+        case 'lit':
+          if (typeof e.value === 'string') throw new NotOnGpu('a string inside a map or reduction body');
+          if (typeof e.value === 'boolean') return [{ code: String(e.value), type: 'bool', bound: undefined }];
+          return [{ code: wgslNumber(e.value), type: 'f32', bound: new Set([this.lit(e.value)]) }];
+        case 'drop':
+          return [];
+        case 'dup':
+          return [get(e.name), get(e.name)];
+        case 'prim':
+        case 'lprim': {
+          const args = (e.tag === 'prim' ? e.args : [...e.nl, ...e.lin]).map((a) => scalar(a, `the primitive '${e.op}'`));
+          const rule = (e.tag === 'prim' ? WGSL_PRIMS : WGSL_LIN_PRIMS)[e.op];
+          if (!rule) throw new NotOnGpu(`the primitive '${e.op}'`);
+          return [bindLet(rule(args), SELECTING[e.op]?.(args.map((a) => a.bound)))];
+        }
+        case 'construct': {
+          const ops = [...e.nl, ...e.lin];
+          if (e.op === 'len' && ops.length === 1) {
+            const a = get(ops[0]);
+            if (a.array === undefined) throw new NotOnGpu('the length of a number');
+            return [bindLet({ code: `S[${a.lenSlot}]`, type: 'f32' }, undefined)];
+          }
+          // index(a, j), lindex(j ; a), lindex(j, w ; a): a read that gives 0 outside a's elements.
+          if (e.op === 'index' && ops.length === 2) return [bindLet(read(get(ops[0]), scalar(ops[1], 'an index')), get(ops[0]).bound)];
+          if (e.op === 'lindex' && (ops.length === 2 || ops.length === 3)) return [bindLet(read(get(ops[ops.length - 1]), scalar(ops[0], 'an index')), undefined)];
+          throw new NotOnGpu(`the construct '${e.op}' inside a map or reduction body`);
+        }
+        case 'block':
+          throw new NotOnGpu('a nested block inside a map or reduction body');
+        default:
+          throw new NotOnGpu(`a ${e.tag} inside a map or reduction body`);
+      }
+    };
+    for (const s of l.body.stmts) {
+      if (s.tag === 'unpack') throw new NotOnGpu('a tuple inside a map or reduction body');
+      const vals = evalExpr(s.rhs);
+      [...s.nl, ...s.lin].forEach((bd, i) => env.set(bd.name, vals[i]));
+    }
+    return { lines, results: evalExpr(l.body.result) };
+  }
+}
+
+function bindIn(list: number[]): KernelArrays {
+  return {
+    bind(id) {
+      let k = list.indexOf(id);
+      if (k < 0) {
+        list.push(id);
+        k = list.length - 1;
+      }
+      return `A${k}`;
+    },
+  };
+}
+
+const wgslType = (t: Type | undefined): WgslType => (t?.tag === 'bool' ? 'bool' : 'f32');
+
+type ConstructLowering = (L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[], env: Env) => Val[];
+
+const asNum = (v: Val | undefined, what: string): Num => {
+  if (v?.kind !== 'num') throw new NotOnGpu(`${what} that is not a number`);
+  return v;
+};
+const asArr = (v: Val | undefined, what: string): Arr => {
+  if (v?.kind !== 'arr') throw new NotOnGpu(`${what} that is not an array of numbers`);
+  return v;
+};
+const hostLength = (v: Val | undefined, what: string): number => {
+  const n = asNum(v, what);
+  if (n.reg === undefined) throw new NotOnGpu(`${what} computed from array data (its length must be known before the kernels run)`);
+  return n.reg;
+};
+
+/** A reduction of `inputs` with `combine` from the neutral elements `inits`, into new slots. */
+function reduction(L: Lowering, c: Combine, inits: readonly Num[], inputs: readonly Arr[], n: number, bounds: readonly Bound[]): Val[] {
+  const outs = inits.map(() => L.newSlot());
+  const first = reducePass(c, true, inputs.map((a) => L.slotOfReg(a.len)));
+  const next = reducePass(c, false, []);
+  const final = reduceFinal(c, inits.map((v) => `S[${L.slotOf(v)}]`), outs, L.guarded);
+  L.device((k) => ({ op: 'reduce', first: k, next: k + 1, final: k + 2, k: c.k, n, inputs: inputs.map((a) => a.id) }), first, next, final);
+  return outs.map((slot, j) => ({ kind: 'num', slot, bool: false, bound: bounds[j] }));
+}
+
+const SUM: Combine = { k: 1, lines: [], results: ['(a0 + b0)'] };
+
+/** An array of `count` elements, each `element(i)` (WGSL, reading the index `i`). */
+function filled(L: Lowering, count: number, elemBound: Bound, element: (arrays: KernelArrays) => string): Arr {
+  const id = L.newArray(count);
+  L.elementwise(count, (arrays) => [`${arrays.bind(id)}[i] = ${element(arrays)};`]);
+  return { kind: 'arr', id, len: count, elemBound };
+}
+
+function mapLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[]): Val[] {
+  if (lin.length > 0) throw new NotOnGpu(`a linear ${e.op}`);
+  const [nVal, ...operands] = nl;
+  const count = hostLength(nVal, `a ${e.op} over a length`);
+  const body = e.bodies[0];
+  const hasIndex = body.nlParams.length === nl.length;
+  const params = body.nlParams.slice(hasIndex ? 1 : 0);
+  const last = hasIndex ? L.reg({ op: 'sub', args: [count, L.lit(1)] }) : undefined;
+  let outs: Arr[] = [];
+  L.elementwise(count, (k) => {
+    const locals: Local[] = [];
+    const loads: string[] = [];
+    if (last !== undefined) locals.push({ code: 'f32(i)', type: 'f32', bound: new Set([last]) });
+    operands.forEach((o, j) => {
+      const pType = params[j]?.type;
+      if (o.kind === 'num') locals.push({ ...L.load(o), bound: o.bound });
+      else if (o.kind === 'arr' && pType?.tag === 'array') locals.push({ array: k.bind(o.id), lenSlot: L.slotOfReg(o.len), bound: o.elemBound });
+      else if (o.kind === 'arr') {
+        // A mapped array of reals may be shorter than n (a sparse tangent): past its end, 0.
+        // Read once per invocation, however often the body uses it.
+        const x = L.name('x');
+        loads.push(`let ${x}: f32 = select(0.0, ${k.bind(o.id)}[i], i < u32(S[${L.slotOfReg(o.len)}]));`);
+        locals.push(wgslType(pType) === 'bool' ? { code: `(${x} != 0.0)`, type: 'bool', bound: o.elemBound } : { code: x, type: 'f32', bound: o.elemBound });
+      } else throw new NotOnGpu(`a string operand of ${e.op}`);
+    });
+    const { lines, results } = L.body(body, locals);
+    const writes = results.map((r) => {
+      if (r.array !== undefined) throw new NotOnGpu(`a ${e.op} whose elements are arrays`);
+      const id = L.newArray(count);
+      outs.push({ kind: 'arr', id, len: count, elemBound: r.bound });
+      return `${k.bind(id)}[i] = ${num(r)};`;
+    });
+    return [...loads, ...lines, ...writes];
+  });
+  return outs;
+}
+
+function reduceLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[]): Val[] {
+  if (lin.length > 0) throw new NotOnGpu(`a linear ${e.op}`);
+  const [nVal, ...rest] = nl;
+  const n = hostLength(nVal, `a ${e.op} over a length`);
+  const body = e.bodies[0];
+  const k = rest.length / 2;
+  const results = body.body.result;
+  const inits = rest.slice(0, k).map((v) => asNum(v, 'a neutral element'));
+  const xs = rest.slice(k).map((v) => asArr(v, `an operand of ${e.op}`));
+  // Bounds of the accumulators: sound when each result of the operator is bounded by what it got.
+  const accBounds = inits.map((v, j) => union(v.bound, xs[j].elemBound));
+  const bounded = L.body(body, [...accBounds.map((b) => ({ code: '0.0', type: 'f32' as const, bound: b })), ...xs.map((x) => ({ code: '0.0', type: 'f32' as const, bound: x.elemBound }))]);
+  const params = [...Array.from({ length: k }, (_, j) => ({ code: `a${j}`, type: 'f32' as const, bound: undefined })), ...Array.from({ length: k }, (_, j) => ({ code: `b${j}`, type: 'f32' as const, bound: undefined }))];
+  const { lines, results: rs } = L.body(body, params);
+  if (rs.length !== k || results.tag !== 'ret') throw new NotOnGpu(`a ${e.op} that also returns per-element values (the residuals of a general reduction)`);
+  const c: Combine = { k, lines, results: rs.map((r) => num(r as Typed)) };
+  const bounds = accBounds.map((b, j) => (within(bounded.results[j]?.bound, b) ? b : undefined));
+  return reduction(L, c, inits, xs, n, bounds);
+}
+
+function condLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[], env: Env): Val[] {
+  if (lin.length > 0 || e.bodies.length !== 2) throw new NotOnGpu('a cond with linear operands or more than two branches');
+  const [predVal, ...operands] = nl;
+  const pred = asNum(predVal, 'a condition');
+  const slot = L.slotOf(pred);
+  type Out = { kind: 'num'; slot: number; bounds: Bound[] } | { kind: 'arr'; id: number; lenSlot: number; lens: number[]; bounds: Bound[]; copies: { threads: number }[] };
+  let outs: Out[] | undefined;
+  e.bodies.forEach((branch, b) => {
+    L.withGuard({ slot, when: b === 0 }, () => {
+      const inner = new Map(env);
+      branch.nlParams.forEach((p, i) => inner.set(p.name, operands[i]));
+      const rs = L.block(branch.body, inner);
+      outs ??= rs.map((r) => (r.kind === 'num' ? { kind: 'num', slot: L.newSlot(), bounds: [] } : r.kind === 'arr' ? { kind: 'arr', id: L.newArray(-1), lenSlot: L.newSlot(), lens: [], bounds: [], copies: [] } : fail('a cond that returns a string')));
+      rs.forEach((r, j) => {
+        const o = outs![j];
+        if (o.kind === 'num' && r.kind === 'num') {
+          o.bounds.push(r.bound);
+          L.scalarLine(() => `S[${o.slot}] = ${num(L.load(r))};`);
+        } else if (o.kind === 'arr' && r.kind === 'arr') {
+          o.lens.push(r.len);
+          o.bounds.push(r.elemBound);
+          const src = L.slotOfReg(r.len);
+          // Over the output's length (known once both branches are lowered): past the branch's
+          // result, zeros (a shorter sparse tangent).
+          o.copies.push(L.elementwiseOver(o.lenSlot, (k) => [`${k.bind(o.id)}[i] = select(0.0, ${k.bind(r.id)}[i], i < u32(S[${src}]));`]));
+        } else fail('a cond whose branches return different kinds of values');
+      });
+    });
+  });
+  return outs!.map((o) => {
+    if (o.kind === 'num') return { kind: 'num', slot: o.slot, bool: false, bound: union(...o.bounds) };
+    const len = L.reg({ op: 'max', args: o.lens });
+    L.arrays[o.id].length = len;
+    L.uploads.push([len, o.lenSlot]);
+    for (const c of o.copies) c.threads = len;
+    return { kind: 'arr', id: o.id, len, elemBound: union(...o.bounds) };
+  });
+}
+
+function fail(what: string): never {
+  throw new NotOnGpu(what);
+}
+
+const CONSTRUCTS: Readonly<Record<string, ConstructLowering>> = {
+  len: (_L, _e, [a]) => {
+    const arr = asArr(a, 'the length of a value');
+    return [{ kind: 'num', reg: arr.len, bool: false, bound: new Set([arr.len]) }];
+  },
+  atmost: (L, _e, [n, limit, what]) => {
+    const a = hostLength(n, 'a length check');
+    const b = hostLength(limit, 'a length check');
+    return [L.hostNum(L.reg({ op: 'atmost', a, b, message: what?.kind === 'str' ? what.text : 'tsad: array lengths differ' }))];
+  },
+  map: mapLowering,
+  smap: mapLowering,
+  reduce: reduceLowering,
+  sreduce: reduceLowering,
+  sum: (L, _e, [a]) => {
+    const arr = asArr(a, 'a sum');
+    return reduction(L, SUM, [L.hostNum(L.lit(0))], [arr], arr.len, [undefined]);
+  },
+  lsum: (L, _e, [, a]) => {
+    const arr = asArr(a, 'a sum');
+    return reduction(L, SUM, [L.hostNum(L.lit(0))], [arr], arr.len, [undefined]);
+  },
+  fill: (L, _e, [n, x]) => {
+    const v = asNum(x, 'a fill');
+    return [filled(L, hostLength(n, 'a fill of a length'), v.bound, () => `S[${L.slotOf(v)}]`)];
+  },
+  lfill: (L, _e, [n, x]) => {
+    const v = asNum(x, 'a fill');
+    return [filled(L, hostLength(n, 'a fill of a length'), v.bound, () => `S[${L.slotOf(v)}]`)];
+  },
+  // e_i·y, i + 1 long: on the GPU as long as the largest i can be (trailing zeros are the same value).
+  lonehot: (L, _e, nl) => {
+    const i = asNum(nl[0], 'a one-hot index');
+    const y = asNum(nl[nl.length - 1], 'a one-hot value');
+    if (i.bound === undefined) throw new NotOnGpu('a one-hot at an index whose range is not known before the kernels run');
+    const count = L.reg({ op: 'add', args: [L.reg({ op: 'max', args: [...i.bound] }), L.lit(1)] });
+    return [filled(L, count, undefined, () => `select(0.0, S[${L.slotOf(y)}], f32(i) == S[${L.slotOf(i)}])`)];
+  },
+  index: (L, _e, [a, j]) => elementRead(L, asArr(a, 'an element read'), asNum(j, 'an index')),
+  lindex: (L, _e, nl) => elementRead(L, asArr(nl[nl.length - 1], 'an element read'), asNum(nl[0], 'an index')),
+  cond: condLowering,
+};
+
+function elementRead(L: Lowering, a: Arr, j: Num): Val[] {
+  const slot = L.newSlot();
+  const at = L.slotOf(j);
+  const len = L.slotOfReg(a.len);
+  L.scalarLine((arrays) => `S[${slot}] = select(0.0, ${arrays.bind(a.id)}[u32(S[${at}])], S[${at}] >= 0.0 && S[${at}] < S[${len}]);`);
+  return [{ kind: 'num', slot, bool: false, bound: a.elemBound }];
+}
+
+export interface GpuTarget {
+  readonly where: string;
+  /** The parameters' names as the user wrote them. */
+  readonly paramNames: readonly string[];
+  /** For each result, the parameter whose length an array result takes (a gradient's), if any. */
+  readonly likes: readonly (number | undefined)[];
+  readonly tuple: boolean;
+}
+
+/** The device program of `def` (its types annotated). */
+export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
+  const L = new Lowering();
+  const env: Env = new Map();
+  const params = def.nlParams.map((p, k) => {
+    const name = target.paramNames[k] ?? p.name;
+    if (p.type?.tag === 'real') {
+      env.set(p.name, L.hostNum(L.reg({ op: 'arg', param: k })));
+      return { name, kind: 'number' as const };
+    }
+    if (p.type?.tag === 'array' && p.type.elem.tag === 'real') {
+      const len = L.reg({ op: 'len', param: k });
+      env.set(p.name, { kind: 'arr', id: L.newArray(len, k), len, elemBound: undefined });
+      return { name, kind: 'array' as const };
+    }
+    throw new NotOnGpu(`the parameter '${name}' (only numbers and arrays of numbers are on the GPU yet)`);
+  });
+  if (def.linParams.length > 0) throw new NotOnGpu('linear parameters');
+  const results = L.block(def.body, env);
+  L.flush();
+  const specs: ResultSpec[] = results.map((r, j) => {
+    if (r.kind === 'num') return { kind: 'scalar', slot: L.slotOf(r) };
+    if (r.kind === 'arr') {
+      const like = target.likes[j];
+      return like === undefined ? { kind: 'array', array: r.id } : { kind: 'array', array: r.id, like };
+    }
+    throw new NotOnGpu('a string result');
+  });
+  const arrays: ArraySpec[] = L.arrays;
+  return { where: target.where, params, registers: L.registers, host: L.host, slots: Math.max(L.slots, 1), uploads: L.uploads, arrays, kernels: L.kernels, steps: L.steps, results: specs, tuple: target.tuple };
+}
+
+/** The def named `entry` of `program`, for lowerToGpu. */
+export function gpuDef(program: Program, entry: string): FnDef {
+  const def = program.defs.find((d) => d.name === entry);
+  if (!def) throw new InternalError(`wgsl: no def '${entry}'`);
+  return def;
+}
