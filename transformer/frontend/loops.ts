@@ -56,16 +56,19 @@ export abstract class LoopLowering extends StatementLowering {
     const { t } = this;
     const init = s.initializer;
     const decl = t.isVariableDeclarationList(init) && init.declarations.length === 1 ? init.declarations[0] : undefined;
-    if (!decl || !t.isIdentifier(decl.name)) fail(1121, init, 'for…of over an array needs one new variable: for (const x of xs)');
+    if (!decl || !(t.isIdentifier(decl.name) || t.isObjectBindingPattern(decl.name) || t.isArrayBindingPattern(decl.name))) fail(1121, init, 'for…of over an array needs one new variable: for (const x of xs)');
     const flags = this.openLoop(s);
     const xs = this.arrays.arrayOf(s.expression, 'xs');
     const n = this.arrays.length(xs);
-    const sym = this.checker.getSymbolAtLocation(decl.name)!;
-    if (flags) return this.forOfWithExits(s, decl.name, sym, xs, n, flags);
+    // `for (const { x, y } of ps)`, `for (const [a, b] of ps)`: the element destructured.
+    const sym = t.isIdentifier(decl.name) ? this.checker.getSymbolAtLocation(decl.name)! : undefined;
+    const bind = (v: Value) => (sym ? this.env.set(sym, v) : this.bindPattern(decl.name, v));
+    const hint = t.isIdentifier(decl.name) ? decl.name.text : 'x';
+    if (flags) return this.forOfWithExits(s, hint, bind, sym, xs, n, flags);
     const carried = this.carriedBy([s.statement], sym);
     const counter = binder(this.supply.fresh('k'), REAL);
     const body = this.loopScope(carried, () => {
-      this.env.set(sym, this.arrays.read(xs, { name: counter.name, shape: NUMBER }, decl.name.getText(), s.expression));
+      bind(this.arrays.read(xs, { name: counter.name, shape: NUMBER }, hint, s.expression));
       this.iteration(undefined, [s.statement]);
       return this.carriedNow(carried);
     });
@@ -78,7 +81,7 @@ export abstract class LoopLowering extends StatementLowering {
    * `for (const x of xs)` that may break, continue or return: a while loop over a hidden counter k,
    * running while no flag stops it and k < xs.length, with x = xs[k] at the start of each step.
    */
-  private forOfWithExits(s: ts.ForOfStatement, name: ts.Identifier, sym: ts.Symbol, xs: Value, n: Value, flags: ExitFlags): void {
+  private forOfWithExits(s: ts.ForOfStatement, hint: string, bind: (v: Value) => void, sym: ts.Symbol | undefined, xs: Value, n: Value, flags: ExitFlags): void {
     const counter = flagSymbol('k');
     this.env.set(counter, this.literal(0, 'k'));
     const carried = [...this.carriedBy([s.statement], sym), { sym: counter, value: this.env.get(counter)! }, ...this.carriedFlags(flags)];
@@ -88,7 +91,7 @@ export abstract class LoopLowering extends StatementLowering {
       () => this.loopCondition(more, flags),
       () => {
         const k = this.env.get(counter)!;
-        this.env.set(sym, this.arrays.read(xs, k, name.getText(), s.expression));
+        bind(this.arrays.read(xs, k, hint, s.expression));
         this.iteration(flags, [s.statement]);
         // After a break the condition fails whatever k is, so k steps unconditionally.
         this.env.set(counter, this.op('add', [k, this.literal(1, 'one')], 'k'));

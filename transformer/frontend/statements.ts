@@ -4,8 +4,10 @@
 import type * as ts from 'typescript';
 import { call, prim, tuple } from '../ir/syntax';
 import { fail, reportedByTypeScript } from './diagnostics';
-import { Shape, NUMBER, shapeOfType, describeShape, isMatrix } from './shapes';
+import { Shape, NUMBER, shapeOfType, describeShape, isMatrix, isRecords } from './shapes';
 import { checkArrayWrites, pushedArray, writtenArray } from './writes';
+import { writtenRecord } from './recordWrites';
+import { recordAccess, resolveAccess } from './recordAccess';
 import { role } from '../ir/names';
 import { declaresLocalFunction, localFunctionOf } from './exits';
 import type { Value } from './values';
@@ -153,6 +155,8 @@ export abstract class StatementLowering extends CallLowering {
     const { t } = this;
     const K = t.SyntaxKind;
     if (pushedArray(t, e)) return this.push(e as ts.CallExpression);
+    const record = writtenRecord(t, this.checker, e);
+    if (record) return this.recordAssignment(e, record);
     if (writtenArray(t, e)) return this.elementAssignment(e);
     const target = (node: ts.Expression): ts.Symbol => {
       if (t.isElementAccessExpression(node)) this.arrays.write(node);
@@ -255,6 +259,33 @@ export abstract class StatementLowering extends CallLowering {
     const rhs = t.isBinaryExpression(e) ? this.expr(e.right) : { name: this.b.lit(1, 'one'), shape: NUMBER };
     this.numbers(e, before, rhs);
     return { name: this.b.prim(op, [before.name, rhs.name], hint), shape: NUMBER };
+  }
+
+  /**
+   * `ps[i].x = v`, `ps[i].pos[0] += v`, `ps[i].vel[j]++` on a local array of records
+   * (frontend/records.ts): one update of the columns written (checkArrayWrites and
+   * recordWrites.ts have made sure no other name sees the record).
+   */
+  private recordAssignment(e: ts.Expression, id: ts.Identifier): void {
+    const { t } = this;
+    let target: ts.Expression = t.isBinaryExpression(e) ? e.left : (e as ts.PrefixUnaryExpression | ts.PostfixUnaryExpression).operand;
+    while (t.isParenthesizedExpression(target)) target = target.expression;
+    const access = recordAccess(t, this.checker, target)!;
+    const sym = this.checker.getSymbolAtLocation(id)!;
+    const ps = this.current$(sym, id);
+    if (!isRecords(ps.shape)) return fail(1122, target, `only arrays of records can be written into by field, '${id.text}' is ${describeShape(ps.shape)}`);
+    const i = this.expr(access.index, 'i');
+    const { path, tail } = resolveAccess(ps.shape.elem, access.steps, target);
+    const records = this.arrays.records;
+    const hint = `${id.text}_${path.join('_')}`;
+    if (!tail) {
+      const value = this.writtenValue(e, hint, 'a field of a record', () => records.at(ps, i, path, target));
+      return void this.env.set(sym, records.write(ps, i, path, value, target));
+    }
+    if ('field' in tail) return fail(1108, target, 'the length of an array inside a record cannot be assigned');
+    const j = 'literal' in tail ? this.literal(tail.literal, 'j') : this.expr(tail.index, 'j');
+    const value = this.writtenValue(e, hint, 'an element of an array of a record', () => records.elementOfLeaf(ps, i, path, j, target));
+    this.env.set(sym, records.writeLeafElement(ps, i, path, j, value, target));
   }
 
   /** `m[i][j] = v`, `m[i][j] op= v`, `m[i][j]++` on a local matrix: one update of its data. */

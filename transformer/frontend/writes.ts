@@ -13,6 +13,7 @@ import { fail } from './diagnostics';
 import { typedArrayName } from './shapes';
 import { tsadExportName } from './markers';
 import { ARRAY_HELPERS, ARRAY_METHODS } from './arrayMethods';
+import { checkRecordWrites, writtenRecord } from './recordWrites';
 
 /** `b.push(v, …)`: the array pushed onto, when it is a plain name. */
 export function pushedArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
@@ -94,7 +95,7 @@ function returnsFresh(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Expressi
 export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: ts.Node, body: ts.Node): ReadonlySet<ts.Symbol> {
   const written = new Map<ts.Symbol, ts.Identifier>();
   const visit = (n: ts.Node): void => {
-    const id = writtenArray(tsApi, n);
+    const id = writtenArray(tsApi, n) ?? writtenRecord(tsApi, checker, n);
     if (id) {
       const sym = checker.getSymbolAtLocation(id);
       if (sym && !written.has(sym)) written.set(sym, id);
@@ -103,6 +104,7 @@ export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: 
   };
   visit(body);
   for (const [sym, first] of written) checkOne(tsApi, checker, fn, sym, first);
+  checkRecordWrites(tsApi, checker, body);
   return new Set(written.keys());
 }
 
@@ -171,6 +173,8 @@ function checkUse(tsApi: typeof ts, checker: ts.TypeChecker, id: ts.Identifier, 
     return;
   }
   if (tsApi.isReturnStatement(parent)) return;
+  // `for (const p of a)` reads each element once per trip: the same in JavaScript unless the loop writes a.
+  if (tsApi.isForOfStatement(parent) && parent.expression === node && !writesInto(tsApi, checker, parent.statement, checker.getSymbolAtLocation(id))) return;
   if ((tsApi.isArrayLiteralExpression(parent) || tsApi.isShorthandPropertyAssignment(parent) || tsApi.isPropertyAssignment(parent)) && returnedLiteral(tsApi, parent)) return;
   // tsad's array helpers read their arguments and return new arrays: no second name.
   if (tsApi.isCallExpression(parent) && parent.expression !== node && ARRAY_HELPERS.has(tsadExportName(parent.expression, checker) ?? '')) return;
@@ -215,6 +219,18 @@ function returnedLiteral(tsApi: typeof ts, n: ts.Node): boolean {
     node = node.parent;
   }
   return false;
+}
+
+/** Does `body` write into the array `sym` (an element, a field of an element, a push)? */
+function writesInto(tsApi: typeof ts, checker: ts.TypeChecker, body: ts.Node, sym: ts.Symbol | undefined): boolean {
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    const id = writtenArray(tsApi, n) ?? writtenRecord(tsApi, checker, n);
+    if (id && checker.getSymbolAtLocation(id) === sym) found = true;
+    if (!found) tsApi.forEachChild(n, visit);
+  };
+  visit(body);
+  return found;
 }
 
 function isInside(node: ts.Node, container: ts.Node): boolean {

@@ -1,0 +1,270 @@
+// Arrays of records and tuples (docs/frontend.md, "Arrays of records"; issue 19, item 2):
+// programs written as a TypeScript developer writes them. Each primal is checked against the
+// same source run as plain JavaScript, each gradient against central finite differences, each
+// jvp against ⟨grad, v⟩, at sizes 0, 1 and larger; then the wrapper's errors.
+import * as ts from 'typescript';
+import { load, leaves, mapLeaves } from './harness';
+
+const functions = `
+import { differentiable } from 'tsad';
+
+export interface Particle { x: number; y: number }
+export interface Body { pos: [number, number]; vel: [number, number]; m: number }
+export interface Layer { w: number[]; b: number }
+
+/** @differentiable */
+export function energy(ps: Particle[]): number {
+  let e = 0;
+  for (let i = 0; i < ps.length; i++) e += ps[i].x * ps[i].x + Math.sin(ps[i].y);
+  return e;
+}
+
+/** @differentiable */
+export function kinetic(bodies: readonly Body[]): number {
+  let k = 0;
+  for (const b of bodies) k += 0.5 * b.m * (b.vel[0] * b.vel[0] + b.vel[1] * b.vel[1]);
+  return k;
+}
+
+/** @differentiable */
+export function destructured(ps: Particle[]): number {
+  let s = 0;
+  for (const { x, y } of ps) s += x * y;
+  return s;
+}
+
+/** @differentiable */
+export function pairs(pts: [number, number][]): number {
+  let s = 0;
+  for (const [a, b] of pts) s += a * Math.exp(b);
+  for (let i = 0; i < pts.length; i++) s += pts[i][0] * pts[i][1];
+  return s;
+}
+
+/** @differentiable */
+export function mapped(ps: Particle[]): number {
+  const r = ps.map((p) => Math.hypot(p.x, p.y));
+  return r.reduce((a, b) => a + b, 0);
+}
+
+/** @differentiable */
+export function reduced(ps: Particle[]): number {
+  return ps.reduce((acc, p) => acc + p.x * p.y * p.y, 1);
+}
+
+/** @differentiable */
+export function moved(ps: Particle[], dt: number): Particle[] {
+  return ps.map((p) => ({ x: p.x + dt * p.y, y: p.y - dt * p.x }));
+}
+
+/** @differentiable */
+export function pathLength(pts: readonly [number, number][]): number {
+  let len = 0;
+  for (let i = 1; i < pts.length; i++) {
+    const dx = pts[i][0] - pts[i - 1][0];
+    const dy = pts[i][1] - pts[i - 1][1];
+    len += Math.sqrt(dx * dx + dy * dy);
+  }
+  return len;
+}
+
+/** @differentiable */
+export function step(bodies: Body[], dt: number): number {
+  const next = bodies.map((b) => ({ pos: [b.pos[0], b.pos[1]] as [number, number], vel: [b.vel[0], b.vel[1]] as [number, number], m: b.m }));
+  for (let i = 0; i < next.length; i++) {
+    next[i].vel[1] -= 9.81 * dt;
+    next[i].pos[0] += dt * next[i].vel[0];
+    next[i].pos[1] += dt * next[i].vel[1];
+  }
+  let e = 0;
+  for (const b of next) e += b.m * (b.pos[0] * b.pos[0] + b.pos[1] * b.pos[1]);
+  return e;
+}
+
+/** @differentiable */
+export function pushed(ps: Particle[]): number {
+  const out: Particle[] = [];
+  for (const p of ps) out.push({ x: p.x * 2, y: p.y * p.x });
+  out.push({ x: 1, y: 2 });
+  let s = 0;
+  for (let i = 0; i < out.length; i++) s += out[i].x * out[i].y;
+  return s;
+}
+
+/** @differentiable */
+export function replaced(ps: Particle[]): number {
+  const q = ps.map((p) => ({ x: p.x, y: p.y }));
+  for (let i = 0; i < q.length; i++) q[i] = { x: q[i].y, y: Math.cos(q[i].x) };
+  if (q.length > 0) q[0].x = 3 * q[0].x;
+  return q.reduce((s, p) => s + p.x * p.y, 0);
+}
+
+/** @differentiable */
+export function layers(ls: Layer[], x: number[]): number {
+  let s = 0;
+  for (let l = 0; l < ls.length; l++) {
+    let a = ls[l].b;
+    for (let j = 0; j < ls[l].w.length; j++) a += ls[l].w[j] * x[j];
+    s += Math.tanh(a);
+  }
+  return s;
+}
+
+/** @differentiable */
+export function literal(a: number, b: number): number {
+  const pts: { x: number; y: number }[] = [{ x: a, y: b }, { x: b, y: a * a }];
+  let s = 0;
+  for (const p of pts) s += p.x * p.y;
+  return s;
+}
+`;
+
+const derivatives = `
+import { grad, jvp, vjp, valueAndGrad } from 'tsad';
+export const gEnergy = grad(energy);
+export const jEnergy = (ps: Particle[], t: Particle[]) => jvp(energy, [ps], [t]);
+export const gKinetic = grad(kinetic);
+export const jKinetic = (b: Body[], t: Body[]) => jvp(kinetic, [b], [t]);
+export const gDestructured = grad(destructured);
+export const gPairs = grad(pairs);
+export const jPairs = (p: [number, number][], t: [number, number][]) => jvp(pairs, [p], [t]);
+export const gMapped = grad(mapped);
+export const gReduced = grad(reduced);
+export const vMoved = (ps: Particle[], dt: number) => vjp(moved, ps, dt);
+export const jMoved = (ps: Particle[], dt: number, t: Particle[], tdt: number) => jvp(moved, [ps, dt], [t, tdt]);
+export const gPathLength = grad(pathLength);
+export const gStep = grad(step, { wrt: [0, 1] });
+export const gPushed = grad(pushed);
+export const gReplaced = grad(replaced);
+export const gLayers = grad(layers, { wrt: [0, 1] });
+export const jLayers = (ls: Layer[], x: number[], tl: Layer[], tx: number[]) => jvp(layers, [ls, x], [tl, tx]);
+export const gLiteral = grad(literal, { wrt: [0, 1] });
+export const vgEnergy = valueAndGrad(energy);
+export const vgKinetic = valueAndGrad(kinetic);
+export const vgDestructured = valueAndGrad(destructured);
+export const vgPairs = valueAndGrad(pairs);
+export const vgMapped = valueAndGrad(mapped);
+export const vgReduced = valueAndGrad(reduced);
+export const vgPathLength = valueAndGrad(pathLength);
+export const vgPushed = valueAndGrad(pushed);
+export const vgReplaced = valueAndGrad(replaced);
+export const vgStep = valueAndGrad(step, { wrt: [0, 1] });
+export const vgLayers = valueAndGrad(layers, { wrt: [0, 1] });
+export const vgLiteral = valueAndGrad(literal, { wrt: [0, 1] });
+`;
+
+const { exports: m } = load(functions + derivatives);
+const plain = (() => {
+  const js = ts.transpileModule(functions.replace(/^import .*$/m, ''), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;
+  const exports: Record<string, any> = {};
+  new Function('exports', 'require', js)(exports, require);
+  return exports;
+})();
+
+type V = any;
+
+/** Seeded numbers in [-1, 1). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return (s / 2 ** 32) * 2 - 1;
+  };
+}
+
+const particles = (n: number, r = rng(n + 1)) => Array.from({ length: n }, () => ({ x: r(), y: r() }));
+const bodies = (n: number, r = rng(n + 7)) => Array.from({ length: n }, () => ({ pos: [r(), r()] as [number, number], vel: [r(), r()] as [number, number], m: 1 + r() * 0.5 }));
+const tuples = (n: number, r = rng(n + 3)) => Array.from({ length: n }, () => [r(), r()] as [number, number]);
+const layersOf = (n: number, k: number, r = rng(n * 10 + k)) => Array.from({ length: n }, () => ({ w: Array.from({ length: k }, () => r()), b: r() }));
+
+/** Central differences of a scalar f at args, with respect to argument i: the same structure as args[i]. */
+function fd(f: (...a: V[]) => number, args: V[], i: number): V {
+  const h = 1e-6;
+  return mapLeaves(args[i], (_x, k) => {
+    const at = (s: number) => f(...args.map((a, j) => (j === i ? mapLeaves(a, (y, idx) => (idx === k ? y + s : y)) : a)));
+    return (at(h) - at(-h)) / (2 * h);
+  });
+}
+
+function close(actual: V, expected: V, tol = 1e-6): void {
+  const a = leaves(actual);
+  const e = leaves(expected);
+  expect(a.length).toBe(e.length);
+  a.forEach((x, k) => expect(Math.abs(x - e[k])).toBeLessThanOrEqual(tol * (1 + Math.abs(e[k]))));
+}
+
+const dot = (a: V, b: V) => leaves(a).reduce((s, x, k) => s + x * leaves(b)[k], 0);
+
+describe('arrays of records: primal as plain JavaScript, gradient by central differences, jvp as <grad, v>', () => {
+  const cases: [string, string, (n: number) => V[], number[]][] = [
+    ['energy', 'gEnergy', (n) => [particles(n)], [0]],
+    ['kinetic', 'gKinetic', (n) => [bodies(n)], [0]],
+    ['destructured', 'gDestructured', (n) => [particles(n)], [0]],
+    ['pairs', 'gPairs', (n) => [tuples(n)], [0]],
+    ['mapped', 'gMapped', (n) => [particles(n)], [0]],
+    ['reduced', 'gReduced', (n) => [particles(n)], [0]],
+    ['pathLength', 'gPathLength', (n) => [tuples(n)], [0]],
+    ['step', 'gStep', (n) => [bodies(n), 0.1], [0, 1]],
+    ['pushed', 'gPushed', (n) => [particles(n)], [0]],
+    ['replaced', 'gReplaced', (n) => [particles(n)], [0]],
+    ['layers', 'gLayers', (n) => [layersOf(n, 3), [0.3, -0.2, 0.5]], [0, 1]],
+  ];
+  for (const [fn, g, args, wrt] of cases) {
+    for (const n of [0, 1, 5]) {
+      test(`${fn} at size ${n}`, () => {
+        const at = args(n);
+        // valueAndGrad's value is tsad's primal (calling m[fn] runs the source itself).
+        const [value, grads] = m[`vg${g.slice(1)}`](...at);
+        expect(value).toBe(plain[fn](...at));
+        expect(m[g](...at)).toEqual(grads);
+        const expected = wrt.map((i) => fd(plain[fn], at, i));
+        if (wrt.length === 1) close(grads, expected[0]);
+        else wrt.forEach((_, k) => close(grads[k], expected[k]));
+        // The gradient has the shape of the argument: records of numbers.
+        expect(JSON.stringify(mapLeaves(wrt.length === 1 ? grads : grads[0], () => 0))).toBe(JSON.stringify(mapLeaves(at[wrt[0]], () => 0)));
+      });
+    }
+  }
+
+  test('literal of records', () => {
+    const [value, grads] = m.vgLiteral(0.7, -1.3);
+    close(grads, [fd(plain.literal, [0.7, -1.3], 0), fd(plain.literal, [0.7, -1.3], 1)]);
+    expect(value).toBe(plain.literal(0.7, -1.3));
+  });
+
+  test('jvp is <grad, v>', () => {
+    for (const n of [0, 1, 4]) {
+      const ps = particles(n);
+      const v = particles(n, rng(99));
+      const [y, dy] = m.jEnergy(ps, v);
+      expect(y).toBe(plain.energy(ps));
+      expect(dy).toBeCloseTo(dot(m.gEnergy(ps), v), 10);
+      const bs = bodies(n);
+      const vb = bodies(n, rng(5));
+      expect(m.jKinetic(bs, vb)[1]).toBeCloseTo(dot(m.gKinetic(bs), vb), 10);
+      const ts2 = tuples(n);
+      const vt = tuples(n, rng(4));
+      expect(m.jPairs(ts2, vt)[1]).toBeCloseTo(dot(m.gPairs(ts2), vt), 10);
+      const ls = layersOf(n, 2);
+      const vl = layersOf(n, 2, rng(8));
+      const [gl, gx] = m.gLayers(ls, [0.1, 0.2]);
+      expect(m.jLayers(ls, [0.1, 0.2], vl, [0.5, -1])[1]).toBeCloseTo(dot(gl, vl) + dot(gx, [0.5, -1]), 10);
+    }
+  });
+
+  test('a result that is an array of records: vjp and jvp', () => {
+    for (const n of [0, 1, 3]) {
+      const ps = particles(n);
+      const [value, pullback] = m.vMoved(ps, 0.25);
+      expect(value).toEqual(plain.moved(ps, 0.25));
+      const ct = particles(n, rng(17));
+      const [bar, dtBar] = pullback(ct);
+      // <ct, J v> = <J^T ct, v> for a direction v
+      const v = particles(n, rng(23));
+      const [y, ydot] = m.jMoved(ps, 0.25, v, 0.5);
+      expect(y).toEqual(plain.moved(ps, 0.25));
+      expect(dot(ct, ydot)).toBeCloseTo(dot(bar, v) + dtBar * 0.5, 10);
+      expect(JSON.stringify(mapLeaves(bar, () => 0))).toBe(JSON.stringify(mapLeaves(ps, () => 0)));
+    }
+  });
+});
