@@ -3,7 +3,7 @@
 // same source run as plain JavaScript, each gradient against central finite differences, each
 // jvp against ⟨grad, v⟩, at sizes 0, 1 and larger; then the wrapper's errors.
 import * as ts from 'typescript';
-import { load, leaves, mapLeaves } from './harness';
+import { compile, load, leaves, mapLeaves } from './harness';
 
 const functions = `
 import { differentiable } from 'tsad';
@@ -111,6 +111,16 @@ export function layers(ls: Layer[], x: number[]): number {
 }
 
 /** @differentiable */
+export function holes(ps: Particle[]): number {
+  const q = new Array<Particle>(ps.length);
+  for (let i = 0; i < ps.length; i++) q[i] = { x: ps[i].y, y: ps[i].x * ps[i].x };
+  const [first] = ps;
+  let s = 0;
+  for (const p of q) s += p.x * p.y;
+  return q.length > 0 ? s + first.x : s;
+}
+
+/** @differentiable */
 export function literal(a: number, b: number): number {
   const pts: { x: number; y: number }[] = [{ x: a, y: b }, { x: b, y: a * a }];
   let s = 0;
@@ -150,6 +160,8 @@ export const vgPushed = valueAndGrad(pushed);
 export const vgReplaced = valueAndGrad(replaced);
 export const vgStep = valueAndGrad(step, { wrt: [0, 1] });
 export const vgLayers = valueAndGrad(layers, { wrt: [0, 1] });
+export const vgHoles = valueAndGrad(holes);
+export const gHoles = grad(holes);
 export const vgLiteral = valueAndGrad(literal, { wrt: [0, 1] });
 `;
 
@@ -208,6 +220,7 @@ describe('arrays of records: primal as plain JavaScript, gradient by central dif
     ['pushed', 'gPushed', (n) => [particles(n)], [0]],
     ['replaced', 'gReplaced', (n) => [particles(n)], [0]],
     ['layers', 'gLayers', (n) => [layersOf(n, 3), [0.3, -0.2, 0.5]], [0, 1]],
+    ['holes', 'gHoles', (n) => [particles(n)], [0]],
   ];
   for (const [fn, g, args, wrt] of cases) {
     for (const n of [0, 1, 5]) {
@@ -266,5 +279,57 @@ describe('arrays of records: primal as plain JavaScript, gradient by central dif
       expect(dot(ct, ydot)).toBeCloseTo(dot(bar, v) + dtBar * 0.5, 10);
       expect(JSON.stringify(mapLeaves(bar, () => 0))).toBe(JSON.stringify(mapLeaves(ps, () => 0)));
     }
+  });
+});
+
+describe('arrays of records at the wrapper: errors name the argument and the index path', () => {
+  const ps = particles(3);
+  test('a value of the wrong kind is a TypeError', () => {
+    expect(() => m.gEnergy([{ x: 1, y: 2 }, { x: 1 }])).toThrow(new TypeError("grad(energy): 'ps[1].y' must be a number, got undefined"));
+    expect(() => m.gEnergy(5)).toThrow(new TypeError("grad(energy): 'ps' must be an array of records, got number"));
+    expect(() => m.gEnergy([{ x: 1, y: 2 }, null])).toThrow(new TypeError("grad(energy): 'ps[1]' must be an object with fields x, y, got null"));
+    expect(() => m.gPairs([[1, 2], [3]])).toThrow(new TypeError("grad(pairs): 'pts[1][1]' must be a number, got undefined"));
+    expect(() => m.gLayers([{ w: [1, 2], b: 0 }, { w: [1, 'a'], b: 0 }], [1, 2])).toThrow(new TypeError("grad(layers): 'ls[1].w[1]' must be a number, got string"));
+  });
+  test('a ragged array field is a RangeError', () => {
+    expect(() => m.gLayers([{ w: [1, 2], b: 0 }, { w: [1], b: 0 }], [1, 2])).toThrow(
+      new RangeError("grad(layers): 'ls[1].w' has 1 numbers, but 'ls[0].w' has 2: the arrays of a field must be equally long"),
+    );
+  });
+  test('a tangent or cotangent of another length than its primal is a RangeError', () => {
+    expect(() => m.jEnergy(ps, particles(2))).toThrow(new RangeError("jvp(energy): 'tangents[0]' must have 3 elements like its primal, got 2"));
+    const [, pullback] = m.vMoved(ps, 0.1);
+    expect(() => pullback(particles(4))).toThrow(new RangeError("vjp(moved)'s pullback: 'cotangent' must have 3 elements like its primal, got 4"));
+    const ls = layersOf(2, 3);
+    expect(() => m.jLayers(ls, [1, 2, 3], layersOf(2, 2), [0, 0, 0])).toThrow(new RangeError("jvp(layers): 'tangents[0][0].w' has 2 numbers, but its primal has 3"));
+  });
+  test('the gradient is new records, and the argument is left as it was', () => {
+    const before = JSON.stringify(ps);
+    const g = m.gEnergy(ps);
+    expect(JSON.stringify(ps)).toBe(before);
+    expect(g).not.toBe(ps);
+    expect(g[0]).not.toBe(ps[0]);
+  });
+});
+
+describe('arrays of records: what is not supported is a diagnostic with a code', () => {
+  const refused = (body: string): string => {
+    const r = compile(`import { differentiable, grad } from 'tsad';\ninterface P { x: number; y: number }\n${body}\nexport const g = grad(f);\n`, { throwOnError: false });
+    return r.messages.join('\n');
+  };
+  test.each([
+    ['a boolean field', '/** @differentiable */ function f(ps: { on: boolean; x: number }[]): number { return ps.length; }', 'TSAD1120', "element.on is boolean"],
+    ['a matrix field', '/** @differentiable */ function f(ls: { W: number[][] }[]): number { return ls.length; }', 'TSAD1120', 'element.W is number[][]'],
+    ['a write into a parameter', '/** @differentiable */ function f(ps: P[]): number { ps[0].x = 1; return ps[0].x; }', 'TSAD1122', "'ps' is a parameter"],
+    ['a field write into records another array holds', '/** @differentiable */ function f(ps: P[]): number { const q = ps.map((p) => p); q[0].x = 2; return q[0].x + ps[0].x; }', 'TSAD1123', "the fields of 'q' are written"],
+    ['a field write after pushing a shared record', '/** @differentiable */ function f(ps: P[]): number { const q: P[] = []; q.push(ps[0]); q[0].x = 2; return ps[0].x; }', 'TSAD1123', 'the record pushed'],
+    ['a whole array field written', '/** @differentiable */ function f(ls: { w: number[] }[]): number { const q = ls.map((l) => ({ w: [l.w[0], l.w[1]] })); q[0].w = [1, 2]; return q[0].w[0]; }', 'TSAD1122', 'write its elements, .w[j] = v'],
+    ['a push onto records that hold arrays', '/** @differentiable */ function f(ls: { w: number[] }[]): number { const q: { w: number[] }[] = []; q.push({ w: [1] }); return ls.length + q.length; }', 'TSAD1122', 'pushing onto an array of records that hold arrays'],
+    ['a computed index into a tuple field', '/** @differentiable */ function f(ps: [number, number][], k: number): number { return ps[0][k]; }', 'TSAD1121', 'indexed by a number literal'],
+  ])('%s', (_what, source, code, words) => {
+    const messages = refused(source);
+    expect(messages).toContain(code);
+    expect(messages).toContain(words);
+    expect(messages).not.toContain('TSAD9');
   });
 });

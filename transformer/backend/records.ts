@@ -13,6 +13,7 @@
 // JavaScript source and parsed once into synthesized nodes: a helper this size written with the
 // node factory would be unreadable.
 import type * as ts from 'typescript';
+import { THROWN_BY_SOURCE } from '../constructs/effect/raise';
 
 const SOURCE = `
 function tsad$recordParts(s) {
@@ -36,6 +37,12 @@ function tsad$lengthOf(columns, s) {
   const first = tsad$firstLeaf(s);
   return first[0] === 'n' ? columns[first[1]].length : columns[first[1]][1];
 }
+function tsad$rangeError(where, message) {
+  // Complete already: the wrapper's catch (which names the transform) leaves it as it is.
+  const e = new RangeError(where + ': ' + message);
+  e[Symbol.for('${THROWN_BY_SOURCE}')] = true;
+  return e;
+}
 function tsad$splitRecords(ps, path, layout, where, tangent, like) {
   const shape = JSON.parse(layout);
   // \`like\` is the user's primal, or the IR's columns of one (a result's value).
@@ -43,7 +50,7 @@ function tsad$splitRecords(ps, path, layout, where, tangent, like) {
   const likeN = like == null ? undefined : irLike ? tsad$lengthOf(like, shape) : like.length;
   if (!Array.isArray(ps)) throw new TypeError(where + ": '" + path + "' must be an array of records, got " + tsad$got(ps));
   const n = ps.length;
-  if (likeN !== undefined && likeN !== n) throw new RangeError("'" + path + "' must have " + likeN + ' elements like its primal, got ' + n);
+  if (likeN !== undefined && likeN !== n) throw tsad$rangeError(where, "'" + path + "' must have " + likeN + ' elements like its primal, got ' + n);
   const columns = [];
   const firsts = [];
   const allocate = (s) => {
@@ -63,8 +70,8 @@ function tsad$splitRecords(ps, path, layout, where, tangent, like) {
         firsts[s[1]] = at;
       }
       const lw = irLike ? like[s[1]][2] : lv == null ? undefined : lv.length;
-      if (lw !== undefined && v.length !== lw) throw new RangeError("'" + at + "' has " + v.length + ' numbers, but its primal has ' + lw);
-      if (v.length !== m[2]) throw new RangeError("'" + at + "' has " + v.length + " numbers, but '" + firsts[s[1]] + "' has " + m[2] + ': the arrays of a field must be equally long');
+      if (lw !== undefined && v.length !== lw) throw tsad$rangeError(where, "'" + at + "' has " + v.length + ' numbers, but its primal has ' + lw);
+      if (v.length !== m[2]) throw tsad$rangeError(where, "'" + at + "' has " + v.length + " numbers, but '" + firsts[s[1]] + "' has " + m[2] + ': the arrays of a field must be equally long');
       for (let j = 0; j < v.length; j++) {
         const x = v[j];
         if (typeof x !== 'number') throw new TypeError(where + ": '" + at + '[' + j + "]' must be a number, got " + tsad$got(x));

@@ -277,8 +277,13 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       }
       case 'rows':
         return this.arrayFrom('Array', this.expr(e.count), e.index, this.expr(e.body));
-      case 'function':
+      case 'function': {
         // A function expression, not an arrow: its own `arguments` is what its check counts.
+        // Its messages name it (`vjp(f)'s pullback`), as its check does.
+        const outer = this.where;
+        if (e.body[0]?.tag === 'check') this.where = e.body[0].where;
+        const body = e.body.map((s) => this.statement(s));
+        this.where = outer;
         return f.createFunctionExpression(
           undefined,
           undefined,
@@ -286,8 +291,9 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
           undefined,
           e.params.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
           undefined,
-          f.createBlock(e.body.map((s) => this.statement(s)), true),
+          f.createBlock(body, true),
         );
+      }
     }
   }
 

@@ -29,6 +29,14 @@ export class ArrayLowering extends ArrayCombinators {
       const copy = this.asArray(args[0], a);
       return e.expression.text === 'Float32Array' && !this.isFloat32(args[0]) ? this.rounded(copy, hint) : copy;
     }
+    const typed = this.isGlobal(e.expression, ['Array']) && args.length <= 1 ? this.typedShape(e) : undefined;
+    if (typed && isRecords(typed)) {
+      // `new Array<Mass>(n)`: n holes, each read as a record of NaNs (JavaScript's would throw on
+      // a field of undefined; the writes that follow fill them, as in JavaScript).
+      const n = args.length === 0 ? { name: this.b.lit(0, 'none'), shape: NUMBER } : this.site.expr(args[0], 'n');
+      if (n.shape.kind !== 'number') fail(1121, args[0], 'new Array(n) needs a number n here; write an array literal for given elements');
+      return this.records.holes(args.length === 0 ? n : this.arrayLength(n), typed, e, hint);
+    }
     if (this.isGlobal(e.expression, ['Array']) && args.length <= 1) {
       // `new Array(n)` has n holes, which read as undefined: arithmetic on one is NaN. tsad's
       // arrays hold numbers, so a hole is NaN from the start (writes then fill it, as in JavaScript).
@@ -38,6 +46,15 @@ export class ArrayLowering extends ArrayCombinators {
     }
     if (this.isGlobal(e.expression, ['Array'])) fail(1121, e, 'new Array(a, b, …) is not supported: write the literal [a, b, …]');
     return fail(1102, e, `'new ${e.expression.getText()}(...)' is not supported in differentiable functions`);
+  }
+
+  /** The shape TypeScript gives an expression, or undefined where it is none tsad holds. */
+  private typedShape(e: ts.Expression): Shape | undefined {
+    try {
+      return shapeOfType(this.site.t, this.site.checker, this.site.checker.getTypeAtLocation(e), e);
+    } catch {
+      return undefined;
+    }
   }
 
   /** A tuple of numbers used where an array is expected (`const v = [a, b]` has TypeScript type number[]). */

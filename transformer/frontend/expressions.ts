@@ -150,7 +150,12 @@ export abstract class ExpressionLowering extends LoweringState {
     if (t.isObjectLiteralExpression(e)) {
       const fields: [string, Value][] = e.properties.map((p) => {
         if (t.isPropertyAssignment(p)) return [p.name.getText().replace(/^['"]|['"]$/g, ''), this.expr(p.initializer, p.name.getText())];
-        if (t.isShorthandPropertyAssignment(p)) return [p.name.text, this.identifier(p.name)];
+        if (t.isShorthandPropertyAssignment(p)) {
+          // `{ vel }`: the name is the property's symbol to the checker; the variable is its value symbol.
+          const sym = this.checker.getShorthandAssignmentValueSymbol(p);
+          const v = sym && !this.failed.has(sym) ? this.env.get(sym) : undefined;
+          return [p.name.text, v ?? this.identifier(p.name)];
+        }
         return fail(1102, p, 'only plain properties are supported in object literals');
       });
       fields.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

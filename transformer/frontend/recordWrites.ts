@@ -80,6 +80,8 @@ function isLiteral(t: typeof ts, e: ts.Expression): boolean {
 function isFreshRecords(t: typeof ts, e: ts.Expression): boolean {
   while (t.isParenthesizedExpression(e) || t.isAsExpression(e)) e = e.expression;
   if (t.isArrayLiteralExpression(e)) return e.elements.every((el) => isLiteral(t, el));
+  // `new Array<P>(n)`: holes, filled by the stores checked below.
+  if (t.isNewExpression(e) && t.isIdentifier(e.expression) && e.expression.text === 'Array' && (e.arguments?.length ?? 0) <= 1) return true;
   if (!t.isCallExpression(e) || !t.isPropertyAccessExpression(e.expression)) return false;
   const method = e.expression.name.text;
   let fn = method === 'map' ? e.arguments[0] : method === 'from' ? e.arguments[1] : undefined;

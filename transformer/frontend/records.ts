@@ -153,6 +153,16 @@ export class RecordLowering {
     return this.make(recordColumns(shape).map((c) => this.arrays.zero(c as ArrayShape)), shape, 'empty');
   }
 
+  /** `new Array<P>(n)`: n records of NaNs (JavaScript's holes; writes fill them). */
+  holes(n: Value, shape: ArrayShape, node: ts.Node, hint?: string): Value {
+    const nan = { name: this.b.lit(NaN, 'hole'), shape: NUMBER };
+    const columns = recordColumns(shape).map((c) => {
+      if (isMatrix(c)) return fail(1121, node, `new Array(n) of records that hold arrays (${describeShape(shape)}) is not supported yet: build it with .map((…) => ({ … }))`);
+      return { name: this.b.nl('holes', construct('fill', [n.name, nan.name], [], []), irType(c)), shape: c };
+    });
+    return this.make(columns, shape, hint);
+  }
+
   /** `[{ x: 1, y: 2 }, p]` typed as an array of records: pushed one by one onto the empty one. */
   literal(e: ts.ArrayLiteralExpression, shape: ArrayShape, hint?: string): Value {
     const { t } = this.site;
