@@ -121,6 +121,16 @@ export function holes(ps: Particle[]): number {
 }
 
 /** @differentiable */
+export function tails(ps: readonly Particle[]): number {
+  const rest = ps.slice(1);
+  const last = ps.slice(-2);
+  let s = 0;
+  for (const p of rest) s += p.x * Math.exp(p.y);
+  for (const { x, y } of last) s += x - y * y;
+  return s;
+}
+
+/** @differentiable */
 export function literal(a: number, b: number): number {
   const pts: { x: number; y: number }[] = [{ x: a, y: b }, { x: b, y: a * a }];
   let s = 0;
@@ -162,6 +172,8 @@ export const vgStep = valueAndGrad(step, { wrt: [0, 1] });
 export const vgLayers = valueAndGrad(layers, { wrt: [0, 1] });
 export const vgHoles = valueAndGrad(holes);
 export const gHoles = grad(holes);
+export const vgTails = valueAndGrad(tails);
+export const gTails = grad(tails);
 export const vgLiteral = valueAndGrad(literal, { wrt: [0, 1] });
 `;
 
@@ -221,6 +233,7 @@ describe('arrays of records: primal as plain JavaScript, gradient by central dif
     ['replaced', 'gReplaced', (n) => [particles(n)], [0]],
     ['layers', 'gLayers', (n) => [layersOf(n, 3), [0.3, -0.2, 0.5]], [0, 1]],
     ['holes', 'gHoles', (n) => [particles(n)], [0]],
+    ['tails', 'gTails', (n) => [particles(n)], [0]],
   ];
   for (const [fn, g, args, wrt] of cases) {
     for (const n of [0, 1, 5]) {

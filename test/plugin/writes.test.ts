@@ -191,7 +191,7 @@ export const g = grad(f);`, { throwOnError: false }).messages.join('\n');
     ['x[0] = 1;\n  return x[0];', /TSAD1122: 'x' is a parameter: writing into it would change the caller's array; write into a copy instead: const x2 = x.slice\(\)/],
     ['const w = o.w;\n  w[0] = 2;\n  return w[0];', /TSAD1122: 'w' is written into, so it must start as a new array/],
     ['const b = x.slice();\n  const c = b;\n  b[0] = 3;\n  return c[0];', /TSAD1123: 'b' is written into and also used here as a whole/],
-    ['const b = x.slice();\n  b[0] = 3;\n  let s = 0;\n  for (const v of b) s += v;\n  return s;', /TSAD1123: 'b' is written into and also used here as a whole/],
+    ['const b = x.slice();\n  let s = 0;\n  for (const v of b) {\n    b[1] = v;\n    s += v;\n  }\n  return s;', /TSAD1123: 'b' is written into and also used here as a whole/],
     ['const b = new Float32Array(2);\n  b[0] = x[0];\n  return b[0];', /TSAD1122: 'b' is a Float32Array, which rounds what is written into it/],
     ['const b = x.slice();\n  b.sort();\n  return b[0];', /TSAD1122: this method changes the array it is called on/],
     ['x.push(1);\n  return x[0];', /TSAD1122: 'x' is a parameter/],
@@ -201,6 +201,10 @@ export const g = grad(f);`, { throwOnError: false }).messages.join('\n');
 
   test('a written array returned, passed to sum, or measured is fine', () => {
     expect(messages('const b = x.slice();\n  b[0] = 3;\n  const n = b.length;\n  return b[0] * n + b.reduce((s, v) => s + v, 0);')).toBe('');
+  });
+
+  test('for…of over a written array whose loop does not write it is fine (each element read once per trip, as in JavaScript)', () => {
+    expect(messages('const b = x.slice();\n  b[0] = 3;\n  let s = 0;\n  for (const v of b) s += v * v;\n  return s;')).toBe('');
   });
 });
 

@@ -100,6 +100,7 @@ export abstract class ArrayCombinators extends ArrayClosures {
   slice(a: Value, start: Value | undefined, end: Value | undefined, node: ts.Node, hint?: string): Value {
     if (!isConstruct('gather')) return fail(1121, node, "'.slice' of an array is not supported in differentiable functions yet");
     if (isMatrix(a.shape)) return this.matrices.slice(a, start, end, hint);
+    if (isRecords(a.shape)) return this.records.slice(a, start, end, hint);
     const { from, count } = this.span(this.length(a), start, end);
     return this.gatherRange(a, from, count, hint ?? 'sliced');
   }

@@ -5,7 +5,7 @@
 // may write into, and which helpers may be passed an array that is written.
 import type * as ts from 'typescript';
 import { fail } from './diagnostics';
-import { NUMBER, describeShape, isMatrix, isNumberArray } from './shapes';
+import { NUMBER, describeShape, isMatrix, isNumberArray, isRecords } from './shapes';
 import { tsadExportName } from './markers';
 import type { Value } from './values';
 import type { ArrayLowering } from './arrays';
@@ -135,7 +135,7 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
       fresh: true,
       lower: (arrays, e, hint) => {
         const xs = arrays.arrayOf(receiver(e));
-        if (!isNumberArray(xs.shape) && !isMatrix(xs.shape)) fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
+        if (!isNumberArray(xs.shape) && !isMatrix(xs.shape) && !isRecords(xs.shape)) fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
         const [start, end] = e.arguments.slice(0, 2).map((a) => arrays.site.expr(a, 'position'));
         for (const [k, v] of [start, end].entries()) if (v && v.shape.kind !== 'number') fail(1121, e.arguments[k], 'a slice position must be a number');
         return arrays.slice(xs, start, end, e, hint);

@@ -197,6 +197,20 @@ export class RecordLowering {
     return this.make(names.map((n, c) => ({ name: n.name, shape: columnShapes[c] })), shape, hint);
   }
 
+  /**
+   * `ps.slice(start?, end?)`: elements start … end − 1 (JavaScript's positions), a gather of each
+   * column. JavaScript shares the records with ps; recordWrites.ts refuses a field write into
+   * the copy that would show it.
+   */
+  slice(ps: Value, start: Value | undefined, end: Value | undefined, hint?: string): Value {
+    const { from, count } = this.arrays.span(this.length(ps), start, end);
+    const columns = this.columns(ps).map((c) => {
+      if (isMatrix(c.shape)) return this.matrices.slice(c, start, end);
+      return { name: this.arrays.gatherRange(c, from, count, 'col').name, shape: c.shape };
+    });
+    return this.make(columns, ps.shape, hint ?? 'sliced');
+  }
+
   /** stopGradient of an array of records: each column's. */
   stop(ps: Value, hint?: string): Value {
     return this.make(this.columns(ps).map((c) => this.arrays.stop(c)), ps.shape, hint ?? `${ps.name}_const`);
