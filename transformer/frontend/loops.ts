@@ -5,7 +5,7 @@ import type * as ts from 'typescript';
 import { REAL, arrayType, binder, construct, lambda, prim, ret, tuple } from '../ir/syntax';
 import type { Binder, Block, Lambda } from '../ir/syntax';
 import { fail } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, irType, isMatrix, rowShape } from './shapes';
+import { Shape, NUMBER, BOOLEAN, irType, isMatrix, isRecords, recordColumns, rowShape } from './shapes';
 import { userName } from './arraySite';
 import type { Value } from './values';
 import { closeLoop } from './closeLoop';
@@ -134,11 +134,14 @@ export abstract class LoopLowering extends StatementLowering {
    * (ad/inplace.ts follows arrays, not arrays inside tuples); anything else as itself.
    */
   protected carriedParts(v: Value): string[] {
+    // An array of records travels as its columns' parts (each column an array of its own).
+    if (isRecords(v.shape)) return this.unpack(v).flatMap((c) => this.carriedParts(c));
     if (!isMatrix(v.shape)) return [v.name];
     return this.unpack(v).map((p) => p.name);
   }
 
   private carriedBinders(hint: string, shape: Shape): Binder[] {
+    if (isRecords(shape)) return recordColumns(shape).flatMap((c, k) => this.carriedBinders(`${hint}_${k}`, c));
     return isMatrix(shape) ? this.matrixBinders(hint) : [binder(this.supply.fresh(hint), irType(shape))];
   }
 
@@ -148,7 +151,25 @@ export abstract class LoopLowering extends StatementLowering {
   }
 
   /** The variable's value from the parts it travelled as (in the current scope). */
+  /** The shapes of the parts a value of this shape travels as (carriedParts). */
+  protected carriedShapes(shape: Shape): Shape[] {
+    if (isRecords(shape)) return recordColumns(shape).flatMap((c) => this.carriedShapes(c));
+    return isMatrix(shape) ? [rowShape(shape), NUMBER, NUMBER] : [shape];
+  }
+
   protected fromCarried(names: readonly string[], shape: Shape, hint: string): Value {
+    if (isRecords(shape)) {
+      let next = 0;
+      const columns = recordColumns(shape).map((c, k) => {
+        const width = this.carriedShapes(c).length;
+        const column = this.fromCarried(names.slice(next, next + width), c, `${hint}_${k}`);
+        next += width;
+        return column;
+      });
+      const v = { name: this.b.nl(hint, tuple(false, columns.map((c) => c.name)), irType(shape)), shape };
+      this.unpacked.set(v.name, columns);
+      return v;
+    }
     if (!isMatrix(shape)) return { name: names[0], shape };
     const parts = names.map((n, k) => ({ name: n, shape: k === 0 ? rowShape(shape) : NUMBER }));
     const v = { name: this.b.nl(hint, tuple(false, [...names]), irType(shape)), shape };
