@@ -132,9 +132,11 @@ export abstract class StatementLowering extends CallLowering {
     if (t.isArrayBindingPattern(name)) {
       if (v.shape.kind === 'array') {
         // `const [update, reset] = gates`: each name the element at its position, read as xs[k] reads it.
+        if (name.elements.some((el) => !t.isOmittedExpression(el) && (el.dotDotDotToken || el.initializer))) {
+          fail(1121, name, `destructuring ${describeShape(v.shape)} is not supported with a rest element or a default: its length is known only at run time; read the elements by index (const a = xs[0])`);
+        }
         name.elements.forEach((el, k) => {
           if (t.isOmittedExpression(el)) return;
-          if (el.dotDotDotToken || el.initializer) fail(1121, el, `rest elements and defaults are not supported in destructuring ${describeShape(v.shape)}: read the elements by index (const a = xs[0])`);
           this.bindPattern(el.name, this.arrays.read(v, this.literal(k, 'k'), t.isIdentifier(el.name) ? el.name.text : undefined, el));
         });
         return;
