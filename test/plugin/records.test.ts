@@ -391,3 +391,19 @@ export const hv = hvp(spread);
     }
   });
 });
+
+test('the split and join helpers print in ES module output and for an old target too', () => {
+  const src = `import { differentiable, grad } from 'tsad';
+interface P { x: number; y: number }
+/** @differentiable */
+export function f(ps: P[]): number { return ps.reduce((s, p) => s + p.x * p.y, 0); }
+export const g = grad(f);
+`;
+  for (const compilerOptions of [{ module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 }, { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2015 }]) {
+    const out = compile(src, { compilerOptions }).outputText;
+    expect(out).toContain('function tsad$splitRecords(ps, path, layout, where, tangent, like)');
+    expect(out).toContain('function tsad$joinRecords(columns, layout, like)');
+    // Parsed as JavaScript: the output is too.
+    expect(() => new Function(out.replace(/^import .*$/gm, '').replace(/^export (?=const|function)/gm, '').replace(/^export .*$/gm, ''))).not.toThrow();
+  }
+});
