@@ -45,11 +45,8 @@ export class RecordLowering {
     return this.arrays.length(this.columns(ps)[0]);
   }
 
-  /**
-   * The shape at `path` inside an element, and the columns of the leaves under it (in order);
-   * `leaf`: the path ends at a leaf.
-   */
-  private under(ps: Value, path: readonly RecordKey[], node: ts.Node): { shape: Shape; first: number; count: number } {
+  /** The shape at `path` inside an element, and the column of the first leaf under it (the others follow in order). */
+  private under(ps: Value, path: readonly RecordKey[], node: ts.Node): { shape: Shape; first: number } {
     const elem = (ps.shape as ArrayShape).elem;
     let shape = elem;
     const leaves = recordLeaves(elem);
@@ -63,9 +60,8 @@ export class RecordLowering {
         shape = shape.elems[key];
       } else return fail(1102, node, `${describeShape(shape)} has no part ${JSON.stringify(key)}`);
     }
-    const inside = (l: { path: readonly RecordKey[] }) => path.every((k, j) => l.path[j] === k);
-    const first = leaves.findIndex(inside);
-    return { shape, first, count: leaves.filter(inside).length };
+    const first = leaves.findIndex((l) => path.every((k, j) => l.path[j] === k));
+    return { shape, first };
   }
 
   /** `ps[i]`, `ps[i].pos`, `ps[i].pos[0]`: the part of element i at `path`, reading only its columns. */

@@ -3,7 +3,7 @@
 // array into the columns and joins columns back into records. Both are done by two helpers
 // emitted once per module (backend/records.ts), driven by a layout: the element's structure as
 // JSON, each leaf naming its column.
-import { Shape, isRecords, recordColumns } from './shapes';
+import { Shape, recordColumns } from './shapes';
 import type { PlanExpr } from './syntax';
 
 type RecordsShape = Extract<Shape, { kind: 'array' }>;
@@ -43,5 +43,3 @@ export function recordsZero(s: RecordsShape): PlanExpr {
 export function recordsLeafWidth(s: RecordsShape): number[] {
   return recordColumns(s).map((c) => (c.kind === 'array' && c.elem.kind === 'array' ? 3 : 1));
 }
-
-export { isRecords };
