@@ -401,9 +401,30 @@ export const g = grad(f);
 `;
   for (const compilerOptions of [{ module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 }, { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2015 }]) {
     const out = compile(src, { compilerOptions }).outputText;
-    expect(out).toContain('function tsad$splitRecords(ps, path, layout, where, tangent, like)');
-    expect(out).toContain('function tsad$joinRecords(columns, layout, like)');
+    expect(out).toContain('function tsad$splitRecords(ps, path, layout, where, tangent, like, irLike)');
+    expect(out).toContain('function tsad$joinRecords(columns, layout, like, irLike)');
     // Parsed as JavaScript: the output is too.
     expect(() => new Function(out.replace(/^import .*$/gm, '').replace(/^export (?=const|function)/gm, '').replace(/^export .*$/gm, ''))).not.toThrow();
   }
+});
+
+test('a gradient of tuples that hold a typed array and two numbers (which look like the IR columns of a matrix) comes back right', () => {
+  const src = `import { differentiable, grad } from 'tsad';
+/** @differentiable */
+export function f(ps: [Float64Array, number, number][]): number {
+  let s = 0;
+  for (const [w, a, b] of ps) s += w[0] * a + w[1] * b * b;
+  return s;
+}
+export const g = grad(f);
+`;
+  const { exports: h } = load(src);
+  const ps = [0, 1, 2].map((k) => [Float64Array.from([k + 0.5, k - 0.25]), k * 0.3 + 0.1, 1 - k * 0.2] as [Float64Array, number, number]);
+  const g = h.g(ps);
+  expect(g.length).toBe(3);
+  g.forEach((gk: V, k: number) => {
+    const [w, a, b] = ps[k];
+    expect(gk[0]).toBeInstanceOf(Float64Array);
+    close([...gk[0], gk[1], gk[2]], [a, b * b, w[0], 2 * w[1] * b], 1e-12);
+  });
 });

@@ -1,13 +1,16 @@
 // The two helpers that convert arrays of records at the wrapper (plan/records.ts), emitted once
 // per module that needs them, as plain functions (no import):
 //
-//   tsad$splitRecords(ps, path, layout, where, tangent, like)  the user's records -> the IR's
+//   tsad$splitRecords(ps, path, layout, where, tangent, like, irLike)  the user's records -> the IR's
 //       columns (Float64Array per number leaf, [data, rows, cols] per array leaf), every value
 //       checked on the way: a TypeError for a value of the wrong kind, a RangeError for a ragged
 //       array field, each naming the index path (`ps[3].vel[1]`); a tangent (`tangent`) is as
 //       long as its primal `like`, field by field, and its matrix columns have dimensions 0
-//   tsad$joinRecords(columns, layout, like)  the IR's columns -> new records, as many as `like`
-//       (the user's array) when given, missing numbers 0 (a cotangent's columns may be short)
+//   tsad$joinRecords(columns, layout, like, irLike)  the IR's columns -> new records, as many as
+//       `like` when given, missing numbers 0 (a cotangent's columns may be short)
+//
+// `like` is the user's records (a parameter), or with `irLike` the IR's columns of one (a
+// result's value).
 //
 // `layout` is plan/records.ts's JSON description of the element. They are written here as
 // JavaScript source and parsed once into synthesized nodes: a helper this size written with the
@@ -25,10 +28,6 @@ function tsad$recordParts(s) {
 function tsad$got(v) {
   return v === null ? 'null' : Array.isArray(v) ? 'an array of length ' + v.length : typeof v;
 }
-function tsad$columnsLike(like) {
-  const c = like[0];
-  return ArrayBuffer.isView(c) || (Array.isArray(c) && c.length === 3 && ArrayBuffer.isView(c[0]) && typeof c[1] === 'number');
-}
 function tsad$firstLeaf(s) {
   while (s[0] === 't' || s[0] === 'o') s = s[0] === 't' ? s[1] : s[2];
   return s;
@@ -43,10 +42,8 @@ function tsad$rangeError(where, message) {
   e[Symbol.for('${THROWN_BY_SOURCE}')] = true;
   return e;
 }
-function tsad$splitRecords(ps, path, layout, where, tangent, like) {
+function tsad$splitRecords(ps, path, layout, where, tangent, like, irLike) {
   const shape = JSON.parse(layout);
-  // \`like\` is the user's primal, or the IR's columns of one (a result's value).
-  const irLike = like != null && tsad$columnsLike(like);
   const likeN = like == null ? undefined : irLike ? tsad$lengthOf(like, shape) : like.length;
   if (!Array.isArray(ps)) throw new TypeError(where + ": '" + path + "' must be an array of records, got " + tsad$got(ps));
   const n = ps.length;
@@ -96,10 +93,8 @@ function tsad$splitRecords(ps, path, layout, where, tangent, like) {
   finish(shape);
   return columns;
 }
-function tsad$joinRecords(columns, layout, like) {
+function tsad$joinRecords(columns, layout, like, irLike) {
   const shape = JSON.parse(layout);
-  // \`like\` is the user's primal, or the IR's columns of one (a result's value).
-  const irLike = like != null && tsad$columnsLike(like);
   const n = like == null ? tsad$lengthOf(columns, shape) : irLike ? tsad$lengthOf(like, shape) : like.length;
   const build = (s, i, lv) => {
     if (s[0] === 'n') return columns[s[1]][i] ?? 0;

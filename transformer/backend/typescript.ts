@@ -244,12 +244,16 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         this.splits = true;
         const args = [this.expr(e.value), f.createStringLiteral(e.path), f.createStringLiteral(e.layout), f.createStringLiteral(this.where)];
         if (e.tangent || e.like) args.push(e.tangent ? f.createTrue() : f.createFalse());
-        if (e.like) args.push(this.expr(e.like));
+        if (e.like) args.push(this.expr(e.like), e.likeIR ? f.createTrue() : f.createFalse());
         return f.createCallExpression(f.createIdentifier('tsad$splitRecords'), undefined, args);
       }
       case 'joinRecords':
         this.splits = true;
-        return f.createCallExpression(f.createIdentifier('tsad$joinRecords'), undefined, [this.expr(e.columns), f.createStringLiteral(e.layout), ...(e.like ? [this.expr(e.like)] : [])]);
+        return f.createCallExpression(f.createIdentifier('tsad$joinRecords'), undefined, [
+          this.expr(e.columns),
+          f.createStringLiteral(e.layout),
+          ...(e.like ? [this.expr(e.like), e.likeIR ? f.createTrue() : f.createFalse()] : []),
+        ]);
       case 'copy': {
         // A row that is not an array stays as it is: packing the matrix reports it by its index.
         const K = this.t.SyntaxKind;

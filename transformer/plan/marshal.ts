@@ -125,12 +125,13 @@ export class Marshal {
   }
 
   /** A user tangent -> the IR's: a constant array's tangent (`undefined`) is the zero array. */
-  tangentToIR(e: PlanExpr, s: Shape, like?: PlanExpr): PlanExpr {
-    if (isRecords(s)) return splitRecords(e, s, pathOf(e), true, like);
+  /** `likeIR`: `like` is an IR value (a result's), not the user's. */
+  tangentToIR(e: PlanExpr, s: Shape, like?: PlanExpr, likeIR = false): PlanExpr {
+    if (isRecords(s)) return splitRecords(e, s, pathOf(e), true, like, likeIR);
     if (isMatrix(s)) return pack(e, true, like);
     if (s.kind === 'array') return s.constant ? { tag: 'emptyArray' } : e;
     if (isScalarShape(s) || !(hasConstantArray(s) || hasMatrix(s))) return this.toIR(e, s);
-    return array(componentShapes(s).map((c, i) => this.tangentToIR(part(e, s, i), c, like && part(like, s, i))));
+    return array(componentShapes(s).map((c, i) => this.tangentToIR(part(e, s, i), c, like && (likeIR ? index(like, i) : part(like, s, i)), likeIR)));
   }
 
   /**
@@ -172,14 +173,14 @@ export class Marshal {
    * IR tangent or cotangent -> the user's: as `fromIR`, except that a constant (boolean or
    * string) has the tangent `undefined`, not the IR's empty tuple.
    */
-  tangentFromIR(e: PlanExpr, s: Shape, template?: PlanExpr): PlanExpr {
+  tangentFromIR(e: PlanExpr, s: Shape, template?: PlanExpr, templateIR = false): PlanExpr {
     if (s.kind === 'boolean' || s.kind === 'string') return { tag: 'undefined' };
-    if (isRecords(s)) return joinRecords(e, s, template);
+    if (isRecords(s)) return joinRecords(e, s, template, templateIR);
     if (isMatrix(s)) return unpack(index(e, 0), s, template ?? e);
     if (s.kind === 'array') return s.constant ? { tag: 'undefined' } : fit(e, s, template, this.handsOut);
     if (isScalarShape(s)) return e;
-    if (s.kind === 'tuple') return this.numbersAsTheyAre(s) ? e : array(s.elems.map((c, i) => this.tangentFromIR(index(e, i), c, template && index(template, i))));
-    return { tag: 'object', fields: s.fields.map(([k, c], i) => [k, this.tangentFromIR(index(e, i), c, template && { tag: 'field', of: template, key: k })] as const) };
+    if (s.kind === 'tuple') return this.numbersAsTheyAre(s) ? e : array(s.elems.map((c, i) => this.tangentFromIR(index(e, i), c, template && index(template, i), templateIR)));
+    return { tag: 'object', fields: s.fields.map(([k, c], i) => [k, this.tangentFromIR(index(e, i), c, template && (templateIR ? index(template, i) : { tag: 'field', of: template, key: k }), templateIR)] as const) };
   }
 
   /** A tuple of numbers is the same in the IR: it goes through as it is, unless handed out. */

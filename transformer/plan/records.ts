@@ -24,12 +24,13 @@ export function recordLayout(s: RecordsShape): string {
   return JSON.stringify(go(s.elem));
 }
 
-export function splitRecords(value: PlanExpr, s: RecordsShape, path: string, tangent = false, like?: PlanExpr): PlanExpr {
-  return { tag: 'splitRecords', value, path, layout: recordLayout(s), ...(tangent ? { tangent } : {}), ...(like ? { like } : {}) };
+/** `likeIR`: `like` is the IR's columns of the primal (a result's value), not the user's records. */
+export function splitRecords(value: PlanExpr, s: RecordsShape, path: string, tangent = false, like?: PlanExpr, likeIR = false): PlanExpr {
+  return { tag: 'splitRecords', value, path, layout: recordLayout(s), ...(tangent ? { tangent } : {}), ...(like ? { like } : {}), ...(like && likeIR ? { likeIR } : {}) };
 }
 
-export function joinRecords(columns: PlanExpr, s: RecordsShape, like?: PlanExpr): PlanExpr {
-  return { tag: 'joinRecords', columns, layout: recordLayout(s), ...(like ? { like } : {}) };
+export function joinRecords(columns: PlanExpr, s: RecordsShape, like?: PlanExpr, likeIR = false): PlanExpr {
+  return { tag: 'joinRecords', columns, layout: recordLayout(s), ...(like ? { like } : {}), ...(like && likeIR ? { likeIR } : {}) };
 }
 
 /** The IR's zero of an array of records: each column empty (a matrix column 0 × 0). */
