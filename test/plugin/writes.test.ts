@@ -203,6 +203,10 @@ export const g = grad(f);`, { throwOnError: false }).messages.join('\n');
   test('a written array returned, passed to sum, or measured is fine', () => {
     expect(messages('const b = x.slice();\n  b[0] = 3;\n  const n = b.length;\n  return b[0] * n + b.reduce((s, v) => s + v, 0);')).toBe('');
   });
+
+  test('for…of over a written array whose loop does not write it is fine (each element read once per trip, as in JavaScript)', () => {
+    expect(messages('const b = x.slice();\n  b[0] = 3;\n  let s = 0;\n  for (const v of b) s += v * v;\n  return s;')).toBe('');
+  });
 });
 
 test('push: arrays that grow in a loop, in both modes, against central differences', () => {

@@ -4,6 +4,7 @@
 import { defMap } from '../ad/program';
 import { sourceOf } from '../ir/names';
 import type * as ts from 'typescript';
+import { recordHelpers } from './records';
 import type { Program } from '../ir/syntax';
 import type { Backend } from './backend';
 import type { ArgumentCheck, CallSitePlan, PlanExpr, PlanStatement, Spec } from '../plan/syntax';
@@ -37,6 +38,11 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   private withMatrixHelpers = false;
   /** Did the wrapper being emitted pack or unpack a matrix? */
   private packs = false;
+  private withRecordHelpers = false;
+  /** Did it split or join an array of records (backend/records.ts)? */
+  private splits = false;
+  /** The wrapper's name in messages (`grad(loss)`). */
+  private where = '';
   private readState: TypeScriptSite['readState'];
   private readonly f: ts.NodeFactory;
   private readonly t: typeof ts;
@@ -55,13 +61,19 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     }
     const f = this.f;
     this.packs = false;
+    this.splits = false;
+    this.where = plan.body[0]?.tag === 'check' ? plan.body[0].where : name;
     this.readState = site.readState;
     let body = plan.body.map((s) => this.statement(s));
     if (this.packs && !this.withMatrixHelpers) {
       this.withMatrixHelpers = true;
       out.push(...matrixHelpers(this.f, this.t));
     }
-    if (checksLengths(plan) || this.packs) body = this.namingTransform(body, plan.body[0]?.tag === 'check' ? plan.body[0].where : name);
+    if (this.splits && !this.withRecordHelpers) {
+      this.withRecordHelpers = true;
+      out.push(...recordHelpers(this.t));
+    }
+    if (checksLengths(plan) || this.packs || this.splits) body = this.namingTransform(body, plan.body[0]?.tag === 'check' ? plan.body[0].where : name);
     const decl = f.createFunctionDeclaration(
       undefined,
       undefined,
@@ -228,6 +240,20 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       case 'unpackMatrix':
         this.packs = true;
         return f.createCallExpression(f.createIdentifier('tsad$unpackMatrix'), undefined, [this.expr(e.data), this.expr(e.like), f.createIdentifier(e.row)]);
+      case 'splitRecords': {
+        this.splits = true;
+        const args = [this.expr(e.value), f.createStringLiteral(e.path), f.createStringLiteral(e.layout), f.createStringLiteral(this.where)];
+        if (e.tangent || e.like) args.push(e.tangent ? f.createTrue() : f.createFalse());
+        if (e.like) args.push(this.expr(e.like), e.likeIR ? f.createTrue() : f.createFalse());
+        return f.createCallExpression(f.createIdentifier('tsad$splitRecords'), undefined, args);
+      }
+      case 'joinRecords':
+        this.splits = true;
+        return f.createCallExpression(f.createIdentifier('tsad$joinRecords'), undefined, [
+          this.expr(e.columns),
+          f.createStringLiteral(e.layout),
+          ...(e.like ? [this.expr(e.like), e.likeIR ? f.createTrue() : f.createFalse()] : []),
+        ]);
       case 'copy': {
         // A row that is not an array stays as it is: packing the matrix reports it by its index.
         const K = this.t.SyntaxKind;
@@ -255,8 +281,13 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       }
       case 'rows':
         return this.arrayFrom('Array', this.expr(e.count), e.index, this.expr(e.body));
-      case 'function':
+      case 'function': {
         // A function expression, not an arrow: its own `arguments` is what its check counts.
+        // Its messages name it (`vjp(f)'s pullback`), as its check does.
+        const outer = this.where;
+        if (e.body[0]?.tag === 'check') this.where = e.body[0].where;
+        const body = e.body.map((s) => this.statement(s));
+        this.where = outer;
         return f.createFunctionExpression(
           undefined,
           undefined,
@@ -264,8 +295,9 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
           undefined,
           e.params.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
           undefined,
-          f.createBlock(e.body.map((s) => this.statement(s)), true),
+          f.createBlock(body, true),
         );
+      }
     }
   }
 

@@ -8,16 +8,19 @@ import type * as ts from 'typescript';
 import { Builder } from '../ir/build';
 import { Binder, Block, REAL, Type, binder, construct, lambda, ret } from '../ir/syntax';
 import { fail } from './diagnostics';
-import { Shape, NUMBER, describeShape, irType, isMatrix, typedArrayName } from './shapes';
+import { Shape, NUMBER, describeShape, irType, isMatrix, isRecords, typedArrayName } from './shapes';
 import { MatrixLowering } from './matrices';
+import { RecordLowering } from './records';
 import type { Value } from './values';
 import { ArrayOps, ArraySite, REAL_ARRAY, REAL_ARRAY_TYPE, elemShape, userName } from './arraySite';
 
 export abstract class ArrayBasics implements ArrayOps {
   readonly matrices: MatrixLowering;
+  readonly records: RecordLowering;
 
   constructor(readonly site: ArraySite) {
     this.matrices = new MatrixLowering(site, this);
+    this.records = new RecordLowering(site, this, this.matrices);
   }
 
   protected get b(): Builder {
@@ -52,6 +55,7 @@ export abstract class ArrayBasics implements ArrayOps {
 
   /** `a.push(v)` as a new version of a: `append(a, v)` (in place where it may, ad/inplace.ts). */
   append(a: Value, v: Value, node: ts.Node): Value {
+    if (isRecords(a.shape)) return this.records.append(a, v, node);
     if (a.shape.kind !== 'array' || a.shape.elem.kind !== 'number') return fail(1122, node, `only arrays of numbers can be pushed onto here, not ${describeShape(a.shape)}`);
     if (v.shape.kind !== 'number') fail(1120, node, `arrays hold numbers: cannot push ${describeShape(v.shape)}`);
     return { name: this.b.nl(userName(a.name), construct('append', [a.name, v.name], [], []), REAL_ARRAY_TYPE), shape: a.shape };
@@ -59,6 +63,7 @@ export abstract class ArrayBasics implements ArrayOps {
 
   /** `a[i] = v` as a new version of a: `update(a, i, v)` (the backend runs it in place where it may, ad/inplace.ts). */
   update(a: Value, i: Value, v: Value, node: ts.Node): Value {
+    if (isRecords(a.shape)) return this.records.write(a, i, [], v, node);
     if (a.shape.kind !== 'array' || a.shape.elem.kind !== 'number') return fail(1122, node, `only arrays of numbers can be written into here, not ${describeShape(a.shape)}`);
     if (i.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(i.shape)}`);
     if (v.shape.kind !== 'number') fail(1120, node, `arrays hold numbers: cannot write ${describeShape(v.shape)}`);
@@ -89,6 +94,7 @@ export abstract class ArrayBasics implements ArrayOps {
 
   length(v: Value, hint = 'n'): Value {
     if (isMatrix(v.shape)) return this.matrices.rows(v);
+    if (isRecords(v.shape)) return this.records.length(v);
     const name = this.b.nl(hint, construct('len', [v.name], [], []), REAL);
     this.measures.set(name, v.name);
     return { name, shape: NUMBER };
@@ -101,6 +107,7 @@ export abstract class ArrayBasics implements ArrayOps {
 
   read(a: Value, i: Value, hint?: string, node?: ts.Node): Value {
     if (isMatrix(a.shape)) return this.matrices.row(a, i, hint);
+    if (isRecords(a.shape)) return this.records.at(a, i, [], node!, hint);
     const elem = elemShape(a.shape);
     // The IR's index has a tangent rule for elements that are numbers only.
     if (elem.kind !== 'number') {
@@ -117,6 +124,7 @@ export abstract class ArrayBasics implements ArrayOps {
 
   zero(shape: Extract<Shape, { kind: 'array' }>): Value {
     if (isMatrix(shape)) return this.matrices.zero(shape);
+    if (isRecords(shape)) return this.records.zero(shape);
     const none = { name: this.b.lit(0, 'none'), shape: NUMBER };
     const inner = shape.elem;
     const elem = inner.kind === 'array' ? this.zero(inner) : { name: this.b.lit(0, 'zero'), shape: NUMBER };

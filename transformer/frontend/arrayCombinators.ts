@@ -6,7 +6,7 @@ import { Binder, Block, REAL, binder, block, construct, lambda, ret } from '../i
 import { freeVars } from '../ir/freeVars';
 import { isConstruct } from '../constructs/registry';
 import { fail } from './diagnostics';
-import { NUMBER, isMatrix, isNumberArray } from './shapes';
+import { NUMBER, isMatrix, isNumberArray, isRecords } from './shapes';
 import type { Value } from './values';
 import { REAL_ARRAY, REAL_ARRAY_TYPE, hasFolds, sourceSnippet, userName } from './arraySite';
 import { ArrayClosures } from './arrayClosures';
@@ -100,6 +100,7 @@ export abstract class ArrayCombinators extends ArrayClosures {
   slice(a: Value, start: Value | undefined, end: Value | undefined, node: ts.Node, hint?: string): Value {
     if (!isConstruct('gather')) return fail(1121, node, "'.slice' of an array is not supported in differentiable functions yet");
     if (isMatrix(a.shape)) return this.matrices.slice(a, start, end, hint);
+    if (isRecords(a.shape)) return this.records.slice(a, start, end, hint);
     const { from, count } = this.span(this.length(a), start, end);
     return this.gatherRange(a, from, count, hint ?? 'sliced');
   }
@@ -147,6 +148,7 @@ export abstract class ArrayCombinators extends ArrayClosures {
   /** stopGradient of an array: every element through stop_gradient. */
   stop(a: Value, hint?: string): Value {
     if (isMatrix(a.shape)) return this.matrices.stop(a, hint);
+    if (isRecords(a.shape)) return this.records.stop(a, hint);
     if (!isNumberArray(a.shape)) return a;
     const b = this.b;
     const n = this.length(a);

@@ -5,7 +5,7 @@
 // may write into, and which helpers may be passed an array that is written.
 import type * as ts from 'typescript';
 import { fail } from './diagnostics';
-import { NUMBER, describeShape, isMatrix, isNumberArray, typedArrayName } from './shapes';
+import { NUMBER, describeShape, isMatrix, isNumberArray, isRecords, typedArrayName } from './shapes';
 import type { Shape } from './shapes';
 import { tsadExportName } from './markers';
 import type { Value } from './values';
@@ -214,7 +214,7 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
       fresh: true,
       lower: (arrays, e, hint) => {
         const xs = arrays.arrayOf(receiver(e));
-        if (!isNumberArray(xs.shape) && !isMatrix(xs.shape)) fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
+        if (!isNumberArray(xs.shape) && !isMatrix(xs.shape) && !isRecords(xs.shape)) fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
         const [start, end] = positions(arrays, e);
         return arrays.slice(xs, start, end, e, hint);
       },

@@ -28,6 +28,8 @@ export interface ArraySite {
   conform(node: ts.Node, v: Value, expected: Shape, what: string): void;
   /** The function's name, for run-time messages. */
   readonly functionName: string;
+  /** The parts of a tuple, object, or array of records (its columns), unpacked once per scope. */
+  parts(v: Value): Value[];
   /** The parts of a matrix value (frontend/matrices.ts), unpacked once per scope. */
   matrixParts(m: Value): MatrixParts;
 }
@@ -43,6 +45,8 @@ export interface MatrixParts {
 
 /** What matrices.ts builds on: arrays.ts's ArrayLowering, as a matrix's flat data is an array. */
 export interface ArrayOps {
+  length(v: Value, hint?: string): Value;
+  append(a: Value, v: Value, node: ts.Node): Value;
   read(a: Value, i: Value, hint?: string, node?: ts.Node): Value;
   update(a: Value, i: Value, v: Value, node: ts.Node): Value;
   zero(shape: Extract<Shape, { kind: 'array' }>): Value;

@@ -8,7 +8,7 @@ import { Builder } from '../ir/build';
 import { Binder, REAL, Type, binder, block, construct, drop, lambda, letS, nvar, ret } from '../ir/syntax';
 import { closeLoop } from '../ir/close';
 import { fail } from './diagnostics';
-import { Shape, NUMBER, NUMBER_MATRIX, describeShape, irType, isMatrix, isNumberArray, shapeOfType, typedArrayName } from './shapes';
+import { Shape, NUMBER, NUMBER_MATRIX, describeShape, irType, isMatrix, isNumberArray, isRecords, shapeOfType, typedArrayName } from './shapes';
 import type { Value } from './values';
 import { ArraySite, REAL_ARRAY, REAL_ARRAY_TYPE, elemShape, hasFolds, sourceSnippet, userName } from './arraySite';
 import { ArrayCombinators } from './arrayCombinators';
@@ -30,6 +30,14 @@ export class ArrayLowering extends ArrayCombinators {
       const copy = this.asArray(args[0], a);
       return e.expression.text === 'Float32Array' && !this.isFloat32(args[0]) ? this.rounded(copy, hint) : copy;
     }
+    const typed = this.isGlobal(e.expression, ['Array']) && args.length <= 1 ? this.typedShape(e) : undefined;
+    if (typed && isRecords(typed)) {
+      // `new Array<Mass>(n)`: n holes, each read as a record of NaNs (JavaScript's would throw on
+      // a field of undefined; the writes that follow fill them, as in JavaScript).
+      const n = args.length === 0 ? { name: this.b.lit(0, 'none'), shape: NUMBER } : this.site.expr(args[0], 'n');
+      if (n.shape.kind !== 'number') fail(1121, args[0], 'new Array(n) needs a number n here; write an array literal for given elements');
+      return this.records.holes(args.length === 0 ? n : this.arrayLength(n), typed, e, hint);
+    }
     if (this.isGlobal(e.expression, ['Array']) && args.length <= 1) {
       // `new Array(n)` has n holes, which read as undefined: arithmetic on one is NaN. tsad's
       // arrays hold numbers, so a hole is NaN from the start (writes then fill it, as in JavaScript).
@@ -39,6 +47,15 @@ export class ArrayLowering extends ArrayCombinators {
     }
     if (this.isGlobal(e.expression, ['Array'])) fail(1121, e, 'new Array(a, b, …) is not supported: write the literal [a, b, …]');
     return fail(1102, e, `'new ${e.expression.getText()}(...)' is not supported in differentiable functions`);
+  }
+
+  /** The shape TypeScript gives an expression, or undefined where it is none tsad holds. */
+  private typedShape(e: ts.Expression): Shape | undefined {
+    try {
+      return shapeOfType(this.site.t, this.site.checker, this.site.checker.getTypeAtLocation(e), e);
+    } catch {
+      return undefined;
+    }
   }
 
   /** A tuple of numbers used where an array is expected (`const v = [a, b]` has TypeScript type number[]). */
@@ -59,6 +76,7 @@ export class ArrayLowering extends ArrayCombinators {
    */
   literal(e: ts.ArrayLiteralExpression, shape: Shape, hint?: string): Value {
     if (isMatrix(shape)) return this.matrices.literal(e, shape, hint);
+    if (isRecords(shape)) return this.records.literal(e, shape, hint);
     return this.literalOf(e, e.elements, shape, hint);
   }
 
@@ -105,7 +123,7 @@ export class ArrayLowering extends ArrayCombinators {
   /** `Float64Array.from({ length: n }, (_, i) => f(i))` and `Array.from(...)`: a map over the indices. */
   fromLength(n: Value, fn: ts.ArrowFunction | ts.FunctionExpression, node: ts.Node, hint?: string, round = false): Value {
     if (fn.parameters.length > 2) fail(1121, fn, 'the callback of Array.from takes (value, index)');
-    if (this.returnsArray(fn)) return this.mapByLoop(n, fn, node, hint, undefined, fn.parameters[1]);
+    if (this.returnsArray(fn) || this.returnsRecord(fn)) return this.mapByLoop(n, fn, node, hint, undefined, fn.parameters[1]);
     return this.mapOver([], n, fn, node, hint, fn.parameters[1], round);
   }
 
@@ -138,7 +156,7 @@ export class ArrayLowering extends ArrayCombinators {
     if (fn.parameters.length > 2) fail(1121, fn.parameters[2], "the callback of .map takes (value, index): the array argument is not supported");
     const n = this.length(xs);
     // Rows in or rows out: a counted loop, its body the callback on row k (frontend/matrices.ts).
-    if (isMatrix(xs.shape) || this.returnsArray(fn)) return this.mapByLoop(n, fn, node, hint, [fn.parameters[0], xs], fn.parameters[1], round);
+    if (isMatrix(xs.shape) || isRecords(xs.shape) || this.returnsArray(fn) || this.returnsRecord(fn)) return this.mapByLoop(n, fn, node, hint, [fn.parameters[0], xs], fn.parameters[1], round);
     return this.mapOver([[fn.parameters[0], xs]], n, fn, node, hint, fn.parameters[1], round);
   }
 
@@ -148,6 +166,15 @@ export class ArrayLowering extends ArrayCombinators {
     if (!sig) return false;
     const r = this.site.checker.getReturnTypeOfSignature(sig);
     return this.site.checker.isArrayType(r) || typedArrayName(this.site.t, r) !== undefined;
+  }
+
+  /** Does TypeScript type the callback's result as a record or tuple (the map then builds an array of records)? */
+  private returnsRecord(fn: ts.ArrowFunction | ts.FunctionExpression): boolean {
+    const sig = this.site.checker.getSignatureFromDeclaration(fn);
+    if (!sig) return false;
+    const r = this.site.checker.getReturnTypeOfSignature(sig);
+    if (this.site.checker.isTupleType(r)) return true;
+    return !!(r.flags & this.site.t.TypeFlags.Object) && !this.site.checker.isArrayType(r) && typedArrayName(this.site.t, r) === undefined && r.getCallSignatures().length === 0;
   }
 
   /**
@@ -170,6 +197,11 @@ export class ArrayLowering extends ArrayCombinators {
       return this.site.callbackBody(fn, 'y');
     };
     const type = this.site.checker.getTypeAtLocation(node);
+    if (this.returnsRecord(fn)) {
+      const shape = shapeOfType(this.site.t, this.site.checker, type, node);
+      if (!isRecords(shape)) return fail(1121, fn.body, `the callback of .map must return a number, an array of numbers or a record of numbers, got ${describeShape(shape)}`);
+      return this.records.fromCount(n, node, shape, lowerAt, hint);
+    }
     if (this.returnsArray(fn)) {
       const shape = shapeOrMatrix(this.site, type, node);
       return this.matrices.fromRows(n, node, shape, lowerAt, hint);

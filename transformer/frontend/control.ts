@@ -5,7 +5,7 @@ import { Builder } from '../ir/build';
 import { binder, construct, lambda, ret } from '../ir/syntax';
 import type { Block } from '../ir/syntax';
 import { fail } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, irType, describeShape, isScalarShape, isMatrix, rowShape } from './shapes';
+import { Shape, NUMBER, BOOLEAN, irType, describeShape, isScalarShape, isMatrix } from './shapes';
 import { role } from '../ir/names';
 import { alwaysReturns, breakIn, containsReturn, statementsOf } from './exits';
 import type { Value } from './values';
@@ -259,12 +259,12 @@ export abstract class ControlLowering extends ExitLowering {
         this.unpacked = saved;
       }
     });
-    const partShapes = shapes.flatMap((sh) => (isMatrix(sh) ? [rowShape(sh), NUMBER, NUMBER] : [sh]));
-    const partHints = joined.flatMap((j, i) => (isMatrix(shapes[i]) ? [`${j.sym.name}_data`, `${j.sym.name}_rows`, `${j.sym.name}_cols`] : [j.sym.name]));
+    const partShapes = shapes.flatMap((sh) => this.carriedShapes(sh));
+    const partHints = joined.flatMap((j, i) => (isMatrix(shapes[i]) ? [`${j.sym.name}_data`, `${j.sym.name}_rows`, `${j.sym.name}_cols`] : this.carriedShapes(shapes[i]).map(() => j.sym.name)));
     const outs = this.cond(pred, blocks, partShapes, partHints);
     let next = 0;
     joined.forEach(({ sym }, i) => {
-      const width = isMatrix(shapes[i]) ? 3 : 1;
+      const width = this.carriedShapes(shapes[i]).length;
       this.env.set(sym, this.fromCarried(outs.slice(next, next + width).map((o) => o.name), shapes[i], sym.name));
       next += width;
       this.unassigned.delete(sym);

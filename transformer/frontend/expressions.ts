@@ -3,8 +3,9 @@
 import type * as ts from 'typescript';
 import { call, ret, tuple } from '../ir/syntax';
 import { fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, isMatrix, isNumberArray } from './shapes';
+import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, isMatrix, isNumberArray, isRecords } from './shapes';
 import { spreadLiteral } from './arrayOrder';
+import { RecordAccess, recordAccess, resolveAccess } from './recordAccess';
 import { role } from '../ir/names';
 import { localFunctionOf } from './exits';
 import type { StateSource, Value } from './values';
@@ -129,6 +130,10 @@ export abstract class ExpressionLowering extends LoweringState {
     }
     if (t.isBinaryExpression(e)) return this.binary(e, hint);
     if (t.isConditionalExpression(e)) return this.conditional(e, hint);
+    if ((t.isPropertyAccessExpression(e) || t.isElementAccessExpression(e)) && !this.isGlobalMath(e.expression)) {
+      const access = recordAccess(t, this.checker, e);
+      if (access) return this.recordRead(access, e, hint);
+    }
     if (t.isPropertyAccessExpression(e)) return this.property(e, hint);
     if (t.isElementAccessExpression(e)) {
       return this.matrixElement(e, hint) ?? this.elementOf(e, this.expr(e.expression), hint);
@@ -157,7 +162,12 @@ export abstract class ExpressionLowering extends LoweringState {
     if (t.isObjectLiteralExpression(e)) {
       const fields: [string, Value][] = e.properties.map((p) => {
         if (t.isPropertyAssignment(p)) return [p.name.getText().replace(/^['"]|['"]$/g, ''), this.expr(p.initializer, p.name.getText())];
-        if (t.isShorthandPropertyAssignment(p)) return [p.name.text, this.identifier(p.name)];
+        if (t.isShorthandPropertyAssignment(p)) {
+          // `{ vel }`: the name is the property's symbol to the checker; the variable is its value symbol.
+          const sym = this.checker.getShorthandAssignmentValueSymbol(p);
+          const v = sym && !this.failed.has(sym) ? this.env.get(sym) : undefined;
+          return [p.name.text, v ?? this.identifier(p.name)];
+        }
         return fail(1102, p, 'only plain properties are supported in object literals');
       });
       fields.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -254,6 +264,19 @@ export abstract class ExpressionLowering extends LoweringState {
     const j = this.expr(e.argumentExpression, 'j');
     for (const [x, node] of [[i, rowAccess.argumentExpression], [j, e.argumentExpression]] as const) if (x.shape.kind !== 'number') fail(1121, node, `a matrix index must be a number, got ${describeShape(x.shape)}`);
     return this.arrays.matrices.element(m, i, j, hint);
+  }
+
+  /** `ps[i].x`, `ps[i].pos[0]`, `ps[i].vel[j]`, `ps[i].vel.length` of an array of records (frontend/records.ts): only the columns it needs are read. */
+  private recordRead(access: RecordAccess, e: ts.Expression, hint?: string): Value {
+    const ps = this.expr(access.base);
+    if (!isRecords(ps.shape)) fail(1121, access.base, `this needs an array of records, got ${describeShape(ps.shape)}`);
+    const i = this.expr(access.index, 'i');
+    const { path, tail, shape } = resolveAccess(ps.shape.elem, access.steps, e);
+    const records = this.arrays.records;
+    if (!tail) return records.at(ps, i, path, e, hint);
+    if ('field' in tail) return shape.kind === 'tuple' ? this.literal(shape.elems.length, hint ?? 'n') : records.leafLength(ps, path, e);
+    const j = 'literal' in tail ? this.literal(tail.literal, 'j') : this.expr(tail.index, 'j');
+    return records.elementOfLeaf(ps, i, path, j, e, hint);
   }
 
   /** `v[index]` for an already lowered v: an array element or a tuple's part. */

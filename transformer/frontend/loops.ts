@@ -5,7 +5,7 @@ import type * as ts from 'typescript';
 import { REAL, arrayType, binder, construct, lambda, prim, ret, tuple } from '../ir/syntax';
 import type { Binder, Block, Lambda } from '../ir/syntax';
 import { fail } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, irType, isMatrix, rowShape } from './shapes';
+import { Shape, NUMBER, BOOLEAN, irType, isMatrix, isRecords, recordColumns, rowShape } from './shapes';
 import { userName } from './arraySite';
 import type { Value } from './values';
 import { closeLoop } from './closeLoop';
@@ -60,19 +60,28 @@ export abstract class LoopLowering extends StatementLowering {
     const source = iterated?.array;
     // `for (const [i, x] of xs.entries())`: the index and the element; `xs.keys()` the index, `xs.values()` the element.
     const entries = iterated?.method === 'entries';
+    const keys = iterated?.method === 'keys';
     const pattern = entries && decl && t.isArrayBindingPattern(decl.name) && decl.name.elements.length <= 2 ? decl.name.elements : undefined;
     const names = pattern?.map((el) => (t.isBindingElement(el) && t.isIdentifier(el.name) && !el.dotDotDotToken && !el.initializer ? el.name : t.isOmittedExpression(el) ? undefined : fail(1121, el, 'for…of over xs.entries() binds [index, element] as plain names')));
     if (entries && !pattern) fail(1121, init, 'for…of over xs.entries() needs one new pair: for (const [i, x] of xs.entries())');
-    if (!decl || (!entries && !t.isIdentifier(decl.name))) fail(1121, init, 'for…of over an array needs one new variable: for (const x of xs)');
-    const one = decl!.name as ts.Identifier;
-    const [indexName, elementName] = names ?? (iterated?.method === 'keys' ? [one, undefined] : [undefined, one]);
+    // `for (const { x, y } of ps)`, `for (const [a, b] of ps)`: the element destructured.
+    const plainOrPattern = (n: ts.BindingName) => t.isIdentifier(n) || (!keys && (t.isObjectBindingPattern(n) || t.isArrayBindingPattern(n)));
+    if (!decl || (!entries && !plainOrPattern(decl.name))) fail(1121, init, 'for…of over an array needs one new variable: for (const x of xs)');
+    const one = decl!.name;
+    const indexName = names ? names[0] : keys ? (one as ts.Identifier) : undefined;
+    const elementName: ts.BindingName | undefined = names ? names[1] : keys ? undefined : one;
     const flags = this.openLoop(s);
     const xs = this.arrays.arrayOf(source ?? s.expression, 'xs');
     const n = this.arrays.length(xs);
-    const sym = elementName ? this.checker.getSymbolAtLocation(elementName)! : flagSymbol('element');
+    const sym = elementName && t.isIdentifier(elementName) ? this.checker.getSymbolAtLocation(elementName)! : undefined;
     const indexSym = indexName ? this.checker.getSymbolAtLocation(indexName) : undefined;
+    const hint = elementName && t.isIdentifier(elementName) ? elementName.text : 'x';
     const bindAt = (k: Value): void => {
-      if (elementName) this.env.set(sym, this.arrays.read(xs, k, elementName.getText(), s.expression));
+      if (elementName) {
+        const v = this.arrays.read(xs, k, hint, s.expression);
+        if (sym) this.env.set(sym, v);
+        else this.bindPattern(elementName, v);
+      }
       if (indexSym) this.env.set(indexSym, k);
     };
     if (flags) return this.forOfWithExits(s, bindAt, sym, n, flags);
@@ -132,7 +141,7 @@ export abstract class LoopLowering extends StatementLowering {
    * `for (const x of xs)` that may break, continue or return: a while loop over a hidden counter k,
    * running while no flag stops it and k < xs.length, with x = xs[k] at the start of each step.
    */
-  private forOfWithExits(s: ts.ForOfStatement, bindAt: (k: Value) => void, sym: ts.Symbol, n: Value, flags: ExitFlags): void {
+  private forOfWithExits(s: ts.ForOfStatement, bindAt: (k: Value) => void, sym: ts.Symbol | undefined, n: Value, flags: ExitFlags): void {
     const counter = flagSymbol('k');
     this.env.set(counter, this.literal(0, 'k'));
     const carried = [...this.carriedBy([s.statement], sym), { sym: counter, value: this.env.get(counter)! }, ...this.carriedFlags(flags)];
@@ -194,11 +203,14 @@ export abstract class LoopLowering extends StatementLowering {
    * (ad/inplace.ts follows arrays, not arrays inside tuples); anything else as itself.
    */
   protected carriedParts(v: Value): string[] {
+    // An array of records travels as its columns' parts (each column an array of its own).
+    if (isRecords(v.shape)) return this.unpack(v).flatMap((c) => this.carriedParts(c));
     if (!isMatrix(v.shape)) return [v.name];
     return this.unpack(v).map((p) => p.name);
   }
 
   private carriedBinders(hint: string, shape: Shape): Binder[] {
+    if (isRecords(shape)) return recordColumns(shape).flatMap((c, k) => this.carriedBinders(`${hint}_${k}`, c));
     return isMatrix(shape) ? this.matrixBinders(hint) : [binder(this.supply.fresh(hint), irType(shape))];
   }
 
@@ -208,7 +220,25 @@ export abstract class LoopLowering extends StatementLowering {
   }
 
   /** The variable's value from the parts it travelled as (in the current scope). */
+  /** The shapes of the parts a value of this shape travels as (carriedParts). */
+  protected carriedShapes(shape: Shape): Shape[] {
+    if (isRecords(shape)) return recordColumns(shape).flatMap((c) => this.carriedShapes(c));
+    return isMatrix(shape) ? [rowShape(shape), NUMBER, NUMBER] : [shape];
+  }
+
   protected fromCarried(names: readonly string[], shape: Shape, hint: string): Value {
+    if (isRecords(shape)) {
+      let next = 0;
+      const columns = recordColumns(shape).map((c, k) => {
+        const width = this.carriedShapes(c).length;
+        const column = this.fromCarried(names.slice(next, next + width), c, `${hint}_${k}`);
+        next += width;
+        return column;
+      });
+      const v = { name: this.b.nl(hint, tuple(false, columns.map((c) => c.name)), irType(shape)), shape };
+      this.unpacked.set(v.name, columns);
+      return v;
+    }
     if (!isMatrix(shape)) return { name: names[0], shape };
     const parts = names.map((n, k) => ({ name: n, shape: k === 0 ? rowShape(shape) : NUMBER }));
     const v = { name: this.b.nl(hint, tuple(false, [...names]), irType(shape)), shape };

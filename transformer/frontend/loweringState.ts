@@ -9,7 +9,7 @@ import { Builder, NameSupply } from '../ir/build';
 import { FnDef, Role, binder, call, prim, ret, tuple } from '../ir/syntax';
 import type { Binder, Block } from '../ir/syntax';
 import { TsadDiagnosticError, fail, isTsadDiagnostic } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, STRING, irType, componentShapes, describeShape, isScalarShape, layoutOf, isMatrix, rowShape } from './shapes';
+import { Shape, NUMBER, BOOLEAN, STRING, irType, componentShapes, describeShape, isScalarShape, layoutOf, isMatrix, isRecords, recordColumns, rowShape } from './shapes';
 import { ArrayLowering } from './arrays';
 import type { ArraySite } from './arraySite';
 import { userName } from './arraySite';
@@ -222,7 +222,7 @@ export abstract class LoweringState {
       for (const p of parts) this.shapes.set(p.name, p.shape);
       return parts;
     }
-    const shapes = componentShapes(v.shape);
+    const shapes = isRecords(v.shape) ? recordColumns(v.shape) : componentShapes(v.shape);
     const names = shapes.map((s, i) => binder(this.supply.fresh(`${v.name}_${v.shape.kind === 'object' ? (v.shape.fields[i][0]) : i}`), irType(s)));
     this.b.unpack(false, names, v.name);
     return names.map((n, i) => ({ name: n.name, shape: shapes[i] }));
@@ -264,6 +264,7 @@ export abstract class LoweringState {
       noteShape: (v) => void this.shapes.set(v.name, v.shape),
       conform: (node, v, shape, what) => this.conform(node, v, shape, what),
       functionName: functionName(this.t, this.decl),
+      parts: (v) => this.unpack(v),
       matrixParts: (m) => {
         const [data, rows, cols] = this.unpack(m);
         return { data, rows, cols };

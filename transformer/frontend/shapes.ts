@@ -1,7 +1,7 @@
 // The shape of a TypeScript type as the checker reports it (plan/shapes.ts: the shape algebra,
 // re-exported here for the front end), or the diagnostic for a type tsad cannot hold.
 import type * as ts from 'typescript';
-import { ArrayContainer, BOOLEAN, NUMBER, STRING, Shape, describeShape } from '../plan/shapes';
+import { ArrayContainer, BOOLEAN, NUMBER, STRING, Shape, describeShape, recordLeaves } from '../plan/shapes';
 import { fail } from './diagnostics';
 
 export * from '../plan/shapes';
@@ -66,6 +66,7 @@ function arrayShape(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type, no
     return fail(1120, node, `cannot differentiate ${describeShape({ kind: 'array', container: 'Array', elem })}: tsad differentiates arrays of numbers and matrices (number[][]); store higher dimensions flat in a Float64Array`);
   }
   if (elem.kind === 'array' && elem.constant) return fail(1120, node, `cannot differentiate an array of ${elem.container}s: integer arrays are constants; use an Int32Array with the rows stored flat`);
+  if (elem.kind === 'tuple' || elem.kind === 'object') return recordsShape(elem, node);
   if (elem.kind !== 'number' && elem.kind !== 'array') {
     return fail(1120, node, `cannot differentiate an array of ${describeShape(elem)}: tsad arrays hold numbers (number[], Float64Array) or arrays of numbers (number[][]); keep a tuple or object of arrays instead`);
   }
@@ -95,3 +96,26 @@ function unsupportedConstruct(tsApi: typeof ts, checker: ts.TypeChecker, type: t
   return `an object with a method ('${method.name}'): differentiable objects hold only numbers, booleans, strings, tuples and plain objects`;
 }
 
+
+/**
+ * An array of records or tuples (docs/frontend.md, "Arrays of records"): its leaves must be
+ * numbers or arrays of numbers (each a column of the IR's record of arrays).
+ */
+function recordsShape(elem: Extract<Shape, { kind: 'tuple' | 'object' }>, node: ts.Node): Shape {
+  const what = describeShape({ kind: 'array', container: 'Array', elem });
+  const leaves = recordLeaves(elem);
+  if (leaves.length === 0) return fail(1120, node, `cannot differentiate ${what}: its elements hold no numbers`);
+  for (const { path, shape } of leaves) {
+    const at = path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('');
+    if (shape.kind === 'number') continue;
+    if (shape.kind === 'array' && shape.elem.kind === 'number' && !shape.constant) continue;
+    const why =
+      shape.kind === 'array'
+        ? shape.elem.kind === 'number'
+          ? `integer arrays are constants (${shape.container})`
+          : `an array of records holds numbers and arrays of numbers, not ${describeShape(shape)} (matrices and deeper arrays inside records are not supported yet)`
+        : `an array of records holds numbers and arrays of numbers, not ${describeShape(shape)}`;
+    return fail(1120, node, `cannot differentiate ${what}: element${at} is ${describeShape(shape)}; ${why}: keep it outside the array, or as separate arrays`);
+  }
+  return { kind: 'array', container: 'Array', elem };
+}

@@ -4,10 +4,12 @@
 import type * as ts from 'typescript';
 import { call, prim, tuple } from '../ir/syntax';
 import { fail, reportedByTypeScript } from './diagnostics';
-import { Shape, NUMBER, shapeOfType, describeShape, isMatrix } from './shapes';
+import { Shape, NUMBER, shapeOfType, describeShape, isMatrix, isRecords } from './shapes';
 import { changedInPlace, checkArrayWrites, pushedArray, writtenArray } from './writes';
 import { ARRAY_METHODS, WRITES } from './arrayMethods';
 import { concat } from './arrayOrder';
+import { writtenRecord } from './recordWrites';
+import { recordAccess, resolveAccess } from './recordAccess';
 import { role } from '../ir/names';
 import { declaresLocalFunction, localFunctionOf } from './exits';
 import type { Value } from './values';
@@ -135,7 +137,17 @@ export abstract class StatementLowering extends CallLowering {
       return;
     }
     if (t.isArrayBindingPattern(name)) {
-      if (v.shape.kind === 'array') fail(1121, name, `destructuring ${describeShape(v.shape)} is not supported: its length is known only at run time; read the elements by index (const a = xs[0])`);
+      if (v.shape.kind === 'array') {
+        // `const [update, reset] = gates`: each name the element at its position, read as xs[k] reads it.
+        if (name.elements.some((el) => !t.isOmittedExpression(el) && (el.dotDotDotToken || el.initializer))) {
+          fail(1121, name, `destructuring ${describeShape(v.shape)} is not supported with a rest element or a default: its length is known only at run time; read the elements by index (const a = xs[0])`);
+        }
+        name.elements.forEach((el, k) => {
+          if (t.isOmittedExpression(el)) return;
+          this.bindPattern(el.name, this.arrays.read(v, this.literal(k, 'k'), t.isIdentifier(el.name) ? el.name.text : undefined, el));
+        });
+        return;
+      }
       if (v.shape.kind !== 'tuple') fail(1102, name, 'array destructuring needs a tuple');
       const parts = this.unpack(v);
       name.elements.forEach((el, i) => {
@@ -161,6 +173,8 @@ export abstract class StatementLowering extends CallLowering {
     const K = t.SyntaxKind;
     if (pushedArray(t, e)) return this.push(e as ts.CallExpression);
     if (changedInPlace(t, e)) return this.changeInPlace(e as ts.CallExpression);
+    const record = writtenRecord(t, this.checker, e);
+    if (record) return this.recordAssignment(e, record);
     if (writtenArray(t, e)) return this.elementAssignment(e);
     const target = (node: ts.Expression): ts.Symbol => {
       if (t.isElementAccessExpression(node)) this.arrays.write(node);
@@ -319,6 +333,33 @@ export abstract class StatementLowering extends CallLowering {
     const rhs = t.isBinaryExpression(e) ? this.expr(e.right) : { name: this.b.lit(1, 'one'), shape: NUMBER };
     this.numbers(e, before, rhs);
     return { name: this.b.prim(op, [before.name, rhs.name], hint), shape: NUMBER };
+  }
+
+  /**
+   * `ps[i].x = v`, `ps[i].pos[0] += v`, `ps[i].vel[j]++` on a local array of records
+   * (frontend/records.ts): one update of the columns written (checkArrayWrites and
+   * recordWrites.ts have made sure no other name sees the record).
+   */
+  private recordAssignment(e: ts.Expression, id: ts.Identifier): void {
+    const { t } = this;
+    let target: ts.Expression = t.isBinaryExpression(e) ? e.left : (e as ts.PrefixUnaryExpression | ts.PostfixUnaryExpression).operand;
+    while (t.isParenthesizedExpression(target)) target = target.expression;
+    const access = recordAccess(t, this.checker, target)!;
+    const sym = this.checker.getSymbolAtLocation(id)!;
+    const ps = this.current$(sym, id);
+    if (!isRecords(ps.shape)) return fail(1122, target, `only arrays of records can be written into by field, '${id.text}' is ${describeShape(ps.shape)}`);
+    const i = this.expr(access.index, 'i');
+    const { path, tail } = resolveAccess(ps.shape.elem, access.steps, target);
+    const records = this.arrays.records;
+    const hint = `${id.text}_${path.join('_')}`;
+    if (!tail) {
+      const value = this.writtenValue(e, hint, 'a field of a record', () => records.at(ps, i, path, target));
+      return void this.env.set(sym, records.write(ps, i, path, value, target));
+    }
+    if ('field' in tail) return fail(1108, target, 'the length of an array inside a record cannot be assigned');
+    const j = 'literal' in tail ? this.literal(tail.literal, 'j') : this.expr(tail.index, 'j');
+    const value = this.writtenValue(e, hint, 'an element of an array of a record', () => records.elementOfLeaf(ps, i, path, j, target));
+    this.env.set(sym, records.writeLeafElement(ps, i, path, j, value, target));
   }
 
   /** `m[i][j] = v`, `m[i][j] op= v`, `m[i][j]++` on a local matrix: one update of its data. */

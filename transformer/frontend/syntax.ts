@@ -1,6 +1,7 @@
 // What a piece of code assigns, reads or calls, seen syntactically (not inside nested functions).
 import type * as ts from 'typescript';
 import { writtenArray } from './writes';
+import { writtenRecord } from './recordWrites';
 
 /** True when an expression calls a function anywhere (not inside a nested function). */
 export function containsCall(tsApi: typeof ts, e: ts.Node): boolean {
@@ -39,8 +40,8 @@ export function assignedSymbols(tsApi: typeof ts, checker: ts.TypeChecker, node:
         if (sym) out.add(sym);
       }
     }
-    // `a[i] = v` gives a a new value (a new version of the array), as `a = ...` does.
-    const array = writtenArray(tsApi, n);
+    // `a[i] = v` (and `ps[i].x = v`) gives a a new value (a new version of the array), as `a = ...` does.
+    const array = writtenArray(tsApi, n) ?? writtenRecord(tsApi, checker, n);
     if (array) {
       const sym = symbolAt(checker, array);
       if (sym) out.add(sym);

@@ -14,6 +14,7 @@ import { typedArrayName } from './shapes';
 import { resolveMarkedFunction, tsadExportName } from './markers';
 import { ARRAY_HELPERS, ARRAY_METHODS } from './arrayMethods';
 import { assignedValues, isInside, lastUse, permutation, rowSwap, sharedByResult } from './aliasing';
+import { checkRecordWrites, writtenRecord } from './recordWrites';
 
 /** `b.push(v, …)`: the array pushed onto, when it is a plain name. */
 export function pushedArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
@@ -127,7 +128,7 @@ export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: 
     if (sym && !written.has(sym)) written.set(sym, id);
   };
   const visit = (n: ts.Node): void => {
-    const id = writtenArray(tsApi, n);
+    const id = writtenArray(tsApi, n) ?? writtenRecord(tsApi, checker, n);
     if (id) add(id);
     for (const target of literalTargets(tsApi, n)) add(target);
     checkInPlaceReceiver(tsApi, checker, n);
@@ -138,6 +139,7 @@ export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: 
   // A name that trades arrays with a written one ([a, b] = [b, a]) may hold the written array.
   for (const [sym] of written) for (const partner of partners(scope, sym)) if (!written.has(partner.sym)) written.set(partner.sym, partner.id);
   for (const [sym, first] of written) checkOne(scope, sym, first);
+  checkRecordWrites(tsApi, checker, body);
   return new Set(written.keys());
 }
 

@@ -28,7 +28,7 @@ export const planJvp: Planner = (req) => {
     body: checked(req.where, checks, [
       ...lengths,
       m.const([y, yDot], callDef(j.jvp, [...prim, ...tan])),
-      ret(array([m.fromIR(name(y), fn.result), m.tangentFromIR(name(yDot), fn.result, name(y))])),
+      ret(array([m.fromIR(name(y), fn.result), m.tangentFromIR(name(yDot), fn.result, name(y), true)])),
     ]),
   };
 };

@@ -18,7 +18,7 @@ export const planLinearize: Planner = (req) => {
     ...caller.flatMap((p, i) => m.lengthChecks(`${req.where}'s linear function`, `the tangent of '${p.name}'`, `'${p.name}'`, name(dots[i]), name(p.name), p.shape)),
     // The tangent's arrays as long as the value's (the IR's may be shorter: zeros left out);
     // module state is a constant.
-    ret(m.tangentFromIR(callDef(l.lin, [name(tape), ...fn.params.map((p, i) => (p.read ? m.zeros(p.shape) : m.tangentToIR(name(dots[i]), p.shape, name(p.name))))]), fn.result, name(value))),
+    ret(m.tangentFromIR(callDef(l.lin, [name(tape), ...fn.params.map((p, i) => (p.read ? m.zeros(p.shape) : m.tangentToIR(name(dots[i]), p.shape, name(p.name))))]), fn.result, name(value), true)),
   ]);
   return {
     program: l.program,

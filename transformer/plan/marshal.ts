@@ -3,7 +3,8 @@
 // order). The planners build their wrappers from these; names are allocated here, so that no
 // local shadows a parameter of the wrapper.
 import { scalarCount } from '../ir/syntax';
-import { Shape, componentShapes, irType, isMatrix, isScalarShape } from './shapes';
+import { Shape, componentShapes, irType, isMatrix, isRecords, isScalarShape } from './shapes';
+import { joinRecords, recordsLeafWidth, recordsZero, splitRecords } from './records';
 import { PlanExpr, PlanStatement, Spec, array, index, name } from './syntax';
 
 type ArrayShape = Extract<Shape, { kind: 'array' }>;
@@ -73,6 +74,12 @@ export class Marshal {
 
   /** The scalar leaves of a user value, in IR order (object fields by name). */
   leaves(e: PlanExpr, s: Shape): PlanExpr[] {
+    if (isRecords(s)) {
+      // Split once into a temporary: its columns are the leaves (a matrix column's three parts).
+      const split = this.fresh(`${pathOf(e).replace(/\W+/g, '_')}_columns`);
+      this.pending.push(this.const([split], splitRecords(e, s, pathOf(e))));
+      return recordsLeafWidth(s).flatMap((w, c) => (w === 1 ? [index(name(split), c)] : [0, 1, 2].map((k) => index(index(name(split), c), k))));
+    }
     if (isMatrix(s)) {
       // Packed once into a temporary: the caller places takePending() before the call.
       const packed = this.fresh(`${pathOf(e).replace(/\W+/g, '_')}_flat`);
@@ -86,6 +93,7 @@ export class Marshal {
 
   /** Fresh local names for the leaves of a shape: `p_bar`, or `p_bar_amplitude`, `q_bar_0`, ... */
   leafNames(base: string, s: Shape): string[] {
+    if (isRecords(s)) return recordsLeafWidth(s).flatMap((w, c) => (w === 1 ? [this.fresh(`${base}_${c}`)] : [this.fresh(`${base}_${c}`), this.fresh(`${base}_${c}_rows`), this.fresh(`${base}_${c}_cols`)]));
     if (isMatrix(s)) return [this.fresh(base), this.fresh(`${base}_rows`), this.fresh(`${base}_cols`)];
     if (isScalarShape(s) || s.kind === 'array') return [this.fresh(base)];
     if (s.kind === 'tuple') return s.elems.flatMap((c, i) => this.leafNames(`${base}_${i}`, c));
@@ -99,6 +107,10 @@ export class Marshal {
   build(s: Shape, leaves: readonly string[], template?: PlanExpr): PlanExpr {
     let next = 0;
     const go = (x: Shape, t: PlanExpr | undefined): PlanExpr => {
+      if (isRecords(x)) {
+        const columns = recordsLeafWidth(x).map((w) => (w === 1 ? name(leaves[next++]) : array([0, 1, 2].map(() => name(leaves[next++])))));
+        return joinRecords(array(columns), x, t);
+      }
       if (isMatrix(x)) {
         const data = name(leaves[next]);
         next += 3;
@@ -113,11 +125,13 @@ export class Marshal {
   }
 
   /** A user tangent -> the IR's: a constant array's tangent (`undefined`) is the zero array. */
-  tangentToIR(e: PlanExpr, s: Shape, like?: PlanExpr): PlanExpr {
+  /** `likeIR`: `like` is an IR value (a result's), not the user's. */
+  tangentToIR(e: PlanExpr, s: Shape, like?: PlanExpr, likeIR = false): PlanExpr {
+    if (isRecords(s)) return splitRecords(e, s, pathOf(e), true, like, likeIR);
     if (isMatrix(s)) return pack(e, true, like);
     if (s.kind === 'array') return s.constant ? { tag: 'emptyArray' } : e;
     if (isScalarShape(s) || !(hasConstantArray(s) || hasMatrix(s))) return this.toIR(e, s);
-    return array(componentShapes(s).map((c, i) => this.tangentToIR(part(e, s, i), c, like && part(like, s, i))));
+    return array(componentShapes(s).map((c, i) => this.tangentToIR(part(e, s, i), c, like && (likeIR ? index(like, i) : part(like, s, i)), likeIR)));
   }
 
   /**
@@ -125,8 +139,8 @@ export class Marshal {
    * constant arrays are not read).
    */
   lengthChecks(where: string, what: string, against: string, tangent: PlanExpr, primal: PlanExpr, s: Shape): PlanStatement[] {
-    // A matrix's tangent is checked against its primal as it is packed (tangentToIR with `like`).
-    if (isMatrix(s)) return [];
+    // A matrix's (or records') tangent is checked against its primal as it is packed (tangentToIR with `like`).
+    if (isMatrix(s) || isRecords(s)) return [];
     if (s.kind === 'array') return s.constant ? [] : [{ tag: 'sameLength', where, what, against, a: tangent, b: primal }];
     if (isScalarShape(s)) return [];
     return componentShapes(s).flatMap((c, i) => {
@@ -137,6 +151,7 @@ export class Marshal {
 
   /** User value -> IR value (objects become arrays in field-name order). */
   toIR(e: PlanExpr, s: Shape): PlanExpr {
+    if (isRecords(s)) return splitRecords(e, s, pathOf(e));
     if (isMatrix(s)) return pack(e, false);
     // Arrays go in as they are: the IR reads them by index and length.
     if (isScalarShape(s) || s.kind === 'array') return e;
@@ -146,6 +161,7 @@ export class Marshal {
 
   /** IR value -> user value. */
   fromIR(e: PlanExpr, s: Shape): PlanExpr {
+    if (isRecords(s)) return joinRecords(e, s);
     if (isMatrix(s)) return unpack(index(e, 0), s, e);
     if (s.kind === 'array') return fit(e, s, undefined, this.handsOut);
     if (isScalarShape(s)) return e;
@@ -157,13 +173,14 @@ export class Marshal {
    * IR tangent or cotangent -> the user's: as `fromIR`, except that a constant (boolean or
    * string) has the tangent `undefined`, not the IR's empty tuple.
    */
-  tangentFromIR(e: PlanExpr, s: Shape, template?: PlanExpr): PlanExpr {
+  tangentFromIR(e: PlanExpr, s: Shape, template?: PlanExpr, templateIR = false): PlanExpr {
     if (s.kind === 'boolean' || s.kind === 'string') return { tag: 'undefined' };
+    if (isRecords(s)) return joinRecords(e, s, template, templateIR);
     if (isMatrix(s)) return unpack(index(e, 0), s, template ?? e);
     if (s.kind === 'array') return s.constant ? { tag: 'undefined' } : fit(e, s, template, this.handsOut);
     if (isScalarShape(s)) return e;
-    if (s.kind === 'tuple') return this.numbersAsTheyAre(s) ? e : array(s.elems.map((c, i) => this.tangentFromIR(index(e, i), c, template && index(template, i))));
-    return { tag: 'object', fields: s.fields.map(([k, c], i) => [k, this.tangentFromIR(index(e, i), c, template && { tag: 'field', of: template, key: k })] as const) };
+    if (s.kind === 'tuple') return this.numbersAsTheyAre(s) ? e : array(s.elems.map((c, i) => this.tangentFromIR(index(e, i), c, template && index(template, i), templateIR)));
+    return { tag: 'object', fields: s.fields.map(([k, c], i) => [k, this.tangentFromIR(index(e, i), c, template && (templateIR ? index(template, i) : { tag: 'field', of: template, key: k }), templateIR)] as const) };
   }
 
   /** A tuple of numbers is the same in the IR: it goes through as it is, unless handed out. */
@@ -178,6 +195,8 @@ export class Marshal {
    * is made, but their dimensions are read again when the closure runs.
    */
   owned(e: PlanExpr, s: Shape): PlanExpr | undefined {
+    // Records are copied deep: split into new columns and joined into new records.
+    if (isRecords(s)) return joinRecords(splitRecords(e, s, pathOf(e)), s);
     if (s.kind === 'array') return { tag: 'copy', of: e, ...(isMatrix(s) ? { matrix: true } : {}) };
     if (isScalarShape(s)) return undefined;
     const parts = componentShapes(s).map((c, i) => this.owned(part(e, s, i), c));
@@ -189,7 +208,7 @@ export class Marshal {
   /** The k-th basis tangent of a shape, as an IR value. */
   basis(s: Shape, k: number): PlanExpr {
     let i = 0;
-    const go = (x: Shape): PlanExpr => (isMatrix(x) ? array([{ tag: 'emptyArray' }, { tag: 'number', value: 0 }, { tag: 'number', value: 0 }]) : x.kind === 'array' ? { tag: 'emptyArray' } : isScalarShape(x) ? { tag: 'number', value: i++ === k ? 1 : 0 } : array(componentShapes(x).map(go)));
+    const go = (x: Shape): PlanExpr => (isRecords(x) ? recordsZero(x) : isMatrix(x) ? array([{ tag: 'emptyArray' }, { tag: 'number', value: 0 }, { tag: 'number', value: 0 }]) : x.kind === 'array' ? { tag: 'emptyArray' } : isScalarShape(x) ? { tag: 'number', value: i++ === k ? 1 : 0 } : array(componentShapes(x).map(go)));
     return go(s);
   }
 
@@ -235,6 +254,8 @@ export function leafCount(s: Shape): number {
 /** What the argument check of a value of shape `s` expects; a tangent's booleans and strings are not read. */
 export function specOf(s: Shape, tangent: boolean): Spec {
   if (s.kind === 'number') return 'number';
+  // An array of records is checked as it is split into columns (backend/records.ts), element by element.
+  if (isRecords(s)) return '';
   if (s.kind === 'array') return tangent && s.constant ? '' : isMatrix(s) ? 'matrix' : 'array';
   if (s.kind === 'boolean' || s.kind === 'string') return tangent ? '' : s.kind;
   if (s.kind === 'tuple') return tupleSpec(s.elems.map((c) => specOf(c, tangent)));
@@ -257,7 +278,7 @@ export function listSpec(items: readonly (readonly [string, Spec])[]): Spec {
 
 /** Does a shape hold an integer (constant) array, whose tangent is `undefined` for the user and the zero array in the IR? */
 function hasMatrix(s: Shape): boolean {
-  return isMatrix(s) || componentShapes(s).some(hasMatrix);
+  return isMatrix(s) || isRecords(s) || componentShapes(s).some(hasMatrix);
 }
 
 function hasConstantArray(s: Shape): boolean {

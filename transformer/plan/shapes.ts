@@ -51,6 +51,7 @@ function irTypeOf(s: Shape): Type {
     case 'array':
       // A matrix is stored flat, row-major, with its dimensions (docs/frontend.md, "Matrices"):
       // every array construct, the O(1) read adjoint and in-place writes apply to it as they are.
+      if (isRecords(s)) return tupleType(recordColumns(s).map(irType));
       return isMatrix(s) ? MATRIX_TYPE : arrayType(irType(s.elem));
   }
 }
@@ -64,6 +65,44 @@ export const NUMBER_MATRIX: Extract<Shape, { kind: 'array' }> = { kind: 'array',
 export function isMatrix(s: Shape): s is Extract<Shape, { kind: 'array' }> & { readonly elem: Extract<Shape, { kind: 'array' }> } {
   return s.kind === 'array' && s.elem.kind === 'array';
 }
+
+/**
+ * An array of records or tuples (`{ x: number; y: number }[]`, `[number, number][]`), stored as
+ * a record of arrays (docs/frontend.md, "Arrays of records"): one column per leaf of the
+ * element, in the element's order (object fields by name), a number leaf an array of numbers and
+ * an array leaf a matrix whose row k is element k's array. So every array rule applies to a
+ * column unchanged.
+ */
+export function isRecords(s: Shape): s is Extract<Shape, { kind: 'array' }> & { readonly elem: Extract<Shape, { kind: 'tuple' | 'object' }> } {
+  return s.kind === 'array' && (s.elem.kind === 'tuple' || s.elem.kind === 'object');
+}
+
+/** A leaf of a record: where it is (field names and tuple positions) and its shape (a number, or an array of numbers). */
+export interface RecordLeaf {
+  readonly path: readonly (string | number)[];
+  readonly shape: Shape;
+}
+
+/** The leaves of a record's shape, in IR order (depth first; object fields by name). */
+export function recordLeaves(s: Shape, path: readonly (string | number)[] = []): RecordLeaf[] {
+  if (s.kind === 'tuple') return s.elems.flatMap((c, i) => recordLeaves(c, [...path, i]));
+  if (s.kind === 'object') return s.fields.flatMap(([k, c]) => recordLeaves(c, [...path, k]));
+  return [{ path, shape: s }];
+}
+
+const recordColumnsCache = new WeakMap<Shape, readonly Shape[]>();
+
+/** The shapes of the columns of an array of records: a Float64Array per number leaf, a matrix per array leaf. */
+export function recordColumns(s: Extract<Shape, { kind: 'array' }>): readonly Shape[] {
+  let cols = recordColumnsCache.get(s);
+  if (!cols) {
+    cols = recordLeaves(s.elem).map((l) => (l.shape.kind === 'array' ? { kind: 'array', container: 'Array', elem: l.shape } : COLUMN));
+    recordColumnsCache.set(s, cols);
+  }
+  return cols;
+}
+
+const COLUMN: Shape = { kind: 'array', container: 'Float64Array', elem: NUMBER };
 
 /** The shape of a matrix's row (and of its flat data): an array of numbers in the row's container. */
 export function rowShape(s: Extract<Shape, { kind: 'array' }>): Extract<Shape, { kind: 'array' }> {

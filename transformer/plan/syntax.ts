@@ -56,6 +56,17 @@ export type PlanExpr =
    * its missing elements are zeros).
    */
   | { readonly tag: 'unpackMatrix'; readonly data: PlanExpr; readonly like: PlanExpr; readonly row: string }
+  /**
+   * A user's array of records as the IR's record of arrays (plan/records.ts): one column per
+   * leaf of the element, checked as it is read; `path` names it in the errors. A tangent
+   * (`tangent`) has its matrix columns' dimensions 0, and as many elements as `like` when given.
+   */
+  | { readonly tag: 'splitRecords'; readonly value: PlanExpr; readonly path: string; readonly layout: string; readonly tangent?: boolean; readonly like?: PlanExpr; readonly likeIR?: boolean }
+  /**
+   * The IR's record of arrays as the user's array of records, as long as `like` when given (a
+   * tangent's columns may be short): the user's array, or with `likeIR` the IR's columns of one.
+   */
+  | { readonly tag: 'joinRecords'; readonly columns: PlanExpr; readonly layout: string; readonly like?: PlanExpr; readonly likeIR?: boolean }
   /** `Array.from({ length: count }, (_, index) => body)`: rows and columns of a run-time size. */
   | { readonly tag: 'rows'; readonly count: PlanExpr; readonly index: string; readonly body: PlanExpr };
 

@@ -13,7 +13,7 @@ export const planVjp: Planner = (req) => {
   const pullback = func(['cotangent'], [
     { tag: 'check', where: `${req.where}'s pullback`, checks: [{ label: 'argument 1', path: 'cotangent', value: 'cotangent', spec: specOf(fn.result, true) }] },
     ...m.lengthChecks(`${req.where}'s pullback`, 'the cotangent', 'the value', name('cotangent'), name(value), fn.result),
-    m.const(bars, callDef(v.bwd, [name(tape), m.tangentToIR(name('cotangent'), fn.result, name(value))])),
+    m.const(bars, callDef(v.bwd, [name(tape), m.tangentToIR(name('cotangent'), fn.result, name(value), true)])),
     // Module state, a constant, gets no cotangent.
     ret(array(callerParams(fn).map((p, i) => m.tangentFromIR(name(bars[i]), p.shape, name(p.name))))),
   ]);

@@ -1,0 +1,130 @@
+// The two helpers that convert arrays of records at the wrapper (plan/records.ts), emitted once
+// per module that needs them, as plain functions (no import):
+//
+//   tsad$splitRecords(ps, path, layout, where, tangent, like, irLike)  the user's records -> the IR's
+//       columns (Float64Array per number leaf, [data, rows, cols] per array leaf), every value
+//       checked on the way: a TypeError for a value of the wrong kind, a RangeError for a ragged
+//       array field, each naming the index path (`ps[3].vel[1]`); a tangent (`tangent`) is as
+//       long as its primal `like`, field by field, and its matrix columns have dimensions 0
+//   tsad$joinRecords(columns, layout, like, irLike)  the IR's columns -> new records, as many as
+//       `like` when given, missing numbers 0 (a cotangent's columns may be short)
+//
+// `like` is the user's records (a parameter), or with `irLike` the IR's columns of one (a
+// result's value).
+//
+// `layout` is plan/records.ts's JSON description of the element. They are written here as
+// JavaScript source and parsed once into synthesized nodes: a helper this size written with the
+// node factory would be unreadable.
+import type * as ts from 'typescript';
+import { THROWN_BY_SOURCE } from '../constructs/effect/raise';
+
+const SOURCE = `
+function tsad$recordParts(s) {
+  if (s[0] === 't') return s.slice(1).map((c, k) => [k, c]);
+  const parts = [];
+  for (let k = 1; k < s.length; k += 2) parts.push([s[k], s[k + 1]]);
+  return parts;
+}
+function tsad$got(v) {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array of length ' + v.length : typeof v;
+}
+function tsad$firstLeaf(s) {
+  while (s[0] === 't' || s[0] === 'o') s = s[0] === 't' ? s[1] : s[2];
+  return s;
+}
+function tsad$lengthOf(columns, s) {
+  const first = tsad$firstLeaf(s);
+  return first[0] === 'n' ? columns[first[1]].length : columns[first[1]][1];
+}
+function tsad$rangeError(where, message) {
+  // Complete already: the wrapper's catch (which names the transform) leaves it as it is.
+  const e = new RangeError(where + ': ' + message);
+  e[Symbol.for('${THROWN_BY_SOURCE}')] = true;
+  return e;
+}
+function tsad$splitRecords(ps, path, layout, where, tangent, like, irLike) {
+  const shape = JSON.parse(layout);
+  const likeN = like == null ? undefined : irLike ? tsad$lengthOf(like, shape) : like.length;
+  if (!Array.isArray(ps)) throw new TypeError(where + ": '" + path + "' must be an array of records, got " + tsad$got(ps));
+  const n = ps.length;
+  if (likeN !== undefined && likeN !== n) throw tsad$rangeError(where, "'" + path + "' must have " + likeN + ' elements like its primal, got ' + n);
+  const columns = [];
+  const firsts = [];
+  const allocate = (s) => {
+    if (s[0] === 'n') columns[s[1]] = new Float64Array(n);
+    else if (s[0] !== 'r') for (const [, c] of tsad$recordParts(s)) allocate(c);
+  };
+  allocate(shape);
+  const visit = (s, v, i, at, lv) => {
+    if (s[0] === 'n') {
+      if (typeof v !== 'number') throw new TypeError(where + ": '" + at + "' must be a number, got " + tsad$got(v));
+      columns[s[1]][i] = v;
+    } else if (s[0] === 'r') {
+      if (!(Array.isArray(v) || ArrayBuffer.isView(v))) throw new TypeError(where + ": '" + at + "' must be an array of numbers, got " + tsad$got(v));
+      let m = columns[s[1]];
+      if (m === undefined) {
+        m = columns[s[1]] = [new Float64Array(n * v.length), n, v.length];
+        firsts[s[1]] = at;
+      }
+      const lw = irLike ? like[s[1]][2] : lv == null ? undefined : lv.length;
+      if (lw !== undefined && v.length !== lw) throw tsad$rangeError(where, "'" + at + "' has " + v.length + ' numbers, but its primal has ' + lw);
+      if (v.length !== m[2]) throw tsad$rangeError(where, "'" + at + "' has " + v.length + " numbers, but '" + firsts[s[1]] + "' has " + m[2] + ': the arrays of a field must be equally long');
+      for (let j = 0; j < v.length; j++) {
+        const x = v[j];
+        if (typeof x !== 'number') throw new TypeError(where + ": '" + at + '[' + j + "]' must be a number, got " + tsad$got(x));
+        m[0][i * m[2] + j] = x;
+      }
+    } else {
+      if (v === null || typeof v !== 'object') {
+        const parts = tsad$recordParts(s);
+        const expected = s[0] === 't' ? 'an array of ' + parts.length + ' elements' : 'an object with fields ' + parts.map((p) => p[0]).join(', ');
+        throw new TypeError(where + ": '" + at + "' must be " + expected + ', got ' + tsad$got(v));
+      }
+      for (const [k, c] of tsad$recordParts(s)) visit(c, v[k], i, at + (typeof k === 'number' ? '[' + k + ']' : '.' + k), lv == null ? undefined : lv[k]);
+    }
+  };
+  for (let i = 0; i < n; i++) visit(shape, ps[i], i, path + '[' + i + ']', like == null || irLike ? undefined : like[i]);
+  const finish = (s) => {
+    if (s[0] === 'r') {
+      if (columns[s[1]] === undefined) columns[s[1]] = [new Float64Array(0), 0, 0];
+      if (tangent) columns[s[1]] = [columns[s[1]][0], 0, 0];
+    } else if (s[0] !== 'n') for (const [, c] of tsad$recordParts(s)) finish(c);
+  };
+  finish(shape);
+  return columns;
+}
+function tsad$joinRecords(columns, layout, like, irLike) {
+  const shape = JSON.parse(layout);
+  const n = like == null ? tsad$lengthOf(columns, shape) : irLike ? tsad$lengthOf(like, shape) : like.length;
+  const build = (s, i, lv) => {
+    if (s[0] === 'n') return columns[s[1]][i] ?? 0;
+    if (s[0] === 'r') {
+      const m = columns[s[1]];
+      const w = irLike ? like[s[1]][2] : lv != null ? lv.length : m[2];
+      const row = s[2] === 'Float64Array' ? new Float64Array(w) : s[2] === 'Float32Array' ? new Float32Array(w) : new Array(w);
+      for (let j = 0; j < w; j++) row[j] = m[0][i * w + j] ?? 0;
+      return row;
+    }
+    if (s[0] === 't') return tsad$recordParts(s).map(([k, c]) => build(c, i, lv == null ? undefined : lv[k]));
+    const o = {};
+    for (const [k, c] of tsad$recordParts(s)) o[k] = build(c, i, lv == null ? undefined : lv[k]);
+    return o;
+  };
+  const out = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = build(shape, i, like == null || irLike ? undefined : like[i]);
+  return out;
+}
+`;
+
+/** The helpers' statements, as synthesized nodes (no positions, no parents: as if built by the factory). */
+export function recordHelpers(t: typeof ts): ts.Statement[] {
+  const file = t.createSourceFile('tsad$records.js', SOURCE, t.ScriptTarget.ES2020, false, t.ScriptKind.JS);
+  const strip = (n: ts.Node): void => {
+    t.forEachChild(n, strip);
+    t.setTextRange(n, { pos: -1, end: -1 });
+    (n as { parent?: ts.Node }).parent = undefined;
+    (n as { flags: ts.NodeFlags }).flags |= t.NodeFlags.Synthesized;
+  };
+  for (const s of file.statements) strip(s);
+  return [...file.statements];
+}

@@ -1,0 +1,219 @@
+// Arrays of records and tuples in differentiable functions (docs/frontend.md, "Arrays of
+// records"): `{ x: number; y: number }[]`, `[number, number][]`, records holding arrays of
+// numbers. The IR holds one as a record of arrays, one column per leaf of the element
+// (plan/shapes.ts, recordColumns): a number leaf is an array of numbers, an array leaf a matrix
+// whose row k is element k's array. Reading `ps[i].x` is one `index` of column x, writing it one
+// `update`, pushing a record one `append` per column: every array rule (and its adjoint) applies
+// to a column unchanged.
+import type * as ts from 'typescript';
+import { Builder } from '../ir/build';
+import { REAL, binder, construct, lambda, tuple } from '../ir/syntax';
+import { fail } from './diagnostics';
+import { Shape, NUMBER, componentShapes, describeShape, irType, isMatrix, layoutOf, recordColumns, recordLeaves } from './shapes';
+import type { ArrayOps, ArraySite } from './arraySite';
+import { userName } from './arraySite';
+import type { MatrixLowering } from './matrices';
+import type { Value } from './values';
+
+type ArrayShape = Extract<Shape, { kind: 'array' }>;
+/** A step into a record: a field name or a tuple position. */
+export type RecordKey = string | number;
+
+export class RecordLowering {
+  constructor(
+    private readonly site: ArraySite,
+    private readonly arrays: ArrayOps,
+    private readonly matrices: MatrixLowering,
+  ) {}
+
+  private get b(): Builder {
+    return this.site.b();
+  }
+
+  /** The columns of an array of records (unpacked once per scope). */
+  columns(ps: Value): Value[] {
+    return this.site.parts(ps);
+  }
+
+  /** The array of records made of `columns`. */
+  make(columns: readonly Value[], shape: Shape, hint = 'records'): Value {
+    return { name: this.b.nl(hint, tuple(false, columns.map((c) => c.name)), irType(shape)), shape };
+  }
+
+  /** `ps.length`: the length of its first column. */
+  length(ps: Value): Value {
+    return this.arrays.length(this.columns(ps)[0]);
+  }
+
+  /** The shape at `path` inside an element, and the column of the first leaf under it (the others follow in order). */
+  private under(ps: Value, path: readonly RecordKey[], node: ts.Node): { shape: Shape; first: number } {
+    const elem = (ps.shape as ArrayShape).elem;
+    let shape = elem;
+    const leaves = recordLeaves(elem);
+    for (const key of path) {
+      if (shape.kind === 'object' && typeof key === 'string') {
+        const f = shape.fields.find(([k]) => k === key);
+        if (!f) fail(1102, node, `no field ${key}`);
+        shape = f[1];
+      } else if (shape.kind === 'tuple' && typeof key === 'number') {
+        if (!(key >= 0 && key < shape.elems.length)) fail(1102, node, `index ${key} is outside the tuple`);
+        shape = shape.elems[key];
+      } else return fail(1102, node, `${describeShape(shape)} has no part ${JSON.stringify(key)}`);
+    }
+    const first = leaves.findIndex((l) => path.every((k, j) => l.path[j] === k));
+    return { shape, first };
+  }
+
+  /** `ps[i]`, `ps[i].pos`, `ps[i].pos[0]`: the part of element i at `path`, reading only its columns. */
+  at(ps: Value, i: Value, path: readonly RecordKey[], node: ts.Node, hint?: string): Value {
+    if (i.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(i.shape)}`);
+    const { shape, first } = this.under(ps, path, node);
+    const columns = this.columns(ps);
+    let next = first;
+    const build = (s: Shape, h: string): Value => {
+      if (s.kind === 'tuple' || s.kind === 'object') {
+        const parts = componentShapes(s).map((c, k) => build(c, `${h}_${s.kind === 'object' ? s.fields[k][0] : k}`));
+        return { name: this.b.nl(h, tuple(false, parts.map((p) => p.name)), irType(s)), shape: s };
+      }
+      const column = columns[next++];
+      if (isMatrix(column.shape)) return this.matrices.row(column, i, h);
+      return this.arrays.read(column, i, h);
+    };
+    return build(shape, hint ?? `${userName(ps.name)}_${[...path].join('_') || 'i'}`.replace(/_+$/, ''));
+  }
+
+  /** `ps[i].vel[j]` where vel is an array leaf: one read of its matrix column. */
+  elementOfLeaf(ps: Value, i: Value, path: readonly RecordKey[], j: Value, node: ts.Node, hint?: string): Value {
+    const column = this.leafColumn(ps, path, node);
+    if (j.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(j.shape)}`);
+    return this.matrices.element(column, i, j, hint);
+  }
+
+  /** `ps[i].vel.length` of an array leaf: its matrix column's width. */
+  leafLength(ps: Value, path: readonly RecordKey[], node: ts.Node): Value {
+    return this.matrices.cols(this.leafColumn(ps, path, node));
+  }
+
+  /** Is the part at `path` an array of numbers (a matrix column)? */
+  isArrayLeaf(ps: Value, path: readonly RecordKey[], node: ts.Node): boolean {
+    return this.under(ps, path, node).shape.kind === 'array';
+  }
+
+  private leafColumn(ps: Value, path: readonly RecordKey[], node: ts.Node): Value {
+    const { shape, first } = this.under(ps, path, node);
+    if (shape.kind !== 'array') fail(1102, node, `${describeShape(shape)} is not an array`);
+    return this.columns(ps)[first];
+  }
+
+  /** The leaves of a record value (numbers and arrays), in IR order. */
+  leaves(v: Value): Value[] {
+    if (v.shape.kind === 'tuple' || v.shape.kind === 'object') return this.site.parts(v).flatMap((p) => this.leaves(p));
+    return [v];
+  }
+
+  /** `ps[i] = v`, `ps[i].x = v`, `ps[i].pos = [a, b]`: each column under `path` updated at i. */
+  write(ps: Value, i: Value, path: readonly RecordKey[], v: Value, node: ts.Node): Value {
+    const { shape, first } = this.under(ps, path, node);
+    this.site.conform(node, v, shape, 'the value written');
+    const columns = [...this.columns(ps)];
+    this.leaves(v).forEach((leaf, k) => {
+      const c = first + k;
+      if (isMatrix(columns[c].shape)) fail(1122, node, `writing the array '${describeShape(leaf.shape)}' of a record is not supported yet: write its elements, ${sourcePath(path)}[j] = v`);
+      columns[c] = this.arrays.update(columns[c], i, leaf, node);
+    });
+    return this.make(columns, ps.shape, userName(ps.name));
+  }
+
+  /** `ps[i].vel[j] = v` of an array leaf: one update of its matrix column. */
+  writeLeafElement(ps: Value, i: Value, path: readonly RecordKey[], j: Value, v: Value, node: ts.Node): Value {
+    const { first } = this.under(ps, path, node);
+    const columns = [...this.columns(ps)];
+    if (v.shape.kind !== 'number') fail(1120, node, `an array of a record holds numbers: cannot write ${describeShape(v.shape)}`);
+    columns[first] = this.matrices.update(this.leafColumn(ps, path, node), i, j, v, node);
+    return this.make(columns, ps.shape, userName(ps.name));
+  }
+
+  /** `ps.push(v)`: each column appended to (in place where it may, as arrays are). */
+  append(ps: Value, v: Value, node: ts.Node): Value {
+    const elem = (ps.shape as ArrayShape).elem;
+    this.site.conform(node, v, elem, 'the record pushed');
+    const columns = this.columns(ps).map((c, k) => {
+      if (isMatrix(c.shape)) return fail(1122, node, `pushing onto an array of records that hold arrays (${describeShape(ps.shape)}) is not supported yet: build it with .map((…) => ({ … }))`);
+      return this.arrays.append(c, this.leaves(v)[k], node);
+    });
+    return this.make(columns, ps.shape, userName(ps.name));
+  }
+
+  /** The empty array of records (`const out: P[] = []`). */
+  zero(shape: ArrayShape): Value {
+    return this.make(recordColumns(shape).map((c) => this.arrays.zero(c as ArrayShape)), shape, 'empty');
+  }
+
+  /** `new Array<P>(n)`: n records of NaNs (JavaScript's holes; writes fill them). */
+  holes(n: Value, shape: ArrayShape, node: ts.Node, hint?: string): Value {
+    const nan = { name: this.b.lit(NaN, 'hole'), shape: NUMBER };
+    const columns = recordColumns(shape).map((c) => {
+      if (isMatrix(c)) return fail(1121, node, `new Array(n) of records that hold arrays (${describeShape(shape)}) is not supported yet: build it with .map((…) => ({ … }))`);
+      return { name: this.b.nl('holes', construct('fill', [n.name, nan.name], [], []), irType(c)), shape: c };
+    });
+    return this.make(columns, shape, hint);
+  }
+
+  /** `[{ x: 1, y: 2 }, p]` typed as an array of records: pushed one by one onto the empty one. */
+  literal(e: ts.ArrayLiteralExpression, shape: ArrayShape, hint?: string): Value {
+    const { t } = this.site;
+    let out = this.zero(shape);
+    for (const el of e.elements) {
+      if (t.isSpreadElement(el) || t.isOmittedExpression(el)) fail(1121, el, 'spread and holes are not supported in array literals');
+      out = this.append(out, this.site.expr(el), el);
+    }
+    return hint ? this.make(this.columns(out), shape, hint) : out;
+  }
+
+  /**
+   * An array of records from `count` elements, `lowerAt` lowering element k (`xs.map((x) =>
+   * ({ … }))`, `Array.from({ length: n }, (_, i) => [a, b])`): a counted loop appending each
+   * element's leaves to the columns, carried one by one (so each append runs in place).
+   */
+  fromCount(count: Value, node: ts.Node, shape: ArrayShape, lowerAt: (bind: (sym: ts.Symbol, v: Value) => void, k: Value) => Value, hint?: string): Value {
+    const b = this.b;
+    const columnShapes = recordColumns(shape);
+    if (columnShapes.some(isMatrix)) fail(1121, node, `building an array of records that hold arrays (${describeShape(shape)}) with .map is not supported yet: keep the arrays in a matrix of their own`);
+    const k = binder(b.fresh('k'), REAL);
+    const accs = recordLeaves(shape.elem).map((l, c) => binder(b.fresh(['col', ...l.path].join('_')), irType(columnShapes[c])));
+    const lowered = this.site.scope((bind) => {
+      const v = lowerAt(bind, { name: k.name, shape: NUMBER });
+      if (layoutOf(v.shape) !== layoutOf(shape.elem)) fail(1121, node, `each element must be ${describeShape(shape.elem)}, got ${describeShape(v.shape)}`);
+      return this.leaves(v).map((leaf, c) => this.arrays.append({ name: accs[c].name, shape: columnShapes[c] }, leaf, node));
+    });
+    const closed = this.arrays.close(lowered.block, new Set([k.name, ...accs.map((a) => a.name)]), node, 'loop');
+    const inits = columnShapes.map((c) => this.arrays.zero(c as ArrayShape).name);
+    const names = accs.map((a) => binder(b.fresh(a.name), a.type));
+    b.bind(names, [], construct('loop', [count.name, ...closed.operands, ...inits], [], [lambda([k, ...closed.params, ...accs], [], closed.body)]));
+    return this.make(names.map((n, c) => ({ name: n.name, shape: columnShapes[c] })), shape, hint);
+  }
+
+  /**
+   * `ps.slice(start?, end?)`: elements start … end − 1 (JavaScript's positions), a gather of each
+   * column. JavaScript shares the records with ps; recordWrites.ts refuses a field write into
+   * the copy that would show it.
+   */
+  slice(ps: Value, start: Value | undefined, end: Value | undefined, hint?: string): Value {
+    const { from, count } = this.arrays.span(this.length(ps), start, end);
+    const columns = this.columns(ps).map((c) => {
+      if (isMatrix(c.shape)) return this.matrices.slice(c, start, end);
+      return { name: this.arrays.gatherRange(c, from, count, 'col').name, shape: c.shape };
+    });
+    return this.make(columns, ps.shape, hint ?? 'sliced');
+  }
+
+  /** stopGradient of an array of records: each column's. */
+  stop(ps: Value, hint?: string): Value {
+    return this.make(this.columns(ps).map((c) => this.arrays.stop(c)), ps.shape, hint ?? `${ps.name}_const`);
+  }
+}
+
+/** `.pos[0]` as the user wrote it. */
+function sourcePath(path: readonly RecordKey[]): string {
+  return path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('');
+}
