@@ -10,7 +10,7 @@ import { BOOL, REAL, binder, block, construct, lambda, letS, lit, nvar, prim, re
 import type { Binder, Stmt } from '../../ir/syntax';
 import { Builder, NameSupply } from '../../ir/build';
 import { closeLoop } from '../../ir/close';
-import { renameOperands, rewriteBlock } from '../../ir/traverse';
+import { forEachOperand, renameOperands, rewriteBlock } from '../../ir/traverse';
 import { placeholder } from '../placeholder';
 
 /**
@@ -24,7 +24,21 @@ export function underTripGuard(trip: string, stmts: readonly Stmt[], readLater: 
   const computes = (s: Stmt) => s.tag === 'let' && (s.rhs.tag === 'prim' || s.rhs.tag === 'call' || s.rhs.tag === 'construct');
   if (knownPositive || !stmts.some(computes)) return stmts;
   const drops = stmts.filter((s) => s.tag === 'let' && s.rhs.tag === 'drop');
-  const guarded = stmts.filter((s) => !drops.includes(s));
+  // What computes goes into the arm with everything that reads its results; the rest (a tuple's
+  // unpacking, a literal) stays before the cond under its own names.
+  const inArm = new Set<string>();
+  const guarded: Stmt[] = [];
+  const before: Stmt[] = [];
+  for (const s of stmts) {
+    if (drops.includes(s)) continue;
+    const reads: string[] = [];
+    if (s.tag === 'unpack') reads.push(s.tuple);
+    else forEachOperand(s.rhs, (n) => reads.push(n));
+    if (computes(s) || reads.some((n) => inArm.has(n))) {
+      guarded.push(s);
+      for (const b of s.tag === 'let' ? s.nl : s.names) inArm.add(b.name);
+    } else before.push(s);
+  }
   const dropped = new Set(drops.flatMap((s) => (s.tag === 'let' && s.rhs.tag === 'drop' && s.rhs.expr.tag === 'var' ? [s.rhs.expr.name] : [])));
   const bound: Binder[] = guarded.flatMap((s) => (s.tag === 'let' ? [...s.nl] : [...s.names]));
   if (bound.some((b) => b.type === undefined)) return stmts;
@@ -47,6 +61,7 @@ export function underTripGuard(trip: string, stmts: readonly Stmt[], readLater: 
   const zero = names.fresh('c');
   const nonEmpty = names.fresh('nonEmpty');
   return [
+    ...before,
     letS([binder(zero, REAL)], [], lit(0)),
     letS([binder(nonEmpty, BOOL)], [], prim('gt', [trip, zero])),
     letS(outs, [], construct('cond', [nonEmpty, ...closed.invariants], [], [lambda(closed.bodies[0].inv, [], closed.bodies[0].body), lambda(skippedParams, [], skipped.finish(ret(fills)))])),
