@@ -63,6 +63,15 @@ const fdGrad = (p: Program, fn: string, x: number[], wrt: number[], h = 1e-6) =>
     return (at(h) - at(-h)) / (2 * h);
   });
 
+/** z(y, θ[, n]) = y + n·log(θ): log(θ) is invariant, and its partial 1/θ infinite at θ = 0. */
+const logLoop = (tripParam: string, tripLet: string) => `def z(y: real, theta: real${tripParam ? `, ${tripParam}` : ''} ;) -> (real ;) {
+${tripLet}  loop(n, theta, y) [|i: real, u: real, c: real ;| {
+    drop(i)
+    let k = log(u)
+    add(c, k)
+  }]
+}`;
+
 describe('hoisting invariants out of loops', () => {
   test('the invariant statements leave the body: same values, the work of n − 1 of their runs saved', () => {
     const p = program();
@@ -111,13 +120,7 @@ describe('hoisting invariants out of loops', () => {
 
   test('hoisted code runs under n > 0: a loop that runs zero times adds an exact 0 to the gradient, never 0·∞', () => {
     // log(u) at u = 0 has the partial 1/0; JavaScript never computes it when n = 0.
-    const src = `def z(y: real, theta: real, n: real ;) -> (real ;) {
-  loop(n, theta, y) [|i: real, u: real, c: real ;| {
-    drop(i)
-    let k = log(u)
-    add(c, k)
-  }]
-}`;
+    const src = logLoop('n: real', '');
     const q = annotateTypes(hoistInvariants(annotateTypes(parseProgram(src))));
     expect(typeErrors(q)).toEqual([]);
     expect(constructsIn(q.defs[0]).map((e) => e.op)).toEqual(['cond', 'loop']);
@@ -129,14 +132,7 @@ describe('hoisting invariants out of loops', () => {
   });
 
   test('a positive literal trip count needs no guard', () => {
-    const src = `def z(y: real, theta: real ;) -> (real ;) {
-  let n = 3
-  loop(n, theta, y) [|i: real, u: real, c: real ;| {
-    drop(i)
-    let k = log(u)
-    add(c, k)
-  }]
-}`;
+    const src = logLoop('', '  let n = 3\n');
     const q = annotateTypes(hoistInvariants(annotateTypes(parseProgram(src))));
     expect(constructsIn(q.defs[0]).map((e) => e.op)).toEqual(['loop']);
     expect(primsInLoops(q, 'z')).toEqual(['add']);

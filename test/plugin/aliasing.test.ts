@@ -71,6 +71,15 @@ function gradientOf(p: Float64Array, x: number): Float64Array {
   return g;
 }`;
 
+
+/** A marked function that returns its argument on one path only: not fresh, and it keeps the argument. */
+const MAYBE = `
+/** @differentiable */
+function maybe(p: Float64Array, w: number): Float64Array {
+  return w > 0 ? p : new Float64Array(p.length);
+}
+`;
+
 describe('1. the fresh result of a marked function may be written by the caller', () => {
   test('let g = gradientOf(p, x); g[j] = -g[j]', () => {
     agrees(`${GRADIENT_OF}
@@ -119,12 +128,7 @@ export function f(x: Float64Array): number {
   });
 
   test('a function that returns its argument on one path only is not fresh: writing into its result is refused', () => {
-    expect(codes(`
-/** @differentiable */
-function maybe(p: Float64Array, w: number): Float64Array {
-  return w > 0 ? p : new Float64Array(p.length);
-}
-/** @differentiable */
+    expect(codes(`${MAYBE}/** @differentiable */
 export function f(x: Float64Array, w: number): number {
   const b = x.slice();
   const c = maybe(b, w);
@@ -193,12 +197,7 @@ export function f(x: Float64Array): number {
   });
 
   test('one that may return its argument keeps it: passing a written array is refused', () => {
-    expect(codes(`
-/** @differentiable */
-function maybe(p: Float64Array, w: number): Float64Array {
-  return w > 0 ? p : new Float64Array(p.length);
-}
-/** @differentiable */
+    expect(codes(`${MAYBE}/** @differentiable */
 export function f(x: Float64Array, w: number): number {
   const b = x.slice();
   const c = maybe(b, w);
