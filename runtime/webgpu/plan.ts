@@ -13,6 +13,8 @@ export type HostStep =
   /** The length of an array argument. */
   | { readonly op: 'len'; readonly out: number; readonly param: number }
   | { readonly op: 'add' | 'sub' | 'max' | 'min'; readonly out: number; readonly args: readonly number[] }
+  /** 1 where two registers are equal, else 0 (a test of lengths). */
+  | { readonly op: 'eq'; readonly out: number; readonly args: readonly number[] }
   /** `out = a`, and a RangeError naming `message` when a > b (a length check of the program). */
   | { readonly op: 'atmost'; readonly out: number; readonly a: number; readonly b: number; readonly message: string };
 

@@ -144,6 +144,9 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
       case 'min':
         H[s.out] = Math.min(...s.args.map((r) => H[r]));
         break;
+      case 'eq':
+        H[s.out] = H[s.args[0]] === H[s.args[1]] ? 1 : 0;
+        break;
       case 'atmost':
         if (!(H[s.a] <= H[s.b])) throw new RangeError(`${s.message} (${H[s.a]} > ${H[s.b]})`);
         H[s.out] = H[s.a];

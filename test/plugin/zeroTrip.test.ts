@@ -75,3 +75,33 @@ describe('an empty loop or map never puts a NaN of code it does not run into a d
     expect(result.outputText).toMatch(/const nonEmpty\w* = n\w* > 0;/);
   });
 });
+
+describe('a matrix read by code the trip guard holds', () => {
+  // matrixProperties found it: m's cotangent from the guarded code ([data, rows, cols]) met
+  // another one, and the emitted tuple addition added the data arrays with `+` (strings).
+  const { exports: e } = load(`import { vjp, matmul } from 'tsad';
+/** @differentiable */
+export function f(m: number[][], c: number): number[][] {
+  const B = Array.from({ length: 2 }, (_, i) => Float64Array.from({ length: m.length }, (_, j) => c * (i + 1) - j));
+  return matmul(B, m).map((row) => row.map((x) => x * x));
+}
+export const p = (m: number[][], c: number) => vjp(f, m, c);
+`);
+
+  test('its cotangent is a matrix of numbers equal to central differences of Σ f', () => {
+    const m = [[0.5, -1, 2], [1.5, 0.25, -0.75]];
+    const c = 0.8;
+    const [, pullback] = e.p(m, c);
+    const [mBar, cBar] = pullback([[1, 1, 1], [1, 1, 1]]);
+    const total = (mm: number[][], cc: number) => (e.f(mm, cc) as number[][]).flat().reduce((s: number, v: number) => s + v, 0);
+    const h = 1e-6;
+    m.forEach((row, i) =>
+      row.forEach((_, j) => {
+        const at = (d: number) => total(m.map((r, a) => r.map((v, b) => (a === i && b === j ? v + d : v))), c);
+        expect(typeof mBar[i][j]).toBe('number');
+        expect(mBar[i][j]).toBeCloseTo((at(h) - at(-h)) / (2 * h), 5);
+      }),
+    );
+    expect(cBar).toBeCloseTo((total(m, c + h) - total(m, c - h)) / (2 * h), 5);
+  });
+});

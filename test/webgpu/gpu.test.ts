@@ -280,8 +280,18 @@ describe('arguments and errors', () => {
     await expect(m.gpuWeighted(new Float32Array(2), new Float32Array(2), 'c')).rejects.toThrow(TypeError);
   });
 
-  run('arrays of different lengths reject with the CPU path\'s message', async () => {
-    await expect(m.gpuWave(new Float32Array(3), new Float32Array(2))).rejects.toThrow(/must have the same length/);
+  run('an array read at i shorter than the mapped one rejects with the CPU path\'s message', async () => {
+    await expect(m.gpuWave(new Float32Array(3), new Float32Array(2))).rejects.toThrow(/must be at least as long as 'x' \(3 > 2\)/);
+  });
+
+  run('a longer one is read at its first n elements, as on the CPU; its gradient (a scatter) is not on the GPU yet', async () => {
+    const x = Float32Array.from([0.5, -1, 2]);
+    const y = Float32Array.from([3, 0.25, -2, 7, 9]);
+    close(await m.gpuWave(x, y), m.wave(x, y), 1e-4, 1e-5, 'wave with a longer y');
+    await expect(m.gpuWeightedY(x, y, 1.5)).rejects.toThrow(/the construct 'lscatteradd' is not on the GPU yet; this call needs it/);
+    const [value, gy] = await m.gpuWeightedY(x, y.subarray(0, 3), 1.5);
+    expect(gy.length).toBe(3);
+    expect(value).toBeCloseTo(m.weighted(x, y.subarray(0, 3), 1.5), 4);
   });
 });
 

@@ -317,6 +317,8 @@ class DefEmitter {
     const f = this.f;
     if (t.tag === 'tuple') return f.createArrayLiteralExpression(t.elems.map((el, i) => this.leafwise(e, el, [...path, i])));
     const at = (n: string) => path.reduce<ts.Expression>((acc, i) => f.createElementAccessExpression(acc, i), this.ref(n));
+    // An array inside the tuple (a matrix's data beside its dimensions) is added element by element.
+    if (t.tag === 'array') return this.elementwise(e, e.lin.map(at));
     return LIN_PRIMS[e.op].emitTs(e.nl.map((n) => this.ref(n)), e.lin.map(at), f);
   }
 
@@ -337,7 +339,7 @@ class DefEmitter {
    * element reads 0): `((a0, a1) => { const n = Math.max(a0.length, a1.length); const r = new
    * Float64Array(n); for (let k = 0; k < n; k++) r[k] = op(u, a0[k] ?? 0, a1[k] ?? 0); return r; })(x, y)`.
    */
-  private elementwise(e: Extract<Expr, { tag: 'lprim' }>): ts.Expression {
+  private elementwise(e: Extract<Expr, { tag: 'lprim' }>, operands: readonly ts.Expression[] = e.lin.map((x) => this.ref(x))): ts.Expression {
     const f = this.f;
     const SK = this.o.tsApi.SyntaxKind;
     // `$` names: no IR name starts with one, so the coefficients the body reads are never shadowed.
@@ -364,7 +366,7 @@ class DefEmitter {
       true,
     );
     const fn = f.createArrowFunction(undefined, undefined, ps.map((p) => f.createParameterDeclaration(undefined, undefined, p)), undefined, undefined, body);
-    return f.createCallExpression(f.createParenthesizedExpression(fn), undefined, e.lin.map((x) => this.ref(x)));
+    return f.createCallExpression(f.createParenthesizedExpression(fn), undefined, [...operands]);
   }
 
   /** The construct's statements, its results assigned to `into` (declared by the caller). */

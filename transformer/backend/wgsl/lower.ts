@@ -42,7 +42,7 @@ const SELECTING: Readonly<Record<string, (args: readonly Bound[]) => Bound>> = {
   fround: ([a]) => a,
 };
 /** Host arithmetic on lengths (plan.ts HostStep). */
-const HOST_OPS = new Set(['add', 'sub', 'max', 'min']);
+const HOST_OPS = new Set(['add', 'sub', 'max', 'min', 'eq']);
 
 export function wgslNumber(v: number): string {
   if (Number.isNaN(v)) return 'tsad_nan()';
@@ -446,7 +446,28 @@ function condLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: r
   const slot = L.slotOf(pred);
   type Out = { kind: 'num'; slot: number; bounds: Bound[] } | { kind: 'arr'; id: number; lenSlot: number; lens: number[]; bounds: Bound[]; copies: { threads: number }[] };
   let outs: Out[] | undefined;
+  // A branch the GPU cannot run yet, under a test known on the host (a length comparison: the
+  // CPU path's gather of a longer array's first n elements), is a run-time error where it is
+  // taken, checked before any kernel runs; the other branch gives the results.
+  const refused: (NotOnGpu | undefined)[] = [];
   e.bodies.forEach((branch, b) => {
+    try {
+      lowerBranch(branch, b);
+    } catch (err) {
+      if (!(err instanceof NotOnGpu) || pred.reg === undefined || refused.length > 0) throw err;
+      refused[b] = err;
+    }
+  });
+  if (outs === undefined) throw refused.find((r) => r !== undefined) ?? new NotOnGpu('a cond');
+  refused.forEach((err, b) => {
+    if (!err) return;
+    // Branch 0 runs where the test is 1: refuse 1 ≤ test; branch 1 where it is 0: refuse test < 1.
+    const [a, limit] = b === 0 ? [pred.reg!, L.lit(0)] : [L.lit(1), pred.reg!];
+    L.reg({ op: 'atmost', a, b: limit, message: `tsad/webgpu: ${err.message} is not on the GPU yet; this call needs it` });
+  });
+  return finish();
+
+  function lowerBranch(branch: (typeof e.bodies)[number], b: number): void {
     L.withGuard({ slot, when: b === 0 }, () => {
       const inner = new Map(env);
       branch.nlParams.forEach((p, i) => inner.set(p.name, operands[i]));
@@ -467,7 +488,9 @@ function condLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: r
         } else fail('a cond whose branches return different kinds of values');
       });
     });
-  });
+  }
+
+  function finish(): Val[] {
   return outs!.map((o) => {
     if (o.kind === 'num') return { kind: 'num', slot: o.slot, bool: false, bound: union(...o.bounds) };
     const len = L.reg({ op: 'max', args: o.lens });
@@ -476,6 +499,7 @@ function condLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: r
     for (const c of o.copies) c.threads = len;
     return { kind: 'arr', id: o.id, len, elemBound: union(...o.bounds) };
   });
+  }
 }
 
 function fail(what: string): never {
@@ -519,6 +543,17 @@ const CONSTRUCTS: Readonly<Record<string, ConstructLowering>> = {
     if (i.bound === undefined) throw new NotOnGpu('a one-hot at an index whose range is not known before the kernels run');
     const count = L.reg({ op: 'add', args: [L.reg({ op: 'max', args: [...i.bound] }), L.lit(1)] });
     return [filled(L, count, undefined, () => `select(0.0, S[${L.slotOf(y)}], f32(i) == S[${L.slotOf(i)}])`)];
+  },
+  // gather(w, idx): w at each index; 0 outside w (the CPU path checks the indices first).
+  gather: (L, _e, [w, idx]) => {
+    const a = asArr(w, 'a gather');
+    const at = asArr(idx, 'the indices of a gather');
+    return [
+      filled(L, at.len, a.elemBound, (arrays) => {
+        const j = `${arrays.bind(at.id)}[i]`;
+        return `select(0.0, ${arrays.bind(a.id)}[u32(${j})], ${j} >= 0.0 && ${j} < S[${L.slotOfReg(a.len)}])`;
+      }),
+    ];
   },
   index: (L, _e, [a, j]) => elementRead(L, asArr(a, 'an element read'), asNum(j, 'an index')),
   lindex: (L, _e, nl) => elementRead(L, asArr(nl[nl.length - 1], 'an element read'), asNum(nl[0], 'an index')),
