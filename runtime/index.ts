@@ -105,15 +105,11 @@ export const derivative: {
 function notCompiled(transform: string, f: unknown): never {
   const name = (typeof f === 'function' && f.name) || 'f';
   throw new Error(
-    `tsad: ${transform}(${name}) was not compiled. Add { "transform": "tsad/transformer" } to compilerOptions.plugins and build with tspc. ` +
-      'With plain tsc, run `npx ts-patch install` once.',
+    `tsad: ${transform}(${name}) was not compiled. Add { "transform": "tsad/transformer" } to compilerOptions.plugins and build with tspc. ` + 'With plain tsc, run `npx ts-patch install` once.',
   );
 }
 
-export function grad<F extends (...args: any[]) => number, const W extends readonly Index[] = readonly [0]>(
-  f: F,
-  options?: TransformOptions<W>,
-): (...args: Parameters<F>) => GradOf<F, W> {
+export function grad<F extends (...args: any[]) => number, const W extends readonly Index[] = readonly [0]>(f: F, options?: TransformOptions<W>): (...args: Parameters<F>) => GradOf<F, W> {
   return notCompiled('grad', f);
 }
 
@@ -128,17 +124,11 @@ export function jvp<F extends Fn>(f: F, primals: Parameters<F>, tangents: Tangen
   return notCompiled('jvp', f);
 }
 
-export function vjp<F extends Fn>(
-  f: F,
-  ...primals: Parameters<F>
-): [ReturnType<F>, (cotangent: Cotangent<ReturnType<F>>) => Tangents<Parameters<F>>] {
+export function vjp<F extends Fn>(f: F, ...primals: Parameters<F>): [ReturnType<F>, (cotangent: Cotangent<ReturnType<F>>) => Tangents<Parameters<F>>] {
   return notCompiled('vjp', f);
 }
 
-export function linearize<F extends Fn>(
-  f: F,
-  ...primals: Parameters<F>
-): [ReturnType<F>, (...tangents: Tangents<Parameters<F>>) => Tangent<ReturnType<F>>] {
+export function linearize<F extends Fn>(f: F, ...primals: Parameters<F>): [ReturnType<F>, (...tangents: Tangents<Parameters<F>>) => Tangent<ReturnType<F>>] {
   return notCompiled('linearize', f);
 }
 
@@ -156,10 +146,7 @@ export function jacfwd<F extends Fn, const W extends readonly Index[] = readonly
 export function jacrev<F extends Fn, const W extends readonly Index[] = readonly [0]>(f: F, options?: TransformOptions<W>): (...args: Parameters<F>) => JacobianOf<W> {
   return notCompiled('jacrev', f);
 }
-export function hessian<F extends (...args: any[]) => number, const W extends readonly Index[] = readonly [0]>(
-  f: F,
-  options?: TransformOptions<W>,
-): (...args: Parameters<F>) => HessianOf<W> {
+export function hessian<F extends (...args: any[]) => number, const W extends readonly Index[] = readonly [0]>(f: F, options?: TransformOptions<W>): (...args: Parameters<F>) => HessianOf<W> {
   return notCompiled('hessian', f);
 }
 /** H·v for the differentiated parameters: `v` and the result have the shape of the gradient. */

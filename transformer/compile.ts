@@ -32,7 +32,8 @@ const RECEIVER = 'tsad$receiver';
 
 // Hints of the cases whose code's generic hint would not fit (docs/diagnostics.md).
 const PASS_LIMIT_HINT = "tsad's passes cannot compile this transform of this function yet (the message names the construct); another transform of the same function may work: grad, vjp, jvp or hvp";
-const MATRIX_RESULT_HINT = 'jacobian, jacfwd, jacrev and hessian build number[][] results from parameters that are numbers or arrays of numbers (a Hessian: one of them); for others use vjp (rows), jvp (columns) or hvp (Hessian-vector products), which take every shape';
+const MATRIX_RESULT_HINT =
+  'jacobian, jacfwd, jacrev and hessian build number[][] results from parameters that are numbers or arrays of numbers (a Hessian: one of them); for others use vjp (rows), jvp (columns) or hvp (Hessian-vector products), which take every shape';
 
 export interface CompileRequest {
   /** The marked function; for a transform of a transform, the innermost one. */
@@ -131,7 +132,16 @@ export class ModuleCompiler {
       const self = f.createThis();
       const thrower = (message: ts.Expression) =>
         f.createCallExpression(
-          f.createParenthesizedExpression(f.createArrowFunction(undefined, undefined, [], undefined, f.createToken(t.SyntaxKind.EqualsGreaterThanToken), f.createBlock([f.createThrowStatement(f.createNewExpression(f.createIdentifier('TypeError'), undefined, [message]))]))),
+          f.createParenthesizedExpression(
+            f.createArrowFunction(
+              undefined,
+              undefined,
+              [],
+              undefined,
+              f.createToken(t.SyntaxKind.EqualsGreaterThanToken),
+              f.createBlock([f.createThrowStatement(f.createNewExpression(f.createIdentifier('TypeError'), undefined, [message]))]),
+            ),
+          ),
           undefined,
           [],
         );
@@ -141,11 +151,19 @@ export class ModuleCompiler {
       for (const { method, cls } of [...prototypes].reverse()) {
         const compiled = f.createPropertyAccessExpression(f.createPropertyAccessExpression(cls.read(), 'prototype'), method);
         const differs = f.createBinaryExpression(f.createPropertyAccessExpression(f.createThis(), method), t.SyntaxKind.ExclamationEqualsEqualsToken, compiled);
-        const message = plus(f.createStringLiteral(`tsad: ${where} was compiled for ${compiledFor}, but it is called on a `), className, f.createStringLiteral(`, whose ${method} is another method: give the receiver its own class's type (`), className, f.createStringLiteral('), so that tsad compiles that method'));
+        const message = plus(
+          f.createStringLiteral(`tsad: ${where} was compiled for ${compiledFor}, but it is called on a `),
+          className,
+          f.createStringLiteral(`, whose ${method} is another method: give the receiver its own class's type (`),
+          className,
+          f.createStringLiteral('), so that tsad compiles that method'),
+        );
         guarded = f.createConditionalExpression(differs, undefined, thrower(message), undefined, guarded);
       }
       const missing = f.createBinaryExpression(f.createThis(), t.SyntaxKind.EqualsEqualsToken, f.createNull());
-      const unbound = thrower(f.createStringLiteral(`tsad: ${where} was compiled for the method ${compiledFor}, which needs the object it is called on: write ${kind}(object.${methods[0].name.getText()})`));
+      const unbound = thrower(
+        f.createStringLiteral(`tsad: ${where} was compiled for the method ${compiledFor}, which needs the object it is called on: write ${kind}(object.${methods[0].name.getText()})`),
+      );
       return f.createConditionalExpression(missing, undefined, unbound, undefined, guarded);
     };
   }
@@ -223,7 +241,11 @@ export class ModuleCompiler {
       const array = fn.params.find((p, i) => hasArray(p.shape) && (every || req.wrt.includes(i) || !isNumberArray(p.shape)));
       if (array) {
         const where = twice.fn === twice.derivative ? `the derivative '${twice.fn}'` : `'${twice.fn}' (called by the derivative '${twice.derivative}')`;
-        fail(1007, req.callSite, `${req.transform}(${label}) differentiates a derivative again, and ${where} runs a loop, which goes by forward mode (one JVP per number); forward mode does not take the array parameter '${array.name}' yet${every || req.wrt.includes(fn.params.indexOf(array)) ? '' : ' (an array inside a tuple or object, or a matrix)'}`);
+        fail(
+          1007,
+          req.callSite,
+          `${req.transform}(${label}) differentiates a derivative again, and ${where} runs a loop, which goes by forward mode (one JVP per number); forward mode does not take the array parameter '${array.name}' yet${every || req.wrt.includes(fn.params.indexOf(array)) ? '' : ' (an array inside a tuple or object, or a matrix)'}`,
+        );
       }
     }
     if (spec.wrt) {
@@ -290,9 +312,11 @@ export class ModuleCompiler {
     const arrays = sides.some((x) => hasArray(x.shape));
     if (!arrays) return;
     for (const x of sides) {
-      if (!flat(x.shape)) fail(1121, req.callSite, `${req.transform}(${label}) with arrays needs numbers and arrays of numbers, but ${x.what} is ${describeShape(x.shape)}: use vjp or jvp for it`, MATRIX_RESULT_HINT);
+      if (!flat(x.shape))
+        fail(1121, req.callSite, `${req.transform}(${label}) with arrays needs numbers and arrays of numbers, but ${x.what} is ${describeShape(x.shape)}: use vjp or jvp for it`, MATRIX_RESULT_HINT);
     }
-    if (req.transform === 'hessian' && req.wrt.length > 1) fail(1121, req.callSite, `hessian(${label}) of several parameters with arrays is not supported yet: differentiate one at a time, or use hvp`, MATRIX_RESULT_HINT);
+    if (req.transform === 'hessian' && req.wrt.length > 1)
+      fail(1121, req.callSite, `hessian(${label}) of several parameters with arrays is not supported yet: differentiate one at a time, or use hvp`, MATRIX_RESULT_HINT);
   }
 
   /** One reverse pass per function and module, shared by its grad, valueAndGrad, vjp and jacrev call sites. */

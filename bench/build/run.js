@@ -32,7 +32,14 @@ function time(dir) {
   const r = spawnSync(cmd, args, { cwd: dir, encoding: 'utf8' });
   const wall = Number(process.hrtime.bigint() - start) / 1e6;
   if (r.status !== 0) throw new Error(`build failed in ${dir}:\n${`${r.stdout}${r.stderr}`.slice(0, 2000)}`);
-  const cpu = timeTool ? fs.readFileSync(stats, 'utf8').trim().split(/\s+/).map(Number).reduce((a, b) => a + b, 0) * 1000 : wall;
+  const cpu = timeTool
+    ? fs
+        .readFileSync(stats, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .map(Number)
+        .reduce((a, b) => a + b, 0) * 1000
+    : wall;
   return { wall, cpu };
 }
 

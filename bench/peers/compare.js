@@ -107,8 +107,14 @@ const evals = [
   },
   {
     name: 'llsq',
-    checks: [{ n: 7, m: 4 }, { n: 64, m: 16 }],
-    sizes: [{ n: 1024, m: 128 }, { n: 16_392, m: 128 }],
+    checks: [
+      { n: 7, m: 4 },
+      { n: 64, m: 16 },
+    ],
+    sizes: [
+      { n: 1024, m: 128 },
+      { n: 16_392, m: 128 },
+    ],
     label: ({ n, m }) => `n = ${n.toLocaleString('en-US')}, m = ${m}`,
     input: ({ n, m }) => [uniform(m, 31337), n],
     hand: () => {
@@ -120,8 +126,14 @@ const evals = [
   },
   {
     name: 'gmm',
-    checks: [{ d: 2, k: 5, n: 20 }, { d: 10, k: 5, n: 100 }],
-    sizes: [{ d: 10, k: 25, n: 1000 }, { d: 64, k: 100, n: 1000 }],
+    checks: [
+      { d: 2, k: 5, n: 20 },
+      { d: 10, k: 5, n: 100 },
+    ],
+    sizes: [
+      { d: 10, k: 25, n: 1000 },
+      { d: 64, k: 100, n: 1000 },
+    ],
     label: ({ d, k, n }) => `d = ${d}, k = ${k}, n = ${n.toLocaleString('en-US')}`,
     input: gmmInput,
     hand: () => {
@@ -133,8 +145,14 @@ const evals = [
   },
   {
     name: 'kmeans',
-    checks: [{ k: 3, n: 20, d: 2 }, { k: 10, n: 1000, d: 8 }],
-    sizes: [{ k: 100, n: 10_000, d: 16 }, { k: 1000, n: 10_000, d: 16 }],
+    checks: [
+      { k: 3, n: 20, d: 2 },
+      { k: 10, n: 1000, d: 8 },
+    ],
+    sizes: [
+      { k: 100, n: 10_000, d: 16 },
+      { k: 1000, n: 10_000, d: 16 },
+    ],
     label: ({ k, n, d }) => `k = ${k}, n = ${n.toLocaleString('en-US')}, d = ${d}`,
     // As GradBench does: the centroids are the last k points, so none is without a point.
     input: ({ k, n, d }) => {
@@ -238,14 +256,14 @@ async function main() {
     const ours = tsad && tsad[ev.name] ? [{ name: 'tsad', prepare: ev.tsad(tsad) }] : [];
     plan.push({ ev, hand, systems: [{ name: 'hand', prepare: hand }, ...ours, ...(await loadPeers(ev.name, missing))] });
   }
-  const versions = peers
-    .filter((p) => !missing.has(p.name))
-    .map((p) => `${p.name} ${require(path.join(here, '..', 'node_modules', p.pkg, 'package.json')).version} (${p.what})`);
+  const versions = peers.filter((p) => !missing.has(p.name)).map((p) => `${p.name} ${require(path.join(here, '..', 'node_modules', p.pkg, 'package.json')).version} (${p.what})`);
   console.log(`node ${process.version}, ${os.cpus().length} × ${os.cpus()[0].model.trim()}, ${new Date().toISOString().slice(0, 16)}Z; ${versions.join('; ') || 'no peers'}`);
   for (const [name, pkg] of missing) {
     console.log(`\n**${name} skipped**: ${pkg} is not installed; \`npm install --prefix bench\` (or \`npm run bench:peers\`) installs it.`);
   }
-  console.log(`median call of ${CALLS}, best of ${REPS} repetitions (1 call, best of 2 where a call takes over ${SLOW_MS / 1000} s), after ${WARM_MS} ms of warm-up; inputs drawn as GradBench draws them, seeded`);
+  console.log(
+    `median call of ${CALLS}, best of ${REPS} repetitions (1 call, best of 2 where a call takes over ${SLOW_MS / 1000} s), after ${WARM_MS} ms of warm-up; inputs drawn as GradBench draws them, seeded`,
+  );
   const checkRows = [];
   const timeRows = [];
   const summaryRows = [];
@@ -289,7 +307,10 @@ async function main() {
       const by = (name) => runs.find((r) => r.name === name);
       const ms = (r) => (r ? fmtMs(r.best) : 'skipped');
       const ratio = (r) => (ours && r ? (ours.best / r.best).toFixed(2) : '—');
-      const diffs = runs.filter((r) => r.name !== 'hand').map((r) => `${r.name} ${fmtRel(r.diff)}`).join(', ');
+      const diffs = runs
+        .filter((r) => r.name !== 'hand')
+        .map((r) => `${r.name} ${fmtRel(r.diff)}`)
+        .join(', ');
       summaryRows.push(
         `| ${ev.name} | ${ev.label(size)} | ${ms(ours)} | ${ms(by('hand'))} | ${manualMs === undefined ? '—' : fmtMs(manualMs)} | ${ms(by('jax-js'))} | ${ms(by('tfjs'))} | ${ratio(by('hand'))} | ${ours && manualMs !== undefined ? (ours.best / manualMs).toFixed(2) : '—'} | ${ratio(by('jax-js'))} | ${ratio(by('tfjs'))} | ${ours ? (ours.best / primalMs).toFixed(1) : '—'} | ${diffs} |`,
       );
@@ -303,7 +324,9 @@ async function main() {
   console.log('| eval | size | system | primal | gradient |');
   console.log('|---|---|---|---:|---:|');
   checkRows.forEach((r) => console.log(r));
-  console.log('\ntsad side by side (ms per gradient; ratios are tsad ÷ the other; manual is C++ -O3 as the runner recorded it; rel. diff from the hand-written answer, which the runner validates against manual):\n');
+  console.log(
+    '\ntsad side by side (ms per gradient; ratios are tsad ÷ the other; manual is C++ -O3 as the runner recorded it; rel. diff from the hand-written answer, which the runner validates against manual):\n',
+  );
   console.log('| eval | size | tsad | hand JS | manual | jax-js | tfjs | ÷ hand | ÷ manual | ÷ jax-js | ÷ tfjs | tsad grad ÷ primal | rel. diff |');
   console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   summaryRows.forEach((r) => console.log(r));

@@ -14,4 +14,3 @@ export function gmmConstant({ d, k, n, m, gamma }) {
   for (let j = 1; j <= d; j++) logMultiGamma += logGammaHalf(dof / 2 + (1 - j) / 2);
   return -n * (d / 2) * Math.log(2 * Math.PI) + k * (dof * d * Math.log(gamma / Math.SQRT2) - logMultiGamma);
 }
-

@@ -46,33 +46,29 @@ function notCompiled(fn: unknown): never {
   throw new Error(`tsad: gpu(${name}) was not compiled. Add { "transform": "tsad/transformer" } to compilerOptions.plugins and build with tspc.`);
 }
 
-export const gpu: Gpu = Object.assign(
-  <F extends (...args: any[]) => any>(fn: F): GpuFunction<F> =>
-    (async () => notCompiled(fn)) as unknown as GpuFunction<F>,
-  {
-    async available(): Promise<boolean> {
-      return (await this.unavailableReason()) === undefined;
-    },
-    async unavailableReason(): Promise<string | undefined> {
-      try {
-        await acquire();
-        return undefined;
-      } catch (e) {
-        return e instanceof NoAdapterError ? e.message : `tsad/webgpu: ${(e as Error).message}`;
-      }
-    },
-    release,
-    compiled(program: GpuProgram) {
-      return async (...args: unknown[]) => {
-        let device;
-        try {
-          device = await acquire();
-        } catch (e) {
-          if (e instanceof NoAdapterError) throw new NoAdapterError(`${e.message.replace(/^tsad\/webgpu: no WebGPU adapter: /, '')} (needed by ${program.where})`);
-          throw e;
-        }
-        return runProgram(device, program, args);
-      };
-    },
+export const gpu: Gpu = Object.assign(<F extends (...args: any[]) => any>(fn: F): GpuFunction<F> => (async () => notCompiled(fn)) as unknown as GpuFunction<F>, {
+  async available(): Promise<boolean> {
+    return (await this.unavailableReason()) === undefined;
   },
-);
+  async unavailableReason(): Promise<string | undefined> {
+    try {
+      await acquire();
+      return undefined;
+    } catch (e) {
+      return e instanceof NoAdapterError ? e.message : `tsad/webgpu: ${(e as Error).message}`;
+    }
+  },
+  release,
+  compiled(program: GpuProgram) {
+    return async (...args: unknown[]) => {
+      let device;
+      try {
+        device = await acquire();
+      } catch (e) {
+        if (e instanceof NoAdapterError) throw new NoAdapterError(`${e.message.replace(/^tsad\/webgpu: no WebGPU adapter: /, '')} (needed by ${program.where})`);
+        throw e;
+      }
+      return runProgram(device, program, args);
+    };
+  },
+});

@@ -46,7 +46,7 @@ test('§7.B: the JVP of sin² x + cos² x is 0', () => {
   expect(Math.abs(r.lin[0] as number)).toBeLessThan(1e-15);
 });
 
-test('§7.C/E: sin unzipped, then transposed: cos 0.5, with the paper\'s work counts', () => {
+test("§7.C/E: sin unzipped, then transposed: cos 0.5, with the paper's work counts", () => {
   const p = parseProgram('def f(x: real ;) -> (real ;) { let y = sin(x) in (y ;) }');
   const { program, fwd, lin } = linearizeOf(p, 'f');
   const r = evalFn(program, fwd, [2]);

@@ -36,7 +36,10 @@ test('an untaken alternative with an infinite partial contributes exactly 0; the
   expect(evalFn(program, transposed, [false, Infinity, 3, 4], [1, 0]).lin).toEqual([-3]);
   expect(evalFn(program, transposed, [true, 2, Infinity, 4], [1, 0]).lin).toEqual([2]);
   expect(evalFn(program, transposed, [true, 2, NaN, 4], [1, 5]).lin).toEqual([22]);
-  for (const [c, u, w, v, x, s, k] of [[true, 0.5, -2, 1.5, 3, 0.7, -1.1], [false, 0.5, -2, 1.5, 3, 0.7, -1.1]] as const) {
+  for (const [c, u, w, v, x, s, k] of [
+    [true, 0.5, -2, 1.5, 3, 0.7, -1.1],
+    [false, 0.5, -2, 1.5, 3, 0.7, -1.1],
+  ] as const) {
     const fwd = evalFn(linear, 'f', [c, u, w, v], [x]).lin as number[];
     const back = evalFn(program, transposed, [c, u, w, v], [s, k]).lin as number[];
     expect(fwd[0] * s + fwd[1] * k).toBeCloseTo(x * back[0], 12);
@@ -84,7 +87,10 @@ def f(c: bool, d: bool, u: real ; x: real) -> (; real, real) {
 }`);
 
 test('a value two selects on the same test both discard: its infinite partial contributes exactly 0', () => {
-  for (const [p, live] of [[shared, (c: boolean) => !c], [sharedNested, (c: boolean, d: boolean) => !c && d]] as const) {
+  for (const [p, live] of [
+    [shared, (c: boolean) => !c],
+    [sharedNested, (c: boolean, d: boolean) => !c && d],
+  ] as const) {
     const { program, transposed } = transposeOf(p, 'f');
     for (const c of [true, false]) {
       for (const d of [true, false]) {
@@ -219,8 +225,20 @@ def f(r: real, d: real ;) -> (real ;) {
   }]
   (loss ;)
 }`,
-    points: [[3, 1], [0.5, 1]],
-    before: { plain: [[20, 62], [13, 35]], simplified: [[18, 50], [12, 28]] },
+    points: [
+      [3, 1],
+      [0.5, 1],
+    ],
+    before: {
+      plain: [
+        [20, 62],
+        [13, 35],
+      ],
+      simplified: [
+        [18, 50],
+        [12, 28],
+      ],
+    },
   },
   {
     name: 'a cond whose branches read every operand',
@@ -231,8 +249,20 @@ def f(x: real, y: real ;) -> (real ;) {
   let v = cond(c, s, y) [|a: real, b: real ;| { let m = mul(a, b) in (m ;) }, |a: real, b: real ;| { let m = add(a, b) in (m ;) }]
   (v ;)
 }`,
-    points: [[1, 0.5], [0.2, 0.5]],
-    before: { plain: [[8, 30], [8, 24]], simplified: [[8, 26], [8, 20]] },
+    points: [
+      [1, 0.5],
+      [0.2, 0.5],
+    ],
+    before: {
+      plain: [
+        [8, 30],
+        [8, 24],
+      ],
+      simplified: [
+        [8, 26],
+        [8, 20],
+      ],
+    },
   },
   {
     name: 'a select of computed sides',
@@ -246,8 +276,20 @@ def f(x: real, y: real ;) -> (real ;) {
   let v = select(pos, a, b)
   (v ;)
 }`,
-    points: [[1, 2], [-1, 2]],
-    before: { plain: [[11, 34], [11, 34]], simplified: [[10, 26], [10, 26]] },
+    points: [
+      [1, 2],
+      [-1, 2],
+    ],
+    before: {
+      plain: [
+        [11, 34],
+        [11, 34],
+      ],
+      simplified: [
+        [10, 26],
+        [10, 26],
+      ],
+    },
   },
   {
     name: 'a select of parameters',
@@ -258,8 +300,20 @@ def f(x: real, y: real ;) -> (real ;) {
   let v = select(pos, x, y)
   (v ;)
 }`,
-    points: [[1, 2], [-1, 2]],
-    before: { plain: [[5, 12], [5, 12]], simplified: [[5, 11], [5, 11]] },
+    points: [
+      [1, 2],
+      [-1, 2],
+    ],
+    before: {
+      plain: [
+        [5, 12],
+        [5, 12],
+      ],
+      simplified: [
+        [5, 11],
+        [5, 11],
+      ],
+    },
   },
 ];
 

@@ -30,10 +30,13 @@ test('value and gradient, inlined, equals the unfused reverse pass (property)', 
   fc.assert(
     fc.property(arb, ([p, x]) => {
       const f = last(p);
-      const reference = evalFn(...((): [Program, string] => {
-        const g = gradOf(p, f.name);
-        return [g.program, g.grad];
-      })(), x).nl;
+      const reference = evalFn(
+        ...((): [Program, string] => {
+          const g = gradOf(p, f.name);
+          return [g.program, g.grad];
+        })(),
+        x,
+      ).nl;
       const { program, valueAndGrad } = valueAndGradOf(p, f.name, { simplify: true });
       checkProgram(program);
       const vg = program.defs.find((d) => d.name === valueAndGrad)!;
@@ -146,7 +149,11 @@ test('a callee called from several places is inlined by its size after its own i
   const defs = ['def g0(a: real ;) -> (real ;) {\n  let s = sin(a)\n  (s ;)\n}'];
   for (let j = 1; j <= 12; j++) defs.push(`def g${j}(a: real ;) -> (real ;) {\n  let u = g${j - 1}(a)\n  let v = g${j - 1}(u)\n  (v ;)\n}`);
   const p = parseProgram(defs.join('\n'));
-  const q = inlineProgram(p, p.defs.map((d) => d.name), { maxCalleeSize: 16 });
+  const q = inlineProgram(
+    p,
+    p.defs.map((d) => d.name),
+    { maxCalleeSize: 16 },
+  );
   // g12 calls g11 (large once inlined, two call sites) twice; small g_j are inlined into their callers.
   expect([...calleesOf(q.defs[12].body)]).toEqual(['g11']);
   expect(calleesOf(q.defs[3].body).size).toBe(0);

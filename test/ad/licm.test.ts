@@ -59,7 +59,12 @@ function primsInLoops(p: Program, fn: string): string[] {
 
 const fdGrad = (p: Program, fn: string, x: number[], wrt: number[], h = 1e-6) =>
   wrt.map((i) => {
-    const at = (s: number) => evalFn(p, fn, x.map((v, j) => (j === i ? v + s : v))).nl[0] as number;
+    const at = (s: number) =>
+      evalFn(
+        p,
+        fn,
+        x.map((v, j) => (j === i ? v + s : v)),
+      ).nl[0] as number;
     return (at(h) - at(-h)) / (2 * h);
   });
 
@@ -100,7 +105,9 @@ describe('hoisting invariants out of loops', () => {
 
   test('reverse mode saves a hoisted residual once: the forward loop pushes only what varies', () => {
     const { program: v, fwd } = vjpOf(program(), 'f');
-    const pushes = constructsIn(findDef(v, fwd)).flatMap((c) => c.bodies.flatMap((l) => l.body.stmts)).filter((s) => s.tag === 'let' && s.rhs.tag === 'construct' && s.rhs.op === 'push');
+    const pushes = constructsIn(findDef(v, fwd))
+      .flatMap((c) => c.bodies.flatMap((l) => l.body.stmts))
+      .filter((s) => s.tag === 'let' && s.rhs.tag === 'construct' && s.rhs.op === 'push');
     // The carried value c is the only residual of p = c·k2 that changes; k2 is saved once.
     expect(pushes.length).toBe(1);
   });

@@ -11,7 +11,14 @@ import type { Signature } from '../../transformer/plan/request';
 
 const src = 'def f(x: real, y: real ;) -> (real ;) {\n  let a = mul(x, y)\n  let b = sin(a)\n  let c = mul(b, x)\n  (c ;)\n}';
 const driver = { recheck: true, simplify: true, inlinePrimal: true };
-const f: Signature = { name: 'f', params: [{ name: 'x', shape: NUMBER }, { name: 'y', shape: NUMBER }], result: NUMBER };
+const f: Signature = {
+  name: 'f',
+  params: [
+    { name: 'x', shape: NUMBER },
+    { name: 'y', shape: NUMBER },
+  ],
+  result: NUMBER,
+};
 
 // f = x sin(xy)
 const grad = (x: number, y: number) => [Math.sin(x * y) + x * y * Math.cos(x * y), x * x * Math.cos(x * y)];

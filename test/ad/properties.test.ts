@@ -31,12 +31,7 @@ describe('transposition on random linear programs', () => {
   const arb = choices.chain((xs) => {
     const p = linearProgram(xs);
     const g = last(p);
-    return fc.tuple(
-      fc.constant(p),
-      valuesFor(g.nlParams.map((b) => b.type!)),
-      valuesFor(g.linParams.map((b) => b.type!)),
-      valuesFor(g.linResults),
-    );
+    return fc.tuple(fc.constant(p), valuesFor(g.nlParams.map((b) => b.type!)), valuesFor(g.linParams.map((b) => b.type!)), valuesFor(g.linResults));
   });
 
   test('dot-product test <g(x), y> = <x, gT(y)>', () => {
@@ -87,9 +82,20 @@ describe('transposition on random linear programs', () => {
       fc.property(arb, fc.double({ min: -3, max: 3, noNaN: true }), ([p, u, x, y], c) => {
         const g = last(p);
         const types = g.linParams.map((b) => b.type!);
-        const x2 = unflat(types, flat(y).slice(0, 0).concat(flat(x).map((v, i) => v * 0.5 - i)));
-        const sum = unflat(types, flat(x).map((v, i) => v + flat(x2)[i]));
-        const scaled = unflat(types, flat(x).map((v) => c * v));
+        const x2 = unflat(
+          types,
+          flat(y)
+            .slice(0, 0)
+            .concat(flat(x).map((v, i) => v * 0.5 - i)),
+        );
+        const sum = unflat(
+          types,
+          flat(x).map((v, i) => v + flat(x2)[i]),
+        );
+        const scaled = unflat(
+          types,
+          flat(x).map((v) => c * v),
+        );
         const f = (xs: Value[]) => flat(evalFn(p, g.name, u, xs).lin);
         const fx = f(x);
         const fx2 = f(x2);
@@ -132,7 +138,11 @@ describe('differentiation of random non-linear programs', () => {
         const t = flat(evalFn(program, jvp, x, dx).lin)[0];
         const h = 1e-5;
         const types = f.nlParams.map((b) => b.type!);
-        const at = (s: number) => unflat(types, flat(x).map((v, i) => v + s * flat(dx)[i]));
+        const at = (s: number) =>
+          unflat(
+            types,
+            flat(x).map((v, i) => v + s * flat(dx)[i]),
+          );
         const fd = (flat(evalFn(p, f.name, at(h)).nl)[0] - flat(evalFn(p, f.name, at(-h)).nl)[0]) / (2 * h);
         expect(Math.abs(t - fd)).toBeLessThanOrEqual(1e-5 * (1 + Math.abs(fd)));
       }),
@@ -176,7 +186,10 @@ describe('differentiation of random non-linear programs', () => {
         const n = flat(x).length;
         const { program, jvp } = jvpOf(p, f.name);
         const byJvp = Array.from({ length: n }, (_, i) => {
-          const e = unflat(types, Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
+          const e = unflat(
+            types,
+            Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)),
+          );
           return flat(evalFn(program, jvp, x, e).lin)[0];
         });
         for (const policy of ['save', 'recompute'] as const) {

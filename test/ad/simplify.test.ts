@@ -55,7 +55,10 @@ function build(steps: readonly Step[]) {
     }
   }
   // Every value is a result, so a wrong fold anywhere shows.
-  const body = block(stmts.map((s) => letS([s.b], [], s.rhs)), ret([...reals, ...bools]));
+  const body = block(
+    stmts.map((s) => letS([s.b], [], s.rhs)),
+    ret([...reals, ...bools]),
+  );
   return restoreLinearity({ name: 'f', nlParams: [binder('x', REAL), binder('p', BOOL)], linParams: [], nlResults: [...reals.map(() => REAL), ...bools.map(() => BOOL)], linResults: [], body });
 }
 

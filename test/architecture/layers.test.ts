@@ -147,7 +147,22 @@ test('the circle finder and the floors see what they should', () => {
   const a = path.join(transformer, 'ir/a.ts');
   const b = path.join(transformer, 'ir/b.ts');
   const c = path.join(transformer, 'ad/c.ts');
-  expect(circles(new Map([[a, [b]], [b, [a, c]], [c, []]]))).toEqual([['transformer/ir/a.ts', 'transformer/ir/b.ts']]);
-  expect(upwardArrows(new Map([[a, [c]], [c, [a]]]))).toEqual(['transformer/ir/a.ts (ir) -> transformer/ad/c.ts (ad)']);
+  expect(
+    circles(
+      new Map([
+        [a, [b]],
+        [b, [a, c]],
+        [c, []],
+      ]),
+    ),
+  ).toEqual([['transformer/ir/a.ts', 'transformer/ir/b.ts']]);
+  expect(
+    upwardArrows(
+      new Map([
+        [a, [c]],
+        [c, [a]],
+      ]),
+    ),
+  ).toEqual(['transformer/ir/a.ts (ir) -> transformer/ad/c.ts (ad)']);
   expect(floorOf(path.join(transformer, 'ir/check.ts'))).toBe('ir passes over registries');
 });

@@ -21,7 +21,10 @@ function buildTsadTool(): string {
   const out = path.join(workDir(), 'gradbench-tool');
   const src = path.join(repoRoot, 'bench/src');
   const roots = ['gradbench', 'tsad', 'hand'].flatMap((dir) =>
-    fs.readdirSync(path.join(src, dir)).filter((f) => f.endsWith('.ts')).map((f) => path.join(src, dir, f)),
+    fs
+      .readdirSync(path.join(src, dir))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => path.join(src, dir, f)),
   );
   const program = ts.createProgram(roots, {
     target: ts.ScriptTarget.ES2022,

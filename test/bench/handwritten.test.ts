@@ -60,7 +60,11 @@ describe('hand-written lse', () => {
     expect(lse(Float64Array.of(1000, 1000))).toBeCloseTo(1000 + Math.LN2, 10);
   });
   it('gradient matches central differences', () => {
-    expectClose(lseGradient(x), centralDiff(() => lse(x), x), 1e-8);
+    expectClose(
+      lseGradient(x),
+      centralDiff(() => lse(x), x),
+      1e-8,
+    );
   });
 });
 
@@ -79,7 +83,11 @@ describe('hand-written llsq', () => {
     expect(llsq(x, n)).toBeCloseTo(y, 12);
   });
   it('gradient matches central differences', () => {
-    expectClose(llsqGradient(x, n), centralDiff(() => llsq(x, n), x), 1e-7);
+    expectClose(
+      llsqGradient(x, n),
+      centralDiff(() => llsq(x, n), x),
+      1e-7,
+    );
   });
 });
 
@@ -143,8 +151,7 @@ describe('hand-written gmm', () => {
       let trace = 0;
       for (let a = 0; a < d; a++) trace += c.gamma * c.gamma * P[a][a];
       const logDetV = -2 * d * Math.log(c.gamma);
-      logPrior +=
-        ((dof - d - 1) / 2) * Math.log(det(kk)) - 0.5 * trace - ((dof * d) / 2) * Math.LN2 - (dof / 2) * logDetV - c.logGammaD;
+      logPrior += ((dof - d - 1) / 2) * Math.log(det(kk)) - 0.5 * trace - ((dof * d) / 2) * Math.LN2 - (dof / 2) * logDetV - c.logGammaD;
     }
     return logLik + logPrior;
   }
@@ -157,7 +164,11 @@ describe('hand-written gmm', () => {
     it(`gradient matches central differences (d=${c.d}, k=${c.k}, m=${c.m})`, () => {
       const g = gmmGradient(data, p);
       for (const key of ['alpha', 'mu', 'q', 'l'] as const) {
-        expectClose(g[key], centralDiff(() => gmmObjective(data, p), p[key]), 1e-6);
+        expectClose(
+          g[key],
+          centralDiff(() => gmmObjective(data, p), p[key]),
+          1e-6,
+        );
       }
     });
   });
@@ -173,16 +184,18 @@ describe('hand-written kmeans', () => {
   it('cost matches the brute-force minimum', () => {
     let cost = 0;
     for (let i = 0; i < 40; i++) {
-      const dists = [0, 1, 2, 3].map((j) =>
-        [0, 1, 2].reduce((s, c) => s + (points[i * d + c] - centroids[j * d + c]) ** 2, 0),
-      );
+      const dists = [0, 1, 2, 3].map((j) => [0, 1, 2].reduce((s, c) => s + (points[i * d + c] - centroids[j * d + c]) ** 2, 0));
       cost += Math.min(...dists);
     }
     expect(kmeansCost(points, centroids, d)).toBeCloseTo(cost, 12);
   });
   it('gradient matches central differences and the Hessian diagonal matches second differences', () => {
     const { J, H } = kmeansGradHessDiag(points, centroids, d);
-    expectClose(J, centralDiff(() => kmeansCost(points, centroids, d), centroids), 1e-7);
+    expectClose(
+      J,
+      centralDiff(() => kmeansCost(points, centroids, d), centroids),
+      1e-7,
+    );
     const h = 1e-4;
     const H2 = new Float64Array(centroids.length);
     const f0 = kmeansCost(points, centroids, d);
@@ -200,7 +213,11 @@ describe('hand-written kmeans', () => {
   });
   it('dir is J / H', () => {
     const { J, H } = kmeansGradHessDiag(points, centroids, d);
-    expectClose(kmeansDir(points, centroids, d), J.map((v, q) => v / H[q]), 1e-15);
+    expectClose(
+      kmeansDir(points, centroids, d),
+      J.map((v, q) => v / H[q]),
+      1e-15,
+    );
   });
   it('ties go to the lowest index', () => {
     // One point, two identical centroids: all of J and H lands on centroid 0.
@@ -239,7 +256,9 @@ describe('hand-written lstm', () => {
 
 describe('hand-written ba', () => {
   const r = rng(5);
-  const n = 3, m = 4, p = 7;
+  const n = 3,
+    m = 4,
+    p = 7;
   const cams = new Float64Array(11 * n);
   for (let c = 0; c < n; c++) {
     // Camera 0 has no rotation (the reference's θ = 0 branch); the others rotate by up to ~0.5 rad.
@@ -248,7 +267,10 @@ describe('hand-written ba', () => {
     cams.set([...rot, ...centre, 1 + r(), 0.1 * r(), -0.1 * r(), 0.05 * (r() - 0.5), 0.01 * (r() - 0.5)], 11 * c);
   }
   const input: BaInput = {
-    n, m, p, cams,
+    n,
+    m,
+    p,
+    cams,
     X: randomArray(3 * m, r),
     w: randomArray(p, r, 0.5, 1.5),
     obs: Int32Array.from({ length: 2 * p }, (_, q) => (q % 2 === 0 ? (q >> 1) % n : ((q >> 1) * 3) % m)),
@@ -261,11 +283,16 @@ describe('hand-written ba', () => {
   it('objective matches the projection written out with an explicit rotation matrix', () => {
     const { reprojErr, wErr } = baObjective(input);
     for (let i = 0; i < p; i++) {
-      const c = 11 * input.obs[2 * i], x = 3 * input.obs[2 * i + 1];
+      const c = 11 * input.obs[2 * i],
+        x = 3 * input.obs[2 * i + 1];
       const rv = [cams[c], cams[c + 1], cams[c + 2]];
       const th = Math.hypot(rv[0], rv[1], rv[2]);
       const k = th === 0 ? [0, 0, 0] : rv.map((v) => v / th);
-      const K = [[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]];
+      const K = [
+        [0, -k[2], k[1]],
+        [k[2], 0, -k[0]],
+        [-k[1], k[0], 0],
+      ];
       const K2 = K.map((row, a) => row.map((_, b) => K[a].reduce((s2, v, e) => s2 + v * K[e][b], 0)));
       const R = K.map((row, a) => row.map((_, b) => (a === b ? 1 : 0) + Math.sin(th) * K[a][b] + (1 - Math.cos(th)) * K2[a][b]));
       const P = [0, 1, 2].map((a) => input.X[x + a] - cams[c + 3 + a]);
@@ -282,7 +309,8 @@ describe('hand-written ba', () => {
   });
   it('the sparse Jacobian equals central differences, zeros included', () => {
     const J = baJacobian(input);
-    const nrows = 3 * p, ncols = 11 * n + 3 * m + p;
+    const nrows = 3 * p,
+      ncols = 11 * n + 3 * m + p;
     expect(J.rows.length).toBe(nrows + 1);
     const dense = Array.from({ length: nrows }, () => new Float64Array(ncols));
     for (let row = 0; row < nrows; row++) {
@@ -296,7 +324,11 @@ describe('hand-written ba', () => {
       arr[q] = v0 - h;
       const down = errors();
       arr[q] = v0;
-      expectClose(dense.map((row) => row[col]), up.map((u, k) => (u - down[k]) / (2 * h)), 1e-6);
+      expectClose(
+        dense.map((row) => row[col]),
+        up.map((u, k) => (u - down[k]) / (2 * h)),
+        1e-6,
+      );
     };
     for (let q = 0; q < 11 * n; q++) columnOf(input.cams, q, q);
     for (let q = 0; q < 3 * m; q++) columnOf(input.X, q, 11 * n + q);

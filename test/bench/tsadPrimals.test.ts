@@ -37,7 +37,11 @@ describe('the tsad primals compute the hand-written ones', () => {
     expect(rel(kmeansCost(centroids, points, 4), handKmeans(points, centroids, 4))).toBeLessThan(1e-14);
   });
   it('gmm', () => {
-    const d = 4, k = 3, n = 7, m = 2, gamma = 0.6;
+    const d = 4,
+      k = 3,
+      n = 7,
+      m = 2,
+      gamma = 0.6;
     const lsz = (d * (d - 1)) / 2;
     const x = randomArray(n * d, -2, 2);
     const p = { alpha: randomArray(k), mu: randomArray(k * d), q: randomArray(k * d, -0.5, 0.5), l: randomArray(k * lsz, -0.5, 0.5) };
@@ -45,7 +49,9 @@ describe('the tsad primals compute the hand-written ones', () => {
     expect(rel(draft, handGmm({ d, k, n, x, m, gamma }, p))).toBeLessThan(1e-12);
   });
   it('lstm', () => {
-    const l = 2, b = 4, len = 6;
+    const l = 2,
+      b = 4,
+      len = 6;
     const mainParams = randomArray(l * 8 * b);
     const extraParams = randomArray(3 * b);
     const state = randomArray(l * 2 * b);

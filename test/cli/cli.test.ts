@@ -177,7 +177,12 @@ describe('help and version', () => {
         expect(r).toEqual({ code: 0, out: expect.stringMatching(new RegExp(`^usage: tsad ir ${c} FILE`)), err: '' });
         expect(r.out).toMatch(/^options:$/m);
         expect(r.out).toMatch(/^  -h, --help +show this help$/m);
-        expect(r.out.split('\n').slice(1).every((l) => l.length <= 80)).toBe(true);
+        expect(
+          r.out
+            .split('\n')
+            .slice(1)
+            .every((l) => l.length <= 80),
+        ).toBe(true);
       }
       const inspect = tsad('inspect', h);
       expect(inspect.code).toBe(0);

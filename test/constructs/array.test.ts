@@ -18,8 +18,7 @@ const source = fs.readFileSync(path.join(__dirname, '../../examples/ir/array.lin
 const program = () => parseProgram(source, 'array.lina');
 
 /** Flattens values, padding sparse tangent arrays is the caller's business. */
-const flat = (v: Value | readonly Value[] | Float64Array): number[] =>
-  v instanceof Float64Array ? [...v] : Array.isArray(v) ? (v as Value[]).flatMap((x) => flat(x)) : [v as number];
+const flat = (v: Value | readonly Value[] | Float64Array): number[] => (v instanceof Float64Array ? [...v] : Array.isArray(v) ? (v as Value[]).flatMap((x) => flat(x)) : [v as number]);
 /** A sparse-at-the-end tangent array padded to length n (its missing elements are zeros). */
 const pad = (v: Value, n: number): number[] => Array.from({ length: n }, (_, i) => ((v as number[])[i] as number | undefined) ?? 0);
 /** Emitted values with Float64Arrays turned into plain arrays, to compare with the interpreter. */
@@ -61,11 +60,7 @@ describe('syntax and checker', () => {
       wrap('  let n = len(a) []\n  let t = true\n  let m = map(n, a, t) [|e: real, u: real ;| {\n    drop(u)\n    (e ;)\n  }]\n  drop(x)\n  sum(m) []'),
       ["t.lina:4:11: in f: map: operand 2 (bool) is neither an array of the parameter u's type real nor of that type"],
     ],
-    [
-      'a map without an array',
-      wrap('  drop(a)\n  let n = 3\n  let m = map(n, x) [|u: real ;| {\n    (u ;)\n  }]\n  sum(m) []'),
-      ['t.lina:4:11: in f: map needs at least one mapped array operand'],
-    ],
+    ['a map without an array', wrap('  drop(a)\n  let n = 3\n  let m = map(n, x) [|u: real ;| {\n    (u ;)\n  }]\n  sum(m) []'), ['t.lina:4:11: in f: map needs at least one mapped array operand']],
     [
       'a free variable in a map body',
       wrap('  let n = len(a) []\n  let m = map(n, a) [|e: real ;| {\n    mul(e, x)\n  }]\n  sum(m) []'),
@@ -76,7 +71,11 @@ describe('syntax and checker', () => {
       wrap('  let n = len(a) []\n  let t = <x, x>\n  let m = map(n, a, t) [|e: real, u: <real, real> ;| {\n    drop(u)\n    (e ;)\n  }]\n  sum(m) []'),
       ['t.lina:4:11: in f: map: an invariant operand of type <real, real> is not supported yet'],
     ],
-    ['a map whose length is not real', wrap('  drop(x)\n  let t = true\n  let m = map(t, a) [|e: real ;| {\n    (e ;)\n  }]\n  sum(m) []'), ['t.lina:4:11: in f: the first operand of map is its length n, a real']],
+    [
+      'a map whose length is not real',
+      wrap('  drop(x)\n  let t = true\n  let m = map(t, a) [|e: real ;| {\n    (e ;)\n  }]\n  sum(m) []'),
+      ['t.lina:4:11: in f: the first operand of map is its length n, a real'],
+    ],
   ])('rejects %s', (_, src, messages) => {
     const errs = typeErrors(parseProgram(src, 't.lina'));
     expect(errs.length).toBeGreaterThan(0);
@@ -89,7 +88,12 @@ describe('interpreter: values and work', () => {
     const p = program();
     expect(evalFn(p, 'total', [[1, 2, 3, 4]]).nl).toEqual([10]);
     expect(evalFn(p, 'scaled', [[1, 2, 3], 2]).nl).toEqual([[2, 4, 6]]);
-    expect(evalFn(p, 'dot', [[1, 2, 3], [4, 5, 6]]).nl).toEqual([32]);
+    expect(
+      evalFn(p, 'dot', [
+        [1, 2, 3],
+        [4, 5, 6],
+      ]).nl,
+    ).toEqual([32]);
     expect(evalFn(p, 'pick', [[1, 2, 3], 0, 2]).nl).toEqual([3]);
     expect(evalFn(p, 'sines', [0.5, 3]).nl[0]).toBeCloseTo(Math.sin(0.5) + Math.sin(1), 14);
     expect(evalFn(p, 'scaled', [[], 2]).nl).toEqual([[]]);
@@ -113,7 +117,12 @@ describe('interpreter: values and work', () => {
     const p = program();
     expect(() => evalFn(p, 'pick', [[1, 2, 3], 0, 3])).toThrow('index: index 3 outside an array of 3');
     expect(() => evalFn(p, 'pick', [[1, 2, 3], 0.5, 1])).toThrow('index: index 0.5 outside an array of 3');
-    expect(() => evalFn(p, 'dot', [[1, 2, 3], [4, 5]])).toThrow('map: an array of 2 elements mapped over a length of 3');
+    expect(() =>
+      evalFn(p, 'dot', [
+        [1, 2, 3],
+        [4, 5],
+      ]),
+    ).toThrow('map: an array of 2 elements mapped over a length of 3');
     expect(() => evalFn(p, 'sines', [0.5, -1])).toThrow('fill: the length -1 is not a non-negative integer');
   });
 });
@@ -138,15 +147,36 @@ const POINTS: [string, Value[], boolean[]][] = [
   ['pick', [[1, 2, 3], 0, 2], [true, false, false]],
   ['pick', [[1.5, -2, 3], 1, 1], [true, false, false]],
   ['scaledSum', [[1, 2, 3], 2], [true, true]],
-  ['dot', [[1, 2, 3], [4, -5, 6]], [true, true]],
+  [
+    'dot',
+    [
+      [1, 2, 3],
+      [4, -5, 6],
+    ],
+    [true, true],
+  ],
   ['sines', [0.5, 4], [true, false]],
   ['sines', [0.5, 0], [true, false]],
   ['sumsq', [[1, -2, 3]], [true]],
   ['sumsq', [[]], [true]],
   ['maybeScale', [[0.5, -1, 2], 1.5], [true, true]],
   ['maybeScale', [[0.5, -1, 2], -1.5], [true, true]],
-  ['gathered', [[1, 2, 3], [2, 2, 0]], [true, false]],
-  ['gathered', [[0.5, -1.5], [1, 1, 1, 0]], [true, false]],
+  [
+    'gathered',
+    [
+      [1, 2, 3],
+      [2, 2, 0],
+    ],
+    [true, false],
+  ],
+  [
+    'gathered',
+    [
+      [0.5, -1.5],
+      [1, 1, 1, 0],
+    ],
+    [true, false],
+  ],
 ];
 
 describe('derivatives', () => {
@@ -165,7 +195,15 @@ describe('derivatives', () => {
 
   test('E10: dot(a, b) has gradient (b, a); a one-hot for an index, and two one-hots add', () => {
     const g = gradOf(program(), 'dot');
-    expect(evalFn(g.program, g.grad, [[1, 2, 3], [4, 5, 6]]).nl).toEqual([[4, 5, 6], [1, 2, 3]]);
+    expect(
+      evalFn(g.program, g.grad, [
+        [1, 2, 3],
+        [4, 5, 6],
+      ]).nl,
+    ).toEqual([
+      [4, 5, 6],
+      [1, 2, 3],
+    ]);
     const q = gradOf(program(), 'pick');
     expect(evalFn(q.program, q.grad, [[1, 2, 3], 0, 2]).nl).toEqual([[3, 0, 1], 0, 0]);
     // a[1]² : 2·a[1] at 1. The first read hands ȧ on (lpeek), whose transpose accumulates into a
@@ -224,7 +262,17 @@ describe('derivatives', () => {
     const p = program();
     // a·b: H·(v_a, v_b) = (v_b, v_a)
     const h = hvpOf(p, 'dot');
-    expect(evalFn(h.program, h.hvp, [[1, 2, 3], [4, 5, 6], [1, 0, 0], [0, 1, 0]]).nl).toEqual([[0, 1, 0], [1, 0, 0]]);
+    expect(
+      evalFn(h.program, h.hvp, [
+        [1, 2, 3],
+        [4, 5, 6],
+        [1, 0, 0],
+        [0, 1, 0],
+      ]).nl,
+    ).toEqual([
+      [0, 1, 0],
+      [1, 0, 0],
+    ]);
     // a₀·a₂: ∂²/∂a₀∂a₂ = 1
     const q = hvpOf(p, 'pick');
     expect(evalFn(q.program, q.hvp, [[1, 2, 3], 0, 2, [1, 1, 1], 0, 0]).nl).toEqual([[1, 0, 1], 0, 0]);

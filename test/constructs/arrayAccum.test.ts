@@ -49,7 +49,12 @@ describe('laccum', () => {
     const t = transposeOf(parseProgram(LINEAR), fn, { simplify: true });
     const lx = evalFn(t.program, fn, nl, xd).lin[0];
     const ty = evalFn(t.program, `${fn}.T`, nl, [yb]).lin;
-    expect(rel(inner(lx, yb, n), xd.reduce<number>((s, x, k) => s + inner(x, ty[k], n), 0))).toBeLessThan(1e-12);
+    expect(
+      rel(
+        inner(lx, yb, n),
+        xd.reduce<number>((s, x, k) => s + inner(x, ty[k], n), 0),
+      ),
+    ).toBeLessThan(1e-12);
     const tt = transposeOf(t.program, `${fn}.T`, { simplify: true });
     expect(pad(evalFn(tt.program, `${fn}.T.T`, nl, xd).lin[0], n)).toEqual(pad(lx, n));
   });
@@ -119,7 +124,16 @@ describe('gathers inside map', () => {
     const f = (xs: number[], c: number) => evalFn(g.program, 'gatherSum', [xs, idx, c]).nl[0] as number;
     const h = 1e-6;
     x.forEach((_, i) => {
-      const fd = (f(x.map((v, k) => (k === i ? v + h : v)), 1.5) - f(x.map((v, k) => (k === i ? v - h : v)), 1.5)) / (2 * h);
+      const fd =
+        (f(
+          x.map((v, k) => (k === i ? v + h : v)),
+          1.5,
+        ) -
+          f(
+            x.map((v, k) => (k === i ? v - h : v)),
+            1.5,
+          )) /
+        (2 * h);
       expect(rel(pad(xBar, 4)[i], fd)).toBeLessThan(1e-7);
     });
     expect(rel(cBar, (f(x, 1.5 + h) - f(x, 1.5 - h)) / (2 * h))).toBeLessThan(1e-7);
@@ -259,7 +273,10 @@ describe('emitted TypeScript agrees with the interpreter (gathers, accumulations
       expect([fn, plain(fns.get(fn)!(...nl, ...lin))]).toEqual([fn, plain(asReturned(evalFn(p, fn, interp, interpLin)))]);
     };
     for (const [x, idx] of [
-      [[0.3, -1.2, 2, 0.7], [3, 0, 3, 3, 1]],
+      [
+        [0.3, -1.2, 2, 0.7],
+        [3, 0, 3, 3, 1],
+      ],
       [[1.5], []],
       [[], []],
     ] as [number[], number[]][]) {

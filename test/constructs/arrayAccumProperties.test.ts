@@ -26,7 +26,10 @@ function loopProgram(xs: readonly number[]): Program | undefined {
   if (!g.nlResults.every((t) => t.tag === 'real') || !g.nlParams.every((b) => b.type!.tag === 'real')) return undefined;
   const feeds = ['x', 'y', 'cc', 'acc'];
   const args = g.nlParams.map((_, k) => feeds[k % feeds.length]);
-  const drops = ['x', 'y', 'cc'].filter((v) => !args.includes(v)).map((v) => `    drop(${v})\n`).join('');
+  const drops = ['x', 'y', 'cc']
+    .filter((v) => !args.includes(v))
+    .map((v) => `    drop(${v})\n`)
+    .join('');
   const rs = g.nlResults.map((_, k) => `r${k}`);
   const text = `${printProgram(p, { types: true })}
 def f(a: array<real>, c: real ;) -> (real ;) {
@@ -39,7 +42,10 @@ def f(a: array<real>, c: real ;) -> (real ;) {
     let x = index(u, i) []
     let y = index(u, j) []
 ${drops}    let (${rs.join(', ')}) = ${g.name}(${args.join(', ')})
-${rs.slice(1).map((r) => `    drop(${r})\n`).join('')}    add(acc, r0)
+${rs
+  .slice(1)
+  .map((r) => `    drop(${r})\n`)
+  .join('')}    add(acc, r0)
   }]
 }
 `;
@@ -62,8 +68,25 @@ describe('loops reading an array by index, random bodies, lengths 0, 1 and 5', (
         const j = jvpOf(p, 'f');
         const jvp = (da: number[], dc: number) => evalFn(j.program, j.jvp, [a, c], [da, dc]).lin[0] as number;
         const ab = pad(aBar, n);
-        for (let i = 0; i < n; i++) expect(close(ab[i], jvp(a.map((_, k) => (k === i ? 1 : 0)), 0))).toBe(true);
-        expect(close(cBar as number, jvp(a.map(() => 0), 1))).toBe(true);
+        for (let i = 0; i < n; i++)
+          expect(
+            close(
+              ab[i],
+              jvp(
+                a.map((_, k) => (k === i ? 1 : 0)),
+                0,
+              ),
+            ),
+          ).toBe(true);
+        expect(
+          close(
+            cBar as number,
+            jvp(
+              a.map(() => 0),
+              1,
+            ),
+          ),
+        ).toBe(true);
         const v = vjpOf(p, 'f', { simplify: true });
         const tape = evalFn(v.program, v.fwd, [a, c]).nl[1];
         const lx = evalFn(v.program, 'f.lin', [tape], [ad, cd]).lin[0] as number;

@@ -221,8 +221,18 @@ describe('the gradients agree with independent references (small sizes)', () => 
   });
 
   test('gather worked example: x = [1, 2, 3], idx = [2, 2, 0]: Σ x[idx]² has gradient [2, 0, 12]', () => {
-    expect(gradient('gatherMap', [[1, 2, 3], [2, 2, 0]])[0]).toEqual([2, 0, 12]);
-    expect(gradient('gatherLoop', [[1, 2, 3], [2, 2, 0]])[0]).toEqual([Math.cos(1), 0, 2 * Math.cos(3)]);
+    expect(
+      gradient('gatherMap', [
+        [1, 2, 3],
+        [2, 2, 0],
+      ])[0],
+    ).toEqual([2, 0, 12]);
+    expect(
+      gradient('gatherLoop', [
+        [1, 2, 3],
+        [2, 2, 0],
+      ])[0],
+    ).toEqual([Math.cos(1), 0, 2 * Math.cos(3)]);
   });
 });
 

@@ -66,8 +66,7 @@ ${sums}${total}  (${m === 1 ? 's0' : `t${m - 1}`} ;)
 }
 
 const arrayOf = (n: number) => fc.array(fc.double({ min: -2, max: 2, noNaN: true }), { minLength: n, maxLength: n });
-const argsFor = (c: Case, n: number): fc.Arbitrary<Value[]> =>
-  fc.tuple(...c.params.map((q) => (q.array ? arrayOf(n) : valuesFor([q.type]).map((v) => v[0])))).map((v) => v as Value[]);
+const argsFor = (c: Case, n: number): fc.Arbitrary<Value[]> => fc.tuple(...c.params.map((q) => (q.array ? arrayOf(n) : valuesFor([q.type]).map((v) => v[0])))).map((v) => v as Value[]);
 
 const arb = fc
   .tuple(choices, fc.constantFrom(0, 1, 5))
@@ -84,7 +83,10 @@ function inner(a: readonly Value[], b: readonly Value[]): number {
       const xs = (x ?? []) as Value[];
       const ysv = (y ?? []) as Value[];
       const n = Math.max(xs.length, ysv.length);
-      s += inner(Array.from({ length: n }, (_, k) => xs[k] ?? 0), Array.from({ length: n }, (_, k) => ysv[k] ?? 0));
+      s += inner(
+        Array.from({ length: n }, (_, k) => xs[k] ?? 0),
+        Array.from({ length: n }, (_, k) => ysv[k] ?? 0),
+      );
     } else s += (x as number) * (y as number);
   });
   return s;

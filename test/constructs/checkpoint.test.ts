@@ -144,7 +144,12 @@ describe('a damped oscillator, 1000 Euler steps', () => {
   const p = parseProgram(OSCILLATOR);
   const at = [1, 0.5, 4, 0.3, 1000];
   const fd = (i: number, h = 1e-6) => {
-    const f = (s: number) => evalFn(p, 'osc', at.map((v, j) => (j === i ? v + s * h : v))).nl[0] as number;
+    const f = (s: number) =>
+      evalFn(
+        p,
+        'osc',
+        at.map((v, j) => (j === i ? v + s * h : v)),
+      ).nl[0] as number;
     return (f(1) - f(-1)) / (2 * h);
   };
   const expected = [0, 1, 2, 3].map((i) => fd(i));
@@ -248,7 +253,9 @@ describe('while loops: { every: k } strip-mines them, the other policies leave t
   // grow(0.01, 50, 1): p·1.01ⁿ passes 50 after 394 steps.
   const args = [0.01, 50, 1];
   const gradOfSum = (c: LoopCheckpoint) => {
-    const q = parseProgram(`${fs.readFileSync(path.join(__dirname, '../../examples/ir/while.lina'), 'utf8')}\ndef total(u: real, limit: real, x: real ;) -> (real ;) {\n  let (p, s) = grow(u, limit, x)\n  add(p, s)\n}`);
+    const q = parseProgram(
+      `${fs.readFileSync(path.join(__dirname, '../../examples/ir/while.lina'), 'utf8')}\ndef total(u: real, limit: real, x: real ;) -> (real ;) {\n  let (p, s) = grow(u, limit, x)\n  add(p, s)\n}`,
+    );
     const g = gradOf(q, 'total', { simplify: true, checkpoint: c });
     return { g, r: evalFn(g.program, g.grad, args, [], { tape: true }) };
   };

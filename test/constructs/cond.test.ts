@@ -65,11 +65,7 @@ describe('checker', () => {
   });
 
   test.each([
-    [
-      'a predicate that is not bool',
-      wrap('  cond(x, y) [|b: real ;| {\n    (b ;)\n  }, |b: real ;| {\n    (b ;)\n  }]'),
-      ['t.lina:2:3: in f: the predicate of cond must be bool, got real'],
-    ],
+    ['a predicate that is not bool', wrap('  cond(x, y) [|b: real ;| {\n    (b ;)\n  }, |b: real ;| {\n    (b ;)\n  }]'), ['t.lina:2:3: in f: the predicate of cond must be bool, got real']],
     [
       'branches with different results',
       wrap('  let p = lt(x, y)\n  cond(p, x) [|a: real ;| {\n    (a ;)\n  }, |a: real ;| {\n    let q = gt(a, a)\n    (q ;)\n  }]'),
@@ -90,11 +86,7 @@ describe('checker', () => {
       wrap('  cond(p ; a) [|; u: real| {\n    (; u)\n  }, |; u: real| {\n    zero(real)\n  }]', 'p: bool ; a: real', '; real'),
       ['t.lina:4:9: in f: linear variable u_1 is never used; consume it or discard it with drop(u_1)'],
     ],
-    [
-      'one body',
-      wrap('  let p = lt(x, y)\n  cond(p, x) [|a: real ;| {\n    (a ;)\n  }]'),
-      ['t.lina:3:3: in f: cond takes two bodies, then and else; got 1'],
-    ],
+    ['one body', wrap('  let p = lt(x, y)\n  cond(p, x) [|a: real ;| {\n    (a ;)\n  }]'), ['t.lina:3:3: in f: cond takes two bodies, then and else; got 1']],
     [
       'parameters that do not match the operands',
       wrap('  let p = lt(x, y)\n  cond(p, x) [|a: real, c: real ;| {\n    drop(c)\n    (a ;)\n  }, |a: real ;| {\n    (a ;)\n  }]'),
@@ -104,10 +96,7 @@ describe('checker', () => {
     [
       'a parameter annotated with another type than its operand',
       wrap('  let p = lt(x, y)\n  cond(p, x) [|a: bool ;| {\n    drop(a)\n    (x ;)\n  }, |a: real ;| {\n    (a ;)\n  }]'),
-      [
-        't.lina:3:16: in f: a is annotated bool but bound to a value of type real',
-        't.lina:5:5: in f: a body of cond reads x, which is bound outside it; bodies are closed: pass x as an operand',
-      ],
+      ['t.lina:3:16: in f: a is annotated bool but bound to a value of type real', 't.lina:5:5: in f: a body of cond reads x, which is bound outside it; bodies are closed: pass x as an operand'],
     ],
   ])('rejects %s', (_, src, messages) => {
     expect(errorsOf(src)).toEqual(messages);
@@ -346,7 +335,10 @@ describe('the generic passes on bodies', () => {
     const els = lam('let s = { let c = cos(a) in (c ;) } in (s ;)');
     const d: FnDef = {
       name: 'g',
-      nlParams: [{ name: 'p', type: { tag: 'bool' } }, { name: 'a', type: { tag: 'real' } }],
+      nlParams: [
+        { name: 'p', type: { tag: 'bool' } },
+        { name: 'a', type: { tag: 'real' } },
+      ],
       linParams: [],
       nlResults: [{ tag: 'real' }],
       linResults: [],
@@ -476,7 +468,6 @@ describe('the generic passes on bodies', () => {
 });
 
 describe('emitted TypeScript agrees with the interpreter', () => {
-
   test('every def of f, h, k and l and their derived functions, in every branch', () => {
     let p = program();
     for (const fn of ['f', 'h', 'k']) p = vjpOf(p, fn).program;
@@ -501,7 +492,7 @@ describe('emitted TypeScript agrees with the interpreter', () => {
     }
   });
 
-  test('a cond in a def\'s result position returns its results', () => {
+  test("a cond in a def's result position returns its results", () => {
     const { fns, code } = emitAndLoad(annotateTypes(program()));
     expect(code).toMatch(/let result;/);
     expect(fns.get('k')!(0.5, -1, 1)).toBe(0.25);

@@ -63,7 +63,7 @@ test('a statement that binds nothing is kept for its effect; a cond whose result
   ]);
 });
 
-test('reverse mode: the forward sweep throws and prints, once; the gradient is the loop\'s', () => {
+test("reverse mode: the forward sweep throws and prints, once; the gradient is the loop's", () => {
   const g = gradOf(program(), 'grow');
   expect(() => evalFn(g.program, g.grad, [70, 3])).toThrow(new RangeError('diverged at step 0'));
   let out: unknown;

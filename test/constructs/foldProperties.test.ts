@@ -27,7 +27,10 @@ function foldProgram(xs: readonly number[]): Program | undefined {
   const rs = g.nlResults.map((_, k) => `r${k}`);
   const body = `[|a: real, b: real ;| {
     let (${rs.join(', ')}) = ${g.name}(${g.nlParams.map((_, i) => (i % 2 === 0 ? 'a' : 'b')).join(', ')})
-${rs.slice(1).map((r) => `    drop(${r})\n`).join('')}    (r0 ;)
+${rs
+  .slice(1)
+  .map((r) => `    drop(${r})\n`)
+  .join('')}    (r0 ;)
   }]`;
   const text = `${printProgram(p, { types: true })}
 def f(x: array<real>, e: real ;) -> (array<real> ;) {
@@ -92,7 +95,10 @@ describe('scan and reduce over random operator bodies, lengths 0, 1 and 5', () =
   test('the dot-product test on f.lin and f.bwd (lscan ↔ lrscan, lfold ↔ lrfold), and the gradient of s against its JVP', () => {
     fc.assert(
       fc.property(arb, ([p, x, xd, ybArr, ybS]) => {
-        for (const [fn, yb] of [['f', [ybArr]], ['s', [ybS]]] as [string, Value[]][]) {
+        for (const [fn, yb] of [
+          ['f', [ybArr]],
+          ['s', [ybS]],
+        ] as [string, Value[]][]) {
           const { program, fwd, bwd } = vjpOf(p, fn);
           const tape = evalFn(program, fwd, x).nl[1];
           const lx = evalFn(program, `${fn}.lin`, [tape], xd).lin;
@@ -117,7 +123,12 @@ describe('scan and reduce over random operator bodies, lengths 0, 1 and 5', () =
       fc.property(arb, ([p, x, xd]) => {
         const g = gradOf(p, 's');
         const eps = 1e-5;
-        const at = (sign: number) => evalFn(g.program, g.grad, x.map((a, k) => (Array.isArray(a) ? a.map((e, i) => (e as number) + sign * eps * ((xd[k] as number[])[i] ?? 0)) : (a as number) + sign * eps * (xd[k] as number)))).nl;
+        const at = (sign: number) =>
+          evalFn(
+            g.program,
+            g.grad,
+            x.map((a, k) => (Array.isArray(a) ? a.map((e, i) => (e as number) + sign * eps * ((xd[k] as number[])[i] ?? 0)) : (a as number) + sign * eps * (xd[k] as number))),
+          ).nl;
         const plus = flat(at(1));
         const minus = flat(at(-1));
         const h = hvpOf(p, 's');

@@ -107,7 +107,12 @@ describe('forward mode through a read-modify-write loop updates the tangent in p
     const tangent = evalFn(j.program, j.jvp, [x], [dx]).lin[0] as number;
     expect(rel(tangent, (f(1) - f(-1)) / (2 * h))).toBeLessThan(1e-6);
     const grad = evalFn(g.program, g.grad, [x]).nl[0] as number[];
-    expect(rel(tangent, grad.reduce((s, v, k) => s + v * dx[k], 0))).toBeLessThan(1e-12);
+    expect(
+      rel(
+        tangent,
+        grad.reduce((s, v, k) => s + v * dx[k], 0),
+      ),
+    ).toBeLessThan(1e-12);
     // Marked in place, the same values.
     expect(evalFn(marked(j.program), j.jvp, [x], [dx]).lin).toEqual(evalFn(j.program, j.jvp, [x], [dx]).lin);
   });

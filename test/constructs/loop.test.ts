@@ -36,13 +36,21 @@ describe('syntax and checker', () => {
 
   const wrap = (body: string) => `def f(x: real, n: real ;) -> (real ;) {\n${body}\n}`;
   test.each([
-    ['a trip count that is not real', 'def f(x: real, n: bool ;) -> (real ;) {\n  loop(n, x) [|i: real, c: real ;| {\n    drop(i)\n    (c ;)\n  }]\n}', ['t.lina:2:3: in f: the trip count of loop must be real, got bool']],
+    [
+      'a trip count that is not real',
+      'def f(x: real, n: bool ;) -> (real ;) {\n  loop(n, x) [|i: real, c: real ;| {\n    drop(i)\n    (c ;)\n  }]\n}',
+      ['t.lina:2:3: in f: the trip count of loop must be real, got bool'],
+    ],
     [
       'a body returning another type than the carried value',
       wrap('  loop(n, x) [|i: real, c: real ;| {\n    drop(i)\n    gt(c, c)\n  }]'),
       ['t.lina:2:3: in f: the body of loop returns (bool), but its last operands (the carried values) are (real)'],
     ],
-    ['a free variable in the body', wrap('  loop(n, x) [|i: real, c: real ;| {\n    drop(i)\n    mul(c, x)\n  }]'), ['t.lina:4:12: in f: a body of loop reads x, which is bound outside it; bodies are closed: pass x as an operand']],
+    [
+      'a free variable in the body',
+      wrap('  loop(n, x) [|i: real, c: real ;| {\n    drop(i)\n    mul(c, x)\n  }]'),
+      ['t.lina:4:12: in f: a body of loop reads x, which is bound outside it; bodies are closed: pass x as an operand'],
+    ],
     ['two bodies', wrap('  loop(n, x) [|i: real, c: real ;| {\n    drop(i)\n    (c ;)\n  }, |i: real, c: real ;| {\n    drop(i)\n    (c ;)\n  }]'), ['t.lina:2:3: in f: loop takes one body; got 2']],
   ])('rejects %s', (_, src, messages) => {
     const errs = typeErrors(parseProgram(src, 't.lina'));
@@ -58,7 +66,10 @@ describe('interpreter', () => {
     const p = program();
     expect(evalFn(p, 'sq', [1.5, 3])).toEqual({ nl: [25.62890625], lin: [], work: 3 * 2 });
     expect(evalFn(p, 'pow', [2, 5]).nl).toEqual([32]);
-    expect(evalFn(p, 'sines', [0.3, 4]).nl[0]).toBeCloseTo([0, 1, 2, 3].reduce((s, i) => s + Math.sin(i * 0.3), 0), 14);
+    expect(evalFn(p, 'sines', [0.3, 4]).nl[0]).toBeCloseTo(
+      [0, 1, 2, 3].reduce((s, i) => s + Math.sin(i * 0.3), 0),
+      14,
+    );
     expect(evalFn(p, 'l', [3, 2], [1, 5]).lin).toEqual([11]);
     for (const n of [0, 1, 7]) expect(evalFn(p, 'sines', [0.3, n]).work).toBe(3 * n);
   });
@@ -112,7 +123,10 @@ describe('derivatives', () => {
   test.each(POINTS)('jvp, linearize, vjp and grad of %s at %j against central differences', (fn, x) => {
     const p = program();
     const m = findDef(p, fn).nlResults.length;
-    const dir = withCount(x, x.map((_, i) => 0.5 + i));
+    const dir = withCount(
+      x,
+      x.map((_, i) => 0.5 + i),
+    );
     const fd = centralDifference(p, fn, x, dir);
     const j = jvpOf(p, fn);
     const r = evalFn(j.program, j.jvp, x, dir);
@@ -168,8 +182,20 @@ describe('derivatives', () => {
       const works = [0, 1, 2, 5, 10, 20].map((n) => {
         const x = fn === 'pair' ? [0.5, 0.2, n] : [0.3, n];
         const f = evalFn(lz.program, lz.fwd, x);
-        const lin = evalFn(lz.program, lz.lin, [f.nl[m]], x.map(() => 1));
-        expect(f.work + lin.work).toBe(evalFn(lz.program, `${fn}.jvp`, x, x.map(() => 1)).work);
+        const lin = evalFn(
+          lz.program,
+          lz.lin,
+          [f.nl[m]],
+          x.map(() => 1),
+        );
+        expect(f.work + lin.work).toBe(
+          evalFn(
+            lz.program,
+            `${fn}.jvp`,
+            x,
+            x.map(() => 1),
+          ).work,
+        );
         return { n, w: f.work + lin.work };
       });
       const per = works[1].w - works[0].w;
@@ -179,7 +205,6 @@ describe('derivatives', () => {
 });
 
 describe('emitted TypeScript agrees with the interpreter', () => {
-
   test('every def and its derived functions, zero iterations included', () => {
     let p = program();
     for (const fn of ['sq', 'pow', 'sines', 'pair']) p = vjpOf(p, fn).program;

@@ -38,7 +38,8 @@ const pad = (v: Value, n: number): number[] => arr(n, (i) => ((v as number[])[i]
 const toTs = (v: Value): unknown => (Array.isArray(v) ? Float64Array.from(v as number[]) : v);
 const inner = (a: readonly number[], b: readonly number[]): number => arr(Math.max(a.length, b.length), (i) => (a[i] ?? 0) * (b[i] ?? 0)).reduce((s, x) => s + x, 0);
 /** ⟨x, y⟩ over a list of values (reals and arrays of reals, arrays zero padded to the longer). */
-const innerAll = (x: readonly Value[], y: readonly Value[]): number => x.reduce<number>((s, v, q) => s + (Array.isArray(v) ? inner(v as number[], y[q] as number[]) : (v as number) * (y[q] as number)), 0);
+const innerAll = (x: readonly Value[], y: readonly Value[]): number =>
+  x.reduce<number>((s, v, q) => s + (Array.isArray(v) ? inner(v as number[], y[q] as number[]) : (v as number) * (y[q] as number)), 0);
 
 const SIZES: [number, number, number][] = [
   [0, 0, 0],
@@ -156,7 +157,12 @@ describe('derivatives against central differences', () => {
     expect(r.nl).toEqual(evalFn(p, fn, x).nl);
     // the JVP against a central difference along ẋ
     const h = 1e-6;
-    const along = (s: number) => evalFn(p, fn, x.map((v, q) => (Array.isArray(v) ? (v as number[]).map((e, i) => e + s * h * (xd[q] as number[])[i]) : v))).nl;
+    const along = (s: number) =>
+      evalFn(
+        p,
+        fn,
+        x.map((v, q) => (Array.isArray(v) ? (v as number[]).map((e, i) => e + s * h * (xd[q] as number[])[i]) : v)),
+      ).nl;
     const plus = along(1);
     const minus = along(-1);
     r.lin.forEach((t, q) => {
@@ -192,7 +198,12 @@ describe('second order: hvp = J of the gradient through the erased linear forms'
     const got = evalFn(h.program, h.hvp, [...x, ...v]).nl;
     const g = gradOf(p, fn);
     const eps = 1e-5;
-    const at = (s: number) => evalFn(g.program, g.grad, x.map((a, q) => (Array.isArray(a) ? (a as number[]).map((e, i) => e + s * eps * (v[q] as number[])[i]) : a))).nl;
+    const at = (s: number) =>
+      evalFn(
+        g.program,
+        g.grad,
+        x.map((a, q) => (Array.isArray(a) ? (a as number[]).map((e, i) => e + s * eps * (v[q] as number[])[i]) : a)),
+      ).nl;
     const plus = at(1);
     const minus = at(-1);
     x.forEach((a, q) => {
@@ -205,7 +216,14 @@ describe('second order: hvp = J of the gradient through the erased linear forms'
       const A = x[0] as number[];
       const xd = v[1] as number[];
       const r = evalFn(h.program, h.hvp, [...x, arr(9, () => 0), xd, 0]).nl;
-      pad(r[1], 3).forEach((w, i) => expect(rel(w, arr(3, (l) => (A[i * 3 + l] + A[l * 3 + i]) * xd[l]).reduce((s, t) => s + t, 0))).toBeLessThan(1e-14));
+      pad(r[1], 3).forEach((w, i) =>
+        expect(
+          rel(
+            w,
+            arr(3, (l) => (A[i * 3 + l] + A[l * 3 + i]) * xd[l]).reduce((s, t) => s + t, 0),
+          ),
+        ).toBeLessThan(1e-14),
+      );
     }
     const { fns } = emitAndLoad(h.program);
     const emitted = fns.get(h.hvp)!(...[...x, ...v].map(toTs)) as unknown[];
@@ -328,12 +346,9 @@ describe('emitted TypeScript', () => {
 
 describe('random sizes 0 … 5 and values (fast-check)', () => {
   const unit = fc.double({ min: -2, max: 2, noNaN: true });
-  const arb = fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 })).chain(([n, k, m, q]) =>
-    fc.tuple(
-      fc.constant([n, k, m, q]),
-      ...[n * k, k * m, m * q, n * k, k * m, m * q].map((len) => fc.array(unit, { minLength: len, maxLength: len })),
-    ),
-  );
+  const arb = fc
+    .tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 }))
+    .chain(([n, k, m, q]) => fc.tuple(fc.constant([n, k, m, q]), ...[n * k, k * m, m * q, n * k, k * m, m * q].map((len) => fc.array(unit, { minLength: len, maxLength: len }))));
   test('the primal against the triple loop; grad of Σ((A·B)·C) against JVPs; emitted grad against the interpreter', () => {
     const p = program();
     const g = gradOf(p, 'chain');

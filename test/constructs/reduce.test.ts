@@ -100,11 +100,22 @@ describe('§5 worked examples, exact', () => {
   });
 
   test('6: the non-commutative reduce of affine maps gives (3, 3); ȳ = (1, 1) gives ā = [(1.5, 1.5), (1.5, 0.5), (8, 1)]', () => {
-    const x = [[2, 3, 0.5], [1, -1, 2]];
+    const x = [
+      [2, 3, 0.5],
+      [1, -1, 2],
+    ];
     expect(evalFn(program(), 'affine', x).nl).toEqual([3, 3]);
-    expect(vjp(program(), 'affine', x, [1, 1])).toEqual([[1.5, 1.5, 8], [1.5, 0.5, 1]]);
+    expect(vjp(program(), 'affine', x, [1, 1])).toEqual([
+      [1.5, 1.5, 8],
+      [1.5, 0.5, 1],
+    ]);
     // The operands swapped in the body (⊙ flipped) give a different answer: the order is kept.
-    const flipped = parseProgram(source.replace('let ac = mul(a, c)\n    let bc = mul(b, c)\n    let bcd = add(bc, d)\n    (ac, bcd ;)\n  }]\n}\n\n// Prefix sums', 'let ac = mul(c, a)\n    let bc = mul(d, a)\n    let bcd = add(bc, b)\n    (ac, bcd ;)\n  }]\n}\n\n// Prefix sums'));
+    const flipped = parseProgram(
+      source.replace(
+        'let ac = mul(a, c)\n    let bc = mul(b, c)\n    let bcd = add(bc, d)\n    (ac, bcd ;)\n  }]\n}\n\n// Prefix sums',
+        'let ac = mul(c, a)\n    let bc = mul(d, a)\n    let bcd = add(bc, b)\n    (ac, bcd ;)\n  }]\n}\n\n// Prefix sums',
+      ),
+    );
     expect(evalFn(flipped, 'affine', x).nl).not.toEqual([3, 3]);
   });
 
@@ -127,17 +138,39 @@ describe('§5 worked examples, exact', () => {
   });
 
   test('9: the general scan of affine maps: [(2, 1), (6, 2), (3, 3)]; all (1, 1) gives ā = [(5.5, 5.5), (4.5, 1.5), (8, 1)]', () => {
-    const x = [[2, 3, 0.5], [1, -1, 2]];
-    expect(evalFn(program(), 'affineScan', x).nl).toEqual([[2, 6, 3], [1, 2, 3]]);
-    expect(vjp(program(), 'affineScan', x, [[1, 1, 1], [1, 1, 1]])).toEqual([[5.5, 4.5, 8], [5.5, 1.5, 1]]);
+    const x = [
+      [2, 3, 0.5],
+      [1, -1, 2],
+    ];
+    expect(evalFn(program(), 'affineScan', x).nl).toEqual([
+      [2, 6, 3],
+      [1, 2, 3],
+    ]);
+    expect(
+      vjp(program(), 'affineScan', x, [
+        [1, 1, 1],
+        [1, 1, 1],
+      ]),
+    ).toEqual([
+      [5.5, 4.5, 8],
+      [5.5, 1.5, 1],
+    ]);
   });
 });
 
 describe('checker and run-time errors', () => {
   const wrap = (body: string) => `def f(a: array<real>, x: real ;) -> (real ;) {\n  let n = len(a) []\n${body}\n}`;
   test.each([
-    ['an even number of operands', wrap('  drop(x)\n  reduce(n, a) [|u: real ;| {\n    (u ;)\n  }]'), 'reduce takes its length n, then k neutral elements and k arrays (k ≥ 1), got 2 non-linear operands'],
-    ['an array of another type than its neutral element', wrap('  let t = true\n  drop(x)\n  reduce(n, t, a) [|u: bool, v: bool ;| {\n    drop(v)\n    (u ;)\n  }]'), 'reduce: operand 2 must be an array of the neutral element t\'s type array<bool>, got array<real>'],
+    [
+      'an even number of operands',
+      wrap('  drop(x)\n  reduce(n, a) [|u: real ;| {\n    (u ;)\n  }]'),
+      'reduce takes its length n, then k neutral elements and k arrays (k ≥ 1), got 2 non-linear operands',
+    ],
+    [
+      'an array of another type than its neutral element',
+      wrap('  let t = true\n  drop(x)\n  reduce(n, t, a) [|u: bool, v: bool ;| {\n    drop(v)\n    (u ;)\n  }]'),
+      "reduce: operand 2 must be an array of the neutral element t's type array<bool>, got array<real>",
+    ],
     ['a body with too few parameters', wrap('  reduce(n, x, a) [|u: real ;| {\n    (u ;)\n  }]'), 'the body of reduce takes 1 accumulator(s) and 1 element(s), got 1 non-linear parameters'],
   ])('%s', (_name, text, message) => {
     expect(typeErrors(parseProgram(text, 't.lina')).join('\n')).toContain(message);
@@ -145,7 +178,12 @@ describe('checker and run-time errors', () => {
 
   test('the arrays must hold n elements; n must be a non-negative integer', () => {
     const p = program();
-    expect(() => evalFn(p, 'affine', [[1, 2, 3], [1, 2]])).toThrow('reduce: the array q has 2 elements, the length is 3');
+    expect(() =>
+      evalFn(p, 'affine', [
+        [1, 2, 3],
+        [1, 2],
+      ]),
+    ).toThrow('reduce: the array q has 2 elements, the length is 3');
     const q = parseProgram(wrap('  let m = 2.5\n  drop(n)\n  reduce(m, x, a) [|u: real, v: real ;| {\n    add(u, v)\n  }]'));
     expect(() => evalFn(q, 'f', [[1, 2], 0])).toThrow('reduce: the length 2.5 is not a non-negative integer');
   });
@@ -175,12 +213,24 @@ const POINTS: [string, number[][]][] = [
   ['rprod', [[0.7]]],
   ['rprod', [[]]],
   ['rmin', [[1.5, -2, 0.25, 3]]],
-  ['affine', [[1.5, -2, 0.25], [0.5, 1, -1]]],
+  [
+    'affine',
+    [
+      [1.5, -2, 0.25],
+      [0.5, 1, -1],
+    ],
+  ],
   ['affine', [[], []]],
   ['cumsum', [[1.5, -2, 0.25]]],
   ['cumprod', [[1.5, -2, 0.25, 0.5]]],
   ['cumprod', [[0.3]]],
-  ['affineScan', [[1.5, -2, 0.25], [0.5, 1, -1]]],
+  [
+    'affineScan',
+    [
+      [1.5, -2, 0.25],
+      [0.5, 1, -1],
+    ],
+  ],
   ['softScan', [[0.5, -1, 2, 0.1]]],
   ['softScan', [[]]],
 ];
@@ -203,7 +253,12 @@ describe('derivatives against central differences', () => {
   });
 
   test.each(POINTS)('%s at %j: unzipping, W(fwd) + W(lin) = W(jvp)', (fn, x) => {
-    expectUnzipSplitsJvp(program(), fn, x, x.map((a) => a.map((_, i) => 0.5 + i)));
+    expectUnzipSplitsJvp(
+      program(),
+      fn,
+      x,
+      x.map((a) => a.map((_, i) => 0.5 + i)),
+    );
   });
 
   test('grad of a real-valued fold equals the VJP with ȳ = 1', () => {
@@ -327,13 +382,26 @@ describe('second order', () => {
   test('through the special cases (+, min): their J is ordinary code, so hvp runs (the Hessian is zero)', () => {
     for (const fn of ['rsum', 'rmin']) {
       const h = hvpOf(program(), fn);
-      const r = evalFn(h.program, h.hvp, [[3, 1, 2], [1, 2, 3]]);
+      const r = evalFn(h.program, h.hvp, [
+        [3, 1, 2],
+        [1, 2, 3],
+      ]);
       expect(pad(r.nl[0], 3)).toEqual([0, 0, 0]);
     }
     // (min a)²: H = 2·e_k e_kᵀ at the arg-minimum k, so H·v = 2·v_k·e_k.
-    const sq = parseProgram(`def f(a: array<real> ;) -> (real ;) {\n  let n = len(a) []\n  let top = Infinity\n  let m = reduce(n, top, a) [|u: real, v: real ;| {\n    min(u, v)\n  }]\n  mul(m, m)\n}`);
+    const sq = parseProgram(
+      `def f(a: array<real> ;) -> (real ;) {\n  let n = len(a) []\n  let top = Infinity\n  let m = reduce(n, top, a) [|u: real, v: real ;| {\n    min(u, v)\n  }]\n  mul(m, m)\n}`,
+    );
     const h = hvpOf(sq, 'f');
-    expect(pad(evalFn(h.program, h.hvp, [[3, -1, 2, -1], [1, 2, 3, 4]]).nl[0], 4)).toEqual([0, 4, 0, 0]);
+    expect(
+      pad(
+        evalFn(h.program, h.hvp, [
+          [3, -1, 2, -1],
+          [1, 2, 3, 4],
+        ]).nl[0],
+        4,
+      ),
+    ).toEqual([0, 4, 0, 0]);
   });
 });
 
@@ -341,7 +409,12 @@ describe('second order through the general rule (J of the erased recurrences)', 
   /** H·v by central differences of the gradient. */
   function fdHvp(p: Program, fn: string, x: number[][], v: number[][], eps = 1e-5): number[] {
     const g = gradOf(p, fn);
-    const at = (s: number) => evalFn(g.program, g.grad, x.map((a, k) => a.map((e, i) => e + s * eps * v[k][i]))).nl[0] as number[];
+    const at = (s: number) =>
+      evalFn(
+        g.program,
+        g.grad,
+        x.map((a, k) => a.map((e, i) => e + s * eps * v[k][i])),
+      ).nl[0] as number[];
     const plus = at(1);
     const minus = at(-1);
     return plus.map((a, i) => (a - minus[i]) / (2 * eps));
@@ -376,7 +449,13 @@ describe('second order through the general rule (J of the erased recurrences)', 
     const want = at(1).map((v, i) => (v - at(-1)[i]) / 2e-5);
     for (const o of [{}, { inlinePrimal: true }]) {
       const h = hvpOf(p, 'f', o);
-      const got = pad(evalFn(h.program, h.hvp, [[0.5, 2], [1, 0]]).nl[0], 2);
+      const got = pad(
+        evalFn(h.program, h.hvp, [
+          [0.5, 2],
+          [1, 0],
+        ]).nl[0],
+        2,
+      );
       got.forEach((v, i) => expect(rel(v, want[i])).toBeLessThan(1e-6));
     }
   });
@@ -384,7 +463,23 @@ describe('second order through the general rule (J of the erased recurrences)', 
   test('Π a: the Hessian is the products of all but two elements, exact with zeros', () => {
     const h = hvpOf(program(), 'rprod');
     // H_ij = Π_{l ≠ i, j} a_l; with a = [2, 0, 4] and v = e_0: H·v = [0, 4, 0]; v = e_1: [4, 0, 2].
-    expect(pad(evalFn(h.program, h.hvp, [[2, 0, 4], [1, 0, 0]]).nl[0], 3)).toEqual([0, 4, 0]);
-    expect(pad(evalFn(h.program, h.hvp, [[2, 0, 4], [0, 1, 0]]).nl[0], 3)).toEqual([4, 0, 2]);
+    expect(
+      pad(
+        evalFn(h.program, h.hvp, [
+          [2, 0, 4],
+          [1, 0, 0],
+        ]).nl[0],
+        3,
+      ),
+    ).toEqual([0, 4, 0]);
+    expect(
+      pad(
+        evalFn(h.program, h.hvp, [
+          [2, 0, 4],
+          [0, 1, 0],
+        ]).nl[0],
+        3,
+      ),
+    ).toEqual([4, 0, 2]);
   });
 });

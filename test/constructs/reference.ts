@@ -12,7 +12,12 @@ export const basis = (n: number, i: number): number[] => Array.from({ length: n 
 
 /** Central differences of `fn` along `dir` (parameters moved by 0, such as a trip count, are held). */
 export function centralDifference(p: Program, fn: string, x: number[], dir: number[], h = 1e-6): number[] {
-  const at = (s: number) => evalFn(p, fn, x.map((xi, i) => xi + s * h * dir[i])).nl as number[];
+  const at = (s: number) =>
+    evalFn(
+      p,
+      fn,
+      x.map((xi, i) => xi + s * h * dir[i]),
+    ).nl as number[];
   const plus = at(1);
   const minus = at(-1);
   return plus.map((v, i) => (v - minus[i]) / (2 * h));

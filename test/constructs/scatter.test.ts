@@ -47,8 +47,23 @@ describe('§5 worked examples, exact', () => {
   });
 
   test('11: gather at [0, 2, 2] with ȳ = [1, 2, 3]: ā = [1, 0, 5, 0] (repeated indices add up)', () => {
-    expect(evalFn(program(), 'pick3', [[1, 2, 3, 4], [0, 2, 2]]).nl).toEqual([[1, 3, 3]]);
-    expect(vjp(program(), 'pick3', [[1, 2, 3, 4], [0, 2, 2]], [[1, 2, 3]])[0]).toEqual([1, 0, 5, 0]);
+    expect(
+      evalFn(program(), 'pick3', [
+        [1, 2, 3, 4],
+        [0, 2, 2],
+      ]).nl,
+    ).toEqual([[1, 3, 3]]);
+    expect(
+      vjp(
+        program(),
+        'pick3',
+        [
+          [1, 2, 3, 4],
+          [0, 2, 2],
+        ],
+        [[1, 2, 3]],
+      )[0],
+    ).toEqual([1, 0, 5, 0]);
     // 1000+ colliding indices (the notes' test for atomics): every ȳ lands on slot 1.
     const idx = Array.from({ length: 1200 }, (_, j) => (j % 3 === 0 ? 1 : 2));
     const yb = idx.map(() => 0.5);
@@ -56,7 +71,11 @@ describe('§5 worked examples, exact', () => {
   });
 
   test('13: histogram + with an out-of-range bin: [4, 4, 2]; h̄ = [1, 10, 100] gives v̄ = [1, 100, 1, 10, 0], d̄ = [1, 10, 100]', () => {
-    const x = [[0, 0, 0], [0, 2, 0, 1, 5], [1, 2, 3, 4, 5]];
+    const x = [
+      [0, 0, 0],
+      [0, 2, 0, 1, 5],
+      [1, 2, 3, 4, 5],
+    ];
     expect(evalFn(program(), 'histAdd', x).nl).toEqual([[4, 4, 2]]);
     const [dBar, , vBar] = vjp(program(), 'histAdd', x, [[1, 10, 100]]);
     expect(dBar).toEqual([1, 10, 100]);
@@ -64,7 +83,11 @@ describe('§5 worked examples, exact', () => {
   });
 
   test('14: histogram * with a zero: [6, 0]; h̄ = [1, 1] gives v̄ = [3, 2, 10, 0, 0], d̄ = [6, 0]', () => {
-    const x = [[1, 1], [0, 0, 1, 1, 1], [2, 3, 0, 5, 2]];
+    const x = [
+      [1, 1],
+      [0, 0, 1, 1, 1],
+      [2, 3, 0, 5, 2],
+    ];
     expect(evalFn(program(), 'histMul', x).nl).toEqual([[6, 0]]);
     const [dBar, , vBar] = vjp(program(), 'histMul', x, [[1, 1]]);
     expect(dBar).toEqual([6, 0]);
@@ -72,7 +95,11 @@ describe('§5 worked examples, exact', () => {
   });
 
   test('15: histogram min: [1, 0]; h̄ = [1, 1] gives v̄ = [0, 1, 0], d̄ = [0, 1] (the destination won bin 1)', () => {
-    const x = [[5, 0], [0, 0, 1], [3, 1, 2]];
+    const x = [
+      [5, 0],
+      [0, 0, 1],
+      [3, 1, 2],
+    ];
     expect(evalFn(program(), 'histMin', x).nl).toEqual([[1, 0]]);
     const [dBar, , vBar] = vjp(program(), 'histMin', x, [[1, 1]]);
     expect(dBar).toEqual([0, 1]);
@@ -82,12 +109,35 @@ describe('§5 worked examples, exact', () => {
 
 describe('errors name the argument, in the interpreter and in emitted code', () => {
   const CASES: [string, Value[], string][] = [
-    ['put', [[1, 2, 3], [0, 2, 0], [4, 5, 6]], 'scatter: idx repeats the index 0'],
+    [
+      'put',
+      [
+        [1, 2, 3],
+        [0, 2, 0],
+        [4, 5, 6],
+      ],
+      'scatter: idx repeats the index 0',
+    ],
     ['put', [[1, 2, 3], [3], [4]], 'scatter: idx[0] = 3 is not an index of xs (length 3)'],
     ['put', [[1, 2, 3], [0, 1], [4]], 'scatter: vs has 1 elements, idx has 2'],
-    ['pick3', [[1, 2, 3], [0, -1]], 'gather: idx[1] = -1 is not an index of a (length 3)'],
+    [
+      'pick3',
+      [
+        [1, 2, 3],
+        [0, -1],
+      ],
+      'gather: idx[1] = -1 is not an index of a (length 3)',
+    ],
     ['pick3', [[1, 2, 3], [0.5]], 'gather: idx[0] = 0.5 is not an index of a (length 3)'],
-    ['histAdd', [[0, 0], [0, 1.5], [1, 2]], 'reduceByIndex: idx[1] = 1.5 is not an integer'],
+    [
+      'histAdd',
+      [
+        [0, 0],
+        [0, 1.5],
+        [1, 2],
+      ],
+      'reduceByIndex: idx[1] = 1.5 is not an integer',
+    ],
     ['histAdd', [[0, 0], [0, 1], [1]], 'reduceByIndex: vs has 1 elements, idx has 2'],
   ];
   test.each(CASES)('%s %j', (fn, x, message) => {
@@ -118,14 +168,61 @@ function numericVjp(p: Program, fn: string, x: Value[], yb: Value[], active: rea
 }
 
 const POINTS: [string, Value[], boolean[]][] = [
-  ['pick3', [[0.5, -1, 2, 3], [3, 0, 3, 1]], [true, false]],
+  [
+    'pick3',
+    [
+      [0.5, -1, 2, 3],
+      [3, 0, 3, 1],
+    ],
+    [true, false],
+  ],
   ['pick3', [[0.5], []], [true, false]],
-  ['put', [[0.5, -1, 2, 3], [2, 0], [1.5, -0.5]], [true, false, true]],
+  [
+    'put',
+    [
+      [0.5, -1, 2, 3],
+      [2, 0],
+      [1.5, -0.5],
+    ],
+    [true, false, true],
+  ],
   ['put', [[0.5, -1], [], []], [true, false, true]],
-  ['histAdd', [[0.5, -1, 2], [2, 0, 2, 7, -1], [1.5, -0.5, 0.25, 2, 3]], [true, false, true]],
-  ['histMul', [[0.5, -1, 2], [2, 0, 2, 1, 0], [1.5, -0.5, 0.25, 2, 3]], [true, false, true]],
-  ['histMul', [[0.5, -1, 2], [2, 0, 2, 1, 0], [1.5, 0, 0.25, 2, 0]], [true, false, true]],
-  ['histMin', [[0.5, -1, 2], [2, 0, 2, 1, 0], [1.5, -0.5, 0.25, 2, 3]], [true, false, true]],
+  [
+    'histAdd',
+    [
+      [0.5, -1, 2],
+      [2, 0, 2, 7, -1],
+      [1.5, -0.5, 0.25, 2, 3],
+    ],
+    [true, false, true],
+  ],
+  [
+    'histMul',
+    [
+      [0.5, -1, 2],
+      [2, 0, 2, 1, 0],
+      [1.5, -0.5, 0.25, 2, 3],
+    ],
+    [true, false, true],
+  ],
+  [
+    'histMul',
+    [
+      [0.5, -1, 2],
+      [2, 0, 2, 1, 0],
+      [1.5, 0, 0.25, 2, 0],
+    ],
+    [true, false, true],
+  ],
+  [
+    'histMin',
+    [
+      [0.5, -1, 2],
+      [2, 0, 2, 1, 0],
+      [1.5, -0.5, 0.25, 2, 3],
+    ],
+    [true, false, true],
+  ],
   ['histAdd', [[0.5], [0], [1.5]], [true, false, true]],
   ['mixed', [[0.5, -1, 2, 3], [2, 0, 3], 0.7], [true, false, true]],
 ];
@@ -190,10 +287,13 @@ describe('work: W(grad) ≤ c·W(f), the same constant at n = 64 and 4096', () =
     const p = program();
     const ratios = [64, 4096].map((n) => {
       const x: Value[] =
-        fn === 'pick3' ? [arr(n, (i) => 1 + i / n), arr(n, (i) => (i * 7) % n)]
-        : fn === 'put' ? [arr(n, (i) => 1 + i / n), arr(n / 2, (i) => 2 * i), arr(n / 2, (i) => i / n)]
-        : fn === 'mixed' ? [arr(n, (i) => 1 + i / n), arr(n, (i) => (i * 5) % n), 0.5]
-        : [arr(n / 4, () => 1), arr(n, (i) => (i * 3) % (n / 4 + 2)), arr(n, (i) => 1 + (i % 5) / 10)];
+        fn === 'pick3'
+          ? [arr(n, (i) => 1 + i / n), arr(n, (i) => (i * 7) % n)]
+          : fn === 'put'
+            ? [arr(n, (i) => 1 + i / n), arr(n / 2, (i) => 2 * i), arr(n / 2, (i) => i / n)]
+            : fn === 'mixed'
+              ? [arr(n, (i) => 1 + i / n), arr(n, (i) => (i * 5) % n), 0.5]
+              : [arr(n / 4, () => 1), arr(n, (i) => (i * 3) % (n / 4 + 2)), arr(n, (i) => 1 + (i % 5) / 10)];
       const wf = evalFn(p, fn, x).work;
       const v = vjpOf(p, fn);
       const f = evalFn(v.program, v.fwd, x);
@@ -224,7 +324,12 @@ describe('emitted TypeScript', () => {
       calls.push([fn, x, []], [`${fn}.jvp`, x, xd], [`${fn}.fwd`, x, []], [`${fn}.lin`, [tape], xd], [`${fn}.bwd`, [tape], seedFor(p, fn, x)]);
     }
     calls.push(['mixed.grad', POINTS[POINTS.length - 1][1], []]);
-    calls.push(['lg.T', [5, [4, 0, 4]], [[1, 2, 3]]], ['lsc.T', [5, [3, 1]], [[1, 2, 3, 4, 5]]], ['lh.T', [3, [2, 0, 2, 9], [1, 2, 3, 4]], [[1, 2, 3]]], ['lh', [3, [2, 0, 2, 9], [1, 2, 3, 4]], [[1], [1, 2, 3, 4]]]);
+    calls.push(
+      ['lg.T', [5, [4, 0, 4]], [[1, 2, 3]]],
+      ['lsc.T', [5, [3, 1]], [[1, 2, 3, 4, 5]]],
+      ['lh.T', [3, [2, 0, 2, 9], [1, 2, 3, 4]], [[1, 2, 3]]],
+      ['lh', [3, [2, 0, 2, 9], [1, 2, 3, 4]], [[1], [1, 2, 3, 4]]],
+    );
     for (const [name, nl, lin] of calls) {
       const want = plain(asReturned(evalFn(p, name, nl, lin)));
       const tape = name.endsWith('.lin') || name.endsWith('.bwd');
@@ -250,7 +355,10 @@ function histProgram(xs: readonly number[]): Program | undefined {
 def f(d: array<real>, idx: array<real>, v: array<real> ;) -> (array<real> ;) {
   reduceByIndex(d, idx, v) [|a: real, b: real ;| {
     let (${rs.join(', ')}) = ${g.name}(${g.nlParams.map((_, i) => (i % 2 === 0 ? 'a' : 'b')).join(', ')})
-${rs.slice(1).map((r) => `    drop(${r})\n`).join('')}    (r0 ;)
+${rs
+  .slice(1)
+  .map((r) => `    drop(${r})\n`)
+  .join('')}    (r0 ;)
   }]
 }
 `,
@@ -352,10 +460,38 @@ def f(d: array<real>, idx: array<real>, v: array<real> ;) -> (real ;) {
 }
 `;
   test.each([
-    ['mul(a, b)', [[0.5, -1, 2], [2, 0, 2, 7, 1, 0], [1.5, -0.5, 0.25, 2, 3, 0.7]]],
-    ['mul(a, b)', [[0.5, -1, 2], [2, 0, 2, 1, 1, 0], [1.5, 0, 0.25, 2, 0, 0.7]]],
-    ['add(a, b)', [[0.5, -1, 2], [2, 0, -1, 1], [1.5, -0.5, 0.25, 2]]],
-    ['min(a, b)', [[0.5, -1, 2], [2, 0, 2, 1], [1.5, -0.5, 0.25, -2]]],
+    [
+      'mul(a, b)',
+      [
+        [0.5, -1, 2],
+        [2, 0, 2, 7, 1, 0],
+        [1.5, -0.5, 0.25, 2, 3, 0.7],
+      ],
+    ],
+    [
+      'mul(a, b)',
+      [
+        [0.5, -1, 2],
+        [2, 0, 2, 1, 1, 0],
+        [1.5, 0, 0.25, 2, 0, 0.7],
+      ],
+    ],
+    [
+      'add(a, b)',
+      [
+        [0.5, -1, 2],
+        [2, 0, -1, 1],
+        [1.5, -0.5, 0.25, 2],
+      ],
+    ],
+    [
+      'min(a, b)',
+      [
+        [0.5, -1, 2],
+        [2, 0, 2, 1],
+        [1.5, -0.5, 0.25, -2],
+      ],
+    ],
   ] as [string, number[][]][])('hvp with %s at %j against differences of the gradient', (op, x) => {
     const p = parseProgram(HS(op));
     const v = x.map((a, k) => (k === 1 ? a.map(() => 0) : a.map((_, i) => Math.cos(i + k))));
@@ -363,7 +499,12 @@ def f(d: array<real>, idx: array<real>, v: array<real> ;) -> (real ;) {
     const got = evalFn(h.program, h.hvp, [...x, ...v]).nl;
     const g = gradOf(p, 'f');
     const eps = 1e-5;
-    const at = (s: number) => evalFn(g.program, g.grad, x.map((a, k) => a.map((e, i) => e + s * eps * v[k][i]))).nl;
+    const at = (s: number) =>
+      evalFn(
+        g.program,
+        g.grad,
+        x.map((a, k) => a.map((e, i) => e + s * eps * v[k][i])),
+      ).nl;
     const plus = at(1);
     const minus = at(-1);
     [0, 2].forEach((k) => {

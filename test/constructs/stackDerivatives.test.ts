@@ -33,7 +33,12 @@ def total(u: real, limit: real, x: real ;) -> (real ;) {
 
 /** Column j of the Hessian by central differences of the compiled gradient (the trip count held). */
 function gradDifference(p: Program, grad: string, x: number[], j: number, h = 1e-5): number[] {
-  const at = (s: number) => evalFn(p, grad, x.map((v, k) => (k === j ? v + s * h : v))).nl as number[];
+  const at = (s: number) =>
+    evalFn(
+      p,
+      grad,
+      x.map((v, k) => (k === j ? v + s * h : v)),
+    ).nl as number[];
   const plus = at(1);
   const minus = at(-1);
   return plus.map((v, i) => (v - minus[i]) / (2 * h));
@@ -42,7 +47,8 @@ function gradDifference(p: Program, grad: string, x: number[], j: number, h = 1e
 // A stack of constants read in a loop that carries x: c ← sin(c)·v_i with v_i = i + 1 pushed by a
 // loop that has no tangent at all. J of the reading loop gets a symbolic zero for the stack: a
 // zero(stack<real>) operand, read by lat as zeros (it is empty).
-const constantStack = parseProgram(`
+const constantStack = parseProgram(
+  `
 def z(x: real, n: real ;) -> (real ;) {
   let pad = 0
   let s0 = stack(pad) []
@@ -57,7 +63,9 @@ def z(x: real, n: real ;) -> (real ;) {
     mul(sc, v)
   }]
 }
-`, 'z.lina');
+`,
+  'z.lina',
+);
 
 describe('the linear stack operations', () => {
   test('the registry holds size, lpush and lat', () => {
@@ -85,7 +93,11 @@ describe('the linear stack operations', () => {
 
   test.each([
     ['lpush of a value of another type', 'def f(k: real ; s: stack<real>, x: <real, real>) -> (; stack<real>) {\n  lpush(k ; s, x) []\n}', /lpush of a <real, real> onto a stack<real>/],
-    ['lat whose body returns another type', 'def f(i: real ; s: stack<real>) -> (; real) {\n  lat(i ; s) [|| {\n    zero(<real>)\n  }]\n}', /the body of lat gives the element read where the stack has none/],
+    [
+      'lat whose body returns another type',
+      'def f(i: real ; s: stack<real>) -> (; real) {\n  lat(i ; s) [|| {\n    zero(<real>)\n  }]\n}',
+      /the body of lat gives the element read where the stack has none/,
+    ],
     ['lat without a body', 'def f(i: real ; s: stack<real>) -> (; real) {\n  lat(i ; s) []\n}', /lat takes 1 body, got 0/],
     ['a linear stack of booleans', 'def f(; s: stack<bool>) -> (; stack<bool>) {\n  (; s)\n}', /linear variable s has type stack<bool>, which is not a vector space/],
   ])('rejects %s', (_, src, message) => {
@@ -159,7 +171,12 @@ describe('hvp through a counted loop: repeated squaring (examples/ir/loop.lina, 
     const p = loops();
     const { program: g, grad } = gradOf(p, 'sq');
     const h = hvpOf(p, 'sq', { simplify: true });
-    for (const [x0, n] of [[1.1, 0], [0.9, 1], [1.05, 4], [-0.7, 2]]) {
+    for (const [x0, n] of [
+      [1.1, 0],
+      [0.9, 1],
+      [1.05, 4],
+      [-0.7, 2],
+    ]) {
       const hv = evalFn(h.program, h.hvp, [x0, n, 1, 0]).nl as number[];
       const m = 2 ** n;
       expect(rel(hv[0], m * (m - 1) * x0 ** (m - 2))).toBeLessThan(1e-12);
@@ -182,7 +199,11 @@ describe('hvp through a counted loop: repeated squaring (examples/ir/loop.lina, 
     for (const fn of ['sq', 'pow', 'sines']) {
       const h = hvpOf(loops(), fn, { simplify: true });
       const { fns } = emitAndLoad(h.program);
-      for (const args of [[1.5, 3, 1, 0], [0.7, 5, -0.5, 0], [2, 0, 1, 0]] as Value[][]) {
+      for (const args of [
+        [1.5, 3, 1, 0],
+        [0.7, 5, -0.5, 0],
+        [2, 0, 1, 0],
+      ] as Value[][]) {
         expect(fns.get(h.hvp)!(...args)).toEqual(asReturned(evalFn(h.program, h.hvp, args)));
       }
     }

@@ -97,7 +97,10 @@ def both(a: array<real> ;) -> (array<real>, array<real> ;) {
   (a, b)
 }`);
     const r = evalFn(p, 'both', [[1, 2, 3]]);
-    expect(r.nl).toEqual([[1, 2, 3], [1, 9, 3]]);
+    expect(r.nl).toEqual([
+      [1, 2, 3],
+      [1, 9, 3],
+    ]);
     // a is read after the update: the pass must leave it a copy.
     expect(printProgram(marked(p))).toContain('update(a, i, v)');
     expect(() => evalFn(p, 'both', [[1]])).toThrow(/update: index 1 outside an array of 1/);

@@ -63,10 +63,26 @@ describe('syntax and checker', () => {
   const step = '|u: real, c: real ;| {\n    mul(c, u)\n  }';
   test.each([
     ['a condition that does not return bool', wrap(`|u: real, c: real ;| {\n    drop(u)\n    (c ;)\n  }, ${step}`), 'in f: the condition of while must return (bool), got (real)'],
-    ['a condition with a linear parameter', wrap(`|u: real, c: real ; d: real| {\n    drop(u)\n    drop(d)\n    let z = 0\n    gt(c, z)\n  }, ${step}`), 'in f: the condition of while reads only non-linear values: it takes no linear parameters, got 1'],
-    ['a condition with more parameters than operands', wrap(`|u: real, c: real, e: real ;| {\n    drop(u)\n    drop(e)\n    let z = 0\n    gt(c, z)\n  }, ${step}`), 'in f: the condition of while takes 3 parameters, but while has only 2 non-linear operand(s); it takes the first ones'],
-    ['a step returning another type than the carried value', wrap(`${cond}, |u: real, c: real ;| {\n    gt(c, u)\n  }`), 'in f: the body of while returns (bool), but its last operands (the carried values) are (real)'],
-    ['a free variable in the condition', wrap(`|u: real, c: real ;| {\n    drop(u)\n    gt(c, x)\n  }, ${step}`), 'in f: a body of while reads x, which is bound outside it; bodies are closed: pass x as an operand'],
+    [
+      'a condition with a linear parameter',
+      wrap(`|u: real, c: real ; d: real| {\n    drop(u)\n    drop(d)\n    let z = 0\n    gt(c, z)\n  }, ${step}`),
+      'in f: the condition of while reads only non-linear values: it takes no linear parameters, got 1',
+    ],
+    [
+      'a condition with more parameters than operands',
+      wrap(`|u: real, c: real, e: real ;| {\n    drop(u)\n    drop(e)\n    let z = 0\n    gt(c, z)\n  }, ${step}`),
+      'in f: the condition of while takes 3 parameters, but while has only 2 non-linear operand(s); it takes the first ones',
+    ],
+    [
+      'a step returning another type than the carried value',
+      wrap(`${cond}, |u: real, c: real ;| {\n    gt(c, u)\n  }`),
+      'in f: the body of while returns (bool), but its last operands (the carried values) are (real)',
+    ],
+    [
+      'a free variable in the condition',
+      wrap(`|u: real, c: real ;| {\n    drop(u)\n    gt(c, x)\n  }, ${step}`),
+      'in f: a body of while reads x, which is bound outside it; bodies are closed: pass x as an operand',
+    ],
     ['one body', wrap(step), 'in f: while takes two bodies, a condition and a step; got 1'],
   ])('rejects %s', (_, src, message) => {
     const errs = typeErrors(parseProgram(src, 't.lina'));
@@ -211,7 +227,6 @@ describe('derivatives', () => {
 });
 
 describe('emitted TypeScript agrees with the interpreter', () => {
-
   test('every def and its derived functions, zero iterations included', () => {
     let p = program();
     for (const fn of ['sqrt', 'grow']) p = vjpOf(p, fn).program;

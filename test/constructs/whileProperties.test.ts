@@ -29,9 +29,7 @@ function whileProgram(ops: readonly number[], dataBound: boolean): Program {
   const chain = ops.map((k, i) => OPS[k](i === 0 ? 'c' : `v${i - 1}`, `v${i}`)).join('\n    ');
   const last = `v${ops.length - 1}`;
   const usesU = ops.some((k) => k === 1 || k === 2);
-  const cond = dataBound
-    ? `let more = lt(j, n)\n    let low = lt(s, limit)\n    and(more, low)`
-    : `drop(s)\n    drop(limit)\n    lt(j, n)`;
+  const cond = dataBound ? `let more = lt(j, n)\n    let low = lt(s, limit)\n    and(more, low)` : `drop(s)\n    drop(limit)\n    lt(j, n)`;
   const text = `
 def w(u: real, x: real, n: real, limit: real ;) -> (real, real, real ;) {
   let zero = 0
@@ -77,8 +75,16 @@ describe('while over random steps', () => {
         const j = jvpOf(p, 'w');
         const r = evalFn(j.program, j.jvp, args, d);
         const h = 1e-6;
-        const plus = evalFn(p, 'w', args.map((a, i) => a + h * d[i])).nl as number[];
-        const minus = evalFn(p, 'w', args.map((a, i) => a - h * d[i])).nl as number[];
+        const plus = evalFn(
+          p,
+          'w',
+          args.map((a, i) => a + h * d[i]),
+        ).nl as number[];
+        const minus = evalFn(
+          p,
+          'w',
+          args.map((a, i) => a - h * d[i]),
+        ).nl as number[];
         (r.lin as number[]).forEach((t, i) => expect(close(t, (plus[i] - minus[i]) / (2 * h), 1e-6)).toBe(true));
       }),
       RUNS,

@@ -16,7 +16,11 @@ import { SPECS, Spec } from './specs';
 import { REFUSALS } from './refusals';
 
 const programsDir = path.join(__dirname, 'programs');
-const programs = fs.readdirSync(programsDir).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
+const programs = fs
+  .readdirSync(programsDir)
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.slice(0, -3))
+  .sort();
 
 type Fn = (...args: Value[]) => any;
 let counter = 0;

@@ -49,7 +49,9 @@ export function leaves(v: Value): number[] {
   if (isTyped(v)) return Array.from(v);
   if (Array.isArray(v)) return v.flatMap((x: Value) => leaves(x));
   const o = v as { [k: string]: Value };
-  return Object.keys(o).sort().flatMap((k) => leaves(o[k]));
+  return Object.keys(o)
+    .sort()
+    .flatMap((k) => leaves(o[k]));
 }
 
 /** A copy of v with f applied to each numeric leaf (given its index); integer arrays stay. */
@@ -75,7 +77,10 @@ export function shape(v: Value): string {
   if (isTyped(v)) return `${v.constructor.name}(${v.length})`;
   if (Array.isArray(v)) return `[${v.map((x: Value) => shape(x)).join(',')}]`;
   const o = v as { [k: string]: Value };
-  return `{${Object.keys(o).sort().map((k) => `${k}:${shape(o[k])}`).join(',')}}`;
+  return `{${Object.keys(o)
+    .sort()
+    .map((k) => `${k}:${shape(o[k])}`)
+    .join(',')}}`;
 }
 
 /** Same shape and the same numbers bit for bit (NaN equals NaN, 0 differs from -0). */

@@ -222,9 +222,21 @@ spec({
 });
 spec({ program: 'power_iteration', fn: 'dominantEigenvalue', wrt: [0], sizes: [0, 1, 4], inputs: (r, n) => [r.spd(n), 6] });
 spec({ program: 'polynomial_fit', fn: 'polyLoss', wrt: [0, 1, 2, 3], sizes: [0, 1, 6], inputs: (r, n) => [r.f64(3), r.f64(n), r.f64(n), 0.01 + 0.001 * r.uniform()] });
-spec({ program: 'logistic_regression', fn: 'logisticLoss', wrt: [0, 1, 2, 3], sizes: [0, 1, 6], inputs: (r, n) => [r.f64(3), r.uniform(), r.mat(n, 3, -2, 2), Float64Array.from({ length: n }, () => r.int(2))] });
+spec({
+  program: 'logistic_regression',
+  fn: 'logisticLoss',
+  wrt: [0, 1, 2, 3],
+  sizes: [0, 1, 6],
+  inputs: (r, n) => [r.f64(3), r.uniform(), r.mat(n, 3, -2, 2), Float64Array.from({ length: n }, () => r.int(2))],
+});
 
-spec({ program: 'kalman_filter', fn: 'innovationNll', wrt: [0, 1, 2], sizes: [0, 1, 6], inputs: (r, n) => [r.vec(n, -1, 1).map((e, i) => 0.5 * i + e), -1 + 0.2 * r.uniform(), -0.5 + 0.2 * r.uniform()] });
+spec({
+  program: 'kalman_filter',
+  fn: 'innovationNll',
+  wrt: [0, 1, 2],
+  sizes: [0, 1, 6],
+  inputs: (r, n) => [r.vec(n, -1, 1).map((e, i) => 0.5 * i + e), -1 + 0.2 * r.uniform(), -0.5 + 0.2 * r.uniform()],
+});
 spec({
   program: 'attention',
   fn: 'attentionLoss',
@@ -237,7 +249,11 @@ spec({
   fn: 'clusterEnergy',
   wrt: [0, 1, 2],
   sizes: [0, 1, 5],
-  inputs: (r, n) => [Array.from({ length: n }, (_, i) => ({ x: 1.1 * i + 0.1 * r.uniform(), y: 0.6 * (i % 2) + 0.1 * r.uniform(), z: 0.1 * r.uniform() })), 1 + 0.01 * r.uniform(), 1 + 0.1 * r.uniform()],
+  inputs: (r, n) => [
+    Array.from({ length: n }, (_, i) => ({ x: 1.1 * i + 0.1 * r.uniform(), y: 0.6 * (i % 2) + 0.1 * r.uniform(), z: 0.1 * r.uniform() })),
+    1 + 0.01 * r.uniform(),
+    1 + 0.1 * r.uniform(),
+  ],
 });
 spec({ program: 'determinant', fn: 'barrier', wrt: [0], sizes: [0, 1, 4], inputs: (r, n) => [shifted(r, n, 0.5)] });
 

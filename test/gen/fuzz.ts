@@ -121,15 +121,25 @@ class Gen {
   cond(s: Scope, d: number): string {
     const c = this.c;
     // TypeScript refuses === between two different literals: the left side of one is a variable.
-    const cmp = () => c.weighted<string>([
-      [2, () => {
-        const [a, op, b] = [this.expr(s, d + 1), c.of(['>', '<', '>=', '<=']), this.expr(s, d + 1)];
-        // TypeScript parses `a < (y > (…) …)` as type arguments `<(y>` and rejects it: the same test mirrored.
-        return op === '<' && b.startsWith('(') ? `${b} > ${a}` : `${a} ${op} ${b}`;
-      }],
-      // (Against a bare literal, TypeScript would narrow the variable to that literal's type.)
-      [1, () => { const r = this.expr(s, d + 1); return `${this.varLeaf(s)} ${c.of(['!==', '==='])} ${/^[\d.]+$/.test(r) ? `${r} * ${this.varLeaf(s)}` : r}`; }],
-    ]);
+    const cmp = () =>
+      c.weighted<string>([
+        [
+          2,
+          () => {
+            const [a, op, b] = [this.expr(s, d + 1), c.of(['>', '<', '>=', '<=']), this.expr(s, d + 1)];
+            // TypeScript parses `a < (y > (…) …)` as type arguments `<(y>` and rejects it: the same test mirrored.
+            return op === '<' && b.startsWith('(') ? `${b} > ${a}` : `${a} ${op} ${b}`;
+          },
+        ],
+        // (Against a bare literal, TypeScript would narrow the variable to that literal's type.)
+        [
+          1,
+          () => {
+            const r = this.expr(s, d + 1);
+            return `${this.varLeaf(s)} ${c.of(['!==', '==='])} ${/^[\d.]+$/.test(r) ? `${r} * ${this.varLeaf(s)}` : r}`;
+          },
+        ],
+      ]);
     return c.weighted<string>([
       [4, () => `${this.leaf(s)} > ${this.leaf(s)}`],
       [4, cmp],
@@ -163,15 +173,57 @@ class Gen {
       [1, () => `Math.pow(${e()}, 2)`],
       [1, () => `Math.cbrt(2 + Math.cos(${e()}))`],
       // Non-smooth: kinks and jumps (the oracle skips points where differences disagree).
-      [1, () => { this.tag('nonsmooth'); return `Math.abs(${e()})`; }],
-      [1, () => { this.tag('nonsmooth'); return `Math.max(${e()}, ${e()})`; }],
-      [1, () => { this.tag('nonsmooth'); return `Math.min(${e()}, ${e()}, ${e()})`; }],
-      [1, () => { this.tag('nonsmooth'); return `Math.${c.of(['floor', 'round', 'trunc', 'ceil', 'sign'])}(${e()})`; }],
-      [1, () => { this.tag('nonsmooth'); return `(${e()}) % 1.5`; }],
+      [
+        1,
+        () => {
+          this.tag('nonsmooth');
+          return `Math.abs(${e()})`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('nonsmooth');
+          return `Math.max(${e()}, ${e()})`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('nonsmooth');
+          return `Math.min(${e()}, ${e()}, ${e()})`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('nonsmooth');
+          return `Math.${c.of(['floor', 'round', 'trunc', 'ceil', 'sign'])}(${e()})`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('nonsmooth');
+          return `(${e()}) % 1.5`;
+        },
+      ],
       [1, () => `Math.hypot(${e()}, ${e()}, 1)`],
       // Conditionals: cheap sides (a select) and sides that call (a cond).
-      [2, () => { this.tag('ternary'); return `(${this.cond(s, d)} ? ${this.leaf(s)} * 2 : ${this.leaf(s)} - 1)`; }],
-      [2, () => { this.tag('ternary'); return `(${this.cond(s, d)} ? ${this.callExpr(s, d)} : ${e()})`; }],
+      [
+        2,
+        () => {
+          this.tag('ternary');
+          return `(${this.cond(s, d)} ? ${this.leaf(s)} * 2 : ${this.leaf(s)} - 1)`;
+        },
+      ],
+      [
+        2,
+        () => {
+          this.tag('ternary');
+          return `(${this.cond(s, d)} ? ${this.callExpr(s, d)} : ${e()})`;
+        },
+      ],
       // Guards at singular points: right derivatives where the guard is taken.
       [2, () => this.guard(s)],
     ];
@@ -189,12 +241,36 @@ class Gen {
     const v = this.varLeaf(s);
     return c.weighted<string>([
       [1, () => `(${u} > 0 ? Math.sqrt(${u}) : 0)`],
-      [1, () => { this.known.add('guard-nan'); return `(${u} * ${u} + ${v} * ${v} === 0 ? 0 : ${u} / Math.sqrt(${u} * ${u} + ${v} * ${v}))`; }],
+      [
+        1,
+        () => {
+          this.known.add('guard-nan');
+          return `(${u} * ${u} + ${v} * ${v} === 0 ? 0 : ${u} / Math.sqrt(${u} * ${u} + ${v} * ${v}))`;
+        },
+      ],
       [1, () => `(${u} > 0 ? Math.log(${u}) : 0)`],
       [1, () => `(${u} !== 0 ? Math.sin(${u}) / ${u} : 1)`],
-      [1, () => { this.known.add('guard-nan'); return `(${u} === 0 ? 0 : 1 / ${u})`; }],
-      [1, () => { this.known.add('guard-nan'); return `(${u} > 0 ? ${u} : 0)`; }],
-      [1, () => { this.known.add('guard-nan'); return `${v} * (${u} === 0 ? 0 : 1 / ${u})`; }],
+      [
+        1,
+        () => {
+          this.known.add('guard-nan');
+          return `(${u} === 0 ? 0 : 1 / ${u})`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.known.add('guard-nan');
+          return `(${u} > 0 ? ${u} : 0)`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.known.add('guard-nan');
+          return `${v} * (${u} === 0 ? 0 : 1 / ${u})`;
+        },
+      ],
       [1, () => `(${u} >= 0.5 ? Math.sqrt(${u} - 0.5) : 0)`],
     ]);
   }
@@ -205,17 +281,94 @@ class Gen {
     const k = this.k;
     const e = () => this.expr(s, d + 1);
     return c.weighted<string>([
-      [3, () => { this.helpers.add('h'); this.tag('call'); return `h${k}(${e()}, ${e()})`; }],
-      [2, () => { this.helpers.add('sp'); this.tag('rule'); return `sp${k}(${e()})`; }],
-      [2, () => { this.helpers.add('sn'); this.tag('rule'); this.known.add('guard-nan'); return `sn${k}(${e()}, ${e()})`; }],
-      [2, () => { this.helpers.add('lse'); this.tag('rule'); return `lse${k}(${e()}, ${e()})`; }],
-      [2, () => { this.helpers.add('h'); this.tag('nested'); return `grad(h${k})(${e()}, ${e()})`; }],
-      [1, () => { this.helpers.add('h'); this.tag('nested'); return `grad(h${k}, { wrt: [0, 1] })(${e()}, ${e()})[${c.pick(2)}]`; }],
-      [1, () => { this.helpers.add('h'); this.tag('nested'); return `valueAndGrad(h${k})(${e()}, ${e()})[${c.pick(2)}]`; }],
-      [1, () => { this.helpers.add('h'); this.tag('nested'); return `jvp(h${k}, [${e()}, ${e()}], [1, 0.5])[${c.pick(2)}]`; }],
-      [1, () => { this.helpers.add('h'); this.tag('nested'); return `hvp(h${k})(${e()}, ${e()}, 1)`; }],
-      [1, () => { this.tag('nested-arrow'); return `grad((t: number) => t * ${this.expr(s, d + 2)} + Math.sin(t))(${e()})`; }],
-      [1, () => { this.helpers.add('loopy'); this.tag('nested-loop'); return `grad(loopy${k})(${e()})`; }],
+      [
+        3,
+        () => {
+          this.helpers.add('h');
+          this.tag('call');
+          return `h${k}(${e()}, ${e()})`;
+        },
+      ],
+      [
+        2,
+        () => {
+          this.helpers.add('sp');
+          this.tag('rule');
+          return `sp${k}(${e()})`;
+        },
+      ],
+      [
+        2,
+        () => {
+          this.helpers.add('sn');
+          this.tag('rule');
+          this.known.add('guard-nan');
+          return `sn${k}(${e()}, ${e()})`;
+        },
+      ],
+      [
+        2,
+        () => {
+          this.helpers.add('lse');
+          this.tag('rule');
+          return `lse${k}(${e()}, ${e()})`;
+        },
+      ],
+      [
+        2,
+        () => {
+          this.helpers.add('h');
+          this.tag('nested');
+          return `grad(h${k})(${e()}, ${e()})`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.helpers.add('h');
+          this.tag('nested');
+          return `grad(h${k}, { wrt: [0, 1] })(${e()}, ${e()})[${c.pick(2)}]`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.helpers.add('h');
+          this.tag('nested');
+          return `valueAndGrad(h${k})(${e()}, ${e()})[${c.pick(2)}]`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.helpers.add('h');
+          this.tag('nested');
+          return `jvp(h${k}, [${e()}, ${e()}], [1, 0.5])[${c.pick(2)}]`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.helpers.add('h');
+          this.tag('nested');
+          return `hvp(h${k})(${e()}, ${e()}, 1)`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('nested-arrow');
+          return `grad((t: number) => t * ${this.expr(s, d + 2)} + Math.sin(t))(${e()})`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.helpers.add('loopy');
+          this.tag('nested-loop');
+          return `grad(loopy${k})(${e()})`;
+        },
+      ],
     ]);
   }
 
@@ -231,13 +384,45 @@ class Gen {
       [2, () => `sum(${A.name})`],
       [1, () => `${A.name}.length`],
       [2, () => `dot(${A.name}, ${B.name})`],
-      [2, () => { const p = this.name('p'); const t = this.name('t'); return `${A.name}.reduce((${p}, ${t}) => ${p} + ${inner([p, t])}, ${this.leaf(s)})`; }],
-      [2, () => { const t = this.name('t'); return `sum(${A.name}.map((${t}) => ${inner([t])}))`; }],
-      [1, () => { const t = this.name('t'); const i = this.name('i'); return `sum(${A.name}.map((${t}, ${i}) => ${inner([t])} * ${B.name}[${i}]))`; }],
-      [1, () => { const t = this.name('t'); return `prod(${A.name}.map((${t}) => Math.tanh(${inner([t])})))`; }],
+      [
+        2,
+        () => {
+          const p = this.name('p');
+          const t = this.name('t');
+          return `${A.name}.reduce((${p}, ${t}) => ${p} + ${inner([p, t])}, ${this.leaf(s)})`;
+        },
+      ],
+      [
+        2,
+        () => {
+          const t = this.name('t');
+          return `sum(${A.name}.map((${t}) => ${inner([t])}))`;
+        },
+      ],
+      [
+        1,
+        () => {
+          const t = this.name('t');
+          const i = this.name('i');
+          return `sum(${A.name}.map((${t}, ${i}) => ${inner([t])} * ${B.name}[${i}]))`;
+        },
+      ],
+      [
+        1,
+        () => {
+          const t = this.name('t');
+          return `prod(${A.name}.map((${t}) => Math.tanh(${inner([t])})))`;
+        },
+      ],
       [1, () => `(${A.name}.length > 0 ? ${A.name}[0] : 0)`],
       [1, () => `(${A.name}.length > 2 ? ${A.name}[${A.name}.length - 1] * ${A.name}[1] : 1)`],
-      [1, () => { this.tag('nonsmooth'); return `${A.name}.reduce((p, t) => Math.max(p, t), -1)`; }],
+      [
+        1,
+        () => {
+          this.tag('nonsmooth');
+          return `${A.name}.reduce((p, t) => Math.max(p, t), -1)`;
+        },
+      ],
     ];
     if (counter) options.push([6, () => `${A.name}[${counter}]`]);
     return c.weighted(options);
@@ -249,24 +434,136 @@ class Gen {
     const e = () => this.expr(s, d + 1);
     this.tag('unsupported');
     return c.weighted<string>([
-      [1, () => { this.tag('bad:random'); return `${e()} * Math.random()`; }],
-      [1, () => { this.tag('bad:unmarked'); return `plain(${e()})`; }],
-      [1, () => { this.tag('bad:module-let'); return `(${e()} + moduleLet)`; }],
-      [1, () => { this.tag('bad:parseFloat'); return `(${e()} + Number.parseFloat('1.5'))`; }],
-      [1, () => { this.tag('bad:min-noargs'); this.known.add('min-noargs'); return `(${e()} + Math.${c.of(['min', 'max', 'hypot'])}())`; }],
-      [1, () => { this.tag('bad:tuple-length'); return `[${e()}].length`; }],
-      [1, () => { this.tag('bad:string'); return `(${e()}).toFixed(2).length`; }],
-      [1, () => { this.tag('bad:nullish'); return `((${this.leaf(s)} > 0 ? undefined : ${e()}) ?? 1)`; }],
-      [1, () => { this.tag('bad:filter'); return s.arrays.length > 0 ? `sum(${c.of(s.arrays).name}.filter((t) => t > 0))` : `${e()} * Date.now()`; }],
-      [1, () => { this.tag('bad:f32'); this.known.add('float32'); return s.arrays.length > 0 ? `sum(Float32Array.from(${c.of(s.arrays).name}).map((t) => t * ${this.leaf(s)}))` : `Math.fround(${e()})`; }],
-      [1, () => { this.tag('bad:object-spread'); return `({ ...{ u: ${e()} } }).u`; }],
-      [1, () => { this.tag('bad:assign-expr'); const l = s.lets.length > 0 ? c.of(s.lets) : undefined; return l ? `(${l} = ${e()})` : `${e()}`; }],
-      [1, () => { this.tag('bad:increment-expr'); const l = s.lets.length > 0 ? c.of(s.lets) : undefined; return l ? `${l}++` : `${e()}`; }],
-      [1, () => { this.tag('bad:typeof'); return `(typeof ${this.leaf(s)} === 'number' ? ${e()} : 0)`; }],
-      [1, () => { this.tag('bad:in-call'); return `[${e()}, ${e()}].indexOf(${this.leaf(s)})`; }],
-      [1, () => { this.tag('bad:array-ctor'); return `Array.of(${e()}, ${e()})[0]`; }],
-      [1, () => { this.tag('bad:bigint'); return `Number(BigInt(2)) * ${e()}`; }],
-      [1, () => { this.tag('bad:iife'); return `((t: number) => t * ${e()})(${e()})`; }],
+      [
+        1,
+        () => {
+          this.tag('bad:random');
+          return `${e()} * Math.random()`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:unmarked');
+          return `plain(${e()})`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:module-let');
+          return `(${e()} + moduleLet)`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:parseFloat');
+          return `(${e()} + Number.parseFloat('1.5'))`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:min-noargs');
+          this.known.add('min-noargs');
+          return `(${e()} + Math.${c.of(['min', 'max', 'hypot'])}())`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:tuple-length');
+          return `[${e()}].length`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:string');
+          return `(${e()}).toFixed(2).length`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:nullish');
+          return `((${this.leaf(s)} > 0 ? undefined : ${e()}) ?? 1)`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:filter');
+          return s.arrays.length > 0 ? `sum(${c.of(s.arrays).name}.filter((t) => t > 0))` : `${e()} * Date.now()`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:f32');
+          this.known.add('float32');
+          return s.arrays.length > 0 ? `sum(Float32Array.from(${c.of(s.arrays).name}).map((t) => t * ${this.leaf(s)}))` : `Math.fround(${e()})`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:object-spread');
+          return `({ ...{ u: ${e()} } }).u`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:assign-expr');
+          const l = s.lets.length > 0 ? c.of(s.lets) : undefined;
+          return l ? `(${l} = ${e()})` : `${e()}`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:increment-expr');
+          const l = s.lets.length > 0 ? c.of(s.lets) : undefined;
+          return l ? `${l}++` : `${e()}`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:typeof');
+          return `(typeof ${this.leaf(s)} === 'number' ? ${e()} : 0)`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:in-call');
+          return `[${e()}, ${e()}].indexOf(${this.leaf(s)})`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:array-ctor');
+          return `Array.of(${e()}, ${e()})[0]`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:bigint');
+          return `Number(BigInt(2)) * ${e()}`;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:iife');
+          return `((t: number) => t * ${e()})(${e()})`;
+        },
+      ],
     ]);
   }
 
@@ -309,11 +606,59 @@ class Gen {
     const deep = d >= 3;
     const options: (readonly [number, () => string[]])[] = [
       // (A literal gets the type number: TypeScript refuses === between two different literal types.)
-      [4, () => { const v = this.name('v'); const e = this.expr(s, d); const l = [`const ${v}${/^[\d.]+$/.test(e) ? ': number' : ''} = ${e};`]; s.scalars.push(v); return l; }],
-      [4, () => { const v = this.name('v'); const l = [`let ${v} = ${this.expr(s, d)};`]; s.scalars.push(v); s.lets.push(v); return l; }],
-      [2, () => { const p = this.name('v'); const q = this.name('v'); this.tag('destructure'); const l = [`const [${p}, ${q}] = [${this.expr(s, d)}, ${this.expr(s, d)}];`]; s.scalars.push(p, q); return l; }],
-      [1, () => { const p = this.name('v'); const q = this.name('v'); this.tag('destructure'); const l = [`const { u: ${p}, w: ${q} } = { u: ${this.expr(s, d)}, w: ${this.expr(s, d)} };`]; s.scalars.push(p, q); return l; }],
-      [1, () => { const f = this.name('sq'); this.tag('local-fn'); const t = this.name('t'); const l = [`const ${f} = (${t}: number) => ${this.expr(this.child(s, { scalars: [...s.scalars, t] }), d + 1)};`]; s.fns.push(f); return l; }],
+      [
+        4,
+        () => {
+          const v = this.name('v');
+          const e = this.expr(s, d);
+          const l = [`const ${v}${/^[\d.]+$/.test(e) ? ': number' : ''} = ${e};`];
+          s.scalars.push(v);
+          return l;
+        },
+      ],
+      [
+        4,
+        () => {
+          const v = this.name('v');
+          const l = [`let ${v} = ${this.expr(s, d)};`];
+          s.scalars.push(v);
+          s.lets.push(v);
+          return l;
+        },
+      ],
+      [
+        2,
+        () => {
+          const p = this.name('v');
+          const q = this.name('v');
+          this.tag('destructure');
+          const l = [`const [${p}, ${q}] = [${this.expr(s, d)}, ${this.expr(s, d)}];`];
+          s.scalars.push(p, q);
+          return l;
+        },
+      ],
+      [
+        1,
+        () => {
+          const p = this.name('v');
+          const q = this.name('v');
+          this.tag('destructure');
+          const l = [`const { u: ${p}, w: ${q} } = { u: ${this.expr(s, d)}, w: ${this.expr(s, d)} };`];
+          s.scalars.push(p, q);
+          return l;
+        },
+      ],
+      [
+        1,
+        () => {
+          const f = this.name('sq');
+          this.tag('local-fn');
+          const t = this.name('t');
+          const l = [`const ${f} = (${t}: number) => ${this.expr(this.child(s, { scalars: [...s.scalars, t] }), d + 1)};`];
+          s.fns.push(f);
+          return l;
+        },
+      ],
       [1, () => this.localFunctionDecl(s, d)],
     ];
     if (s.lets.length > 0) options.push([6, () => this.assign(s, d)]);
@@ -328,9 +673,21 @@ class Gen {
       );
     }
     if (s.inLoop) {
-      options.push([2, () => { this.tag('exit'); return [`if (${this.cond(s, d)}) ${c.of(['break', 'continue'])};`]; }]);
+      options.push([
+        2,
+        () => {
+          this.tag('exit');
+          return [`if (${this.cond(s, d)}) ${c.of(['break', 'continue'])};`];
+        },
+      ]);
     }
-    options.push([1, () => { this.tag('early-return'); return [`if (${this.cond(s, d)}) return ${this.expr(s, d)};`]; }]);
+    options.push([
+      1,
+      () => {
+        this.tag('early-return');
+        return [`if (${this.cond(s, d)}) return ${this.expr(s, d)};`];
+      },
+    ]);
     const written = s.arrays.filter((a) => a.writable);
     if (written.length > 0) options.push([2, () => this.arrayWrite(s, d, written)]);
     if (this.unsupportedRate > 0 && c.chance(this.unsupportedRate)) return this.badStmt(s, d);
@@ -439,16 +796,73 @@ class Gen {
     const t = this.name('t');
     const elem = (vars: string[]) => this.expr(this.child(s, { scalars: [...s.scalars, ...vars] }), d + 1);
     return c.weighted<string[]>([
-      [2, () => { const l = [`const ${v} = [${elem([])}, ${elem([])}, ${elem([])}];`]; add(false, 3); return l; }],
+      [
+        2,
+        () => {
+          const l = [`const ${v} = [${elem([])}, ${elem([])}, ${elem([])}];`];
+          add(false, 3);
+          return l;
+        },
+      ],
       ...(src
         ? ([
-            [2, () => { const l = [`const ${v} = new Float64Array(${src.name}.length);`, `for (let ${i} = 0; ${i} < ${v}.length; ${i}++) ${v}[${i}] = ${elem([i])} * ${src.name}[${i}];`]; add(true, 'n'); return l; }],
-            [2, () => { const l = [`const ${v} = ${src.name}.slice();`]; add(src.typed, 'n'); return l; }],
-            [2, () => { const l = [`const ${v} = ${src.name}.map((${t}) => ${elem([t])});`]; add(src.typed, 'n'); return l; }],
-            [1, () => { const l = [`const ${v}: number[] = [];`, `for (let ${i} = 0; ${i} < ${src.name}.length; ${i}++) ${v}.push(${elem([i])} + ${src.name}[${i}]);`]; add(false, 'n'); return l; }],
-            [1, () => { const l = [`const ${v} = Float64Array.from({ length: ${src.name}.length }, (_, ${i}) => ${elem([i])} * ${src.name}[${i}]);`]; add(true, 'n'); return l; }],
-            [1, () => { const l = [`const ${v}: number[] = new Array(${src.name}.length).fill(${elem([])});`]; add(false, 'n'); return l; }],
-            [1, () => { this.tag('scan'); const l = [`const ${v} = scan(${src.name}, '+');`]; add(true, 'n'); return l; }],
+            [
+              2,
+              () => {
+                const l = [`const ${v} = new Float64Array(${src.name}.length);`, `for (let ${i} = 0; ${i} < ${v}.length; ${i}++) ${v}[${i}] = ${elem([i])} * ${src.name}[${i}];`];
+                add(true, 'n');
+                return l;
+              },
+            ],
+            [
+              2,
+              () => {
+                const l = [`const ${v} = ${src.name}.slice();`];
+                add(src.typed, 'n');
+                return l;
+              },
+            ],
+            [
+              2,
+              () => {
+                const l = [`const ${v} = ${src.name}.map((${t}) => ${elem([t])});`];
+                add(src.typed, 'n');
+                return l;
+              },
+            ],
+            [
+              1,
+              () => {
+                const l = [`const ${v}: number[] = [];`, `for (let ${i} = 0; ${i} < ${src.name}.length; ${i}++) ${v}.push(${elem([i])} + ${src.name}[${i}]);`];
+                add(false, 'n');
+                return l;
+              },
+            ],
+            [
+              1,
+              () => {
+                const l = [`const ${v} = Float64Array.from({ length: ${src.name}.length }, (_, ${i}) => ${elem([i])} * ${src.name}[${i}]);`];
+                add(true, 'n');
+                return l;
+              },
+            ],
+            [
+              1,
+              () => {
+                const l = [`const ${v}: number[] = new Array(${src.name}.length).fill(${elem([])});`];
+                add(false, 'n');
+                return l;
+              },
+            ],
+            [
+              1,
+              () => {
+                this.tag('scan');
+                const l = [`const ${v} = scan(${src.name}, '+');`];
+                add(true, 'n');
+                return l;
+              },
+            ],
           ] as const)
         : []),
     ]);
@@ -469,32 +883,191 @@ class Gen {
     const c = this.c;
     this.tag('unsupported');
     return c.weighted<string[]>([
-      [1, () => { this.tag('bad:param-assign'); return [`x = ${this.expr(s, d + 1)};`]; }],
-      [1, () => { this.tag('bad:param-write'); return [`if (a.length > 0) a[0] = ${this.expr(s, d + 1)};`]; }],
-      [1, () => { this.tag('bad:no-effect'); return [`${this.leaf(s)} > 0 && ${this.leaf(s)} > 0;`]; }],
-      [1, () => { this.tag('bad:call-stmt'); this.helpers.add('h'); return [`h${this.k}(${this.leaf(s)}, 1);`]; }],
-      [1, () => { this.tag('bad:number-cond'); return [`if (${this.varLeaf(s)}) {`, ...this.indent(this.block(this.child(s), d + 1, 2)), '}']; }],
-      [1, () => {
-        this.tag('bad:labeled');
-        const i = this.name('i');
-        const j = this.name('j');
-        const inner = this.child(s, { scalars: [...s.scalars, i, j], inLoop: true });
-        return [`outer${i}: for (let ${i} = 0; ${i} < 3; ${i}++) {`, `  for (let ${j} = 0; ${j} < 3; ${j}++) {`, ...this.indent(this.indent(this.block(inner, d + 2, 2))), `    if (${this.cond(inner, d)}) ${c.of(['break', 'continue'])} outer${i};`, '  }', '}'];
-      }],
-      [1, () => { this.tag('bad:infinite'); this.mustReject = true; return ['for (;;) {', `  const ${this.name('v')} = ${this.expr(s, d + 1)};`, '}']; }],
-      [1, () => { this.tag('bad:local-fn-value'); const f = this.name('sq'); const g = this.name('sq'); return [`const ${f} = (t: number) => t * t;`, `const ${g} = ${f};`]; }],
-      [1, () => { this.tag('bad:recursion'); const f = this.name('r'); s.fns.push(f); return [`const ${f} = (t: number): number => (t > 1 ? ${f}(t / 2) : t);`]; }],
-      [1, () => { this.tag('bad:sort'); return s.arrays.some((a) => a.writable) ? [`${c.of(s.arrays.filter((a) => a.writable)).name}.sort();`] : ['a.slice().sort();']; }],
-      [1, () => { this.tag('bad:try'); const v = this.name('v'); s.scalars.push(v); s.lets.push(v); return [`let ${v} = 0;`, `try { ${v} = ${this.expr(s, d + 1)}; } catch { ${v} = 1; }`]; }],
-      [1, () => { this.tag('bad:throw'); return [`if (${this.leaf(s)} > 100) throw new Error('big');`]; }],
-      [1, () => { this.tag('bad:destructured-let'); this.known.add('destructured-let'); const p = this.name('v'); const q = this.name('v'); const l = [`let [${p}, ${q}] = [${this.expr(s, d + 1)}, 2 * ${this.leaf(s)}];`, `${p} = ${p} * ${q};`]; s.scalars.push(p, q); return l; }],
-      [1, () => { this.tag('bad:undefined'); this.known.add('undefined'); const v = this.name('v'); const u = this.name('u'); const l = [`const ${u}: number | undefined = ${this.leaf(s)} > 0 ? ${this.expr(s, d + 1)} : undefined;`, `const ${v} = ${u} ?? 0;`]; s.scalars.push(v); return l; }],
-      [1, () => { this.tag('bad:new-array'); const v = this.name('c'); return [`const ${v}: number[] = new Array(3);`, `${v}[0] = ${this.expr(s, d + 1)};`]; }],
-      [1, () => { this.tag('bad:let-unassigned'); const v = this.name('v'); const l = [`let ${v}: number;`, `if (${this.cond(s, d)}) ${v} = 1; else ${v} = ${this.expr(s, d + 1)};`]; s.scalars.push(v); return l; }],
-      [1, () => { this.tag('bad:var'); const v = this.name('v'); const l = [`var ${v} = ${this.expr(s, d + 1)};`]; s.scalars.push(v); return l; }],
-      [1, () => { this.tag('bad:object-mutation'); const v = this.name('o'); const w = this.name('v'); const l = [`const ${v} = { u: ${this.expr(s, d + 1)} };`, `${v}.u = ${this.leaf(s)};`, `const ${w} = ${v}.u;`]; s.scalars.push(w); return l; }],
-      [1, () => { this.tag('bad:length-write'); const v = this.name('c'); return [`const ${v} = [1, 2];`, `${v}.length = 1;`]; }],
-      [1, () => { this.tag('bad:broken-rule'); this.helpers.add('badrule'); const v = this.name('v'); const l = [`const ${v} = bad${this.k}(${this.expr(s, d + 1)});`]; s.scalars.push(v); return l; }],
+      [
+        1,
+        () => {
+          this.tag('bad:param-assign');
+          return [`x = ${this.expr(s, d + 1)};`];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:param-write');
+          return [`if (a.length > 0) a[0] = ${this.expr(s, d + 1)};`];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:no-effect');
+          return [`${this.leaf(s)} > 0 && ${this.leaf(s)} > 0;`];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:call-stmt');
+          this.helpers.add('h');
+          return [`h${this.k}(${this.leaf(s)}, 1);`];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:number-cond');
+          return [`if (${this.varLeaf(s)}) {`, ...this.indent(this.block(this.child(s), d + 1, 2)), '}'];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:labeled');
+          const i = this.name('i');
+          const j = this.name('j');
+          const inner = this.child(s, { scalars: [...s.scalars, i, j], inLoop: true });
+          return [
+            `outer${i}: for (let ${i} = 0; ${i} < 3; ${i}++) {`,
+            `  for (let ${j} = 0; ${j} < 3; ${j}++) {`,
+            ...this.indent(this.indent(this.block(inner, d + 2, 2))),
+            `    if (${this.cond(inner, d)}) ${c.of(['break', 'continue'])} outer${i};`,
+            '  }',
+            '}',
+          ];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:infinite');
+          this.mustReject = true;
+          return ['for (;;) {', `  const ${this.name('v')} = ${this.expr(s, d + 1)};`, '}'];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:local-fn-value');
+          const f = this.name('sq');
+          const g = this.name('sq');
+          return [`const ${f} = (t: number) => t * t;`, `const ${g} = ${f};`];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:recursion');
+          const f = this.name('r');
+          s.fns.push(f);
+          return [`const ${f} = (t: number): number => (t > 1 ? ${f}(t / 2) : t);`];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:sort');
+          return s.arrays.some((a) => a.writable) ? [`${c.of(s.arrays.filter((a) => a.writable)).name}.sort();`] : ['a.slice().sort();'];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:try');
+          const v = this.name('v');
+          s.scalars.push(v);
+          s.lets.push(v);
+          return [`let ${v} = 0;`, `try { ${v} = ${this.expr(s, d + 1)}; } catch { ${v} = 1; }`];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:throw');
+          return [`if (${this.leaf(s)} > 100) throw new Error('big');`];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:destructured-let');
+          this.known.add('destructured-let');
+          const p = this.name('v');
+          const q = this.name('v');
+          const l = [`let [${p}, ${q}] = [${this.expr(s, d + 1)}, 2 * ${this.leaf(s)}];`, `${p} = ${p} * ${q};`];
+          s.scalars.push(p, q);
+          return l;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:undefined');
+          this.known.add('undefined');
+          const v = this.name('v');
+          const u = this.name('u');
+          const l = [`const ${u}: number | undefined = ${this.leaf(s)} > 0 ? ${this.expr(s, d + 1)} : undefined;`, `const ${v} = ${u} ?? 0;`];
+          s.scalars.push(v);
+          return l;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:new-array');
+          const v = this.name('c');
+          return [`const ${v}: number[] = new Array(3);`, `${v}[0] = ${this.expr(s, d + 1)};`];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:let-unassigned');
+          const v = this.name('v');
+          const l = [`let ${v}: number;`, `if (${this.cond(s, d)}) ${v} = 1; else ${v} = ${this.expr(s, d + 1)};`];
+          s.scalars.push(v);
+          return l;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:var');
+          const v = this.name('v');
+          const l = [`var ${v} = ${this.expr(s, d + 1)};`];
+          s.scalars.push(v);
+          return l;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:object-mutation');
+          const v = this.name('o');
+          const w = this.name('v');
+          const l = [`const ${v} = { u: ${this.expr(s, d + 1)} };`, `${v}.u = ${this.leaf(s)};`, `const ${w} = ${v}.u;`];
+          s.scalars.push(w);
+          return l;
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:length-write');
+          const v = this.name('c');
+          return [`const ${v} = [1, 2];`, `${v}.length = 1;`];
+        },
+      ],
+      [
+        1,
+        () => {
+          this.tag('bad:broken-rule');
+          this.helpers.add('badrule');
+          const v = this.name('v');
+          const l = [`const ${v} = bad${this.k}(${this.expr(s, d + 1)});`];
+          s.scalars.push(v);
+          return l;
+        },
+      ],
     ]);
   }
 }

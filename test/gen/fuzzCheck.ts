@@ -99,10 +99,22 @@ function close(u: number, v: number, rel: number, abs = 0): boolean {
 type F = (x: number, y: number, a: number[], b: Float64Array) => number;
 
 /** Checks one built function at its points; returns what went wrong, if anything. */
-function checkNumbers(f: F, vg: F, jv: (...args: unknown[]) => unknown, pts: Point[], stats: Stats, f32 = false): { kind: string; detail: string; at?: Point; infiniteDerivative?: boolean } | undefined {
+function checkNumbers(
+  f: F,
+  vg: F,
+  jv: (...args: unknown[]) => unknown,
+  pts: Point[],
+  stats: Stats,
+  f32 = false,
+): { kind: string; detail: string; at?: Point; infiniteDerivative?: boolean } | undefined {
   for (const p of pts) {
     const n = p.a.length;
-    const args = (dx = 0, dy = 0, da?: number[], db?: number[]): [number, number, number[], Float64Array] => [p.x + dx, p.y + dy, da ? p.a.map((v, i) => v + da[i]) : p.a.slice(), Float64Array.from(db ? p.b.map((v, i) => v + db[i]) : p.b)];
+    const args = (dx = 0, dy = 0, da?: number[], db?: number[]): [number, number, number[], Float64Array] => [
+      p.x + dx,
+      p.y + dy,
+      da ? p.a.map((v, i) => v + da[i]) : p.a.slice(),
+      Float64Array.from(db ? p.b.map((v, i) => v + db[i]) : p.b),
+    ];
     let fx: number;
     try {
       fx = f(...args());
@@ -144,21 +156,55 @@ function checkNumbers(f: F, vg: F, jv: (...args: unknown[]) => unknown, pts: Poi
       // An infinite tangent is a derivative that is infinite at the point (Math.sqrt at 0):
       // reverse mode multiplies that ∞ by the zero partials forward mode adds first.
       const infiniteDerivative = Number.isNaN(proj) && typeof tt === 'number' && !Number.isNaN(tt) && !Number.isFinite(tt);
-      return { kind: Number.isNaN(proj) || Number.isNaN(tt) ? 'jvp-grad-nan' : 'jvp-grad-mismatch', detail: `jvp tangent ${tt} vs grad·v ${proj} (grad [${gx}, ${gy}, [${ga}], [${Array.from(gb)}]]) ${at}`, at: p, infiniteDerivative };
+      return {
+        kind: Number.isNaN(proj) || Number.isNaN(tt) ? 'jvp-grad-nan' : 'jvp-grad-mismatch',
+        detail: `jvp tangent ${tt} vs grad·v ${proj} (grad [${gx}, ${gy}, [${ga}], [${Array.from(gb)}]]) ${at}`,
+        at: p,
+        infiniteDerivative,
+      };
     }
     if (!p.regular || !Number.isFinite(fx) || Math.abs(fx) > 1e6) continue;
     // Finite differences per coordinate, at two step sizes.
     const coords: [string, number, (h: number) => number][] = [
       ['x', gx, (h) => f(...args(h))],
       ['y', gy, (h) => f(...args(0, h))],
-      ...p.a.map((_, i) => [`a[${i}]`, ga[i], (h: number) => f(...args(0, 0, p.a.map((_, j) => (j === i ? h : 0))))] as [string, number, (h: number) => number]),
-      ...p.b.map((_, i) => [`b[${i}]`, gb[i], (h: number) => f(...args(0, 0, undefined, p.b.map((_, j) => (j === i ? h : 0))))] as [string, number, (h: number) => number]),
+      ...p.a.map(
+        (_, i) =>
+          [
+            `a[${i}]`,
+            ga[i],
+            (h: number) =>
+              f(
+                ...args(
+                  0,
+                  0,
+                  p.a.map((_, j) => (j === i ? h : 0)),
+                ),
+              ),
+          ] as [string, number, (h: number) => number],
+      ),
+      ...p.b.map(
+        (_, i) =>
+          [
+            `b[${i}]`,
+            gb[i],
+            (h: number) =>
+              f(
+                ...args(
+                  0,
+                  0,
+                  undefined,
+                  p.b.map((_, j) => (j === i ? h : 0)),
+                ),
+              ),
+          ] as [string, number, (h: number) => number],
+      ),
     ];
     for (const [name, gi, fAt] of coords) {
       const [up, down] = [fAt(H2), fAt(-H2)];
       const d1 = (fAt(H1) - fAt(-H1)) / (2 * H1);
       const d2 = (up - down) / (2 * H2);
-      const noise = 1e-15 * Math.max(1, Math.abs(fx)) / H2;
+      const noise = (1e-15 * Math.max(1, Math.abs(fx))) / H2;
       // One-sided differences too: a jump at the point itself (floor(y · (1/y)) is 0 only there)
       // leaves the central ones agreeing with each other but not with the point's derivative.
       const [forward, backward] = [(up - fx) / H2, (fx - down) / H2];
@@ -170,7 +216,7 @@ function checkNumbers(f: F, vg: F, jv: (...args: unknown[]) => unknown, pts: Poi
       stats.fdChecked++;
       // A value rounded to float32 inside f makes its differences a staircase of f32 steps (one
       // ulp over 2h, about 0.03·|f| at h = 2e-6) around the straight-through gradient.
-      const [rel, abs] = f32 ? [1e-2, 2 ** -23 * Math.max(1, Math.abs(fx)) / H2] : [1e-4, 10 * noise];
+      const [rel, abs] = f32 ? [1e-2, (2 ** -23 * Math.max(1, Math.abs(fx))) / H2] : [1e-4, 10 * noise];
       if (!close(gi, d2, rel, abs)) {
         return { kind: Number.isNaN(gi) ? 'grad-nan' : 'grad-vs-fd', detail: `∂f/∂${name}: grad ${gi}, finite differences ${d2} (h=${H2}) and ${d1} (h=${H1}) ${at}`, at: p };
       }
@@ -185,7 +231,8 @@ function checkDiagnostic(d: ts.Diagnostic, fileName: string, length: number): st
   if (d.code !== 900000 + Number(text.slice(4, 8))) return `diagnostic code ${d.code} does not match ${text.slice(0, 8)}`;
   if (INTERNAL.test(text)) return `internal error text: ${text}`;
   if (!d.file || path.resolve(d.file.fileName) !== path.resolve(fileName)) return `diagnostic in ${d.file?.fileName ?? 'no file'}: ${text}`;
-  if (d.start === undefined || d.length === undefined || d.start < 0 || d.start + d.length > length) return `diagnostic without a source range in the file (start ${d.start}, length ${d.length}): ${text}`;
+  if (d.start === undefined || d.length === undefined || d.start < 0 || d.start + d.length > length)
+    return `diagnostic without a source range in the file (start ${d.start}, length ${d.length}): ${text}`;
   return undefined;
 }
 
@@ -331,7 +378,7 @@ function instrument(source: string, name: string): string | undefined {
     return inner;
   };
   const body = tsApi.createPrinter().printNode(tsApi.EmitHint.Unspecified, visit(decl), file);
-  const check = 'export const __nonFinite = { count: 0 };\nfunction __check<T>(v: T): T { if (typeof v === \'number\' && !Number.isFinite(v)) __nonFinite.count++; return v; }\n';
+  const check = "export const __nonFinite = { count: 0 };\nfunction __check<T>(v: T): T { if (typeof v === 'number' && !Number.isFinite(v)) __nonFinite.count++; return v; }\n";
   return `${check}${source.slice(0, decl.getStart(file))}${body}${source.slice(decl.end)}`;
 }
 

@@ -195,8 +195,7 @@ export const choices = fc.array(fc.nat({ max: 1000 }), { minLength: 10, maxLengt
 
 /** Random values of the given types. */
 export function valuesFor(types: readonly Type[]): fc.Arbitrary<Value[]> {
-  const one = (t: Type): fc.Arbitrary<Value> =>
-    t.tag === 'tuple' ? fc.tuple(...t.elems.map(one)).map((v) => v as Value[]) : fc.double({ min: -2, max: 2, noNaN: true });
+  const one = (t: Type): fc.Arbitrary<Value> => (t.tag === 'tuple' ? fc.tuple(...t.elems.map(one)).map((v) => v as Value[]) : fc.double({ min: -2, max: 2, noNaN: true }));
   return fc.tuple(...types.map(one)).map((v) => v as Value[]);
 }
 

@@ -17,7 +17,10 @@ function session(messages: object[]): any[] {
   const input = messages.map((m) => JSON.stringify(m)).join('\n') + '\n';
   const r = spawnSync(process.execPath, [path.join(bench, 'dist', 'gradbench', 'tool.js')], { input, encoding: 'utf8' });
   expect(r.stderr).toBe('');
-  return r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  return r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 test('hello: square and its compiled gradient, with one timing per run', () => {

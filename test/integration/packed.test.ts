@@ -119,32 +119,76 @@ describe.each([false, true])('a fresh app with the packed package (experimentalD
     expect(r.code).toBe(0);
     const o = JSON.parse(r.out.trim());
 
-    close(o.scalarGrad[0], fd((a) => scalar(a, -1.3), 0.7));
-    close(o.scalarGrad[1], fd((b) => scalar(0.7, b), -1.3));
+    close(
+      o.scalarGrad[0],
+      fd((a) => scalar(a, -1.3), 0.7),
+    );
+    close(
+      o.scalarGrad[1],
+      fd((b) => scalar(0.7, b), -1.3),
+    );
     close(o.scalarValueAndGrad[0], scalar(0.7, -1.3));
-    close(o.scalarValueAndGrad[1], fd((a) => scalar(a, -1.3), 0.7));
+    close(
+      o.scalarValueAndGrad[1],
+      fd((a) => scalar(a, -1.3), 0.7),
+    );
 
     const [p, pDot] = o.polarJvp;
     polar(1.5, 0.4).forEach((v, i) => close(p[i], v));
-    [0, 1].forEach((i) => close(pDot[i], fd((s) => polar(1.5 + 0.3 * s, 0.4 - 0.7 * s)[i], 0)));
+    [0, 1].forEach((i) =>
+      close(
+        pDot[i],
+        fd((s) => polar(1.5 + 0.3 * s, 0.4 - 0.7 * s)[i], 0),
+      ),
+    );
     // vjp against the dot-product identity with finite-difference columns.
     const ct = [0.2, 0.9];
-    close(o.polarVjp[0], fd((s) => ct[0] * polar(1.5 + s, 0.4)[0] + ct[1] * polar(1.5 + s, 0.4)[1], 0));
-    close(o.polarVjp[1], fd((s) => ct[0] * polar(1.5, 0.4 + s)[0] + ct[1] * polar(1.5, 0.4 + s)[1], 0));
+    close(
+      o.polarVjp[0],
+      fd((s) => ct[0] * polar(1.5 + s, 0.4)[0] + ct[1] * polar(1.5 + s, 0.4)[1], 0),
+    );
+    close(
+      o.polarVjp[1],
+      fd((s) => ct[0] * polar(1.5, 0.4 + s)[0] + ct[1] * polar(1.5, 0.4 + s)[1], 0),
+    );
 
     const sct = [1.1, -0.4];
     const sdot = (px: number, py: number, k: number) => stretch(px, py, k).reduce((acc, v, i) => acc + sct[i] * v, 0);
     const [pBar, kBar] = o.stretchVjp;
-    close(pBar.x, fd((s) => sdot(0.8 + s, -0.5, 0.3), 0));
-    close(pBar.y, fd((s) => sdot(0.8, -0.5 + s, 0.3), 0));
-    close(kBar, fd((s) => sdot(0.8, -0.5, 0.3 + s), 0));
+    close(
+      pBar.x,
+      fd((s) => sdot(0.8 + s, -0.5, 0.3), 0),
+    );
+    close(
+      pBar.y,
+      fd((s) => sdot(0.8, -0.5 + s, 0.3), 0),
+    );
+    close(
+      kBar,
+      fd((s) => sdot(0.8, -0.5, 0.3 + s), 0),
+    );
     const [sv, sDot] = o.stretchJvp;
     close(sv.x, stretch(0.8, -0.5, 0.3)[0]);
-    close(sDot.x, fd((s) => stretch(0.8 + 0.2 * s, -0.5 + 0.6 * s, 0.3 - 0.5 * s)[0], 0));
-    close(sDot.y, fd((s) => stretch(0.8 + 0.2 * s, -0.5 + 0.6 * s, 0.3 - 0.5 * s)[1], 0));
+    close(
+      sDot.x,
+      fd((s) => stretch(0.8 + 0.2 * s, -0.5 + 0.6 * s, 0.3 - 0.5 * s)[0], 0),
+    );
+    close(
+      sDot.y,
+      fd((s) => stretch(0.8 + 0.2 * s, -0.5 + 0.6 * s, 0.3 - 0.5 * s)[1], 0),
+    );
 
-    close(o.springGrad.x, fd((s) => spring(1.2 + s, -0.7), 0));
-    close(o.springGrad.y, fd((s) => spring(1.2, -0.7 + s), 0));
-    close(o.armGrad, fd((t) => arm(1.3, t), 0.6));
+    close(
+      o.springGrad.x,
+      fd((s) => spring(1.2 + s, -0.7), 0),
+    );
+    close(
+      o.springGrad.y,
+      fd((s) => spring(1.2, -0.7 + s), 0),
+    );
+    close(
+      o.armGrad,
+      fd((t) => arm(1.3, t), 0.6),
+    );
   }, 180_000);
 });

@@ -78,11 +78,17 @@ const edits: { what: string; files: Record<string, string>; expect: Expected | {
   },
   {
     what: 'a labeled break in a loop of f (unsupported)',
-    files: { 'src/a.ts': `/** @differentiable */\nexport function f(x: number, y: number): number {\n  let z = y;\n  outer: while (z > x) {\n    z = z / 2;\n    if (z < 1) break outer;\n  }\n  return Math.exp(x) * z;\n}\n` },
+    files: {
+      'src/a.ts': `/** @differentiable */\nexport function f(x: number, y: number): number {\n  let z = y;\n  outer: while (z > x) {\n    z = z / 2;\n    if (z < 1) break outer;\n  }\n  return Math.exp(x) * z;\n}\n`,
+    },
     expect: { error: 'TSAD1101' },
   },
   { what: 'f fixed', files: { 'src/a.ts': exponent(2) }, expect: { f: [4 * E, 4 * E], top: 6 * 0.25 + 1, scaled: 2 * Math.exp(3) * 3, extra: 12 * 0.5 } },
-  { what: 'a leaf of the chain edited after the error', files: { 'src/c.ts': leaf('Math.exp(x)') }, expect: { f: [4 * E, 4 * E], top: 2 * Math.exp(0.5) + 1, scaled: 2 * Math.exp(3) * 3, extra: 2 * Math.exp(0.5) } },
+  {
+    what: 'a leaf of the chain edited after the error',
+    files: { 'src/c.ts': leaf('Math.exp(x)') },
+    expect: { f: [4 * E, 4 * E], top: 2 * Math.exp(0.5) + 1, scaled: 2 * Math.exp(3) * 3, extra: 2 * Math.exp(0.5) },
+  },
 ];
 
 interface BuildResult {
@@ -110,7 +116,12 @@ function replay(dir: string, builder: Builder): void {
       const got = JSON.parse(run.stdout.trim()) as Expected;
       const want = step.expect;
       const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
-      const same = close(got.f[0], want.f[0]) && close(got.f[1], want.f[1]) && close(got.top, want.top) && close(got.scaled, want.scaled) && (want.extra === undefined || close((got.extra as unknown as number[][])[0][0], want.extra));
+      const same =
+        close(got.f[0], want.f[0]) &&
+        close(got.f[1], want.f[1]) &&
+        close(got.top, want.top) &&
+        close(got.scaled, want.scaled) &&
+        (want.extra === undefined || close((got.extra as unknown as number[][])[0][0], want.extra));
       expect({ step: step.what, got, same }).toEqual({ step: step.what, got, same: true });
     }
   } finally {
@@ -200,9 +211,16 @@ function watchBuilder(dir: string, tsApi: typeof ts): Builder {
       pending = undefined;
     },
   };
-  const host = tsApi.createWatchCompilerHost(path.join(dir, 'tsconfig.json'), {}, system, tsApi.createEmitAndSemanticDiagnosticsBuilderProgram, (d) => {
-    reports.push(d);
-  }, () => {});
+  const host = tsApi.createWatchCompilerHost(
+    path.join(dir, 'tsconfig.json'),
+    {},
+    system,
+    tsApi.createEmitAndSemanticDiagnosticsBuilderProgram,
+    (d) => {
+      reports.push(d);
+    },
+    () => {},
+  );
   let watch: ts.WatchOfConfigFile<ts.EmitAndSemanticDiagnosticsBuilderProgram> | undefined;
   const settle = () => {
     for (let guard = 0; pending && guard < 10; guard++) {
@@ -281,34 +299,38 @@ const jestForms = {
   transformer: `module.exports = { testEnvironment: 'node', cacheDirectory: '<rootDir>/.jest-cache', transform: { '^.+\\\\.ts$': ['tsad/jest', { tsconfig: { strict: true, types: [] } }] } };`,
 };
 
-test.each(Object.keys(jestForms) as (keyof typeof jestForms)[])('ts-jest, %s form: an edit three files away reaches the cached test', (form) => {
-  const files: Record<string, string> = {
-    'jest.config.js': jestForms[form],
-    'c.ts': leaf('Math.sin(x)'),
-    'b.ts': `import { h } from './c';\n/** @differentiable */\nexport function g(x: number): number {\n  return 2 * h(x);\n}\n`,
-    'a.ts': `import { g } from './b';\n/** @differentiable */\nexport function top(x: number): number {\n  return g(x) + x;\n}\n`,
-    // The test compares the compiled gradient with central differences of the current code.
-    'top.test.ts': `import { test, expect } from '@jest/globals';
+test.each(Object.keys(jestForms) as (keyof typeof jestForms)[])(
+  'ts-jest, %s form: an edit three files away reaches the cached test',
+  (form) => {
+    const files: Record<string, string> = {
+      'jest.config.js': jestForms[form],
+      'c.ts': leaf('Math.sin(x)'),
+      'b.ts': `import { h } from './c';\n/** @differentiable */\nexport function g(x: number): number {\n  return 2 * h(x);\n}\n`,
+      'a.ts': `import { g } from './b';\n/** @differentiable */\nexport function top(x: number): number {\n  return g(x) + x;\n}\n`,
+      // The test compares the compiled gradient with central differences of the current code.
+      'top.test.ts': `import { test, expect } from '@jest/globals';
 import { grad } from 'tsad';
 import { top } from './a';
 test('compiled gradient follows the source', () => {
   const x = 0.5, e = 1e-6;
   expect(grad(top)(x)).toBeCloseTo((top(x + e) - top(x - e)) / (2 * e), 6);
 });`,
-  };
-  const dir = project(files, ['typescript', 'ts-jest', 'jest', '@jest/globals']);
-  // ts-jest and tsad resolve from the repository's node_modules (symlinks); an installed app has them side by side.
-  const env = { ...process.env, NODE_PATH: path.join(dir, 'node_modules') };
-  const jest = () => spawnSync(process.execPath, [path.join(nm, 'jest', 'bin', 'jest.js'), '--rootDir', dir, '--ci'], { cwd: dir, encoding: 'utf8', env, timeout: 120_000 });
-  for (const body of ['Math.sin(x)', 'Math.cos(x)', 'x * x * x']) {
-    write(dir, 'c.ts', leaf(body));
-    const r = jest();
-    const out = `${r.stdout}${r.stderr}`;
-    expect({ body, tests: out.match(/Tests:.*/)?.[0] ?? out }).toEqual({ body, tests: expect.stringMatching(/1 passed/) });
-  }
-  // A run without edits is served from the cache.
-  expect(fs.readdirSync(path.join(dir, '.jest-cache')).length).toBeGreaterThan(0);
-}, 300_000);
+    };
+    const dir = project(files, ['typescript', 'ts-jest', 'jest', '@jest/globals']);
+    // ts-jest and tsad resolve from the repository's node_modules (symlinks); an installed app has them side by side.
+    const env = { ...process.env, NODE_PATH: path.join(dir, 'node_modules') };
+    const jest = () => spawnSync(process.execPath, [path.join(nm, 'jest', 'bin', 'jest.js'), '--rootDir', dir, '--ci'], { cwd: dir, encoding: 'utf8', env, timeout: 120_000 });
+    for (const body of ['Math.sin(x)', 'Math.cos(x)', 'x * x * x']) {
+      write(dir, 'c.ts', leaf(body));
+      const r = jest();
+      const out = `${r.stdout}${r.stderr}`;
+      expect({ body, tests: out.match(/Tests:.*/)?.[0] ?? out }).toEqual({ body, tests: expect.stringMatching(/1 passed/) });
+    }
+    // A run without edits is served from the cache.
+    expect(fs.readdirSync(path.join(dir, '.jest-cache')).length).toBeGreaterThan(0);
+  },
+  300_000,
+);
 
 test('the import-closure stamp of the jest transformer changes with a file three imports away, not with an unrelated one', () => {
   const { importClosureStamp } = require('../../dist/transformer/plugin/jestCache.js');

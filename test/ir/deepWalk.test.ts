@@ -17,17 +17,21 @@ describe.each([
   ['conditionals', nestedConds],
   ['loops', nestedLoops],
 ])('%s nested 40 deep, walked in stretches of a few levels', (_, gen) => {
-  test.each([1, 2, 3])('stretch %i: jvp and grad (with and without simplify) against dual numbers', (levels) => {
-    const g = gen(40);
-    const p = parseProgram(g.text);
-    const x = 0.8;
-    const ref = g.reference(x);
-    setLevelsPerStretch(levels);
-    const j = jvpOf(p, g.fn, { recheck: true });
-    expect(close(evalFn(j.program, j.jvp, [x], [1]).lin[0] as number, ref.derivative)).toBe(true);
-    for (const simplify of [false, true]) {
-      const r = gradOf(p, g.fn, { recheck: true, simplify });
-      expect(close(evalFn(r.program, r.grad, [x]).nl[0] as number, ref.derivative)).toBe(true);
-    }
-  }, 120_000);
+  test.each([1, 2, 3])(
+    'stretch %i: jvp and grad (with and without simplify) against dual numbers',
+    (levels) => {
+      const g = gen(40);
+      const p = parseProgram(g.text);
+      const x = 0.8;
+      const ref = g.reference(x);
+      setLevelsPerStretch(levels);
+      const j = jvpOf(p, g.fn, { recheck: true });
+      expect(close(evalFn(j.program, j.jvp, [x], [1]).lin[0] as number, ref.derivative)).toBe(true);
+      for (const simplify of [false, true]) {
+        const r = gradOf(p, g.fn, { recheck: true, simplify });
+        expect(close(evalFn(r.program, r.grad, [x]).nl[0] as number, ref.derivative)).toBe(true);
+      }
+    },
+    120_000,
+  );
 });

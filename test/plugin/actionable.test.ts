@@ -13,7 +13,12 @@ const cases = fs.readdirSync(root).filter((n) => n.endsWith('.ts') || fs.statSyn
 function sources(name: string): Record<string, string> {
   const at = path.join(root, name);
   if (!fs.statSync(at).isDirectory()) return { [name]: fs.readFileSync(at, 'utf8') };
-  return Object.fromEntries(fs.readdirSync(at).filter((n) => n.endsWith('.ts')).map((n) => [n, fs.readFileSync(path.join(at, n), 'utf8')]));
+  return Object.fromEntries(
+    fs
+      .readdirSync(at)
+      .filter((n) => n.endsWith('.ts'))
+      .map((n) => [n, fs.readFileSync(path.join(at, n), 'utf8')]),
+  );
 }
 
 describe.each(cases)('%s', (name) => {

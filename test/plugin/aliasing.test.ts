@@ -71,7 +71,6 @@ function gradientOf(p: Float64Array, x: number): Float64Array {
   return g;
 }`;
 
-
 /** A marked function that returns its argument on one path only: not fresh, and it keeps the argument. */
 const MAYBE = `
 /** @differentiable */
@@ -82,7 +81,8 @@ function maybe(p: Float64Array, w: number): Float64Array {
 
 describe('1. the fresh result of a marked function may be written by the caller', () => {
   test('let g = gradientOf(p, x); g[j] = -g[j]', () => {
-    agrees(`${GRADIENT_OF}
+    agrees(
+      `${GRADIENT_OF}
 /** @differentiable */
 export function descend(p: Float64Array, x: number): number {
   let g = gradientOf(p, x);
@@ -90,11 +90,15 @@ export function descend(p: Float64Array, x: number): number {
   let s = 0;
   for (let j = 0; j < g.length; j++) s += g[j] * p[j];
   return s;
-}`, 'descend', [new Float64Array([0.3, -1.2, 0.7]), 0.9]);
+}`,
+      'descend',
+      [new Float64Array([0.3, -1.2, 0.7]), 0.9],
+    );
   });
 
   test('through a chain of marked functions returning what they built (a const arrow too)', () => {
-    agrees(`${GRADIENT_OF}
+    agrees(
+      `${GRADIENT_OF}
 import { differentiable } from 'tsad';
 const scaled = differentiable((p: Float64Array, x: number): Float64Array => {
   const g = gradientOf(p, x);
@@ -109,11 +113,15 @@ export function twice(p: Float64Array, x: number): number {
   const g = pick(p, x);
   g[0] = g[0] * g[1];
   return g[0] + p[0] * g[2];
-}`, 'twice', [new Float64Array([0.3, -1.2, 0.7]), 0.9]);
+}`,
+      'twice',
+      [new Float64Array([0.3, -1.2, 0.7]), 0.9],
+    );
   });
 
   test('a function that returns its argument: its result is that argument (returns argument k)', () => {
-    agrees(`
+    agrees(
+      `
 /** @differentiable */
 function same(p: Float64Array): Float64Array {
   return p;
@@ -124,23 +132,29 @@ export function f(x: Float64Array): number {
   const c = same(b);
   c[0] = c[1] * x[2];
   return b[0] * c[2] + b[1];
-}`, 'f', [new Float64Array([0.3, -1.2, 0.7])]);
+}`,
+      'f',
+      [new Float64Array([0.3, -1.2, 0.7])],
+    );
   });
 
   test('a function that returns its argument on one path only is not fresh: writing into its result is refused', () => {
-    expect(codes(`${MAYBE}/** @differentiable */
+    expect(
+      codes(`${MAYBE}/** @differentiable */
 export function f(x: Float64Array, w: number): number {
   const b = x.slice();
   const c = maybe(b, w);
   c[0] = 5;
   return b[0];
-}`)).toEqual(['TSAD1122']);
+}`),
+    ).toEqual(['TSAD1122']);
   });
 });
 
 describe('1b. a fresh matrix from a marked function', () => {
   test('const L = lower(A); L[i][j] = …', () => {
-    agrees(`
+    agrees(
+      `
 /** @differentiable */
 function lower(A: number[][]): number[][] {
   const L = A.map((row) => row.slice());
@@ -152,13 +166,22 @@ export function f(A: number[][]): number {
   const L = lower(A);
   L[1][0] = L[1][0] * L[0][0];
   return L[1][0] + L[1][1] * A[0][1];
-}`, 'f', [[[1, 2], [3, -1]]]);
+}`,
+      'f',
+      [
+        [
+          [1, 2],
+          [3, -1],
+        ],
+      ],
+    );
   });
 });
 
 describe('2. a written array passed to a marked function that keeps no reference to it', () => {
   test('RK4 stage buffers', () => {
-    agrees(`
+    agrees(
+      `
 /** @differentiable */
 function rhs(y: Float64Array, k: number): Float64Array {
   const out = new Float64Array(y.length);
@@ -178,11 +201,15 @@ export function step(y0: Float64Array, k: number): number {
   let s = 0;
   for (let i = 0; i < n; i++) s += (k1[i] + 2 * k2[i] + k3[i]) * y1[i];
   return s;
-}`, 'step', [new Float64Array([0.3, -1.2, 0.7]), 0.9]);
+}`,
+      'step',
+      [new Float64Array([0.3, -1.2, 0.7]), 0.9],
+    );
   });
 
   test('a marked function that returns its argument keeps it: a write into the array is seen through its result', () => {
-    agrees(`
+    agrees(
+      `
 /** @differentiable */
 function same(p: Float64Array): Float64Array {
   return p;
@@ -193,23 +220,29 @@ export function f(x: Float64Array): number {
   const c = same(b);
   b[0] = 5 * x[1];
   return c[0] * x[0];
-}`, 'f', [new Float64Array([0.3, -1.2, 0.7])]);
+}`,
+      'f',
+      [new Float64Array([0.3, -1.2, 0.7])],
+    );
   });
 
   test('one that may return its argument keeps it: passing a written array is refused', () => {
-    expect(codes(`${MAYBE}/** @differentiable */
+    expect(
+      codes(`${MAYBE}/** @differentiable */
 export function f(x: Float64Array, w: number): number {
   const b = x.slice();
   const c = maybe(b, w);
   b[0] = 5;
   return c[0];
-}`)).toEqual(['TSAD1123']);
+}`),
+    ).toEqual(['TSAD1123']);
   });
 });
 
 describe('3. double buffering and swaps of whole arrays', () => {
   test('[a, b] = [b, a] of two written buffers', () => {
-    agrees(`
+    agrees(
+      `
 /** @differentiable */
 export function smooth(x: Float64Array, steps: number): number {
   let a = x.slice();
@@ -219,11 +252,15 @@ export function smooth(x: Float64Array, steps: number): number {
     [a, b] = [b, a];
   }
   return a[0] + 2 * a[1] + 3 * b[2];
-}`, 'smooth', [new Float64Array([0.3, -1.2, 0.7, 0.4]), 3]);
+}`,
+      'smooth',
+      [new Float64Array([0.3, -1.2, 0.7, 0.4]), 3],
+    );
   });
 
   test('[prev, u, next] = [u, next, prev]', () => {
-    agrees(`
+    agrees(
+      `
 /** @differentiable */
 export function wave(u0: Float64Array, c: number): number {
   let u = u0.slice();
@@ -236,11 +273,15 @@ export function wave(u0: Float64Array, c: number): number {
   let e = 0;
   for (let i = 0; i < u.length; i++) e += u[i] * u[i] + prev[i] * next[i];
   return e;
-}`, 'wave', [new Float64Array([0.3, -1.2, 0.7, 0.4, 0.1]), 0.3]);
+}`,
+      'wave',
+      [new Float64Array([0.3, -1.2, 0.7, 0.4, 0.1]), 0.3],
+    );
   });
 
   test('u = next with next new in every trip (power iteration)', () => {
-    agrees(`
+    agrees(
+      `
 /** @differentiable */
 export function power(A: number[][]): number {
   const n = A.length;
@@ -254,11 +295,20 @@ export function power(A: number[][]): number {
     v = w;
   }
   return v[0] + 2 * v[1];
-}`, 'power', [[[2, 0.5], [0.5, 1]]]);
+}`,
+      'power',
+      [
+        [
+          [2, 0.5],
+          [0.5, 1],
+        ],
+      ],
+    );
   });
 
   test('x = xPrime, then xPrime written again is refused (x would see the write)', () => {
-    expect(codes(`
+    expect(
+      codes(`
 /** @differentiable */
 export function f(x0: Float64Array): number {
   let x = x0.slice();
@@ -268,11 +318,13 @@ export function f(x0: Float64Array): number {
     x = xPrime;
   }
   return x[0];
-}`)).toEqual(['TSAD1123']);
+}`),
+    ).toEqual(['TSAD1123']);
   });
 
   test('x = xPrime once, xPrime not used after', () => {
-    agrees(`
+    agrees(
+      `
 /** @differentiable */
 export function f(x0: Float64Array): number {
   let x = x0.slice();
@@ -281,13 +333,17 @@ export function f(x0: Float64Array): number {
   x = xPrime;
   x[0] = x[0] * 3;
   return x[0] + x[1];
-}`, 'f', [new Float64Array([0.3, -1.2, 0.7])]);
+}`,
+      'f',
+      [new Float64Array([0.3, -1.2, 0.7])],
+    );
   });
 });
 
 describe('4. row swaps in a number[][] matrix', () => {
   test('const tmp = m[p]; m[p] = m[c]; m[c] = tmp', () => {
-    agrees(`
+    agrees(
+      `
 /** @differentiable */
 export function pivot(A: number[][]): number {
   const m = A.map((row) => row.slice());
@@ -308,24 +364,44 @@ export function pivot(A: number[][]): number {
   let s = 0;
   for (let i = 0; i < n; i++) s += m[i][i] * (i + 1) + m[i][n - 1 - i];
   return s;
-}`, 'pivot', [[[1, 2, 0.5], [3, -1, 2], [0.2, 4, 1]]]);
+}`,
+      'pivot',
+      [
+        [
+          [1, 2, 0.5],
+          [3, -1, 2],
+          [0.2, 4, 1],
+        ],
+      ],
+    );
   });
 
   test('[M[p], M[c]] = [M[c], M[p]]', () => {
-    agrees(`
+    agrees(
+      `
 /** @differentiable */
 export function swapRows(A: number[][]): number {
   const M = A.map((row) => row.map((x) => x * 2));
   [M[0], M[2]] = [M[2], M[0]];
   M[0][1] += M[2][1];
   return M[0][0] * M[0][1] + M[1][1] - M[2][0];
-}`, 'swapRows', [[[1, 2], [3, -1], [0.2, 4]]]);
+}`,
+      'swapRows',
+      [
+        [
+          [1, 2],
+          [3, -1],
+          [0.2, 4],
+        ],
+      ],
+    );
   });
 });
 
-describe('5. two names for one array see each other\'s writes', () => {
+describe("5. two names for one array see each other's writes", () => {
   test('const c = b; b[0] = 1; return c[0]', () => {
-    agrees(`
+    agrees(
+      `
 /** @differentiable */
 export function f(x: Float64Array): number {
   const b = x.slice();
@@ -333,13 +409,17 @@ export function f(x: Float64Array): number {
   b[0] = x[1] * x[2];
   c[1] = c[0] + b[2];
   return c[0] * b[1] + c[2];
-}`, 'f', [new Float64Array([0.3, -1.2, 0.7])]);
+}`,
+      'f',
+      [new Float64Array([0.3, -1.2, 0.7])],
+    );
   });
 });
 
 describe('retired refusals (TSAD1123 before): they build and mean what JavaScript means', () => {
   test('for (const v of b) over a written array, with no write inside the loop', () => {
-    agrees(`
+    agrees(
+      `
 /** @differentiable */
 export function f(x: Float64Array): number {
   const b = x.slice();
@@ -347,11 +427,15 @@ export function f(x: Float64Array): number {
   let s = 0;
   for (const v of b) s += v * v;
   return s;
-}`, 'f', [new Float64Array([0.3, -1.2, 0.7])]);
+}`,
+      'f',
+      [new Float64Array([0.3, -1.2, 0.7])],
+    );
   });
 
   test('const H = G of a written matrix: H is G', () => {
-    agrees(`
+    agrees(
+      `
 /** @differentiable */
 export function f(A: number[][]): number {
   const G = A.map((r) => r.slice());
@@ -359,13 +443,22 @@ export function f(A: number[][]): number {
   G[0][0] = 2 * A[1][1];
   H[1][0] += G[0][1];
   return H[0][0] * G[1][0] + H[1][1];
-}`, 'f', [[[1, 2], [3, -1]]]);
+}`,
+      'f',
+      [
+        [
+          [1, 2],
+          [3, -1],
+        ],
+      ],
+    );
   });
 });
 
 describe('sharing decided by run-time data is a diagnostic naming both arrays and the write', () => {
   test('const c = w > 0 ? a : b; c[0] = …', () => {
-    const r = compile(`
+    const r = compile(
+      `
 /** @differentiable */
 export function f(x: Float64Array, w: number): number {
   const a = x.slice();
@@ -373,7 +466,9 @@ export function f(x: Float64Array, w: number): number {
   const c = w > 0 ? a : b;
   c[0] = 1;
   return a[0] + b[0];
-}`, { throwOnError: false });
+}`,
+      { throwOnError: false },
+    );
     expect(r.messages).toHaveLength(1);
     expect(r.messages[0]).toMatch(/TSAD1123: 'c' is a or b depending on run-time data, so the write c\[0\] = 1 would change one of them in JavaScript/);
   });
@@ -434,7 +529,11 @@ function render(ops: readonly Op[]): { source: string; picks: boolean } {
     if (o.kind === 'swap') lines.push('[u0, u1] = [u1, u0];');
     if (o.kind === 'read') lines.push(`s += ${any(o.src)}[${o.i}] * ${all()[(o.src + 1) % all().length]}[${(o.i + 1) % 3}];`);
   });
-  lines.push(`return s + ${all().map((n, k) => `${n}[${k % 3}]`).join(' + ')};`);
+  lines.push(
+    `return s + ${all()
+      .map((n, k) => `${n}[${k % 3}]`)
+      .join(' + ')};`,
+  );
   const source = `${PRELUDE}
 /** @differentiable */
 export function prog(x: Float64Array, w: number): number {
@@ -474,7 +573,8 @@ test('generated aliasing programs build and agree with plain JavaScript and fini
 
 describe('a name in an object shorthand is a use of the variable', () => {
   test('v = w, then a write through v, with w returned in { w }: refused (w would see the write)', () => {
-    expect(codes(`
+    expect(
+      codes(`
 /** @differentiable */
 export function f(x: Float64Array): number {
   let v = x.slice();
@@ -484,6 +584,7 @@ export function f(x: Float64Array): number {
   v[0] = 1;
   const o = { w };
   return o.w[0] + v[1];
-}`)).toEqual(['TSAD1123']);
+}`),
+    ).toEqual(['TSAD1123']);
   });
 });

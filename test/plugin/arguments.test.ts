@@ -66,7 +66,6 @@ export const hvpReach = hvp(reach);
 
 const { exports: m, result } = load(source);
 
-
 const P = { amplitude: 1.3, damping: 0.4 };
 const f = (x: number, y: number) => x * Math.sin(y) + x * x;
 const residual = (p: typeof P, t: number, target: number) => (p.amplitude * Math.exp(-p.damping * t) - target) ** 2;
@@ -87,8 +86,14 @@ describe('grad and valueAndGrad', () => {
     expect(m.gradGated(1.5, false, 'square')).toBeCloseTo(3, 14);
     const [value, g] = m.vgResidual(P, 0.8, 0.2);
     expect(value).toBeCloseTo(residual(P, 0.8, 0.2), 14);
-    expectClose(leaves(g), [0, 1].map((k) => partial(residual as any, [P, 0.8, 0.2], 0, k)[0]));
-    expectClose(leaves(m.gradReach([0.3, -0.5], 2)), [0, 1].map((k) => partial(reach as any, [[0.3, -0.5], 2], 0, k)[0]));
+    expectClose(
+      leaves(g),
+      [0, 1].map((k) => partial(residual as any, [P, 0.8, 0.2], 0, k)[0]),
+    );
+    expectClose(
+      leaves(m.gradReach([0.3, -0.5], 2)),
+      [0, 1].map((k) => partial(reach as any, [[0.3, -0.5], 2], 0, k)[0]),
+    );
   });
 
   test('a number parameter given another kind', () => {
@@ -198,8 +203,14 @@ describe('jacobian, jacfwd, jacrev', () => {
   test('correct calls agree with central differences', () => {
     const cols = [0, 1].map((i) => partial(polar as any, [2, 0.5], i, 0));
     const J = cols[0].map((_, r) => cols.map((c) => c[r]));
-    expectClose(m.jacobianPolar(2, 0.5).flat(), J.map((row) => row[0]));
-    expectClose(m.jacrevPolar(2, 0.5).flat(), J.map((row) => row[0]));
+    expectClose(
+      m.jacobianPolar(2, 0.5).flat(),
+      J.map((row) => row[0]),
+    );
+    expectClose(
+      m.jacrevPolar(2, 0.5).flat(),
+      J.map((row) => row[0]),
+    );
     const [Jr, Jt] = m.jacfwdPolar(2, 0.5);
     expectClose([...Jr.flat(), ...Jt.flat()], [...J.map((row) => row[0]), ...J.map((row) => row[1])]);
   });

@@ -164,7 +164,11 @@ describe('5: a Float32Array local holds float32 values, as JavaScript stores the
   });
 
   test('Float32Array.from (with and without a callback, from { length }), new Float32Array(a), new Float32Array(n).fill(x)', () => {
-    for (const [x, c] of [[[0.1, 0.2, 0.7], 0.3], [[1 / 3], 2.2], [[], 1.1]] as [number[], number][]) {
+    for (const [x, c] of [
+      [[0.1, 0.2, 0.7], 0.3],
+      [[1 / 3], 2.2],
+      [[], 1.1],
+    ] as [number[], number][]) {
       // (x = []: sum(f) * x[0] is NaN in JavaScript, and so it is compiled.)
       const [v, [gx, gc]] = d.f32built(x, c);
       expect(v).toBe(m.f32built(x, c));
@@ -172,7 +176,8 @@ describe('5: a Float32Array local holds float32 values, as JavaScript stores the
       const plain = (xs: number[], cc: number) => m.f32built(xs, cc);
       // Central differences of a function that rounds are off by the rounding: the straight-through
       // derivative is the one of the same function computed in double precision.
-      const double = (xs: number[], cc: number) => 1.5 * cc * xs.reduce((s, t) => s + t, 0) + xs.reduce((s, t) => s + t / 3 + cc, 0) + cc * xs.reduce((s, t) => s + t, 0) + xs.reduce((s, t) => s + t, 0) + (xs.length * cc) / 7 * (xs[0] ?? 0);
+      const double = (xs: number[], cc: number) =>
+        1.5 * cc * xs.reduce((s, t) => s + t, 0) + xs.reduce((s, t) => s + t / 3 + cc, 0) + cc * xs.reduce((s, t) => s + t, 0) + xs.reduce((s, t) => s + t, 0) + ((xs.length * cc) / 7) * (xs[0] ?? 0);
       expect(plain(x, c)).toBeCloseTo(double(x, c), 5);
       expectClose([...gx, gc], [...partialAll(double, [x, c], 0, x.length), ...partial(double, [x, c], 1, 0)], 1e-5);
     }
@@ -198,14 +203,20 @@ describe('6: lengths from user code as JavaScript reads them', () => {
     const a = new Float64Array([1, 3, 2.5]);
     const [v, g] = d.diffs(a);
     expect(v).toBe(m.diffs(a));
-    expectClose([...g], partialAll((x: number[]) => m.diffs(Float64Array.from(x)), [[...a]], 0, 3));
+    expectClose(
+      [...g],
+      partialAll((x: number[]) => m.diffs(Float64Array.from(x)), [[...a]], 0, 3),
+    );
   });
 
   test.each([3, 2.7, 0, -1, -0.5, NaN])('Array.from({ length: %p }): truncated, NaN and negatives 0', (n) => {
     const a = [1.5, 2];
     const [v, g] = d.firstN(a, n);
     expect(v).toBe(m.firstN(a, n));
-    expectClose(g, partialAll((x: number[]) => m.firstN(x, n), [a], 0, 2));
+    expectClose(
+      g,
+      partialAll((x: number[]) => m.firstN(x, n), [a], 0, 2),
+    );
   });
 
   test.each([3, 2.7, 0, -0.5, NaN, -1, -2.5])('new Float64Array(%p), iota: ToIndex (a negative length is the same RangeError)', (n) => {
@@ -235,7 +246,10 @@ describe('6: lengths from user code as JavaScript reads them', () => {
     const a = [1, 2, 3, 4];
     const [v, g] = d.sliced(a, s, e);
     expect(v).toBe(m.sliced(a, s, e));
-    expectClose(g, partialAll((x: number[]) => m.sliced(x, s, e), [a], 0, 4));
+    expectClose(
+      g,
+      partialAll((x: number[]) => m.sliced(x, s, e), [a], 0, 4),
+    );
   });
 });
 
@@ -266,11 +280,27 @@ describe('12: second order through a number[] literal and through selects inside
 
 describe('13: forward over reverse of a derivative of an array function', () => {
   test('jvp(grad(f), [w], [v]) at the top level is [∇f, H·v], as hvp gives', () => {
-    for (const [w, v] of [[[1.5, 2], [1, 0.5]], [[0.5, -1, 2], [0, 1, -1]], [[3], [1]], [[], []]] as [number[], number[]][]) {
+    for (const [w, v] of [
+      [
+        [1.5, 2],
+        [1, 0.5],
+      ],
+      [
+        [0.5, -1, 2],
+        [0, 1, -1],
+      ],
+      [[3], [1]],
+      [[], []],
+    ] as [number[], number[]][]) {
       const [g, hv] = m.hessVec(w, v);
       expectClose([...g], [...d.cubic(w)]);
       expectClose([...hv], [...m.hessVecHvp(w, v)], 1e-12);
-      if (w.length) expectClose([...hv], directional((x: number[]) => [...d.cubic(x)], [w], [v]), 1e-5);
+      if (w.length)
+        expectClose(
+          [...hv],
+          directional((x: number[]) => [...d.cubic(x)], [w], [v]),
+          1e-5,
+        );
     }
   });
 
@@ -297,7 +327,11 @@ export const g = grad(outer);`,
 
 describe('15: copies of a written matrix', () => {
   test('m.map((r) => r.slice()) copies, m.slice(1) reads rows: values and gradient against central differences', () => {
-    const A = [[1, 2], [3, 4], [0.5, -1]];
+    const A = [
+      [1, 2],
+      [3, 4],
+      [0.5, -1],
+    ];
     const [v, g] = d.copied(A);
     expect(v).toBe(m.copied(A));
     const fd = A.flatMap((row, i) => row.map((_, j) => partial((M: number[][]) => m.copied(M), [A], 0, i * 2 + j)[0]));
@@ -359,7 +393,10 @@ describe('20: new Array(n) followed by writes', () => {
   });
 
   test('new Array(n) takes what JavaScript takes: a whole length (RangeError: Invalid array length otherwise)', () => {
-    expect(d.holesOf([1, 2], 2)).toEqual([[2, 0], [0, 2]]);
+    expect(d.holesOf([1, 2], 2)).toEqual([
+      [2, 0],
+      [0, 2],
+    ]);
     for (const n of [2.5, -1]) {
       expect(() => m.holesOf([1, 2], n)).toThrow(/Invalid array length/);
       expect(() => d.holesOf([1, 2], n)).toThrow(/^jacobian\(holesOf\): Invalid array length/);

@@ -36,7 +36,21 @@ test('gather, scatter and reduceByIndex: the values of §5 examples 10, 11 and 1
 });
 
 test('matmul of arrays of rows; mismatched sizes are a RangeError', () => {
-  expect(matmul([[1, 2], [3, 4]], [[5, 6], [7, 8]])).toEqual([[19, 22], [43, 50]]);
+  expect(
+    matmul(
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      [
+        [5, 6],
+        [7, 8],
+      ],
+    ),
+  ).toEqual([
+    [19, 22],
+    [43, 50],
+  ]);
   expect(matmul([], [[1]])).toEqual([]);
   expect(() => matmul([[1, 2, 3]], [[1], [2]])).toThrow('tsad: matmul: row 0 of the first matrix has 3 columns, the second matrix 2 rows');
 });

@@ -240,11 +240,22 @@ function jvpAgrees(jv: (...a: any[]) => [number, number], vg: (...a: any[]) => [
 
 describe('.some, .every, .findIndex, .indexOf, .lastIndexOf, .includes: constants', () => {
   test('values as JavaScript, gradients by central differences, sizes 0, 1 and larger', () => {
-    for (const [x, c] of [[[], 0.5], [[0.3], 0.1], [[0.3], 2], [[0.2, 1.5, -0.7, 1.6, 0.9], 1], [[0.2, 1.5, -0.7, 1.6, 0.9], 3], [[-20, 1, 2], 1.3]] as [number[], number][]) {
+    for (const [x, c] of [
+      [[], 0.5],
+      [[0.3], 0.1],
+      [[0.3], 2],
+      [[0.2, 1.5, -0.7, 1.6, 0.9], 1],
+      [[0.2, 1.5, -0.7, 1.6, 0.9], 3],
+      [[-20, 1, 2], 1.3],
+    ] as [number[], number][]) {
       agrees(m.queries, d.queries, [x, c]);
     }
     // A tie for the maximum (indexOf finds the first) and c among the elements (includes): the value.
-    for (const [x, c] of [[[0.2, 1.5, -0.7, 1.5, 0.9], 1], [[0.2, 1.5, -0.7, 1.5, 0.9], 0.9]] as [number[], number][]) expect(d.queries(x, c)[0]).toBe(m.queries(x, c));
+    for (const [x, c] of [
+      [[0.2, 1.5, -0.7, 1.5, 0.9], 1],
+      [[0.2, 1.5, -0.7, 1.5, 0.9], 0.9],
+    ] as [number[], number][])
+      expect(d.queries(x, c)[0]).toBe(m.queries(x, c));
     jvpAgrees(d.queriesJvp, d.queries, [[0.2, 1.5, -0.7, 1.7, 0.9], 1], [[1, -2, 0.5, 1, 3], 0.7]);
   });
 
@@ -259,11 +270,20 @@ describe('.some, .every, .findIndex, .indexOf, .lastIndexOf, .includes: constant
 
 describe('.filter: a compaction at constant indices', () => {
   test('values, gradients and jvp, with the index parameter and a number-valued (truthy) callback', () => {
-    for (const [x, c] of [[[], 0.5], [[0.3], 0.1], [[2], 0.1], [[0.2, 1.5, -0.7, 1.5, 0.9, 1.2, 4], 0.5]] as [number[], number][]) {
+    for (const [x, c] of [
+      [[], 0.5],
+      [[0.3], 0.1],
+      [[2], 0.1],
+      [[0.2, 1.5, -0.7, 1.5, 0.9, 1.2, 4], 0.5],
+    ] as [number[], number][]) {
       agrees(m.filtered, d.filtered, [x, c]);
     }
     // v - 1 is 0 (falsy) at 1, NaN (falsy) at NaN: the value.
-    for (const x of [[1, 1, 1], [NaN, 2, 1, 3]]) expect(d.filtered(x, 0)[0]).toBe(m.filtered(x, 0));
+    for (const x of [
+      [1, 1, 1],
+      [NaN, 2, 1, 3],
+    ])
+      expect(d.filtered(x, 0)[0]).toBe(m.filtered(x, 0));
     jvpAgrees(d.filteredJvp, d.filtered, [[0.2, 1.5, -0.7, 1.7, 0.9], 0.5], [[1, -2, 0.5, 1, 3], 0.7]);
   });
 });
@@ -274,8 +294,13 @@ describe('.sort of a copy, .reverse: a gather by the sorted indices', () => {
     jvpAgrees(d.medianJvp, d.median, [[5, -1, 2.5, 0.25, 7, 3]], [[1, 2, 3, 4, 5, 6]]);
   });
 
-  test('ties: a comparator that ties (Math.floor(a) - Math.floor(b)) keeps their order, as JavaScript\'s stable sort does', () => {
-    for (const [x, w] of [[[], 1], [[0.5], 2], [[1.5, 1.2, 0.3, 1.9, 0.1, 2.5, 1.1], 0.7], [[2.2, 2.1, 2.5, 1.4], -1]] as [number[], number][]) {
+  test("ties: a comparator that ties (Math.floor(a) - Math.floor(b)) keeps their order, as JavaScript's stable sort does", () => {
+    for (const [x, w] of [
+      [[], 1],
+      [[0.5], 2],
+      [[1.5, 1.2, 0.3, 1.9, 0.1, 2.5, 1.1], 0.7],
+      [[2.2, 2.1, 2.5, 1.4], -1],
+    ] as [number[], number][]) {
       agrees(m.ranked, d.ranked, [x, w]);
     }
     // Equal values: the gradient of each goes to the element that JavaScript's order puts there.
@@ -286,7 +311,14 @@ describe('.sort of a copy, .reverse: a gather by the sorted indices', () => {
   test('a typed array sorts numerically without a comparator (-0 before 0, NaN last)', () => {
     for (const x of [[], [2], [3, -1, 2, 10, 9, 1]]) agrees(m.typedSorted, d.typedSorted, [Float64Array.from(x)], [0]);
     // 1 / s[0] tells -0 from 0.
-    for (const x of [[0, -0, 1, -1], [0, -0], [-0, 0], [NaN, 0, -0, 2], [2, NaN, 1]]) expect(d.typedSorted(Float64Array.from(x))[0]).toBe(m.typedSorted(Float64Array.from(x)));
+    for (const x of [
+      [0, -0, 1, -1],
+      [0, -0],
+      [-0, 0],
+      [NaN, 0, -0, 2],
+      [2, NaN, 1],
+    ])
+      expect(d.typedSorted(Float64Array.from(x))[0]).toBe(m.typedSorted(Float64Array.from(x)));
   });
 
   test('return s.sort(f) of a local: nothing reads s afterwards', () => {
@@ -294,14 +326,23 @@ describe('.sort of a copy, .reverse: a gather by the sorted indices', () => {
   });
 
   test('.slice().reverse(), and .sort and .reverse as statements on a local copy', () => {
-    for (const [x, c] of [[[], 1], [[2], 0.5], [[0.5, 3, -1, 2, 2.5], 0.25]] as [number[], number][]) agrees(m.reordered, d.reordered, [x, c]);
+    for (const [x, c] of [
+      [[], 1],
+      [[2], 0.5],
+      [[0.5, 3, -1, 2, 2.5], 0.25],
+    ] as [number[], number][])
+      agrees(m.reordered, d.reordered, [x, c]);
     expect(d.reordered([2, 1, 2, 2], 1)[0]).toBe(m.reordered([2, 1, 2, 2], 1));
   });
 });
 
 describe('.concat, spread and push(...a): appends into a new array', () => {
   test('[s * a[0], ...a, s * a.at(-1)], a.concat(b, [s], 2s), d.push(...b, s)', () => {
-    for (const [a, b, s] of [[[], [], 1], [[0.5], [], 2], [[0.5, -1, 2], [3, 0.25], -1.5]] as [number[], number[], number][]) {
+    for (const [a, b, s] of [
+      [[], [], 1],
+      [[0.5], [], 2],
+      [[0.5, -1, 2], [3, 0.25], -1.5],
+    ] as [number[], number[], number][]) {
       agrees(m.joined, d.joined, [a, b, s]);
     }
     jvpAgrees(d.joinedJvp, d.joined, [[0.5, -1, 2], [3, 0.25], -1.5], [[1, 2, 3], [-1, 1], 0.5]);
@@ -310,7 +351,13 @@ describe('.concat, spread and push(...a): appends into a new array', () => {
 
 describe('Math.max(...a), Math.min(...a): a reduce', () => {
   test('values as JavaScript (empty: -Infinity and Infinity), gradients off ties', () => {
-    for (const [x, y] of [[[], 1], [[0.5], 2], [[0.5, -1, 2.5], 0.25], [[0.5, -1, 2.5], -3]] as [number[], number][]) agrees(m.extremes, d.extremes, [x, y]);
+    for (const [x, y] of [
+      [[], 1],
+      [[0.5], 2],
+      [[0.5, -1, 2.5], 0.25],
+      [[0.5, -1, 2.5], -3],
+    ] as [number[], number][])
+      agrees(m.extremes, d.extremes, [x, y]);
   });
 
   test('ties: the value as JavaScript, the gradient to the first of the equal elements; NaN and -0 as Math.max', () => {
@@ -318,35 +365,71 @@ describe('Math.max(...a), Math.min(...a): a reduce', () => {
     expect(v).toBe(m.extremes([1, 3, 3], 5));
     // max(...x) twice to x[1] (the first 3), min(5, ...x, 10, 3) to x[0]; max(...x, 5) is y.
     expect(g).toEqual([1, 2, 0]);
-    for (const x of [[NaN, 1], [1, NaN], [-0, 0], [0, -0]]) expect(Object.is(d.extremes(x, -5)[0], m.extremes(x, -5))).toBe(true);
+    for (const x of [
+      [NaN, 1],
+      [1, NaN],
+      [-0, 0],
+      [0, -0],
+    ])
+      expect(Object.is(d.extremes(x, -5)[0], m.extremes(x, -5))).toBe(true);
   });
 });
 
 describe('.at, .subarray, .fill on a local', () => {
   test('.at with negative and fractional indices (outside: undefined, NaN in arithmetic, as JavaScript)', () => {
-    for (const [x, i] of [[[], 0], [[2], 0], [[2], -1], [[1, 2, 3], -2], [[1, 2, 3], 1.9], [[1, 2, 3], 5]] as [number[], number][]) {
+    for (const [x, i] of [
+      [[], 0],
+      [[2], 0],
+      [[2], -1],
+      [[1, 2, 3], -2],
+      [[1, 2, 3], 1.9],
+      [[1, 2, 3], 5],
+    ] as [number[], number][]) {
       agrees(m.ends, d.ends, [x, i], [0]);
     }
   });
 
   test('.subarray windows read-only', () => {
-    for (const [x, w] of [[[], 2], [[1], 1], [[1, 2, 3, 4, 5], 2], [[0.5, -1, 2, 3], 4]] as [number[], number][]) {
+    for (const [x, w] of [
+      [[], 2],
+      [[1], 1],
+      [[1, 2, 3, 4, 5], 2],
+      [[0.5, -1, 2, 3], 4],
+    ] as [number[], number][]) {
       agrees(m.windows, d.windows, [Float64Array.from(x), w], [0]);
     }
   });
 
   test('b.fill(c, 1, -1) on a copy, next.fill(v) in a loop, .fill on a new array', () => {
-    for (const [x, c] of [[[], 1], [[2], 0.5], [[0.5, 3, -1, 2, 2], 0.25]] as [number[], number][]) agrees(m.filled, d.filled, [x, c]);
+    for (const [x, c] of [
+      [[], 1],
+      [[2], 0.5],
+      [[0.5, 3, -1, 2, 2], 0.25],
+    ] as [number[], number][])
+      agrees(m.filled, d.filled, [x, c]);
   });
 });
 
 describe('.forEach, .entries(), callbacks passed by name', () => {
-  test('.forEach assigning the function\'s variables', () => {
-    for (const [x, w] of [[[], []], [[2], [0.5]], [[0.5, 3, -1], [1, 2, 3]]] as [number[], number[]][]) agrees(m.eachOf, d.eachOf, [x, w]);
+  test(".forEach assigning the function's variables", () => {
+    for (const [x, w] of [
+      [[], []],
+      [[2], [0.5]],
+      [
+        [0.5, 3, -1],
+        [1, 2, 3],
+      ],
+    ] as [number[], number[]][])
+      agrees(m.eachOf, d.eachOf, [x, w]);
   });
 
   test('.map(softplus), .map(Math.exp), .map(ramp) (JavaScript passes the index), .reduce(add, init) of a local function', () => {
-    for (const [x, c] of [[[], 1], [[2], 0.5], [[0.5, 3, -1, 4, -4], 0.25]] as [number[], number][]) agrees(m.byName, d.byName, [x, c]);
+    for (const [x, c] of [
+      [[], 1],
+      [[2], 0.5],
+      [[0.5, 3, -1, 4, -4], 0.25],
+    ] as [number[], number][])
+      agrees(m.byName, d.byName, [x, c]);
     jvpAgrees(d.byNameJvp, d.byName, [[0.5, 3, -1], 0.25], [[1, 2, 3], 0.5]);
   });
 
@@ -360,7 +443,10 @@ function refused(source: string): string[] {
   try {
     compile(source);
   } catch (e) {
-    return (e as Error).message.split('\n').filter((l) => l.includes('error TSAD')).map((l) => l.replace(/^.*error /, ''));
+    return (e as Error).message
+      .split('\n')
+      .filter((l) => l.includes('error TSAD'))
+      .map((l) => l.replace(/^.*error /, ''));
   }
   return [];
 }
@@ -373,7 +459,9 @@ describe('what is refused, and how it is said', () => {
 
   test('sorting a parameter in place: TSAD1122 with the copy to make; the value of s.sort() used: TSAD1123', () => {
     expect(refused(`/** @differentiable */ export function f(x: number[]): number { x.sort((a, b) => a - b); return x[0]; }`)[0]).toMatch(/^TSAD1122: 'x' is a parameter.*x\.slice\(\)/);
-    expect(refused(`/** @differentiable */ export function f(x: number[]): number { const s = x.slice(); const t = s.sort((a, b) => a - b); return t[0] + s[1]; }`)[0]).toMatch(/^TSAD1123: s\.sort\(…\) changes 's' and returns 's' itself/);
+    expect(refused(`/** @differentiable */ export function f(x: number[]): number { const s = x.slice(); const t = s.sort((a, b) => a - b); return t[0] + s[1]; }`)[0]).toMatch(
+      /^TSAD1123: s\.sort\(…\) changes 's' and returns 's' itself/,
+    );
   });
 
   test('.forEach is not a method that changes its array; a return in its callback is TSAD1121', () => {
@@ -395,7 +483,9 @@ describe('what is refused, and how it is said', () => {
 
   test('.concat of a typed array (JavaScript adds it as one element) and a comparator that logs: TSAD1121', () => {
     expect(refused(`/** @differentiable */ export function f(x: number[], y: Float64Array): number { return x.concat(y).length; }`)[0]).toMatch(/^TSAD1121: \.concat does not spread a Float64Array/);
-    expect(refused(`/** @differentiable */ export function f(x: number[]): number { return x.slice().sort((a, b) => { console.log(a); return a - b; })[0]; }`)[0]).toMatch(/^TSAD1121: the comparator of \.sort throws or logs/);
+    expect(refused(`/** @differentiable */ export function f(x: number[]): number { return x.slice().sort((a, b) => { console.log(a); return a - b; })[0]; }`)[0]).toMatch(
+      /^TSAD1121: the comparator of \.sort throws or logs/,
+    );
   });
 
   test('a window of an array that is written is a view in JavaScript: TSAD1123', () => {

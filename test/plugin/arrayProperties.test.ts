@@ -21,28 +21,33 @@ const statement: fc.Arbitrary<string> = fc.oneof(
   fc.constant('s = s + dot(a, w);'),
   smooth(['x']).map((e) => `s = s + prod(a.map((x) => Math.tanh(${e})));`),
   fc.constant("s = s + sum(scan(w, '+')) * c;"),
-  fc.constant("s = s + sum(Float64Array.from({ length: a.length }, (_, i) => Math.sin(c * i + a[i])));"),
+  fc.constant('s = s + sum(Float64Array.from({ length: a.length }, (_, i) => Math.sin(c * i + a[i])));'),
   smooth(['x', 'c']).map((e) => `s = s + sum(a.slice(1).map((x) => ${e}));`),
   fc.constant('s = s + sum(Float64Array.from({ length: Math.max(a.length - 1, 0) }, (_, i) => (a[i + 1] - a[i]) * w[i]));'),
   // Writes into local arrays: each element, a recurrence on the element written before, compound
   // writes inside a branch (value semantics in the IR, in place in the compiled code).
-  smooth(['x', 'c']).map((e) => `{
+  smooth(['x', 'c']).map(
+    (e) => `{
     const b = a.slice();
     for (let i = 0; i < b.length; i++) {
       const x = b[i];
       b[i] = ${e};
     }
     s = s + sum(b);
-  }`),
-  smooth(['x', 'c']).map((e) => `{
+  }`,
+  ),
+  smooth(['x', 'c']).map(
+    (e) => `{
     const b = new Float64Array(a.length);
     for (let i = 0; i < a.length; i++) {
       const x = a[i];
       b[i] = (i > 0 ? b[i - 1] : c) * Math.tanh(${e}) + w[i];
     }
     s = s + dot(b, a);
-  }`),
-  smooth(['x', 'c']).map((e) => `{
+  }`,
+  ),
+  smooth(['x', 'c']).map(
+    (e) => `{
     const b = Float64Array.from(w);
     for (let i = 0; i < b.length; i++) {
       const x = b[i];
@@ -50,7 +55,8 @@ const statement: fc.Arbitrary<string> = fc.oneof(
       if (i % 2 === 0) b[i] *= c;
     }
     s = s + sum(b) * s;
-  }`),
+  }`,
+  ),
 );
 
 const fnBody = fc.tuple(fc.array(statement, { minLength: 1, maxLength: 3 }), smooth(['s', 'c'])).map(([ss, r]) => `  let s = 0;\n  ${ss.join('\n  ')}\n  return ${r};`);
@@ -99,7 +105,12 @@ test('grad = JVP = finite differences for random array functions at lengths 0, 1
           const projected = gc * dc + Array.from(ga as Float64Array).reduce((acc, g, i) => acc + g * da[i], 0) + (gw as number[]).reduce((acc, g, i) => acc + g * dw[i], 0);
           if (!same(projected, t, 1e-8)) throw new Error(`grad·v ${projected} vs jvp ${t} at n = ${n}\n${body}`);
           if (!Number.isFinite(fx) || Math.abs(fx) > 1e4) continue;
-          const at = (s: number) => f(a.map((x, i) => x + s * da[i]), w.map((x, i) => x + s * dw[i]), c + s * dc);
+          const at = (s: number) =>
+            f(
+              a.map((x, i) => x + s * da[i]),
+              w.map((x, i) => x + s * dw[i]),
+              c + s * dc,
+            );
           const fd = (at(H) - at(-H)) / (2 * H);
           if (!same(fd, t, 1e-4)) throw new Error(`jvp ${t} vs finite differences ${fd} at n = ${n}\n${body}`);
           checked++;

@@ -4,7 +4,8 @@
 // kind the user passed (number[], Float64Array, Float32Array); run-time length errors.
 import { compile, load } from './harness';
 
-const { exports: m } = load(`import { grad, valueAndGrad, jvp, vjp, linearize, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan, gather, scatter, reduceByIndex, stopGradient, NumberArray } from 'tsad';
+const { exports: m } =
+  load(`import { grad, valueAndGrad, jvp, vjp, linearize, jacobian, jacfwd, jacrev, hessian, hvp, sum, dot, prod, iota, scan, gather, scatter, reduceByIndex, stopGradient, NumberArray } from 'tsad';
 
 /** @differentiable */
 export function sumsq(a: Float64Array): number {
@@ -365,38 +366,66 @@ describe.each(LENGTHS)('length %i', (n) => {
   test('a loop reading a[i]: grad is 2a, as a Float64Array / number[] / Float32Array of full length', () => {
     const g = m.gSumsq(Float64Array.from(a));
     expect(g).toBeInstanceOf(Float64Array);
-    close(g, a.map((x) => 2 * x));
+    close(
+      g,
+      a.map((x) => 2 * x),
+    );
     const gl = m.gSumsqList(a);
     expect(Array.isArray(gl)).toBe(true);
-    close(gl, a.map((x) => 2 * x));
+    close(
+      gl,
+      a.map((x) => 2 * x),
+    );
     const a32 = Float32Array.from(a);
     const g32 = m.gSumsq32(a32);
     expect(g32).toBeInstanceOf(Float32Array);
-    close(g32, Array.from(a32, (x) => 2 * x), 1e-6);
+    close(
+      g32,
+      Array.from(a32, (x) => 2 * x),
+      1e-6,
+    );
   });
 
   test('.map with a free scalar, and sum: grad in the array and in the scalar', () => {
     const [ga, gc] = m.gMapSin(a, 0.7);
     expect(Array.isArray(ga)).toBe(true);
-    close(ga, a.map((x) => 0.7 * Math.cos(0.7 * x)));
-    close(gc, a.reduce((s, x) => s + x * Math.cos(0.7 * x), 0));
+    close(
+      ga,
+      a.map((x) => 0.7 * Math.cos(0.7 * x)),
+    );
+    close(
+      gc,
+      a.reduce((s, x) => s + x * Math.cos(0.7 * x), 0),
+    );
     close(ga, fdGrad(m.mapSin, [a, 0.7], 0));
   });
 
   test('.map reading another array at its own index (a zip)', () => {
     const [ga, gb] = m.gZipped(Float64Array.from(a), Float64Array.from(b));
-    close(ga, a.map((_, i) => b[i] * b[i] + i));
-    close(gb, a.map((x, i) => 2 * x * b[i]));
+    close(
+      ga,
+      a.map((_, i) => b[i] * b[i] + i),
+    );
+    close(
+      gb,
+      a.map((x, i) => 2 * x * b[i]),
+    );
   });
 
   test('.reduce: a general left fold and the sum', () => {
     close(m.gFolded(a), fdGrad(m.folded, [a], 0));
     // (2 + Σa)·n: every partial is n.
-    close(m.gSummed(a), a.map(() => n));
+    close(
+      m.gSummed(a),
+      a.map(() => n),
+    );
   });
 
   test('prod and dot', () => {
-    close(m.gProducts(a), a.map((_, i) => a.reduce((p, x, j) => (j === i ? p : p * x), 1)));
+    close(
+      m.gProducts(a),
+      a.map((_, i) => a.reduce((p, x, j) => (j === i ? p : p * x), 1)),
+    );
     const [ga, gb] = m.gDotted(a, Float64Array.from(b));
     close(ga, b);
     expect(gb).toBeInstanceOf(Float64Array);
@@ -405,7 +434,10 @@ describe.each(LENGTHS)('length %i', (n) => {
 
   test('builders: Float64Array.from({ length }), new Array(n).fill(x), new Float64Array(n), iota', () => {
     // Σ_i sin(x i): d/dx = Σ i cos(x i).
-    close(m.gBuilt(0.4, n), Array.from({ length: n }, (_, i) => i * Math.cos(0.4 * i)).reduce((s, v) => s + v, 0));
+    close(
+      m.gBuilt(0.4, n),
+      Array.from({ length: n }, (_, i) => i * Math.cos(0.4 * i)).reduce((s, v) => s + v, 0),
+    );
     expect(m.gBuilt(0.4, n)).toBeCloseTo(fd(m.built, [0.4, n], 0), 6);
     close(m.gFilled(0.4, n), 2 * 0.4 * n);
     // Σ i · x² i = x² Σ i²: d/dx = 2x Σ i².
@@ -417,15 +449,33 @@ describe.each(LENGTHS)('length %i', (n) => {
     const x = Float64Array.from(a);
     const [gp, gx] = m.gMixed({ w, b: 0.3 }, x);
     expect(gp.w).toBeInstanceOf(Float64Array);
-    close(gp.w, a.map((xi, i) => 2 * (b[i] * xi + 0.3) * xi));
-    close(gp.b, a.reduce((s, xi, i) => s + 2 * (b[i] * xi + 0.3), 0));
-    close(gx, a.map((xi, i) => 2 * (b[i] * xi + 0.3) * b[i]));
+    close(
+      gp.w,
+      a.map((xi, i) => 2 * (b[i] * xi + 0.3) * xi),
+    );
+    close(
+      gp.b,
+      a.reduce((s, xi, i) => s + 2 * (b[i] * xi + 0.3), 0),
+    );
+    close(
+      gx,
+      a.map((xi, i) => 2 * (b[i] * xi + 0.3) * b[i]),
+    );
     const [gt, gs] = m.gPair([x, 1.5]);
-    close(gt, a.map(() => 1.5));
-    close(gs, a.reduce((s, v) => s + v, 0));
+    close(
+      gt,
+      a.map(() => 1.5),
+    );
+    close(
+      gs,
+      a.reduce((s, v) => s + v, 0),
+    );
     const mat = a.map((_, i) => a.map((__, j) => 1 + i + 2 * j));
     // v·M·v with M stored flat: the gradient is (M + Mᵀ) v.
-    close(m.gQuadratic(Float64Array.from(mat.flat()), b), b.map((_, i) => b.reduce((s, vj, j) => s + (mat[i][j] + mat[j][i]) * vj, 0)));
+    close(
+      m.gQuadratic(Float64Array.from(mat.flat()), b),
+      b.map((_, i) => b.reduce((s, vj, j) => s + (mat[i][j] + mat[j][i]) * vj, 0)),
+    );
   });
 
   test('a while loop over an array, and reads at indices from an Int32Array (a constant)', () => {
@@ -459,8 +509,14 @@ describe.each(LENGTHS)('length %i', (n) => {
 
   test('valueAndGrad', () => {
     const [v, g] = m.vgSumsq(Float64Array.from(a));
-    close(v, a.reduce((s, x) => s + x * x, 0));
-    close(g, a.map((x) => 2 * x));
+    close(
+      v,
+      a.reduce((s, x) => s + x * x, 0),
+    );
+    close(
+      g,
+      a.map((x) => 2 * x),
+    );
   });
 
   test('jvp with array tangents: value and tangent against central differences', () => {
@@ -468,14 +524,23 @@ describe.each(LENGTHS)('length %i', (n) => {
     const [y, dy] = m.jvpScaled(Float64Array.from(a), 0.5, da, 0.25);
     expect(y).toBeInstanceOf(Float64Array);
     expect(dy).toBeInstanceOf(Float64Array);
-    close(y, a.map((x) => x * 0.5 + Math.sin(x)));
-    close(dy, a.map((x, i) => b[i] * (0.5 + Math.cos(x)) + 0.25 * x));
+    close(
+      y,
+      a.map((x) => x * 0.5 + Math.sin(x)),
+    );
+    close(
+      dy,
+      a.map((x, i) => b[i] * (0.5 + Math.cos(x)) + 0.25 * x),
+    );
   });
 
   test('linearize: the linear function of array tangents equals jvp', () => {
     const x = Float64Array.from(a);
     const [y, lin] = m.linScaled(x, 0.5);
-    close(y, a.map((v) => v * 0.5 + Math.sin(v)));
+    close(
+      y,
+      a.map((v) => v * 0.5 + Math.sin(v)),
+    );
     const dx = Float64Array.from(b);
     const dy = lin(dx, 0.25);
     expect(dy).toBeInstanceOf(Float64Array);
@@ -486,7 +551,10 @@ describe.each(LENGTHS)('length %i', (n) => {
   test('vjp: the dot-product test <ȳ, J ẋ> = <Jᵀ ȳ, ẋ>', () => {
     const x = Float64Array.from(a);
     const [y, pullback] = m.vjpScaled(x, 0.5);
-    close(y, a.map((v) => v * 0.5 + Math.sin(v)));
+    close(
+      y,
+      a.map((v) => v * 0.5 + Math.sin(v)),
+    );
     const ybar = Float64Array.from(b);
     const [xbar, cbar] = pullback(ybar);
     expect(xbar).toBeInstanceOf(Float64Array);
@@ -513,9 +581,17 @@ describe.each(LENGTHS)('length %i', (n) => {
     }
     const Jx = m.jacSumsq(Float64Array.from(a));
     expect(Jx.length).toBe(1);
-    close(Jx[0], a.map((x) => 2 * x));
+    close(
+      Jx[0],
+      a.map((x) => 2 * x),
+    );
     const [Ja, Jc] = m.jacScaled(Float64Array.from(a), 0.5);
-    Ja.forEach((row: number[], i: number) => close(row, a.map((x, j) => (i === j ? 0.5 + Math.cos(x) : 0))));
+    Ja.forEach((row: number[], i: number) =>
+      close(
+        row,
+        a.map((x, j) => (i === j ? 0.5 + Math.cos(x) : 0)),
+      ),
+    );
     Jc.forEach((row: number[], i: number) => close(row, [a[i]]));
   });
 
@@ -528,7 +604,10 @@ describe.each(LENGTHS)('length %i', (n) => {
     const v = Float64Array.from(b);
     const hv = m.hvpQuartic(Float64Array.from(a), v);
     expect(hv).toBeInstanceOf(Float64Array);
-    close(hv, Hm.map((row) => row.reduce((acc, h, j) => acc + h * v[j], 0)));
+    close(
+      hv,
+      Hm.map((row) => row.reduce((acc, h, j) => acc + h * v[j], 0)),
+    );
   });
 });
 
@@ -579,7 +658,9 @@ test('two arrays a map or dot needs equally long are checked once: a RangeError 
   expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow(RangeError);
   expect(() => m.gDotted([1, 2], Float64Array.from([1]))).toThrow('grad(dotted): in dotted: the arrays of dot(a, b) must have the same length (2 > 1)');
   expect(() => m.gZipped(Float64Array.from([1, 2]), Float64Array.from([1]))).toThrow(RangeError);
-  expect(() => m.gZipped(Float64Array.from([1, 2]), Float64Array.from([1]))).toThrow("grad(zipped): in zipped: the array 'b' read at i in a.map((x, i) => x * b[i] * b[i] + i * x) must be at least as long as 'a' (2 > 1)");
+  expect(() => m.gZipped(Float64Array.from([1, 2]), Float64Array.from([1]))).toThrow(
+    "grad(zipped): in zipped: the array 'b' read at i in a.map((x, i) => x * b[i] * b[i] + i * x) must be at least as long as 'a' (2 > 1)",
+  );
 });
 
 test('an array read at i may be longer than the mapped one, as JavaScript allows: its first n elements are zipped', () => {
@@ -636,7 +717,10 @@ test('a .map callback passing an object parameter to a marked function (its numb
   const loss = (q: typeof p) => m.fitLoss(q, t, y);
   const h = 1e-6;
   close(g.a, (loss({ ...p, a: p.a + h }) - loss({ ...p, a: p.a - h })) / (2 * h));
-  close(g.k, [0, 1].map((j) => (loss({ ...p, k: p.k.map((v, i) => (i === j ? v + h : v)) as [number, number] }) - loss({ ...p, k: p.k.map((v, i) => (i === j ? v - h : v)) as [number, number] })) / (2 * h)));
+  close(
+    g.k,
+    [0, 1].map((j) => (loss({ ...p, k: p.k.map((v, i) => (i === j ? v + h : v)) as [number, number] }) - loss({ ...p, k: p.k.map((v, i) => (i === j ? v - h : v)) as [number, number] })) / (2 * h)),
+  );
 });
 
 test('arrays through stopGradient, if/?: joins, loop-carried arrays and tuple results', () => {
@@ -646,7 +730,10 @@ test('arrays through stopGradient, if/?: joins, loop-carried arrays and tuple re
   close(ga, [-0.5, -0.5, -0.5]);
   close(gc, -6);
   const a = [0.3, -0.7, 1.1];
-  close(m.gIterated(Float64Array.from(a), 2), a.map((x) => Math.cos(Math.sin(x)) * Math.cos(x)));
+  close(
+    m.gIterated(Float64Array.from(a), 2),
+    a.map((x) => Math.cos(Math.sin(x)) * Math.cos(x)),
+  );
   const [v, pullback] = m.vjpBoth(Float64Array.from([1, 2]), 2);
   close(v[0], 3);
   close(v[1], [2, 4]);
@@ -665,10 +752,13 @@ export const d = grad(g);`);
   // g(a) = Σ 3a², so ∇g = 6a.
   close(n.d(Float64Array.from([1, -2, 0.5])), [6, -12, 3]);
   close(n.d(new Float64Array(0)), []);
-  const custom = compile(`import { grad, sum, derivative } from 'tsad';
+  const custom = compile(
+    `import { grad, sum, derivative } from 'tsad';
 export function f(a: Float64Array): number { return sum(a); }
 derivative(f, (a: Float64Array, da: Float64Array) => [f(a), sum(da)]);
-export const d = grad(f);`, { throwOnError: false });
+export const d = grad(f);`,
+    { throwOnError: false },
+  );
   expect(custom.messages.join('\n')).toMatch(/TSAD1111: a custom derivative of 'f', which takes or returns arrays, is not supported yet/);
 });
 
@@ -718,12 +808,24 @@ test('gather outside its array and scatter with a repeated index are RangeErrors
 test('second order through a min reduction: the Hessian of min(a)·Σa is the closed form where the minimum is unique', () => {
   // At [2, 3, 4], f = a0 (a0 + a1 + a2) locally.
   const H = m.hessMinTimesSum(Float64Array.from([2, 3, 4]));
-  expect(H).toEqual([[2, 1, 1], [1, 0, 0], [1, 0, 0]]);
+  expect(H).toEqual([
+    [2, 1, 1],
+    [1, 0, 0],
+    [1, 0, 0],
+  ]);
 });
 
-test('second order through prod and scan (forward over the combinators\' reverse rules): closed forms', () => {
-  expect(m.hessProducts(Float64Array.from([2, 3, 4]))).toEqual([[0, 4, 3], [4, 0, 2], [3, 2, 0]]);
-  expect(m.hessProducts(Float64Array.from([2, 0, 4]))).toEqual([[0, 4, 0], [4, 0, 2], [0, 2, 0]]);
+test("second order through prod and scan (forward over the combinators' reverse rules): closed forms", () => {
+  expect(m.hessProducts(Float64Array.from([2, 3, 4]))).toEqual([
+    [0, 4, 3],
+    [4, 0, 2],
+    [3, 2, 0],
+  ]);
+  expect(m.hessProducts(Float64Array.from([2, 0, 4]))).toEqual([
+    [0, 4, 0],
+    [4, 0, 2],
+    [0, 2, 0],
+  ]);
   // Σ scan(a, '*') = a0 + a0 a1 + a0 a1 a2: H e0 = [0, 1 + a2, a1].
   close(m.hvpPrefixProducts(Float64Array.from([2, 3, 4]), Float64Array.from([1, 0, 0])), [0, 5, 3]);
 });
@@ -743,10 +845,13 @@ export const vg = valueAndGrad(f);
   expect(value).toBe(e.f(a));
   const [, g] = e.vg(a);
   expect(g).toEqual(a.map((x) => expect.closeTo(2 * x + 3 * x * x, 12)));
-  expect(tangent).toBeCloseTo(a.reduce((s, x, i) => s + (2 * x + 3 * x * x) * da[i], 0), 12);
+  expect(tangent).toBeCloseTo(
+    a.reduce((s, x, i) => s + (2 * x + 3 * x * x) * da[i], 0),
+    12,
+  );
 });
 
-test('xs.reduce((p, x) => p + x, c): the compiled value is JavaScript\'s left fold from c, to the last bit (was c + sum(xs), rounded differently)', () => {
+test("xs.reduce((p, x) => p + x, c): the compiled value is JavaScript's left fold from c, to the last bit (was c + sum(xs), rounded differently)", () => {
   const { exports: e } = load(`import { jvp, valueAndGrad } from 'tsad';
 /** @differentiable */
 export function f(b: Float64Array, c: number): number {

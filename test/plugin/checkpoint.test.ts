@@ -67,7 +67,11 @@ describe.each(POLICIES)('checkpoint: %s', (policy) => {
     expect(dk).toBe(g[2]);
     const [v2, pullback] = m.vOsc(...at);
     expect(v2).toBe(value);
-    expectClose(pullback(2).slice(0, 4), g.map((x: number) => 2 * x), 1e-12);
+    expectClose(
+      pullback(2).slice(0, 4),
+      g.map((x: number) => 2 * x),
+      1e-12,
+    );
   });
 });
 
@@ -107,7 +111,10 @@ export const d = grad(growth, { wrt: [0, 1] });
     // Segments are loops of their own; 'sqrt' has no trip count to aim at and leaves while loops.
     if (policy === "'sqrt'") expect(whiles(result.outputText)).toBe(whiles(stored.result.outputText));
     else expect(whiles(result.outputText)).toBeGreaterThan(whiles(stored.result.outputText));
-    for (const at of [[0.01, 1], [0.05, 3]]) {
+    for (const at of [
+      [0.01, 1],
+      [0.05, 3],
+    ]) {
       expect(m.growth(...at)).toBe(store.growth(...at));
       expectClose(m.d(...at), store.d(...at), 1e-13);
       const h = 1e-7;

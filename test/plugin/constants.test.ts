@@ -100,7 +100,9 @@ export const d = grad(energy, { wrt: [0, 1] });
 });
 
 test('a module constant computed outside the subset is read when the derivative runs (was TSAD1106)', () => {
-  const { exports: c, result: r } = load(`import { grad } from 'tsad';\nexport const SEED = Math.random();\n/** @differentiable */\nexport function f(x: number): number { return x * x * SEED; }\nexport const d = grad(f);\n`);
+  const { exports: c, result: r } = load(
+    `import { grad } from 'tsad';\nexport const SEED = Math.random();\n/** @differentiable */\nexport function f(x: number): number { return x * x * SEED; }\nexport const d = grad(f);\n`,
+  );
   expect(r.diagnostics).toEqual([]);
   expect(c.d(1.5)).toBeCloseTo(3 * c.SEED, 14);
 });
@@ -169,15 +171,21 @@ export const tValues = (x: number) => jvp(values, [x], [1]);
     expect(m.tScalar(1.5)).toEqual([m.scalar(1.5), 7]);
     expect(m.mapped([1, -2])).toBe(1 + 4);
     expect(m.dMapped([1, -2])).toEqual([2, -4]);
-    expect(m.tValues(2)).toEqual([[Infinity, -Infinity, 2], [0, 0, 1]]);
+    expect(m.tValues(2)).toEqual([
+      [Infinity, -Infinity, 2],
+      [0, 0, 1],
+    ]);
   });
   test('a fixed-arity Math function with the wrong number of arguments is TSAD1102 at the call', () => {
-    const r = load(`import { grad, differentiable } from 'tsad';
+    const r = load(
+      `import { grad, differentiable } from 'tsad';
 // @ts-ignore: the count TypeScript also rejects; the plugin must report it, not crash
 export const f = differentiable((x: number): number => x * Math.sin());
 export const d = grad(f);
 export const ok = grad(differentiable((x: number): number => x * x));
-`, { throwOnError: false });
+`,
+      { throwOnError: false },
+    );
     const ours = r.result.messages.filter((s) => s.includes('TSAD'));
     expect(ours).toHaveLength(1);
     expect(ours[0]).toMatch(/:3:60 - error TSAD1102: Math\.sin takes 1 argument\(s\), got 0/);

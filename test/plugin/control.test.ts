@@ -266,11 +266,21 @@ function checkGrad(f: F, g: F, at: number[], wrt: number[]): void {
 test('compiles without diagnostics', () => expect(result.diagnostics).toEqual([]));
 
 test('if / else if / else: gradients in each branch', () => {
-  for (const at of [[1.7, -0.6], [-1.8, 0.9], [0.4, 1.3], [-0.3, -2]]) checkGrad(m.piecewise, m.dPiecewise, at, [0, 1]);
+  for (const at of [
+    [1.7, -0.6],
+    [-1.8, 0.9],
+    [0.4, 1.3],
+    [-0.3, -2],
+  ])
+    checkGrad(m.piecewise, m.dPiecewise, at, [0, 1]);
 });
 
 test('valueAndGrad, jvp and vjp through an if', () => {
-  for (const [x, y] of [[1.7, -0.6], [-1.8, 0.9], [0.4, 1.3]]) {
+  for (const [x, y] of [
+    [1.7, -0.6],
+    [-1.8, 0.9],
+    [0.4, 1.3],
+  ]) {
     const [v, [gx, gy]] = m.vgPiecewise(x, y);
     expect(v).toBe(m.piecewise(x, y));
     expectClose([gx, gy], [partial(m.piecewise, [x, y], 0, 0)[0], partial(m.piecewise, [x, y], 1, 0)[0]]);
@@ -285,7 +295,12 @@ test('valueAndGrad, jvp and vjp through an if', () => {
 });
 
 test('nested if/else: gradients in each of the three paths', () => {
-  for (const at of [[0.8, 0.6], [0.8, -0.6], [-0.5, 1.2]]) checkGrad(m.nested, m.dNested, at, [0, 1]);
+  for (const at of [
+    [0.8, 0.6],
+    [0.8, -0.6],
+    [-0.5, 1.2],
+  ])
+    checkGrad(m.nested, m.dNested, at, [0, 1]);
 });
 
 test('early returns: the rest of the function is the else part', () => {
@@ -298,7 +313,14 @@ test('early returns: the rest of the function is the else part', () => {
 });
 
 test('early returns in nested ifs, and paths that fall through to the end', () => {
-  for (const at of [[0.5, 0.7], [0.5, -0.7], [-0.5, -1.7], [-0.5, -0.4], [-0.5, 0.4]]) checkGrad(m.earlyNested, m.dEarlyNested, at, [0, 1]);
+  for (const at of [
+    [0.5, 0.7],
+    [0.5, -0.7],
+    [-0.5, -1.7],
+    [-0.5, -0.4],
+    [-0.5, 0.4],
+  ])
+    checkGrad(m.earlyNested, m.dEarlyNested, at, [0, 1]);
 });
 
 test('an if without else', () => {
@@ -306,7 +328,11 @@ test('an if without else', () => {
 });
 
 test('branches assigning a tuple and an object variable', () => {
-  for (const at of [[1.2, 0.3], [-0.4, 0.9]]) checkGrad(m.structured, m.dStructured, at, [0, 1]);
+  for (const at of [
+    [1.2, 0.3],
+    [-0.4, 0.9],
+  ])
+    checkGrad(m.structured, m.dStructured, at, [0, 1]);
 });
 
 test('a let without initializer assigned in both branches', () => {
@@ -314,7 +340,11 @@ test('a let without initializer assigned in both branches', () => {
 });
 
 test('a marked function called in a branch', () => {
-  for (const at of [[0.9, -0.4], [0.1, 0.8]]) checkGrad(m.callsInBranch, m.dCalls, at, [0, 1]);
+  for (const at of [
+    [0.9, -0.4],
+    [0.1, 0.8],
+  ])
+    checkGrad(m.callsInBranch, m.dCalls, at, [0, 1]);
 });
 
 test('boolean and string parameters in the condition', () => {
@@ -342,7 +372,11 @@ test('the branch not taken is never evaluated: no NaN from its derivative', () =
 
 test('hessian and hvp through a conditional (second order)', () => {
   const h = 1e-4;
-  for (const [x, y] of [[1.7, -0.6], [-1.8, 0.9], [0.4, 1.3]]) {
+  for (const [x, y] of [
+    [1.7, -0.6],
+    [-1.8, 0.9],
+    [0.4, 1.3],
+  ]) {
     const f = m.piecewise;
     const d2 = (i: number, j: number) => {
       const e = (di: number, dj: number) => f(x + (i === 0 ? di : 0) + (j === 0 ? dj : 0), y + (i === 1 ? di : 0) + (j === 1 ? dj : 0));
@@ -360,7 +394,10 @@ test('hessian and hvp through a conditional (second order)', () => {
 });
 
 test('a function returning a tuple from an early return: jacobian and vjp', () => {
-  for (const [x, y] of [[1.2, 0.3], [-0.4, 0.9]]) {
+  for (const [x, y] of [
+    [1.2, 0.3],
+    [-0.4, 0.9],
+  ]) {
     const J = m.jTuple(x, y);
     const cols = [partial(m.tupleOut, [x, y], 0, 0), partial(m.tupleOut, [x, y], 1, 0)];
     J.forEach((row: number[], r: number) => expectClose(row, [cols[0][r]]));
@@ -371,7 +408,7 @@ test('a function returning a tuple from an early return: jacobian and vjp', () =
   }
 });
 
-test('the generated code keeps branches readable as if/else (a select\'s gradient too)', () => {
+test("the generated code keeps branches readable as if/else (a select's gradient too)", () => {
   expect(m.dCheap(2)).toBe(4);
   expect(m.dCheap(-2)).toBe(-1);
   const code = result.outputText;
@@ -408,13 +445,22 @@ export const d = grad(f);
 
 test('switch on a string mode: gradients of each case, the default, and a return inside a case', () => {
   for (const kind of ['sin', 'exp', 'e', 'none', 'other']) {
-    for (const [x, y] of [[0.4, 1.3], [-0.7, 0.5]]) {
+    for (const [x, y] of [
+      [0.4, 1.3],
+      [-0.7, 0.5],
+    ]) {
       const f = (a: number, b: number) => m.mode(a, b, kind);
       checkGrad(f, (a: number, b: number) => m.dMode(a, b, kind), [x, y], [0, 1]);
     }
   }
   expect(m.dMode(0.4, 1.3, 'exp')).toEqual(m.dMode(0.4, 1.3, 'e'));
-  for (const kind of ['sq', 'log', 'lin']) checkGrad((x: number) => m.modeReturns(x, kind), (x: number) => m.dModeReturns(x, kind), [1.7], [0]);
+  for (const kind of ['sq', 'log', 'lin'])
+    checkGrad(
+      (x: number) => m.modeReturns(x, kind),
+      (x: number) => m.dModeReturns(x, kind),
+      [1.7],
+      [0],
+    );
   expect(m.dModeReturns(1.7, 'log')).toBeCloseTo(2 / 1.7, 12);
   // A number and a boolean as the subject, a nested switch, no default.
   expect(m.dNumbered(0.5, 1, true)).toBe(2);
@@ -451,17 +497,25 @@ test('switch: fall-through from a non-empty case and an early break are TSAD1101
 });
 
 test('a number as a condition is TSAD1116', () => {
-  const number = compile(`import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { let y = 1; if (x) { y = 2; } return y * x; }\nexport const d = grad(f);`, { throwOnError: false });
+  const number = compile(`import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { let y = 1; if (x) { y = 2; } return y * x; }\nexport const d = grad(f);`, {
+    throwOnError: false,
+  });
   expect(number.messages.join('\n')).toMatch(/TSAD1116: the condition is a number, not a boolean/);
 });
 
 test('a problem in statements lowered on two paths is reported once', () => {
-  const r = compile(`import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number, y: number) {\n  let s = x;\n  if (x > 0) {\n    if (y > 0) return s;\n    s = y;\n  }\n  return s * Math.random();\n}\nexport const d = grad(f);`, { throwOnError: false });
+  const r = compile(
+    `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number, y: number) {\n  let s = x;\n  if (x > 0) {\n    if (y > 0) return s;\n    s = y;\n  }\n  return s * Math.random();\n}\nexport const d = grad(f);`,
+    { throwOnError: false },
+  );
   expect(r.messages.filter((msg) => msg.includes('TSAD1103'))).toHaveLength(1);
 });
 
 test('a path that reaches the end without a return is TSAD1107', () => {
-  const r = compile(`import { grad } from 'tsad';\n/** @differentiable */\n// @ts-ignore: not all paths return\nfunction f(x: number): number { if (x > 0) { return x; } }\nexport const d = grad(f as any);`, { throwOnError: false });
+  const r = compile(
+    `import { grad } from 'tsad';\n/** @differentiable */\n// @ts-ignore: not all paths return\nfunction f(x: number): number { if (x > 0) { return x; } }\nexport const d = grad(f as any);`,
+    { throwOnError: false },
+  );
   expect(r.messages.join('\n')).toMatch(/TSAD1107/);
 });
 
@@ -479,7 +533,12 @@ export function huber(r: number, d: number): number {
 }
 export const d = grad(huber, { wrt: [0, 1] });
 `);
-  for (const at of [[2, 1], [-2, 1], [0.5, 1]]) checkGrad(e.huber, e.d, at, [0, 1]);
+  for (const at of [
+    [2, 1],
+    [-2, 1],
+    [0.5, 1],
+  ])
+    checkGrad(e.huber, e.d, at, [0, 1]);
 });
 
 test('tsad inspect shows the cond in Linear A and in the derived stages', () => {
@@ -508,7 +567,8 @@ const statement: fc.Arbitrary<string> = fc.letrec<{ s: string }>((tie) => ({
   s: fc.oneof(
     { depthSize: 'small', maxDepth: 3 },
     fc.tuple(fc.constantFrom('a', 'b'), smooth(['x', 'y', 'a', 'b'])).map(([v, e]) => `${v} = ${e};`),
-    fc.tuple(comparison, fc.array(tie('s'), { minLength: 1, maxLength: 2 }), fc.option(fc.array(tie('s'), { minLength: 1, maxLength: 2 })), fc.option(smooth(['x', 'a', 'b'])))
+    fc
+      .tuple(comparison, fc.array(tie('s'), { minLength: 1, maxLength: 2 }), fc.option(fc.array(tie('s'), { minLength: 1, maxLength: 2 })), fc.option(smooth(['x', 'a', 'b'])))
       .map(([c, yes, no, early]) => `if (${c}) {\n${yes.join('\n')}${early !== null ? `\nreturn ${early};` : ''}\n}${no ? ` else {\n${no.join('\n')}\n}` : ''}`),
   ),
 })).s;
@@ -532,7 +592,12 @@ test('compiled grad and jvp of random piecewise functions agree with finite diff
       // Away from a branch boundary (where f may have a jump or a kink): one-sided differences agree.
       const oneSided = (up: number, down: number) => Math.abs((up - fx) / h - (fx - down) / h) < 1e-3 * Math.max(1, Math.abs((up - down) / (2 * h)));
       // and the point is not itself on a boundary that its neighbours are off (`0 < y * y` at y = 1e-162).
-      const sameGrad = [[x + h, y], [x - h, y], [x, y + h], [x, y - h]].every(([u, v]) => {
+      const sameGrad = [
+        [x + h, y],
+        [x - h, y],
+        [x, y + h],
+        [x, y - h],
+      ].every(([u, v]) => {
         const [ux, uy] = e.g(u, v);
         return Math.abs(ux - gx) < 1e-3 * Math.max(1, Math.abs(gx)) && Math.abs(uy - gy) < 1e-3 * Math.max(1, Math.abs(gy));
       });
@@ -543,7 +608,17 @@ test('compiled grad and jvp of random piecewise functions agree with finite diff
       if (!near(gx, dx) || !near(gy, dy)) throw new Error(`grad (${gx}, ${gy}) vs differences (${dx}, ${dy}) at (${x}, ${y})\n${body}`);
       if (!near(tdot, 0.3 * dx - 0.7 * dy)) throw new Error(`jvp ${tdot} vs differences ${0.3 * dx - 0.7 * dy}\n${body}`);
     }),
-    { numRuns: 40, examples: [['  let a = x;\n  let b = y;\nif ((x - Math.sin(Math.sin(0.5))) < x) {\nif (Math.log1p((Math.sin((x + x))) * (Math.sin((x + x)))) < Math.sin(Math.log1p((y) * (y)))) {\nif (0.5 < 0.5) {\na = x;\n}\nreturn x;\n}\nreturn (x + x);\n}\n  return 0.5;', 0, 1.5717277847026288e-162], ['  let a = x;\n  let b = y;\nif (x < y) {\nif ((x + x) < x) {\na = 0.5;\n} else {\nif (x < 0.5) {\na = x;\nreturn (0.5 * x);\n}\n}\n}\n  return b;', 0, 0]] },
+    {
+      numRuns: 40,
+      examples: [
+        [
+          '  let a = x;\n  let b = y;\nif ((x - Math.sin(Math.sin(0.5))) < x) {\nif (Math.log1p((Math.sin((x + x))) * (Math.sin((x + x)))) < Math.sin(Math.log1p((y) * (y)))) {\nif (0.5 < 0.5) {\na = x;\n}\nreturn x;\n}\nreturn (x + x);\n}\n  return 0.5;',
+          0,
+          1.5717277847026288e-162,
+        ],
+        ['  let a = x;\n  let b = y;\nif (x < y) {\nif ((x + x) < x) {\na = 0.5;\n} else {\nif (x < 0.5) {\na = x;\nreturn (0.5 * x);\n}\n}\n}\n  return b;', 0, 0],
+      ],
+    },
   );
 });
 

@@ -54,45 +54,54 @@ test('grad = JVPs = finite differences for random functions with loops, break, c
   let checked = 0;
   let total = 0;
   fc.assert(
-    fc.property(fc.array(fnBody, { minLength: PER_FILE, maxLength: PER_FILE }), fc.array(fc.tuple(fc.double({ min: -2, max: 2, noNaN: true }), fc.double({ min: -2, max: 2, noNaN: true })), { minLength: 3, maxLength: 3 }), (bodies, points) => {
-      const src = [
-        `import { grad, jvp } from 'tsad';`,
-        ...bodies.map(
-          (body, k) =>
-            `/** @differentiable */\nexport function f${k}(x: number, y: number): number {\n${body}\n}\nexport const g${k} = grad(f${k}, { wrt: [0, 1] });\nexport const t${k} = (x: number, y: number, dx: number, dy: number) => jvp(f${k}, [x, y], [dx, dy]);`,
-        ),
-      ].join('\n');
-      const compiled = compile(src, { throwOnError: false });
-      if (compiled.diagnostics.length > 0 || compiled.typeErrors.length > 0) throw new Error(`${compiled.messages.join('\n')}\n${src}`);
-      const { exports: e } = load(src);
-      bodies.forEach((body, k) => {
-        const f = e[`f${k}`] as (x: number, y: number) => number;
-        for (const [x, y] of points) {
-          total++;
-          const fx = f(x, y);
-          const [gx, gy] = e[`g${k}`](x, y);
-          const [vx, tx] = e[`t${k}`](x, y, 1, 0);
-          const [, ty] = e[`t${k}`](x, y, 0, 1);
-          if (!Object.is(vx, fx)) throw new Error(`jvp value ${vx} vs f ${fx} at (${x}, ${y})\n${body}`);
-          const same = (a: number, b: number, rel: number) => (Number.isNaN(a) && Number.isNaN(b)) || Math.abs(a - b) <= rel * Math.max(1, Math.abs(b));
-          if (!same(gx, tx, 1e-9) || !same(gy, ty, 1e-9)) throw new Error(`grad (${gx}, ${gy}) vs jvp (${tx}, ${ty}) at (${x}, ${y})\n${body}`);
-          if (!Number.isFinite(fx) || Math.abs(fx) > 1e4) continue;
-          // Finite differences only where f is smooth around the point: no branch boundary within
-          // h (one-sided differences agree) and the same derivative at the neighbours.
-          const shifted = [f(x + H, y), f(x - H, y), f(x, y + H), f(x, y - H)];
-          const oneSided = (up: number, down: number) => Math.abs((up - fx) / H - (fx - down) / H) < 1e-3 * Math.max(1, Math.abs((up - down) / (2 * H)));
-          const sameGrad = [[x + H, y], [x - H, y], [x, y + H], [x, y - H]].every(([u, v]) => {
-            const [ux, uy] = e[`g${k}`](u, v);
-            return same(ux, gx, 1e-3) && same(uy, gy, 1e-3);
-          });
-          if (!(oneSided(shifted[0], shifted[1]) && oneSided(shifted[2], shifted[3]) && sameGrad)) continue;
-          const dx = (shifted[0] - shifted[1]) / (2 * H);
-          const dy = (shifted[2] - shifted[3]) / (2 * H);
-          if (!same(gx, dx, 1e-4) || !same(gy, dy, 1e-4)) throw new Error(`grad (${gx}, ${gy}) vs differences (${dx}, ${dy}) at (${x}, ${y})\n${body}`);
-          checked++;
-        }
-      });
-    }),
+    fc.property(
+      fc.array(fnBody, { minLength: PER_FILE, maxLength: PER_FILE }),
+      fc.array(fc.tuple(fc.double({ min: -2, max: 2, noNaN: true }), fc.double({ min: -2, max: 2, noNaN: true })), { minLength: 3, maxLength: 3 }),
+      (bodies, points) => {
+        const src = [
+          `import { grad, jvp } from 'tsad';`,
+          ...bodies.map(
+            (body, k) =>
+              `/** @differentiable */\nexport function f${k}(x: number, y: number): number {\n${body}\n}\nexport const g${k} = grad(f${k}, { wrt: [0, 1] });\nexport const t${k} = (x: number, y: number, dx: number, dy: number) => jvp(f${k}, [x, y], [dx, dy]);`,
+          ),
+        ].join('\n');
+        const compiled = compile(src, { throwOnError: false });
+        if (compiled.diagnostics.length > 0 || compiled.typeErrors.length > 0) throw new Error(`${compiled.messages.join('\n')}\n${src}`);
+        const { exports: e } = load(src);
+        bodies.forEach((body, k) => {
+          const f = e[`f${k}`] as (x: number, y: number) => number;
+          for (const [x, y] of points) {
+            total++;
+            const fx = f(x, y);
+            const [gx, gy] = e[`g${k}`](x, y);
+            const [vx, tx] = e[`t${k}`](x, y, 1, 0);
+            const [, ty] = e[`t${k}`](x, y, 0, 1);
+            if (!Object.is(vx, fx)) throw new Error(`jvp value ${vx} vs f ${fx} at (${x}, ${y})\n${body}`);
+            const same = (a: number, b: number, rel: number) => (Number.isNaN(a) && Number.isNaN(b)) || Math.abs(a - b) <= rel * Math.max(1, Math.abs(b));
+            if (!same(gx, tx, 1e-9) || !same(gy, ty, 1e-9)) throw new Error(`grad (${gx}, ${gy}) vs jvp (${tx}, ${ty}) at (${x}, ${y})\n${body}`);
+            if (!Number.isFinite(fx) || Math.abs(fx) > 1e4) continue;
+            // Finite differences only where f is smooth around the point: no branch boundary within
+            // h (one-sided differences agree) and the same derivative at the neighbours.
+            const shifted = [f(x + H, y), f(x - H, y), f(x, y + H), f(x, y - H)];
+            const oneSided = (up: number, down: number) => Math.abs((up - fx) / H - (fx - down) / H) < 1e-3 * Math.max(1, Math.abs((up - down) / (2 * H)));
+            const sameGrad = [
+              [x + H, y],
+              [x - H, y],
+              [x, y + H],
+              [x, y - H],
+            ].every(([u, v]) => {
+              const [ux, uy] = e[`g${k}`](u, v);
+              return same(ux, gx, 1e-3) && same(uy, gy, 1e-3);
+            });
+            if (!(oneSided(shifted[0], shifted[1]) && oneSided(shifted[2], shifted[3]) && sameGrad)) continue;
+            const dx = (shifted[0] - shifted[1]) / (2 * H);
+            const dy = (shifted[2] - shifted[3]) / (2 * H);
+            if (!same(gx, dx, 1e-4) || !same(gy, dy, 1e-4)) throw new Error(`grad (${gx}, ${gy}) vs differences (${dx}, ${dy}) at (${x}, ${y})\n${body}`);
+            checked++;
+          }
+        });
+      },
+    ),
     { numRuns: 4 },
   );
   // The finite-difference comparison ran for most points (it is skipped only near a kink or jump).

@@ -47,8 +47,7 @@ function scan(file: string, text: string): Scan {
 function isMemberName(n: ts.Identifier): boolean {
   const p = n.parent;
   return (
-    ((ts.isPropertyAccessExpression(p) || ts.isPropertyAssignment(p) || ts.isPropertySignature(p) || ts.isPropertyDeclaration(p) || ts.isMethodDeclaration(p)) && p.name === n) ||
-    ts.isQualifiedName(p)
+    ((ts.isPropertyAccessExpression(p) || ts.isPropertyAssignment(p) || ts.isPropertySignature(p) || ts.isPropertyDeclaration(p) || ts.isMethodDeclaration(p)) && p.name === n) || ts.isQualifiedName(p)
   );
 }
 

@@ -153,8 +153,18 @@ export const dloss = valueAndGrad(loss, { wrt: [0, 1] });
 
 test('without the plugin, registering a rule is a no-op (the module still loads)', () => {
   const runtime = require('../../runtime');
-  expect(runtime.derivative((x: number) => x, (x: number, dx: number) => [x, dx])).toBeUndefined();
-  expect(runtime.derivative.vjp((x: number) => x, (x: number) => [x, (ct: number) => [ct]])).toBeUndefined();
+  expect(
+    runtime.derivative(
+      (x: number) => x,
+      (x: number, dx: number) => [x, dx],
+    ),
+  ).toBeUndefined();
+  expect(
+    runtime.derivative.vjp(
+      (x: number) => x,
+      (x: number) => [x, (ct: number) => [ct]],
+    ),
+  ).toBeUndefined();
 });
 
 describe('random linear rules (property)', () => {

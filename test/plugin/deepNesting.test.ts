@@ -80,9 +80,13 @@ describe.each<[Kind, number, number]>([
     endToEnd(kind, fast);
   }, 120_000);
 
-  (DEEP ? test : test.skip)(`${slow} deep (TSAD_DEEP=1): the same`, () => {
-    endToEnd(kind, slow);
-  }, 3_600_000);
+  (DEEP ? test : test.skip)(
+    `${slow} deep (TSAD_DEEP=1): the same`,
+    () => {
+      endToEnd(kind, slow);
+    },
+    3_600_000,
+  );
 });
 
 test('loops nested past what tsad follows (400; TypeScript checks them): TSAD1190 at the function, not an internal error', () => {

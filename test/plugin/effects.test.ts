@@ -344,14 +344,21 @@ describe('a throw after a loop that returns from inside', () => {
   test('found: value and gradient; not found: the same Error from the function and its derivatives', () => {
     const xs = [0.5, 2.5, 3];
     expect(m.firstAbove(xs, 1)).toBe(plain.firstAbove(xs, 1));
-    expectClose(m.gFirst(xs, 1), xs.map((_, k) => partial(plain.firstAbove, [xs, 1], 0, k)[0]), 1e-6);
+    expectClose(
+      m.gFirst(xs, 1),
+      xs.map((_, k) => partial(plain.firstAbove, [xs, 1], 0, k)[0]),
+      1e-6,
+    );
     expectThrowsAsPlain(
       () => plain.firstAbove(xs, 5),
       () => m.firstAbove(xs, 5),
       () => m.gFirst(xs, 5),
       () => m.hvpFirst(xs, 5, [1, 1, 1]),
     );
-    expectThrowsAsPlain(() => plain.firstAbove([], 0), () => m.gFirst([], 0));
+    expectThrowsAsPlain(
+      () => plain.firstAbove([], 0),
+      () => m.gFirst([], 0),
+    );
   });
 });
 
@@ -361,7 +368,11 @@ describe('a throw as the last else of an if chain', () => {
       expect(m.sign(x)).toBe(plain.sign(x));
       expectClose([m.gSign(x)], partial(plain.sign, [x], 0, 0), 1e-6);
     }
-    expectThrowsAsPlain(() => plain.sign(0), () => m.sign(0), () => m.gSign(0));
+    expectThrowsAsPlain(
+      () => plain.sign(0),
+      () => m.sign(0),
+      () => m.gSign(0),
+    );
   });
 });
 
@@ -388,51 +399,100 @@ describe('a throw inside a loop', () => {
 
 describe('a throw in a function returning an array', () => {
   test('jacobian and jvp throw on the zero vector, are right elsewhere', () => {
-    expectThrowsAsPlain(() => plain.vecNorm([0, 0]), () => m.vecNorm([0, 0]), () => m.jNorm([0, 0]), () => m.jvpNorm([0, 0], [1, 0]));
+    expectThrowsAsPlain(
+      () => plain.vecNorm([0, 0]),
+      () => m.vecNorm([0, 0]),
+      () => m.jNorm([0, 0]),
+      () => m.jvpNorm([0, 0], [1, 0]),
+    );
     const v = [0.3, -1.2, 2];
     expect(m.vecNorm(v)).toEqual(plain.vecNorm(v));
     const J = m.jNorm(v) as number[][];
     const fdCols = v.map((_, k) => partial(plain.vecNorm, [v], 0, k));
-    expectClose(J.flat(), v.flatMap((_, i) => fdCols.map((c) => c[i])), 1e-6);
+    expectClose(
+      J.flat(),
+      v.flatMap((_, i) => fdCols.map((c) => c[i])),
+      1e-6,
+    );
   });
 });
 
 describe('a loop that only checks (it assigns nothing)', () => {
   test('a RangeError from a function whose derivative also checks lengths keeps its own message', () => {
-    expectThrowsAsPlain(() => plain.checkedMean([1, -2, 3]), () => m.checkedMean([1, -2, 3]), () => m.gMean([1, -2, 3]), () => m.jvpMean([1, -2, 3], [1, 1, 1]));
-    expectThrowsAsPlain(() => plain.headSum([1, 2, 3, 4, 5], 4), () => m.gHead([1, 2, 3, 4, 5], 4));
+    expectThrowsAsPlain(
+      () => plain.checkedMean([1, -2, 3]),
+      () => m.checkedMean([1, -2, 3]),
+      () => m.gMean([1, -2, 3]),
+      () => m.jvpMean([1, -2, 3], [1, 1, 1]),
+    );
+    expectThrowsAsPlain(
+      () => plain.headSum([1, 2, 3, 4, 5], 4),
+      () => m.gHead([1, 2, 3, 4, 5], 4),
+    );
     expect(outcome(() => m.gHead([1, 2], 3)).threw).toMatch(/^RangeError: grad\(headSum\): in headSum: /);
     const xs = [1, 2, 0.5];
     expect(m.checkedMean(xs)).toBe(plain.checkedMean(xs));
-    expectClose(m.gMean(xs), xs.map((_, k) => partial(plain.checkedMean, [xs], 0, k)[0]), 1e-6);
+    expectClose(
+      m.gMean(xs),
+      xs.map((_, k) => partial(plain.checkedMean, [xs], 0, k)[0]),
+      1e-6,
+    );
   });
 });
 
 describe('a throw in a local function and in a .map callback', () => {
   test('each error as plain JavaScript throws it; the gradient where nothing throws', () => {
-    expectThrowsAsPlain(() => plain.rootSum([1, -4, 2]), () => m.rootSum([1, -4, 2]), () => m.gRootSum([1, -4, 2]));
-    expectThrowsAsPlain(() => plain.rootSum([1, NaN]), () => m.gRootSum([1, NaN]));
+    expectThrowsAsPlain(
+      () => plain.rootSum([1, -4, 2]),
+      () => m.rootSum([1, -4, 2]),
+      () => m.gRootSum([1, -4, 2]),
+    );
+    expectThrowsAsPlain(
+      () => plain.rootSum([1, NaN]),
+      () => m.gRootSum([1, NaN]),
+    );
     const xs = [1, 4, 2.5];
     expect(m.rootSum(xs)).toBe(plain.rootSum(xs));
-    expectClose(m.gRootSum(xs), xs.map((_, k) => partial(plain.rootSum, [xs], 0, k)[0]), 1e-6);
+    expectClose(
+      m.gRootSum(xs),
+      xs.map((_, k) => partial(plain.rootSum, [xs], 0, k)[0]),
+      1e-6,
+    );
   });
 });
 
 describe('a throw in a called marked function, a switch default, a while loop', () => {
-  test('the caller\'s derivatives throw what the callee throws', () => {
+  test("the caller's derivatives throw what the callee throws", () => {
     const q = [0.1, 0.4, -0.2];
-    expectThrowsAsPlain(() => plain.total(q, -1), () => m.total(q, -1), () => m.gTotal(q, -1), () => m.vgTotal(q, -1));
-    expectClose(m.gTotal(q, 2), q.map((_, k) => partial(plain.total, [q, 2], 0, k)[0]), 1e-6);
+    expectThrowsAsPlain(
+      () => plain.total(q, -1),
+      () => m.total(q, -1),
+      () => m.gTotal(q, -1),
+      () => m.vgTotal(q, -1),
+    );
+    expectClose(
+      m.gTotal(q, 2),
+      q.map((_, k) => partial(plain.total, [q, 2], 0, k)[0]),
+      1e-6,
+    );
     const [v, [gq, gk]] = m.vgTotal(q, 2);
     expect(v).toBe(plain.total(q, 2));
     expectClose([...gq, gk], [...q.map((_, k) => partial(plain.total, [q, 2], 0, k)[0]), partial(plain.total, [q, 2], 1, 0)[0]], 1e-6);
   });
   test('switch', () => {
-    expectThrowsAsPlain(() => plain.activation(0.3, 7), () => m.activation(0.3, 7), () => m.gAct(0.3, 7));
+    expectThrowsAsPlain(
+      () => plain.activation(0.3, 7),
+      () => m.activation(0.3, 7),
+      () => m.gAct(0.3, 7),
+    );
     for (const kind of [0, 1]) expectClose([m.gAct(0.3, kind)], partial(plain.activation, [0.3, kind], 0, 0), 1e-6);
   });
   test('while', () => {
-    expectThrowsAsPlain(() => plain.bisect(2, 0), () => m.bisect(2, 0), () => m.gBisect(2, 0));
+    expectThrowsAsPlain(
+      () => plain.bisect(2, 0),
+      () => m.bisect(2, 0),
+      () => m.gBisect(2, 0),
+    );
     expect(m.bisect(2, 1e-9)).toBe(plain.bisect(2, 1e-9));
     expect(m.gBisect(2, 1e-9)).toBe(m.gBisectUnchecked(2, 1e-9));
   });
@@ -504,31 +564,43 @@ describe('console.log left in while debugging', () => {
     const expected = printed(() => plain.mapped(xs));
     expect(expected.length).toBe(3);
     expect(printed(() => m.gMapped(xs))).toEqual(expected);
-    printed(() => expectClose(m.gMapped(xs), xs.map((_, k) => partial(plain.mapped, [xs], 0, k)[0]), 1e-6));
+    printed(() =>
+      expectClose(
+        m.gMapped(xs),
+        xs.map((_, k) => partial(plain.mapped, [xs], 0, k)[0]),
+        1e-6,
+      ),
+    );
   });
   test('arrays are not logged', () => {
-    const text = compile(`import { grad } from 'tsad';
+    const text = compile(
+      `import { grad } from 'tsad';
 /** @differentiable */
 export function f(x: number[]): number {
   console.log(x);
   return x[0];
 }
 export const g = grad(f);
-`, { throwOnError: false }).messages.join('\n');
+`,
+      { throwOnError: false },
+    ).messages.join('\n');
     expect(text).toMatch(/TSAD1101: console.log of .* is not supported in differentiable functions/);
   });
 });
 
 describe('what is still refused', () => {
   test('throwing something that is not a new built-in Error', () => {
-    const text = compile(`import { grad } from 'tsad';
+    const text = compile(
+      `import { grad } from 'tsad';
 /** @differentiable */
 export function f(x: number): number {
   if (x < 0) throw 'negative';
   return x;
 }
 export const g = grad(f);
-`, { throwOnError: false }).messages.join('\n');
+`,
+      { throwOnError: false },
+    ).messages.join('\n');
     expect(text).toMatch(/TSAD1101/);
     expect(text).not.toMatch(/ThrowStatement/);
   });

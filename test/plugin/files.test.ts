@@ -21,7 +21,7 @@ export function wrapper(x: number): number { return noisy(x) + x; }
 export const d = grad(wrapper);
 `;
 
-test("a problem in another file is reported in that file, at the offending call, with the call site that needed it", () => {
+test('a problem in another file is reported in that file, at the offending call, with the call site that needed it', () => {
   const b = buildProgram({ 'helper.ts': helper, 'bad.ts': bad });
   expect(b.where).toEqual(['helper.ts(6,14): TSAD1103']);
   const [d] = b.diagnostics;

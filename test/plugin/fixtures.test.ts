@@ -56,7 +56,12 @@ function verify(c: any): void {
       const w = c.wrt?.[0] ?? 0;
       const cols = leaves(at[w]).map((_, k) => partial(c.f, at, w, k));
       expect(J.length).toBe(cols[0].length);
-      J.forEach((row: number[], r: number) => expectClose(row, cols.map((col) => col[r])));
+      J.forEach((row: number[], r: number) =>
+        expectClose(
+          row,
+          cols.map((col) => col[r]),
+        ),
+      );
       return;
     }
     case 'hessian': {

@@ -44,13 +44,20 @@ describe('fuzzer findings', () => {
   const b = () => [0.7, -0.3, 1.2];
 
   test('a boolean computed from invariants inside .map (x > y && t > 0)', () => {
-    for (const [x, y] of [[0.9, 0.4], [0.2, 0.6]]) {
+    for (const [x, y] of [
+      [0.9, 0.4],
+      [0.2, 0.6],
+    ]) {
       const [v, [gx, gy, gb]] = m.vgAnd(x, y, b());
       expect(v).toBe(m.andInMap(x, y, b()));
       const at = [x, y, b()];
       expectClose([gx], partial(m.andInMap, at, 0, 0), 1e-6);
       expectClose([gy], partial(m.andInMap, at, 1, 0), 1e-6);
-      expectClose([...gb], [0, 1, 2].flatMap((k) => partial(m.andInMap, at, 2, k)), 1e-6);
+      expectClose(
+        [...gb],
+        [0, 1, 2].flatMap((k) => partial(m.andInMap, at, 2, k)),
+        1e-6,
+      );
       const db = [0.3, 0.5, -0.2];
       const [, t] = m.jAnd(x, y, b(), 0.4, -0.7, db);
       expectClose([t], directional(m.andInMap, at, [0.4, -0.7, db]), 1e-6);

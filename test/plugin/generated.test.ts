@@ -30,14 +30,7 @@ function expr(vars: readonly string[]): fc.Arbitrary<Expr> {
 const body = fc
   .tuple(expr(['x', 'y']), expr(['x', 'y', 'a']), expr(['x', 'a', 'b']), fc.constantFrom('+=', '-=', '*='), expr(['y', 'b']), expr(['a', 'b', 'p', 'q', 'x']), fc.boolean())
   .map(([e1, e2, e3, op, e4, ret, useHelper]) =>
-    [
-      `  let a = ${e1};`,
-      `  const b = ${useHelper ? `h(${e2}, x)` : e2};`,
-      `  a ${op} Math.tanh(${e3});`,
-      `  const [p, q] = [${e4}, a * b];`,
-      `  a = a + 0.25 * p;`,
-      `  return ${ret};`,
-    ].join('\n'),
+    [`  let a = ${e1};`, `  const b = ${useHelper ? `h(${e2}, x)` : e2};`, `  a ${op} Math.tanh(${e3});`, `  const [p, q] = [${e4}, a * b];`, `  a = a + 0.25 * p;`, `  return ${ret};`].join('\n'),
   );
 
 const point = fc.tuple(fc.double({ min: -1.5, max: 1.5, noNaN: true }), fc.double({ min: -1.5, max: 1.5, noNaN: true }));

@@ -73,23 +73,32 @@ const blocks = (h: number[][][][]): number[] => [h[0][0][0][0], h[0][1][0][0], h
 
 const norm = (x: number, y: number) => Math.sqrt(x * x + y * y);
 const use = (x: number, y: number) => 3 * norm(x, y) + x;
-const clampedRef = (x: number, y: number) => { const r = norm(x, y); return r > 0 ? r : 0; };
-const scaledRef = (x: number, y: number) => { const r = norm(x, y); return x * (r === 0 ? 0 : 1 / r) + y; };
+const clampedRef = (x: number, y: number) => {
+  const r = norm(x, y);
+  return r > 0 ? r : 0;
+};
+const scaledRef = (x: number, y: number) => {
+  const r = norm(x, y);
+  return x * (r === 0 ? 0 : 1 / r) + y;
+};
 
 /** ∇f at (x, y) by central differences. */
 const fdGrad = (f: (x: number, y: number) => number, x: number, y: number) => [0, 1].map((i) => partial(f, [x, y], i, 0)[0]);
 /** The Hessian of f at (x, y), by central differences of an exact gradient. */
-const fdHessian = (g: (x: number, y: number) => number[], x: number, y: number) =>
-  [0, 1].flatMap((i) => [0, 1].map((j) => partial((a: number, b: number) => g(a, b)[j], [x, y], i, 0)[0]));
+const fdHessian = (g: (x: number, y: number) => number[], x: number, y: number) => [0, 1].flatMap((i) => [0, 1].map((j) => partial((a: number, b: number) => g(a, b)[j], [x, y], i, 0)[0]));
 
-const AWAY: readonly (readonly [number, number])[] = [[0.6, -0.8], [-1.3, 0.4], [2, 1.5]];
+const AWAY: readonly (readonly [number, number])[] = [
+  [0.6, -0.8],
+  [-1.3, 0.4],
+  [2, 1.5],
+];
 
 test('compiles without diagnostics', () => {
   expect(result.diagnostics).toEqual([]);
 });
 
 describe('a JVP rule guarding r = 0', () => {
-  test('at the origin: every mode gives the rule\'s derivative, 0 (∂/∂x of 3r + x is 1)', () => {
+  test("at the origin: every mode gives the rule's derivative, 0 (∂/∂x of 3r + x is 1)", () => {
     expect(m.gNorm(0, 0)).toEqual([0, 0]);
     expect(m.gUse(0, 0)).toEqual([1, 0]);
     expect(m.vNorm(0, 0, 2)).toEqual([0, 0]);
@@ -98,14 +107,20 @@ describe('a JVP rule guarding r = 0', () => {
     // Second order differentiates the rule: its tangent is 0 on the branch taken.
     expect(blocks(m.hUse(0, 0))).toEqual([0, 0, 0, 0]);
     expect(m.hvUse(0, 0, [1, 2])).toEqual([0, 0]);
-    expect(m.tgUse(0, 0, 1, 2)).toEqual([[1, 0], [0, 0]]);
+    expect(m.tgUse(0, 0, 1, 2)).toEqual([
+      [1, 0],
+      [0, 0],
+    ]);
   });
 
   test('away from it: finite differences', () => {
     for (const [x, y] of AWAY) {
       expectClose(m.gNorm(x, y), fdGrad(norm, x, y));
       expectClose(m.gUse(x, y), fdGrad(use, x, y));
-      expectClose(m.vNorm(x, y, 2), fdGrad(norm, x, y).map((g) => 2 * g));
+      expectClose(
+        m.vNorm(x, y, 2),
+        fdGrad(norm, x, y).map((g) => 2 * g),
+      );
       expectClose([m.tNorm(x, y, 0.3, -0.7)[1]], directional(norm, [x, y], [0.3, -0.7]));
       expectClose([m.lNorm(x, y, 0.3, -0.7)[1]], directional(norm, [x, y], [0.3, -0.7]));
       const H = fdHessian(m.gUse, x, y);
@@ -130,7 +145,10 @@ describe('a VJP rule guarding r = 0 (its transpose is the forward rule)', () => 
     for (const [x, y] of AWAY) {
       expectClose(m.gPb(x, y), fdGrad(norm, x, y));
       expectClose(m.gUsePb(x, y), fdGrad(use, x, y));
-      expectClose(m.vPb(x, y, 2), fdGrad(norm, x, y).map((g) => 2 * g));
+      expectClose(
+        m.vPb(x, y, 2),
+        fdGrad(norm, x, y).map((g) => 2 * g),
+      );
       expectClose([m.tPb(x, y, 0.3, -0.7)[1]], directional(norm, [x, y], [0.3, -0.7]));
       expectClose([m.lPb(x, y, 0.3, -0.7)[1]], directional(norm, [x, y], [0.3, -0.7]));
       expectClose([m.tUsePb(x, y, 0.3, -0.7)[1]], directional(use, [x, y], [0.3, -0.7]));
@@ -145,13 +163,19 @@ describe('plain code: r > 0 ? r : 0', () => {
     expect(m.tClamped(0, 0, 0.3, -0.7)).toEqual([0, 0]);
     expect(m.lClamped(0, 0, 0.3, -0.7)).toEqual([0, 0]);
     expect(blocks(m.hClamped(0, 0))).toEqual([0, 0, 0, 0]);
-    expect(m.tgClamped(0, 0, 1, 2)).toEqual([[0, 0], [0, 0]]);
+    expect(m.tgClamped(0, 0, 1, 2)).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
   });
 
   test('away from it: finite differences', () => {
     for (const [x, y] of AWAY) {
       expectClose(m.gClamped(x, y), fdGrad(clampedRef, x, y));
-      expectClose(m.vClamped(x, y, 2), fdGrad(clampedRef, x, y).map((g) => 2 * g));
+      expectClose(
+        m.vClamped(x, y, 2),
+        fdGrad(clampedRef, x, y).map((g) => 2 * g),
+      );
       expectClose([m.tClamped(x, y, 0.3, -0.7)[1]], directional(clampedRef, [x, y], [0.3, -0.7]));
       expectClose([m.lClamped(x, y, 0.3, -0.7)[1]], directional(clampedRef, [x, y], [0.3, -0.7]));
       const H = fdHessian(m.gClamped, x, y);
@@ -174,7 +198,10 @@ describe('plain code: x * (r === 0 ? 0 : 1 / r) + y', () => {
   test('away from it: finite differences', () => {
     for (const [x, y] of AWAY) {
       expectClose(m.gScaled(x, y), fdGrad(scaledRef, x, y));
-      expectClose(m.vScaled(x, y, 2), fdGrad(scaledRef, x, y).map((g) => 2 * g));
+      expectClose(
+        m.vScaled(x, y, 2),
+        fdGrad(scaledRef, x, y).map((g) => 2 * g),
+      );
       expectClose([m.tScaled(x, y, 0.3, -0.7)[1]], directional(scaledRef, [x, y], [0.3, -0.7]));
       expectClose([m.lScaled(x, y, 0.3, -0.7)[1]], directional(scaledRef, [x, y], [0.3, -0.7]));
       const H = fdHessian(m.gScaled, x, y);
@@ -220,7 +247,10 @@ export const Hg = hessian(fg, { wrt: [0, 1] });
       expect(n.l(x, 0, 0.3, -0.7)).toEqual([0, 0]);
       expect(blocks(n.H(x, 0))).toEqual([0, 0, 0, 0]);
       expect(n.hv(x, 0, [1, 2])).toEqual([0, 0]);
-      expect(n.tg(x, 0, 1, 2)).toEqual([[0, 0], [0, 0]]);
+      expect(n.tg(x, 0, 1, 2)).toEqual([
+        [0, 0],
+        [0, 0],
+      ]);
       expect(n.gg(x, 0)).toEqual([0, 0]);
       expect(blocks(n.Hg(x, 0))).toEqual([0, 0, 0, 0]);
     }
@@ -229,7 +259,10 @@ export const Hg = hessian(fg, { wrt: [0, 1] });
   test('away from it: finite differences', () => {
     for (const [x, y] of AWAY) {
       expectClose(n.g(x, y), fdGrad(fRef, x, y));
-      expectClose(n.v(x, y, 2), fdGrad(fRef, x, y).map((d) => 2 * d));
+      expectClose(
+        n.v(x, y, 2),
+        fdGrad(fRef, x, y).map((d) => 2 * d),
+      );
       expectClose([n.t(x, y, 0.3, -0.7)[1]], directional(fRef, [x, y], [0.3, -0.7]));
       expectClose(n.gg(x, y), fdGrad(fgRef, x, y));
       const Hf = fdHessian(n.g, x, y);
@@ -267,7 +300,12 @@ export const hJvp = hessian(viaJvp, { wrt: [0, 1] });
   });
 
   test('all 0, at u = 0 as elsewhere', () => {
-    for (const [x, y] of [[0, 0], [0, 2], [1, 2], [-0.5, 1]]) {
+    for (const [x, y] of [
+      [0, 0],
+      [0, 2],
+      [1, 2],
+      [-0.5, 1],
+    ]) {
       expect(n.gHvp(x, y)).toEqual([0, 0]);
       expect(n.gHvpK(x, y)).toEqual([0, 0]);
       expect(n.gJvp(x, y)).toEqual([0, 0]);

@@ -27,13 +27,7 @@ interface Case {
 }
 
 const guarded: fc.Arbitrary<Case> = fc
-  .tuple(
-    fc.constantFrom(...SINGULAR),
-    fc.boolean(),
-    fc.constantFrom('select', 'swapped', 'if'),
-    fc.constantFrom('x !== 0', 'x * x > 0', 'Math.abs(x) > 0'),
-    smooth,
-  )
+  .tuple(fc.constantFrom(...SINGULAR), fc.boolean(), fc.constantFrom('select', 'swapped', 'if'), fc.constantFrom('x !== 0', 'x * x > 0', 'Math.abs(x) > 0'), smooth)
   .chain(([singular, before, form, test, taken]) =>
     untaken(before ? 's' : `(${singular})`).map((other): Case => {
       const pre = before ? `  const s = ${singular};\n` : '';
@@ -61,7 +55,7 @@ const leaves = (v: unknown): number[] => (Array.isArray(v) ? v.flatMap(leaves) :
 const leavesEqual = (got: number[], want: number[]) =>
   got.length === want.length && got.every((g, i) => (Number.isNaN(want[i]) ? Number.isNaN(g) : Math.abs(g - want[i]) <= 1e-12 * Math.max(1, Math.abs(want[i]))));
 
-test('no NaN from an untaken side: every derivative is the taken side\'s (property)', () => {
+test("no NaN from an untaken side: every derivative is the taken side's (property)", () => {
   fc.assert(
     fc.property(fc.array(guarded, { minLength: PER_FILE, maxLength: PER_FILE }), fc.array(fc.double({ min: -2, max: 2, noNaN: true }), { minLength: 2, maxLength: 2 }), (cases, ys) => {
       const src = [
@@ -97,7 +91,7 @@ const NESTED = {
   hvp: (g: string) => `hvp(${g}, { wrt: [0, 1] })(x, y, [1, 2])[1]`,
 };
 
-test('no NaN from an untaken side through a nested transform: every derivative is the taken side\'s (property)', () => {
+test("no NaN from an untaken side through a nested transform: every derivative is the taken side's (property)", () => {
   const nested = fc.tuple(guarded, fc.constantFrom(...(Object.keys(NESTED) as (keyof typeof NESTED)[])));
   fc.assert(
     fc.property(fc.array(nested, { minLength: PER_FILE, maxLength: PER_FILE }), fc.double({ min: -2, max: 2, noNaN: true }), (cases, y) => {

@@ -63,10 +63,11 @@ export function partial(f: (...a: any[]) => V, at: V[], i: number, k: number): n
 
 /** Directional derivative of f at `at` along `dir` (same structure as the arguments). */
 export function directional(f: (...a: any[]) => V, at: V[], dir: V[]): number[] {
-  const shifted = (s: number) => at.map((a, j) => {
-    const d = leaves(dir[j]);
-    return mapLeaves(a, (x, idx) => x + s * d[idx]);
-  });
+  const shifted = (s: number) =>
+    at.map((a, j) => {
+      const d = leaves(dir[j]);
+      return mapLeaves(a, (x, idx) => x + s * d[idx]);
+    });
   const up = leaves(f(...shifted(H)));
   const down = leaves(f(...shifted(-H)));
   return up.map((u, j) => (u - down[j]) / (2 * H));

@@ -113,7 +113,12 @@ test('a function declaration after the return (hoisted)', () => {
 });
 
 test('a closure reads the current value of a variable the loop assigns', () => {
-  const js = (x: number, n: number) => { let acc = 0; const bump = (t: number) => acc * 0.5 + Math.cos(t * x); for (let i = 0; i < n; i++) acc = bump(i); return acc; };
+  const js = (x: number, n: number) => {
+    let acc = 0;
+    const bump = (t: number) => acc * 0.5 + Math.cos(t * x);
+    for (let i = 0; i < n; i++) acc = bump(i);
+    return acc;
+  };
   for (const x of [0.3, 1.7]) {
     expect(m.closure(x, 5)).toBe(js(x, 5));
     expectClose([m.dClosure(x, 5)], partial(m.closure, [x, 5], 0, 0));
@@ -156,12 +161,16 @@ test('hessian through a local function with early returns lowered by the result 
   expectClose(m.hClamped([3, 0.5]).flat(), [2 * 0.5, 2 + 2 * 3, 2 + 2 * 3, 0], 1e-9);
 });
 
-const diag = (body: string) => compile(`import { grad } from 'tsad';
+const diag = (body: string) =>
+  compile(
+    `import { grad } from 'tsad';
 /** @differentiable */
 function f(x: number): number {
 ${body}
 }
-export const d = grad(f);`, { throwOnError: false }).messages.join('\n');
+export const d = grad(f);`,
+    { throwOnError: false },
+  ).messages.join('\n');
 
 test('a local function that escapes is TSAD1117; recursion TSAD1109; assigning captured variables TSAD1108', () => {
   expect(diag('  const sq = (t: number) => t * t;\n  const g = [sq, x];\n  return x;')).toMatch(/TSAD1117: 'sq' is a local function used as a value/);

@@ -181,7 +181,12 @@ test('a piecewise function with early returns: each branch, a point inside it', 
 });
 
 test('a for loop with break once a value exceeds a threshold', () => {
-  for (const [x, n] of [[0.3, 10], [0.05, 10], [2, 10], [0.3, 0]]) {
+  for (const [x, n] of [
+    [0.3, 10],
+    [0.05, 10],
+    [2, 10],
+    [0.3, 0],
+  ]) {
     const [value, tangent] = m.jThreshold(x, n);
     expect(value).toBe(m.threshold(x, n));
     const fd = partial(m.threshold, [x, n], 0, 0)[0];
@@ -189,13 +194,24 @@ test('a for loop with break once a value exceeds a threshold', () => {
     expectClose([m.dThreshold(x, n)], [fd]);
   }
   // Broken at i = 3 (s = 0.3·(1.1·(1.1·0.3 + 0.6)) + 0.9 … > 3 only later): compare with plain JavaScript.
-  const js = (x: number, n: number) => { let s = 0; for (let i = 0; i < n; i++) { s = s + x * i; if (s > 3) break; s = s * 1.1; } return s; };
+  const js = (x: number, n: number) => {
+    let s = 0;
+    for (let i = 0; i < n; i++) {
+      s = s + x * i;
+      if (s > 3) break;
+      s = s * 1.1;
+    }
+    return s;
+  };
   for (const x of [0.3, 0.05, 2, 0.77]) expect(m.threshold(x, 10)).toBe(js(x, 10));
 });
 
 test('continue skips the rest of some iterations', () => {
   const ref = (x: number) => [0, 2, 3, 5, 6].reduce((s, i) => s + i * Math.cos(x * i), 0);
-  expect(m.skipping(0.4)).toBeCloseTo([0, 2, 3, 5, 6].reduce((s, i) => s + Math.sin(0.4 * i), 0), 12);
+  expect(m.skipping(0.4)).toBeCloseTo(
+    [0, 2, 3, 5, 6].reduce((s, i) => s + Math.sin(0.4 * i), 0),
+    12,
+  );
   checkScalar('skipping', 'Skipping', [0.4, -1.3], ref);
 });
 
@@ -246,7 +262,16 @@ test('a while loop carrying a tuple, an object, a boolean and a counter, left by
 });
 
 test('a general for loop (incrementor skipped after break, run after continue)', () => {
-  const js = (x: number) => { let i = 0; let s = 0; for (i = 0; i < 10; i += 2) { if (i === 4) continue; s = s + x * i; if (s > 5 * x) break; } return s + i * x; };
+  const js = (x: number) => {
+    let i = 0;
+    let s = 0;
+    for (i = 0; i < 10; i += 2) {
+      if (i === 4) continue;
+      s = s + x * i;
+      if (s > 5 * x) break;
+    }
+    return s + i * x;
+  };
   for (const x of [1, -1, 0.5]) expect(m.generalFor(x)).toBe(js(x));
   checkScalar('generalFor', 'General', [1, -1, 0.5]);
 });
@@ -256,10 +281,18 @@ test('continue and return inside a switch inside a loop', () => {
     let s = 0;
     for (let i = 0; i < 6; i++) {
       switch (i % 5) {
-        case 0: s = s + x; break;
-        case 1: if (s > 1) continue; s = s * x; break;
-      case 4: s = s * 0.5; continue;
-        default: if (s > 5) return s * s;
+        case 0:
+          s = s + x;
+          break;
+        case 1:
+          if (s > 1) continue;
+          s = s * x;
+          break;
+        case 4:
+          s = s * 0.5;
+          continue;
+        default:
+          if (s > 5) return s * s;
       }
       s = s + 0.25;
     }
@@ -290,14 +323,17 @@ export const d = grad(f);`;
 });
 
 test('labeled break is TSAD1101 with a hint', () => {
-  const r = compile(`import { grad } from 'tsad';
+  const r = compile(
+    `import { grad } from 'tsad';
 /** @differentiable */
 function f(x: number): number {
   let s = 0;
   outer: for (let i = 0; i < 3; i++) { for (let j = 0; j < 3; j++) { s = s + x; if (s > 2) break outer; } }
   return s;
 }
-export const d = grad(f);`, { throwOnError: false });
+export const d = grad(f);`,
+    { throwOnError: false },
+  );
   expect(r.messages.join('\n')).toMatch(/TSAD1101: labeled statements/);
 });
 
@@ -351,7 +387,11 @@ test('for (;;) with break, do … while with return, returns inside a local func
     expectClose([edge.d1(x)], partial(edge.forever, [x], 0, 0));
     expectClose([edge.d2(x)], partial(edge.doRet, [x], 0, 0));
     expectClose([edge.d3(x)], partial(edge.helperLoop, [x], 0, 0));
-    for (const mode of ['up', 'no']) expectClose([edge.d4(x, mode)], partial((u: number) => edge.strings(u, mode), [x], 0, 0));
+    for (const mode of ['up', 'no'])
+      expectClose(
+        [edge.d4(x, mode)],
+        partial((u: number) => edge.strings(u, mode), [x], 0, 0),
+      );
     expectClose([edge.d5(x)], partial(edge.retInIfArm, [x], 0, 0));
     expectClose([edge.d5(-x)], partial(edge.retInIfArm, [-x], 0, 0));
   }

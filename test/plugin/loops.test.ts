@@ -200,11 +200,20 @@ test('a loop carrying an object and a second value (jacobian and vjp)', () => {
   const at = [{ pos: 0.4, vel: -0.3 }, 0.1, 7];
   const [Js, Jdt] = m.jacState(...at);
   const cols = [0, 1].map((k) => partial(m.state, at, 0, k));
-  expectClose(leaves(Js), leaves([[cols[0][0], cols[1][0]], [cols[0][1], cols[1][1]]]));
+  expectClose(
+    leaves(Js),
+    leaves([
+      [cols[0][0], cols[1][0]],
+      [cols[0][1], cols[1][1]],
+    ]),
+  );
   expectClose(leaves(Jdt), partial(m.state, at, 1, 0));
   const [, pullback] = m.vState(...at);
   const [ds, ddt] = pullback({ pos: 1, vel: 2 });
-  const dot = (i: number, k: number) => { const p = partial(m.state, at, i, k); return p[0] + 2 * p[1]; };
+  const dot = (i: number, k: number) => {
+    const p = partial(m.state, at, i, k);
+    return p[0] + 2 * p[1];
+  };
   expectClose(leaves(ds), [dot(0, 0), dot(0, 1)]);
   expectClose([ddt], [dot(1, 0)]);
 });
@@ -219,7 +228,7 @@ test('an if inside a loop', () => {
 });
 
 test('a while loop on a boolean flag and a counter, carried with the value', () => {
-  expect(m.halving(10)).toBe(10 / 16 * 4);
+  expect(m.halving(10)).toBe((10 / 16) * 4);
   expect(m.dHalving(10)).toBe(4 / 16);
   expect(m.jHalving(10)).toEqual([2.5, 0.25]);
   expect(m.halving(0.5)).toBe(0.25);
@@ -250,7 +259,8 @@ test('loops stay loops: the emitted code has for and while, and its size does no
   const code = result.outputText;
   expect(code).toMatch(/for \(let k\w* = 0; k\w* < /);
   expect(code).toMatch(/while \(true\)/);
-  const emitted = (n: number) => compile(`import { grad } from 'tsad';
+  const emitted = (n: number) =>
+    compile(`import { grad } from 'tsad';
 /** @differentiable */
 function f(x: number): number { let y = x; for (let i = 0; i < ${n}; i++) { y = Math.sin(y) * x; } return y; }
 export const d = grad(f);`).outputText.replace(/case\d+/g, 'case');

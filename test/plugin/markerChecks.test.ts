@@ -18,8 +18,7 @@ derivative(sq, (x, dx) => [sq(x), [2 * x * dx, 0]]);
 /** @differentiable */
 export function g(x: number): number { return sq(x) + x; }
 `;
-  const use = (kind: string, fn: string) =>
-    kind === 'jvp' ? `() => jvp(${fn}, [1.5], [1])` : kind === 'vjp' || kind === 'linearize' ? `() => ${kind}(${fn}, 1.5)` : `${kind}(${fn})`;
+  const use = (kind: string, fn: string) => (kind === 'jvp' ? `() => jvp(${fn}, [1.5], [1])` : kind === 'vjp' || kind === 'linearize' ? `() => ${kind}(${fn}, 1.5)` : `${kind}(${fn})`);
   // Each order matters: the first transform met lowers the function and its rule.
   const orders = [TRANSFORM_KINDS, [...TRANSFORM_KINDS].reverse()];
 
@@ -86,7 +85,10 @@ export const dNested = valueAndGrad(nested);
       expect(value).toBe(m.nested(x));
       expectClose([dn], [3 * x * x + 2 * x], 1e-12);
     }
-    for (const [x, y] of [[0.4, 0.9], [-0.7, 0.2]]) {
+    for (const [x, y] of [
+      [0.4, 0.9],
+      [-0.7, 0.2],
+    ]) {
       const fd = [(m.object(x + h, y) - m.object(x - h, y)) / (2 * h), (m.object(x, y + h) - m.object(x, y - h)) / (2 * h)];
       expectClose(m.dObject(x, y), fd, 1e-6);
       const [value, tangent] = m.jObject(x, y);
@@ -129,7 +131,11 @@ describe('recursion (TSAD1109)', () => {
     // direct: the call f(x / 2) inside f
     [`/** @differentiable */\nfunction f(x: number): number {\n  return x > 1 ? f(x / 2) : x;\n}\nexport const d = grad(f);`, '4:18', /'f' \(line 3\) calls itself directly/],
     // through g: reported where g calls f back, the call that closes the cycle
-    [`/** @differentiable */\nfunction f(x: number): number {\n  return x > 1 ? g(x) : x;\n}\n/** @differentiable */\nfunction g(x: number): number {\n  return 2 * f(x / 4);\n}\nexport const d = grad(f);`, '8:14', /'f' \(line 3\) calls itself through 'g': f → g → f/],
+    [
+      `/** @differentiable */\nfunction f(x: number): number {\n  return x > 1 ? g(x) : x;\n}\n/** @differentiable */\nfunction g(x: number): number {\n  return 2 * f(x / 4);\n}\nexport const d = grad(f);`,
+      '8:14',
+      /'f' \(line 3\) calls itself through 'g': f → g → f/,
+    ],
     // through a transform of itself
     [`/** @differentiable */\nfunction f(x: number): number {\n  return x > 1 ? grad(f)(x / 2) : x;\n}\nexport const d = grad(f);`, '4:18', /'f' \(line 3\) calls itself directly/],
   ])('is reported at the recursive call (%#)', (body, at, message) => {
@@ -155,16 +161,17 @@ describe('options of the JSDoc marker', () => {
     const: `/** @differentiable({ checkpoint: { every: 4 } }) the same, as a const */\nexport const f = (x: number, n: number): number => ${loopBody};`,
     wrapper: `export const f = differentiable((x: number, n: number): number => ${loopBody}, { checkpoint: { every: 4 } });`,
   };
-  const built = Object.fromEntries(
-    Object.entries(sources).map(([k, src]) => [k, load(`import { grad, differentiable } from 'tsad';\n${src}\nexport const d = grad(f);\n`)]),
-  );
+  const built = Object.fromEntries(Object.entries(sources).map(([k, src]) => [k, load(`import { grad, differentiable } from 'tsad';\n${src}\nexport const d = grad(f);\n`)]));
 
   test('checkpoint is honoured as in the differentiable(fn, options) form: segments are loops of their own, same gradient', () => {
     for (const k of Object.keys(sources)) expect(built[k].result.diagnostics).toHaveLength(0);
     expect(loops(built.wrapper.result.outputText)).toBeGreaterThan(loops(built.plain.result.outputText));
     for (const k of ['jsdoc', 'multiline', 'const']) {
       expect(loops(built[k].result.outputText)).toBe(loops(built.wrapper.result.outputText));
-      for (const [x, n] of [[0.7, 10], [1.3, 37]]) {
+      for (const [x, n] of [
+        [0.7, 10],
+        [1.3, 37],
+      ]) {
         const h = 1e-6;
         const m = built[k].exports;
         expectClose([m.d(x, n)], [built.plain.exports.d(x, n)], 1e-13);

@@ -130,7 +130,11 @@ describe('gradients of matrix parameters against central differences', () => {
     const [gT] = m.dMapped(typed, [...w]) as [Float64Array[], number[]];
     expect(gT.length).toBe(r);
     for (const row of gT) expect(row).toBeInstanceOf(Float64Array);
-    const fm = (a: number[][], v: number[]) => m.mapped(a.map((row) => Float64Array.from(row)), v);
+    const fm = (a: number[][], v: number[]) =>
+      m.mapped(
+        a.map((row) => Float64Array.from(row)),
+        v,
+      );
     for (let k = 0; k < r * c; k++) expectClose([leaves(gT.map((x) => [...x]))[k]], partial(fm, [A, [...w]], 0, k));
   });
 
@@ -139,8 +143,14 @@ describe('gradients of matrix parameters against central differences', () => {
     const y = Float64Array.from([1.2, 0.5]);
     const [gx, gy] = m.dOuter(x, y) as [Float64Array, Float64Array];
     const f = (a: number[], b: number[]) => m.outer(Float64Array.from(a), Float64Array.from(b));
-    expectClose([...gx], [0, 1, 2].map((k) => partial(f, [[...x], [...y]], 0, k)[0]));
-    expectClose([...gy], [0, 1].map((k) => partial(f, [[...x], [...y]], 1, k)[0]));
+    expectClose(
+      [...gx],
+      [0, 1, 2].map((k) => partial(f, [[...x], [...y]], 0, k)[0]),
+    );
+    expectClose(
+      [...gy],
+      [0, 1].map((k) => partial(f, [[...x], [...y]], 1, k)[0]),
+    );
   });
 
   test('layer: a matrix inside an object parameter, { W: number[][]; b: number[] }', () => {
@@ -150,12 +160,20 @@ describe('gradients of matrix parameters against central differences', () => {
     // By hand: ∂/∂W_ij = (1 − tanh² y_i)·x_j, ∂/∂b_i = 1 − tanh² y_i.
     const y = p.W.map((r, i) => p.b[i] + r[0] * x[0] + r[1] * x[1]);
     const s = y.map((v) => 1 - Math.tanh(v) ** 2);
-    expectClose(leaves(g.W), p.W.flatMap((_, i) => [s[i] * x[0], s[i] * x[1]]), 1e-12);
+    expectClose(
+      leaves(g.W),
+      p.W.flatMap((_, i) => [s[i] * x[0], s[i] * x[1]]),
+      1e-12,
+    );
     expectClose(g.b, s, 1e-12);
     const [value, [gp, gx]] = m.vgLayer(p, x);
     expect(value).toBeCloseTo(m.layer(p, x), 12);
     expectClose(leaves(gp.W), leaves(g.W), 1e-12);
-    expectClose([...gx], [0, 1].map((j) => s.reduce((a, si, i) => a + si * p.W[i][j], 0)), 1e-12);
+    expectClose(
+      [...gx],
+      [0, 1].map((j) => s.reduce((a, si, i) => a + si * p.W[i][j], 0)),
+      1e-12,
+    );
   });
 
   test('a literal [[a, b, 1], [a·b, 2, b]]: m[0][0]·m[1][2] + m[1][0]·m[0][1] + 6', () => {
@@ -186,7 +204,11 @@ describe('gradients of matrix parameters against central differences', () => {
     const V = rows(2, 3, 7);
     const hv = m.hvpRowDots(A, w, V) as number[][];
     const h = 1e-5;
-    const at = (s: number) => m.dRowDots(A.map((r, i) => r.map((x, j) => x + s * V[i][j])), w)[0] as number[][];
+    const at = (s: number) =>
+      m.dRowDots(
+        A.map((r, i) => r.map((x, j) => x + s * V[i][j])),
+        w,
+      )[0] as number[][];
     const fd = leaves(at(h)).map((u, k) => (u - leaves(at(-h))[k]) / (2 * h));
     expectClose(leaves(hv), fd, 1e-6);
   });
@@ -226,12 +248,20 @@ export function f(W: number[][], x: Float64Array): number {
   return sum(x.map((v, i) => W[i][0] * v + W[i][1] * v * v));
 }
 export const d = grad(f, { wrt: [0, 1] });`);
-  const W = [[0.5, 1.5], [-0.3, 0.2], [1.1, -0.7]];
+  const W = [
+    [0.5, 1.5],
+    [-0.3, 0.2],
+    [1.1, -0.7],
+  ];
   const x = [0.4, -1.2, 0.9];
   const [gW, gx] = e.d(W, Float64Array.from(x));
   // By hand: ∂/∂W_i0 = x_i, ∂/∂W_i1 = x_i², ∂/∂x_i = W_i0 + 2 W_i1 x_i.
   expect(gW).toEqual(x.map((v) => [v, v * v]));
-  expectClose([...gx], x.map((v, i) => W[i][0] + 2 * W[i][1] * v), 1e-12);
+  expectClose(
+    [...gx],
+    x.map((v, i) => W[i][0] + 2 * W[i][1] * v),
+    1e-12,
+  );
 });
 
 test('a matrix carried through a loop and reassigned whole (M = matmul(M, A)), then passed to a marked function returning a matrix', () => {
@@ -250,8 +280,16 @@ export function power(A: number[][], k: number): number {
   return s;
 }
 export const d = grad(power);`);
-  const A = [[0.5, -0.2, 0.1], [0.3, 0.4, -0.6], [0.2, 0.1, 0.7]];
-  for (const k of [1, 2, 4]) expectClose(leaves(e.d(A, k)), leaves(A).map((_, q) => partial(e.power, [A, k], 0, q)[0]));
+  const A = [
+    [0.5, -0.2, 0.1],
+    [0.3, 0.4, -0.6],
+    [0.2, 0.1, 0.7],
+  ];
+  for (const k of [1, 2, 4])
+    expectClose(
+      leaves(e.d(A, k)),
+      leaves(A).map((_, q) => partial(e.power, [A, k], 0, q)[0]),
+    );
 });
 
 describe('matrix results', () => {
@@ -295,7 +333,12 @@ describe('bad shapes are RangeErrors naming the argument', () => {
   test('a tangent of another size than its primal', () => {
     expect(() => m.jvpSquared(M, 1, [[1, 2, 3]], 0)).toThrow(/jvp\(squared\): 'tangents\[0\]' must be a 2 × 3 matrix like its primal, got 1 × 3/);
     const [, pullback] = m.vjpSquared(M, 1);
-    expect(() => pullback([[1, 2], [3, 4]])).toThrow(/'cotangent' must be a 2 × 3 matrix like its primal, got 2 × 2/);
+    expect(() =>
+      pullback([
+        [1, 2],
+        [3, 4],
+      ]),
+    ).toThrow(/'cotangent' must be a 2 × 3 matrix like its primal, got 2 × 2/);
   });
 
   test('a map returning rows of different lengths', () => {
@@ -346,7 +389,11 @@ export const jvpProduct = (A: number[][], B: number[][], dA: number[][], dB: num
 
   test('a two-layer network: every gradient against central differences', () => {
     const [g1, g2, gX] = e.dMlp(W1, W2, X) as number[][][];
-    for (const [k, g, at] of [[0, g1, W1], [1, g2, W2], [2, gX, X]] as const) {
+    for (const [k, g, at] of [
+      [0, g1, W1],
+      [1, g2, W2],
+      [2, gX, X],
+    ] as const) {
       expect(g.length).toBe(at.length);
       const fd = leaves(at).map((_, idx) => partial(e.mlp, [W1, W2, X], k, idx)[0]);
       expectClose(leaves(g), fd);
@@ -357,10 +404,21 @@ export const jvpProduct = (A: number[][], B: number[][], dA: number[][], dB: num
     const V = rows(3, 5, 9);
     const hv = e.hvpMlp(W1, W2, X, V) as number[][];
     const h = 1e-5;
-    const at = (s: number) => leaves(e.dMlp(W1.map((r, i) => r.map((x, j) => x + s * V[i][j])), W2, X)[0]);
+    const at = (s: number) =>
+      leaves(
+        e.dMlp(
+          W1.map((r, i) => r.map((x, j) => x + s * V[i][j])),
+          W2,
+          X,
+        )[0],
+      );
     const up = at(h);
     const down = at(-h);
-    expectClose(leaves(hv), up.map((u, k) => (u - down[k]) / (2 * h)), 1e-6);
+    expectClose(
+      leaves(hv),
+      up.map((u, k) => (u - down[k]) / (2 * h)),
+      1e-6,
+    );
   });
 
   test('jvp of A·B is dA·B + A·dB (hand-written products)', () => {
@@ -400,7 +458,10 @@ export const dW = grad(layer);`);
   const y = Float64Array.from({ length: 5 }, (_, i) => 0.1 * i);
   const g = e.dW(W, X, y) as number[][];
   expect(g.length).toBe(3);
-  expectClose(leaves(g), leaves(W).map((_, k) => partial(e.layer, [W, X, [...y]], 0, k)[0]));
+  expectClose(
+    leaves(g),
+    leaves(W).map((_, k) => partial(e.layer, [W, X, [...y]], 0, k)[0]),
+  );
 });
 
 describe('the worked examples of array-adjoints-map-reduce-scan.md §5 over number[][]', () => {
@@ -429,21 +490,67 @@ export const hvpCost = hvp(kmeansCost);
 `);
 
   test('#16 matmul: C = [[19, 22], [43, 50]]; with C̄ all ones, Ā = C̄Bᵀ = [[11, 15], [11, 15]], B̄ = AᵀC̄ = [[4, 4], [6, 6]]', () => {
-    const [C, pullback] = e.pullProduct([[1, 2], [3, 4]], [[5, 6], [7, 8]]);
-    expect(C).toEqual([[19, 22], [43, 50]]);
-    expect(pullback([[1, 1], [1, 1]])).toEqual([[[11, 15], [11, 15]], [[4, 4], [6, 6]]]);
+    const [C, pullback] = e.pullProduct(
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      [
+        [5, 6],
+        [7, 8],
+      ],
+    );
+    expect(C).toEqual([
+      [19, 22],
+      [43, 50],
+    ]);
+    expect(
+      pullback([
+        [1, 1],
+        [1, 1],
+      ]),
+    ).toEqual([
+      [
+        [11, 15],
+        [11, 15],
+      ],
+      [
+        [4, 4],
+        [6, 6],
+      ],
+    ]);
   });
 
   test('#18 Newton k-means: cost 6, gradient [(−2, 4), (−2, −4)], Hessian diagonal [(4, 4), (4, 4)], one Newton step = the cluster means', () => {
-    const P = [[0, 0], [1, 0], [10, 10], [11, 10]];
-    const C = [[0, 1], [10, 9]];
+    const P = [
+      [0, 0],
+      [1, 0],
+      [10, 10],
+      [11, 10],
+    ];
+    const C = [
+      [0, 1],
+      [10, 9],
+    ];
     expect(e.kmeansCost(C, P)).toBe(6);
     const g = e.dCost(C, P) as number[][];
-    expect(g).toEqual([[-2, 4], [-2, -4]]);
+    expect(g).toEqual([
+      [-2, 4],
+      [-2, -4],
+    ]);
     // The Hessian is diagonal here, so its diagonal is the hvp along all ones.
-    const h = e.hvpCost(C, P, [[1, 1], [1, 1]]) as number[][];
-    expect(h).toEqual([[4, 4], [4, 4]]);
-    expect(C.map((row, c) => row.map((x, j) => x - g[c][j] / h[c][j]))).toEqual([[0.5, 0], [10.5, 10]]);
+    const h = e.hvpCost(C, P, [
+      [1, 1],
+      [1, 1],
+    ]) as number[][];
+    expect(h).toEqual([
+      [4, 4],
+      [4, 4],
+    ]);
+    expect(C.map((row, c) => row.map((x, j) => x - g[c][j] / h[c][j]))).toEqual([
+      [0.5, 0],
+      [10.5, 10],
+    ]);
   });
 });
 
@@ -458,8 +565,27 @@ export function firstRow(m: number[][], n: number): number {
 export const d = grad(firstRow);`);
 
   test('a column past the end is a RangeError, not a read of the next row', () => {
-    expect(e.d([[1, 2], [3, 4]], 2)).toEqual([[2, 4], [0, 0]]);
-    expect(() => e.d([[1, 2], [3, 4]], 3)).toThrow(/^grad\(firstRow\): in firstRow: the loop for \(… < n …\) reads 'm' past its columns/);
+    expect(
+      e.d(
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        2,
+      ),
+    ).toEqual([
+      [2, 4],
+      [0, 0],
+    ]);
+    expect(() =>
+      e.d(
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        3,
+      ),
+    ).toThrow(/^grad\(firstRow\): in firstRow: the loop for \(… < n …\) reads 'm' past its columns/);
   });
 });
 
@@ -471,10 +597,14 @@ describe('diagnostics', () => {
   });
 
   test('jacobian or hessian w.r.t. a matrix is TSAD1121 (vjp, jvp and hvp take matrices)', () => {
-    const src = (t: string) => compile(`import { ${t} } from 'tsad';
+    const src = (t: string) =>
+      compile(
+        `import { ${t} } from 'tsad';
 /** @differentiable */
 export function f(m: number[][]): number { return m[0][0] * m[0][0]; }
-export const d = ${t}(f);`, { throwOnError: false }).messages.join('\n');
+export const d = ${t}(f);`,
+        { throwOnError: false },
+      ).messages.join('\n');
     expect(src('jacobian')).toMatch(/TSAD1121: jacobian\(f\) with arrays needs numbers and arrays of numbers, but 'm' is number\[\]\[\]: use vjp or jvp for it/);
     expect(src('hessian')).toMatch(/TSAD1121: hessian\(f\)/);
   });

@@ -20,40 +20,53 @@ const smooth = (vars: readonly string[]) => smoothExpression(vars);
 /** One statement adding to `s`, from the matrix operations the front end lowers. */
 const statement: fc.Arbitrary<string> = fc.oneof(
   // Nested loops reading m[i][j] (with the counters and the running sum in the expression).
-  smooth(['x', 'c', 'i', 'j']).map((e) => `for (let i = 0; i < m.length; i++) {
+  smooth(['x', 'c', 'i', 'j']).map(
+    (e) => `for (let i = 0; i < m.length; i++) {
     for (let j = 0; j < m[i].length; j++) {
       const x = m[i][j];
       s = s + ${e} * w[j];
     }
-  }`),
-  smooth(['x', 'c', 's']).map((e) => `for (let i = 0; i < m.length; i++) for (let j = 0; j < m[i].length; j++) {
+  }`,
+  ),
+  smooth(['x', 'c', 's']).map(
+    (e) => `for (let i = 0; i < m.length; i++) for (let j = 0; j < m[i].length; j++) {
     const x = m[i][j];
     s = 0.5 * s + Math.tanh(${e});
-  }`),
+  }`,
+  ),
   // for…of rows, dot(row, w).
-  smooth(['d', 'c', 's']).map((e) => `for (const row of m) {
+  smooth(['d', 'c', 's']).map(
+    (e) => `for (const row of m) {
     const d = dot(row, w);
     s = s + ${e};
-  }`),
+  }`,
+  ),
   // m[i] as a row value.
-  smooth(['d', 'c']).map((e) => `for (let i = 0; i < m.length; i++) {
+  smooth(['d', 'c']).map(
+    (e) => `for (let i = 0; i < m.length; i++) {
     const d = dot(m[i], w) + sum(m[i]) * c;
     s = s + ${e};
-  }`),
+  }`,
+  ),
   // m.map over rows returning a number, then sum.
   smooth(['dot(row, w)', 'sum(row)', 'c', 'i']).map((e) => `s = s + sum(m.map((row, i) => ${e}));`),
   // Rows out, then a double loop summing.
-  smooth(['x', 'c']).map((e) => `{
+  smooth(['x', 'c']).map(
+    (e) => `{
     const q = m.map((row) => row.map((x) => ${e}));
     for (let i = 0; i < q.length; i++) for (let j = 0; j < q[i].length; j++) s = s + q[i][j] * (w[j] + c);
-  }`),
-  smooth(['x', 'c', 'i', 'j']).map((e) => `{
+  }`,
+  ),
+  smooth(['x', 'c', 'i', 'j']).map(
+    (e) => `{
     const q = m.map((row, i) => row.map((x, j) => ${e} * w[j]));
     s = s + sum(q.map((row) => sum(row)));
-  }`),
+  }`,
+  ),
   // Writes into a copied matrix: plain, a recurrence down the rows, compound in both arms of an
   // if on a value comparison.
-  smooth(['x', 'c']).map((e) => `{
+  smooth(['x', 'c']).map(
+    (e) => `{
     const b = m.map((row) => row.slice());
     for (let i = 0; i < b.length; i++) for (let j = 0; j < b[i].length; j++) {
       const x = b[i][j];
@@ -61,8 +74,10 @@ const statement: fc.Arbitrary<string> = fc.oneof(
     }
     for (let i = 1; i < b.length; i++) for (let j = 0; j < b[i].length; j++) b[i][j] += b[i - 1][j] * c;
     for (let i = 0; i < b.length; i++) for (let j = 0; j < b[i].length; j++) s = s + b[i][j] * m[i][j];
-  }`),
-  smooth(['x', 'c']).map((e) => `{
+  }`,
+  ),
+  smooth(['x', 'c']).map(
+    (e) => `{
     const b = m.map((row) => row.slice());
     for (let i = 0; i < b.length; i++) {
       for (let j = 0; j < b[i].length; j++) {
@@ -73,9 +88,11 @@ const statement: fc.Arbitrary<string> = fc.oneof(
     }
     // A row of a written matrix is read by its elements (for…of or dot(b[i], w) would be TSAD1123).
     for (let i = 0; i < b.length; i++) for (let j = 0; j < b[i].length; j++) s = s + b[i][j] * w[j];
-  }`),
+  }`,
+  ),
   // Writes into a new zero matrix (rows × w.length).
-  smooth(['x', 'c']).map((e) => `{
+  smooth(['x', 'c']).map(
+    (e) => `{
     const z = new Array(m.length).fill(0).map(() => new Float64Array(w.length));
     for (let i = 0; i < m.length; i++) for (let j = 0; j < w.length; j++) {
       const x = m[i][j] * w[j];
@@ -83,39 +100,46 @@ const statement: fc.Arbitrary<string> = fc.oneof(
       if (x < c) z[i][j] += x * x;
     }
     for (let i = 0; i < z.length; i++) for (let j = 0; j < z[i].length; j++) s = s + z[i][j];
-  }`),
+  }`,
+  ),
   // matmul of m with a w.length × 2 matrix built from w.
-  smooth(['p', 'c']).map((e) => `{
+  smooth(['p', 'c']).map(
+    (e) => `{
     const B = Array.from({ length: w.length }, (_, i) => Float64Array.from({ length: 2 }, (_, j) => w[i] * (j + 1) + c));
     const P = matmul(m, B);
     for (let i = 0; i < P.length; i++) for (let j = 0; j < P[i].length; j++) {
       const p = P[i][j];
       s = s + ${e};
     }
-  }`),
+  }`,
+  ),
 );
 
-const fnBody = fc
-  .tuple(fc.array(statement, { minLength: 1, maxLength: 3 }), smooth(['s', 'c']))
-  .map(([ss, r]) => `  let s = 0;\n  ${ss.join('\n  ')}\n  return ${r};`);
+const fnBody = fc.tuple(fc.array(statement, { minLength: 1, maxLength: 3 }), smooth(['s', 'c'])).map(([ss, r]) => `  let s = 0;\n  ${ss.join('\n  ')}\n  return ${r};`);
 
 /** A function returning a matrix from m and c (rows out). */
 const matrixBody: fc.Arbitrary<string> = fc.oneof(
   smooth(['x', 'c']).map((e) => `  return m.map((row) => row.map((x) => ${e}));`),
-  smooth(['x', 'c']).map((e) => `  const b = m.map((row) => row.slice());
+  smooth(['x', 'c']).map(
+    (e) => `  const b = m.map((row) => row.slice());
   for (let i = 0; i < b.length; i++) for (let j = 0; j < b[i].length; j++) {
     const x = b[i][j];
     b[i][j] = ${e};
     if (x > c) b[i][j] += c * x;
   }
-  return b;`),
-  smooth(['x', 'c', 'd']).map((e) => `  return m.map((row) => {
+  return b;`,
+  ),
+  smooth(['x', 'c', 'd']).map(
+    (e) => `  return m.map((row) => {
     const d = sum(row);
     return row.map((x) => ${e});
-  });`),
+  });`,
+  ),
   // A 2 × columns product: matmul of a 2 × rows matrix built from c with m, then mapped.
-  smooth(['x', 'c']).map((e) => `  const B = Array.from({ length: 2 }, (_, i) => Float64Array.from({ length: m.length }, (_, j) => c * (i + 1) - j));
-  return matmul(B, m).map((row) => row.map((x) => ${e}));`),
+  smooth(['x', 'c']).map(
+    (e) => `  const B = Array.from({ length: 2 }, (_, i) => Float64Array.from({ length: m.length }, (_, j) => c * (i + 1) - j));
+  return matmul(B, m).map((row) => row.map((x) => ${e}));`,
+  ),
 );
 
 /** rows × columns; a matrix with no rows has no columns (m = [] says nothing of its width). */
@@ -147,10 +171,15 @@ const H = 1e-5;
  * that leaf is not compared. The guard looks at f alone, never at what tsad computed.
  */
 function smoothAlong(f: (...a: any[]) => V, at: V[], dir: V[]): boolean[] {
-  const shifted = (s: number) => leaves(f(...at.map((a, j) => {
-    const d = leaves(dir[j]);
-    return mapLeaves(a, (x, idx) => x + s * d[idx]);
-  })));
+  const shifted = (s: number) =>
+    leaves(
+      f(
+        ...at.map((a, j) => {
+          const d = leaves(dir[j]);
+          return mapLeaves(a, (x, idx) => x + s * d[idx]);
+        }),
+      ),
+    );
   const [down, mid, up] = [-H, 0, H].map(shifted);
   return mid.map((y, k) => {
     const fwd = (up[k] - y) / H;

@@ -72,7 +72,7 @@ test('compiles without diagnostics', () => {
   expect(result.diagnostics.map((d) => d.messageText)).toEqual([]);
 });
 
-test("fields of this (a number, an array, a record) are read when the derivative runs", () => {
+test('fields of this (a number, an array, a record) are read when the derivative runs', () => {
   const x = [0.3, 2];
   const energy = (v: number[]) => m.s.energy(v);
   expectClose(m.dS(x), fdOf(energy, x));
@@ -88,7 +88,10 @@ test('another object: its own fields', () => {
   other.k = 7;
   other.rest = [0, 4];
   const x = [1, -1];
-  expectClose(m.gradOf(other, x), fdOf((v) => other.energy(v), x));
+  expectClose(
+    m.gradOf(other, x),
+    fdOf((v) => other.energy(v), x),
+  );
 });
 
 test('a method calling another through this, by valueAndGrad, jvp and vjp', () => {
@@ -97,7 +100,10 @@ test('a method calling another through this, by valueAndGrad, jvp and vjp', () =
   const x = [0.2, 0.9];
   const [v, g] = m.vgDoubled(sp, x);
   expect(v).toBe(sp.doubled(x));
-  expectClose(g, fdOf((u) => sp.doubled(u), x));
+  expectClose(
+    g,
+    fdOf((u) => sp.doubled(u), x),
+  );
   const [y, t] = m.jv(sp, x, [1, 2]);
   expect(y).toBe(sp.energy(x));
   const ge = fdOf((u) => sp.energy(u), x);
@@ -122,13 +128,25 @@ test('the method of a subclass typed as the subclass', () => {
 });
 
 test("a base-class type whose object's class overrides the method: a TypeError, never the base's body", () => {
-  expectTypeError(() => m.viaBase(new m.Derived(), 2), "tsad: grad(m.energy) was compiled for Base.energy, but it is called on a Derived, whose energy is another method: give the receiver its own class's type (Derived), so that tsad compiles that method");
-  expectTypeError(() => m.viaBase(new m.Plain(), 2), "tsad: grad(m.energy) was compiled for Base.energy, but it is called on a Plain, whose energy is another method: give the receiver its own class's type (Plain), so that tsad compiles that method");
+  expectTypeError(
+    () => m.viaBase(new m.Derived(), 2),
+    "tsad: grad(m.energy) was compiled for Base.energy, but it is called on a Derived, whose energy is another method: give the receiver its own class's type (Derived), so that tsad compiles that method",
+  );
+  expectTypeError(
+    () => m.viaBase(new m.Plain(), 2),
+    "tsad: grad(m.energy) was compiled for Base.energy, but it is called on a Plain, whose energy is another method: give the receiver its own class's type (Plain), so that tsad compiles that method",
+  );
   // A method that reads no field (the case that used to run the base's body silently).
   expect(m.areaVia(new m.Shape(), 3)).toBeCloseTo(6, 12);
-  expectTypeError(() => m.areaVia(new m.Circle(), 3), "tsad: grad(sh.area) was compiled for Shape.area, but it is called on a Circle, whose area is another method: give the receiver its own class's type (Circle), so that tsad compiles that method");
+  expectTypeError(
+    () => m.areaVia(new m.Circle(), 3),
+    "tsad: grad(sh.area) was compiled for Shape.area, but it is called on a Circle, whose area is another method: give the receiver its own class's type (Circle), so that tsad compiles that method",
+  );
   // total is not overridden, but the energy it calls through this is.
-  expectTypeError(() => m.totalViaBase(new m.Derived(), 2), "tsad: grad(m.total) was compiled for Base.total, but it is called on a Derived, whose energy is another method: give the receiver its own class's type (Derived), so that tsad compiles that method");
+  expectTypeError(
+    () => m.totalViaBase(new m.Derived(), 2),
+    "tsad: grad(m.total) was compiled for Base.total, but it is called on a Derived, whose energy is another method: give the receiver its own class's type (Derived), so that tsad compiles that method",
+  );
 });
 
 describe('methods of classes of another module', () => {
@@ -170,7 +188,10 @@ export const setK = (k: number) => { h.k = k; };
     const q = new model.Quadratic();
     q.a = 3;
     expect(main.d(q, 2)).toBeCloseTo(12, 12);
-    expectTypeError(() => main.d(new model.Cubic(), 2), "tsad: grad(q.value) was compiled for Quadratic.value, but it is called on a Cubic, whose value is another method: give the receiver its own class's type (Cubic), so that tsad compiles that method");
+    expectTypeError(
+      () => main.d(new model.Cubic(), 2),
+      "tsad: grad(q.value) was compiled for Quadratic.value, but it is called on a Cubic, whose value is another method: give the receiver its own class's type (Cubic), so that tsad compiles that method",
+    );
     expect(main.dh(0.5)).toBeCloseTo(2 * Math.cos(0.5), 12);
     main.setK(5);
     expect(main.dh(0.5)).toBeCloseTo(5 * Math.cos(0.5), 12);
@@ -181,8 +202,16 @@ describe('what is not supported yet is a diagnostic', () => {
   const { compile } = require('./harness');
   test.each([
     ['this in a function that is not a method', `/** @differentiable */\nexport function f(this: { k: number }, x: number): number { return this.k * x; }`, /TSAD1105|TSAD1102/],
-    ['a method of another object called inside a marked function', `export class A {\n  k = 2;\n  @differentiable\n  e(x: number): number { return this.k * x; }\n}\nconst a = new A();\n/** @differentiable */\nexport function f(x: number): number { return a.e(x) * x; }\nexport const d = grad(f);`, /TSAD1102: 'a\.e' calls an instance method of another object/],
-    ['a transform of a transform of a method', `export class A {\n  @differentiable\n  e(x: number): number { return x * x * x; }\n}\nconst a = new A();\nexport const d = grad(grad(a.e));`, /TSAD1102: grad of the method 'a\.e' inside a differentiable function or another transform is not supported yet/],
+    [
+      'a method of another object called inside a marked function',
+      `export class A {\n  k = 2;\n  @differentiable\n  e(x: number): number { return this.k * x; }\n}\nconst a = new A();\n/** @differentiable */\nexport function f(x: number): number { return a.e(x) * x; }\nexport const d = grad(f);`,
+      /TSAD1102: 'a\.e' calls an instance method of another object/,
+    ],
+    [
+      'a transform of a transform of a method',
+      `export class A {\n  @differentiable\n  e(x: number): number { return x * x * x; }\n}\nconst a = new A();\nexport const d = grad(grad(a.e));`,
+      /TSAD1102: grad of the method 'a\.e' inside a differentiable function or another transform is not supported yet/,
+    ],
     ['a write into a field', `export class A {\n  k = 2;\n  @differentiable\n  e(x: number): number { this.k = x; return x; }\n}\nconst a = new A();\nexport const d = grad(a.e);`, /TSAD110\d/],
   ])('%s', (_what, body, message) => {
     const r = compile(`import { grad, differentiable } from 'tsad';\n${body}\n`, { throwOnError: false });

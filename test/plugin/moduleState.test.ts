@@ -124,7 +124,11 @@ test('a module const number[][] matrix written later', () => {
   expectClose(m.dQuad(v), [2 * v[0], 2 * v[1]], 1e-12);
   m.A[0][1] = 3;
   m.A[1][1] = 2;
-  expectClose(m.dQuad(v), [0, 1].map((k) => partial(m.quad, [v], 0, k)[0]), 1e-6);
+  expectClose(
+    m.dQuad(v),
+    [0, 1].map((k) => partial(m.quad, [v], 0, k)[0]),
+    1e-6,
+  );
   m.A[0][1] = 0;
   m.A[1][1] = 1;
 });
@@ -216,10 +220,26 @@ export const dg = grad(g);
 describe('what is not supported yet is a diagnostic, never the initializer', () => {
   const { compile } = require('./harness');
   test.each([
-    ['a transform of the function inside a marked function', `export let k = 2;\n/** @differentiable */\nexport function f(x: number): number { return x * x * k; }\n/** @differentiable */\nexport function g(x: number): number { return grad(f)(x) * x; }\nexport const d = grad(g);`, /TSAD1106: grad of 'f', which reads 'k' when it runs/],
-    ['a transform of a transform', `export let k = 2;\n/** @differentiable */\nexport function f(x: number): number { return x * x * k; }\nexport const d = grad(grad(f));`, /TSAD1106: grad of 'f', which reads 'k' when it runs/],
-    ['a custom derivative', `export let k = 2;\n/** @differentiable */\nexport function f(x: number): number { return x * k; }\nderivative(f, (x: number, dx: number) => [f(x), k * dx]);\nexport const d = grad(f);`, /TSAD1111: a custom derivative of 'f', which reads 'k' when it runs/],
-    ['a write into module state', `export const LUT = [1, 2];\n/** @differentiable */\nexport function f(x: number): number { LUT[0] = x; return x * LUT[1]; }\nexport const d = grad(f);`, /TSAD1122: 'LUT' is not a local array/],
+    [
+      'a transform of the function inside a marked function',
+      `export let k = 2;\n/** @differentiable */\nexport function f(x: number): number { return x * x * k; }\n/** @differentiable */\nexport function g(x: number): number { return grad(f)(x) * x; }\nexport const d = grad(g);`,
+      /TSAD1106: grad of 'f', which reads 'k' when it runs/,
+    ],
+    [
+      'a transform of a transform',
+      `export let k = 2;\n/** @differentiable */\nexport function f(x: number): number { return x * x * k; }\nexport const d = grad(grad(f));`,
+      /TSAD1106: grad of 'f', which reads 'k' when it runs/,
+    ],
+    [
+      'a custom derivative',
+      `export let k = 2;\n/** @differentiable */\nexport function f(x: number): number { return x * k; }\nderivative(f, (x: number, dx: number) => [f(x), k * dx]);\nexport const d = grad(f);`,
+      /TSAD1111: a custom derivative of 'f', which reads 'k' when it runs/,
+    ],
+    [
+      'a write into module state',
+      `export const LUT = [1, 2];\n/** @differentiable */\nexport function f(x: number): number { LUT[0] = x; return x * LUT[1]; }\nexport const d = grad(f);`,
+      /TSAD1122: 'LUT' is not a local array/,
+    ],
   ])('%s', (_what, body, message) => {
     const r = compile(`import { grad, derivative } from 'tsad';\n${body}\n`, { throwOnError: false });
     expect(r.messages.join('\n')).toMatch(message);

@@ -104,9 +104,16 @@ test('hessian(grad(f)) is the third derivative', () => {
 });
 
 test('grad of a function that calls grad, valueAndGrad, hvp and jvp of another matches finite differences', () => {
-  for (const at of [[0.7, 1.2], [-0.4, 0.3]]) {
+  for (const at of [
+    [0.7, 1.2],
+    [-0.4, 0.3],
+  ]) {
     const ours = n.dOuter(...at);
-    expectClose(ours, [0, 1].map((i) => partial(n.outer, at, i, 0)[0]), 1e-6);
+    expectClose(
+      ours,
+      [0, 1].map((i) => partial(n.outer, at, i, 0)[0]),
+      1e-6,
+    );
   }
   // The inner derivatives as the outer function uses them, against the compiled first derivative.
   const [a, b] = [0.7, 1.2];
@@ -163,10 +170,17 @@ test('third module compiles', () => expect(arrows.diagnostics).toEqual([]));
 
 test('arrows capturing several variables, with wrt by name, differentiated again', () => {
   // twoCaptures = s·x + x·cos(2) + w with s = x·w, i.e. x²w + x cos 2 + w.
-  for (const [x, w] of [[0.3, 1.7], [-1.2, 0.4]]) {
+  for (const [x, w] of [
+    [0.3, 1.7],
+    [-1.2, 0.4],
+  ]) {
     expect(a.twoCaptures(x, w)).toBeCloseTo(x * x * w + x * Math.cos(2) + w, 12);
     expectClose(a.dTwo(x, w), [2 * x * w + Math.cos(2), x * x + 1], 1e-12);
-    expectClose(a.dTwo(x, w), [0, 1].map((i) => partial(a.twoCaptures, [x, w], i, 0)[0]), 1e-6);
+    expectClose(
+      a.dTwo(x, w),
+      [0, 1].map((i) => partial(a.twoCaptures, [x, w], i, 0)[0]),
+      1e-6,
+    );
   }
 });
 
@@ -217,8 +231,15 @@ test('the second derivative of a function with a custom JVP rule differentiates 
 });
 
 test('nested transforms of tuple and object parameters (grad with several wrt, jvp, hvp, a module const)', () => {
-  for (const at of [[0.3, 0.7], [-0.5, 1.1]]) {
-    expectClose(s.dUseH(...at), [0, 1].map((i) => partial(s.useH, at, i, 0)[0]), 1e-6);
+  for (const at of [
+    [0.3, 0.7],
+    [-0.5, 1.1],
+  ]) {
+    expectClose(
+      s.dUseH(...at),
+      [0, 1].map((i) => partial(s.useH, at, i, 0)[0]),
+      1e-6,
+    );
   }
 });
 
@@ -368,7 +389,8 @@ export const vf = valueAndGrad(f, { wrt: [0, 1] });
 });
 
 test('vjp of a derivative that runs a loop is TSAD1007, with a hint', () => {
-  const r = compile(`import { grad, vjp } from 'tsad';
+  const r = compile(
+    `import { grad, vjp } from 'tsad';
 /** @differentiable */
 export function sq(x: number): number {
   let y = x;
@@ -376,6 +398,8 @@ export function sq(x: number): number {
   return y;
 }
 export const p = (x: number) => vjp(grad(sq), x);
-`, { throwOnError: false });
+`,
+    { throwOnError: false },
+  );
   expect(r.diagnostics.map((d) => d.code)).toEqual([901007]);
 });

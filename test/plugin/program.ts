@@ -43,7 +43,10 @@ export function buildProgram(files: Record<string, string>, options: ts.Compiler
     compilerOptions,
   );
   const own = (sf: ts.SourceFile) => path.relative(dir, sf.fileName) in files;
-  const typeErrors = program.getSourceFiles().filter(own).flatMap((sf) => ts.getPreEmitDiagnostics(program, sf));
+  const typeErrors = program
+    .getSourceFiles()
+    .filter(own)
+    .flatMap((sf) => ts.getPreEmitDiagnostics(program, sf));
   const diagnostics: ts.Diagnostic[] = [];
   const before = tsadTransformer(program, {}, { ts, addDiagnostic: (d) => void diagnostics.push(d) });
   const js: Record<string, string> = {};

@@ -302,12 +302,26 @@ describe('arrays of records at the wrapper: errors name the argument and the ind
     expect(() => m.gEnergy(5)).toThrow(new TypeError("grad(energy): 'ps' must be an array of records, got number"));
     expect(() => m.gEnergy([{ x: 1, y: 2 }, null])).toThrow(new TypeError("grad(energy): 'ps[1]' must be an object with fields x, y, got null"));
     expect(() => m.gPairs([[1, 2], [3]])).toThrow(new TypeError("grad(pairs): 'pts[1][1]' must be a number, got undefined"));
-    expect(() => m.gLayers([{ w: [1, 2], b: 0 }, { w: [1, 'a'], b: 0 }], [1, 2])).toThrow(new TypeError("grad(layers): 'ls[1].w[1]' must be a number, got string"));
+    expect(() =>
+      m.gLayers(
+        [
+          { w: [1, 2], b: 0 },
+          { w: [1, 'a'], b: 0 },
+        ],
+        [1, 2],
+      ),
+    ).toThrow(new TypeError("grad(layers): 'ls[1].w[1]' must be a number, got string"));
   });
   test('a ragged array field is a RangeError', () => {
-    expect(() => m.gLayers([{ w: [1, 2], b: 0 }, { w: [1], b: 0 }], [1, 2])).toThrow(
-      new RangeError("grad(layers): 'ls[1].w' has 1 numbers, but 'ls[0].w' has 2: the arrays of a field must be equally long"),
-    );
+    expect(() =>
+      m.gLayers(
+        [
+          { w: [1, 2], b: 0 },
+          { w: [1], b: 0 },
+        ],
+        [1, 2],
+      ),
+    ).toThrow(new RangeError("grad(layers): 'ls[1].w' has 1 numbers, but 'ls[0].w' has 2: the arrays of a field must be equally long"));
   });
   test('a tangent or cotangent of another length than its primal is a RangeError', () => {
     expect(() => m.jEnergy(ps, particles(2))).toThrow(new RangeError("jvp(energy): 'tangents[0]' must have 3 elements like its primal, got 2"));
@@ -331,13 +345,33 @@ describe('arrays of records: what is not supported is a diagnostic with a code',
     return r.messages.join('\n');
   };
   test.each([
-    ['a boolean field', '/** @differentiable */ function f(ps: { on: boolean; x: number }[]): number { return ps.length; }', 'TSAD1120', "element.on is boolean"],
+    ['a boolean field', '/** @differentiable */ function f(ps: { on: boolean; x: number }[]): number { return ps.length; }', 'TSAD1120', 'element.on is boolean'],
     ['a matrix field', '/** @differentiable */ function f(ls: { W: number[][] }[]): number { return ls.length; }', 'TSAD1120', 'element.W is number[][]'],
     ['a write into a parameter', '/** @differentiable */ function f(ps: P[]): number { ps[0].x = 1; return ps[0].x; }', 'TSAD1122', "'ps' is a parameter"],
-    ['a field write into records another array holds', '/** @differentiable */ function f(ps: P[]): number { const q = ps.map((p) => p); q[0].x = 2; return q[0].x + ps[0].x; }', 'TSAD1123', "the fields of 'q' are written"],
-    ['a field write after pushing a shared record', '/** @differentiable */ function f(ps: P[]): number { const q: P[] = []; q.push(ps[0]); q[0].x = 2; return ps[0].x; }', 'TSAD1123', 'the record pushed'],
-    ['a whole array field written', '/** @differentiable */ function f(ls: { w: number[] }[]): number { const q = ls.map((l) => ({ w: [l.w[0], l.w[1]] })); q[0].w = [1, 2]; return q[0].w[0]; }', 'TSAD1122', 'write its elements, .w[j] = v'],
-    ['a push onto records that hold arrays', '/** @differentiable */ function f(ls: { w: number[] }[]): number { const q: { w: number[] }[] = []; q.push({ w: [1] }); return ls.length + q.length; }', 'TSAD1122', 'pushing onto an array of records that hold arrays'],
+    [
+      'a field write into records another array holds',
+      '/** @differentiable */ function f(ps: P[]): number { const q = ps.map((p) => p); q[0].x = 2; return q[0].x + ps[0].x; }',
+      'TSAD1123',
+      "the fields of 'q' are written",
+    ],
+    [
+      'a field write after pushing a shared record',
+      '/** @differentiable */ function f(ps: P[]): number { const q: P[] = []; q.push(ps[0]); q[0].x = 2; return ps[0].x; }',
+      'TSAD1123',
+      'the record pushed',
+    ],
+    [
+      'a whole array field written',
+      '/** @differentiable */ function f(ls: { w: number[] }[]): number { const q = ls.map((l) => ({ w: [l.w[0], l.w[1]] })); q[0].w = [1, 2]; return q[0].w[0]; }',
+      'TSAD1122',
+      'write its elements, .w[j] = v',
+    ],
+    [
+      'a push onto records that hold arrays',
+      '/** @differentiable */ function f(ls: { w: number[] }[]): number { const q: { w: number[] }[] = []; q.push({ w: [1] }); return ls.length + q.length; }',
+      'TSAD1122',
+      'pushing onto an array of records that hold arrays',
+    ],
     ['a computed index into a tuple field', '/** @differentiable */ function f(ps: [number, number][], k: number): number { return ps[0][k]; }', 'TSAD1121', 'indexed by a number literal'],
   ])('%s', (_what, source, code, words) => {
     const messages = refused(source);
@@ -399,12 +433,23 @@ interface P { x: number; y: number }
 export function f(ps: P[]): number { return ps.reduce((s, p) => s + p.x * p.y, 0); }
 export const g = grad(f);
 `;
-  for (const compilerOptions of [{ module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 }, { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2015 }]) {
+  for (const compilerOptions of [
+    { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2015 },
+  ]) {
     const out = compile(src, { compilerOptions }).outputText;
     expect(out).toContain('function tsad$splitRecords(ps, path, layout, where, tangent, like, irLike)');
     expect(out).toContain('function tsad$joinRecords(columns, layout, like, irLike)');
     // Parsed as JavaScript: the output is too.
-    expect(() => new Function(out.replace(/^import .*$/gm, '').replace(/^export (?=const|function)/gm, '').replace(/^export .*$/gm, ''))).not.toThrow();
+    expect(
+      () =>
+        new Function(
+          out
+            .replace(/^import .*$/gm, '')
+            .replace(/^export (?=const|function)/gm, '')
+            .replace(/^export .*$/gm, ''),
+        ),
+    ).not.toThrow();
   }
 });
 

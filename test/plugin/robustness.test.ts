@@ -103,11 +103,17 @@ function check(source: string, complete = true): void {
 }
 
 test('generated sources end in code or coded diagnostics', () => {
-  fc.assert(fc.property(program, (source) => check(source)), { numRuns: 120 });
+  fc.assert(
+    fc.property(program, (source) => check(source)),
+    { numRuns: 120 },
+  );
 });
 
 test('mutated (half-written) sources never crash the transformer', () => {
-  fc.assert(fc.property(mutated, (source) => check(source, false)), { numRuns: 120 });
+  fc.assert(
+    fc.property(mutated, (source) => check(source, false)),
+    { numRuns: 120 },
+  );
 });
 
 test("the user's own diagnostics are unchanged by the plugin", () => {

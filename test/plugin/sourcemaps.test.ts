@@ -104,4 +104,3 @@ export const d = grad(energy, { wrt: [0, 1] });
   expect(inFn('energy$grad', /const u_bar(_\d+)? = /)).toBe(at(/const u = /));
   expect(inFn('energy$grad', /const c_bar = /)).toBe(at(/const c = /));
 });
-

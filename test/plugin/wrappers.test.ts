@@ -155,10 +155,12 @@ describe('a pullback and a linear function read the arguments as they were at th
     const [, fLin] = m.linCubesM(N);
     N[1][1] = 100;
     // Σ 3 m² dm with dm = 1 everywhere: 3 (1 + 4 + 9 + 16).
-    expect(fLin([
-      [1, 1],
-      [1, 1],
-    ])).toBe(90);
+    expect(
+      fLin([
+        [1, 1],
+        [1, 1],
+      ]),
+    ).toBe(90);
   });
 
   test('an object of arrays', () => {
@@ -253,7 +255,6 @@ describe('what a wrapper returns is new', () => {
   });
 });
 
-
 describe('argument checks read the first number of an array or matrix', () => {
   test('number[] and Float64Array parameters', () => {
     expectTypeError(() => m.gradCubes(['1', '2']), "grad(cubes): argument 1 'w' element 0 must be a number, got string");
@@ -264,7 +265,7 @@ describe('argument checks read the first number of an array or matrix', () => {
     expect(m.gradCubes([])).toEqual([]);
   });
 
-  test('a matrix: its first row, then that row\'s first number', () => {
+  test("a matrix: its first row, then that row's first number", () => {
     expectTypeError(() => m.gradCubesM([1, 2]), "grad(cubesM): argument 1 'm' row 0 must be an array of numbers (number[], Float64Array or Float32Array), got number");
     expectTypeError(() => m.gradCubesM([['1']]), "grad(cubesM): argument 1 'm' row 0 element 0 must be a number, got string");
     expectTypeError(() => m.gradCubesM(5), "grad(cubesM): argument 1 'm' must be a matrix (number[][] or Float64Array[]), got number");

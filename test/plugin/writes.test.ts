@@ -114,15 +114,31 @@ const data = (n: number) => Float64Array.from({ length: n }, (_, i) => 0.3 + 0.5
 
 test('a loop writing each element: primal, vjp (2·x·ȳ), jvp and jacobian', () => {
   const x = data(5);
-  close(m.squares(x), Array.from(x, (v) => v * v));
+  close(
+    m.squares(x),
+    Array.from(x, (v) => v * v),
+  );
   const ybar = data(5).map((v) => v + 1);
-  close(m.gSquares(x, ybar), Array.from(x, (v, k) => 2 * v * ybar[k]));
+  close(
+    m.gSquares(x, ybar),
+    Array.from(x, (v, k) => 2 * v * ybar[k]),
+  );
   const t = data(5).map((v) => v - 0.2);
   const [y, yDot] = m.jSquares(x, t);
-  close(y, Array.from(x, (v) => v * v));
-  close(yDot, Array.from(x, (v, k) => 2 * v * t[k]));
+  close(
+    y,
+    Array.from(x, (v) => v * v),
+  );
+  close(
+    yDot,
+    Array.from(x, (v, k) => 2 * v * t[k]),
+  );
   const J = m.jacSquares(x);
-  for (let r = 0; r < 5; r++) close(J[r], Array.from(x, (v, c) => (r === c ? 2 * v : 0)));
+  for (let r = 0; r < 5; r++)
+    close(
+      J[r],
+      Array.from(x, (v, c) => (r === c ? 2 * v : 0)),
+    );
 });
 
 test('elements that read the element written before them: the gradient against central differences', () => {
@@ -136,7 +152,11 @@ test('a temporary overwritten every row and read after each write (as in a Gauss
   const x = data(9);
   const w = 0.7;
   const [gx, gw] = m.gRewrite(x, w);
-  close(gx, fdGrad((y) => m.rewrite(y, w), x), 1e-5);
+  close(
+    gx,
+    fdGrad((y) => m.rewrite(y, w), x),
+    1e-5,
+  );
   close([gw], [(m.rewrite(x, w + H) - m.rewrite(x, w - H)) / (2 * H)], 1e-5);
 });
 
@@ -173,19 +193,34 @@ test('an object of arrays read many times, and a state array rewritten layer by 
   const b = data(4).map((v) => 0.2 * v);
   const x = data(4).map((v) => 1 - v);
   const [gp, gx] = m.gLayers({ w, b }, x, 3);
-  close(gp.w, fdGrad((y) => m.layers({ w: y, b }, x, 3), w), 1e-5);
-  close(gp.b, fdGrad((y) => m.layers({ w, b: y }, x, 3), b), 1e-5);
-  close(gx, fdGrad((y) => m.layers({ w, b }, y, 3), x), 1e-5);
+  close(
+    gp.w,
+    fdGrad((y) => m.layers({ w: y, b }, x, 3), w),
+    1e-5,
+  );
+  close(
+    gp.b,
+    fdGrad((y) => m.layers({ w, b: y }, x, 3), b),
+    1e-5,
+  );
+  close(
+    gx,
+    fdGrad((y) => m.layers({ w, b }, y, 3), x),
+    1e-5,
+  );
 });
 
 describe('writes the value semantics cannot express are diagnostics, not wrong derivatives', () => {
   const messages = (body: string) =>
-    compile(`import { grad } from 'tsad';
+    compile(
+      `import { grad } from 'tsad';
 /** @differentiable */
 export function f(x: Float64Array, o: { w: Float64Array }): number {
 ${body}
 }
-export const g = grad(f);`, { throwOnError: false }).messages.join('\n');
+export const g = grad(f);`,
+      { throwOnError: false },
+    ).messages.join('\n');
 
   test.each([
     ['x[0] = 1;\n  return x[0];', /TSAD1122: 'x' is a parameter: writing into it would change the caller's array; write into a copy instead: const x2 = x.slice\(\)/],
@@ -213,16 +248,29 @@ test('push: arrays that grow in a loop, in both modes, against central differenc
   const x = Float64Array.from([0.5, -0.3, 1.2, -0.8, 0.1]);
   const c = 0.7;
   const [gx, gc] = m.gPositives(x, c);
-  close(gx, fdGrad((y) => m.positives(y, c), x), 1e-5);
+  close(
+    gx,
+    fdGrad((y) => m.positives(y, c), x),
+    1e-5,
+  );
   close([gc], [(m.positives(x, c + H) - m.positives(x, c - H)) / (2 * H)], 1e-5);
   const t = Float64Array.from([1, 2, 3, 4, 5]);
   const [y, yDot] = m.jPushed(x, t);
-  close(y, Array.from(x, (v) => v * v));
-  close(yDot, Array.from(x, (v, k) => 2 * v * t[k]));
+  close(
+    y,
+    Array.from(x, (v) => v * v),
+  );
+  close(
+    yDot,
+    Array.from(x, (v, k) => 2 * v * t[k]),
+  );
   // Long enough to outgrow the first buffer of the tangent several times (16, 32, 64, ...).
   const long = Float64Array.from({ length: 100 }, (_, k) => Math.sin(k));
   const [, longDot] = m.jPushed(long, long);
-  close(longDot, Array.from(long, (v) => 2 * v * v));
+  close(
+    longDot,
+    Array.from(long, (v) => 2 * v * v),
+  );
 });
 
 test('forward mode through a loop of pushes grows the tangent into spare room (no copy per push)', () => {
@@ -245,8 +293,15 @@ export const d = grad(picked);`);
   test('the indices are truncated as JavaScript truncates them, and the gradient agrees with central differences', () => {
     const x = Float64Array.from({ length: 6 }, (_, i) => 0.3 + 0.2 * i);
     const idx = Array.from({ length: 4 }, (_, j) => Math.trunc((j * 7 + 1.9) % 6));
-    expect(e.picked(x, 4)).toBeCloseTo(idx.reduce((s, i) => s + x[i] * x[i] * x[0], 0), 12);
-    close(e.d(x, 4), fdGrad((y) => e.picked(y, 4), x), 1e-5);
+    expect(e.picked(x, 4)).toBeCloseTo(
+      idx.reduce((s, i) => s + x[i] * x[i] * x[0], 0),
+      12,
+    );
+    close(
+      e.d(x, 4),
+      fdGrad((y) => e.picked(y, 4), x),
+      1e-5,
+    );
   });
 });
 

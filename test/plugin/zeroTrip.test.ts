@@ -59,7 +59,11 @@ describe('an empty loop or map never puts a NaN of code it does not run into a d
     const a = [0.5, -1.25, 2];
     const [gy, ga] = m.gMapped(1.7, a);
     expectClose([gy], partial(m.mapped, [1.7, a], 0, 0), 1e-7);
-    expectClose(ga, a.map((_, k) => partial(m.mapped, [1.7, a], 1, k)[0]), 1e-7);
+    expectClose(
+      ga,
+      a.map((_, k) => partial(m.mapped, [1.7, a], 1, k)[0]),
+      1e-7,
+    );
     expectClose([m.gForOf(1.7, a)[0]], partial(m.forOf, [1.7, a], 0, 0), 1e-7);
     expectClose([m.gCounted(2.3, 4)], partial(m.counted, [2.3, 4], 0, 0), 1e-7);
     const b = [0.3, 1.1, -0.7];
@@ -89,15 +93,25 @@ export const p = (m: number[][], c: number) => vjp(f, m, c);
 `);
 
   test('its cotangent is a matrix of numbers equal to central differences of Σ f', () => {
-    const m = [[0.5, -1, 2], [1.5, 0.25, -0.75]];
+    const m = [
+      [0.5, -1, 2],
+      [1.5, 0.25, -0.75],
+    ];
     const c = 0.8;
     const [, pullback] = e.p(m, c);
-    const [mBar, cBar] = pullback([[1, 1, 1], [1, 1, 1]]);
+    const [mBar, cBar] = pullback([
+      [1, 1, 1],
+      [1, 1, 1],
+    ]);
     const total = (mm: number[][], cc: number) => (e.f(mm, cc) as number[][]).flat().reduce((s: number, v: number) => s + v, 0);
     const h = 1e-6;
     m.forEach((row, i) =>
       row.forEach((_, j) => {
-        const at = (d: number) => total(m.map((r, a) => r.map((v, b) => (a === i && b === j ? v + d : v))), c);
+        const at = (d: number) =>
+          total(
+            m.map((r, a) => r.map((v, b) => (a === i && b === j ? v + d : v))),
+            c,
+          );
         expect(typeof mBar[i][j]).toBe('number');
         expect(mBar[i][j]).toBeCloseTo((at(h) - at(-h)) / (2 * h), 5);
       }),

@@ -22,16 +22,21 @@ function single(op: string, n: number) {
 /** The JavaScript a record's `emitTs` writes for `op(a0, ..., an)`, as a function. */
 function emitted(p: PrimDef, n: number): (...x: number[]) => unknown {
   const params = Array.from({ length: n }, (_, i) => `a${i}`);
-  const expr = p.emitTs(params.map((a) => ts.factory.createIdentifier(a)), ts.factory);
+  const expr = p.emitTs(
+    params.map((a) => ts.factory.createIdentifier(a)),
+    ts.factory,
+  );
   const text = ts.createPrinter().printNode(ts.EmitHint.Expression, expr, ts.createSourceFile('op.ts', '', ts.ScriptTarget.ES2022));
   return new Function(...params, `return ${text};`) as (...x: number[]) => unknown;
 }
 
 function pointIn(domain: readonly (readonly [number, number])[], n: number) {
-  return fc.tuple(...Array.from({ length: n }, (_, i) => {
-    const [lo, hi] = domain[Math.min(i, domain.length - 1)];
-    return fc.double({ min: lo, max: hi, noNaN: true });
-  }));
+  return fc.tuple(
+    ...Array.from({ length: n }, (_, i) => {
+      const [lo, hi] = domain[Math.min(i, domain.length - 1)];
+      return fc.double({ min: lo, max: hi, noNaN: true });
+    }),
+  );
 }
 
 describe.each(differentiable.map((p) => [p.name, p] as const))('%s', (name, p) => {
@@ -57,7 +62,12 @@ describe.each(differentiable.map((p) => [p.name, p] as const))('%s', (name, p) =
         if (p.test.zeroDerivative) return expect(t).toBe(0);
         if (p.test.straightThrough) return expect(t).toBe(dx[0]);
         const h = 1e-6;
-        const f = (s: number) => evalFn(prog, 'f', x.map((v, i) => v + s * dx[i])).nl[0] as number;
+        const f = (s: number) =>
+          evalFn(
+            prog,
+            'f',
+            x.map((v, i) => v + s * dx[i]),
+          ).nl[0] as number;
         const f0 = f(0);
         const fd = (f(h) - f(-h)) / (2 * h);
         // A kink within h of x (abs at 0, min/max ties, hypot at the origin) makes the one-sided

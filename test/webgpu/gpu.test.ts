@@ -11,7 +11,11 @@ import type { GpuFunction } from '../../runtime/webgpu';
 // the three forms, numbers as numbers, the result on the GPU as Float32Array.
 declare function typedLoss(x: Float32Array, c: number): number;
 declare function typedMap(x: Float64Array): Float64Array;
-export const typedArgs: Parameters<GpuFunction<typeof typedLoss>>[] = [[new Float32Array(1), 1], [new Float64Array(1), 1], [[1, 2], 1]];
+export const typedArgs: Parameters<GpuFunction<typeof typedLoss>>[] = [
+  [new Float32Array(1), 1],
+  [new Float64Array(1), 1],
+  [[1, 2], 1],
+];
 export const typedResult: (r: Awaited<ReturnType<GpuFunction<typeof typedMap>>>) => Float32Array = (r) => r;
 // @ts-expect-error a string is not an array of numbers
 export const typedWrong: Parameters<GpuFunction<typeof typedLoss>> = ['x', 1];
@@ -221,7 +225,8 @@ describe('gradients on the GPU against the CPU gradients', () => {
       if (n > 10) x[n - 3] = x[5] = -3; // a tie: the lower index wins
       const [value, dx] = await m.gpuSpread(x, 2);
       const [cpuValue, cpuDx] = m.cpuSpread(x, 2);
-      if (n === 0) expect(value).toBe(cpuValue); // min of nothing: Infinity
+      if (n === 0)
+        expect(value).toBe(cpuValue); // min of nothing: Infinity
       else expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-6 * (Math.log2(n + 1) + 1) * sumAbs(x.map((v) => v * v)) + 1e-6 * Math.abs(cpuValue));
       close(dx, cpuDx, 1e-5, 1, `grad spread n=${n}`);
     }
@@ -280,7 +285,7 @@ describe('arguments and errors', () => {
     await expect(m.gpuWeighted(new Float32Array(2), new Float32Array(2), 'c')).rejects.toThrow(TypeError);
   });
 
-  run('an array read at i shorter than the mapped one rejects with the CPU path\'s message', async () => {
+  run("an array read at i shorter than the mapped one rejects with the CPU path's message", async () => {
     await expect(m.gpuWave(new Float32Array(3), new Float32Array(2))).rejects.toThrow(/must be at least as long as 'x' \(3 > 2\)/);
   });
 

@@ -61,7 +61,15 @@ async function failuresOf(device: Awaited<ReturnType<typeof acquire>>): Promise<
   let n = len(x0) []
   let (${group.map((_, j) => `y${j}`).join(', ')}) = map(n, x0, x1) [|t0: real, t1: real ;| {
 ${bodies.some((b) => b.arity >= 2) ? '' : '    drop(t1)'}
-${bodies.map(({ p, j, arity, args }) => `    ${args.flat().map((l) => l.replace(/(lo|w|s|a)(\d)/g, `$1${j}_$2`)).join('\n    ')}\n    let r${j} = ${p}(${Array.from({ length: arity }, (_, k) => `a${j}_${k}`).join(', ')})`).join('\n')}
+${bodies
+  .map(
+    ({ p, j, arity, args }) =>
+      `    ${args
+        .flat()
+        .map((l) => l.replace(/(lo|w|s|a)(\d)/g, `$1${j}_$2`))
+        .join('\n    ')}\n    let r${j} = ${p}(${Array.from({ length: arity }, (_, k) => `a${j}_${k}`).join(', ')})`,
+  )
+  .join('\n')}
     (${group.map((_, j) => `r${j}`).join(', ')} ;)
   }]
   (${group.map((_, j) => `y${j}`).join(', ')} ;)

@@ -86,4 +86,3 @@ export function checkpointProgram(p: Program, fns: readonly string[], c: LoopChe
   const targets = new Set(calleesFirst(p, fns));
   return { ...p, defs: p.defs.map((d) => (targets.has(d.name) ? checkpointDef(d, defs, c) : d)) };
 }
-

@@ -66,8 +66,7 @@ function spliceLinear(emitted: Block, ctx: Ctx, primal: string, op: string, out:
   for (const s of emitted.stmts) {
     if (s.tag !== 'let') break;
     const rhs = s.rhs;
-    const readsTangentAsValue =
-      (rhs.tag === 'prim' && valueUse(rhs.args)) || (rhs.tag === 'lprim' && valueUse(rhs.nl)) || (rhs.tag === 'call' && valueUse(rhs.nl));
+    const readsTangentAsValue = (rhs.tag === 'prim' && valueUse(rhs.args)) || (rhs.tag === 'lprim' && valueUse(rhs.nl)) || (rhs.tag === 'call' && valueUse(rhs.nl));
     if (readsTangentAsValue) throw new NotLinearError(`${op} needs the value of a tangent, so its result is not linear in the tangent`, out);
     s.nl.forEach((b) => ctx.sort.set(b.name, 'nl'));
     s.lin.forEach((b) => ctx.sort.set(b.name, 'lin'));
@@ -244,16 +243,37 @@ export function customVjpDefs(rule: FnDef, primal: FnDef, program: Program): FnD
     const e = body.result;
     if (e.tag !== 'ret') return body;
     const parts = primal.nlParams.map((p) => binder(names.fresh(`${p.name}_bar`), tangentType(p.type!)));
-    return block([...body.stmts, letS([], [], drop(nvar(e.nl[0]))), unpackS(true, parts, e.lin[0])], ret([], parts.map((p) => p.name)));
+    return block(
+      [...body.stmts, letS([], [], drop(nvar(e.nl[0]))), unpackS(true, parts, e.lin[0])],
+      ret(
+        [],
+        parts.map((p) => p.name),
+      ),
+    );
   };
   const pb = simplifyDef({ ...full, nlResults: [], linResults: primal.nlParams.map((p) => tangentType(p.type!)), body: retarget(full.body) });
   const transposed = annotateTypes(transposeProgram(annotateTypes({ defs: [...program.defs, pb] }), [pb.name]));
   const pbT = transposed.defs[transposed.defs.length - 1];
   const b = new Builder(new NameSupply(primal.nlParams.map((p) => p.name)));
   const dots = primal.nlParams.map((p) => binder(b.fresh(`${p.name}_dot`), tangentType(p.type!)));
-  const y = b.nl('y', call(primal.name, primal.nlParams.map((p) => p.name)), primal.nlResults[0]);
+  const y = b.nl(
+    'y',
+    call(
+      primal.name,
+      primal.nlParams.map((p) => p.name),
+    ),
+    primal.nlResults[0],
+  );
   const yDot = b.fresh('y_dot');
-  b.bind([], [binder(yDot, tangentType(primal.nlResults[0]))], call(pbT.name, primal.nlParams.map((p) => p.name), dots.map((d) => d.name)));
+  b.bind(
+    [],
+    [binder(yDot, tangentType(primal.nlResults[0]))],
+    call(
+      pbT.name,
+      primal.nlParams.map((p) => p.name),
+      dots.map((d) => d.name),
+    ),
+  );
   const jvp: FnDef = {
     name: jvpName(primal.name),
     role: role('jvp', primal.name),

@@ -309,13 +309,22 @@ function forwardGradDef(d: FnDef, jvpE: string, name: string, shape: { kind: 'gr
   const types = d.nlParams.map((x) => tangentType(x.type!));
   // The tangent of parameter i with 1 at real leaf `hot` (counted in leaf order) and 0 elsewhere.
   const tangent = (t: Type, hot: number, counter: { k: number }): string => {
-    if (t.tag === 'tuple') return b.nl('dir', tuple(false, t.elems.map((e) => tangent(e, hot, counter))), t);
+    if (t.tag === 'tuple')
+      return b.nl(
+        'dir',
+        tuple(
+          false,
+          t.elems.map((e) => tangent(e, hot, counter)),
+        ),
+        t,
+      );
     return b.lit(counter.k++ === hot ? 1 : 0, 'dir');
   };
   // An array parameter outside wrt (the front end refuses one inside, and arrays elsewhere) moves
   // along zeros of its run-time length: it is a constant of every JVP.
   const zerosLike = (i: number, t: Type): string => {
-    if (t.tag !== 'array' || t.elem.tag !== 'real' || wrt.includes(i)) throw new IrError(`forward-mode gradient of ${d.name}: parameter ${d.nlParams[i].name} of type ${printType(t)} is not supported`);
+    if (t.tag !== 'array' || t.elem.tag !== 'real' || wrt.includes(i))
+      throw new IrError(`forward-mode gradient of ${d.name}: parameter ${d.nlParams[i].name} of type ${printType(t)} is not supported`);
     const n = b.nl('n', construct('len', [d.nlParams[i].name], [], []), REAL);
     return b.nl('dir', construct('fill', [n, b.lit(0, 'zero')], [], []), t);
   };
@@ -331,7 +340,15 @@ function forwardGradDef(d: FnDef, jvpE: string, name: string, shape: { kind: 'gr
   };
   // One entry of the gradient per real leaf, assembled into the parameter's tangent type.
   const assemble = (w: number, t: Type, counter: { k: number }): string => {
-    if (t.tag === 'tuple') return b.nl('grad', tuple(false, t.elems.map((e) => assemble(w, e, counter))), t);
+    if (t.tag === 'tuple')
+      return b.nl(
+        'grad',
+        tuple(
+          false,
+          t.elems.map((e) => assemble(w, e, counter)),
+        ),
+        t,
+      );
     return run(w, counter.k++);
   };
   const grads = wrt.map((w) => assemble(w, types[w], { k: 0 }));
@@ -339,7 +356,14 @@ function forwardGradDef(d: FnDef, jvpE: string, name: string, shape: { kind: 'gr
     // No real leaf to differentiate along: the value comes from the function itself (and reads
     // the parameters, which a def must use).
     const y = binder(names.fresh('y'), REAL);
-    b.bind([y], [], call(d.name, d.nlParams.map((x) => x.name)));
+    b.bind(
+      [y],
+      [],
+      call(
+        d.name,
+        d.nlParams.map((x) => x.name),
+      ),
+    );
     if (shape.withValue) value = y.name;
     else b.drop({ tag: 'var', linear: false, name: y.name });
   }

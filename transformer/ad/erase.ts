@@ -13,30 +13,7 @@
 // where its linear operands go with its record's `erase` facet (constructs/loop/erase.ts). A
 // zero stack becomes an empty one (its missing elements read as zeros).
 import { Builder, NameSupply, namesIn } from '../ir/build';
-import {
-  Binder,
-  Block,
-  Lambda,
-  Expr,
-  FnDef,
-  InternalError,
-  IrError,
-  Program,
-  Type,
-  binder,
-  block,
-  call,
-  construct,
-  lambda,
-  letS,
-  lit,
-  lprim,
-  nvar,
-  prim,
-  ret,
-  tuple,
-  REAL,
-} from '../ir/syntax';
+import { Binder, Block, Lambda, Expr, FnDef, InternalError, IrError, Program, Type, binder, block, call, construct, lambda, letS, lit, lprim, nvar, prim, ret, tuple, REAL } from '../ir/syntax';
 import { mapChildren, visitDef } from '../ir/traverse';
 import { LIN_PRIMS } from '../prims/registry';
 import { printType } from '../ir/printType';
@@ -51,7 +28,17 @@ import { arityOf, defArity } from '../ir/arity';
 
 /** A name-safe spelling of a type: real r, bool b, tuple T…_ (so helper names are stable). */
 function typeCode(t: Type): string {
-  return t.tag === 'real' ? 'r' : t.tag === 'bool' ? 'b' : t.tag === 'str' ? 's' : t.tag === 'stack' ? `S${typeCode(t.elem)}_` : t.tag === 'array' ? `A${typeCode(t.elem)}_` : `T${t.elems.map(typeCode).join('')}_`;
+  return t.tag === 'real'
+    ? 'r'
+    : t.tag === 'bool'
+      ? 'b'
+      : t.tag === 'str'
+        ? 's'
+        : t.tag === 'stack'
+          ? `S${typeCode(t.elem)}_`
+          : t.tag === 'array'
+            ? `A${typeCode(t.elem)}_`
+            : `T${t.elems.map(typeCode).join('')}_`;
 }
 
 /** Whether a value of this type holds an array (which an accumulation may update in place). */
@@ -93,7 +80,20 @@ class Eraser {
       const leafArgs = [...coeffs.map((c) => c.name), ...parts.map((ps) => ps[j].name)];
       if (et.tag === 'tuple') return b.nl('r', call(this.helperFor(op, et), leafArgs), et);
       // An array leaf (an object of Float64Arrays' cotangent) is added elementwise, as at top level.
-      if (et.tag === 'array') return b.nl('r', this.elementwise(lprim(op, coeffs.map((c) => c.name), parts.map((ps) => ps[j].name)) as Extract<Expr, { tag: 'lprim' }>, et, b), et);
+      if (et.tag === 'array')
+        return b.nl(
+          'r',
+          this.elementwise(
+            lprim(
+              op,
+              coeffs.map((c) => c.name),
+              parts.map((ps) => ps[j].name),
+            ) as Extract<Expr, { tag: 'lprim' }>,
+            et,
+            b,
+          ),
+          et,
+        );
       return b.nl('r', prim(def.erase, leafArgs), et);
     });
     const result = b.nl('t', tuple(false, outs), t);
@@ -111,7 +111,15 @@ class Eraser {
   }
 
   private zeroValue(b: Builder, t: Type): string {
-    if (t.tag === 'tuple') return b.nl('zero', tuple(false, t.elems.map((e) => this.zeroValue(b, e))), t);
+    if (t.tag === 'tuple')
+      return b.nl(
+        'zero',
+        tuple(
+          false,
+          t.elems.map((e) => this.zeroValue(b, e)),
+        ),
+        t,
+      );
     // The zero stack is the empty one: its missing elements read as zeros (constructs/stack/linear.ts).
     if (t.tag === 'stack') return emptyStack(b, t.elem);
     // Likewise the zero array is the empty one (constructs/array/ops.ts).
@@ -166,14 +174,21 @@ class Eraser {
           this.walk.body(l.body, () => ({
             nlParams: [...l.nlParams, ...l.linParams],
             linParams: [],
-            body: this.block(nameTails(l.body, (r) => this.typeOfTail(r), names), names),
+            body: this.block(
+              nameTails(l.body, (r) => this.typeOfTail(r), names),
+              names,
+            ),
           }));
         const rule = constructRule(e, 'erase');
         if (rule.erase) return rule.erase({ eraseBody, arity: (l) => arityOf(l.body.result, this.callee), fresh: (h) => names.fresh(h) }, e);
         return { ...e, nl: [...e.nl, ...e.lin], lin: [], bodies: e.bodies.map(eraseBody) };
       }
       default:
-        return mapChildren(e, (l) => ({ ...l, body: this.block(l.body, names) }), (inner) => this.expr(inner, names));
+        return mapChildren(
+          e,
+          (l) => ({ ...l, body: this.block(l.body, names) }),
+          (inner) => this.expr(inner, names),
+        );
     }
   }
 
@@ -207,7 +222,17 @@ class Eraser {
     const n = lens.length === 1 ? lens[0] : b.prim('max', lens, 'n');
     const coeffs = def.nlTypes.map((ct, k) => binder(b.fresh(`u${k}`), ct));
     const elems = e.lin.map((_, k) => binder(b.fresh(`x${k}`), REAL));
-    const body = lambda([...coeffs, ...elems], [], block([], prim(def.erase, [...coeffs, ...elems].map((p) => p.name))));
+    const body = lambda(
+      [...coeffs, ...elems],
+      [],
+      block(
+        [],
+        prim(
+          def.erase,
+          [...coeffs, ...elems].map((p) => p.name),
+        ),
+      ),
+    );
     return construct('smap', [n, ...e.nl, ...e.lin], [], [body]);
   }
 }
@@ -230,7 +255,12 @@ function eraseDef(d: FnDef, eraser: Eraser): FnDef {
   });
   // Bodies nested thousands deep are erased in stretches (DeepWalk).
   eraser.walk = new DeepWalk();
-  const body = eraser.walk.run(() => eraser.block(nameTails(d.body, () => d.linResults[0], names), names));
+  const body = eraser.walk.run(() =>
+    eraser.block(
+      nameTails(d.body, () => d.linResults[0], names),
+      names,
+    ),
+  );
   return restoreLinearity({
     name: erasedName(d.name),
     role: role('erased', d.name),

@@ -13,7 +13,6 @@ function unpackNames(body: Block, v: string): readonly string[] | undefined {
   return undefined;
 }
 
-
 function leafTypes(t: Type): Type[] {
   return t.tag === 'tuple' ? t.elems.flatMap(leafTypes) : [t];
 }
@@ -35,7 +34,13 @@ export function flattenSignature(d: FnDef, params: readonly number[] = d.nlParam
       return { part, type: et };
     });
     const leaves = parts.flatMap(({ part, type }) => leavesOf(part, type));
-    rebuild.push({ name: v, value: tuple(false, parts.map((p) => p.part)) });
+    rebuild.push({
+      name: v,
+      value: tuple(
+        false,
+        parts.map((p) => p.part),
+      ),
+    });
     return leaves;
   };
   const flatParams = d.nlParams.flatMap((p, i) => (params.includes(i) ? leavesOf(p.name, p.type!) : [p]));

@@ -286,10 +286,12 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
 
   /** A group is worth a branch when it reads a number: a partial that may be infinite. */
   const hasPartials = (group: readonly Stmt[]): boolean =>
-    group.some((s) => readsOf(s).nl.some((n) => {
-      const t = types.get(n);
-      return t === undefined || (t.tag !== 'bool' && t.tag !== 'str');
-    }));
+    group.some((s) =>
+      readsOf(s).nl.some((n) => {
+        const t = types.get(n);
+        return t === undefined || (t.tag !== 'bool' && t.tag !== 'str');
+      }),
+    );
 
   /** The operands of branches taking the groups read from `outside`: a literal is bound again inside (U's rule). */
   const operandsOf = (outside: readonly Outside[]): Sides<string> | undefined => {
@@ -300,21 +302,24 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
   /** A body's parameters for `operands` and its statements: `group` reading them (each unread one dropped). */
   const bodyFor = (group: readonly Stmt[], outside: Outside, operands: Sides<string>): { params: Sides<Binder>; stmts: Stmt[] } => {
     const param = new Map<string, string>();
-    const params = (ops: readonly string[]) => ops.map((n) => {
-      const p = names.fresh(n);
-      param.set(n, p);
-      return binder(p, types.get(n));
-    });
+    const params = (ops: readonly string[]) =>
+      ops.map((n) => {
+        const p = names.fresh(n);
+        param.set(n, p);
+        return binder(p, types.get(n));
+      });
     const nl = params(operands.nl);
     const lin = params(operands.lin);
     const rename = (n: string) => param.get(n) ?? n;
     const renameExpr = (x: Expr): Expr => (x.tag === 'drop' ? drop(renameExpr(x.expr)) : renameOperands(x, rename));
     const used = new Set([...outside.nl, ...outside.lin]);
-    const literals = firstSeen([outside.nl]).filter((n) => literal.has(n)).map((n) => {
-      const p = names.fresh(n);
-      param.set(n, p);
-      return letS([binder(p, types.get(n))], [], literal.get(n)!);
-    });
+    const literals = firstSeen([outside.nl])
+      .filter((n) => literal.has(n))
+      .map((n) => {
+        const p = names.fresh(n);
+        param.set(n, p);
+        return letS([binder(p, types.get(n))], [], literal.get(n)!);
+      });
     // Each body consumes every new parameter: what only another body's group reads is dropped.
     const out: Stmt[] = [
       ...literals,
@@ -374,7 +379,17 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
     zeros.forEach((z) => none.stmts.push(letS([], [z], zero(z.type!))));
     const bodies = [
       lambda(real.params.nl, real.params.lin, block(real.stmts, ret([], inner))),
-      lambda(none.params.nl, none.params.lin, block(none.stmts, ret([], zeros.map((z) => z.name)))),
+      lambda(
+        none.params.nl,
+        none.params.lin,
+        block(
+          none.stmts,
+          ret(
+            [],
+            zeros.map((z) => z.name),
+          ),
+        ),
+      ),
     ];
     cone.forEach((j) => (moved[j] = 1));
     return [...prelude, letS([], outs, construct('cond', [pred, ...operands.nl], operands.lin, taken === 0 ? bodies : [bodies[1], bodies[0]]))];
@@ -392,11 +407,7 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
     if (!hasPartials(group)) return undefined;
     const outside = outsideOf(group);
     cone.forEach((j) => (moved[j] = 1));
-    return [
-      ...firstSeen([outside.nl]).map((n) => letS([], [], drop(nvar(n)))),
-      ...firstSeen([outside.lin]).map((n) => letS([], [], drop(lvar(n)))),
-      ...outs.map((b) => letS([], [b], zero(b.type!))),
-    ];
+    return [...firstSeen([outside.nl]).map((n) => letS([], [], drop(nvar(n)))), ...firstSeen([outside.lin]).map((n) => letS([], [], drop(lvar(n)))), ...outs.map((b) => letS([], [b], zero(b.type!)))];
   };
 
   for (let i = stmts.length - 1; i >= 0; i--) {
@@ -407,7 +418,13 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
     if (sides !== undefined) {
       // The cond is built only where a side has a cone worth moving.
       const rhs = (s as LetStmt).rhs as Extract<Expr, { tag: 'lprim' }>;
-      e = sinkInto(i, rhs.lin, rhs.lin.map((_, j) => (sides[0] === j ? 0 : sides[1] === j ? 1 : undefined)), 2, () => asCond(s as LetStmt, sides, types, names));
+      e = sinkInto(
+        i,
+        rhs.lin,
+        rhs.lin.map((_, j) => (sides[0] === j ? 0 : sides[1] === j ? 1 : undefined)),
+        2,
+        () => asCond(s as LetStmt, sides, types, names),
+      );
     } else {
       const c = sinkingOf(s);
       if (c !== undefined) e = sinkInto(i, c.e.lin, c.rule.soleReader(c.e), c.e.bodies.length, () => c.e);
@@ -418,7 +435,7 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
     if (wrapped !== undefined) replaced.set(i, wrapped);
     else if (e !== undefined) replaced.set(i, [current]);
   }
-  const out = stmts.flatMap((s, i) => (moved[i] ? [] : replaced.get(i) ?? [s]));
+  const out = stmts.flatMap((s, i) => (moved[i] ? [] : (replaced.get(i) ?? [s])));
   if (replaced.size === 0) return out;
   // A literal whose readers all moved is bound where they went; the outer binding goes.
   const read = new Set([...closedFreeVars(result).nl, ...out.flatMap((s) => readsOf(s).nl)]);

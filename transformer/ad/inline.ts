@@ -156,7 +156,12 @@ class Inliner {
     switch (e.tag) {
       case 'construct':
         // A body is closed: it starts from an environment of its own parameters.
-        return construct(e.op, e.nl.map(r), e.lin.map(r), e.bodies.map((l) => this.body(l)));
+        return construct(
+          e.op,
+          e.nl.map(r),
+          e.lin.map(r),
+          e.bodies.map((l) => this.body(l)),
+        );
       case 'block':
         // A nested block's own names are scoped to it: rename them in a copy of the environment.
         return this.flatten(e.block, new Map(env), out);

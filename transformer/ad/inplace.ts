@@ -188,8 +188,7 @@ class InPlace {
    * per iteration.
    */
   private carrying(e: ConstructExpr, slots: readonly CarrySlot[], diesHere: (x: string) => boolean): { expr: Expr; copies: Stmt[]; writes: number; uniqueResults: number[] } {
-    const run = (chosen: readonly CarrySlot[]) =>
-      e.bodies.map((l, j) => this.block(l.body, new Set(chosen.filter((c) => c.body === j).map((c) => l.nlParams[c.param].name))));
+    const run = (chosen: readonly CarrySlot[]) => e.bodies.map((l, j) => this.block(l.body, new Set(chosen.filter((c) => c.body === j).map((c) => l.nlParams[c.param].name))));
     let candidates = slots;
     let bodies = run(candidates);
     for (;;) {

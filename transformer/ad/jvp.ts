@@ -9,27 +9,7 @@
 // derivative by a zero it does not need. The pass may mention a tangent several times or not at
 // all; `restoreLinearity` then inserts the dups and drops that make the output well-typed.
 import { Builder, NameSupply, namesIn } from '../ir/build';
-import {
-  Binder,
-  Block,
-  Expr,
-  FnDef,
-  InternalError,
-  Lambda,
-  Program,
-  Type,
-  binder,
-  call,
-  ret,
-  tangentType,
-  tuple,
-  REAL,
-  BOOL,
-  block,
-  blockE,
-  lambda,
-  literalType,
-} from '../ir/syntax';
+import { Binder, Block, Expr, FnDef, InternalError, Lambda, Program, Type, binder, call, ret, tangentType, tuple, REAL, BOOL, block, blockE, lambda, literalType } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
 import type { JvpOps } from '../constructs/types';
 import { arityOf, defArity } from '../ir/arity';
@@ -179,7 +159,15 @@ function jvpBlock(ctx: Ctx, e: Block, forDrop: boolean): Expr | { expr: Expr; ty
   const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names) };
   const r = jvpTail(inner, e);
   const types = r.names.map((n) => typeOf(inner, n));
-  if (forDrop) return asExpr(inner.b.finish(ret(r.names, r.tangents.filter((t): t is string => t !== null))));
+  if (forDrop)
+    return asExpr(
+      inner.b.finish(
+        ret(
+          r.names,
+          r.tangents.filter((t): t is string => t !== null),
+        ),
+      ),
+    );
   const dots = r.tangents.map((t, i) => materialize(inner, t, types[i]));
   return { expr: asExpr(inner.b.finish(ret(r.names, dots))), types };
 }
@@ -287,15 +275,17 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
     return { linParams, body: ctx.b.finish(ret(r.names, dots)) };
   });
   // A tangent read and then updated (h[j] = f(h[j])) keeps one holder, so the update is in place.
-  return peekReads(restoreLinearity({
-    name: jvpName(d.name),
-    role: role('jvp', d.name),
-    nlParams: d.nlParams,
-    linParams,
-    nlResults: d.nlResults,
-    linResults: d.nlResults.map(tangentType),
-    body,
-  }));
+  return peekReads(
+    restoreLinearity({
+      name: jvpName(d.name),
+      role: role('jvp', d.name),
+      nlParams: d.nlParams,
+      linParams,
+      nlResults: d.nlResults,
+      linResults: d.nlResults.map(tangentType),
+      body,
+    }),
+  );
 }
 
 /** Appends `f.jvp` for each named function and, callees first, every function they call. */

@@ -194,14 +194,18 @@ function hoistFrom(
   const params = invariants.map(({ b }) => b);
   const operands = invariants.map(({ operand }) => operand);
   const r = (n: string) => inner.get(n) ?? n;
-  const newBody: Lambda = lambda(
-    [...body.nlParams.slice(0, slots.param), ...params, ...body.nlParams.slice(slots.param + slots.count)],
-    body.linParams,
-    { stmts: kept.map((s) => renameStmt(s, r)), result: renameOperands(body.body.result, r) },
-  );
+  const newBody: Lambda = lambda([...body.nlParams.slice(0, slots.param), ...params, ...body.nlParams.slice(slots.param + slots.count)], body.linParams, {
+    stmts: kept.map((s) => renameStmt(s, r)),
+    result: renameOperands(body.body.result, r),
+  });
   const nl = [...e.nl.slice(0, slots.operand), ...operands, ...e.nl.slice(slots.operand + slots.count)];
   for (const s of guard(slots.trip === undefined ? undefined : e.nl[slots.trip], before, new Set(nl))) emitOutside(s);
-  return construct(e.op, nl, e.lin, e.bodies.map((l, k) => (k === slots.body ? newBody : l))) as ConstructExpr;
+  return construct(
+    e.op,
+    nl,
+    e.lin,
+    e.bodies.map((l, k) => (k === slots.body ? newBody : l)),
+  ) as ConstructExpr;
 }
 
 function bindersOf(s: Stmt): readonly Binder[] {
@@ -217,10 +221,13 @@ function forEachStmtOperand(s: Stmt, f: (name: string) => void): void {
 /** The names read by statements and a result (nested bodies are closed: only their operands). */
 function usedNames(stmts: readonly Stmt[], result: Expr): Set<string> {
   const used = new Set<string>();
-  visitBlock({ stmts, result }, {
-    read: (n) => {
-      used.add(n);
+  visitBlock(
+    { stmts, result },
+    {
+      read: (n) => {
+        used.add(n);
+      },
     },
-  });
+  );
   return used;
 }

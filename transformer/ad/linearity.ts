@@ -73,7 +73,16 @@ export function restoreLinearity(d: FnDef): FnDef {
         for (let k = 1; k < s.uses; k++) {
           const copy = names.fresh(`${s.name}_${k}`);
           const rest = k === s.uses - 1 ? names.fresh(`${s.name}_${k + 1}`) : names.fresh(`${s.name}_r`);
-          out.push(letS([], [{ name: copy, type: s.type }, { name: rest, type: s.type }], dup(source)));
+          out.push(
+            letS(
+              [],
+              [
+                { name: copy, type: s.type },
+                { name: rest, type: s.type },
+              ],
+              dup(source),
+            ),
+          );
           s.copies.push(copy);
           if (k === s.uses - 1) s.copies.push(rest);
           source = rest;

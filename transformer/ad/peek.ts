@@ -34,7 +34,11 @@ function childBlocks(e: Expr): Block[] {
 
 /** The expression with its child blocks replaced by their rewritten versions. */
 function withChildren(e: Expr, done: ReadonlyMap<Block, Block>): Expr {
-  return mapChildren(e, (l) => ({ ...l, body: done.get(l.body) ?? l.body }), (x) => withChildren(x, done));
+  return mapChildren(
+    e,
+    (l) => ({ ...l, body: done.get(l.body) ?? l.body }),
+    (x) => withChildren(x, done),
+  );
 }
 
 /** One block whose nested blocks are rewritten already. */

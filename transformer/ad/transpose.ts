@@ -11,25 +11,7 @@
 // A linear construct is transposed by its record's `transpose` rule, which receives
 // `transposeBody`: this same walk applied to a body, its results' cotangents as its parameters.
 import { Builder, NameSupply, namesIn } from '../ir/build';
-import {
-  Block,
-  Expr,
-  FnDef,
-  InternalError,
-  IrError,
-  Lambda,
-  Program,
-  Stmt,
-  Type,
-  binder,
-  block,
-  call,
-  letS,
-  lvar,
-  ret,
-  tuple,
-  lambda,
-} from '../ir/syntax';
+import { Block, Expr, FnDef, InternalError, IrError, Lambda, Program, Stmt, Type, binder, block, call, letS, lvar, ret, tuple, lambda } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
 import type { TransposeOps } from '../constructs/types';
 import { arityOf, defArity } from '../ir/arity';
@@ -88,7 +70,13 @@ function flatten(body: Block, out: Stmt[], names: NameSupply, types: Map<string,
       // A leaf in result position: name its linear results.
       const rs = Array.from({ length: arity(value) }, () => names.fresh('r'));
       rs.forEach((r, i) => top.resultTypes[i] && types.set(r, top.resultTypes[i]!));
-      out.push(letS([], rs.map((r, i) => binder(r, top.resultTypes[i])), value));
+      out.push(
+        letS(
+          [],
+          rs.map((r, i) => binder(r, top.resultTypes[i])),
+          value,
+        ),
+      );
       value = ret([], rs);
     }
     stack.pop();

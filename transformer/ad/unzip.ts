@@ -144,9 +144,7 @@ class Unzipper {
       case 'call': {
         const callee = this.defs.get(e.fn)!;
         if (!isMixed(callee)) {
-          return callee.nlResults.length > 0 || callee.linParams.length === 0
-            ? { ctx: [], nl: e, lin: null }
-            : { ctx: [], nl: ret([]), lin: e };
+          return callee.nlResults.length > 0 || callee.linParams.length === 0 ? { ctx: [], nl: e, lin: null } : { ctx: [], nl: ret([]), lin: e };
         }
         // UApp: run the callee's non-linear half now; its tape feeds its linear half later.
         const stem = unzipStem(callee);
@@ -256,7 +254,13 @@ class Unzipper {
    * results into `outs`, the residuals (typed binders: parameters first, then bindings in
    * program order) and the linear half's block, which starts with the recomputed bindings.
    */
-  halves(nlParams: readonly Binder[], body: Block, nlResults: number, inBody = false, overwrittenParams: ReadonlySet<string> = new Set()): { context: Stmt[]; outs: Binder[]; residuals: Binder[]; linBody: Block } {
+  halves(
+    nlParams: readonly Binder[],
+    body: Block,
+    nlResults: number,
+    inBody = false,
+    overwrittenParams: ReadonlySet<string> = new Set(),
+  ): { context: Stmt[]; outs: Binder[]; residuals: Binder[]; linBody: Block } {
     // What enclosing scopes overwrite, for the constructs of this block (splitConstruct): the
     // parameters that receive such arrays, the arrays this block's own statements overwrite, and
     // a loop body's array results (its next run overwrites them).
@@ -280,7 +284,7 @@ class Unzipper {
     const policy = this.policy === 'cheap' && !inBody ? 'save' : this.policy;
     const known = new Map<string, Type | undefined>(nlParams.map((p) => [p.name, p.type]));
     const bound = new Set<string>();
-    for (const s of ctx) for (const b of s.tag === 'let' ? s.nl : s.names) (known.set(b.name, b.type), bound.add(b.name));
+    for (const s of ctx) for (const b of s.tag === 'let' ? s.nl : s.names) known.set(b.name, b.type), bound.add(b.name);
     // Only arrays are overwritten: a number a loop carries is a new value each run.
     const overwritten = new Set([...this.overwritten(ctx), ...overwrittenParams].filter((n) => known.get(n)?.tag === 'array'));
     // A body's array results are carried to its next run (a loop's), which may overwrite them.
@@ -297,7 +301,15 @@ class Unzipper {
     ctx.forEach((s) => (s.tag === 'let' ? s.nl : s.names).forEach(note));
     const residuals = order.filter((n) => needed.has(n)).map((n) => binder(n, types.get(n)));
     const outs = Array.from({ length: nlResults }, () => binder(this.names.fresh('y')));
-    const context = [...forwardContext(ctx, new Set(recompute), nl, residuals.map((r) => r.name)), letS(outs, [], nl)];
+    const context = [
+      ...forwardContext(
+        ctx,
+        new Set(recompute),
+        nl,
+        residuals.map((r) => r.name),
+      ),
+      letS(outs, [], nl),
+    ];
     return { context, outs, residuals, linBody: block([...recompute, ...linBodyOwn.stmts], linBodyOwn.result) };
   }
 
@@ -427,10 +439,7 @@ function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: Checkpoint
   );
 
   const tape = names.fresh('tape');
-  const fwdBody = block(
-    [...context, letS([binder(tape, tapeType)], [], { tag: 'tuple', linear: false, elems: residuals.map((r) => r.name) })],
-    ret([...outs.map((b) => b.name), tape]),
-  );
+  const fwdBody = block([...context, letS([binder(tape, tapeType)], [], { tag: 'tuple', linear: false, elems: residuals.map((r) => r.name) })], ret([...outs.map((b) => b.name), tape]));
   const stem = unzipStem(d);
   const fwd: FnDef = {
     name: derivedName(role('fwd', stem)),

@@ -29,9 +29,7 @@ export interface EmitOptions {
   readonly calleeArity?: (irName: string) => Counts | undefined;
 }
 
-const NAMED_CONSTANTS = new Map<number, string>(
-  (['PI', 'E', 'LN2', 'LN10', 'LOG2E', 'LOG10E', 'SQRT2', 'SQRT1_2'] as const).map((k) => [Math[k], k]),
-);
+const NAMED_CONSTANTS = new Map<number, string>((['PI', 'E', 'LN2', 'LN10', 'LOG2E', 'LOG10E', 'SQRT2', 'SQRT1_2'] as const).map((k) => [Math[k], k]));
 
 export function mangle(irName: string): string {
   return irName.replace(/\./g, '$');
@@ -118,9 +116,20 @@ class DefEmitter {
     return [
       ...slab,
       f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.ownedSet, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const)),
-      f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.generation(), undefined, undefined, f.createNumericLiteral(0))], this.o.tsApi.NodeFlags.Let)),
+      f.createVariableStatement(
+        undefined,
+        f.createVariableDeclarationList([f.createVariableDeclaration(this.generation(), undefined, undefined, f.createNumericLiteral(0))], this.o.tsApi.NodeFlags.Let),
+      ),
       ...(this.slots.length > 0
-        ? [f.createVariableStatement(undefined, f.createVariableDeclarationList(this.slots.flatMap((s) => [f.createVariableDeclaration(s.slot), f.createVariableDeclaration(s.gen)]), this.o.tsApi.NodeFlags.Let))]
+        ? [
+            f.createVariableStatement(
+              undefined,
+              f.createVariableDeclarationList(
+                this.slots.flatMap((s) => [f.createVariableDeclaration(s.slot), f.createVariableDeclaration(s.gen)]),
+                this.o.tsApi.NodeFlags.Let,
+              ),
+            ),
+          ]
         : []),
     ];
   }
@@ -259,8 +268,7 @@ class DefEmitter {
   /** `const a = …` or `const [a, b] = …`; `destructure` keeps the array pattern for one name (a one-element tuple). */
   private constDecl(out: ts.Statement[], names: readonly string[], init: ts.Expression, destructure = false): void {
     const f = this.f;
-    const binding: ts.BindingName =
-      names.length === 1 && !destructure ? this.id(names[0]) : f.createArrayBindingPattern(names.map((n) => f.createBindingElement(undefined, undefined, this.id(n))));
+    const binding: ts.BindingName = names.length === 1 && !destructure ? this.id(names[0]) : f.createArrayBindingPattern(names.map((n) => f.createBindingElement(undefined, undefined, this.id(n))));
     const decl = f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const);
     this.mapped(out, names[0], f.createVariableStatement(undefined, decl));
   }
@@ -319,7 +327,11 @@ class DefEmitter {
     const at = (n: string) => path.reduce<ts.Expression>((acc, i) => f.createElementAccessExpression(acc, i), this.ref(n));
     // An array inside the tuple (a matrix's data beside its dimensions) is added element by element.
     if (t.tag === 'array') return this.elementwise(e, e.lin.map(at));
-    return LIN_PRIMS[e.op].emitTs(e.nl.map((n) => this.ref(n)), e.lin.map(at), f);
+    return LIN_PRIMS[e.op].emitTs(
+      e.nl.map((n) => this.ref(n)),
+      e.lin.map(at),
+      f,
+    );
   }
 
   /** Binder types of the def (names are unique per def), built when a construct first asks. */
@@ -349,7 +361,11 @@ class DefEmitter {
       f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(name, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const));
     const lengths = ps.map((p) => f.createPropertyAccessExpression(p, 'length'));
     const elem = (p: ts.Expression) => f.createParenthesizedExpression(f.createBinaryExpression(f.createElementAccessExpression(p, k), SK.QuestionQuestionToken, f.createNumericLiteral(0)));
-    const value = LIN_PRIMS[e.op].emitTs(e.nl.map((x) => this.ref(x)), ps.map(elem), f);
+    const value = LIN_PRIMS[e.op].emitTs(
+      e.nl.map((x) => this.ref(x)),
+      ps.map(elem),
+      f,
+    );
     const loop = f.createForStatement(
       f.createVariableDeclarationList([f.createVariableDeclaration(k, undefined, undefined, f.createNumericLiteral(0))], this.o.tsApi.NodeFlags.Let),
       f.createBinaryExpression(k, SK.LessThanToken, n),
@@ -365,7 +381,14 @@ class DefEmitter {
       ],
       true,
     );
-    const fn = f.createArrowFunction(undefined, undefined, ps.map((p) => f.createParameterDeclaration(undefined, undefined, p)), undefined, undefined, body);
+    const fn = f.createArrowFunction(
+      undefined,
+      undefined,
+      ps.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
+      undefined,
+      undefined,
+      body,
+    );
     return f.createCallExpression(f.createParenthesizedExpression(fn), undefined, [...operands]);
   }
 
@@ -436,7 +459,12 @@ class DefEmitter {
       return rhs.block;
     } else if (rhs.tag === 'construct') {
       const stmts: ts.Statement[] = [];
-      this.construct(stmts, rhs, names, [...s.nl, ...s.lin].map((b) => b.type));
+      this.construct(
+        stmts,
+        rhs,
+        names,
+        [...s.nl, ...s.lin].map((b) => b.type),
+      );
       const only = names.length === 1 && stmts.length === 1 ? assignedTo(this.o.tsApi, stmts[0], names[0]) : undefined;
       // A construct that is one assignment to its one result (an empty stack, a read) is a const.
       if (only) this.constDecl(out, names, only);
@@ -495,7 +523,12 @@ class DefEmitter {
       if (fr.i < stmts.length) {
         const s = stmts[fr.i++];
         const nested = this.stmt(fr.out, s);
-        if (nested && s.tag === 'let') enter(nested, [...s.nl, ...s.lin].map((b) => b.name), fr.out);
+        if (nested && s.tag === 'let')
+          enter(
+            nested,
+            [...s.nl, ...s.lin].map((b) => b.name),
+            fr.out,
+          );
       } else if (fr.i++ === stmts.length) {
         if (result.tag === 'block') enter(result.block, fr.into, fr.out);
         else this.result(fr.out, fr.into, result);

@@ -101,7 +101,10 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const e = f.createIdentifier('e');
     const message = f.createPropertyAccessExpression(e, 'message');
     // e instanceof RangeError && !e[Symbol.for(THROWN_BY_SOURCE)]: a RangeError the source throws keeps its message.
-    const bySource = f.createElementAccessExpression(e, f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Symbol'), 'for'), undefined, [f.createStringLiteral(THROWN_BY_SOURCE)]));
+    const bySource = f.createElementAccessExpression(
+      e,
+      f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Symbol'), 'for'), undefined, [f.createStringLiteral(THROWN_BY_SOURCE)]),
+    );
     const ours = f.createBinaryExpression(
       f.createBinaryExpression(e, K.InstanceOfKeyword, f.createIdentifier('RangeError')),
       K.AmpersandAmpersandToken,
@@ -117,10 +120,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       message,
     );
     const renamed = f.createBinaryExpression(f.createStringLiteral(`${where}: `), K.PlusToken, f.createParenthesizedExpression(text));
-    const handler = f.createBlock(
-      [f.createIfStatement(ours, f.createExpressionStatement(f.createAssignment(message, renamed))), f.createThrowStatement(e)],
-      true,
-    );
+    const handler = f.createBlock([f.createIfStatement(ours, f.createExpressionStatement(f.createAssignment(message, renamed))), f.createThrowStatement(e)], true);
     return [check, f.createTryStatement(f.createBlock(rest, true), f.createCatchClause('e', handler), undefined)];
   }
 
@@ -143,8 +143,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const f = this.f;
     switch (s.tag) {
       case 'const': {
-        const binding: ts.BindingName =
-          s.names.length === 1 ? f.createIdentifier(s.names[0]) : f.createArrayBindingPattern(s.names.map((n) => f.createBindingElement(undefined, undefined, n)));
+        const binding: ts.BindingName = s.names.length === 1 ? f.createIdentifier(s.names[0]) : f.createArrayBindingPattern(s.names.map((n) => f.createBindingElement(undefined, undefined, n)));
         return f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, this.expr(s.init))], this.t.NodeFlags.Const));
       }
       case 'return':
@@ -169,8 +168,18 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   /** `Array.from({ length: n }, (_, i) => body)` */
   private arrayFrom(container: string, n: ts.Expression, i: string, body: ts.Expression): ts.Expression {
     const f = this.f;
-    const arrow = f.createArrowFunction(undefined, undefined, [f.createParameterDeclaration(undefined, undefined, '_'), f.createParameterDeclaration(undefined, undefined, i)], undefined, undefined, body);
-    return f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(container), 'from'), undefined, [f.createObjectLiteralExpression([f.createPropertyAssignment('length', n)]), arrow]);
+    const arrow = f.createArrowFunction(
+      undefined,
+      undefined,
+      [f.createParameterDeclaration(undefined, undefined, '_'), f.createParameterDeclaration(undefined, undefined, i)],
+      undefined,
+      undefined,
+      body,
+    );
+    return f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(container), 'from'), undefined, [
+      f.createObjectLiteralExpression([f.createPropertyAssignment('length', n)]),
+      arrow,
+    ]);
   }
 
   /**
@@ -202,7 +211,14 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       body = outer === 'Array' || fresh ? copy : f.createConditionalExpression(fits, undefined, id(v), undefined, copy);
     }
     const params = withTemplate ? [v, t] : [v];
-    return f.createArrowFunction(undefined, undefined, params.map((p) => f.createParameterDeclaration(undefined, undefined, p)), undefined, undefined, f.createParenthesizedExpression(body));
+    return f.createArrowFunction(
+      undefined,
+      undefined,
+      params.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
+      undefined,
+      undefined,
+      f.createParenthesizedExpression(body),
+    );
   }
 
   private expr(e: PlanExpr): ts.Expression {
@@ -226,7 +242,11 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       case 'object':
         return f.createObjectLiteralExpression(e.fields.map(([k, v]) => f.createPropertyAssignment(k, this.expr(v))));
       case 'call':
-        return f.createCallExpression(f.createIdentifier(irFunctionName(e.def)), undefined, e.args.map((x) => this.expr(x)));
+        return f.createCallExpression(
+          f.createIdentifier(irFunctionName(e.def)),
+          undefined,
+          e.args.map((x) => this.expr(x)),
+        );
       case 'fit': {
         const fn = f.createParenthesizedExpression(this.fitter(e.containers, e.template !== undefined, !!e.fresh));
         return f.createCallExpression(fn, undefined, [this.expr(e.value), ...(e.template ? [this.expr(e.template)] : [])]);
@@ -407,18 +427,32 @@ function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
   const typeError = (message: ts.Expression) => f.createNewExpression(id('TypeError'), undefined, [message]);
 
   const length = f.createPropertyAccessExpression(id('params'), 'length');
-  const error = fn('tsad$argumentError', ['where', 'expected', 'count', '...values'], [
-    local('params', f.createCallExpression(f.createPropertyAccessExpression(id('JSON'), 'parse'), undefined, [id('expected')])),
-    f.createIfStatement(
-      bin(id('count'), K.ExclamationEqualsEqualsToken, length),
-      ret(typeError(cat(id('where'), str(': expects '), length, f.createConditionalExpression(bin(length, K.EqualsEqualsEqualsToken, num(1)), undefined, str(' argument, got '), undefined, str(' arguments, got ')), id('count')))),
-    ),
-    forEach('i', 0, length, 1, [
-      local('problem', f.createCallExpression(id('tsad$argumentProblem'), undefined, [0, 1, 2].map((k) => at(at(id('params'), id('i')), k)).concat(at(id('values'), id('i'))))),
-      f.createIfStatement(id('problem'), ret(typeError(cat(id('where'), str(': '), id('problem'))))),
-    ]),
-    ret(typeError(cat(id('where'), str(': invalid arguments')))),
-  ]);
+  const error = fn(
+    'tsad$argumentError',
+    ['where', 'expected', 'count', '...values'],
+    [
+      local('params', f.createCallExpression(f.createPropertyAccessExpression(id('JSON'), 'parse'), undefined, [id('expected')])),
+      f.createIfStatement(
+        bin(id('count'), K.ExclamationEqualsEqualsToken, length),
+        ret(
+          typeError(
+            cat(
+              id('where'),
+              str(': expects '),
+              length,
+              f.createConditionalExpression(bin(length, K.EqualsEqualsEqualsToken, num(1)), undefined, str(' argument, got '), undefined, str(' arguments, got ')),
+              id('count'),
+            ),
+          ),
+        ),
+      ),
+      forEach('i', 0, length, 1, [
+        local('problem', f.createCallExpression(id('tsad$argumentProblem'), undefined, [0, 1, 2].map((k) => at(at(id('params'), id('i')), k)).concat(at(id('values'), id('i'))))),
+        f.createIfStatement(id('problem'), ret(typeError(cat(id('where'), str(': '), id('problem'))))),
+      ]),
+      ret(typeError(cat(id('where'), str(': invalid arguments')))),
+    ],
+  );
 
   const v = id('v');
   const index = f.createParenthesizedExpression(bin(f.createParenthesizedExpression(bin(id('i'), K.MinusToken, num(2))), K.SlashToken, num(2)));
@@ -426,99 +460,117 @@ function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
   const must = id('must');
   const isSpec = (name: string) => bin(id('spec'), K.EqualsEqualsEqualsToken, str(name));
   // `at` follows the quoted path: ` element 0`, ` row 0 element 0` (the first number of an array or matrix).
-  const problem = fn('tsad$argumentProblem', ['label', 'path', 'spec', 'v', 'at=""'], [
-    f.createIfStatement(bin(id('spec'), K.EqualsEqualsEqualsToken, str('')), ret(str(''))),
-    local(
-      'got',
-      f.createConditionalExpression(
-        bin(v, K.EqualsEqualsEqualsToken, f.createNull()),
-        undefined,
-        str('null'),
-        undefined,
+  const problem = fn(
+    'tsad$argumentProblem',
+    ['label', 'path', 'spec', 'v', 'at=""'],
+    [
+      f.createIfStatement(bin(id('spec'), K.EqualsEqualsEqualsToken, str('')), ret(str(''))),
+      local(
+        'got',
         f.createConditionalExpression(
-          f.createCallExpression(f.createPropertyAccessExpression(id('Array'), 'isArray'), undefined, [v]),
+          bin(v, K.EqualsEqualsEqualsToken, f.createNull()),
           undefined,
-          cat(str('an array of length '), f.createPropertyAccessExpression(v, 'length')),
+          str('null'),
           undefined,
-          typeOf(v),
+          f.createConditionalExpression(
+            f.createCallExpression(f.createPropertyAccessExpression(id('Array'), 'isArray'), undefined, [v]),
+            undefined,
+            cat(str('an array of length '), f.createPropertyAccessExpression(v, 'length')),
+            undefined,
+            typeOf(v),
+          ),
         ),
       ),
-    ),
-    local('must', cat(id('label'), str(" '"), id('path'), str("'"), id('at'), str(' must be '))),
-    f.createIfStatement(
-      bin(isSpec('array'), K.BarBarToken, isSpec('matrix')),
-      f.createBlock(
-        [
-          f.createIfStatement(
-            f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(isArrayLike(f, K, v))),
-            ret(
-              cat(
-                must,
-                f.createConditionalExpression(isSpec('array'), undefined, str('an array of numbers (number[], Float64Array or Float32Array)'), undefined, str('a matrix (number[][] or Float64Array[])')),
-                str(', got '),
-                id('got'),
+      local('must', cat(id('label'), str(" '"), id('path'), str("'"), id('at'), str(' must be '))),
+      f.createIfStatement(
+        bin(isSpec('array'), K.BarBarToken, isSpec('matrix')),
+        f.createBlock(
+          [
+            f.createIfStatement(
+              f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(isArrayLike(f, K, v))),
+              ret(
+                cat(
+                  must,
+                  f.createConditionalExpression(
+                    isSpec('array'),
+                    undefined,
+                    str('an array of numbers (number[], Float64Array or Float32Array)'),
+                    undefined,
+                    str('a matrix (number[][] or Float64Array[])'),
+                  ),
+                  str(', got '),
+                  id('got'),
+                ),
               ),
             ),
-          ),
-          // The first number only: an array's element 0, a matrix's row 0 and its element 0.
-          ret(
-            f.createConditionalExpression(
-              bin(f.createPropertyAccessExpression(v, 'length'), K.EqualsEqualsEqualsToken, num(0)),
-              undefined,
-              str(''),
-              undefined,
-              f.createCallExpression(id('tsad$argumentProblem'), undefined, [
-                id('label'),
-                id('path'),
-                f.createConditionalExpression(isSpec('array'), undefined, str('number'), undefined, str('array')),
-                at(v, 0),
-                cat(id('at'), f.createConditionalExpression(isSpec('array'), undefined, str(' element 0'), undefined, str(' row 0'))),
-              ]),
+            // The first number only: an array's element 0, a matrix's row 0 and its element 0.
+            ret(
+              f.createConditionalExpression(
+                bin(f.createPropertyAccessExpression(v, 'length'), K.EqualsEqualsEqualsToken, num(0)),
+                undefined,
+                str(''),
+                undefined,
+                f.createCallExpression(id('tsad$argumentProblem'), undefined, [
+                  id('label'),
+                  id('path'),
+                  f.createConditionalExpression(isSpec('array'), undefined, str('number'), undefined, str('array')),
+                  at(v, 0),
+                  cat(id('at'), f.createConditionalExpression(isSpec('array'), undefined, str(' element 0'), undefined, str(' row 0'))),
+                ]),
+              ),
             ),
-          ),
-        ],
-        true,
-      ),
-    ),
-    f.createIfStatement(
-      bin(typeOf(id('spec')), K.EqualsEqualsEqualsToken, str('string')),
-      ret(f.createConditionalExpression(bin(typeOf(v), K.EqualsEqualsEqualsToken, id('spec')), undefined, str(''), undefined, cat(must, str('a '), id('spec'), str(', got '), id('got')))),
-    ),
-    f.createIfStatement(
-      [
-        bin(v, K.EqualsEqualsEqualsToken, f.createNull()),
-        bin(bin(typeOf(v), K.ExclamationEqualsEqualsToken, str('object')), K.AmpersandAmpersandToken, bin(typeOf(v), K.ExclamationEqualsEqualsToken, str('function'))),
-        bin(isArguments, K.AmpersandAmpersandToken, bin(f.createPropertyAccessExpression(v, 'length'), K.ExclamationEqualsEqualsToken, bin(bin(f.createPropertyAccessExpression(id('spec'), 'length'), K.MinusToken, num(2)), K.SlashToken, num(2)))),
-      ].reduce((a, b) => bin(a, K.BarBarToken, b)),
-      ret(cat(must, at(id('spec'), 1), str(', got '), id('got'))),
-    ),
-    forEach('i', 2, f.createPropertyAccessExpression(id('spec'), 'length'), 2, [
-      local('key', at(id('spec'), id('i'))),
-      local(
-        'inner',
-        f.createConditionalExpression(
-          isArguments,
-          undefined,
-          f.createCallExpression(id('tsad$argumentProblem'), undefined, [cat(id('path'), str('['), index, str(']')), id('key'), at(id('spec'), bin(id('i'), K.PlusToken, num(1))), at(v, index)]),
-          undefined,
-          f.createCallExpression(id('tsad$argumentProblem'), undefined, [
-            id('label'),
-            f.createConditionalExpression(
-              bin(at(id('spec'), 0), K.EqualsEqualsEqualsToken, str('tuple')),
-              undefined,
-              cat(id('path'), str('['), id('key'), str(']')),
-              undefined,
-              cat(id('path'), str('.'), id('key')),
-            ),
-            at(id('spec'), bin(id('i'), K.PlusToken, num(1))),
-            at(v, id('key')),
-          ]),
+          ],
+          true,
         ),
       ),
-      f.createIfStatement(id('inner'), ret(id('inner'))),
-    ]),
-    ret(str('')),
-  ]);
+      f.createIfStatement(
+        bin(typeOf(id('spec')), K.EqualsEqualsEqualsToken, str('string')),
+        ret(f.createConditionalExpression(bin(typeOf(v), K.EqualsEqualsEqualsToken, id('spec')), undefined, str(''), undefined, cat(must, str('a '), id('spec'), str(', got '), id('got')))),
+      ),
+      f.createIfStatement(
+        [
+          bin(v, K.EqualsEqualsEqualsToken, f.createNull()),
+          bin(bin(typeOf(v), K.ExclamationEqualsEqualsToken, str('object')), K.AmpersandAmpersandToken, bin(typeOf(v), K.ExclamationEqualsEqualsToken, str('function'))),
+          bin(
+            isArguments,
+            K.AmpersandAmpersandToken,
+            bin(
+              f.createPropertyAccessExpression(v, 'length'),
+              K.ExclamationEqualsEqualsToken,
+              bin(bin(f.createPropertyAccessExpression(id('spec'), 'length'), K.MinusToken, num(2)), K.SlashToken, num(2)),
+            ),
+          ),
+        ].reduce((a, b) => bin(a, K.BarBarToken, b)),
+        ret(cat(must, at(id('spec'), 1), str(', got '), id('got'))),
+      ),
+      forEach('i', 2, f.createPropertyAccessExpression(id('spec'), 'length'), 2, [
+        local('key', at(id('spec'), id('i'))),
+        local(
+          'inner',
+          f.createConditionalExpression(
+            isArguments,
+            undefined,
+            f.createCallExpression(id('tsad$argumentProblem'), undefined, [cat(id('path'), str('['), index, str(']')), id('key'), at(id('spec'), bin(id('i'), K.PlusToken, num(1))), at(v, index)]),
+            undefined,
+            f.createCallExpression(id('tsad$argumentProblem'), undefined, [
+              id('label'),
+              f.createConditionalExpression(
+                bin(at(id('spec'), 0), K.EqualsEqualsEqualsToken, str('tuple')),
+                undefined,
+                cat(id('path'), str('['), id('key'), str(']')),
+                undefined,
+                cat(id('path'), str('.'), id('key')),
+              ),
+              at(id('spec'), bin(id('i'), K.PlusToken, num(1))),
+              at(v, id('key')),
+            ]),
+          ),
+        ),
+        f.createIfStatement(id('inner'), ret(id('inner'))),
+      ]),
+      ret(str('')),
+    ],
+  );
   return [error, problem];
 }
 
@@ -546,48 +598,74 @@ function matrixHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
   const isIR = (m: ts.Expression) => bin(f.createTypeOfExpression(at(m, 1)), K.EqualsEqualsEqualsToken, str('number'));
   const ij = bin(bin(id('i'), K.AsteriskToken, id('cols')), K.PlusToken, id('j'));
 
-  const pack = fn('tsad$packMatrix', ['m', 'path', 'like'], [
-    local('rows', len(id('m'))),
-    local('cols', colsOf(id('m'))),
-    f.createIfStatement(
-      bin(id('like'), K.ExclamationEqualsToken, f.createNull()),
-      f.createBlock(
-        [
-          local('likeRows', cond(isIR(id('like')), at(id('like'), 1), len(id('like')))),
-          local('likeCols', cond(isIR(id('like')), at(id('like'), 2), colsOf(id('like')))),
-          f.createIfStatement(
-            bin(bin(id('rows'), K.ExclamationEqualsEqualsToken, id('likeRows')), K.BarBarToken, bin(id('cols'), K.ExclamationEqualsEqualsToken, id('likeCols'))),
-            range(cat(str("'"), id('path'), str("' must be a "), id('likeRows'), str(' × '), id('likeCols'), str(' matrix like its primal, got '), id('rows'), str(' × '), id('cols'))),
-          ),
-        ],
-        true,
-      ),
-    ),
-    local('data', f.createNewExpression(id('Float64Array'), undefined, [bin(id('rows'), K.AsteriskToken, id('cols'))])),
-    forEach('i', id('rows'), [
-      local('row', at(id('m'), id('i'))),
+  const pack = fn(
+    'tsad$packMatrix',
+    ['m', 'path', 'like'],
+    [
+      local('rows', len(id('m'))),
+      local('cols', colsOf(id('m'))),
       f.createIfStatement(
-        bin(bin(id('row'), K.EqualsEqualsToken, f.createNull()), K.BarBarToken, bin(len(id('row')), K.ExclamationEqualsEqualsToken, id('cols'))),
-        range(cat(str("'"), id('path'), str("' must be a rectangular matrix (number[][]): row "), id('i'), str(' has '), cond(bin(id('row'), K.EqualsEqualsToken, f.createNull()), str('no'), len(id('row'))), str(' numbers, row 0 has '), id('cols'))),
+        bin(id('like'), K.ExclamationEqualsToken, f.createNull()),
+        f.createBlock(
+          [
+            local('likeRows', cond(isIR(id('like')), at(id('like'), 1), len(id('like')))),
+            local('likeCols', cond(isIR(id('like')), at(id('like'), 2), colsOf(id('like')))),
+            f.createIfStatement(
+              bin(bin(id('rows'), K.ExclamationEqualsEqualsToken, id('likeRows')), K.BarBarToken, bin(id('cols'), K.ExclamationEqualsEqualsToken, id('likeCols'))),
+              range(cat(str("'"), id('path'), str("' must be a "), id('likeRows'), str(' × '), id('likeCols'), str(' matrix like its primal, got '), id('rows'), str(' × '), id('cols'))),
+            ),
+          ],
+          true,
+        ),
       ),
-      forEach('j', id('cols'), [f.createExpressionStatement(f.createAssignment(at(id('data'), ij), at(id('row'), id('j'))))]),
-    ]),
-    f.createReturnStatement(
-      cond(bin(id('like'), K.EqualsEqualsEqualsToken, id('undefined')), f.createArrayLiteralExpression([id('data'), id('rows'), id('cols')]), f.createArrayLiteralExpression([id('data'), num(0), num(0)])),
-    ),
-  ]);
+      local('data', f.createNewExpression(id('Float64Array'), undefined, [bin(id('rows'), K.AsteriskToken, id('cols'))])),
+      forEach('i', id('rows'), [
+        local('row', at(id('m'), id('i'))),
+        f.createIfStatement(
+          bin(bin(id('row'), K.EqualsEqualsToken, f.createNull()), K.BarBarToken, bin(len(id('row')), K.ExclamationEqualsEqualsToken, id('cols'))),
+          range(
+            cat(
+              str("'"),
+              id('path'),
+              str("' must be a rectangular matrix (number[][]): row "),
+              id('i'),
+              str(' has '),
+              cond(bin(id('row'), K.EqualsEqualsToken, f.createNull()), str('no'), len(id('row'))),
+              str(' numbers, row 0 has '),
+              id('cols'),
+            ),
+          ),
+        ),
+        forEach('j', id('cols'), [f.createExpressionStatement(f.createAssignment(at(id('data'), ij), at(id('row'), id('j'))))]),
+      ]),
+      f.createReturnStatement(
+        cond(
+          bin(id('like'), K.EqualsEqualsEqualsToken, id('undefined')),
+          f.createArrayLiteralExpression([id('data'), id('rows'), id('cols')]),
+          f.createArrayLiteralExpression([id('data'), num(0), num(0)]),
+        ),
+      ),
+    ],
+  );
 
-  const unpack = fn('tsad$unpackMatrix', ['data', 'like', 'Row'], [
-    local('rows', cond(isIR(id('like')), at(id('like'), 1), len(id('like')))),
-    local('cols', cond(isIR(id('like')), at(id('like'), 2), colsOf(id('like')))),
-    local('out', f.createNewExpression(id('Array'), undefined, [id('rows')])),
-    forEach('i', id('rows'), [
-      local('row', cond(bin(id('Row'), K.EqualsEqualsEqualsToken, id('Array')), f.createNewExpression(id('Array'), undefined, [id('cols')]), f.createNewExpression(id('Row'), undefined, [id('cols')]))),
-      forEach('j', id('cols'), [f.createExpressionStatement(f.createAssignment(at(id('row'), id('j')), bin(at(id('data'), ij), K.QuestionQuestionToken, num(0))))]),
-      f.createExpressionStatement(f.createAssignment(at(id('out'), id('i')), id('row'))),
-    ]),
-    f.createReturnStatement(id('out')),
-  ]);
+  const unpack = fn(
+    'tsad$unpackMatrix',
+    ['data', 'like', 'Row'],
+    [
+      local('rows', cond(isIR(id('like')), at(id('like'), 1), len(id('like')))),
+      local('cols', cond(isIR(id('like')), at(id('like'), 2), colsOf(id('like')))),
+      local('out', f.createNewExpression(id('Array'), undefined, [id('rows')])),
+      forEach('i', id('rows'), [
+        local(
+          'row',
+          cond(bin(id('Row'), K.EqualsEqualsEqualsToken, id('Array')), f.createNewExpression(id('Array'), undefined, [id('cols')]), f.createNewExpression(id('Row'), undefined, [id('cols')])),
+        ),
+        forEach('j', id('cols'), [f.createExpressionStatement(f.createAssignment(at(id('row'), id('j')), bin(at(id('data'), ij), K.QuestionQuestionToken, num(0))))]),
+        f.createExpressionStatement(f.createAssignment(at(id('out'), id('i')), id('row'))),
+      ]),
+      f.createReturnStatement(id('out')),
+    ],
+  );
   return [pack, unpack];
 }
 

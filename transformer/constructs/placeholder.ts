@@ -14,7 +14,14 @@ export function placeholder(b: Builder, t: Type): string {
     case 'str':
       return b.nl('pad', lit(''), t);
     case 'tuple':
-      return b.nl('pad', tuple(false, t.elems.map((e) => placeholder(b, e))), t);
+      return b.nl(
+        'pad',
+        tuple(
+          false,
+          t.elems.map((e) => placeholder(b, e)),
+        ),
+        t,
+      );
     case 'stack':
       return emptyStack(b, t.elem);
     case 'array':

@@ -15,7 +15,16 @@ export function pruneBodyResults(e: ConstructExpr, keep: readonly boolean[]): Co
     const r = l.body.result;
     // A body ending in a call or another construct would need a binding first: left as it is.
     if (r.tag !== 'ret') return undefined;
-    bodies.push({ ...l, body: { ...l.body, result: ret(r.nl.filter((_, k) => keep[k]), r.lin) } });
+    bodies.push({
+      ...l,
+      body: {
+        ...l.body,
+        result: ret(
+          r.nl.filter((_, k) => keep[k]),
+          r.lin,
+        ),
+      },
+    });
   }
   return { ...e, bodies };
 }

@@ -198,7 +198,13 @@ export function literalAssignment(tsApi: typeof ts, lit: ts.ArrayLiteralExpressi
 
 function isAssignmentPattern(tsApi: typeof ts, n: ts.Node): boolean {
   let node = n;
-  while (tsApi.isArrayLiteralExpression(node) || tsApi.isObjectLiteralExpression(node) || tsApi.isParenthesizedExpression(node) || tsApi.isPropertyAssignment(node) || tsApi.isShorthandPropertyAssignment(node)) {
+  while (
+    tsApi.isArrayLiteralExpression(node) ||
+    tsApi.isObjectLiteralExpression(node) ||
+    tsApi.isParenthesizedExpression(node) ||
+    tsApi.isPropertyAssignment(node) ||
+    tsApi.isShorthandPropertyAssignment(node)
+  ) {
     const p = node.parent;
     if (tsApi.isBinaryExpression(p) && p.left === node && p.operatorToken.kind === tsApi.SyntaxKind.EqualsToken) return true;
     node = p;
@@ -214,17 +220,19 @@ function isAssignmentPattern(tsApi: typeof ts, n: ts.Node): boolean {
 export function permutation(tsApi: typeof ts, checker: ts.TypeChecker, lit: ts.ArrayLiteralExpression): ts.Symbol[] | undefined {
   const swap = literalAssignment(tsApi, lit);
   if (!swap) return undefined;
-  const symbols = (l: ts.ArrayLiteralExpression): (ts.Symbol | undefined)[] => l.elements.map((x) => {
-    const e = unwrap(tsApi, x);
-    return tsApi.isIdentifier(e) ? checker.getSymbolAtLocation(e) : undefined;
-  });
+  const symbols = (l: ts.ArrayLiteralExpression): (ts.Symbol | undefined)[] =>
+    l.elements.map((x) => {
+      const e = unwrap(tsApi, x);
+      return tsApi.isIdentifier(e) ? checker.getSymbolAtLocation(e) : undefined;
+    });
   const left = symbols(swap.left);
   const right = symbols(swap.right);
   if (left.some((s) => !s) || right.some((s) => !s) || new Set(left).size !== left.length) return undefined;
   return new Set(right).size === right.length && right.every((s) => left.includes(s)) ? (left as ts.Symbol[]) : undefined;
 }
 
-const LOOPS = (tsApi: typeof ts, n: ts.Node): boolean => tsApi.isForStatement(n) || tsApi.isForOfStatement(n) || tsApi.isForInStatement(n) || tsApi.isWhileStatement(n) || tsApi.isDoStatement(n) || tsApi.isFunctionLike(n);
+const LOOPS = (tsApi: typeof ts, n: ts.Node): boolean =>
+  tsApi.isForStatement(n) || tsApi.isForOfStatement(n) || tsApi.isForInStatement(n) || tsApi.isWhileStatement(n) || tsApi.isDoStatement(n) || tsApi.isFunctionLike(n);
 
 /**
  * Is `use` the last time its local variable is read (`u = next` at the end of a trip, with next
@@ -289,7 +297,7 @@ function returnedArgument(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expre
   if (!callee || !body) return undefined;
   const returns: ts.Expression[] = [];
   const visit = (n: ts.Node): void => {
-    if (tsApi.isReturnStatement(n)) returns.push(n.expression ?? n as unknown as ts.Expression);
+    if (tsApi.isReturnStatement(n)) returns.push(n.expression ?? (n as unknown as ts.Expression));
     if (!tsApi.isFunctionLike(n)) tsApi.forEachChild(n, visit);
   };
   if (tsApi.isBlock(body)) tsApi.forEachChild(body, visit);

@@ -50,7 +50,11 @@ export abstract class ArrayBasics implements ArrayOps {
 
   /** `a[i] = v`, `a[i] += v`, `a.push(v)`, `a.fill(v)`: writes into an array. */
   write(e: ts.Node): never {
-    return fail(1122, e, 'this method changes the array it is called on, which is not supported: write elements with a[i] = v into a new local array, or build the array with .map or Float64Array.from({ length: n }, (_, i) => ...)');
+    return fail(
+      1122,
+      e,
+      'this method changes the array it is called on, which is not supported: write elements with a[i] = v into a new local array, or build the array with .map or Float64Array.from({ length: n }, (_, i) => ...)',
+    );
   }
 
   /** `a.push(v)` as a new version of a: `append(a, v)` (in place where it may, ad/inplace.ts). */

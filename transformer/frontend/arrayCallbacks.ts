@@ -49,7 +49,11 @@ export function callbackArg(arrays: ArrayLowering, e: ts.CallExpression, k: numb
     const name = a.name.text;
     if (!MATH_FUNCTIONS.has(name)) fail(1103, a, `cannot differentiate through 'Math.${name}': it is not differentiable`);
     if (primDef(name).arity.max !== 1) {
-      fail(1121, a, `Math.${name} passed by name would also get the index${names.length > 2 ? ' and the array' : ''} as arguments (JavaScript passes ${names.join(', ')}): write the callback in place, (x) => Math.${name}(x, …)`);
+      fail(
+        1121,
+        a,
+        `Math.${name} passed by name would also get the index${names.length > 2 ? ' and the array' : ''} as arguments (JavaScript passes ${names.join(', ')}): write the callback in place, (x) => Math.${name}(x, …)`,
+      );
     }
     const b = () => arrays.site.b();
     return { node: a, arity: 1, apply: (_bind, args, hint) => ({ name: b().prim(name, [args[0].name], hint ?? name), shape: NUMBER }) };

@@ -57,7 +57,11 @@ export abstract class ArrayClosures extends ArrayBasics {
     const dropped = new Set<Stmt>();
     const isRead = (st: Stmt, w: string): st is Extract<Stmt, { tag: 'let' }> => st.tag === 'let' && st.rhs.tag === 'construct' && st.rhs.op === 'index' && st.rhs.nl[0] === w;
     const refuse = (w: string): never =>
-      fail(1121, node, `the callback reads the array '${userName(w)}' other than at an index computed from the map's own: a map may read another array as w[i] or w[f(i)]; write a for loop that accumulates, or map over the indices you need`);
+      fail(
+        1121,
+        node,
+        `the callback reads the array '${userName(w)}' other than at an index computed from the map's own: a map may read another array as w[i] or w[f(i)]; write a for loop that accumulates, or map over the indices you need`,
+      );
     for (const w of free) {
       const shape = this.shapeOfFree(w);
       if (!shape || shape.kind !== 'array') continue;
@@ -148,7 +152,10 @@ export abstract class ArrayClosures extends ArrayBasics {
       const closed = closeLoop([body], own, fresh, (n) => this.freeType(n, this.shapeOfFree(n)));
       return { operands: closed.invariants, params: closed.bodies[0].inv, body: closed.bodies[0].body };
     }
-    const { invariants: free, bodies: [{ inv, body: renamed }] } = closeLoop([body], own, fresh);
+    const {
+      invariants: free,
+      bodies: [{ inv, body: renamed }],
+    } = closeLoop([body], own, fresh);
     // A map's invariants are scalars: a free tuple or object (a parameter passed on to a call,
     // `xs.map((x) => model(p, x))`) goes in as its numbers, and is rebuilt at the top of the body.
     // The parameters are typed: a map tells mapped from invariant operands by them.
@@ -167,7 +174,13 @@ export abstract class ArrayClosures extends ArrayBasics {
         operands.push(...leaves.map((l) => l.name));
         const inside = leaves.map((l) => binder(this.b.fresh(l.name), irType(l.shape)));
         params.push(...inside);
-        rebuild.push(...this.rebuilt(inv[k].name, shape, inside.map((b) => b.name)));
+        rebuild.push(
+          ...this.rebuilt(
+            inv[k].name,
+            shape,
+            inside.map((b) => b.name),
+          ),
+        );
         continue;
       }
       operands.push(n);

@@ -83,7 +83,8 @@ export abstract class ArrayCombinators extends ArrayClosures {
     });
     if (lowered.results[0].shape.kind !== 'number') fail(1121, fn.body, `${what}'s operator must return a number`);
     const free = [...freeVars(lowered.block).nl].filter((v) => v !== acc.name && v !== x.name);
-    if (free.length > 0) fail(1121, fn, `${what}'s operator may read only its two parameters, not '${userName(free[0])}': the combinator runs it in any grouping (write a loop for a fold that reads more)`);
+    if (free.length > 0)
+      fail(1121, fn, `${what}'s operator may read only its two parameters, not '${userName(free[0])}': the combinator runs it in any grouping (write a loop for a fold that reads more)`);
     return { acc, x, block: lowered.block };
   }
 

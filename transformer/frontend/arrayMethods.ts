@@ -156,7 +156,11 @@ const inPlace = (lower: (arrays: ArrayLowering, xs: Value, e: ts.CallExpression,
     // `return s.sort(f)`: nothing reads s afterwards, so the second name is never seen.
     if (t.isIdentifier(r) && !t.isReturnStatement(use)) {
       const method = (e.expression as ts.PropertyAccessExpression).name.text;
-      fail(1123, e, `${r.text}.${method}(…) changes '${r.text}' and returns '${r.text}' itself: used as a value it is a second name for the array; write ${r.text}.${method}(…) as a statement and read '${r.text}', or ${method} a copy: ${r.text}.slice().${method}(…)`);
+      fail(
+        1123,
+        e,
+        `${r.text}.${method}(…) changes '${r.text}' and returns '${r.text}' itself: used as a value it is a second name for the array; write ${r.text}.${method}(…) as a statement and read '${r.text}', or ${method} a copy: ${r.text}.slice().${method}(…)`,
+      );
     }
     return lower(arrays, arrays.arrayOf(r), e, hint);
   },
@@ -273,7 +277,8 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
     inPlace((arrays, xs, e, hint) => {
       if (e.arguments.length > 1) fail(1121, e, '.sort takes one comparator');
       const cmp = e.arguments.length === 1 ? callbackArg(arrays, e, 0, '.sort', ['a', 'b', '']) : undefined;
-      if (cmp && hasEffects(arrays.site.t, arrays.site.checker, cmp)) fail(1121, cmp.node, "the comparator of .sort throws or logs: JavaScript calls it on pairs of its own choosing, tsad's sort on others; compare without effects");
+      if (cmp && hasEffects(arrays.site.t, arrays.site.checker, cmp))
+        fail(1121, cmp.node, "the comparator of .sort throws or logs: JavaScript calls it on pairs of its own choosing, tsad's sort on others; compare without effects");
       return sort(arrays, xs, cmp, typedArrayName(arrays.site.t, arrays.site.checker.getTypeAtLocation(receiver(e))) !== undefined, e, hint);
     }),
   ],

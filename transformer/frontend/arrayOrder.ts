@@ -30,7 +30,7 @@ export function sort(arrays: ArrayLowering, a: Value, cmp: Callback | undefined,
   if (!isConstruct('gather')) return fail(1121, node, "'.sort' of an array is not supported in differentiable functions yet");
   if (!isNumberArray(a.shape)) return fail(1121, node, `.sort of ${describeShape(a.shape)} is not supported`);
   if (!cmp && !typed) {
-    return fail(1121, node, ".sort() without a comparator sorts numbers as strings in JavaScript ([10, 9, 1] becomes [1, 10, 9]): pass the order, .sort((a, b) => a - b)");
+    return fail(1121, node, '.sort() without a comparator sorts numbers as strings in JavaScript ([10, 9, 1] becomes [1, 10, 9]): pass the order, .sort((a, b) => a - b)');
   }
   const values = arrays.stop(a, 'keys');
   const n = arrays.length(values);

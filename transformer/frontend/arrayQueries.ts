@@ -27,7 +27,11 @@ function truthy(arrays: ArrayLowering, y: Value, node: ts.Node): string {
 /** JavaScript stops calling a search's callback once the answer is known; tsad calls it on every element. */
 function noEffects(arrays: ArrayLowering, cb: Callback, what: string): void {
   if (hasEffects(arrays.site.t, arrays.site.checker, cb)) {
-    fail(1121, cb.node, `the callback of ${what} throws or logs: JavaScript stops calling it at the first element that decides, tsad's ${what} runs it on every element; test the elements in a for…of loop that breaks`);
+    fail(
+      1121,
+      cb.node,
+      `the callback of ${what} throws or logs: JavaScript stops calling it at the first element that decides, tsad's ${what} runs it on every element; test the elements in a for…of loop that breaks`,
+    );
   }
 }
 

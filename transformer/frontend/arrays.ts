@@ -153,7 +153,7 @@ export class ArrayLowering extends ArrayCombinators {
   /** `xs.map((x, i) => body)`: the IR map; free scalars become invariant operands, `w[i]` of another array a mapped operand. */
   /** `round`: the result is a Float32Array, each element stored rounded to float32. */
   map(xs: Value, fn: ts.ArrowFunction | ts.FunctionExpression, node: ts.Node, hint?: string, round = false): Value {
-    if (fn.parameters.length > 2) fail(1121, fn.parameters[2], "the callback of .map takes (value, index): the array argument is not supported");
+    if (fn.parameters.length > 2) fail(1121, fn.parameters[2], 'the callback of .map takes (value, index): the array argument is not supported');
     const n = this.length(xs);
     // Rows in or rows out: a counted loop, its body the callback on row k (frontend/matrices.ts).
     if (isMatrix(xs.shape) || isRecords(xs.shape) || this.returnsArray(fn) || this.returnsRecord(fn)) return this.mapByLoop(n, fn, node, hint, [fn.parameters[0], xs], fn.parameters[1], round);
@@ -280,7 +280,16 @@ export class ArrayLowering extends ArrayCombinators {
     const idx = part.nl('first', construct('map', [n.name, slots], [], [lambda([j, slot], [], block([letS([], [], drop(nvar(slot.name)))], ret([j.name])))]), REAL_ARRAY_TYPE);
     const taken = part.nl(`${userName(w)}_first`, construct('gather', [w, idx], [], []), REAL_ARRAY_TYPE);
     const closed = closeLoop([block([], ret([w])), part.finish(ret([taken]))], new Set(), (x) => b.fresh(x));
-    return b.nl(`${userName(w)}_zipped`, construct('cond', [whole, ...closed.invariants], [], closed.bodies.map(({ inv, body }) => lambda(inv, [], body))), REAL_ARRAY_TYPE);
+    return b.nl(
+      `${userName(w)}_zipped`,
+      construct(
+        'cond',
+        [whole, ...closed.invariants],
+        [],
+        closed.bodies.map(({ inv, body }) => lambda(inv, [], body)),
+      ),
+      REAL_ARRAY_TYPE,
+    );
   }
 
   /**

@@ -34,7 +34,14 @@ export abstract class CallLowering extends ExpressionLowering {
    */
   private inlineCall(e: ts.CallExpression, fn: LocalFunction, hint?: string): Value {
     if (e.arguments.length !== fn.parameters.length) fail(1102, e, `'${e.expression.getText()}' takes ${fn.parameters.length} argument(s)`);
-    return this.inlineWith(e, e.expression, fn, () => e.arguments.map((a) => this.expr(a)), (i) => e.arguments[i], hint);
+    return this.inlineWith(
+      e,
+      e.expression,
+      fn,
+      () => e.arguments.map((a) => this.expr(a)),
+      (i) => e.arguments[i],
+      hint,
+    );
   }
 
   /** Inlines a local function's body for arguments computed by `values` (`at(i)` is where argument i is written). */
@@ -46,7 +53,12 @@ export abstract class CallLowering extends ExpressionLowering {
     if (fn.body) assignedSymbols(t, checker, fn.body, assigned);
     for (const sym of assigned) {
       const d = sym.valueDeclaration;
-      if (d && !isInside(d, fn)) fail(1108, e, `the local function '${name}' assigns '${sym.name}', a variable of the function around it: a call may not change the caller's variables here; return the new value and assign it at the call`);
+      if (d && !isInside(d, fn))
+        fail(
+          1108,
+          e,
+          `the local function '${name}' assigns '${sym.name}', a variable of the function around it: a call may not change the caller's variables here; return the new value and assign it at the call`,
+        );
     }
     const args = values();
     const saved = { frame: this.frame, exitCtx: this.exitCtx, keys: new Set(this.env.keys()) };
@@ -108,7 +120,14 @@ export abstract class CallLowering extends ExpressionLowering {
     const local = t.isIdentifier(callee) ? localFunctionOf(t, this.checker.getSymbolAtLocation(callee), this.decl) : undefined;
     if (local) return this.inlineCall(e, local, hint);
     const target = resolveMarkedFunction(callee, this.checker) ?? this.notDifferentiable(e);
-    return this.callMarked(e, callee, target.decl, () => e.arguments.map((a) => this.expr(a)), (i) => e.arguments[i], hint);
+    return this.callMarked(
+      e,
+      callee,
+      target.decl,
+      () => e.arguments.map((a) => this.expr(a)),
+      (i) => e.arguments[i],
+      hint,
+    );
   }
 
   /**
@@ -121,11 +140,26 @@ export abstract class CallLowering extends ExpressionLowering {
     const local = t.isIdentifier(callee) ? localFunctionOf(t, this.checker.getSymbolAtLocation(callee), this.decl) : undefined;
     if (local) {
       if (args.length !== local.parameters.length) fail(1102, node, `'${callee.getText()}' takes ${local.parameters.length} argument(s)`);
-      return this.inlineWith(node, callee, local, () => [...args], () => node, hint);
+      return this.inlineWith(
+        node,
+        callee,
+        local,
+        () => [...args],
+        () => node,
+        hint,
+      );
     }
     const target = resolveMarkedFunction(callee, this.checker);
-    if (!target) return fail(1104, callee, `cannot differentiate through '${callee.getText()}' passed as a callback: it is not marked differentiable (mark it, or write the callback in place, (x) => ...)`);
-    return this.callMarked(node, callee, target.decl, () => [...args], () => node, hint);
+    if (!target)
+      return fail(1104, callee, `cannot differentiate through '${callee.getText()}' passed as a callback: it is not marked differentiable (mark it, or write the callback in place, (x) => ...)`);
+    return this.callMarked(
+      node,
+      callee,
+      target.decl,
+      () => [...args],
+      () => node,
+      hint,
+    );
   }
 
   private callMarked(e: ts.Node, callee: ts.Expression, decl: ts.SignatureDeclaration, values: () => Value[], at: (i: number) => ts.Node, hint?: string): Value {
@@ -137,7 +171,17 @@ export abstract class CallLowering extends ExpressionLowering {
     args.forEach((a, i) => this.conform(at(i), a, lowered.params[i].shape, `argument ${i + 1} of '${lowered.name}'`));
     // The module state the callee reads, as this function reads it: passed on.
     const state = lowered.state.map((s) => this.stateValue(s, e));
-    return { name: this.b.nl(hint ?? lowered.name, call(lowered.name, [...args, ...state].map((a) => a.name)), irType(lowered.result)), shape: lowered.result };
+    return {
+      name: this.b.nl(
+        hint ?? lowered.name,
+        call(
+          lowered.name,
+          [...args, ...state].map((a) => a.name),
+        ),
+        irType(lowered.result),
+      ),
+      shape: lowered.result,
+    };
   }
 
   private nestedSite(): NestedSite {
@@ -173,7 +217,11 @@ export abstract class CallLowering extends ExpressionLowering {
       const method = (t.isInterfaceDeclaration(owner) || t.isClassDeclaration(owner)) && owner.name ? `${owner.name.text.replace(/Constructor$/, '')}.${sym.name}` : sym.name;
       const isMethod = t.isPropertyAccessExpression(callee) && !(t.isIdentifier(callee.expression) && method.startsWith(`${callee.expression.text}.`));
       const written = name === method ? '' : ` (in '${name}')`;
-      fail(1113, e, `cannot differentiate through the built-in ${isMethod ? 'method' : 'function'} '${method}'${written}: built-in functions and methods are not supported in differentiable functions yet`);
+      fail(
+        1113,
+        e,
+        `cannot differentiate through the built-in ${isMethod ? 'method' : 'function'} '${method}'${written}: built-in functions and methods are not supported in differentiable functions yet`,
+      );
     }
     if (decls.length > 0 && decls.every((d) => d.getSourceFile().isDeclarationFile || ((d as ts.FunctionLikeDeclaration).body === undefined && t.isFunctionLike(d)))) {
       const where = decls[0].getSourceFile().isDeclarationFile ? `a declaration file (${decls[0].getSourceFile().fileName.split('/').pop()})` : 'a declaration without a body';

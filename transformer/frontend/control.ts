@@ -265,7 +265,14 @@ export abstract class ControlLowering extends ExitLowering {
     let next = 0;
     joined.forEach(({ sym }, i) => {
       const width = this.carriedShapes(shapes[i]).length;
-      this.env.set(sym, this.fromCarried(outs.slice(next, next + width).map((o) => o.name), shapes[i], sym.name));
+      this.env.set(
+        sym,
+        this.fromCarried(
+          outs.slice(next, next + width).map((o) => o.name),
+          shapes[i],
+          sym.name,
+        ),
+      );
       next += width;
       this.unassigned.delete(sym);
     });

@@ -73,7 +73,6 @@ function isString(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expression): 
   return (checker.getTypeAtLocation(e).flags & tsApi.TypeFlags.StringLike) !== 0;
 }
 
-
 /** A statement's kind in the words of the language (never the compiler's SyntaxKind name). */
 export function statementWord(tsApi: typeof ts, s: ts.Statement): string {
   if (tsApi.isTryStatement(s)) return 'try/catch (let the error reach the caller of the derivative)';
@@ -100,7 +99,7 @@ export function consoleMethod(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.E
   return method;
 }
 
-export const LOG_HINT = 'log numbers, booleans and strings (console.log(\'loss\', loss, x[0])); log an array or an object outside the function, or one element at a time';
+export const LOG_HINT = "log numbers, booleans and strings (console.log('loss', loss, x[0])); log an array or an object outside the function, or one element at a time";
 
 /** A logged string built from pieces (a template literal, a `+` of strings): its pieces; undefined for any other value. */
 export function loggedText(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expression): MessagePart[] | undefined {

@@ -38,7 +38,12 @@ export abstract class ExpressionLowering extends LoweringState {
         return this.op('select', [c, a, b2], hint, a.shape);
       }
       this.conform(e.whenFalse, b2, a.shape, 'the second side of ?:');
-      return this.cond(c, [a, b2].map((v) => ({ stmts: [], result: ret([v.name]) })), [a.shape], [hint ?? 'cond'])[0];
+      return this.cond(
+        c,
+        [a, b2].map((v) => ({ stmts: [], result: ret([v.name]) })),
+        [a.shape],
+        [hint ?? 'cond'],
+      )[0];
     }
     const lowered = sides.map((side) => this.branch(() => this.expr(side)));
     const [a, b2] = lowered.map((l) => l.result);
@@ -71,7 +76,17 @@ export abstract class ExpressionLowering extends LoweringState {
       if (s.kind === 'array') return this.arrays.zero(s);
       if (isScalarShape(s)) return { name: this.b.lit(s.kind === 'number' ? 0 : s.kind === 'boolean' ? false : '', 'failed'), shape: s };
       const parts = componentShapes(s).map(make);
-      return { name: this.b.nl('failed', tuple(false, parts.map((p) => p.name)), irType(s)), shape: s };
+      return {
+        name: this.b.nl(
+          'failed',
+          tuple(
+            false,
+            parts.map((p) => p.name),
+          ),
+          irType(s),
+        ),
+        shape: s,
+      };
     };
     return make(shape);
   }
@@ -154,10 +169,20 @@ export abstract class ExpressionLowering extends LoweringState {
         if (!t.isSpreadElement(el)) return [this.expr(el)];
         // `[...t, x]` of a tuple t: its elements.
         const v = this.expr(el.expression);
-        if (v.shape.kind !== 'tuple') fail(1121, el, `spreading ${describeShape(v.shape)} into a tuple is not supported: its length is known only at run time (type the result as number[] to build an array)`);
+        if (v.shape.kind !== 'tuple')
+          fail(1121, el, `spreading ${describeShape(v.shape)} into a tuple is not supported: its length is known only at run time (type the result as number[] to build an array)`);
         return this.unpack(v);
       });
-      return { name: this.b.nl(hint ?? 't', tuple(false, parts.map((p) => p.name))), shape: { kind: 'tuple', elems: parts.map((p) => p.shape) } };
+      return {
+        name: this.b.nl(
+          hint ?? 't',
+          tuple(
+            false,
+            parts.map((p) => p.name),
+          ),
+        ),
+        shape: { kind: 'tuple', elems: parts.map((p) => p.shape) },
+      };
     }
     if (t.isObjectLiteralExpression(e)) {
       const fields: [string, Value][] = e.properties.map((p) => {
@@ -172,7 +197,13 @@ export abstract class ExpressionLowering extends LoweringState {
       });
       fields.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       return {
-        name: this.b.nl(hint ?? 'o', tuple(false, fields.map(([, v]) => v.name))),
+        name: this.b.nl(
+          hint ?? 'o',
+          tuple(
+            false,
+            fields.map(([, v]) => v.name),
+          ),
+        ),
         shape: { kind: 'object', fields: fields.map(([k, v]) => [k, v.shape] as const) },
       };
     }
@@ -237,7 +268,11 @@ export abstract class ExpressionLowering extends LoweringState {
 
   /** `undefined` and `null` are values a differentiable function cannot hold (there is no optional value in the subset). */
   private noValue(e: ts.Node): never {
-    return fail(1102, e, `'${e.getText()}' is not supported in differentiable functions: every variable holds a number, boolean, string, array, tuple or object; give it a value of its type (0, NaN, false), or test a boolean flag instead of comparing with ${e.getText()}`);
+    return fail(
+      1102,
+      e,
+      `'${e.getText()}' is not supported in differentiable functions: every variable holds a number, boolean, string, array, tuple or object; give it a value of its type (0, NaN, false), or test a boolean flag instead of comparing with ${e.getText()}`,
+    );
   }
 
   protected isGlobalMath(e: ts.Expression): boolean {
@@ -262,7 +297,11 @@ export abstract class ExpressionLowering extends LoweringState {
     }
     const i = this.expr(rowAccess.argumentExpression, 'i');
     const j = this.expr(e.argumentExpression, 'j');
-    for (const [x, node] of [[i, rowAccess.argumentExpression], [j, e.argumentExpression]] as const) if (x.shape.kind !== 'number') fail(1121, node, `a matrix index must be a number, got ${describeShape(x.shape)}`);
+    for (const [x, node] of [
+      [i, rowAccess.argumentExpression],
+      [j, e.argumentExpression],
+    ] as const)
+      if (x.shape.kind !== 'number') fail(1121, node, `a matrix index must be a number, got ${describeShape(x.shape)}`);
     return this.arrays.matrices.element(m, i, j, hint);
   }
 
@@ -391,6 +430,16 @@ export abstract class ExpressionLowering extends LoweringState {
     if (v.shape.kind === 'boolean' || v.shape.kind === 'string') return v;
     if (v.shape.kind === 'array') return this.arrays.stop(v, hint);
     const parts = this.unpack(v).map((p) => this.stop(p));
-    return { name: this.b.nl(hint ?? v.name, tuple(false, parts.map((p) => p.name)), irType(v.shape)), shape: v.shape };
+    return {
+      name: this.b.nl(
+        hint ?? v.name,
+        tuple(
+          false,
+          parts.map((p) => p.name),
+        ),
+        irType(v.shape),
+      ),
+      shape: v.shape,
+    };
   }
 }

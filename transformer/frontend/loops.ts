@@ -62,7 +62,13 @@ export abstract class LoopLowering extends StatementLowering {
     const entries = iterated?.method === 'entries';
     const keys = iterated?.method === 'keys';
     const pattern = entries && decl && t.isArrayBindingPattern(decl.name) && decl.name.elements.length <= 2 ? decl.name.elements : undefined;
-    const names = pattern?.map((el) => (t.isBindingElement(el) && t.isIdentifier(el.name) && !el.dotDotDotToken && !el.initializer ? el.name : t.isOmittedExpression(el) ? undefined : fail(1121, el, 'for…of over xs.entries() binds [index, element] as plain names')));
+    const names = pattern?.map((el) =>
+      t.isBindingElement(el) && t.isIdentifier(el.name) && !el.dotDotDotToken && !el.initializer
+        ? el.name
+        : t.isOmittedExpression(el)
+          ? undefined
+          : fail(1121, el, 'for…of over xs.entries() binds [index, element] as plain names'),
+    );
     if (entries && !pattern) fail(1121, init, 'for…of over xs.entries() needs one new pair: for (const [i, x] of xs.entries())');
     // `for (const { x, y } of ps)`, `for (const [a, b] of ps)`: the element destructured.
     const plainOrPattern = (n: ts.BindingName) => t.isIdentifier(n) || (!keys && (t.isObjectBindingPattern(n) || t.isArrayBindingPattern(n)));
@@ -110,7 +116,7 @@ export abstract class LoopLowering extends StatementLowering {
       fail(1121, e.arguments[0] ?? e, '.forEach takes one callback written in place, (x, i) => { … } (a function passed by name has no effect here: a differentiable function has none)');
     }
     const cb = fn as ts.ArrowFunction | ts.FunctionExpression;
-    if (cb.parameters.length > 2) fail(1121, cb.parameters[2], "the callback of .forEach takes (value, index): the array argument is not supported (read the array by its own name)");
+    if (cb.parameters.length > 2) fail(1121, cb.parameters[2], 'the callback of .forEach takes (value, index): the array argument is not supported (read the array by its own name)');
     for (const p of cb.parameters) if (!t.isIdentifier(p.name) || p.dotDotDotToken || p.initializer) fail(1121, p, 'callback parameters must be plain names');
     const visit = (n: ts.Node): void => {
       if (t.isReturnStatement(n)) fail(1121, n, 'a return in the callback of .forEach (which goes on with the next element) is not supported: write for (const x of xs) and continue');
@@ -185,7 +191,16 @@ export abstract class LoopLowering extends StatementLowering {
     const perVariable = carried.map((c) => this.carriedBinders(c.sym.name, c.value.shape));
     const params = perVariable.flat();
     const { result, scope } = this.branch(() => {
-      carried.forEach((c, i) => this.env.set(c.sym, this.fromCarried(perVariable[i].map((p) => p.name), c.value.shape, c.sym.name)));
+      carried.forEach((c, i) =>
+        this.env.set(
+          c.sym,
+          this.fromCarried(
+            perVariable[i].map((p) => p.name),
+            c.value.shape,
+            c.sym.name,
+          ),
+        ),
+      );
       return lower();
     });
     for (const c of carried) if (scope.failed.has(c.sym)) this.failed.add(c.sym);
@@ -235,7 +250,17 @@ export abstract class LoopLowering extends StatementLowering {
         next += width;
         return column;
       });
-      const v = { name: this.b.nl(hint, tuple(false, columns.map((c) => c.name)), irType(shape)), shape };
+      const v = {
+        name: this.b.nl(
+          hint,
+          tuple(
+            false,
+            columns.map((c) => c.name),
+          ),
+          irType(shape),
+        ),
+        shape,
+      };
       this.unpacked.set(v.name, columns);
       return v;
     }
@@ -250,14 +275,27 @@ export abstract class LoopLowering extends StatementLowering {
   private closeBodies(blocks: readonly { block: Block; params: Binder[] }[], counter?: Binder): { invariants: string[]; bodies: { inv: Binder[]; body: Block }[] } {
     const own = new Set(blocks.flatMap((b) => b.params.map((p) => p.name)));
     if (counter) own.add(counter.name);
-    return closeLoop(blocks.map((b) => b.block), own, (n) => this.supply.fresh(n));
+    return closeLoop(
+      blocks.map((b) => b.block),
+      own,
+      (n) => this.supply.fresh(n),
+    );
   }
 
   /** Binds a loop construct's results to the carried variables. */
   private bindCarried(carried: readonly { sym: ts.Symbol; value: Value }[], op: 'loop' | 'while', nl: string[], bodies: Lambda[]): void {
     const perVariable = carried.map((c) => this.carriedBinders(c.sym.name, c.value.shape));
     this.b.bind(perVariable.flat(), [], construct(op, nl, [], bodies));
-    carried.forEach((c, i) => this.env.set(c.sym, this.fromCarried(perVariable[i].map((p) => p.name), c.value.shape, c.sym.name)));
+    carried.forEach((c, i) =>
+      this.env.set(
+        c.sym,
+        this.fromCarried(
+          perVariable[i].map((p) => p.name),
+          c.value.shape,
+          c.sym.name,
+        ),
+      ),
+    );
   }
 
   /**
@@ -374,7 +412,10 @@ export abstract class LoopLowering extends StatementLowering {
       const read = st.tag === 'let' && st.nl.length === 1 ? this.arrays.matrices.readOf(st.nl[0].name) : undefined;
       if (!read || bodyNames.has(read.matrix.name) || ![read.row, read.col].includes(counter)) continue;
       const m = userName(read.matrix.name);
-      for (const [at, dim, limit] of [[read.row, 'rows', () => this.arrays.matrices.rows(read.matrix)], [read.col, 'columns', () => this.arrays.matrices.cols(read.matrix)]] as const) {
+      for (const [at, dim, limit] of [
+        [read.row, 'rows', () => this.arrays.matrices.rows(read.matrix)],
+        [read.col, 'columns', () => this.arrays.matrices.cols(read.matrix)],
+      ] as const) {
         if (at !== counter || checked.has(`${read.matrix.name}:${dim}`)) continue;
         checked.add(`${read.matrix.name}:${dim}`);
         if (limit().name === count.name) continue;

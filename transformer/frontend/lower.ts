@@ -102,13 +102,22 @@ export class Lowerer implements ProgramLowering {
    */
   private recursion(decl: ts.Node, at: ts.Node | undefined): never {
     const members = [...this.active].slice([...this.active].indexOf(decl));
-    const key = members.map((d) => `${d.getSourceFile().fileName}:${d.pos}`).sort().join(',');
+    const key = members
+      .map((d) => `${d.getSourceFile().fileName}:${d.pos}`)
+      .sort()
+      .join(',');
     const known = this.cycles.get(key);
     if (known) throw known;
     const name = (d: ts.Node) => functionName(this.tsApi, d as ts.SignatureDeclaration);
     const cycle = members.map(name);
     const line = decl.getSourceFile().getLineAndCharacterOfPosition(decl.getStart()).line + 1;
-    const how = cycle.length === 1 ? 'directly' : `through ${cycle.slice(1).map((c) => `'${c}'`).join(', ')}: ${[...cycle, cycle[0]].join(' → ')}`;
+    const how =
+      cycle.length === 1
+        ? 'directly'
+        : `through ${cycle
+            .slice(1)
+            .map((c) => `'${c}'`)
+            .join(', ')}: ${[...cycle, cycle[0]].join(' → ')}`;
     try {
       return fail(1109, at ?? decl, `'${name(decl)}' (line ${line}) calls itself ${how}`);
     } catch (e) {
@@ -144,7 +153,8 @@ export class Lowerer implements ProgramLowering {
     const kind = ruleKind(call, this.checker) ?? 'jvp';
     if (kind !== 'jvp' && kind !== 'vjp') return fail(1111, call, `derivative.${kind} is not a tsad rule; use derivative(f, jvpRule) or derivative.vjp(f, vjpRule)`);
     if (!rule || !(t.isArrowFunction(rule) || t.isFunctionExpression(rule))) return fail(1111, rule ?? call, 'the rule must be an arrow function or function expression written here');
-    if (f.state.length > 0) fail(1111, call, `a custom derivative of '${f.name}', which reads '${stateName(f.state[0])}' when it runs, is not supported yet: pass the variable as a parameter, or remove the rule`);
+    if (f.state.length > 0)
+      fail(1111, call, `a custom derivative of '${f.name}', which reads '${stateName(f.state[0])}' when it runs, is not supported yet: pass the variable as a parameter, or remove the rule`);
     if ([f.result, ...f.params.map((p) => p.shape)].some(hasArray)) {
       fail(1111, call, `a custom derivative of '${f.name}', which takes or returns arrays, is not supported yet: tsad differentiates its code instead if you remove the rule`);
     }
@@ -201,12 +211,14 @@ class FunctionLowering extends ControlLowering {
     const out = t.isBlock(body) ? this.block(body) : this.guard(body, () => this.returned(body as ts.Expression));
     // A VJP rule's result is (value, cotangents); its declared type holds a function.
     const result = out && this.vjpOf ? out.shape : shapeOfType(t, this.checker, sig ? this.checker.getReturnTypeOfSignature(sig) : this.checker.getAnyType(), decl.type ?? decl);
-    const returned = out && this.guard(body, () => {
-      const node = t.isBlock(body) ? finalReturn(t, body) : body;
-      const v = this.coerce(node, out, result);
-      this.conform(node, v, result, 'the returned value');
-      return v;
-    });
+    const returned =
+      out &&
+      this.guard(body, () => {
+        const node = t.isBlock(body) ? finalReturn(t, body) : body;
+        const v = this.coerce(node, out, result);
+        this.conform(node, v, result, 'the returned value');
+        return v;
+      });
     if (this.pullbackParam) params.push(this.pullbackParam);
     if (this.errors.length > 0) {
       // A callee's problems arrive as one error carrying the rest: keep every one of them.

@@ -21,7 +21,8 @@ import { constAliases, renamingChecker } from './aliasing';
 import { typedArrayName } from './shapes';
 
 /** TSAD1105's hint is about value types; a parameter's form has a fix of its own. */
-export const PLAIN_PARAMETER_HINT = 'write each parameter as a name with a type, (x: number, y: number), and pass every argument at the call (a default: wrap it, const f2 = (x: number) => f(x, 2)); destructure inside the body: const [a, b] = p';
+export const PLAIN_PARAMETER_HINT =
+  'write each parameter as a name with a type, (x: number, y: number), and pass every argument at the call (a default: wrap it, const f2 = (x: number) => f(x, 2)); destructure inside the body: const [a, b] = p';
 
 export function functionName(t: typeof ts, decl: ts.SignatureDeclaration): string {
   if (t.isFunctionDeclaration(decl) && decl.name) return decl.name.text;
@@ -194,7 +195,17 @@ export abstract class LoweringState {
     if (shape.kind === 'array') return this.arrays.zero(shape);
     if (isScalarShape(shape)) return this.literal(shape.kind === 'number' ? 0 : shape.kind === 'boolean' ? false : '', 'result');
     const parts = componentShapes(shape).map((s) => this.zero(s));
-    return { name: this.b.nl('result', tuple(false, parts.map((p) => p.name)), irType(shape)), shape };
+    return {
+      name: this.b.nl(
+        'result',
+        tuple(
+          false,
+          parts.map((p) => p.name),
+        ),
+        irType(shape),
+      ),
+      shape,
+    };
   }
 
   protected literal(v: number | boolean | string, hint: string): Value {
@@ -223,7 +234,7 @@ export abstract class LoweringState {
       return parts;
     }
     const shapes = isRecords(v.shape) ? recordColumns(v.shape) : componentShapes(v.shape);
-    const names = shapes.map((s, i) => binder(this.supply.fresh(`${v.name}_${v.shape.kind === 'object' ? (v.shape.fields[i][0]) : i}`), irType(s)));
+    const names = shapes.map((s, i) => binder(this.supply.fresh(`${v.name}_${v.shape.kind === 'object' ? v.shape.fields[i][0] : i}`), irType(s)));
     this.b.unpack(false, names, v.name);
     return names.map((n, i) => ({ name: n.name, shape: shapes[i] }));
   }
@@ -245,7 +256,17 @@ export abstract class LoweringState {
   }
 
   protected op(name: string, args: Value[], hint: string | undefined, shape: Shape = NUMBER): Value {
-    return { name: this.b.nl(hint ?? name, prim(name, args.map((a) => a.name)), irType(shape)), shape };
+    return {
+      name: this.b.nl(
+        hint ?? name,
+        prim(
+          name,
+          args.map((a) => a.name),
+        ),
+        irType(shape),
+      ),
+      shape,
+    };
   }
 
   private arraySite(): ArraySite {

@@ -88,7 +88,7 @@ export function checkpointOption(node: ts.Expression): LoopCheckpoint {
   const inner = t.isAsExpression(node) || t.isSatisfiesExpression(node) ? node.expression : node;
   if (t.isStringLiteral(inner) || t.isNoSubstitutionTemplateLiteral(inner)) {
     if (inner.text === 'store' || inner.text === 'sqrt') return inner.text;
-    const hint = inner.text === 'binomial' || inner.text === 'revolve' ? "; for O(log n) snapshots use { levels: L } with L about log₂ n" : '';
+    const hint = inner.text === 'binomial' || inner.text === 'revolve' ? '; for O(log n) snapshots use { levels: L } with L about log₂ n' : '';
     return fail(1008, inner, `checkpoint '${inner.text}' is not a policy: use ${CHECKPOINT_FORMS}${hint}`);
   }
   if (t.isObjectLiteralExpression(inner) && inner.properties.length === 1) {
@@ -328,9 +328,10 @@ export function ruleKind(call: ts.CallExpression, checker: ts.TypeChecker): stri
 export function nestedTransformMessage(outer: string | undefined, inner: { call: ts.CallExpression; name: string }): string {
   const fn = inner.call.arguments[0]?.getText() ?? 'f';
   const written = outer ? `${outer}(${inner.call.getText()})` : `calling ${inner.call.getText()} inside a differentiable function`;
-  const instead = inner.name === 'grad' && (outer === 'jvp' || outer === undefined)
-    ? `for a Hessian-vector product use hvp(${fn})(x, v), for the whole matrix hessian(${fn})`
-    : `for second derivatives use hessian(${fn}) (the matrix) or hvp(${fn})(x, v) (Hessian-vector products)`;
+  const instead =
+    inner.name === 'grad' && (outer === 'jvp' || outer === undefined)
+      ? `for a Hessian-vector product use hvp(${fn})(x, v), for the whole matrix hessian(${fn})`
+      : `for second derivatives use hessian(${fn}) (the matrix) or hvp(${fn})(x, v) (Hessian-vector products)`;
   return `${written} is not supported yet: tsad does not differentiate derivative code; ${instead}`;
 }
 
@@ -374,13 +375,21 @@ export function checkRuleTarget(call: ts.CallExpression, checker: ts.TypeChecker
   if (!decl) {
     const decls = declarationsOf(target, checker);
     if (decls.length > 0 && decls.every(isBuiltIn)) {
-      return fail(1114, target, `cannot attach a derivative to the built-in '${text}': it has its own derivative already; to change it, wrap it in a function of this module (function mine(x: number) { return ${text}(x); }) and attach the rule to that`);
+      return fail(
+        1114,
+        target,
+        `cannot attach a derivative to the built-in '${text}': it has its own derivative already; to change it, wrap it in a function of this module (function mine(x: number) { return ${text}(x); }) and attach the rule to that`,
+      );
     }
     return fail(1114, target, `cannot attach a derivative to '${text}': ${how} needs a function declared in this module (a function declaration, a const holding an arrow function, or a method)`);
   }
   const home = decl.getSourceFile();
   if (home !== call.getSourceFile()) {
-    return fail(1114, target, `cannot attach a derivative to '${text}' here: it is declared in ${home.fileName.split('/').pop()}, and a rule is seen only in the module that declares the function; move this ${how}(...) there`);
+    return fail(
+      1114,
+      target,
+      `cannot attach a derivative to '${text}' here: it is declared in ${home.fileName.split('/').pop()}, and a rule is seen only in the module that declares the function; move this ${how}(...) there`,
+    );
   }
   if (!(decl as ts.FunctionLikeDeclaration).body) return fail(1114, target, `cannot attach a derivative to '${text}': it has no body`);
   const first = customRuleOf(decl, checker);
@@ -453,11 +462,7 @@ export function isMarkedFunction(node: ts.Node, checker: ts.TypeChecker): node i
 }
 
 /** `f` at a call site -> the marked declaration, through aliases, imports and `const g = f`. */
-export function resolveMarkedFunction(
-  expr: ts.Expression,
-  checker: ts.TypeChecker,
-  depth = 0,
-): { decl: ts.SignatureDeclaration; marker: MarkerInfo } | undefined {
+export function resolveMarkedFunction(expr: ts.Expression, checker: ts.TypeChecker, depth = 0): { decl: ts.SignatureDeclaration; marker: MarkerInfo } | undefined {
   const t = api();
   if (depth > 8) return undefined;
   expr = unwrap(expr);

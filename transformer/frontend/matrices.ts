@@ -138,12 +138,18 @@ export class MatrixLowering {
     const rows = e.elements.map((el) => {
       let r = el;
       while (t.isParenthesizedExpression(r)) r = r.expression;
-      if (!t.isArrayLiteralExpression(r)) return fail(1121, el, 'a matrix literal needs its rows written in place, [[a, b], [c, d]]: build a matrix from other arrays with .map or Array.from({ length: n }, ...)');
+      if (!t.isArrayLiteralExpression(r))
+        return fail(1121, el, 'a matrix literal needs its rows written in place, [[a, b], [c, d]]: build a matrix from other arrays with .map or Array.from({ length: n }, ...)');
       return r;
     });
     const cols = rows[0]?.elements.length ?? 0;
     for (const r of rows) if (r.elements.length !== cols) fail(1120, r, `the rows of a matrix must be equally long: this row has ${r.elements.length} numbers, the first ${cols}`);
-    const data = this.arrays.literalOf(e, rows.flatMap((r) => [...r.elements]), FLAT, hint ? `${hint}_data` : 'data');
+    const data = this.arrays.literalOf(
+      e,
+      rows.flatMap((r) => [...r.elements]),
+      FLAT,
+      hint ? `${hint}_data` : 'data',
+    );
     return this.make(data, { name: this.b.lit(rows.length, 'rows'), shape: NUMBER }, { name: this.b.lit(cols, 'cols'), shape: NUMBER }, shape, hint);
   }
 
@@ -176,9 +182,16 @@ export class MatrixLowering {
       const later = inner.test('gt', [k.name, inner.lit(0, 'zero')], 'later');
       const gap = inner.prim('abs', [inner.prim('sub', [n, width.name], 'gap')], 'gap');
       const counted = inner.nl('gap', { tag: 'prim', op: 'select', args: [later, gap, inner.lit(0, 'zero')] }, REAL);
-      const none = this.arrays.atMost({ name: counted, shape: NUMBER }, { name: inner.lit(0, 'zero'), shape: NUMBER }, `the rows of ${sourceSnippet(node)} must be equally long (a matrix is rows × cols)`);
+      const none = this.arrays.atMost(
+        { name: counted, shape: NUMBER },
+        { name: inner.lit(0, 'zero'), shape: NUMBER },
+        `the rows of ${sourceSnippet(node)} must be equally long (a matrix is rows × cols)`,
+      );
       const checked = inner.prim('add', [inner.prim('stop_gradient', [n], 'width'), none.name], 'width');
-      return [{ name: appended, shape: FLAT }, { name: checked, shape: NUMBER }];
+      return [
+        { name: appended, shape: FLAT },
+        { name: checked, shape: NUMBER },
+      ];
     });
     const closed = this.arrays.close(lowered.block, new Set([k.name, data.name, width.name]), node, 'loop');
     const empty = this.arrays.zero(FLAT);

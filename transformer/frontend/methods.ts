@@ -30,7 +30,11 @@ export function methodCall(t: typeof ts, decl: ts.SignatureDeclaration, callee: 
   if (!isInstanceMethod(t, target)) return [];
   const viaThis = t.isPropertyAccessExpression(callee) && callee.expression.kind === t.SyntaxKind.ThisKeyword && isInstanceMethod(t, decl);
   if (!viaThis) {
-    fail(1102, callee, `'${callee.getText()}' calls an instance method of another object, which a differentiable function cannot do yet (the object's class may override it): call it through this in a method of the same class, or make the method static and pass the object's fields`);
+    fail(
+      1102,
+      callee,
+      `'${callee.getText()}' calls an instance method of another object, which a differentiable function cannot do yet (the object's class may override it): call it through this in a method of the same class, or make the method static and pass the object's fields`,
+    );
   }
   return [target, ...inner];
 }

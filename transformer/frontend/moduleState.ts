@@ -90,13 +90,27 @@ export class StateParams {
  * accessor that module exports for it (`ns.tsad$state$x()`, see `accessorsOf`).
  * `root` is the name the expression starts with, which the wrapper must not shadow.
  */
-export function stateReader(t: typeof ts, checker: ts.TypeChecker, f: ts.NodeFactory, sf: ts.SourceFile, state: ModuleState, ns: (file: ts.SourceFile) => string): { root: string; read: () => ts.Expression } {
+export function stateReader(
+  t: typeof ts,
+  checker: ts.TypeChecker,
+  f: ts.NodeFactory,
+  sf: ts.SourceFile,
+  state: ModuleState,
+  ns: (file: ts.SourceFile) => string,
+): { root: string; read: () => ts.Expression } {
   if (state.kind === 'this') return { root: 'this', read: () => f.createPropertyAccessExpression(f.createThis(), state.field) };
   return moduleValueReader(t, checker, f, sf, state, ns);
 }
 
 /** How generated code in `sf` reads a module-level declaration (a variable, a class) when it runs: see stateReader. */
-export function moduleValueReader(t: typeof ts, checker: ts.TypeChecker, f: ts.NodeFactory, sf: ts.SourceFile, value: { symbol: ts.Symbol; decl: ts.Node & { readonly name: ts.Identifier } }, ns: (file: ts.SourceFile) => string): { root: string; read: () => ts.Expression } {
+export function moduleValueReader(
+  t: typeof ts,
+  checker: ts.TypeChecker,
+  f: ts.NodeFactory,
+  sf: ts.SourceFile,
+  value: { symbol: ts.Symbol; decl: ts.Node & { readonly name: ts.Identifier } },
+  ns: (file: ts.SourceFile) => string,
+): { root: string; read: () => ts.Expression } {
   const home = value.decl.getSourceFile();
   const own = value.decl.name.text;
   if (home === sf) return { root: own, read: () => t.setOriginalNode(f.createIdentifier(own), value.decl.name) };
@@ -112,7 +126,13 @@ export function moduleValueReader(t: typeof ts, checker: ts.TypeChecker, f: ts.N
  * (`export function tsad$state$x() { return x; }`), and for its unexported classes with marked
  * instance methods, so that a derivative compiled in another module reads them when it runs.
  */
-export function accessorsOf(t: typeof ts, checker: ts.TypeChecker, f: ts.NodeFactory, sf: ts.SourceFile, states: Iterable<{ symbol: ts.Symbol; decl: ts.Node & { readonly name: ts.Identifier } }>): ts.Statement[] {
+export function accessorsOf(
+  t: typeof ts,
+  checker: ts.TypeChecker,
+  f: ts.NodeFactory,
+  sf: ts.SourceFile,
+  states: Iterable<{ symbol: ts.Symbol; decl: ts.Node & { readonly name: ts.Identifier } }>,
+): ts.Statement[] {
   const seen = new Set<ts.Node>();
   const out: ts.Statement[] = [];
   for (const s of states) {

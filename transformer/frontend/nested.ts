@@ -120,10 +120,18 @@ export class NestedDerivatives {
       if (!numbersOnly(p.shape)) fail(1002, where, `cannot differentiate with respect to '${p.name}': it holds ${describeShape(p.shape)}, and booleans and strings have no derivative`);
     }
     if (isInstanceMethod(this.owner.tsApi, inner.decl)) {
-      fail(1102, where, `${target.kind} of the method '${target.call.arguments[0]?.getText() ?? inner.name}' inside a differentiable function or another transform is not supported yet: make it a static method or a function`);
+      fail(
+        1102,
+        where,
+        `${target.kind} of the method '${target.call.arguments[0]?.getText() ?? inner.name}' inside a differentiable function or another transform is not supported yet: make it a static method or a function`,
+      );
     }
     if (inner.state.length > 0) {
-      fail(1106, where, `${target.kind} of '${target.call.arguments[0]?.getText() ?? inner.name}', which reads '${stateName(inner.state[0])}' when it runs, inside a differentiable function or another transform is not supported yet: pass the variable as a parameter`);
+      fail(
+        1106,
+        where,
+        `${target.kind} of '${target.call.arguments[0]?.getText() ?? inner.name}', which reads '${stateName(inner.state[0])}' when it runs, inside a differentiable function or another transform is not supported yet: pass the variable as a parameter`,
+      );
     }
     const program = closureOf({ defs: this.owner.defs }, inner.name);
     // Reverse mode cannot transpose a derivative's loop yet (T of its tangent stacks): the
@@ -132,7 +140,12 @@ export class NestedDerivatives {
     const sized = looping ? wrt.map((i) => inner.params[i]).find((p) => hasArray(p.shape)) : undefined;
     if (looping && sized) {
       const where = looping.fn === looping.derivative ? `the derivative '${looping.fn}'` : `'${looping.fn}' (called by the derivative '${looping.derivative}')`;
-      fail(1007, target.call, `${target.kind} of ${where}, which runs a loop, differentiates it again in reverse mode, which is not supported yet, and its forward-mode stand-in (one JVP per number) cannot take '${sized.name}', which holds ${describeShape(sized.shape)} here`, SIZED_FORWARD_HINT);
+      fail(
+        1007,
+        target.call,
+        `${target.kind} of ${where}, which runs a loop, differentiates it again in reverse mode, which is not supported yet, and its forward-mode stand-in (one JVP per number) cannot take '${sized.name}', which holds ${describeShape(sized.shape)} here`,
+        SIZED_FORWARD_HINT,
+      );
     }
     const driver = looping ? { ...this.driver, forwardGrad: true } : this.driver;
     const name = this.owner.uniqueName(`${inner.name}_${target.kind}`);
@@ -243,7 +256,14 @@ export function lowerNestedCall(site: NestedSite, e: ts.CallExpression, hint?: s
     site.conform(a, v, own[i].shape, `argument ${i + 1} of ${behind.call.getText()}`);
     return v;
   });
-  return site.bind(hint ?? fn.name, call(fn.name, [...capturedValues(site, captures), ...args].map((v) => v.name)), fn.result);
+  return site.bind(
+    hint ?? fn.name,
+    call(
+      fn.name,
+      [...capturedValues(site, captures), ...args].map((v) => v.name),
+    ),
+    fn.result,
+  );
 }
 
 /** `jvp(h, [x̄], [ẋ̄])`: constants take `undefined` as their tangent, and captures a zero one. */
@@ -273,7 +293,14 @@ function jvpCall(site: NestedSite, e: ts.CallExpression, hint?: string): Value {
     return v;
   });
   const zeros = captures.map((c) => zeroValue(site, tangentShape(c.shape)));
-  return site.bind(hint ?? fn.name, call(fn.name, [...capturedValues(site, captures), ...prim, ...zeros, ...tan].map((v) => v.name)), fn.result);
+  return site.bind(
+    hint ?? fn.name,
+    call(
+      fn.name,
+      [...capturedValues(site, captures), ...prim, ...zeros, ...tan].map((v) => v.name),
+    ),
+    fn.result,
+  );
 }
 
 function hasNumbers(s: Shape): boolean {
@@ -288,7 +315,14 @@ function zeroValue(site: NestedSite, s: Shape): Value {
     const empty = site.bind('zero', construct('fill', [site.lit(0), site.lit(0)], [], []), { kind: 'array', container: 'Float64Array', elem: { kind: 'number' } });
     return isMatrix(s) ? site.bind('zero', tuple(false, [empty.name, site.lit(0), site.lit(0)]), s) : { ...empty, shape: s };
   }
-  return site.bind('zero', tuple(false, componentShapes(s).map((c) => zeroValue(site, c).name)), s);
+  return site.bind(
+    'zero',
+    tuple(
+      false,
+      componentShapes(s).map((c) => zeroValue(site, c).name),
+    ),
+    s,
+  );
 }
 
 function capturedValues(site: NestedSite, captures: readonly Capture[]): Value[] {
@@ -335,7 +369,11 @@ export function capturesOf(t: typeof ts, checker: ts.TypeChecker, arrow: ts.Node
  * any function): the transform of a local arrow, compiled once with the arrow's captures as
  * leading parameters, so the call site passes them and no closure is made per call.
  */
-export function appliedLocalTransform(t: typeof ts, checker: ts.TypeChecker, node: ts.CallExpression): { kind: TransformKind; call: ts.CallExpression; of: Target; arrow: ts.ArrowFunction | ts.FunctionExpression } | undefined {
+export function appliedLocalTransform(
+  t: typeof ts,
+  checker: ts.TypeChecker,
+  node: ts.CallExpression,
+): { kind: TransformKind; call: ts.CallExpression; of: Target; arrow: ts.ArrowFunction | ts.FunctionExpression } | undefined {
   const callee = unwrap(t, node.expression);
   if (!t.isCallExpression(callee) || !callee.arguments[0]) return undefined;
   const kind = tsadExportName(callee.expression, checker);

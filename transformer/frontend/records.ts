@@ -37,7 +37,17 @@ export class RecordLowering {
 
   /** The array of records made of `columns`. */
   make(columns: readonly Value[], shape: Shape, hint = 'records'): Value {
-    return { name: this.b.nl(hint, tuple(false, columns.map((c) => c.name)), irType(shape)), shape };
+    return {
+      name: this.b.nl(
+        hint,
+        tuple(
+          false,
+          columns.map((c) => c.name),
+        ),
+        irType(shape),
+      ),
+      shape,
+    };
   }
 
   /** `ps.length`: the length of its first column. */
@@ -73,7 +83,17 @@ export class RecordLowering {
     const build = (s: Shape, h: string): Value => {
       if (s.kind === 'tuple' || s.kind === 'object') {
         const parts = componentShapes(s).map((c, k) => build(c, `${h}_${s.kind === 'object' ? s.fields[k][0] : k}`));
-        return { name: this.b.nl(h, tuple(false, parts.map((p) => p.name)), irType(s)), shape: s };
+        return {
+          name: this.b.nl(
+            h,
+            tuple(
+              false,
+              parts.map((p) => p.name),
+            ),
+            irType(s),
+          ),
+          shape: s,
+        };
       }
       const column = columns[next++];
       if (isMatrix(column.shape)) return this.matrices.row(column, i, h);
@@ -146,7 +166,11 @@ export class RecordLowering {
 
   /** The empty array of records (`const out: P[] = []`). */
   zero(shape: ArrayShape): Value {
-    return this.make(recordColumns(shape).map((c) => this.arrays.zero(c as ArrayShape)), shape, 'empty');
+    return this.make(
+      recordColumns(shape).map((c) => this.arrays.zero(c as ArrayShape)),
+      shape,
+      'empty',
+    );
   }
 
   /** `new Array<P>(n)`: n records of NaNs (JavaScript's holes; writes fill them). */
@@ -178,7 +202,8 @@ export class RecordLowering {
   fromCount(count: Value, node: ts.Node, shape: ArrayShape, lowerAt: (bind: (sym: ts.Symbol, v: Value) => void, k: Value) => Value, hint?: string): Value {
     const b = this.b;
     const columnShapes = recordColumns(shape);
-    if (columnShapes.some(isMatrix)) fail(1121, node, `building an array of records that hold arrays (${describeShape(shape)}) with .map is not supported yet: keep the arrays in a matrix of their own`);
+    if (columnShapes.some(isMatrix))
+      fail(1121, node, `building an array of records that hold arrays (${describeShape(shape)}) with .map is not supported yet: keep the arrays in a matrix of their own`);
     const k = binder(b.fresh('k'), REAL);
     const accs = recordLeaves(shape.elem).map((l, c) => binder(b.fresh(['col', ...l.path].join('_')), irType(columnShapes[c])));
     const lowered = this.site.scope((bind) => {
@@ -190,7 +215,11 @@ export class RecordLowering {
     const inits = columnShapes.map((c) => this.arrays.zero(c as ArrayShape).name);
     const names = accs.map((a) => binder(b.fresh(a.name), a.type));
     b.bind(names, [], construct('loop', [count.name, ...closed.operands, ...inits], [], [lambda([k, ...closed.params, ...accs], [], closed.body)]));
-    return this.make(names.map((n, c) => ({ name: n.name, shape: columnShapes[c] })), shape, hint);
+    return this.make(
+      names.map((n, c) => ({ name: n.name, shape: columnShapes[c] })),
+      shape,
+      hint,
+    );
   }
 
   /**
@@ -209,7 +238,11 @@ export class RecordLowering {
 
   /** stopGradient of an array of records: each column's. */
   stop(ps: Value, hint?: string): Value {
-    return this.make(this.columns(ps).map((c) => this.arrays.stop(c)), ps.shape, hint ?? `${ps.name}_const`);
+    return this.make(
+      this.columns(ps).map((c) => this.arrays.stop(c)),
+      ps.shape,
+      hint ?? `${ps.name}_const`,
+    );
   }
 }
 

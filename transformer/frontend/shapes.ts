@@ -21,16 +21,26 @@ export function shapeOfType(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.
   if (unsupported) return fail(1105, node, `cannot differentiate ${unsupported}`);
   if (type.flags & F.Object) {
     const props = checker.getPropertiesOfType(type);
-    const fields = props
-      .map((p) => [p.name, shapeOfType(tsApi, checker, checker.getTypeOfSymbolAtLocation(p, node), node)] as const)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const fields = props.map((p) => [p.name, shapeOfType(tsApi, checker, checker.getTypeOfSymbolAtLocation(p, node), node)] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return { kind: 'object', fields };
   }
   const text = checker.typeToString(type);
   return fail(1105, node, `cannot differentiate a value of type '${text.length > 60 ? `${text.slice(0, 57)}...` : text}'`);
 }
 
-const TYPED_ARRAYS = new Set(['Float64Array', 'Float32Array', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array']);
+const TYPED_ARRAYS = new Set([
+  'Float64Array',
+  'Float32Array',
+  'Int8Array',
+  'Uint8Array',
+  'Uint8ClampedArray',
+  'Int16Array',
+  'Uint16Array',
+  'Int32Array',
+  'Uint32Array',
+  'BigInt64Array',
+  'BigUint64Array',
+]);
 
 /** The typed array class a type is (from the default library, not a user class of that name), if any. */
 export function typedArrayName(tsApi: typeof ts, type: ts.Type): string | undefined {
@@ -63,12 +73,20 @@ function arrayShape(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type, no
   const elemType = checker.getTypeArguments(type as ts.TypeReference)[0] ?? checker.getAnyType();
   const elem = shapeOfType(tsApi, checker, elemType, node);
   if (elem.kind === 'array' && elem.elem.kind !== 'number') {
-    return fail(1120, node, `cannot differentiate ${describeShape({ kind: 'array', container: 'Array', elem })}: tsad differentiates arrays of numbers and matrices (number[][]); store higher dimensions flat in a Float64Array`);
+    return fail(
+      1120,
+      node,
+      `cannot differentiate ${describeShape({ kind: 'array', container: 'Array', elem })}: tsad differentiates arrays of numbers and matrices (number[][]); store higher dimensions flat in a Float64Array`,
+    );
   }
   if (elem.kind === 'array' && elem.constant) return fail(1120, node, `cannot differentiate an array of ${elem.container}s: integer arrays are constants; use an Int32Array with the rows stored flat`);
   if (elem.kind === 'tuple' || elem.kind === 'object') return recordsShape(elem, node);
   if (elem.kind !== 'number' && elem.kind !== 'array') {
-    return fail(1120, node, `cannot differentiate an array of ${describeShape(elem)}: tsad arrays hold numbers (number[], Float64Array) or arrays of numbers (number[][]); keep a tuple or object of arrays instead`);
+    return fail(
+      1120,
+      node,
+      `cannot differentiate an array of ${describeShape(elem)}: tsad arrays hold numbers (number[], Float64Array) or arrays of numbers (number[][]); keep a tuple or object of arrays instead`,
+    );
   }
   return { kind: 'array', container: 'Array', elem };
 }
@@ -95,7 +113,6 @@ function unsupportedConstruct(tsApi: typeof ts, checker: ts.TypeChecker, type: t
   }
   return `an object with a method ('${method.name}'): differentiable objects hold only numbers, booleans, strings, tuples and plain objects`;
 }
-
 
 /**
  * An array of records or tuples (docs/frontend.md, "Arrays of records"): its leaves must be

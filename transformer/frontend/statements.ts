@@ -140,7 +140,11 @@ export abstract class StatementLowering extends CallLowering {
       if (v.shape.kind === 'array') {
         // `const [update, reset] = gates`: each name the element at its position, read as xs[k] reads it.
         if (name.elements.some((el) => !t.isOmittedExpression(el) && (el.dotDotDotToken || el.initializer))) {
-          fail(1121, name, `destructuring ${describeShape(v.shape)} is not supported with a rest element or a default: its length is known only at run time; read the elements by index (const a = xs[0])`);
+          fail(
+            1121,
+            name,
+            `destructuring ${describeShape(v.shape)} is not supported with a rest element or a default: its length is known only at run time; read the elements by index (const a = xs[0])`,
+          );
         }
         name.elements.forEach((el, k) => {
           if (t.isOmittedExpression(el)) return;
@@ -226,7 +230,11 @@ export abstract class StatementLowering extends CallLowering {
       }
     }
     if (t.isBinaryExpression(e) && (e.operatorToken.kind === K.AmpersandAmpersandToken || e.operatorToken.kind === K.BarBarToken)) {
-      fail(1101, e, `'${e.operatorToken.getText()}' as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; write if (…) { … } to assign conditionally`);
+      fail(
+        1101,
+        e,
+        `'${e.operatorToken.getText()}' as a statement has no effect: a differentiable function has no side effects, so its value would be discarded; write if (…) { … } to assign conditionally`,
+      );
     }
     if (t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && this.arrays.isArrayValued(e.expression.expression)) {
       if (e.expression.name.text === 'forEach') {
@@ -237,7 +245,12 @@ export abstract class StatementLowering extends CallLowering {
       if (ARRAY_METHODS.get(e.expression.name.text) === WRITES) this.arrays.write(e);
     }
     if (t.isCallExpression(e) && consoleMethod(t, this.checker, e)) return lowerLog(t, this.checker, this.effectSite(), e);
-    if (t.isCallExpression(e)) fail(1101, e, "a call as a statement does nothing here: a differentiable function's calls have no side effects, so the value would be discarded; assign it to a variable (console.log and throw are the statements run for their effect)");
+    if (t.isCallExpression(e))
+      fail(
+        1101,
+        e,
+        "a call as a statement does nothing here: a differentiable function's calls have no side effects, so the value would be discarded; assign it to a variable (console.log and throw are the statements run for their effect)",
+      );
     fail(1101, e, 'an expression statement in a differentiable function must be an assignment, ++ or --');
   }
 

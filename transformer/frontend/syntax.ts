@@ -33,7 +33,8 @@ export function assignedSymbols(tsApi: typeof ts, checker: ts.TypeChecker, node:
     if (tsApi.isBinaryExpression(n) && n.operatorToken.kind >= K.FirstAssignment && n.operatorToken.kind <= K.LastAssignment) target = n.left;
     if ((tsApi.isPrefixUnaryExpression(n) || tsApi.isPostfixUnaryExpression(n)) && (n.operator === K.PlusPlusToken || n.operator === K.MinusMinusToken)) target = n.operand;
     // `[a, b] = [b, a]`, `[m[p], m[c]] = …`: each name, and each array written by element.
-    const targets: (ts.Expression | undefined)[] = target && tsApi.isArrayLiteralExpression(target) ? target.elements.map((x) => (tsApi.isElementAccessExpression(x) ? baseName(tsApi, x) : x)) : [target];
+    const targets: (ts.Expression | undefined)[] =
+      target && tsApi.isArrayLiteralExpression(target) ? target.elements.map((x) => (tsApi.isElementAccessExpression(x) ? baseName(tsApi, x) : x)) : [target];
     for (const tg of targets) {
       if (tg && tsApi.isIdentifier(tg)) {
         const sym = symbolAt(checker, tg);

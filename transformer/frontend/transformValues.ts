@@ -92,7 +92,10 @@ function valueUse(t: typeof ts, id: ts.Identifier, checker: ts.TypeChecker): Tra
   if (t.isVariableDeclaration(at) && at.initializer === outer) {
     if (at.parent.flags & t.NodeFlags.Const) return undefined;
     const kind = at.parent.flags & t.NodeFlags.Let ? 'let' : 'var';
-    return { node: ref, message: `'${at.name.getText()}' holds the transform ${name} in a ${kind}: only calls of ${name} through its import or a const are compiled, a call of '${at.name.getText()}' would reach the uncompiled ${name}` };
+    return {
+      node: ref,
+      message: `'${at.name.getText()}' holds the transform ${name} in a ${kind}: only calls of ${name} through its import or a const are compiled, a call of '${at.name.getText()}' would reach the uncompiled ${name}`,
+    };
   }
   return { node: ref, message: valueMessage(name) };
 }
@@ -105,7 +108,8 @@ function valueMessage(name: string): string {
 function isPropertyName(t: typeof ts, id: ts.Identifier): boolean {
   const p = id.parent;
   return (
-    ((t.isPropertyAssignment(p) || t.isPropertyDeclaration(p) || t.isMethodDeclaration(p) || t.isPropertySignature(p) || t.isGetAccessor(p) || t.isSetAccessor(p) || t.isEnumMember(p)) && p.name === id) ||
+    ((t.isPropertyAssignment(p) || t.isPropertyDeclaration(p) || t.isMethodDeclaration(p) || t.isPropertySignature(p) || t.isGetAccessor(p) || t.isSetAccessor(p) || t.isEnumMember(p)) &&
+      p.name === id) ||
     (t.isBindingElement(p) && p.propertyName === id) ||
     t.isLabeledStatement(p) ||
     t.isBreakOrContinueStatement(p)

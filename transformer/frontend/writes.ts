@@ -206,7 +206,11 @@ function checkInPlaceReceiver(tsApi: typeof ts, checker: ts.TypeChecker, n: ts.N
   const type = checker.getTypeAtLocation(r);
   if (!checker.isArrayType(type) && typedArrayName(tsApi, type) === undefined) return;
   if (!isFreshArray(tsApi, checker, r)) {
-    fail(1122, n, `.${method} changes the array it is called on, and ${sourceText(r)} may be another name for an array the caller or another variable sees: ${method} a copy, ${sourceText(r)}.slice().${method}(…)`);
+    fail(
+      1122,
+      n,
+      `.${method} changes the array it is called on, and ${sourceText(r)} may be another name for an array the caller or another variable sees: ${method} a copy, ${sourceText(r)}.slice().${method}(…)`,
+    );
   }
 }
 
@@ -227,7 +231,11 @@ function checkOne(scope: Scope, sym: ts.Symbol, first: ts.Identifier): void {
   // does (frontend/lower.ts). Other integer arrays wrap or clamp, and a Float32Array rounds a
   // value whose derivative would then be wrong.
   if (kind !== undefined && kind !== 'Float64Array' && kind !== 'Int32Array') {
-    fail(1122, first, `'${name}' is a ${kind}, which rounds what is written into it: write into a Float64Array or number[] (a derivative of rounded values would be wrong), or an Int32Array for indices`);
+    fail(
+      1122,
+      first,
+      `'${name}' is a ${kind}, which rounds what is written into it: write into a Float64Array or number[] (a derivative of rounded values would be wrong), or an Int32Array for indices`,
+    );
   }
   if (!decl.initializer || !ownedValue(scope, decl.initializer, new Set([sym]))) {
     let init = decl.initializer;
@@ -236,12 +244,25 @@ function checkOne(scope: Scope, sym: ts.Symbol, first: ts.Identifier): void {
     // change one of the two in JavaScript, and value semantics cannot say which.
     if (init && tsApi.isConditionalExpression(init)) {
       const write = sourceText(first.parent.parent ?? first.parent);
-      fail(1123, first, `'${name}' is ${sourceText(init.whenTrue)} or ${sourceText(init.whenFalse)} depending on run-time data, so the write ${write} would change one of them in JavaScript; copy where it is chosen: const ${name} = (${sourceText(init)}).slice()`);
+      fail(
+        1123,
+        first,
+        `'${name}' is ${sourceText(init.whenTrue)} or ${sourceText(init.whenFalse)} depending on run-time data, so the write ${write} would change one of them in JavaScript; copy where it is chosen: const ${name} = (${sourceText(init)}).slice()`,
+      );
     }
     if (isMatrixType(tsApi, checker, checker.getTypeAtLocation(decl))) {
-      fail(1122, decl.initializer ?? decl, `'${decl.name.getText()}' is written into, so it must start as a new matrix whose rows are new too (matmul(a, b), m.map((r) => r.slice()), Array.from({ length: n }, () => new Float64Array(k)) or a literal): here its rows may be another matrix's`, MATRIX_COPY_HINT);
+      fail(
+        1122,
+        decl.initializer ?? decl,
+        `'${decl.name.getText()}' is written into, so it must start as a new matrix whose rows are new too (matmul(a, b), m.map((r) => r.slice()), Array.from({ length: n }, () => new Float64Array(k)) or a literal): here its rows may be another matrix's`,
+        MATRIX_COPY_HINT,
+      );
     }
-    fail(1122, decl.initializer ?? decl, `'${decl.name.getText()}' is written into, so it must start as a new array (new Float64Array(n), new Array(n).fill(0), Float64Array.from(...), .map, .slice(), a marked function that returns a new one, or a literal): here it may be another name for an existing one`);
+    fail(
+      1122,
+      decl.initializer ?? decl,
+      `'${decl.name.getText()}' is written into, so it must start as a new array (new Float64Array(n), new Array(n).fill(0), Float64Array.from(...), .map, .slice(), a marked function that returns a new one, or a literal): here it may be another name for an existing one`,
+    );
   }
   const uses = (n: ts.Node): void => {
     if (tsApi.isIdentifier(n) && n !== decl.name && symbolOf(n) === sym && !isDeclarationName(tsApi, n)) checkUse(scope, n, sym, name);
@@ -286,16 +307,26 @@ function checkUse(scope: Scope, id: ts.Identifier, sym: ts.Symbol, name: string)
     const isRow = checker.isArrayType(rowType) || typedArrayName(tsApi, rowType) !== undefined;
     let use: ts.Node = parent;
     while (tsApi.isParenthesizedExpression(use.parent) || tsApi.isNonNullExpression(use.parent)) use = use.parent;
-    const whole = !(tsApi.isElementAccessExpression(use.parent) && use.parent.expression === use) && !(tsApi.isPropertyAccessExpression(use.parent) && use.parent.expression === use && use.parent.name.text === 'length');
+    const whole =
+      !(tsApi.isElementAccessExpression(use.parent) && use.parent.expression === use) &&
+      !(tsApi.isPropertyAccessExpression(use.parent) && use.parent.expression === use && use.parent.name.text === 'length');
     if (isRow && whole && !rowSwap(tsApi, checker, parent)) {
-      fail(1123, parent, `'${name}' is written into, and its row ${parent.getText()} used as a whole would be a second name for that row in JavaScript; read its elements (${name}[i][j]) or copy the row (${parent.getText()}.slice())`);
+      fail(
+        1123,
+        parent,
+        `'${name}' is written into, and its row ${parent.getText()} used as a whole would be a second name for that row in JavaScript; read its elements (${name}[i][j]) or copy the row (${parent.getText()}.slice())`,
+      );
     }
     return;
   }
   if (tsApi.isPropertyAccessExpression(parent) && parent.expression === node) {
     const loop = parent.parent.parent;
     if (['entries', 'keys', 'values'].includes(parent.name.text) && tsApi.isForOfStatement(loop) && loop.expression === parent.parent && writesInto(scope, loop.statement, sym)) {
-      fail(1123, parent.parent, `the loop writes into '${name}', which JavaScript's for…of over ${name}.${parent.name.text}() would see in its later steps; loop with a counter, for (let i = 0; i < ${name}.length; i++)`);
+      fail(
+        1123,
+        parent.parent,
+        `the loop writes into '${name}', which JavaScript's for…of over ${name}.${parent.name.text}() would see in its later steps; loop with a counter, for (let i = 0; i < ${name}.length; i++)`,
+      );
     }
     if (parent.name.text === 'subarray') {
       fail(1123, parent, `'${name}' is written into, and ${name}.subarray(…) is a view that sees every write into '${name}' in JavaScript; take a copy of the elements instead: ${name}.slice(…)`);
@@ -312,7 +343,12 @@ function checkUse(scope: Scope, id: ts.Identifier, sym: ts.Symbol, name: string)
   if (tsApi.isBinaryExpression(parent) && parent.left === node && parent.operatorToken.kind === tsApi.SyntaxKind.EqualsToken) {
     if (!ownedValue(scope, parent.right, new Set([sym]))) {
       const matrix = isMatrixType(tsApi, checker, checker.getTypeAtLocation(id));
-      fail(1123, parent.right, `'${name}' is written into, so a new value for it must be a new array (${matrix ? 'm.map((r) => r.slice())' : '.slice()'} copies one)`, matrix ? MATRIX_COPY_HINT : undefined);
+      fail(
+        1123,
+        parent.right,
+        `'${name}' is written into, so a new value for it must be a new array (${matrix ? 'm.map((r) => r.slice())' : '.slice()'} copies one)`,
+        matrix ? MATRIX_COPY_HINT : undefined,
+      );
     }
     return;
   }
@@ -391,7 +427,8 @@ const sourceText = (n: ts.Node): string => {
 const copyOf = (name: string, matrix: boolean): string => (matrix ? `${name}.map((r) => r.slice())` : `${name}.slice()`);
 
 /** TSAD1123's hint for a matrix (its generic one suggests .slice(), which shares the rows). */
-export const MATRIX_COPY_HINT = "tsad's matrices are values, JavaScript's are arrays of shared rows: copy a written matrix row by row, m.map((r) => r.slice()), where it gets another name (m.slice() would copy only the outer array)";
+export const MATRIX_COPY_HINT =
+  "tsad's matrices are values, JavaScript's are arrays of shared rows: copy a written matrix row by row, m.map((r) => r.slice()), where it gets another name (m.slice() would copy only the outer array)";
 
 /** `number[][]`, `Float64Array[]`: an array whose elements are arrays. */
 export function isMatrixType(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type): boolean {
@@ -403,10 +440,15 @@ export function isMatrixType(tsApi: typeof ts, checker: ts.TypeChecker, type: ts
 /** `return [a, s]`, `return { a, s }`: a literal the function returns (nothing writes after). */
 function returnedLiteral(tsApi: typeof ts, n: ts.Node): boolean {
   let node = n;
-  while (tsApi.isArrayLiteralExpression(node) || tsApi.isObjectLiteralExpression(node) || tsApi.isPropertyAssignment(node) || tsApi.isShorthandPropertyAssignment(node) || tsApi.isParenthesizedExpression(node)) {
+  while (
+    tsApi.isArrayLiteralExpression(node) ||
+    tsApi.isObjectLiteralExpression(node) ||
+    tsApi.isPropertyAssignment(node) ||
+    tsApi.isShorthandPropertyAssignment(node) ||
+    tsApi.isParenthesizedExpression(node)
+  ) {
     if (tsApi.isReturnStatement(node.parent)) return true;
     node = node.parent;
   }
   return false;
 }
-

@@ -1,23 +1,7 @@
 // Emitting A-normal-form code one binding at a time. Passes and primitive rules describe what to
 // compute with a Builder; `finish` closes the recorded statements into a block with a result.
 import { namesIn } from './traverse';
-import {
-  Binder,
-  Block,
-  Expr,
-  Stmt,
-  Type,
-  binder,
-  drop as dropE,
-  dup as dupE,
-  lit as litE,
-  lprim as lprimE,
-  prim as primE,
-  zero as zeroE,
-  REAL,
-  literalType,
-  BOOL,
-} from './syntax';
+import { Binder, Block, Expr, Stmt, Type, binder, drop as dropE, dup as dupE, lit as litE, lprim as lprimE, prim as primE, zero as zeroE, REAL, literalType, BOOL } from './syntax';
 
 /** Hands out variable names that are unique within one function. */
 export class NameSupply {

@@ -154,18 +154,14 @@ class DefChecker {
     }
     v.uses++;
     if (v.linear !== linear) {
-      this.error(
-        v.linear
-          ? `linear variable ${name} cannot be used in ${where}, which takes non-linear values`
-          : `non-linear variable ${name} cannot be used in ${where}, which takes linear values`,
-      );
+      this.error(v.linear ? `linear variable ${name} cannot be used in ${where}, which takes non-linear values` : `non-linear variable ${name} cannot be used in ${where}, which takes linear values`);
     }
     return v.type;
   }
 
   private push(b: Binder, type: Type, linear: boolean): VarInfo {
     const v: VarInfo = { name: b.name, type, linear, binder: b, at: this.stmt, uses: 0 };
-        if (b.type && !typeEquals(b.type, type)) {
+    if (b.type && !typeEquals(b.type, type)) {
       this.error(`${b.name} is annotated ${printType(b.type)} but bound to a value of type ${printType(type)}`, posOfVar(v));
     }
     if (linear && !isVectorType(type)) this.error(`linear variable ${b.name} has type ${printType(type)}, which is not a vector space`, posOfVar(v));
@@ -239,8 +235,7 @@ class DefChecker {
    */
   private block(root: Block): { result: Result; block: Block } {
     const frames: Frame[] = [];
-    const open = (block: Block, node: ExprOf<'block'> | undefined, body = false) =>
-      frames.push({ k: 'block', block, node, body, depth: this.scope.size, out: [], i: 0, readsLinear: false });
+    const open = (block: Block, node: ExprOf<'block'> | undefined, body = false) => frames.push({ k: 'block', block, node, body, depth: this.scope.size, out: [], i: 0, readsLinear: false });
     // A construct: its type rule runs until it asks for a body's types (that body is opened:
     // undefined) or returns the construct's (its result).
     const resume = (f: ConstructFrame, types: Sides<Type> | undefined): Result | undefined => {

@@ -67,7 +67,8 @@ export class DeepWalk {
     if (this.cursor < this.replay.length) {
       const e = this.replay[this.cursor];
       // The same body, or one a rule rebuilt the same way (a pruned loop's): a cheap check of its shape.
-      if (e.body !== l && (e.body.stmts.length !== l.stmts.length || e.body.result.tag !== l.result.tag)) throw new InternalError('a deep walk replayed different requests (a pass that is not deterministic)');
+      if (e.body !== l && (e.body.stmts.length !== l.stmts.length || e.body.result.tag !== l.result.tag))
+        throw new InternalError('a deep walk replayed different requests (a pass that is not deterministic)');
       if (e.result !== undefined) {
         this.cursor = e.end;
         this.log.push({ body: l, result: e.result, end: this.log.length + 1 });

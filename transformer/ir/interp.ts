@@ -15,7 +15,6 @@ import type { Value } from './value';
 
 export type { Value } from './value';
 
-
 export interface EvalResult {
   readonly nl: Value[];
   readonly lin: Value[];
@@ -102,7 +101,12 @@ function leafwise(f: (lin: number[]) => number, args: (Value | undefined)[]): Va
   const seq = args.find((a) => Array.isArray(a)) as Value[] | undefined;
   if (seq !== undefined) {
     const n = args.reduce<number>((m, a) => (Array.isArray(a) ? Math.max(m, a.length) : m), 0);
-    return Array.from({ length: n }, (_, i) => leafwise(f, args.map((a) => (Array.isArray(a) ? a[i] : a))));
+    return Array.from({ length: n }, (_, i) =>
+      leafwise(
+        f,
+        args.map((a) => (Array.isArray(a) ? a[i] : a)),
+      ),
+    );
   }
   return f(args.map((a) => (a === undefined ? 0 : a)) as number[]);
 }
@@ -273,13 +277,11 @@ class Machine {
           env = k.env;
         } else if (k.k === 'construct') {
           value = advance(k.run, k.run.next({ nl: value[0], lin: value[1] }));
-        }
-        else if (k.k === 'return') {
+        } else if (k.k === 'return') {
           this.handOut(value);
           this.current = k.run;
           env = k.env;
-        }
-        else if (k.k === 'drop') {
+        } else if (k.k === 'drop') {
           for (const v of value[0]) this.work += leafCount(v);
           for (const v of value[1]) this.work += leafCount(v);
           value = [[], []];
@@ -317,7 +319,10 @@ class Machine {
       case 'lprim': {
         const def = LIN_PRIMS[e.op];
         const coeffs = e.nl.map((n) => env.lookup(n) as Scalar);
-        const v = leafwise((leaves) => def.impl(coeffs, leaves), e.lin.map((n) => env.lookup(n)));
+        const v = leafwise(
+          (leaves) => def.impl(coeffs, leaves),
+          e.lin.map((n) => env.lookup(n)),
+        );
         this.work += leafCount(v);
         return [[], [v]];
       }

@@ -81,4 +81,3 @@ export function followingNesting<T>(what: string, p: Program, f: () => T): T {
     throw new NestingTooDeep(what, fn, depth);
   }
 }
-

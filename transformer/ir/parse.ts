@@ -293,9 +293,7 @@ class Parser {
     const body = this.body();
     while (this.scope.size > depth) this.scope.pop();
     this.fns.set(nameTok.text, { nlResults: nlResults.length, linResults: linResults.length });
-    const d: FnDef = role
-      ? { name: nameTok.text, nlParams, linParams, nlResults, linResults, body, role }
-      : { name: nameTok.text, nlParams, linParams, nlResults, linResults, body };
+    const d: FnDef = role ? { name: nameTok.text, nlParams, linParams, nlResults, linResults, body, role } : { name: nameTok.text, nlParams, linParams, nlResults, linResults, body };
     setPos(d, this.at(nameTok));
     return d;
   }

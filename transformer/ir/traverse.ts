@@ -66,8 +66,7 @@ export function renameOperands(e: Expr, rename: (name: string) => string): Expr 
 }
 
 /** Renames the variable a statement reads itself (an unpack's tuple); a let's rhs is an expression. */
-export const renameStmtOperands = (s: Stmt, rename: (name: string) => string): Stmt =>
-  s.tag === 'unpack' ? { ...s, tuple: rename(s.tuple) } : s;
+export const renameStmtOperands = (s: Stmt, rename: (name: string) => string): Stmt => (s.tag === 'unpack' ? { ...s, tuple: rename(s.tuple) } : s);
 
 // ---- bodies ----
 
@@ -204,8 +203,7 @@ export function visitLambda(root: Lambda, v: Visitor): void {
   }
 }
 
-export const visitBlock = (b: Block, v: Visitor): void =>
-  visitLambda({ nlParams: NO_PARAMS, linParams: NO_PARAMS, body: b }, v);
+export const visitBlock = (b: Block, v: Visitor): void => visitLambda({ nlParams: NO_PARAMS, linParams: NO_PARAMS, body: b }, v);
 
 /** Walks a definition: its parameters are the outermost body's. */
 export const visitDef = (d: FnDef, v: Visitor): void => visitLambda(d, v);

@@ -23,8 +23,7 @@ export type Type =
 export const REAL: Type = { tag: 'real' };
 export const BOOL: Type = { tag: 'bool' };
 export const STR: Type = { tag: 'str' };
-export const tupleType = (elems: readonly Type[], name?: string): Type =>
-  name === undefined ? { tag: 'tuple', elems } : { tag: 'tuple', elems, name };
+export const tupleType = (elems: readonly Type[], name?: string): Type => (name === undefined ? { tag: 'tuple', elems } : { tag: 'tuple', elems, name });
 export const UNIT: Type = tupleType([]);
 export const stackType = (elem: Type): Type => ({ tag: 'stack', elem });
 export const arrayType = (elem: Type): Type => ({ tag: 'array', elem });

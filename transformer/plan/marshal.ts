@@ -93,7 +93,8 @@ export class Marshal {
 
   /** Fresh local names for the leaves of a shape: `p_bar`, or `p_bar_amplitude`, `q_bar_0`, ... */
   leafNames(base: string, s: Shape): string[] {
-    if (isRecords(s)) return recordsLeafWidth(s).flatMap((w, c) => (w === 1 ? [this.fresh(`${base}_${c}`)] : [this.fresh(`${base}_${c}`), this.fresh(`${base}_${c}_rows`), this.fresh(`${base}_${c}_cols`)]));
+    if (isRecords(s))
+      return recordsLeafWidth(s).flatMap((w, c) => (w === 1 ? [this.fresh(`${base}_${c}`)] : [this.fresh(`${base}_${c}`), this.fresh(`${base}_${c}_rows`), this.fresh(`${base}_${c}_cols`)]));
     if (isMatrix(s)) return [this.fresh(base), this.fresh(`${base}_rows`), this.fresh(`${base}_cols`)];
     if (isScalarShape(s) || s.kind === 'array') return [this.fresh(base)];
     if (s.kind === 'tuple') return s.elems.flatMap((c, i) => this.leafNames(`${base}_${i}`, c));
@@ -180,7 +181,10 @@ export class Marshal {
     if (s.kind === 'array') return s.constant ? { tag: 'undefined' } : fit(e, s, template, this.handsOut);
     if (isScalarShape(s)) return e;
     if (s.kind === 'tuple') return this.numbersAsTheyAre(s) ? e : array(s.elems.map((c, i) => this.tangentFromIR(index(e, i), c, template && index(template, i), templateIR)));
-    return { tag: 'object', fields: s.fields.map(([k, c], i) => [k, this.tangentFromIR(index(e, i), c, template && (templateIR ? index(template, i) : { tag: 'field', of: template, key: k }), templateIR)] as const) };
+    return {
+      tag: 'object',
+      fields: s.fields.map(([k, c], i) => [k, this.tangentFromIR(index(e, i), c, template && (templateIR ? index(template, i) : { tag: 'field', of: template, key: k }), templateIR)] as const),
+    };
   }
 
   /** A tuple of numbers is the same in the IR: it goes through as it is, unless handed out. */
@@ -208,7 +212,16 @@ export class Marshal {
   /** The k-th basis tangent of a shape, as an IR value. */
   basis(s: Shape, k: number): PlanExpr {
     let i = 0;
-    const go = (x: Shape): PlanExpr => (isRecords(x) ? recordsZero(x) : isMatrix(x) ? array([{ tag: 'emptyArray' }, { tag: 'number', value: 0 }, { tag: 'number', value: 0 }]) : x.kind === 'array' ? { tag: 'emptyArray' } : isScalarShape(x) ? { tag: 'number', value: i++ === k ? 1 : 0 } : array(componentShapes(x).map(go)));
+    const go = (x: Shape): PlanExpr =>
+      isRecords(x)
+        ? recordsZero(x)
+        : isMatrix(x)
+          ? array([{ tag: 'emptyArray' }, { tag: 'number', value: 0 }, { tag: 'number', value: 0 }])
+          : x.kind === 'array'
+            ? { tag: 'emptyArray' }
+            : isScalarShape(x)
+              ? { tag: 'number', value: i++ === k ? 1 : 0 }
+              : array(componentShapes(x).map(go));
     return go(s);
   }
 

@@ -96,7 +96,14 @@ function build(program: Program, fn: Signature, kind: NestedKind, wrt: readonly 
     const vg = valueAndGradOf(program, fn.name, { ...driver, wrt, value: withValue, inline: true });
     const d = findDef(vg.program, vg.valueAndGrad);
     const outs = d.nlResults.map((t, i) => binder(names.fresh(withValue && i === 0 ? 'value' : 'grad'), t));
-    b.bind(outs, [], call(d.name, params.map((p) => p.name)));
+    b.bind(
+      outs,
+      [],
+      call(
+        d.name,
+        params.map((p) => p.name),
+      ),
+    );
     const grads = outs.slice(withValue ? 1 : 0).map((g, k) => dense(b, g.name, params[wrt[k]].name, params[wrt[k]].type!));
     const g = pack(grads, 'grads');
     const shape: Shape = withValue ? { kind: 'tuple', elems: [{ kind: 'number' }, gradShape()] } : gradShape();
@@ -108,23 +115,51 @@ function build(program: Program, fn: Signature, kind: NestedKind, wrt: readonly 
     const erased = annotateTypes(eraseProgram(j.program, [j.jvp]));
     const dots = fn.params.map((p, i) => binder(names.fresh(`${p.name}_dot`), tangentType(params[i].type!)));
     const [y, yDot] = [binder(names.fresh('value'), irType(fn.result)), binder(names.fresh('tangent'), tangentType(irType(fn.result)))];
-    b.bind([y, yDot], [], call(erasedName(j.jvp), [...params, ...dots].map((p) => p.name)));
+    b.bind(
+      [y, yDot],
+      [],
+      call(
+        erasedName(j.jvp),
+        [...params, ...dots].map((p) => p.name),
+      ),
+    );
     const shape: Shape = { kind: 'tuple', elems: [fn.result, tangentShape(fn.result)] };
     const tangent = dense(b, yDot.name, y.name, y.type!);
-    return finish(erased, dots.map((x, i) => [x, tangentShape(fn.params[i].shape)] as const), b.nl('jvp', tuple(false, [y.name, tangent])), shape);
+    return finish(
+      erased,
+      dots.map((x, i) => [x, tangentShape(fn.params[i].shape)] as const),
+      b.nl('jvp', tuple(false, [y.name, tangent])),
+      shape,
+    );
   }
 
   // hvp: one direction per differentiated parameter, zero along the others.
   const h = hvpOf(program, fn.name, driver);
   const v = binder(names.fresh('v'), irType(gradShape()));
-  const given = wrt.length === 1 ? [v.name] : unpackAll(b, names, v.name, wrt.map((i) => params[i].type!));
+  const given =
+    wrt.length === 1
+      ? [v.name]
+      : unpackAll(
+          b,
+          names,
+          v.name,
+          wrt.map((i) => params[i].type!),
+        );
   const dirs = params.map((p, i) => (wrt.includes(i) ? given[wrt.indexOf(i)] : zeroOf(b, tangentType(p.type!))));
   const hvs = params.map((p) => binder(names.fresh(`${p.name}_hv`), tangentType(p.type!)));
   b.bind(hvs, [], call(h.hvp, [...params.map((p) => p.name), ...dirs]));
   hvs.forEach((x, i) => {
     if (!wrt.includes(i)) b.drop({ tag: 'var', linear: false, name: x.name });
   });
-  return finish(h.program, [[v, gradShape()]], pack(wrt.map((i) => dense(b, hvs[i].name, params[i].name, params[i].type!)), 'hv'), gradShape());
+  return finish(
+    h.program,
+    [[v, gradShape()]],
+    pack(
+      wrt.map((i) => dense(b, hvs[i].name, params[i].name, params[i].type!)),
+      'hv',
+    ),
+    gradShape(),
+  );
 }
 
 /**
@@ -149,7 +184,14 @@ function dense(b: Builder, t: string, primal: string, type: Type): string {
   if (type.tag !== 'tuple' || !type.elems.some(holdsRealArray)) return t;
   const parts = unpackAll(b, b.names, t, type.elems.map(tangentType));
   const primals = unpackAll(b, b.names, primal, type.elems);
-  return b.nl(t, tuple(false, type.elems.map((e, k) => dense(b, parts[k], primals[k], e))), tangentType(type));
+  return b.nl(
+    t,
+    tuple(
+      false,
+      type.elems.map((e, k) => dense(b, parts[k], primals[k], e)),
+    ),
+    tangentType(type),
+  );
 }
 
 const holdsRealArray = (t: Type): boolean => (t.tag === 'array' && t.elem.tag === 'real') || (t.tag === 'tuple' && t.elems.some(holdsRealArray));
@@ -163,6 +205,14 @@ function unpackAll(b: Builder, names: NameSupply, t: string, types: readonly Typ
 /** A non-linear zero of a tangent type (the direction along a parameter hvp does not move). */
 function zeroOf(b: Builder, t: Type): string {
   if (t.tag === 'real') return b.lit(0, 'zero');
-  if (t.tag === 'tuple') return b.nl('zero', tuple(false, t.elems.map((e) => zeroOf(b, e))), t);
+  if (t.tag === 'tuple')
+    return b.nl(
+      'zero',
+      tuple(
+        false,
+        t.elems.map((e) => zeroOf(b, e)),
+      ),
+      t,
+    );
   return b.nl('zero', tuple(false, []), tupleType([]));
 }

@@ -10,13 +10,16 @@ export const planVjp: Planner = (req) => {
   const [value, tape] = [m.fresh('value'), m.fresh('tape')];
   const bars = fn.params.map((p) => m.fresh(`${p.name}_bar`));
   // A function value of its own: its `arguments` is what its check counts.
-  const pullback = func(['cotangent'], [
-    { tag: 'check', where: `${req.where}'s pullback`, checks: [{ label: 'argument 1', path: 'cotangent', value: 'cotangent', spec: specOf(fn.result, true) }] },
-    ...m.lengthChecks(`${req.where}'s pullback`, 'the cotangent', 'the value', name('cotangent'), name(value), fn.result),
-    m.const(bars, callDef(v.bwd, [name(tape), m.tangentToIR(name('cotangent'), fn.result, name(value), true)])),
-    // Module state, a constant, gets no cotangent.
-    ret(array(callerParams(fn).map((p, i) => m.tangentFromIR(name(bars[i]), p.shape, name(p.name))))),
-  ]);
+  const pullback = func(
+    ['cotangent'],
+    [
+      { tag: 'check', where: `${req.where}'s pullback`, checks: [{ label: 'argument 1', path: 'cotangent', value: 'cotangent', spec: specOf(fn.result, true) }] },
+      ...m.lengthChecks(`${req.where}'s pullback`, 'the cotangent', 'the value', name('cotangent'), name(value), fn.result),
+      m.const(bars, callDef(v.bwd, [name(tape), m.tangentToIR(name('cotangent'), fn.result, name(value), true)])),
+      // Module state, a constant, gets no cotangent.
+      ret(array(callerParams(fn).map((p, i) => m.tangentFromIR(name(bars[i]), p.shape, name(p.name))))),
+    ],
+  );
   return {
     program: v.program,
     entries: [v.fwd, v.bwd],

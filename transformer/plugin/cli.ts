@@ -56,7 +56,7 @@ const AT: Flag = {
   arg: 'X,...',
   help: 'the point: one number per real of the parameters, in order, tuples flattened; NaN, Infinity and -Infinity are numbers too',
 };
-const WORK: Flag = { help: "print the work (cost model) of each function evaluated" };
+const WORK: Flag = { help: 'print the work (cost model) of each function evaluated' };
 const RECOMPUTE: Flag = { help: 'checkpointing: recompute non-linear values in the linear part instead of saving them on the tape' };
 const SIMPLIFY: Flag = { help: 'simplify every generated def (the default; with --raw, simplify all the same)' };
 const RAW: Flag = {
@@ -89,7 +89,11 @@ const IR_COMMANDS: readonly Command[] = [
       const p = load(file);
       const f = target(p, flags);
       const x = point(f, flags, { required: f.nlParams.length > 0 });
-      const v = linearArgs(f.linParams.map((b) => b.type!), flags, `${f.name} has linear parameters: give their values with --dir`);
+      const v = linearArgs(
+        f.linParams.map((b) => b.type!),
+        flags,
+        `${f.name} has linear parameters: give their values with --dir`,
+      );
       checkProgram(p);
       const r = evalFn(runnable(p, flags), f.name, x, v);
       io.out(`${f.name}(${showAll(x)}) = (${showAll(r.nl)}${r.lin.length ? `${r.nl.length ? ' ' : ''}; ${showAll(r.lin)}` : ''})`);
@@ -114,7 +118,11 @@ const IR_COMMANDS: readonly Command[] = [
         return 0;
       }
       const x = point(f, flags, { required: true });
-      const dx = linearArgs(f.nlParams.map((b) => tangentType(b.type!)), flags, '--at needs --dir V,... here (the tangent direction: --dir 1,0 for the first partial)');
+      const dx = linearArgs(
+        f.nlParams.map((b) => tangentType(b.type!)),
+        flags,
+        '--at needs --dir V,... here (the tangent direction: --dir 1,0 for the first partial)',
+      );
       const r = evalFn(runnable(program, flags), jvp, x, dx);
       io.out(`${f.name}(${showAll(x)}) = ${showAll(r.nl)}`);
       io.out(`tangent = ${showAll(r.lin)}`);
@@ -151,7 +159,8 @@ const IR_COMMANDS: readonly Command[] = [
   {
     name: 'ir grad',
     synopsis: 'FILE --fn NAME [--at X,...] [--work] [--recompute] [--raw] [--checkpoint POLICY]',
-    about: 'Reverse mode, for a function with one real result. Without --at, print the program with NAME.grad; with --at, the gradient there (with --work, also the most values its residual stacks held at once).',
+    about:
+      'Reverse mode, for a function with one real result. Without --at, print the program with NAME.grad; with --at, the gradient there (with --work, also the most values its residual stacks held at once).',
     flags: { fn: FN, at: AT, work: WORK, recompute: RECOMPUTE, raw: RAW, simplify: SIMPLIFY, checkpoint: CHECKPOINT },
     run: (file, flags, io) => {
       const p = load(file);
@@ -171,7 +180,12 @@ const IR_COMMANDS: readonly Command[] = [
         const v = vjpOf(p, f.name, opts);
         const vr = runnable(v.program, flags);
         const fw = evalFn(vr, v.fwd, x);
-        const lin = evalFn(vr, linName(f.name), [fw.nl[1]], f.nlParams.map((b) => zeroOf(tangentType(b.type!))));
+        const lin = evalFn(
+          vr,
+          linName(f.name),
+          [fw.nl[1]],
+          f.nlParams.map((b) => zeroOf(tangentType(b.type!))),
+        );
         const bwd = evalFn(vr, v.bwd, [fw.nl[1]], [1]);
         io.out(`work ${f.name}: ${evalFn(runnable(p, flags), f.name, x).work}, ${v.fwd}: ${fw.work}, ${f.name}.lin: ${lin.work}, ${v.bwd}: ${bwd.work}, ${grad}: ${r.work}`);
         io.out(`peak tape ${grad}: ${evalFn(run, grad, x, [], { tape: true }).peakTape} values`);
@@ -334,7 +348,11 @@ function point(f: FnDef, flags: Flags, o: { required: boolean }): Value[] {
     if (o.required) throw new UsageError(`--at is required: ${f.name} takes ${f.nlParams.length} parameter${f.nlParams.length === 1 ? '' : 's'}`);
     return [];
   }
-  return unflatten(f.nlParams.map((x) => x.type!), numbers(at, 'at'), 'at');
+  return unflatten(
+    f.nlParams.map((x) => x.type!),
+    numbers(at, 'at'),
+    'at',
+  );
 }
 
 /** Values for linear parameters from --dir; never a silent zero when they matter. */

@@ -128,7 +128,8 @@ function rootsOf(tsApi: typeof ts, checker: ts.TypeChecker, sf: ts.SourceFile): 
   const roots: ts.Node[] = [];
   // Marked functions of this file (exported or reached by one) and its registrations.
   forEachNode(tsApi, sf, (n) => {
-    if ((tsApi.isFunctionDeclaration(n) || tsApi.isMethodDeclaration(n) || tsApi.isArrowFunction(n) || tsApi.isFunctionExpression(n)) && attempt<unknown>(() => markerOf(n, checker), true)) roots.push(n);
+    if ((tsApi.isFunctionDeclaration(n) || tsApi.isMethodDeclaration(n) || tsApi.isArrowFunction(n) || tsApi.isFunctionExpression(n)) && attempt<unknown>(() => markerOf(n, checker), true))
+      roots.push(n);
   });
   for (const exported of moduleSymbol ? checker.getExportsOfModule(moduleSymbol) : []) {
     const target = exported.flags & tsApi.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;

@@ -126,7 +126,10 @@ function stageText(stage: Stage, host: Host, checker: ts.TypeChecker, sf: ts.Sou
 
 /** A device program for reading: its host program and steps, then each kernel without the shared helpers. */
 function printGpuProgram(p: GpuProgram): string {
-  const host = p.host.map((s) => `//   h${s.out} = ${s.op === 'lit' ? s.value : s.op === 'arg' || s.op === 'len' ? `${s.op}(${p.params[s.param].name})` : s.op === 'atmost' ? `atmost(h${s.a}, h${s.b})` : `${s.op}(${s.args.map((r) => `h${r}`).join(', ')})`}`);
+  const host = p.host.map(
+    (s) =>
+      `//   h${s.out} = ${s.op === 'lit' ? s.value : s.op === 'arg' || s.op === 'len' ? `${s.op}(${p.params[s.param].name})` : s.op === 'atmost' ? `atmost(h${s.a}, h${s.b})` : `${s.op}(${s.args.map((r) => `h${r}`).join(', ')})`}`,
+  );
   const steps = p.steps.map((s, i) =>
     s.op === 'reduce'
       ? `//   ${i}: reduce of ${s.k} accumulator(s) over h${s.n} elements of array(s) ${s.inputs.join(', ')}: kernels ${s.first}, ${s.next}, ${s.final}`
@@ -135,7 +138,14 @@ function printGpuProgram(p: GpuProgram): string {
         : `//   ${i}: kernel ${s.kernel} (one invocation), arrays ${s.arrays.join(', ') || '-'}`,
   );
   const kernels = p.kernels.map((k, i) => `// ---- kernel ${i} ----\n${k.startsWith(WGSL_HELPERS) ? k.slice(WGSL_HELPERS.length).trimStart() : k}`);
-  return [`// ${p.where}: ${p.kernels.length} kernels, ${p.slots} scalar slots, ${p.arrays.length} arrays`, '// host (lengths, before any kernel):', ...host, '// device steps (one command encoder):', ...steps, ...kernels].join('\n');
+  return [
+    `// ${p.where}: ${p.kernels.length} kernels, ${p.slots} scalar slots, ${p.arrays.length} arrays`,
+    '// host (lengths, before any kernel):',
+    ...host,
+    '// device steps (one command encoder):',
+    ...steps,
+    ...kernels,
+  ].join('\n');
 }
 
 export function inspectFile(o: InspectOptions, io: Io): number {
@@ -176,9 +186,7 @@ export function inspectFile(o: InspectOptions, io: Io): number {
   if (chosen.length === 0) {
     const have = named.map((n) => n.name).filter((n) => n !== '?');
     throw new InputError(
-      o.fn === undefined
-        ? `no marked functions in ${o.file} (mark one with /** @differentiable */)`
-        : `no marked function '${o.fn}' in ${o.file}${have.length ? ` (marked: ${have.join(', ')})` : ''}`,
+      o.fn === undefined ? `no marked functions in ${o.file} (mark one with /** @differentiable */)` : `no marked function '${o.fn}' in ${o.file}${have.length ? ` (marked: ${have.join(', ')})` : ''}`,
     );
   }
   let status = 0;

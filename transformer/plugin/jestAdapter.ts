@@ -25,7 +25,13 @@ export function factory(compiler: TsCompilerLike): ts.TransformerFactory<ts.Sour
     const program = current?.getSourceFile(sf.fileName) === sf ? current : compiler.program;
     if (!program) throw new Error('tsad/jest needs the type checker: run ts-jest with isolatedModules: false');
     const errors: ts.Diagnostic[] = [];
-    const out = rewriteSourceFile(host, program.getTypeChecker(), ctx, sf, diagnosticReporter(tsApi, (d) => errors.push(d)));
+    const out = rewriteSourceFile(
+      host,
+      program.getTypeChecker(),
+      ctx,
+      sf,
+      diagnosticReporter(tsApi, (d) => errors.push(d)),
+    );
     if (errors.length > 0) throw new Error(`tsad: ${errors.length} error(s)\n${errors.map((d) => formatDiagnostic(tsApi, d)).join('\n')}`);
     return out;
   };

@@ -88,7 +88,6 @@ export function sourceTreeStamp(dir: string): string {
   return hash(parts.sort().join('\n'));
 }
 
-
 type TransformOptions = { readonly config?: { readonly rootDir?: string } } & Record<string, unknown>;
 interface JestTransformer {
   readonly canInstrument?: boolean;

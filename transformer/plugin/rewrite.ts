@@ -13,16 +13,7 @@ import type { Host } from './host';
 import { transformValueUses } from '../frontend/transformValues';
 import { appliedLocalTransform, capturesOf, declaredAround, resolveTarget, wrtOf } from '../frontend/nested';
 import { isInstanceMethod } from '../frontend/methods';
-import {
-  checkRuleTarget,
-  isMarkedFunction,
-  isRuleCall,
-  notDifferentiableReason,
-  resolveMarkedFunction,
-  tsadExportName,
-  useTypeScript,
-  wrtList,
-} from '../frontend/markers';
+import { checkRuleTarget, isMarkedFunction, isRuleCall, notDifferentiableReason, resolveMarkedFunction, tsadExportName, useTypeScript, wrtList } from '../frontend/markers';
 
 /**
  * One problem, reported once per file being emitted. `neededBy` holds the transform calls that
@@ -168,7 +159,13 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
       while (inner.tag === 'derived') inner = inner.of;
       const compiled = compiler.compile({ target: inner.decl, of, transform: kind, wrt: wrtOf(tsApi, kind, call, of), callSite: call });
       const ref = f.createIdentifier(compiled.name);
-      return compiled.replaces === 'reference' ? ref : f.createCallExpression(ref, undefined, rest.map((a) => tsApi.visitNode(a, visit) as ts.Expression));
+      return compiled.replaces === 'reference'
+        ? ref
+        : f.createCallExpression(
+            ref,
+            undefined,
+            rest.map((a) => tsApi.visitNode(a, visit) as ts.Expression),
+          );
     }
     const params = marked.decl.parameters.map((p) => p.name.getText());
     let wrt: readonly (string | number)[] = marked.marker.wrt ?? [0];
@@ -325,7 +322,8 @@ function gpuCall(tsApi: typeof ts, f: ts.NodeFactory, checker: ts.TypeChecker, c
   const params = marked.decl.parameters.map((p) => p.name.getText());
   const indices = (wrt ?? marked.marker.wrt ?? [0]).map((w) => {
     const i = typeof w === 'number' ? w : params.indexOf(w);
-    if (!(Number.isInteger(i) && i >= 0 && i < params.length)) throw new TsadDiagnosticError(1002, arg, diagnosticMessage(1002, `'${w}' is not a parameter of '${target.getText()}' (parameters: ${params.join(', ')})`));
+    if (!(Number.isInteger(i) && i >= 0 && i < params.length))
+      throw new TsadDiagnosticError(1002, arg, diagnosticMessage(1002, `'${w}' is not a parameter of '${target.getText()}' (parameters: ${params.join(', ')})`));
     return i;
   });
   const where = `gpu(${arg.getText().replace(/\s+/g, ' ')})`;

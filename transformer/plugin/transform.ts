@@ -72,7 +72,18 @@ export function transform(sourceText: string, options: TransformOptions = {}): T
     },
     undefined,
     false,
-    { before: [(ctx) => (file) => rewriteSourceFile(tsad, checker, ctx, file, diagnosticReporter(tsApi, (d) => diagnostics.push(d)))] },
+    {
+      before: [
+        (ctx) => (file) =>
+          rewriteSourceFile(
+            tsad,
+            checker,
+            ctx,
+            file,
+            diagnosticReporter(tsApi, (d) => diagnostics.push(d)),
+          ),
+      ],
+    },
   );
   const messages = [...typeErrors, ...diagnostics].map((d) => formatDiagnostic(tsApi, d));
   if (diagnostics.length > 0 && options.throwOnError !== false) {

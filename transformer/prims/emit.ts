@@ -7,8 +7,7 @@ import type * as ts from 'typescript';
 type Emit = (args: readonly ts.Expression[], f: ts.NodeFactory) => ts.Expression;
 
 export function mathCall(name: string): Emit {
-  return (args, f) =>
-    f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), name), undefined, [...args]);
+  return (args, f) => f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), name), undefined, [...args]);
 }
 
 /** `c ? a : b` */

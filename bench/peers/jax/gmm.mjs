@@ -44,7 +44,10 @@ function objective(data) {
     const diff = x.reshape([1, n, d]).sub(mu.reshape([k, 1, d]));
     const z = diff.ref.mul(eq.ref.reshape([k, 1, d])).add(np.matmul(diff, np.matrixTranspose(lower)));
     const sumq = np.sum(q, 1);
-    const beta = alpha.ref.reshape([k, 1]).add(sumq.ref.reshape([k, 1])).sub(np.sum(z.ref.mul(z), 2).mul(0.5));
+    const beta = alpha.ref
+      .reshape([k, 1])
+      .add(sumq.ref.reshape([k, 1]))
+      .sub(np.sum(z.ref.mul(z), 2).mul(0.5));
     const frob = np.sum(eq.ref.mul(eq)).add(np.sum(l.ref.mul(l)));
     return np
       .sum(logsumexp(beta, 0))

@@ -25,7 +25,11 @@ function powers(t, n, m) {
 function objective(n) {
   return (x) => {
     const m = x.shape[0];
-    const t = np.arange(0, n, 1, { dtype: np.float64 }).mul(2).div(n - 1).sub(1);
+    const t = np
+      .arange(0, n, 1, { dtype: np.float64 })
+      .mul(2)
+      .div(n - 1)
+      .sub(1);
     const r = np.sign(t.ref).sub(np.matmul(powers(t, n, m), x));
     return np.sum(r.ref.mul(r)).mul(0.5);
   };

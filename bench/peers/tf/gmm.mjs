@@ -18,7 +18,14 @@ function lowerParts(l, k, d) {
   let offset = 0;
   for (let c = 0; c < d; c++) {
     const len = d - 1 - c;
-    columns.push(len === 0 ? tf.zeros([k, d]) : tf.pad(l.slice([0, offset], [k, len]), [[0, 0], [c + 1, 0]]));
+    columns.push(
+      len === 0
+        ? tf.zeros([k, d])
+        : tf.pad(l.slice([0, offset], [k, len]), [
+            [0, 0],
+            [c + 1, 0],
+          ]),
+    );
     offset += len;
   }
   return tf.stack(columns, 2);
@@ -32,7 +39,10 @@ function objective(data, x) {
     const diff = x.reshape([1, n, d]).sub(mu.reshape([k, 1, d]));
     const z = diff.mul(eq.reshape([k, 1, d])).add(tf.matMul(diff, lowerParts(l, k, d), false, true));
     const sumq = tf.sum(q, 1);
-    const beta = alpha.reshape([k, 1]).add(sumq.reshape([k, 1])).sub(tf.sum(tf.square(z), 2).mul(0.5));
+    const beta = alpha
+      .reshape([k, 1])
+      .add(sumq.reshape([k, 1]))
+      .sub(tf.sum(tf.square(z), 2).mul(0.5));
     const frob = tf.sum(tf.square(eq)).add(tf.sum(tf.square(l)));
     return tf
       .sum(logsumexp(beta, 0))

@@ -5,7 +5,10 @@ import { tf, fromF64, toF64 } from './setup.mjs';
 
 function objective(n, m) {
   return (x) => {
-    const t = tf.range(0, n, 1, 'float32').mul(2 / (n - 1)).sub(1);
+    const t = tf
+      .range(0, n, 1, 'float32')
+      .mul(2 / (n - 1))
+      .sub(1);
     const ones = tf.ones([n, 1]);
     const v = m === 1 ? ones : tf.concat([ones, tf.cumprod(tf.tile(t.reshape([n, 1]), [1, m - 1]), 1)], 1);
     const r = tf.sign(t).sub(tf.matMul(v, x.reshape([m, 1])).reshape([n]));

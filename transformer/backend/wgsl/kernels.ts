@@ -83,9 +83,7 @@ export function reducePass(c: Combine, first: boolean, lengthSlots: readonly num
   if (!first) decls.push(arrayDecl(binding++, 'PV'));
   for (const j of ks(k, String)) decls.push(arrayDecl(binding++, `Q${j}`));
   decls.push(arrayDecl(binding++, 'QV'));
-  const load = first
-    ? ks(k, (j) => `        let x${j} = select(0.0, P${j}[i], i < u32(S[${lengthSlots[j]}]));`)
-    : ks(k, (j) => `        let x${j} = P${j}[i];`);
+  const load = first ? ks(k, (j) => `        let x${j} = select(0.0, P${j}[i], i < u32(S[${lengthSlots[j]}]));`) : ks(k, (j) => `        let x${j} = P${j}[i];`);
   const C = REDUCE_CHUNK;
   return [
     WGSL_HELPERS,
@@ -138,8 +136,7 @@ export function reducePass(c: Combine, first: boolean, lengthSlots: readonly num
     '    QV[g] = f32(WV[0]);',
     '  }',
     '}',
-  ]
-    .join('\n');
+  ].join('\n');
 }
 
 /** The last step: the neutral elements (slots) folded with the one partial left, into the result slots. */

@@ -366,9 +366,18 @@ const hostLength = (v: Val | undefined, what: string): number => {
 /** A reduction of `inputs` with `combine` from the neutral elements `inits`, into new slots. */
 function reduction(L: Lowering, c: Combine, inits: readonly Num[], inputs: readonly Arr[], n: number, bounds: readonly Bound[]): Val[] {
   const outs = inits.map(() => L.newSlot());
-  const first = reducePass(c, true, inputs.map((a) => L.slotOfReg(a.len)));
+  const first = reducePass(
+    c,
+    true,
+    inputs.map((a) => L.slotOfReg(a.len)),
+  );
   const next = reducePass(c, false, []);
-  const final = reduceFinal(c, inits.map((v) => `S[${L.slotOf(v)}]`), outs, L.guarded);
+  const final = reduceFinal(
+    c,
+    inits.map((v) => `S[${L.slotOf(v)}]`),
+    outs,
+    L.guarded,
+  );
   L.device((k) => ({ op: 'reduce', first: k, next: k + 1, final: k + 2, k: c.k, n, inputs: inputs.map((a) => a.id) }), first, next, final);
   return outs.map((slot, j) => ({ kind: 'num', slot, bool: false, bound: bounds[j] }));
 }
@@ -431,7 +440,10 @@ function reduceLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl:
   // Bounds of the accumulators: sound when each result of the operator is bounded by what it got.
   const accBounds = inits.map((v, j) => union(v.bound, xs[j].elemBound));
   const bounded = L.body(body, [...accBounds.map((b) => ({ code: '0.0', type: 'f32' as const, bound: b })), ...xs.map((x) => ({ code: '0.0', type: 'f32' as const, bound: x.elemBound }))]);
-  const params = [...Array.from({ length: k }, (_, j) => ({ code: `a${j}`, type: 'f32' as const, bound: undefined })), ...Array.from({ length: k }, (_, j) => ({ code: `b${j}`, type: 'f32' as const, bound: undefined }))];
+  const params = [
+    ...Array.from({ length: k }, (_, j) => ({ code: `a${j}`, type: 'f32' as const, bound: undefined })),
+    ...Array.from({ length: k }, (_, j) => ({ code: `b${j}`, type: 'f32' as const, bound: undefined })),
+  ];
   const { lines, results: rs } = L.body(body, params);
   if (rs.length !== k || results.tag !== 'ret') throw new NotOnGpu(`a ${e.op} that also returns per-element values (the residuals of a general reduction)`);
   const c: Combine = { k, lines, results: rs.map((r) => num(r as Typed)) };
@@ -472,7 +484,13 @@ function condLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: r
       const inner = new Map(env);
       branch.nlParams.forEach((p, i) => inner.set(p.name, operands[i]));
       const rs = L.block(branch.body, inner);
-      outs ??= rs.map((r) => (r.kind === 'num' ? { kind: 'num', slot: L.newSlot(), bounds: [] } : r.kind === 'arr' ? { kind: 'arr', id: L.newArray(-1), lenSlot: L.newSlot(), lens: [], bounds: [], copies: [] } : fail('a cond that returns a string')));
+      outs ??= rs.map((r) =>
+        r.kind === 'num'
+          ? { kind: 'num', slot: L.newSlot(), bounds: [] }
+          : r.kind === 'arr'
+            ? { kind: 'arr', id: L.newArray(-1), lenSlot: L.newSlot(), lens: [], bounds: [], copies: [] }
+            : fail('a cond that returns a string'),
+      );
       rs.forEach((r, j) => {
         const o = outs![j];
         if (o.kind === 'num' && r.kind === 'num') {
@@ -491,14 +509,14 @@ function condLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: r
   }
 
   function finish(): Val[] {
-  return outs!.map((o) => {
-    if (o.kind === 'num') return { kind: 'num', slot: o.slot, bool: false, bound: union(...o.bounds) };
-    const len = L.reg({ op: 'max', args: o.lens });
-    L.arrays[o.id].length = len;
-    L.uploads.push([len, o.lenSlot]);
-    for (const c of o.copies) c.threads = len;
-    return { kind: 'arr', id: o.id, len, elemBound: union(...o.bounds) };
-  });
+    return outs!.map((o) => {
+      if (o.kind === 'num') return { kind: 'num', slot: o.slot, bool: false, bound: union(...o.bounds) };
+      const len = L.reg({ op: 'max', args: o.lens });
+      L.arrays[o.id].length = len;
+      L.uploads.push([len, o.lenSlot]);
+      for (const c of o.copies) c.threads = len;
+      return { kind: 'arr', id: o.id, len, elemBound: union(...o.bounds) };
+    });
   }
 }
 
@@ -606,7 +624,19 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
     throw new NotOnGpu('a string result');
   });
   const arrays: ArraySpec[] = L.arrays;
-  return { where: target.where, params, registers: L.registers, host: L.host, slots: Math.max(L.slots, 1), uploads: L.uploads, arrays, kernels: L.kernels, steps: L.steps, results: specs, tuple: target.tuple };
+  return {
+    where: target.where,
+    params,
+    registers: L.registers,
+    host: L.host,
+    slots: Math.max(L.slots, 1),
+    uploads: L.uploads,
+    arrays,
+    kernels: L.kernels,
+    steps: L.steps,
+    results: specs,
+    tuple: target.tuple,
+  };
 }
 
 /** The def named `entry` of `program`, for lowerToGpu. */

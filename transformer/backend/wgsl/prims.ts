@@ -21,12 +21,23 @@ export const cond = (x: Typed): string => (x.type === 'bool' ? x.code : `(${x.co
 
 type Rule = (args: readonly Typed[]) => Typed;
 
-const unary = (fn: (x: string) => string): Rule => ([x]) => f(fn(num(x)));
-const binary = (fn: (x: string, y: string) => string): Rule => ([x, y]) => f(fn(num(x), num(y)));
-const compare = (op: string): Rule => ([x, y]) => b(`(${num(x)} ${op} ${num(y)})`);
+const unary =
+  (fn: (x: string) => string): Rule =>
+  ([x]) =>
+    f(fn(num(x)));
+const binary =
+  (fn: (x: string, y: string) => string): Rule =>
+  ([x, y]) =>
+    f(fn(num(x), num(y)));
+const compare =
+  (op: string): Rule =>
+  ([x, y]) =>
+    b(`(${num(x)} ${op} ${num(y)})`);
 /** Math.min/max over any number of operands: NaN wins, as in JavaScript (WGSL's min leaves it open). */
-const extremum = (name: 'min' | 'max', empty: string): Rule => (args) =>
-  f(args.length === 0 ? empty : args.map(num).reduce((acc, x) => `tsad_${name}(${acc}, ${x})`));
+const extremum =
+  (name: 'min' | 'max', empty: string): Rule =>
+  (args) =>
+    f(args.length === 0 ? empty : args.map(num).reduce((acc, x) => `tsad_${name}(${acc}, ${x})`));
 
 export const WGSL_PRIMS: Readonly<Record<string, Rule>> = {
   add: binary((x, y) => `(${x} + ${y})`),

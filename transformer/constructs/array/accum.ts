@@ -118,7 +118,10 @@ export const laccum: ConstructRule = {
     const { i, w, a, y } = split(e, e);
     const n = ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : f.createPropertyAccessExpression(ops.ref(w), 'length');
     const r = f.createIdentifier(into[0]);
-    return [...emitOwnedDense(ops, into[0], a, n), f.createExpressionStatement(f.createBinaryExpression(f.createElementAccessExpression(r, ops.ref(i)), ops.ts.SyntaxKind.PlusEqualsToken, ops.ref(y)))];
+    return [
+      ...emitOwnedDense(ops, into[0], a, n),
+      f.createExpressionStatement(f.createBinaryExpression(f.createElementAccessExpression(r, ops.ref(i)), ops.ts.SyntaxKind.PlusEqualsToken, ops.ref(y))),
+    ];
   },
 };
 
@@ -163,8 +166,7 @@ export const share: ConstructRule = {
 };
 
 /** lpeek's (i, w) and ā, from the linear form or the erased one. */
-const peekParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T } =>
-  isLinear(e) ? { i: v.nl[0], w: v.nl[1], a: v.lin[0] } : { i: v.nl[0], w: v.nl[1], a: v.nl[2] };
+const peekParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T } => (isLinear(e) ? { i: v.nl[0], w: v.nl[1], a: v.lin[0] } : { i: v.nl[0], w: v.nl[1], a: v.nl[2] });
 
 /** `(ā, ā[i])`: element i of ā (0 past the end of a sparse array) and ā itself, still one holder. */
 export const lpeek: ConstructRule = {

@@ -32,7 +32,16 @@ export function flattenResiduals(b: Builder, h: UnzippedBody, outputs: number): 
     const params = t.elems.map((et) => binder(b.fresh('leaf'), et));
     parts.forEach((p, i) => split(p.name, params[i], t.elems[i]));
     // Inner tuples are packed before the outer one: their statements come first.
-    packs.push(letS([param], [], tuple(false, params.map((p) => p.name))));
+    packs.push(
+      letS(
+        [param],
+        [],
+        tuple(
+          false,
+          params.map((p) => p.name),
+        ),
+      ),
+    );
   };
   h.residuals.forEach((t, j) => split(r.nl[outputs + j], h.tangent.nlParams[j], t));
   const primal = lambda(h.primal.nlParams, h.primal.linParams, { stmts: [...h.primal.body.stmts, ...unpacks], result: ret([...r.nl.slice(0, outputs), ...leafNames], r.lin) });

@@ -65,7 +65,8 @@ function typeRule(kind: FoldKind): ConstructRule['typeRule'] {
     const neutral = t.nl.slice(1, 1 + k);
     const arrays = t.nl.slice(1 + k);
     arrays.forEach((a, j) => {
-      if (a.tag !== 'array' || !typeEquals(a.elem, neutral[j])) ops.error(`${e.op}: operand ${1 + k + j} must be an array of the neutral element ${e.nl[1 + j]}'s type ${printType(arrayType(neutral[j]))}, got ${printType(a)}`);
+      if (a.tag !== 'array' || !typeEquals(a.elem, neutral[j]))
+        ops.error(`${e.op}: operand ${1 + k + j} must be an array of the neutral element ${e.nl[1 + j]}'s type ${printType(arrayType(neutral[j]))}, got ${printType(a)}`);
     });
     const l = e.bodies[0];
     if (l.nlParams.length !== 2 * k) return fail(`the body of ${e.op} takes ${k} accumulator(s) and ${k} element(s), got ${l.nlParams.length} non-linear parameters`);
@@ -148,7 +149,13 @@ const nonLinear = (op: string) => (): never => {
  * side (pairs (a, ȧ)), then the elements and theirs, as the sparse op; `operands` places the
  * accumulators' and elements' operands (and their tangents) among the others.
  */
-export function eraseInPairs(ops: EraseOps, e: ConstructExpr, sparseOp: string, k: number, place: { acc: readonly number[]; elem: readonly number[]; operands: (acc: string[], elems: string[]) => string[] }): Expr {
+export function eraseInPairs(
+  ops: EraseOps,
+  e: ConstructExpr,
+  sparseOp: string,
+  k: number,
+  place: { acc: readonly number[]; elem: readonly number[]; operands: (acc: string[], elems: string[]) => string[] },
+): Expr {
   const counts = ops.arity(e.bodies[0]);
   const l = ops.eraseBody(e.bodies[0]);
   // Erased parameters: ā, b̄, ǡ, ḃ̄ → ā, ǡ, b̄, ḃ̄; results ā', ō, ǡ', ȯ → ā', ǡ', ō, ȯ.
@@ -196,8 +203,7 @@ function emitTs(kind: FoldKind, sparse: boolean): ConstructRule['emitTs'] {
     const acc = accAt.map((p) => (kind === 'reduce' ? into[p] : ops.fresh(`${into[p]}_acc`)));
     const arrayAt = range(into.length).filter((p) => kind === 'scan' || !accAt.includes(p));
     const temps = into.map((y) => ops.fresh(`${y}_i`));
-    const elem = (x: string, tangent: boolean): ts.Expression =>
-      tangent || (sparse && isReal(ops, x)) ? readOrZero(ops, ops.ref(x), iId) : f.createElementAccessExpression(ops.ref(x), iId);
+    const elem = (x: string, tangent: boolean): ts.Expression => (tangent || (sparse && isReal(ops, x)) ? readOrZero(ops, ops.ref(x), iId) : f.createElementAccessExpression(ops.ref(x), iId));
     const id = (x: string): ts.Expression => f.createIdentifier(x);
     const args = [...acc.slice(0, k).map(id), ...e.nl.slice(1 + k).map((x) => elem(x, false)), ...acc.slice(k).map(id), ...e.lin.slice(k).map((x) => elem(x, true))];
     const init = [...e.nl.slice(1, 1 + k), ...e.lin.slice(0, k)];
@@ -224,7 +230,15 @@ const isReal = (ops: EmitTsOps, x: string): boolean => {
 export function declare(ops: EmitTsOps, names: readonly string[]): ts.Statement[] {
   const f = ops.factory;
   if (names.length === 0) return [];
-  return [f.createVariableStatement(undefined, f.createVariableDeclarationList(names.map((x) => f.createVariableDeclaration(x)), ops.ts.NodeFlags.Let))];
+  return [
+    f.createVariableStatement(
+      undefined,
+      f.createVariableDeclarationList(
+        names.map((x) => f.createVariableDeclaration(x)),
+        ops.ts.NodeFlags.Let,
+      ),
+    ),
+  ];
 }
 
 /** The record of scan or reduce, strict (`scan`, `reduce`) or over sparse tangent arrays (`sscan`, `sreduce`: E's output). */

@@ -76,10 +76,17 @@ export const gather: ConstructRule = {
     const b = ops.fresh('b');
     const m = f.createPropertyAccessExpression(idx, 'length');
     const n = f.createPropertyAccessExpression(a, 'length');
-    const check = f.createIfStatement(notIndex(ops, f.createIdentifier(b), n), throwRange(ops, [`gather: ${e.nl[1]}[`, f.createIdentifier(j), '] = ', f.createIdentifier(b), ` is not an index of ${e.nl[0]} (length `, n, ')']));
+    const check = f.createIfStatement(
+      notIndex(ops, f.createIdentifier(b), n),
+      throwRange(ops, [`gather: ${e.nl[1]}[`, f.createIdentifier(j), '] = ', f.createIdentifier(b), ` is not an index of ${e.nl[0]} (length `, n, ')']),
+    );
     return [
       assign(ops, into[0], allocate(ops, ops.resultTypes[0], m)),
-      forCount(ops, j, m, [constant(ops, b, elementAt(ops, idx, f.createIdentifier(j))), check, setAt(ops, f.createIdentifier(into[0]), f.createIdentifier(j), elementAt(ops, a, f.createIdentifier(b)))]),
+      forCount(ops, j, m, [
+        constant(ops, b, elementAt(ops, idx, f.createIdentifier(j))),
+        check,
+        setAt(ops, f.createIdentifier(into[0]), f.createIdentifier(j), elementAt(ops, a, f.createIdentifier(b))),
+      ]),
     ];
   },
 };
@@ -136,7 +143,9 @@ export const lscatteradd = linearOp({
     const j = ops.fresh('j');
     const jId = f.createIdentifier(j);
     const m = f.createPropertyAccessExpression(ops.ref(idx), 'length');
-    const add = f.createExpressionStatement(f.createBinaryExpression(elementAt(ops, f.createIdentifier(y), elementAt(ops, ops.ref(idx), jId)), ops.ts.SyntaxKind.PlusEqualsToken, readOrZero(ops, ops.ref(g), jId)));
+    const add = f.createExpressionStatement(
+      f.createBinaryExpression(elementAt(ops, f.createIdentifier(y), elementAt(ops, ops.ref(idx), jId)), ops.ts.SyntaxKind.PlusEqualsToken, readOrZero(ops, ops.ref(g), jId)),
+    );
     return [assign(ops, y, allocate(ops, REAL_ARRAY, ops.ref(n))), forCount(ops, j, m, [add])];
   },
 });

@@ -54,7 +54,8 @@ function typeRule(): ConstructRule['typeRule'] {
     const dests = t.nl.slice(0, k);
     const vals = t.nl.slice(k + 1);
     const elems = dests.map((d, j) => {
-      if (d.tag !== 'array' || !typeEquals(d, vals[j])) ops.error(`${e.op}: destination ${e.nl[j]} and values ${e.nl[k + 1 + j]} must be arrays of one type, got ${printType(d)} and ${printType(vals[j])}`);
+      if (d.tag !== 'array' || !typeEquals(d, vals[j]))
+        ops.error(`${e.op}: destination ${e.nl[j]} and values ${e.nl[k + 1 + j]} must be arrays of one type, got ${printType(d)} and ${printType(vals[j])}`);
       return d.tag === 'array' ? d.elem : REAL;
     });
     const l = e.bodies[0];
@@ -181,23 +182,29 @@ function emitTs(sparse: boolean): ConstructRule['emitTs'] {
     const id = (x: string): ts.Expression => f.createIdentifier(x);
     const elem = (x: string, tangent: boolean): ts.Expression => (tangent || sparse ? readOrZero(ops, ops.ref(x), iId) : elementAt(ops, ops.ref(x), iId));
     const hist = (j: number): ts.Expression => elementAt(ops, id(into[histAt[j]]), bId);
-    const args = [...Array.from({ length: k }, (_, j) => hist(j)), ...e.nl.slice(k + 1).map((x) => elem(x, false)), ...Array.from({ length: kk }, (_, j) => hist(k + j)), ...e.lin.slice(kk).map((x) => elem(x, true))];
+    const args = [
+      ...Array.from({ length: k }, (_, j) => hist(j)),
+      ...e.nl.slice(k + 1).map((x) => elem(x, false)),
+      ...Array.from({ length: kk }, (_, j) => hist(k + j)),
+      ...e.lin.slice(kk).map((x) => elem(x, true)),
+    ];
     const copies = dests.map((d, j) => {
       const c = ops.fresh('c');
-      return [assign(ops, into[histAt[j]], allocate(ops, ops.resultTypes[histAt[j]] ?? arrayType(REAL), m)), forCount(ops, c, m, [setAt(ops, id(into[histAt[j]]), id(c), readOrZero(ops, ops.ref(d), id(c)))])];
+      return [
+        assign(ops, into[histAt[j]], allocate(ops, ops.resultTypes[histAt[j]] ?? arrayType(REAL), m)),
+        forCount(ops, c, m, [setAt(ops, id(into[histAt[j]]), id(c), readOrZero(ops, ops.ref(d), id(c)))]),
+      ];
     });
     const inRange = f.createLogicalAnd(f.createGreaterThanEquals(bId, f.createNumericLiteral(0)), f.createLessThan(bId, m));
-    const update = [
-      ...ops.emitBody(e.bodies[0], args, temps),
-      ...histAt.map((p) => setAt(ops, id(into[p]), bId, id(temps[p]))),
-      ...outAt.map((p) => setAt(ops, id(into[p]), iId, id(temps[p]))),
-    ];
-    const lengths = e.nl.slice(k + 1).map((x) =>
-      f.createIfStatement(
-        sparse ? f.createGreaterThan(f.createPropertyAccessExpression(ops.ref(x), 'length'), n) : f.createStrictInequality(f.createPropertyAccessExpression(ops.ref(x), 'length'), n),
-        throwRange(ops, [`${e.op}: ${x} has `, f.createPropertyAccessExpression(ops.ref(x), 'length'), ` elements, ${e.nl[k]} has `, n]),
-      ),
-    );
+    const update = [...ops.emitBody(e.bodies[0], args, temps), ...histAt.map((p) => setAt(ops, id(into[p]), bId, id(temps[p]))), ...outAt.map((p) => setAt(ops, id(into[p]), iId, id(temps[p])))];
+    const lengths = e.nl
+      .slice(k + 1)
+      .map((x) =>
+        f.createIfStatement(
+          sparse ? f.createGreaterThan(f.createPropertyAccessExpression(ops.ref(x), 'length'), n) : f.createStrictInequality(f.createPropertyAccessExpression(ops.ref(x), 'length'), n),
+          throwRange(ops, [`${e.op}: ${x} has `, f.createPropertyAccessExpression(ops.ref(x), 'length'), ` elements, ${e.nl[k]} has `, n]),
+        ),
+      );
     return [
       ...lengths,
       constant(ops, mName, f.createPropertyAccessExpression(ops.ref(e.nl[0]), 'length')),
@@ -306,7 +313,10 @@ function linImpl(s: Shape): ConstructRule['impl'] {
     for (let i = n - 1; i >= 0; i--) {
       const b = binAt(e.op, 'idx', idx, i, m);
       if (b < 0) continue;
-      const y = step(i, hs.map((h) => h[b]));
+      const y = step(
+        i,
+        hs.map((h) => h[b]),
+      );
       hs.forEach((h, j) => (h[b] = y[j]));
       y.slice(k).forEach((x, j) => (vs[j][i] = x));
     }
@@ -319,7 +329,10 @@ function linTranspose(s: Shape): ConstructRule['transpose'] {
     const { b } = ops;
     if (cotangents.every((c) => c === null)) return e.lin.map(() => null);
     const cts = cotangents.map((c, j) => c ?? b.zero(resultTypes[j], 'zero'));
-    const tb = ops.transposeBody(e.bodies[0], resultTypes.map((t) => (t.tag === 'array' ? t.elem : t)));
+    const tb = ops.transposeBody(
+      e.bodies[0],
+      resultTypes.map((t) => (t.tag === 'array' ? t.elem : t)),
+    );
     const bars = e.lin.map((x) => binder(b.fresh(barName(x)), ops.typeOf(x)));
     b.bind([], bars, construct(s.transpose, e.nl, cts, [tb]));
     return bars.map((x) => x.name);

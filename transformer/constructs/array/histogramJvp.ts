@@ -72,7 +72,11 @@ export function erasedHistogramJvp(
   const last = b.prim('sub', [n, one], 'last');
   const [i, w, q] = [real('i'), real('w'), real('q')];
   const back = real('back');
-  const rev = b.nl('rev', construct('map', [n, zn, last], [], [lambda([i, w, q], [], { stmts: [letS([], [], drop(nvar(w.name))), letS([back], [], prim('sub', [q.name, i.name]))], result: ret([back.name]) })]), REAL_ARRAY);
+  const rev = b.nl(
+    'rev',
+    construct('map', [n, zn, last], [], [lambda([i, w, q], [], { stmts: [letS([], [], drop(nvar(w.name))), letS([back], [], prim('sub', [q.name, i.name]))], result: ret([back.name]) })]),
+    REAL_ARRAY,
+  );
   know(one, REAL);
   know(last, REAL);
   know(rev, REAL_ARRAY);

@@ -23,7 +23,6 @@ import { lgather } from './gather';
 const REAL_ARRAY = arrayType(REAL);
 const construct = constructExpr;
 
-
 export interface RecurrenceShape {
   readonly forward: boolean;
   readonly scan: boolean;
@@ -53,7 +52,10 @@ export function erasedRecurrenceJvp(ops0: JvpOps, e: ConstructExpr, results: rea
 
   if (s.forward) {
     const xParams = body.nlParams.slice(r + k);
-    const lambdaBody = lambda([...cParams, ...dParams, ...xParams, ...sParams], [], { stmts: [...drops, ...body.body.stmts, step], result: ret([...stepResults.map((x) => x.name), ...sParams.map((p) => p.name)]) });
+    const lambdaBody = lambda([...cParams, ...dParams, ...xParams, ...sParams], [], {
+      stmts: [...drops, ...body.body.stmts, step],
+      result: ret([...stepResults.map((x) => x.name), ...sParams.map((p) => p.name)]),
+    });
     const fold = construct(s.scan ? 'scan' : 'reduce', [n, ...rest.slice(0, k), ...residuals.map(() => zero), ...rest.slice(k, 2 * k), ...residuals], [], [lambdaBody]);
     const extra = dummies(s.scan ? REAL_ARRAY : REAL);
     extra.forEach((x) => know(x.name, x.type!));
@@ -66,7 +68,11 @@ export function erasedRecurrenceJvp(ops0: JvpOps, e: ConstructExpr, results: rea
   const zeros = b.nl('zeros', construct('fill', [n, zero], [], []), REAL_ARRAY);
   const [i, z, m] = [realBinder('i'), realBinder('z'), realBinder('m')];
   const back = realBinder('back');
-  const rev = b.nl('rev', construct('map', [n, zeros, last], [], [lambda([i, z, m], [], { stmts: [letS([], [], drop(nvar(z.name))), letS([back], [], prim('sub', [m.name, i.name]))], result: ret([back.name]) })]), REAL_ARRAY);
+  const rev = b.nl(
+    'rev',
+    construct('map', [n, zeros, last], [], [lambda([i, z, m], [], { stmts: [letS([], [], drop(nvar(z.name))), letS([back], [], prim('sub', [m.name, i.name]))], result: ret([back.name]) })]),
+    REAL_ARRAY,
+  );
   [one, last].forEach((x) => know(x, REAL));
   [zeros, rev].forEach((x) => know(x, REAL_ARRAY));
   const reversed = (x: string): string => {

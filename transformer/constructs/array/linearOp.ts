@@ -40,7 +40,10 @@ export function linearOp(s: LinearOpSpec): ConstructRule {
       const { c, u } = split(e, s, t);
       if (c.length !== s.coefficients || u.length !== s.inputs) {
         ops.error(`${s.name} takes ${s.coefficients} non-linear and ${s.inputs} linear operand(s), got ${t.nl.length} and ${t.lin.length}`);
-        return sides(e, Array.from({ length: s.outputs }, () => ({ tag: 'real' }) as Type));
+        return sides(
+          e,
+          Array.from({ length: s.outputs }, () => ({ tag: 'real' }) as Type),
+        );
       }
       return sides(e, s.type(ops, c, u));
     },

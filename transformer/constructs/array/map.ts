@@ -86,7 +86,8 @@ const typeRule = function* (ops: CheckOps, e: ConstructExpr, t: Sides<Type>): Ty
   if (t.nl.length < 1 || t.nl[0].tag !== 'real') return fail('the first operand of map is its length n, a real');
   const l = e.bodies[0];
   const index = hasIndex(e);
-  if (!index && l.nlParams.length !== e.nl.length - 1) return fail(`the body of map takes the index (optional) and one parameter per operand after n: ${e.nl.length - 1} non-linear, got ${l.nlParams.length}`);
+  if (!index && l.nlParams.length !== e.nl.length - 1)
+    return fail(`the body of map takes the index (optional) and one parameter per operand after n: ${e.nl.length - 1} non-linear, got ${l.nlParams.length}`);
   if (l.linParams.length !== e.lin.length) return fail(`the body of map takes one linear parameter per linear operand: ${e.lin.length}, got ${l.linParams.length}`);
   const params = operandParams(e);
   let mapped = 0;
@@ -97,7 +98,9 @@ const typeRule = function* (ops: CheckOps, e: ConstructExpr, t: Sides<Type>): Ty
       if (c === undefined) ops.error(`map: operand ${k + (linear ? 0 : 1)} (${printType(o)}) is neither an array of the parameter ${ps[k].name}'s type ${printType(ps[k].type!)} nor of that type`);
       if (c === 'mapped') mapped++;
       if (c === 'invariant' && !invariantOk(o)) {
-        ops.error(`map: an invariant operand of type ${printType(o)} is not supported yet (its cotangent would be a sum of per-element ${printType(o)}s): pass reals or arrays of reals, unpacking a tuple first`);
+        ops.error(
+          `map: an invariant operand of type ${printType(o)} is not supported yet (its cotangent would be a sum of per-element ${printType(o)}s): pass reals or arrays of reals, unpacking a tuple first`,
+        );
       }
       if (c === 'mapped' && linear && ps[k].type!.tag !== 'real') ops.error(`map: a linear mapped operand must be an array<real>, got ${printType(o)}`);
     });
@@ -105,7 +108,10 @@ const typeRule = function* (ops: CheckOps, e: ConstructExpr, t: Sides<Type>): Ty
   check(t.lin, params.lin, true);
   if (index && l.nlParams[0].type && l.nlParams[0].type.tag !== 'real') ops.error(`the index parameter of map must be real, got ${printType(l.nlParams[0].type)}`);
   if (mapped === 0) ops.error('map needs at least one mapped array operand');
-  const r = yield ops.typeBody(l, { nl: [...(index ? [REAL] : []), ...t.nl.slice(1)].map((o, k) => (k === 0 && index ? REAL : l.nlParams[k].type ?? o)), lin: l.linParams.map((p, k) => p.type ?? t.lin[k]) });
+  const r = yield ops.typeBody(l, {
+    nl: [...(index ? [REAL] : []), ...t.nl.slice(1)].map((o, k) => (k === 0 && index ? REAL : (l.nlParams[k].type ?? o))),
+    lin: l.linParams.map((p, k) => p.type ?? t.lin[k]),
+  });
   return { nl: r.nl.map(arrayType), lin: r.lin.map(arrayType) };
 };
 
@@ -266,11 +272,13 @@ function scatterTranspose(ops: TransposeOps, e: ConstructExpr, cts: readonly str
     stmts.push(letS([], [next[k]], add));
   });
   const carried = opTypes.flatMap((_, k) => (accumulates[k] ? [k] : []));
-  const body = lambda(
-    [j, len, ...nlParams],
-    [...ctParams, ...carried.map((k) => accs[k])],
-    { stmts, result: ret([], carried.map((k) => next[k].name)) },
-  );
+  const body = lambda([j, len, ...nlParams], [...ctParams, ...carried.map((k) => accs[k])], {
+    stmts,
+    result: ret(
+      [],
+      carried.map((k) => next[k].name),
+    ),
+  });
   const acc0 = carried.map((k) => b.zero(opTypes[k], 'acc'));
   const out = carried.map((k) => binder(b.fresh(barName(e.lin[k])), opTypes[k]));
   b.bind([], out, construct('loop', [e.nl[0], e.nl[0], ...e.nl.slice(1)], [...cts, ...acc0], [body]));
@@ -282,7 +290,21 @@ const pruneResults: ConstructRule['pruneResults'] = (e, keep) => {
   const l = e.bodies[0];
   const r = l.body.result;
   if (r.tag !== 'ret') return undefined;
-  return { ...e, bodies: [{ ...l, body: { ...l.body, result: ret(r.nl.filter((_, k) => keep[k]), r.lin) } }] };
+  return {
+    ...e,
+    bodies: [
+      {
+        ...l,
+        body: {
+          ...l.body,
+          result: ret(
+            r.nl.filter((_, k) => keep[k]),
+            r.lin,
+          ),
+        },
+      },
+    ],
+  };
 };
 
 //   r1 = new Float64Array(n); …; let t1, …;
@@ -302,10 +324,18 @@ const emitTs: ConstructRule['emitTs'] = (ops, e, into) => {
   };
   const args = [...(hasIndex(e) ? [kId] : []), ...e.nl.slice(1).map((x, j) => arg(x, params.nl[j], false)), ...e.lin.map((x, j) => arg(x, params.lin[j], true))];
   const temps = into.map((y) => ops.fresh(`${y}_k`));
-  const decl = f.createVariableStatement(undefined, f.createVariableDeclarationList(temps.map((t) => f.createVariableDeclaration(t)), ops.ts.NodeFlags.Let));
+  const decl = f.createVariableStatement(
+    undefined,
+    f.createVariableDeclarationList(
+      temps.map((t) => f.createVariableDeclaration(t)),
+      ops.ts.NodeFlags.Let,
+    ),
+  );
   const stores = into.map((y, j) => f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(y), kId), f.createIdentifier(temps[j]))));
   // Every element reads an invariant array: none may update it in place (EmitTsOps.owned).
-  const invariants = [...e.nl.slice(1), ...e.lin].filter((x, j) => ops.typeOf(x)?.tag === 'array' && classify(ops.typeOf(x)!, paramType(j < e.nl.length - 1 ? params.nl[j] : params.lin[j - e.nl.length + 1])) === 'invariant');
+  const invariants = [...e.nl.slice(1), ...e.lin].filter(
+    (x, j) => ops.typeOf(x)?.tag === 'array' && classify(ops.typeOf(x)!, paramType(j < e.nl.length - 1 ? params.nl[j] : params.lin[j - e.nl.length + 1])) === 'invariant',
+  );
   return [
     ...invariants.flatMap((x) => ops.release(ops.ref(x))),
     ...into.map((y, j) => assign(ops, y, allocate(ops, ops.resultTypes[j], n))),
@@ -340,4 +370,3 @@ export const smap = mapRule('smap');
 
 /** E: the default order (linear operands after the others), as an smap when anything was linear. */
 export const map = mapRule('map', (ops, e) => ({ ...e, op: e.lin.length > 0 ? 'smap' : 'map', nl: [...e.nl, ...e.lin], lin: [], bodies: e.bodies.map((l) => ops.eraseBody(l)) }));
-

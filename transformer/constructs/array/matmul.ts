@@ -143,7 +143,10 @@ function emitPadded(ops: EmitTsOps, x: string, v: ts.Expression, length: ts.Expr
   const id = f.createIdentifier(x);
   const decl = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(x, undefined, undefined, v)], ops.ts.NodeFlags.Let));
   const copy = f.createBlock(
-    [f.createExpressionStatement(f.createAssignment(id, allocate(ops, REAL_ARRAY, length))), f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(id, 'set'), undefined, [v]))],
+    [
+      f.createExpressionStatement(f.createAssignment(id, allocate(ops, REAL_ARRAY, length))),
+      f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(id, 'set'), undefined, [v])),
+    ],
     true,
   );
   return [decl, f.createIfStatement(f.createLessThan(f.createPropertyAccessExpression(id, 'length'), length), copy)];

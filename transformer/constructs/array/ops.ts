@@ -268,7 +268,9 @@ function linearRule(o: LinearOp): ConstructRule {
       const ok = isLinear(e) ? arityOk(t.nl.length) && t.lin.length === 1 : arityOk(t.nl.length - 1) && t.lin.length === 0;
       const form = o.witness ? `${o.name}(k ; x) or ${o.name}(k, witness ; x)` : `${o.name}(k ; x)`;
       if (!ok) {
-        ops.error(`${o.name} takes ${o.coefficient}${o.witness ? ', optionally a witness array,' : ''} and one operand, linear (${form}) or, erased, non-linear; got ${t.nl.length} non-linear and ${t.lin.length} linear`);
+        ops.error(
+          `${o.name} takes ${o.coefficient}${o.witness ? ', optionally a witness array,' : ''} and one operand, linear (${form}) or, erased, non-linear; got ${t.nl.length} non-linear and ${t.lin.length} linear`,
+        );
         return result(e, o.to);
       }
       const [k, w] = coefficients(e, t, 1);

@@ -65,7 +65,11 @@ export function specialJvp(ops: JvpOps, e: ConstructExpr, results: readonly Bind
   const best = binder(b.fresh('best'), REAL);
   const at = binder(b.fresh('at'), REAL);
   const argBody = lambda([acc, ia, c, ic], [], {
-    stmts: [letS([wins], [], prim(op === 'min' ? 'lt' : 'gt', [c.name, acc.name])), letS([best], [], prim('select', [wins.name, c.name, acc.name])), letS([at], [], prim('select', [wins.name, ic.name, ia.name]))],
+    stmts: [
+      letS([wins], [], prim(op === 'min' ? 'lt' : 'gt', [c.name, acc.name])),
+      letS([best], [], prim('select', [wins.name, c.name, acc.name])),
+      letS([at], [], prim('select', [wins.name, ic.name, ia.name])),
+    ],
     result: ret([best.name, at.name]),
   });
   const extremum = binder(b.fresh('extremum'), REAL);

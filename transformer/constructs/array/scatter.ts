@@ -91,12 +91,21 @@ export const scatter: ConstructRule = {
       throwRange(ops, [`scatter: ${e.nl[2]} has `, f.createPropertyAccessExpression(vals, 'length'), ` elements, ${e.nl[1]} has `, m]),
     );
     const range = f.createIfStatement(notIndex(ops, bId, n), throwRange(ops, [`scatter: ${e.nl[1]}[`, jId, '] = ', bId, ` is not an index of ${e.nl[0]} (length `, n, ')']));
-    const repeat = f.createIfStatement(f.createStrictEquality(elementAt(ops, f.createIdentifier(seen), bId), f.createNumericLiteral(1)), throwRange(ops, [`scatter: ${e.nl[1]} repeats the index `, bId, '; scatter needs distinct indices']));
+    const repeat = f.createIfStatement(
+      f.createStrictEquality(elementAt(ops, f.createIdentifier(seen), bId), f.createNumericLiteral(1)),
+      throwRange(ops, [`scatter: ${e.nl[1]} repeats the index `, bId, '; scatter needs distinct indices']),
+    );
     return [
       lengths,
       assign(ops, into[0], f.createCallExpression(f.createPropertyAccessExpression(dest, 'slice'), undefined, [])),
       constant(ops, seen, f.createNewExpression(f.createIdentifier('Uint8Array'), undefined, [n])),
-      forCount(ops, j, m, [constant(ops, b, elementAt(ops, idx, jId)), range, repeat, setAt(ops, f.createIdentifier(seen), bId, f.createNumericLiteral(1)), setAt(ops, y, bId, elementAt(ops, vals, jId))]),
+      forCount(ops, j, m, [
+        constant(ops, b, elementAt(ops, idx, jId)),
+        range,
+        repeat,
+        setAt(ops, f.createIdentifier(seen), bId, f.createNumericLiteral(1)),
+        setAt(ops, y, bId, elementAt(ops, vals, jId)),
+      ]),
     ];
   },
 };
@@ -138,7 +147,9 @@ export const lscatter = linearOp({
     return [
       assign(ops, y, allocate(ops, REAL_ARRAY, ops.ref(n))),
       forCount(ops, k, ops.ref(n), [setAt(ops, yId, f.createIdentifier(k), readOrZero(ops, ops.ref(d), f.createIdentifier(k)))]),
-      forCount(ops, j, f.createPropertyAccessExpression(ops.ref(idx), 'length'), [setAt(ops, yId, elementAt(ops, ops.ref(idx), f.createIdentifier(j)), readOrZero(ops, ops.ref(v), f.createIdentifier(j)))]),
+      forCount(ops, j, f.createPropertyAccessExpression(ops.ref(idx), 'length'), [
+        setAt(ops, yId, elementAt(ops, ops.ref(idx), f.createIdentifier(j)), readOrZero(ops, ops.ref(v), f.createIdentifier(j))),
+      ]),
     ];
   },
 });
@@ -178,7 +189,14 @@ export const lunscatter = linearOp({
       f.createVariableDeclarationList([f.createVariableDeclaration(j, undefined, undefined, f.createSubtract(m, f.createNumericLiteral(1)))], ops.ts.NodeFlags.Let),
       f.createGreaterThanEquals(jId, f.createNumericLiteral(0)),
       f.createPostfixDecrement(jId),
-      f.createBlock([constant(ops, b, elementAt(ops, ops.ref(idx), jId)), setAt(ops, f.createIdentifier(v), jId, elementAt(ops, f.createIdentifier(d), bId)), setAt(ops, f.createIdentifier(d), bId, f.createNumericLiteral(0))], true),
+      f.createBlock(
+        [
+          constant(ops, b, elementAt(ops, ops.ref(idx), jId)),
+          setAt(ops, f.createIdentifier(v), jId, elementAt(ops, f.createIdentifier(d), bId)),
+          setAt(ops, f.createIdentifier(d), bId, f.createNumericLiteral(0)),
+        ],
+        true,
+      ),
     );
     return [
       assign(ops, d, allocate(ops, REAL_ARRAY, ops.ref(n))),

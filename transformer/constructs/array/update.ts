@@ -141,8 +141,7 @@ const updateParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T; x: T
   isLinear(e) ? { i: v.nl[0], w: v.nl[1], a: v.lin[0], x: v.lin[1] } : { i: v.nl[0], w: v.nl[1], a: v.nl[2], x: v.nl[3] };
 
 /** ltake's (i, w) and c̄. */
-const takeParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; c: T } =>
-  isLinear(e) ? { i: v.nl[0], w: v.nl[1], c: v.lin[0] } : { i: v.nl[0], w: v.nl[1], c: v.nl[2] };
+const takeParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; c: T } => (isLinear(e) ? { i: v.nl[0], w: v.nl[1], c: v.lin[0] } : { i: v.nl[0], w: v.nl[1], c: v.nl[2] });
 
 const sides = <T>(linear: boolean, xs: T[]): Sides<T> => (linear ? { nl: [], lin: xs } : { nl: xs, lin: [] });
 
@@ -151,8 +150,7 @@ function checkWitness(ops: CheckOps, op: string, i: Type, w: Type): void {
   if (w.tag !== 'array' && w.tag !== 'real') ops.error(`the witness of ${op} must be an array or a length (the dense tangent's), got ${printType(w)}`);
 }
 
-const witnessExpr = (ops: EmitTsOps, w: string): ts.Expression =>
-  ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : ops.factory.createPropertyAccessExpression(ops.ref(w), 'length');
+const witnessExpr = (ops: EmitTsOps, w: string): ts.Expression => (ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : ops.factory.createPropertyAccessExpression(ops.ref(w), 'length'));
 
 export const lupdate: ConstructRule = {
   name: 'lupdate',
@@ -397,9 +395,16 @@ export const appendw: ConstructRule = {
     const n1 = f.createAdd(n, f.createNumericLiteral(1));
     const prop = (x: ts.Expression, p: string) => f.createPropertyAccessExpression(x, p);
     const declare = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(n, undefined, undefined, prop(a, 'length'))], ops.ts.NodeFlags.Const));
-    const fits = f.createBinaryExpression(f.createAdd(prop(a, 'byteOffset'), f.createMultiply(f.createNumericLiteral(8), f.createParenthesizedExpression(n1))), SK.LessThanEqualsToken, prop(prop(a, 'buffer'), 'byteLength'));
+    const fits = f.createBinaryExpression(
+      f.createAdd(prop(a, 'byteOffset'), f.createMultiply(f.createNumericLiteral(8), f.createParenthesizedExpression(n1))),
+      SK.LessThanEqualsToken,
+      prop(prop(a, 'buffer'), 'byteLength'),
+    );
     const view = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [prop(a, 'buffer'), prop(a, 'byteOffset'), n1]);
-    const size = f.createCallExpression(prop(f.createIdentifier('Math'), 'max'), undefined, [f.createNumericLiteral(16), f.createAdd(f.createMultiply(f.createNumericLiteral(2), n), f.createNumericLiteral(2))]);
+    const size = f.createCallExpression(prop(f.createIdentifier('Math'), 'max'), undefined, [
+      f.createNumericLiteral(16),
+      f.createAdd(f.createMultiply(f.createNumericLiteral(2), n), f.createNumericLiteral(2)),
+    ]);
     const grown = f.createCallExpression(prop(f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]), 'subarray'), undefined, [f.createNumericLiteral(0), n1]);
     const stmt = (x: ts.Expression) => f.createExpressionStatement(x);
     return [

@@ -12,6 +12,14 @@ export function condEmitTs(ops: EmitTsOps, e: ConstructExpr, into: readonly stri
   const { pred, args } = condNames(e);
   const values = [...args.nl, ...args.lin];
   // A branch cannot change its operands: its parameters are other names for them.
-  const branch = (k: number) => f.createBlock(ops.emitBody(e.bodies[k], values.map((n) => ({ alias: n })), into), true);
+  const branch = (k: number) =>
+    f.createBlock(
+      ops.emitBody(
+        e.bodies[k],
+        values.map((n) => ({ alias: n })),
+        into,
+      ),
+      true,
+    );
   return [f.createIfStatement(ops.ref(pred), branch(THEN), branch(ELSE))];
 }

@@ -27,10 +27,31 @@ export const condFuseAdd: NonNullable<ConstructRule['fuseAdd']> = (ops, e, other
     const r = l.body.result as Extract<Lambda['body']['result'], { tag: 'ret' }>;
     const type = sites[j]?.lin.find((b) => b.name === r.lin[k])?.type ?? l.linParams.find((b) => b.name === r.lin[k])?.type;
     const q = binder(ops.fresh('acc'), type);
-    if (sites[j]?.rhs.tag === 'zero') return { ...l, linParams: [...l.linParams, q], body: { stmts: l.body.stmts, result: ret(r.nl, r.lin.map((x, i) => (i === k ? q.name : x))) } };
+    if (sites[j]?.rhs.tag === 'zero')
+      return {
+        ...l,
+        linParams: [...l.linParams, q],
+        body: {
+          stmts: l.body.stmts,
+          result: ret(
+            r.nl,
+            r.lin.map((x, i) => (i === k ? q.name : x)),
+          ),
+        },
+      };
     const sum = binder(ops.fresh('acc'), type);
     const stmts = [...l.body.stmts, letS([], [sum], lprim('ladd', [], [q.name, r.lin[k]]))];
-    return { ...l, linParams: [...l.linParams, q], body: { stmts, result: ret(r.nl, r.lin.map((x, i) => (i === k ? sum.name : x))) } };
+    return {
+      ...l,
+      linParams: [...l.linParams, q],
+      body: {
+        stmts,
+        result: ret(
+          r.nl,
+          r.lin.map((x, i) => (i === k ? sum.name : x)),
+        ),
+      },
+    };
   });
   return { ...e, lin: [...e.lin, other], bodies };
 };

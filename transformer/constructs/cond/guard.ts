@@ -13,11 +13,13 @@ import type { Lambda, Stmt } from '../../ir/syntax';
 import type { ConstructExpr, ConstructRule } from '../types';
 
 /** The statement is `drop(p)` or `drop((; p))`: it consumes p and nothing else. */
-const dropOf = (p: string) => (s: Stmt): boolean => {
-  if (s.tag !== 'let' || s.nl.length > 0 || s.lin.length > 0 || s.rhs.tag !== 'drop') return false;
-  const x = s.rhs.expr;
-  return (x.tag === 'var' && x.name === p) || (x.tag === 'ret' && x.nl.length === 0 && x.lin.length === 1 && x.lin[0] === p);
-};
+const dropOf =
+  (p: string) =>
+  (s: Stmt): boolean => {
+    if (s.tag !== 'let' || s.nl.length > 0 || s.lin.length > 0 || s.rhs.tag !== 'drop') return false;
+    const x = s.rhs.expr;
+    return (x.tag === 'var' && x.name === p) || (x.tag === 'ret' && x.nl.length === 0 && x.lin.length === 1 && x.lin[0] === p);
+  };
 
 const onlyDrops = (l: Lambda, i: number): boolean => l.body.stmts.some(dropOf(l.linParams[i].name));
 
@@ -39,11 +41,7 @@ export const condSink: NonNullable<ConstructRule['sink']> = (e: ConstructExpr, s
     }
     const own = l.body.stmts.filter((st) => ![...gone].some((p) => dropOf(p)(st)));
     const { params, stmts } = s.bodies[k];
-    return lambda(
-      [...l.nlParams, ...params.nl],
-      [...l.linParams.filter((_, i) => !s.computed.has(i)), ...params.lin],
-      block([...stmts, ...binds, ...own], l.body.result),
-    );
+    return lambda([...l.nlParams, ...params.nl], [...l.linParams.filter((_, i) => !s.computed.has(i)), ...params.lin], block([...stmts, ...binds, ...own], l.body.result));
   });
   return { ...e, nl: [...e.nl, ...s.operands.nl], lin: [...e.lin.filter((_, i) => !s.computed.has(i)), ...s.operands.lin], bodies };
 };

@@ -29,6 +29,15 @@ export function condJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[
   // An operand without a tangent (a constant) keeps a symbolic zero inside the bodies, so their
   // rules skip its partials, which may be infinite where the value is constant (sqrt at 0).
   const symbolicZeros = tangents.map((t) => t === null);
-  b.bind([...results], resultDots, construct(e.op, e.nl, dots, e.bodies.map((body) => ops.jvpBody(body, 0, symbolicZeros))));
+  b.bind(
+    [...results],
+    resultDots,
+    construct(
+      e.op,
+      e.nl,
+      dots,
+      e.bodies.map((body) => ops.jvpBody(body, 0, symbolicZeros)),
+    ),
+  );
   return resultDots.map((d) => d.name);
 }

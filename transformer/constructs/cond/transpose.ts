@@ -13,12 +13,20 @@ import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, TransposeOps } from '../types';
 import { barName } from '../../ir/names';
 
-
 export function condTranspose(ops: TransposeOps, e: ConstructExpr, cotangents: readonly Tangent[], resultTypes: readonly Type[]): readonly Tangent[] {
   const { b } = ops;
   if (cotangents.every((c) => c === null)) return e.lin.map(() => null);
   const cts = cotangents.map((c, i) => c ?? b.zero(resultTypes[i], 'zero'));
   const bars = e.lin.map((x) => binder(b.fresh(barName(x)), ops.typeOf(x)));
-  b.bind([], bars, construct(e.op, e.nl, cts, e.bodies.map((body) => ops.transposeBody(body, resultTypes))));
+  b.bind(
+    [],
+    bars,
+    construct(
+      e.op,
+      e.nl,
+      cts,
+      e.bodies.map((body) => ops.transposeBody(body, resultTypes)),
+    ),
+  );
   return bars.map((x) => x.name);
 }

@@ -50,7 +50,8 @@ export function underTripGuard(trip: string, stmts: readonly Stmt[], readLater: 
   const rename = (n: string) => inner.get(n) ?? n;
   const taken = rewriteBlock(block(guarded, ret(outs.map((b) => b.name))), {
     expr: (e) => renameOperands(e, rename),
-    stmt: (s, emit) => emit(s.tag === 'let' ? { ...s, nl: s.nl.map((b) => ({ ...b, name: rename(b.name) })) } : { ...s, tuple: rename(s.tuple), names: s.names.map((b) => ({ ...b, name: rename(b.name) })) }),
+    stmt: (s, emit) =>
+      emit(s.tag === 'let' ? { ...s, nl: s.nl.map((b) => ({ ...b, name: rename(b.name) })) } : { ...s, tuple: rename(s.tuple), names: s.names.map((b) => ({ ...b, name: rename(b.name) })) }),
   });
   const closed = closeLoop([taken], new Set(), (n) => names.fresh(n));
   const skipped = new Builder(names);

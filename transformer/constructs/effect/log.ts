@@ -32,7 +32,12 @@ export const log: ConstructRule = {
   impl: (_ops, _e, v) => {
     const [method, layout, ...parts] = v.nl;
     if (!CONSOLE_METHODS.has(String(method))) throw new IrError(`log: console.${String(method)} is not a console method tsad calls`);
-    const args = arrange(String(layout), parts, (x) => x, (xs) => xs.map(String).join(''));
+    const args = arrange(
+      String(layout),
+      parts,
+      (x) => x,
+      (xs) => xs.map(String).join(''),
+    );
     (console as unknown as Record<string, (...a: unknown[]) => void>)[String(method)](...args);
     return { nl: [], lin: [] };
   },
@@ -46,7 +51,12 @@ export const log: ConstructRule = {
     if (!ops.ts.isStringLiteral(layout)) throw new IrError('log: the layout must be a string literal');
     const K = ops.ts.SyntaxKind;
     const parts = e.nl.slice(2).map((x) => ops.ref(x));
-    const args = arrange(layout.text, parts, (x) => x, (xs) => [f.createStringLiteral('') as ts.Expression, ...xs].reduce((a, b) => f.createBinaryExpression(a, K.PlusToken, b)));
+    const args = arrange(
+      layout.text,
+      parts,
+      (x) => x,
+      (xs) => [f.createStringLiteral('') as ts.Expression, ...xs].reduce((a, b) => f.createBinaryExpression(a, K.PlusToken, b)),
+    );
     const call = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('console'), method.text), undefined, args);
     return [f.createExpressionStatement(call) as ts.Statement];
   },

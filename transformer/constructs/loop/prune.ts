@@ -58,7 +58,19 @@ export function loopPrunePartly(e: ConstructExpr, keep: readonly boolean[], leve
   const expr: ConstructExpr = {
     ...e,
     nl: e.nl.filter(stays),
-    bodies: [{ ...body, nlParams, body: { stmts, result: ret(r.nl.filter((_, j) => !dropped.has(j)), r.lin) } }],
+    bodies: [
+      {
+        ...body,
+        nlParams,
+        body: {
+          stmts,
+          result: ret(
+            r.nl.filter((_, j) => !dropped.has(j)),
+            r.lin,
+          ),
+        },
+      },
+    ],
   };
   return { expr, kept: keep.map((_, j) => !dropped.has(j)) };
 }
@@ -90,7 +102,11 @@ function pruneStmts(stmts: readonly Stmt[], roots: readonly string[], level: num
     if (s.nl.length + s.lin.length > 0 && s.lin.length === 0 && !s.nl.some((b) => live.has(b.name)) && !hasEffect(s.rhs)) continue;
     let stmt: Stmt = s;
     if (s.lin.length === 0 && s.rhs.tag === 'construct' && s.rhs.op === 'loop' && level < INNER_LEVELS) {
-      const inner = loopPrunePartly(s.rhs, s.nl.map((b) => live.has(b.name)), level);
+      const inner = loopPrunePartly(
+        s.rhs,
+        s.nl.map((b) => live.has(b.name)),
+        level,
+      );
       if (inner) stmt = { ...s, nl: s.nl.filter((_, j) => inner.kept[j]), rhs: inner.expr };
     }
     const free = closedFreeVars(stmt.tag === 'let' ? stmt.rhs : s.rhs);

@@ -47,12 +47,11 @@ export function loopTranspose(ops: TransposeOps, e: ConstructExpr, cotangents: r
   const cBars = resultTypes.map((t) => binder(b.fresh('c_bar'), t));
   const accNext = invTypes.map((t) => binder(b.fresh('acc'), t));
   const bars = e.lin.map((x) => binder(b.fresh(barName(x)), ops.typeOf(x)));
-  const tail: Stmt[] = [
-    ...tb.body.stmts,
-    letS([], [...uBars, ...cBars], tb.body.result),
-    ...accs.map((a, k) => letS([], [accNext[k]], lprim('ladd', [], [a.name, uBars[k].name]))),
-  ];
-  const results = ret([], [...accNext, ...cBars].map((x) => x.name));
+  const tail: Stmt[] = [...tb.body.stmts, letS([], [...uBars, ...cBars], tb.body.result), ...accs.map((a, k) => letS([], [accNext[k]], lprim('ladd', [], [a.name, uBars[k].name])))];
+  const results = ret(
+    [],
+    [...accNext, ...cBars].map((x) => x.name),
+  );
   if (forward) {
     // Bᵀ at i = 0, 1, …: the counter is i, the operands are the reversed loop's own.
     b.bind([], bars, construct(e.op, forward.operands, [...acc0, ...cts], [lambda(tb.nlParams, [...accs, ...tb.linParams], { stmts: tail, result: results })]));
@@ -92,10 +91,22 @@ function reversedBody(ops: TransposeOps, e: ConstructExpr): { body: Lambda; oper
   forEachOperand(body.body.result, count1);
   const isSub = (s: Stmt, a: (x: string) => boolean, c: (x: string) => boolean): s is Extract<Stmt, { tag: 'let' }> =>
     s.tag === 'let' && s.nl.length === 1 && s.lin.length === 0 && s.rhs.tag === 'prim' && s.rhs.op === 'sub' && a(s.rhs.args[0]) && c(s.rhs.args[1]);
-  const k1 = stmts.findIndex((s) => isSub(s, (x) => x === m.name, (x) => x === j.name));
+  const k1 = stmts.findIndex((s) =>
+    isSub(
+      s,
+      (x) => x === m.name,
+      (x) => x === j.name,
+    ),
+  );
   if (k1 < 0 || reads.get(j.name) !== 1) return undefined;
   const left = (stmts[k1] as Extract<Stmt, { tag: 'let' }>).nl[0].name;
-  const k2 = stmts.findIndex((s) => isSub(s, (x) => x === left, (x) => lit1.has(x)));
+  const k2 = stmts.findIndex((s) =>
+    isSub(
+      s,
+      (x) => x === left,
+      (x) => lit1.has(x),
+    ),
+  );
   if (k2 < 0 || reads.get(left) !== 1) return undefined;
   const sub2 = stmts[k2] as Extract<Stmt, { tag: 'let' }>;
   const i: Binder = { ...sub2.nl[0], type: { tag: 'real' } };

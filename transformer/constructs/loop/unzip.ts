@@ -124,8 +124,7 @@ export function readingBody(b: Builder, h: UnzippedBody, sources: readonly Resid
       // Field f of record i.
       const [stride, field] = [b.fresh('stride'), b.fresh('field')].map((n) => binder(n, REAL));
       reads.push(letS([stride], [], lit(s.stride)), letS([field], [], lit(s.field)), letS([r], [], construct('at', [stackParams[s.slot].name, counter.name, stride.name, field.name], [], [])));
-    }
-    else if (s.kind === 'invariant') {
+    } else if (s.kind === 'invariant') {
       invParams.push(r);
       invOperands.push(s.operand);
     }
@@ -168,4 +167,3 @@ export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
   const lin = readingBody(b, h, sources, stFinal);
   return construct(e.op, [e.nl[0], ...lin.operands], e.lin, [lin.body]);
 }
-

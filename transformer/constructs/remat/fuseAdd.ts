@@ -21,6 +21,9 @@ export const rematFuseAdd: NonNullable<ConstructRule['fuseAdd']> = (ops, e, othe
   const p = binder(ops.fresh('acc'), type);
   const sum = binder(ops.fresh('acc'), type);
   const stmts = [...l.body.stmts, letS([], [sum], lprim('ladd', [], [p.name, r.lin[k]]))];
-  const result = ret(r.nl, r.lin.map((x, j) => (j === k ? sum.name : x)));
+  const result = ret(
+    r.nl,
+    r.lin.map((x, j) => (j === k ? sum.name : x)),
+  );
   return { ...e, lin: [...e.lin, other], bodies: [{ ...l, linParams: [...l.linParams, p], body: { stmts, result } }] };
 };

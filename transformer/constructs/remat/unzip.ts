@@ -50,7 +50,15 @@ export function rematUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binde
   const forward: Lambda = e.bodies[1] ?? lambda(h.primal.nlParams, [], block(restrictTo(h.primal.body.stmts, outs, true), ret(outs)));
   ops.b.bind([...results.nl], [], construct(e.op, e.nl, [], [forward]));
   // The recomputation prints nothing and throws nothing: the forward run did (constructs/effect).
-  const again = withoutEffects(block(restrictTo(h.primal.body.stmts, h.tangent.nlParams.map((p) => p.name)), ret([]))).stmts;
+  const again = withoutEffects(
+    block(
+      restrictTo(
+        h.primal.body.stmts,
+        h.tangent.nlParams.map((p) => p.name),
+      ),
+      ret([]),
+    ),
+  ).stmts;
   // Under the recompute policy body_L starts with bindings body_N may also have kept: bind once.
   const have = boundBy(again);
   const rest = h.tangent.body.stmts.filter((s) => s.tag !== 'let' || s.lin.length > 0 || !s.nl.every((x) => have.has(x.name)));

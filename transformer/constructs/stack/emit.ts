@@ -78,7 +78,6 @@ export function reserve(ops: EmitTsOps, s: ts.Expression, need: ts.Expression): 
   );
 }
 
-
 /**
  * An empty stack of reals with room for exactly `capacity` pushes, cut from the function's slab:
  *
@@ -99,13 +98,19 @@ export function slabStack(ops: EmitTsOps, into: string, capacity: ts.Expression)
   const slab = ops.slab();
   const chunk = f.createPropertyAccessExpression(slab, 'chunk');
   const top = f.createPropertyAccessExpression(slab, 'top');
-  const declare = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(cap, undefined, undefined, math('max', [f.createNumericLiteral(0), math('ceil', [capacity])]))], ops.ts.NodeFlags.Const));
+  const declare = f.createVariableStatement(
+    undefined,
+    f.createVariableDeclarationList([f.createVariableDeclaration(cap, undefined, undefined, math('max', [f.createNumericLiteral(0), math('ceil', [capacity])]))], ops.ts.NodeFlags.Const),
+  );
   const fresh = f.createBlock(
     [
       // The first chunk is what the first loop needs, each later one twice the last: a small
       // derivative called many times (a per-point Hessian-vector product) zeroes no big slab.
       f.createExpressionStatement(
-        f.createAssignment(chunk, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [math('max', [f.createMultiply(f.createNumericLiteral(2), f.createPropertyAccessExpression(chunk, 'length')), cap])])),
+        f.createAssignment(
+          chunk,
+          f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [math('max', [f.createMultiply(f.createNumericLiteral(2), f.createPropertyAccessExpression(chunk, 'length')), cap])]),
+        ),
       ),
       f.createExpressionStatement(f.createAssignment(top, f.createNumericLiteral(0))),
     ],

@@ -67,7 +67,18 @@ export function whileSegment(ops: SegmentOps, e: ConstructExpr): Expr | undefine
   const vals1 = copy(step.nlParams);
   const outs = copy(step.nlParams.slice(step.nlParams.length - carried));
   const outerStep = lambda(vals1, [], {
-    stmts: [letS(outs, [], construct('remat', vals1.map((v) => v.name), [], [rematBody]))],
+    stmts: [
+      letS(
+        outs,
+        [],
+        construct(
+          'remat',
+          vals1.map((v) => v.name),
+          [],
+          [rematBody],
+        ),
+      ),
+    ],
     result: ret(outs.map((x) => x.name)),
   });
   return construct('while', e.nl, [], [cond, outerStep]);

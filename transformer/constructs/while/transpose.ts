@@ -8,5 +8,7 @@ import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, TransposeOps } from '../types';
 
 export function whileTranspose(_ops: TransposeOps, _e: ConstructExpr): readonly Tangent[] {
-  throw new IrError('T of while: a linear while loop cannot be transposed (its condition reads only loop-invariant values, so it runs zero times or forever); U turns the linear half of a while into a counted loop, write a loop(n, …) instead');
+  throw new IrError(
+    'T of while: a linear while loop cannot be transposed (its condition reads only loop-invariant values, so it runs zero times or forever); U turns the linear half of a while into a counted loop, write a loop(n, …) instead',
+  );
 }

@@ -13,7 +13,10 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   },
   1104: { title: 'call of a function that is not differentiable', hint: 'mark it with @differentiable, or wrap the value in stopGradient(...)' },
   1105: { title: 'unsupported type', hint: 'differentiable values are numbers, tuples and plain objects of them; booleans and strings are constants' },
-  1106: { title: 'unsupported free variable', hint: 'pass the value as a parameter; module-level variables are read when the derivative runs (a const number, boolean or string is computed in place)' },
+  1106: {
+    title: 'unsupported free variable',
+    hint: 'pass the value as a parameter; module-level variables are read when the derivative runs (a const number, boolean or string is computed in place)',
+  },
   1107: { title: 'missing or misplaced return', hint: 'a differentiable function ends with exactly one return statement' },
   1108: { title: 'unsupported assignment', hint: 'assign to a local let variable; parameters and const bindings are immutable here' },
   1109: { title: 'recursion', hint: 'differentiable functions may call each other but not recursively' },
@@ -31,7 +34,7 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   },
   1113: {
     title: 'call of a built-in or library method',
-    hint: 'write the computation with arithmetic and Math functions (arrays: indexing, .length, .map, .reduce and tsad\'s sum, dot, prod), or compute it outside and pass it in as a parameter',
+    hint: "write the computation with arithmetic and Math functions (arrays: indexing, .length, .map, .reduce and tsad's sum, dot, prod), or compute it outside and pass it in as a parameter",
   },
   1114: {
     title: 'custom derivative for a function it cannot attach to',
@@ -49,7 +52,7 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   },
   1121: {
     title: 'unsupported array operation',
-    hint: 'read with a[i], a.at(i) and a.length, loop with for/while/for…of/.forEach, build with new Float64Array(n), new Array(n).fill(x), Float64Array.from(a, f), a literal or [...a, x], and use .map, .filter, .reduce(f, init), .some, .every, .indexOf, .findIndex, a sorted copy a.slice().sort(f), Math.max(...a), and tsad\'s sum, dot, prod, iota, matmul (see docs/frontend.md, Arrays)',
+    hint: "read with a[i], a.at(i) and a.length, loop with for/while/for…of/.forEach, build with new Float64Array(n), new Array(n).fill(x), Float64Array.from(a, f), a literal or [...a, x], and use .map, .filter, .reduce(f, init), .some, .every, .indexOf, .findIndex, a sorted copy a.slice().sort(f), Math.max(...a), and tsad's sum, dot, prod, iota, matmul (see docs/frontend.md, Arrays)",
   },
   1122: {
     title: 'write into an array that is not a new local array',

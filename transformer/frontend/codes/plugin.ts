@@ -19,7 +19,7 @@ export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   },
   1007: {
     title: 'vjp of a derivative that runs a loop',
-    hint: 'reverse mode cannot transpose a derivative\'s loop yet: use forward mode over it, jvp(grad(f), [x], [v]), or hessian(f), hvp(f)(x, v); grad, valueAndGrad, jacobian and hessian of such a derivative work (by forward mode)',
+    hint: "reverse mode cannot transpose a derivative's loop yet: use forward mode over it, jvp(grad(f), [x], [v]), or hessian(f), hvp(f)(x, v); grad, valueAndGrad, jacobian and hessian of such a derivative work (by forward mode)",
   },
   1008: {
     title: 'unknown checkpoint policy',

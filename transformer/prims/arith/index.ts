@@ -56,7 +56,11 @@ export const mul: PrimDef = {
   arity: binary,
   typeRule: realOp('mul'),
   impl: (a, b) => num(a) * num(b),
-  jvp: elementwise((i) => (_b, [x, z]) => (i === 0 ? z : x)),
+  jvp: elementwise(
+    (i) =>
+      (_b, [x, z]) =>
+        i === 0 ? z : x,
+  ),
   emitTs: ([a, b], f) => f.createMultiply(a, b),
   fold: ([a, b]) => (b === 1 ? { arg: 0 } : a === 1 ? { arg: 1 } : undefined),
   test: anywhere,
@@ -89,14 +93,15 @@ export const div: PrimDef = {
   arity: binary,
   typeRule: realOp('div'),
   impl: (a, b) => num(a) / num(b),
-  jvp: elementwise((i) =>
-    i === 0
-      ? (b, [, d]) => b.prim('div', [b.lit(1, 'one'), d], 'inv')
-      : (b, [, d], y) => b.prim('neg', [b.prim('div', [y, d], 'q')], 'dq'),
-  ),
+  jvp: elementwise((i) => (i === 0 ? (b, [, d]) => b.prim('div', [b.lit(1, 'one'), d], 'inv') : (b, [, d], y) => b.prim('neg', [b.prim('div', [y, d], 'q')], 'dq'))),
   emitTs: ([a, b], f) => f.createDivide(a, b),
   fold: ([, b]) => (b === 1 ? { arg: 0 } : undefined),
-  test: { domain: [[-3, 3], [0.5, 3]] },
+  test: {
+    domain: [
+      [-3, 3],
+      [0.5, 3],
+    ],
+  },
 };
 
 // JS `%` is fmod: a − trunc(a/b)·b, so ∂/∂a = 1 and ∂/∂b = −trunc(a/b) (away from jumps).
@@ -112,7 +117,12 @@ export const mod: PrimDef = {
     return sumTangents(b, [da, viaD], `${y}_dot`);
   },
   emitTs: ([a, b], f) => f.createModulo(a, b),
-  test: { domain: [[0.3, 3], [0.7, 1.3]] },
+  test: {
+    domain: [
+      [0.3, 3],
+      [0.7, 1.3],
+    ],
+  },
 };
 
 // x ** e. ∂/∂x = e·x^(e−1), taken as 0 when e = 0 (x^0 is constant even at x = 0, where
@@ -140,5 +150,10 @@ export const pow: PrimDef = {
   emitTs: mathCall('pow'),
   // pow(x, 1) is x for every x, NaN included; pow(x, 0) is 1 for every x, NaN included.
   fold: ([, b]) => (b === 1 ? { arg: 0 } : b === 0 ? { literal: 1 } : undefined),
-  test: { domain: [[0.2, 3], [-2, 2]] },
+  test: {
+    domain: [
+      [0.2, 3],
+      [-2, 2],
+    ],
+  },
 };

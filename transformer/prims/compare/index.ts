@@ -14,8 +14,7 @@ function comparison(name: string, impl: (a: number, b: number) => boolean, op: (
   return {
     name,
     arity: binary,
-    typeRule: ([a, b]) =>
-      a.tag === b.tag && allowed.includes(a.tag) ? BOOL : `${name} compares two ${equality ? 'reals, booleans or strings' : 'reals or two strings'}, got ${a.tag} and ${b.tag}`,
+    typeRule: ([a, b]) => (a.tag === b.tag && allowed.includes(a.tag) ? BOOL : `${name} compares two ${equality ? 'reals, booleans or strings' : 'reals or two strings'}, got ${a.tag} and ${b.tag}`),
     impl: (a, b) => impl(a as number, b as number),
     jvp: nonDifferentiable,
     emitTs: ([a, b], f) => op(f, a, b),
@@ -23,12 +22,38 @@ function comparison(name: string, impl: (a: number, b: number) => boolean, op: (
   };
 }
 
-export const lt = comparison('lt', (a, b) => a < b, (f, a, b) => f.createLessThan(a, b));
-export const le = comparison('le', (a, b) => a <= b, (f, a, b) => f.createLessThanEquals(a, b));
-export const gt = comparison('gt', (a, b) => a > b, (f, a, b) => f.createGreaterThan(a, b));
-export const ge = comparison('ge', (a, b) => a >= b, (f, a, b) => f.createGreaterThanEquals(a, b));
-export const eq = comparison('eq', (a, b) => a === b, (f, a, b) => f.createStrictEquality(a, b), true);
-export const ne = comparison('ne', (a, b) => a !== b, (f, a, b) => f.createStrictInequality(a, b), true);
+export const lt = comparison(
+  'lt',
+  (a, b) => a < b,
+  (f, a, b) => f.createLessThan(a, b),
+);
+export const le = comparison(
+  'le',
+  (a, b) => a <= b,
+  (f, a, b) => f.createLessThanEquals(a, b),
+);
+export const gt = comparison(
+  'gt',
+  (a, b) => a > b,
+  (f, a, b) => f.createGreaterThan(a, b),
+);
+export const ge = comparison(
+  'ge',
+  (a, b) => a >= b,
+  (f, a, b) => f.createGreaterThanEquals(a, b),
+);
+export const eq = comparison(
+  'eq',
+  (a, b) => a === b,
+  (f, a, b) => f.createStrictEquality(a, b),
+  true,
+);
+export const ne = comparison(
+  'ne',
+  (a, b) => a !== b,
+  (f, a, b) => f.createStrictInequality(a, b),
+  true,
+);
 
 const boolOp = (name: string) => (ts: readonly Type[]) => (ts.every((t) => t.tag === 'bool') ? BOOL : `${name} expects booleans`);
 
@@ -66,8 +91,7 @@ export const or: PrimDef = {
 export const select: PrimDef = {
   name: 'select',
   arity: { min: 3, max: 3 },
-  typeRule: ([c, a, b]) =>
-    c.tag === 'bool' && a.tag === b.tag && a.tag !== 'tuple' ? a : 'select expects a boolean and two values of one scalar type',
+  typeRule: ([c, a, b]) => (c.tag === 'bool' && a.tag === b.tag && a.tag !== 'tuple' ? a : 'select expects a boolean and two values of one scalar type'),
   impl: (c: Scalar, a: Scalar, b: Scalar) => (c ? a : b),
   jvp: ({ b, args: [c], tangents: [, da, db], y }) => {
     if (da === null && db === null) return null;

@@ -14,7 +14,14 @@ function unaryMath(name: string, partial: UnaryPartial | null, test: PrimTestSpe
     arity: unary,
     typeRule: realOp(name),
     impl: (x) => fn(x as number),
-    jvp: partial === null ? nonDifferentiable : elementwise(() => (b, [x], y) => partial(b, x, y)),
+    jvp:
+      partial === null
+        ? nonDifferentiable
+        : elementwise(
+            () =>
+              (b, [x], y) =>
+                partial(b, x, y),
+          ),
     emitTs: mathCall(jsName),
     test: partial === null ? { ...test, zeroDerivative: true } : test,
   };
@@ -66,13 +73,15 @@ export const fround: PrimDef = {
 };
 
 // atan2(y, x): ∂/∂y = x/(x²+y²), ∂/∂x = −y/(x²+y²); both taken as 0 at the origin (no NaN).
-const atan2Partial = (i: number): Partial => (b, [yy, xx]) => {
-  const zero = lit(b, 0);
-  const r2 = b.prim('add', [sq(b, xx), sq(b, yy)], 'r2');
-  const num = i === 0 ? xx : b.prim('neg', [yy], 'ny');
-  const safe = b.prim('select', [b.test('eq', [r2, zero], 'origin'), lit(b, 1), r2], 'r2s');
-  return b.prim('select', [b.test('eq', [r2, zero], 'origin'), zero, b.prim('div', [num, safe], 'q')], 'datan2');
-};
+const atan2Partial =
+  (i: number): Partial =>
+  (b, [yy, xx]) => {
+    const zero = lit(b, 0);
+    const r2 = b.prim('add', [sq(b, xx), sq(b, yy)], 'r2');
+    const num = i === 0 ? xx : b.prim('neg', [yy], 'ny');
+    const safe = b.prim('select', [b.test('eq', [r2, zero], 'origin'), lit(b, 1), r2], 'r2s');
+    return b.prim('select', [b.test('eq', [r2, zero], 'origin'), zero, b.prim('div', [num, safe], 'q')], 'datan2');
+  };
 export const atan2: PrimDef = {
   name: 'atan2',
   arity: binary,
@@ -80,7 +89,12 @@ export const atan2: PrimDef = {
   impl: (y, x) => Math.atan2(y as number, x as number),
   jvp: elementwise(atan2Partial),
   emitTs: mathCall('atan2'),
-  test: { domain: [[0.2, 3], [0.2, 3]] },
+  test: {
+    domain: [
+      [0.2, 3],
+      [0.2, 3],
+    ],
+  },
 };
 
 // hypot(x̄): ∂/∂xᵢ = xᵢ / y, taken as 0 when y = 0 (hypot(0, 0) has no gradient; 0 is the
