@@ -14,9 +14,7 @@ try {
   // A checkout that was never built (or a half-finished build): say how to fix it, not where.
   const missing = e && e.code === 'MODULE_NOT_FOUND';
   process.stderr.write(
-    missing
-      ? 'tsad: the compiled command line is missing (dist/); run `npm run build` in the tsad package\n'
-      : `tsad: internal: cannot load the command line: ${e && e.message} (this is a bug in tsad)\n`,
+    missing ? 'tsad: the compiled command line is missing (dist/); run `npm run build` in the tsad package\n' : `tsad: internal: cannot load the command line: ${e?.message} (this is a bug in tsad)\n`,
   );
   process.exit(missing ? 1 : 70);
 }

@@ -253,7 +253,7 @@ async function main() {
   const manual = manualTimes();
   for (const ev of evals.filter((e) => only.length === 0 || only.includes(e.name))) {
     const hand = ev.hand();
-    const ours = tsad && tsad[ev.name] ? [{ name: 'tsad', prepare: ev.tsad(tsad) }] : [];
+    const ours = tsad?.[ev.name] ? [{ name: 'tsad', prepare: ev.tsad(tsad) }] : [];
     plan.push({ ev, hand, systems: [{ name: 'hand', prepare: hand }, ...ours, ...(await loadPeers(ev.name, missing))] });
   }
   const versions = peers.filter((p) => !missing.has(p.name)).map((p) => `${p.name} ${require(path.join(here, '..', 'node_modules', p.pkg, 'package.json')).version} (${p.what})`);

@@ -61,7 +61,7 @@ export const gpu: Gpu = Object.assign(<F extends (...args: any[]) => any>(fn: F)
   release,
   compiled(program: GpuProgram) {
     return async (...args: unknown[]) => {
-      let device;
+      let device: Awaited<ReturnType<typeof acquire>>;
       try {
         device = await acquire();
       } catch (e) {

@@ -77,7 +77,7 @@ describe('hand-written llsq', () => {
     for (let i = 0; i < n; i++) {
       const t = -1 + (2 * i) / (n - 1);
       let model = 0;
-      for (let j = 0; j < x.length; j++) model += x[j] * Math.pow(t, j);
+      for (let j = 0; j < x.length; j++) model += x[j] * t ** j;
       y += 0.5 * (Math.sign(t) - model) ** 2;
     }
     expect(llsq(x, n)).toBeCloseTo(y, 12);

@@ -3,7 +3,7 @@
 // every value while making a loop of writes cost O(1) per write. Checked with the interpreter's
 // work counter, central differences, the dot-product test and the emitted TypeScript.
 import { parseProgram } from '../../transformer/ir/parse';
-import { evalFn, Value } from '../../transformer/ir/interp';
+import { evalFn } from '../../transformer/ir/interp';
 import type { Program } from '../../transformer/ir/syntax';
 import { defArity } from '../../transformer/ir/arity';
 import { markInPlace } from '../../transformer/ad/inplace';

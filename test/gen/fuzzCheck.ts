@@ -14,7 +14,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type * as ts from 'typescript';
 import { compile, workDir } from '../plugin/harness';
-import { Choices, FuzzFunction, fuzzFunction, fuzzModule } from './fuzz';
+import { FuzzFunction, fuzzFunction, fuzzModule } from './fuzz';
 
 export interface Finding {
   readonly kind: string;
@@ -134,7 +134,7 @@ function checkNumbers(
     if (!Array.isArray(g) || g.length !== 4) return { kind: 'grad-shape', detail: `gradient ${String(g)} ${at}` };
     const [gx, gy, ga, gb] = g as [number, number, number[], Float64Array];
     if (typeof gx !== 'number' || typeof gy !== 'number' || !Array.isArray(ga) || ga.length !== n || !(gb instanceof Float64Array) || gb.length !== n) {
-      return { kind: 'grad-shape', detail: `gradient [${gx}, ${gy}, ${ga && ga.constructor?.name}[${ga?.length}], ${gb && gb.constructor?.name}[${gb?.length}]] for n=${n} ${at}` };
+      return { kind: 'grad-shape', detail: `gradient [${gx}, ${gy}, ${ga?.constructor?.name}[${ga?.length}], ${gb?.constructor?.name}[${gb?.length}]] for n=${n} ${at}` };
     }
     const dx = 0.3;
     const dy = -0.7;
@@ -242,7 +242,7 @@ export function checkBatch(batch: readonly { fn: FuzzFunction; xs: readonly numb
   const found = (i: number, kind: string, detail: string) => findings.push({ kind, detail, fn: batch[i].fn, xs: batch[i].xs, known: batch[i].fn.known.size > 0 });
   const { source, ranges } = fuzzModule(batch.map((b) => b.fn));
   const fileName = path.join(workDir(), `fuzz${process.pid}_${moduleCounter++}.ts`);
-  let result;
+  let result: ReturnType<typeof compile>;
   try {
     result = compile(source, { throwOnError: false, fileName, compilerOptions: { sourceMap: false } });
   } catch (e) {
@@ -312,13 +312,13 @@ export function checkBatch(batch: readonly { fn: FuzzFunction; xs: readonly numb
     stats.built++;
     const k = batch[i].fn.name.slice(1);
     if (process.env.TSAD_FUZZ_TRACE) fs.writeSync(2, `running ${batch[i].fn.name}\n`);
-    let r;
+    let r: ReturnType<typeof checkNumbers>;
     try {
       r = checkNumbers(m[`f${k}`], m[`vg${k}`], m[`j${k}`], pointsFor(batch[i].xs), stats, batch[i].fn.known.has('float32'));
     } catch (e) {
       r = { kind: 'runtime-throw', detail: (e as Error).message };
     }
-    if (r && r.at && NAN_KINDS.has(r.kind) && (r.infiniteDerivative || computesNonFinite(batch[i].fn, r.at))) {
+    if (r?.at && NAN_KINDS.has(r.kind) && (r.infiniteDerivative || computesNonFinite(batch[i].fn, r.at))) {
       stats.ieee++;
       findings.push({ kind: r.kind, detail: r.detail, fn: batch[i].fn, xs: batch[i].xs, known: true, rule: 'ieee-inf' });
     } else if (r) found(i, r.kind, r.detail);

@@ -10,7 +10,7 @@ import { compile, load, expectClose, workDir } from './harness';
 let plainCounter = 0;
 
 /** The source as plain TypeScript compiles it: the doc markers are comments. */
-export function plainModule(source: string): Record<string, any> {
+function plainModule(source: string): Record<string, any> {
   const js = ts.transpileModule(source, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, strict: true } }).outputText;
   const file = path.join(workDir(), `aliasing-plain-${plainCounter++}.js`);
   fs.writeFileSync(file, js);
@@ -25,7 +25,7 @@ const flat = (a: Arg): number[] => (typeof a === 'number' ? [a] : Array.from(a a
  * Compiles `source` with `valueAndGrad(fn)` over every argument: no diagnostics, the primal
  * equals plain JavaScript bit for bit, the gradient matches central differences of plain JS.
  */
-export function agrees(source: string, fn: string, args: Arg[]): void {
+function agrees(source: string, fn: string, args: Arg[]): void {
   const wrt = args.map((_, i) => i);
   const { exports: m, result } = load(`${source}\nimport { valueAndGrad as vgAliasing } from 'tsad';\nexport const vgOf = vgAliasing(${fn}, { wrt: [${wrt.join(', ')}] });\n`);
   expect(result.messages).toEqual([]);
@@ -34,7 +34,7 @@ export function agrees(source: string, fn: string, args: Arg[]): void {
   const [value, grads] = m.vgOf(...args.map(copy));
   expect(value).toBe(expected);
   const g = args.length === 1 ? [grads] : grads;
-  args.forEach((a, i) => expectClose(flat(g[i]), centralDifferences(plain, args, i), 1e-5));
+  args.forEach((_a, i) => expectClose(flat(g[i]), centralDifferences(plain, args, i), 1e-5));
 }
 
 /** ∂f/∂(each leaf of argument i) by central differences, on copies of the arguments. */
@@ -59,7 +59,7 @@ function shift(a: Arg, k: number, s: number): Arg {
 }
 
 /** The TSAD codes a source gets. */
-export function codes(source: string): string[] {
+function codes(source: string): string[] {
   return compile(source, { throwOnError: false }).messages.map((msg) => /TSAD\d+/.exec(msg)?.[0] ?? msg);
 }
 

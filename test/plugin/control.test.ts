@@ -418,7 +418,7 @@ test("the generated code keeps branches readable as if/else (a select's gradient
   expect(body('logOrZero')).toContain('if (');
   // The primal keeps its select; the backward pass branches on the select's own test, so the side
   // not taken has no backward code at all (ad/guards.ts: no 0·∞ from its partials).
-  expect(body('cheapSelect')).toMatch(/const (gt\w*) = x > 0;[^]*if \(\1\) \{/);
+  expect(body('cheapSelect')).toMatch(/const (gt\w*) = x > 0;[\s\S]*if \(\1\) \{/);
 });
 
 test('variables declared in a branch stay local to it', () => {

@@ -75,6 +75,7 @@ const norm = (x: number, y: number) => Math.sqrt(x * x + y * y);
 const use = (x: number, y: number) => 3 * norm(x, y) + x;
 const clampedRef = (x: number, y: number) => {
   const r = norm(x, y);
+  // biome-ignore lint/complexity/useMathMinMax: the reference mirrors the source's r > 0 ? r : 0 (NaN gives 0)
   return r > 0 ? r : 0;
 };
 const scaledRef = (x: number, y: number) => {

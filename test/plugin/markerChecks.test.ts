@@ -40,7 +40,7 @@ export function g(x: number): number { return sq(x) + x; }
     }
     // And none of them was compiled from the body instead: each throws when used.
     const { exports: m } = load(source, { throwOnError: false });
-    kinds.forEach((k, i) => {
+    kinds.forEach((_k, i) => {
       for (const name of [`s${i}`, `c${i}`]) {
         expect(() => {
           const v = m[name];

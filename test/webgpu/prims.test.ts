@@ -20,7 +20,7 @@ test('every entry of the WGSL tables names a primitive', () => {
 });
 
 test('the real-valued entries compute what the primitives compute, in f32', async () => {
-  let device;
+  let device: Awaited<ReturnType<typeof acquire>>;
   try {
     device = await acquire();
   } catch (e) {

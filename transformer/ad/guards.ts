@@ -136,6 +136,7 @@ function readOnlyUnder(stmts: readonly Stmt[], consumer: ReadonlyMap<string, num
       under[i] = outs.length > 0 ? 'never' : undefined;
       continue;
     }
+    // biome-ignore lint/performance/noAccumulatingSpread: an intersection: each step's set is no larger than the one before
     const all = each.reduce((a, b) => new Set([...a].filter((x) => b.has(x))));
     under[i] = all.size > 0 ? all : undefined;
   }
@@ -372,7 +373,7 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
     const inner = outs.map((b) => names.fresh(b.name));
     const last = real.stmts.length - 1;
     const t = real.stmts[last];
-    const rebind = (bs: readonly Binder[]) => bs.map((b, i) => binder(inner[i], outs[i].type));
+    const rebind = (bs: readonly Binder[]) => bs.map((_b, i) => binder(inner[i], outs[i].type));
     real.stmts[last] = t.tag === 'unpack' ? { ...t, names: rebind(t.names) } : { ...t, lin: rebind(t.lin) };
     const none = bodyFor([], { nl: [], lin: [], bound: new Set() }, operands);
     const zeros = outs.map((b) => binder(names.fresh('zero'), b.type));

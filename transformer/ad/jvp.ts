@@ -9,7 +9,7 @@
 // derivative by a zero it does not need. The pass may mention a tangent several times or not at
 // all; `restoreLinearity` then inserts the dups and drops that make the output well-typed.
 import { Builder, NameSupply, namesIn } from '../ir/build';
-import { Binder, Block, Expr, FnDef, InternalError, Lambda, Program, Type, binder, call, ret, tangentType, tuple, REAL, BOOL, block, blockE, lambda, literalType } from '../ir/syntax';
+import { Binder, Block, Expr, FnDef, InternalError, Lambda, Program, Type, binder, call, ret, tangentType, tuple, REAL, block, blockE, lambda, literalType } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
 import type { JvpOps } from '../constructs/types';
 import { arityOf, defArity } from '../ir/arity';

@@ -23,7 +23,7 @@ export type ConstructName = keyof typeof CORE | keyof typeof ARRAY_CONSTRUCTS;
 
 export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ ...CORE, ...ARRAY_CONSTRUCTS });
 
-export const isConstruct = (op: string): op is ConstructName => Object.prototype.hasOwnProperty.call(CONSTRUCTS, op);
+export const isConstruct = (op: string): op is ConstructName => Object.hasOwn(CONSTRUCTS, op);
 
 export function constructRule(e: ConstructExpr, pass: string): ConstructRule {
   if (!isConstruct(e.op)) throw new InternalError(`${pass}: unknown construct ${e.op}`);

@@ -64,7 +64,7 @@ export abstract class ArrayClosures extends ArrayBasics {
       );
     for (const w of free) {
       const shape = this.shapeOfFree(w);
-      if (!shape || shape.kind !== 'array') continue;
+      if (shape?.kind !== 'array') continue;
       const reads = body.stmts.filter((st) => isRead(st, w));
       const others = body.stmts.filter((st) => !reads.includes(st as never) && freeVars(block([st], ret([]))).nl.has(w));
       if (reads.length === 0 || others.length > 0 || freeVars(body.result).nl.has(w)) refuse(w);

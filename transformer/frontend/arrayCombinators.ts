@@ -2,7 +2,7 @@
 // reduceByIndex, iota, slices, and stopGradient of an array.
 import type * as ts from 'typescript';
 import { Builder } from '../ir/build';
-import { Binder, Block, REAL, binder, block, construct, lambda, ret } from '../ir/syntax';
+import { Binder, Block, REAL, binder, construct, lambda, ret } from '../ir/syntax';
 import { freeVars } from '../ir/freeVars';
 import { isConstruct } from '../constructs/registry';
 import { fail } from './diagnostics';

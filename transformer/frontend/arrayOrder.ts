@@ -44,7 +44,7 @@ export function sort(arrays: ArrayLowering, a: Value, cmp: Callback | undefined,
     return b.test('gt', [r.name, b.lit(0, 'zero')], 'after');
   };
   const start = arrays.fill(n, num(arrays.site.b().lit(0, 'zero')), { kind: 'array', container: 'Float64Array', elem: NUMBER }, 'order');
-  const order = arrays.fold(n, start, node, 'order', (bind, acc, i) => {
+  const order = arrays.fold(n, start, node, 'order', (_bind, acc, i) => {
     const x = arrays.read(values, i, 'x');
     // Where element i goes: after the last sorted element that does not go after it.
     const place = arrays.fold(i, num(arrays.site.b().lit(0, 'zero')), node, 'place', (bind2, p, m) => {

@@ -156,7 +156,7 @@ export function at(arrays: ArrayLowering, xs: Value, i: Value, node: ts.Node, hi
  * primitive on each number, from −∞ (+∞ for min), as JavaScript's `Math.max()` is −∞. Its
  * adjoint is the reduce's (the lowest index of a tie gets it).
  */
-export function extremum(arrays: ArrayLowering, fn: 'max' | 'min', args: readonly ts.Expression[], node: ts.Node, hint?: string): Value {
+export function extremum(arrays: ArrayLowering, fn: 'max' | 'min', args: readonly ts.Expression[], node: ts.Node, _hint?: string): Value {
   if (!hasFolds()) return fail(1121, node, `Math.${fn}(...a) is not supported in differentiable functions yet: write a loop`);
   const { t } = arrays.site;
   let acc = literal(arrays, fn === 'max' ? -Infinity : Infinity, 'start');

@@ -55,7 +55,6 @@ export interface ArrayOps {
   span(len: Value, start: Value | undefined, end: Value | undefined): { from: Value; count: Value };
   gatherRange(a: Value, from: Value, count: Value, hint: string): Value;
   rangeIndex(from: Value, count: Value, hint: string): Value;
-  length(v: Value, hint?: string): Value;
   atMost(n: Value, limit: Value, what: string): Value;
   sameNumber(n: Value, m: Value, what: string): Value;
   close(body: Block, own: ReadonlySet<string>, node: ts.Node, op: 'map' | 'loop'): { operands: string[]; params: Binder[]; body: Block };

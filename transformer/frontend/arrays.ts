@@ -5,7 +5,7 @@
 // `isArrayValued`, arrayMethods.ts's `lowerArrayCall`) and has it lower reads and writes.
 import type * as ts from 'typescript';
 import { Builder } from '../ir/build';
-import { Binder, REAL, Type, binder, block, construct, drop, lambda, letS, nvar, ret } from '../ir/syntax';
+import { Binder, REAL, binder, block, construct, drop, lambda, letS, nvar, ret } from '../ir/syntax';
 import { closeLoop } from '../ir/close';
 import { fail } from './diagnostics';
 import { Shape, NUMBER, NUMBER_MATRIX, describeShape, irType, isMatrix, isNumberArray, isRecords, shapeOfType, typedArrayName } from './shapes';

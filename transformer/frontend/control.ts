@@ -5,8 +5,7 @@ import { Builder } from '../ir/build';
 import { binder, construct, lambda, ret } from '../ir/syntax';
 import type { Block } from '../ir/syntax';
 import { fail } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, irType, describeShape, isScalarShape, isMatrix } from './shapes';
-import { role } from '../ir/names';
+import { Shape, BOOLEAN, irType, describeShape, isScalarShape, isMatrix } from './shapes';
 import { alwaysReturns, breakIn, containsReturn, statementsOf } from './exits';
 import type { Value } from './values';
 import { closeLoop } from './closeLoop';
@@ -98,7 +97,7 @@ export abstract class ControlLowering extends ExitLowering {
    * The cond of an `if` (or of one step of a switch's if chain) in tail position: each arm is
    * lowered in a branch scope with `rest` appended when it can fall through.
    */
-  protected returningCond(s: ts.Node, pred: Value, arms: readonly ReturningArm[], rest: readonly ts.Statement[]): Value {
+  protected returningCond(_s: ts.Node, pred: Value, arms: readonly ReturningArm[], rest: readonly ts.Statement[]): Value {
     if (arms.every((arm) => arm.returns) && rest.length > 0) this.guard(rest[0], () => fail(1107, rest[0], 'this statement is never reached: every branch before it returns'));
     const errors = this.errors.length;
     const lowered = arms.map((arm) =>

@@ -1,12 +1,11 @@
 // Expressions of a marked function: names, literals, operators, element and property reads, and
 // the places where arrays.ts takes over. Each becomes IR statements in A-normal form.
 import type * as ts from 'typescript';
-import { call, ret, tuple } from '../ir/syntax';
+import { ret, tuple } from '../ir/syntax';
 import { fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, isMatrix, isNumberArray, isRecords } from './shapes';
 import { spreadLiteral } from './arrayOrder';
 import { RecordAccess, recordAccess, resolveAccess } from './recordAccess';
-import { role } from '../ir/names';
 import { localFunctionOf } from './exits';
 import type { StateSource, Value } from './values';
 import { isFixed, moduleVariable } from './moduleState';

@@ -2,7 +2,7 @@
 // walks an array. The variables a loop assigns are carried through it as the construct's
 // parameters and results.
 import type * as ts from 'typescript';
-import { REAL, arrayType, binder, construct, lambda, prim, ret, tuple } from '../ir/syntax';
+import { REAL, arrayType, binder, construct, lambda, ret, tuple } from '../ir/syntax';
 import type { Binder, Block, Lambda } from '../ir/syntax';
 import { fail } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, irType, isMatrix, isRecords, recordColumns, rowShape } from './shapes';
@@ -362,7 +362,7 @@ export abstract class LoopLowering extends StatementLowering {
     readSymbols(t, checker, cond.right, read);
     if (read.has(sym) || [...read].some((r) => assigned.has(r))) return false;
     const start = this.env.get(sym);
-    if (!start || start.shape.kind !== 'number') return false;
+    if (start?.shape.kind !== 'number') return false;
     const bound = this.expr(cond.right, 'n');
     this.numbers(cond.right, bound);
     const fromZero = t.isNumericLiteral(decl.initializer) && Number(decl.initializer.text) === 0;

@@ -7,8 +7,7 @@
 // recursion) and the top layer of FunctionLowering; loweringState.ts says how the layers below
 // it divide the work.
 import type * as ts from 'typescript';
-import { FnDef, binder, call, construct, ret } from '../ir/syntax';
-import type { Block } from '../ir/syntax';
+import { FnDef, binder, ret } from '../ir/syntax';
 import { restoreLinearity } from '../ad/linearity';
 import { TsadDiagnosticError, fail, reportedByTypeScript } from './diagnostics';
 import { shapeOfType, irType, hasArray } from './shapes';

@@ -6,14 +6,14 @@
 // the front end has no import circle.
 import type * as ts from 'typescript';
 import { Builder, NameSupply } from '../ir/build';
-import { FnDef, Role, binder, call, prim, ret, tuple } from '../ir/syntax';
+import { FnDef, Role, binder, prim, ret, tuple } from '../ir/syntax';
 import type { Binder, Block } from '../ir/syntax';
 import { TsadDiagnosticError, fail, isTsadDiagnostic } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, STRING, irType, componentShapes, describeShape, isScalarShape, layoutOf, isMatrix, isRecords, recordColumns, rowShape } from './shapes';
 import { ArrayLowering } from './arrays';
 import type { ArraySite } from './arraySite';
 import { userName } from './arraySite';
-import { derivedName, role } from '../ir/names';
+import { derivedName } from '../ir/names';
 import type { Capture, ProgramLowering } from './nested';
 import type { Value, LoweredFunction } from './values';
 import { StateParams } from './moduleState';
@@ -168,7 +168,7 @@ export abstract class LoweringState {
   }
 
   /** Runs one lowering step; a diagnostic is recorded and lowering goes on. */
-  protected guard<T>(node: ts.Node, f: () => T): T | undefined {
+  protected guard<T>(_node: ts.Node, f: () => T): T | undefined {
     try {
       return f();
     } catch (e) {

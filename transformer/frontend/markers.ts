@@ -365,7 +365,6 @@ export function notDifferentiableReason(expr: ts.Expression, checker: ts.TypeChe
  * compiled from there); anything else would be silently ignored, so it is an error.
  */
 export function checkRuleTarget(call: ts.CallExpression, checker: ts.TypeChecker): void {
-  const t = api();
   const target = call.arguments[0];
   const kind = ruleKind(call, checker);
   const how = kind === 'jvp' ? 'derivative' : `derivative.${kind}`;

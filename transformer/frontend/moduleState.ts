@@ -7,7 +7,7 @@
 import type * as ts from 'typescript';
 import type { LoweredFunction, ModuleDecl, ModuleState, StateSource, Value } from './values';
 import { classOf, isInstanceMethod } from './methods';
-import { Shape, shapeOfType } from './shapes';
+import { shapeOfType } from './shapes';
 import { fail } from './diagnostics';
 
 /** The name the source gives it. */

@@ -43,7 +43,7 @@ const TYPED_ARRAYS = new Set([
 ]);
 
 /** The typed array class a type is (from the default library, not a user class of that name), if any. */
-export function typedArrayName(tsApi: typeof ts, type: ts.Type): string | undefined {
+export function typedArrayName(_tsApi: typeof ts, type: ts.Type): string | undefined {
   const sym = type.getSymbol() ?? type.aliasSymbol;
   // Declared by the default library; @types/node adds declarations of its own to the same interfaces.
   const builtIn = !!sym?.declarations?.some((d) => d.getSourceFile().hasNoDefaultLib);

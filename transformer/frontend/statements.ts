@@ -2,15 +2,14 @@
 // elements and matrix entries), `push`, and the returned value. A reassigned variable gets a
 // new SSA version (`a`, `a_1`, ...).
 import type * as ts from 'typescript';
-import { call, prim, tuple } from '../ir/syntax';
+import { tuple } from '../ir/syntax';
 import { fail, reportedByTypeScript } from './diagnostics';
 import { Shape, NUMBER, shapeOfType, describeShape, isMatrix, isRecords } from './shapes';
-import { changedInPlace, checkArrayWrites, pushedArray, writtenArray } from './writes';
+import { changedInPlace, pushedArray, writtenArray } from './writes';
 import { ARRAY_METHODS, WRITES } from './arrayMethods';
 import { concat } from './arrayOrder';
 import { writtenRecord } from './recordWrites';
 import { recordAccess, resolveAccess } from './recordAccess';
-import { role } from '../ir/names';
 import { declaresLocalFunction, localFunctionOf } from './exits';
 import type { Value } from './values';
 import { operatorTables } from './operators';
@@ -90,31 +89,29 @@ export abstract class StatementLowering extends CallLowering {
   /** `const`/`let` declarations (a statement's, or a `for` loop's initializer). */
   protected declarations(list: ts.VariableDeclarationList): void {
     const { t } = this;
-    {
-      for (const d of list.declarations) {
-        // `const h = (t: number) => …`: its calls are inlined where they are made.
-        if (declaresLocalFunction(t, d, this.decl, this.checker)) continue;
-        if (!d.initializer) {
-          // `let y;` then `y = ...`: the first assignment gives y its value and shape.
-          if (!t.isIdentifier(d.name)) fail(1101, d, 'a destructuring declaration needs an initializer');
-          this.unassigned.add(this.checker.getSymbolAtLocation(d.name)!);
-          continue;
+    for (const d of list.declarations) {
+      // `const h = (t: number) => …`: its calls are inlined where they are made.
+      if (declaresLocalFunction(t, d, this.decl, this.checker)) continue;
+      if (!d.initializer) {
+        // `let y;` then `y = ...`: the first assignment gives y its value and shape.
+        if (!t.isIdentifier(d.name)) fail(1101, d, 'a destructuring declaration needs an initializer');
+        this.unassigned.add(this.checker.getSymbolAtLocation(d.name)!);
+        continue;
+      }
+      const hint = t.isIdentifier(d.name) ? d.name.text : undefined;
+      try {
+        let v = this.expr(d.initializer, hint);
+        // `const c = [x, y, 1]` is a tuple in the IR, but TypeScript says number[]: one that is
+        // written into is an array from the start (also as a carried or joined value).
+        if (t.isIdentifier(d.name) && v.shape.kind === 'tuple' && this.writtenArrays.has(this.checker.getSymbolAtLocation(d.name)!)) {
+          const declared = shapeOfType(t, this.checker, this.checker.getTypeAtLocation(d.name), d.name);
+          if (declared.kind === 'array' && !isMatrix(declared)) v = this.coerce(d.initializer, v, declared);
         }
-        const hint = t.isIdentifier(d.name) ? d.name.text : undefined;
-        try {
-          let v = this.expr(d.initializer, hint);
-          // `const c = [x, y, 1]` is a tuple in the IR, but TypeScript says number[]: one that is
-          // written into is an array from the start (also as a carried or joined value).
-          if (t.isIdentifier(d.name) && v.shape.kind === 'tuple' && this.writtenArrays.has(this.checker.getSymbolAtLocation(d.name)!)) {
-            const declared = shapeOfType(t, this.checker, this.checker.getTypeAtLocation(d.name), d.name);
-            if (declared.kind === 'array' && !isMatrix(declared)) v = this.coerce(d.initializer, v, declared);
-          }
-          this.bindPattern(d.name, v);
-        } catch (e) {
-          // The initializer or the pattern is the problem: the names it binds are not a second one.
-          this.markFailed(d.name);
-          throw e;
-        }
+        this.bindPattern(d.name, v);
+      } catch (e) {
+        // The initializer or the pattern is the problem: the names it binds are not a second one.
+        this.markFailed(d.name);
+        throw e;
       }
     }
   }

@@ -166,7 +166,7 @@ export function printDef(d: FnDef, o: PrintOptions = {}): string {
 function aliasesIn(d: FnDef, seen: Map<string, Type>): void {
   const visit = (t: Type | undefined): void => {
     if (t?.tag === 'stack' || t?.tag === 'array') return visit(t.elem);
-    if (!t || t.tag !== 'tuple') return;
+    if (t?.tag !== 'tuple') return;
     t.elems.forEach(visit);
     if (t.name !== undefined && !seen.has(t.name)) seen.set(t.name, t);
   };

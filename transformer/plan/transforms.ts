@@ -40,7 +40,7 @@ export const TRANSFORMS = {
 export type TransformKind = keyof typeof TRANSFORMS;
 
 export function isTransformKind(name: string): name is TransformKind {
-  return Object.prototype.hasOwnProperty.call(TRANSFORMS, name);
+  return Object.hasOwn(TRANSFORMS, name);
 }
 
 /** Every transform's name, in the table's order. */

@@ -294,7 +294,7 @@ function parseCommandArgs(c: Command, argv: readonly string[]): { file: string; 
     }
     const eq = a.indexOf('=');
     const name = a.startsWith('--') ? a.slice(2, eq < 0 ? undefined : eq) : a;
-    const spec = Object.prototype.hasOwnProperty.call(c.flags, name) ? c.flags[name] : undefined;
+    const spec = Object.hasOwn(c.flags, name) ? c.flags[name] : undefined;
     if (!spec) throw new UsageError(`unknown option '${eq < 0 ? a : a.slice(0, eq)}' for tsad ${c.name}`, commandHint(c));
     if (flags.has(name)) throw new UsageError(`--${name} given twice`, commandHint(c));
     if (!spec.arg) {

@@ -8,7 +8,7 @@ import { nodeHost } from './host';
 
 export interface TransformerExtras {
   readonly ts?: typeof ts;
-  readonly addDiagnostic?: (d: ts.Diagnostic) => number | void;
+  readonly addDiagnostic?: (d: ts.Diagnostic) => unknown;
 }
 
 /** One reporter per program: a problem met from several files (or emit batches) is reported once. */

@@ -14,7 +14,7 @@ function byName<T extends { name: string }>(records: Record<string, T>): Readonl
 export const PRIMS: Readonly<Record<string, PrimDef>> = byName<PrimDef>({ ...arith, ...math, ...compare, ...misc });
 export const LIN_PRIMS: Readonly<Record<string, LinPrimDef>> = byName<LinPrimDef>({ ...linear });
 
-const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const own = (o: object, k: string) => Object.hasOwn(o, k);
 export const isPrim = (name: string): boolean => own(PRIMS, name);
 export const isLinPrim = (name: string): boolean => own(LIN_PRIMS, name);
 

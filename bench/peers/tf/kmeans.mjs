@@ -11,7 +11,7 @@ if (!tf.getGradient('Equal')) {
   tf.registerGradient({
     kernelName: 'Equal',
     inputsToSave: ['a', 'b'],
-    gradFunc: (dy, [a, b]) => ({ a: () => tf.zerosLike(a), b: () => tf.zerosLike(b) }),
+    gradFunc: (_dy, [a, b]) => ({ a: () => tf.zerosLike(a), b: () => tf.zerosLike(b) }),
   });
 }
 

@@ -399,7 +399,7 @@ function mapLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: re
   const hasIndex = body.nlParams.length === nl.length;
   const params = body.nlParams.slice(hasIndex ? 1 : 0);
   const last = hasIndex ? L.reg({ op: 'sub', args: [count, L.lit(1)] }) : undefined;
-  let outs: Arr[] = [];
+  const outs: Arr[] = [];
   L.elementwise(count, (k) => {
     const locals: Local[] = [];
     const loads: string[] = [];

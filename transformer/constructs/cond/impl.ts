@@ -10,7 +10,7 @@ import type { ConstructExpr, ImplRun, InterpOps, Sides } from '../types';
 import { ELSE, THEN, condParts } from './operands';
 
 export function* condImpl(ops: InterpOps, e: ConstructExpr, operands: Sides<Value>): ImplRun {
-  const { pred, args } = condParts(e, operands);
+  const { pred, args } = condParts(operands);
   // One body runs once: it may take over the arrays the running scope accumulated and hands in.
   for (const v of [...args.nl, ...args.lin]) ops.handOver(v);
   return yield ops.bodyRun(e.bodies[pred === true ? THEN : ELSE], args);

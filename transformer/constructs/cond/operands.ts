@@ -8,13 +8,13 @@ export interface CondParts<T> {
   readonly args: Sides<T>;
 }
 
-export function condParts<T>(e: ConstructExpr, operands: Sides<T>): CondParts<T> {
+export function condParts<T>(operands: Sides<T>): CondParts<T> {
   if (operands.nl.length === 0) throw new InternalError('cond: no predicate (was the program type-checked?)');
   return { pred: operands.nl[0], args: { nl: operands.nl.slice(1), lin: operands.lin } };
 }
 
 /** The names of a cond's operands split the same way. */
-export const condNames = (e: ConstructExpr): CondParts<string> => condParts(e, e);
+export const condNames = (e: ConstructExpr): CondParts<string> => condParts(e);
 
 export const THEN = 0;
 export const ELSE = 1;

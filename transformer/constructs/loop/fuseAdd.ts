@@ -25,7 +25,7 @@ export const loopFuseAdd: NonNullable<ConstructRule['fuseAdd']> = (ops, e, other
 export function loopAccumulates(ops: FuseOps, e: ConstructExpr, k: number): number | undefined {
   const body = e.bodies[0];
   const r = body?.body.result;
-  if (!r || r.tag !== 'ret' || k >= r.lin.length) return undefined;
+  if (r?.tag !== 'ret' || k >= r.lin.length) return undefined;
   const slot = e.lin.length - r.lin.length + k;
   const acc = body.linParams[slot]?.name;
   if (acc === undefined) return undefined;

@@ -16,7 +16,7 @@ export const rematFuseAdd: NonNullable<ConstructRule['fuseAdd']> = (ops, e, othe
   const r = l.body.result;
   if (e.bodies.length !== 1 || r.tag !== 'ret' || k >= r.lin.length) return undefined;
   const site = l.body.stmts.find((st) => st.tag === 'let' && st.lin.some((b) => b.name === r.lin[k]));
-  if (!site || site.tag !== 'let' || !ops.absorbs(site.rhs)) return undefined;
+  if (site?.tag !== 'let' || !ops.absorbs(site.rhs)) return undefined;
   const type = site.lin.find((b) => b.name === r.lin[k])!.type;
   const p = binder(ops.fresh('acc'), type);
   const sum = binder(ops.fresh('acc'), type);

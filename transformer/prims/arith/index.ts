@@ -132,7 +132,7 @@ export const pow: PrimDef = {
   name: 'pow',
   arity: binary,
   typeRule: realOp('pow'),
-  impl: (a, b) => Math.pow(num(a), num(b)),
+  impl: (a, b) => num(a) ** num(b),
   jvp: elementwise((i) =>
     i === 0
       ? (b, [x, e]) => {
