@@ -191,16 +191,7 @@ export abstract class LoopLowering extends StatementLowering {
     const perVariable = carried.map((c) => this.carriedBinders(c.sym.name, c.value.shape));
     const params = perVariable.flat();
     const { result, scope } = this.branch(() => {
-      carried.forEach((c, i) =>
-        this.env.set(
-          c.sym,
-          this.fromCarried(
-            perVariable[i].map((p) => p.name),
-            c.value.shape,
-            c.sym.name,
-          ),
-        ),
-      );
+      this.setCarried(carried, perVariable);
       return lower();
     });
     for (const c of carried) if (scope.failed.has(c.sym)) this.failed.add(c.sym);
@@ -250,17 +241,7 @@ export abstract class LoopLowering extends StatementLowering {
         next += width;
         return column;
       });
-      const v = {
-        name: this.b.nl(
-          hint,
-          tuple(
-            false,
-            columns.map((c) => c.name),
-          ),
-          irType(shape),
-        ),
-        shape,
-      };
+      const v = this.arrays.records.make(columns, shape, hint);
       this.unpacked.set(v.name, columns);
       return v;
     }
@@ -282,10 +263,8 @@ export abstract class LoopLowering extends StatementLowering {
     );
   }
 
-  /** Binds a loop construct's results to the carried variables. */
-  private bindCarried(carried: readonly { sym: ts.Symbol; value: Value }[], op: 'loop' | 'while', nl: string[], bodies: Lambda[]): void {
-    const perVariable = carried.map((c) => this.carriedBinders(c.sym.name, c.value.shape));
-    this.b.bind(perVariable.flat(), [], construct(op, nl, [], bodies));
+  /** Each carried variable becomes the value its binders hold (in the current scope). */
+  private setCarried(carried: readonly { sym: ts.Symbol; value: Value }[], perVariable: readonly Binder[][]): void {
     carried.forEach((c, i) =>
       this.env.set(
         c.sym,
@@ -296,6 +275,13 @@ export abstract class LoopLowering extends StatementLowering {
         ),
       ),
     );
+  }
+
+  /** Binds a loop construct's results to the carried variables. */
+  private bindCarried(carried: readonly { sym: ts.Symbol; value: Value }[], op: 'loop' | 'while', nl: string[], bodies: Lambda[]): void {
+    const perVariable = carried.map((c) => this.carriedBinders(c.sym.name, c.value.shape));
+    this.b.bind(perVariable.flat(), [], construct(op, nl, [], bodies));
+    this.setCarried(carried, perVariable);
   }
 
   /**
