@@ -1,0 +1,4 @@
+import { defineConfig } from 'vite';
+import tsad from 'tsad/vite';
+
+export default defineConfig({ plugins: [tsad()] });
