@@ -153,3 +153,47 @@ test('examples/vite builds with `vite build`, and its page script shows a gradie
   const [g, fd] = [...text.matchAll(/\(([^)]*)\)/g)].slice(-2).map((m) => m[1].split(', ').map(Number));
   expectGradient({ g, fd });
 });
+
+test('examples/webpack builds through tsad/webpack and prints a gradient that matches central differences', () => {
+  const dir = project(example('webpack'), ['typescript', 'webpack'], 'tsad-example-');
+  dirs.push(dir);
+  const build = spawnSync(process.execPath, ['build.cjs'], { cwd: dir, encoding: 'utf8' });
+  expect(build.stderr + build.stdout).toBe('');
+  const { gradient, centralDifferences } = node(['dist/main.cjs'], dir);
+  expectGradient({ g: gradient, fd: centralDifferences });
+});
+
+test("webpack: tsad's diagnostic fails the module's build with file, line and code; watch mode rebuilds a call site after an edit in another file", () => {
+  const broken = project(
+    { ...example('webpack'), 'src/main.ts': `import { grad } from 'tsad';\n/** @differentiable */\nfunction f(x: number) { return x * Math.random(); }\nconsole.log(grad(f)(2));\n` },
+    ['typescript', 'webpack'],
+    'tsad-example-',
+  );
+  dirs.push(broken);
+  const failed = spawnSync(process.execPath, ['build.cjs'], { cwd: broken, encoding: 'utf8' });
+  expect(failed.status).not.toBe(0);
+  expect(failed.stderr).toMatch(/src\/main\.ts:3:36 - error TSAD1103: cannot differentiate through a call to 'Math\.random'/);
+
+  const watch = `const webpack = require('webpack');
+const fs = require('fs');
+const { execFileSync } = require('child_process');
+const run = () => JSON.parse(execFileSync(process.execPath, ['dist/main.cjs'], { encoding: 'utf8' })).gradient;
+// Files written just before the watch starts are all rebuilt by webpack's timestamp heuristics:
+// date them back so that only what an edit invalidates is rebuilt.
+const past = new Date(Date.now() - 3600_000);
+for (const f of fs.readdirSync('src')) fs.utimesSync('src/' + f, past, past);
+let builds = 0;
+const seen = [];
+// Development mode, as under \`webpack --watch\`: modules are rebuilt one by one, not concatenated.
+const watching = webpack({ ...require('./webpack.config.cjs'), mode: 'development' }).watch({ aggregateTimeout: 100 }, (err, stats) => {
+  if (err || stats.hasErrors()) throw err || new Error(stats.toString('errors-only'));
+  seen.push(run());
+  if (++builds === 1) fs.writeFileSync('src/model.ts', fs.readFileSync('src/model.ts', 'utf8').replace('0.5 * v * v', '0.5 * v * v * v'));
+  else watching.close(() => console.log(JSON.stringify(seen)));
+});`;
+  const dir = project({ ...example('webpack'), 'watch.cjs': watch }, ['typescript', 'webpack'], 'tsad-example-');
+  dirs.push(dir);
+  const [before, after] = node(['watch.cjs'], dir);
+  expect(before[1]).toBeCloseTo(1.2, 12);
+  expect(after[1]).toBeCloseTo(1.5 * 1.44, 12);
+});

@@ -1,7 +1,7 @@
 // `tsad/esbuild`: tsad in esbuild. `plugins: [tsad()]` in esbuild's build options compiles the
 // derivatives of every TypeScript file that uses tsad, with the project's type checker behind
 // it (project.ts); esbuild bundles the JavaScript that comes out. A tsad error is an esbuild
-// error at its file, line and column.
+// error at its file, line and column; in watch mode the files the derivatives read are watched.
 import * as fs from 'fs';
 import * as path from 'path';
 import { nodeHost } from './host';
@@ -18,6 +18,7 @@ interface OnLoadResult {
   contents?: string;
   loader?: 'js';
   resolveDir?: string;
+  watchFiles?: string[];
   errors?: { text: string; location?: { file: string; line: number; column: number; lineText: string } | null }[];
 }
 interface PluginBuild {
@@ -42,7 +43,8 @@ export default function tsad(options: TsadPluginOptions = {}): TsadEsbuildPlugin
           const out = projects.compile(file, text);
           // esbuild reads an input's inline map and composes it into the bundle's.
           const map = out.map === undefined ? '' : `//# sourceMappingURL=data:application/json;base64,${Buffer.from(out.map).toString('base64')}\n`;
-          return { contents: out.code + map, loader: 'js', resolveDir: path.dirname(file) };
+          // In watch mode an edit to any file the derivatives read rebuilds this one.
+          return { contents: out.code + map, loader: 'js', resolveDir: path.dirname(file), watchFiles: [...out.inputs] };
         } catch (e) {
           if (!(e instanceof TsadBuildError)) throw e;
           const p = e.place;

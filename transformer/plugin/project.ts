@@ -41,6 +41,8 @@ export interface Compiled {
   readonly code: string;
   /** The source map's JSON, for ES module output. */
   readonly map?: string;
+  /** The project's own TypeScript files the compile could read: what a watcher must watch. */
+  readonly inputs: readonly string[];
 }
 
 class Project {
@@ -118,7 +120,12 @@ class Project {
     const map = output.outputFiles.find((f) => f.name.endsWith('.map'))?.text;
     // The service names the map file; a bundler attaches the map itself.
     const code = js.text.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
-    return map === undefined ? { code: js.text } : { code, map };
+    const inputs = this.service
+      .getProgram()!
+      .getSourceFiles()
+      .filter((sf) => !sf.isDeclarationFile && !sf.fileName.includes('/node_modules/'))
+      .map((sf) => path.resolve(sf.fileName));
+    return map === undefined ? { code: js.text, inputs } : { code, map, inputs };
   }
 }
 
