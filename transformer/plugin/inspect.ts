@@ -7,17 +7,10 @@ import * as path from 'path';
 import type * as ts from 'typescript';
 import { InputError, Io } from './io';
 import type { Stage } from './stages';
-import { ModuleCompiler } from '../compile';
-import { printProgram } from '../ir/print';
-import { jvpOf, linearizeOf, vjpOf, valueAndGradOf, DriverOptions } from '../ad/drivers';
-import { isTsadDiagnostic } from '../frontend/diagnostics';
-import { markerOf, useTypeScript } from '../frontend/markers';
-import { DRIVER } from '../plan/request';
-import { reachable } from '../plan/closure';
+import { useTypeScript } from '../frontend/markers';
+import { stagesOf } from '../stages';
 import { formatDiagnostic, toDiagnostic } from './rewrite';
 import { Host, nodeHost, runtimeEntry } from './host';
-import { WGSL_HELPERS } from '../backend/wgsl/prims';
-import type { GpuProgram } from '../../runtime/webgpu/plan';
 
 export interface InspectOptions {
   readonly file: string;
@@ -58,96 +51,6 @@ function unsuitable(file: string): string | undefined {
 /** Syntax errors are shown this many at a time; the first usually explains the rest. */
 const MAX_SYNTAX_ERRORS = 5;
 
-/** The marked function-like declarations of a file, in source order. */
-function markedFunctions(tsApi: typeof ts, sf: ts.SourceFile, checker: ts.TypeChecker): ts.SignatureDeclaration[] {
-  const found: ts.SignatureDeclaration[] = [];
-  const visit = (node: ts.Node): void => {
-    const fnLike = tsApi.isFunctionDeclaration(node) || tsApi.isMethodDeclaration(node) || tsApi.isArrowFunction(node) || tsApi.isFunctionExpression(node);
-    if (fnLike && (node as ts.FunctionLikeDeclaration).body && markerOf(node, checker)) found.push(node as ts.SignatureDeclaration);
-    tsApi.forEachChild(node, visit);
-  };
-  visit(sf);
-  return found;
-}
-
-function stageText(stage: Stage, host: Host, checker: ts.TypeChecker, sf: ts.SourceFile, decl: ts.SignatureDeclaration): string {
-  const tsApi = host.ts;
-  const compiler = new ModuleCompiler(host, checker, tsApi.factory);
-  const { program, fn } = compiler.lower(decl);
-  // The same simplification the plugin applies before emitting.
-  const checkpoint = markerOf(decl, checker)?.checkpoint;
-  const driver: DriverOptions = { ...DRIVER, recheck: host.recheck, ...(checkpoint ? { checkpoint } : {}) };
-  switch (stage) {
-    case 'linear-a':
-      return printProgram(reachable(program, [fn.name]));
-    case 'jvp': {
-      const j = jvpOf(program, fn.name, driver);
-      return printProgram(reachable(j.program, [j.jvp]));
-    }
-    case 'linearize': {
-      const l = linearizeOf(program, fn.name, driver);
-      return printProgram(reachable(l.program, [l.fwd, l.lin]));
-    }
-    case 'transpose': {
-      const v = vjpOf(program, fn.name, driver);
-      return printProgram(reachable(v.program, [v.bwd]));
-    }
-    case 'grad': {
-      // The fused value-and-gradient def grad/valueAndGrad compile from (before emission).
-      if (fn.result.kind !== 'number') return `// ${fn.name} does not return a number: no gradient`;
-      const v = valueAndGradOf(program, fn.name, driver);
-      return printProgram(reachable(v.program, [v.valueAndGrad]));
-    }
-    case 'emit': {
-      // What `grad(f)` (scalar result) or `vjp(f, ...)` (any other result) compiles to.
-      const marker = markerOf(decl, checker);
-      const names = fn.params.map((p) => p.name);
-      const wrt = (marker?.wrt ?? [0]).map((w) => (typeof w === 'number' ? w : names.indexOf(w))).filter((i) => i >= 0);
-      compiler.compile({ target: decl, transform: fn.result.kind === 'number' ? 'grad' : 'vjp', wrt: wrt.length ? wrt : [0], callSite: decl, checkpoint: marker?.checkpoint });
-      const printer = tsApi.createPrinter({ newLine: tsApi.NewLineKind.LineFeed });
-      return compiler
-        .statements()
-        .map((s) => printer.printNode(tsApi.EmitHint.Unspecified, s, sf))
-        .join('\n\n');
-    }
-    case 'wgsl': {
-      // What `gpu(grad(f))` (scalar result) or `gpu(f)` compiles to, or why it is not on the GPU.
-      const transform = fn.result.kind === 'number' ? ('grad' as const) : undefined;
-      const where = transform ? `gpu(grad(${fn.name}))` : `gpu(${fn.name})`;
-      try {
-        return printGpuProgram(compiler.gpu(decl, { where, transform, wrt: [0] }, decl));
-      } catch (e) {
-        if (isTsadDiagnostic(e) && e.code === 1011) return `// ${e.codeText}: ${e.message.split('\n')[0]}`;
-        throw e;
-      }
-    }
-  }
-}
-
-/** A device program for reading: its host program and steps, then each kernel without the shared helpers. */
-function printGpuProgram(p: GpuProgram): string {
-  const host = p.host.map(
-    (s) =>
-      `//   h${s.out} = ${s.op === 'lit' ? s.value : s.op === 'arg' || s.op === 'len' ? `${s.op}(${p.params[s.param].name})` : s.op === 'atmost' ? `atmost(h${s.a}, h${s.b})` : `${s.op}(${s.args.map((r) => `h${r}`).join(', ')})`}`,
-  );
-  const steps = p.steps.map((s, i) =>
-    s.op === 'reduce'
-      ? `//   ${i}: reduce of ${s.k} accumulator(s) over h${s.n} elements of array(s) ${s.inputs.join(', ')}: kernels ${s.first}, ${s.next}, ${s.final}`
-      : s.op === 'map'
-        ? `//   ${i}: kernel ${s.kernel} over h${s.threads} elements, arrays ${s.arrays.join(', ') || '-'}`
-        : `//   ${i}: kernel ${s.kernel} (one invocation), arrays ${s.arrays.join(', ') || '-'}`,
-  );
-  const kernels = p.kernels.map((k, i) => `// ---- kernel ${i} ----\n${k.startsWith(WGSL_HELPERS) ? k.slice(WGSL_HELPERS.length).trimStart() : k}`);
-  return [
-    `// ${p.where}: ${p.kernels.length} kernels, ${p.slots} scalar slots, ${p.arrays.length} arrays`,
-    '// host (lengths, before any kernel):',
-    ...host,
-    '// device steps (one command encoder):',
-    ...steps,
-    ...kernels,
-  ].join('\n');
-}
-
 export function inspectFile(o: InspectOptions, io: Io): number {
   const problem = unsuitable(o.file);
   if (problem) throw new InputError(problem);
@@ -179,28 +82,20 @@ export function inspectFile(o: InspectOptions, io: Io): number {
     return 1;
   }
   const checker = program.getTypeChecker();
-  const all = markedFunctions(tsApi, sf, checker);
-  const lowerer = new ModuleCompiler(host, checker, tsApi.factory);
-  const named = all.map((decl) => ({ decl, name: safeName(() => lowerer.lower(decl).fn.name) ?? '?' }));
-  const chosen = o.fn === undefined ? named : named.filter((n) => n.name === o.fn || n.name === o.fn!.replace('.', '_') || n.name.endsWith(`_${o.fn}`));
-  if (chosen.length === 0) {
-    const have = named.map((n) => n.name).filter((n) => n !== '?');
+  const found = stagesOf(host, checker, sf, o);
+  if (found.functions.length === 0) {
+    const have = found.marked;
     throw new InputError(
       o.fn === undefined ? `no marked functions in ${o.file} (mark one with /** @differentiable */)` : `no marked function '${o.fn}' in ${o.file}${have.length ? ` (marked: ${have.join(', ')})` : ''}`,
     );
   }
   let status = 0;
-  for (const { decl, name } of chosen) {
-    for (const stage of o.stages) {
-      try {
-        const text = stageText(stage, host, checker, sf, decl).trimEnd();
-        io.out(o.stages.length > 1 || chosen.length > 1 ? `// ---- ${name}: ${stage} ----\n${text}\n` : text);
-      } catch (e) {
-        if (!isTsadDiagnostic(e)) throw e;
-        io.err(formatDiagnostic(tsApi, toDiagnostic(tsApi, e, sf)));
-        status = 1;
-        break;
-      }
+  const several = o.stages.length > 1 || found.functions.length > 1;
+  for (const { name, stages, error } of found.functions) {
+    for (const [stage, text] of stages) io.out(several ? `// ---- ${name}: ${stage} ----\n${text.trimEnd()}\n` : text.trimEnd());
+    if (error) {
+      io.err(formatDiagnostic(tsApi, toDiagnostic(tsApi, error, sf)));
+      status = 1;
     }
   }
   return status;
@@ -211,13 +106,4 @@ function formatTsDiagnostic(tsApi: typeof ts, d: ts.Diagnostic): string {
   if (!d.file || d.start === undefined) return `error TS${d.code}: ${text}`;
   const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
   return `${d.file.fileName}:${line + 1}:${character + 1} - error TS${d.code}: ${text}`;
-}
-
-function safeName(f: () => string): string | undefined {
-  try {
-    return f();
-  } catch (e) {
-    if (isTsadDiagnostic(e)) return undefined;
-    throw e;
-  }
 }
