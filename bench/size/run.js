@@ -91,7 +91,9 @@ fs.rmSync(scratch, { recursive: true, force: true });
 console.log('| project | marked source | JavaScript tsad adds | bytes added per marked byte | per marked line |');
 console.log('|---|---:|---:|---:|---:|');
 for (const r of rows) {
-  console.log(`| ${r.label} | ${r.marked.bytes.toLocaleString('en')} B, ${r.marked.lines} lines | ${r.added.toLocaleString('en')} B | ${r.ratio.toFixed(1)} | ${Math.round(r.added / r.marked.lines)} B |`);
+  console.log(
+    `| ${r.label} | ${r.marked.bytes.toLocaleString('en')} B, ${r.marked.lines} lines | ${r.added.toLocaleString('en')} B | ${r.ratio.toFixed(1)} | ${Math.round(r.added / r.marked.lines)} B |`,
+  );
 }
 const demoAndTool = rows.slice(0, 2);
 console.log(`\naverage over the demo and the GradBench tool: ${(demoAndTool.reduce((a, r) => a + r.ratio, 0) / demoAndTool.length).toFixed(1)} bytes per marked byte (goal: <= 10)`);
