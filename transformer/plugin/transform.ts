@@ -86,8 +86,10 @@ export function transform(sourceText: string, options: TransformOptions = {}): T
     },
   );
   const messages = [...typeErrors, ...diagnostics].map((d) => formatDiagnostic(tsApi, d));
-  if (diagnostics.length > 0 && options.throwOnError !== false) {
-    throw new Error(`tsad: ${diagnostics.length} error(s)\n${diagnostics.map((d) => formatDiagnostic(tsApi, d)).join('\n')}`);
+  // Notes (TSAD2xxx) are in `diagnostics` and `messages` but fail nothing.
+  const errors = diagnostics.filter((d) => d.category === tsApi.DiagnosticCategory.Error);
+  if (errors.length > 0 && options.throwOnError !== false) {
+    throw new Error(`tsad: ${errors.length} error(s)\n${errors.map((d) => formatDiagnostic(tsApi, d)).join('\n')}`);
   }
   return { outputText, sourceMapText, diagnostics, typeErrors, messages };
 }

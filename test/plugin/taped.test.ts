@@ -1,0 +1,155 @@
+// Taped reverse mode (docs/frontend.md, "Taped mode"): recursion, which compiled code cannot
+// unroll, runs a taped copy of the function; each derivative is checked against central finite
+// differences, the cost against the tape's own operation counter.
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { compile, load, partial, expectClose, workDir } from './harness';
+
+// The runtime as the generated modules load it (jest maps 'tsad' to its sources).
+const tsad = require('tsad') as { tsad$tape: { stats(): { nodes: number; edges: number } } };
+
+const fd = (fn: (...a: any[]) => any, at: any[], i: number, k = 0) => partial(fn, at, i, k);
+
+describe('scalar recursion', () => {
+  const source = `import { grad, valueAndGrad, vjp } from 'tsad';
+/** @differentiable */
+export function f(x: number, n: number): number {
+  if (n === 0) return x;
+  return Math.sin(f(x, n - 1)) * x + 0.5 * x;
+}
+export const df = grad(f);
+export const vf = valueAndGrad(f);
+export const pf = (x: number, n: number) => vjp(f, x, n);
+`;
+  const { exports: m, result } = load(source);
+
+  test('grad, valueAndGrad and vjp agree with central differences', () => {
+    for (const [x, n] of [
+      [0.7, 0],
+      [0.7, 3],
+      [1.3, 10],
+    ]) {
+      const ref = fd(m.f, [x, n], 0);
+      expectClose([m.df(x, n)], ref);
+      const [v, g] = m.vf(x, n);
+      expect(v).toBe(m.f(x, n));
+      expectClose([g], ref);
+      const [v2, pullback] = m.pf(x, n);
+      expect(v2).toBe(m.f(x, n));
+      const [cx, cn] = pullback(2);
+      expectClose([cx], [2 * ref[0]]);
+      expect(cn).toBe(0);
+    }
+  });
+
+  test('the build says the function runs taped, as a note that fails nothing', () => {
+    expect(result.messages.filter((s) => / - error /.test(s))).toEqual([]);
+    const notes = result.messages.filter((s) => /TSAD2001/.test(s));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/:3:17 - note TSAD2001: 'f' runs taped: 'f' \(line 3\) calls itself directly/);
+  });
+});
+
+describe('mutual recursion', () => {
+  const { exports: m, result } = load(`import { grad } from 'tsad';
+/** @differentiable */
+export function even(x: number): number {
+  return x < 10 ? odd(0.6 * x) + 1 : odd(0.1 * x) * x + 2;
+}
+/** @differentiable */
+export function odd(x: number): number {
+  return x < 1 ? x * x : 0.9 * even(x - 1) + Math.sin(x);
+}
+export const de = grad(even);
+export const dd = grad(odd);
+`);
+
+  test('both functions run taped and agree with central differences', () => {
+    for (const x of [0.4, 3.3, 5.3, 23.7, 61.2]) {
+      expectClose([m.de(x)], fd(m.even, [x], 0));
+      expectClose([m.dd(x)], fd(m.odd, [x], 0));
+    }
+    expect(result.messages.filter((s) => /note TSAD2001/.test(s))).toHaveLength(2);
+  });
+});
+
+describe('cost: linear in what runs', () => {
+  const { exports: m, result: built } = load(`import { grad } from 'tsad';
+/** The doubling chain: y_k = y_{k-1} + y_{k-1}; a backpropagator per use would run 2^n times. */
+/** @differentiable */
+export function doubling(x: number, n: number): number {
+  if (n === 0) return x;
+  const y = doubling(x, n - 1);
+  return y + y;
+}
+/** @differentiable */
+export function deep(x: number, n: number): number {
+  return n === 0 ? x : Math.sin(deep(x, n - 1)) + 0.01 * x;
+}
+export const dDoubling = grad(doubling);
+export const dDeep = grad(deep);
+`);
+
+  test('the doubling chain: n + 1 nodes and 2n partials, gradient 2^n exactly', () => {
+    for (const n of [1, 10, 20, 40, 1000]) {
+      expect(m.dDoubling(0.3, n)).toBe(2 ** n);
+      expect(tsad.tsad$tape.stats()).toEqual({ nodes: n + 1, edges: 2 * n });
+    }
+  });
+
+  test('recursion 10 … 1,000 deep: 3 nodes per level', () => {
+    for (const n of [10, 100, 1000]) {
+      const g = m.dDeep(0.7, n);
+      expect(tsad.tsad$tape.stats()).toEqual({ nodes: 3 * n + 1, edges: 4 * n });
+      expectClose([g], fd(m.deep, [0.7, n], 0));
+    }
+  });
+
+  test('10,000 deep: where the function itself runs, its gradient does (the backward pass is a loop)', () => {
+    // The forward pass is the function's own recursion: at Node's default stack the plain
+    // function overflows near 8,400 levels, so both run in a process with a larger stack.
+    const dir = workDir();
+    const file = path.join(dir, 'deep.js');
+    fs.writeFileSync(file, built.outputText);
+    const script = `const m = require(${JSON.stringify(file)}); const t = require('tsad');
+const n = 10000, h = 1e-5;
+const g = m.dDeep(0.7, n);
+console.log(JSON.stringify({ g, stats: t.tsad$tape.stats(), fd: (m.deep(0.7 + h, n) - m.deep(0.7 - h, n)) / (2 * h) }));`;
+    const out = JSON.parse(execFileSync(process.execPath, ['--stack-size=4000', '-e', script], { cwd: dir, encoding: 'utf8' }));
+    expect(out.stats).toEqual({ nodes: 30001, edges: 40000 });
+    expectClose([out.g], [out.fd]);
+  });
+});
+
+describe('taped: false', () => {
+  test('keeps recursion the error TSAD1109, with no note', () => {
+    const r = compile(
+      `import { grad } from 'tsad';
+/** @differentiable({ taped: false }) */
+export function f(x: number): number {
+  return x > 1 ? f(x / 2) : x;
+}
+export const d = grad(f);
+`,
+      { throwOnError: false },
+    );
+    const ours = r.messages.filter((s) => s.includes('TSAD'));
+    expect(ours).toHaveLength(1);
+    expect(ours[0]).toMatch(/:4:18 - error TSAD1109: 'f' \(line 3\) calls itself directly/);
+  });
+
+  test('a transform taped mode does not compile (jvp) keeps the error', () => {
+    const r = compile(
+      `import { jvp } from 'tsad';
+/** @differentiable */
+export function f(x: number): number {
+  return x > 1 ? f(x / 2) : x;
+}
+export const d = (x: number) => jvp(f, [x], [1]);
+`,
+      { throwOnError: false },
+    );
+    expect(r.messages.some((s) => / - error TSAD1109: /.test(s))).toBe(true);
+  });
+});
