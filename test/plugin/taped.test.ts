@@ -87,14 +87,29 @@ export function doubling(x: number, n: number): number {
 export function deep(x: number, n: number): number {
   return n === 0 ? x : Math.sin(deep(x, n - 1)) + 0.01 * x;
 }
+/** @differentiable */
+export function squares(a: number[], lo: number, hi: number): number {
+  if (hi - lo === 1) return a[lo] * a[lo];
+  const mid = Math.floor((lo + hi) / 2);
+  return squares(a, lo, mid) + squares(a, mid, hi);
+}
 export const dDoubling = grad(doubling);
 export const dDeep = grad(deep);
+export const dSquares = grad(squares);
 `);
 
   test('the doubling chain: n + 1 nodes and 2n partials, gradient 2^n exactly', () => {
     for (const n of [1, 10, 20, 40, 1000]) {
       expect(m.dDoubling(0.3, n)).toBe(2 ** n);
       expect(tsad.tsad$tape.stats()).toEqual({ nodes: n + 1, edges: 2 * n });
+    }
+  });
+
+  test('divide and conquer over an array of n: n inputs, n squares, n - 1 sums', () => {
+    for (const n of [1, 7, 64, 1000]) {
+      const a = Array.from({ length: n }, (_, i) => Math.cos(i));
+      expect(m.dSquares(a, 0, n)).toEqual(a.map((x) => 2 * x));
+      expect(tsad.tsad$tape.stats()).toEqual({ nodes: 3 * n - 1, edges: 4 * n - 2 });
     }
   });
 
@@ -151,5 +166,76 @@ export const d = (x: number) => jvp(f, [x], [1]);
       { throwOnError: false },
     );
     expect(r.messages.some((s) => / - error TSAD1109: /.test(s))).toBe(true);
+  });
+});
+
+describe('recursion over arrays (recorded per element in this slice)', () => {
+  const { exports: m } = load(`import { grad, valueAndGrad, vjp } from 'tsad';
+/** The determinant by expansion along the first row (n! terms: for small matrices). */
+/** @differentiable */
+export function det(a: Float64Array, n: number): number {
+  if (n === 1) return a[0];
+  let s = 0;
+  for (let j = 0; j < n; j++) {
+    const minor = new Float64Array((n - 1) * (n - 1));
+    for (let r = 1; r < n; r++) {
+      let k = 0;
+      for (let c = 0; c < n; c++) {
+        if (c === j) continue;
+        minor[(r - 1) * (n - 1) + k] = a[r * n + c];
+        k++;
+      }
+    }
+    const sign = j % 2 === 0 ? 1 : -1;
+    s += sign * a[j] * det(minor, n - 1);
+  }
+  return s;
+}
+/** @differentiable */
+export function detRows(m: number[][]): number {
+  const n = m.length;
+  if (n === 1) return m[0][0];
+  let s = 0;
+  for (let j = 0; j < n; j++) {
+    const minor = m.slice(1).map((row) => row.filter((_, k) => k !== j));
+    s += (j % 2 === 0 ? 1 : -1) * m[0][j] * detRows(minor);
+  }
+  return s;
+}
+export const dDet = grad(det);
+export const vgDet = valueAndGrad(det);
+export const dRows = grad(detRows);
+export const pullRows = (m: number[][]) => vjp(detRows, m);
+`);
+  const matrix = (n: number) => Array.from({ length: n * n }, (_, i) => Math.sin(1.7 * i + 0.3) + (i % (n + 1) === 0 ? 2 : 0));
+
+  test('the gradient of a determinant on Float64Array, ell = 1 … 6, is its cofactor matrix (central differences)', () => {
+    for (let n = 1; n <= 6; n++) {
+      const a = Float64Array.from(matrix(n));
+      const g = m.dDet(a, n);
+      expect(g).toBeInstanceOf(Float64Array);
+      const ref = Array.from(a, (_, k) => fd((x: number[]) => m.det(Float64Array.from(x), n), [Array.from(a)], 0, k)[0]);
+      expectClose(Array.from(g), ref, 1e-5);
+      const [v, g2] = m.vgDet(a, n);
+      expect(v).toBe(m.det(a, n));
+      expect(Array.from(g2)).toEqual(Array.from(g));
+    }
+  });
+
+  test('on number[][] with slice, map and filter, grad and vjp agree with central differences', () => {
+    for (let n = 1; n <= 5; n++) {
+      const flat = matrix(n);
+      const rows = Array.from({ length: n }, (_, r) => flat.slice(r * n, r * n + n));
+      const g = m.dRows(rows);
+      const ref = flat.map((_, k) => fd(m.detRows, [rows], 0, k)[0]);
+      expectClose(g.flat(), ref, 1e-5);
+      const [v, pullback] = m.pullRows(rows);
+      expect(v).toBe(m.detRows(rows));
+      expectClose(
+        pullback(3)[0].flat(),
+        ref.map((x: number) => 3 * x),
+        1e-5,
+      );
+    }
   });
 });
