@@ -5,7 +5,8 @@
 // when it is created (the generated code computes them from the primitive registry's rules), and
 // the backward pass resolves each node once, from the highest ID down, in one loop: no recursion,
 // so the depth of the user's recursion is not the backward pass's. Nodes live in flat typed
-// arrays (CSR: a node's parents and partials are a slice), never as per-node objects.
+// arrays (CSR: a node's parents and partials are a slice), never as per-node objects. Forward
+// mode (jvp) needs no tape: a `Forward` number carries its tangent.
 
 /** An active number: its value and its node on the tape that made it. */
 export class Dual {
@@ -13,6 +14,14 @@ export class Dual {
     readonly v: number,
     readonly i: number,
     readonly tape: Tape,
+  ) {}
+}
+
+/** A number of forward mode (jvp of taped code): its value and its tangent. */
+export class Forward {
+  constructor(
+    readonly v: number,
+    readonly d: number,
   ) {}
 }
 
@@ -152,10 +161,28 @@ export function collect(adjoint: Float64Array, lifted: Structure, original: Stru
 
 /** The caller's view of a result: its numbers' values, typed arrays where the function made arrays of nodes stay arrays. */
 export function primal(x: Structure): Structure {
-  if (x instanceof Dual) return x.v;
+  if (x instanceof Dual || x instanceof Forward) return x.v;
   if (Array.isArray(x)) return x.map(primal);
   if (isPlainObject(x)) return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, primal(v)]));
   return x;
+}
+
+/** A parameter with its tangent (forward mode): each number with the tangent's number there; `undefined` tangents are constants. */
+export function dual(x: Structure, tangent: Structure): Structure {
+  if (tangent === undefined || tangent === null) return x;
+  if (typeof x === 'number') return new Forward(x, tangent as number);
+  if (ArrayBuffer.isView(x) || Array.isArray(x)) return Array.from(x as ArrayLike<Structure>, (e, k) => dual(e, (tangent as ArrayLike<Structure>)[k]));
+  if (isPlainObject(x)) return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, dual(v, (tangent as Record<string, Structure>)[k])]));
+  return x;
+}
+
+/** The tangent of a forward-mode result, in its shape (0 for a number that carries none). */
+export function tangent(y: Structure): Structure {
+  if (y instanceof Forward) return y.d;
+  if (typeof y === 'number') return 0;
+  if (Array.isArray(y)) return y.map(tangent);
+  if (isPlainObject(y)) return Object.fromEntries(Object.entries(y).map(([k, v]) => [k, tangent(v)]));
+  return undefined;
 }
 
 /** Adds a cotangent to the adjoints of a result's nodes (a result's constants take none). */
@@ -183,8 +210,8 @@ function isPlainObject(x: unknown): x is Record<string, unknown> {
 }
 
 /** A zero-filled array for `new Float64Array(n)` in taped code: it must hold nodes. */
-export function array(n: number | Dual | ArrayLike<number | Dual>): (number | Dual)[] {
+export function array(n: number | Dual | Forward | ArrayLike<number | Dual | Forward>): (number | Dual | Forward)[] {
   if (typeof n === 'number') return new Array<number>(n).fill(0);
-  if (n instanceof Dual) return new Array<number>(n.v).fill(0);
+  if (n instanceof Dual || n instanceof Forward) return new Array<number>(n.v).fill(0);
   return Array.from(n);
 }

@@ -12,7 +12,7 @@ const tsad = require('tsad') as { tsad$tape: { stats(): { nodes: number; edges: 
 const fd = (fn: (...a: any[]) => any, at: any[], i: number, k = 0) => partial(fn, at, i, k);
 
 describe('scalar recursion', () => {
-  const source = `import { grad, valueAndGrad, vjp } from 'tsad';
+  const source = `import { grad, valueAndGrad, vjp, jvp } from 'tsad';
 /** @differentiable */
 export function f(x: number, n: number): number {
   if (n === 0) return x;
@@ -21,10 +21,11 @@ export function f(x: number, n: number): number {
 export const df = grad(f);
 export const vf = valueAndGrad(f);
 export const pf = (x: number, n: number) => vjp(f, x, n);
+export const jf = (x: number, n: number, dx: number) => jvp(f, [x, n], [dx, 0]);
 `;
   const { exports: m, result } = load(source);
 
-  test('grad, valueAndGrad and vjp agree with central differences', () => {
+  test('grad, valueAndGrad, vjp and jvp (dual numbers) agree with central differences', () => {
     for (const [x, n] of [
       [0.7, 0],
       [0.7, 3],
@@ -40,6 +41,9 @@ export const pf = (x: number, n: number) => vjp(f, x, n);
       const [cx, cn] = pullback(2);
       expectClose([cx], [2 * ref[0]]);
       expect(cn).toBe(0);
+      const [v3, tangent] = m.jf(x, n, 0.5);
+      expect(v3).toBe(m.f(x, n));
+      expectClose([tangent], [0.5 * ref[0]]);
     }
   });
 
@@ -154,14 +158,14 @@ export const d = grad(f);
     expect(ours[0]).toMatch(/:4:18 - error TSAD1109: 'f' \(line 3\) calls itself directly/);
   });
 
-  test('a transform taped mode does not compile (jvp) keeps the error', () => {
+  test('a transform taped mode does not compile (hessian) keeps the error', () => {
     const r = compile(
-      `import { jvp } from 'tsad';
+      `import { hessian } from 'tsad';
 /** @differentiable */
 export function f(x: number): number {
   return x > 1 ? f(x / 2) : x;
 }
-export const d = (x: number) => jvp(f, [x], [1]);
+export const d = hessian(f);
 `,
       { throwOnError: false },
     );
@@ -170,7 +174,7 @@ export const d = (x: number) => jvp(f, [x], [1]);
 });
 
 describe('recursion over arrays (recorded per element in this slice)', () => {
-  const { exports: m } = load(`import { grad, valueAndGrad, vjp } from 'tsad';
+  const { exports: m } = load(`import { grad, valueAndGrad, vjp, jvp } from 'tsad';
 /** The determinant by expansion along the first row (n! terms: for small matrices). */
 /** @differentiable */
 export function det(a: Float64Array, n: number): number {
@@ -206,10 +210,11 @@ export const dDet = grad(det);
 export const vgDet = valueAndGrad(det);
 export const dRows = grad(detRows);
 export const pullRows = (m: number[][]) => vjp(detRows, m);
+export const pushDet = (a: Float64Array, n: number, da: Float64Array) => jvp(det, [a, n], [da, 0]);
 `);
   const matrix = (n: number) => Array.from({ length: n * n }, (_, i) => Math.sin(1.7 * i + 0.3) + (i % (n + 1) === 0 ? 2 : 0));
 
-  test('the gradient of a determinant on Float64Array, ell = 1 … 6, is its cofactor matrix (central differences)', () => {
+  test('the gradient of a determinant on Float64Array, ell = 1 … 6, is its cofactor matrix (central differences), and jvp its directional derivative', () => {
     for (let n = 1; n <= 6; n++) {
       const a = Float64Array.from(matrix(n));
       const g = m.dDet(a, n);
@@ -219,6 +224,11 @@ export const pullRows = (m: number[][]) => vjp(detRows, m);
       const [v, g2] = m.vgDet(a, n);
       expect(v).toBe(m.det(a, n));
       expect(Array.from(g2)).toEqual(Array.from(g));
+      // Forward mode (dual numbers): the tangent along da is <grad, da>.
+      const da = Float64Array.from(a, (_, k) => Math.cos(k));
+      const [v3, t] = m.pushDet(a, n, da);
+      expect(v3).toBe(v);
+      expectClose([t], [ref.reduce((acc, r, k) => acc + r * da[k], 0)], 1e-5);
     }
   });
 

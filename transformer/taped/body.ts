@@ -10,7 +10,7 @@ import type * as ts from 'typescript';
 import { operatorTables } from '../frontend/operators';
 import { MATH_FUNCTIONS } from '../prims/registry';
 import { isBuiltIn, tsadExportName } from '../frontend/markers';
-import type { TapedPrims } from './prims';
+import type { TapedOps } from './prims';
 
 /** Code taped mode cannot take yet: the reason, where. */
 export class TapedRefusal extends Error {
@@ -37,15 +37,17 @@ export class TapedFunctions {
     private readonly tsApi: typeof ts,
     private readonly checker: ts.TypeChecker,
     private readonly ctx: ts.TransformationContext,
-    private readonly prims: TapedPrims,
+    private readonly prims: TapedOps,
     private readonly array: () => ts.Expression,
+    /** `tsad$taped$` for reverse mode's copies, `tsad$dual$` for forward mode's. */
+    private readonly prefix: string,
   ) {}
 
   /** The name of the taped copy of `target` (made by `flush`). */
   nameOf(target: TapedTarget): string {
     const known = this.names.get(target);
     if (known) return known;
-    const base = `tsad$taped_${sourceName(this.tsApi, target)}`;
+    const base = `${this.prefix}${sourceName(this.tsApi, target)}`;
     let name = base;
     for (let k = 1; this.taken.has(name); k++) name = `${base}_${k}`;
     this.taken.add(name);

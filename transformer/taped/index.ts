@@ -11,8 +11,8 @@ import { TapedPrims } from './prims';
 /** The note that a function runs taped. */
 export const RUNS_TAPED = 2001;
 
-/** The transforms taped mode compiles (jvp, Jacobians and second order are not taped yet). */
-const TAPED_KINDS = ['grad', 'valueAndGrad', 'vjp'] as const;
+/** The transforms taped mode compiles: reverse mode on the tape, jvp on dual numbers (Jacobians and second order are not taped yet). */
+const TAPED_KINDS = ['grad', 'valueAndGrad', 'vjp', 'jvp'] as const;
 export type TapedKind = (typeof TAPED_KINDS)[number];
 
 const RUNTIME = 'tsad$rt';
@@ -20,6 +20,8 @@ const RUNTIME = 'tsad$rt';
 export class TapedModule {
   private readonly prims: TapedPrims;
   private readonly functions: TapedFunctions;
+  /** Forward mode's copies (jvp: dual numbers). */
+  private readonly forward: TapedFunctions;
   private readonly wrappers = new Map<string, string>();
   private readonly refused = new Set<ts.Node>();
   private readonly out: ts.Statement[] = [];
@@ -32,8 +34,9 @@ export class TapedModule {
     private readonly sf: ts.SourceFile,
   ) {
     this.f = ctx.factory;
-    this.prims = new TapedPrims(tsApi, this.f);
-    this.functions = new TapedFunctions(tsApi, checker, ctx, this.prims, () => this.rt('array'));
+    this.prims = new TapedPrims(tsApi, this.f, (member) => this.rt(member));
+    this.functions = new TapedFunctions(tsApi, checker, ctx, this.prims, () => this.rt('array'), 'tsad$taped$');
+    this.forward = new TapedFunctions(tsApi, checker, ctx, this.prims.forward, () => this.rt('array'), 'tsad$dual$');
   }
 
   /**
@@ -62,7 +65,10 @@ export class TapedModule {
     return new TsadDiagnosticError(
       RUNS_TAPED,
       nameNode(this.tsApi, decl),
-      diagnosticMessage(RUNS_TAPED, `'${name}' runs taped: ${why}, which compiled code cannot unroll; its grad, valueAndGrad and vjp record every operation on a tape at run time`),
+      diagnosticMessage(
+        RUNS_TAPED,
+        `'${name}' runs taped: ${why}, which compiled code cannot unroll; its grad, valueAndGrad and vjp record every operation on a tape at run time, and its jvp runs on dual numbers`,
+      ),
     );
   }
 
@@ -71,11 +77,13 @@ export class TapedModule {
    * cannot take turns `error` (the recursion) into the error it was, saying why.
    */
   compile(decl: TapedTarget, kind: TapedKind, wrt: readonly number[], error: TsadDiagnosticError): string {
-    const key = `${this.functions.nameOf(decl)}|${kind}|${wrt.join(',')}`;
+    const copies = kind === 'jvp' ? this.forward : this.functions;
+    const copy = copies.nameOf(decl);
+    const key = `${copy}|${kind}|${wrt.join(',')}`;
     const known = this.wrappers.get(key);
     if (known) return known;
     try {
-      this.functions.flush();
+      copies.flush();
     } catch (e) {
       if (!(e instanceof TapedRefusal)) throw e;
       this.refused.add(decl);
@@ -86,16 +94,39 @@ export class TapedModule {
       throw new TsadDiagnosticError(1109, error.node, `${error.message.split('\n')[0]}; it cannot run taped either: taped mode does not take rest parameters yet`);
     }
     const suffix = wrt.length === 1 && wrt[0] === 0 ? '' : `_${wrt.join('_')}`;
-    const name = `${this.functions.nameOf(decl)}_${kind}${suffix}`;
-    this.out.push(this.wrapper(name, this.functions.nameOf(decl), decl.parameters.length, kind, kind === 'vjp' ? decl.parameters.map((_, i) => i) : wrt));
+    const name = `${copy}_${kind}${suffix}`;
+    const arity = decl.parameters.length;
+    this.out.push(kind === 'jvp' ? this.jvpWrapper(name, copy, arity) : this.wrapper(name, copy, arity, kind, kind === 'vjp' ? decl.parameters.map((_, i) => i) : wrt));
     this.wrappers.set(key, name);
     return name;
+  }
+
+  /** `function name(primals, tangents) { the copy on dual numbers; [value, tangent] }` */
+  private jvpWrapper(name: string, copy: string, arity: number): ts.FunctionDeclaration {
+    const f = this.f;
+    const id = (n: string) => f.createIdentifier(n);
+    const at = (array: string, i: number) => f.createElementAccessExpression(id(array), i);
+    const args = Array.from({ length: arity }, (_, i) => f.createCallExpression(this.rt('dual'), undefined, [at('primals', i), at('tangents', i)]));
+    const y = f.createVariableStatement(
+      undefined,
+      f.createVariableDeclarationList([f.createVariableDeclaration('y', undefined, undefined, f.createCallExpression(id(copy), undefined, args))], this.tsApi.NodeFlags.Const),
+    );
+    const result = f.createArrayLiteralExpression([f.createCallExpression(this.rt('primal'), undefined, [id('y')]), f.createCallExpression(this.rt('tangent'), undefined, [id('y')])]);
+    return f.createFunctionDeclaration(
+      undefined,
+      undefined,
+      name,
+      undefined,
+      ['primals', 'tangents'].map((p) => f.createParameterDeclaration(undefined, undefined, p)),
+      undefined,
+      f.createBlock([y, f.createReturnStatement(result)], true),
+    );
   }
 
   /** The module's taped code: the runtime's import, the primitives, the copies and the wrappers. */
   statements(): ts.Statement[] {
     if (this.wrappers.size === 0) return [];
-    return [...this.prims.statements(), ...this.functions.statements(), ...this.out];
+    return [...this.prims.statements(), ...this.functions.statements(), ...this.forward.statements(), ...this.out];
   }
 
   importStatements(): ts.Statement[] {

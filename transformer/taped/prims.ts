@@ -49,17 +49,34 @@ function isZero(d: FnDef): boolean {
   return d.body.stmts.some((s) => s.tag === 'let' && s.nl.length === 1 && s.nl[0].name === result && s.rhs.tag === 'lit' && s.rhs.value === 0);
 }
 
-/** The module's taped primitives and the helpers they need. */
-export class TapedPrims {
+/** What a taped copy's operations on numbers become (body.ts): one mode's primitives. */
+export interface TapedOps {
+  /** The value of a number or a node (for indices, tests and conditions). */
+  value(x: ts.Expression): ts.Expression;
+  /** `op` applied to numbers or nodes. */
+  apply(op: string, args: readonly ts.Expression[]): ts.Expression;
+}
+
+type Mode = 'reverse' | 'forward';
+
+/**
+ * The module's taped primitives and the helpers they need, in two modes sharing the partials:
+ * reverse mode records them on the tape of a node argument; forward mode (dual numbers, for jvp)
+ * sums them times the arguments' tangents.
+ */
+export class TapedPrims implements TapedOps {
   private readonly names = new Map<string, string>();
   private readonly out: ts.Statement[] = [];
+  /** The same primitives in forward mode. */
+  readonly forward: TapedOps = { value: (x) => this.value(x), apply: (op, args) => this.call(op, args, 'forward') };
 
   constructor(
     private readonly tsApi: typeof ts,
     private readonly f: ts.NodeFactory,
+    /** `tsad$rt.tsad$tape.<member>` */
+    private readonly runtime: (member: string) => ts.Expression,
   ) {}
 
-  /** `tsad$v(x)`: the value of a number or a node (for indices, tests and conditions). */
   value(x: ts.Expression): ts.Expression {
     if (!this.names.has('$v')) {
       this.names.set('$v', 'tsad$v');
@@ -69,22 +86,40 @@ export class TapedPrims {
     return this.f.createCallExpression(this.f.createIdentifier('tsad$v'), undefined, [x]);
   }
 
-  /** A call of the taped `op` on `args` (taped expressions). */
   apply(op: string, args: readonly ts.Expression[]): ts.Expression {
-    return this.f.createCallExpression(this.f.createIdentifier(this.use(op, args.length)), undefined, [...args]);
+    return this.call(op, args, 'reverse');
   }
 
   statements(): ts.Statement[] {
     return this.out;
   }
 
-  private use(op: string, arity: number): string {
-    const key = `${op}/${arity}`;
-    const known = this.names.get(key);
-    if (known) return known;
-    const name = `tsad$taped_${op}${primDef(op).arity.max === Infinity ? `_${arity}` : ''}`;
-    this.names.set(key, name);
-    const partials = partialsOf(op, arity);
+  private call(op: string, args: readonly ts.Expression[], mode: Mode): ts.Expression {
+    return this.f.createCallExpression(this.f.createIdentifier(this.use(op, args.length, mode)), undefined, [...args]);
+  }
+
+  /** The names of the emitted partials of `op` at `arity` (undefined for a zero one), or 'constant'. */
+  private partials(op: string, arity: number): readonly (string | undefined)[] | 'constant' {
+    const defs = partialsOf(op, arity);
+    if (defs === 'constant') return 'constant';
+    const base = `tsad$partial_${op}${primDef(op).arity.max === Infinity ? `_${arity}` : ''}`;
+    return defs.map((d, i) => {
+      if (!d) return undefined;
+      const name = `${base}$d${i}`;
+      if (!this.names.has(name)) {
+        this.names.set(name, name);
+        this.out.push(...emitDefs([d], { factory: this.f, tsApi: this.tsApi, fnName: () => name }));
+      }
+      return name;
+    });
+  }
+
+  private use(op: string, arity: number, mode: Mode): string {
+    const partialNames = this.partials(op, arity);
+    const variadic = primDef(op).arity.max === Infinity ? `_${arity}` : '';
+    const name = partialNames === 'constant' ? `tsad$constant_${op}${variadic}` : `tsad$${mode === 'reverse' ? 'taped' : 'dual'}_${op}${variadic}`;
+    if (this.names.has(name)) return name;
+    this.names.set(name, name);
     const f = this.f;
     const args = Array.from({ length: arity }, (_, i) => `a${i}`);
     const values = args.map((_, i) => `v${i}`);
@@ -98,7 +133,7 @@ export class TapedPrims {
           this.tsApi.NodeFlags.Const,
         ),
       );
-    if (partials === 'constant') {
+    if (partialNames === 'constant') {
       // A constant of the values: no node, whatever the arguments are.
       this.out.push(
         this.fn(name, args, [
@@ -111,37 +146,34 @@ export class TapedPrims {
       );
       return name;
     }
-    const partialNames = partials.map((d, i) => (d ? `${name}$d${i}` : undefined));
-    partials.forEach((d, i) => {
-      if (d) this.out.push(...emitDefs([d], { factory: f, tsApi: this.tsApi, fnName: () => partialNames[i]! }));
-    });
     const isNumber = (a: string) => f.createStrictEquality(f.createTypeOfExpression(id(a)), f.createStringLiteral('number'));
     const constant = args.map((_, i) => `c${i}`);
     const allConstant = constant.map((c): ts.Expression => id(c)).reduce((acc, c) => f.createLogicalAnd(acc, c));
-    // The partial of an argument that is a constant is never computed: nothing reads it.
-    const partialOf = (i: number): ts.Expression => {
+    const computed = (i: number): ts.Expression => {
       const p = partialNames[i];
-      const computed = p ? f.createCallExpression(id(p), undefined, values.map(id)) : f.createNumericLiteral(0);
-      return f.createConditionalExpression(id(constant[i]), undefined, f.createNumericLiteral(0), undefined, computed);
+      return p ? f.createCallExpression(id(p), undefined, values.map(id)) : f.createNumericLiteral(0);
     };
-    // The tape: that of any argument that is a node (one is, once all-constant has returned).
-    const tape = args.slice(0, -1).reduceRight<ts.Expression>((rest, a, i) => f.createConditionalExpression(id(constant[i]), undefined, rest, undefined, id(a)), id(args[args.length - 1]));
-    const record =
-      arity === 1
-        ? f.createCallExpression(f.createPropertyAccessExpression(f.createPropertyAccessExpression(id(args[0]), 'tape'), 'record1'), undefined, [emit(values), id(args[0]), partialOf(0)])
-        : arity === 2
-          ? f.createCallExpression(f.createPropertyAccessExpression(f.createPropertyAccessExpression(f.createParenthesizedExpression(tape), 'tape'), 'record2'), undefined, [
-              emit(values),
-              id(args[0]),
-              partialOf(0),
-              id(args[1]),
-              partialOf(1),
-            ])
-          : f.createCallExpression(f.createPropertyAccessExpression(f.createPropertyAccessExpression(f.createParenthesizedExpression(tape), 'tape'), 'recordN'), undefined, [
-              emit(values),
-              f.createArrayLiteralExpression(args.map(id)),
-              f.createArrayLiteralExpression(args.map((_, i) => partialOf(i))),
-            ]);
+    // The partial of an argument that is a constant is never computed: nothing reads it.
+    const partialOf = (i: number): ts.Expression => f.createConditionalExpression(id(constant[i]), undefined, f.createNumericLiteral(0), undefined, computed(i));
+    let result: ts.Expression;
+    if (mode === 'forward') {
+      // ẏ = Σᵢ ∂ᵢ · ẋᵢ over the arguments that carry a tangent.
+      const terms = args.map((a, i) =>
+        f.createConditionalExpression(id(constant[i]), undefined, f.createNumericLiteral(0), undefined, f.createMultiply(computed(i), f.createPropertyAccessExpression(id(a), 'd'))),
+      );
+      const tangent = (terms as ts.Expression[]).reduce((acc, t) => f.createAdd(acc, t));
+      result = f.createNewExpression(this.runtime('Forward'), undefined, [emit(values), tangent]);
+    } else {
+      // The tape: that of any argument that is a node (one is, once all-constant has returned).
+      const tape = args.slice(0, -1).reduceRight<ts.Expression>((rest, a, i) => f.createConditionalExpression(id(constant[i]), undefined, rest, undefined, id(a)), id(args[args.length - 1]));
+      const on = (method: string) => f.createPropertyAccessExpression(f.createPropertyAccessExpression(f.createParenthesizedExpression(tape), 'tape'), method);
+      result =
+        arity === 1
+          ? f.createCallExpression(on('record1'), undefined, [emit(values), id(args[0]), partialOf(0)])
+          : arity === 2
+            ? f.createCallExpression(on('record2'), undefined, [emit(values), id(args[0]), partialOf(0), id(args[1]), partialOf(1)])
+            : f.createCallExpression(on('recordN'), undefined, [emit(values), f.createArrayLiteralExpression(args.map(id)), f.createArrayLiteralExpression(args.map((_, i) => partialOf(i)))]);
+    }
     this.out.push(
       this.fn(name, args, [
         consts(
@@ -153,7 +185,7 @@ export class TapedPrims {
           values,
           args.map((a, i) => f.createConditionalExpression(id(constant[i]), undefined, id(a), undefined, f.createPropertyAccessExpression(id(a), 'v'))),
         ),
-        f.createReturnStatement(record),
+        f.createReturnStatement(result),
       ]),
     );
     return name;
