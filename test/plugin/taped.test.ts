@@ -249,3 +249,50 @@ export const pushDet = (a: Float64Array, n: number, da: Float64Array) => jvp(det
     }
   });
 });
+
+describe('functions as values', () => {
+  const { exports: m, result } = load(`import { grad, jvp } from 'tsad';
+/** @differentiable */
+export function integrand(t: number, k: number): number {
+  return Math.sin(k * t) * t;
+}
+/** The trapezoid rule with n panels, for any integrand. */
+/** @differentiable */
+export function integrate(f: (t: number, k: number) => number, k: number, a: number, b: number): number {
+  const n = 50;
+  const h = (b - a) / n;
+  let s = 0.5 * (f(a, k) + f(b, k));
+  for (let i = 1; i < n; i++) s += f(a + i * h, k);
+  return s * h;
+}
+/** @differentiable */
+const compose = (f: (x: number) => number, g: (x: number) => number) => (x: number) => f(g(x));
+/** @differentiable */
+export function model(k: number, b: number): number {
+  const twice = compose(Math.exp, (x) => 2 * x);
+  return integrate(integrand, k, 0, b) + integrate((t, kk) => kk * t * t, k, 0, 2) + twice(k / 4);
+}
+export const dModel = grad(model, { wrt: [0, 1] });
+export const pushModel = (k: number, b: number, dk: number, db: number) => jvp(model, [k, b], [dk, db]);
+`);
+
+  test('a marked function and an arrow passed to integrate, and a closure from compose of Math.exp: grad and jvp', () => {
+    for (const [k, b] of [
+      [0.8, 1.5],
+      [2.1, 0.7],
+    ]) {
+      const [gk, gb] = m.dModel(k, b);
+      const ref = [fd(m.model, [k, b], 0)[0], fd(m.model, [k, b], 1)[0]];
+      expectClose([gk, gb], ref);
+      const [v, t] = m.pushModel(k, b, 0.3, -1.1);
+      expect(v).toBe(m.model(k, b));
+      expectClose([t], [0.3 * ref[0] - 1.1 * ref[1]]);
+    }
+  });
+
+  test('the note names the function value', () => {
+    const notes = result.messages.filter((s) => /note TSAD2001/.test(s));
+    expect(notes.some((s) => /'model' runs taped: it uses a function as a value/.test(s))).toBe(true);
+    expect(result.messages.filter((s) => / - error /.test(s))).toEqual([]);
+  });
+});

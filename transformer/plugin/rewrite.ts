@@ -192,8 +192,8 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
     try {
       compiled = compiler.compile({ target: marked.decl, transform: kind, wrt: indices, callSite: call, checkpoint: marked.marker.checkpoint });
     } catch (e) {
-      // Recursion, which compiled code cannot unroll, runs taped (taped/index.ts), with a note.
-      if (!taped.answers(e, marked.decl, marked.marker, kind)) throw e;
+      // Recursion and function values, which compiled code cannot take, run taped (taped/index.ts), with a note.
+      if (!taped.answers(e, marked.decl, () => marked.marker, kind)) throw e;
       const name = taped.compile(marked.decl, kind as TapedKind, indices, e as TsadDiagnosticError);
       fail(taped.note(marked.decl, e as TsadDiagnosticError), call, `${kind}(${shortText(target, sf)})`);
       compiled = { name, replaces: TRANSFORMS[kind].form };
@@ -291,7 +291,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
       try {
         if (isMarkedFunction(decl, checker)) compiler.check(decl);
       } catch (e) {
-        if (isTsadDiagnostic(e) && e.code === 1109 && taped.wouldRunTaped(e, decl, markerOf(decl, checker))) {
+        if (taped.wouldRunTaped(e, decl, () => markerOf(decl, checker))) {
           fail(taped.note(decl, e as TsadDiagnosticError), undefined, 'a note', decl);
           continue;
         }

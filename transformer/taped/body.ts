@@ -146,6 +146,12 @@ export class TapedFunctions {
       }
       return t.visitEachChild(node, visit, this.ctx);
     }
+    // `Math.exp` as a value (passed to a function): the taped primitive, which takes nodes.
+    if (t.isPropertyAccessExpression(node) && t.isIdentifier(node.expression) && node.expression.text === 'Math' && MATH_FUNCTIONS.has(node.name.text)) {
+      const sym = this.checker.getSymbolAtLocation(node.expression);
+      const taped = sym?.declarations?.every(isBuiltIn) ? this.prims.reference(node.name.text) : undefined;
+      if (taped) return taped;
+    }
     if (t.isNewExpression(node) && t.isIdentifier(node.expression) && (node.expression.text === 'Float64Array' || node.expression.text === 'Float32Array')) {
       const [size] = node.arguments ?? [];
       return f.createCallExpression(this.array(), undefined, size ? [sub(size)] : [f.createNumericLiteral(0)]);

@@ -1,7 +1,8 @@
 // Taped reverse mode for one module (docs/frontend.md, "Taped mode"): where the compiled path
-// refuses a marked function because it recurses (TSAD1109), grad, valueAndGrad and vjp of it run
-// a taped copy (body.ts) that records each operation's partials on a tape (runtime/tape.ts), and
-// the build says so with the note TSAD2001. The marker option `taped: false` keeps the error.
+// refuses a marked function because it recurses (TSAD1109) or uses a function as a value
+// (TSAD1105), grad, valueAndGrad and vjp of it run a taped copy (body.ts) that records each
+// operation's partials on a tape (runtime/tape.ts), jvp runs a copy on dual numbers, and the
+// build says so with the note TSAD2001. The marker option `taped: false` keeps the error.
 import type * as ts from 'typescript';
 import { TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../frontend/diagnostics';
 import type { MarkerInfo } from '../frontend/markers';
@@ -40,34 +41,56 @@ export class TapedModule {
   }
 
   /**
-   * Whether `error`, met compiling `kind` of `decl`, is one taped mode answers: recursion alone,
-   * a transform it compiles, a function it can copy, and no `taped: false` on the marker.
+   * Whether `error`, met compiling `kind` of `decl`, is one taped mode answers: recursion or
+   * functions used as values and nothing else, a transform it compiles, a function it can copy,
+   * and no `taped: false` on the marker (read only then: `marker` may throw for bad options).
    */
-  answers(error: unknown, decl: ts.Node, marker: MarkerInfo | undefined, kind: string): decl is TapedTarget {
+  answers(error: unknown, decl: ts.Node, marker: () => MarkerInfo | undefined, kind: string | undefined): decl is TapedTarget {
     const t = this.tsApi;
-    if (!isTsadDiagnostic(error) || error.code !== 1109 || error.related.some((r) => r.code !== 1109)) return false;
-    if (marker?.taped === false || !(TAPED_KINDS as readonly string[]).includes(kind)) return false;
-    return (t.isFunctionDeclaration(decl) || t.isArrowFunction(decl) || t.isFunctionExpression(decl)) && decl.getSourceFile() === this.sf && this.functions.targetOf(nameNode(t, decl)) === decl;
+    if (!isTsadDiagnostic(error) || [error, ...error.related].some((p) => this.reason(p) === undefined)) return false;
+    if ((kind !== undefined && !(TAPED_KINDS as readonly string[]).includes(kind)) || marker()?.taped === false) return false;
+    if (!(t.isFunctionDeclaration(decl) || t.isArrowFunction(decl) || t.isFunctionExpression(decl)) || decl.getSourceFile() !== this.sf) return false;
+    // A transform of a function that returns a function has no derivative to give (its closure
+    // would be seeded with nothing); such a function may still run taped, called from taped code.
+    const signature = kind === undefined ? undefined : this.checker.getSignatureFromDeclaration(decl);
+    const result = signature && this.checker.getReturnTypeOfSignature(signature);
+    if (result && result.getCallSignatures().length > 0) return false;
+    if (result && (kind === 'grad' || kind === 'valueAndGrad') && !(result.flags & t.TypeFlags.NumberLike)) return false;
+    return this.functions.targetOf(nameNode(t, decl)) === decl;
   }
 
   /**
    * Whether a marked function runs taped, as far as its check (which met `error`) can tell: one a
    * call site tried and taped mode refused keeps its error.
    */
-  wouldRunTaped(error: unknown, decl: ts.Node, marker: MarkerInfo | undefined): decl is TapedTarget {
-    return !this.refused.has(decl) && this.answers(error, decl, marker, 'grad');
+  wouldRunTaped(error: unknown, decl: ts.Node, marker: () => MarkerInfo | undefined): decl is TapedTarget {
+    return !this.refused.has(decl) && this.answers(error, decl, marker, undefined);
+  }
+
+  /** What compiled code cannot take that taped code runs, in words; undefined for any other problem. */
+  private reason(e: TsadDiagnosticError): string | undefined {
+    if (e.code === 1109)
+      return e.message
+        .split('\n')[0]
+        .replace(/^the local function /, '')
+        .replace(/: tsad inlines.*$/, '');
+    // TSAD1105 at a value whose type is a function: a parameter or an argument that is a function.
+    if (e.code === 1105 && e.node && this.checker.getTypeAtLocation(e.node).getCallSignatures().length > 0) {
+      return `it uses a function as a value (line ${lineOf(e.node)})`;
+    }
+    return undefined;
   }
 
   /** The note TSAD2001 for `decl`, saying why (the recursion `error` names). */
   note(decl: TapedTarget, error: TsadDiagnosticError): TsadDiagnosticError {
     const name = sourceName(this.tsApi, decl);
-    const why = reasonOf(error);
+    const why = this.reason(error) ?? '';
     return new TsadDiagnosticError(
       RUNS_TAPED,
       nameNode(this.tsApi, decl),
       diagnosticMessage(
         RUNS_TAPED,
-        `'${name}' runs taped: ${why}, which compiled code cannot unroll; its grad, valueAndGrad and vjp record every operation on a tape at run time, and its jvp runs on dual numbers`,
+        `'${name}' runs taped: ${why}, which compiled code cannot take; its grad, valueAndGrad and vjp record every operation on a tape at run time, and its jvp runs on dual numbers`,
       ),
     );
   }
@@ -88,10 +111,10 @@ export class TapedModule {
       if (!(e instanceof TapedRefusal)) throw e;
       this.refused.add(decl);
       const [message, hint] = error.message.split('\n  hint: ');
-      throw new TsadDiagnosticError(1109, error.node, `${message}; it cannot run taped either: ${e.message} (line ${lineOf(e.node)})${hint ? `\n  hint: ${hint}` : ''}`);
+      throw new TsadDiagnosticError(error.code, error.node, `${message}; it cannot run taped either: ${e.message} (line ${lineOf(e.node)})${hint ? `\n  hint: ${hint}` : ''}`);
     }
     if (decl.parameters.some((p) => p.dotDotDotToken)) {
-      throw new TsadDiagnosticError(1109, error.node, `${error.message.split('\n')[0]}; it cannot run taped either: taped mode does not take rest parameters yet`);
+      throw new TsadDiagnosticError(error.code, error.node, `${error.message.split('\n')[0]}; it cannot run taped either: taped mode does not take rest parameters yet`);
     }
     const suffix = wrt.length === 1 && wrt[0] === 0 ? '' : `_${wrt.join('_')}`;
     const name = `${copy}_${kind}${suffix}`;
@@ -222,11 +245,4 @@ function nameNode(t: typeof ts, decl: TapedTarget): ts.Expression {
   let p: ts.Node = decl.parent;
   while (p && !t.isVariableDeclaration(p)) p = p.parent;
   return p && t.isIdentifier(p.name) ? p.name : (decl as unknown as ts.Expression);
-}
-
-/** "'f' (line 3) calls itself" from the recursion's message, without its hint. */
-function reasonOf(error: TsadDiagnosticError): string {
-  const line = error.message.split('\n')[0];
-  const tail = line.replace(/^the local function /, '').replace(/: tsad inlines.*$/, '');
-  return tail;
 }

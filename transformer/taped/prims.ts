@@ -55,6 +55,8 @@ export interface TapedOps {
   value(x: ts.Expression): ts.Expression;
   /** `op` applied to numbers or nodes. */
   apply(op: string, args: readonly ts.Expression[]): ts.Expression;
+  /** `op` as a function value (`Math.exp` passed to a function), for a primitive of one arity. */
+  reference(op: string): ts.Expression | undefined;
 }
 
 type Mode = 'reverse' | 'forward';
@@ -68,7 +70,7 @@ export class TapedPrims implements TapedOps {
   private readonly names = new Map<string, string>();
   private readonly out: ts.Statement[] = [];
   /** The same primitives in forward mode. */
-  readonly forward: TapedOps = { value: (x) => this.value(x), apply: (op, args) => this.call(op, args, 'forward') };
+  readonly forward: TapedOps = { value: (x) => this.value(x), apply: (op, args) => this.call(op, args, 'forward'), reference: (op) => this.referenceIn(op, 'forward') };
 
   constructor(
     private readonly tsApi: typeof ts,
@@ -90,8 +92,17 @@ export class TapedPrims implements TapedOps {
     return this.call(op, args, 'reverse');
   }
 
+  reference(op: string): ts.Expression | undefined {
+    return this.referenceIn(op, 'reverse');
+  }
+
   statements(): ts.Statement[] {
     return this.out;
+  }
+
+  private referenceIn(op: string, mode: Mode): ts.Expression | undefined {
+    const { min, max } = primDef(op).arity;
+    return min === max ? this.f.createIdentifier(this.use(op, max, mode)) : undefined;
   }
 
   private call(op: string, args: readonly ts.Expression[], mode: Mode): ts.Expression {

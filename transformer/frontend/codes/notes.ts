@@ -5,7 +5,7 @@ import type { DiagnosticSpec } from './spec';
 export const NOTE_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   2001: {
     title: 'runs taped',
-    hint: 'taped code costs memory and time per operation at run time (docs/frontend.md, "Taped mode"); write the recursion as a loop for compiled code, or mark the function @differentiable({ taped: false }) to make this the error TSAD1109',
+    hint: 'taped code costs memory and time per operation at run time (docs/frontend.md, "Taped mode"); write the recursion as a loop (and call functions by name) for compiled code, or mark the function @differentiable({ taped: false }) to make this the error it was (TSAD1109, TSAD1105)',
   },
 };
 
