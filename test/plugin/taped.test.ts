@@ -296,3 +296,24 @@ export const pushModel = (k: number, b: number, dk: number, db: number) => jvp(m
     expect(result.messages.filter((s) => / - error /.test(s))).toEqual([]);
   });
 });
+
+describe('a recursive local function', () => {
+  test('makes its function run taped, against central differences', () => {
+    const { exports: m } = load(`import { grad } from 'tsad';
+/** @differentiable */
+export function f(x: number, n: number): number {
+  function chain(y: number, k: number): number {
+    return k === 0 ? y : chain(Math.log1p(y * y) + x / k, k - 1);
+  }
+  return chain(x, n);
+}
+export const df = grad(f);
+`);
+    for (const [x, n] of [
+      [0.3, 1],
+      [1.1, 6],
+    ]) {
+      expectClose([m.df(x, n)], fd(m.f, [x, n], 0));
+    }
+  });
+});
