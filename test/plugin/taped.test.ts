@@ -158,6 +158,22 @@ export const d = grad(f);
     expect(ours[0]).toMatch(/:4:18 - error TSAD1109: 'f' \(line 3\) calls itself directly/);
   });
 
+  test('the plugin option taped: false keeps the error for the whole build', () => {
+    const r = compile(
+      `import { grad } from 'tsad';
+/** @differentiable */
+export function f(x: number): number {
+  return x > 1 ? f(x / 2) : x;
+}
+export const d = grad(f);
+`,
+      { throwOnError: false, taped: false },
+    );
+    const ours = r.messages.filter((s) => s.includes('TSAD'));
+    expect(ours).toHaveLength(1);
+    expect(ours[0]).toMatch(/:4:18 - error TSAD1109: /);
+  });
+
   test('a transform taped mode does not compile (hessian) keeps the error', () => {
     const r = compile(
       `import { hessian } from 'tsad';

@@ -116,7 +116,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   useTypeScript(tsApi);
   const f = ctx.factory;
   const compiler = new ModuleCompiler(host, checker, f);
-  const taped = new TapedModule(tsApi, checker, ctx, sf);
+  const taped = new TapedModule(tsApi, checker, ctx, sf, host.taped !== false);
   // Problems by place: a broken function needed by several call sites is one problem.
   const problems = new Map<string, { error: TsadDiagnosticError; neededBy: ts.Node[] }>();
   /**

@@ -14,6 +14,8 @@ export interface TransformOptions {
   readonly throwOnError?: boolean;
   /** An internal error's diagnostic (TSAD9000) carries its stack, as under TSAD_VERBOSE=1. */
   readonly verbose?: boolean;
+  /** `false`: recursion and function values are errors, never taped (the plugin option `taped: false`). */
+  readonly taped?: boolean;
 }
 
 export interface TransformResult {
@@ -30,7 +32,7 @@ export interface TransformResult {
 const sharedFiles = new Map<string, ts.SourceFile>();
 
 export function transform(sourceText: string, options: TransformOptions = {}): TransformResult {
-  const tsad = nodeHost(undefined, { verbose: options.verbose });
+  const tsad = nodeHost(undefined, { verbose: options.verbose, taped: options.taped });
   const tsApi = tsad.ts;
   const resolve = (name: string) => tsApi.sys.resolvePath(name);
   const fileName = resolve(options.fileName ?? 'input.ts');

@@ -33,6 +33,8 @@ export class TapedModule {
     private readonly checker: ts.TypeChecker,
     ctx: ts.TransformationContext,
     private readonly sf: ts.SourceFile,
+    /** The plugin option `taped: false` turns taped mode off for the whole build. */
+    private readonly enabled: boolean,
   ) {
     this.f = ctx.factory;
     this.prims = new TapedPrims(tsApi, this.f, (member) => this.rt(member));
@@ -47,7 +49,7 @@ export class TapedModule {
    */
   answers(error: unknown, decl: ts.Node, marker: () => MarkerInfo | undefined, kind: string | undefined): decl is TapedTarget {
     const t = this.tsApi;
-    if (!isTsadDiagnostic(error) || [error, ...error.related].some((p) => this.reason(p) === undefined)) return false;
+    if (!this.enabled || !isTsadDiagnostic(error) || [error, ...error.related].some((p) => this.reason(p) === undefined)) return false;
     if ((kind !== undefined && !(TAPED_KINDS as readonly string[]).includes(kind)) || marker()?.taped === false) return false;
     if (!(t.isFunctionDeclaration(decl) || t.isArrowFunction(decl) || t.isFunctionExpression(decl)) || decl.getSourceFile() !== this.sf) return false;
     // A transform of a function that returns a function has no derivative to give (its closure
