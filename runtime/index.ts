@@ -5,6 +5,9 @@
 /** Brand the compiler plugin uses to recognise this module through re-exports and aliases. */
 export const TSAD_RUNTIME = true;
 
+/** The tape that taped reverse mode's generated code records on (internal: not for user code). */
+export * as tsad$tape from './tape';
+
 // ---- types: tangents and cotangents have the shape of the primal ----
 
 /**
@@ -58,6 +61,12 @@ export interface DifferentiableOptions {
    * checkpointed under { every: k } only. Results are the same.
    */
   readonly checkpoint?: 'store' | 'sqrt' | { readonly every: number } | { readonly levels: number };
+  /**
+   * A function the compiler cannot unroll (it recurses) runs taped by default: its derivative
+   * records each operation at run time and the build says so with a note (TSAD2001). `false`
+   * refuses instead, with the error TSAD1109.
+   */
+  readonly taped?: boolean;
 }
 
 /**

@@ -10,4 +10,9 @@ export interface Host {
   readonly recheck: boolean;
   /** An internal error's diagnostic carries its stack (TSAD9000): TSAD_VERBOSE=1 or the plugin option `verbose: true`. */
   readonly verbose: boolean;
+  /**
+   * Functions compiled code cannot take (recursion, function values) run taped, with a note
+   * (default); the plugin option `taped: false` keeps them errors (docs/frontend.md, "Taped mode").
+   */
+  readonly taped?: boolean;
 }

@@ -129,14 +129,14 @@ describe('one diagnostic for the real cause', () => {
 describe('recursion (TSAD1109)', () => {
   test.each([
     // direct: the call f(x / 2) inside f
-    [`/** @differentiable */\nfunction f(x: number): number {\n  return x > 1 ? f(x / 2) : x;\n}\nexport const d = grad(f);`, '4:18', /'f' \(line 3\) calls itself directly/],
+    [`/** @differentiable({ taped: false }) */\nfunction f(x: number): number {\n  return x > 1 ? f(x / 2) : x;\n}\nexport const d = grad(f);`, '4:18', /'f' \(line 3\) calls itself directly/],
     // through g: reported where g calls f back, the call that closes the cycle
     [
-      `/** @differentiable */\nfunction f(x: number): number {\n  return x > 1 ? g(x) : x;\n}\n/** @differentiable */\nfunction g(x: number): number {\n  return 2 * f(x / 4);\n}\nexport const d = grad(f);`,
+      `/** @differentiable({ taped: false }) */\nfunction f(x: number): number {\n  return x > 1 ? g(x) : x;\n}\n/** @differentiable({ taped: false }) */\nfunction g(x: number): number {\n  return 2 * f(x / 4);\n}\nexport const d = grad(f);`,
       '8:14',
       /'f' \(line 3\) calls itself through 'g': f → g → f/,
     ],
-    // through a transform of itself
+    // through a transform of itself, which taped mode does not take either
     [`/** @differentiable */\nfunction f(x: number): number {\n  return x > 1 ? grad(f)(x / 2) : x;\n}\nexport const d = grad(f);`, '4:18', /'f' \(line 3\) calls itself directly/],
   ])('is reported at the recursive call (%#)', (body, at, message) => {
     const ours = tsadMessages(`import { grad } from 'tsad';\n${body}`);

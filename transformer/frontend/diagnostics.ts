@@ -5,11 +5,12 @@ import { PLUGIN_CODES } from './codes/plugin';
 import { LOWERING_CODES } from './codes/lowering';
 import { INTERNAL_CODES } from './codes/internal';
 import { LIMIT_CODES } from './codes/limits';
+import { NOTE_CODES } from './codes/notes';
 import type { DiagnosticSpec } from './codes/spec';
 
 export type { DiagnosticSpec };
 
-export const DIAGNOSTIC_CODES: Readonly<Record<number, DiagnosticSpec>> = { ...PLUGIN_CODES, ...LOWERING_CODES, ...LIMIT_CODES, ...INTERNAL_CODES };
+export const DIAGNOSTIC_CODES: Readonly<Record<number, DiagnosticSpec>> = { ...PLUGIN_CODES, ...LOWERING_CODES, ...LIMIT_CODES, ...NOTE_CODES, ...INTERNAL_CODES };
 
 const BRAND = Symbol.for('tsad.diagnostic');
 

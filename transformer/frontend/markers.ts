@@ -13,6 +13,8 @@ export interface MarkerInfo {
   readonly wrt?: readonly (string | number)[];
   /** How reverse mode treats the function's counted loops (ad/checkpoint.ts). */
   readonly checkpoint?: LoopCheckpoint;
+  /** `taped: false`: recursion is the error it was (TSAD1109) instead of running taped (docs/frontend.md, "Taped mode"). */
+  readonly taped?: boolean;
 }
 
 /** The TypeScript the plugin was handed; every entry sets it before it looks for markers. */
@@ -65,19 +67,29 @@ function unwrap(e: ts.Expression): ts.Expression {
 }
 
 /** The options of `@differentiable({ wrt, checkpoint })` or `differentiable(fn, { checkpoint })`. */
-function markerOptions(node: ts.Expression | undefined): { wrt?: readonly (string | number)[]; checkpoint?: LoopCheckpoint } {
+function markerOptions(node: ts.Expression | undefined): { wrt?: readonly (string | number)[]; checkpoint?: LoopCheckpoint; taped?: boolean } {
   const t = api();
   if (!node) return {};
   if (!t.isObjectLiteralExpression(node)) return fail(1003, node, 'the options of @differentiable must be an object literal');
   let wrt: readonly (string | number)[] | undefined;
   let checkpoint: LoopCheckpoint | undefined;
+  let taped: boolean | undefined;
   for (const p of node.properties) {
     const key = p.name?.getText();
     if (t.isPropertyAssignment(p) && key === 'wrt') wrt = wrtList(p.initializer);
     else if (t.isPropertyAssignment(p) && key === 'checkpoint') checkpoint = checkpointOption(p.initializer);
-    else fail(1003, p, `unknown option ${key ? `'${key}' ` : ''}of @differentiable: the options are wrt and checkpoint, written as wrt: [...] and checkpoint: ...`);
+    else if (t.isPropertyAssignment(p) && key === 'taped') taped = booleanOption(p.initializer, 'taped');
+    else fail(1003, p, `unknown option ${key ? `'${key}' ` : ''}of @differentiable: the options are wrt, checkpoint and taped, written as wrt: [...], checkpoint: ... and taped: false`);
   }
-  return { ...(wrt ? { wrt } : {}), ...(checkpoint ? { checkpoint } : {}) };
+  return { ...(wrt ? { wrt } : {}), ...(checkpoint ? { checkpoint } : {}), ...(taped !== undefined ? { taped } : {}) };
+}
+
+/** `true` or `false` written as a literal. */
+function booleanOption(node: ts.Expression, key: string): boolean {
+  const t = api();
+  if (node.kind === t.SyntaxKind.TrueKeyword) return true;
+  if (node.kind === t.SyntaxKind.FalseKeyword) return false;
+  return fail(1003, node, `${key} must be true or false written as a literal, got ${node.getText()}`);
 }
 
 const CHECKPOINT_FORMS = "'store', 'sqrt', { every: k } or { levels: L } (k, L positive whole numbers written as literals)";

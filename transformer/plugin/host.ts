@@ -17,8 +17,13 @@ export function recheckRequested(): boolean {
  * `typescript`; `config` the plugin's entry in compilerOptions.plugins, if any.
  */
 export function nodeHost(tsApi?: typeof ts, config?: unknown): Host {
-  const option = typeof config === 'object' && config !== null && (config as { verbose?: unknown }).verbose === true;
-  return { ts: tsApi ?? (require('typescript') as typeof ts), recheck: recheckRequested(), verbose: option || process.env.TSAD_VERBOSE === '1' };
+  const options = typeof config === 'object' && config !== null ? (config as { verbose?: unknown; taped?: unknown }) : {};
+  return {
+    ts: tsApi ?? (require('typescript') as typeof ts),
+    recheck: recheckRequested(),
+    verbose: options.verbose === true || process.env.TSAD_VERBOSE === '1',
+    taped: options.taped !== false,
+  };
 }
 
 /** The tsad runtime module, which the programs transform() and `tsad inspect` compile import. */

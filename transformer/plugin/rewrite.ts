@@ -4,16 +4,18 @@
 // bug in tsad: it becomes TSAD9000 at the call site being compiled and at its function (see
 // internalError), so that the rest of the build goes on and the bug can be reported.
 import type * as ts from 'typescript';
-import { ModuleCompiler } from '../compile';
+import { CompiledTransform, ModuleCompiler } from '../compile';
 import { REPORTED_BY_TYPESCRIPT, TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../frontend/diagnostics';
 import { INTERNAL_ERROR } from '../frontend/codes/internal';
+import { isNote } from '../frontend/codes/notes';
+import { TapedKind, TapedModule } from '../taped';
 import { nestedTooDeep } from './tooDeep';
 import { TRANSFORMS, TransformKind, isTransformKind } from '../plan/transforms';
 import type { Host } from './host';
 import { transformValueUses } from '../frontend/transformValues';
 import { appliedLocalTransform, capturesOf, declaredAround, resolveTarget, wrtOf } from '../frontend/nested';
 import { isInstanceMethod } from '../frontend/methods';
-import { checkRuleTarget, isMarkedFunction, isRuleCall, notDifferentiableReason, resolveMarkedFunction, tsadExportName, useTypeScript, wrtList } from '../frontend/markers';
+import { checkRuleTarget, isMarkedFunction, isRuleCall, markerOf, notDifferentiableReason, resolveMarkedFunction, tsadExportName, useTypeScript, wrtList } from '../frontend/markers';
 
 /**
  * One problem, reported once per file being emitted. `neededBy` holds the transform calls that
@@ -57,7 +59,7 @@ export function toDiagnostic(tsApi: typeof ts, e: TsadDiagnosticError, sf: ts.So
   return {
     ...at,
     messageText: `${e.codeText}: ${e.message}`,
-    category: tsApi.DiagnosticCategory.Error,
+    category: isNote(e.code) ? tsApi.DiagnosticCategory.Message : tsApi.DiagnosticCategory.Error,
     code: DIAGNOSTIC_CODE_BASE + e.code,
     source: 'tsad',
     ...(related.length > 0 ? { relatedInformation: related } : {}),
@@ -99,7 +101,8 @@ export function formatDiagnostic(tsApi: typeof ts, d: ts.Diagnostic): string {
   if (!d.file || d.start === undefined) return `error: ${text}`;
   const [code, ...rest] = text.split(': ');
   const related = (d.relatedInformation ?? []).map((r) => `\n  ${position(r)}: ${tsApi.flattenDiagnosticMessageText(r.messageText, ' ')}`);
-  return `${position(d)} - error ${code}: ${rest.join(': ')}${related.join('')}`;
+  const category = d.category === tsApi.DiagnosticCategory.Message ? 'note' : 'error';
+  return `${position(d)} - ${category} ${code}: ${rest.join(': ')}${related.join('')}`;
 }
 
 function position(d: ts.Diagnostic | ts.DiagnosticRelatedInformation): string {
@@ -113,6 +116,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   useTypeScript(tsApi);
   const f = ctx.factory;
   const compiler = new ModuleCompiler(host, checker, f);
+  const taped = new TapedModule(tsApi, checker, ctx, sf, host.taped !== false);
   // Problems by place: a broken function needed by several call sites is one problem.
   const problems = new Map<string, { error: TsadDiagnosticError; neededBy: ts.Node[] }>();
   /**
@@ -184,7 +188,16 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
       }
       return i;
     });
-    const compiled = compiler.compile({ target: marked.decl, transform: kind, wrt: indices, callSite: call, checkpoint: marked.marker.checkpoint });
+    let compiled: CompiledTransform;
+    try {
+      compiled = compiler.compile({ target: marked.decl, transform: kind, wrt: indices, callSite: call, checkpoint: marked.marker.checkpoint });
+    } catch (e) {
+      // Recursion and function values, which compiled code cannot take, run taped (taped/index.ts), with a note.
+      if (!taped.answers(e, marked.decl, () => marked.marker, kind)) throw e;
+      const name = taped.compile(marked.decl, kind as TapedKind, indices, e as TsadDiagnosticError);
+      fail(taped.note(marked.decl, e as TsadDiagnosticError), call, `${kind}(${shortText(target, sf)})`);
+      compiled = { name, replaces: TRANSFORMS[kind].form };
+    }
     const id = f.createIdentifier(compiled.name);
     const args = rest.map((a) => tsApi.visitNode(a, visit) as ts.Expression);
     // An instance method runs on the object it was taken from: grad(s.energy) is bound to s.
@@ -278,15 +291,19 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
       try {
         if (isMarkedFunction(decl, checker)) compiler.check(decl);
       } catch (e) {
+        if (taped.wouldRunTaped(e, decl, () => markerOf(decl, checker))) {
+          fail(taped.note(decl, e as TsadDiagnosticError), undefined, 'a note', decl);
+          continue;
+        }
         // Needed by no call site: the diagnostic has no "needed by" line for this check.
         fail(e, undefined, `the marked function ${shortText(decl.name ?? decl, sf)}`, decl);
       }
     }
   }
   flush();
-  const generated = [...compiler.statements(), ...compiler.accessors(sf)];
+  const generated = [...compiler.statements(), ...taped.statements(), ...compiler.accessors(sf)];
   if (generated.length === 0) return out;
-  return f.updateSourceFile(out, [...compiler.importStatements(sf), ...out.statements, ...generated]);
+  return f.updateSourceFile(out, [...compiler.importStatements(sf), ...taped.importStatements(), ...out.statements, ...generated]);
 }
 
 /**

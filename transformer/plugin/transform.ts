@@ -14,6 +14,8 @@ export interface TransformOptions {
   readonly throwOnError?: boolean;
   /** An internal error's diagnostic (TSAD9000) carries its stack, as under TSAD_VERBOSE=1. */
   readonly verbose?: boolean;
+  /** `false`: recursion and function values are errors, never taped (the plugin option `taped: false`). */
+  readonly taped?: boolean;
 }
 
 export interface TransformResult {
@@ -30,7 +32,7 @@ export interface TransformResult {
 const sharedFiles = new Map<string, ts.SourceFile>();
 
 export function transform(sourceText: string, options: TransformOptions = {}): TransformResult {
-  const tsad = nodeHost(undefined, { verbose: options.verbose });
+  const tsad = nodeHost(undefined, { verbose: options.verbose, taped: options.taped });
   const tsApi = tsad.ts;
   const resolve = (name: string) => tsApi.sys.resolvePath(name);
   const fileName = resolve(options.fileName ?? 'input.ts');
@@ -86,8 +88,10 @@ export function transform(sourceText: string, options: TransformOptions = {}): T
     },
   );
   const messages = [...typeErrors, ...diagnostics].map((d) => formatDiagnostic(tsApi, d));
-  if (diagnostics.length > 0 && options.throwOnError !== false) {
-    throw new Error(`tsad: ${diagnostics.length} error(s)\n${diagnostics.map((d) => formatDiagnostic(tsApi, d)).join('\n')}`);
+  // Notes (TSAD2xxx) are in `diagnostics` and `messages` but fail nothing.
+  const errors = diagnostics.filter((d) => d.category === tsApi.DiagnosticCategory.Error);
+  if (errors.length > 0 && options.throwOnError !== false) {
+    throw new Error(`tsad: ${errors.length} error(s)\n${errors.map((d) => formatDiagnostic(tsApi, d)).join('\n')}`);
   }
   return { outputText, sourceMapText, diagnostics, typeErrors, messages };
 }

@@ -1,0 +1,217 @@
+// The tape of taped reverse mode (docs/frontend.md, "Taped mode"): what the code the plugin
+// generates for a function it cannot unroll (recursion) records while it runs, and the backward
+// pass over it. It follows §9–10 of Smeding & Vákár, "Parallel Dual-Numbers Reverse AD": every
+// active number is a node with an ID given in evaluation order, a node's partials are written
+// when it is created (the generated code computes them from the primitive registry's rules), and
+// the backward pass resolves each node once, from the highest ID down, in one loop: no recursion,
+// so the depth of the user's recursion is not the backward pass's. Nodes live in flat typed
+// arrays (CSR: a node's parents and partials are a slice), never as per-node objects. Forward
+// mode (jvp) needs no tape: a `Forward` number carries its tangent.
+
+/** An active number: its value and its node on the tape that made it. */
+export class Dual {
+  constructor(
+    readonly v: number,
+    readonly i: number,
+    readonly tape: Tape,
+  ) {}
+}
+
+/** A number of forward mode (jvp of taped code): its value and its tangent. */
+export class Forward {
+  constructor(
+    readonly v: number,
+    readonly d: number,
+  ) {}
+}
+
+/** What one backward pass cost: the operation counter the complexity tests read. */
+export interface TapeStats {
+  /** Nodes on the tape (inputs and recorded operations). */
+  readonly nodes: number;
+  /** Partials the backward pass applied (one multiply-add each). */
+  readonly edges: number;
+}
+
+export class Tape {
+  /** Node k's parents and partials are parents[start[k] .. start[k + 1]). */
+  private start = new Int32Array(1024);
+  private parents = new Int32Array(2048);
+  private partials = new Float64Array(2048);
+  private nodes = 0;
+  private edges = 0;
+
+  get size(): number {
+    return this.nodes;
+  }
+
+  private node(arity: number): number {
+    if (this.nodes + 2 > this.start.length) this.start = grow(this.start, this.nodes + 2);
+    if (this.edges + arity > this.parents.length) {
+      this.parents = grow(this.parents, this.edges + arity);
+      this.partials = grow(this.partials, this.edges + arity);
+    }
+    const k = this.nodes++;
+    this.start[k] = this.edges;
+    return k;
+  }
+
+  private edge(parent: number, partial: number): void {
+    this.parents[this.edges] = parent;
+    this.partials[this.edges++] = partial;
+  }
+
+  /** A number of the input: a node without parents. */
+  input(v: number): Dual {
+    return new Dual(v, this.node(0), this);
+  }
+
+  /** `y` computed from `a` with ∂y/∂a = `da` (a constant `a` gives no edge). */
+  record1(y: number, a: Dual, da: number): Dual {
+    const k = this.node(1);
+    this.edge(a.i, da);
+    return new Dual(y, k, this);
+  }
+
+  record2(y: number, a: number | Dual, da: number, b: number | Dual, db: number): Dual {
+    const k = this.node(2);
+    if (typeof a !== 'number') this.edge(a.i, da);
+    if (typeof b !== 'number') this.edge(b.i, db);
+    return new Dual(y, k, this);
+  }
+
+  recordN(y: number, args: readonly (number | Dual)[], partials: readonly number[]): Dual {
+    const k = this.node(args.length);
+    args.forEach((a, j) => {
+      if (typeof a !== 'number') this.edge(a.i, partials[j]);
+    });
+    return new Dual(y, k, this);
+  }
+
+  /**
+   * The backward pass: `seed` adds the output's cotangents to `adjoint`, then each node, from the
+   * highest ID down, passes its adjoint to its parents. A node with a zero adjoint still does, so
+   * a NaN or infinite partial propagates as it does in the compiled path's products.
+   */
+  backward(seed: (adjoint: Float64Array) => void): Float64Array {
+    const n = this.nodes;
+    this.start[n] = this.edges;
+    const adjoint = new Float64Array(n);
+    seed(adjoint);
+    const { start, parents, partials } = this;
+    for (let k = n - 1; k >= 0; k--) {
+      const g = adjoint[k];
+      for (let e = start[k]; e < start[k + 1]; e++) adjoint[parents[e]] += partials[e] * g;
+    }
+    lastStats = { nodes: n, edges: this.edges };
+    return adjoint;
+  }
+}
+
+function grow<A extends Int32Array | Float64Array>(a: A, atLeast: number): A {
+  let size = a.length * 2;
+  while (size < atLeast) size *= 2;
+  const b = new (a.constructor as new (n: number) => A)(size);
+  b.set(a);
+  return b;
+}
+
+let lastStats: TapeStats = { nodes: 0, edges: 0 };
+
+/** The cost of the latest backward pass (tests assert complexity with it). */
+export function stats(): TapeStats {
+  return lastStats;
+}
+
+/** The value of an active or constant number. */
+export function value(x: number | Dual): number {
+  return typeof x === 'number' ? x : x.v;
+}
+
+/** Whether `x` is an active number (the generated code tests this before recording). */
+export function isDual(x: unknown): x is Dual {
+  return x instanceof Dual;
+}
+
+type Structure = unknown;
+
+/** The parameter with each of its numbers an input node: typed arrays become arrays (they cannot hold nodes). */
+export function lift(tape: Tape, x: Structure): Structure {
+  if (typeof x === 'number') return tape.input(x);
+  if (ArrayBuffer.isView(x) && !(x instanceof DataView)) return Array.from(x as unknown as ArrayLike<number>, (v) => tape.input(v));
+  if (Array.isArray(x)) return x.map((e) => lift(tape, e));
+  if (isPlainObject(x)) return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, lift(tape, v)]));
+  return x;
+}
+
+/** The cotangent of a lifted parameter, in the shape of the caller's value (`undefined` for constants). */
+export function collect(adjoint: Float64Array, lifted: Structure, original: Structure): Structure {
+  if (lifted instanceof Dual) return adjoint[lifted.i];
+  if (ArrayBuffer.isView(original) && !(original instanceof DataView)) {
+    const out = new (original.constructor as new (n: number) => Float64Array)((original as unknown as ArrayLike<number>).length);
+    (lifted as Structure[]).forEach((e, k) => {
+      out[k] = collect(adjoint, e, undefined) as number;
+    });
+    return out;
+  }
+  if (Array.isArray(lifted)) return lifted.map((e, k) => collect(adjoint, e, (original as Structure[] | undefined)?.[k]));
+  if (isPlainObject(lifted)) return Object.fromEntries(Object.entries(lifted).map(([k, v]) => [k, collect(adjoint, v, (original as Record<string, Structure> | undefined)?.[k])]));
+  return typeof lifted === 'number' ? 0 : undefined;
+}
+
+/** The caller's view of a result: its numbers' values, typed arrays where the function made arrays of nodes stay arrays. */
+export function primal(x: Structure): Structure {
+  if (x instanceof Dual || x instanceof Forward) return x.v;
+  if (Array.isArray(x)) return x.map(primal);
+  if (isPlainObject(x)) return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, primal(v)]));
+  return x;
+}
+
+/** A parameter with its tangent (forward mode): each number with the tangent's number there; `undefined` tangents are constants. */
+export function dual(x: Structure, tangent: Structure): Structure {
+  if (tangent === undefined || tangent === null) return x;
+  if (typeof x === 'number') return new Forward(x, tangent as number);
+  if (ArrayBuffer.isView(x) || Array.isArray(x)) return Array.from(x as ArrayLike<Structure>, (e, k) => dual(e, (tangent as ArrayLike<Structure>)[k]));
+  if (isPlainObject(x)) return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, dual(v, (tangent as Record<string, Structure>)[k])]));
+  return x;
+}
+
+/** The tangent of a forward-mode result, in its shape (0 for a number that carries none). */
+export function tangent(y: Structure): Structure {
+  if (y instanceof Forward) return y.d;
+  if (typeof y === 'number') return 0;
+  if (Array.isArray(y)) return y.map(tangent);
+  if (isPlainObject(y)) return Object.fromEntries(Object.entries(y).map(([k, v]) => [k, tangent(v)]));
+  return undefined;
+}
+
+/** Adds a cotangent to the adjoints of a result's nodes (a result's constants take none). */
+export function seed(adjoint: Float64Array, result: Structure, cotangent: Structure): void {
+  if (result instanceof Dual) {
+    adjoint[result.i] += cotangent as number;
+    return;
+  }
+  if (Array.isArray(result)) {
+    const ct = cotangent as ArrayLike<Structure>;
+    result.forEach((e, k) => {
+      seed(adjoint, e, ct[k]);
+    });
+    return;
+  }
+  if (isPlainObject(result)) {
+    for (const [k, v] of Object.entries(result)) seed(adjoint, v, (cotangent as Record<string, Structure>)[k]);
+  }
+}
+
+function isPlainObject(x: unknown): x is Record<string, unknown> {
+  if (typeof x !== 'object' || x === null) return false;
+  const proto = Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === null;
+}
+
+/** A zero-filled array for `new Float64Array(n)` in taped code: it must hold nodes. */
+export function array(n: number | Dual | Forward | ArrayLike<number | Dual | Forward>): (number | Dual | Forward)[] {
+  if (typeof n === 'number') return new Array<number>(n).fill(0);
+  if (n instanceof Dual || n instanceof Forward) return new Array<number>(n.v).fill(0);
+  return Array.from(n);
+}

@@ -1,0 +1,250 @@
+// Taped reverse mode for one module (docs/frontend.md, "Taped mode"): where the compiled path
+// refuses a marked function because it recurses (TSAD1109) or uses a function as a value
+// (TSAD1105), grad, valueAndGrad and vjp of it run a taped copy (body.ts) that records each
+// operation's partials on a tape (runtime/tape.ts), jvp runs a copy on dual numbers, and the
+// build says so with the note TSAD2001. The marker option `taped: false` keeps the error.
+import type * as ts from 'typescript';
+import { TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../frontend/diagnostics';
+import type { MarkerInfo } from '../frontend/markers';
+import { TapedFunctions, TapedRefusal, TapedTarget, sourceName } from './body';
+import { TapedPrims } from './prims';
+
+/** The note that a function runs taped. */
+export const RUNS_TAPED = 2001;
+
+/** The transforms taped mode compiles: reverse mode on the tape, jvp on dual numbers (Jacobians and second order are not taped yet). */
+const TAPED_KINDS = ['grad', 'valueAndGrad', 'vjp', 'jvp'] as const;
+export type TapedKind = (typeof TAPED_KINDS)[number];
+
+const RUNTIME = 'tsad$rt';
+
+export class TapedModule {
+  private readonly prims: TapedPrims;
+  private readonly functions: TapedFunctions;
+  /** Forward mode's copies (jvp: dual numbers). */
+  private readonly forward: TapedFunctions;
+  private readonly wrappers = new Map<string, string>();
+  private readonly refused = new Set<ts.Node>();
+  private readonly out: ts.Statement[] = [];
+  private readonly f: ts.NodeFactory;
+
+  constructor(
+    private readonly tsApi: typeof ts,
+    private readonly checker: ts.TypeChecker,
+    ctx: ts.TransformationContext,
+    private readonly sf: ts.SourceFile,
+    /** The plugin option `taped: false` turns taped mode off for the whole build. */
+    private readonly enabled: boolean,
+  ) {
+    this.f = ctx.factory;
+    this.prims = new TapedPrims(tsApi, this.f, (member) => this.rt(member));
+    this.functions = new TapedFunctions(tsApi, checker, ctx, this.prims, () => this.rt('array'), 'tsad$taped$');
+    this.forward = new TapedFunctions(tsApi, checker, ctx, this.prims.forward, () => this.rt('array'), 'tsad$dual$');
+  }
+
+  /**
+   * Whether `error`, met compiling `kind` of `decl`, is one taped mode answers: recursion or
+   * functions used as values and nothing else, a transform it compiles, a function it can copy,
+   * and no `taped: false` on the marker (read only then: `marker` may throw for bad options).
+   */
+  answers(error: unknown, decl: ts.Node, marker: () => MarkerInfo | undefined, kind: string | undefined): decl is TapedTarget {
+    const t = this.tsApi;
+    if (!this.enabled || !isTsadDiagnostic(error) || [error, ...error.related].some((p) => this.reason(p) === undefined)) return false;
+    if ((kind !== undefined && !(TAPED_KINDS as readonly string[]).includes(kind)) || marker()?.taped === false) return false;
+    if (!(t.isFunctionDeclaration(decl) || t.isArrowFunction(decl) || t.isFunctionExpression(decl)) || decl.getSourceFile() !== this.sf) return false;
+    // A transform of a function that returns a function has no derivative to give (its closure
+    // would be seeded with nothing); such a function may still run taped, called from taped code.
+    const signature = kind === undefined ? undefined : this.checker.getSignatureFromDeclaration(decl);
+    const result = signature && this.checker.getReturnTypeOfSignature(signature);
+    if (result && result.getCallSignatures().length > 0) return false;
+    if (result && (kind === 'grad' || kind === 'valueAndGrad') && !(result.flags & t.TypeFlags.NumberLike)) return false;
+    return this.functions.targetOf(nameNode(t, decl)) === decl;
+  }
+
+  /**
+   * Whether a marked function runs taped, as far as its check (which met `error`) can tell: one a
+   * call site tried and taped mode refused keeps its error.
+   */
+  wouldRunTaped(error: unknown, decl: ts.Node, marker: () => MarkerInfo | undefined): decl is TapedTarget {
+    return !this.refused.has(decl) && this.answers(error, decl, marker, undefined);
+  }
+
+  /** What compiled code cannot take that taped code runs, in words; undefined for any other problem. */
+  private reason(e: TsadDiagnosticError): string | undefined {
+    if (e.code === 1109)
+      return e.message
+        .split('\n')[0]
+        .replace(/^the local function /, '')
+        .replace(/: tsad inlines.*$/, '');
+    // TSAD1105 at a value whose type is a function: a parameter or an argument that is a function.
+    if (e.code === 1105 && e.node && this.checker.getTypeAtLocation(e.node).getCallSignatures().length > 0) {
+      return `it uses a function as a value (line ${lineOf(e.node)})`;
+    }
+    return undefined;
+  }
+
+  /** The note TSAD2001 for `decl`, saying why (the recursion `error` names). */
+  note(decl: TapedTarget, error: TsadDiagnosticError): TsadDiagnosticError {
+    const name = sourceName(this.tsApi, decl);
+    const why = this.reason(error) ?? '';
+    return new TsadDiagnosticError(
+      RUNS_TAPED,
+      nameNode(this.tsApi, decl),
+      diagnosticMessage(
+        RUNS_TAPED,
+        `'${name}' runs taped: ${why}, which compiled code cannot take; its grad, valueAndGrad and vjp record every operation on a tape at run time, and its jvp runs on dual numbers`,
+      ),
+    );
+  }
+
+  /**
+   * The wrapper for `kind` of `decl` with respect to the parameters `wrt`. A construct taped mode
+   * cannot take turns `error` (the recursion) into the error it was, saying why.
+   */
+  compile(decl: TapedTarget, kind: TapedKind, wrt: readonly number[], error: TsadDiagnosticError): string {
+    const copies = kind === 'jvp' ? this.forward : this.functions;
+    const copy = copies.nameOf(decl);
+    const key = `${copy}|${kind}|${wrt.join(',')}`;
+    const known = this.wrappers.get(key);
+    if (known) return known;
+    try {
+      copies.flush();
+    } catch (e) {
+      if (!(e instanceof TapedRefusal)) throw e;
+      this.refused.add(decl);
+      const [message, hint] = error.message.split('\n  hint: ');
+      throw new TsadDiagnosticError(error.code, error.node, `${message}; it cannot run taped either: ${e.message} (line ${lineOf(e.node)})${hint ? `\n  hint: ${hint}` : ''}`);
+    }
+    if (decl.parameters.some((p) => p.dotDotDotToken)) {
+      throw new TsadDiagnosticError(error.code, error.node, `${error.message.split('\n')[0]}; it cannot run taped either: taped mode does not take rest parameters yet`);
+    }
+    const suffix = wrt.length === 1 && wrt[0] === 0 ? '' : `_${wrt.join('_')}`;
+    const name = `${copy}_${kind}${suffix}`;
+    const arity = decl.parameters.length;
+    this.out.push(kind === 'jvp' ? this.jvpWrapper(name, copy, arity) : this.wrapper(name, copy, arity, kind, kind === 'vjp' ? decl.parameters.map((_, i) => i) : wrt));
+    this.wrappers.set(key, name);
+    return name;
+  }
+
+  /** `function name(primals, tangents) { the copy on dual numbers; [value, tangent] }` */
+  private jvpWrapper(name: string, copy: string, arity: number): ts.FunctionDeclaration {
+    const f = this.f;
+    const id = (n: string) => f.createIdentifier(n);
+    const at = (array: string, i: number) => f.createElementAccessExpression(id(array), i);
+    const args = Array.from({ length: arity }, (_, i) => f.createCallExpression(this.rt('dual'), undefined, [at('primals', i), at('tangents', i)]));
+    const y = f.createVariableStatement(
+      undefined,
+      f.createVariableDeclarationList([f.createVariableDeclaration('y', undefined, undefined, f.createCallExpression(id(copy), undefined, args))], this.tsApi.NodeFlags.Const),
+    );
+    const result = f.createArrayLiteralExpression([f.createCallExpression(this.rt('primal'), undefined, [id('y')]), f.createCallExpression(this.rt('tangent'), undefined, [id('y')])]);
+    return f.createFunctionDeclaration(
+      undefined,
+      undefined,
+      name,
+      undefined,
+      ['primals', 'tangents'].map((p) => f.createParameterDeclaration(undefined, undefined, p)),
+      undefined,
+      f.createBlock([y, f.createReturnStatement(result)], true),
+    );
+  }
+
+  /** The module's taped code: the runtime's import, the primitives, the copies and the wrappers. */
+  statements(): ts.Statement[] {
+    if (this.wrappers.size === 0) return [];
+    return [...this.prims.statements(), ...this.functions.statements(), ...this.forward.statements(), ...this.out];
+  }
+
+  importStatements(): ts.Statement[] {
+    if (this.wrappers.size === 0) return [];
+    const f = this.f;
+    return [f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(RUNTIME))), f.createStringLiteral(this.runtimeSpecifier()))];
+  }
+
+  /** How the module names tsad's runtime: as its own import of it does. */
+  private runtimeSpecifier(): string {
+    const t = this.tsApi;
+    for (const s of this.sf.statements) {
+      if (!t.isImportDeclaration(s) || !t.isStringLiteral(s.moduleSpecifier)) continue;
+      if (this.checker.getSymbolAtLocation(s.moduleSpecifier)?.exports?.has('TSAD_RUNTIME' as ts.__String)) return s.moduleSpecifier.text;
+    }
+    return 'tsad';
+  }
+
+  /** `tsad$rt.tsad$tape.<member>` */
+  private rt(member: string): ts.Expression {
+    const f = this.f;
+    return f.createPropertyAccessExpression(f.createPropertyAccessExpression(f.createIdentifier(RUNTIME), 'tsad$tape'), member);
+  }
+
+  /**
+   * `function name(p0, …) { tape; lift the differentiated parameters; run the copy; backward }`:
+   * grad returns the cotangents, valueAndGrad the value first, vjp the value and a pullback that
+   * runs the backward pass again for each cotangent it is given.
+   */
+  private wrapper(name: string, copy: string, arity: number, kind: TapedKind, lifted: readonly number[]): ts.FunctionDeclaration {
+    const f = this.f;
+    const id = (n: string) => f.createIdentifier(n);
+    const constant = (n: string, init: ts.Expression) =>
+      f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(n, undefined, undefined, init)], this.tsApi.NodeFlags.Const));
+    const call = (fn: ts.Expression, args: ts.Expression[]) => f.createCallExpression(fn, undefined, args);
+    const params = Array.from({ length: arity }, (_, i) => `p${i}`);
+    const liftedName = (i: number) => `l${i}`;
+    const body: ts.Statement[] = [constant('tape', f.createNewExpression(this.rt('Tape'), undefined, []))];
+    for (const i of lifted) body.push(constant(liftedName(i), call(this.rt('lift'), [id('tape'), id(params[i])])));
+    body.push(
+      constant(
+        'y',
+        call(
+          id(copy),
+          params.map((p, i) => id(lifted.includes(i) ? liftedName(i) : p)),
+        ),
+      ),
+    );
+    const backward = (ct: ts.Expression) =>
+      constant(
+        'adjoint',
+        call(f.createPropertyAccessExpression(id('tape'), 'backward'), [
+          f.createArrowFunction(undefined, undefined, [f.createParameterDeclaration(undefined, undefined, 'a')], undefined, undefined, call(this.rt('seed'), [id('a'), id('y'), ct])),
+        ]),
+      );
+    const collect = (i: number) => call(this.rt('collect'), [id('adjoint'), id(liftedName(i)), id(params[i])]);
+    const value = call(this.rt('primal'), [id('y')]);
+    if (kind === 'vjp') {
+      const pullback = f.createArrowFunction(
+        undefined,
+        undefined,
+        [f.createParameterDeclaration(undefined, undefined, 'ct')],
+        undefined,
+        undefined,
+        f.createBlock([backward(id('ct')), f.createReturnStatement(f.createArrayLiteralExpression(params.map((_, i) => collect(i))))], true),
+      );
+      body.push(f.createReturnStatement(f.createArrayLiteralExpression([value, pullback])));
+    } else {
+      body.push(backward(f.createNumericLiteral(1)));
+      const grads = lifted.length === 1 ? collect(lifted[0]) : f.createArrayLiteralExpression(lifted.map(collect));
+      body.push(f.createReturnStatement(kind === 'grad' ? grads : f.createArrayLiteralExpression([value, grads])));
+    }
+    return f.createFunctionDeclaration(
+      undefined,
+      undefined,
+      name,
+      undefined,
+      params.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
+      undefined,
+      f.createBlock(body, true),
+    );
+  }
+}
+
+function lineOf(node: ts.Node): number {
+  const sf = node.getSourceFile();
+  return sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+}
+
+/** The node a target is named by: a declaration's name, or the const holding the arrow. */
+function nameNode(t: typeof ts, decl: TapedTarget): ts.Expression {
+  if (t.isFunctionDeclaration(decl) && decl.name) return decl.name;
+  let p: ts.Node = decl.parent;
+  while (p && !t.isVariableDeclaration(p)) p = p.parent;
+  return p && t.isIdentifier(p.name) ? p.name : (decl as unknown as ts.Expression);
+}
