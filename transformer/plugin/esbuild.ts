@@ -19,6 +19,7 @@ interface OnLoadResult {
   loader?: 'js';
   resolveDir?: string;
   watchFiles?: string[];
+  warnings?: { text: string }[];
   errors?: { text: string; location?: { file: string; line: number; column: number; lineText: string } | null }[];
 }
 interface PluginBuild {
@@ -44,7 +45,7 @@ export default function tsad(options: TsadPluginOptions = {}): TsadEsbuildPlugin
           // esbuild reads an input's inline map and composes it into the bundle's.
           const map = out.map === undefined ? '' : `//# sourceMappingURL=data:application/json;base64,${Buffer.from(out.map).toString('base64')}\n`;
           // In watch mode an edit to any file the derivatives read rebuilds this one.
-          return { contents: out.code + map, loader: 'js', resolveDir: path.dirname(file), watchFiles: [...out.inputs] };
+          return { contents: out.code + map, loader: 'js', resolveDir: path.dirname(file), watchFiles: [...out.inputs], warnings: out.notes.map((text) => ({ text })) };
         } catch (e) {
           if (!(e instanceof TsadBuildError)) throw e;
           const p = e.place;

@@ -23,7 +23,10 @@ export class Loader {
   }
 
   compile(file: string): string {
-    return this.projects.compile(file).code;
+    const compiled = this.projects.compile(file);
+    // As tsc prints them: a note says how a function runs (taped), and the program goes on.
+    for (const note of compiled.notes) process.stderr.write(`${note}\n`);
+    return compiled.code;
   }
 }
 

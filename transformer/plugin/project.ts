@@ -43,6 +43,8 @@ export interface Compiled {
   readonly map?: string;
   /** The project's own TypeScript files the compile could read: what a watcher must watch. */
   readonly inputs: readonly string[];
+  /** tsad's notes (TSAD2xxx: a function runs taped), formatted; never a reason to fail. */
+  readonly notes: readonly string[];
 }
 
 class Project {
@@ -51,6 +53,7 @@ class Project {
   /** Text a tool handed us that may differ from the disk (an editor buffer, a bundler's earlier plugin). */
   private readonly given = new Map<string, { readonly text: string; readonly version: string; readonly disk: string }>();
   private pending: ts.Diagnostic[] = [];
+  private notes: ts.Diagnostic[] = [];
 
   constructor(
     private readonly host: Host,
@@ -108,6 +111,7 @@ class Project {
     this.roots.add(key);
     if (text !== undefined) this.given.set(key, { text, version: `given:${hashText(text)}`, disk: versionOnDisk(file) });
     this.pending = [];
+    this.notes = [];
     const syntax = this.service.getSyntacticDiagnostics(file);
     const output = this.service.getEmitOutput(file);
     const problems = [...syntax, ...this.pending];
@@ -125,7 +129,8 @@ class Project {
       .getSourceFiles()
       .filter((sf) => !sf.isDeclarationFile && !sf.fileName.includes('/node_modules/'))
       .map((sf) => path.resolve(sf.fileName));
-    return map === undefined ? { code: js.text, inputs } : { code, map, inputs };
+    const notes = this.notes.map((d) => formatDiagnostic(tsApi, d));
+    return map === undefined ? { code: js.text, inputs, notes } : { code, map, inputs, notes };
   }
 }
 

@@ -17,6 +17,7 @@ const TYPESCRIPT_MODULE = /\.[cm]?tsx?$/;
 // The parts of Vite's and Rollup's plugin interfaces this plugin uses, so that tsad needs
 // neither package to build; they check it structurally where it is used.
 interface TransformContext {
+  warn(message: string): void;
   error(e: { message: string; id?: string; loc?: { file?: string; line: number; column: number } }): never;
 }
 interface ModuleNode {
@@ -53,6 +54,7 @@ export default function tsad(options: TsadPluginOptions = {}): TsadVitePlugin {
       try {
         const out = projects.compile(file, code);
         compiled.add(file);
+        for (const note of out.notes) this.warn(note);
         return { code: out.code, map: out.map === undefined ? null : JSON.parse(out.map) };
       } catch (e) {
         if (!(e instanceof TsadBuildError)) throw e;

@@ -14,6 +14,7 @@ interface LoaderContext {
   getOptions?(): TsadPluginOptions | undefined;
   async(): (error: Error | null, code?: string, map?: string) => void;
   addDependency(file: string): void;
+  emitWarning(warning: Error): void;
 }
 
 let shared: Projects | undefined;
@@ -28,6 +29,7 @@ export default function tsadLoader(this: LoaderContext, source: string): void {
   try {
     const compiled = projects(this.getOptions?.() ?? {}).compile(this.resourcePath, source);
     for (const file of compiled.inputs) if (file !== this.resourcePath) this.addDependency(file);
+    for (const note of compiled.notes) this.emitWarning(new Error(note));
     done(null, compiled.code, compiled.map);
   } catch (e) {
     done(e instanceof Error ? e : new TsadBuildError('tsad: cannot build:', [String(e)]));
