@@ -5,22 +5,14 @@ import { construct, lit, tuple } from '../ir/syntax';
 import type { Type } from '../ir/syntax';
 import type { Builder } from '../ir/build';
 import { absentValue } from './absent';
+import { spelledSize } from './shared/typeSize';
 
 /**
- * A tuple of more leaves than this is not spelled out but `absent` (absent/index.ts: O(1) text): a
- * cond's packed slots hold those of every cond inside it, so spelling them out would cost the depth.
+ * A tuple bigger than this is not spelled out but `absent` (absent/index.ts: O(1) text): a cond's
+ * packed slots hold those of every cond inside it, a loop's stacks those of every loop inside it,
+ * so spelling them out would cost the depth at every level.
  */
 const SPELLED_OUT = 16;
-
-const leafCounts = new WeakMap<Type, number>();
-
-/** Leaves of a type (a stack or array counts one), memoised: nested packed types share their parts. */
-function leaves(t: Type): number {
-  if (t.tag !== 'tuple') return 1;
-  let n = leafCounts.get(t);
-  if (n === undefined) leafCounts.set(t, (n = t.elems.reduce((m, e) => m + leaves(e), 0)));
-  return n;
-}
 
 export function placeholder(b: Builder, t: Type): string {
   switch (t.tag) {
@@ -31,7 +23,7 @@ export function placeholder(b: Builder, t: Type): string {
     case 'str':
       return b.nl('pad', lit(''), t);
     case 'tuple':
-      if (leaves(t) > SPELLED_OUT) return absentValue(b, t);
+      if (spelledSize(t) > SPELLED_OUT) return absentValue(b, t);
       return b.nl(
         'pad',
         tuple(

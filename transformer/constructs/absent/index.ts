@@ -11,17 +11,14 @@
 // Work 0, like the literals it stands for (the interpreter still builds them, so a tape holding it
 // conforms to its type and a drop of it costs its scalars). Its tangent is zero; it is non-linear,
 // so U and T never see it. In JavaScript the slot is left `undefined`: it is only ever dropped.
-import { InternalError, binder, construct, lambda, ret } from '../../ir/syntax';
+import { binder, construct, lambda, ret } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import type { Builder } from '../../ir/build';
 import type { ConstructRule } from '../types';
 import { constantJvp } from '../stack/jvp';
 import { assign } from '../stack/emit';
-
-const nonLinear = () => {
-  throw new InternalError('absent is non-linear: U and T never hand it to its rule');
-};
+import { nonLinearOnly } from '../shared/nonLinear';
 
 /** The literals the slot stands for (placeholder.ts spells the same in IR). */
 function literalsOf(t: Type): Value {
@@ -60,9 +57,7 @@ export const absent: ConstructRule = {
   },
   impl: (_ops, e) => ({ nl: [literalsOf(typeOfBody(e)!)], lin: [] }),
   jvp: constantJvp,
-  unzip: nonLinear,
-  transpose: nonLinear,
-  pruneResults: () => undefined,
+  ...nonLinearOnly('absent'),
   emitTs: (ops, _e, into) => [assign(ops, into[0], ops.factory.createIdentifier('undefined'))],
 };
 
