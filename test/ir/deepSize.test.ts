@@ -13,6 +13,7 @@ import { evalFn } from '../../transformer/ir/interp';
 import { printProgram } from '../../transformer/ir/print';
 import { gradOf } from '../../transformer/ad/drivers';
 import { nestedConds, nestedLoops, type LongProgram } from '../gen/long';
+import { emitAndLoad } from '../constructs/emitted';
 
 const tokens = (text: string): number => text.split(/\s+/).filter((t) => t.length > 0).length;
 
@@ -61,3 +62,21 @@ describe('conditionals nested inside each other, packed', () => {
     }
   }, 120_000);
 });
+
+test.each([
+  ['conditionals', 30, nestedConds, /absent\w* = undefined/],
+  ['loops', 12, nestedLoops, /st\w* = \[\];/],
+])(
+  '%s nested %i deep: the packed gradient as emitted TypeScript equals the interpreter on both sides of the outer branch',
+  (_, depth, gen, emitted) => {
+    const g = gen(depth);
+    const r = gradOf(parseProgram(g.text), g.fn, { simplify: true, recheck: true });
+    expect(printProgram(r.program)).toMatch(/^type f\.(slots|iter)\w* = </m);
+    const { code, fns } = emitAndLoad(r.program);
+    // A cond's slot the taken branch does not fill is left undefined (it is only ever dropped); a
+    // loop's packed stacks are plain arrays of tuples.
+    expect(code).toMatch(emitted);
+    for (const x of [0.8, -0.5]) expect(fns.get(r.grad)!(x)).toEqual(evalFn(r.program, r.grad, [x]).nl[0]);
+  },
+  120_000,
+);
