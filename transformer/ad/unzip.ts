@@ -43,7 +43,7 @@ import { DeepWalk } from '../ir/deepWalk';
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import { arityOf, defArity } from '../ir/arity';
 import { restoreLinearity } from './linearity';
-import { derivedName, role, tapeName, unzipStem } from '../ir/names';
+import { derivedName, residualTypeName, role, tapeName, unzipStem } from '../ir/names';
 import { calleesFirst, defMap } from './program';
 import { closedFreeNonLinear } from '../ir/freeVars';
 
@@ -219,6 +219,7 @@ class Unzipper {
         if (!t) throw new InternalError(`unzip: no type for ${name} (annotate types first)`);
         return t;
       },
+      typeName: (hint) => residualTypeName(unzipStem(this.defs.get(this.fn)!), this.names.fresh(hint)),
     };
     const lin = constructRule(e, 'unzip').unzip(ops, e, results);
     return { stmts: [...b.finish(ret([])).stmts], lin };

@@ -4,6 +4,15 @@
 import { construct, lit, tuple } from '../ir/syntax';
 import type { Type } from '../ir/syntax';
 import type { Builder } from '../ir/build';
+import { absentValue } from './absent';
+import { spelledSize } from './shared/typeSize';
+
+/**
+ * A tuple bigger than this is not spelled out but `absent` (absent/index.ts: O(1) text): a cond's
+ * packed slots hold those of every cond inside it, a loop's stacks those of every loop inside it,
+ * so spelling them out would cost the depth at every level.
+ */
+const SPELLED_OUT = 16;
 
 export function placeholder(b: Builder, t: Type): string {
   switch (t.tag) {
@@ -14,6 +23,7 @@ export function placeholder(b: Builder, t: Type): string {
     case 'str':
       return b.nl('pad', lit(''), t);
     case 'tuple':
+      if (spelledSize(t) > SPELLED_OUT) return absentValue(b, t);
       return b.nl(
         'pad',
         tuple(

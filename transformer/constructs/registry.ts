@@ -10,6 +10,7 @@ import { loop } from './loop';
 import { at, lat, lpush, push, size, stack } from './stack';
 import { whileLoop } from './while';
 import { remat } from './remat';
+import { absent } from './absent';
 import { ARRAY_CONSTRUCTS } from './array';
 import { EFFECTFUL, log, raise } from './effect';
 
@@ -17,7 +18,7 @@ export { hasEffect } from './effect';
 
 export type { ConstructExpr, ConstructRule } from './types';
 
-const CORE = { cond, loop, while: whileLoop, stack, push, at, size, lpush, lat, remat, raise, log } as const;
+const CORE = { cond, loop, while: whileLoop, stack, push, at, size, lpush, lat, remat, absent, raise, log } as const;
 
 export type ConstructName = keyof typeof CORE | keyof typeof ARRAY_CONSTRUCTS;
 

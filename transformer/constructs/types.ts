@@ -133,6 +133,8 @@ export interface UnzipOps {
   unzipBody(body: Lambda): UnzippedBody;
   /** The type of a variable of the enclosing def (a map's operands are mapped or invariant by type). */
   typeOf(name: string): Type;
+  /** A program-wide alias for a tuple type the rule makes (packed residuals), so it prints as one word. */
+  typeName(hint: string): string;
 }
 
 /** What T offers: the transpose of a linear body. */

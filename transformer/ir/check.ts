@@ -507,7 +507,9 @@ class DefChecker {
   }
 
   private bindLocal(b: Binder, type: Type | undefined, linear: boolean): Binder {
-    const t = type ?? b.type ?? REAL;
+    // An annotation equal to the type derived is kept: it may carry an alias (a tape, packed
+    // residuals) that the types derived from this variable then print by, one word long.
+    const t = type !== undefined && b.type !== undefined && typeEquals(b.type, type) ? b.type : (type ?? b.type ?? REAL);
     this.push(b, t, linear);
     return b.type === t ? b : { name: b.name, type: t };
   }

@@ -42,6 +42,8 @@ export const fwdName = (f: string) => derivedName(role('fwd', f));
 export const linName = (f: string) => derivedName(role('lin', f));
 export const bwdName = (f: string) => derivedName(role('bwd', f));
 export const tapeName = (f: string) => `${f}.tape`;
+/** A tuple type a construct's U packs residuals into (`f.slots_2`), named beside f's tape: printed by this alias. */
+export const residualTypeName = (f: string, local: string) => `${f}.${local}`;
 export const gradName = (f: string) => derivedName(role('grad', f));
 export const valueAndGradName = (f: string) => derivedName(role('vg', f));
 export const hvpName = (f: string) => derivedName(role('hvp', f));

@@ -167,6 +167,8 @@ function aliasesIn(d: FnDef, seen: Map<string, Type>): void {
   const visit = (t: Type | undefined): void => {
     if (t?.tag === 'stack' || t?.tag === 'array') return visit(t.elem);
     if (t?.tag !== 'tuple') return;
+    // A name seen is printed with everything inside it: nested residual types share their parts.
+    if (t.name !== undefined && seen.has(t.name)) return;
     t.elems.forEach(visit);
     if (t.name !== undefined && !seen.has(t.name)) seen.set(t.name, t);
   };

@@ -18,7 +18,18 @@
 // cond reads p, so p is a residual too, and T branches on the saved predicate. Each linear
 // branch reads only its own slots; the others are dropped (restoreLinearity writes the drops).
 // Work: W(C) + W(ė_L) = W(J cond) + the scalars of the slots the taken branch does not use.
-import { InternalError, binder, construct, lambda, ret } from '../../ir/syntax';
+//
+// Past MAX_FLAT_SLOTS slots they travel packed, as one tuple r : R (R named, `f.slots_3`):
+//
+//     C:   let (ȳ, r) = cond(p, x̄)[|ā| { …; let r' = <s̄ in its slots, ⊥ in the others> in (ȳ', r') }, …]
+//     ė_L: let (; ẏ̄) = cond(p, r ; ẋ̄)[|r ; ȧ| { let <s̄, unused…> = r ; then_L(s̄ ; ȧ) }, …]
+//
+// A cond nested in a branch hands the cond around it its slots as residuals, so flat slots grow
+// by each level's own at every level out (and are padded in every untaken branch): a program
+// quadratic in the depth. Packed, a level forwards one value, and a slot of a packed type is
+// padded by `absent` (O(1), placeholder.ts), so the program grows by a constant per level. Few
+// slots stay flat: no tuple is built per run, and a loop around the cond stacks plain numbers.
+import { InternalError, binder, construct, lambda, ret, tuple, tupleType, unpackS } from '../../ir/syntax';
 import { placeholder } from '../placeholder';
 import type { Binder, Block, Expr, Lambda, Type } from '../../ir/syntax';
 import { Builder } from '../../ir/build';
@@ -72,10 +83,40 @@ function paddedTangent(ops: UnzipOps, h: UnzippedBody, slots: Slots, k: number):
   return lambda(all, h.tangent.linParams, h.tangent.body);
 }
 
+/** More slots than this travel as one tuple (see above); up to it, JavaScript keeps them in locals. */
+export const MAX_FLAT_SLOTS = 8;
+
+/** The primal half of branch k returning its slots packed into one tuple of `packed`'s type. */
+function packedPrimal(ops: UnzipOps, h: UnzippedBody, slots: Slots, k: number, nlResults: number, packed: Type): Lambda {
+  const flat = paddedPrimal(ops, h, slots, k, nlResults);
+  const r = flat.body.result;
+  if (r.tag !== 'ret') throw new InternalError('cond: a padded branch must return a ret');
+  const b = new Builder(ops.b.names);
+  flat.body.stmts.forEach((s) => b.stmt(s));
+  const slotsValue = b.nl('slots', tuple(false, r.nl.slice(nlResults)), packed);
+  return lambda(flat.nlParams, [], b.finish(ret([...r.nl.slice(0, nlResults), slotsValue])));
+}
+
+/** The tangent half of branch k taking the packed slots and unpacking them first. */
+function packedTangent(ops: UnzipOps, h: UnzippedBody, slots: Slots, k: number, packed: Type): Lambda {
+  const flat = paddedTangent(ops, h, slots, k);
+  const param = binder(ops.b.fresh('slots'), packed);
+  const body: Block = { stmts: [unpackS(false, [...flat.nlParams], param.name), ...flat.body.stmts], result: flat.body.result };
+  return lambda([param], flat.linParams, body);
+}
+
 export function condUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder>): Expr {
   const { pred, args } = condNames(e);
   const halves = e.bodies.map((body) => ops.unzipBody(body));
   const slots = assignSlots(halves);
+  if (slots.types.length > MAX_FLAT_SLOTS) {
+    const packed = tupleType(slots.types, ops.typeName('slots'));
+    const slotsBinder = binder(ops.b.fresh('slots'), packed);
+    const primal = halves.map((h, k) => packedPrimal(ops, h, slots, k, results.nl.length, packed));
+    ops.b.bind([...results.nl, slotsBinder], [], construct(e.op, [pred, ...args.nl], [], primal));
+    const tangent = halves.map((h, k) => packedTangent(ops, h, slots, k, packed));
+    return construct(e.op, [pred, slotsBinder.name], args.lin, tangent);
+  }
   const slotBinders = slots.types.map((t) => binder(ops.b.fresh('res'), t));
   const primal = halves.map((h, k) => paddedPrimal(ops, h, slots, k, results.nl.length));
   ops.b.bind([...results.nl, ...slotBinders], [], construct(e.op, [pred, ...args.nl], [], primal));

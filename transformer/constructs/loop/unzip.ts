@@ -22,6 +22,7 @@ import type { Binder, Expr, Lambda, Stmt, Type } from '../../ir/syntax';
 import { InternalError } from '../../ir/syntax';
 import type { Builder } from '../../ir/build';
 import { emptyStack } from '../placeholder';
+import { packDeepResiduals } from './pack';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../types';
 
 /**
@@ -153,12 +154,13 @@ export function invariantLengths(b: Builder, h: UnzippedBody, invariants: readon
 
 export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder>): Expr {
   const { b } = ops;
-  const h = ops.unzipBody(e.bodies[0]);
+  const unpacked = ops.unzipBody(e.bodies[0]);
   const k = results.nl.length;
   const params = e.bodies[0].nlParams;
   const nInv = e.nl.length - 1 - k;
   const direct = params.slice(1, 1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + m] }));
-  const invariants = [...direct, ...invariantLengths(b, h, direct)];
+  const invariants = [...direct, ...invariantLengths(b, unpacked, direct)];
+  const h = packDeepResiduals(ops, unpacked, k, new Set([params[0].name, ...invariants.map((u) => u.param)]));
   const { sources, stacked, strides } = residualSources(h, params[0].name, invariants, ops.nested);
   // A counted loop pushes one record per iteration: its trip count sizes the stacks.
   const st0 = emptyStacks(b, stacked, e.nl[0], strides);

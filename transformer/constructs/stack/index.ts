@@ -19,7 +19,7 @@
 //
 // J of f.fwd and of f.bwd.E (forward over reverse: hvp and hessian through a loop) differentiates
 // them: the tangent of a stack<τ> is a stack<tangent τ> (ir/syntax.ts, tangentType).
-import { stackType, REAL } from '../../ir/syntax';
+import { stackType, REAL, typeEquals } from '../../ir/syntax';
 import { InternalError } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
@@ -88,7 +88,7 @@ export const push = rule(
   (ops, _e, t) => {
     const [s, x] = t.nl;
     if (s.tag !== 'stack') ops.error(`push needs a stack, got ${printType(s)}`);
-    else if (printType(s.elem) !== printType(x)) ops.error(`push of a ${printType(x)} onto a ${printType(s)}`);
+    else if (!typeEquals(s.elem, x)) ops.error(`push of a ${printType(x)} onto a ${printType(s)}`);
     return { nl: [s.tag === 'stack' ? s : stackType(x)], lin: [] };
   },
   ([s, x]) => {

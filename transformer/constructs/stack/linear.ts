@@ -29,7 +29,7 @@
 //
 // Transposition (reverse over reverse: the gradient of a gradient through a loop) is not
 // implemented: T of either is an IrError saying so (transpose below).
-import { IrError, InternalError, stackType, REAL } from '../../ir/syntax';
+import { IrError, InternalError, stackType, REAL, typeEquals } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
@@ -82,7 +82,7 @@ export const lpush: ConstructRule = {
       ops.error(`lpush needs a stack, got ${printType(s)}`);
       return result(e, stackType(x));
     }
-    if (printType(s.elem) !== printType(x)) ops.error(`lpush of a ${printType(x)} onto a ${printType(s)}`);
+    if (!typeEquals(s.elem, x)) ops.error(`lpush of a ${printType(x)} onto a ${printType(s)}`);
     return result(e, s);
   },
   impl: (_ops, e, v) => {
@@ -129,7 +129,7 @@ export const lat: ConstructRule = {
       ops.error(`lat needs a stack, got ${printType(s)}`);
       return result(e, got[0] ?? REAL);
     }
-    if (got.length !== 1 || other.length !== 0 || printType(got[0]) !== printType(s.elem)) {
+    if (got.length !== 1 || other.length !== 0 || !typeEquals(got[0], s.elem)) {
       ops.error(`the body of lat gives the element read where the stack has none: it must return one ${isLinear(e) ? 'linear' : 'non-linear'} ${printType(s.elem)}`);
     }
     return result(e, s.elem);
