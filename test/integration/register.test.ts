@@ -95,3 +95,23 @@ test('a syntax error is reported as TypeScript reports it', () => {
   expect(r.code).not.toBe(0);
   expect(r.stderr).toMatch(/main\.ts:1:\d+ - error TS1109: Expression expected\./);
 });
+
+test('a recursive function runs taped: its note is printed, not an error, and the gradient matches central differences', () => {
+  const dir = scratch({
+    'tsconfig.json': tsconfig,
+    'main.ts': `import { grad } from 'tsad';
+/** @differentiable */
+function f(x: number, n: number): number {
+  if (n === 0) return x;
+  return Math.sin(f(x, n - 1)) * x + 0.5 * x;
+}
+const h = 1e-6;
+console.log(JSON.stringify({ g: [grad(f)(1.3, 5)], fd: [(f(1.3 + h, 5) - f(1.3 - h, 5)) / (2 * h)] }));
+`,
+  });
+  const r = node(['--import', 'tsad/register', 'main.ts'], dir);
+  expect(r.code).toBe(0);
+  expect(r.stderr).toMatch(/main\.ts:\d+:\d+ - note TSAD2001/);
+  const { g, fd } = gradient(r.stdout);
+  expect(Math.abs(g[0] - fd[0])).toBeLessThan(1e-6);
+});

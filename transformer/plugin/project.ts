@@ -87,7 +87,7 @@ class Project {
               this.checker(),
               ctx,
               sf,
-              diagnosticReporter(tsApi, (d) => this.pending.push(d)),
+              diagnosticReporter(tsApi, (d) => (d.category === tsApi.DiagnosticCategory.Error ? this.pending : this.notes).push(d)),
             ),
         ],
       }),
