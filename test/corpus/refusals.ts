@@ -9,12 +9,15 @@ export interface Refusal {
 }
 
 export const REFUSALS: Record<string, Refusal> = {
-  attention: { codes: ['TSAD1120', 'TSAD1121'], reason: 'number[][][] per-head weights; project() reads x inside a .map over W[0] (Math.max(...scores), .concat and .map(gelu) not reported)' },
-  batch_norm: { codes: ['TSAD1120'], reason: 'a number[][][] batch (.flat, .some, throw and console.log not reported)' },
-  blur_batch: { codes: ['TSAD1120'], reason: 'a number[][][] batch of images ([src, dst] = [dst, src] not reported)' },
+  attention: {
+    codes: ['TSAD1121', 'TSAD1123'],
+    reason:
+      'out.concat(head) of the written head (a copy, refused as a second name); project() reads x inside a .map over W[0] (the number[][][] weights compile; Math.max(...scores) and .map(gelu) not reported)',
+  },
+  batch_norm: { codes: ['TSAD1121'], reason: '.flat of the matrix x.map((sample) => sample[c]) (the number[][][] batch compiles; .some, throw and console.log not reported)' },
   boids: { codes: ['TSAD1121'], reason: '.filter of the flock of records for the neighbours (the { pos: [number, number]; vel: [number, number] }[] records and .forEach compile)' },
   cholesky_nll: { codes: ['TSAD1123'], reason: 'L = new Array(n) with rows L[i] = new Array(n).fill(0) written afterwards (throw not reported)' },
-  conv_pool: { codes: ['TSAD1120'], reason: 'number[][][] images and a number[][][][] batch (Math.max(...[…]) and .forEach compile)' },
+  conv_pool: { codes: ['TSAD1122'], reason: 'out.push(row) builds the feature map row by row (the number[][][] images and number[][][][] batch, Math.max(...[…]) and .forEach compile)' },
   filtfilt: {
     codes: ['TSAD1123'],
     reason: "const backward = iir(...).reverse() used as a value: reverse() returns its receiver, a second name for iir()'s fresh result (.slice().reverse() and .subarray windows compile)",
@@ -31,6 +34,5 @@ export const REFUSALS: Record<string, Refusal> = {
   },
   polygon_shape: { codes: ['TSAD1121'], reason: '.reverse and .concat of [number, number][] vertices (methods of arrays of tuples; the vertices themselves compile; throw not reported)' },
   rkf45: { codes: ['TSAD1108', 'TSAD1121'], reason: 'stage lists [k1, k2] passed as Float64Array[] literals; ++steps inside a condition' },
-  total_variation: { codes: ['TSAD1120'], reason: 'number[][][] colour images (.forEach over channels not reported)' },
   trimmed_mean: { codes: ['TSAD1113'], reason: 'Number.isFinite in the validation (.every, .filter and .sort of a slice() copy compile)' },
 };

@@ -106,7 +106,7 @@ export class RecordLowering {
   elementOfLeaf(ps: Value, i: Value, path: readonly RecordKey[], j: Value, node: ts.Node, hint?: string): Value {
     const column = this.leafColumn(ps, path, node);
     if (j.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(j.shape)}`);
-    return this.matrices.element(column, i, j, hint);
+    return this.matrices.element(column, [i, j], hint);
   }
 
   /** `ps[i].vel.length` of an array leaf: its matrix column's width. */
@@ -149,7 +149,7 @@ export class RecordLowering {
     const { first } = this.under(ps, path, node);
     const columns = [...this.columns(ps)];
     if (v.shape.kind !== 'number') fail(1120, node, `an array of a record holds numbers: cannot write ${describeShape(v.shape)}`);
-    columns[first] = this.matrices.update(this.leafColumn(ps, path, node), i, j, v, node);
+    columns[first] = this.matrices.update(this.leafColumn(ps, path, node), [i, j], v, node);
     return this.make(columns, ps.shape, userName(ps.name));
   }
 

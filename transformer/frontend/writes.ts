@@ -44,8 +44,8 @@ export function writtenArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | unde
   if (!target || !tsApi.isElementAccessExpression(target)) return undefined;
   let base: ts.Expression = target.expression;
   while (tsApi.isParenthesizedExpression(base)) base = base.expression;
-  // `m[i][j] = v` writes into the matrix m.
-  if (tsApi.isElementAccessExpression(base)) {
+  // `m[i][j] = v` writes into the matrix m, `t[i][j][k] = v` into the tensor t.
+  while (tsApi.isElementAccessExpression(base)) {
     base = base.expression;
     while (tsApi.isParenthesizedExpression(base)) base = base.expression;
   }

@@ -52,16 +52,38 @@ function irTypeOf(s: Shape): Type {
       // A matrix is stored flat, row-major, with its dimensions (docs/frontend.md, "Matrices"):
       // every array construct, the O(1) read adjoint and in-place writes apply to it as they are.
       if (isRecords(s)) return tupleType(recordColumns(s).map(irType));
-      return isMatrix(s) ? MATRIX_TYPE : arrayType(irType(s.elem));
+      return isMatrix(s) ? tensorType(tensorRank(s)) : arrayType(irType(s.elem));
   }
 }
 
-const MATRIX_TYPE = tupleType([arrayType(REAL), REAL, REAL]);
+const TENSOR_TYPES: Type[] = [];
+
+/** A rank-k tensor's IR type `(data, d0, …, dk−1)` (one type object per rank). */
+function tensorType(rank: number): Type {
+  return (TENSOR_TYPES[rank] ??= tupleType([arrayType(REAL), ...Array.from({ length: rank }, () => REAL)]));
+}
+
+/**
+ * How many array levels a shape has: 1 for number[], 2 for a matrix, 3 for number[][][]. A
+ * matrix and every deeper array of numbers is a rectangular tensor, stored flat with its
+ * dimensions (docs/frontend.md, "Tensors").
+ */
+export function tensorRank(s: Shape): number {
+  return s.kind === 'array' ? 1 + tensorRank(s.elem) : 0;
+}
+
+/** The innermost array of a tensor's shape (numbers in the innermost container): the shape of its flat data. */
+export function flatShape(s: Extract<Shape, { kind: 'array' }>): Extract<Shape, { kind: 'array' }> {
+  return s.elem.kind === 'array' ? flatShape(s.elem) : s;
+}
 
 /** `number[][]`: where a matrix's type says nothing else. */
 export const NUMBER_MATRIX: Extract<Shape, { kind: 'array' }> = { kind: 'array', container: 'Array', elem: { kind: 'array', container: 'Array', elem: NUMBER } };
 
-/** `number[][]`, `Float64Array[]`: a rectangular matrix (rows × cols), in the IR `(data, rows, cols)`. */
+/**
+ * `number[][]`, `Float64Array[]`: a rectangular matrix (rows × cols), in the IR `(data, rows,
+ * cols)`; also every deeper array of numbers (`number[][][]`), a tensor `(data, d0, …, dk−1)`.
+ */
 export function isMatrix(s: Shape): s is Extract<Shape, { kind: 'array' }> & { readonly elem: Extract<Shape, { kind: 'array' }> } {
   return s.kind === 'array' && s.elem.kind === 'array';
 }

@@ -1,0 +1,264 @@
+// Tensors of any rank (number[][][], Float64Array[][], number[][][][]) in differentiable
+// functions through the plugin (transformer/frontend/matrices.ts, docs/frontend.md "Tensors"):
+// stored flat as (data, d0, …, dk−1). Each primal is checked against the same source run as
+// plain JavaScript, each gradient against central differences, jvp against <grad, v>, at sizes
+// 0, 1 and larger; a ragged argument is a RangeError naming it and the index path.
+import * as fs from 'fs';
+import * as path from 'path';
+import * as ts from 'typescript';
+import fc from 'fast-check';
+import { expectClose, leaves, load, mapLeaves, partial, workDir } from './harness';
+
+const SOURCE = `import { grad, valueAndGrad, jvp, vjp } from 'tsad';
+
+/** @differentiable */
+export function weighted(t: number[][][]): number {
+  let s = 0;
+  for (let c = 0; c < t.length; c++)
+    for (let i = 0; i < t[c].length; i++)
+      for (let j = 0; j < t[c][i].length; j++) s += Math.sin(t[c][i][j]) * (c + 1) + t[c][i][j] * t[c][i][j] * (j + 1);
+  return s;
+}
+/** @differentiable */
+export function channels(u: number[][][], f: number[][][], lambda: number): number {
+  let tv = 0;
+  u.forEach((channel, c) => {
+    const H = channel.length;
+    for (let i = 0; i < H; i++) {
+      const W = channel[i].length;
+      for (let j = 0; j < W; j++) {
+        const dx = j + 1 < W ? channel[i][j + 1] - channel[i][j] : 0;
+        tv += Math.sqrt(dx * dx + 1e-6) + lambda * (channel[i][j] - f[c][i][j]) ** 2;
+      }
+    }
+  });
+  return tv;
+}
+/** @differentiable */
+export function rowsOf(t: Float64Array[][], w: number[]): number {
+  let s = 0;
+  for (const m of t) for (const row of m) for (let j = 0; j < row.length; j++) s += row[j] * w[j];
+  return s;
+}
+/** @differentiable */
+export function scaled(t: number[][][], k: number): number[][][] {
+  return t.map((m) => m.map((row) => row.map((x) => k * x * x)));
+}
+/** @differentiable */
+export function written(t: number[][][], k: number): number {
+  const c = t.map((m) => m.map((row) => row.slice()));
+  for (let a = 0; a < c.length; a++)
+    for (let i = 0; i < c[a].length; i++)
+      for (let j = 0; j < c[a][i].length; j++) c[a][i][j] = c[a][i][j] * k + (a > 0 ? c[a - 1][i][j] : 0);
+  let s = 0;
+  for (let a = 0; a < c.length; a++) for (let i = 0; i < c[a].length; i++) for (let j = 0; j < c[a][i].length; j++) s += c[a][i][j] ** 2;
+  return s;
+}
+/** @differentiable */
+export function batch(images: number[][][][], kernel: number[][][]): number {
+  let s = 0;
+  for (const img of images)
+    for (let c = 0; c < img.length; c++)
+      for (let i = 0; i < img[c].length; i++)
+        for (let j = 0; j < img[c][i].length; j++) s += Math.tanh(kernel[c][0][0] * img[c][i][j]);
+  return s;
+}
+/** @differentiable */
+export function literal(a: number, b: number): number {
+  const t: number[][][] = [[[a, b], [1, a * b]], [[b, 2], [a, 3]]];
+  return t[0][1][1] * t[1][0][0] + t[1][1][0] * t.length + t[0].length * t[0][0].length;
+}
+
+export const gWeighted = grad(weighted);
+export const vgChannels = valueAndGrad(channels, { wrt: [0, 1, 2] });
+export const gRows = grad(rowsOf, { wrt: [0, 1] });
+export const jScaled = (t: number[][][], k: number, dt: number[][][], dk: number) => jvp(scaled, [t, k], [dt, dk]);
+export const vScaled = (t: number[][][], k: number) => vjp(scaled, t, k);
+export const vgWritten = valueAndGrad(written, { wrt: [0, 1] });
+export const gBatch = grad(batch, { wrt: [0, 1] });
+export const gLiteral = grad(literal, { wrt: [0, 1] });
+export const jWeighted = (t: number[][][], dt: number[][][]) => jvp(weighted, [t], [dt]);
+`;
+
+let plainCounter = 0;
+/** The source as plain TypeScript compiles it: the doc markers are comments, the transforms unused. */
+function plainModule(source: string): Record<string, any> {
+  const js = ts.transpileModule(source.replace(/^import .*$/m, ''), { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS } }).outputText;
+  const file = path.join(workDir(), `tensors-plain-${plainCounter++}.js`);
+  fs.writeFileSync(file, js.replace(/^exports\.(gWeighted|vgChannels|gRows|jScaled|vScaled|vgWritten|gBatch|gLiteral|jWeighted) = .*$/gm, ''));
+  return require(file);
+}
+
+let m: Record<string, any>;
+let plain: Record<string, any>;
+beforeAll(() => {
+  m = load(SOURCE).exports;
+  plain = plainModule(SOURCE);
+});
+
+/** A seeded d0 × d1 × … tensor. */
+function tensor(seed: number, ...dims: number[]): any {
+  let s = seed;
+  const next = () => {
+    s = (s * 16807 + 11) % 2147483647;
+    return (s / 2147483647) * 2 - 1;
+  };
+  const build = (d: number): any => (d === dims.length - 1 ? Array.from({ length: dims[d] }, next) : Array.from({ length: dims[d] }, () => build(d + 1)));
+  return build(0);
+}
+
+const fd = (f: (...a: any[]) => any, at: any[], i: number) => leaves(at[i]).map((_, k) => partial(f, at, i, k)[0]);
+
+describe('tensors: reads, loops, for…of, forEach', () => {
+  it.each([
+    [0, 0, 0],
+    [1, 1, 1],
+    [2, 3, 4],
+    [3, 0, 2],
+  ])('grad of a rank-3 loop nest %i × %i × %i matches central differences', (a, b, c) => {
+    const t = tensor(7, a, b, c);
+    const g = m.gWeighted(t);
+    expect(leaves(g)).toHaveLength(a * b * c);
+    expect(Array.isArray(g) && g.length).toBe(a === 0 ? 0 : a);
+    expectClose(leaves(g), fd(plain.weighted, [t], 0));
+  });
+
+  it('forEach over channels: value as plain JavaScript, gradient by central differences', () => {
+    for (const [c, h, w] of [
+      [3, 0, 1],
+      [3, 1, 2],
+      [3, 4, 5],
+    ]) {
+      const u = tensor(3, c, h, w);
+      const f = tensor(5, c, h, w);
+      const [value, grads] = m.vgChannels(u, f, 0.5);
+      expect(value).toBe(plain.channels(u, f, 0.5));
+      [0, 1, 2].forEach((i) => expectClose(leaves(grads[i]), fd(plain.channels, [u, f, 0.5], i), 1e-5));
+    }
+  });
+
+  it('for…of over a Float64Array[][] gives rows of the user’s class, gradient rows too', () => {
+    const t = tensor(9, 2, 3, 4).map((mm: number[][]) => mm.map((r) => Float64Array.from(r)));
+    const w = [0.5, -1, 2, 0.25];
+    const [gt, gw] = m.gRows(t, w);
+    expect(gt[1][2]).toBeInstanceOf(Float64Array);
+    expectClose(leaves(gt.map((mm: Float64Array[]) => mm.map((r) => Array.from(r)))), fd(plain.rowsOf, [t.map((mm: Float64Array[]) => mm.map((r) => Array.from(r))), w], 0));
+    expectClose(leaves(gw), fd(plain.rowsOf, [t.map((mm: Float64Array[]) => mm.map((r) => Array.from(r))), w], 1));
+  });
+
+  it('a rank-4 batch and a rank-3 kernel', () => {
+    for (const n of [0, 1, 2]) {
+      const images = tensor(11, n, 2, 3, 3);
+      const kernel = tensor(13, 2, 1, 1);
+      const [gi, gk] = m.gBatch(images, kernel);
+      expectClose(leaves(gi), fd(plain.batch, [images, kernel], 0));
+      expectClose(leaves(gk), fd(plain.batch, [images, kernel], 1));
+    }
+  });
+
+  it('a tensor literal', () => {
+    const [da, db] = m.gLiteral(0.7, -1.3);
+    expectClose([da, db], [partial(plain.literal, [0.7, -1.3], 0, 0)[0], partial(plain.literal, [0.7, -1.3], 1, 0)[0]]);
+  });
+});
+
+describe('tensors: built, written, returned', () => {
+  it('map of maps returns a tensor; jvp by central differences, vjp by the dot-product test', () => {
+    for (const dims of [
+      [0, 0, 0],
+      [1, 1, 1],
+      [2, 3, 2],
+    ]) {
+      const t = tensor(17, ...dims);
+      const dt = tensor(19, ...dims);
+      const [y, dy] = m.jScaled(t, 1.5, dt, 0.25);
+      expect(y).toEqual(plain.scaled(t, 1.5));
+      expectClose(leaves(dy), partialDirection(plain.scaled, [t, 1.5], [dt, 0.25]));
+      const [y2, pullback] = m.vScaled(t, 1.5);
+      expect(y2).toEqual(y);
+      const ybar = tensor(23, ...dims);
+      const [tbar, kbar] = pullback(ybar);
+      const lhs = leaves(dy).reduce((s, v, i) => s + v * leaves(ybar)[i], 0);
+      const rhs = leaves(tbar).reduce((s, v, i) => s + v * leaves(dt)[i], 0) + kbar * 0.25;
+      expect(Math.abs(lhs - rhs)).toBeLessThan(1e-10 * Math.max(1, Math.abs(lhs)));
+    }
+  });
+
+  it('writes into a local copy: value as plain JavaScript, gradient by central differences', () => {
+    for (const dims of [
+      [0, 1, 1],
+      [1, 1, 1],
+      [3, 2, 4],
+    ]) {
+      const t = tensor(29, ...dims);
+      const [value, [gt, gk]] = m.vgWritten(t, 0.8);
+      expect(value).toBe(plain.written(t, 0.8));
+      expectClose(leaves(gt), fd(plain.written, [t, 0.8], 0), 1e-5);
+      expectClose([gk], fd(plain.written, [t, 0.8], 1), 1e-5);
+    }
+  });
+
+  it('jvp equals <grad, v>', () => {
+    const t = tensor(31, 2, 3, 2);
+    const dt = tensor(37, 2, 3, 2);
+    const [, dy] = m.jWeighted(t, dt);
+    const g = leaves(m.gWeighted(t));
+    expect(dy).toBeCloseTo(
+      g.reduce((s, v, i) => s + v * leaves(dt)[i], 0),
+      10,
+    );
+  });
+});
+
+describe('tensors at the boundary', () => {
+  it('a ragged argument is a RangeError naming the argument and the index path', () => {
+    expect(() => m.gWeighted([[[1, 2], [3]]])).toThrow(new RangeError("grad(weighted): 't' must be a rectangular tensor (number[][][]): 't[0][1]' has 1 elements, 't[0][0]' has 2"));
+    expect(() =>
+      m.gWeighted([
+        [[1, 2]],
+        [
+          [3, 4],
+          [5, 6],
+        ],
+      ]),
+    ).toThrow(new RangeError("grad(weighted): 't' must be a rectangular tensor (number[][][]): 't[1]' has 2 elements, 't[0]' has 1"));
+  });
+
+  it('a value that is not a number is a TypeError naming its index path', () => {
+    expect(() => m.gWeighted([[[1, '2']]])).toThrow(new TypeError("grad(weighted): 't[0][0][1]' must be a number, got string"));
+    expect(() => m.gWeighted(3)).toThrow(TypeError);
+  });
+
+  it('a tangent of another size than its primal is a RangeError', () => {
+    expect(() => m.jWeighted(tensor(1, 2, 2, 2), tensor(1, 2, 1, 2))).toThrow(RangeError);
+  });
+});
+
+describe('tensors: property', () => {
+  it('grad of a rank-3 reduction matches central differences at random sizes and values', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 1000 }), (a, b, c, seed) => {
+        const t = tensor(seed, a, b, c);
+        expect(m.gWeighted(t).length).toBe(a);
+        expectClose(leaves(m.gWeighted(t)), fd(plain.weighted, [t], 0), 1e-5);
+        const u = tensor(seed + 1, a, b, c);
+        const [value] = m.vgChannels(t, u, 0.3);
+        expect(value).toBe(plain.channels(t, u, 0.3));
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
+
+/** The directional derivative of f's output leaves along `dir` by central differences. */
+function partialDirection(f: (...a: any[]) => any, at: any[], dir: any[]): number[] {
+  const h = 1e-5;
+  const shift = (s: number) =>
+    at.map((a, j) => {
+      const d = leaves(dir[j]);
+      return mapLeaves(a, (x, idx) => x + s * d[idx]);
+    });
+  const up = leaves(f(...shift(h)));
+  const down = leaves(f(...shift(-h)));
+  return up.map((u, j) => (u - down[j]) / (2 * h));
+}
