@@ -22,12 +22,10 @@ export const REFUSALS: Record<string, Refusal> = {
     codes: ['TSAD1123'],
     reason: "const backward = iir(...).reverse() used as a value: reverse() returns its receiver, a second name for iir()'s fresh result (.slice().reverse() and .subarray windows compile)",
   },
-  gru: { codes: ['TSAD1120'], reason: "gates as { W: number[][]; U: number[][]; b: number[] }[] (number[][][] batches, the write into affine()'s result and .map(sigmoid) not reported)" },
   householder_qr: { codes: ['TSAD1123'], reason: 'column views cols[k].subarray(k) of a written matrix (writes through the views, c[i] -= …, not reported; .forEach compiles)' },
   kalman_filter: { codes: ['TSAD1122'], reason: 'writes into prior.mean, an array inside the record predict() returned (the const [p, v] = t.mean destructuring compiles; .concat not reported)' },
   lennard_jones: { codes: ['TSAD1113'], reason: 'Number.isFinite in the validation (the { x; y; z }[] atoms and .some compile; throw and console.log not reported)' },
   lu_solve: { codes: ['TSAD1105'], reason: 'a destructured { lu, perm } parameter (the row swap lu[p] = lu[c] while pivoting compiles)' },
-  mlp: { codes: ['TSAD1120'], reason: "layers as { W: number[][]; b: number[] }[] (writes into matVec()'s result, a = z and console.log not reported)" },
   monte_carlo_option: {
     codes: ['TSAD1102', 'TSAD1108'],
     reason: "the seeded generator's '>>>' and its local function assigning the state (for (const z of normals) over the written new Array(paths) compiles)",

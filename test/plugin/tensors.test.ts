@@ -262,3 +262,135 @@ function partialDirection(f: (...a: any[]) => any, at: any[], dir: any[]): numbe
   const down = leaves(f(...shift(-h)));
   return up.map((u, j) => (u - down[j]) / (2 * h));
 }
+
+const LAYERS = `import { grad, valueAndGrad, jvp, vjp } from 'tsad';
+
+export interface Layer {
+  W: number[][];
+  b: number[];
+}
+/** @differentiable */
+export function net(layers: Layer[], x: number[]): number {
+  let a = x.slice();
+  for (let l = 0; l < layers.length; l++) {
+    const W = layers[l].W;
+    const z = new Array<number>(W.length).fill(0);
+    for (let i = 0; i < W.length; i++) {
+      let s = layers[l].b[i];
+      for (let j = 0; j < a.length; j++) s += W[i][j] * a[j];
+      z[i] = Math.tanh(s);
+    }
+    a = z;
+  }
+  let out = 0;
+  for (const v of a) out += v * v;
+  return out;
+}
+/** @differentiable */
+export function direct(layers: Layer[]): number {
+  let s = 0;
+  for (let l = 0; l < layers.length; l++)
+    for (let i = 0; i < layers[l].W.length; i++)
+      for (let j = 0; j < layers[l].W[i].length; j++) s += Math.sin(layers[l].W[i][j]) * (l + 1) + layers[l].b.length * layers[l].b[i];
+  return s;
+}
+/** @differentiable */
+export function ragged(ps: { w: number[]; c: number }[]): number {
+  let s = 0;
+  for (let k = 0; k < ps.length; k++) for (let j = 0; j < ps[k].w.length; j++) s += ps[k].c * ps[k].w[j] ** 2;
+  return s;
+}
+/** @differentiable */
+export function tail(layers: Layer[]): Layer[] {
+  return layers.slice(1);
+}
+/** @differentiable */
+export function forEachLayer(layers: Layer[], k: number): number {
+  let s = 0;
+  layers.forEach((layer, l) => {
+    for (let i = 0; i < layer.b.length; i++) s += k * layer.b[i] * (l + 1) + layer.W[i][0] ** 2;
+  });
+  const [first] = layers;
+  return s + first.b[0];
+}
+
+export const vgNet = valueAndGrad(net, { wrt: [0, 1] });
+export const gDirect = grad(direct);
+export const gRagged = grad(ragged);
+export const jNet = (ls: Layer[], x: number[], dls: Layer[], dx: number[]) => jvp(net, [ls, x], [dls, dx]);
+export const vTail = (ls: Layer[]) => vjp(tail, ls);
+export const gForEach = grad(forEachLayer, { wrt: [0, 1] });
+`;
+
+describe('arrays of records holding matrices and arrays of different sizes (a network’s layers)', () => {
+  let r: Record<string, any>;
+  let p: Record<string, any>;
+  beforeAll(() => {
+    r = load(LAYERS).exports;
+    p = plainModule(LAYERS.replace(/^export const (vgNet|gDirect|gRagged|jNet|vTail|gForEach) = .*$/gm, ''));
+  });
+  const layer = (seed: number, rows: number, cols: number) => ({ W: tensor(seed, rows, cols), b: tensor(seed + 1, rows) });
+  const sizes: [number, number][][] = [
+    [],
+    [[1, 1]],
+    [
+      [4, 3],
+      [2, 4],
+      [1, 2],
+    ],
+  ];
+
+  it.each(sizes.map((s) => [s]))('per-layer sizes %j: value as plain JavaScript, gradient by central differences', (dims) => {
+    const ls = dims.map(([rows, cols], k) => layer(40 + k, rows, cols));
+    const x = tensor(3, dims[0]?.[1] ?? 2);
+    const [value, [gl, gx]] = r.vgNet(ls, x);
+    expect(value).toBe(p.net(ls, x));
+    expect(gl.map((l: any) => [l.W.length, l.b.length])).toEqual(dims.map(([rows]) => [rows, rows]));
+    expectClose(leaves(gl), fd(p.net, [ls, x], 0), 1e-5);
+    expectClose(leaves(gx), fd(p.net, [ls, x], 1), 1e-5);
+    expectClose(leaves(r.gDirect(ls)), fd(p.direct, [ls], 0), 1e-5);
+    const [ga, gk] = r.gForEach(ls.length > 0 ? ls : [layer(1, 1, 1)], 0.5);
+    const at = [ls.length > 0 ? ls : [layer(1, 1, 1)], 0.5];
+    expectClose(leaves(ga), fd(p.forEachLayer, at, 0), 1e-5);
+    expectClose([gk], fd(p.forEachLayer, at, 1), 1e-5);
+  });
+
+  it('jvp equals <grad, v>, and vjp of a slice of layers passes the dot-product test', () => {
+    const ls = [layer(5, 3, 2), layer(7, 1, 3)];
+    const dls = [layer(9, 3, 2), layer(11, 1, 3)];
+    const x = tensor(13, 2);
+    const dx = tensor(15, 2);
+    const [y, dy] = r.jNet(ls, x, dls, dx);
+    expect(y).toBe(p.net(ls, x));
+    const [, [gl, gx]] = r.vgNet(ls, x);
+    const dot = (a: any, b: any) => leaves(a).reduce((s, v, i) => s + v * leaves(b)[i], 0);
+    expect(dy).toBeCloseTo(dot(gl, dls) + dot(gx, dx), 10);
+    const [t, pullback] = r.vTail(ls);
+    expect(t).toEqual(p.tail(ls));
+    const tbar = [layer(17, 1, 3)];
+    const [lbar] = pullback(tbar);
+    expect(lbar.map((l: any) => [l.W.length, l.W[0].length, l.b.length])).toEqual([
+      [3, 2, 3],
+      [1, 3, 1],
+    ]);
+    expect(dot(lbar, dls)).toBeCloseTo(dot(tbar, [dls[1]]), 12);
+  });
+
+  it('arrays of a field may differ in length from element to element', () => {
+    const ps = [
+      { w: [1, 2, 3], c: 0.5 },
+      { w: [], c: 2 },
+      { w: [-1], c: 3 },
+    ];
+    const g = r.gRagged(ps);
+    expect(g.map((e: any) => e.w.length)).toEqual([3, 0, 1]);
+    expectClose(leaves(g), fd(p.ragged, [ps], 0));
+  });
+
+  it('a matrix field that is not rectangular is a RangeError naming the index path', () => {
+    expect(() => r.gDirect([{ W: [[1, 2], [3]], b: [0, 0] }])).toThrow(
+      new RangeError("grad(direct): 'layers[0].W' must be rectangular (number[][]): 'layers[0].W[1]' has 1 elements, 'layers[0].W[0]' has 2"),
+    );
+    expect(() => r.gDirect([{ W: [[1, 'x']], b: [0] }])).toThrow(new TypeError("grad(direct): 'layers[0].W[0][1]' must be a number, got string"));
+  });
+});

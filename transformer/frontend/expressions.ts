@@ -5,7 +5,7 @@ import { ret, tuple } from '../ir/syntax';
 import { fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
 import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, isMatrix, isNumberArray, isRecords, tensorRank } from './shapes';
 import { spreadLiteral } from './arrayOrder';
-import { RecordAccess, recordAccess, resolveAccess } from './recordAccess';
+import { AccessStep, RecordAccess, recordAccess, resolveAccess } from './recordAccess';
 import { localFunctionOf } from './exits';
 import type { StateSource, Value } from './values';
 import { isFixed, moduleVariable } from './moduleState';
@@ -330,12 +330,39 @@ export abstract class ExpressionLowering extends LoweringState {
     const ps = this.expr(access.base);
     if (!isRecords(ps.shape)) fail(1121, access.base, `this needs an array of records, got ${describeShape(ps.shape)}`);
     const i = this.expr(access.index, 'i');
-    const { path, tail, shape } = resolveAccess(ps.shape.elem, access.steps, e);
+    const { path, tail, shape, rest } = resolveAccess(ps.shape.elem, access.steps, e, true);
     const records = this.arrays.records;
+    if (rest) return this.stepsInto(records.at(ps, i, path, e), rest, e, hint);
     if (!tail) return records.at(ps, i, path, e, hint);
-    if ('field' in tail) return shape.kind === 'tuple' ? this.literal(shape.elems.length, hint ?? 'n') : records.leafLength(ps, path, e);
+    if ('field' in tail) return shape.kind === 'tuple' ? this.literal(shape.elems.length, hint ?? 'n') : records.leafLength(ps, i, path, e);
     const j = 'literal' in tail ? this.literal(tail.literal, 'j') : this.expr(tail.index, 'j');
     return records.elementOfLeaf(ps, i, path, j, e, hint);
+  }
+
+  /** `ps[i].W[j][k]`, `ps[i].W[j].length` after the leaf `ps[i].W` was read as a value: a matrix's or tensor's indices together. */
+  private stepsInto(leaf: Value, steps: readonly AccessStep[], node: ts.Expression, hint?: string): Value {
+    const indices: Value[] = [];
+    for (const [k, step] of steps.entries()) {
+      if ('field' in step) {
+        if (step.field !== 'length' || k !== steps.length - 1) fail(1102, node, `'.${step.field}' of an array is not supported here`);
+        return isMatrix(leaf.shape) && indices.length < tensorRank(leaf.shape) ? this.arrays.matrices.dim(leaf, indices.length) : this.arrays.length(this.readAt(leaf, indices, node), hint ?? 'n');
+      }
+      indices.push('literal' in step ? this.literal(step.literal, 'j') : this.expr(step.index, 'j'));
+    }
+    return this.readAt(leaf, indices, node, hint);
+  }
+
+  /** Indices into an array, matrix or tensor value: one read, or one gather short of an element. */
+  private readAt(v: Value, indices: readonly Value[], node: ts.Expression, hint?: string): Value {
+    if (indices.length === 0) return v;
+    for (const x of indices) if (x.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(x.shape)}`);
+    if (!isMatrix(v.shape)) {
+      if (indices.length > 1) fail(1102, node, `${describeShape(v.shape)} has one dimension`);
+      return this.arrays.read(v, indices[0], hint, node);
+    }
+    if (indices.length > tensorRank(v.shape)) fail(1102, node, `${describeShape(v.shape)} has ${tensorRank(v.shape)} dimensions`);
+    if (indices.length === 1) return this.arrays.read(v, indices[0], hint, node);
+    return indices.length === tensorRank(v.shape) ? this.arrays.matrices.element(v, indices, hint) : this.arrays.matrices.sub(v, indices, hint);
   }
 
   /** `v[index]` for an already lowered v: an array element or a tuple's part. */

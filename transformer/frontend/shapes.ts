@@ -126,13 +126,11 @@ function recordsShape(elem: Extract<Shape, { kind: 'tuple' | 'object' }>, node: 
   for (const { path, shape } of leaves) {
     const at = path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('');
     if (shape.kind === 'number') continue;
-    if (shape.kind === 'array' && shape.elem.kind === 'number' && !shape.constant) continue;
+    if (shape.kind === 'array' && leafDepth(shape) === tensorRank(shape) && !flatShape(shape).constant) continue;
     const why =
-      shape.kind === 'array'
-        ? shape.elem.kind === 'number'
-          ? `integer arrays are constants (${shape.container})`
-          : `an array of records holds numbers and arrays of numbers, not ${describeShape(shape)} (matrices and deeper arrays inside records are not supported yet)`
-        : `an array of records holds numbers and arrays of numbers, not ${describeShape(shape)}`;
+      shape.kind === 'array' && leafDepth(shape) === tensorRank(shape)
+        ? `integer arrays are constants (${flatShape(shape).container})`
+        : `an array of records holds numbers, arrays and tensors of numbers, not ${describeShape(shape)}`;
     return fail(1120, node, `cannot differentiate ${what}: element${at} is ${describeShape(shape)}; ${why}: keep it outside the array, or as separate arrays`);
   }
   return { kind: 'array', container: 'Array', elem };

@@ -99,7 +99,7 @@ export class Marshal {
   /** Fresh local names for the leaves of a shape: `p_bar`, or `p_bar_amplitude`, `q_bar_0`, ... */
   leafNames(base: string, s: Shape): string[] {
     if (isRecords(s))
-      return recordsLeafWidth(s).flatMap((w, c) => (w === 1 ? [this.fresh(`${base}_${c}`)] : [this.fresh(`${base}_${c}`), this.fresh(`${base}_${c}_rows`), this.fresh(`${base}_${c}_cols`)]));
+      return recordsLeafWidth(s).flatMap((w, c) => (w === 1 ? [this.fresh(`${base}_${c}`)] : [this.fresh(`${base}_${c}`), this.fresh(`${base}_${c}_starts`), this.fresh(`${base}_${c}_dims`)]));
     if (isMatrix(s)) return tensorRank(s) === 2 ? [this.fresh(base), this.fresh(`${base}_rows`), this.fresh(`${base}_cols`)] : partsOf(s).map((k) => this.fresh(k === 0 ? base : `${base}_d${k - 1}`));
     if (isScalarShape(s) || s.kind === 'array') return [this.fresh(base)];
     if (s.kind === 'tuple') return s.elems.flatMap((c, i) => this.leafNames(`${base}_${i}`, c));

@@ -10,7 +10,8 @@ export type Shape =
   | { readonly kind: 'number' }
   | { readonly kind: 'boolean' }
   | { readonly kind: 'string' }
-  | { readonly kind: 'tuple'; readonly elems: readonly Shape[] }
+  /** `ragged`: this tuple is the IR's column of that array leaf in an array of records (raggedColumn). */
+  | { readonly kind: 'tuple'; readonly elems: readonly Shape[]; readonly ragged?: Extract<Shape, { kind: 'array' }> }
   | { readonly kind: 'object'; readonly fields: readonly (readonly [string, Shape])[] }
   /**
    * An array of run-time length: `container` is the user's class (`Array` for number[]), so a
@@ -114,17 +115,38 @@ export function recordLeaves(s: Shape, path: readonly (string | number)[] = []):
 
 const recordColumnsCache = new WeakMap<Shape, readonly Shape[]>();
 
-/** The shapes of the columns of an array of records: a Float64Array per number leaf, a matrix per array leaf. */
+/** The shapes of the columns of an array of records: a Float64Array per number leaf, a ragged column per array leaf. */
 export function recordColumns(s: Extract<Shape, { kind: 'array' }>): readonly Shape[] {
   let cols = recordColumnsCache.get(s);
   if (!cols) {
-    cols = recordLeaves(s.elem).map((l) => (l.shape.kind === 'array' ? { kind: 'array', container: 'Array', elem: l.shape } : COLUMN));
+    cols = recordLeaves(s.elem).map((l) => (l.shape.kind === 'array' ? raggedColumn(l.shape) : COLUMN));
     recordColumnsCache.set(s, cols);
   }
   return cols;
 }
 
 const COLUMN: Shape = { kind: 'array', container: 'Float64Array', elem: NUMBER };
+/** Integers stored in an array: a ragged column's starts and dimensions (constants, never differentiated). */
+const COUNTS: Shape = { kind: 'array', container: 'Float64Array', elem: NUMBER, constant: true };
+
+/**
+ * The column of an array leaf (`{ w: number[] }[]`, `{ W: number[][]; b: number[] }[]`), whose
+ * arrays may differ in size from element to element (a network's layers): the tuple
+ * `(data, starts, dims)`, every element's numbers one after the other in `data` (row-major),
+ * element k's from `starts[k]`, its dimensions `dims[k·rank …]`. `leaf` is the leaf's shape.
+ */
+export function raggedColumn(leaf: Extract<Shape, { kind: 'array' }>): Extract<Shape, { kind: 'tuple' }> {
+  let col = raggedColumns.get(leaf);
+  if (!col) raggedColumns.set(leaf, (col = { kind: 'tuple', elems: [flatShape(leaf), COUNTS, COUNTS], ragged: leaf }));
+  return col;
+}
+
+const raggedColumns = new WeakMap<Shape, Extract<Shape, { kind: 'tuple' }>>();
+
+/** The leaf's shape of a ragged column (raggedColumn), if `s` is one. */
+export function raggedLeaf(s: Shape): Extract<Shape, { kind: 'array' }> | undefined {
+  return s.kind === 'tuple' ? s.ragged : undefined;
+}
 
 /** The shape of a matrix's row (and of its flat data): an array of numbers in the row's container. */
 export function rowShape(s: Extract<Shape, { kind: 'array' }>): Extract<Shape, { kind: 'array' }> {
