@@ -17,7 +17,6 @@ export const REFUSALS: Record<string, Refusal> = {
   batch_norm: { codes: ['TSAD1121'], reason: '.flat of the matrix x.map((sample) => sample[c]) (the number[][][] batch compiles; .some, throw and console.log not reported)' },
   boids: { codes: ['TSAD1121'], reason: '.filter of the flock of records for the neighbours (the { pos: [number, number]; vel: [number, number] }[] records and .forEach compile)' },
   cholesky_nll: { codes: ['TSAD1123'], reason: 'L = new Array(n) with rows L[i] = new Array(n).fill(0) written afterwards (throw not reported)' },
-  conv_pool: { codes: ['TSAD1122'], reason: 'out.push(row) builds the feature map row by row (the number[][][] images and number[][][][] batch, Math.max(...[…]) and .forEach compile)' },
   filtfilt: {
     codes: ['TSAD1123'],
     reason: "const backward = iir(...).reverse() used as a value: reverse() returns its receiver, a second name for iir()'s fresh result (.slice().reverse() and .subarray windows compile)",

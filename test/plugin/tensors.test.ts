@@ -394,3 +394,97 @@ describe('arrays of records holding matrices and arrays of different sizes (a ne
     expect(() => r.gDirect([{ W: [[1, 'x']], b: [0] }])).toThrow(new TypeError("grad(direct): 'layers[0].W[0][1]' must be a number, got string"));
   });
 });
+
+const PUSHED = `import { grad, vjp } from 'tsad';
+
+/** @differentiable */
+export function pushedRows(x: number[], n: number): number {
+  const out: number[][] = [];
+  for (let i = 0; i < n; i++) {
+    const row: number[] = [];
+    for (let j = 0; j < x.length; j++) row.push(x[j] * (i + 1) + j);
+    out.push(row);
+  }
+  let s = 0;
+  for (let i = 0; i < out.length; i++) for (let j = 0; j < out[i].length; j++) s += Math.sin(out[i][j]);
+  return s + out.length;
+}
+/** @differentiable */
+export function stacked(m: number[][], k: number): number[][][] {
+  const out: number[][][] = [];
+  for (let c = 0; c < 2; c++) out.push(m.map((row) => row.map((v) => v * (c + k))));
+  return out;
+}
+/** @differentiable */
+export function ragged(x: number[]): number {
+  const out: number[][] = [];
+  out.push([x[0], x[1]]);
+  out.push([x[0]]);
+  return out[1][0];
+}
+
+export const gPushed = grad(pushedRows, { wrt: [0] });
+export const vStacked = (m: number[][], k: number) => vjp(stacked, m, k);
+export const gRagged = grad(ragged);
+`;
+
+describe('matrices and tensors built by pushing rows', () => {
+  let r: Record<string, any>;
+  let p: Record<string, any>;
+  beforeAll(() => {
+    r = load(PUSHED).exports;
+    p = plainModule(PUSHED.replace(/^export const (gPushed|vStacked|gRagged) = .*$/gm, ''));
+  });
+
+  it.each([0, 1, 3])('rows pushed onto [] (%i of them): gradient by central differences', (n) => {
+    const x = tensor(41, 3);
+    expectClose(
+      leaves(r.gPushed(x, n)),
+      fd((xx: number[]) => p.pushedRows(xx, n), [x], 0),
+    );
+  });
+
+  it('matrices pushed onto a tensor, returned: value as plain JavaScript, vjp by the dot-product test', () => {
+    for (const [a, b] of [
+      [0, 0],
+      [1, 1],
+      [2, 3],
+    ]) {
+      const m = tensor(43, a, b);
+      const [y, pullback] = r.vStacked(m, 0.5);
+      expect(y).toEqual(p.stacked(m, 0.5));
+      const ybar = tensor(47, 2, a, b);
+      const [mbar, kbar] = pullback(ybar);
+      const dm = tensor(53, a, b);
+      const [yp, ym] = [
+        p.stacked(
+          mapLeaves(m, (v, i) => v + 1e-6 * leaves(dm)[i]),
+          0.5 + 1e-6,
+        ),
+        p.stacked(
+          mapLeaves(m, (v, i) => v - 1e-6 * leaves(dm)[i]),
+          0.5 - 1e-6,
+        ),
+      ];
+      const lhs = leaves(yp).reduce((s, v, i) => s + ((v - leaves(ym)[i]) / 2e-6) * leaves(ybar)[i], 0);
+      const rhs = leaves(mbar).reduce((s, v, i) => s + v * leaves(dm)[i], 0) + kbar;
+      expect(Math.abs(lhs - rhs)).toBeLessThan(1e-6 * Math.max(1, Math.abs(lhs)));
+    }
+  });
+
+  it('a row of another length is a RangeError (a matrix is rectangular)', () => {
+    expect(() => r.gRagged([1, 2])).toThrow(RangeError);
+  });
+});
+
+describe('pushing a row that JavaScript would share', () => {
+  const codes = (body: string) =>
+    load(`import { grad } from 'tsad';\n/** @differentiable */\nexport function f(x: number[]): number {\n${body}\n}\nexport const g = grad(f);\n`, { throwOnError: false }).result.diagnostics.map(
+      (d) => d.code - 900000,
+    );
+  it('a parameter or an array written after it is pushed is TSAD1123; a new row at its last use builds', () => {
+    expect(codes('const out: number[][] = []; out.push(x); out[0][0] = 2; return x[0];')).toEqual([1123]);
+    expect(codes('const out: number[][] = []; const r = [x[0], 1]; out.push(r); r[0] = 5; return out[0][0];')).toEqual([1123]);
+    expect(codes('const out: number[][] = []; for (let i = 0; i < 2; i++) { const r: number[] = []; r.push(x[i]); out.push(r); } return out[1][0];')).toEqual([]);
+  });
+});

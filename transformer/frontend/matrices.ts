@@ -262,6 +262,44 @@ export class MatrixLowering {
     return this.make({ name: names[0].name, shape: FLAT }, [rows, ...names.slice(1).map((n) => ({ name: n.name, shape: NUMBER }))], shape, hint);
   }
 
+  /**
+   * `m.push(r)`: r's numbers appended to the data (in place, as for arrays), one more row. The
+   * first row pushed sets the columns (`const out: number[][] = []` has none); a row of another
+   * length is a RangeError (a matrix is rows × cols). A tensor takes a part of its dimensions.
+   */
+  appendRow(m: Value, r: Value, node: ts.Node): Value {
+    const b = this.b;
+    const rank = tensorRank(m.shape);
+    if (tensorRank(r.shape) !== rank - 1 || (rank === 2 && (r.shape.kind !== 'array' || r.shape.elem.kind !== 'number')))
+      return fail(1120, node, `${describeShape(m.shape)} takes rows of ${describeShape((m.shape as ArrayShape).elem)}: cannot push ${describeShape(r.shape)}`);
+    const { data, rows, dims } = this.parts(m);
+    const rowData = rank === 2 ? r : this.parts(r).data;
+    const rowDims = rank === 2 ? [this.arrays.length(r)] : this.parts(r).dims;
+    const n = b.nl('n', construct('len', [rowData.name], [], []), REAL);
+    const j = binder(b.fresh('j'), REAL);
+    const rowParam = binder(b.fresh('row'), REAL_ARRAY_TYPE);
+    const acc = binder(b.fresh('data'), REAL_ARRAY_TYPE);
+    const body = new Builder(b.names);
+    const x = body.nl('x', construct('index', [rowParam.name, j.name], [], []), REAL);
+    const next = body.nl('data', construct('append', [acc.name, x], [], []), REAL_ARRAY_TYPE);
+    const appended = b.nl(`${userName(m.name)}_data`, construct('loop', [n, rowData.name, data.name], [], [lambda([j, rowParam, acc], [], body.finish(ret([next])))]), REAL_ARRAY_TYPE);
+    const first = b.test('eq', [rows.name, b.lit(0, 'zero')], 'first');
+    const widths = rowDims.map((d, q) => {
+      const width = dims[q + 1];
+      const gap = b.prim('abs', [b.prim('sub', [d.name, width.name], 'gap')], 'gap');
+      const counted = b.nl('gap', { tag: 'prim', op: 'select', args: [first, b.lit(0, 'zero'), gap] }, REAL);
+      const none = this.arrays.atMost(
+        { name: counted, shape: NUMBER },
+        { name: b.lit(0, 'zero'), shape: NUMBER },
+        `the rows pushed by ${sourceSnippet(node)} must be equally long (a matrix is rows × cols)`,
+      );
+      const chosen = b.nl('width', { tag: 'prim', op: 'select', args: [first, b.prim('stop_gradient', [d.name], 'width'), width.name] }, REAL);
+      return { name: b.prim('add', [chosen, none.name], 'width'), shape: NUMBER };
+    });
+    const more = { name: b.prim('add', [rows.name, b.lit(1, 'one')], 'rows'), shape: NUMBER };
+    return this.make({ name: appended, shape: FLAT }, [more, ...widths], m.shape, userName(m.name));
+  }
+
   /** tsad's `matmul(a, b)`: the matmul construct over the flat data (a's columns must be b's rows). */
   matmul(a: Value, b2: Value, node: ts.Node, hint?: string): Value {
     if (!isConstruct('matmul')) return fail(1121, node, 'matmul is not supported in differentiable functions in this build');

@@ -139,8 +139,33 @@ export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: 
   // A name that trades arrays with a written one ([a, b] = [b, a]) may hold the written array.
   for (const [sym] of written) for (const partner of partners(scope, sym)) if (!written.has(partner.sym)) written.set(partner.sym, partner.id);
   for (const [sym, first] of written) checkOne(scope, sym, first);
+  checkPushedRows(scope, body);
   checkRecordWrites(tsApi, checker, body);
   return new Set(written.keys());
+}
+
+/**
+ * `m.push(r)` onto a matrix or tensor makes r a row of m in JavaScript, where a later write into
+ * either would show in the other; tsad copies it. So the row must be a new array, or a name
+ * handed on at its last use (ownedValue), as for `u = next`.
+ */
+function checkPushedRows(scope: Scope, body: ts.Node): void {
+  const { tsApi, checker } = scope;
+  const visit = (n: ts.Node): void => {
+    const id = pushedArray(tsApi, n);
+    if (id && isMatrixType(tsApi, checker, checker.getTypeAtLocation(id))) {
+      for (const arg of (n as ts.CallExpression).arguments) {
+        if (tsApi.isSpreadElement(arg) || ownedValue(scope, arg, new Set())) continue;
+        fail(
+          1123,
+          arg,
+          `pushing ${sourceText(arg)} onto '${id.text}' makes it a row of '${id.text}' in JavaScript, where a write into either would show in the other; push a copy, ${id.text}.push(${sourceText(arg)}.slice()), or push it at its last use`,
+        );
+      }
+    }
+    tsApi.forEachChild(n, visit);
+  };
+  visit(body);
 }
 
 interface Scope {
