@@ -14,7 +14,6 @@ export const REFUSALS: Record<string, Refusal> = {
     reason:
       'out.concat(head) of the written head (a copy, refused as a second name); project() reads x inside a .map over W[0] (the number[][][] weights compile; Math.max(...scores) and .map(gelu) not reported)',
   },
-  batch_norm: { codes: ['TSAD1121'], reason: '.flat of the matrix x.map((sample) => sample[c]) (the number[][][] batch compiles; .some, throw and console.log not reported)' },
   boids: { codes: ['TSAD1121'], reason: '.filter of the flock of records for the neighbours (the { pos: [number, number]; vel: [number, number] }[] records and .forEach compile)' },
   cholesky_nll: { codes: ['TSAD1123'], reason: 'L = new Array(n) with rows L[i] = new Array(n).fill(0) written afterwards (throw not reported)' },
   filtfilt: {

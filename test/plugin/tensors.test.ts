@@ -488,3 +488,35 @@ describe('pushing a row that JavaScript would share', () => {
     expect(codes('const out: number[][] = []; for (let i = 0; i < 2; i++) { const r: number[] = []; r.push(x[i]); out.push(r); } return out[1][0];')).toEqual([]);
   });
 });
+
+const FLAT = `import { grad } from 'tsad';
+
+/** @differentiable */
+export function flatSum(t: number[][][], c: number): number {
+  const values = t.map((m) => m[c]).flat();
+  const all = t.flat();
+  let s = 0;
+  for (let i = 0; i < values.length; i++) s += values[i] * values[i] * (i + 1);
+  for (const row of all) s += Math.sin(row[0]) * all.length;
+  return s;
+}
+export const gFlat = grad(flatSum, { wrt: [0] });
+`;
+
+describe('.flat of a matrix or tensor', () => {
+  it('the data one level less: gradient by central differences', () => {
+    const r = load(FLAT).exports;
+    const p = plainModule(FLAT.replace(/^export const gFlat = .*$/m, ''));
+    for (const dims of [
+      [0, 1, 1],
+      [1, 2, 1],
+      [3, 2, 4],
+    ]) {
+      const t = tensor(59, ...dims);
+      expectClose(
+        leaves(r.gFlat(t, 1 % dims[1])),
+        fd((tt: any) => p.flatSum(tt, 1 % dims[1]), [t], 0),
+      );
+    }
+  });
+});

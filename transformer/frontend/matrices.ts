@@ -300,6 +300,19 @@ export class MatrixLowering {
     return this.make({ name: appended, shape: FLAT }, [more, ...widths], m.shape, userName(m.name));
   }
 
+  /**
+   * `m.flat()`: one level less, the data as it is (row-major already): a matrix's numbers, a
+   * tensor's first two dimensions made one. JavaScript flattens only arrays, not typed rows.
+   */
+  flat(m: Value, node: ts.Node, hint?: string): Value {
+    const shape = m.shape as ArrayShape;
+    if (shape.elem.kind !== 'array' || shape.elem.container !== 'Array') return fail(1121, node, `.flat of ${describeShape(shape)} is not supported: JavaScript does not flatten typed arrays`);
+    const { data, dims } = this.parts(m);
+    if (tensorRank(shape) === 2) return { name: data.name, shape: shape.elem };
+    const merged = { name: this.b.prim('mul', [dims[0].name, dims[1].name], 'rows'), shape: NUMBER };
+    return this.make(data, [merged, ...dims.slice(2)], shape.elem, hint ?? `${userName(m.name)}_flat`);
+  }
+
   /** tsad's `matmul(a, b)`: the matmul construct over the flat data (a's columns must be b's rows). */
   matmul(a: Value, b2: Value, node: ts.Node, hint?: string): Value {
     if (!isConstruct('matmul')) return fail(1121, node, 'matmul is not supported in differentiable functions in this build');
