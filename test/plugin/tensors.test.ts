@@ -482,10 +482,13 @@ describe('pushing a row that JavaScript would share', () => {
     load(`import { grad } from 'tsad';\n/** @differentiable */\nexport function f(x: number[]): number {\n${body}\n}\nexport const g = grad(f);\n`, { throwOnError: false }).result.diagnostics.map(
       (d) => d.code - 900000,
     );
-  it('a parameter or an array written after it is pushed is TSAD1123; a new row at its last use builds', () => {
+  it('a parameter or an array written after it is pushed is TSAD1123, and so is a row of a written tensor taken whole; a new row at its last use builds', () => {
     expect(codes('const out: number[][] = []; out.push(x); out[0][0] = 2; return x[0];')).toEqual([1123]);
     expect(codes('const out: number[][] = []; const r = [x[0], 1]; out.push(r); r[0] = 5; return out[0][0];')).toEqual([1123]);
     expect(codes('const out: number[][] = []; for (let i = 0; i < 2; i++) { const r: number[] = []; r.push(x[i]); out.push(r); } return out[1][0];')).toEqual([]);
+    // A row of a written tensor used as a whole would be a second name for it in JavaScript.
+    expect(codes('const t: number[][][] = [[[x[0], 1]]]; const r = t[0][0]; t[0][0][0] = 5; return r[0];')).toEqual([1123]);
+    expect(codes('const t: number[][][] = [[[x[0], 1]]]; t[0][0][0] = 5; return t[0][0][0] + t[0][0].length;')).toEqual([]);
   });
 });
 
