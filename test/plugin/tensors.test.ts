@@ -523,3 +523,29 @@ describe('.flat of a matrix or tensor', () => {
     }
   });
 });
+
+const SECOND = `import { hvp } from 'tsad';
+
+/** @differentiable */
+export function quartic(t: number[][][]): number {
+  let s = 0;
+  for (let a = 0; a < t.length; a++) for (let i = 0; i < t[a].length; i++) for (let j = 0; j < t[a][i].length; j++) s += t[a][i][j] ** 4 * (a + 1) + t[a][i][j] * t[0][0][0];
+  return s;
+}
+export const hQuartic = hvp(quartic);
+`;
+
+describe('second order through a tensor', () => {
+  it('hvp matches a hand derivation', () => {
+    const r = load(SECOND).exports;
+    const t = tensor(61, 2, 2, 3);
+    const v = tensor(67, 2, 2, 3);
+    const hv = leaves(r.hQuartic(t, v));
+    const x = leaves(t);
+    const d = leaves(v);
+    // H = diag(12 x² (a + 1)) + (e0 1ᵀ + 1 e0ᵀ), so Hv = 12 x² (a + 1) v + e0 Σv + v0 1.
+    const sumV = d.reduce((s, y) => s + y, 0);
+    const expected = x.map((xi, k) => 12 * xi * xi * (Math.floor(k / 6) + 1) * d[k] + d[0] + (k === 0 ? sumV : 0));
+    expectClose(hv, expected, 1e-10);
+  });
+});
