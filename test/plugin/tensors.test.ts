@@ -314,6 +314,12 @@ export function forEachLayer(layers: Layer[], k: number): number {
   return s + first.b[0];
 }
 
+/** @differentiable */
+export function peek(ps: { w: number[]; c: number }[], j: number): number {
+  return ps[1].w[j] * ps[0].c;
+}
+
+export const gPeek = grad(peek, { wrt: [0] });
 export const vgNet = valueAndGrad(net, { wrt: [0, 1] });
 export const gDirect = grad(direct);
 export const gRagged = grad(ragged);
@@ -327,7 +333,7 @@ describe('arrays of records holding matrices and arrays of different sizes (a ne
   let p: Record<string, any>;
   beforeAll(() => {
     r = load(LAYERS).exports;
-    p = plainModule(LAYERS.replace(/^export const (vgNet|gDirect|gRagged|jNet|vTail|gForEach) = .*$/gm, ''));
+    p = plainModule(LAYERS.replace(/^export const (gPeek|vgNet|gDirect|gRagged|jNet|vTail|gForEach) = .*$/gm, ''));
   });
   const layer = (seed: number, rows: number, cols: number) => ({ W: tensor(seed, rows, cols), b: tensor(seed + 1, rows) });
   const sizes: [number, number][][] = [
@@ -385,6 +391,18 @@ describe('arrays of records holding matrices and arrays of different sizes (a ne
     const g = r.gRagged(ps);
     expect(g.map((e: any) => e.w.length)).toEqual([3, 0, 1]);
     expectClose(leaves(g), fd(p.ragged, [ps], 0));
+    // One read at starts[i] + j, checked inside element i's array (never the next element's).
+    const qs = [
+      { w: [1, 2], c: 0.5 },
+      { w: [3], c: 2 },
+    ];
+    const gq = r.gPeek(qs, 0);
+    expect(gq).toEqual([
+      { w: [0, 0], c: 3 },
+      { w: [0.5], c: 0 },
+    ]);
+    expect(() => r.gPeek(qs, 1)).toThrow(RangeError);
+    expect(() => r.gPeek(qs, -1)).toThrow(RangeError);
   });
 
   it('a matrix field that is not rectangular is a RangeError naming the index path', () => {

@@ -132,12 +132,24 @@ export class RecordLowering {
     return this.matrices.make(numbers, dims, leaf, hint);
   }
 
-  /** `ps[i].vel[j]` where vel is an array leaf: element j of element i's array (a RangeError past its end). */
+  /** `ps[i].vel[j]` where vel is an array leaf: one read of its column's data at starts[i] + j (j checked inside element i's array). */
   elementOfLeaf(ps: Value, i: Value, path: readonly RecordKey[], j: Value, node: ts.Node, hint?: string): Value {
     const column = this.leafColumn(ps, path, node);
     if (j.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(j.shape)}`);
-    const leaf = this.leafAt(column, i, `${userName(ps.name)}_leaf`);
-    return this.arrays.read(leaf, j, hint, node);
+    if (tensorRank(raggedLeaf(column.shape)!) !== 1) return this.arrays.read(this.leafAt(column, i, `${userName(ps.name)}_leaf`), j, hint, node);
+    const { data, at } = this.slot(column, i, j, `${sourcePath(path)}[j] is read past the end of element i's array`);
+    return this.arrays.read(data, at, hint, node);
+  }
+
+  /** Where `ps[i].w[j]` is in a ragged column's data: starts[i] + j, with 0 ≤ j < element i's length checked at run time. */
+  private slot(column: Value, i: Value, j: Value, what: string): { data: Value; at: Value } {
+    const b = this.b;
+    const { data, start, dims } = this.place(column, i);
+    const zero = { name: b.lit(0, 'zero'), shape: NUMBER };
+    const last = { name: b.prim('sub', [dims[0].name, b.lit(1, 'one')], 'last'), shape: NUMBER };
+    const below = this.arrays.atMost(j, last, what);
+    const negated = this.arrays.atMost({ name: b.prim('neg', [below.name], 'j'), shape: NUMBER }, zero, what);
+    return { data, at: { name: b.prim('sub', [start.name, negated.name], 'at'), shape: NUMBER } };
   }
 
   /** `ps[i].vel.length` of an array leaf: element i's length. */
@@ -183,10 +195,7 @@ export class RecordLowering {
     const column = this.leafColumn(ps, path, node);
     if (tensorRank(raggedLeaf(column.shape)!) !== 1) fail(1122, node, `write the elements of ${describeShape(raggedLeaf(column.shape)!)} inside a record by all their indices`);
     const b = this.b;
-    const { data, start, dims } = this.place(column, i);
-    const last = { name: b.prim('sub', [dims[0].name, b.lit(1, 'one')], 'last'), shape: NUMBER };
-    const jj = this.arrays.atMost(j, last, `${sourcePath(path)}[j] is written past the end of element i's array`);
-    const at = { name: b.prim('add', [start.name, jj.name], 'at'), shape: NUMBER };
+    const { data, at } = this.slot(column, i, j, `${sourcePath(path)}[j] is written past the end of element i's array`);
     const [, starts, allDims] = this.site.parts(column);
     const written = this.arrays.update(data, at, v, node);
     columns[first] = { name: b.nl(userName(column.name), tuple(false, [written.name, starts.name, allDims.name]), irType(column.shape)), shape: column.shape };
