@@ -8,6 +8,10 @@ import * as path from 'path';
 import * as ts from 'typescript';
 import fc from 'fast-check';
 import { expectClose, leaves, load, mapLeaves, partial, workDir } from './harness';
+import { ModuleCompiler } from '../../transformer/compile';
+import { nodeHost, runtimeEntry } from '../../transformer/plugin/host';
+import { evalFn } from '../../transformer/ir/interp';
+import { gradOf } from '../gen/drivers';
 
 const SOURCE = `import { grad, valueAndGrad, jvp, vjp } from 'tsad';
 
@@ -565,5 +569,37 @@ describe('second order through a tensor', () => {
     const sumV = d.reduce((s, y) => s + y, 0);
     const expected = x.map((xi, k) => 12 * xi * xi * (Math.floor(k / 6) + 1) * d[k] + d[0] + (k === 0 ? sumV : 0));
     expectClose(hv, expected, 1e-10);
+  });
+});
+
+describe('reverse mode through tensors costs a constant times the primal (interpreter work counter)', () => {
+  const file = path.join(workDir(), 'tensor-complexity.ts');
+  fs.writeFileSync(
+    file,
+    `/** @differentiable */
+export function cube(t: number[][][]): number {
+  let s = 0;
+  for (let a = 0; a < t.length; a++) for (let i = 0; i < t[a].length; i++) for (let j = 0; j < t[a][i].length; j++) s += t[a][i][j] * t[a][i][j];
+  return s;
+}
+`,
+  );
+  const ir = (fn: string) => {
+    const program = ts.createProgram([file], { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, strict: true, skipLibCheck: true, types: [], paths: { tsad: [runtimeEntry()] } });
+    const sf = program.getSourceFile(file)!;
+    const decl = sf.statements.find((s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.name?.text === fn)!;
+    return new ModuleCompiler(nodeHost(), program.getTypeChecker(), ts.factory).lower(decl).program;
+  };
+
+  test('cube: W(grad) / W(f) is bounded for n × n × n from 4 to 16', () => {
+    const program = ir('cube');
+    const { program: gp, grad } = gradOf(program, 'cube', { simplify: true, policy: 'cheap' });
+    const ratios: number[] = [];
+    for (const n of [4, 8, 16]) {
+      const t = [Array.from({ length: n * n * n }, (_, k) => Math.sin(k)), n, n, n];
+      ratios.push(evalFn(gp, grad, [t] as never).work / evalFn(program, 'cube', [t] as never).work);
+    }
+    expect(Math.max(...ratios)).toBeLessThan(8);
+    expect(ratios[2]).toBeLessThanOrEqual(ratios[0] * 1.1);
   });
 });
