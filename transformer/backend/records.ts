@@ -2,10 +2,11 @@
 // per module that needs them, as plain functions (no import):
 //
 //   tsad$splitRecords(ps, path, layout, where, tangent, like, irLike)  the user's records -> the IR's
-//       columns (Float64Array per number leaf, [data, rows, cols] per array leaf), every value
-//       checked on the way: a TypeError for a value of the wrong kind, a RangeError for a ragged
-//       array field, each naming the index path (`ps[3].vel[1]`); a tangent (`tangent`) is as
-//       long as its primal `like`, field by field, and its matrix columns have dimensions 0
+//       columns (Float64Array per number leaf, [data, starts, dims] per array or tensor leaf,
+//       whose sizes may differ from element to element), every value checked on the way: a
+//       TypeError for a value of the wrong kind, a RangeError for a tensor leaf that is not
+//       rectangular, each naming the index path (`ps[3].vel[1]`); a tangent (`tangent`) is as
+//       large as its primal `like`, field by field, and laid out like it
 //   tsad$joinRecords(columns, layout, like, irLike)  the IR's columns -> new records, as many as
 //       `like` when given, missing numbers 0 (a cotangent's columns may be short)
 //
@@ -34,7 +35,17 @@ function tsad$firstLeaf(s) {
 }
 function tsad$lengthOf(columns, s) {
   const first = tsad$firstLeaf(s);
-  return first[0] === 'n' ? columns[first[1]].length : columns[first[1]][1];
+  return first[0] === 'n' ? columns[first[1]].length : columns[first[1]][1].length;
+}
+function tsad$leafDims(v, rank) {
+  const dims = [];
+  let x = v;
+  for (let d = 0; d < rank; d++) {
+    const n = x == null || x.length === undefined ? 0 : x.length;
+    dims.push(n);
+    x = n > 0 ? x[0] : undefined;
+  }
+  return dims;
 }
 function tsad$rangeError(where, message) {
   // Complete already: the wrapper's catch (which names the transform) leaves it as it is.
@@ -52,7 +63,11 @@ function tsad$splitRecords(ps, path, layout, where, tangent, like, irLike) {
   const firsts = [];
   const allocate = (s) => {
     if (s[0] === 'n') columns[s[1]] = new Float64Array(n);
-    else if (s[0] !== 'r') for (const [, c] of tsad$recordParts(s)) allocate(c);
+    else if (s[0] === 'r') {
+      // Laid out like the primal's IR value when given (its starts), else element after element.
+      const lc = irLike ? like[s[1]] : undefined;
+      columns[s[1]] = lc ? [new Float64Array(lc[0].length), lc[1], lc[2]] : [[], new Float64Array(n), new Float64Array(n * s[3])];
+    } else for (const [, c] of tsad$recordParts(s)) allocate(c);
   };
   allocate(shape);
   const visit = (s, v, i, at, lv) => {
@@ -60,20 +75,33 @@ function tsad$splitRecords(ps, path, layout, where, tangent, like, irLike) {
       if (typeof v !== 'number') throw new TypeError(where + ": '" + at + "' must be a number, got " + tsad$got(v));
       columns[s[1]][i] = v;
     } else if (s[0] === 'r') {
-      if (!(Array.isArray(v) || ArrayBuffer.isView(v))) throw new TypeError(where + ": '" + at + "' must be an array of numbers, got " + tsad$got(v));
-      let m = columns[s[1]];
-      if (m === undefined) {
-        m = columns[s[1]] = [new Float64Array(n * v.length), n, v.length];
-        firsts[s[1]] = at;
+      // An array or tensor of any size: element i's numbers from starts[i], row-major (a ragged column).
+      const rank = s[3];
+      const col = columns[s[1]];
+      const brackets = '[]'.repeat(rank);
+      if (!(Array.isArray(v) || ArrayBuffer.isView(v))) throw new TypeError(where + ": '" + at + "' must be " + (rank === 1 ? 'an array of numbers' : 'a tensor (number' + brackets + ')') + ', got ' + tsad$got(v));
+      const dims = tsad$leafDims(v, rank);
+      const want = irLike ? Array.from(col[2].subarray(i * rank, i * rank + rank)) : lv == null ? undefined : tsad$leafDims(lv, rank);
+      if (want !== undefined && want.some((d, q) => d !== dims[q])) throw tsad$rangeError(where, "'" + at + "' is " + dims.join(' × ') + ', but its primal is ' + want.join(' × '));
+      let next = irLike ? col[1][i] : col[0].length;
+      if (!irLike) {
+        col[1][i] = next;
+        for (let q = 0; q < rank; q++) col[2][i * rank + q] = dims[q];
       }
-      const lw = irLike ? like[s[1]][2] : lv == null ? undefined : lv.length;
-      if (lw !== undefined && v.length !== lw) throw tsad$rangeError(where, "'" + at + "' has " + v.length + ' numbers, but its primal has ' + lw);
-      if (v.length !== m[2]) throw tsad$rangeError(where, "'" + at + "' has " + v.length + " numbers, but '" + firsts[s[1]] + "' has " + m[2] + ': the arrays of a field must be equally long');
-      for (let j = 0; j < v.length; j++) {
-        const x = v[j];
-        if (typeof x !== 'number') throw new TypeError(where + ": '" + at + '[' + j + "]' must be a number, got " + tsad$got(x));
-        m[0][i * m[2] + j] = x;
-      }
+      const walk = (x, d, p) => {
+        if (!(Array.isArray(x) || ArrayBuffer.isView(x))) throw new TypeError(where + ": '" + p + "' must be an array, got " + tsad$got(x));
+        if (x.length !== dims[d]) throw tsad$rangeError(where, "'" + at + "' must be rectangular (number" + brackets + "): '" + p + "' has " + x.length + " elements, '" + at + '[0]'.repeat(d) + "' has " + dims[d]);
+        for (let j = 0; j < x.length; j++) {
+          if (d < rank - 1) {
+            walk(x[j], d + 1, p + '[' + j + ']');
+            continue;
+          }
+          const y = x[j];
+          if (typeof y !== 'number') throw new TypeError(where + ": '" + p + '[' + j + "]' must be a number, got " + tsad$got(y));
+          col[0][next++] = y;
+        }
+      };
+      walk(v, 0, at);
     } else {
       if (v === null || typeof v !== 'object') {
         const parts = tsad$recordParts(s);
@@ -86,8 +114,8 @@ function tsad$splitRecords(ps, path, layout, where, tangent, like, irLike) {
   for (let i = 0; i < n; i++) visit(shape, ps[i], i, path + '[' + i + ']', like == null || irLike ? undefined : like[i]);
   const finish = (s) => {
     if (s[0] === 'r') {
-      if (columns[s[1]] === undefined) columns[s[1]] = [new Float64Array(0), 0, 0];
-      if (tangent) columns[s[1]] = [columns[s[1]][0], 0, 0];
+      const col = columns[s[1]];
+      if (Array.isArray(col[0])) col[0] = Float64Array.from(col[0]);
     } else if (s[0] !== 'n') for (const [, c] of tsad$recordParts(s)) finish(c);
   };
   finish(shape);
@@ -96,14 +124,26 @@ function tsad$splitRecords(ps, path, layout, where, tangent, like, irLike) {
 function tsad$joinRecords(columns, layout, like, irLike) {
   const shape = JSON.parse(layout);
   const n = like == null ? tsad$lengthOf(columns, shape) : irLike ? tsad$lengthOf(like, shape) : like.length;
+  const offsets = [];
   const build = (s, i, lv) => {
     if (s[0] === 'n') return columns[s[1]][i] ?? 0;
     if (s[0] === 'r') {
+      // Element i's place in the data: the primal's IR starts, the user's primal laid out element
+      // after element (as the split did), or the columns' own.
       const m = columns[s[1]];
-      const w = irLike ? like[s[1]][2] : lv != null ? lv.length : m[2];
-      const row = s[2] === 'Float64Array' ? new Float64Array(w) : s[2] === 'Float32Array' ? new Float32Array(w) : new Array(w);
-      for (let j = 0; j < w; j++) row[j] = m[0][i * w + j] ?? 0;
-      return row;
+      const rank = s[3];
+      const own = irLike ? like[s[1]] : lv == null ? m : undefined;
+      const dims = own ? Array.from(own[2].subarray(i * rank, i * rank + rank)) : tsad$leafDims(lv, rank);
+      let at = own ? own[1][i] : (offsets[s[1]] ?? 0);
+      if (!own) offsets[s[1]] = at + dims.reduce((a, b) => a * b, 1);
+      const part = (d) => {
+        const w = dims[d];
+        if (d < rank - 1) return Array.from({ length: w }, () => part(d + 1));
+        const row = s[2] === 'Float64Array' ? new Float64Array(w) : s[2] === 'Float32Array' ? new Float32Array(w) : new Array(w);
+        for (let j = 0; j < w; j++) row[j] = m[0][at++] ?? 0;
+        return row;
+      };
+      return part(0);
     }
     if (s[0] === 't') return tsad$recordParts(s).map(([k, c]) => build(c, i, lv == null ? undefined : lv[k]));
     const o = {};

@@ -5,6 +5,7 @@ import { defMap } from '../ad/program';
 import { sourceOf } from '../ir/names';
 import type * as ts from 'typescript';
 import { recordHelpers } from './records';
+import { tensorHelpers } from './tensors';
 import type { Program } from '../ir/syntax';
 import type { Backend } from './backend';
 import type { ArgumentCheck, CallSitePlan, PlanExpr, PlanStatement, Spec } from '../plan/syntax';
@@ -39,6 +40,9 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   /** Did the wrapper being emitted pack or unpack a matrix? */
   private packs = false;
   private withRecordHelpers = false;
+  private withTensorHelpers = false;
+  /** Did it pack or unpack a tensor of rank 3 or more (backend/tensors.ts)? */
+  private tensors = false;
   /** Did it split or join an array of records (backend/records.ts)? */
   private splits = false;
   /** The wrapper's name in messages (`grad(loss)`). */
@@ -62,12 +66,17 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const f = this.f;
     this.packs = false;
     this.splits = false;
+    this.tensors = false;
     this.where = plan.body[0]?.tag === 'check' ? plan.body[0].where : name;
     this.readState = site.readState;
     let body = plan.body.map((s) => this.statement(s));
     if (this.packs && !this.withMatrixHelpers) {
       this.withMatrixHelpers = true;
       out.push(...matrixHelpers(this.f, this.t));
+    }
+    if (this.tensors && !this.withTensorHelpers) {
+      this.withTensorHelpers = true;
+      out.push(...tensorHelpers(this.t));
     }
     if (this.splits && !this.withRecordHelpers) {
       this.withRecordHelpers = true;
@@ -253,12 +262,22 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       }
       case 'packMatrix': {
         this.packs = true;
+        if (e.rank !== undefined) {
+          this.tensors = true;
+          const args = [this.expr(e.value), f.createStringLiteral(e.path), f.createNumericLiteral(e.rank), f.createStringLiteral(this.where), e.tangent ? f.createTrue() : f.createFalse()];
+          if (e.like) args.push(this.expr(e.like));
+          return f.createCallExpression(f.createIdentifier('tsad$packTensor'), undefined, args);
+        }
         const args = [this.expr(e.value), f.createStringLiteral(e.path)];
         if (e.tangent) args.push(e.like ? this.expr(e.like) : f.createNull());
         return f.createCallExpression(f.createIdentifier('tsad$packMatrix'), undefined, args);
       }
       case 'unpackMatrix':
         this.packs = true;
+        if (e.rank !== undefined) {
+          this.tensors = true;
+          return f.createCallExpression(f.createIdentifier('tsad$unpackTensor'), undefined, [this.expr(e.data), this.expr(e.like), f.createNumericLiteral(e.rank), f.createIdentifier(e.row)]);
+        }
         return f.createCallExpression(f.createIdentifier('tsad$unpackMatrix'), undefined, [this.expr(e.data), this.expr(e.like), f.createIdentifier(e.row)]);
       case 'splitRecords': {
         this.splits = true;

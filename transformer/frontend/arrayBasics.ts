@@ -60,6 +60,7 @@ export abstract class ArrayBasics implements ArrayOps {
   /** `a.push(v)` as a new version of a: `append(a, v)` (in place where it may, ad/inplace.ts). */
   append(a: Value, v: Value, node: ts.Node): Value {
     if (isRecords(a.shape)) return this.records.append(a, v, node);
+    if (isMatrix(a.shape)) return this.matrices.appendRow(a, v, node);
     if (a.shape.kind !== 'array' || a.shape.elem.kind !== 'number') return fail(1122, node, `only arrays of numbers can be pushed onto here, not ${describeShape(a.shape)}`);
     if (v.shape.kind !== 'number') fail(1120, node, `arrays hold numbers: cannot push ${describeShape(v.shape)}`);
     return { name: this.b.nl(userName(a.name), construct('append', [a.name, v.name], [], []), REAL_ARRAY_TYPE), shape: a.shape };

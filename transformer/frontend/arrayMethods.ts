@@ -289,6 +289,20 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
       return reverse(arrays, xs, e, hint);
     }),
   ],
+  [
+    // A matrix's or tensor's data is row-major already: one level less costs nothing (matrices.ts).
+    'flat',
+    {
+      fresh: true,
+      lower: (arrays, e, hint) => {
+        const xs = arrays.arrayOf(receiver(e));
+        const depth = e.arguments[0];
+        if (!isMatrix(xs.shape) || (depth && !(arrays.site.t.isNumericLiteral(depth) && depth.text === '1')))
+          fail(1121, e, `.flat${depth ? '(depth)' : ''} of ${describeShape(xs.shape)} is not supported: tsad flattens a matrix or tensor by one level`);
+        return arrays.matrices.flat(xs, e, hint);
+      },
+    },
+  ],
   ...['pop', 'shift', 'unshift', 'splice', 'copyWithin', 'set'].map((name) => [name, WRITES] as const),
 ]);
 

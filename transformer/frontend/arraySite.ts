@@ -41,6 +41,8 @@ export interface MatrixParts {
   /** The dimensions, through stop_gradient. */
   readonly rows: Value;
   readonly cols: Value;
+  /** Every dimension, outermost first (rows and cols of a matrix; a tensor has more). */
+  readonly dims: readonly Value[];
 }
 
 /** What matrices.ts builds on: arrays.ts's ArrayLowering, as a matrix's flat data is an array. */

@@ -259,7 +259,11 @@ export abstract class ControlLowering extends ExitLowering {
       }
     });
     const partShapes = shapes.flatMap((sh) => this.carriedShapes(sh));
-    const partHints = joined.flatMap((j, i) => (isMatrix(shapes[i]) ? [`${j.sym.name}_data`, `${j.sym.name}_rows`, `${j.sym.name}_cols`] : this.carriedShapes(shapes[i]).map(() => j.sym.name)));
+    const partHints = joined.flatMap((j, i) =>
+      isMatrix(shapes[i])
+        ? this.carriedShapes(shapes[i]).map((_, k, all) => `${j.sym.name}_${k === 0 ? 'data' : all.length === 3 ? ['rows', 'cols'][k - 1] : `d${k - 1}`}`)
+        : this.carriedShapes(shapes[i]).map(() => j.sym.name),
+    );
     const outs = this.cond(pred, blocks, partShapes, partHints);
     let next = 0;
     joined.forEach(({ sym }, i) => {

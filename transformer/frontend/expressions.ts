@@ -3,9 +3,9 @@
 import type * as ts from 'typescript';
 import { ret, tuple } from '../ir/syntax';
 import { fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, isMatrix, isNumberArray, isRecords } from './shapes';
+import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, isMatrix, isNumberArray, isRecords, tensorRank } from './shapes';
 import { spreadLiteral } from './arrayOrder';
-import { RecordAccess, recordAccess, resolveAccess } from './recordAccess';
+import { AccessStep, RecordAccess, recordAccess, resolveAccess } from './recordAccess';
 import { localFunctionOf } from './exits';
 import type { StateSource, Value } from './values';
 import { isFixed, moduleVariable } from './moduleState';
@@ -281,27 +281,48 @@ export abstract class ExpressionLowering extends LoweringState {
   }
 
   /**
-   * `m[i][j]` of a matrix: one read of its flat data, no row built; undefined for anything else.
+   * `m[i][j]` of a matrix, `t[i][j][k]` of a tensor: one read of its flat data, no row built;
+   * `t[i][j]` short of an element one gather of the block; undefined for one index.
    */
   private matrixElement(e: ts.ElementAccessExpression, hint?: string): Value | undefined {
-    const { t } = this;
-    let rowAccess: ts.Expression = e.expression;
-    while (t.isParenthesizedExpression(rowAccess)) rowAccess = rowAccess.expression;
-    if (!t.isElementAccessExpression(rowAccess) || !this.arrays.isArrayValued(rowAccess.expression)) return undefined;
-    const m = this.expr(rowAccess.expression);
-    if (!isMatrix(m.shape)) {
-      // Not a matrix after all (a tuple of arrays): read it the ordinary way, reusing m.
-      const v = this.elementOf(rowAccess, m);
-      return this.elementOf(e, v, hint);
+    const { chain, root } = this.accessChain(e);
+    if (chain.length < 2 || !this.arrays.isArrayValued(root)) return undefined;
+    return this.indexChain(this.expr(root), chain, hint);
+  }
+
+  /** The accesses of a chain applied to the value they index: a matrix's or tensor's indices together. */
+  private indexChain(root: Value, chain: readonly ts.ElementAccessExpression[], hint?: string): Value {
+    let v = root;
+    for (let k = 0; k < chain.length; ) {
+      const take = isMatrix(v.shape) ? Math.min(tensorRank(v.shape), chain.length - k) : 1;
+      const last = k + take === chain.length ? hint : undefined;
+      if (take < 2) {
+        // Not a matrix (a tuple of arrays): read it the ordinary way.
+        v = this.elementOf(chain[k++], v, last);
+        continue;
+      }
+      const indices = chain.slice(k, k + take).map((a, q) => {
+        const x = this.expr(a.argumentExpression, 'ijkl'[q] ?? 'i');
+        if (x.shape.kind !== 'number') fail(1121, a.argumentExpression, `a matrix index must be a number, got ${describeShape(x.shape)}`);
+        return x;
+      });
+      v = take === tensorRank(v.shape) ? this.arrays.matrices.element(v, indices, last) : this.arrays.matrices.sub(v, indices, last);
+      k += take;
     }
-    const i = this.expr(rowAccess.argumentExpression, 'i');
-    const j = this.expr(e.argumentExpression, 'j');
-    for (const [x, node] of [
-      [i, rowAccess.argumentExpression],
-      [j, e.argumentExpression],
-    ] as const)
-      if (x.shape.kind !== 'number') fail(1121, node, `a matrix index must be a number, got ${describeShape(x.shape)}`);
-    return this.arrays.matrices.element(m, i, j, hint);
+    return v;
+  }
+
+  /** `a[i][j][k]` as its accesses, innermost first, and what they index (parentheses skipped). */
+  private accessChain(e: ts.ElementAccessExpression): { chain: ts.ElementAccessExpression[]; root: ts.Expression } {
+    const { t } = this;
+    const chain: ts.ElementAccessExpression[] = [];
+    let cur: ts.Expression = e;
+    while (t.isElementAccessExpression(cur)) {
+      chain.unshift(cur);
+      cur = cur.expression;
+      while (t.isParenthesizedExpression(cur)) cur = cur.expression;
+    }
+    return { chain, root: cur };
   }
 
   /** `ps[i].x`, `ps[i].pos[0]`, `ps[i].vel[j]`, `ps[i].vel.length` of an array of records (frontend/records.ts): only the columns it needs are read. */
@@ -309,12 +330,39 @@ export abstract class ExpressionLowering extends LoweringState {
     const ps = this.expr(access.base);
     if (!isRecords(ps.shape)) fail(1121, access.base, `this needs an array of records, got ${describeShape(ps.shape)}`);
     const i = this.expr(access.index, 'i');
-    const { path, tail, shape } = resolveAccess(ps.shape.elem, access.steps, e);
+    const { path, tail, shape, rest } = resolveAccess(ps.shape.elem, access.steps, e, true);
     const records = this.arrays.records;
+    if (rest) return this.stepsInto(records.at(ps, i, path, e), rest, e, hint);
     if (!tail) return records.at(ps, i, path, e, hint);
-    if ('field' in tail) return shape.kind === 'tuple' ? this.literal(shape.elems.length, hint ?? 'n') : records.leafLength(ps, path, e);
+    if ('field' in tail) return shape.kind === 'tuple' ? this.literal(shape.elems.length, hint ?? 'n') : records.leafLength(ps, i, path, e);
     const j = 'literal' in tail ? this.literal(tail.literal, 'j') : this.expr(tail.index, 'j');
     return records.elementOfLeaf(ps, i, path, j, e, hint);
+  }
+
+  /** `ps[i].W[j][k]`, `ps[i].W[j].length` after the leaf `ps[i].W` was read as a value: a matrix's or tensor's indices together. */
+  private stepsInto(leaf: Value, steps: readonly AccessStep[], node: ts.Expression, hint?: string): Value {
+    const indices: Value[] = [];
+    for (const [k, step] of steps.entries()) {
+      if ('field' in step) {
+        if (step.field !== 'length' || k !== steps.length - 1) fail(1102, node, `'.${step.field}' of an array is not supported here`);
+        return isMatrix(leaf.shape) && indices.length < tensorRank(leaf.shape) ? this.arrays.matrices.dim(leaf, indices.length) : this.arrays.length(this.readAt(leaf, indices, node), hint ?? 'n');
+      }
+      indices.push('literal' in step ? this.literal(step.literal, 'j') : this.expr(step.index, 'j'));
+    }
+    return this.readAt(leaf, indices, node, hint);
+  }
+
+  /** Indices into an array, matrix or tensor value: one read, or one gather short of an element. */
+  private readAt(v: Value, indices: readonly Value[], node: ts.Expression, hint?: string): Value {
+    if (indices.length === 0) return v;
+    for (const x of indices) if (x.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(x.shape)}`);
+    if (!isMatrix(v.shape)) {
+      if (indices.length > 1) fail(1102, node, `${describeShape(v.shape)} has one dimension`);
+      return this.arrays.read(v, indices[0], hint, node);
+    }
+    if (indices.length > tensorRank(v.shape)) fail(1102, node, `${describeShape(v.shape)} has ${tensorRank(v.shape)} dimensions`);
+    if (indices.length === 1) return this.arrays.read(v, indices[0], hint, node);
+    return indices.length === tensorRank(v.shape) ? this.arrays.matrices.element(v, indices, hint) : this.arrays.matrices.sub(v, indices, hint);
   }
 
   /** `v[index]` for an already lowered v: an array element or a tuple's part. */
@@ -339,11 +387,14 @@ export abstract class ExpressionLowering extends LoweringState {
       if (c === undefined) fail(1102, e, `Math.${e.name.text} is not a number constant`);
       return { name: this.b.lit(c, hint ?? e.name.text), shape: NUMBER };
     }
-    if (e.name.text === 'length' && this.t.isElementAccessExpression(e.expression) && this.arrays.isArrayValued(e.expression.expression)) {
-      // `m[i].length` of a matrix is its column count: no row is built.
-      const m = this.expr(e.expression.expression);
-      if (isMatrix(m.shape)) return this.arrays.matrices.cols(m);
-      return this.arrays.length(this.elementOf(e.expression, m), hint ?? 'n');
+    if (e.name.text === 'length' && this.t.isElementAccessExpression(e.expression)) {
+      // `m[i].length` of a matrix is its column count, `t[i][j].length` a tensor's dimension 2: no row is built.
+      const { chain, root } = this.accessChain(e.expression);
+      if (this.arrays.isArrayValued(root)) {
+        const m = this.expr(root);
+        if (isMatrix(m.shape) && chain.length < tensorRank(m.shape)) return this.arrays.matrices.dim(m, chain.length);
+        return this.arrays.length(this.indexChain(m, chain), hint ?? 'n');
+      }
     }
     if (e.expression.kind === this.t.SyntaxKind.ThisKeyword) return this.stateValue(thisField(this.t, this.checker, this.decl, e), e);
     const v = this.expr(e.expression);

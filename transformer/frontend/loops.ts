@@ -5,7 +5,7 @@ import type * as ts from 'typescript';
 import { REAL, arrayType, binder, construct, lambda, ret, tuple } from '../ir/syntax';
 import type { Binder, Block, Lambda } from '../ir/syntax';
 import { fail } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, irType, isMatrix, isRecords, recordColumns, rowShape } from './shapes';
+import { Shape, NUMBER, BOOLEAN, irType, isMatrix, isRecords, recordColumns, flatShape, tensorRank } from './shapes';
 import { userName } from './arraySite';
 import type { Value } from './values';
 import { closeLoop } from './closeLoop';
@@ -217,19 +217,20 @@ export abstract class LoopLowering extends StatementLowering {
 
   private carriedBinders(hint: string, shape: Shape): Binder[] {
     if (isRecords(shape)) return recordColumns(shape).flatMap((c, k) => this.carriedBinders(`${hint}_${k}`, c));
-    return isMatrix(shape) ? this.matrixBinders(hint) : [binder(this.supply.fresh(hint), irType(shape))];
+    return isMatrix(shape) ? this.matrixBinders(hint, tensorRank(shape)) : [binder(this.supply.fresh(hint), irType(shape))];
   }
 
-  /** Fresh binders for a matrix's parts: `m_data`, `m_rows`, `m_cols`. */
-  protected matrixBinders(base: string): Binder[] {
-    return [binder(this.supply.fresh(`${base}_data`), arrayType(REAL)), binder(this.supply.fresh(`${base}_rows`), REAL), binder(this.supply.fresh(`${base}_cols`), REAL)];
+  /** Fresh binders for a matrix's parts: `m_data`, `m_rows`, `m_cols` (a tensor's: `t_data`, `t_d0`, `t_d1`, …). */
+  protected matrixBinders(base: string, rank: number): Binder[] {
+    const dims = rank === 2 ? ['rows', 'cols'] : Array.from({ length: rank }, (_, k) => `d${k}`);
+    return [binder(this.supply.fresh(`${base}_data`), arrayType(REAL)), ...dims.map((d) => binder(this.supply.fresh(`${base}_${d}`), REAL))];
   }
 
   /** The variable's value from the parts it travelled as (in the current scope). */
   /** The shapes of the parts a value of this shape travels as (carriedParts). */
   protected carriedShapes(shape: Shape): Shape[] {
     if (isRecords(shape)) return recordColumns(shape).flatMap((c) => this.carriedShapes(c));
-    return isMatrix(shape) ? [rowShape(shape), NUMBER, NUMBER] : [shape];
+    return isMatrix(shape) ? [flatShape(shape), ...Array.from({ length: tensorRank(shape) }, () => NUMBER)] : [shape];
   }
 
   protected fromCarried(names: readonly string[], shape: Shape, hint: string): Value {
@@ -246,7 +247,7 @@ export abstract class LoopLowering extends StatementLowering {
       return v;
     }
     if (!isMatrix(shape)) return { name: names[0], shape };
-    const parts = names.map((n, k) => ({ name: n, shape: k === 0 ? rowShape(shape) : NUMBER }));
+    const parts = names.map((n, k) => ({ name: n, shape: k === 0 ? flatShape(shape) : NUMBER }));
     const v = { name: this.b.nl(hint, tuple(false, [...names]), irType(shape)), shape };
     this.unpacked.set(v.name, parts);
     return v;
@@ -396,12 +397,10 @@ export abstract class LoopLowering extends StatementLowering {
     const checked = new Set<string>();
     for (const st of body.stmts) {
       const read = st.tag === 'let' && st.nl.length === 1 ? this.arrays.matrices.readOf(st.nl[0].name) : undefined;
-      if (!read || bodyNames.has(read.matrix.name) || ![read.row, read.col].includes(counter)) continue;
+      if (!read || bodyNames.has(read.matrix.name) || !read.at.includes(counter)) continue;
       const m = userName(read.matrix.name);
-      for (const [at, dim, limit] of [
-        [read.row, 'rows', () => this.arrays.matrices.rows(read.matrix)],
-        [read.col, 'columns', () => this.arrays.matrices.cols(read.matrix)],
-      ] as const) {
+      const dims = read.at.length === 2 ? ['rows', 'columns'] : read.at.map((_, k) => `dimension ${k}`);
+      for (const [at, dim, limit] of read.at.map((at, k) => [at, dims[k], () => this.arrays.matrices.dim(read.matrix, k)] as const)) {
         if (at !== counter || checked.has(`${read.matrix.name}:${dim}`)) continue;
         checked.add(`${read.matrix.name}:${dim}`);
         if (limit().name === count.name) continue;

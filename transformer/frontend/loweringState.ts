@@ -9,7 +9,7 @@ import { Builder, NameSupply } from '../ir/build';
 import { FnDef, Role, binder, prim, ret, tuple } from '../ir/syntax';
 import type { Binder, Block } from '../ir/syntax';
 import { TsadDiagnosticError, fail, isTsadDiagnostic } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, STRING, irType, componentShapes, describeShape, isScalarShape, layoutOf, isMatrix, isRecords, recordColumns, rowShape } from './shapes';
+import { Shape, NUMBER, BOOLEAN, STRING, irType, componentShapes, describeShape, isScalarShape, layoutOf, isMatrix, isRecords, recordColumns, flatShape, tensorRank } from './shapes';
 import { ArrayLowering } from './arrays';
 import type { ArraySite } from './arraySite';
 import { userName } from './arraySite';
@@ -224,10 +224,10 @@ export abstract class LoweringState {
   private unpackNew(v: Value): Value[] {
     if (isMatrix(v.shape)) {
       // A matrix is (data, rows, cols); its dimensions are integers, no tangent flows from them.
-      const names = this.matrixBinders(userName(v.name));
+      const names = this.matrixBinders(userName(v.name), tensorRank(v.shape));
       this.b.unpack(false, names, v.name);
       const dims = names.slice(1).map((n) => ({ name: this.b.prim('stop_gradient', [n.name], n.name), shape: NUMBER }));
-      const parts = [{ name: names[0].name, shape: rowShape(v.shape) }, ...dims];
+      const parts = [{ name: names[0].name, shape: flatShape(v.shape) }, ...dims];
       // Known after the scope that unpacked them ends: a map's body unpacks a free matrix, its
       // closing (arrays.ts) then asks what the data is.
       for (const p of parts) this.shapes.set(p.name, p.shape);
@@ -287,8 +287,8 @@ export abstract class LoweringState {
       functionName: functionName(this.t, this.decl),
       parts: (v) => this.unpack(v),
       matrixParts: (m) => {
-        const [data, rows, cols] = this.unpack(m);
-        return { data, rows, cols };
+        const [data, ...dims] = this.unpack(m);
+        return { data, rows: dims[0], cols: dims[1], dims };
       },
     };
   }
@@ -325,7 +325,7 @@ export abstract class LoweringState {
   protected abstract cond(pred: Value, blocks: Block[], shapes: readonly Shape[], hints: readonly string[]): Value[];
   // loops.ts
   protected abstract loopStatement(s: ts.IterationStatement): void;
-  protected abstract matrixBinders(base: string): Binder[];
+  protected abstract matrixBinders(base: string, rank: number): Binder[];
   // loopExits.ts
   protected abstract openLoop(s: ts.IterationStatement): ExitFlags | undefined;
   protected abstract carriedFlags(flags: ExitFlags | undefined): { sym: ts.Symbol; value: Value }[];

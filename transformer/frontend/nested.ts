@@ -10,7 +10,7 @@ import type { LoweredFunction, Value } from './values';
 import { Expr, FnDef, call, construct, tuple } from '../ir/syntax';
 import { fail } from './diagnostics';
 import { MarkerInfo, isRuleCall, notDifferentiableReason, resolveMarkedFunction, transformCallBehind, tsadExportName, wrtList } from './markers';
-import { Shape, componentShapes, describeShape, hasArray, isMatrix, shapeOfType } from './shapes';
+import { Shape, componentShapes, describeShape, hasArray, isMatrix, shapeOfType, tensorRank } from './shapes';
 import { stateName } from './moduleState';
 import { isInstanceMethod } from './methods';
 import { DriverOptions } from '../ad/drivers';
@@ -313,7 +313,7 @@ function zeroValue(site: NestedSite, s: Shape): Value {
     // The zero tangent array is the empty one (tangent arrays are sparse at the end); a matrix's
     // is that, with zero dimensions.
     const empty = site.bind('zero', construct('fill', [site.lit(0), site.lit(0)], [], []), { kind: 'array', container: 'Float64Array', elem: { kind: 'number' } });
-    return isMatrix(s) ? site.bind('zero', tuple(false, [empty.name, site.lit(0), site.lit(0)]), s) : { ...empty, shape: s };
+    return isMatrix(s) ? site.bind('zero', tuple(false, [empty.name, ...Array.from({ length: tensorRank(s) }, () => site.lit(0))]), s) : { ...empty, shape: s };
   }
   return site.bind(
     'zero',

@@ -51,15 +51,18 @@ export function recordAccess(t: typeof ts, checker: ts.TypeChecker, e: ts.Expres
 
 /**
  * The steps resolved against the element's shape: the path to a part of the record, then at
- * most one more step into an array leaf (`[j]` or `.length`), or `.length` of a tuple.
+ * most one more step into an array leaf (`[j]` or `.length`), or `.length` of a tuple; with
+ * `deeper`, more steps into an array leaf come back as `rest`, after the path to the leaf.
  */
-export function resolveAccess(elem: Shape, steps: readonly AccessStep[], node: ts.Node): { path: RecordKey[]; tail?: AccessStep; shape: Shape } {
+export function resolveAccess(elem: Shape, steps: readonly AccessStep[], node: ts.Node, deeper = false): { path: RecordKey[]; tail?: AccessStep; shape: Shape; rest?: readonly AccessStep[] } {
   let shape = elem;
   const path: RecordKey[] = [];
   for (const [k, step] of steps.entries()) {
     const last = k === steps.length - 1;
     const isLength = 'field' in step && step.field === 'length';
     if (shape.kind === 'array' || (isLength && shape.kind === 'tuple')) {
+      // `ps[i].W[j][k]`: where the caller reads the leaf as a value (`deeper`), the rest follows it.
+      if (!last && deeper && shape.kind === 'array') return { path, shape, rest: steps.slice(k) };
       if (!last) fail(1121, node, `only one index or .length can follow an array inside a record here (${describeShape(shape)})`);
       if ('field' in step && !isLength) fail(1102, node, `'.${step.field}' of an array is not supported here`);
       return { path, tail: step, shape };

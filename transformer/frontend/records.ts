@@ -1,15 +1,17 @@
 // Arrays of records and tuples in differentiable functions (docs/frontend.md, "Arrays of
 // records"): `{ x: number; y: number }[]`, `[number, number][]`, records holding arrays of
 // numbers. The IR holds one as a record of arrays, one column per leaf of the element
-// (plan/shapes.ts, recordColumns): a number leaf is an array of numbers, an array leaf a matrix
-// whose row k is element k's array. Reading `ps[i].x` is one `index` of column x, writing it one
+// (plan/shapes.ts, recordColumns): a number leaf is an array of numbers, an array or tensor
+// leaf a ragged column `(data, starts, dims)` holding every element's numbers one after the
+// other (plan/shapes.ts, raggedColumn), so that element k's array may have its own size (a
+// network's layers). Reading `ps[i].x` is one `index` of column x, writing it one
 // `update`, pushing a record one `append` per column: every array rule (and its adjoint) applies
 // to a column unchanged.
 import type * as ts from 'typescript';
 import { Builder } from '../ir/build';
 import { REAL, binder, construct, lambda, tuple } from '../ir/syntax';
 import { fail } from './diagnostics';
-import { Shape, NUMBER, componentShapes, describeShape, irType, isMatrix, layoutOf, recordColumns, recordLeaves } from './shapes';
+import { Shape, NUMBER, componentShapes, describeShape, irType, layoutOf, raggedLeaf, recordColumns, recordLeaves, tensorRank } from './shapes';
 import type { ArrayOps, ArraySite } from './arraySite';
 import { userName } from './arraySite';
 import type { MatrixLowering } from './matrices';
@@ -50,9 +52,11 @@ export class RecordLowering {
     };
   }
 
-  /** `ps.length`: the length of its first column. */
+  /** `ps.length`: the length of its first column (its starts, for a ragged one). */
   length(ps: Value): Value {
-    return this.arrays.length(this.columns(ps)[0]);
+    const first = this.columns(ps)[0];
+    // A ragged column has one start per element.
+    return this.arrays.length(raggedLeaf(first.shape) ? this.site.parts(first)[1] : first);
   }
 
   /** The shape at `path` inside an element, and the column of the first leaf under it (the others follow in order). */
@@ -96,22 +100,61 @@ export class RecordLowering {
         };
       }
       const column = columns[next++];
-      if (isMatrix(column.shape)) return this.matrices.row(column, i, h);
+      if (raggedLeaf(column.shape)) return this.leafAt(column, i, h);
       return this.arrays.read(column, i, h);
     };
     return build(shape, hint ?? `${userName(ps.name)}_${[...path].join('_') || 'i'}`.replace(/_+$/, ''));
   }
 
-  /** `ps[i].vel[j]` where vel is an array leaf: one read of its matrix column. */
+  /** Where element i's numbers start in a ragged column, and its dimensions (integers: through stop_gradient). */
+  private place(column: Value, i: Value): { data: Value; start: Value; dims: Value[] } {
+    const [data, starts, dims] = this.site.parts(column);
+    const rank = tensorRank(raggedLeaf(column.shape)!);
+    const b = this.b;
+    const stop = (v: Value, hint: string): Value => ({ name: b.prim('stop_gradient', [v.name], hint), shape: NUMBER });
+    const start = stop(this.arrays.read(starts, i, 'start'), 'start');
+    const at = rank === 1 ? i : { name: b.prim('mul', [i.name, b.lit(rank, 'rank')], 'dims_at'), shape: NUMBER };
+    const ds = Array.from({ length: rank }, (_, q) => {
+      const k = q === 0 ? at : { name: b.prim('add', [at.name, b.lit(q, 'q')], 'dims_at'), shape: NUMBER };
+      return stop(this.arrays.read(dims, k, `d${q}`), `d${q}`);
+    });
+    return { data, start, dims: ds };
+  }
+
+  /** Element i's array (or tensor) of a ragged column: one gather of its numbers. */
+  private leafAt(column: Value, i: Value, hint: string): Value {
+    const leaf = raggedLeaf(column.shape)!;
+    const { data, start, dims } = this.place(column, i);
+    let size = dims[0];
+    for (const d of dims.slice(1)) size = { name: this.b.prim('mul', [size.name, d.name], 'size'), shape: NUMBER };
+    const numbers = this.arrays.gatherRange(data, start, size, hint);
+    if (dims.length === 1) return { name: numbers.name, shape: leaf };
+    return this.matrices.make(numbers, dims, leaf, hint);
+  }
+
+  /** `ps[i].vel[j]` where vel is an array leaf: one read of its column's data at starts[i] + j (j checked inside element i's array). */
   elementOfLeaf(ps: Value, i: Value, path: readonly RecordKey[], j: Value, node: ts.Node, hint?: string): Value {
     const column = this.leafColumn(ps, path, node);
     if (j.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(j.shape)}`);
-    return this.matrices.element(column, i, j, hint);
+    if (tensorRank(raggedLeaf(column.shape)!) !== 1) return this.arrays.read(this.leafAt(column, i, `${userName(ps.name)}_leaf`), j, hint, node);
+    const { data, at } = this.slot(column, i, j, `${sourcePath(path)}[j] is read past the end of element i's array`);
+    return this.arrays.read(data, at, hint, node);
   }
 
-  /** `ps[i].vel.length` of an array leaf: its matrix column's width. */
-  leafLength(ps: Value, path: readonly RecordKey[], node: ts.Node): Value {
-    return this.matrices.cols(this.leafColumn(ps, path, node));
+  /** Where `ps[i].w[j]` is in a ragged column's data: starts[i] + j, with 0 ≤ j < element i's length checked at run time. */
+  private slot(column: Value, i: Value, j: Value, what: string): { data: Value; at: Value } {
+    const b = this.b;
+    const { data, start, dims } = this.place(column, i);
+    const zero = { name: b.lit(0, 'zero'), shape: NUMBER };
+    const last = { name: b.prim('sub', [dims[0].name, b.lit(1, 'one')], 'last'), shape: NUMBER };
+    const below = this.arrays.atMost(j, last, what);
+    const negated = this.arrays.atMost({ name: b.prim('neg', [below.name], 'j'), shape: NUMBER }, zero, what);
+    return { data, at: { name: b.prim('sub', [start.name, negated.name], 'at'), shape: NUMBER } };
+  }
+
+  /** `ps[i].vel.length` of an array leaf: element i's length. */
+  leafLength(ps: Value, i: Value, path: readonly RecordKey[], node: ts.Node): Value {
+    return this.place(this.leafColumn(ps, path, node), i).dims[0];
   }
 
   /** Is the part at `path` an array of numbers (a matrix column)? */
@@ -138,18 +181,24 @@ export class RecordLowering {
     const columns = [...this.columns(ps)];
     this.leaves(v).forEach((leaf, k) => {
       const c = first + k;
-      if (isMatrix(columns[c].shape)) fail(1122, node, `writing the array '${describeShape(leaf.shape)}' of a record is not supported yet: write its elements, ${sourcePath(path)}[j] = v`);
+      if (raggedLeaf(columns[c].shape)) fail(1122, node, `writing the array '${describeShape(leaf.shape)}' of a record is not supported yet: write its elements, ${sourcePath(path)}[j] = v`);
       columns[c] = this.arrays.update(columns[c], i, leaf, node);
     });
     return this.make(columns, ps.shape, userName(ps.name));
   }
 
-  /** `ps[i].vel[j] = v` of an array leaf: one update of its matrix column. */
+  /** `ps[i].vel[j] = v` of an array leaf: one update of its column's data (j checked below the array's length). */
   writeLeafElement(ps: Value, i: Value, path: readonly RecordKey[], j: Value, v: Value, node: ts.Node): Value {
     const { first } = this.under(ps, path, node);
     const columns = [...this.columns(ps)];
     if (v.shape.kind !== 'number') fail(1120, node, `an array of a record holds numbers: cannot write ${describeShape(v.shape)}`);
-    columns[first] = this.matrices.update(this.leafColumn(ps, path, node), i, j, v, node);
+    const column = this.leafColumn(ps, path, node);
+    if (tensorRank(raggedLeaf(column.shape)!) !== 1) fail(1122, node, `write the elements of ${describeShape(raggedLeaf(column.shape)!)} inside a record by all their indices`);
+    const b = this.b;
+    const { data, at } = this.slot(column, i, j, `${sourcePath(path)}[j] is written past the end of element i's array`);
+    const [, starts, allDims] = this.site.parts(column);
+    const written = this.arrays.update(data, at, v, node);
+    columns[first] = { name: b.nl(userName(column.name), tuple(false, [written.name, starts.name, allDims.name]), irType(column.shape)), shape: column.shape };
     return this.make(columns, ps.shape, userName(ps.name));
   }
 
@@ -158,7 +207,7 @@ export class RecordLowering {
     const elem = (ps.shape as ArrayShape).elem;
     this.site.conform(node, v, elem, 'the record pushed');
     const columns = this.columns(ps).map((c, k) => {
-      if (isMatrix(c.shape)) return fail(1122, node, `pushing onto an array of records that hold arrays (${describeShape(ps.shape)}) is not supported yet: build it with .map((…) => ({ … }))`);
+      if (raggedLeaf(c.shape)) return fail(1122, node, `pushing onto an array of records that hold arrays (${describeShape(ps.shape)}) is not supported yet: build it with .map((…) => ({ … }))`);
       return this.arrays.append(c, this.leaves(v)[k], node);
     });
     return this.make(columns, ps.shape, userName(ps.name));
@@ -167,17 +216,23 @@ export class RecordLowering {
   /** The empty array of records (`const out: P[] = []`). */
   zero(shape: ArrayShape): Value {
     return this.make(
-      recordColumns(shape).map((c) => this.arrays.zero(c as ArrayShape)),
+      recordColumns(shape).map((c) => (raggedLeaf(c) ? this.emptyRagged(c) : this.arrays.zero(c as ArrayShape))),
       shape,
       'empty',
     );
+  }
+
+  /** A ragged column of no elements. */
+  private emptyRagged(c: Shape): Value {
+    const parts = componentShapes(c).map((p) => this.arrays.zero(p as ArrayShape).name);
+    return { name: this.b.nl('empty', tuple(false, parts), irType(c)), shape: c };
   }
 
   /** `new Array<P>(n)`: n records of NaNs (JavaScript's holes; writes fill them). */
   holes(n: Value, shape: ArrayShape, node: ts.Node, hint?: string): Value {
     const nan = { name: this.b.lit(NaN, 'hole'), shape: NUMBER };
     const columns = recordColumns(shape).map((c) => {
-      if (isMatrix(c)) return fail(1121, node, `new Array(n) of records that hold arrays (${describeShape(shape)}) is not supported yet: build it with .map((…) => ({ … }))`);
+      if (raggedLeaf(c)) return fail(1121, node, `new Array(n) of records that hold arrays (${describeShape(shape)}) is not supported yet: build it with .map((…) => ({ … }))`);
       return { name: this.b.nl('holes', construct('fill', [n.name, nan.name], [], []), irType(c)), shape: c };
     });
     return this.make(columns, shape, hint);
@@ -202,7 +257,7 @@ export class RecordLowering {
   fromCount(count: Value, node: ts.Node, shape: ArrayShape, lowerAt: (bind: (sym: ts.Symbol, v: Value) => void, k: Value) => Value, hint?: string): Value {
     const b = this.b;
     const columnShapes = recordColumns(shape);
-    if (columnShapes.some(isMatrix))
+    if (columnShapes.some((c) => raggedLeaf(c)))
       fail(1121, node, `building an array of records that hold arrays (${describeShape(shape)}) with .map is not supported yet: keep the arrays in a matrix of their own`);
     const k = binder(b.fresh('k'), REAL);
     const accs = recordLeaves(shape.elem).map((l, c) => binder(b.fresh(['col', ...l.path].join('_')), irType(columnShapes[c])));
@@ -230,7 +285,25 @@ export class RecordLowering {
   slice(ps: Value, start: Value | undefined, end: Value | undefined, hint?: string): Value {
     const { from, count } = this.arrays.span(this.length(ps), start, end);
     const columns = this.columns(ps).map((c) => {
-      if (isMatrix(c.shape)) return this.matrices.slice(c, start, end);
+      if (raggedLeaf(c.shape)) {
+        // The elements' starts and dimensions gathered; their numbers stay where they are.
+        const [data, starts, dims] = this.site.parts(c);
+        const rank = tensorRank(raggedLeaf(c.shape)!);
+        const b = this.b;
+        const scale = (v: Value): Value => (rank === 1 ? v : { name: b.prim('mul', [v.name, b.lit(rank, 'rank')], 'dims_at'), shape: NUMBER });
+        const parts = [data, this.arrays.gatherRange(starts, from, count, 'starts'), this.arrays.gatherRange(dims, scale(from), scale(count), 'dims')];
+        return {
+          name: b.nl(
+            'col',
+            tuple(
+              false,
+              parts.map((p) => p.name),
+            ),
+            irType(c.shape),
+          ),
+          shape: c.shape,
+        };
+      }
       return { name: this.arrays.gatherRange(c, from, count, 'col').name, shape: c.shape };
     });
     return this.make(columns, ps.shape, hint ?? 'sliced');
@@ -239,7 +312,11 @@ export class RecordLowering {
   /** stopGradient of an array of records: each column's. */
   stop(ps: Value, hint?: string): Value {
     return this.make(
-      this.columns(ps).map((c) => this.arrays.stop(c)),
+      this.columns(ps).map((c) => {
+        if (!raggedLeaf(c.shape)) return this.arrays.stop(c);
+        const [data, starts, dims] = this.site.parts(c);
+        return { name: this.b.nl('col', tuple(false, [this.arrays.stop(data).name, starts.name, dims.name]), irType(c.shape)), shape: c.shape };
+      }),
       ps.shape,
       hint ?? `${ps.name}_const`,
     );

@@ -1,7 +1,7 @@
 // The shape of a TypeScript type as the checker reports it (plan/shapes.ts: the shape algebra,
 // re-exported here for the front end), or the diagnostic for a type tsad cannot hold.
 import type * as ts from 'typescript';
-import { ArrayContainer, BOOLEAN, NUMBER, STRING, Shape, describeShape, recordLeaves } from '../plan/shapes';
+import { ArrayContainer, BOOLEAN, NUMBER, STRING, Shape, describeShape, flatShape, recordLeaves, tensorRank } from '../plan/shapes';
 import { fail } from './diagnostics';
 
 export * from '../plan/shapes';
@@ -72,14 +72,15 @@ function arrayShape(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type, no
   }
   const elemType = checker.getTypeArguments(type as ts.TypeReference)[0] ?? checker.getAnyType();
   const elem = shapeOfType(tsApi, checker, elemType, node);
-  if (elem.kind === 'array' && elem.elem.kind !== 'number') {
+  if (elem.kind === 'array' && flatShape(elem).constant)
+    return fail(1120, node, `cannot differentiate an array of ${flatShape(elem).container}s: integer arrays are constants; use an Int32Array with the rows stored flat`);
+  if (elem.kind === 'array' && tensorRank(elem) !== leafDepth(elem)) {
     return fail(
       1120,
       node,
-      `cannot differentiate ${describeShape({ kind: 'array', container: 'Array', elem })}: tsad differentiates arrays of numbers and matrices (number[][]); store higher dimensions flat in a Float64Array`,
+      `cannot differentiate ${describeShape({ kind: 'array', container: 'Array', elem })}: tsad differentiates arrays of numbers and tensors of numbers (number[][], number[][][], ...); keep records outside nested arrays`,
     );
   }
-  if (elem.kind === 'array' && elem.constant) return fail(1120, node, `cannot differentiate an array of ${elem.container}s: integer arrays are constants; use an Int32Array with the rows stored flat`);
   if (elem.kind === 'tuple' || elem.kind === 'object') return recordsShape(elem, node);
   if (elem.kind !== 'number' && elem.kind !== 'array') {
     return fail(
@@ -125,14 +126,20 @@ function recordsShape(elem: Extract<Shape, { kind: 'tuple' | 'object' }>, node: 
   for (const { path, shape } of leaves) {
     const at = path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('');
     if (shape.kind === 'number') continue;
-    if (shape.kind === 'array' && shape.elem.kind === 'number' && !shape.constant) continue;
+    if (shape.kind === 'array' && leafDepth(shape) === tensorRank(shape) && !flatShape(shape).constant) continue;
     const why =
-      shape.kind === 'array'
-        ? shape.elem.kind === 'number'
-          ? `integer arrays are constants (${shape.container})`
-          : `an array of records holds numbers and arrays of numbers, not ${describeShape(shape)} (matrices and deeper arrays inside records are not supported yet)`
-        : `an array of records holds numbers and arrays of numbers, not ${describeShape(shape)}`;
+      shape.kind === 'array' && leafDepth(shape) === tensorRank(shape)
+        ? `integer arrays are constants (${flatShape(shape).container})`
+        : `an array of records holds numbers, arrays and tensors of numbers, not ${describeShape(shape)}`;
     return fail(1120, node, `cannot differentiate ${what}: element${at} is ${describeShape(shape)}; ${why}: keep it outside the array, or as separate arrays`);
   }
   return { kind: 'array', container: 'Array', elem };
+}
+
+/** How deep the arrays of a shape go before a number: its rank when it holds numbers, else −1. */
+function leafDepth(s: Shape): number {
+  if (s.kind === 'number') return 0;
+  if (s.kind !== 'array') return -1;
+  const inner = leafDepth(s.elem);
+  return inner < 0 ? -1 : inner + 1;
 }

@@ -4,7 +4,7 @@
 import type * as ts from 'typescript';
 import { tuple } from '../ir/syntax';
 import { fail, reportedByTypeScript } from './diagnostics';
-import { Shape, NUMBER, shapeOfType, describeShape, isMatrix, isRecords } from './shapes';
+import { Shape, NUMBER, shapeOfType, describeShape, isMatrix, isRecords, tensorRank } from './shapes';
 import { changedInPlace, pushedArray, writtenArray } from './writes';
 import { ARRAY_METHODS, WRITES } from './arrayMethods';
 import { concat } from './arrayOrder';
@@ -291,15 +291,16 @@ export abstract class StatementLowering extends CallLowering {
   private writeElement(target: ts.ElementAccessExpression, value: Value): void {
     const { t } = this;
     const inner = skipParentheses(t, target.expression);
-    const base = skipParentheses(t, t.isElementAccessExpression(inner) ? inner.expression : inner);
+    const indices = elementIndices(t, target);
+    const base = indices.root;
     if (!t.isIdentifier(base)) return fail(1122, target, 'only local arrays can be written into by index');
     const sym = this.checker.getSymbolAtLocation(base)!;
     const a = this.current$(sym, base);
     if (t.isElementAccessExpression(inner)) {
       if (!isMatrix(a.shape)) fail(1122, target, `'${base.text}' is not a matrix`);
-      const i = this.expr(inner.argumentExpression, 'i');
-      const j = this.expr(target.argumentExpression, 'j');
-      return void this.env.set(sym, this.arrays.matrices.update(a, i, j, value, target));
+      if (indices.at.length !== tensorRank(a.shape)) fail(1122, target, `'${base.text}' is ${describeShape(a.shape)}: write its elements, one index per dimension`);
+      const at = indices.at.map((x, q) => this.expr(x, 'ijkl'[q] ?? 'i'));
+      return void this.env.set(sym, this.arrays.matrices.update(a, at, value, target));
     }
     const i = this.expr(target.argumentExpression, 'i');
     if (isMatrix(a.shape)) return void this.env.set(sym, this.arrays.matrices.updateRow(a, i, value, target));
@@ -375,20 +376,19 @@ export abstract class StatementLowering extends CallLowering {
   /** `m[i][j] = v`, `m[i][j] op= v`, `m[i][j]++` on a local matrix: one update of its data. */
   private matrixAssignment(e: ts.Expression, sym: ts.Symbol, id: ts.Identifier, m: Value, target: ts.ElementAccessExpression): void {
     const { t } = this;
-    let rowAccess: ts.Expression = target.expression;
-    while (t.isParenthesizedExpression(rowAccess)) rowAccess = rowAccess.expression;
-    if (!t.isElementAccessExpression(rowAccess)) {
+    const { at } = elementIndices(t, target);
+    if (at.length === 1) {
       // `m[p] = r`: a whole row (a swap, or a new row: checkArrayWrites allows only those).
       if (!t.isBinaryExpression(e) || e.operatorToken.kind !== t.SyntaxKind.EqualsToken) fail(1122, target, `'${id.text}' is a matrix: write its elements, ${id.text}[i][j] op= v`);
       const row = this.expr(target.argumentExpression, 'i');
       return void this.env.set(sym, this.arrays.matrices.updateRow(m, row, this.expr(e.right, `${id.text}_row`), target));
     }
-    const i = this.expr(rowAccess.argumentExpression, 'i');
-    const j = this.expr(target.argumentExpression, 'j');
-    this.numbers(target, i, j);
-    const value = this.writtenValue(e, `${id.text}_ij`, 'a matrix element', () => this.arrays.matrices.element(m, i, j, `${id.text}_ij`));
+    if (at.length !== tensorRank(m.shape)) fail(1122, target, `'${id.text}' is ${describeShape(m.shape)}: write its elements, one index per dimension`);
+    const indices = at.map((x, q) => this.expr(x, 'ijkl'[q] ?? 'i'));
+    this.numbers(target, ...indices);
+    const value = this.writtenValue(e, `${id.text}_ij`, 'a matrix element', () => this.arrays.matrices.element(m, indices, `${id.text}_ij`));
     if (value.shape.kind !== 'number') fail(1120, target, `a matrix holds numbers: cannot write ${describeShape(value.shape)}`);
-    this.env.set(sym, this.arrays.matrices.update(m, i, j, value, target));
+    this.env.set(sym, this.arrays.matrices.update(m, indices, value, target));
   }
 
   /**
@@ -421,4 +421,15 @@ export abstract class StatementLowering extends CallLowering {
     }
     this.env.set(sym, a);
   }
+}
+
+/** The indices of `a[i][j][k]`, outermost array first, and the expression they index. */
+function elementIndices(t: typeof ts, target: ts.ElementAccessExpression): { at: ts.Expression[]; root: ts.Expression } {
+  const at: ts.Expression[] = [];
+  let cur: ts.Expression = target;
+  while (t.isElementAccessExpression(cur)) {
+    at.unshift(cur.argumentExpression);
+    cur = skipParentheses(t, cur.expression);
+  }
+  return { at, root: cur };
 }

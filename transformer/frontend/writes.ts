@@ -44,8 +44,8 @@ export function writtenArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | unde
   if (!target || !tsApi.isElementAccessExpression(target)) return undefined;
   let base: ts.Expression = target.expression;
   while (tsApi.isParenthesizedExpression(base)) base = base.expression;
-  // `m[i][j] = v` writes into the matrix m.
-  if (tsApi.isElementAccessExpression(base)) {
+  // `m[i][j] = v` writes into the matrix m, `t[i][j][k] = v` into the tensor t.
+  while (tsApi.isElementAccessExpression(base)) {
     base = base.expression;
     while (tsApi.isParenthesizedExpression(base)) base = base.expression;
   }
@@ -139,8 +139,33 @@ export function checkArrayWrites(tsApi: typeof ts, checker: ts.TypeChecker, fn: 
   // A name that trades arrays with a written one ([a, b] = [b, a]) may hold the written array.
   for (const [sym] of written) for (const partner of partners(scope, sym)) if (!written.has(partner.sym)) written.set(partner.sym, partner.id);
   for (const [sym, first] of written) checkOne(scope, sym, first);
+  checkPushedRows(scope, body);
   checkRecordWrites(tsApi, checker, body);
   return new Set(written.keys());
+}
+
+/**
+ * `m.push(r)` onto a matrix or tensor makes r a row of m in JavaScript, where a later write into
+ * either would show in the other; tsad copies it. So the row must be a new array, or a name
+ * handed on at its last use (ownedValue), as for `u = next`.
+ */
+function checkPushedRows(scope: Scope, body: ts.Node): void {
+  const { tsApi, checker } = scope;
+  const visit = (n: ts.Node): void => {
+    const id = pushedArray(tsApi, n);
+    if (id && isMatrixType(tsApi, checker, checker.getTypeAtLocation(id))) {
+      for (const arg of (n as ts.CallExpression).arguments) {
+        if (tsApi.isSpreadElement(arg) || ownedValue(scope, arg, new Set())) continue;
+        fail(
+          1123,
+          arg,
+          `pushing ${sourceText(arg)} onto '${id.text}' makes it a row of '${id.text}' in JavaScript, where a write into either would show in the other; push a copy, ${id.text}.push(${sourceText(arg)}.slice()), or push it at its last use`,
+        );
+      }
+    }
+    tsApi.forEachChild(n, visit);
+  };
+  visit(body);
 }
 
 interface Scope {
@@ -301,23 +326,7 @@ function checkUse(scope: Scope, id: ts.Identifier, sym: ts.Symbol, name: string)
   while (tsApi.isParenthesizedExpression(node.parent) || tsApi.isNonNullExpression(node.parent) || tsApi.isAsExpression(node.parent)) node = node.parent;
   const parent = node.parent;
   if (tsApi.isElementAccessExpression(parent) && parent.expression === node) {
-    // A row of a written matrix is another name for it in JavaScript: only its elements and
-    // its length may be read (m[i][j], m[i].length).
-    const rowType = checker.getTypeAtLocation(parent);
-    const isRow = checker.isArrayType(rowType) || typedArrayName(tsApi, rowType) !== undefined;
-    let use: ts.Node = parent;
-    while (tsApi.isParenthesizedExpression(use.parent) || tsApi.isNonNullExpression(use.parent)) use = use.parent;
-    const whole =
-      !(tsApi.isElementAccessExpression(use.parent) && use.parent.expression === use) &&
-      !(tsApi.isPropertyAccessExpression(use.parent) && use.parent.expression === use && use.parent.name.text === 'length');
-    if (isRow && whole && !rowSwap(tsApi, checker, parent)) {
-      fail(
-        1123,
-        parent,
-        `'${name}' is written into, and its row ${parent.getText()} used as a whole would be a second name for that row in JavaScript; read its elements (${name}[i][j]) or copy the row (${parent.getText()}.slice())`,
-      );
-    }
-    return;
+    return checkPartUse(scope, partAccess(tsApi, checker, parent), name);
   }
   if (tsApi.isPropertyAccessExpression(parent) && parent.expression === node) {
     const loop = parent.parent.parent;
@@ -370,6 +379,42 @@ function checkUse(scope: Scope, id: ts.Identifier, sym: ts.Symbol, name: string)
     `'${name}' is written into and also used here as a whole, which in JavaScript would give the same array a second name that sees every later write; tsad's arrays are values, so copy it where it gets another name (${copyOf(name, matrix)}) or pass its elements`,
     matrix ? MATRIX_COPY_HINT : undefined,
   );
+}
+
+/**
+ * The part of a written matrix or tensor an access reaches: `m[i]`, or `t[i][j]` of a tensor
+ * (the accesses climbed while they still give an array).
+ */
+function partAccess(tsApi: typeof ts, checker: ts.TypeChecker, access: ts.ElementAccessExpression): ts.ElementAccessExpression {
+  let at = access;
+  for (;;) {
+    let use: ts.Node = at;
+    while (tsApi.isParenthesizedExpression(use.parent) || tsApi.isNonNullExpression(use.parent)) use = use.parent;
+    const next = use.parent;
+    if (!(tsApi.isElementAccessExpression(next) && next.expression === use)) return at;
+    const type = checker.getTypeAtLocation(next);
+    if (!(checker.isArrayType(type) || typedArrayName(tsApi, type) !== undefined)) return at;
+    at = next;
+  }
+}
+
+/** A row (a part) of a written matrix or tensor is another name for it in JavaScript: only its elements and its length may be read (m[i][j], m[i].length). */
+function checkPartUse(scope: Scope, parent: ts.ElementAccessExpression, name: string): void {
+  const { tsApi, checker } = scope;
+  const rowType = checker.getTypeAtLocation(parent);
+  const isRow = checker.isArrayType(rowType) || typedArrayName(tsApi, rowType) !== undefined;
+  let use: ts.Node = parent;
+  while (tsApi.isParenthesizedExpression(use.parent) || tsApi.isNonNullExpression(use.parent)) use = use.parent;
+  const whole =
+    !(tsApi.isElementAccessExpression(use.parent) && use.parent.expression === use) &&
+    !(tsApi.isPropertyAccessExpression(use.parent) && use.parent.expression === use && use.parent.name.text === 'length');
+  if (isRow && whole && !rowSwap(tsApi, checker, parent)) {
+    fail(
+      1123,
+      parent,
+      `'${name}' is written into, and its row ${parent.getText()} used as a whole would be a second name for that row in JavaScript; read its elements (${name}[i][j]) or copy the row (${parent.getText()}.slice())`,
+    );
+  }
 }
 
 /**

@@ -3,7 +3,7 @@
 // order). The planners build their wrappers from these; names are allocated here, so that no
 // local shadows a parameter of the wrapper.
 import { scalarCount } from '../ir/syntax';
-import { Shape, componentShapes, irType, isMatrix, isRecords, isScalarShape } from './shapes';
+import { Shape, componentShapes, flatShape, irType, isMatrix, isRecords, isScalarShape, tensorRank } from './shapes';
 import { joinRecords, recordsLeafWidth, recordsZero, splitRecords } from './records';
 import { PlanExpr, PlanStatement, Spec, array, index, name } from './syntax';
 
@@ -22,15 +22,20 @@ export function fit(value: PlanExpr, s: ArrayShape, template?: PlanExpr, fresh =
   return { tag: 'fit', value, containers: containersOf(s), ...(template ? { template } : {}), ...(fresh ? { fresh } : {}) };
 }
 
-/** A user matrix as the IR's `[data, rows, cols]`. */
-function pack(value: PlanExpr, tangent: boolean, like?: PlanExpr): PlanExpr {
-  return { tag: 'packMatrix', value, path: pathOf(value), ...(tangent ? { tangent } : {}), ...(like ? { like } : {}) };
+/** A user matrix as the IR's `[data, rows, cols]` (a tensor's `[data, d0, …]`). */
+function pack(value: PlanExpr, s: ArrayShape, tangent: boolean, like?: PlanExpr): PlanExpr {
+  const rank = tensorRank(s);
+  return { tag: 'packMatrix', value, path: pathOf(value), ...(tangent ? { tangent } : {}), ...(like ? { like } : {}), ...(rank > 2 ? { rank } : {}) };
 }
 
 /** The IR's flat data of a matrix as the user's rows, as large as `like` (user or IR matrix). */
 function unpack(data: PlanExpr, s: ArrayShape, like: PlanExpr): PlanExpr {
-  return { tag: 'unpackMatrix', data, like, row: (s.elem as ArrayShape).container };
+  const rank = tensorRank(s);
+  return { tag: 'unpackMatrix', data, like, row: flatShape(s).container, ...(rank > 2 ? { rank } : {}) };
 }
+
+/** The indices 0 … rank of a matrix's or tensor's parts (data and dimensions). */
+const partsOf = (s: Shape): number[] => Array.from({ length: tensorRank(s) + 1 }, (_, k) => k);
 
 /** How a message names a wrapper's value: `X`, `p.W`, `primals[1]`. */
 function pathOf(e: PlanExpr): string {
@@ -83,8 +88,8 @@ export class Marshal {
     if (isMatrix(s)) {
       // Packed once into a temporary: the caller places takePending() before the call.
       const packed = this.fresh(`${pathOf(e).replace(/\W+/g, '_')}_flat`);
-      this.pending.push(this.const([packed], pack(e, false)));
-      return [0, 1, 2].map((k) => index(name(packed), k));
+      this.pending.push(this.const([packed], pack(e, s, false)));
+      return partsOf(s).map((k) => index(name(packed), k));
     }
     if (isScalarShape(s) || s.kind === 'array') return [e];
     if (s.kind === 'tuple') return s.elems.flatMap((c, i) => this.leaves(index(e, i), c));
@@ -94,8 +99,8 @@ export class Marshal {
   /** Fresh local names for the leaves of a shape: `p_bar`, or `p_bar_amplitude`, `q_bar_0`, ... */
   leafNames(base: string, s: Shape): string[] {
     if (isRecords(s))
-      return recordsLeafWidth(s).flatMap((w, c) => (w === 1 ? [this.fresh(`${base}_${c}`)] : [this.fresh(`${base}_${c}`), this.fresh(`${base}_${c}_rows`), this.fresh(`${base}_${c}_cols`)]));
-    if (isMatrix(s)) return [this.fresh(base), this.fresh(`${base}_rows`), this.fresh(`${base}_cols`)];
+      return recordsLeafWidth(s).flatMap((w, c) => (w === 1 ? [this.fresh(`${base}_${c}`)] : [this.fresh(`${base}_${c}`), this.fresh(`${base}_${c}_starts`), this.fresh(`${base}_${c}_dims`)]));
+    if (isMatrix(s)) return tensorRank(s) === 2 ? [this.fresh(base), this.fresh(`${base}_rows`), this.fresh(`${base}_cols`)] : partsOf(s).map((k) => this.fresh(k === 0 ? base : `${base}_d${k - 1}`));
     if (isScalarShape(s) || s.kind === 'array') return [this.fresh(base)];
     if (s.kind === 'tuple') return s.elems.flatMap((c, i) => this.leafNames(`${base}_${i}`, c));
     return s.fields.flatMap(([k, c]) => this.leafNames(`${base}_${k}`, c));
@@ -114,7 +119,7 @@ export class Marshal {
       }
       if (isMatrix(x)) {
         const data = name(leaves[next]);
-        next += 3;
+        next += tensorRank(x) + 1;
         return unpack(data, x, t ?? data);
       }
       if (x.kind === 'array') return x.constant ? (next++, { tag: 'undefined' }) : fit(name(leaves[next++]), x, t);
@@ -129,7 +134,7 @@ export class Marshal {
   /** `likeIR`: `like` is an IR value (a result's), not the user's. */
   tangentToIR(e: PlanExpr, s: Shape, like?: PlanExpr, likeIR = false): PlanExpr {
     if (isRecords(s)) return splitRecords(e, s, pathOf(e), true, like, likeIR);
-    if (isMatrix(s)) return pack(e, true, like);
+    if (isMatrix(s)) return pack(e, s, true, like);
     if (s.kind === 'array') return s.constant ? { tag: 'emptyArray' } : e;
     if (isScalarShape(s) || !(hasConstantArray(s) || hasMatrix(s))) return this.toIR(e, s);
     return array(componentShapes(s).map((c, i) => this.tangentToIR(part(e, s, i), c, like && (likeIR ? index(like, i) : part(like, s, i)), likeIR)));
@@ -153,7 +158,7 @@ export class Marshal {
   /** User value -> IR value (objects become arrays in field-name order). */
   toIR(e: PlanExpr, s: Shape): PlanExpr {
     if (isRecords(s)) return splitRecords(e, s, pathOf(e));
-    if (isMatrix(s)) return pack(e, false);
+    if (isMatrix(s)) return pack(e, s, false);
     // Arrays go in as they are: the IR reads them by index and length.
     if (isScalarShape(s) || s.kind === 'array') return e;
     if (s.kind === 'tuple') return s.elems.every((c) => c.kind === 'number') ? e : array(s.elems.map((c, i) => this.toIR(index(e, i), c)));
@@ -201,6 +206,8 @@ export class Marshal {
   owned(e: PlanExpr, s: Shape): PlanExpr | undefined {
     // Records are copied deep: split into new columns and joined into new records.
     if (isRecords(s)) return joinRecords(splitRecords(e, s, pathOf(e)), s);
+    // A tensor of rank 3 or more is copied all the way down: packed, and unpacked into new arrays.
+    if (isMatrix(s) && tensorRank(s) > 2) return unpack(index(pack(e, s, false), 0), s, e);
     if (s.kind === 'array') return { tag: 'copy', of: e, ...(isMatrix(s) ? { matrix: true } : {}) };
     if (isScalarShape(s)) return undefined;
     const parts = componentShapes(s).map((c, i) => this.owned(part(e, s, i), c));
@@ -216,7 +223,7 @@ export class Marshal {
       isRecords(x)
         ? recordsZero(x)
         : isMatrix(x)
-          ? array([{ tag: 'emptyArray' }, { tag: 'number', value: 0 }, { tag: 'number', value: 0 }])
+          ? array(partsOf(x).map((k) => (k === 0 ? { tag: 'emptyArray' } : { tag: 'number', value: 0 })))
           : x.kind === 'array'
             ? { tag: 'emptyArray' }
             : isScalarShape(x)
@@ -269,7 +276,8 @@ export function specOf(s: Shape, tangent: boolean): Spec {
   if (s.kind === 'number') return 'number';
   // An array of records is checked as it is split into columns (backend/records.ts), element by element.
   if (isRecords(s)) return '';
-  if (s.kind === 'array') return tangent && s.constant ? '' : isMatrix(s) ? 'matrix' : 'array';
+  // A tensor of rank 3 or more is checked number by number as it is packed (backend/tensors.ts).
+  if (s.kind === 'array') return tangent && s.constant ? '' : isMatrix(s) ? (tensorRank(s) > 2 ? '' : 'matrix') : 'array';
   if (s.kind === 'boolean' || s.kind === 'string') return tangent ? '' : s.kind;
   if (s.kind === 'tuple') return tupleSpec(s.elems.map((c) => specOf(c, tangent)));
   const items = s.fields.map(([k, c]) => [k, specOf(c, tangent)] as const);

@@ -3,14 +3,14 @@
 // array into the columns and joins columns back into records. Both are done by two helpers
 // emitted once per module (backend/records.ts), driven by a layout: the element's structure as
 // JSON, each leaf naming its column.
-import { Shape, recordColumns } from './shapes';
+import { Shape, flatShape, raggedLeaf, recordColumns, tensorRank } from './shapes';
 import type { PlanExpr } from './syntax';
 
 type RecordsShape = Extract<Shape, { kind: 'array' }>;
 
 /**
- * The layout of an element shape: `["n", c]` a number in column c, `["r", c, "Float64Array"]`
- * an array of numbers (row of column c's matrix, in that class), `["t", ...]` a tuple,
+ * The layout of an element shape: `["n", c]` a number in column c, `["r", c, "Float64Array", rank]`
+ * an array of numbers or a tensor (in ragged column c, its innermost arrays of that class), `["t", ...]` a tuple,
  * `["o", key, layout, ...]` an object.
  */
 export function recordLayout(s: RecordsShape): string {
@@ -18,7 +18,7 @@ export function recordLayout(s: RecordsShape): string {
   const go = (x: Shape): unknown => {
     if (x.kind === 'tuple') return ['t', ...x.elems.map(go)];
     if (x.kind === 'object') return ['o', ...x.fields.flatMap(([k, c]) => [k, go(c)])];
-    if (x.kind === 'array') return ['r', next++, x.container];
+    if (x.kind === 'array') return ['r', next++, flatShape(x).container, tensorRank(x)];
     return ['n', next++];
   };
   return JSON.stringify(go(s.elem));
@@ -33,14 +33,13 @@ export function joinRecords(columns: PlanExpr, s: RecordsShape, like?: PlanExpr,
   return { tag: 'joinRecords', columns, layout: recordLayout(s), ...(like ? { like } : {}), ...(like && likeIR ? { likeIR } : {}) };
 }
 
-/** The IR's zero of an array of records: each column empty (a matrix column 0 × 0). */
+/** The IR's zero of an array of records: each column empty (a ragged column's three arrays). */
 export function recordsZero(s: RecordsShape): PlanExpr {
   const empty: PlanExpr = { tag: 'emptyArray' };
-  const zero: PlanExpr = { tag: 'number', value: 0 };
-  return { tag: 'array', elems: recordColumns(s).map((c) => (c.kind === 'array' && c.elem.kind === 'array' ? { tag: 'array', elems: [empty, zero, zero] } : empty)) };
+  return { tag: 'array', elems: recordColumns(s).map((c) => (raggedLeaf(c) ? { tag: 'array', elems: [empty, empty, empty] } : empty)) };
 }
 
-/** The number of IR leaves (arrays and dimensions) of an array of records' value, as Marshal counts them. */
+/** The number of IR leaves (arrays) of an array of records' value, as Marshal counts them. */
 export function recordsLeafWidth(s: RecordsShape): number[] {
-  return recordColumns(s).map((c) => (c.kind === 'array' && c.elem.kind === 'array' ? 3 : 1));
+  return recordColumns(s).map((c) => (raggedLeaf(c) ? 3 : 1));
 }

@@ -10,7 +10,8 @@ export type Shape =
   | { readonly kind: 'number' }
   | { readonly kind: 'boolean' }
   | { readonly kind: 'string' }
-  | { readonly kind: 'tuple'; readonly elems: readonly Shape[] }
+  /** `ragged`: this tuple is the IR's column of that array leaf in an array of records (raggedColumn). */
+  | { readonly kind: 'tuple'; readonly elems: readonly Shape[]; readonly ragged?: Extract<Shape, { kind: 'array' }> }
   | { readonly kind: 'object'; readonly fields: readonly (readonly [string, Shape])[] }
   /**
    * An array of run-time length: `container` is the user's class (`Array` for number[]), so a
@@ -52,16 +53,38 @@ function irTypeOf(s: Shape): Type {
       // A matrix is stored flat, row-major, with its dimensions (docs/frontend.md, "Matrices"):
       // every array construct, the O(1) read adjoint and in-place writes apply to it as they are.
       if (isRecords(s)) return tupleType(recordColumns(s).map(irType));
-      return isMatrix(s) ? MATRIX_TYPE : arrayType(irType(s.elem));
+      return isMatrix(s) ? tensorType(tensorRank(s)) : arrayType(irType(s.elem));
   }
 }
 
-const MATRIX_TYPE = tupleType([arrayType(REAL), REAL, REAL]);
+const TENSOR_TYPES: Type[] = [];
+
+/** A rank-k tensor's IR type `(data, d0, …, dk−1)` (one type object per rank). */
+function tensorType(rank: number): Type {
+  return (TENSOR_TYPES[rank] ??= tupleType([arrayType(REAL), ...Array.from({ length: rank }, () => REAL)]));
+}
+
+/**
+ * How many array levels a shape has: 1 for number[], 2 for a matrix, 3 for number[][][]. A
+ * matrix and every deeper array of numbers is a rectangular tensor, stored flat with its
+ * dimensions (docs/frontend.md, "Tensors").
+ */
+export function tensorRank(s: Shape): number {
+  return s.kind === 'array' ? 1 + tensorRank(s.elem) : 0;
+}
+
+/** The innermost array of a tensor's shape (numbers in the innermost container): the shape of its flat data. */
+export function flatShape(s: Extract<Shape, { kind: 'array' }>): Extract<Shape, { kind: 'array' }> {
+  return s.elem.kind === 'array' ? flatShape(s.elem) : s;
+}
 
 /** `number[][]`: where a matrix's type says nothing else. */
 export const NUMBER_MATRIX: Extract<Shape, { kind: 'array' }> = { kind: 'array', container: 'Array', elem: { kind: 'array', container: 'Array', elem: NUMBER } };
 
-/** `number[][]`, `Float64Array[]`: a rectangular matrix (rows × cols), in the IR `(data, rows, cols)`. */
+/**
+ * `number[][]`, `Float64Array[]`: a rectangular matrix (rows × cols), in the IR `(data, rows,
+ * cols)`; also every deeper array of numbers (`number[][][]`), a tensor `(data, d0, …, dk−1)`.
+ */
 export function isMatrix(s: Shape): s is Extract<Shape, { kind: 'array' }> & { readonly elem: Extract<Shape, { kind: 'array' }> } {
   return s.kind === 'array' && s.elem.kind === 'array';
 }
@@ -92,17 +115,38 @@ export function recordLeaves(s: Shape, path: readonly (string | number)[] = []):
 
 const recordColumnsCache = new WeakMap<Shape, readonly Shape[]>();
 
-/** The shapes of the columns of an array of records: a Float64Array per number leaf, a matrix per array leaf. */
+/** The shapes of the columns of an array of records: a Float64Array per number leaf, a ragged column per array leaf. */
 export function recordColumns(s: Extract<Shape, { kind: 'array' }>): readonly Shape[] {
   let cols = recordColumnsCache.get(s);
   if (!cols) {
-    cols = recordLeaves(s.elem).map((l) => (l.shape.kind === 'array' ? { kind: 'array', container: 'Array', elem: l.shape } : COLUMN));
+    cols = recordLeaves(s.elem).map((l) => (l.shape.kind === 'array' ? raggedColumn(l.shape) : COLUMN));
     recordColumnsCache.set(s, cols);
   }
   return cols;
 }
 
 const COLUMN: Shape = { kind: 'array', container: 'Float64Array', elem: NUMBER };
+/** Integers stored in an array: a ragged column's starts and dimensions (constants, never differentiated). */
+const COUNTS: Shape = { kind: 'array', container: 'Float64Array', elem: NUMBER, constant: true };
+
+/**
+ * The column of an array leaf (`{ w: number[] }[]`, `{ W: number[][]; b: number[] }[]`), whose
+ * arrays may differ in size from element to element (a network's layers): the tuple
+ * `(data, starts, dims)`, every element's numbers one after the other in `data` (row-major),
+ * element k's from `starts[k]`, its dimensions `dims[k·rank …]`. `leaf` is the leaf's shape.
+ */
+export function raggedColumn(leaf: Extract<Shape, { kind: 'array' }>): Extract<Shape, { kind: 'tuple' }> {
+  let col = raggedColumns.get(leaf);
+  if (!col) raggedColumns.set(leaf, (col = { kind: 'tuple', elems: [flatShape(leaf), COUNTS, COUNTS], ragged: leaf }));
+  return col;
+}
+
+const raggedColumns = new WeakMap<Shape, Extract<Shape, { kind: 'tuple' }>>();
+
+/** The leaf's shape of a ragged column (raggedColumn), if `s` is one. */
+export function raggedLeaf(s: Shape): Extract<Shape, { kind: 'array' }> | undefined {
+  return s.kind === 'tuple' ? s.ragged : undefined;
+}
 
 /** The shape of a matrix's row (and of its flat data): an array of numbers in the row's container. */
 export function rowShape(s: Extract<Shape, { kind: 'array' }>): Extract<Shape, { kind: 'array' }> {

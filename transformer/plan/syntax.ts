@@ -46,16 +46,17 @@ export type PlanExpr =
   | { readonly tag: 'oneHot'; readonly index: PlanExpr }
   /**
    * A user's matrix (number[][], Float64Array[]) as the IR's `[data, rows, cols]`, rows checked
-   * equally long; `path` names it in the RangeError. A tangent (`tangent`) comes in with
+   * equally long; `path` names it in the RangeError. With `rank` (3 or more), a tensor
+   * (backend/tensors.ts) as `[data, d0, …]`. A tangent (`tangent`) comes in with
    * dimensions 0 (they are integers), and as large as `like` when given.
    */
-  | { readonly tag: 'packMatrix'; readonly value: PlanExpr; readonly path: string; readonly tangent?: boolean; readonly like?: PlanExpr }
+  | { readonly tag: 'packMatrix'; readonly value: PlanExpr; readonly path: string; readonly tangent?: boolean; readonly like?: PlanExpr; readonly rank?: number }
   /**
    * The IR's flat data of a matrix as the user's rows (`row` is their class), with the dimensions
    * of `like`: the user's matrix or the IR's `[data, rows, cols]` (a tangent's data may be short:
    * its missing elements are zeros).
    */
-  | { readonly tag: 'unpackMatrix'; readonly data: PlanExpr; readonly like: PlanExpr; readonly row: string }
+  | { readonly tag: 'unpackMatrix'; readonly data: PlanExpr; readonly like: PlanExpr; readonly row: string; readonly rank?: number }
   /**
    * A user's array of records as the IR's record of arrays (plan/records.ts): one column per
    * leaf of the element, checked as it is read; `path` names it in the errors. A tangent

@@ -48,7 +48,7 @@ export const LOWERING_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   },
   1120: {
     title: 'unsupported array type',
-    hint: 'differentiable arrays hold numbers (number[], readonly number[], Float64Array, Float32Array), and matrices are rectangular arrays of them (number[][], Float64Array[]); store more dimensions flat; integer typed arrays (Int32Array) are constants; arrays of records and tuples hold numbers and arrays of numbers ({ pos: [number, number]; w: number[] }[])',
+    hint: 'differentiable arrays hold numbers (number[], readonly number[], Float64Array, Float32Array), and matrices and tensors are rectangular arrays of them (number[][], Float64Array[], number[][][]); integer typed arrays (Int32Array) are constants; arrays of records and tuples hold numbers, arrays and matrices of numbers ({ pos: [number, number]; W: number[][]; b: number[] }[])',
   },
   1121: {
     title: 'unsupported array operation',
