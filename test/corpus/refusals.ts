@@ -22,7 +22,6 @@ export const REFUSALS: Record<string, Refusal> = {
   gru: { codes: ['TSAD1120'], reason: "gates as { W: number[][]; U: number[][]; b: number[] }[] (number[][][] batches, the write into affine()'s result and .map(sigmoid) not reported)" },
   householder_qr: { codes: ['TSAD1123'], reason: 'column views cols[k].subarray(k) of a written matrix (writes through the views, c[i] -= …, not reported; .forEach compiles)' },
   kalman_filter: { codes: ['TSAD1122'], reason: 'writes into prior.mean, an array inside the record predict() returned (the const [p, v] = t.mean destructuring compiles; .concat not reported)' },
-  lennard_jones: { codes: ['TSAD1113'], reason: 'Number.isFinite in the validation (the { x; y; z }[] atoms and .some compile; throw and console.log not reported)' },
   lu_solve: { codes: ['TSAD1105'], reason: 'a destructured { lu, perm } parameter (the row swap lu[p] = lu[c] while pivoting compiles)' },
   mlp: { codes: ['TSAD1120'], reason: "layers as { W: number[][]; b: number[] }[] (writes into matVec()'s result, a = z and console.log not reported)" },
   monte_carlo_option: {
@@ -32,5 +31,4 @@ export const REFUSALS: Record<string, Refusal> = {
   polygon_shape: { codes: ['TSAD1121'], reason: '.reverse and .concat of [number, number][] vertices (methods of arrays of tuples; the vertices themselves compile; throw not reported)' },
   rkf45: { codes: ['TSAD1108', 'TSAD1121'], reason: 'stage lists [k1, k2] passed as Float64Array[] literals; ++steps inside a condition' },
   total_variation: { codes: ['TSAD1120'], reason: 'number[][][] colour images (.forEach over channels not reported)' },
-  trimmed_mean: { codes: ['TSAD1113'], reason: 'Number.isFinite in the validation (.every, .filter and .sort of a slice() copy compile)' },
 };
