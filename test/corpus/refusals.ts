@@ -22,7 +22,6 @@ export const REFUSALS: Record<string, Refusal> = {
   gru: { codes: ['TSAD1120'], reason: "gates as { W: number[][]; U: number[][]; b: number[] }[] (number[][][] batches, the write into affine()'s result and .map(sigmoid) not reported)" },
   householder_qr: { codes: ['TSAD1123'], reason: 'column views cols[k].subarray(k) of a written matrix (writes through the views, c[i] -= …, not reported; .forEach compiles)' },
   kalman_filter: { codes: ['TSAD1122'], reason: 'writes into prior.mean, an array inside the record predict() returned (the const [p, v] = t.mean destructuring compiles; .concat not reported)' },
-  lu_solve: { codes: ['TSAD1105'], reason: 'a destructured { lu, perm } parameter (the row swap lu[p] = lu[c] while pivoting compiles)' },
   mlp: { codes: ['TSAD1120'], reason: "layers as { W: number[][]; b: number[] }[] (writes into matVec()'s result, a = z and console.log not reported)" },
   monte_carlo_option: {
     codes: ['TSAD1102', 'TSAD1108'],

@@ -223,6 +223,11 @@ function checkOne(scope: Scope, sym: ts.Symbol, first: ts.Identifier): void {
   if (decl && tsApi.isParameter(decl)) {
     fail(1122, first, `${other}is a parameter: writing into it would change the caller's array; write into a copy instead: const ${name}2 = ${name}.slice()`);
   }
+  let root: ts.Node | undefined = decl;
+  while (root && (tsApi.isBindingElement(root) || tsApi.isObjectBindingPattern(root) || tsApi.isArrayBindingPattern(root))) root = root.parent;
+  if (root && tsApi.isParameter(root)) {
+    fail(1122, first, `'${name}' is part of the parameter ${sourceText(root.name)}: writing into it would change the caller's array; write into a copy instead: const ${name}2 = ${name}.slice()`);
+  }
   if (!decl || !tsApi.isVariableDeclaration(decl) || !isInside(decl, fn)) {
     fail(1122, first, `${other === `'${name}' ` ? `'${name}' is` : `${other}is`} not a local array of this function: write into a local copy instead (const ${name}2 = ${name}.slice())`);
   }
