@@ -13,7 +13,6 @@ export const REFUSALS: Record<string, Refusal> = {
   batch_norm: { codes: ['TSAD1120'], reason: 'a number[][][] batch (.flat, .some, throw and console.log not reported)' },
   blur_batch: { codes: ['TSAD1120'], reason: 'a number[][][] batch of images ([src, dst] = [dst, src] not reported)' },
   boids: { codes: ['TSAD1121'], reason: '.filter of the flock of records for the neighbours (the { pos: [number, number]; vel: [number, number] }[] records and .forEach compile)' },
-  cholesky_nll: { codes: ['TSAD1123'], reason: 'L = new Array(n) with rows L[i] = new Array(n).fill(0) written afterwards (throw not reported)' },
   conv_pool: { codes: ['TSAD1120'], reason: 'number[][][] images and a number[][][][] batch (Math.max(...[…]) and .forEach compile)' },
   filtfilt: {
     codes: ['TSAD1123'],

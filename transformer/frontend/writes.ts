@@ -87,6 +87,8 @@ function sharedBy(tsApi: typeof ts, checker: ts.TypeChecker, call: ts.CallExpres
 function isFreshMatrix(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expression): boolean {
   if (tsApi.isArrayLiteralExpression(e)) return e.elements.every((r) => isFreshArray(tsApi, checker, r));
   if (tsApi.isCallExpression(e) && tsadExportName(e.expression, checker) === 'matmul') return true;
+  // `new Array(n)`: n holes, no row of anyone's yet (its rows are written later, m[i] = new row).
+  if (tsApi.isNewExpression(e) && tsApi.isIdentifier(e.expression) && e.expression.text === 'Array' && (e.arguments?.length ?? 0) <= 1) return true;
   // A marked function whose result shares no row with its arguments (aliasing.ts).
   if (tsApi.isCallExpression(e) && sharedBy(tsApi, checker, e)?.size === 0) return true;
   if (!tsApi.isCallExpression(e) || !tsApi.isPropertyAccessExpression(e.expression)) return false;
@@ -299,6 +301,12 @@ function ownedValue(scope: Scope, value: ts.Expression, visiting: Set<ts.Symbol>
   return !!values && values.length > 0 && values.every((v) => ownedValue(scope, v, visiting));
 }
 
+/** `m[i] = r` with r a new array (`new Array(n).fill(0)`, `x.slice()`): the row is m's only. */
+function newRow(tsApi: typeof ts, checker: ts.TypeChecker, access: ts.Node): boolean {
+  const p = access.parent;
+  return tsApi.isBinaryExpression(p) && p.left === access && p.operatorToken.kind === tsApi.SyntaxKind.EqualsToken && isFreshArray(tsApi, checker, p.right);
+}
+
 /** A use of a written array as a whole must not give it a second name. */
 function checkUse(scope: Scope, id: ts.Identifier, sym: ts.Symbol, name: string): void {
   const { tsApi, checker } = scope;
@@ -315,7 +323,7 @@ function checkUse(scope: Scope, id: ts.Identifier, sym: ts.Symbol, name: string)
     const whole =
       !(tsApi.isElementAccessExpression(use.parent) && use.parent.expression === use) &&
       !(tsApi.isPropertyAccessExpression(use.parent) && use.parent.expression === use && use.parent.name.text === 'length');
-    if (isRow && whole && !rowSwap(tsApi, checker, parent)) {
+    if (isRow && whole && !rowSwap(tsApi, checker, parent) && !newRow(tsApi, checker, use)) {
       fail(
         1123,
         parent,
