@@ -12,7 +12,6 @@ export const REFUSALS: Record<string, Refusal> = {
   attention: { codes: ['TSAD1120', 'TSAD1121'], reason: 'number[][][] per-head weights; project() reads x inside a .map over W[0] (Math.max(...scores), .concat and .map(gelu) not reported)' },
   batch_norm: { codes: ['TSAD1120'], reason: 'a number[][][] batch (.flat, .some, throw and console.log not reported)' },
   blur_batch: { codes: ['TSAD1120'], reason: 'a number[][][] batch of images ([src, dst] = [dst, src] not reported)' },
-  boids: { codes: ['TSAD1121'], reason: '.filter of the flock of records for the neighbours (the { pos: [number, number]; vel: [number, number] }[] records and .forEach compile)' },
   conv_pool: { codes: ['TSAD1120'], reason: 'number[][][] images and a number[][][][] batch (Math.max(...[…]) and .forEach compile)' },
   filtfilt: {
     codes: ['TSAD1123'],
