@@ -25,7 +25,6 @@ export const REFUSALS: Record<string, Refusal> = {
     codes: ['TSAD1102', 'TSAD1108'],
     reason: "the seeded generator's '>>>' and its local function assigning the state (for (const z of normals) over the written new Array(paths) compiles)",
   },
-  polygon_shape: { codes: ['TSAD1121'], reason: '.reverse and .concat of [number, number][] vertices (methods of arrays of tuples; the vertices themselves compile; throw not reported)' },
   rkf45: { codes: ['TSAD1108', 'TSAD1121'], reason: 'stage lists [k1, k2] passed as Float64Array[] literals; ++steps inside a condition' },
   total_variation: { codes: ['TSAD1120'], reason: 'number[][][] colour images (.forEach over channels not reported)' },
 };

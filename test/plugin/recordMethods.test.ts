@@ -24,6 +24,25 @@ export function positiveArea(pts: [number, number][]): number {
   const kept = pts.filter((p) => p[0] > 0 && p[1] > 0);
   return kept.reduce((s, p) => s + p[0] * p[1], 0) / (kept.length + 1);
 }
+
+/** @differentiable */
+export function turning(pts: [number, number][], flip: boolean): number {
+  const ordered = flip ? pts.slice().reverse() : pts;
+  const closed = ordered.concat([ordered[0]]);
+  let s = 0;
+  for (let i = 0; i + 1 < closed.length; i++) s += closed[i][0] * closed[i + 1][1] - closed[i + 1][0] * closed[i][1] + i * closed[i][0];
+  return s;
+}
+
+/** @differentiable */
+export function joined(ps: P[], qs: P[], w: number): number {
+  const all = ps.concat(qs, { x: w, y: 2 * w }, [{ x: 1, y: w }]).reverse();
+  let s = 0;
+  all.forEach((p, i) => {
+    s += (i + 1) * p.x * p.y;
+  });
+  return s + all.length;
+}
 `;
 
 const source = `
@@ -31,6 +50,8 @@ import { valueAndGrad } from 'tsad';
 ${functions}
 export const gNear = valueAndGrad(nearMass, { wrt: [0, 1] });
 export const gArea = valueAndGrad(positiveArea);
+export const gTurning = valueAndGrad(turning);
+export const gJoined = valueAndGrad(joined, { wrt: [0, 1, 2] });
 `;
 
 function plainModule(): Record<string, any> {
@@ -75,6 +96,60 @@ describe('.filter of arrays of records and tuples', () => {
       leaves(pts).map((_, k) => partial(plain.positiveArea, [pts], 0, k)[0]),
     );
   });
+});
+
+describe('.reverse and .concat of arrays of records and tuples', () => {
+  const { exports: m } = load(source);
+  const plain = plainModule();
+
+  test.each([1, 2, 4])('a reversed copy closed with .concat([first]) at size %i', (n) => {
+    const pts = pairs(n);
+    for (const flip of [false, true]) {
+      const [value, g] = m.gTurning(pts, flip);
+      expect(value).toBe(plain.turning(pts, flip));
+      expectClose(
+        leaves(g),
+        leaves(pts).map((_, k) => partial((p: [number, number][]) => plain.turning(p, flip), [pts], 0, k)[0]),
+      );
+    }
+  });
+
+  test.each([
+    [0, 0],
+    [1, 0],
+    [0, 2],
+    [3, 2],
+  ])('ps.concat(qs, record, [record]).reverse() with %i and %i records', (n, k) => {
+    const ps = points(n);
+    const qs = points(k).map((p) => ({ x: p.y, y: p.x }));
+    const [value, [gp, gq, gw]] = m.gJoined(ps, qs, 0.7);
+    expect(value).toBe(plain.joined(ps, qs, 0.7));
+    expectClose(
+      leaves(gp),
+      leaves(ps).map((_, i) => partial(plain.joined, [ps, qs, 0.7], 0, i)[0]),
+    );
+    expectClose(
+      leaves(gq),
+      leaves(qs).map((_, i) => partial(plain.joined, [ps, qs, 0.7], 1, i)[0]),
+    );
+    expectClose([gw], partial(plain.joined, [ps, qs, 0.7], 2, 0));
+  });
+});
+
+test('.concat of a pair onto an array of pairs is refused: JavaScript would add its two numbers', () => {
+  const { messages } = compile(
+    `
+import { grad } from 'tsad';
+/** @differentiable */
+export function f(pts: [number, number][], x: number): number {
+  const more = pts.concat([x, 2 * x]);
+  return more.length * x;
+}
+export const g = grad(f, { wrt: [1] });
+`,
+    { throwOnError: false },
+  );
+  expect(messages.join('\n')).toMatch(/TSAD1121: \.concat spreads an array argument: \[x, 2 \* x\] would add its elements one by one/);
 });
 
 test('.filter of records that hold arrays is refused with a coded diagnostic naming the method', () => {

@@ -12,7 +12,7 @@ import type { Value } from './values';
 import type { ArrayLowering } from './arrays';
 import { Callback, callbackArg, hasEffects, mapBy, reduceBy } from './arrayCallbacks';
 import { at, filter, findIndex, indexOf, lastIndexOf, someEvery } from './arrayQueries';
-import { Segment, concat, fillExisting, reverse, sort } from './arrayOrder';
+import { Segment, concat, concatRecords, fillExisting, reverse, sort } from './arrayOrder';
 
 /** How one array call is lowered, and whether it returns a new array. */
 export interface ArrayCall {
@@ -259,6 +259,7 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
       fresh: true,
       lower: (arrays, e, hint) => {
         const xs = arrays.arrayOf(receiver(e));
+        if (isRecords(xs.shape)) return concatRecords(arrays, xs, e, hint);
         if (!isNumberArray(xs.shape)) fail(1121, e, `.concat of ${describeShape(xs.shape)} is not supported`);
         const segments = e.arguments.map((a): Segment => {
           if (arrays.site.t.isSpreadElement(a)) return { kind: 'all', value: arrays.arrayOf(a.expression) };
