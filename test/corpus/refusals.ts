@@ -13,10 +13,6 @@ export const REFUSALS: Record<string, Refusal> = {
   batch_norm: { codes: ['TSAD1120'], reason: 'a number[][][] batch (.flat, .some, throw and console.log not reported)' },
   blur_batch: { codes: ['TSAD1120'], reason: 'a number[][][] batch of images ([src, dst] = [dst, src] not reported)' },
   conv_pool: { codes: ['TSAD1120'], reason: 'number[][][] images and a number[][][][] batch (Math.max(...[…]) and .forEach compile)' },
-  filtfilt: {
-    codes: ['TSAD1123'],
-    reason: "const backward = iir(...).reverse() used as a value: reverse() returns its receiver, a second name for iir()'s fresh result (.slice().reverse() and .subarray windows compile)",
-  },
   gru: { codes: ['TSAD1120'], reason: "gates as { W: number[][]; U: number[][]; b: number[] }[] (number[][][] batches, the write into affine()'s result and .map(sigmoid) not reported)" },
   householder_qr: { codes: ['TSAD1123'], reason: 'column views cols[k].subarray(k) of a written matrix (writes through the views, c[i] -= …, not reported; .forEach compiles)' },
   kalman_filter: { codes: ['TSAD1122'], reason: 'writes into prior.mean, an array inside the record predict() returned (the const [p, v] = t.mean destructuring compiles; .concat not reported)' },

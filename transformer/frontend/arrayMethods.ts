@@ -8,6 +8,7 @@ import { fail } from './diagnostics';
 import { NUMBER, describeShape, isMatrix, isNumberArray, isRecords, typedArrayName } from './shapes';
 import type { Shape } from './shapes';
 import { tsadExportName } from './markers';
+import { lastUse } from './aliasing';
 import type { Value } from './values';
 import type { ArrayLowering } from './arrays';
 import { Callback, callbackArg, hasEffects, mapBy, reduceBy } from './arrayCallbacks';
@@ -153,8 +154,9 @@ const inPlace = (lower: (arrays: ArrayLowering, xs: Value, e: ts.CallExpression,
     while (t.isParenthesizedExpression(r) || t.isNonNullExpression(r) || t.isAsExpression(r)) r = r.expression;
     let use: ts.Node = e.parent;
     while (t.isParenthesizedExpression(use)) use = use.parent;
-    // `return s.sort(f)`: nothing reads s afterwards, so the second name is never seen.
-    if (t.isIdentifier(r) && !t.isReturnStatement(use)) {
+    // `return s.sort(f)`, `const t = s.reverse()` where nothing reads s afterwards: the second
+    // name is never seen.
+    if (t.isIdentifier(r) && !t.isReturnStatement(use) && !lastUse(t, arrays.site.checker, r)) {
       const method = (e.expression as ts.PropertyAccessExpression).name.text;
       fail(
         1123,
