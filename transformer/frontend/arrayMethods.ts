@@ -226,6 +226,24 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
       },
     },
   ],
+  [
+    // `m.flat()` of a matrix: its rows one after another, which is its flat data (copied).
+    'flat',
+    {
+      fresh: true,
+      lower: (arrays, e, hint) => {
+        const { t } = arrays.site;
+        const depth = e.arguments[0];
+        if (e.arguments.length > 1 || (depth && !(t.isNumericLiteral(depth) && Number(depth.text) >= 1)))
+          fail(1121, depth ?? e, '.flat takes no argument or a depth written as a number ≥ 1 (tsad flattens matrices, number[][], into number[])');
+        const xs = arrays.arrayOf(receiver(e));
+        const flat: Shape = { kind: 'array', container: 'Array', elem: NUMBER };
+        if (isMatrix(xs.shape)) return arrays.slice({ name: arrays.matrices.parts(xs).data.name, shape: flat }, undefined, undefined, e, hint ?? 'flat');
+        if (isNumberArray(xs.shape)) return arrays.slice({ name: xs.name, shape: flat }, undefined, undefined, e, hint ?? 'flat');
+        return fail(1121, e, `.flat of ${describeShape(xs.shape)} is not supported: flatten a matrix (number[][]) or an array of numbers`);
+      },
+    },
+  ],
   ['some', query((arrays, xs, cb, e, hint) => someEvery(arrays, xs, cb, false, e, hint), '.some')],
   ['every', query((arrays, xs, cb, e, hint) => someEvery(arrays, xs, cb, true, e, hint), '.every')],
   ['findIndex', query((arrays, xs, cb, e, hint) => findIndex(arrays, xs, cb, e, hint), '.findIndex')],
