@@ -167,3 +167,25 @@ export const g = grad(f);
   );
   expect(messages.join('\n')).toMatch(/TSAD1121: \.filter of .*, whose records hold arrays, is not supported yet/);
 });
+
+test.each(['slice()', 'filter((p) => p.x > -10)', 'slice().reverse()', 'concat([])'])(
+  'a copy ps.%s of records whose fields are written is refused: JavaScript shares the records, so the write shows in the copy',
+  (method) => {
+    const { messages } = compile(
+      `
+import { grad } from 'tsad';
+interface P { x: number; y: number }
+/** @differentiable */
+export function f(a: number): number {
+  const ps: P[] = [{ x: a, y: 1 }, { x: 2 * a, y: 2 }];
+  const q = ps.${method};
+  ps[0].x = 5;
+  return q[0].x * a;
+}
+export const g = grad(f);
+`,
+      { throwOnError: false },
+    );
+    expect(messages.join('\n')).toMatch(/TSAD1123: the fields of 'ps' are written, and ps\.(slice|filter|concat)\(…\) holds the same records/);
+  },
+);
