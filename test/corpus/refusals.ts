@@ -14,21 +14,11 @@ export const REFUSALS: Record<string, Refusal> = {
     reason:
       'out.concat(head) of the written head (a copy, refused as a second name); project() reads x inside a .map over W[0] (the number[][][] weights compile; Math.max(...scores) and .map(gelu) not reported)',
   },
-  boids: { codes: ['TSAD1121'], reason: '.filter of the flock of records for the neighbours (the { pos: [number, number]; vel: [number, number] }[] records and .forEach compile)' },
-  cholesky_nll: { codes: ['TSAD1123'], reason: 'L = new Array(n) with rows L[i] = new Array(n).fill(0) written afterwards (throw not reported)' },
-  filtfilt: {
-    codes: ['TSAD1123'],
-    reason: "const backward = iir(...).reverse() used as a value: reverse() returns its receiver, a second name for iir()'s fresh result (.slice().reverse() and .subarray windows compile)",
-  },
   householder_qr: { codes: ['TSAD1123'], reason: 'column views cols[k].subarray(k) of a written matrix (writes through the views, c[i] -= …, not reported; .forEach compiles)' },
   kalman_filter: { codes: ['TSAD1122'], reason: 'writes into prior.mean, an array inside the record predict() returned (the const [p, v] = t.mean destructuring compiles; .concat not reported)' },
-  lennard_jones: { codes: ['TSAD1113'], reason: 'Number.isFinite in the validation (the { x; y; z }[] atoms and .some compile; throw and console.log not reported)' },
-  lu_solve: { codes: ['TSAD1105'], reason: 'a destructured { lu, perm } parameter (the row swap lu[p] = lu[c] while pivoting compiles)' },
   monte_carlo_option: {
     codes: ['TSAD1102', 'TSAD1108'],
     reason: "the seeded generator's '>>>' and its local function assigning the state (for (const z of normals) over the written new Array(paths) compiles)",
   },
-  polygon_shape: { codes: ['TSAD1121'], reason: '.reverse and .concat of [number, number][] vertices (methods of arrays of tuples; the vertices themselves compile; throw not reported)' },
   rkf45: { codes: ['TSAD1108', 'TSAD1121'], reason: 'stage lists [k1, k2] passed as Float64Array[] literals; ++steps inside a condition' },
-  trimmed_mean: { codes: ['TSAD1113'], reason: 'Number.isFinite in the validation (.every, .filter and .sort of a slice() copy compile)' },
 };

@@ -361,7 +361,7 @@ describe('18: hints that fit the case', () => {
 
   test('TSAD1105 for a default or optional parameter says how to write it, not what values are', () => {
     const text = messages('/** @differentiable */\nexport function f(x: number, y: number = 2): number { return x * y; }\nexport const g = grad(f);');
-    expect(text).toMatch(/TSAD1105: parameters of a differentiable function must be plain names.*\n {2}hint: write each parameter as a name with a type/);
+    expect(text).toMatch(/TSAD1105: parameters of a differentiable function must be names or destructuring patterns.*\n {2}hint: write each parameter as a name with a type/);
     expect(text).not.toMatch(/differentiable values are numbers, tuples/);
   });
 

@@ -5,14 +5,15 @@
 // may write into, and which helpers may be passed an array that is written.
 import type * as ts from 'typescript';
 import { fail } from './diagnostics';
-import { NUMBER, describeShape, isMatrix, isNumberArray, isRecords, typedArrayName } from './shapes';
+import { NUMBER, describeShape, isMatrix, isNumberArray, isRecords, tensorRank, typedArrayName } from './shapes';
 import type { Shape } from './shapes';
 import { tsadExportName } from './markers';
+import { lastUse } from './aliasing';
 import type { Value } from './values';
 import type { ArrayLowering } from './arrays';
 import { Callback, callbackArg, hasEffects, mapBy, reduceBy } from './arrayCallbacks';
 import { at, filter, findIndex, indexOf, lastIndexOf, someEvery } from './arrayQueries';
-import { Segment, concat, fillExisting, reverse, sort } from './arrayOrder';
+import { Segment, concat, concatRecords, fillExisting, reverse, sort } from './arrayOrder';
 
 /** How one array call is lowered, and whether it returns a new array. */
 export interface ArrayCall {
@@ -153,8 +154,9 @@ const inPlace = (lower: (arrays: ArrayLowering, xs: Value, e: ts.CallExpression,
     while (t.isParenthesizedExpression(r) || t.isNonNullExpression(r) || t.isAsExpression(r)) r = r.expression;
     let use: ts.Node = e.parent;
     while (t.isParenthesizedExpression(use)) use = use.parent;
-    // `return s.sort(f)`: nothing reads s afterwards, so the second name is never seen.
-    if (t.isIdentifier(r) && !t.isReturnStatement(use)) {
+    // `return s.sort(f)`, `const t = s.reverse()` where nothing reads s afterwards: the second
+    // name is never seen.
+    if (t.isIdentifier(r) && !t.isReturnStatement(use) && !lastUse(t, arrays.site.checker, r)) {
       const method = (e.expression as ts.PropertyAccessExpression).name.text;
       fail(
         1123,
@@ -259,6 +261,7 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
       fresh: true,
       lower: (arrays, e, hint) => {
         const xs = arrays.arrayOf(receiver(e));
+        if (isRecords(xs.shape)) return concatRecords(arrays, xs, e, hint);
         if (!isNumberArray(xs.shape)) fail(1121, e, `.concat of ${describeShape(xs.shape)} is not supported`);
         const segments = e.arguments.map((a): Segment => {
           if (arrays.site.t.isSpreadElement(a)) return { kind: 'all', value: arrays.arrayOf(a.expression) };
@@ -290,16 +293,20 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
     }),
   ],
   [
-    // A matrix's or tensor's data is row-major already: one level less costs nothing (matrices.ts).
+    // A matrix's or tensor's data is row-major already: one level less costs nothing (matrices.ts);
+    // `.flat()` of an array of numbers is a copy.
     'flat',
     {
       fresh: true,
       lower: (arrays, e, hint) => {
-        const xs = arrays.arrayOf(receiver(e));
+        const { t } = arrays.site;
         const depth = e.arguments[0];
-        if (!isMatrix(xs.shape) || (depth && !(arrays.site.t.isNumericLiteral(depth) && depth.text === '1')))
-          fail(1121, e, `.flat${depth ? '(depth)' : ''} of ${describeShape(xs.shape)} is not supported: tsad flattens a matrix or tensor by one level`);
-        return arrays.matrices.flat(xs, e, hint);
+        const levels = depth === undefined ? 1 : t.isNumericLiteral(depth) ? Number(depth.text) : Number.NaN;
+        if (e.arguments.length > 1 || !(levels >= 1)) fail(1121, depth ?? e, '.flat takes no argument or a depth written as a number ≥ 1');
+        const xs = arrays.arrayOf(receiver(e));
+        if (isNumberArray(xs.shape)) return arrays.slice({ name: xs.name, shape: { kind: 'array', container: 'Array', elem: NUMBER } }, undefined, undefined, e, hint ?? 'flat');
+        if (isMatrix(xs.shape) && (levels === 1 || tensorRank(xs.shape) === 2)) return arrays.matrices.flat(xs, e, hint);
+        return fail(1121, e, `.flat(${depth?.getText() ?? ''}) of ${describeShape(xs.shape)} is not supported: tsad flattens an array of numbers, or a matrix or tensor by one level`);
       },
     },
   ],

@@ -7,7 +7,7 @@ import { Builder } from '../ir/build';
 import { BOOL, REAL, binder, construct, lambda, ret } from '../ir/syntax';
 import { isConstruct } from '../constructs/registry';
 import { fail } from './diagnostics';
-import { NUMBER, describeShape, isNumberArray } from './shapes';
+import { NUMBER, describeShape, isNumberArray, isRecords } from './shapes';
 import type { Shape } from './shapes';
 import type { Value } from './values';
 import type { ArrayLowering } from './arrays';
@@ -89,7 +89,7 @@ function gatherAt(arrays: ArrayLowering, a: Value, idx: string, hint: string): V
 /** `a.reverse()` of an array no other name sees: a gather at n − 1 − j. */
 export function reverse(arrays: ArrayLowering, a: Value, node: ts.Node, hint?: string): Value {
   if (!isConstruct('gather')) return fail(1121, node, "'.reverse' of an array is not supported in differentiable functions yet");
-  if (!isNumberArray(a.shape)) return fail(1121, node, `.reverse of ${describeShape(a.shape)} is not supported`);
+  if (!isNumberArray(a.shape) && !isRecords(a.shape)) return fail(1121, node, `.reverse of ${describeShape(a.shape)} is not supported`);
   const b = arrays.site.b();
   const n = arrays.length(a);
   const last = b.prim('sub', [n.name, b.lit(1, 'one')], 'last');
@@ -98,6 +98,7 @@ export function reverse(arrays: ArrayLowering, a: Value, node: ts.Node, hint?: s
   const from = inner.prim('sub', [top.name, j.name], 'from');
   const slots = arrays.fill(n, num(b.lit(0, 'zero')), { kind: 'array', container: 'Float64Array', elem: NUMBER }, 'slots');
   const idx = b.nl('reversed_index', construct('map', [n.name, slots.name, last], [], [lambda([j, slot, top], [], inner.finish(ret([from])))]), REAL_ARRAY_TYPE);
+  if (isRecords(a.shape)) return arrays.records.gather(a, num(idx), node, '.reverse', hint ?? 'reversed');
   return gatherAt(arrays, a, idx, hint ?? 'reversed');
 }
 
@@ -111,16 +112,42 @@ export type Segment = { readonly kind: 'one'; readonly value: Value } | { readon
 export function concat(arrays: ArrayLowering, start: Value, segments: readonly Segment[], shape: Shape, node: ts.Node, hint?: string): Value {
   let out: Value = { name: start.name, shape };
   for (const s of segments) {
+    // An array of records takes records (append checks their layout) and arrays of them.
+    const records = isRecords(shape);
     if (s.kind === 'one') {
-      if (s.value.shape.kind !== 'number') fail(1120, node, `arrays hold numbers: cannot put ${describeShape(s.value.shape)} into ${describeShape(shape)}`);
+      if (!records && s.value.shape.kind !== 'number') fail(1120, node, `arrays hold numbers: cannot put ${describeShape(s.value.shape)} into ${describeShape(shape)}`);
       out = arrays.append(out, s.value, node);
       continue;
     }
-    if (!isNumberArray(s.value.shape)) fail(1121, node, `spreading ${describeShape(s.value.shape)} into an array of numbers is not supported`);
+    if (records ? !isRecords(s.value.shape) : !isNumberArray(s.value.shape)) fail(1121, node, `spreading ${describeShape(s.value.shape)} into ${describeShape(shape)} is not supported`);
     const src = s.value;
-    out = arrays.fold(arrays.length(src), out, node, hint ?? 'joined', (_bind, acc, k) => arrays.append(acc, arrays.read(src, k, 'x'), node));
+    out = arrays.fold(arrays.length(src), out, node, hint ?? 'joined', (_bind, acc, k) => arrays.append(acc, arrays.read(src, k, 'x', node), node));
   }
   return { name: out.name, shape };
+}
+
+/**
+ * `ps.concat(qs, p, [p, q])` of an array of records: arrays of records spread, a record (an
+ * object) appended. JavaScript spreads every array argument, so a tuple record `[x, y]` passed
+ * alone would add x and y, not the pair: refused, with the wrapping that means the pair.
+ */
+export function concatRecords(arrays: ArrayLowering, ps: Value, e: ts.CallExpression, hint?: string): Value {
+  const { t, checker } = arrays.site;
+  const segments = e.arguments.map((a): Segment => {
+    if (t.isSpreadElement(a)) return { kind: 'all', value: arrays.arrayOf(a.expression) };
+    let inner = a;
+    while (t.isParenthesizedExpression(inner)) inner = inner.expression;
+    // `[p, q]`: an array of records in place (JavaScript spreads it: p and q are appended).
+    const numbers = t.isArrayLiteralExpression(inner) && inner.elements.length > 0 && inner.elements.every((x) => checker.getTypeAtLocation(x).flags & t.TypeFlags.NumberLike);
+    if (t.isArrayLiteralExpression(inner) && !numbers && !inner.elements.some((x) => t.isSpreadElement(x))) return { kind: 'all', value: arrays.literal(inner, ps.shape, 'more') };
+    const type = checker.getTypeAtLocation(a);
+    const v = arrays.site.expr(a);
+    if (isRecords(v.shape)) return { kind: 'all', value: v };
+    if (checker.isArrayType(type) || checker.isTupleType(type) || v.shape.kind === 'array')
+      fail(1121, a, `.concat spreads an array argument: ${a.getText()} would add its elements one by one, not as one element; wrap it, .concat([${a.getText()}])`);
+    return { kind: 'one', value: v };
+  });
+  return concat(arrays, arrays.zero(ps.shape as Extract<Shape, { kind: 'array' }>), [{ kind: 'all', value: ps }, ...segments], ps.shape, e, hint);
 }
 
 /**

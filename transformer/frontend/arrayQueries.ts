@@ -7,7 +7,7 @@ import { Builder } from '../ir/build';
 import { BOOL, REAL, binder, construct, lambda, ret } from '../ir/syntax';
 import { isConstruct } from '../constructs/registry';
 import { fail } from './diagnostics';
-import { BOOLEAN, NUMBER, describeShape } from './shapes';
+import { BOOLEAN, NUMBER, describeShape, isRecords } from './shapes';
 import type { Value } from './values';
 import type { ArrayLowering } from './arrays';
 import { REAL_ARRAY, REAL_ARRAY_TYPE, hasFolds, sourceSnippet } from './arraySite';
@@ -114,12 +114,13 @@ export function lastIndexOf(arrays: ArrayLowering, xs: Value, v: Value, from: Va
  */
 export function filter(arrays: ArrayLowering, xs: Value, cb: Callback, node: ts.Node, hint?: string): Value {
   if (!hasFolds() || !isConstruct('gather') || !isConstruct('reduceByIndex')) return fail(1121, node, "'.filter' of an array is not supported in differentiable functions yet");
-  if (xs.shape.kind !== 'array' || xs.shape.elem.kind !== 'number') return fail(1121, node, `.filter of ${describeShape(xs.shape)} is not supported`);
+  const records = isRecords(xs.shape);
+  if (xs.shape.kind !== 'array' || (xs.shape.elem.kind !== 'number' && !records)) return fail(1121, node, `.filter of ${describeShape(xs.shape)} is not supported`);
   const n = arrays.length(xs);
   const zeros = arrays.fill(n, literal(arrays, 0, 'zero'), REAL_ARRAY, 'flags');
   const flags = arrays.fold(n, zeros, node, 'flags', (bind, acc, k) => {
     const ib = arrays.site.b();
-    const t = truthy(arrays, cb.apply(bind, [arrays.read(xs, k, 'x'), k], 'test'), cb.node);
+    const t = truthy(arrays, cb.apply(bind, [arrays.read(xs, k, 'x', node), k], 'test'), cb.node);
     const flag = ib.nl('flag', { tag: 'prim', op: 'select', args: [t, ib.lit(1, 'one'), ib.lit(0, 'zero')] }, REAL);
     return arrays.update(acc, k, { name: flag, shape: NUMBER }, node);
   });
@@ -137,6 +138,7 @@ export function filter(arrays: ArrayLowering, xs: Value, cb: Callback, node: ts.
   const op = new Builder(b.names);
   const sum = op.prim('add', [acc.name, x.name], 'acc');
   const kept = b.nl('kept', construct('reduceByIndex', [dest.name, bins, arrays.iota(n).name], [], [lambda([acc, x], [], op.finish(ret([sum])))]), REAL_ARRAY_TYPE);
+  if (records) return arrays.records.gather(xs, { name: kept, shape: REAL_ARRAY }, node, '.filter', hint ?? 'filtered');
   return { name: b.nl(hint ?? 'filtered', construct('gather', [xs.name, kept], [], []), REAL_ARRAY_TYPE), shape: xs.shape };
 }
 

@@ -31,6 +31,15 @@ export class ArrayLowering extends ArrayCombinators {
       return e.expression.text === 'Float32Array' && !this.isFloat32(args[0]) ? this.rounded(copy, hint) : copy;
     }
     const typed = this.isGlobal(e.expression, ['Array']) && args.length <= 1 ? this.typedShape(e) : undefined;
+    // TypeScript types `new Array(n)` any[]: the rows it will hold are in the declared type.
+    const context = this.isGlobal(e.expression, ['Array']) && args.length === 1 && !typed ? this.site.checker.getContextualType(e) : undefined;
+    const rowsOf = typed ?? (context ? this.typedShapeOf(context, e) : undefined);
+    if (rowsOf && isMatrix(rowsOf)) {
+      // `const L: number[][] = new Array(n)`: n rows not written yet (matrices.ts, holes).
+      const n = this.site.expr(args[0], 'n');
+      if (n.shape.kind !== 'number') fail(1121, args[0], 'new Array(n) needs a number n here; write an array literal for given rows');
+      return this.matrices.holes(this.arrayLength(n), rowsOf, hint);
+    }
     if (typed && isRecords(typed)) {
       // `new Array<Mass>(n)`: n holes, each read as a record of NaNs (JavaScript's would throw on
       // a field of undefined; the writes that follow fill them, as in JavaScript).
@@ -51,8 +60,12 @@ export class ArrayLowering extends ArrayCombinators {
 
   /** The shape TypeScript gives an expression, or undefined where it is none tsad holds. */
   private typedShape(e: ts.Expression): Shape | undefined {
+    return this.typedShapeOf(this.site.checker.getTypeAtLocation(e), e);
+  }
+
+  private typedShapeOf(type: ts.Type, e: ts.Expression): Shape | undefined {
     try {
-      return shapeOfType(this.site.t, this.site.checker, this.site.checker.getTypeAtLocation(e), e);
+      return shapeOfType(this.site.t, this.site.checker, type, e);
     } catch {
       return undefined;
     }

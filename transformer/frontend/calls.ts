@@ -4,7 +4,7 @@ import type * as ts from 'typescript';
 import { call } from '../ir/syntax';
 import type { Expr } from '../ir/syntax';
 import { fail, reportedByTypeScript } from './diagnostics';
-import { Shape, shapeOfType, irType } from './shapes';
+import { BOOLEAN, Shape, shapeOfType, irType } from './shapes';
 import { TRANSFORM_NAMES, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, transformCallBehind, tsadExportName } from './markers';
 import { MATH_FUNCTIONS, primDef } from '../prims/registry';
 import { NestedSite, lowerNestedCall } from './nested';
@@ -16,6 +16,7 @@ import { extremum } from './arrayQueries';
 import { AlreadyReported, PLAIN_PARAMETER_HINT } from './loweringState';
 import { assignedSymbols } from './syntax';
 import { ExpressionLowering } from './expressions';
+import { numberPredicate } from './numberBuiltins';
 
 export abstract class CallLowering extends ExpressionLowering {
   /** The shape a function (or local function) returns, from its signature. */
@@ -108,6 +109,13 @@ export abstract class CallLowering extends ExpressionLowering {
       const args = e.arguments.map((a) => this.expr(a));
       this.numbers(e, ...args);
       return this.op(fn, args, hint);
+    }
+    const predicate = numberPredicate(t, this.checker, callee);
+    if (predicate) {
+      if (e.arguments.length !== 1 || t.isSpreadElement(e.arguments[0])) fail(1102, e, `'${callee.getText()}' takes one argument`);
+      const x = this.expr(e.arguments[0]);
+      this.numbers(e.arguments[0], x);
+      return { name: predicate(this.b, x.name), shape: BOOLEAN };
     }
     const arrayCall = lowerArrayCall(this.arrays, e, hint);
     if (arrayCall) return arrayCall;

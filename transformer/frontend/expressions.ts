@@ -13,6 +13,7 @@ import { thisField } from './methods';
 import { AlreadyReported, LoweringState } from './loweringState';
 import { BINARY_ARITH, BINARY_COMPARE, BINARY_LOGIC, MATH_CONSTANTS } from './operators';
 import { containsCall } from './syntax';
+import { NUMBER_CONSTANTS, isGlobalNumber } from './numberBuiltins';
 
 export abstract class ExpressionLowering extends LoweringState {
   /**
@@ -387,6 +388,8 @@ export abstract class ExpressionLowering extends LoweringState {
       if (c === undefined) fail(1102, e, `Math.${e.name.text} is not a number constant`);
       return { name: this.b.lit(c, hint ?? e.name.text), shape: NUMBER };
     }
+    if (isGlobalNumber(this.t, this.checker, e.expression) && Object.hasOwn(NUMBER_CONSTANTS, e.name.text))
+      return { name: this.b.lit(NUMBER_CONSTANTS[e.name.text], hint ?? e.name.text), shape: NUMBER };
     if (e.name.text === 'length' && this.t.isElementAccessExpression(e.expression)) {
       // `m[i].length` of a matrix is its column count, `t[i][j].length` a tensor's dimension 2: no row is built.
       const { chain, root } = this.accessChain(e.expression);

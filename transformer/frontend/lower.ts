@@ -193,13 +193,14 @@ class FunctionLowering extends ControlLowering {
       this.env.set(c.symbol, { name, shape: c.shape });
       return { name, shape: c.shape };
     });
-    const own = decl.parameters.map((p) => {
-      if (!t.isIdentifier(p.name) || p.dotDotDotToken || p.questionToken || p.initializer) {
-        fail(1105, p, 'parameters of a differentiable function must be plain names (no destructuring, optional, default or rest parameters)', PLAIN_PARAMETER_HINT);
+    const own = decl.parameters.map((p, i) => {
+      if (p.dotDotDotToken || p.questionToken || p.initializer) {
+        fail(1105, p, 'parameters of a differentiable function must be names or destructuring patterns (no optional, default or rest parameters)', PLAIN_PARAMETER_HINT);
       }
       const shape = shapeOfType(t, this.checker, this.checker.getTypeAtLocation(p), p);
-      const name = this.supply.fresh(p.name.text);
-      this.env.set(this.checker.getSymbolAtLocation(p.name)!, { name, shape });
+      // `{ lu, perm }: LU` is one argument: its names are bound to its parts below.
+      const name = this.supply.fresh(t.isIdentifier(p.name) ? p.name.text : `arg${i}`);
+      if (t.isIdentifier(p.name)) this.env.set(this.checker.getSymbolAtLocation(p.name)!, { name, shape });
       return { name, shape };
     });
     const params = [...captured, ...own];
@@ -207,6 +208,9 @@ class FunctionLowering extends ControlLowering {
     const body = (decl as ts.FunctionLikeDeclaration).body;
     if (!body) fail(1107, decl, 'a differentiable function needs a body');
     this.writtenArrays = checkArrayWrites(t, this.owner.checker, decl, body, this.renames);
+    decl.parameters.forEach((p, i) => {
+      if (!t.isIdentifier(p.name)) this.guard(p, () => this.bindPattern(p.name, own[i]));
+    });
     const out = t.isBlock(body) ? this.block(body) : this.guard(body, () => this.returned(body as ts.Expression));
     // A VJP rule's result is (value, cotangents); its declared type holds a function.
     const result = out && this.vjpOf ? out.shape : shapeOfType(t, this.checker, sig ? this.checker.getReturnTypeOfSignature(sig) : this.checker.getAnyType(), decl.type ?? decl);

@@ -142,16 +142,48 @@ export class MatrixLowering {
    * `m[i] = r` (a row swap, frontend/aliasing.ts): the row's cols elements of the data replaced
    * by r's, one scatter; r must be as long as a row (a matrix stays rectangular: RangeError).
    */
-  updateRow(m: Value, i: Value, r: Value, node: ts.Node): Value {
+  updateRow(m0: Value, i: Value, r: Value, node: ts.Node, holes = false): Value {
     if (!isConstruct('scatter')) return fail(1121, node, 'replacing a row of a matrix is not supported in differentiable functions in this build');
-    if (tensorRank(m.shape) > 2) return fail(1122, node, `replacing a part of ${describeShape(m.shape)} is not supported yet: write its elements`);
+    if (tensorRank(m0.shape) > 2) return fail(1122, node, `replacing a part of ${describeShape(m0.shape)} is not supported yet: write its elements`);
     const b = this.b;
+    const m = holes ? this.widen(m0, this.arrays.length(r)) : m0;
     const { data, rows, cols } = this.parts(m);
     const n = this.arrays.sameNumber(this.arrays.length(r), cols, `the row written by ${sourceSnippet(node)} must be as long as the matrix's rows`);
     const start = { name: b.prim('mul', [i.name, cols.name], 'row_start'), shape: NUMBER };
     const idx = this.arrays.rangeIndex(start, n, 'row_slots');
     const written = b.nl(`${userName(m.name)}_data`, construct('scatter', [data.name, idx.name, r.name], [], []), REAL_ARRAY_TYPE);
     return this.make({ name: written, shape: FLAT }, [rows, cols], m.shape, userName(m.name));
+  }
+
+  /**
+   * `new Array(n)` typed as a matrix: n rows with no width yet, (no data, n, 0). The first row
+   * written gives the width (`widen`); reading a row before is out of range, as reading a field
+   * of JavaScript's undefined throws.
+   */
+  holes(rows: Value, shape: ArrayShape, hint?: string): Value {
+    const none = { name: this.b.lit(0, 'none'), shape: NUMBER };
+    const n = { name: this.b.prim('stop_gradient', [rows.name], 'rows'), shape: NUMBER };
+    return this.make(this.arrays.zero(FLAT), [n, none], shape, hint ?? 'rows');
+  }
+
+  /**
+   * m, with its width set by a row of `width` written into it if it has no data yet (it began
+   * as `new Array(n)`): its rows × width elements NaN (JavaScript's holes read as undefined) until
+   * written. A matrix with data is returned as it is (the loop appending runs zero times).
+   */
+  widen(m: Value, width: Value): Value {
+    const b = this.b;
+    const { data, rows, cols } = this.parts(m);
+    const len = this.arrays.length(data, 'len');
+    const empty = b.test('eq', [len.name, b.lit(0, 'zero')], 'no_data');
+    const w = b.nl('width', { tag: 'prim', op: 'select', args: [empty, b.prim('stop_gradient', [width.name], 'width'), cols.name] }, REAL);
+    const missing = b.prim('sub', [b.prim('mul', [rows.name, w], 'size'), len.name], 'missing');
+    const j = binder(b.fresh('j'), REAL);
+    const acc = binder(b.fresh('data'), REAL_ARRAY_TYPE);
+    const body = new Builder(b.names);
+    const next = body.nl('data', construct('append', [acc.name, body.lit(Number.NaN, 'hole')], [], []), REAL_ARRAY_TYPE);
+    const filled = b.nl(`${userName(m.name)}_data`, construct('loop', [missing, data.name], [], [lambda([j, acc], [], body.finish(ret([next])))]), REAL_ARRAY_TYPE);
+    return this.make({ name: filled, shape: FLAT }, [rows, { name: w, shape: NUMBER }], m.shape, userName(m.name));
   }
 
   /** stopGradient of a matrix: its data through stop_gradient. */

@@ -44,7 +44,25 @@ export function checkRecordWrites(t: typeof ts, checker: ts.TypeChecker, body: t
     // Parameters and other non-locals are reported by checkArrayWrites (writes.ts) as for any array.
     if (init && !isFreshRecords(t, init)) shared(init, id.text, 'its initializer');
   }
+  // A copy that holds the same records (`ps.slice()`, `.filter(f)`, `.concat(…)`, `[...ps]`)
+  // would see the field writes in JavaScript; tsad's copy would not.
+  const copied = (e: ts.Expression, what: (name: string) => string): void => {
+    while (t.isParenthesizedExpression(e) || t.isAsExpression(e)) e = e.expression;
+    const s = t.isIdentifier(e) ? checker.getSymbolAtLocation(e) : undefined;
+    if (s && written.has(s))
+      fail(
+        1123,
+        e,
+        `the fields of '${e.getText()}' are written, and ${what(e.getText())} holds the same records (in JavaScript a write shows through both): copy each record in place, ${e.getText()}.map((p) => ({ … }))`,
+      );
+  };
   const stores = (n: ts.Node): void => {
+    if (t.isCallExpression(n) && t.isPropertyAccessExpression(n.expression) && SHARING.has(n.expression.name.text)) {
+      const method = n.expression.name.text;
+      copied(n.expression.expression, (name) => `${name}.${method}(…)`);
+      if (method === 'concat') for (const a of n.arguments) copied(t.isSpreadElement(a) ? a.expression : a, (name) => `.concat(${name})`);
+    }
+    if (t.isSpreadElement(n) && t.isArrayLiteralExpression(n.parent)) copied(n.expression, (name) => `[...${name}]`);
     const pushed = pushedArray(t, n);
     const pushedSym = pushed && checker.getSymbolAtLocation(pushed);
     if (pushedSym && written.has(pushedSym)) {
@@ -62,6 +80,9 @@ export function checkRecordWrites(t: typeof ts, checker: ts.TypeChecker, body: t
   };
   stores(body);
 }
+
+/** The methods whose result holds the receiver's records (and `concat`'s arguments'). */
+const SHARING = new Set(['slice', 'filter', 'concat']);
 
 /** `q.push(v, …)` onto a plain name (as writes.ts's pushedArray, which imports this module). */
 function pushedArray(t: typeof ts, n: ts.Node): ts.Identifier | undefined {

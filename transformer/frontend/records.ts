@@ -309,6 +309,18 @@ export class RecordLowering {
     return this.make(columns, ps.shape, hint ?? 'sliced');
   }
 
+  /**
+   * The elements of ps at the indices `idx` (constants: `.filter`'s kept ones, `.reverse`'s), a
+   * gather of each column. Like slice, JavaScript's result shares the records with ps.
+   */
+  gather(ps: Value, idx: Value, node: ts.Node, what: string, hint?: string): Value {
+    const columns = this.columns(ps).map((c) => {
+      if (raggedLeaf(c.shape)) return fail(1121, node, `${what} of ${describeShape(ps.shape)}, whose records hold arrays, is not supported yet: loop over the indices and push the records you keep`);
+      return { name: this.b.nl('col', construct('gather', [c.name, idx.name], [], []), irType(c.shape)), shape: c.shape };
+    });
+    return this.make(columns, ps.shape, hint ?? 'gathered');
+  }
+
   /** stopGradient of an array of records: each column's. */
   stop(ps: Value, hint?: string): Value {
     return this.make(

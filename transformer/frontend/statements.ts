@@ -13,6 +13,7 @@ import { recordAccess, resolveAccess } from './recordAccess';
 import { declaresLocalFunction, localFunctionOf } from './exits';
 import type { Value } from './values';
 import { operatorTables } from './operators';
+import { assignedValues } from './aliasing';
 import { CallLowering } from './calls';
 import { EffectSite, consoleMethod, lowerLog, lowerThrow, statementWord } from './effects';
 
@@ -303,7 +304,7 @@ export abstract class StatementLowering extends CallLowering {
       return void this.env.set(sym, this.arrays.matrices.update(a, at, value, target));
     }
     const i = this.expr(target.argumentExpression, 'i');
-    if (isMatrix(a.shape)) return void this.env.set(sym, this.arrays.matrices.updateRow(a, i, value, target));
+    if (isMatrix(a.shape)) return void this.env.set(sym, this.arrays.matrices.updateRow(a, i, value, target, this.mayHaveHoles(sym)));
     if (a.shape.kind !== 'array') fail(1122, target, `only arrays can be written into by index, '${base.text}' is ${describeShape(a.shape)}`);
     this.env.set(sym, this.arrays.update(a, i, value, target));
   }
@@ -373,6 +374,19 @@ export abstract class StatementLowering extends CallLowering {
     this.env.set(sym, records.writeLeafElement(ps, i, path, j, value, target));
   }
 
+  /** May this matrix variable hold `new Array(n)`, rows not written yet (matrices.ts, widen)? */
+  private mayHaveHoles(sym: ts.Symbol): boolean {
+    const { t } = this;
+    const values = assignedValues(t, this.checker, sym, this.decl);
+    return (
+      !values ||
+      values.some((v) => {
+        const e = skipParentheses(t, v);
+        return t.isNewExpression(e) && t.isIdentifier(e.expression) && e.expression.text === 'Array';
+      })
+    );
+  }
+
   /** `m[i][j] = v`, `m[i][j] op= v`, `m[i][j]++` on a local matrix: one update of its data. */
   private matrixAssignment(e: ts.Expression, sym: ts.Symbol, id: ts.Identifier, m: Value, target: ts.ElementAccessExpression): void {
     const { t } = this;
@@ -381,7 +395,7 @@ export abstract class StatementLowering extends CallLowering {
       // `m[p] = r`: a whole row (a swap, or a new row: checkArrayWrites allows only those).
       if (!t.isBinaryExpression(e) || e.operatorToken.kind !== t.SyntaxKind.EqualsToken) fail(1122, target, `'${id.text}' is a matrix: write its elements, ${id.text}[i][j] op= v`);
       const row = this.expr(target.argumentExpression, 'i');
-      return void this.env.set(sym, this.arrays.matrices.updateRow(m, row, this.expr(e.right, `${id.text}_row`), target));
+      return void this.env.set(sym, this.arrays.matrices.updateRow(m, row, this.expr(e.right, `${id.text}_row`), target, this.mayHaveHoles(sym)));
     }
     if (at.length !== tensorRank(m.shape)) fail(1122, target, `'${id.text}' is ${describeShape(m.shape)}: write its elements, one index per dimension`);
     const indices = at.map((x, q) => this.expr(x, 'ijkl'[q] ?? 'i'));

@@ -87,6 +87,8 @@ function sharedBy(tsApi: typeof ts, checker: ts.TypeChecker, call: ts.CallExpres
 function isFreshMatrix(tsApi: typeof ts, checker: ts.TypeChecker, e: ts.Expression): boolean {
   if (tsApi.isArrayLiteralExpression(e)) return e.elements.every((r) => isFreshArray(tsApi, checker, r));
   if (tsApi.isCallExpression(e) && tsadExportName(e.expression, checker) === 'matmul') return true;
+  // `new Array(n)`: n holes, no row of anyone's yet (its rows are written later, m[i] = new row).
+  if (tsApi.isNewExpression(e) && tsApi.isIdentifier(e.expression) && e.expression.text === 'Array' && (e.arguments?.length ?? 0) <= 1) return true;
   // A marked function whose result shares no row with its arguments (aliasing.ts).
   if (tsApi.isCallExpression(e) && sharedBy(tsApi, checker, e)?.size === 0) return true;
   if (!tsApi.isCallExpression(e) || !tsApi.isPropertyAccessExpression(e.expression)) return false;
@@ -248,6 +250,11 @@ function checkOne(scope: Scope, sym: ts.Symbol, first: ts.Identifier): void {
   if (decl && tsApi.isParameter(decl)) {
     fail(1122, first, `${other}is a parameter: writing into it would change the caller's array; write into a copy instead: const ${name}2 = ${name}.slice()`);
   }
+  let root: ts.Node | undefined = decl;
+  while (root && (tsApi.isBindingElement(root) || tsApi.isObjectBindingPattern(root) || tsApi.isArrayBindingPattern(root))) root = root.parent;
+  if (root && tsApi.isParameter(root)) {
+    fail(1122, first, `'${name}' is part of the parameter ${sourceText(root.name)}: writing into it would change the caller's array; write into a copy instead: const ${name}2 = ${name}.slice()`);
+  }
   if (!decl || !tsApi.isVariableDeclaration(decl) || !isInside(decl, fn)) {
     fail(1122, first, `${other === `'${name}' ` ? `'${name}' is` : `${other}is`} not a local array of this function: write into a local copy instead (const ${name}2 = ${name}.slice())`);
   }
@@ -317,6 +324,12 @@ function ownedValue(scope: Scope, value: ts.Expression, visiting: Set<ts.Symbol>
   visiting.add(sym);
   const values = assignedValues(tsApi, checker, sym, fn);
   return !!values && values.length > 0 && values.every((v) => ownedValue(scope, v, visiting));
+}
+
+/** `m[i] = r` with r a new array (`new Array(n).fill(0)`, `x.slice()`): the row is m's only. */
+function newRow(tsApi: typeof ts, checker: ts.TypeChecker, access: ts.Node): boolean {
+  const p = access.parent;
+  return tsApi.isBinaryExpression(p) && p.left === access && p.operatorToken.kind === tsApi.SyntaxKind.EqualsToken && isFreshArray(tsApi, checker, p.right);
 }
 
 /** A use of a written array as a whole must not give it a second name. */
@@ -408,7 +421,7 @@ function checkPartUse(scope: Scope, parent: ts.ElementAccessExpression, name: st
   const whole =
     !(tsApi.isElementAccessExpression(use.parent) && use.parent.expression === use) &&
     !(tsApi.isPropertyAccessExpression(use.parent) && use.parent.expression === use && use.parent.name.text === 'length');
-  if (isRow && whole && !rowSwap(tsApi, checker, parent)) {
+  if (isRow && whole && !rowSwap(tsApi, checker, parent) && !newRow(tsApi, checker, use)) {
     fail(
       1123,
       parent,
