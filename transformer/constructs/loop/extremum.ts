@@ -1,4 +1,4 @@
-// J of a counted loop that keeps the best of its iterations (docs/linear-a.md, "extremum folds"):
+// J of a counted loop that keeps the best of its iterations (docs/linear-a.md, "Extremum folds"):
 //
 //   best = Math.min(best, d)                      (one carried value; max alike)
 //   if (d < best) { best = d; arg = j; }          (every carried value replaced together, or kept)
@@ -21,8 +21,9 @@ import { freeVars } from '../../ir/freeVars';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
 import { dotName } from '../../ir/names';
+import { withoutEffects } from '../effect';
 
-/** A recognised extremum loop: how to track the winning iteration, and the body of the kept values. */
+/** A recognised extremum loop: how to track the winning iteration, and the body of the kept values (its effects, a throw or a log, ran with the primal). */
 export interface Extremum {
   /** The user's body, also carrying the winning counter: `|i, ū, c̄, at| … (c̄', at')`. */
   readonly track: (at: Binder, at2: string, wins: string) => Lambda;
@@ -79,7 +80,7 @@ export function recogniseExtremum(e: ConstructExpr): Extremum | undefined {
     if (rhs.args[first ? 0 : 1] !== acc || d === acc || dirty.has(d)) return undefined;
     const test = TESTS[rhs.op][first ? 0 : 1];
     return {
-      kept: lambda(fixed, [], block(clean, ret([d]))),
+      kept: lambda(fixed, [], withoutEffects(block(clean, ret([d])))),
       track: (at, at2, wins) =>
         lambda(
           [...body.nlParams, at],
@@ -110,7 +111,7 @@ export function recogniseExtremum(e: ConstructExpr): Extremum | undefined {
   const binds = then.nlParams.flatMap((q, p) => (dirtyParams.has(q.name) ? [] : [letS([q], [], nvar(operands[p]))]));
   const w = rhs.nl[0];
   return {
-    kept: lambda(fixed, [], block([...clean, ...binds, ...thenStmts], then.body.result)),
+    kept: lambda(fixed, [], withoutEffects(block([...clean, ...binds, ...thenStmts], then.body.result))),
     track: (at, at2) => lambda([...body.nlParams, at], [], block([...stmts, letS([binder(at2, REAL)], [], prim('select', [w, fixed[0].name, at.name]))], ret([...results, at2]))),
   };
 }
