@@ -122,10 +122,11 @@ describe('J through the stacks', () => {
     const { program: g } = gradOf(loops(), 'sq');
     const { program, jvp } = jvpOf(g, 'sq.fwd');
     const text = printProgram({ defs: [program.defs.find((d) => d.name === jvp)!] });
-    expect(text).toMatch(/let k = size\(st_1\) \[\]\s+let st_2 = push\(st_1, c\) \[\]\s+let \(; st_2_dot\) = lpush\(k ; st_1_dot, /);
+    // (J of the body runs twice: once presuming the new stack inactive, constructs/loop/inactive.ts; names shift.)
+    expect(text).toMatch(/let (k\w*) = size\(st_1\) \[\]\s+let st_2 = push\(st_1, c\) \[\]\s+let \(; st_2_dot\w*\) = lpush\(\1 ; st_1_dot\w*, /);
   });
 
-  test('a stack of constants has a symbolic zero tangent, read as zeros (in the interpreter and the emitted code)', () => {
+  test('a stack of constants has no tangent: the loop that fills it carries none, and nothing reads one (in the interpreter and the emitted code)', () => {
     // z(x, n) = c_n with c_0 = x, c_{i+1} = sin(c_i)·(i + 1).
     const z = (x: number, n: number) => {
       let c = x;
@@ -142,8 +143,9 @@ describe('J through the stacks', () => {
       return d;
     };
     const { program, jvp } = jvpOf(constantStack, 'z');
-    expect(printProgram(program)).toMatch(/lat\(i_\w* ; \w+\) \[\|\| \{/);
-    expect(printProgram(program)).toMatch(/zero\(stack<real>\)/);
+    // It had a materialised zero tangent stack read back by `lat` (as zeros) before a loop's
+    // carried values that stay constant got no tangent (constructs/loop/inactive.ts).
+    expect(printProgram(program)).not.toMatch(/lat\(|lpush\(/);
     expect(rel(evalFn(program, jvp, [0.8, 4], [1, 0]).lin[0] as number, dz(0.8, 4))).toBeLessThan(1e-12);
     expect(z(0.8, 4)).toBeCloseTo(evalFn(constantStack, 'z', [0.8, 4]).nl[0] as number, 12);
     // The emitted code reads the empty array's holes as zeros too.

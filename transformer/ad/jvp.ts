@@ -141,7 +141,7 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
         b,
         typeOf: (n) => typeOf(ctx, n),
         tangentOf: (n) => tangent.get(n) ?? null,
-        jvpBody: (body, constants, symbolicZeros) => ctx.walk.body(body.body, () => jvpBody(ctx, body, constants ?? 0, symbolicZeros)),
+        jvpBody: (body, constants, symbolicZeros, zeroResults) => ctx.walk.body(body.body, () => jvpBody(ctx, body, constants ?? 0, symbolicZeros, zeroResults)),
       };
       const dots = constructRule(rhs, 'jvp').jvp(ops, rhs, binders);
       binders.forEach((x, i) => tangent.set(x.name, dots[i]));
@@ -177,7 +177,7 @@ function jvpBlock(ctx: Ctx, e: Block, forDrop: boolean): Expr | { expr: Expr; ty
  * tangent materialised. Bodies are closed, so the body starts with no tangents but its
  * parameters'; names come from the def's supply (they stay unique in the def).
  */
-function jvpBody(ctx: Ctx, l: Lambda, constants: number, symbolicZeros: readonly boolean[] = []): Lambda {
+function jvpBody(ctx: Ctx, l: Lambda, constants: number, symbolicZeros: readonly boolean[] = [], zeroResults?: boolean[]): Lambda {
   const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names), tangent: new Map(), parts: new Map() };
   l.nlParams.slice(0, constants).forEach((x) => {
     if (!x.type) throw new InternalError(`jvp: untyped parameter ${x.name}`);
@@ -191,6 +191,7 @@ function jvpBody(ctx: Ctx, l: Lambda, constants: number, symbolicZeros: readonly
     if (symbolicZeros[k]) inner.tangent.set(x.name, null);
   });
   const r = jvpTail(inner, l.body);
+  zeroResults?.push(...r.tangents.map((t) => t === null));
   const dots = r.tangents.map((t, i) => materialize(inner, t, typeOf(inner, r.names[i])));
   return lambda(l.nlParams, linParams, inner.b.finish(ret(r.names, dots)));
 }

@@ -109,7 +109,8 @@ export interface JvpOps {
    * their tangents are symbolic zeros.
    */
   /** `symbolicZeros[k]`: the operand on parameter `constants + k` has no tangent; its tangent parameter stays (the layout), unused. */
-  jvpBody(body: Lambda, constants?: number, symbolicZeros?: readonly boolean[]): Lambda;
+  /** `zeroResults`, when given, gets one flag per result: its tangent was a symbolic zero (materialised). */
+  jvpBody(body: Lambda, constants?: number, symbolicZeros?: readonly boolean[], zeroResults?: boolean[]): Lambda;
 }
 
 /** The two halves of a mixed body (ops.unzipBody). */

@@ -14,7 +14,7 @@ export function scoped(ops: JvpOps): { ops: JvpOps; know(name: string, type: Typ
       b: ops.b,
       typeOf: (x) => types.get(x) ?? ops.typeOf(x),
       tangentOf: (x) => (tangents.has(x) ? tangents.get(x)! : ops.tangentOf(x)),
-      jvpBody: (body, constants, symbolicZeros) => ops.jvpBody(body, constants, symbolicZeros),
+      jvpBody: (body, constants, symbolicZeros, zeroResults) => ops.jvpBody(body, constants, symbolicZeros, zeroResults),
     },
     know(name, type, tangent = null) {
       types.set(name, type);

@@ -13,6 +13,8 @@ import type { Binder } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
 import { dotName } from '../../ir/names';
+import { extremumJvp, recogniseExtremum } from './extremum';
+import { carriedLoopJvp } from './inactive';
 
 /** J of a loop-like construct whose differentiable operands are `operands` and whose bodies get `constants` leading parameters without tangents. */
 export function loopLikeJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[], operands: readonly string[], jvpBodies: (ops: JvpOps) => ReturnType<JvpOps['jvpBody']>[]): readonly Tangent[] {
@@ -29,5 +31,8 @@ export function loopLikeJvp(ops: JvpOps, e: ConstructExpr, results: readonly Bin
 }
 
 export function loopJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[]): readonly Tangent[] {
-  return loopLikeJvp(ops, e, results, e.nl.slice(1), (o) => [o.jvpBody(e.bodies[0], 1)]);
+  // A loop keeping the best of its iterations has the derivative of the iteration that won.
+  const extremum = recogniseExtremum(e);
+  if (extremum !== undefined) return extremumJvp(ops, e, results, extremum);
+  return carriedLoopJvp(ops, e, results, e.nl.slice(1), 0, 1);
 }

@@ -13,9 +13,9 @@
 import type { Binder } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
-import { loopLikeJvp } from '../loop/jvp';
-import { CONDITION, STEP } from './operands';
+import { carriedLoopJvp } from '../loop/inactive';
+import { STEP } from './operands';
 
 export function whileJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[]): readonly Tangent[] {
-  return loopLikeJvp(ops, e, results, e.nl, (o) => [e.bodies[CONDITION], o.jvpBody(e.bodies[STEP])]);
+  return carriedLoopJvp(ops, e, results, e.nl, STEP, 0);
 }
