@@ -84,3 +84,25 @@ describe('fuzzer findings', () => {
     expectClose([t], directional(m.zeroThroughObject, [x, y], [1, 1]), 1e-9);
   });
 });
+
+describe('fuzzer findings: refused with the user problems only', () => {
+  test('a local whose initializer failed after an early return, sorted later (seed 72702: TypeError reading shape)', () => {
+    // The statements after `if (…) return` run under a guard; `c` is declared there and its
+    // initializer fails (TSAD1102), so c.sort() reads a failed local, not a missing one.
+    const src = `import { valueAndGrad } from 'tsad';
+/** @differentiable */
+export function f(x: number, y: number): number {
+  if (x > y) {
+    if (y > 0) return x;
+  }
+  const c = [x, ({ ...{ u: y } }).u];
+  if (x !== y) return y;
+  c.sort();
+  return y;
+}
+export const vg = valueAndGrad(f, { wrt: [0, 1] });
+`;
+    const codes = compile(src, { throwOnError: false }).diagnostics.map((d) => String(d.messageText).slice(0, 8));
+    expect(codes).toEqual(['TSAD1102', 'TSAD1121']);
+  });
+});
