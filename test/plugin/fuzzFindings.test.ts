@@ -84,3 +84,70 @@ describe('fuzzer findings', () => {
     expectClose([t], directional(m.zeroThroughObject, [x, y], [1, 1]), 1e-9);
   });
 });
+
+describe('fuzzer findings: a guard on a test computed after the code it guards', () => {
+  // Seed 73435: T wrapped code read only under two nested tests in a branch on both joined, at the
+  // code's place, where the inner test (1.5 > 2, computed in the nested branch) did not exist yet
+  // (IrError: unbound variable gt_1). A branch on the tests computed by then guards it.
+  const { exports: n, result: r } = load(`import { grad, valueAndGrad, jvp } from 'tsad';
+/** @differentiable */
+export function h(u: number, v: number): number { return 2; }
+/** @differentiable */
+export function f(x: number, y: number, a: number[], b: Float64Array): number {
+  if (x < 0.5) {
+    const { u: v1, w: v2 } = { u: (a.length > 2 ? a[1] : 1), w: y };
+    if (2 >= v1) {
+    } else if (1.5 > 2) {
+      if (x > y) {
+        const [v12, v13] = [v2, v1];
+      }
+      if (3 > y) return v2;
+      for (const t4 of a) {}
+      const v7 = jvp(h, [x, 0.25], [1, 0.5])[1];
+    }
+  }
+  let v15 = grad(h, { wrt: [0, 1] })(x * 2, x)[0];
+  return v15 * y + x * y;
+}
+export const vg = valueAndGrad(f, { wrt: [0, 1, 2] });
+`);
+
+  test('compiles without diagnostics', () => {
+    expect(r.messages).toEqual([]);
+  });
+
+  test('grad equals central differences', () => {
+    for (const [x, y] of [
+      [0.2, 0.7],
+      [0.9, -0.4],
+    ]) {
+      const a = [3, 1.5, 0.5];
+      const fxy = (p: number, q: number) => n.f(p, q, a, new Float64Array(2));
+      const [v, [gx, gy, ga]] = n.vg(x, y, a, new Float64Array(2));
+      expect(v).toBe(fxy(x, y));
+      expectClose([gx, gy, ...ga], [...partial(fxy, [x, y], 0, 0), ...partial(fxy, [x, y], 1, 0), 0, 0, 0], 1e-6);
+    }
+  });
+});
+
+describe('fuzzer findings: refused with the user problems only', () => {
+  test('a local whose initializer failed after an early return, sorted later (seed 72702: TypeError reading shape)', () => {
+    // The statements after `if (…) return` run under a guard; `c` is declared there and its
+    // initializer fails (TSAD1102), so c.sort() reads a failed local, not a missing one.
+    const src = `import { valueAndGrad } from 'tsad';
+/** @differentiable */
+export function f(x: number, y: number): number {
+  if (x > y) {
+    if (y > 0) return x;
+  }
+  const c = [x, ({ ...{ u: y } }).u];
+  if (x !== y) return y;
+  c.sort();
+  return y;
+}
+export const vg = valueAndGrad(f, { wrt: [0, 1] });
+`;
+    const codes = compile(src, { throwOnError: false }).diagnostics.map((d) => String(d.messageText).slice(0, 8));
+    expect(codes).toEqual(['TSAD1102', 'TSAD1121']);
+  });
+});

@@ -237,8 +237,12 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
   const reads = stmts.map(readsOf);
   const definer = new Map<string, number>();
   const consumer = new Map<string, number>();
+  // Where each non-linear name is bound (a test a later branch reads may be computed after s).
+  const boundAt = new Map<string, number>();
   stmts.forEach((s, i) => {
     linearOutputs(s).forEach((b) => definer.set(b.name, i));
+    if (s.tag === 'unpack' && !s.linear) s.names.forEach((b) => boundAt.set(b.name, i));
+    if (s.tag === 'let') s.nl.forEach((b) => boundAt.set(b.name, i));
     reads[i].lin.forEach((n) => consumer.set(n, i));
   });
   const under = readOnlyUnder(stmts, consumer);
@@ -431,8 +435,11 @@ export function guardBranches(stmts: readonly Stmt[], result: Expr, types: Reado
       if (c !== undefined) e = sinkInto(i, c.e.lin, c.rule.soleReader(c.e), c.e.bodies.length, () => c.e);
     }
     const current = e !== undefined ? { ...(s as LetStmt), rhs: e } : s;
-    const tests = under[i];
-    const wrapped = tests === 'never' ? discard(i, current) : tests !== undefined ? wrap(i, current, tests) : undefined;
+    // Only the tests already computed at s can guard it; its results are read where all the
+    // tests hold, so a branch on some of them runs it wherever it is needed too.
+    const all = under[i];
+    const tests = all === 'never' || all === undefined ? all : new Set([...all].filter((k) => (boundAt.get(fromKey(k).test) ?? -1) < i));
+    const wrapped = tests === 'never' ? discard(i, current) : tests !== undefined && tests.size > 0 ? wrap(i, current, tests) : undefined;
     if (wrapped !== undefined) replaced.set(i, wrapped);
     else if (e !== undefined) replaced.set(i, [current]);
   }

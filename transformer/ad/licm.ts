@@ -28,6 +28,7 @@ import { constructRule } from '../constructs/registry';
 import { underTripGuard } from '../constructs/cond/tripGuard';
 import type { ConstructExpr, Counts } from '../constructs/types';
 import { defMap } from './program';
+import { PRIMS } from '../prims/registry';
 
 type Let = Extract<Stmt, { tag: 'let' }>;
 
@@ -125,13 +126,14 @@ function hoistFrom(
   const hoisted: Stmt[] = [];
   let kept: Stmt[] = [];
   const outside = new Set<string>(outer.keys());
+  const nearSelect = feedingSelects(body.body.stmts, body.body.result);
   for (const s of body.body.stmts) {
     if (s.tag === 'let' && s.rhs.tag === 'lit' && s.nl.length === 1) {
       // Literals cost nothing: copy them out when a hoisted statement needs one, keep them inside.
       literals.set(s.nl[0].name, s);
       outside.add(s.nl[0].name);
       kept.push(s);
-    } else if (hoistable(s, outside)) {
+    } else if (hoistable(s, outside) && !bindersOf(s).some((b) => nearSelect.has(b.name))) {
       hoisted.push(s);
       for (const b of bindersOf(s)) outside.add(b.name);
     } else kept.push(s);
@@ -206,6 +208,33 @@ function hoistFrom(
     e.lin,
     e.bodies.map((l, k) => (k === slots.body ? newBody : l)),
   ) as ConstructExpr;
+}
+
+/**
+ * The names a side of a `select` in the body reads (its alternatives, both computed: the front
+ * end's `?:` of cheap sides), and what computes them. Such code stays in the body: hoisted, its
+ * partials would meet the sum of the iterations' cotangents outside, 0 where no iteration takes
+ * the side, and an infinite one (1 / u under `u === 0 ? 0 : 1 / u` at u = 0) turns that into
+ * NaN; next to the select, T runs its backward code under the test (ad/guards.ts).
+ */
+function feedingSelects(stmts: readonly Stmt[], result: Expr): Set<string> {
+  const near = new Set<string>();
+  const sidesOf = (e: Expr) => {
+    if (e.tag === 'prim') for (const i of PRIMS[e.op]?.sides ?? []) near.add(e.args[i]);
+  };
+  sidesOf(result);
+  for (let i = stmts.length - 1; i >= 0; i--) {
+    const s = stmts[i];
+    if (s.tag === 'unpack') {
+      if (s.names.some((b) => near.has(b.name))) near.add(s.tuple);
+      continue;
+    }
+    const rhs = s.rhs.tag === 'drop' ? undefined : s.rhs;
+    if (!rhs) continue;
+    sidesOf(rhs);
+    if (bindersOf(s).some((b) => near.has(b.name))) forEachOperand(rhs, (n) => near.add(n));
+  }
+  return near;
 }
 
 function bindersOf(s: Stmt): readonly Binder[] {

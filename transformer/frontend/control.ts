@@ -226,6 +226,9 @@ export abstract class ControlLowering extends ExitLowering {
     if (declared) {
       const fresh = new Set<ts.Symbol>();
       for (const l of lowered) for (const sym of l.scope.env.keys()) if (!outer.env.has(sym) && !outer.unassigned.has(sym) && !l.scope.failed.has(sym)) fresh.add(sym);
+      // One whose declaration failed in an arm stays failed after it: reading it is no new problem.
+      for (const l of lowered) for (const sym of l.scope.failed) if (!outer.env.has(sym) && !outer.unassigned.has(sym)) this.failed.add(sym);
+      for (const sym of this.failed) fresh.delete(sym);
       for (const sym of fresh) {
         const shape = lowered.map((l) => l.scope.env.get(sym)).find((v) => v !== undefined)!.shape;
         const values = lowered.map((l) => l.scope.env.get(sym) ?? this.within(l.scope.b, () => this.zero(shape)));

@@ -49,6 +49,12 @@ export interface PrimDef {
    * loop stacks fewer residuals (an index computed from the counter, a difference of two reads).
    */
   readonly cheap?: boolean;
+  /**
+   * It picks by its first argument, a bool, between these arguments (`select`, `mask`): the code
+   * computing them stays next to it in a loop body (ad/licm.ts), where T can put their backward
+   * code under the test (ad/guards.ts).
+   */
+  readonly sides?: readonly number[];
   /** JavaScript for the primitive applied to already-evaluated argument expressions. */
   readonly emitTs: (args: readonly ts.Expression[], factory: ts.NodeFactory) => ts.Expression;
   /**

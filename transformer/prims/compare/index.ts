@@ -99,6 +99,7 @@ export const select: PrimDef = {
     const tb = db ?? b.lin('zero', zeroE(REAL), REAL);
     return b.lprim('lselect', [c], [ta, tb], `${y}_dot`, REAL);
   },
+  sides: [1, 2],
   emitTs: ([c, a, b2], f) => conditional(f, c, a, b2),
   fold: ([c]) => (c === true ? { arg: 1 } : c === false ? { arg: 2 } : undefined),
   test: { domain: [[-3, 3]] },
@@ -113,6 +114,7 @@ function masking(name: 'mask' | 'maskn', keepWhen: boolean): PrimDef {
     typeRule: ([c, v]) => (c.tag === 'bool' && v.tag === 'real' ? REAL : `${name} expects a boolean and a real`),
     impl: (c: Scalar, v: Scalar) => (Boolean(c) === keepWhen ? v : 0),
     jvp: ({ b, args: [c], tangents: [, dv], y }) => (dv === null ? null : b.lprim(keepWhen ? 'lmask' : 'lmaskn', [c], [dv], `${y}_dot`, REAL)),
+    sides: [1],
     emitTs: ([c, v], f) => {
       const zero = f.createNumericLiteral(0);
       const [a, b2] = keepWhen ? [v, zero] : [zero, v];
