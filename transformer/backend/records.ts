@@ -17,6 +17,7 @@
 // JavaScript source and parsed once into synthesized nodes: a helper this size written with the
 // node factory would be unreadable.
 import type * as ts from 'typescript';
+import { helperStatements } from './helperSource';
 import { THROWN_BY_SOURCE } from '../constructs/effect/raise';
 
 const SOURCE = `
@@ -156,15 +157,7 @@ function tsad$joinRecords(columns, layout, like, irLike) {
 }
 `;
 
-/** The helpers' statements, as synthesized nodes (no positions, no parents: as if built by the factory). */
+/** The helpers' statements, ready for the emitted module. */
 export function recordHelpers(t: typeof ts): ts.Statement[] {
-  const file = t.createSourceFile('tsad$records.js', SOURCE, t.ScriptTarget.ES2020, false, t.ScriptKind.JS);
-  const strip = (n: ts.Node): void => {
-    t.forEachChild(n, strip);
-    t.setTextRange(n, { pos: -1, end: -1 });
-    (n as { parent?: ts.Node }).parent = undefined;
-    (n as { flags: ts.NodeFlags }).flags |= t.NodeFlags.Synthesized;
-  };
-  for (const s of file.statements) strip(s);
-  return [...file.statements];
+  return helperStatements(t, 'tsad$records.js', SOURCE);
 }

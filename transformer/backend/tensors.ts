@@ -14,6 +14,7 @@
 //
 // An IR tensor is told from a user's by its second element, a number.
 import type * as ts from 'typescript';
+import { helperStatements } from './helperSource';
 
 const SOURCE = `
 function tsad$tensorDims(t, rank) {
@@ -77,15 +78,7 @@ function tsad$unpackTensor(data, like, rank, Row) {
 }
 `;
 
-/** The helpers' statements, as synthesized nodes (no positions, no parents: as if built by the factory). */
+/** The helpers' statements, ready for the emitted module. */
 export function tensorHelpers(t: typeof ts): ts.Statement[] {
-  const file = t.createSourceFile('tsad$tensors.js', SOURCE, t.ScriptTarget.ES2020, false, t.ScriptKind.JS);
-  const strip = (n: ts.Node): void => {
-    t.forEachChild(n, strip);
-    t.setTextRange(n, { pos: -1, end: -1 });
-    (n as { parent?: ts.Node }).parent = undefined;
-    (n as { flags: ts.NodeFlags }).flags |= t.NodeFlags.Synthesized;
-  };
-  for (const s of file.statements) strip(s);
-  return [...file.statements];
+  return helperStatements(t, 'tsad$tensors.js', SOURCE);
 }
