@@ -24,12 +24,13 @@ const FLOORS: readonly (readonly [string, RegExp])[] = [
   ['plan', /^plan\//],
   ['backend', /^backend\//],
   ['frontend', /^frontend\//],
+  ['taped', /^taped\//],
   ['compile', /^compile\.ts$/],
   ['stages', /^stage(s|Names)\.ts$/],
   ['plugin', /^plugin\//],
 ];
 // Listed top-down in FLOORS for matching; their order from the ground up:
-const ORDER = ['ir', 'host interface', 'prims', 'constructs', 'ir passes over registries', 'ad', 'plan', 'backend', 'frontend', 'compile', 'stages', 'plugin'];
+const ORDER = ['ir', 'host interface', 'prims', 'constructs', 'ir passes over registries', 'ad', 'plan', 'backend', 'frontend', 'taped', 'compile', 'stages', 'plugin'];
 
 function floorOf(file: string): string {
   const rel = path.relative(transformer, file).replace(/\\/g, '/');
