@@ -7,7 +7,7 @@ import type * as ts from 'typescript';
 import { TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../frontend/diagnostics';
 import type { MarkerInfo } from '../frontend/markers';
 import { TapedFunctions, TapedRefusal, TapedTarget, sourceName } from './body';
-import { TapedPrims } from './prims';
+import { TapedPrims, functionDeclaration } from './prims';
 
 /** The note that a function runs taped. */
 export const RUNS_TAPED = 2001;
@@ -224,15 +224,7 @@ export class TapedModule {
       const grads = lifted.length === 1 ? collect(lifted[0]) : f.createArrayLiteralExpression(lifted.map(collect));
       body.push(f.createReturnStatement(kind === 'grad' ? grads : f.createArrayLiteralExpression([value, grads])));
     }
-    return f.createFunctionDeclaration(
-      undefined,
-      undefined,
-      name,
-      undefined,
-      params.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
-      undefined,
-      f.createBlock(body, true),
-    );
+    return functionDeclaration(f, name, params, body);
   }
 }
 

@@ -209,15 +209,19 @@ export class TapedPrims implements TapedOps {
   }
 
   private fn(name: string, params: readonly string[], body: ts.Statement[]): ts.FunctionDeclaration {
-    const f = this.f;
-    return f.createFunctionDeclaration(
-      undefined,
-      undefined,
-      name,
-      undefined,
-      params.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
-      undefined,
-      f.createBlock(body, true),
-    );
+    return functionDeclaration(this.f, name, params, body);
   }
+}
+
+/** `function name(params) { body }`, as the taped code's generated functions are written. */
+export function functionDeclaration(f: ts.NodeFactory, name: string, params: readonly string[], body: ts.Statement[]): ts.FunctionDeclaration {
+  return f.createFunctionDeclaration(
+    undefined,
+    undefined,
+    name,
+    undefined,
+    params.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
+    undefined,
+    f.createBlock(body, true),
+  );
 }
