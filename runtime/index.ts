@@ -6,7 +6,7 @@
 export const TSAD_RUNTIME = true;
 
 /** The tape that taped reverse mode's generated code records on (internal: not for user code). */
-export * as tsad$tape from './tape';
+export * as tsad$tape from './taped';
 
 // ---- types: tangents and cotangents have the shape of the primal ----
 

@@ -17,6 +17,21 @@ export class Dual {
   ) {}
 }
 
+/**
+ * An active number of second-order taped mode (hvp, hessian: forward over reverse): a node that
+ * also carries its tangent along the direction the caller gave.
+ */
+export class TangentDual extends Dual {
+  constructor(
+    v: number,
+    i: number,
+    tape: Tape,
+    readonly d: number,
+  ) {
+    super(v, i, tape);
+  }
+}
+
 /** A number of forward mode (jvp of taped code): its value and its tangent. */
 export class Forward {
   constructor(
@@ -38,8 +53,15 @@ export class Tape {
   private start = new Int32Array(1024);
   private parents = new Int32Array(2048);
   private partials = new Float64Array(2048);
+  /** Second order only: each partial's tangent (its derivative along the caller's direction). */
+  private partialTangents: Float64Array | undefined;
   private nodes = 0;
   private edges = 0;
+
+  /** `tangents`: a tape of second-order mode, whose nodes carry tangents and partials theirs. */
+  constructor(tangents = false) {
+    if (tangents) this.partialTangents = new Float64Array(2048);
+  }
 
   get size(): number {
     return this.nodes;
@@ -50,6 +72,7 @@ export class Tape {
     if (this.edges + arity > this.parents.length) {
       this.parents = grow(this.parents, this.edges + arity);
       this.partials = grow(this.partials, this.edges + arity);
+      if (this.partialTangents) this.partialTangents = grow(this.partialTangents, this.edges + arity);
     }
     const k = this.nodes++;
     this.start[k] = this.edges;
@@ -88,6 +111,26 @@ export class Tape {
     return new Dual(y, k, this);
   }
 
+  /** An input number of second-order mode, with its tangent `d`. */
+  inputWithTangent(v: number, d: number): TangentDual {
+    return new TangentDual(v, this.node(0), this, d);
+  }
+
+  /**
+   * Second order: `y` with tangent `yd`, computed from `args` with partials `partials` whose own
+   * tangents are `partialTangents` (constant arguments give no edge).
+   */
+  recordWithTangent(y: number, yd: number, args: readonly (number | Dual)[], partials: readonly number[], partialTangents: readonly number[]): TangentDual {
+    const k = this.node(args.length);
+    const dp = this.partialTangents as Float64Array;
+    args.forEach((a, j) => {
+      if (typeof a === 'number') return;
+      dp[this.edges] = partialTangents[j];
+      this.edge(a.i, partials[j]);
+    });
+    return new TangentDual(y, k, this, yd);
+  }
+
   /**
    * The backward pass: `seed` adds the output's cotangents to `adjoint`, then each node, from the
    * highest ID down, passes its adjoint to its parents. A node with a zero adjoint still does, so
@@ -105,6 +148,31 @@ export class Tape {
     }
     lastStats = { nodes: n, edges: this.edges };
     return adjoint;
+  }
+
+  /**
+   * Second order (forward over reverse): the backward pass carrying each adjoint's tangent too.
+   * With ȳ seeded and its tangent 0, the adjoints are the gradient and their tangents the
+   * Hessian times the inputs' tangents: (x̄ + p·ȳ)˙ = ṗ·ȳ + p·ȳ˙.
+   */
+  backwardWithTangents(seed: (adjoint: Float64Array) => void): [Float64Array, Float64Array] {
+    const n = this.nodes;
+    this.start[n] = this.edges;
+    const adjoint = new Float64Array(n);
+    const adjointTangent = new Float64Array(n);
+    seed(adjoint);
+    const { start, parents, partials } = this;
+    const dp = this.partialTangents as Float64Array;
+    for (let k = n - 1; k >= 0; k--) {
+      const g = adjoint[k];
+      const gd = adjointTangent[k];
+      for (let e = start[k]; e < start[k + 1]; e++) {
+        adjoint[parents[e]] += partials[e] * g;
+        adjointTangent[parents[e]] += dp[e] * g + partials[e] * gd;
+      }
+    }
+    lastStats = { nodes: n, edges: this.edges };
+    return [adjoint, adjointTangent];
   }
 }
 
@@ -203,7 +271,7 @@ export function seed(adjoint: Float64Array, result: Structure, cotangent: Struct
   }
 }
 
-function isPlainObject(x: unknown): x is Record<string, unknown> {
+export function isPlainObject(x: unknown): x is Record<string, unknown> {
   if (typeof x !== 'object' || x === null) return false;
   const proto = Object.getPrototypeOf(x);
   return proto === Object.prototype || proto === null;

@@ -174,14 +174,14 @@ export const d = grad(f);
     expect(ours[0]).toMatch(/:4:18 - error TSAD1109: /);
   });
 
-  test('a transform taped mode does not compile (hessian) keeps the error', () => {
+  test('a transform taped mode does not compile (jacobian) keeps the error', () => {
     const r = compile(
-      `import { hessian } from 'tsad';
+      `import { jacobian } from 'tsad';
 /** @differentiable */
 export function f(x: number): number {
   return x > 1 ? f(x / 2) : x;
 }
-export const d = hessian(f);
+export const d = jacobian(f);
 `,
       { throwOnError: false },
     );

@@ -12,9 +12,12 @@ import { TapedPrims, functionDeclaration } from './prims';
 /** The note that a function runs taped. */
 export const RUNS_TAPED = 2001;
 
-/** The transforms taped mode compiles: reverse mode on the tape, jvp on dual numbers (Jacobians and second order are not taped yet). */
-const TAPED_KINDS = ['grad', 'valueAndGrad', 'vjp', 'jvp'] as const;
+/** The transforms taped mode compiles: reverse mode on the tape, jvp on dual numbers, hvp and hessian forward over reverse (Jacobians and linearize are not taped yet). */
+const TAPED_KINDS = ['grad', 'valueAndGrad', 'vjp', 'jvp', 'hvp', 'hessian'] as const;
 export type TapedKind = (typeof TAPED_KINDS)[number];
+
+/** The transforms that need a scalar result. */
+const SCALAR_RESULT: ReadonlySet<TapedKind> = new Set(['grad', 'valueAndGrad', 'hvp', 'hessian']);
 
 const RUNTIME = 'tsad$rt';
 
@@ -23,6 +26,8 @@ export class TapedModule {
   private readonly functions: TapedFunctions;
   /** Forward mode's copies (jvp: dual numbers). */
   private readonly forward: TapedFunctions;
+  /** Second order's copies (hvp, hessian: nodes carrying tangents). */
+  private readonly second: TapedFunctions;
   private readonly wrappers = new Map<string, string>();
   private readonly refused = new Set<ts.Node>();
   private readonly out: ts.Statement[] = [];
@@ -40,6 +45,7 @@ export class TapedModule {
     this.prims = new TapedPrims(tsApi, this.f, (member) => this.rt(member));
     this.functions = new TapedFunctions(tsApi, checker, ctx, this.prims, () => this.rt('array'), 'tsad$taped$');
     this.forward = new TapedFunctions(tsApi, checker, ctx, this.prims.forward, () => this.rt('array'), 'tsad$dual$');
+    this.second = new TapedFunctions(tsApi, checker, ctx, this.prims.second, () => this.rt('array'), 'tsad$taped2$');
   }
 
   /**
@@ -57,7 +63,7 @@ export class TapedModule {
     const signature = kind === undefined ? undefined : this.checker.getSignatureFromDeclaration(decl);
     const result = signature && this.checker.getReturnTypeOfSignature(signature);
     if (result && result.getCallSignatures().length > 0) return false;
-    if (result && (kind === 'grad' || kind === 'valueAndGrad') && !(result.flags & t.TypeFlags.NumberLike)) return false;
+    if (result && SCALAR_RESULT.has(kind as TapedKind) && !(result.flags & t.TypeFlags.NumberLike)) return false;
     return this.functions.targetOf(nameNode(t, decl)) === decl;
   }
 
@@ -92,7 +98,7 @@ export class TapedModule {
       nameNode(this.tsApi, decl),
       diagnosticMessage(
         RUNS_TAPED,
-        `'${name}' runs taped: ${why}, which compiled code cannot take; its grad, valueAndGrad and vjp record every operation on a tape at run time, and its jvp runs on dual numbers`,
+        `'${name}' runs taped: ${why}, which compiled code cannot take; its grad, valueAndGrad and vjp record every operation on a tape at run time, its jvp runs on dual numbers, and hvp and hessian run forward over the taped reverse mode`,
       ),
     );
   }
@@ -102,7 +108,7 @@ export class TapedModule {
    * cannot take turns `error` (the recursion) into the error it was, saying why.
    */
   compile(decl: TapedTarget, kind: TapedKind, wrt: readonly number[], error: TsadDiagnosticError): string {
-    const copies = kind === 'jvp' ? this.forward : this.functions;
+    const copies = kind === 'jvp' ? this.forward : kind === 'hvp' || kind === 'hessian' ? this.second : this.functions;
     const copy = copies.nameOf(decl);
     const key = `${copy}|${kind}|${wrt.join(',')}`;
     const known = this.wrappers.get(key);
@@ -121,7 +127,13 @@ export class TapedModule {
     const suffix = wrt.length === 1 && wrt[0] === 0 ? '' : `_${wrt.join('_')}`;
     const name = `${copy}_${kind}${suffix}`;
     const arity = decl.parameters.length;
-    this.out.push(kind === 'jvp' ? this.jvpWrapper(name, copy, arity) : this.wrapper(name, copy, arity, kind, kind === 'vjp' ? decl.parameters.map((_, i) => i) : wrt));
+    this.out.push(
+      kind === 'jvp'
+        ? this.jvpWrapper(name, copy, arity)
+        : kind === 'hvp' || kind === 'hessian'
+          ? this.secondOrderWrapper(name, copy, arity, kind, wrt)
+          : this.wrapper(name, copy, arity, kind, kind === 'vjp' ? decl.parameters.map((_, i) => i) : wrt),
+    );
     this.wrappers.set(key, name);
     return name;
   }
@@ -148,10 +160,28 @@ export class TapedModule {
     );
   }
 
+  /**
+   * `function name(p0, …[, v]) { return hvp(copy, [p0, …], wrt, v) }` (or hessian): the runtime
+   * runs the copy on numbers carrying tangents, once for hvp, once per differentiated number for
+   * a Hessian (runtime/tapeSecondOrder.ts).
+   */
+  private secondOrderWrapper(name: string, copy: string, arity: number, kind: 'hvp' | 'hessian', wrt: readonly number[]): ts.FunctionDeclaration {
+    const f = this.f;
+    const params = Array.from({ length: arity }, (_, i) => `p${i}`);
+    const args: ts.Expression[] = [
+      f.createIdentifier(copy),
+      f.createArrayLiteralExpression(params.map((p) => f.createIdentifier(p))),
+      f.createArrayLiteralExpression(wrt.map((i) => f.createNumericLiteral(i))),
+    ];
+    if (kind === 'hvp') args.push(f.createIdentifier('v'));
+    const body = [f.createReturnStatement(f.createCallExpression(this.rt(kind), undefined, args))];
+    return functionDeclaration(f, name, kind === 'hvp' ? [...params, 'v'] : params, body);
+  }
+
   /** The module's taped code: the runtime's import, the primitives, the copies and the wrappers. */
   statements(): ts.Statement[] {
     if (this.wrappers.size === 0) return [];
-    return [...this.prims.statements(), ...this.functions.statements(), ...this.forward.statements(), ...this.out];
+    return [...this.prims.statements(), ...this.functions.statements(), ...this.forward.statements(), ...this.second.statements(), ...this.out];
   }
 
   importStatements(): ts.Statement[] {

@@ -31,16 +31,34 @@ function partialsOf(op: string, arity: number): readonly (FnDef | undefined)[] |
       linResults: [],
       body: block([letS([binder('y', REAL)], [], prim(op, args))], ret(['y'])),
     };
-    const program = { defs: [p] };
-    const partials = args.map((_, i) => {
-      const { program: q, valueAndGrad } = valueAndGradOf(program, 'p', { wrt: [i], value: false, simplify: true });
-      const d = q.defs.find((x) => x.name === valueAndGrad)!;
-      return isZero(d) ? undefined : d;
-    });
+    const partials = gradientsOf(p, arity);
     found = partials.every((d) => d === undefined) ? 'constant' : partials;
   }
   derived.set(key, found);
   return found;
+}
+
+/** The derivatives of each partial of `op` at `arity` (second order): [i][j] is ∂ⱼ∂ᵢ op, undefined where zero. */
+const derivedSecond = new Map<string, readonly (readonly (FnDef | undefined)[] | undefined)[]>();
+
+function secondPartialsOf(op: string, arity: number): readonly (readonly (FnDef | undefined)[] | undefined)[] {
+  const key = `${op}/${arity}`;
+  const known = derivedSecond.get(key);
+  if (known) return known;
+  const first = partialsOf(op, arity);
+  const found = first === 'constant' ? [] : first.map((d) => (d ? gradientsOf(d, arity) : undefined));
+  derivedSecond.set(key, found);
+  return found;
+}
+
+/** Each argument's partial of the scalar function `d` of `arity` reals, by the compiled path (undefined where zero). */
+function gradientsOf(d: FnDef, arity: number): readonly (FnDef | undefined)[] {
+  const program = { defs: [{ ...d, name: 'p' }] };
+  return Array.from({ length: arity }, (_, i) => {
+    const { program: q, valueAndGrad } = valueAndGradOf(program, 'p', { wrt: [i], value: false, simplify: true });
+    const g = q.defs.find((x) => x.name === valueAndGrad)!;
+    return isZero(g) ? undefined : g;
+  });
 }
 
 /** `let z = 0 ... (z ;)`: the partial is the constant zero. */
@@ -59,7 +77,10 @@ export interface TapedOps {
   reference(op: string): ts.Expression | undefined;
 }
 
-type Mode = 'reverse' | 'forward';
+const MODE_PREFIX: Record<Mode, string> = { reverse: 'taped', forward: 'dual', second: 'taped2' };
+
+/** Reverse mode records partials; forward runs dual numbers; second records partials and their tangents (forward over reverse). */
+type Mode = 'reverse' | 'forward' | 'second';
 
 /**
  * The module's taped primitives and the helpers they need, in two modes sharing the partials:
@@ -70,7 +91,9 @@ export class TapedPrims implements TapedOps {
   private readonly names = new Map<string, string>();
   private readonly out: ts.Statement[] = [];
   /** The same primitives in forward mode. */
-  readonly forward: TapedOps = { value: (x) => this.value(x), apply: (op, args) => this.call(op, args, 'forward'), reference: (op) => this.referenceIn(op, 'forward') };
+  readonly forward: TapedOps = this.inMode('forward');
+  /** Second order (hvp, hessian): nodes that carry tangents, partials recorded with theirs. */
+  readonly second: TapedOps = this.inMode('second');
 
   constructor(
     private readonly tsApi: typeof ts,
@@ -100,6 +123,10 @@ export class TapedPrims implements TapedOps {
     return this.out;
   }
 
+  private inMode(mode: Mode): TapedOps {
+    return { value: (x) => this.value(x), apply: (op, args) => this.call(op, args, mode), reference: (op) => this.referenceIn(op, mode) };
+  }
+
   private referenceIn(op: string, mode: Mode): ts.Expression | undefined {
     const { min, max } = primDef(op).arity;
     return min === max ? this.f.createIdentifier(this.use(op, max, mode)) : undefined;
@@ -125,10 +152,26 @@ export class TapedPrims implements TapedOps {
     });
   }
 
+  /** The names of the emitted derivatives of each partial of `op` ([i][j]: ∂ⱼ of partial i; undefined where zero). */
+  private secondPartials(op: string, arity: number): readonly (readonly (string | undefined)[] | undefined)[] {
+    const base = `tsad$partial_${op}${primDef(op).arity.max === Infinity ? `_${arity}` : ''}`;
+    return secondPartialsOf(op, arity).map((row, i) =>
+      row?.map((d, j) => {
+        if (!d) return undefined;
+        const name = `${base}$d${i}$d${j}`;
+        if (!this.names.has(name)) {
+          this.names.set(name, name);
+          this.out.push(...emitDefs([d], { factory: this.f, tsApi: this.tsApi, fnName: () => name }));
+        }
+        return name;
+      }),
+    );
+  }
+
   private use(op: string, arity: number, mode: Mode): string {
     const partialNames = this.partials(op, arity);
     const variadic = primDef(op).arity.max === Infinity ? `_${arity}` : '';
-    const name = partialNames === 'constant' ? `tsad$constant_${op}${variadic}` : `tsad$${mode === 'reverse' ? 'taped' : 'dual'}_${op}${variadic}`;
+    const name = partialNames === 'constant' ? `tsad$constant_${op}${variadic}` : `tsad$${MODE_PREFIX[mode]}_${op}${variadic}`;
     if (this.names.has(name)) return name;
     this.names.set(name, name);
     const f = this.f;
@@ -167,7 +210,53 @@ export class TapedPrims implements TapedOps {
     // The partial of an argument that is a constant is never computed: nothing reads it.
     const partialOf = (i: number): ts.Expression => f.createConditionalExpression(id(constant[i]), undefined, f.createNumericLiteral(0), undefined, computed(i));
     let result: ts.Expression;
-    if (mode === 'forward') {
+    const prelude: ts.Statement[] = [];
+    if (mode === 'second') {
+      // Forward over reverse: the node's tangent ẏ = Σᵢ ∂ᵢ·ẋᵢ and each partial's tangent
+      // (∂ᵢ)˙ = Σⱼ ∂ⱼ∂ᵢ·ẋⱼ, from the partials' own partials (no second rule table either).
+      const second = this.secondPartials(op, arity);
+      const tangentOf = (i: number) => f.createConditionalExpression(id(constant[i]), undefined, f.createNumericLiteral(0), undefined, f.createPropertyAccessExpression(id(args[i]), 'd'));
+      const sum = (terms: ts.Expression[]) => (terms.length === 0 ? f.createNumericLiteral(0) : terms.reduce((acc, t) => f.createAdd(acc, t)));
+      const partialName = (i: number) => `p${i}`;
+      const tangentName = (i: number) => `t${i}`;
+      const partialTangent = (i: number): ts.Expression => {
+        const row = second[i];
+        const terms = args.flatMap((_, j) => {
+          const h = row?.[j];
+          return h
+            ? [
+                f.createConditionalExpression(
+                  id(constant[j]),
+                  undefined,
+                  f.createNumericLiteral(0),
+                  undefined,
+                  f.createMultiply(f.createCallExpression(id(h), undefined, values.map(id)), id(tangentName(j))),
+                ),
+              ]
+            : [];
+        });
+        return f.createConditionalExpression(id(constant[i]), undefined, f.createNumericLiteral(0), undefined, sum(terms));
+      };
+      prelude.push(
+        consts(
+          args.map((_, i) => tangentName(i)),
+          args.map((_, i) => tangentOf(i)),
+        ),
+        consts(
+          args.map((_, i) => partialName(i)),
+          args.map((_, i) => partialOf(i)),
+        ),
+      );
+      const tape = args.slice(0, -1).reduceRight<ts.Expression>((rest, a, i) => f.createConditionalExpression(id(constant[i]), undefined, rest, undefined, id(a)), id(args[args.length - 1]));
+      const tangent = sum(args.map((_, i) => f.createMultiply(id(partialName(i)), id(tangentName(i)))));
+      result = f.createCallExpression(f.createPropertyAccessExpression(f.createPropertyAccessExpression(f.createParenthesizedExpression(tape), 'tape'), 'recordWithTangent'), undefined, [
+        emit(values),
+        tangent,
+        f.createArrayLiteralExpression(args.map(id)),
+        f.createArrayLiteralExpression(args.map((_, i) => id(partialName(i)))),
+        f.createArrayLiteralExpression(args.map((_, i) => partialTangent(i))),
+      ]);
+    } else if (mode === 'forward') {
       // ẏ = Σᵢ ∂ᵢ · ẋᵢ over the arguments that carry a tangent.
       const terms = args.map((a, i) =>
         f.createConditionalExpression(id(constant[i]), undefined, f.createNumericLiteral(0), undefined, f.createMultiply(computed(i), f.createPropertyAccessExpression(id(a), 'd'))),
@@ -196,6 +285,7 @@ export class TapedPrims implements TapedOps {
           values,
           args.map((a, i) => f.createConditionalExpression(id(constant[i]), undefined, id(a), undefined, f.createPropertyAccessExpression(id(a), 'v'))),
         ),
+        ...prelude,
         f.createReturnStatement(result),
       ]),
     );
