@@ -176,6 +176,22 @@ export class Tape {
   }
 }
 
+/**
+ * A node or dual number that reaches code tsad did not compile (a function of another module, a
+ * built-in that converts its argument) would be converted to a number there, and the derivative
+ * through it lost: it says so instead of computing with NaN or a wrong value.
+ */
+function refuseConversion(this: Dual | Forward): never {
+  throw new TypeError(
+    `tsad: a number of taped code (value ${this.v}) was converted by code that tsad did not compile, which would lose its derivative; call only functions of the same module, Math's functions and array methods with taped numbers (docs/frontend.md, "Taped mode")`,
+  );
+}
+for (const c of [Dual, Forward]) {
+  Object.defineProperty(c.prototype, 'valueOf', { value: refuseConversion });
+  Object.defineProperty(c.prototype, 'toString', { value: refuseConversion });
+  Object.defineProperty(c.prototype, Symbol.toPrimitive, { value: refuseConversion });
+}
+
 function grow<A extends Int32Array | Float64Array>(a: A, atLeast: number): A {
   let size = a.length * 2;
   while (size < atLeast) size *= 2;
@@ -192,8 +208,27 @@ export function stats(): TapeStats {
 }
 
 /** The value of an active or constant number. */
-export function value(x: number | Dual): number {
+export function value(x: number | Dual | Forward): number {
   return typeof x === 'number' ? x : x.v;
+}
+
+/** `a.indexOf(x)`, `lastIndexOf`, `includes` in taped code: numbers and nodes compared by value (includes: NaN finds NaN). */
+export function search(a: ArrayLike<unknown>, method: 'indexOf' | 'lastIndexOf' | 'includes', x: unknown, from?: number): number | boolean {
+  const plain = Array.from(a, (e) => (e instanceof Dual || e instanceof Forward ? e.v : e));
+  const target = x instanceof Dual || x instanceof Forward ? x.v : x;
+  return method === 'includes' ? plain.includes(target, from) : plain[method](target, from ?? (method === 'indexOf' ? 0 : plain.length - 1));
+}
+
+/** A comparator of taped code (`a.sort((p, q) => p - q)`) whose result may be a node: its value orders. */
+export function comparator(f: (a: unknown, b: unknown) => number | Dual | Forward): (a: unknown, b: unknown) => number {
+  return (a, b) => value(f(a, b));
+}
+
+/** JavaScript's default order of `sort()` (by the numbers' strings), for numbers and nodes. */
+export function defaultOrder(a: unknown, b: unknown): number {
+  const sa = String(a instanceof Dual || a instanceof Forward ? a.v : a);
+  const sb = String(b instanceof Dual || b instanceof Forward ? b.v : b);
+  return sa < sb ? -1 : sa > sb ? 1 : 0;
 }
 
 /** Whether `x` is an active number (the generated code tests this before recording). */
@@ -209,7 +244,15 @@ export function lift(tape: Tape, x: Structure): Structure {
   if (ArrayBuffer.isView(x) && !(x instanceof DataView)) return Array.from(x as unknown as ArrayLike<number>, (v) => tape.input(v));
   if (Array.isArray(x)) return x.map((e) => lift(tape, e));
   if (isPlainObject(x)) return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, lift(tape, v)]));
+  refuseInstance(x);
   return x;
+}
+
+/** A class instance among the differentiated values: its numbers would silently get no derivative. */
+export function refuseInstance(x: unknown): void {
+  if (typeof x === 'object' && x !== null && !(x instanceof Map) && !(x instanceof Set)) {
+    throw new TypeError(`tsad: taped mode differentiates numbers, arrays, typed arrays and plain objects; got an instance of ${x.constructor?.name ?? 'a class'} among the differentiated values`);
+  }
 }
 
 /** The cotangent of a lifted parameter, in the shape of the caller's value (`undefined` for constants). */

@@ -3,7 +3,7 @@
 // tangent along the caller's direction v (tape.ts's TangentDual), each operation records its
 // partials and their tangents, and one backward pass carrying tangents gives H·v in the adjoints'
 // tangents. A Hessian is one such run per differentiated number (its columns).
-import { type Dual, Tape, collect, isPlainObject, seed } from './tape';
+import { type Dual, Tape, collect, isPlainObject, refuseInstance, seed } from './tape';
 
 type Structure = unknown;
 /** The taped copy of the function (generated at build time). */
@@ -17,6 +17,7 @@ function liftWithTangent(tape: Tape, x: Structure, tangent: Structure): Structur
     return Array.from(x as ArrayLike<Structure>, (e, k) => liftWithTangent(tape, e, t[k]));
   }
   if (isPlainObject(x)) return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, liftWithTangent(tape, v, (tangent as Record<string, Structure>)[k])]));
+  refuseInstance(x);
   return x;
 }
 

@@ -11,16 +11,10 @@ import { operatorTables } from '../frontend/operators';
 import { MATH_FUNCTIONS } from '../prims/registry';
 import { isBuiltIn, tsadExportName } from '../frontend/markers';
 import type { TapedOps } from './prims';
+import { LOGIC_TEMPORARY, TapedBoundaries } from './boundaries';
+import { TapedRefusal } from './refusal';
 
-/** Code taped mode cannot take yet: the reason, where. */
-export class TapedRefusal extends Error {
-  constructor(
-    readonly node: ts.Node,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { TapedRefusal };
 
 /** A function with a body that a taped copy can be made of: a declaration or a module-level const's arrow. */
 export type TapedTarget = ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression;
@@ -38,10 +32,15 @@ export class TapedFunctions {
     private readonly checker: ts.TypeChecker,
     private readonly ctx: ts.TransformationContext,
     private readonly prims: TapedOps,
-    private readonly array: () => ts.Expression,
-    /** `tsad$taped$` for reverse mode's copies, `tsad$dual$` for forward mode's. */
+    /** `tsad$rt.tsad$tape.<member>` */
+    private readonly runtime: (member: string) => ts.Expression,
+    /** `tsad$taped$` for reverse mode's copies, `tsad$dual$` for forward mode's, `tsad$taped2$` for second order's. */
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.boundaries = new TapedBoundaries(tsApi, checker, ctx.factory, prims, runtime, (e) => this.isNumber(e));
+  }
+
+  private readonly boundaries: TapedBoundaries;
 
   /** The name of the taped copy of `target` (made by `flush`). */
   nameOf(target: TapedTarget): string {
@@ -95,10 +94,45 @@ export class TapedFunctions {
     return found;
   }
 
+  /**
+   * Why `target` needs the tape when the compiled path's error did not say so (it stopped at an
+   * earlier problem): a cycle of calls through the module's functions from it, in words; undefined
+   * where there is none.
+   */
+  recursionFrom(target: TapedTarget): string | undefined {
+    const t = this.tsApi;
+    const path: TapedTarget[] = [];
+    const done = new Set<TapedTarget>();
+    const walk = (fn: TapedTarget): string | undefined => {
+      if (path.includes(fn)) return `'${sourceName(t, fn)}' (line ${lineOf(fn)}) calls itself${path.length - path.indexOf(fn) > 1 ? ' through other functions' : ' directly'}`;
+      if (done.has(fn)) return undefined;
+      path.push(fn);
+      let found: string | undefined;
+      const visit = (n: ts.Node): void => {
+        if (found) return;
+        if (t.isCallExpression(n)) {
+          let callee: TapedTarget | undefined;
+          try {
+            callee = this.targetOf(n.expression);
+          } catch {
+            callee = undefined;
+          }
+          if (callee) found = walk(callee);
+        }
+        if (!found) t.forEachChild(n, visit);
+      };
+      if (fn.body) visit(fn.body);
+      path.pop();
+      done.add(fn);
+      return found;
+    };
+    return walk(target);
+  }
+
   private copy(target: TapedTarget): ts.FunctionDeclaration {
     const t = this.tsApi;
     const f = this.ctx.factory;
-    const state = { temporary: false };
+    const state = { temporary: false, logic: false };
     const visit = (node: ts.Node): ts.Node => this.visit(node, visit, state);
     const params = target.parameters.map((p) => t.visitNode(p, visit) as ts.ParameterDeclaration);
     const body = target.body!;
@@ -106,6 +140,7 @@ export class TapedFunctions {
     if (t.isBlock(body)) statements = [...(t.visitNodes(body.statements, visit) as ts.NodeArray<ts.Statement>)];
     else statements = [f.createReturnStatement(t.visitNode(body, visit) as ts.Expression)];
     if (state.temporary) statements.unshift(f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(TEMPORARY)], t.NodeFlags.Let)));
+    if (state.logic) statements.unshift(f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(LOGIC_TEMPORARY)], t.NodeFlags.Let)));
     return f.createFunctionDeclaration(undefined, undefined, this.names.get(target)!, undefined, params, undefined, f.createBlock(statements, true));
   }
 
@@ -122,7 +157,7 @@ export class TapedFunctions {
     return this.isNumber(e) ? this.prims.value(v) : v;
   }
 
-  private visit(node: ts.Node, visit: (n: ts.Node) => ts.Node, state: { temporary: boolean }): ts.Node {
+  private visit(node: ts.Node, visit: (n: ts.Node) => ts.Node, state: { temporary: boolean; logic: boolean }): ts.Node {
     const t = this.tsApi;
     const f = this.ctx.factory;
     const K = t.SyntaxKind;
@@ -133,6 +168,8 @@ export class TapedFunctions {
       const target = this.isReference(node) ? this.targetOf(node) : undefined;
       return target ? f.createIdentifier(this.nameOf(target)) : node;
     }
+    const boundary = this.boundaries.rewrite(node, sub, state);
+    if (boundary) return boundary;
     if (t.isCallExpression(node)) {
       const callee = node.expression;
       const exported = tsadExportName(callee, this.checker);
@@ -154,7 +191,7 @@ export class TapedFunctions {
     }
     if (t.isNewExpression(node) && t.isIdentifier(node.expression) && (node.expression.text === 'Float64Array' || node.expression.text === 'Float32Array')) {
       const [size] = node.arguments ?? [];
-      return f.createCallExpression(this.array(), undefined, size ? [sub(size)] : [f.createNumericLiteral(0)]);
+      return f.createCallExpression(this.runtime('array'), undefined, size ? [sub(size)] : [f.createNumericLiteral(0)]);
     }
     if (t.isBinaryExpression(node)) {
       const op = node.operatorToken.kind;
@@ -208,6 +245,16 @@ export class TapedFunctions {
       return f.updateConditionalExpression(node, this.condition(node.condition, visit), node.questionToken, sub(node.whenTrue), node.colonToken, sub(node.whenFalse));
     }
     if (t.isWhileStatement(node)) return f.updateWhileStatement(node, this.condition(node.expression, visit), t.visitNode(node.statement, visit) as ts.Statement);
+    if (t.isDoStatement(node)) return f.updateDoStatement(node, t.visitNode(node.statement, visit) as ts.Statement, this.condition(node.expression, visit));
+    if (t.isForStatement(node) && node.condition) {
+      return f.updateForStatement(
+        node,
+        node.initializer && (t.visitNode(node.initializer, visit) as ts.ForInitializer),
+        this.condition(node.condition, visit),
+        node.incrementor && sub(node.incrementor),
+        t.visitNode(node.statement, visit) as ts.Statement,
+      );
+    }
     return t.visitEachChild(node, visit, this.ctx);
   }
 
@@ -220,6 +267,11 @@ export class TapedFunctions {
     if ((p as { name?: ts.Node }).name === node || (t.isQualifiedName(p) && p.right === node)) return false;
     return !(t.isLabeledStatement(p) || t.isBreakOrContinueStatement(p));
   }
+}
+
+function lineOf(node: ts.Node): number {
+  const sf = node.getSourceFile();
+  return sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
 }
 
 function isTypedArray(type: ts.Type): boolean {

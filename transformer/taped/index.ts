@@ -43,21 +43,26 @@ export class TapedModule {
   ) {
     this.f = ctx.factory;
     this.prims = new TapedPrims(tsApi, this.f, (member) => this.rt(member));
-    this.functions = new TapedFunctions(tsApi, checker, ctx, this.prims, () => this.rt('array'), 'tsad$taped$');
-    this.forward = new TapedFunctions(tsApi, checker, ctx, this.prims.forward, () => this.rt('array'), 'tsad$dual$');
-    this.second = new TapedFunctions(tsApi, checker, ctx, this.prims.second, () => this.rt('array'), 'tsad$taped2$');
+    this.functions = new TapedFunctions(tsApi, checker, ctx, this.prims, (member) => this.rt(member), 'tsad$taped$');
+    this.forward = new TapedFunctions(tsApi, checker, ctx, this.prims.forward, (member) => this.rt(member), 'tsad$dual$');
+    this.second = new TapedFunctions(tsApi, checker, ctx, this.prims.second, (member) => this.rt(member), 'tsad$taped2$');
   }
 
   /**
-   * Whether `error`, met compiling `kind` of `decl`, is one taped mode answers: recursion or
-   * functions used as values and nothing else, a transform it compiles, a function it can copy,
-   * and no `taped: false` on the marker (read only then: `marker` may throw for bad options).
+   * Whether `error`, met compiling `kind` of `decl`, is one taped mode answers: code that needs the
+   * tape (recursion, functions used as values), a transform it compiles, a function it can copy,
+   * and no `taped: false` on the marker (read only then: `marker` may throw for bad options, which
+   * keep their error).
    */
   answers(error: unknown, decl: ts.Node, marker: () => MarkerInfo | undefined, kind: string | undefined): decl is TapedTarget {
     const t = this.tsApi;
-    if (!this.enabled || !isTsadDiagnostic(error) || [error, ...error.related].some((p) => this.reason(p) === undefined)) return false;
-    if ((kind !== undefined && !(TAPED_KINDS as readonly string[]).includes(kind)) || marker()?.taped === false) return false;
+    if (!this.enabled || !isTsadDiagnostic(error)) return false;
+    if (kind !== undefined && !(TAPED_KINDS as readonly string[]).includes(kind)) return false;
     if (!(t.isFunctionDeclaration(decl) || t.isArrowFunction(decl) || t.isFunctionExpression(decl)) || decl.getSourceFile() !== this.sf) return false;
+    // Code that needs the tape (recursion, function values) runs taped whatever else the compiled
+    // path refused on the way: the copy runs the function's own JavaScript, and what it cannot
+    // take is refused when it is made (boundaries.ts, TapedRefusal).
+    if (this.why(error, decl) === undefined || !this.tapedAllowed(marker)) return false;
     // A transform of a function that returns a function has no derivative to give (its closure
     // would be seeded with nothing); such a function may still run taped, called from taped code.
     const signature = kind === undefined ? undefined : this.checker.getSignatureFromDeclaration(decl);
@@ -89,10 +94,32 @@ export class TapedModule {
     return undefined;
   }
 
+  /** No `taped: false` on the marker; a marker whose options are bad keeps its own error. */
+  private tapedAllowed(marker: () => MarkerInfo | undefined): boolean {
+    try {
+      return marker()?.taped !== false;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Why `decl` needs the tape, in words: what `error` (or a problem it lists) says, or the calls that recurse; undefined where it does not. */
+  private why(error: TsadDiagnosticError, decl: TapedTarget): string | undefined {
+    for (const p of [error, ...error.related]) {
+      const reason = this.reason(p);
+      if (reason !== undefined) return reason;
+    }
+    try {
+      return this.functions.recursionFrom(decl);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The note TSAD2001 for `decl`, saying why (the recursion `error` names). */
   note(decl: TapedTarget, error: TsadDiagnosticError): TsadDiagnosticError {
     const name = sourceName(this.tsApi, decl);
-    const why = this.reason(error) ?? '';
+    const why = this.why(error, decl) ?? '';
     return new TsadDiagnosticError(
       RUNS_TAPED,
       nameNode(this.tsApi, decl),
