@@ -14,7 +14,7 @@ export const RUNTIME_DIR = '/tsad';
 
 export interface Library {
   readonly ts: typeof ts;
-  /** `lib.*.d.ts` under LIB_DIR, `index.ts` and `tape.ts` under RUNTIME_DIR, by path. */
+  /** `lib.*.d.ts` under LIB_DIR, the sources of runtime/ (`index.ts`, `tape.ts`, `webgpu/*.ts`) under RUNTIME_DIR, by path. */
   readonly files: ReadonlyMap<string, string>;
 }
 
@@ -46,8 +46,13 @@ export interface Compiled {
 }
 
 export interface Runnable {
-  /** The emitted ES module; it imports `tsad` and exports `tsad$playground = { f, df? }`. */
+  /**
+   * The emitted ES module; it imports `tsad` (and `tsad/webgpu`) and exports
+   * `tsad$playground = { f, df?, gpuDf? }`, gpuDf being `gpu(grad(f))` when it compiles.
+   */
   readonly js: string;
+  /** Why there is no `gpuDf`, when it was asked for. */
+  readonly noGpu?: string;
   /** The parameters `df` differentiates with respect to (none: no gradient, see `why`). */
   readonly wrt: readonly number[];
   readonly why?: string;
@@ -72,7 +77,7 @@ function createProgram(lib: Library, text: string): ts.Program {
     skipLibCheck: true,
     types: [],
     baseUrl: '/',
-    paths: { tsad: [`${RUNTIME_DIR}/index.ts`] },
+    paths: { tsad: [`${RUNTIME_DIR}/index.ts`], 'tsad/webgpu': [`${RUNTIME_DIR}/webgpu/index.ts`] },
   };
   let cache = parsed.get(lib);
   if (!cache) parsed.set(lib, (cache = new Map()));
@@ -179,8 +184,11 @@ export function compile(lib: Library, text: string, fn?: string): Compiled {
   return { marked, fn: chosen, stages: Object.fromEntries(found.stages), diagnostics: uniqueDiagnostics(diagnostics), params, ...(notRunnable ? { notRunnable } : {}) };
 }
 
-/** The module with `fn` and, for a number result, its gradient exported for the page to call. */
-export function runnable(lib: Library, text: string, fn: string): Runnable {
+/**
+ * The module with `fn` and, for a number result, its gradient exported for the page to call;
+ * with `gpu`, also `gpu(grad(fn))` when tsad compiles it to WebGPU kernels.
+ */
+export function runnable(lib: Library, text: string, fn: string, gpu = false): Runnable {
   const t = lib.ts;
   const first = createProgram(lib, text);
   const sf = first.getSourceFile(INPUT)!;
@@ -196,13 +204,26 @@ export function runnable(lib: Library, text: string, fn: string): Runnable {
   const wanted = marker?.wrt?.map((w) => (typeof w === 'number' ? w : names.indexOf(w))) ?? kinds.map((_, i) => i);
   const wrt = numberResult ? wanted.filter((i) => i >= 0 && kinds[i] !== 'other') : [];
   const why = !numberResult ? `${fn} does not return a number: Run shows its value, no gradient` : wrt.length === 0 ? `${fn} has no number or array parameter to differentiate` : undefined;
+  let noGpu: string | undefined;
+  if (gpu && wrt.length > 0) {
+    const device = build(lib, text, name, wrt, true);
+    const refused = device.diagnostics.find((d) => d.severity === 'error');
+    if (!refused) return { ...device, wrt };
+    noGpu = `${refused.code}: ${refused.message.replaceAll('tsad$grad(', 'grad(')}`;
+  }
+  return { ...build(lib, text, name, wrt, false), wrt, ...(why ? { why } : {}), ...(noGpu ? { noGpu } : {}) };
+}
+
+function build(lib: Library, text: string, name: string, wrt: readonly number[], gpu: boolean): { js: string; diagnostics: PlaygroundDiagnostic[] } {
+  const t = lib.ts;
   // After the user's code, so that their diagnostics keep their places.
-  const exported = wrt.length > 0 ? `{ f: ${name}, df: tsad$grad(${name}, { wrt: [${wrt.join(', ')}] }) }` : `{ f: ${name} }`;
-  const harness = `\nimport { grad as tsad$grad } from 'tsad';\nexport const tsad$playground = ${exported};\n`;
-  const program = createProgram(lib, text + harness);
+  const df = `tsad$grad(${name}, { wrt: [${wrt.join(', ')}] })`;
+  const exported = wrt.length === 0 ? `{ f: ${name} }` : gpu ? `{ f: ${name}, df: ${df}, gpuDf: tsad$gpu(${df}) }` : `{ f: ${name}, df: ${df} }`;
+  const imports = `import { grad as tsad$grad } from 'tsad';\n${gpu ? "import { gpu as tsad$gpu } from 'tsad/webgpu';\n" : ''}`;
+  const program = createProgram(lib, `${text}\n${imports}export const tsad$playground = ${exported};\n`);
   const { js, diagnostics } = emit(lib, program);
   const out = program.getSourceFile(INPUT)!;
-  return { js, wrt, ...(why ? { why } : {}), diagnostics: uniqueDiagnostics(diagnostics.map((d) => toPlayground(t, d, out))) };
+  return { js, diagnostics: uniqueDiagnostics(diagnostics.map((d) => toPlayground(t, d, out))) };
 }
 
 function paramKind(type: string): ParamKind {

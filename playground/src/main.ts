@@ -195,14 +195,18 @@ function showRan(r: Ran, ms: number): void {
   status.textContent = `ran in ${Math.round(ms)} ms`;
   backend.textContent = r.backend;
   const fn = fnSelect.value;
+  backend.title = r.backendWhy ?? '';
   const lines = [`${fn}(${inputs.value.replace(/^\[|\]$/g, '')}) = ${fmt(r.value)}`];
-  if (r.gradient !== undefined) lines.push(`grad ${fn} = ${fmt(r.gradient)}`);
+  if (r.gradient !== undefined) lines.push(`grad ${fn} = ${fmt(r.gradient)}${r.backend === 'WebGPU' ? ' (WebGPU kernels, f32)' : ''}`);
+  if (r.backend === 'WebGPU') lines.push(`grad ${fn} = ${fmt(r.cpuGradient)} (CPU, f64)`);
+  else if (r.backendWhy && r.gradient !== undefined) lines.push(`on the CPU: ${r.backendWhy}`);
   if (r.why) lines.push(r.why);
   for (const d of r.diagnostics) lines.push(`${d.code}: ${d.message}`);
   result.textContent = lines.join('\n');
   result.dataset.state = 'ran';
   result.dataset.value = JSON.stringify(r.value);
   result.dataset.gradient = JSON.stringify(r.gradient ?? null);
+  result.dataset.cpuGradient = JSON.stringify(r.cpuGradient ?? null);
   drawPlot(plot, r.plot, caption);
 }
 

@@ -12,10 +12,15 @@ export type Plot =
 
 export interface Ran {
   readonly value: unknown;
+  /** The gradient on `backend` (f32 on WebGPU). */
   readonly gradient?: unknown;
+  /** The gradient on the CPU (f64), whichever backend ran. */
+  readonly cpuGradient?: unknown;
   /** Why there is no gradient, when there is none. */
   readonly why?: string;
-  readonly backend: 'CPU';
+  readonly backend: 'CPU' | 'WebGPU';
+  /** Why the gradient ran on the CPU. */
+  readonly backendWhy?: string;
   readonly plot?: Plot;
   readonly diagnostics: readonly PlaygroundDiagnostic[];
 }

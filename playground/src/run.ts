@@ -1,27 +1,30 @@
 // Run: the emitted module imported from a Blob URL (tsad itself never evaluates code), its
-// function and gradient called at the user's inputs on the CPU, and the data of the plot.
+// function and gradient called at the user's inputs, the gradient on WebGPU when the page has it
+// and tsad compiles gpu(grad(f)), always on the CPU too; and the data of the plot.
 import * as runtime from '../../runtime/index';
+import * as webgpu from '../../runtime/webgpu/index';
 import type { Library } from './compile';
 import { runnable } from './compile';
 import type { Plot, Ran } from './protocol';
 
 type Tree = number | readonly Tree[] | ArrayLike<number>;
 
-// The emitted module imports `tsad`: a module of the runtime this bundle holds.
-(globalThis as { tsad$runtime?: unknown }).tsad$runtime = runtime;
-const RUNTIME_URL = URL.createObjectURL(
-  new Blob(
-    [
-      `const r = globalThis.tsad$runtime;\n${Object.keys(runtime)
-        .map((k) => `export const ${k} = r.${k};`)
-        .join('\n')}\n`,
-    ],
-    { type: 'text/javascript' },
-  ),
-);
+// The emitted module imports `tsad` and `tsad/webgpu`: modules of the runtime this bundle holds.
+function moduleOf(global: string, value: Record<string, unknown>): string {
+  (globalThis as Record<string, unknown>)[global] = value;
+  const exports = Object.keys(value).map((k) => `export const ${k} = r.${k};`);
+  return URL.createObjectURL(new Blob([`const r = globalThis.${global};\n${exports.join('\n')}\n`], { type: 'text/javascript' }));
+}
+const RUNTIME_URL = moduleOf('tsad$runtime', runtime);
+const WEBGPU_URL = moduleOf('tsad$webgpu', webgpu);
+
+/** Why this page cannot run kernels (undefined: it can); asked once, the answer does not change. */
+const gpuHere: Promise<string | undefined> =
+  typeof navigator !== 'undefined' && 'gpu' in navigator ? webgpu.gpu.unavailableReason().catch((e: Error) => e.message) : Promise.resolve('this browser has no navigator.gpu');
 
 async function importModule(js: string): Promise<Record<string, any>> {
-  const url = URL.createObjectURL(new Blob([js.replace(/from\s*(['"])tsad\1/g, `from '${RUNTIME_URL}'`)], { type: 'text/javascript' }));
+  const linked = js.replace(/from\s*(['"])tsad\/webgpu\1/g, `from '${WEBGPU_URL}'`).replace(/from\s*(['"])tsad\1/g, `from '${RUNTIME_URL}'`);
+  const url = URL.createObjectURL(new Blob([linked], { type: 'text/javascript' }));
   try {
     return await import(/* @vite-ignore */ url);
   } finally {
@@ -32,14 +35,19 @@ async function importModule(js: string): Promise<Record<string, any>> {
 export async function run(lib: Library, code: string, fn: string, argsText: string): Promise<Ran> {
   const args = JSON.parse(argsText) as Tree[];
   if (!Array.isArray(args)) throw new Error('inputs: a JSON array with one entry per parameter, e.g. [1.5, [1, 2]]');
-  const r = runnable(lib, code, fn);
+  const noDevice = await gpuHere;
+  const r = runnable(lib, code, fn, noDevice === undefined);
   if (r.diagnostics.some((d) => d.severity === 'error')) return { value: undefined, backend: 'CPU', diagnostics: r.diagnostics, why: 'the module does not compile' };
-  const { f, df } = (await importModule(r.js)).tsad$playground as { f: (...a: Tree[]) => unknown; df?: (...a: Tree[]) => unknown };
+  const exported = (await importModule(r.js)).tsad$playground as { f: (...a: Tree[]) => unknown; df?: (...a: Tree[]) => unknown; gpuDf?: (...a: Tree[]) => Promise<unknown> };
+  const { f, df, gpuDf } = exported;
   const value = f(...args);
   if (!df) return { value: plain(value), backend: 'CPU', diagnostics: r.diagnostics, ...(r.why ? { why: r.why } : {}) };
   const gradient = df(...args);
   const grads = (r.wrt.length === 1 ? [gradient] : gradient) as Tree[];
-  return { value: plain(value), gradient: plain(gradient), backend: 'CPU', diagnostics: r.diagnostics, plot: plotOf(f as (...a: Tree[]) => number, df, args, r.wrt, grads) };
+  const plot = plotOf(f as (...a: Tree[]) => number, df, args, r.wrt, grads);
+  const common = { value: plain(value), cpuGradient: plain(gradient), diagnostics: r.diagnostics, plot };
+  if (gpuDf) return { ...common, gradient: plain(await gpuDf(...args)), backend: 'WebGPU' };
+  return { ...common, gradient: plain(gradient), backend: 'CPU', backendWhy: noDevice ?? `gpu(grad(${fn})) is not compiled to kernels: ${r.noGpu}` };
 }
 
 function plotOf(f: (...a: Tree[]) => number, df: (...a: Tree[]) => unknown, args: Tree[], wrt: readonly number[], grads: Tree[]): Plot | undefined {

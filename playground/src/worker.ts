@@ -10,11 +10,11 @@ const libs = import.meta.glob(['../../node_modules/typescript/lib/lib.es5.d.ts',
   import: 'default',
   eager: true,
 }) as Record<string, string>;
-const runtimeSources = import.meta.glob(['../../runtime/index.ts', '../../runtime/tape.ts'], { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
+const runtimeSources = import.meta.glob(['../../runtime/index.ts', '../../runtime/tape.ts', '../../runtime/webgpu/*.ts'], { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
 
 const files = new Map<string, string>();
 for (const [p, text] of Object.entries(libs)) files.set(`${LIB_DIR}/${p.slice(p.lastIndexOf('/') + 1)}`, text);
-for (const [p, text] of Object.entries(runtimeSources)) files.set(`${RUNTIME_DIR}/${p.slice(p.lastIndexOf('/') + 1)}`, text);
+for (const [p, text] of Object.entries(runtimeSources)) files.set(`${RUNTIME_DIR}/${p.slice('../../runtime/'.length)}`, text);
 const lib: Library = { ts, files };
 
 const post = (r: Response) => (self as unknown as { postMessage(m: Response): void }).postMessage(r);

@@ -65,3 +65,14 @@ test("a type error is TypeScript's, at its range", () => {
   const c = compile(lib, code, 'f');
   expect(c.diagnostics.some((d) => d.code === 'TS2362' && code.slice(d.from, d.to) === "'x'")).toBe(true);
 });
+
+test('asked for the GPU: gpu(grad(f)) where tsad compiles it, the reason where it does not', () => {
+  const scalar = runnable(lib, EXAMPLES[0].code, 'f', true);
+  expect(scalar.noGpu).toBeUndefined();
+  expect(scalar.js).toMatch(/tsad\/webgpu/);
+  expect(scalar.js).toMatch(/gpuDf: tsad\$gpu\.compiled\(/);
+  const matrices = EXAMPLES.find((e) => e.title === 'Matrices')!;
+  const refused = runnable(lib, matrices.code, matrices.fn, true);
+  expect(refused.noGpu).toMatch(/^TSAD\d{4}: /);
+  expect(refused.js).not.toMatch(/tsad\/webgpu/);
+});

@@ -14,7 +14,9 @@ export function nodeLibrary(): Library {
   for (const name of fs.readdirSync(libDir)) {
     if (/^lib\.(es5|es20\d\d(\.\w+)*|decorators(\.\w+)*)\.d\.ts$/.test(name)) files.set(`${LIB_DIR}/${name}`, fs.readFileSync(path.join(libDir, name), 'utf8'));
   }
-  for (const name of ['index.ts', 'tape.ts']) files.set(`${RUNTIME_DIR}/${name}`, fs.readFileSync(path.join(root, 'runtime', name), 'utf8'));
+  for (const name of ['index.ts', 'tape.ts', 'webgpu/index.ts', 'webgpu/device.ts', 'webgpu/plan.ts', 'webgpu/run.ts']) {
+    files.set(`${RUNTIME_DIR}/${name}`, fs.readFileSync(path.join(root, 'runtime', name), 'utf8'));
+  }
   return { ts, files };
 }
 
@@ -23,7 +25,7 @@ export function runModule(js: string): Record<string, any> {
   const cjs = ts.transpileModule(js, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;
   const module = { exports: {} as Record<string, any> };
   const requireTsad = (name: string) => {
-    if (name !== 'tsad') throw new Error(`unexpected import ${name}`);
+    if (name !== 'tsad') throw new Error(`unexpected import ${name} (a CPU module imports only tsad)`);
     return runtime;
   };
   new Function('require', 'module', 'exports', cjs)(requireTsad, module, module.exports);

@@ -136,7 +136,7 @@ maybe('playground in Chromium', () => {
     await page.getByTestId('inputs').fill('[0.5, 1.5]');
     await page.getByTestId('run').click();
     await page.waitForSelector('[data-testid="result"][data-state="ran"]', { timeout: 60_000 });
-    const gradient = JSON.parse((await page.getByTestId('result').getAttribute('data-gradient'))!) as number[];
+    const gradient = JSON.parse((await page.getByTestId('result').getAttribute('data-cpu-gradient'))!) as number[];
     // The number the plugin computes for the same source, compiled in Node through the harness.
     const { exports: m } = load(`${CODE}export const d = grad(bump, { wrt: [0, 1] });\n`);
     const expected = m.d(0.5, 1.5) as number[];
@@ -146,11 +146,35 @@ maybe('playground in Chromium', () => {
     const e = Math.exp(0.75);
     expect(gradient[0]).toBeCloseTo(1.5 * e + 2.25 * Math.cos(0.5), 12);
     expect(gradient[1]).toBeCloseTo(0.5 * e + 3 * Math.sin(0.5), 12);
-    expect(await page.getByTestId('backend').textContent()).toBe('CPU');
+    // The backend the page names ran the gradient shown: WebGPU's f32 kernels (SwiftShader here,
+    // approximate transcendentals) close to the CPU, or the CPU itself.
+    const backend = await page.getByTestId('backend').textContent();
+    const shown = JSON.parse((await page.getByTestId('result').getAttribute('data-gradient'))!) as number[];
+    console.log(`playground test: the gradient ran on ${backend}${backend === 'CPU' ? ` (${await page.getByTestId('backend').getAttribute('title')})` : ''}`);
+    expect(['CPU', 'WebGPU']).toContain(backend);
+    if (backend === 'CPU') expect(shown).toEqual(gradient);
+    else shown.forEach((g, i) => expect(Math.abs(g - expected[i])).toBeLessThan(5e-4 * Math.max(1, Math.abs(expected[i]))));
     expect(await page.getByTestId('plot').locator('polyline').count()).toBe(1);
     expect(await page.getByTestId('plot').locator('line.tangent').count()).toBe(1);
 
+    // One parameter: gpu(grad(f)) compiles to kernels, and runs on WebGPU where the page has it.
+    await page.getByTestId('examples').selectOption({ label: 'Scalar' });
+    await compiledWith(page, 'def f');
+    await page.getByTestId('run').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="result"]')?.textContent?.startsWith('f(1.5)'), null, { timeout: 60_000 });
+    const scalarBackend = await page.getByTestId('backend').textContent();
+    const [onBackend, onCpu] = await Promise.all(['data-gradient', 'data-cpu-gradient'].map(async (a) => JSON.parse((await page.getByTestId('result').getAttribute(a))!) as number));
+    const x = 1.5;
+    expect(onCpu).toBeCloseTo(Math.sin(x) + x * Math.cos(x) + 0.5 * x, 12);
+    // SwiftShader's sin and cos are approximate (docs: webgpu-without-a-gpu): f32 within 5e-4, relative.
+    if (scalarBackend === 'WebGPU') expect(Math.abs(onBackend - onCpu)).toBeLessThan(5e-4 * Math.max(1, Math.abs(onCpu)));
+    else console.warn(`playground test: WebGPU was NOT exercised: ${await page.getByTestId('backend').getAttribute('title')}`);
+    console.log(`playground test: grad f(1.5) on ${scalarBackend}: ${onBackend} (CPU ${onCpu})`);
+
     // Share, and open the link in a fresh page.
+    await replaceCode(page, CODE);
+    await compiledWith(page, 'def bump');
+    await page.getByTestId('inputs').fill('[0.5, 1.5]');
     await page.getByTestId('share').click();
     await page.waitForFunction(() => (document.querySelector('[data-testid="share-url"]') as HTMLInputElement).value.includes('#code='));
     const link = await page.getByTestId('share-url').inputValue();
