@@ -97,8 +97,11 @@ const editor = new EditorView({
     EditorView.updateListener.of((u) => {
       if (!u.docChanged) return;
       if (!loading) exampleSelect.value = 'custom';
+      // A result of other code must not pass for this code's.
+      if (result.dataset.state === 'ran') result.dataset.state = 'stale';
       clearTimeout(compileTimer);
       compileTimer = setTimeout(requestCompile, 350);
+      status.dataset.state = 'editing';
     }),
   ],
 });
@@ -124,7 +127,9 @@ let argsKey: string | undefined;
 
 function showCompiled(c: Compiled, ms: number): void {
   status.textContent = `compiled in ${Math.round(ms)} ms`;
-  status.dataset.state = 'compiled';
+  // 'compiled' only once the latest edit is: an older request's answer is shown but not final.
+  const newer = status.dataset.state === 'editing' || waiting.has('compile') || inFlight?.type === 'compile';
+  status.dataset.state = newer ? (status.dataset.state === 'editing' ? 'editing' : 'compiling') : 'compiled';
   fnSelect.replaceChildren(...c.marked.map((n) => new Option(n, n, false, n === c.fn)));
   for (const [stage, view] of stageViews) {
     const text = c.stages[stage as keyof Compiled['stages']];
@@ -134,7 +139,9 @@ function showCompiled(c: Compiled, ms: number): void {
   showDiagnostics(c.diagnostics);
   // New inputs only for another function or other parameters: the user's own stay.
   const key = `${c.fn}(${c.params.map((p) => p.kind).join()})`;
-  if (argsKey === 'loaded' && inputs.value) argsKey = key;
+  if (c.fn === undefined) {
+    // Code with no marked function (half typed, or cleared before a paste) keeps the inputs.
+  } else if (argsKey === 'loaded' && inputs.value) argsKey = key;
   else if (key !== argsKey) {
     inputs.value = defaultArgs(c);
     argsKey = key;

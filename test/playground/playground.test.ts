@@ -89,11 +89,8 @@ maybe('playground in Chromium', () => {
   const stage = (page: Page, id: string) => page.getByTestId(id).textContent();
 
   async function replaceCode(page: Page, text: string): Promise<void> {
-    const editor = page.getByTestId('editor').locator('.cm-content');
-    await editor.click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.press('Delete');
-    await editor.fill(text);
+    // fill replaces the whole text in one edit, as a paste over a selection would.
+    await page.getByTestId('editor').locator('.cm-content').fill(text);
   }
 
   async function compiledWith(page: Page, needle: string): Promise<void> {
@@ -132,7 +129,8 @@ maybe('playground in Chromium', () => {
 
     // Back to the good code; run the gradient at edited inputs.
     await replaceCode(page, CODE);
-    await page.getByTestId('diagnostics').locator('li.none').waitFor({ timeout: 60_000 });
+    await compiledWith(page, 'def bump');
+    expect(await page.getByTestId('diagnostics').textContent()).toContain('No problems');
     await page.getByTestId('inputs').fill('[0.5, 1.5]');
     await page.getByTestId('run').click();
     await page.waitForSelector('[data-testid="result"][data-state="ran"]', { timeout: 60_000 });
@@ -174,7 +172,10 @@ maybe('playground in Chromium', () => {
     // Share, and open the link in a fresh page.
     await replaceCode(page, CODE);
     await compiledWith(page, 'def bump');
+    expect(await page.getByTestId('result').getAttribute('data-state')).toBe('stale');
     await page.getByTestId('inputs').fill('[0.5, 1.5]');
+    await page.getByTestId('run').click();
+    await page.waitForSelector('[data-testid="result"][data-state="ran"]', { timeout: 60_000 });
     await page.getByTestId('share').click();
     await page.waitForFunction(() => (document.querySelector('[data-testid="share-url"]') as HTMLInputElement).value.includes('#code='));
     const link = await page.getByTestId('share-url').inputValue();
