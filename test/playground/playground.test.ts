@@ -64,6 +64,22 @@ function serve(dir: string): Promise<http.Server> {
   return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(s)));
 }
 
+/** The newest modification time under `p` (build outputs and node_modules aside). */
+function newest(p: string): number {
+  const st = fs.statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let max = st.mtimeMs;
+  for (const name of fs.readdirSync(p)) if (name !== 'dist' && name !== 'node_modules') max = Math.max(max, newest(path.join(p, name)));
+  return max;
+}
+
+function builtSinceSources(): boolean {
+  const index = path.join(site, 'index.html');
+  if (!fs.existsSync(index)) return false;
+  const sources = ['playground', 'runtime', 'transformer', 'package-lock.json'].map((p) => newest(path.join(root, p)));
+  return fs.statSync(index).mtimeMs > Math.max(...sources);
+}
+
 const maybe = present ? describe : describe.skip;
 
 maybe('playground in Chromium', () => {
@@ -71,11 +87,13 @@ maybe('playground in Chromium', () => {
 
   beforeAll(async () => {
     fs.mkdirSync(output, { recursive: true });
-    // The same build as `npm run build:playground`, into the test's own folder.
-    execFileSync(process.execPath, [path.join(path.dirname(require.resolve('vite/package.json')), 'bin', 'vite.js'), 'build', 'playground', '--outDir', site, '--logLevel', 'warn'], {
-      cwd: root,
-      stdio: 'inherit',
-    });
+    // The same build as `npm run build:playground`, into the test's own folder; kept while no
+    // source it is built from is newer.
+    if (!builtSinceSources())
+      execFileSync(process.execPath, [path.join(path.dirname(require.resolve('vite/package.json')), 'bin', 'vite.js'), 'build', 'playground', '--outDir', site, '--logLevel', 'warn'], {
+        cwd: root,
+        stdio: 'inherit',
+      });
     server = await serve(site);
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
