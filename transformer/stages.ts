@@ -137,9 +137,11 @@ function printGpuProgram(p: GpuProgram): string {
   const steps = p.steps.map((s, i) =>
     s.op === 'reduce'
       ? `//   ${i}: reduce of ${s.k} accumulator(s) over h${s.n} elements of array(s) ${s.inputs.join(', ')}: kernels ${s.first}, ${s.next}, ${s.final}`
-      : s.op === 'map'
-        ? `//   ${i}: kernel ${s.kernel} over h${s.threads} elements, arrays ${s.arrays.join(', ') || '-'}`
-        : `//   ${i}: kernel ${s.kernel} (one invocation), arrays ${s.arrays.join(', ') || '-'}`,
+      : s.op === 'scan'
+        ? `//   ${i}: scan of ${s.k} accumulator(s) over h${s.n} elements of array(s) ${s.inputs.join(', ')} into ${s.outputs.join(', ')}: kernels ${s.first}, ${s.next} (block totals), ${s.level} (their scan), ${s.final}`
+        : s.op === 'map'
+          ? `//   ${i}: kernel ${s.kernel} over h${s.threads} elements, arrays ${s.arrays.join(', ') || '-'}`
+          : `//   ${i}: kernel ${s.kernel} (one invocation), arrays ${s.arrays.join(', ') || '-'}`,
   );
   const kernels = p.kernels.map((k, i) => `// ---- kernel ${i} ----\n${k.startsWith(WGSL_HELPERS) ? k.slice(WGSL_HELPERS.length).trimStart() : k}`);
   return [

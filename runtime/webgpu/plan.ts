@@ -36,7 +36,25 @@ export type DeviceStep =
    * elements with the partial into the result slots. Partials carry a validity flag, so no
    * operator needs an identity, and n = 0 gives the neutral elements.
    */
-  | { readonly op: 'reduce'; readonly first: number; readonly next: number; readonly final: number; readonly k: number; readonly n: number; readonly inputs: readonly number[] };
+  | { readonly op: 'reduce'; readonly first: number; readonly next: number; readonly final: number; readonly k: number; readonly n: number; readonly inputs: readonly number[] }
+  /**
+   * A hierarchical inclusive scan of `inputs` (k arrays, `n` elements): when they span more than
+   * one block of `REDUCE_WORKGROUP · REDUCE_CHUNK`, the blocks' totals (`first`, then `next` on
+   * partials, as in a reduce) are scanned by `level` recursively; then `final` scans each block
+   * from the inclusive prefix of the blocks before it, writing `outputs` (k scanned arrays, then
+   * the body's per-element outputs).
+   */
+  | {
+      readonly op: 'scan';
+      readonly first: number;
+      readonly next: number;
+      readonly level: number;
+      readonly final: number;
+      readonly k: number;
+      readonly n: number;
+      readonly inputs: readonly number[];
+      readonly outputs: readonly number[];
+    };
 
 /** An array of the device program: its length is a host register; `param`: an argument's data. */
 export interface ArraySpec {

@@ -4,6 +4,7 @@
 // and go back to it when the call has read its results.
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import type { Acquired, GPUDeviceLike } from './device';
+import { GpuArray } from './handles';
 import { GpuProgram, MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP } from './plan';
 
 // The WebGPU constants (GPUBufferUsage, GPUMapMode), fixed by the specification.
@@ -78,6 +79,12 @@ class Buffers {
   }
 }
 
+/** Kernels dispatched since the process started (tests and bench/webgpu count them per call). */
+let dispatched = 0;
+export function dispatchCount(): number {
+  return dispatched;
+}
+
 /** A test may lower the grid's width to check 2-D dispatch on small inputs. */
 let widthLimit = Infinity;
 export function limitGridWidthForTests(width: number): void {
@@ -92,11 +99,11 @@ function grid(groups: number, acquired: Acquired): [number, number] {
   return [width, rows];
 }
 
-function toF32(v: unknown, label: string, where: string): Float32Array {
-  if (v instanceof Float32Array) return v;
+function toF32(v: unknown, label: string, where: string): Float32Array | GpuArray {
+  if (v instanceof Float32Array || v instanceof GpuArray) return v;
   // Float64Array and number[] are converted (one pass and a copy; values rounded to f32).
   if (v instanceof Float64Array || (Array.isArray(v) && (v.length === 0 || typeof v[0] === 'number'))) return Float32Array.from(v as ArrayLike<number>);
-  throw new TypeError(`${where}: ${label} must be a Float32Array (or a Float64Array or number[], converted to f32), got ${describe(v)}`);
+  throw new TypeError(`${where}: ${label} must be a Float32Array (or a Float64Array or number[], converted to f32, or a gpu.upload handle), got ${describe(v)}`);
 }
 
 function describe(v: unknown): string {
@@ -130,7 +137,7 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
         H[s.out] = data[s.param] as number;
         break;
       case 'len':
-        H[s.out] = (data[s.param] as Float32Array).length;
+        H[s.out] = (data[s.param] as Float32Array | GpuArray).length;
         break;
       case 'add':
         H[s.out] = s.args.reduce((a, r) => a + H[r], 0);
@@ -165,21 +172,33 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
     for (const n of lengths) if (n * 4 > acquired.maxBufferSize) throw new RangeError(`${where}: an array of ${n} elements exceeds the device's buffer size (${acquired.maxBufferSize} bytes)`);
     const sBuf = buffers.take(S.byteLength, storage);
     device.queue.writeBuffer(sBuf, 0, S);
+    const enc = device.createCommandEncoder();
+    const bound = new Set<GpuArray>();
     const arr = prog.arrays.map((a, k) => {
-      const b = buffers.take(lengths[k] * 4, storage);
-      if (a.param !== undefined) {
-        const d = data[a.param] as Float32Array;
-        if (d.length > 0) device.queue.writeBuffer(b, 0, d.buffer, d.byteOffset, d.byteLength);
+      const d = a.param !== undefined ? data[a.param] : undefined;
+      // An uploaded array's own buffer (kernels only read parameters); a second binding of the
+      // same handle in one call gets a copy (two writable bindings of one buffer are invalid).
+      if (d instanceof GpuArray) {
+        const own = d.bufferFor(acquired, `argument ${a.param! + 1} ('${prog.params[a.param!].name}')`, where);
+        if (!bound.has(d)) {
+          bound.add(d);
+          return own;
+        }
+        const b = buffers.take(lengths[k] * 4, storage);
+        if (d.length > 0) enc.copyBufferToBuffer(own, 0, b, 0, d.length * 4);
+        return b;
       }
+      const b = buffers.take(lengths[k] * 4, storage);
+      if (d instanceof Float32Array && d.length > 0) device.queue.writeBuffer(b, 0, d.buffer, d.byteOffset, d.byteLength);
       return b;
     });
     const entries = (bufs: readonly any[]) => bufs.map((buffer, binding) => ({ binding, resource: { buffer } }));
-    const enc = device.createCommandEncoder();
     const dispatch = (code: string, kinds: string, bufs: readonly any[], groups: number) => {
       if (bufs.filter((_, k) => kinds[k] === 's').length > acquired.maxStorageBuffers) {
         throw new RangeError(`${where}: a kernel needs ${bufs.length} storage buffers; the device allows ${acquired.maxStorageBuffers}`);
       }
       const pipeline = pipelineOf(device, code, kinds);
+      dispatched++;
       const pass = enc.beginComputePass();
       pass.setPipeline(pipeline);
       pass.setBindGroup(0, device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: entries(bufs) }));
@@ -187,12 +206,44 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
       pass.dispatchWorkgroups(x, y);
       pass.end();
     };
+    const BLOCK = REDUCE_WORKGROUP * REDUCE_CHUNK;
+    const uniform2 = (n: number, flag: number) => {
+      const u = buffers.take(16, UNIFORM | COPY_DST);
+      device.queue.writeBuffer(u, 0, new Uint32Array([n, flag, 0, 0]));
+      return u;
+    };
+    const blocks = (count: number, k: number) => Array.from({ length: k }, () => buffers.take(count * 4, storage));
+    /**
+     * The inclusive scan of the block totals of `ins` (len elements; with their validity flag
+     * when they are partials), or undefined when one block covers them.
+     */
+    const totalsScan = (step: Extract<(typeof prog.steps)[number], { op: 'scan' }>, ins: readonly any[], partial: boolean, len: number): any[] | undefined => {
+      const { k } = step;
+      const groups = Math.ceil(len / BLOCK);
+      if (groups <= 1) return undefined;
+      const totals = blocks(groups, k + 1);
+      dispatch(prog.kernels[partial ? step.next : step.first], `su${'s'.repeat(ins.length + k + 1)}`, [sBuf, uniform2(len, 0), ...ins, ...totals], groups);
+      const inner = totalsScan(step, totals, true, groups);
+      const prefix = blocks(groups, k);
+      dispatch(prog.kernels[step.level], `su${'s'.repeat(3 * k)}`, [sBuf, uniform2(groups, inner ? 1 : 0), ...totals.slice(0, k), ...(inner ?? blocks(1, k)), ...prefix], Math.ceil(groups / BLOCK));
+      return prefix;
+    };
+    const runScan = (step: Extract<(typeof prog.steps)[number], { op: 'scan' }>) => {
+      const n = H[step.n];
+      if (!(n > 0)) return;
+      const ins = step.inputs.map((a) => arr[a]);
+      const offsets = totalsScan(step, ins, false, n);
+      const outs = step.outputs.map((a) => arr[a]);
+      dispatch(prog.kernels[step.final], `su${'s'.repeat(2 * step.k + outs.length)}`, [sBuf, uniform2(n, offsets ? 1 : 0), ...ins, ...(offsets ?? blocks(1, step.k)), ...outs], Math.ceil(n / BLOCK));
+    };
     for (const step of prog.steps) {
       if (step.op === 'map') {
         const threads = H[step.threads];
         if (threads > 0) dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], Math.ceil(threads / MAP_WORKGROUP));
       } else if (step.op === 'scalar') {
         dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], 1);
+      } else if (step.op === 'scan') {
+        runScan(step);
       } else {
         const { k } = step;
         let len = H[step.n];
@@ -239,7 +290,7 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
     const values = prog.results.map((r, j) => {
       if (r.kind === 'scalar') return bytes[r.slot];
       const n = resultArrays[j];
-      const out = new Float32Array(r.like !== undefined ? (data[r.like] as Float32Array).length : n);
+      const out = new Float32Array(r.like !== undefined ? (data[r.like] as Float32Array | GpuArray).length : n);
       out.set(bytes.subarray(offsets[j] / 4, offsets[j] / 4 + Math.min(n, out.length)));
       return out;
     });

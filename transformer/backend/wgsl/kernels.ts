@@ -161,3 +161,129 @@ export function reduceFinal(c: Combine, inits: readonly string[], outs: readonly
     '}',
   ].join('\n');
 }
+
+/**
+ * A pass of a hierarchical inclusive scan over blocks of `REDUCE_WORKGROUP · REDUCE_CHUNK`
+ * elements: each invocation folds its run of neighbours, the workgroup scans those totals
+ * (Hillis–Steele, lower indices on the left), and each invocation walks its run again from the
+ * prefix before it: `offset ⊙ (earlier runs) ⊙ x_first ⊙ …`, where `offset` is the inclusive scan
+ * of the earlier blocks' totals (`O{j}[g − 1]`, when `pass.y` is 1: the totals come from a
+ * reducePass and are scanned by this kernel recursively, so every length works).
+ *
+ * `level`: a scan of block totals (all valid), writing their inclusive prefix to `Y{j}`.
+ * Otherwise the user's scan: the inputs read 0 past their lengths (sparse tangents), the
+ * accumulators start at the neutral elements `inits` (folded first), and `step` (the whole body,
+ * k accumulators then m per-element outputs) writes `Y{j}` and the outputs `R{j}`.
+ * Bindings: S, scan_len (uniform: n, has offsets), P (k), O (k), Y (k), R (m). Unguarded, as
+ * reduction passes are (a guard's early return before a barrier is not uniform control flow):
+ * a branch not taken scans what it was given into arrays nobody reads.
+ */
+export function scanPass(c: Combine, level: boolean, lengthSlots: readonly number[], inits: readonly string[], step: { lines: readonly string[]; results: readonly string[] } | undefined): string {
+  const { k } = c;
+  const W = REDUCE_WORKGROUP;
+  const C = REDUCE_CHUNK;
+  const m = step ? step.results.length - k : 0;
+  let binding = 2;
+  const decls: string[] = [];
+  for (const j of ks(k, String)) decls.push(arrayDecl(binding++, `P${j}`));
+  for (const j of ks(k, String)) decls.push(arrayDecl(binding++, `O${j}`));
+  for (const j of ks(k, String)) decls.push(arrayDecl(binding++, `Y${j}`));
+  for (let j = 0; j < m; j++) decls.push(arrayDecl(binding++, `R${j}`));
+  const load = level ? ks(k, (j) => `let x${j} = P${j}[i];`) : ks(k, (j) => `let x${j} = select(0.0, P${j}[i], i < u32(S[${lengthSlots[j]}]));`);
+  const accs = ks(k, (j) => `acc${j}`);
+  const xs = ks(k, (j) => `x${j}`);
+  // Fold `args` (WGSL values) into the running accumulators, or take them when none is valid yet.
+  const fold = (args: readonly string[], indent: string) => [
+    `${indent}if (valid) {`,
+    `${indent}  let r = combine(${[...accs, ...args].join(', ')});`,
+    ...ks(k, (j) => `${indent}  acc${j} = r.v${j};`),
+    `${indent}} else {`,
+    ...ks(k, (j) => `${indent}  acc${j} = ${args[j]};`),
+    `${indent}  valid = true;`,
+    `${indent}}`,
+  ];
+  const stepFn = step
+    ? [
+        `struct Step { ${[...ks(k, (j) => `v${j}: f32`), ...Array.from({ length: m }, (_, j) => `o${j}: f32`)].join(', ')} }`,
+        `fn step(${[...ks(k, (j) => `a${j}: f32`), ...ks(k, (j) => `b${j}: f32`)].join(', ')}) -> Step {`,
+        ...step.lines.map((l) => `  ${l}`),
+        `  return Step(${step.results.join(', ')});`,
+        '}',
+      ]
+    : [];
+  // The walk: each element after the prefix, its inclusive value (and outputs) written.
+  const walk = step
+    ? [
+        // The neutral elements always precede: the accumulators are valid from the start.
+        `      let r = step(${[...accs, ...xs].join(', ')});`,
+        ...ks(k, (j) => `      acc${j} = r.v${j};`),
+        ...ks(k, (j) => `      Y${j}[i] = r.v${j};`),
+        ...Array.from({ length: m }, (_, j) => `      R${j}[i] = r.o${j};`),
+      ]
+    : [...fold(xs, '      '), ...ks(k, (j) => `      Y${j}[i] = acc${j};`)];
+  return [
+    WGSL_HELPERS,
+    scalars,
+    '@group(0) @binding(1) var<uniform> scan_len: vec4<u32>;',
+    ...decls,
+    combineFn(c),
+    ...stepFn,
+    ...ks(k, (j) => `var<workgroup> W${j}: array<f32, ${W}>;`),
+    `var<workgroup> WV: array<u32, ${W}>;`,
+    `@compute @workgroup_size(${W})`,
+    'fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
+    '  let n = scan_len.x;',
+    '  let t = lid.x;',
+    '  let g = wid.x + wid.y * nwg.x;',
+    '  var valid = false;',
+    ...ks(k, (j) => `  var acc${j} = 0.0;`),
+    `  for (var c = 0u; c < ${C}u; c = c + 1u) {`,
+    `    let i = (g * ${W}u + t) * ${C}u + c;`,
+    '    if (i < n) {',
+    ...load.map((l) => `      ${l}`),
+    ...fold(xs, '      '),
+    '    }',
+    '  }',
+    ...ks(k, (j) => `  W${j}[t] = acc${j};`),
+    '  WV[t] = select(0u, 1u, valid);',
+    '  workgroupBarrier();',
+    // Inclusive scan of the runs' totals: only trailing runs (past n) are invalid.
+    `  for (var s = 1u; s < ${W}u; s = s * 2u) {`,
+    ...ks(k, (j) => `    var l${j} = 0.0;`),
+    '    var lv = 0u;',
+    '    if (t >= s) {',
+    ...ks(k, (j) => `      l${j} = W${j}[t - s];`),
+    '      lv = WV[t - s];',
+    '    }',
+    '    workgroupBarrier();',
+    '    if (lv != 0u && WV[t] != 0u) {',
+    `      let r = combine(${[...ks(k, (j) => `l${j}`), ...ks(k, (j) => `W${j}[t]`)].join(', ')});`,
+    ...ks(k, (j) => `      W${j}[t] = r.v${j};`),
+    '    }',
+    '    workgroupBarrier();',
+    '  }',
+    // The prefix before this run: neutral elements, earlier blocks, earlier runs of this block.
+    '  valid = false;',
+    ...(level ? [] : [...ks(k, (j) => `  acc${j} = ${inits[j]};`), '  valid = true;']),
+    '  if (scan_len.y != 0u && g > 0u) {',
+    ...fold(
+      ks(k, (j) => `O${j}[g - 1u]`),
+      '    ',
+    ),
+    '  }',
+    '  if (t > 0u && WV[t - 1u] != 0u) {',
+    ...fold(
+      ks(k, (j) => `W${j}[t - 1u]`),
+      '    ',
+    ),
+    '  }',
+    `  for (var c = 0u; c < ${C}u; c = c + 1u) {`,
+    `    let i = (g * ${W}u + t) * ${C}u + c;`,
+    '    if (i < n) {',
+    ...load.map((l) => `      ${l}`),
+    ...walk,
+    '    }',
+    '  }',
+    '}',
+  ].join('\n');
+}

@@ -8,7 +8,7 @@
 // compiler turns into a diagnostic at the call site.
 import { Block, Expr, FnDef, InternalError, Lambda, Program, Type } from '../../ir/syntax';
 import type { ArraySpec, DeviceStep, GpuProgram, HostStep, ResultSpec } from '../../../runtime/webgpu/plan';
-import { Combine, Guard, mapKernel, reduceFinal, reducePass, scalarKernel } from './kernels';
+import { Combine, Guard, mapKernel, reduceFinal, reducePass, scalarKernel, scanPass } from './kernels';
 import { Typed, WGSL_LIN_PRIMS, WGSL_PRIMS, WgslType, num } from './prims';
 
 /** What keeps a program off the GPU; the message names it ("the construct 'scan'"). */
@@ -158,11 +158,25 @@ class Lowering {
   elementwiseOver(countSlot: number, body: (arrays: KernelArrays) => string[]): { threads: number } {
     const arrays: number[] = [];
     const lines = body(bindIn(arrays));
+    const open = this.openMap;
+    if (open && (this.steps[this.steps.length - 1] as object) === open.step && !this.pending && open.countSlot === countSlot && sameGuards(open.guards, this.guards)) {
+      const merged = fuseBodies(open, arrays, lines);
+      if (merged) {
+        open.arrays.splice(0, open.arrays.length, ...merged.arrays);
+        open.lines = merged.lines;
+        this.kernels[open.step.kernel] = mapKernel(open.arrays.length, countSlot, open.guards, open.lines);
+        return open.step;
+      }
+    }
     const kernel = mapKernel(arrays.length, countSlot, this.guards, lines);
     const step = { op: 'map' as const, kernel: -1, threads: -1, arrays };
     this.device((k) => Object.assign(step, { kernel: k }), kernel);
+    this.openMap = { step, countSlot, guards: [...this.guards], arrays, lines };
     return step;
   }
+
+  /** The last elementwise kernel, while the next may join it (fuseBodies). */
+  private openMap: OpenMap | undefined;
 
   get guarded(): readonly Guard[] {
     return this.guards;
@@ -332,6 +346,48 @@ class Lowering {
   }
 }
 
+const sameGuards = (a: readonly Guard[], b: readonly Guard[]) => a.length === b.length && a.every((g, i) => g.slot === b[i].slot && g.when === b[i].when);
+
+interface OpenMap {
+  readonly step: { op: 'map'; kernel: number; threads: number; arrays: number[] };
+  readonly countSlot: number;
+  readonly guards: readonly Guard[];
+  readonly arrays: number[];
+  lines: string[];
+}
+
+/** Storage bindings a fused kernel may take: the scalar slots and 7 arrays (WebGPU's default limit is 8). */
+const MAX_FUSED_ARRAYS = 7;
+
+/**
+ * Consecutive elementwise kernels over the same count and guards as one kernel: the second's
+ * lines after the first's, its bindings renamed into the first's list. Sound when the second
+ * reads what the first wrote only at its own index `i` (each invocation then reads its own
+ * write); any other read of such an array (a gather) keeps two kernels, as does a binding count
+ * past the limit.
+ */
+function fuseBodies(open: OpenMap, arrays: readonly number[], lines: readonly string[]): { arrays: number[]; lines: string[] } | undefined {
+  const written = new Set<number>();
+  for (const l of open.lines) for (const m of l.matchAll(/^A(\d+)\[i\] = /g)) written.add(open.arrays[Number(m[1])]);
+  const merged = [...open.arrays];
+  const rename = arrays.map((id) => {
+    let k = merged.indexOf(id);
+    if (k < 0) {
+      merged.push(id);
+      k = merged.length - 1;
+    }
+    return k;
+  });
+  if (merged.length > MAX_FUSED_ARRAYS) return undefined;
+  for (const l of lines) {
+    for (const m of l.matchAll(/\bA(\d+)(\[i\])?/g)) {
+      if (written.has(arrays[Number(m[1])]) && m[2] === undefined) return undefined;
+    }
+  }
+  const renamed = lines.map((l) => l.replace(/\bA(\d+)\b/g, (_, k) => `A${rename[Number(k)]}`));
+  return { arrays: merged, lines: [...open.lines, ...renamed] };
+}
+
 function bindIn(list: number[]): KernelArrays {
   return {
     bind(id) {
@@ -445,10 +501,160 @@ function reduceLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl:
     ...Array.from({ length: k }, (_, j) => ({ code: `b${j}`, type: 'f32' as const, bound: undefined })),
   ];
   const { lines, results: rs } = L.body(body, params);
-  if (rs.length !== k || results.tag !== 'ret') throw new NotOnGpu(`a ${e.op} that also returns per-element values (the residuals of a general reduction)`);
+  if (rs.length !== k || results.tag !== 'ret') {
+    // Per-element outputs (a general reduction's residuals) read the accumulator before each
+    // element: a scan, whose last elements are the reduction.
+    const scanned = scanOf(L, inits, xs, n, body);
+    const last = L.reg({ op: 'sub', args: [n, L.lit(1)] });
+    const totals = scanned.slice(0, k).map((y, j) => {
+      const slot = L.newSlot();
+      const at = L.slotOfReg(last);
+      L.scalarLine((arrays) => `S[${slot}] = select(S[${L.slotOf(inits[j])}], ${arrays.bind(y.id)}[u32(max(S[${at}], 0.0))], S[${at}] >= 0.0);`);
+      return { kind: 'num' as const, slot, bool: false, bound: undefined };
+    });
+    return [...totals, ...scanned.slice(k)];
+  }
   const c: Combine = { k, lines, results: rs.map((r) => num(r as Typed)) };
   const bounds = accBounds.map((b, j) => (within(bounded.results[j]?.bound, b) ? b : undefined));
   return reduction(L, c, inits, xs, n, bounds);
+}
+
+/** The hierarchical scan of `xs` from `inits` with `body` (k accumulators, then per-element outputs): k scanned arrays, then the outputs. */
+function scanOf(L: Lowering, inits: readonly Num[], xs: readonly Arr[], n: number, body: Lambda): Arr[] {
+  const k = inits.length;
+  const params = [
+    ...Array.from({ length: k }, (_, j) => ({ code: `a${j}`, type: 'f32' as const, bound: undefined })),
+    ...Array.from({ length: k }, (_, j) => ({ code: `b${j}`, type: 'f32' as const, bound: undefined })),
+  ];
+  const { lines, results } = L.body(body, params);
+  if (results.some((r) => r.array !== undefined || r.type !== 'f32')) throw new NotOnGpu('a scan whose body returns arrays or booleans');
+  const codes = results.map((r) => num(r as Typed));
+  const c: Combine = { k, lines, results: codes.slice(0, k) };
+  return scanWith(
+    L,
+    c,
+    { lines, results: codes },
+    inits.map((v) => `S[${L.slotOf(v)}]`),
+    xs,
+    n,
+  );
+}
+
+function scanWith(L: Lowering, c: Combine, step: { lines: readonly string[]; results: readonly string[] }, inits: readonly string[], xs: readonly Arr[], n: number): Arr[] {
+  const outs: Arr[] = step.results.map(() => ({ kind: 'arr', id: L.newArray(n), len: n, elemBound: undefined }));
+  const first = reducePass(
+    c,
+    true,
+    xs.map((a) => L.slotOfReg(a.len)),
+  );
+  const next = reducePass(c, false, []);
+  const level = scanPass(c, true, [], [], undefined);
+  const final = scanPass(
+    c,
+    false,
+    xs.map((a) => L.slotOfReg(a.len)),
+    inits,
+    step,
+  );
+  L.device((kk) => ({ op: 'scan', first: kk, next: kk + 1, level: kk + 2, final: kk + 3, k: c.k, n, inputs: xs.map((a) => a.id), outputs: outs.map((o) => o.id) }), first, next, level, final);
+  return outs;
+}
+
+function scanLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[]): Val[] {
+  if (lin.length > 0) throw new NotOnGpu(`a linear ${e.op}`);
+  const [nVal, ...rest] = nl;
+  const n = hostLength(nVal, `a ${e.op} over a length`);
+  const k = rest.length / 2;
+  const inits = rest.slice(0, k).map((v) => asNum(v, 'a neutral element'));
+  const xs = rest.slice(k).map((v) => asArr(v, `an operand of ${e.op}`));
+  return scanOf(L, inits, xs, n, e.bodies[0]);
+}
+
+/** The composition of affine maps y ↦ a·y + b, earlier on the left: (a0, a1) then (b0, b1). */
+const AFFINE: Combine = { k: 2, lines: [], results: ['(b0 * a0)', '(b0 * a1 + b1)'] };
+
+/**
+ * The linear recurrences of scan and reduce (constructs/array/linearFold.ts), erased, on one
+ * accumulator: each step y ↦ B_i(y, ẋ_i) is affine in the carried value, so its coefficients
+ * (a_i = B_i(1, 0), b_i = B_i(0, ẋ_i)) come from one map kernel, the composition of the steps is a
+ * scan of affine maps (the parallel form of the recurrence), and the transposes run the same over
+ * the reversed index. More accumulators (k × k coefficients) are not on the GPU yet.
+ */
+function recurrenceLowering(forward: boolean, collect: boolean): ConstructLowering {
+  return (L, e, nl, lin) => {
+    if (lin.length > 0) throw new NotOnGpu(`a linear ${e.op} with linear operands`);
+    const body = e.bodies[0];
+    const results = body.body.result.tag === 'ret' ? body.body.result.nl.length + body.body.result.lin.length : -1;
+    const k = forward ? results : results / 2;
+    if (k !== 1) throw new NotOnGpu(`the linear recurrence '${e.op}' on ${k} accumulators (one is on the GPU)`);
+    const n = hostLength(nl[0], `a ${e.op} over a length`);
+    const linear = forward ? 2 : 1;
+    const residuals = nl.slice(1, nl.length - linear).map((v) => asArr(v, `a residual of ${e.op}`));
+    const lastOps = nl.slice(nl.length - linear);
+    // Element `index` (WGSL u32) of an array operand, 0 past its end (sparse tangents).
+    const elem = (arrays: KernelArrays, a: Arr, index: string): Typed & { bound: Bound } => ({
+      code: `select(0.0, ${arrays.bind(a.id)}[${index}], ${index} < u32(S[${L.slotOfReg(a.len)}]))`,
+      type: 'f32',
+      bound: undefined,
+    });
+    const lit = (code: string): Typed & { bound: Bound } => ({ code, type: 'f32', bound: undefined });
+    const evalBody = (arrays: KernelArrays, index: string, rest: Local[]) => {
+      const sParams = residuals.map((r) => elem(arrays, r, index));
+      return L.body(body, [...sParams, ...rest]);
+    };
+    const a = L.newArray(n);
+    const b = L.newArray(n);
+    const nSlot = L.slotOfReg(n);
+    if (forward) {
+      const c0 = asNum(lastOps[0], `the start of ${e.op}`);
+      const xdot = asArr(lastOps[1], `the tangents of ${e.op}`);
+      L.elementwise(n, (arrays) => {
+        const one = evalBody(arrays, 'i', [lit('1.0'), lit('0.0')]);
+        const inc = evalBody(arrays, 'i', [lit('0.0'), elem(arrays, xdot, 'i')]);
+        return [...one.lines, ...inc.lines, `${arrays.bind(a)}[i] = ${num(one.results[0] as Typed)};`, `${arrays.bind(b)}[i] = ${num(inc.results[0] as Typed)};`];
+      });
+      const aArr: Arr = { kind: 'arr', id: a, len: n, elemBound: undefined };
+      const bArr: Arr = { kind: 'arr', id: b, len: n, elemBound: undefined };
+      const [, ys] = scanWith(L, AFFINE, { lines: [], results: AFFINE.results }, ['1.0', `S[${L.slotOf(c0)}]`], [aArr, bArr], n);
+      if (collect) return [ys];
+      return [lastOf(L, ys, n, c0)];
+    }
+    // Backward: u_i, the cotangent entering step i, is ȳ_i + a_{i+1}·u_{i+1} (lrscan; u_{n−1} = ȳ_{n−1})
+    // or a_{i+1}·u_{i+1} from u_{n−1} = ȳ (lrfold): a forward affine scan over j = n − 1 − i.
+    const ybar = lastOps[0];
+    const start = collect ? L.hostNum(L.lit(0)) : asNum(ybar, `the cotangent of ${e.op}`);
+    L.elementwise(n, (arrays) => {
+      const next = `(${`u32(S[${nSlot}])`} - i)`; // i + 1 in the original order
+      const one = evalBody(arrays, next, [lit('1.0')]);
+      const add = collect ? `${elem(arrays, asArr(ybar, `the cotangents of ${e.op}`), `(u32(S[${nSlot}]) - 1u - i)`).code}` : '0.0';
+      return [...one.lines, `${arrays.bind(a)}[i] = select(${num(one.results[0] as Typed)}, 1.0, i == 0u);`, `${arrays.bind(b)}[i] = ${add};`];
+    });
+    const aArr: Arr = { kind: 'arr', id: a, len: n, elemBound: undefined };
+    const bArr: Arr = { kind: 'arr', id: b, len: n, elemBound: undefined };
+    const [, us] = scanWith(L, AFFINE, { lines: [], results: AFFINE.results }, ['1.0', `S[${L.slotOf(start)}]`], [aArr, bArr], n);
+    // Each step's transposed body at its u_i: the carried cotangent out (ē at i = 0) and x̄_i.
+    const carried = L.newArray(n);
+    const xbar = L.newArray(n);
+    L.elementwise(n, (arrays) => {
+      const u = `${arrays.bind(us.id)}[u32(S[${nSlot}]) - 1u - i]`;
+      const r = evalBody(arrays, 'i', [lit(u)]);
+      return [...r.lines, `${arrays.bind(carried)}[i] = ${num(r.results[0] as Typed)};`, `${arrays.bind(xbar)}[i] = ${num(r.results[1] as Typed)};`];
+    });
+    const ebar = L.newSlot();
+    L.scalarLine((arrays) => `S[${ebar}] = select(S[${L.slotOf(start)}], ${arrays.bind(carried)}[0], S[${nSlot}] > 0.0);`);
+    return [
+      { kind: 'num', slot: ebar, bool: false, bound: undefined },
+      { kind: 'arr', id: xbar, len: n, elemBound: undefined },
+    ];
+  };
+}
+
+/** The last element of `ys` (n long), or `empty` when n = 0. */
+function lastOf(L: Lowering, ys: Arr, n: number, empty: Num): Num {
+  const slot = L.newSlot();
+  const nSlot = L.slotOfReg(n);
+  L.scalarLine((arrays) => `S[${slot}] = select(S[${L.slotOf(empty)}], ${arrays.bind(ys.id)}[u32(max(S[${nSlot}] - 1.0, 0.0))], S[${nSlot}] > 0.0);`);
+  return { kind: 'num', slot, bool: false, bound: undefined };
 }
 
 function condLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[], env: Env): Val[] {
@@ -538,6 +744,12 @@ const CONSTRUCTS: Readonly<Record<string, ConstructLowering>> = {
   smap: mapLowering,
   reduce: reduceLowering,
   sreduce: reduceLowering,
+  scan: scanLowering,
+  sscan: scanLowering,
+  lscan: recurrenceLowering(true, true),
+  lfold: recurrenceLowering(true, false),
+  lrscan: recurrenceLowering(false, true),
+  lrfold: recurrenceLowering(false, false),
   sum: (L, _e, [a]) => {
     const arr = asArr(a, 'a sum');
     return reduction(L, SUM, [L.hostNum(L.lit(0))], [arr], arr.len, [undefined]);
@@ -573,6 +785,8 @@ const CONSTRUCTS: Readonly<Record<string, ConstructLowering>> = {
       }),
     ];
   },
+  // E of a dup of an array: the same buffer twice (kernels never write their operands).
+  share: (_L, _e, [a]) => [asArr(a, 'a share'), a],
   index: (L, _e, [a, j]) => elementRead(L, asArr(a, 'an element read'), asNum(j, 'an index')),
   lindex: (L, _e, nl) => elementRead(L, asArr(nl[nl.length - 1], 'an element read'), asNum(nl[0], 'an index')),
   cond: condLowering,
