@@ -25,8 +25,9 @@ const flatIndex = (size: number) => `gid.x + gid.y * nwg.x * ${size}u`;
  * An elementwise kernel over `count` (the slot of its length): `arrays[k]` is bound as `A{k}`;
  * `body` reads the index `i` (u32) and writes its outputs.
  */
-export function mapKernel(arrays: number, countSlot: number, guards: readonly Guard[], body: readonly string[]): string {
-  const decls = Array.from({ length: arrays }, (_, k) => arrayDecl(k + 1, `A${k}`));
+export function mapKernel(arrays: number, countSlot: number, guards: readonly Guard[], body: readonly string[], atomic?: number): string {
+  // `atomic`: the array read and written through atomics on its f32 bits (a scatter).
+  const decls = Array.from({ length: arrays }, (_, k) => (k === atomic ? `@group(0) @binding(${k + 1}) var<storage, read_write> A${k}: array<atomic<u32>>;` : arrayDecl(k + 1, `A${k}`)));
   return [
     WGSL_HELPERS,
     scalars,
@@ -286,4 +287,23 @@ export function scanPass(c: Combine, level: boolean, lengthSlots: readonly numbe
     '  }',
     '}',
   ].join('\n');
+}
+
+/**
+ * `A[p] = op(A[p], v)` for an `A` bound as atomic u32 (the f32's bits), from any number of
+ * invocations at once: a compare-exchange loop, retried while another invocation changed the
+ * element in between. `op` (WGSL over `old` and `v`) must be commutative and associative: the
+ * invocations' order is the device's. Statements for a map body (index `i`).
+ */
+export function atomicUpdate(array: string, index: string, value: string, op: (old: string, v: string) => string): string[] {
+  return [
+    `let p = ${index};`,
+    `let v = ${value};`,
+    `var old = atomicLoad(&${array}[p]);`,
+    'loop {',
+    `  let r = atomicCompareExchangeWeak(&${array}[p], old, bitcast<u32>(${op('bitcast<f32>(old)', 'v')}));`,
+    '  if (r.exchanged) { break; }',
+    '  old = r.old_value;',
+    '}',
+  ];
 }

@@ -8,7 +8,7 @@
 // compiler turns into a diagnostic at the call site.
 import { Block, Expr, FnDef, InternalError, Lambda, Program, Type } from '../../ir/syntax';
 import type { ArraySpec, DeviceStep, GpuProgram, HostStep, ResultSpec } from '../../../runtime/webgpu/plan';
-import { Combine, Guard, mapKernel, reduceFinal, reducePass, scalarKernel, scanPass } from './kernels';
+import { Combine, Guard, atomicUpdate, mapKernel, reduceFinal, reducePass, scalarKernel, scanPass } from './kernels';
 import { Typed, WGSL_LIN_PRIMS, WGSL_PRIMS, WgslType, num } from './prims';
 
 /** What keeps a program off the GPU; the message names it ("the construct 'scan'"). */
@@ -173,6 +173,18 @@ class Lowering {
     this.device((k) => Object.assign(step, { kernel: k }), kernel);
     this.openMap = { step, countSlot, guards: [...this.guards], arrays, lines };
     return step;
+  }
+
+  /**
+   * An elementwise kernel over `count` that updates `target` through atomics (a scatter): its
+   * own kernel, never fused (the target's binding is declared atomic).
+   */
+  atomicElementwise(count: number, target: number, body: (arrays: KernelArrays, atomic: string) => string[]): void {
+    const arrays: number[] = [target];
+    const lines = body(bindIn(arrays), 'A0');
+    const kernel = mapKernel(arrays.length, this.slotOfReg(count), this.guards, lines, 0);
+    this.device((k) => ({ op: 'map', kernel: k, threads: count, arrays }), kernel);
+    this.openMap = undefined;
   }
 
   /** The last elementwise kernel, while the next may join it (fuseBodies). */
@@ -787,10 +799,82 @@ const CONSTRUCTS: Readonly<Record<string, ConstructLowering>> = {
   },
   // E of a dup of an array: the same buffer twice (kernels never write their operands).
   share: (_L, _e, [a]) => [asArr(a, 'a share'), a],
+  lscatteradd: (L, _e, [n, idx, g]) => [scatterAdd(L, hostLength(n, 'a scatter-add of a length'), asArr(idx, 'the indices of a scatter-add'), asArr(g, 'a scatter-add'))],
+  // lgather(n, idx ; ȧ): ȧ at each index, 0 past ȧ's end (a sparse tangent) or outside.
+  lgather: (L, _e, [, idx, a]) => {
+    const arr = asArr(a, 'a gather');
+    const at = asArr(idx, 'the indices of a gather');
+    return [
+      filled(L, at.len, undefined, (arrays) => {
+        const j = `${arrays.bind(at.id)}[i]`;
+        return `select(0.0, ${arrays.bind(arr.id)}[u32(max(${j}, 0.0))], ${j} >= 0.0 && ${j} < S[${L.slotOfReg(arr.len)}])`;
+      }),
+    ];
+  },
+  reduceByIndex: reduceByIndexLowering,
   index: (L, _e, [a, j]) => elementRead(L, asArr(a, 'an element read'), asNum(j, 'an index')),
   lindex: (L, _e, nl) => elementRead(L, asArr(nl[nl.length - 1], 'an element read'), asNum(nl[0], 'an index')),
   cond: condLowering,
 };
+
+/**
+ * ā = zeros(n), ā[idx_j] += ḡ_j: a compare-exchange loop on the f32 bits per element (WGSL has
+ * integer atomics only). Chosen over sort then segmented reduce: one kernel and O(len idx) work
+ * with no extra memory, where a sort is several passes over the indices; the cost is contention
+ * on an index many elements share, and an order of the additions that varies run to run (f32
+ * roundings: results differ in the last bits, within the sum tolerance). Indices outside 0…n−1
+ * add nothing (the CPU path rejects them first).
+ */
+function scatterAdd(L: Lowering, n: number, idx: Arr, g: Arr): Arr {
+  const out = filled(L, n, undefined, () => '0.0');
+  const nSlot = L.slotOfReg(n);
+  L.atomicElementwise(idx.len, out.id, (arrays, target) => {
+    const j = `${arrays.bind(idx.id)}[i]`;
+    return [
+      `if (${j} >= 0.0 && ${j} < S[${nSlot}] && i < u32(S[${L.slotOfReg(g.len)}])) {`,
+      ...atomicUpdate(target, `u32(${j})`, `${arrays.bind(g.id)}[i]`, (old, v) => `${old} + ${v}`).map((l) => `  ${l}`),
+      '}',
+    ];
+  });
+  return out;
+}
+
+/** The operators a histogram runs with atomics: commutative, so that any order gives the CPU's value. */
+const HISTOGRAM_OPS: Readonly<Record<string, (a: string, b: string) => string>> = {
+  add: (a, b) => `${a} + ${b}`,
+  mul: (a, b) => `${a} * ${b}`,
+  min: (a, b) => `min(${a}, ${b})`,
+  max: (a, b) => `max(${a}, ${b})`,
+};
+
+/** The primitive of a body that is exactly `op(h, v)` or `op(v, h)` on its two parameters, if any. */
+function binaryBodyOp(l: Lambda): string | undefined {
+  const [h, v] = l.nlParams.map((p) => p.name);
+  const [s] = l.body.stmts;
+  const r = l.body.result;
+  if (l.body.stmts.length !== 1 || s.tag !== 'let' || s.rhs.tag !== 'prim' || l.nlParams.length !== 2) return undefined;
+  const args = [...s.rhs.args].sort();
+  if (args.join() !== [h, v].sort().join() || r.tag !== 'ret' || r.nl.length !== 1 || r.nl[0] !== s.nl[0]?.name) return undefined;
+  return s.rhs.op;
+}
+
+function reduceByIndexLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[]): Val[] {
+  const op = binaryBodyOp(e.bodies[0]);
+  if (lin.length > 0 || nl.length !== 3 || op === undefined || !HISTOGRAM_OPS[op]) {
+    throw new NotOnGpu(`a ${e.op} whose operator is not one of + * min max on one histogram`);
+  }
+  const dest = asArr(nl[0], 'a histogram');
+  const idx = asArr(nl[1], 'the bins of a histogram');
+  const vals = asArr(nl[2], 'the values of a histogram');
+  const out = filled(L, dest.len, undefined, (arrays) => `${arrays.bind(dest.id)}[i]`);
+  const mSlot = L.slotOfReg(dest.len);
+  const count = L.reg({ op: 'min', args: [idx.len, vals.len] });
+  L.atomicElementwise(count, out.id, (arrays, target) => {
+    const j = `${arrays.bind(idx.id)}[i]`;
+    return [`if (${j} >= 0.0 && ${j} < S[${mSlot}]) {`, ...atomicUpdate(target, `u32(${j})`, `${arrays.bind(vals.id)}[i]`, HISTOGRAM_OPS[op]).map((l) => `  ${l}`), '}'];
+  });
+  return [out];
+}
 
 function elementRead(L: Lowering, a: Arr, j: Num): Val[] {
   const slot = L.newSlot();
