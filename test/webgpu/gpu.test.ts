@@ -114,6 +114,13 @@ export function scanLoss(x: Float32Array): number {
 export function prodLoss(x: Float32Array): number {
   return sum(scan(x, '*').map((v, i) => v * x[i]));
 }
+/** A general reduction (a product, as a lambda): its adjoint reads the prefix before each element. */
+/** @differentiable */
+export function product(x: Float32Array): number {
+  return x.reduce((a, b) => a * b, 1);
+}
+export const gpuProduct = gpu(valueAndGrad(product));
+export const cpuProduct = valueAndGrad(product);
 export const gpuCumsum = gpu(cumsum);
 export const gpuCummax = gpu(cummax);
 export const gpuCumlse = gpu(cumlse);
@@ -340,15 +347,22 @@ describe('scans (hierarchical: every length) and their adjoints', () => {
   });
 
   // The adjoint of a scan with a lambda is the affine-composition scan over the reversed index;
-  // a product scan's adjoint is exact with zeros (no division): zeros are planted. To 1000: each
+  // a product scan's and a product reduce's adjoints are exact with zeros (no division): zeros
+  // are planted (products of n factors near 1: 1e-6 · (n + 1) relative). To 1000: each
   // cotangent is a suffix sum of products, whose f32 error grows with n as a long sum's does.
-  run('gradients through a scan with a lambda and a product scan', async () => {
+  run('gradients through a scan with a lambda, a product scan and a product reduce', async () => {
     for (const n of SMALL_SIZES) {
       const x = data(n, 20);
       const [value, dx] = await m.gpuScanLoss(x);
       const [cpuValue, cpuDx] = m.cpuScanLoss(x);
       expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-5 * (Math.log2(n + 1) + 1) * Math.max(1, n));
       close(dx, cpuDx, 1e-4, 1e-3 * maxAbs(cpuDx), `grad scanLoss n=${n}`, 1e-5);
+      const z = data(n, 29, 0.999, 1.001);
+      if (n > 10) z[4] = 0; // one zero: the other elements' cotangents are 0, its own the rest's product
+      const [pv, pd] = await m.gpuProduct(z);
+      const [cpv, cpd] = m.cpuProduct(z);
+      expect(Math.abs(pv - cpv)).toBeLessThanOrEqual(1e-6 * (n + 1) * Math.abs(cpv) + 1e-30);
+      close(pd, cpd, 1e-6 * (n + 1), 1e-3 * maxAbs(cpd), `grad product n=${n}`, 1e-30);
       const y = data(n, 21, 0.5, 1.5);
       if (n > 10) y[3] = y[n - 2] = 0;
       const cpu = m.cpuProdLoss(y);
