@@ -560,6 +560,15 @@ describe('the build', () => {
     `);
     expect(found.map((c) => c.slice(0, 4))).toEqual(['1011']);
     expect(found[0]).toMatch(/the transform hessian/);
+    const vjpFound = codes(`
+      import { vjp } from 'tsad';
+      import { gpu } from 'tsad/webgpu';
+      /** @differentiable */
+      export function f(x: number): number { return x * x; }
+      export const g = gpu(vjp(f, 2));
+    `);
+    expect(vjpFound.map((c) => c.slice(0, 4))).toEqual(['1011']);
+    expect(vjpFound[0]).toMatch(/the transform vjp \(vjp\(f, \.\.\.args\) runs at once and returns a host pullback/);
   });
 
   // Checked where there is no adapter (the no-adapter run of this suite: EGL_PLATFORM=x11 with no
