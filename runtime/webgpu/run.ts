@@ -5,7 +5,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import type { Acquired, GPUDeviceLike } from './device';
 import { GpuArray } from './handles';
-import { GpuProgram, MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP } from './plan';
+import { GpuProgram, MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP, TILE } from './plan';
 
 // The WebGPU constants (GPUBufferUsage, GPUMapMode), fixed by the specification.
 const MAP_READ = 1;
@@ -106,6 +106,23 @@ function toF32(v: unknown, label: string, where: string): Float32Array | GpuArra
   throw new TypeError(`${where}: ${label} must be a Float32Array (or a Float64Array or number[], converted to f32, or a gpu.upload handle), got ${describe(v)}`);
 }
 
+/** A matrix argument as its row-major f32 data (rectangular: every row as long as the first). */
+function toMatrix(v: unknown, label: string, where: string): { flat: Float32Array; rows: number; cols: number } {
+  if (!Array.isArray(v)) throw new TypeError(`${where}: ${label} must be a matrix (number[][], Float32Array[] or Float64Array[]), got ${describe(v)}`);
+  const rows = v.length;
+  const cols = rows > 0 ? (v[0] as ArrayLike<number>).length : 0;
+  const flat = new Float32Array(rows * cols);
+  v.forEach((row: unknown, i: number) => {
+    const ok = row instanceof Float32Array || row instanceof Float64Array || Array.isArray(row);
+    if (!ok) throw new TypeError(`${where}: ${label} must be a matrix; row ${i} is ${describe(row)}`);
+    const r = row as ArrayLike<number>;
+    if (r.length !== cols) throw new RangeError(`${where}: ${label} must be a rectangular matrix: row ${i} has ${r.length} numbers, row 0 has ${cols}`);
+    flat.set(r, i * cols);
+  });
+  if (flat.length > MAX_LENGTH) throw new RangeError(`${where}: ${label} has ${flat.length} numbers; the GPU path takes at most 2^24`);
+  return { flat, rows, cols };
+}
+
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (typeof v === 'object') return (v as object).constructor?.name ?? 'an object';
@@ -116,8 +133,14 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
   const { device } = acquired;
   const where = prog.where;
   if (args.length < prog.params.length) throw new TypeError(`${where}: expected ${prog.params.length} arguments (${prog.params.map((p) => p.name).join(', ')}), got ${args.length}`);
+  const dims: [number, number][] = [];
   const data = prog.params.map((p, k) => {
     const label = `argument ${k + 1} ('${p.name}')`;
+    if (p.kind === 'matrix') {
+      const { flat, rows, cols } = toMatrix(args[k], label, where);
+      dims[k] = [rows, cols];
+      return flat;
+    }
     if (p.kind === 'number') {
       if (typeof args[k] !== 'number') throw new TypeError(`${where}: ${label} must be a number, got ${describe(args[k])}`);
       return args[k] as number;
@@ -136,11 +159,17 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
       case 'arg':
         H[s.out] = data[s.param] as number;
         break;
+      case 'dim':
+        H[s.out] = dims[s.param][s.axis];
+        break;
       case 'len':
         H[s.out] = (data[s.param] as Float32Array | GpuArray).length;
         break;
       case 'add':
         H[s.out] = s.args.reduce((a, r) => a + H[r], 0);
+        break;
+      case 'mul':
+        H[s.out] = s.args.reduce((a, r) => a * H[r], 1);
         break;
       case 'sub':
         H[s.out] = H[s.args[0]] - H[s.args[1]];
@@ -240,6 +269,9 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
       if (step.op === 'map') {
         const threads = H[step.threads];
         if (threads > 0) dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], Math.ceil(threads / MAP_WORKGROUP));
+      } else if (step.op === 'tiles') {
+        const groups = Math.ceil(H[step.rows] / TILE) * Math.ceil(H[step.cols] / TILE);
+        if (groups > 0) dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], groups);
       } else if (step.op === 'scalar') {
         dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], 1);
       } else if (step.op === 'scan') {
@@ -267,7 +299,7 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
       }
     }
     // One readback: the scalar slots, then each array result.
-    const resultArrays = prog.results.map((r) => (r.kind === 'array' ? lengths[r.array] : 0));
+    const resultArrays = prog.results.map((r) => (r.kind === 'scalar' ? 0 : lengths[r.array]));
     const total = S.byteLength + resultArrays.reduce((a, n) => a + n * 4, 0);
     const staging = buffers.take(total, MAP_READ | COPY_DST);
     enc.copyBufferToBuffer(sBuf, 0, staging, 0, S.byteLength);
@@ -275,7 +307,7 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
     const offsets = prog.results.map((r, j) => {
       const at = offset;
       const bytes = resultArrays[j] * 4;
-      if (r.kind === 'array' && bytes > 0) enc.copyBufferToBuffer(arr[r.array], 0, staging, at, bytes);
+      if (r.kind !== 'scalar' && bytes > 0) enc.copyBufferToBuffer(arr[r.array], 0, staging, at, bytes);
       offset += bytes;
       return at;
     });
@@ -290,6 +322,16 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
     const values = prog.results.map((r, j) => {
       if (r.kind === 'scalar') return bytes[r.slot];
       const n = resultArrays[j];
+      if (r.kind === 'matrix') {
+        // Row-major data, zeros past a shorter (sparse) gradient.
+        const flat = bytes.subarray(offsets[j] / 4, offsets[j] / 4 + n);
+        const cols = H[r.cols];
+        return Array.from({ length: H[r.rows] }, (_, i) => {
+          const row = new Float32Array(cols);
+          row.set(flat.subarray(Math.min(n, i * cols), Math.min(n, (i + 1) * cols)));
+          return row;
+        });
+      }
       const out = new Float32Array(r.like !== undefined ? (data[r.like] as Float32Array | GpuArray).length : n);
       out.set(bytes.subarray(offsets[j] / 4, offsets[j] / 4 + Math.min(n, out.length)));
       return out;

@@ -31,7 +31,7 @@ const SMALL_SIZES = SIZES.slice(0, -2);
 const EXPECTED_DISPATCHES = { lse: 10, logsumexp: 24, weighted: 5, scanLoss: 14 };
 
 const source = `
-import { grad, valueAndGrad, hvp, sum, scan, gather, reduceByIndex, stopGradient } from 'tsad';
+import { grad, valueAndGrad, hvp, sum, scan, gather, reduceByIndex, matmul, stopGradient } from 'tsad';
 import { gpu } from 'tsad/webgpu';
 
 /** @differentiable */
@@ -154,6 +154,20 @@ export const gpuHistSum = gpu(histSum);
 export const gpuHistProd = gpu(histProd);
 export const gpuHistMin = gpu(histMin);
 export const gpuHistMax = gpu(histMax);
+/** @differentiable */
+export function product2(a: number[][], b: number[][]): number[][] {
+  return matmul(a, b);
+}
+/** A two-layer network's loss on flat activations: tanh between the products. */
+/** @differentiable */
+export function mmLoss(a: number[][], b: number[][]): number {
+  return sum(matmul(a, b).flat().map((v) => Math.tanh(v) * v));
+}
+export const gpuProduct2 = gpu(product2);
+export const gpuMmLossA = gpu(grad(mmLoss, { wrt: [0] }));
+export const gpuMmLossB = gpu(valueAndGrad(mmLoss, { wrt: [1] }));
+export const cpuMmLossA = grad(mmLoss, { wrt: [0] });
+export const cpuMmLossB = valueAndGrad(mmLoss, { wrt: [1] });
 export const gpuHvpWeighted = gpu(hvp(weighted));
 export const cpuHvpWeighted = hvp(weighted);
 export const gpuHvpLogsumexp = gpu(hvp(logsumexp));
@@ -405,6 +419,60 @@ describe('scatter-add and reduce-by-index (atomics on f32 bits)', () => {
       close(await m.gpuHistProd(d, idx, near), m.histProd(d, idx, near), 1e-6 * (n + 1), 1e-3, `histProd n=${n}`);
       expect(Array.from(await m.gpuHistMin(d, idx, v))).toEqual(Array.from(m.histMin(d, idx, v)));
       expect(Array.from(await m.gpuHistMax(d, idx, v))).toEqual(Array.from(m.histMax(d, idx, v)));
+    }
+  });
+});
+
+describe('matmul (tiled, workgroup memory) and its adjoints', () => {
+  const matrix = (r: number, c: number, seed: number) => {
+    const flat = data(r * c, seed, -1, 1);
+    return Array.from({ length: r }, (_, i) => Array.from(flat.subarray(i * c, (i + 1) * c)));
+  };
+  // Shapes around the 16×16 tile (0, 1, 15, 16, 17, a long inner size). A dot product of length
+  // k in f32, in tile order: 1e-6 · k · Σ|a_il b_lj| per element, stated as 1e-6 · (k + 1) of the
+  // largest |entry| (entries of [−1, 1]).
+  const SHAPES: [number, number, number][] = [
+    [1, 3, 0],
+    [1, 1, 1],
+    [2, 0, 3],
+    [15, 16, 17],
+    [16, 33, 16],
+    [17, 5, 40],
+    [3, 1000, 2],
+  ];
+  run('products and gradients with respect to either factor', async () => {
+    for (const [n, k, mm] of SHAPES) {
+      const a = matrix(n, k, 30);
+      const b = matrix(k, mm, 31);
+      const tol = 1e-6 * (k + 1);
+      const want = m.product2(a, b).flat();
+      const got = await m.gpuProduct2(a, b);
+      expect(got.length).toBe(n);
+      close(
+        got.flatMap((r: Float32Array) => Array.from(r)),
+        want,
+        tol,
+        1,
+        `matmul ${n}×${k}×${mm}`,
+      );
+      const da = await m.gpuMmLossA(a, b);
+      close(
+        da.flatMap((r: Float32Array) => Array.from(r)),
+        m.cpuMmLossA(a, b).flat(),
+        tol * mm,
+        1,
+        `d/da ${n}×${k}×${mm}`,
+      );
+      const [value, db] = await m.gpuMmLossB(a, b);
+      const [cpuValue, cpuDb] = m.cpuMmLossB(a, b);
+      expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(tol * (n * mm + 1));
+      close(
+        db.flatMap((r: Float32Array) => Array.from(r)),
+        cpuDb.flat(),
+        tol * n,
+        1,
+        `d/db ${n}×${k}×${mm}`,
+      );
     }
   });
 });

@@ -27,13 +27,15 @@ export interface GpuFunction {
   readonly result: Shape;
 }
 
-const onGpu = (s: Shape): boolean => s.kind === 'number' || (s.kind === 'array' && s.elem.kind === 'number');
+const numbers = (s: Shape): boolean => s.kind === 'array' && s.elem.kind === 'number';
+/** Numbers, arrays of numbers and matrices (arrays of arrays of numbers). */
+const onGpu = (s: Shape): boolean => s.kind === 'number' || numbers(s) || (s.kind === 'array' && numbers(s.elem));
 
 export function gpuProgramOf(program: Program, fn: GpuFunction, req: GpuRequest, driver: DriverOptions, reverse: () => Reverse): GpuProgram {
   for (const p of fn.params) {
-    if (!onGpu(p.shape)) throw new NotOnGpu(`the parameter '${p.name}' (only numbers and arrays of numbers are on the GPU yet)`);
+    if (!onGpu(p.shape)) throw new NotOnGpu(`the parameter '${p.name}' (only numbers, arrays of numbers and matrices are on the GPU yet)`);
   }
-  if (!onGpu(fn.result)) throw new NotOnGpu('the result (only a number or an array of numbers is on the GPU yet)');
+  if (!onGpu(fn.result)) throw new NotOnGpu('the result (only a number, an array of numbers or a matrix is on the GPU yet)');
   const paramNames = fn.params.map((p) => p.name);
   if (!req.transform) {
     const typed = annotateTypes(program);
@@ -42,7 +44,9 @@ export function gpuProgramOf(program: Program, fn: GpuFunction, req: GpuRequest,
   if (req.wrt.length !== 1) throw new NotOnGpu('a gradient with respect to several parameters');
   if (req.transform === 'hvp') return hvpProgram(program, fn, req, driver);
   const withValue = req.transform === 'valueAndGrad';
-  const vg = valueAndGradOf(program, fn.name, { ...driver, wrt: req.wrt, value: withValue, flatSignature: true, vjp: driver.forwardGrad ? undefined : reverse() });
+  // A matrix parameter stays one (data, rows, cols) tuple, which the lowering takes as a matrix.
+  const matrix = fn.params[req.wrt[0]].shape.kind === 'array' && !numbers(fn.params[req.wrt[0]].shape);
+  const vg = valueAndGradOf(program, fn.name, { ...driver, wrt: req.wrt, value: withValue, flatSignature: !matrix, vjp: driver.forwardGrad ? undefined : reverse() });
   const typed = annotateTypes(vg.program);
   const grad = fn.params[req.wrt[0]].shape.kind === 'array' ? req.wrt[0] : undefined;
   return lowerToGpu(gpuDef(typed, vg.valueAndGrad), { where: req.where, paramNames, likes: withValue ? [undefined, grad] : [grad], tuple: withValue });

@@ -2,7 +2,7 @@
 // an elementwise kernel (a fused map body, a fill, a one-hot, a copy), one invocation of scalar
 // code, and the three passes of a hierarchical reduction. Bodies come from lower.ts as lines of
 // WGSL; this module only wraps them.
-import { MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP } from '../../../runtime/webgpu/plan';
+import { MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP, TILE } from '../../../runtime/webgpu/plan';
 import { WGSL_HELPERS } from './prims';
 
 /** A predicate slot a kernel runs under (a branch of a cond on a device value). */
@@ -306,4 +306,70 @@ export function atomicUpdate(array: string, index: string, value: string, op: (o
     '  old = r.old_value;',
     '}',
   ];
+}
+
+/** The slots a matrix product reads: its sizes (Z is R×Q, the sum over P) and its operands' lengths. */
+export interface GemmSlots {
+  readonly R: number;
+  readonly P: number;
+  readonly Q: number;
+  readonly lenX: number;
+  readonly lenY: number;
+}
+
+/**
+ * Z = op(X)·op(Y), tiled: each workgroup computes a TILE×TILE block of Z, staging TILE×TILE
+ * blocks of both operands in workgroup memory per step along P. op(X)(r, p) is X[r·P + p], or
+ * X[p·R + r] when `tX` (X stored transposed); op(Y)(p, q) is Y[p·Q + q], or Y[q·P + p] when
+ * `tY`. Reads past an operand's length are 0 (a short, sparse linear operand). The sizes come
+ * through workgroupUniformLoad, so the loop around the barriers is uniform.
+ * Bindings: S, X, Y, Z.
+ */
+export function gemmKernel(tX: boolean, tY: boolean, s: GemmSlots): string {
+  const T = TILE;
+  const x = tX ? 'p * R + r' : 'r * P + p';
+  const y = tY ? 'q * P + p' : 'p * Q + q';
+  return [
+    scalars,
+    arrayDecl(1, 'X'),
+    arrayDecl(2, 'Y'),
+    arrayDecl(3, 'Z'),
+    `var<workgroup> TX: array<f32, ${T * T}>;`,
+    `var<workgroup> TY: array<f32, ${T * T}>;`,
+    'var<workgroup> DIMS: vec3<u32>;',
+    `fn xAt(r: u32, p: u32, R: u32, P: u32) -> f32 {`,
+    `  let k = ${x};`,
+    `  return select(0.0, X[min(k, arrayLength(&X) - 1u)], r < R && p < P && f32(k) < S[${s.lenX}]);`,
+    '}',
+    `fn yAt(p: u32, q: u32, P: u32, Q: u32) -> f32 {`,
+    `  let k = ${y};`,
+    `  return select(0.0, Y[min(k, arrayLength(&Y) - 1u)], p < P && q < Q && f32(k) < S[${s.lenY}]);`,
+    '}',
+    `@compute @workgroup_size(${T * T})`,
+    'fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
+    `  if (lid.x == 0u) { DIMS = vec3<u32>(u32(S[${s.R}]), u32(S[${s.P}]), u32(S[${s.Q}])); }`,
+    '  let d = workgroupUniformLoad(&DIMS);',
+    '  let R = d.x;',
+    '  let P = d.y;',
+    '  let Q = d.z;',
+    `  let tilesQ = max((Q + ${T - 1}u) / ${T}u, 1u);`,
+    '  let g = wid.x + wid.y * nwg.x;',
+    `  let ly = lid.x / ${T}u;`,
+    `  let lx = lid.x % ${T}u;`,
+    `  let row = (g / tilesQ) * ${T}u + ly;`,
+    `  let col = (g % tilesQ) * ${T}u + lx;`,
+    '  var acc = 0.0;',
+    `  let steps = (P + ${T - 1}u) / ${T}u;`,
+    '  for (var s = 0u; s < steps; s = s + 1u) {',
+    `    TX[ly * ${T}u + lx] = xAt(row, s * ${T}u + lx, R, P);`,
+    `    TY[ly * ${T}u + lx] = yAt(s * ${T}u + ly, col, P, Q);`,
+    '    workgroupBarrier();',
+    `    for (var l = 0u; l < ${T}u; l = l + 1u) {`,
+    `      acc = acc + TX[ly * ${T}u + l] * TY[l * ${T}u + lx];`,
+    '    }',
+    '    workgroupBarrier();',
+    '  }',
+    '  if (row < R && col < Q) { Z[row * Q + col] = acc; }',
+    '}',
+  ].join('\n');
 }

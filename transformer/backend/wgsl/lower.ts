@@ -8,7 +8,7 @@
 // compiler turns into a diagnostic at the call site.
 import { Block, Expr, FnDef, InternalError, Lambda, Program, Type } from '../../ir/syntax';
 import type { ArraySpec, DeviceStep, GpuProgram, HostStep, ResultSpec } from '../../../runtime/webgpu/plan';
-import { Combine, Guard, atomicUpdate, mapKernel, reduceFinal, reducePass, scalarKernel, scanPass } from './kernels';
+import { Combine, Guard, atomicUpdate, gemmKernel, mapKernel, reduceFinal, reducePass, scalarKernel, scanPass } from './kernels';
 import { Typed, WGSL_LIN_PRIMS, WGSL_PRIMS, WgslType, num } from './prims';
 
 /** What keeps a program off the GPU; the message names it ("the construct 'scan'"). */
@@ -26,7 +26,9 @@ type Val =
   /** A number (a boolean as 0 or 1): known on the host (`reg`) or only on the device (`slot`). */
   | { readonly kind: 'num'; readonly reg?: number; readonly slot?: number; readonly bool: boolean; readonly bound: Bound }
   | { readonly kind: 'arr'; readonly id: number; readonly len: number; readonly elemBound: Bound }
-  | { readonly kind: 'str'; readonly text: string };
+  | { readonly kind: 'str'; readonly text: string }
+  /** A tuple of values (a matrix is (data, rows, cols)). */
+  | { readonly kind: 'tup'; readonly elems: readonly Val[] };
 type Num = Extract<Val, { kind: 'num' }>;
 type Arr = Extract<Val, { kind: 'arr' }>;
 type Env = Map<string, Val>;
@@ -42,7 +44,9 @@ const SELECTING: Readonly<Record<string, (args: readonly Bound[]) => Bound>> = {
   fround: ([a]) => a,
 };
 /** Host arithmetic on lengths (plan.ts HostStep). */
-const HOST_OPS = new Set(['add', 'sub', 'max', 'min', 'eq']);
+const HOST_OPS = new Set(['add', 'sub', 'mul', 'max', 'min', 'eq']);
+/** Primitives that are their operand's value. */
+const HOST_IDENTITY = new Set(['stop_gradient']);
 
 export function wgslNumber(v: number): string {
   if (Number.isNaN(v)) return 'tsad_nan()';
@@ -198,7 +202,12 @@ class Lowering {
 
   block(b: Block, env: Env): Val[] {
     for (const s of b.stmts) {
-      if (s.tag === 'unpack') throw new NotOnGpu('a tuple');
+      if (s.tag === 'unpack') {
+        const t = env.get(s.tuple);
+        if (t?.kind !== 'tup' || t.elems.length !== s.names.length) throw new NotOnGpu('a tuple that is not a matrix or a tuple of numbers and arrays');
+        s.names.forEach((bd, i) => env.set(bd.name, t.elems[i]));
+        continue;
+      }
       const vals = this.expr(s.rhs, env);
       const binders = [...s.nl, ...s.lin];
       binders.forEach((bd, i) => {
@@ -244,6 +253,8 @@ class Lowering {
         const args = argNames.map(get);
         if (args.some((a) => a.kind !== 'num')) throw new NotOnGpu(`the primitive '${e.op}' on arrays`);
         const nums = args as Num[];
+        // stop_gradient of a host value (a matrix's dimensions) stays on the host: it is the value.
+        if (e.tag === 'prim' && HOST_IDENTITY.has(e.op) && nums.length === 1 && nums[0].reg !== undefined) return [nums[0]];
         if (e.tag === 'prim' && HOST_OPS.has(e.op) && nums.every((a) => a.reg !== undefined)) {
           return [this.hostNum(this.reg({ op: e.op as 'add', args: nums.map((a) => a.reg!) }))];
         }
@@ -262,7 +273,7 @@ class Lowering {
       case 'call':
         throw new NotOnGpu(`a call of '${e.fn}' (a marked function calling another)`);
       case 'tuple':
-        throw new NotOnGpu('a tuple');
+        return [{ kind: 'tup', elems: e.elems.map(get) }];
     }
   }
 
@@ -797,6 +808,14 @@ const CONSTRUCTS: Readonly<Record<string, ConstructLowering>> = {
       }),
     ];
   },
+  matmul: (L, _e, [a, b, n, k, m]) => [gemm(L, 'matmul', asArr(a, 'a matrix product'), false, asArr(b, 'a matrix product'), false, n, k, m, 'nkm')],
+  // lmatmul_xy(w, n, k, m ; u): role x's matrix u to role y's, w fixed (constructs/array/matmul.ts).
+  lmatmul_ac: (L, _e, [w, n, k, m, u]) => [gemm(L, 'lmatmul_ac', asArr(u, 'a matrix product'), false, asArr(w, 'a matrix product'), false, n, k, m, 'nkm')],
+  lmatmul_bc: (L, _e, [w, n, k, m, u]) => [gemm(L, 'lmatmul_bc', asArr(w, 'a matrix product'), false, asArr(u, 'a matrix product'), false, n, k, m, 'nkm')],
+  lmatmul_ca: (L, _e, [w, n, k, m, u]) => [gemm(L, 'lmatmul_ca', asArr(u, 'a matrix product'), false, asArr(w, 'a matrix product'), true, n, k, m, 'nmk')],
+  lmatmul_ba: (L, _e, [w, n, k, m, u]) => [gemm(L, 'lmatmul_ba', asArr(w, 'a matrix product'), false, asArr(u, 'a matrix product'), true, n, k, m, 'nmk')],
+  lmatmul_cb: (L, _e, [w, n, k, m, u]) => [gemm(L, 'lmatmul_cb', asArr(w, 'a matrix product'), true, asArr(u, 'a matrix product'), false, n, k, m, 'knm')],
+  lmatmul_ab: (L, _e, [w, n, k, m, u]) => [gemm(L, 'lmatmul_ab', asArr(u, 'a matrix product'), true, asArr(w, 'a matrix product'), false, n, k, m, 'knm')],
   // E of a dup of an array: the same buffer twice (kernels never write their operands).
   share: (_L, _e, [a]) => [asArr(a, 'a share'), a],
   lscatteradd: (L, _e, [n, idx, g]) => [scatterAdd(L, hostLength(n, 'a scatter-add of a length'), asArr(idx, 'the indices of a scatter-add'), asArr(g, 'a scatter-add'))],
@@ -876,6 +895,22 @@ function reduceByIndexLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' 
   return [out];
 }
 
+/**
+ * A product op(X)·op(Y) of the primal's sizes n, k, m: `dims` names the result's rows, the
+ * summed size and the columns among them ('nkm': n×m over k; 'nmk': n×k over m; 'knm': k×m
+ * over n). One tiled kernel (kernels.ts, gemmKernel).
+ */
+function gemm(L: Lowering, op: string, x: Arr, tX: boolean, y: Arr, tY: boolean, n: Val, k: Val, m: Val, dims: 'nkm' | 'nmk' | 'knm'): Arr {
+  const size = { n: hostLength(n, `the rows of ${op}`), k: hostLength(k, `the inner size of ${op}`), m: hostLength(m, `the columns of ${op}`) };
+  const [R, P, Q] = [...dims].map((d) => size[d as 'n' | 'k' | 'm']);
+  const len = L.reg({ op: 'mul', args: [R, Q] });
+  const out = L.newArray(len);
+  const kernel = gemmKernel(tX, tY, { R: L.slotOfReg(R), P: L.slotOfReg(P), Q: L.slotOfReg(Q), lenX: L.slotOfReg(x.len), lenY: L.slotOfReg(y.len) });
+  if (L.guarded.length > 0) throw new NotOnGpu(`${op} inside a branch of a test on a device value`);
+  L.device((kk) => ({ op: 'tiles', kernel: kk, rows: R, cols: Q, arrays: [x.id, y.id, out] }), kernel);
+  return { kind: 'arr', id: out, len, elemBound: undefined };
+}
+
 function elementRead(L: Lowering, a: Arr, j: Num): Val[] {
   const slot = L.newSlot();
   const at = L.slotOf(j);
@@ -897,6 +932,7 @@ export interface GpuTarget {
 export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
   const L = new Lowering();
   const env: Env = new Map();
+  const matrixDims = new Map<number, [number, number]>();
   const params = def.nlParams.map((p, k) => {
     const name = target.paramNames[k] ?? p.name;
     if (p.type?.tag === 'real') {
@@ -908,7 +944,16 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
       env.set(p.name, { kind: 'arr', id: L.newArray(len, k), len, elemBound: undefined });
       return { name, kind: 'array' as const };
     }
-    throw new NotOnGpu(`the parameter '${name}' (only numbers and arrays of numbers are on the GPU yet)`);
+    if (isMatrixType(p.type)) {
+      const len = L.reg({ op: 'len', param: k });
+      const rows = L.reg({ op: 'dim', param: k, axis: 0 });
+      const cols = L.reg({ op: 'dim', param: k, axis: 1 });
+      const data: Arr = { kind: 'arr', id: L.newArray(len, k), len, elemBound: undefined };
+      env.set(p.name, { kind: 'tup', elems: [data, L.hostNum(rows), L.hostNum(cols)] });
+      matrixDims.set(k, [rows, cols]);
+      return { name, kind: 'matrix' as const };
+    }
+    throw new NotOnGpu(`the parameter '${name}' (only numbers, arrays of numbers and matrices are on the GPU yet)`);
   });
   if (def.linParams.length > 0) throw new NotOnGpu('linear parameters');
   const results = L.block(def.body, env);
@@ -919,7 +964,15 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
       const like = target.likes[j];
       return like === undefined ? { kind: 'array', array: r.id } : { kind: 'array', array: r.id, like };
     }
-    throw new NotOnGpu('a string result');
+    if (r.kind === 'tup' && r.elems.length === 3) {
+      const [data, rows, cols] = r.elems;
+      // A gradient is shaped like its matrix parameter (its dimensions' own cotangents are 0).
+      const like = target.likes[j] !== undefined ? matrixDims.get(target.likes[j]!) : undefined;
+      if (data.kind === 'arr' && like) return { kind: 'matrix', array: data.id, rows: like[0], cols: like[1] };
+      if (data.kind === 'arr' && rows.kind === 'num' && cols.kind === 'num' && rows.reg !== undefined && cols.reg !== undefined)
+        return { kind: 'matrix', array: data.id, rows: rows.reg, cols: cols.reg };
+    }
+    throw new NotOnGpu('a result that is not a number, an array of numbers or a matrix');
   });
   const arrays: ArraySpec[] = L.arrays;
   return {
@@ -935,6 +988,11 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
     results: specs,
     tuple: target.tuple,
   };
+}
+
+/** A matrix in the IR: (data: array<real>, rows: real, cols: real). */
+function isMatrixType(t: Type | undefined): boolean {
+  return t?.tag === 'tuple' && t.elems.length === 3 && t.elems[0].tag === 'array' && t.elems[0].elem.tag === 'real' && t.elems[1].tag === 'real' && t.elems[2].tag === 'real';
 }
 
 /** The def named `entry` of `program`, for lowerToGpu. */
