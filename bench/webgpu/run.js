@@ -16,7 +16,7 @@ const { dispatchCount } = require(path.join(root, 'dist/runtime/webgpu/run'));
 const sizes = (process.argv[2] ?? '16').split(',').map((k) => 2 ** Number(k));
 
 const source = `
-import { grad, valueAndGrad, sum, scan, stopGradient } from 'tsad';
+import { grad, valueAndGrad, sum, scan, matmul, stopGradient } from 'tsad';
 import { gpu } from 'tsad/webgpu';
 /** @differentiable */
 export function wave(x: Float32Array, y: Float32Array): Float32Array {
@@ -42,6 +42,11 @@ export function logsumexp(x: Float32Array): number {
 export function scanLoss(x: Float32Array): number {
   return sum(scan(x, (a, b) => Math.max(a, b) + Math.log(1 + Math.exp(-Math.abs(a - b))), -30).map((v) => Math.sin(v)));
 }
+/** One layer (a tanh after a matrix product): the weights' gradient. */
+/** @differentiable */
+export function layer(w: number[][], x: number[][]): number {
+  return sum(matmul(x, w).flat().map((v) => Math.tanh(v) * v));
+}
 export const cases = {
   'map (wave)': [gpu(wave), wave, 2],
   'sum': [gpu(total), total, 1],
@@ -50,6 +55,7 @@ export const cases = {
   'grad lse': [gpu(grad(lse)), grad(lse), 1],
   'valueAndGrad logsumexp': [gpu(valueAndGrad(logsumexp)), valueAndGrad(logsumexp), 1],
   'grad of a scan with a lambda': [gpu(grad(scanLoss)), grad(scanLoss), 1],
+  'grad of a tanh layer (matmul), n×64 by 64×64': [gpu(grad(layer)), grad(layer), 'layer'],
 };
 export { gpu };
 `;
@@ -62,6 +68,18 @@ function data(n, seed) {
     out[i] = -2 + ((s >>> 8) / 2 ** 24) * 4;
   }
   return out;
+}
+
+/** A 64×64 weight matrix and n/64 rows of 64 inputs (n numbers in all). */
+function layerArgs(n) {
+  const rows = (flat, c) => Array.from({ length: flat.length / c }, (_, i) => Array.from(flat.subarray(i * c, (i + 1) * c)));
+  return [
+    rows(
+      data(64 * 64, 3).map((v) => v / 16),
+      64,
+    ),
+    rows(data(Math.max(64, n - (n % 64)), 4), 64),
+  ];
 }
 
 const flat = (r) => (typeof r === 'number' ? [r] : Array.isArray(r) ? r.flatMap(flat) : Array.from(r));
@@ -106,7 +124,7 @@ async function median(f, runs) {
     const x = data(n, 1);
     const y = data(n, 2);
     for (const [name, [onGpu, onCpu, arity]] of Object.entries(m.cases)) {
-      const args = arity === 2 ? [x, y] : [x];
+      const args = arity === 'layer' ? layerArgs(n) : arity === 2 ? [x, y] : [x];
       await onGpu(...args);
       const before = dispatchCount();
       const got = await onGpu(...args);

@@ -106,6 +106,12 @@ function toF32(v: unknown, label: string, where: string): Float32Array | GpuArra
   throw new TypeError(`${where}: ${label} must be a Float32Array (or a Float64Array or number[], converted to f32, or a gpu.upload handle), got ${describe(v)}`);
 }
 
+/** A count of invocations or workgroups: a NaN would skip a kernel and leave zeros, silently. */
+function finite(n: number, where: string): number {
+  if (!Number.isFinite(n)) throw new Error(`${where}: a kernel's size is ${n} (a bug in tsad)`);
+  return n;
+}
+
 /** A matrix argument as its row-major f32 data (rectangular: every row as long as the first). */
 function toMatrix(v: unknown, label: string, where: string): { flat: Float32Array; rows: number; cols: number } {
   if (!Array.isArray(v)) throw new TypeError(`${where}: ${label} must be a matrix (number[][], Float32Array[] or Float64Array[]), got ${describe(v)}`);
@@ -267,10 +273,10 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
     };
     for (const step of prog.steps) {
       if (step.op === 'map') {
-        const threads = H[step.threads];
+        const threads = finite(H[step.threads], where);
         if (threads > 0) dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], Math.ceil(threads / MAP_WORKGROUP));
       } else if (step.op === 'tiles') {
-        const groups = Math.ceil(H[step.rows] / TILE) * Math.ceil(H[step.cols] / TILE);
+        const groups = finite(Math.ceil(H[step.rows] / TILE) * Math.ceil(H[step.cols] / TILE), where);
         if (groups > 0) dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], groups);
       } else if (step.op === 'scalar') {
         dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], 1);
