@@ -87,6 +87,12 @@ export interface GpuProgram {
   readonly kernels: readonly string[];
   readonly steps: readonly DeviceStep[];
   readonly results: readonly ResultSpec[];
+  /**
+   * Checks the kernels make (an index outside its array): a kernel writes k + 1 into `slot`
+   * where check k fails, and the call rejects with `messages[k]` after the readback (and the
+   * value of its host register `length`, the array's).
+   */
+  readonly checks?: { readonly slot: number; readonly messages: readonly { readonly text: string; readonly length: number }[] };
   /** Several results come back as an array `[value, gradient]`; one as itself. */
   readonly tuple: boolean;
 }

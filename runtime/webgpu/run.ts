@@ -325,6 +325,9 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
     await staging.mapAsync(MAP_READ, 0, size);
     const bytes = new Float32Array(staging.getMappedRange(0, size).slice(0));
     staging.unmap();
+    const failed = prog.checks ? bytes[prog.checks.slot] : 0;
+    const check = failed ? prog.checks!.messages[failed - 1] : undefined;
+    if (failed) throw new RangeError(`${where}: ${check ? `${check.text} (length ${H[check.length]})` : 'a check of the kernels failed'}`);
     const values = prog.results.map((r, j) => {
       if (r.kind === 'scalar') return bytes[r.slot];
       const n = resultArrays[j];

@@ -407,6 +407,18 @@ describe('scatter-add and reduce-by-index (atomics on f32 bits)', () => {
     }
   });
 
+  // The CPU path rejects an index outside the array (or not an integer); the GPU too, after
+  // the kernels ran (a flag slot the gather's kernel sets), never reading 0 in its place.
+  run('a gather index outside the array rejects as on the CPU', async () => {
+    const w = Float32Array.from([1, 2, 3, 4]);
+    for (const bad of [4, -1, 1.5]) {
+      const idx = Float32Array.from([0, bad, 2]);
+      expect(() => m.cpuPicked(w, idx)).toThrow(RangeError);
+      await expect(m.gpuPicked(w, idx)).rejects.toThrow(/gpu\(grad\(picked\)\): gather: an index is not an index of the array \(length 4\)/);
+    }
+    close(await m.gpuPicked(w, Float32Array.from([3, 0, 3])), m.cpuPicked(w, Float32Array.from([3, 0, 3])), 1e-6, 1, 'picked after a rejection');
+  });
+
   run('reduceByIndex with + * min max', async () => {
     for (const n of GRAD_SIZES) {
       const M = Math.max(1, n >> 2);

@@ -191,6 +191,18 @@ class Lowering {
     this.openMap = undefined;
   }
 
+  /** The slot kernels flag a failed check in (plan.ts, `checks`), and the checks' messages. */
+  checkSlot: number | undefined;
+  readonly checkMessages: { text: string; length: number }[] = [];
+
+  /** WGSL that records check `text` (about an array of length register `length`) as failed: k + 1 into the check slot. */
+  failCheck(text: string, length: number): string {
+    this.checkSlot ??= this.newSlot();
+    let k = this.checkMessages.findIndex((c) => c.text === text && c.length === length);
+    if (k < 0) k = this.checkMessages.push({ text, length }) - 1;
+    return `S[${this.checkSlot}] = ${k + 1}.0;`;
+  }
+
   /** The last elementwise kernel, while the next may join it (fuseBodies). */
   private openMap: OpenMap | undefined;
 
@@ -797,16 +809,20 @@ const CONSTRUCTS: Readonly<Record<string, ConstructLowering>> = {
     const count = L.reg({ op: 'add', args: [L.reg({ op: 'max', args: [...i.bound] }), L.lit(1)] });
     return [filled(L, count, undefined, () => `select(0.0, S[${L.slotOf(y)}], f32(i) == S[${L.slotOf(i)}])`)];
   },
-  // gather(w, idx): w at each index; 0 outside w (the CPU path checks the indices first).
+  // gather(w, idx): w at each index. An index outside w or not an integer is the CPU path's
+  // RangeError: the kernel flags it (and writes 0), the call rejects after the readback.
   gather: (L, _e, [w, idx]) => {
     const a = asArr(w, 'a gather');
     const at = asArr(idx, 'the indices of a gather');
-    return [
-      filled(L, at.len, a.elemBound, (arrays) => {
-        const j = `${arrays.bind(at.id)}[i]`;
-        return `select(0.0, ${arrays.bind(a.id)}[u32(${j})], ${j} >= 0.0 && ${j} < S[${L.slotOfReg(a.len)}])`;
-      }),
-    ];
+    const id = L.newArray(at.len);
+    const lenSlot = L.slotOfReg(a.len);
+    L.elementwise(at.len, (arrays) => {
+      const j = `${arrays.bind(at.id)}[i]`;
+      const ok = `(${j} >= 0.0 && ${j} < S[${lenSlot}] && ${j} == floor(${j}))`;
+      const fail = L.failCheck('gather: an index is not an index of the array', a.len);
+      return [`if (!${ok}) { ${fail} }`, `${arrays.bind(id)}[i] = select(0.0, ${arrays.bind(a.id)}[u32(max(${j}, 0.0))], ${ok});`];
+    });
+    return [{ kind: 'arr', id, len: at.len, elemBound: a.elemBound }];
   },
   matmul: (L, _e, [a, b, n, k, m]) => [gemm(L, 'matmul', asArr(a, 'a matrix product'), false, asArr(b, 'a matrix product'), false, n, k, m, 'nkm')],
   // lmatmul_xy(w, n, k, m ; u): role x's matrix u to role y's, w fixed (constructs/array/matmul.ts).
@@ -986,6 +1002,7 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
     kernels: L.kernels,
     steps: L.steps,
     results: specs,
+    ...(L.checkSlot !== undefined ? { checks: { slot: L.checkSlot, messages: L.checkMessages } } : {}),
     tuple: target.tuple,
   };
 }
