@@ -132,14 +132,16 @@ export function stageText(stage: Stage, host: Host, checker: ts.TypeChecker, sf:
 function printGpuProgram(p: GpuProgram): string {
   const host = p.host.map(
     (s) =>
-      `//   h${s.out} = ${s.op === 'lit' ? s.value : s.op === 'arg' || s.op === 'len' ? `${s.op}(${p.params[s.param].name})` : s.op === 'atmost' ? `atmost(h${s.a}, h${s.b})` : `${s.op}(${s.args.map((r) => `h${r}`).join(', ')})`}`,
+      `//   h${s.out} = ${s.op === 'lit' ? s.value : s.op === 'arg' || s.op === 'len' ? `${s.op}(${p.params[s.param].name})` : s.op === 'dim' ? `${s.axis === 0 ? 'rows' : 'cols'}(${p.params[s.param].name})` : s.op === 'atmost' ? `atmost(h${s.a}, h${s.b})` : `${s.op}(${s.args.map((r) => `h${r}`).join(', ')})`}`,
   );
   const steps = p.steps.map((s, i) =>
     s.op === 'reduce'
       ? `//   ${i}: reduce of ${s.k} accumulator(s) over h${s.n} elements of array(s) ${s.inputs.join(', ')}: kernels ${s.first}, ${s.next}, ${s.final}`
-      : s.op === 'map'
-        ? `//   ${i}: kernel ${s.kernel} over h${s.threads} elements, arrays ${s.arrays.join(', ') || '-'}`
-        : `//   ${i}: kernel ${s.kernel} (one invocation), arrays ${s.arrays.join(', ') || '-'}`,
+      : s.op === 'scan'
+        ? `//   ${i}: scan of ${s.k} accumulator(s) over h${s.n} elements of array(s) ${s.inputs.join(', ')} into ${s.outputs.join(', ')}: kernels ${s.first}, ${s.next} (block totals), ${s.level} (their scan), ${s.final}`
+        : s.op === 'map'
+          ? `//   ${i}: kernel ${s.kernel} over h${s.threads} elements, arrays ${s.arrays.join(', ') || '-'}`
+          : `//   ${i}: kernel ${s.kernel} (one invocation), arrays ${s.arrays.join(', ') || '-'}`,
   );
   const kernels = p.kernels.map((k, i) => `// ---- kernel ${i} ----\n${k.startsWith(WGSL_HELPERS) ? k.slice(WGSL_HELPERS.length).trimStart() : k}`);
   return [

@@ -4,6 +4,7 @@
 // of the other transforms.
 import { NoAdapterError, acquire, release } from './device';
 import type { GpuProgram } from './plan';
+import { GpuArray, upload } from './handles';
 import { runProgram } from './run';
 
 /** Brand the compiler plugin uses to recognise this module (as it does tsad's own). */
@@ -11,6 +12,7 @@ export const TSAD_RUNTIME = true;
 
 export type { GpuProgram } from './plan';
 export { NoAdapterError } from './device';
+export { GpuArray } from './handles';
 
 /** What the GPU returns for a value: numbers stay numbers, arrays of numbers come back as Float32Array. */
 export type OnGpu<T> = T extends number
@@ -22,7 +24,7 @@ export type OnGpu<T> = T extends number
       : T;
 
 /** What a GPU function takes for a parameter: arrays of numbers as Float32Array (a Float64Array or number[] is converted). */
-export type GpuArg<T> = T extends Float32Array | Float64Array | readonly number[] ? Float32Array | Float64Array | readonly number[] : T;
+export type GpuArg<T> = T extends Float32Array | Float64Array | readonly number[] ? Float32Array | Float64Array | readonly number[] | GpuArray : T;
 
 /** Each parameter as gpu takes it (a mapped tuple: over a type parameter, so it stays a tuple). */
 export type GpuArgs<P extends readonly unknown[]> = { [K in keyof P]: GpuArg<P[K]> };
@@ -35,6 +37,12 @@ export interface Gpu {
   available(): Promise<boolean>;
   /** Why not, when `available()` is false (undefined when it is true). */
   unavailableReason(): Promise<string | undefined>;
+  /**
+   * A copy of `array` on the device (converted to f32 as an argument is), which every GPU
+   * function takes wherever it takes an array, without copying it again: data an optimisation
+   * loop reads every step is uploaded once. `read()` copies it back; `destroy()` frees it.
+   */
+  upload(array: Float32Array | Float64Array | readonly number[]): Promise<GpuArray>;
   /** Destroys the device and its buffers (a test's teardown; the next call acquires a new one). */
   release(): Promise<void>;
   /** What the plugin emits for `gpu(f)`: not for hand-written code. */
@@ -59,6 +67,11 @@ export const gpu: Gpu = Object.assign(<F extends (...args: any[]) => any>(fn: F)
     }
   },
   release,
+  async upload(array: Float32Array | Float64Array | readonly number[]): Promise<GpuArray> {
+    const data = array instanceof Float32Array ? array : array instanceof Float64Array || Array.isArray(array) ? Float32Array.from(array) : undefined;
+    if (!data) throw new TypeError(`gpu.upload: expected a Float32Array, Float64Array or number[], got ${typeof array}`);
+    return upload(await acquire(), data);
+  },
   compiled(program: GpuProgram) {
     return async (...args: unknown[]) => {
       let device: Awaited<ReturnType<typeof acquire>>;

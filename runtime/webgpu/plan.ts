@@ -10,9 +10,11 @@ export type HostStep =
   | { readonly op: 'lit'; readonly out: number; readonly value: number | string }
   /** A number argument. */
   | { readonly op: 'arg'; readonly out: number; readonly param: number }
-  /** The length of an array argument. */
+  /** The length of an array argument (of a matrix: its number count). */
   | { readonly op: 'len'; readonly out: number; readonly param: number }
-  | { readonly op: 'add' | 'sub' | 'max' | 'min'; readonly out: number; readonly args: readonly number[] }
+  /** A matrix argument's rows (axis 0) or columns (axis 1). */
+  | { readonly op: 'dim'; readonly out: number; readonly param: number; readonly axis: 0 | 1 }
+  | { readonly op: 'add' | 'sub' | 'mul' | 'max' | 'min'; readonly out: number; readonly args: readonly number[] }
   /** 1 where two registers are equal, else 0 (a test of lengths). */
   | { readonly op: 'eq'; readonly out: number; readonly args: readonly number[] }
   /** `out = a`, and a RangeError naming `message` when a > b (a length check of the program). */
@@ -26,6 +28,8 @@ export type HostStep =
 export type DeviceStep =
   /** `threads` (a host register) invocations of `kernel`, in workgroups of `MAP_WORKGROUP`. */
   | { readonly op: 'map'; readonly kernel: number; readonly threads: number; readonly arrays: readonly number[] }
+  /** Workgroups of `TILE`×`TILE` invocations over a `rows`×`cols` result (host registers): a tiled matrix product. */
+  | { readonly op: 'tiles'; readonly kernel: number; readonly rows: number; readonly cols: number; readonly arrays: readonly number[] }
   /** One invocation: scalar code. */
   | { readonly op: 'scalar'; readonly kernel: number; readonly arrays: readonly number[] }
   /**
@@ -36,7 +40,25 @@ export type DeviceStep =
    * elements with the partial into the result slots. Partials carry a validity flag, so no
    * operator needs an identity, and n = 0 gives the neutral elements.
    */
-  | { readonly op: 'reduce'; readonly first: number; readonly next: number; readonly final: number; readonly k: number; readonly n: number; readonly inputs: readonly number[] };
+  | { readonly op: 'reduce'; readonly first: number; readonly next: number; readonly final: number; readonly k: number; readonly n: number; readonly inputs: readonly number[] }
+  /**
+   * A hierarchical inclusive scan of `inputs` (k arrays, `n` elements): when they span more than
+   * one block of `REDUCE_WORKGROUP · REDUCE_CHUNK`, the blocks' totals (`first`, then `next` on
+   * partials, as in a reduce) are scanned by `level` recursively; then `final` scans each block
+   * from the inclusive prefix of the blocks before it, writing `outputs` (k scanned arrays, then
+   * the body's per-element outputs).
+   */
+  | {
+      readonly op: 'scan';
+      readonly first: number;
+      readonly next: number;
+      readonly level: number;
+      readonly final: number;
+      readonly k: number;
+      readonly n: number;
+      readonly inputs: readonly number[];
+      readonly outputs: readonly number[];
+    };
 
 /** An array of the device program: its length is a host register; `param`: an argument's data. */
 export interface ArraySpec {
@@ -45,12 +67,17 @@ export interface ArraySpec {
 }
 
 /** `like`: the parameter whose length an array result takes (a gradient is as long as its parameter; zeros past the IR's shorter, sparse result). */
-export type ResultSpec = { readonly kind: 'scalar'; readonly slot: number } | { readonly kind: 'array'; readonly array: number; readonly like?: number };
+export type ResultSpec =
+  | { readonly kind: 'scalar'; readonly slot: number }
+  | { readonly kind: 'array'; readonly array: number; readonly like?: number }
+  /** A matrix: its row-major data and its dimensions (host registers); comes back as Float32Array rows. */
+  | { readonly kind: 'matrix'; readonly array: number; readonly rows: number; readonly cols: number };
 
 export interface GpuProgram {
   /** `gpu(grad(loss))`: what error messages name. */
   readonly where: string;
-  readonly params: readonly { readonly name: string; readonly kind: 'number' | 'array' }[];
+  /** A matrix (number[][], Float32Array[], Float64Array[]) goes to the device as its row-major data. */
+  readonly params: readonly { readonly name: string; readonly kind: 'number' | 'array' | 'matrix' }[];
   readonly registers: number;
   readonly host: readonly HostStep[];
   readonly slots: number;
@@ -60,11 +87,19 @@ export interface GpuProgram {
   readonly kernels: readonly string[];
   readonly steps: readonly DeviceStep[];
   readonly results: readonly ResultSpec[];
+  /**
+   * Checks the kernels make (an index outside its array): a kernel writes k + 1 into `slot`
+   * where check k fails, and the call rejects with `messages[k]` after the readback (and the
+   * value of its host register `length`, the array's).
+   */
+  readonly checks?: { readonly slot: number; readonly messages: readonly { readonly text: string; readonly length: number }[] };
   /** Several results come back as an array `[value, gradient]`; one as itself. */
   readonly tuple: boolean;
 }
 
 export const MAP_WORKGROUP = 64;
+/** A matrix product's tile: TILE × TILE invocations per workgroup, each one result element. */
+export const TILE = 16;
 export const REDUCE_WORKGROUP = 256;
 /** Elements each invocation of a reduction pass folds in order before the workgroup's tree: a pass covers REDUCE_WORKGROUP · REDUCE_CHUNK. */
 export const REDUCE_CHUNK = 16;

@@ -4,7 +4,8 @@
 // and go back to it when the call has read its results.
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import type { Acquired, GPUDeviceLike } from './device';
-import { GpuProgram, MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP } from './plan';
+import { GpuArray } from './handles';
+import { GpuProgram, MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP, TILE } from './plan';
 
 // The WebGPU constants (GPUBufferUsage, GPUMapMode), fixed by the specification.
 const MAP_READ = 1;
@@ -78,6 +79,12 @@ class Buffers {
   }
 }
 
+/** Kernels dispatched since the process started (tests and bench/webgpu count them per call). */
+let dispatched = 0;
+export function dispatchCount(): number {
+  return dispatched;
+}
+
 /** A test may lower the grid's width to check 2-D dispatch on small inputs. */
 let widthLimit = Infinity;
 export function limitGridWidthForTests(width: number): void {
@@ -92,11 +99,34 @@ function grid(groups: number, acquired: Acquired): [number, number] {
   return [width, rows];
 }
 
-function toF32(v: unknown, label: string, where: string): Float32Array {
-  if (v instanceof Float32Array) return v;
+function toF32(v: unknown, label: string, where: string): Float32Array | GpuArray {
+  if (v instanceof Float32Array || v instanceof GpuArray) return v;
   // Float64Array and number[] are converted (one pass and a copy; values rounded to f32).
   if (v instanceof Float64Array || (Array.isArray(v) && (v.length === 0 || typeof v[0] === 'number'))) return Float32Array.from(v as ArrayLike<number>);
-  throw new TypeError(`${where}: ${label} must be a Float32Array (or a Float64Array or number[], converted to f32), got ${describe(v)}`);
+  throw new TypeError(`${where}: ${label} must be a Float32Array (or a Float64Array or number[], converted to f32, or a gpu.upload handle), got ${describe(v)}`);
+}
+
+/** A count of invocations or workgroups: a NaN would skip a kernel and leave zeros, silently. */
+function finite(n: number, where: string): number {
+  if (!Number.isFinite(n)) throw new Error(`${where}: a kernel's size is ${n} (a bug in tsad)`);
+  return n;
+}
+
+/** A matrix argument as its row-major f32 data (rectangular: every row as long as the first). */
+function toMatrix(v: unknown, label: string, where: string): { flat: Float32Array; rows: number; cols: number } {
+  if (!Array.isArray(v)) throw new TypeError(`${where}: ${label} must be a matrix (number[][], Float32Array[] or Float64Array[]), got ${describe(v)}`);
+  const rows = v.length;
+  const cols = rows > 0 ? (v[0] as ArrayLike<number>).length : 0;
+  const flat = new Float32Array(rows * cols);
+  v.forEach((row: unknown, i: number) => {
+    const ok = row instanceof Float32Array || row instanceof Float64Array || Array.isArray(row);
+    if (!ok) throw new TypeError(`${where}: ${label} must be a matrix; row ${i} is ${describe(row)}`);
+    const r = row as ArrayLike<number>;
+    if (r.length !== cols) throw new RangeError(`${where}: ${label} must be a rectangular matrix: row ${i} has ${r.length} numbers, row 0 has ${cols}`);
+    flat.set(r, i * cols);
+  });
+  if (flat.length > MAX_LENGTH) throw new RangeError(`${where}: ${label} has ${flat.length} numbers; the GPU path takes at most 2^24`);
+  return { flat, rows, cols };
 }
 
 function describe(v: unknown): string {
@@ -109,8 +139,14 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
   const { device } = acquired;
   const where = prog.where;
   if (args.length < prog.params.length) throw new TypeError(`${where}: expected ${prog.params.length} arguments (${prog.params.map((p) => p.name).join(', ')}), got ${args.length}`);
+  const dims: [number, number][] = [];
   const data = prog.params.map((p, k) => {
     const label = `argument ${k + 1} ('${p.name}')`;
+    if (p.kind === 'matrix') {
+      const { flat, rows, cols } = toMatrix(args[k], label, where);
+      dims[k] = [rows, cols];
+      return flat;
+    }
     if (p.kind === 'number') {
       if (typeof args[k] !== 'number') throw new TypeError(`${where}: ${label} must be a number, got ${describe(args[k])}`);
       return args[k] as number;
@@ -129,11 +165,17 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
       case 'arg':
         H[s.out] = data[s.param] as number;
         break;
+      case 'dim':
+        H[s.out] = dims[s.param][s.axis];
+        break;
       case 'len':
-        H[s.out] = (data[s.param] as Float32Array).length;
+        H[s.out] = (data[s.param] as Float32Array | GpuArray).length;
         break;
       case 'add':
         H[s.out] = s.args.reduce((a, r) => a + H[r], 0);
+        break;
+      case 'mul':
+        H[s.out] = s.args.reduce((a, r) => a * H[r], 1);
         break;
       case 'sub':
         H[s.out] = H[s.args[0]] - H[s.args[1]];
@@ -165,21 +207,33 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
     for (const n of lengths) if (n * 4 > acquired.maxBufferSize) throw new RangeError(`${where}: an array of ${n} elements exceeds the device's buffer size (${acquired.maxBufferSize} bytes)`);
     const sBuf = buffers.take(S.byteLength, storage);
     device.queue.writeBuffer(sBuf, 0, S);
+    const enc = device.createCommandEncoder();
+    const bound = new Set<GpuArray>();
     const arr = prog.arrays.map((a, k) => {
-      const b = buffers.take(lengths[k] * 4, storage);
-      if (a.param !== undefined) {
-        const d = data[a.param] as Float32Array;
-        if (d.length > 0) device.queue.writeBuffer(b, 0, d.buffer, d.byteOffset, d.byteLength);
+      const d = a.param !== undefined ? data[a.param] : undefined;
+      // An uploaded array's own buffer (kernels only read parameters); a second binding of the
+      // same handle in one call gets a copy (two writable bindings of one buffer are invalid).
+      if (d instanceof GpuArray) {
+        const own = d.bufferFor(acquired, `argument ${a.param! + 1} ('${prog.params[a.param!].name}')`, where);
+        if (!bound.has(d)) {
+          bound.add(d);
+          return own;
+        }
+        const b = buffers.take(lengths[k] * 4, storage);
+        if (d.length > 0) enc.copyBufferToBuffer(own, 0, b, 0, d.length * 4);
+        return b;
       }
+      const b = buffers.take(lengths[k] * 4, storage);
+      if (d instanceof Float32Array && d.length > 0) device.queue.writeBuffer(b, 0, d.buffer, d.byteOffset, d.byteLength);
       return b;
     });
     const entries = (bufs: readonly any[]) => bufs.map((buffer, binding) => ({ binding, resource: { buffer } }));
-    const enc = device.createCommandEncoder();
     const dispatch = (code: string, kinds: string, bufs: readonly any[], groups: number) => {
       if (bufs.filter((_, k) => kinds[k] === 's').length > acquired.maxStorageBuffers) {
         throw new RangeError(`${where}: a kernel needs ${bufs.length} storage buffers; the device allows ${acquired.maxStorageBuffers}`);
       }
       const pipeline = pipelineOf(device, code, kinds);
+      dispatched++;
       const pass = enc.beginComputePass();
       pass.setPipeline(pipeline);
       pass.setBindGroup(0, device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: entries(bufs) }));
@@ -187,12 +241,47 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
       pass.dispatchWorkgroups(x, y);
       pass.end();
     };
+    const BLOCK = REDUCE_WORKGROUP * REDUCE_CHUNK;
+    const uniform2 = (n: number, flag: number) => {
+      const u = buffers.take(16, UNIFORM | COPY_DST);
+      device.queue.writeBuffer(u, 0, new Uint32Array([n, flag, 0, 0]));
+      return u;
+    };
+    const blocks = (count: number, k: number) => Array.from({ length: k }, () => buffers.take(count * 4, storage));
+    /**
+     * The inclusive scan of the block totals of `ins` (len elements; with their validity flag
+     * when they are partials), or undefined when one block covers them.
+     */
+    const totalsScan = (step: Extract<(typeof prog.steps)[number], { op: 'scan' }>, ins: readonly any[], partial: boolean, len: number): any[] | undefined => {
+      const { k } = step;
+      const groups = Math.ceil(len / BLOCK);
+      if (groups <= 1) return undefined;
+      const totals = blocks(groups, k + 1);
+      dispatch(prog.kernels[partial ? step.next : step.first], `su${'s'.repeat(ins.length + k + 1)}`, [sBuf, uniform2(len, 0), ...ins, ...totals], groups);
+      const inner = totalsScan(step, totals, true, groups);
+      const prefix = blocks(groups, k);
+      dispatch(prog.kernels[step.level], `su${'s'.repeat(3 * k)}`, [sBuf, uniform2(groups, inner ? 1 : 0), ...totals.slice(0, k), ...(inner ?? blocks(1, k)), ...prefix], Math.ceil(groups / BLOCK));
+      return prefix;
+    };
+    const runScan = (step: Extract<(typeof prog.steps)[number], { op: 'scan' }>) => {
+      const n = H[step.n];
+      if (!(n > 0)) return;
+      const ins = step.inputs.map((a) => arr[a]);
+      const offsets = totalsScan(step, ins, false, n);
+      const outs = step.outputs.map((a) => arr[a]);
+      dispatch(prog.kernels[step.final], `su${'s'.repeat(2 * step.k + outs.length)}`, [sBuf, uniform2(n, offsets ? 1 : 0), ...ins, ...(offsets ?? blocks(1, step.k)), ...outs], Math.ceil(n / BLOCK));
+    };
     for (const step of prog.steps) {
       if (step.op === 'map') {
-        const threads = H[step.threads];
+        const threads = finite(H[step.threads], where);
         if (threads > 0) dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], Math.ceil(threads / MAP_WORKGROUP));
+      } else if (step.op === 'tiles') {
+        const groups = finite(Math.ceil(H[step.rows] / TILE) * Math.ceil(H[step.cols] / TILE), where);
+        if (groups > 0) dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], groups);
       } else if (step.op === 'scalar') {
         dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], 1);
+      } else if (step.op === 'scan') {
+        runScan(step);
       } else {
         const { k } = step;
         let len = H[step.n];
@@ -216,7 +305,7 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
       }
     }
     // One readback: the scalar slots, then each array result.
-    const resultArrays = prog.results.map((r) => (r.kind === 'array' ? lengths[r.array] : 0));
+    const resultArrays = prog.results.map((r) => (r.kind === 'scalar' ? 0 : lengths[r.array]));
     const total = S.byteLength + resultArrays.reduce((a, n) => a + n * 4, 0);
     const staging = buffers.take(total, MAP_READ | COPY_DST);
     enc.copyBufferToBuffer(sBuf, 0, staging, 0, S.byteLength);
@@ -224,7 +313,7 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
     const offsets = prog.results.map((r, j) => {
       const at = offset;
       const bytes = resultArrays[j] * 4;
-      if (r.kind === 'array' && bytes > 0) enc.copyBufferToBuffer(arr[r.array], 0, staging, at, bytes);
+      if (r.kind !== 'scalar' && bytes > 0) enc.copyBufferToBuffer(arr[r.array], 0, staging, at, bytes);
       offset += bytes;
       return at;
     });
@@ -236,10 +325,23 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
     await staging.mapAsync(MAP_READ, 0, size);
     const bytes = new Float32Array(staging.getMappedRange(0, size).slice(0));
     staging.unmap();
+    const failed = prog.checks ? bytes[prog.checks.slot] : 0;
+    const check = failed ? prog.checks!.messages[failed - 1] : undefined;
+    if (failed) throw new RangeError(`${where}: ${check ? `${check.text} (length ${H[check.length]})` : 'a check of the kernels failed'}`);
     const values = prog.results.map((r, j) => {
       if (r.kind === 'scalar') return bytes[r.slot];
       const n = resultArrays[j];
-      const out = new Float32Array(r.like !== undefined ? (data[r.like] as Float32Array).length : n);
+      if (r.kind === 'matrix') {
+        // Row-major data, zeros past a shorter (sparse) gradient.
+        const flat = bytes.subarray(offsets[j] / 4, offsets[j] / 4 + n);
+        const cols = H[r.cols];
+        return Array.from({ length: H[r.rows] }, (_, i) => {
+          const row = new Float32Array(cols);
+          row.set(flat.subarray(Math.min(n, i * cols), Math.min(n, (i + 1) * cols)));
+          return row;
+        });
+      }
+      const out = new Float32Array(r.like !== undefined ? (data[r.like] as Float32Array | GpuArray).length : n);
       out.set(bytes.subarray(offsets[j] / 4, offsets[j] / 4 + Math.min(n, out.length)));
       return out;
     });

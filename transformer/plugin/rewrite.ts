@@ -313,14 +313,21 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
  */
 function gpuCall(tsApi: typeof ts, f: ts.NodeFactory, checker: ts.TypeChecker, compiler: ModuleCompiler, node: ts.CallExpression, visit: (n: ts.Node) => ts.Node): ts.Expression {
   const [arg] = node.arguments;
-  if (!arg || node.arguments.length !== 1) throw new TsadDiagnosticError(1005, node, diagnosticMessage(1005, 'gpu takes one argument: a marked function, grad(f) or valueAndGrad(f)'));
+  if (!arg || node.arguments.length !== 1) throw new TsadDiagnosticError(1005, node, diagnosticMessage(1005, 'gpu takes one argument: a marked function, grad(f), valueAndGrad(f) or hvp(f)'));
   let target: ts.Expression = arg;
-  let transform: 'grad' | 'valueAndGrad' | undefined;
+  let transform: 'grad' | 'valueAndGrad' | 'hvp' | undefined;
   let wrt: readonly (string | number)[] | undefined;
   if (tsApi.isCallExpression(arg)) {
     const inner = tsadExportName(arg.expression, checker);
-    if (inner !== 'grad' && inner !== 'valueAndGrad') {
-      throw new TsadDiagnosticError(1011, arg, diagnosticMessage(1011, `gpu(${arg.getText()}) is not on the GPU yet: ${inner ? `the transform ${inner}` : 'a call that is not grad or valueAndGrad'}`));
+    if (inner !== 'grad' && inner !== 'valueAndGrad' && inner !== 'hvp') {
+      // vjp(f, x, y) is a call that returns a pullback, not a transform a device program can take.
+      const why =
+        inner === 'vjp'
+          ? 'the transform vjp (vjp(f, ...args) runs at once and returns a host pullback; use gpu(grad(f)) or gpu(valueAndGrad(f)))'
+          : inner
+            ? `the transform ${inner}`
+            : 'a call that is not grad, valueAndGrad or hvp';
+      throw new TsadDiagnosticError(1011, arg, diagnosticMessage(1011, `gpu(${arg.getText()}) is not on the GPU yet: ${why}`));
     }
     transform = inner;
     [target] = arg.arguments;

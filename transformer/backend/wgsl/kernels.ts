@@ -2,7 +2,7 @@
 // an elementwise kernel (a fused map body, a fill, a one-hot, a copy), one invocation of scalar
 // code, and the three passes of a hierarchical reduction. Bodies come from lower.ts as lines of
 // WGSL; this module only wraps them.
-import { MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP } from '../../../runtime/webgpu/plan';
+import { MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP, TILE } from '../../../runtime/webgpu/plan';
 import { WGSL_HELPERS } from './prims';
 
 /** A predicate slot a kernel runs under (a branch of a cond on a device value). */
@@ -25,8 +25,9 @@ const flatIndex = (size: number) => `gid.x + gid.y * nwg.x * ${size}u`;
  * An elementwise kernel over `count` (the slot of its length): `arrays[k]` is bound as `A{k}`;
  * `body` reads the index `i` (u32) and writes its outputs.
  */
-export function mapKernel(arrays: number, countSlot: number, guards: readonly Guard[], body: readonly string[]): string {
-  const decls = Array.from({ length: arrays }, (_, k) => arrayDecl(k + 1, `A${k}`));
+export function mapKernel(arrays: number, countSlot: number, guards: readonly Guard[], body: readonly string[], atomic?: number): string {
+  // `atomic`: the array read and written through atomics on its f32 bits (a scatter).
+  const decls = Array.from({ length: arrays }, (_, k) => (k === atomic ? `@group(0) @binding(${k + 1}) var<storage, read_write> A${k}: array<atomic<u32>>;` : arrayDecl(k + 1, `A${k}`)));
   return [
     WGSL_HELPERS,
     scalars,
@@ -158,6 +159,217 @@ export function reduceFinal(c: Combine, inits: readonly string[], outs: readonly
     '  } else {',
     ...ks(k, (j) => `    S[${outs[j]}] = e${j};`),
     '  }',
+    '}',
+  ].join('\n');
+}
+
+/**
+ * A pass of a hierarchical inclusive scan over blocks of `REDUCE_WORKGROUP · REDUCE_CHUNK`
+ * elements: each invocation folds its run of neighbours, the workgroup scans those totals
+ * (Hillis–Steele, lower indices on the left), and each invocation walks its run again from the
+ * prefix before it: `offset ⊙ (earlier runs) ⊙ x_first ⊙ …`, where `offset` is the inclusive scan
+ * of the earlier blocks' totals (`O{j}[g − 1]`, when `pass.y` is 1: the totals come from a
+ * reducePass and are scanned by this kernel recursively, so every length works).
+ *
+ * `level`: a scan of block totals (all valid), writing their inclusive prefix to `Y{j}`.
+ * Otherwise the user's scan: the inputs read 0 past their lengths (sparse tangents), the
+ * accumulators start at the neutral elements `inits` (folded first), and `step` (the whole body,
+ * k accumulators then m per-element outputs) writes `Y{j}` and the outputs `R{j}`.
+ * Bindings: S, scan_len (uniform: n, has offsets), P (k), O (k), Y (k), R (m). Unguarded, as
+ * reduction passes are (a guard's early return before a barrier is not uniform control flow):
+ * a branch not taken scans what it was given into arrays nobody reads.
+ */
+export function scanPass(c: Combine, level: boolean, lengthSlots: readonly number[], inits: readonly string[], step: { lines: readonly string[]; results: readonly string[] } | undefined): string {
+  const { k } = c;
+  const W = REDUCE_WORKGROUP;
+  const C = REDUCE_CHUNK;
+  const m = step ? step.results.length - k : 0;
+  let binding = 2;
+  const decls: string[] = [];
+  for (const j of ks(k, String)) decls.push(arrayDecl(binding++, `P${j}`));
+  for (const j of ks(k, String)) decls.push(arrayDecl(binding++, `O${j}`));
+  for (const j of ks(k, String)) decls.push(arrayDecl(binding++, `Y${j}`));
+  for (let j = 0; j < m; j++) decls.push(arrayDecl(binding++, `R${j}`));
+  const load = level ? ks(k, (j) => `let x${j} = P${j}[i];`) : ks(k, (j) => `let x${j} = select(0.0, P${j}[i], i < u32(S[${lengthSlots[j]}]));`);
+  const accs = ks(k, (j) => `acc${j}`);
+  const xs = ks(k, (j) => `x${j}`);
+  // Fold `args` (WGSL values) into the running accumulators, or take them when none is valid yet.
+  const fold = (args: readonly string[], indent: string) => [
+    `${indent}if (valid) {`,
+    `${indent}  let r = combine(${[...accs, ...args].join(', ')});`,
+    ...ks(k, (j) => `${indent}  acc${j} = r.v${j};`),
+    `${indent}} else {`,
+    ...ks(k, (j) => `${indent}  acc${j} = ${args[j]};`),
+    `${indent}  valid = true;`,
+    `${indent}}`,
+  ];
+  const stepFn = step
+    ? [
+        `struct Step { ${[...ks(k, (j) => `v${j}: f32`), ...Array.from({ length: m }, (_, j) => `o${j}: f32`)].join(', ')} }`,
+        `fn step(${[...ks(k, (j) => `a${j}: f32`), ...ks(k, (j) => `b${j}: f32`)].join(', ')}) -> Step {`,
+        ...step.lines.map((l) => `  ${l}`),
+        `  return Step(${step.results.join(', ')});`,
+        '}',
+      ]
+    : [];
+  // The walk: each element after the prefix, its inclusive value (and outputs) written.
+  const walk = step
+    ? [
+        // The neutral elements always precede: the accumulators are valid from the start.
+        `      let r = step(${[...accs, ...xs].join(', ')});`,
+        ...ks(k, (j) => `      acc${j} = r.v${j};`),
+        ...ks(k, (j) => `      Y${j}[i] = r.v${j};`),
+        ...Array.from({ length: m }, (_, j) => `      R${j}[i] = r.o${j};`),
+      ]
+    : [...fold(xs, '      '), ...ks(k, (j) => `      Y${j}[i] = acc${j};`)];
+  return [
+    WGSL_HELPERS,
+    scalars,
+    '@group(0) @binding(1) var<uniform> scan_len: vec4<u32>;',
+    ...decls,
+    combineFn(c),
+    ...stepFn,
+    ...ks(k, (j) => `var<workgroup> W${j}: array<f32, ${W}>;`),
+    `var<workgroup> WV: array<u32, ${W}>;`,
+    `@compute @workgroup_size(${W})`,
+    'fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
+    '  let n = scan_len.x;',
+    '  let t = lid.x;',
+    '  let g = wid.x + wid.y * nwg.x;',
+    '  var valid = false;',
+    ...ks(k, (j) => `  var acc${j} = 0.0;`),
+    `  for (var c = 0u; c < ${C}u; c = c + 1u) {`,
+    `    let i = (g * ${W}u + t) * ${C}u + c;`,
+    '    if (i < n) {',
+    ...load.map((l) => `      ${l}`),
+    ...fold(xs, '      '),
+    '    }',
+    '  }',
+    ...ks(k, (j) => `  W${j}[t] = acc${j};`),
+    '  WV[t] = select(0u, 1u, valid);',
+    '  workgroupBarrier();',
+    // Inclusive scan of the runs' totals: only trailing runs (past n) are invalid.
+    `  for (var s = 1u; s < ${W}u; s = s * 2u) {`,
+    ...ks(k, (j) => `    var l${j} = 0.0;`),
+    '    var lv = 0u;',
+    '    if (t >= s) {',
+    ...ks(k, (j) => `      l${j} = W${j}[t - s];`),
+    '      lv = WV[t - s];',
+    '    }',
+    '    workgroupBarrier();',
+    '    if (lv != 0u && WV[t] != 0u) {',
+    `      let r = combine(${[...ks(k, (j) => `l${j}`), ...ks(k, (j) => `W${j}[t]`)].join(', ')});`,
+    ...ks(k, (j) => `      W${j}[t] = r.v${j};`),
+    '    }',
+    '    workgroupBarrier();',
+    '  }',
+    // The prefix before this run: neutral elements, earlier blocks, earlier runs of this block.
+    '  valid = false;',
+    ...(level ? [] : [...ks(k, (j) => `  acc${j} = ${inits[j]};`), '  valid = true;']),
+    '  if (scan_len.y != 0u && g > 0u) {',
+    ...fold(
+      ks(k, (j) => `O${j}[g - 1u]`),
+      '    ',
+    ),
+    '  }',
+    '  if (t > 0u && WV[t - 1u] != 0u) {',
+    ...fold(
+      ks(k, (j) => `W${j}[t - 1u]`),
+      '    ',
+    ),
+    '  }',
+    `  for (var c = 0u; c < ${C}u; c = c + 1u) {`,
+    `    let i = (g * ${W}u + t) * ${C}u + c;`,
+    '    if (i < n) {',
+    ...load.map((l) => `      ${l}`),
+    ...walk,
+    '    }',
+    '  }',
+    '}',
+  ].join('\n');
+}
+
+/**
+ * `A[p] = op(A[p], v)` for an `A` bound as atomic u32 (the f32's bits), from any number of
+ * invocations at once: a compare-exchange loop, retried while another invocation changed the
+ * element in between. `op` (WGSL over `old` and `v`) must be commutative and associative: the
+ * invocations' order is the device's. Statements for a map body (index `i`).
+ */
+export function atomicUpdate(array: string, index: string, value: string, op: (old: string, v: string) => string): string[] {
+  return [
+    `let p = ${index};`,
+    `let v = ${value};`,
+    `var old = atomicLoad(&${array}[p]);`,
+    'loop {',
+    `  let r = atomicCompareExchangeWeak(&${array}[p], old, bitcast<u32>(${op('bitcast<f32>(old)', 'v')}));`,
+    '  if (r.exchanged) { break; }',
+    '  old = r.old_value;',
+    '}',
+  ];
+}
+
+/** The slots a matrix product reads: its sizes (Z is R×Q, the sum over P) and its operands' lengths. */
+export interface GemmSlots {
+  readonly R: number;
+  readonly P: number;
+  readonly Q: number;
+  readonly lenX: number;
+  readonly lenY: number;
+}
+
+/**
+ * Z = op(X)·op(Y), tiled: each workgroup computes a TILE×TILE block of Z, staging TILE×TILE
+ * blocks of both operands in workgroup memory per step along P. op(X)(r, p) is X[r·P + p], or
+ * X[p·R + r] when `tX` (X stored transposed); op(Y)(p, q) is Y[p·Q + q], or Y[q·P + p] when
+ * `tY`. Reads past an operand's length are 0 (a short, sparse linear operand). The sizes come
+ * through workgroupUniformLoad, so the loop around the barriers is uniform.
+ * Bindings: S, X, Y, Z.
+ */
+export function gemmKernel(tX: boolean, tY: boolean, s: GemmSlots): string {
+  const T = TILE;
+  const x = tX ? 'p * R + r' : 'r * P + p';
+  const y = tY ? 'q * P + p' : 'p * Q + q';
+  return [
+    scalars,
+    arrayDecl(1, 'X'),
+    arrayDecl(2, 'Y'),
+    arrayDecl(3, 'Z'),
+    `var<workgroup> TX: array<f32, ${T * T}>;`,
+    `var<workgroup> TY: array<f32, ${T * T}>;`,
+    'var<workgroup> DIMS: vec3<u32>;',
+    `fn xAt(r: u32, p: u32, R: u32, P: u32) -> f32 {`,
+    `  let k = ${x};`,
+    `  return select(0.0, X[min(k, arrayLength(&X) - 1u)], r < R && p < P && f32(k) < S[${s.lenX}]);`,
+    '}',
+    `fn yAt(p: u32, q: u32, P: u32, Q: u32) -> f32 {`,
+    `  let k = ${y};`,
+    `  return select(0.0, Y[min(k, arrayLength(&Y) - 1u)], p < P && q < Q && f32(k) < S[${s.lenY}]);`,
+    '}',
+    `@compute @workgroup_size(${T * T})`,
+    'fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
+    `  if (lid.x == 0u) { DIMS = vec3<u32>(u32(S[${s.R}]), u32(S[${s.P}]), u32(S[${s.Q}])); }`,
+    '  let d = workgroupUniformLoad(&DIMS);',
+    '  let R = d.x;',
+    '  let P = d.y;',
+    '  let Q = d.z;',
+    `  let tilesQ = max((Q + ${T - 1}u) / ${T}u, 1u);`,
+    '  let g = wid.x + wid.y * nwg.x;',
+    `  let ly = lid.x / ${T}u;`,
+    `  let lx = lid.x % ${T}u;`,
+    `  let row = (g / tilesQ) * ${T}u + ly;`,
+    `  let col = (g % tilesQ) * ${T}u + lx;`,
+    '  var acc = 0.0;',
+    `  let steps = (P + ${T - 1}u) / ${T}u;`,
+    '  for (var s = 0u; s < steps; s = s + 1u) {',
+    `    TX[ly * ${T}u + lx] = xAt(row, s * ${T}u + lx, R, P);`,
+    `    TY[ly * ${T}u + lx] = yAt(s * ${T}u + ly, col, P, Q);`,
+    '    workgroupBarrier();',
+    `    for (var l = 0u; l < ${T}u; l = l + 1u) {`,
+    `      acc = acc + TX[ly * ${T}u + l] * TY[l * ${T}u + lx];`,
+    '    }',
+    '    workgroupBarrier();',
+    '  }',
+    '  if (row < R && col < Q) { Z[row * Q + col] = acc; }',
     '}',
   ].join('\n');
 }

@@ -8,7 +8,7 @@
 // compiler turns into a diagnostic at the call site.
 import { Block, Expr, FnDef, InternalError, Lambda, Program, Type } from '../../ir/syntax';
 import type { ArraySpec, DeviceStep, GpuProgram, HostStep, ResultSpec } from '../../../runtime/webgpu/plan';
-import { Combine, Guard, mapKernel, reduceFinal, reducePass, scalarKernel } from './kernels';
+import { Combine, Guard, atomicUpdate, gemmKernel, mapKernel, reduceFinal, reducePass, scalarKernel, scanPass } from './kernels';
 import { Typed, WGSL_LIN_PRIMS, WGSL_PRIMS, WgslType, num } from './prims';
 
 /** What keeps a program off the GPU; the message names it ("the construct 'scan'"). */
@@ -26,7 +26,9 @@ type Val =
   /** A number (a boolean as 0 or 1): known on the host (`reg`) or only on the device (`slot`). */
   | { readonly kind: 'num'; readonly reg?: number; readonly slot?: number; readonly bool: boolean; readonly bound: Bound }
   | { readonly kind: 'arr'; readonly id: number; readonly len: number; readonly elemBound: Bound }
-  | { readonly kind: 'str'; readonly text: string };
+  | { readonly kind: 'str'; readonly text: string }
+  /** A tuple of values (a matrix is (data, rows, cols)). */
+  | { readonly kind: 'tup'; readonly elems: readonly Val[] };
 type Num = Extract<Val, { kind: 'num' }>;
 type Arr = Extract<Val, { kind: 'arr' }>;
 type Env = Map<string, Val>;
@@ -42,7 +44,9 @@ const SELECTING: Readonly<Record<string, (args: readonly Bound[]) => Bound>> = {
   fround: ([a]) => a,
 };
 /** Host arithmetic on lengths (plan.ts HostStep). */
-const HOST_OPS = new Set(['add', 'sub', 'max', 'min', 'eq']);
+const HOST_OPS = new Set(['add', 'sub', 'mul', 'max', 'min', 'eq']);
+/** Primitives that are their operand's value. */
+const HOST_IDENTITY = new Set(['stop_gradient']);
 
 export function wgslNumber(v: number): string {
   if (Number.isNaN(v)) return 'tsad_nan()';
@@ -158,11 +162,49 @@ class Lowering {
   elementwiseOver(countSlot: number, body: (arrays: KernelArrays) => string[]): { threads: number } {
     const arrays: number[] = [];
     const lines = body(bindIn(arrays));
+    const open = this.openMap;
+    if (open && (this.steps[this.steps.length - 1] as object) === open.step && !this.pending && open.countSlot === countSlot && sameGuards(open.guards, this.guards)) {
+      const merged = fuseBodies(open, arrays, lines);
+      if (merged) {
+        open.arrays.splice(0, open.arrays.length, ...merged.arrays);
+        open.lines = merged.lines;
+        this.kernels[open.step.kernel] = mapKernel(open.arrays.length, countSlot, open.guards, open.lines);
+        return open.step;
+      }
+    }
     const kernel = mapKernel(arrays.length, countSlot, this.guards, lines);
     const step = { op: 'map' as const, kernel: -1, threads: -1, arrays };
     this.device((k) => Object.assign(step, { kernel: k }), kernel);
+    this.openMap = { step, countSlot, guards: [...this.guards], arrays, lines };
     return step;
   }
+
+  /**
+   * An elementwise kernel over `count` that updates `target` through atomics (a scatter): its
+   * own kernel, never fused (the target's binding is declared atomic).
+   */
+  atomicElementwise(count: number, target: number, body: (arrays: KernelArrays, atomic: string) => string[]): void {
+    const arrays: number[] = [target];
+    const lines = body(bindIn(arrays), 'A0');
+    const kernel = mapKernel(arrays.length, this.slotOfReg(count), this.guards, lines, 0);
+    this.device((k) => ({ op: 'map', kernel: k, threads: count, arrays }), kernel);
+    this.openMap = undefined;
+  }
+
+  /** The slot kernels flag a failed check in (plan.ts, `checks`), and the checks' messages. */
+  checkSlot: number | undefined;
+  readonly checkMessages: { text: string; length: number }[] = [];
+
+  /** WGSL that records check `text` (about an array of length register `length`) as failed: k + 1 into the check slot. */
+  failCheck(text: string, length: number): string {
+    this.checkSlot ??= this.newSlot();
+    let k = this.checkMessages.findIndex((c) => c.text === text && c.length === length);
+    if (k < 0) k = this.checkMessages.push({ text, length }) - 1;
+    return `S[${this.checkSlot}] = ${k + 1}.0;`;
+  }
+
+  /** The last elementwise kernel, while the next may join it (fuseBodies). */
+  private openMap: OpenMap | undefined;
 
   get guarded(): readonly Guard[] {
     return this.guards;
@@ -172,7 +214,12 @@ class Lowering {
 
   block(b: Block, env: Env): Val[] {
     for (const s of b.stmts) {
-      if (s.tag === 'unpack') throw new NotOnGpu('a tuple');
+      if (s.tag === 'unpack') {
+        const t = env.get(s.tuple);
+        if (t?.kind !== 'tup' || t.elems.length !== s.names.length) throw new NotOnGpu('a tuple that is not a matrix or a tuple of numbers and arrays');
+        s.names.forEach((bd, i) => env.set(bd.name, t.elems[i]));
+        continue;
+      }
       const vals = this.expr(s.rhs, env);
       const binders = [...s.nl, ...s.lin];
       binders.forEach((bd, i) => {
@@ -218,6 +265,8 @@ class Lowering {
         const args = argNames.map(get);
         if (args.some((a) => a.kind !== 'num')) throw new NotOnGpu(`the primitive '${e.op}' on arrays`);
         const nums = args as Num[];
+        // stop_gradient of a host value (a matrix's dimensions) stays on the host: it is the value.
+        if (e.tag === 'prim' && HOST_IDENTITY.has(e.op) && nums.length === 1 && nums[0].reg !== undefined) return [nums[0]];
         if (e.tag === 'prim' && HOST_OPS.has(e.op) && nums.every((a) => a.reg !== undefined)) {
           return [this.hostNum(this.reg({ op: e.op as 'add', args: nums.map((a) => a.reg!) }))];
         }
@@ -236,7 +285,7 @@ class Lowering {
       case 'call':
         throw new NotOnGpu(`a call of '${e.fn}' (a marked function calling another)`);
       case 'tuple':
-        throw new NotOnGpu('a tuple');
+        return [{ kind: 'tup', elems: e.elems.map(get) }];
     }
   }
 
@@ -330,6 +379,48 @@ class Lowering {
     }
     return { lines, results: evalExpr(l.body.result) };
   }
+}
+
+const sameGuards = (a: readonly Guard[], b: readonly Guard[]) => a.length === b.length && a.every((g, i) => g.slot === b[i].slot && g.when === b[i].when);
+
+interface OpenMap {
+  readonly step: { op: 'map'; kernel: number; threads: number; arrays: number[] };
+  readonly countSlot: number;
+  readonly guards: readonly Guard[];
+  readonly arrays: number[];
+  lines: string[];
+}
+
+/** Storage bindings a fused kernel may take: the scalar slots and 7 arrays (WebGPU's default limit is 8). */
+const MAX_FUSED_ARRAYS = 7;
+
+/**
+ * Consecutive elementwise kernels over the same count and guards as one kernel: the second's
+ * lines after the first's, its bindings renamed into the first's list. Sound when the second
+ * reads what the first wrote only at its own index `i` (each invocation then reads its own
+ * write); any other read of such an array (a gather) keeps two kernels, as does a binding count
+ * past the limit.
+ */
+function fuseBodies(open: OpenMap, arrays: readonly number[], lines: readonly string[]): { arrays: number[]; lines: string[] } | undefined {
+  const written = new Set<number>();
+  for (const l of open.lines) for (const m of l.matchAll(/^A(\d+)\[i\] = /g)) written.add(open.arrays[Number(m[1])]);
+  const merged = [...open.arrays];
+  const rename = arrays.map((id) => {
+    let k = merged.indexOf(id);
+    if (k < 0) {
+      merged.push(id);
+      k = merged.length - 1;
+    }
+    return k;
+  });
+  if (merged.length > MAX_FUSED_ARRAYS) return undefined;
+  for (const l of lines) {
+    for (const m of l.matchAll(/\bA(\d+)(\[i\])?/g)) {
+      if (written.has(arrays[Number(m[1])]) && m[2] === undefined) return undefined;
+    }
+  }
+  const renamed = lines.map((l) => l.replace(/\bA(\d+)\b/g, (_, k) => `A${rename[Number(k)]}`));
+  return { arrays: merged, lines: [...open.lines, ...renamed] };
 }
 
 function bindIn(list: number[]): KernelArrays {
@@ -445,10 +536,160 @@ function reduceLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl:
     ...Array.from({ length: k }, (_, j) => ({ code: `b${j}`, type: 'f32' as const, bound: undefined })),
   ];
   const { lines, results: rs } = L.body(body, params);
-  if (rs.length !== k || results.tag !== 'ret') throw new NotOnGpu(`a ${e.op} that also returns per-element values (the residuals of a general reduction)`);
+  if (rs.length !== k || results.tag !== 'ret') {
+    // Per-element outputs (a general reduction's residuals) read the accumulator before each
+    // element: a scan, whose last elements are the reduction.
+    const scanned = scanOf(L, inits, xs, n, body);
+    const last = L.reg({ op: 'sub', args: [n, L.lit(1)] });
+    const totals = scanned.slice(0, k).map((y, j) => {
+      const slot = L.newSlot();
+      const at = L.slotOfReg(last);
+      L.scalarLine((arrays) => `S[${slot}] = select(S[${L.slotOf(inits[j])}], ${arrays.bind(y.id)}[u32(max(S[${at}], 0.0))], S[${at}] >= 0.0);`);
+      return { kind: 'num' as const, slot, bool: false, bound: undefined };
+    });
+    return [...totals, ...scanned.slice(k)];
+  }
   const c: Combine = { k, lines, results: rs.map((r) => num(r as Typed)) };
   const bounds = accBounds.map((b, j) => (within(bounded.results[j]?.bound, b) ? b : undefined));
   return reduction(L, c, inits, xs, n, bounds);
+}
+
+/** The hierarchical scan of `xs` from `inits` with `body` (k accumulators, then per-element outputs): k scanned arrays, then the outputs. */
+function scanOf(L: Lowering, inits: readonly Num[], xs: readonly Arr[], n: number, body: Lambda): Arr[] {
+  const k = inits.length;
+  const params = [
+    ...Array.from({ length: k }, (_, j) => ({ code: `a${j}`, type: 'f32' as const, bound: undefined })),
+    ...Array.from({ length: k }, (_, j) => ({ code: `b${j}`, type: 'f32' as const, bound: undefined })),
+  ];
+  const { lines, results } = L.body(body, params);
+  if (results.some((r) => r.array !== undefined || r.type !== 'f32')) throw new NotOnGpu('a scan whose body returns arrays or booleans');
+  const codes = results.map((r) => num(r as Typed));
+  const c: Combine = { k, lines, results: codes.slice(0, k) };
+  return scanWith(
+    L,
+    c,
+    { lines, results: codes },
+    inits.map((v) => `S[${L.slotOf(v)}]`),
+    xs,
+    n,
+  );
+}
+
+function scanWith(L: Lowering, c: Combine, step: { lines: readonly string[]; results: readonly string[] }, inits: readonly string[], xs: readonly Arr[], n: number): Arr[] {
+  const outs: Arr[] = step.results.map(() => ({ kind: 'arr', id: L.newArray(n), len: n, elemBound: undefined }));
+  const first = reducePass(
+    c,
+    true,
+    xs.map((a) => L.slotOfReg(a.len)),
+  );
+  const next = reducePass(c, false, []);
+  const level = scanPass(c, true, [], [], undefined);
+  const final = scanPass(
+    c,
+    false,
+    xs.map((a) => L.slotOfReg(a.len)),
+    inits,
+    step,
+  );
+  L.device((kk) => ({ op: 'scan', first: kk, next: kk + 1, level: kk + 2, final: kk + 3, k: c.k, n, inputs: xs.map((a) => a.id), outputs: outs.map((o) => o.id) }), first, next, level, final);
+  return outs;
+}
+
+function scanLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[]): Val[] {
+  if (lin.length > 0) throw new NotOnGpu(`a linear ${e.op}`);
+  const [nVal, ...rest] = nl;
+  const n = hostLength(nVal, `a ${e.op} over a length`);
+  const k = rest.length / 2;
+  const inits = rest.slice(0, k).map((v) => asNum(v, 'a neutral element'));
+  const xs = rest.slice(k).map((v) => asArr(v, `an operand of ${e.op}`));
+  return scanOf(L, inits, xs, n, e.bodies[0]);
+}
+
+/** The composition of affine maps y ↦ a·y + b, earlier on the left: (a0, a1) then (b0, b1). */
+const AFFINE: Combine = { k: 2, lines: [], results: ['(b0 * a0)', '(b0 * a1 + b1)'] };
+
+/**
+ * The linear recurrences of scan and reduce (constructs/array/linearFold.ts), erased, on one
+ * accumulator: each step y ↦ B_i(y, ẋ_i) is affine in the carried value, so its coefficients
+ * (a_i = B_i(1, 0), b_i = B_i(0, ẋ_i)) come from one map kernel, the composition of the steps is a
+ * scan of affine maps (the parallel form of the recurrence), and the transposes run the same over
+ * the reversed index. More accumulators (k × k coefficients) are not on the GPU yet.
+ */
+function recurrenceLowering(forward: boolean, collect: boolean): ConstructLowering {
+  return (L, e, nl, lin) => {
+    if (lin.length > 0) throw new NotOnGpu(`a linear ${e.op} with linear operands`);
+    const body = e.bodies[0];
+    const results = body.body.result.tag === 'ret' ? body.body.result.nl.length + body.body.result.lin.length : -1;
+    const k = forward ? results : results / 2;
+    if (k !== 1) throw new NotOnGpu(`the linear recurrence '${e.op}' on ${k} accumulators (one is on the GPU)`);
+    const n = hostLength(nl[0], `a ${e.op} over a length`);
+    const linear = forward ? 2 : 1;
+    const residuals = nl.slice(1, nl.length - linear).map((v) => asArr(v, `a residual of ${e.op}`));
+    const lastOps = nl.slice(nl.length - linear);
+    // Element `index` (WGSL u32) of an array operand, 0 past its end (sparse tangents).
+    const elem = (arrays: KernelArrays, a: Arr, index: string): Typed & { bound: Bound } => ({
+      code: `select(0.0, ${arrays.bind(a.id)}[${index}], ${index} < u32(S[${L.slotOfReg(a.len)}]))`,
+      type: 'f32',
+      bound: undefined,
+    });
+    const lit = (code: string): Typed & { bound: Bound } => ({ code, type: 'f32', bound: undefined });
+    const evalBody = (arrays: KernelArrays, index: string, rest: Local[]) => {
+      const sParams = residuals.map((r) => elem(arrays, r, index));
+      return L.body(body, [...sParams, ...rest]);
+    };
+    const a = L.newArray(n);
+    const b = L.newArray(n);
+    const nSlot = L.slotOfReg(n);
+    if (forward) {
+      const c0 = asNum(lastOps[0], `the start of ${e.op}`);
+      const xdot = asArr(lastOps[1], `the tangents of ${e.op}`);
+      L.elementwise(n, (arrays) => {
+        const one = evalBody(arrays, 'i', [lit('1.0'), lit('0.0')]);
+        const inc = evalBody(arrays, 'i', [lit('0.0'), elem(arrays, xdot, 'i')]);
+        return [...one.lines, ...inc.lines, `${arrays.bind(a)}[i] = ${num(one.results[0] as Typed)};`, `${arrays.bind(b)}[i] = ${num(inc.results[0] as Typed)};`];
+      });
+      const aArr: Arr = { kind: 'arr', id: a, len: n, elemBound: undefined };
+      const bArr: Arr = { kind: 'arr', id: b, len: n, elemBound: undefined };
+      const [, ys] = scanWith(L, AFFINE, { lines: [], results: AFFINE.results }, ['1.0', `S[${L.slotOf(c0)}]`], [aArr, bArr], n);
+      if (collect) return [ys];
+      return [lastOf(L, ys, n, c0)];
+    }
+    // Backward: u_i, the cotangent entering step i, is ȳ_i + a_{i+1}·u_{i+1} (lrscan; u_{n−1} = ȳ_{n−1})
+    // or a_{i+1}·u_{i+1} from u_{n−1} = ȳ (lrfold): a forward affine scan over j = n − 1 − i.
+    const ybar = lastOps[0];
+    const start = collect ? L.hostNum(L.lit(0)) : asNum(ybar, `the cotangent of ${e.op}`);
+    L.elementwise(n, (arrays) => {
+      const next = `(${`u32(S[${nSlot}])`} - i)`; // i + 1 in the original order
+      const one = evalBody(arrays, next, [lit('1.0')]);
+      const add = collect ? `${elem(arrays, asArr(ybar, `the cotangents of ${e.op}`), `(u32(S[${nSlot}]) - 1u - i)`).code}` : '0.0';
+      return [...one.lines, `${arrays.bind(a)}[i] = select(${num(one.results[0] as Typed)}, 1.0, i == 0u);`, `${arrays.bind(b)}[i] = ${add};`];
+    });
+    const aArr: Arr = { kind: 'arr', id: a, len: n, elemBound: undefined };
+    const bArr: Arr = { kind: 'arr', id: b, len: n, elemBound: undefined };
+    const [, us] = scanWith(L, AFFINE, { lines: [], results: AFFINE.results }, ['1.0', `S[${L.slotOf(start)}]`], [aArr, bArr], n);
+    // Each step's transposed body at its u_i: the carried cotangent out (ē at i = 0) and x̄_i.
+    const carried = L.newArray(n);
+    const xbar = L.newArray(n);
+    L.elementwise(n, (arrays) => {
+      const u = `${arrays.bind(us.id)}[u32(S[${nSlot}]) - 1u - i]`;
+      const r = evalBody(arrays, 'i', [lit(u)]);
+      return [...r.lines, `${arrays.bind(carried)}[i] = ${num(r.results[0] as Typed)};`, `${arrays.bind(xbar)}[i] = ${num(r.results[1] as Typed)};`];
+    });
+    const ebar = L.newSlot();
+    L.scalarLine((arrays) => `S[${ebar}] = select(S[${L.slotOf(start)}], ${arrays.bind(carried)}[0], S[${nSlot}] > 0.0);`);
+    return [
+      { kind: 'num', slot: ebar, bool: false, bound: undefined },
+      { kind: 'arr', id: xbar, len: n, elemBound: undefined },
+    ];
+  };
+}
+
+/** The last element of `ys` (n long), or `empty` when n = 0. */
+function lastOf(L: Lowering, ys: Arr, n: number, empty: Num): Num {
+  const slot = L.newSlot();
+  const nSlot = L.slotOfReg(n);
+  L.scalarLine((arrays) => `S[${slot}] = select(S[${L.slotOf(empty)}], ${arrays.bind(ys.id)}[u32(max(S[${nSlot}] - 1.0, 0.0))], S[${nSlot}] > 0.0);`);
+  return { kind: 'num', slot, bool: false, bound: undefined };
 }
 
 function condLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[], env: Env): Val[] {
@@ -538,6 +779,12 @@ const CONSTRUCTS: Readonly<Record<string, ConstructLowering>> = {
   smap: mapLowering,
   reduce: reduceLowering,
   sreduce: reduceLowering,
+  scan: scanLowering,
+  sscan: scanLowering,
+  lscan: recurrenceLowering(true, true),
+  lfold: recurrenceLowering(true, false),
+  lrscan: recurrenceLowering(false, true),
+  lrfold: recurrenceLowering(false, false),
   sum: (L, _e, [a]) => {
     const arr = asArr(a, 'a sum');
     return reduction(L, SUM, [L.hostNum(L.lit(0))], [arr], arr.len, [undefined]);
@@ -562,21 +809,123 @@ const CONSTRUCTS: Readonly<Record<string, ConstructLowering>> = {
     const count = L.reg({ op: 'add', args: [L.reg({ op: 'max', args: [...i.bound] }), L.lit(1)] });
     return [filled(L, count, undefined, () => `select(0.0, S[${L.slotOf(y)}], f32(i) == S[${L.slotOf(i)}])`)];
   },
-  // gather(w, idx): w at each index; 0 outside w (the CPU path checks the indices first).
+  // gather(w, idx): w at each index. An index outside w or not an integer is the CPU path's
+  // RangeError: the kernel flags it (and writes 0), the call rejects after the readback.
   gather: (L, _e, [w, idx]) => {
     const a = asArr(w, 'a gather');
     const at = asArr(idx, 'the indices of a gather');
+    const id = L.newArray(at.len);
+    const lenSlot = L.slotOfReg(a.len);
+    L.elementwise(at.len, (arrays) => {
+      const j = `${arrays.bind(at.id)}[i]`;
+      const ok = `(${j} >= 0.0 && ${j} < S[${lenSlot}] && ${j} == floor(${j}))`;
+      const fail = L.failCheck('gather: an index is not an index of the array', a.len);
+      return [`if (!${ok}) { ${fail} }`, `${arrays.bind(id)}[i] = select(0.0, ${arrays.bind(a.id)}[u32(max(${j}, 0.0))], ${ok});`];
+    });
+    return [{ kind: 'arr', id, len: at.len, elemBound: a.elemBound }];
+  },
+  matmul: (L, _e, [a, b, n, k, m]) => [gemm(L, 'matmul', asArr(a, 'a matrix product'), false, asArr(b, 'a matrix product'), false, n, k, m, 'nkm')],
+  // lmatmul_xy(w, n, k, m ; u): role x's matrix u to role y's, w fixed (constructs/array/matmul.ts).
+  lmatmul_ac: (L, _e, [w, n, k, m, u]) => [gemm(L, 'lmatmul_ac', asArr(u, 'a matrix product'), false, asArr(w, 'a matrix product'), false, n, k, m, 'nkm')],
+  lmatmul_bc: (L, _e, [w, n, k, m, u]) => [gemm(L, 'lmatmul_bc', asArr(w, 'a matrix product'), false, asArr(u, 'a matrix product'), false, n, k, m, 'nkm')],
+  lmatmul_ca: (L, _e, [w, n, k, m, u]) => [gemm(L, 'lmatmul_ca', asArr(u, 'a matrix product'), false, asArr(w, 'a matrix product'), true, n, k, m, 'nmk')],
+  lmatmul_ba: (L, _e, [w, n, k, m, u]) => [gemm(L, 'lmatmul_ba', asArr(w, 'a matrix product'), false, asArr(u, 'a matrix product'), true, n, k, m, 'nmk')],
+  lmatmul_cb: (L, _e, [w, n, k, m, u]) => [gemm(L, 'lmatmul_cb', asArr(w, 'a matrix product'), true, asArr(u, 'a matrix product'), false, n, k, m, 'knm')],
+  lmatmul_ab: (L, _e, [w, n, k, m, u]) => [gemm(L, 'lmatmul_ab', asArr(u, 'a matrix product'), true, asArr(w, 'a matrix product'), false, n, k, m, 'knm')],
+  // E of a dup of an array: the same buffer twice (kernels never write their operands).
+  share: (_L, _e, [a]) => [asArr(a, 'a share'), a],
+  lscatteradd: (L, _e, [n, idx, g]) => [scatterAdd(L, hostLength(n, 'a scatter-add of a length'), asArr(idx, 'the indices of a scatter-add'), asArr(g, 'a scatter-add'))],
+  // lgather(n, idx ; ȧ): ȧ at each index, 0 past ȧ's end (a sparse tangent) or outside.
+  lgather: (L, _e, [, idx, a]) => {
+    const arr = asArr(a, 'a gather');
+    const at = asArr(idx, 'the indices of a gather');
     return [
-      filled(L, at.len, a.elemBound, (arrays) => {
+      filled(L, at.len, undefined, (arrays) => {
         const j = `${arrays.bind(at.id)}[i]`;
-        return `select(0.0, ${arrays.bind(a.id)}[u32(${j})], ${j} >= 0.0 && ${j} < S[${L.slotOfReg(a.len)}])`;
+        return `select(0.0, ${arrays.bind(arr.id)}[u32(max(${j}, 0.0))], ${j} >= 0.0 && ${j} < S[${L.slotOfReg(arr.len)}])`;
       }),
     ];
   },
+  reduceByIndex: reduceByIndexLowering,
   index: (L, _e, [a, j]) => elementRead(L, asArr(a, 'an element read'), asNum(j, 'an index')),
   lindex: (L, _e, nl) => elementRead(L, asArr(nl[nl.length - 1], 'an element read'), asNum(nl[0], 'an index')),
   cond: condLowering,
 };
+
+/**
+ * ā = zeros(n), ā[idx_j] += ḡ_j: a compare-exchange loop on the f32 bits per element (WGSL has
+ * integer atomics only). Chosen over sort then segmented reduce: one kernel and O(len idx) work
+ * with no extra memory, where a sort is several passes over the indices; the cost is contention
+ * on an index many elements share, and an order of the additions that varies run to run (f32
+ * roundings: results differ in the last bits, within the sum tolerance). Indices outside 0…n−1
+ * add nothing (the CPU path rejects them first).
+ */
+function scatterAdd(L: Lowering, n: number, idx: Arr, g: Arr): Arr {
+  const out = filled(L, n, undefined, () => '0.0');
+  const nSlot = L.slotOfReg(n);
+  L.atomicElementwise(idx.len, out.id, (arrays, target) => {
+    const j = `${arrays.bind(idx.id)}[i]`;
+    return [
+      `if (${j} >= 0.0 && ${j} < S[${nSlot}] && i < u32(S[${L.slotOfReg(g.len)}])) {`,
+      ...atomicUpdate(target, `u32(${j})`, `${arrays.bind(g.id)}[i]`, (old, v) => `${old} + ${v}`).map((l) => `  ${l}`),
+      '}',
+    ];
+  });
+  return out;
+}
+
+/** The operators a histogram runs with atomics: commutative, so that any order gives the CPU's value. */
+const HISTOGRAM_OPS: Readonly<Record<string, (a: string, b: string) => string>> = {
+  add: (a, b) => `${a} + ${b}`,
+  mul: (a, b) => `${a} * ${b}`,
+  min: (a, b) => `min(${a}, ${b})`,
+  max: (a, b) => `max(${a}, ${b})`,
+};
+
+/** The primitive of a body that is exactly `op(h, v)` or `op(v, h)` on its two parameters, if any. */
+function binaryBodyOp(l: Lambda): string | undefined {
+  const [h, v] = l.nlParams.map((p) => p.name);
+  const [s] = l.body.stmts;
+  const r = l.body.result;
+  if (l.body.stmts.length !== 1 || s.tag !== 'let' || s.rhs.tag !== 'prim' || l.nlParams.length !== 2) return undefined;
+  const args = [...s.rhs.args].sort();
+  if (args.join() !== [h, v].sort().join() || r.tag !== 'ret' || r.nl.length !== 1 || r.nl[0] !== s.nl[0]?.name) return undefined;
+  return s.rhs.op;
+}
+
+function reduceByIndexLowering(L: Lowering, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[]): Val[] {
+  const op = binaryBodyOp(e.bodies[0]);
+  if (lin.length > 0 || nl.length !== 3 || op === undefined || !HISTOGRAM_OPS[op]) {
+    throw new NotOnGpu(`a ${e.op} whose operator is not one of + * min max on one histogram`);
+  }
+  const dest = asArr(nl[0], 'a histogram');
+  const idx = asArr(nl[1], 'the bins of a histogram');
+  const vals = asArr(nl[2], 'the values of a histogram');
+  const out = filled(L, dest.len, undefined, (arrays) => `${arrays.bind(dest.id)}[i]`);
+  const mSlot = L.slotOfReg(dest.len);
+  const count = L.reg({ op: 'min', args: [idx.len, vals.len] });
+  L.atomicElementwise(count, out.id, (arrays, target) => {
+    const j = `${arrays.bind(idx.id)}[i]`;
+    return [`if (${j} >= 0.0 && ${j} < S[${mSlot}]) {`, ...atomicUpdate(target, `u32(${j})`, `${arrays.bind(vals.id)}[i]`, HISTOGRAM_OPS[op]).map((l) => `  ${l}`), '}'];
+  });
+  return [out];
+}
+
+/**
+ * A product op(X)·op(Y) of the primal's sizes n, k, m: `dims` names the result's rows, the
+ * summed size and the columns among them ('nkm': n×m over k; 'nmk': n×k over m; 'knm': k×m
+ * over n). One tiled kernel (kernels.ts, gemmKernel).
+ */
+function gemm(L: Lowering, op: string, x: Arr, tX: boolean, y: Arr, tY: boolean, n: Val, k: Val, m: Val, dims: 'nkm' | 'nmk' | 'knm'): Arr {
+  const size = { n: hostLength(n, `the rows of ${op}`), k: hostLength(k, `the inner size of ${op}`), m: hostLength(m, `the columns of ${op}`) };
+  const [R, P, Q] = [...dims].map((d) => size[d as 'n' | 'k' | 'm']);
+  const len = L.reg({ op: 'mul', args: [R, Q] });
+  const out = L.newArray(len);
+  const kernel = gemmKernel(tX, tY, { R: L.slotOfReg(R), P: L.slotOfReg(P), Q: L.slotOfReg(Q), lenX: L.slotOfReg(x.len), lenY: L.slotOfReg(y.len) });
+  if (L.guarded.length > 0) throw new NotOnGpu(`${op} inside a branch of a test on a device value`);
+  L.device((kk) => ({ op: 'tiles', kernel: kk, rows: R, cols: Q, arrays: [x.id, y.id, out] }), kernel);
+  return { kind: 'arr', id: out, len, elemBound: undefined };
+}
 
 function elementRead(L: Lowering, a: Arr, j: Num): Val[] {
   const slot = L.newSlot();
@@ -599,6 +948,7 @@ export interface GpuTarget {
 export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
   const L = new Lowering();
   const env: Env = new Map();
+  const matrixDims = new Map<number, [number, number]>();
   const params = def.nlParams.map((p, k) => {
     const name = target.paramNames[k] ?? p.name;
     if (p.type?.tag === 'real') {
@@ -610,7 +960,16 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
       env.set(p.name, { kind: 'arr', id: L.newArray(len, k), len, elemBound: undefined });
       return { name, kind: 'array' as const };
     }
-    throw new NotOnGpu(`the parameter '${name}' (only numbers and arrays of numbers are on the GPU yet)`);
+    if (isMatrixType(p.type)) {
+      const len = L.reg({ op: 'len', param: k });
+      const rows = L.reg({ op: 'dim', param: k, axis: 0 });
+      const cols = L.reg({ op: 'dim', param: k, axis: 1 });
+      const data: Arr = { kind: 'arr', id: L.newArray(len, k), len, elemBound: undefined };
+      env.set(p.name, { kind: 'tup', elems: [data, L.hostNum(rows), L.hostNum(cols)] });
+      matrixDims.set(k, [rows, cols]);
+      return { name, kind: 'matrix' as const };
+    }
+    throw new NotOnGpu(`the parameter '${name}' (only numbers, arrays of numbers and matrices are on the GPU yet)`);
   });
   if (def.linParams.length > 0) throw new NotOnGpu('linear parameters');
   const results = L.block(def.body, env);
@@ -621,7 +980,15 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
       const like = target.likes[j];
       return like === undefined ? { kind: 'array', array: r.id } : { kind: 'array', array: r.id, like };
     }
-    throw new NotOnGpu('a string result');
+    if (r.kind === 'tup' && r.elems.length === 3) {
+      const [data, rows, cols] = r.elems;
+      // A gradient is shaped like its matrix parameter (its dimensions' own cotangents are 0).
+      const like = target.likes[j] !== undefined ? matrixDims.get(target.likes[j]!) : undefined;
+      if (data.kind === 'arr' && like) return { kind: 'matrix', array: data.id, rows: like[0], cols: like[1] };
+      if (data.kind === 'arr' && rows.kind === 'num' && cols.kind === 'num' && rows.reg !== undefined && cols.reg !== undefined)
+        return { kind: 'matrix', array: data.id, rows: rows.reg, cols: cols.reg };
+    }
+    throw new NotOnGpu('a result that is not a number, an array of numbers or a matrix');
   });
   const arrays: ArraySpec[] = L.arrays;
   return {
@@ -635,8 +1002,14 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
     kernels: L.kernels,
     steps: L.steps,
     results: specs,
+    ...(L.checkSlot !== undefined ? { checks: { slot: L.checkSlot, messages: L.checkMessages } } : {}),
     tuple: target.tuple,
   };
+}
+
+/** A matrix in the IR: (data: array<real>, rows: real, cols: real). */
+function isMatrixType(t: Type | undefined): boolean {
+  return t?.tag === 'tuple' && t.elems.length === 3 && t.elems[0].tag === 'array' && t.elems[0].elem.tag === 'real' && t.elems[1].tag === 'real' && t.elems[2].tag === 'real';
 }
 
 /** The def named `entry` of `program`, for lowerToGpu. */
