@@ -144,6 +144,16 @@ describe('state arrays', () => {
     expect(evalFn(gp, grad, inputs.detMinors(5) as never, [], { tape: true }).peakTape).toBeLessThan(7000);
   });
 
+  test('a carried array the loop only writes keeps its length: the tape holds 6 numbers per iteration, no length (8 before)', () => {
+    const program = ir('twoWrites');
+    const { program: gp, grad } = gradOf(program, 'twoWrites', DRIVER);
+    for (const n of [8, 64, 1024]) {
+      const x = Array.from({ length: n }, (_, k) => Math.sin(k));
+      const [few, many] = [100, 400].map((steps) => evalFn(gp, grad, [x, steps] as never, [], { tape: true }).peakTape!);
+      expect((many - few) / 300).toBeLessThanOrEqual(6);
+    }
+  });
+
   test('gradients against finite differences', () => {
     const { exports: m, result } = load(
       `import { grad } from 'tsad';\n${SOURCE}\nexport const gTwo = grad(twoWrites);\nexport const gWalk = grad(walk, { wrt: [0, 1] });\nexport const gDet = grad(detMinors);\n`,
