@@ -35,7 +35,7 @@ export const cond: ConstructRule = {
   // A result has an operand's length where both branches return an array of that parameter's length.
   keepsLength: (e, source) => {
     const r = e.bodies[0]?.body.result;
-    if (!r || r.tag !== 'ret') return [];
+    if (r?.tag !== 'ret') return [];
     return r.nl.map((_, k) => {
       const ps = e.bodies.map((body) => source(body, k));
       return ps[0] !== undefined && ps.every((p) => p === ps[0]) ? ps[0] + 1 : undefined;
