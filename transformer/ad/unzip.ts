@@ -35,6 +35,7 @@ import {
   REAL,
 } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
+import { lengthParams } from './lengths';
 import { hasEffect } from '../constructs/registry';
 import { PRIMS } from '../prims/registry';
 import { visitDef } from '../ir/traverse';
@@ -220,6 +221,7 @@ class Unzipper {
         return t;
       },
       typeName: (hint) => residualTypeName(unzipStem(this.defs.get(this.fn)!), this.names.fresh(hint)),
+      lengthParams,
     };
     const lin = constructRule(e, 'unzip').unzip(ops, e, results);
     return { stmts: [...b.finish(ret([])).stmts], lin };

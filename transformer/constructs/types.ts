@@ -136,6 +136,8 @@ export interface UnzipOps {
   typeOf(name: string): Type;
   /** A program-wide alias for a tuple type the rule makes (packed residuals), so it prints as one word. */
   typeName(hint: string): string;
+  /** Each name of the body whose length is always that of non-linear parameter k: name -> k (ad/lengths.ts). */
+  lengthParams(body: Lambda): ReadonlyMap<string, number>;
 }
 
 /** What T offers: the transpose of a linear body. */
@@ -333,6 +335,11 @@ export interface ConstructRule {
    * them to) may overwrite: U stores reads of them instead of recomputing the reads from the array.
    */
   readonly overwrites?: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => readonly number[];
+  /**
+   * Per non-linear result, the non-linear operand whose length it always has (an update's array),
+   * or undefined; `source(body, r)` is the parameter whose length body result r has (ad/lengths.ts).
+   */
+  readonly keepsLength?: (e: ConstructExpr, source: (body: Lambda, result: number) => number | undefined) => readonly (number | undefined)[];
   /** Non-linear operands read only for their length (a witness): U may pass `len` of them instead. */
   readonly lengthOnly?: readonly number[];
   /**

@@ -94,6 +94,7 @@ export const update: ConstructRule = {
   pruneResults: () => undefined,
   fresh: true,
   overwrites: () => [0],
+  keepsLength: () => [0],
   inPlace: { operand: 0, op: 'write' },
   // r = a.slice(); r[i] = v
   emitTs: (ops, e, into) => {
@@ -124,6 +125,7 @@ export const write: ConstructRule = {
   pruneResults: () => undefined,
   fresh: true,
   overwrites: () => [0],
+  keepsLength: () => [0],
   // r = a; r[i] = v
   emitTs: (ops, e, into) => {
     const f = ops.factory;

@@ -32,6 +32,15 @@ export const cond: ConstructRule = {
   // when the cond is that array's last reader.
   carries: (e) => branchSlots(e),
   overwrites: (e) => e.nl.map((_, k) => k).slice(1),
+  // A result has an operand's length where both branches return an array of that parameter's length.
+  keepsLength: (e, source) => {
+    const r = e.bodies[0]?.body.result;
+    if (r?.tag !== 'ret') return [];
+    return r.nl.map((_, k) => {
+      const ps = e.bodies.map((body) => source(body, k));
+      return ps[0] !== undefined && ps.every((p) => p === ps[0]) ? ps[0] + 1 : undefined;
+    });
+  },
 };
 
 function branchSlots(e: ConstructExpr): CarrySlot[] {

@@ -36,6 +36,7 @@ import { Builder } from '../../ir/build';
 import { structureId } from '../../ir/typeIds';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../types';
 import { condNames } from './operands';
+import { hoistLengths } from './hoistLengths';
 
 interface Slots {
   readonly types: Type[];
@@ -107,19 +108,25 @@ function packedTangent(ops: UnzipOps, h: UnzippedBody, slots: Slots, k: number, 
 
 export function condUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder>): Expr {
   const { pred, args } = condNames(e);
-  const halves = e.bodies.map((body) => ops.unzipBody(body));
+  const hoisted = hoistLengths(
+    ops,
+    e,
+    e.bodies.map((body) => ops.unzipBody(body)),
+    results.nl.length,
+  );
+  const { halves, operands } = hoisted;
   const slots = assignSlots(halves);
   if (slots.types.length > MAX_FLAT_SLOTS) {
     const packed = tupleType(slots.types, ops.typeName('slots'));
     const slotsBinder = binder(ops.b.fresh('slots'), packed);
     const primal = halves.map((h, k) => packedPrimal(ops, h, slots, k, results.nl.length, packed));
     ops.b.bind([...results.nl, slotsBinder], [], construct(e.op, [pred, ...args.nl], [], primal));
-    const tangent = halves.map((h, k) => packedTangent(ops, h, slots, k, packed));
-    return construct(e.op, [pred, slotsBinder.name], args.lin, tangent);
+    const tangent = halves.map((h, k) => hoisted.tangent(k, packedTangent(ops, h, slots, k, packed)));
+    return construct(e.op, [pred, slotsBinder.name, ...operands], args.lin, tangent);
   }
   const slotBinders = slots.types.map((t) => binder(ops.b.fresh('res'), t));
   const primal = halves.map((h, k) => paddedPrimal(ops, h, slots, k, results.nl.length));
   ops.b.bind([...results.nl, ...slotBinders], [], construct(e.op, [pred, ...args.nl], [], primal));
-  const tangent = halves.map((h, k) => paddedTangent(ops, h, slots, k));
-  return construct(e.op, [pred, ...slotBinders.map((s) => s.name)], args.lin, tangent);
+  const tangent = halves.map((h, k) => hoisted.tangent(k, paddedTangent(ops, h, slots, k)));
+  return construct(e.op, [pred, ...slotBinders.map((s) => s.name), ...operands], args.lin, tangent);
 }

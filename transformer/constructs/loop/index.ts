@@ -5,7 +5,7 @@
 import type { CarrySlot, ConstructExpr, ConstructRule, Counts } from '../types';
 import type { Lambda } from '../../ir/syntax';
 import { loopTypeRule } from './typeRule';
-import { trailingCarrySlots } from './operands';
+import { keptLengths, trailingCarrySlots } from './operands';
 import { loopImpl } from './impl';
 import { loopJvp } from './jvp';
 import { loopUnzip } from './unzip';
@@ -40,6 +40,9 @@ export const loop: ConstructRule = {
   // (ad/inplace.ts) when the loop is its last reader, since each iteration hands it to the next.
   carries: (e, bodyArity) => carrySlots(e, bodyArity),
   overwrites: (e, bodyArity) => carrySlots(e, bodyArity).map((c) => c.operand),
+  // A carried array keeps its initial length where every run of the body hands on one of the
+  // length it was given (a loop running zero times returns the operand itself).
+  keepsLength: (e, source) => keptLengths(e.bodies[0], e.nl.length, source),
   invariants: (e, bodyArity) => {
     if (e.bodies.length !== 1 || e.lin.length > 0) return undefined;
     const count = e.nl.length - 1 - bodyArity(e.bodies[0]).nl;

@@ -38,3 +38,12 @@ export function trailingCarrySlots(e: ConstructExpr, body: number, bodyArity: (b
   const params = l.nlParams.length;
   return Array.from({ length: carried }, (_, k) => ({ operand: e.nl.length - carried + k, body, param: params - carried + k, result: k }));
 }
+
+/** Per carried result, the operand whose length it keeps (the carried operand), where the body keeps it. */
+export function keptLengths(body: Lambda | undefined, operands: number, source: (body: Lambda, result: number) => number | undefined): (number | undefined)[] {
+  const r = body?.body.result;
+  if (!body || !r || r.tag !== 'ret') return [];
+  const carried = r.nl.length;
+  const params = body.nlParams.length;
+  return r.nl.map((_, m) => (source(body, m) === params - carried + m ? operands - carried + m : undefined));
+}

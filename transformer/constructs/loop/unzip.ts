@@ -136,18 +136,38 @@ export function readingBody(b: Builder, h: UnzippedBody, sources: readonly Resid
 
 /**
  * Residuals that are the length of an invariant array parameter (a witness the body replaced by
- * its length, ad/unzip.ts): the same in every iteration, so computed once before the loop from
- * the operand and passed as an invariant instead of stacked per iteration.
+ * its length, ad/unzip.ts), or of a carried array every run of the body hands on at the length it
+ * was given (written element by element: ad/lengths.ts): the same in every iteration, so computed
+ * once before the loop from the operand and passed as an invariant instead of stacked per iteration.
+ * `params` are the body's parameters with their operands (the invariants, then the carried values,
+ * the last `carried` of the body's parameters).
  */
-export function invariantLengths(b: Builder, h: UnzippedBody, invariants: readonly { param: string; operand: string }[]): { param: string; operand: string }[] {
+export function invariantLengths(ops: UnzipOps, h: UnzippedBody, params: readonly { param: string; operand: string }[], carried: number): { param: string; operand: string }[] {
+  const { b } = ops;
   const residuals = new Set(h.tangent.nlParams.map((r) => r.name));
+  const lengthOf = ops.lengthParams(h.primal);
+  const r = h.primal.body.result;
+  const results = r.tag === 'ret' ? r.nl : [];
+  const nlParams = h.primal.nlParams;
+  // The parameters whose length every iteration sees unchanged: invariants, and carried values the body hands on at their length.
+  const steady = new Map<number, string>();
+  params.forEach((u, m) => {
+    const k = nlParams.findIndex((p) => p.name === u.param);
+    const c = m - (params.length - carried);
+    if (k >= 0 && (c < 0 || lengthOf.get(results[c]) === k)) steady.set(k, u.operand);
+  });
   const out: { param: string; operand: string }[] = [];
+  const computed = new Map<string, string>();
   for (const s of h.primal.body.stmts) {
     if (s.tag !== 'let' || s.nl.length !== 1 || s.lin.length !== 0 || !residuals.has(s.nl[0].name)) continue;
     const e = s.rhs;
     if (e.tag !== 'construct' || e.op !== 'len' || e.nl.length !== 1 || e.bodies.length !== 0) continue;
-    const inv = invariants.find((u) => u.param === e.nl[0]);
-    if (inv) out.push({ param: s.nl[0].name, operand: b.nl(`${inv.operand}_len`, construct('len', [inv.operand], [], []), REAL) });
+    const k = lengthOf.get(e.nl[0]);
+    const operand = k === undefined ? undefined : steady.get(k);
+    if (operand === undefined) continue;
+    let n = computed.get(operand);
+    if (n === undefined) computed.set(operand, (n = b.nl(`${operand}_len`, construct('len', [operand], [], []), REAL)));
+    out.push({ param: s.nl[0].name, operand: n });
   }
   return out;
 }
@@ -159,7 +179,8 @@ export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
   const params = e.bodies[0].nlParams;
   const nInv = e.nl.length - 1 - k;
   const direct = params.slice(1, 1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + m] }));
-  const invariants = [...direct, ...invariantLengths(b, unpacked, direct)];
+  const carried = params.slice(1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + nInv + m] }));
+  const invariants = [...direct, ...invariantLengths(ops, unpacked, [...direct, ...carried], k)];
   const h = packDeepResiduals(ops, unpacked, k, new Set([params[0].name, ...invariants.map((u) => u.param)]));
   const { sources, stacked, strides } = residualSources(h, params[0].name, invariants, ops.nested);
   // A counted loop pushes one record per iteration: its trip count sizes the stacks.

@@ -9,7 +9,7 @@
 import type { CarrySlot, ConstructExpr, ConstructRule, Counts } from '../types';
 import type { Lambda } from '../../ir/syntax';
 import { STEP } from './operands';
-import { trailingCarrySlots } from '../loop/operands';
+import { keptLengths, trailingCarrySlots } from '../loop/operands';
 import { whileTypeRule } from './typeRule';
 import { whileImpl } from './impl';
 import { whileJvp } from './jvp';
@@ -39,6 +39,7 @@ export const whileLoop: ConstructRule = {
   // reads them, before the step runs, and keeps nothing (its result is a boolean).
   carries: (e, bodyArity) => stepSlots(e, bodyArity),
   overwrites: (e, bodyArity) => stepSlots(e, bodyArity).map((c) => c.operand),
+  keepsLength: (e, source) => keptLengths(e.bodies[STEP], e.nl.length, source),
 };
 
 function stepSlots(e: ConstructExpr, bodyArity: (body: Lambda) => Counts): CarrySlot[] {

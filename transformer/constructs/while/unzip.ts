@@ -27,7 +27,7 @@
 import { REAL, binder, construct, letS, lit, prim, stackType } from '../../ir/syntax';
 import type { Binder, Expr } from '../../ir/syntax';
 import type { ConstructExpr, Sides, UnzipOps } from '../types';
-import { emptyStacks, readingBody, residualSources, stackingBody } from '../loop/unzip';
+import { emptyStacks, invariantLengths, readingBody, residualSources, stackingBody } from '../loop/unzip';
 import { CONDITION, STEP } from './operands';
 
 export function whileUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder>): Expr {
@@ -36,7 +36,9 @@ export function whileUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binde
   const h = ops.unzipBody(step);
   const k = results.nl.length;
   const nInv = e.nl.length - k;
-  const invariants = step.nlParams.slice(0, nInv).map((p, j) => ({ param: p.name, operand: e.nl[j] }));
+  const direct = step.nlParams.slice(0, nInv).map((p, j) => ({ param: p.name, operand: e.nl[j] }));
+  const carried = step.nlParams.slice(nInv).map((p, m) => ({ param: p.name, operand: e.nl[nInv + m] }));
+  const invariants = [...direct, ...invariantLengths(ops, h, [...direct, ...carried], k)];
   const { sources, stacked } = residualSources(h, undefined, invariants, ops.nested);
   const st0 = emptyStacks(b, stacked);
   const n0 = b.lit(0, 'n');
