@@ -21,7 +21,8 @@ import type { CarrySlot, ConstructExpr, Counts } from '../constructs/types';
 import { arityOf } from '../ir/arity';
 import { REAL, arrayType, binder, construct, letS, ret } from '../ir/syntax';
 import type { Block, Expr, FnDef, Lambda, Stmt, Type } from '../ir/syntax';
-import { mapChildren, namesIn, visitExpr } from '../ir/traverse';
+import { mapChildren, namesIn } from '../ir/traverse';
+import { closedFreeVars } from '../ir/freeVars';
 
 type Callee = (fn: string) => Counts | undefined;
 
@@ -47,10 +48,15 @@ const HOLDS_ARRAYS = new WeakMap<Type, boolean>();
 /** Whether a value of this type may be an array (what `unique` tracks: only arrays are written in place). */
 const mayBeArray = (t: Type | undefined): boolean => t === undefined || t.tag === 'array';
 
+/**
+ * The names an expression reads from its block. A construct's bodies are closed (the checker
+ * rejects a free variable): they read their parameters, never the block's names, so they are
+ * not walked (a walk per level made a deep nest quadratic).
+ */
 const readsOf = (e: Expr): Set<string> => {
-  const out = new Set<string>();
-  visitExpr(e, { read: (n) => out.add(n) });
-  return out;
+  const { nl, lin } = closedFreeVars(e);
+  for (const n of lin) nl.add(n);
+  return nl;
 };
 
 /**
@@ -62,9 +68,7 @@ function stmtReads(s: Stmt): Set<string> {
   const e = asConstruct(s.rhs);
   const lengthOnly = e ? (constructRule(e, 'inplace').lengthOnly ?? []) : [];
   if (!e || lengthOnly.length === 0) return readsOf(s.rhs);
-  const out = new Set<string>();
-  visitExpr({ ...e, nl: e.nl.filter((_, k) => !lengthOnly.includes(k)) }, { read: (n) => out.add(n) });
-  return out;
+  return readsOf({ ...e, nl: e.nl.filter((_, k) => !lengthOnly.includes(k)) });
 }
 
 /** How many times a name is an operand of the expression itself. */
