@@ -97,15 +97,24 @@ class InlinePolicy {
     const known = this.sizes.get(fn);
     if (known !== undefined) return known;
     let n = 0;
+    // A body's derivative code is several copies of it (a loop's forward loop with its stacks,
+    // the reversed loop): a statement weighs BODY_WEIGHT more for each construct body around it.
+    // Counted in one walk (a walk of each body from each construct around it was quadratic).
+    const constructBodies = new Set<Lambda>();
+    let depth = 0;
     visitBlock(this.defs.get(fn)!.body, {
       stmt: () => {
-        n++;
+        n += 1 + BODY_WEIGHT * depth;
       },
       expr: (e) => {
         if (e.tag === 'call' && this.callee(e.fn)) n += this.inlinedSize(e.fn);
-        // A body's derivative code is several copies of it (a loop's forward loop with its
-        // stacks, the reversed loop): statements in bodies weigh more.
-        if (e.tag === 'construct') for (const l of e.bodies) n += BODY_WEIGHT * bodySize(l.body);
+        if (e.tag === 'construct') for (const l of e.bodies) constructBodies.add(l);
+      },
+      enter: (l) => {
+        if (constructBodies.has(l)) depth++;
+      },
+      leave: (l) => {
+        if (constructBodies.has(l)) depth--;
       },
     });
     this.sizes.set(fn, n);

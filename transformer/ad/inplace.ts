@@ -21,7 +21,8 @@ import type { CarrySlot, ConstructExpr, Counts } from '../constructs/types';
 import { arityOf } from '../ir/arity';
 import { REAL, arrayType, binder, construct, letS, ret } from '../ir/syntax';
 import type { Block, Expr, FnDef, Lambda, Stmt, Type } from '../ir/syntax';
-import { mapChildren, namesIn, visitExpr } from '../ir/traverse';
+import { mapChildren, namesIn } from '../ir/traverse';
+import { closedFreeVars } from '../ir/freeVars';
 
 type Callee = (fn: string) => Counts | undefined;
 
@@ -44,10 +45,18 @@ function holdsArrays(t: Type | undefined): boolean {
 }
 const HOLDS_ARRAYS = new WeakMap<Type, boolean>();
 
+/** Whether a value of this type may be an array (what `unique` tracks: only arrays are written in place). */
+const mayBeArray = (t: Type | undefined): boolean => t === undefined || t.tag === 'array';
+
+/**
+ * The names an expression reads from its block. A construct's bodies are closed (the checker
+ * rejects a free variable): they read their parameters, never the block's names, so they are
+ * not walked (a walk per level made a deep nest quadratic).
+ */
 const readsOf = (e: Expr): Set<string> => {
-  const out = new Set<string>();
-  visitExpr(e, { read: (n) => out.add(n) });
-  return out;
+  const { nl, lin } = closedFreeVars(e);
+  for (const n of lin) nl.add(n);
+  return nl;
 };
 
 /**
@@ -59,9 +68,7 @@ function stmtReads(s: Stmt): Set<string> {
   const e = asConstruct(s.rhs);
   const lengthOnly = e ? (constructRule(e, 'inplace').lengthOnly ?? []) : [];
   if (!e || lengthOnly.length === 0) return readsOf(s.rhs);
-  const out = new Set<string>();
-  visitExpr({ ...e, nl: e.nl.filter((_, k) => !lengthOnly.includes(k)) }, { read: (n) => out.add(n) });
-  return out;
+  return readsOf({ ...e, nl: e.nl.filter((_, k) => !lengthOnly.includes(k)) });
 }
 
 /** How many times a name is an operand of the expression itself. */
@@ -82,10 +89,16 @@ interface Analysed {
   readonly uniqueResults: readonly boolean[];
 }
 
+/** The pass's work, for tests: how many blocks it analysed. */
+export interface InPlaceMeter {
+  blocks: number;
+}
+
 class InPlace {
   constructor(
     private readonly callee: Callee,
     private readonly names: Set<string>,
+    private readonly meter: InPlaceMeter = { blocks: 0 },
   ) {}
 
   private fresh(hint: string): string {
@@ -97,8 +110,32 @@ class InPlace {
 
   private bodyArity = (body: Lambda): Counts => arityOf(body.body.result, this.callee);
 
+  /**
+   * What `analyse` made of each block, by the names unique on entry: a loop tries its body with
+   * several sets of carried slots, and each try analyses the loops inside it again, so without
+   * this a nest of d loops is analysed 2^d times. The analysis depends on nothing else (fresh
+   * names aside).
+   */
+  private readonly analysed = new WeakMap<Block, Map<string, Analysed>>();
+
   /** The block with in-place twins where safe, given the names that are unique on entry. */
   block(given: Block, uniqueOnEntry: ReadonlySet<string>): Analysed {
+    let byEntry = this.analysed.get(given);
+    if (byEntry === undefined) {
+      byEntry = new Map();
+      this.analysed.set(given, byEntry);
+    }
+    const key = [...uniqueOnEntry].sort().join(' ');
+    let done = byEntry.get(key);
+    if (done === undefined) {
+      done = this.analyse(given, uniqueOnEntry);
+      byEntry.set(key, done);
+    }
+    return done;
+  }
+
+  private analyse(given: Block, uniqueOnEntry: ReadonlySet<string>): Analysed {
+    this.meter.blocks++;
     const b = this.bindTail(given);
     const reads = b.stmts.map(stmtReads);
     const resultReads = readsOf(b.result);
@@ -146,7 +183,7 @@ class InPlace {
       // A statement that could keep a reference to one of its operands makes that operand shared.
       if (!fresh && !keepsNothing) for (const n of reads[k]) unique.delete(n);
       s.nl.forEach((x, j) => {
-        if ((fresh || freshResults.has(j)) && (x.type === undefined || x.type.tag === 'array')) unique.add(x.name);
+        if ((fresh || freshResults.has(j)) && mayBeArray(x.type)) unique.add(x.name);
       });
       out.push(rhs === s.rhs ? s : { ...s, rhs });
     });
@@ -189,7 +226,9 @@ class InPlace {
    */
   private carrying(e: ConstructExpr, slots: readonly CarrySlot[], diesHere: (x: string) => boolean): { expr: Expr; copies: Stmt[]; writes: number; uniqueResults: number[] } {
     const run = (chosen: readonly CarrySlot[]) => e.bodies.map((l, j) => this.block(l.body, new Set(chosen.filter((c) => c.body === j).map((c) => l.nlParams[c.param].name))));
-    let candidates = slots;
+    // Only an array is ever written in place: a number or a stack carried along never comes back
+    // unique, so trying it would only cost another run.
+    let candidates = slots.filter((c) => mayBeArray(e.bodies[c.body].nlParams[c.param].type));
     let bodies = run(candidates);
     for (;;) {
       const holding = candidates.filter((c) => c.result !== undefined && bodies[c.body].uniqueResults[c.result] === true);
@@ -222,8 +261,8 @@ class InPlace {
 }
 
 /** The def with each update that provably nobody else sees turned into its in-place twin. */
-export function markInPlace(def: FnDef, callee: Callee): FnDef {
-  const analysed = new InPlace(callee, namesIn(def)).block(def.body, new Set());
+export function markInPlace(def: FnDef, callee: Callee, meter?: InPlaceMeter): FnDef {
+  const analysed = new InPlace(callee, namesIn(def), meter).block(def.body, new Set());
   if (analysed.writes === 0) return def;
   const body = analysed.block;
   return body === def.body ? def : { ...def, body };

@@ -35,15 +35,37 @@ export const freeLinear = (e: Block | Expr): Set<string> => freeVars(e).lin;
 /**
  * freeVars, where every construct's bodies are closed (the AD passes' input, checked): a
  * construct reads only its operands, so its bodies are not walked (a walk per level of nesting
- * made deep nesting quadratic).
+ * made deep nesting quadratic). A block's statements are taken one by one, so its constructs'
+ * bodies are not walked either.
  */
 export function closedFreeVars(root: Block | Expr): FreeVars {
-  if ('stmts' in root) return freeVars(root);
+  if ('stmts' in root) return closedBlockFreeVars(root);
   let e = root;
   while (e.tag === 'drop') e = e.expr;
   if (e.tag === 'block') return freeVars(root);
   const out: FreeVars = { nl: new Set(), lin: new Set() };
   forEachOperand(e, (n, linear) => (linear ? out.lin : out.nl).add(n));
+  return out;
+}
+
+function closedBlockFreeVars(b: Block): FreeVars {
+  const out: FreeVars = { nl: new Set(), lin: new Set() };
+  const bound = new Set<string>();
+  const read = (f: FreeVars) => {
+    for (const n of f.nl) if (!bound.has(n)) out.nl.add(n);
+    for (const n of f.lin) if (!bound.has(n)) out.lin.add(n);
+  };
+  for (const s of b.stmts) {
+    if (s.tag === 'unpack') {
+      if (!bound.has(s.tuple)) (s.linear ? out.lin : out.nl).add(s.tuple);
+      for (const x of s.names) bound.add(x.name);
+    } else {
+      read(closedFreeVars(s.rhs));
+      for (const x of s.nl) bound.add(x.name);
+      for (const x of s.lin) bound.add(x.name);
+    }
+  }
+  read(closedFreeVars(b.result));
   return out;
 }
 

@@ -10,6 +10,12 @@
 import { Binder, Block, Expr, FnDef, Lambda, Stmt } from './syntax';
 import { DeepWalk } from './deepWalk';
 
+/**
+ * How many expressions the walks here visited (the visitor's and mapChildren's calls), summed
+ * over the process: lets a test bound a compiler's work on deep programs without a clock.
+ */
+export const walkMeter = { exprs: 0 };
+
 // ---- operands ----
 
 /** Calls `f` on every variable an expression reads itself (not inside its bodies), in field order. */
@@ -92,6 +98,7 @@ export const innerOf = (e: Expr): Expr | undefined => (e.tag === 'drop' ? e.expr
  * itself when nothing changed, so callers can tell.
  */
 export function mapChildren(e: Expr, body: (l: Lambda) => Lambda, inner: (e: Expr) => Expr = (x) => x): Expr {
+  walkMeter.exprs++;
   switch (e.tag) {
     case 'block': {
       const b = body({ nlParams: NO_PARAMS, linParams: NO_PARAMS, body: e.block }).body;
@@ -150,6 +157,7 @@ export function visitLambda(root: Lambda, v: Visitor): void {
   // below them on the stack, in order).
   const expr = (e: Expr) => {
     for (;;) {
+      walkMeter.exprs++;
       v.expr?.(e);
       if (v.read) forEachOperand(e, v.read);
       if (e.tag !== 'drop') break;
