@@ -23,9 +23,14 @@ export function compile(source: string, options: TransformOptions = {}): Transfo
 
 export function load(source: string, options: TransformOptions = {}): { exports: Record<string, any>; result: TransformResult } {
   const result = compile(source, options);
+  return { exports: loadOutput(result), result };
+}
+
+/** The module a compile() emitted, loaded (a test that has checked the result runs it without compiling again). */
+export function loadOutput(result: TransformResult): Record<string, any> {
   const file = path.join(workDir(), `module${counter++}.js`);
   fs.writeFileSync(file, result.outputText);
-  return { exports: require(file), result };
+  return require(file);
 }
 
 // ---- numeric references ----
