@@ -14,9 +14,10 @@ let shared;
 /**
  * TypeScript whose compiler hosts parse a file of its lib/ folder or of tsad's runtime (which every
  * compiled test program imports) once per worker, and look each lib replacement package up once:
- * the same module, with createCompilerHost wrapped, and createProgram given such a host when called
- * without one (TypeScript would make a plain one). A parsed and bound file serves many programs, as
- * in TypeScript's language service; a runtime file is parsed again when its text changed (watch mode).
+ * the same module, with createCompilerHost and createIncrementalCompilerHost wrapped, and
+ * createProgram given such a host when called without one (TypeScript would make a plain one). A
+ * parsed and bound file serves many programs, as in TypeScript's language service; a runtime file
+ * is parsed again when its text changed (watch mode).
  */
 function sharedTypeScript() {
   if (shared) return shared;
@@ -24,8 +25,8 @@ function sharedTypeScript() {
   const libDir = path.dirname(require.resolve('typescript/lib/lib.d.ts')) + path.sep;
   const files = new Map();
   const libraries = new Map();
-  const createCompilerHost = (options, setParentNodes) => {
-    const host = real.createCompilerHost(options, setParentNodes);
+  /** The host, with getSourceFile and resolveLibrary going through the worker's caches. */
+  const sharing = (host, setParentNodes) => {
     const getSourceFile = host.getSourceFile.bind(host);
     host.getSourceFile = (name, version, onError, create) => {
       const file = path.resolve(name);
@@ -48,6 +49,8 @@ function sharedTypeScript() {
     };
     return host;
   };
+  const createCompilerHost = (options, setParentNodes) => sharing(real.createCompilerHost(options, setParentNodes), setParentNodes);
+  const createIncrementalCompilerHost = (options, system) => sharing(real.createIncrementalCompilerHost(options, system), undefined);
   const createProgram = (rootsOrOptions, options, host, ...rest) => {
     if (Array.isArray(rootsOrOptions)) return real.createProgram(rootsOrOptions, options, host ?? createCompilerHost(options), ...rest);
     const o = rootsOrOptions;
@@ -58,6 +61,7 @@ function sharedTypeScript() {
   for (const [name, d] of Object.entries(Object.getOwnPropertyDescriptors(real))) Object.defineProperty(ts, name, { ...d, configurable: true });
   Object.defineProperty(ts, 'createCompilerHost', { enumerable: true, value: createCompilerHost });
   Object.defineProperty(ts, 'createProgram', { enumerable: true, value: createProgram });
+  Object.defineProperty(ts, 'createIncrementalCompilerHost', { enumerable: true, value: createIncrementalCompilerHost });
   shared = ts;
   return ts;
 }
