@@ -4,7 +4,6 @@
 // definition, and (when python3 and a C++ compiler are present) every eval against GradBench's
 // `manual` C++ through the runner at small sizes.
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as ts from 'typescript';
 import { lse, lseGradient } from '../../bench/src/hand/lse';
@@ -16,6 +15,7 @@ import { baObjective, baJacobian } from '../../bench/src/hand/ba';
 import type { BaInput, GmmData, GmmParams, LstmInput } from '../../bench/src/gradbench/shapes';
 import { expectOutcomeSuccess, missingTools, repoRoot, SMALL } from './runner';
 import { seeded } from '../gen/seeded';
+import { tempDir } from '../temp';
 
 const rng = seeded;
 
@@ -340,7 +340,7 @@ describe('hand-written ba', () => {
 
 /** The hand mode of the tool, transpiled into a temporary folder (it needs no tsad plugin). */
 function buildHandTool(): string {
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'tsad-hand-tool-'));
+  const out = tempDir('tsad-hand-tool-');
   const src = path.join(repoRoot, 'bench/src');
   for (const dir of ['gradbench', 'hand']) {
     fs.mkdirSync(path.join(out, dir));

@@ -1,6 +1,7 @@
 // The command line, run in-process.
 import { main } from '../../transformer/plugin/cli';
 import * as path from 'path';
+import { tempDir } from '../temp';
 import { parseProgram } from '../../transformer/ir/parse';
 import { checkProgram } from '../../transformer/ir/check';
 import { evalFn } from '../../transformer/ir/interp';
@@ -293,7 +294,7 @@ describe('tsad inspect', () => {
   });
 
   test('wgsl: the device program of gpu(grad(f)), or why it is not on the GPU', () => {
-    const dir = require('fs').mkdtempSync(path.join(require('os').tmpdir(), 'tsad-inspect-'));
+    const dir = tempDir('tsad-inspect-');
     const file = path.join(dir, 'sq.ts');
     require('fs').writeFileSync(file, "import { sum } from 'tsad';\n/** @differentiable */\nexport function sq(x: Float32Array): number {\n  return sum(x.map((v) => v * v));\n}\n");
     const r = tsad('inspect', file, '--stage', 'wgsl');
@@ -305,7 +306,7 @@ describe('tsad inspect', () => {
   });
 
   test('diagnostics and usage errors', () => {
-    const dir = require('fs').mkdtempSync(path.join(require('os').tmpdir(), 'tsad-inspect-'));
+    const dir = tempDir('tsad-inspect-');
     const file = path.join(dir, 'bad.ts');
     require('fs').writeFileSync(file, `/** @differentiable */\nexport function f(x: number) { return x * Math.random(); }\n`);
     const bad = tsad('inspect', file);
@@ -318,7 +319,7 @@ describe('tsad inspect', () => {
 
   test('files it cannot inspect: one clean message each, exit code 1', () => {
     const fs = require('fs');
-    const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'tsad-inspect-'));
+    const dir = tempDir('tsad-inspect-');
     const put = (name: string, text: string) => {
       fs.writeFileSync(path.join(dir, name), text);
       return path.join(dir, name);
@@ -343,7 +344,7 @@ describe('tsad inspect', () => {
 
   test('a file with syntax errors: the TypeScript errors, then one line; nothing lowered', () => {
     const fs = require('fs');
-    const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'tsad-inspect-'));
+    const dir = tempDir('tsad-inspect-');
     const file = path.join(dir, 'syntax.ts');
     fs.writeFileSync(file, `/** @differentiable */\nexport function f(x: number) { return x * ; }\n`);
     const r = tsad('inspect', file);

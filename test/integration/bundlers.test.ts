@@ -8,11 +8,6 @@ import * as path from 'path';
 
 import { project, root } from './project';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
 const model = `/** @differentiable */
 export function energy(x: number, v: number): number {
   return 0.5 * v * v + (1 - Math.cos(x)) * 9.81;
@@ -64,7 +59,6 @@ console.log(JSON.stringify({ before, after }));`,
 
 function scratch(files: Record<string, string>): string {
   const dir = project({ 'tsconfig.json': tsconfig, ...scripts, ...files }, ['typescript', 'vite', 'esbuild'], 'tsad-bundlers-');
-  dirs.push(dir);
   return dir;
 }
 
@@ -133,7 +127,6 @@ function example(name: string): Record<string, string> {
 
 test('examples/esbuild builds with its build script and prints a gradient that matches central differences', () => {
   const dir = project(example('esbuild'), ['typescript', 'esbuild'], 'tsad-example-');
-  dirs.push(dir);
   const build = spawnSync(process.execPath, ['build.mjs'], { cwd: dir, encoding: 'utf8' });
   expect(build.stderr + build.stdout).toBe('');
   const { gradient, centralDifferences } = node(['dist/main.cjs'], dir);
@@ -142,7 +135,6 @@ test('examples/esbuild builds with its build script and prints a gradient that m
 
 test('examples/vite builds with `vite build`, and its page script shows a gradient that matches central differences', () => {
   const dir = project(example('vite'), ['typescript', 'vite'], 'tsad-example-');
-  dirs.push(dir);
   const build = spawnSync(process.execPath, [path.join(dir, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'error'], { cwd: dir, encoding: 'utf8' });
   expect(build.stderr).toBe('');
   const script = fs.readdirSync(path.join(dir, 'dist', 'assets')).find((f) => f.endsWith('.js'))!;
@@ -156,7 +148,6 @@ test('examples/vite builds with `vite build`, and its page script shows a gradie
 
 test('examples/webpack builds through tsad/webpack and prints a gradient that matches central differences', () => {
   const dir = project(example('webpack'), ['typescript', 'webpack'], 'tsad-example-');
-  dirs.push(dir);
   const build = spawnSync(process.execPath, ['build.cjs'], { cwd: dir, encoding: 'utf8' });
   expect(build.stderr + build.stdout).toBe('');
   const { gradient, centralDifferences } = node(['dist/main.cjs'], dir);
@@ -169,7 +160,6 @@ test("webpack: tsad's diagnostic fails the module's build with file, line and co
     ['typescript', 'webpack'],
     'tsad-example-',
   );
-  dirs.push(broken);
   const failed = spawnSync(process.execPath, ['build.cjs'], { cwd: broken, encoding: 'utf8' });
   expect(failed.status).not.toBe(0);
   expect(failed.stderr).toMatch(/src\/main\.ts:3:36 - error TSAD1103: cannot differentiate through a call to 'Math\.random'/);
@@ -192,7 +182,6 @@ const watching = webpack({ ...require('./webpack.config.cjs'), mode: 'developmen
   else watching.close(() => console.log(JSON.stringify(seen)));
 });`;
   const dir = project({ ...example('webpack'), 'watch.cjs': watch }, ['typescript', 'webpack'], 'tsad-example-');
-  dirs.push(dir);
   const [before, after] = node(['watch.cjs'], dir);
   expect(before[1]).toBeCloseTo(1.2, 12);
   expect(after[1]).toBeCloseTo(1.5 * 1.44, 12);

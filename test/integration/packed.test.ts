@@ -4,8 +4,8 @@
 // derivative with central finite differences.
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
+import { tempDir } from '../temp';
 
 const root = path.resolve(__dirname, '../..');
 const nm = path.join(root, 'node_modules');
@@ -19,7 +19,7 @@ let tarball: string;
 
 beforeAll(() => {
   // dist/ is already built by `npm test`; packing must not rebuild it (no prepare run here).
-  const dest = fs.mkdtempSync(path.join(os.tmpdir(), 'tsad-pack-'));
+  const dest = tempDir('tsad-pack-');
   const r = run('npm', ['pack', '--ignore-scripts', '--pack-destination', dest, '--silent'], root);
   expect(r.code).toBe(0);
   tarball = path.join(dest, r.out.trim().split('\n').pop()!);
@@ -27,7 +27,7 @@ beforeAll(() => {
 }, 120_000);
 
 function app(experimentalDecorators: boolean): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tsad-app-'));
+  const dir = tempDir('tsad-app-');
   const pkg = path.join(dir, 'node_modules', 'tsad');
   fs.mkdirSync(pkg, { recursive: true });
   // Unpacking the tarball is what `npm install ./tsad-x.y.z.tgz` does for a package without dependencies.

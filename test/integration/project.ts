@@ -1,16 +1,16 @@
 // Temporary projects that consume this repository as their `tsad` package, for the tests that
 // run real builds (tspc, the TypeScript API, ts-jest).
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
+import { tempDir } from '../temp';
 
 export const root = path.resolve(__dirname, '../..');
 export const nm = path.join(root, 'node_modules');
 export const tspc = path.join(nm, 'ts-patch', 'bin', 'tspc.js');
 
-/** A fresh directory with `tsad` and the given packages linked into node_modules, and the files. */
+/** A fresh directory with `tsad` and the given packages linked into node_modules, and the files (removed after the file's tests). */
 export function project(files: Record<string, string>, links: readonly string[] = ['typescript', 'ts-patch'], prefix = 'tsad-int-'): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = tempDir(prefix);
   fs.mkdirSync(path.join(dir, 'node_modules'));
   fs.symlinkSync(root, path.join(dir, 'node_modules', 'tsad'), 'dir');
   for (const l of links) {

@@ -7,14 +7,8 @@ import * as path from 'path';
 
 import { project } from './project';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
 function scratch(files: Record<string, string>): string {
   const dir = project(files, ['typescript'], 'tsad-register-');
-  dirs.push(dir);
   return dir;
 }
 

@@ -6,7 +6,7 @@
 // the slow part).
 import fc from 'fast-check';
 import { smoothExpression } from '../gen/source';
-import { compile, load } from './harness';
+import { compile, loadOutput } from './harness';
 
 const smooth = (vars: readonly string[]) => smoothExpression(vars);
 
@@ -82,7 +82,7 @@ test('grad = JVP = finite differences for random array functions at lengths 0, 1
       ].join('\n');
       const compiled = compile(src, { throwOnError: false });
       if (compiled.diagnostics.length > 0 || compiled.typeErrors.length > 0) throw new Error(`${compiled.messages.join('\n')}\n${src}`);
-      const { exports: e } = load(src);
+      const e = loadOutput(compiled);
       bodies.forEach((body, k) => {
         const f = e[`f${k}`] as (a: Float64Array, w: number[], c: number) => number;
         for (const [xs, n] of points) {

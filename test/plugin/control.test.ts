@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { smoothExpression } from '../gen/source';
 import * as fs from 'fs';
 import * as path from 'path';
-import { compile, load, leaves, partial, directional, expectClose, workDir } from './harness';
+import { compile, load, leaves, partial, directional, expectClose, workDir, loadOutput } from './harness';
 import { main } from '../../transformer/plugin/cli';
 
 const { exports: m, result } = load(`import { grad, valueAndGrad, jvp, vjp, hessian, hvp, jacobian } from 'tsad';
@@ -582,7 +582,7 @@ test('compiled grad and jvp of random piecewise functions agree with finite diff
       const src = `import { grad, jvp } from 'tsad';\n/** @differentiable */\nexport function f(x: number, y: number): number {\n${body}\n}\nexport const g = grad(f, { wrt: [0, 1] });\nexport const t = (x: number, y: number) => jvp(f, [x, y], [0.3, -0.7]);\n`;
       const checked = compile(src, { throwOnError: false });
       if (checked.diagnostics.length > 0) throw new Error(`${checked.messages.join('\n')}\n${src}`);
-      const { exports: e } = load(src);
+      const e = loadOutput(checked);
       const f = e.f as (x: number, y: number) => number;
       const fx = f(x, y);
       const shifted = [f(x + h, y), f(x - h, y), f(x, y + h), f(x, y - h)];

@@ -5,7 +5,7 @@
 // part).
 import fc from 'fast-check';
 import { smoothExpression } from '../gen/source';
-import { compile, load } from './harness';
+import { compile, loadOutput } from './harness';
 
 // The local functions every generated function declares (HELPERS).
 const smooth = (vars: readonly string[]) => smoothExpression(vars, [(e) => fc.tuple(fc.constantFrom('h', 'g'), e).map(([f, a]) => `${f}(${a})`)]);
@@ -67,7 +67,7 @@ test('grad = JVPs = finite differences for random functions with loops, break, c
         ].join('\n');
         const compiled = compile(src, { throwOnError: false });
         if (compiled.diagnostics.length > 0 || compiled.typeErrors.length > 0) throw new Error(`${compiled.messages.join('\n')}\n${src}`);
-        const { exports: e } = load(src);
+        const e = loadOutput(compiled);
         bodies.forEach((body, k) => {
           const f = e[`f${k}`] as (x: number, y: number) => number;
           for (const [x, y] of points) {

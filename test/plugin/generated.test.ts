@@ -3,7 +3,7 @@
 // function) go through the plugin; the compiled grad, valueAndGrad and jvp must agree with the
 // function itself and with central finite differences at random points.
 import fc from 'fast-check';
-import { compile, load } from './harness';
+import { compile, loadOutput } from './harness';
 
 type Expr = string;
 
@@ -59,7 +59,7 @@ test('compiled derivatives of random functions agree with finite differences (pr
     fc.property(body, point, (fnBody, [x, y]) => {
       const checked = compile(source(fnBody), { throwOnError: false });
       if (checked.diagnostics.length > 0) throw new Error(`${checked.messages.join('\n')}\n${source(fnBody)}`);
-      const { exports: m } = load(source(fnBody));
+      const m = loadOutput(checked);
       const f = m.f as (x: number, y: number) => number;
       const fx = f(x, y);
       fc.pre(Number.isFinite(fx) && Math.abs(fx) < 1e6);

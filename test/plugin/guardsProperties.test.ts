@@ -7,7 +7,7 @@
 // the guarded one, differentiated again.
 import fc from 'fast-check';
 import { smoothExpression } from '../gen/source';
-import { compile, load } from './harness';
+import { compile, loadOutput } from './harness';
 
 const smooth = smoothExpression(['x', 'y']);
 const SINGULAR = ['1 / x', 'Math.sqrt(x * x)', 'Math.log(x * x)', 'y / x', 'x / Math.sqrt(x * x)', 'Math.sqrt(Math.abs(x)) * y', 'Math.pow(x * x, 0.25)'];
@@ -69,7 +69,7 @@ test("no NaN from an untaken side: every derivative is the taken side's (propert
       ].join('\n');
       const compiled = compile(src, { throwOnError: false });
       if (compiled.diagnostics.length > 0 || compiled.typeErrors.length > 0) throw new Error(`${compiled.messages.join('\n')}\n${src}`);
-      const { exports: e } = load(src);
+      const e = loadOutput(compiled);
       cases.forEach((c, k) => {
         for (const y of ys) {
           for (const kind of KINDS) {
@@ -108,7 +108,7 @@ test("no NaN from an untaken side through a nested transform: every derivative i
       ].join('\n');
       const compiled = compile(src, { throwOnError: false });
       if (compiled.diagnostics.length > 0 || compiled.typeErrors.length > 0) throw new Error(`${compiled.messages.join('\n')}\n${src}`);
-      const { exports: e } = load(src);
+      const e = loadOutput(compiled);
       cases.forEach(([c, via], k) => {
         for (const kind of KINDS) {
           const got = leaves(e[`nf${k}${kind}`](0, y));

@@ -1,9 +1,9 @@
 // Compiles TypeScript through tsad in memory and loads the result as a module. The generated
 // code is plain JavaScript; `tsad` resolves to this package (built into dist/ by `npm test`).
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { transform, TransformOptions, TransformResult } from '../../transformer/plugin/transform';
+import { tempDir } from '../temp';
 
 const root = path.resolve(__dirname, '../..');
 let dir: string | undefined;
@@ -11,7 +11,7 @@ let counter = 0;
 
 export function workDir(): string {
   if (dir) return dir;
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tsad-test-'));
+  dir = tempDir('tsad-test-');
   fs.mkdirSync(path.join(dir, 'node_modules'));
   fs.symlinkSync(root, path.join(dir, 'node_modules', 'tsad'), 'dir');
   return dir;
@@ -23,9 +23,14 @@ export function compile(source: string, options: TransformOptions = {}): Transfo
 
 export function load(source: string, options: TransformOptions = {}): { exports: Record<string, any>; result: TransformResult } {
   const result = compile(source, options);
+  return { exports: loadOutput(result), result };
+}
+
+/** The module a compile() emitted, loaded (a test that has checked the result runs it without compiling again). */
+export function loadOutput(result: TransformResult): Record<string, any> {
   const file = path.join(workDir(), `module${counter++}.js`);
   fs.writeFileSync(file, result.outputText);
-  return { exports: require(file), result };
+  return require(file);
 }
 
 // ---- numeric references ----

@@ -13,7 +13,7 @@
 // compiled file (the plugin is the slow part).
 import fc from 'fast-check';
 import { smoothExpression } from '../gen/source';
-import { compile, directional, expectClose, leaves, load, mapLeaves, partial } from './harness';
+import { compile, directional, expectClose, leaves, loadOutput, mapLeaves, partial } from './harness';
 
 const smooth = (vars: readonly string[]) => smoothExpression(vars);
 
@@ -210,7 +210,7 @@ test('grad = JVP = finite differences for random matrix functions at sizes 0 × 
       ].join('\n');
       const compiled = compile(src, { throwOnError: false });
       if (compiled.diagnostics.length > 0 || compiled.typeErrors.length > 0) throw new Error(`${compiled.messages.join('\n')}\n${src}`);
-      const { exports: e } = load(src);
+      const e = loadOutput(compiled);
       bodies.forEach((body, k) => {
         const f = e[`f${k}`] as (m: number[][], w: Float64Array, c: number) => number;
         // The function over plain numbers (the harness perturbs number[] leaves).
@@ -296,7 +296,7 @@ test('jvp = directional differences and ⟨ȳ, J·ẋ⟩ = ⟨Jᵀ·ȳ, ẋ⟩ f
       ].join('\n');
       const compiled = compile(src, { throwOnError: false });
       if (compiled.diagnostics.length > 0 || compiled.typeErrors.length > 0) throw new Error(`${compiled.messages.join('\n')}\n${src}`);
-      const { exports: e } = load(src);
+      const e = loadOutput(compiled);
       bodies.forEach((body, k) => {
         const f = e[`f${k}`] as (m: number[][], c: number) => number[][];
         SIZES.forEach(([r, n], at) => {

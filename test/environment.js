@@ -1,0 +1,76 @@
+// The test environment: jest's node environment, plus one TypeScript per worker shared by the test
+// files it runs. Jest loads every module afresh for each test file, and a fresh TypeScript spends
+// seconds on its first program: compiling its own code, then parsing and binding the lib.*.d.ts
+// files (lib.dom.d.ts alone is 1.7 MB). The shared copy and the files it parsed live as long as the
+// worker; test/typescript.js hands it to the tests and to the transformer sources they load.
+const { TestEnvironment } = require('jest-environment-node');
+const fs = require('fs');
+const path = require('path');
+
+const runtimeDir = path.resolve(__dirname, '../runtime') + path.sep;
+
+let shared;
+
+/**
+ * TypeScript whose compiler hosts parse a file of its lib/ folder or of tsad's runtime (which every
+ * compiled test program imports) once per worker, and look each lib replacement package up once:
+ * the same module, with createCompilerHost and createIncrementalCompilerHost wrapped, and
+ * createProgram given such a host when called without one (TypeScript would make a plain one). A
+ * parsed and bound file serves many programs, as in TypeScript's language service; a runtime file
+ * is parsed again when its text changed (watch mode).
+ */
+function sharedTypeScript() {
+  if (shared) return shared;
+  const real = require('typescript');
+  const libDir = path.dirname(require.resolve('typescript/lib/lib.d.ts')) + path.sep;
+  const files = new Map();
+  const libraries = new Map();
+  /** The host, with getSourceFile and resolveLibrary going through the worker's caches. */
+  const sharing = (host, setParentNodes) => {
+    const getSourceFile = host.getSourceFile.bind(host);
+    host.getSourceFile = (name, version, onError, create) => {
+      const file = path.resolve(name);
+      const lib = file.startsWith(libDir) && !file.slice(libDir.length).includes(path.sep);
+      if (!lib && !file.startsWith(runtimeDir)) return getSourceFile(name, version, onError, create);
+      const key = `${file}|${JSON.stringify(version)}|${setParentNodes === true}`;
+      const hit = files.get(key);
+      if (hit && (lib || hit.text === fs.readFileSync(file, 'utf8'))) return hit;
+      const sf = getSourceFile(name, version, onError, create);
+      if (sf) files.set(key, sf);
+      return sf;
+    };
+    // Where a @typescript/lib-* package would replace a lib file (none is installed; the lookup is
+    // made from the current directory for every program).
+    host.resolveLibrary = (name, from, opts) => {
+      const { moduleResolution, module, baseUrl, paths, typeRoots, preserveSymlinks, customConditions } = opts;
+      const key = JSON.stringify([name, from, moduleResolution, module, baseUrl, paths, typeRoots, preserveSymlinks, customConditions]);
+      if (!libraries.has(key)) libraries.set(key, real.resolveLibrary(name, from, opts, host));
+      return libraries.get(key);
+    };
+    return host;
+  };
+  const createCompilerHost = (options, setParentNodes) => sharing(real.createCompilerHost(options, setParentNodes), setParentNodes);
+  const createIncrementalCompilerHost = (options, system) => sharing(real.createIncrementalCompilerHost(options, system), undefined);
+  const createProgram = (rootsOrOptions, options, host, ...rest) => {
+    if (Array.isArray(rootsOrOptions)) return real.createProgram(rootsOrOptions, options, host ?? createCompilerHost(options), ...rest);
+    const o = rootsOrOptions;
+    return real.createProgram(o.host ? o : { ...o, host: createCompilerHost(o.options) });
+  };
+  // The module's exports are getters that cannot be redefined: the copy has the same getters.
+  const ts = {};
+  for (const [name, d] of Object.entries(Object.getOwnPropertyDescriptors(real))) Object.defineProperty(ts, name, { ...d, configurable: true });
+  Object.defineProperty(ts, 'createCompilerHost', { enumerable: true, value: createCompilerHost });
+  Object.defineProperty(ts, 'createProgram', { enumerable: true, value: createProgram });
+  Object.defineProperty(ts, 'createIncrementalCompilerHost', { enumerable: true, value: createIncrementalCompilerHost });
+  shared = ts;
+  return ts;
+}
+
+class TsadEnvironment extends TestEnvironment {
+  constructor(config, context) {
+    super(config, context);
+    this.global.__tsadTypeScript = sharedTypeScript();
+  }
+}
+
+module.exports = TsadEnvironment;

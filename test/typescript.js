@@ -1,0 +1,2 @@
+// `typescript` inside the tests: the worker's shared copy (test/environment.js).
+module.exports = globalThis.__tsadTypeScript;
