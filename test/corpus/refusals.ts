@@ -20,5 +20,4 @@ export const REFUSALS: Record<string, Refusal> = {
     codes: ['TSAD1102', 'TSAD1108'],
     reason: "the seeded generator's '>>>' and its local function assigning the state (for (const z of normals) over the written new Array(paths) compiles)",
   },
-  rkf45: { codes: ['TSAD1108', 'TSAD1121'], reason: 'stage lists [k1, k2] passed as Float64Array[] literals; ++steps inside a condition' },
 };

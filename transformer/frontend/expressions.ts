@@ -120,6 +120,24 @@ export abstract class ExpressionLowering extends LoweringState {
     }
   }
 
+  /**
+   * `++steps` (its new value) or `i++` (its old one) where the expression runs once, in order
+   * (`if (++steps > max) throw …`): the assignment, as its statement, then the value.
+   */
+  private updated(e: ts.PrefixUnaryExpression | ts.PostfixUnaryExpression, hint?: string): Value {
+    if (!this.t.isIdentifier(e.operand) || !runsInOrder(this.t, e)) {
+      fail(
+        1108,
+        e,
+        '++ and -- of a local variable are values only where they run once, in order (an if condition, a declaration, an operand of arithmetic or a comparison): write them as statements here',
+      );
+    }
+    const before = this.expr(e.operand, hint);
+    this.numbers(e, before);
+    this.assignment(e);
+    return this.t.isPrefixUnaryExpression(e) ? this.expr(e.operand, hint) : before;
+  }
+
   private exprAt(e: ts.Expression, hint?: string): Value {
     const { t } = this;
     const K = t.SyntaxKind;
@@ -132,6 +150,7 @@ export abstract class ExpressionLowering extends LoweringState {
     if (t.isIdentifier(e)) return this.identifier(e, hint);
     if (e.kind === K.ThisKeyword) fail(1102, e, "'this' is supported only as this.field (read when the derivative runs) and this.method(...) in an instance method; pass the value as a parameter");
     if (e.kind === K.NullKeyword || t.isVoidExpression(e)) this.noValue(e);
+    if ((t.isPrefixUnaryExpression(e) || t.isPostfixUnaryExpression(e)) && (e.operator === K.PlusPlusToken || e.operator === K.MinusMinusToken)) return this.updated(e, hint);
     if (t.isPrefixUnaryExpression(e)) {
       if (e.operator === K.MinusToken) {
         if (t.isNumericLiteral(e.operand)) return { name: this.b.lit(-Number(e.operand.text), hint ?? 'c'), shape: NUMBER };
@@ -141,7 +160,6 @@ export abstract class ExpressionLowering extends LoweringState {
       }
       if (e.operator === K.PlusToken) return this.expr(e.operand, hint);
       if (e.operator === K.ExclamationToken) return this.op('not', [this.expr(e.operand)], hint, BOOLEAN);
-      fail(1108, e, '++ and -- are statements here, not expressions');
     }
     if (t.isBinaryExpression(e)) return this.binary(e, hint);
     if (t.isConditionalExpression(e)) return this.conditional(e, hint);
@@ -494,5 +512,32 @@ export abstract class ExpressionLowering extends LoweringState {
       ),
       shape: v.shape,
     };
+  }
+}
+
+/**
+ * Whether an expression inside a statement is evaluated exactly once, after what is to its left:
+ * not on the right of `&&`/`||`/`??` or in a side of `?:` (which may not run), not in a loop's
+ * condition (run again on every trip) or a callback.
+ */
+function runsInOrder(t: typeof ts, e: ts.Expression): boolean {
+  const K = t.SyntaxKind;
+  let n: ts.Node = e;
+  for (;;) {
+    const p = n.parent;
+    if (t.isParenthesizedExpression(p) || t.isPrefixUnaryExpression(p)) n = p;
+    else if (t.isBinaryExpression(p)) {
+      const k = p.operatorToken.kind;
+      if (k >= K.FirstAssignment && k <= K.LastAssignment) return false;
+      if ((k === K.AmpersandAmpersandToken || k === K.BarBarToken || k === K.QuestionQuestionToken) && p.right === n) return false;
+      n = p;
+    } else if (t.isConditionalExpression(p) && p.condition === n) n = p;
+    else if (
+      t.isCallExpression(p) &&
+      p.expression !== n &&
+      (t.isIdentifier(p.expression) || (t.isPropertyAccessExpression(p.expression) && t.isIdentifier(p.expression.expression) && p.expression.expression.text === 'Math'))
+    )
+      n = p;
+    else return (t.isIfStatement(p) && p.expression === n) || (t.isVariableDeclaration(p) && p.initializer === n && t.isVariableStatement(p.parent.parent)) || t.isReturnStatement(p);
   }
 }
