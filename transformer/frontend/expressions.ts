@@ -12,7 +12,7 @@ import { isFixed, moduleVariable } from './moduleState';
 import { thisField } from './methods';
 import { AlreadyReported, LoweringState } from './loweringState';
 import { BINARY_ARITH, BINARY_COMPARE, BINARY_LOGIC, MATH_CONSTANTS } from './operators';
-import { containsCall } from './syntax';
+import { containsCall, runsInOrder } from './syntax';
 import { NUMBER_CONSTANTS, isGlobalNumber } from './numberBuiltins';
 
 export abstract class ExpressionLowering extends LoweringState {
@@ -160,6 +160,11 @@ export abstract class ExpressionLowering extends LoweringState {
       }
       if (e.operator === K.PlusToken) return this.expr(e.operand, hint);
       if (e.operator === K.ExclamationToken) return this.op('not', [this.expr(e.operand)], hint, BOOLEAN);
+      if (e.operator === K.TildeToken) {
+        const v = this.expr(e.operand);
+        this.numbers(e, v);
+        return this.op('bitnot', [v], hint);
+      }
     }
     if (t.isBinaryExpression(e)) return this.binary(e, hint);
     if (t.isConditionalExpression(e)) return this.conditional(e, hint);
@@ -512,32 +517,5 @@ export abstract class ExpressionLowering extends LoweringState {
       ),
       shape: v.shape,
     };
-  }
-}
-
-/**
- * Whether an expression inside a statement is evaluated exactly once, after what is to its left:
- * not on the right of `&&`/`||`/`??` or in a side of `?:` (which may not run), not in a loop's
- * condition (run again on every trip) or a callback.
- */
-function runsInOrder(t: typeof ts, e: ts.Expression): boolean {
-  const K = t.SyntaxKind;
-  let n: ts.Node = e;
-  for (;;) {
-    const p = n.parent;
-    if (t.isParenthesizedExpression(p) || t.isPrefixUnaryExpression(p)) n = p;
-    else if (t.isBinaryExpression(p)) {
-      const k = p.operatorToken.kind;
-      if (k >= K.FirstAssignment && k <= K.LastAssignment) return false;
-      if ((k === K.AmpersandAmpersandToken || k === K.BarBarToken || k === K.QuestionQuestionToken) && p.right === n) return false;
-      n = p;
-    } else if (t.isConditionalExpression(p) && p.condition === n) n = p;
-    else if (
-      t.isCallExpression(p) &&
-      p.expression !== n &&
-      (t.isIdentifier(p.expression) || (t.isPropertyAccessExpression(p.expression) && t.isIdentifier(p.expression.expression) && p.expression.expression.text === 'Math'))
-    )
-      n = p;
-    else return (t.isIfStatement(p) && p.expression === n) || (t.isVariableDeclaration(p) && p.initializer === n && t.isVariableStatement(p.parent.parent)) || t.isReturnStatement(p);
   }
 }

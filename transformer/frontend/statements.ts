@@ -16,6 +16,7 @@ import { operatorTables } from './operators';
 import { assignedValues } from './aliasing';
 import { CallLowering } from './calls';
 import { EffectSite, consoleMethod, lowerLog, lowerThrow, statementWord } from './effects';
+import { assignedSymbols, calledLocalFunction } from './syntax';
 
 const skipParentheses = (t: typeof ts, e: ts.Expression): ts.Expression => {
   while (t.isParenthesizedExpression(e)) e = e.expression;
@@ -243,6 +244,11 @@ export abstract class StatementLowering extends CallLowering {
       if (ARRAY_METHODS.get(e.expression.name.text) === WRITES) this.arrays.write(e);
     }
     if (t.isCallExpression(e) && consoleMethod(t, this.checker, e)) return lowerLog(t, this.checker, this.effectSite(), e);
+    // `step(h);` of a local function that assigns the caller's variables (calls.ts): run for them.
+    if (t.isCallExpression(e) && calledLocalFunction(t, this.checker, e) && assigns(t, this.checker, e)) {
+      this.expr(e);
+      return;
+    }
     if (t.isCallExpression(e))
       fail(
         1101,
@@ -446,4 +452,11 @@ function elementIndices(t: typeof ts, target: ts.ElementAccessExpression): { at:
     cur = skipParentheses(t, cur.expression);
   }
   return { at, root: cur };
+}
+
+/** Whether a piece of code assigns a variable (through the local functions it calls, too). */
+function assigns(t: typeof ts, checker: ts.TypeChecker, n: ts.Node): boolean {
+  const out = new Set<ts.Symbol>();
+  assignedSymbols(t, checker, n, out);
+  return out.size > 0;
 }
