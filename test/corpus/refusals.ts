@@ -15,5 +15,4 @@ export const REFUSALS: Record<string, Refusal> = {
       'out.concat(head) of the written head (a copy, refused as a second name); project() reads x inside a .map over W[0] (the number[][][] weights compile; Math.max(...scores) and .map(gelu) not reported)',
   },
   householder_qr: { codes: ['TSAD1123'], reason: 'column views cols[k].subarray(k) of a written matrix (writes through the views, c[i] -= …, not reported; .forEach compiles)' },
-  kalman_filter: { codes: ['TSAD1122'], reason: 'writes into prior.mean, an array inside the record predict() returned (the const [p, v] = t.mean destructuring compiles; .concat not reported)' },
 };
