@@ -9,10 +9,5 @@ export interface Refusal {
 }
 
 export const REFUSALS: Record<string, Refusal> = {
-  attention: {
-    codes: ['TSAD1121', 'TSAD1123'],
-    reason:
-      'out.concat(head) of the written head (a copy, refused as a second name); project() reads x inside a .map over W[0] (the number[][][] weights compile; Math.max(...scores) and .map(gelu) not reported)',
-  },
   householder_qr: { codes: ['TSAD1123'], reason: 'column views cols[k].subarray(k) of a written matrix (writes through the views, c[i] -= …, not reported; .forEach compiles)' },
 };

@@ -379,6 +379,12 @@ function checkUse(scope: Scope, id: ts.Identifier, sym: ts.Symbol, name: string)
   if (tsApi.isReturnStatement(parent)) return;
   if (sharesNoName(scope, node, id, sym)) return;
   if ((tsApi.isArrayLiteralExpression(parent) || tsApi.isShorthandPropertyAssignment(parent) || tsApi.isPropertyAssignment(parent)) && returnedLiteral(tsApi, parent)) return;
+  // `out.concat(head)` of numbers copies head's numbers into a new array: no second name.
+  if (tsApi.isCallExpression(parent) && tsApi.isPropertyAccessExpression(parent.expression) && parent.expression.name.text === 'concat' && parent.arguments.includes(node as ts.Expression)) {
+    const type = checker.getTypeAtLocation(id);
+    const numbers = typedArrayName(tsApi, type) !== undefined || (checker.isArrayType(type) && (checker.getIndexTypeOfType(type, tsApi.IndexKind.Number)?.flags ?? 0) & tsApi.TypeFlags.NumberLike);
+    if (numbers) return;
+  }
   // tsad's array helpers read their arguments and return new arrays: no second name.
   if (tsApi.isCallExpression(parent) && parent.expression !== node && ARRAY_HELPERS.has(tsadExportName(parent.expression, checker) ?? '')) return;
   if ((tsApi.isCallExpression(parent) || tsApi.isNewExpression(parent)) && parent.expression !== node) {
