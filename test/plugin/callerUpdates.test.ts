@@ -125,3 +125,23 @@ describe('where the assignment would not run as JavaScript runs it', () => {
     );
   });
 });
+
+// Silently wrong before (found in s6): a .map callback assigning a variable of the function
+// around it compiled with no diagnostic, each element seeing the variable's value before the map
+// (plain JavaScript 34, tsad 10 for f([1, 2, 3, 4]) below).
+describe("a callback of .map, .reduce, Array.from that assigns the caller's variables", () => {
+  const diag = (body: string) => compile(`/** @differentiable */\nexport function f(xs: number[]): number {\n  let k = 0;\n${body}\n}`, { throwOnError: false }).messages.join('\n');
+
+  test.each([
+    ['.map, +=', '  const ys = xs.map((x) => { k += 1; return k * x; });\n  return ys.reduce((a, b) => a + b, 0) + k;'],
+    ['.map, k++ as a value', '  const ys = xs.map((x) => { return k++ * x; });\n  return ys.reduce((a, b) => a + b, 0) + k;'],
+    ['.reduce', '  return xs.reduce((a, x) => { k = k + x; return a + k; }, 0) + k;'],
+    ['Array.from', '  const ys = Array.from({ length: xs.length }, (_, i) => { k += xs[i]; return k; });\n  return ys.length + k;'],
+  ])('%s is TSAD1108', (_, body) => {
+    expect(diag(body)).toMatch(/TSAD1108: the callback assigns 'k', a variable of the function around it/);
+  });
+
+  test('.forEach may assign them (its body runs as a loop)', () => {
+    expect(diag('  xs.forEach((x) => { k += x; });\n  return k;')).toBe('');
+  });
+});
