@@ -9,16 +9,5 @@ export interface Refusal {
 }
 
 export const REFUSALS: Record<string, Refusal> = {
-  attention: {
-    codes: ['TSAD1121', 'TSAD1123'],
-    reason:
-      'out.concat(head) of the written head (a copy, refused as a second name); project() reads x inside a .map over W[0] (the number[][][] weights compile; Math.max(...scores) and .map(gelu) not reported)',
-  },
   householder_qr: { codes: ['TSAD1123'], reason: 'column views cols[k].subarray(k) of a written matrix (writes through the views, c[i] -= …, not reported; .forEach compiles)' },
-  kalman_filter: { codes: ['TSAD1122'], reason: 'writes into prior.mean, an array inside the record predict() returned (the const [p, v] = t.mean destructuring compiles; .concat not reported)' },
-  monte_carlo_option: {
-    codes: ['TSAD1102', 'TSAD1108'],
-    reason: "the seeded generator's '>>>' and its local function assigning the state (for (const z of normals) over the written new Array(paths) compiles)",
-  },
-  rkf45: { codes: ['TSAD1108', 'TSAD1121'], reason: 'stage lists [k1, k2] passed as Float64Array[] literals; ++steps inside a condition' },
 };

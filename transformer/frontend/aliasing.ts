@@ -240,7 +240,7 @@ const LOOPS = (tsApi: typeof ts, n: ts.Node): boolean =>
  * again: no loop repeats the use without the declaration, and no reference follows it.
  */
 export function lastUse(tsApi: typeof ts, checker: ts.TypeChecker, use: ts.Identifier): boolean {
-  const sym = checker.getSymbolAtLocation(use);
+  const sym = symbolAt(tsApi, checker, use);
   const decl = sym?.valueDeclaration;
   if (!sym || !decl || !tsApi.isVariableDeclaration(decl)) return false;
   const scope = tsApi.isVariableDeclarationList(decl.parent) ? decl.parent.parent?.parent : undefined;

@@ -27,6 +27,9 @@ export abstract class ArrayBasics implements ArrayOps {
     return this.site.b();
   }
 
+  /** A tuple of numbers where an array is needed (arrays.ts). */
+  abstract asArray(node: ts.Node, v: Value): Value;
+
   // ---- recognising array code (FunctionLowering asks) ----
 
   /** Does TypeScript type this expression as an array or tuple (so `.map` is Array's)? */

@@ -53,6 +53,7 @@ export interface ArrayOps {
   update(a: Value, i: Value, v: Value, node: ts.Node): Value;
   zero(shape: Extract<Shape, { kind: 'array' }>): Value;
   literalOf(e: ts.ArrayLiteralExpression, elements: readonly ts.Expression[], shape: Shape, hint?: string): Value;
+  asArray(node: ts.Node, v: Value): Value;
   stop(a: Value, hint?: string): Value;
   span(len: Value, start: Value | undefined, end: Value | undefined): { from: Value; count: Value };
   gatherRange(a: Value, from: Value, count: Value, hint: string): Value;

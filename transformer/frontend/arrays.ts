@@ -169,7 +169,10 @@ export class ArrayLowering extends ArrayCombinators {
     if (fn.parameters.length > 2) fail(1121, fn.parameters[2], 'the callback of .map takes (value, index): the array argument is not supported');
     const n = this.length(xs);
     // Rows in or rows out: a counted loop, its body the callback on row k (frontend/matrices.ts).
-    if (isMatrix(xs.shape) || isRecords(xs.shape) || this.returnsArray(fn) || this.returnsRecord(fn)) return this.mapByLoop(n, fn, node, hint, [fn.parameters[0], xs], fn.parameters[1], round);
+    // A callback that reads another array whole (`x.reduce(…)` in `W[0].map((_, k) => …)`) is no
+    // map combinator's body (arrayClosures.ts, zip): the counted loop runs it as written.
+    if (isMatrix(xs.shape) || isRecords(xs.shape) || this.returnsArray(fn) || this.returnsRecord(fn) || readsArrayWhole(this.site.t, this.site.checker, fn))
+      return this.mapByLoop(n, fn, node, hint, [fn.parameters[0], xs], fn.parameters[1], round);
     return this.mapOver([[fn.parameters[0], xs]], n, fn, node, hint, fn.parameters[1], round);
   }
 
@@ -386,3 +389,28 @@ function associativeOperator(t: typeof ts, checker: ts.TypeChecker, fn: ts.Arrow
   }
   return undefined;
 }
+
+/** Whether a callback uses an array of the function around it other than by element or length (`x.reduce(…)`, `dot(x, w)`). */
+function readsArrayWhole(t: typeof ts, checker: ts.TypeChecker, fn: ts.ArrowFunction | ts.FunctionExpression): boolean {
+  let whole = false;
+  const visit = (n: ts.Node): void => {
+    if (whole) return;
+    if (t.isIdentifier(n) && !(t.isPropertyAccessExpression(n.parent) && n.parent.name === n)) {
+      const decl = checker.getSymbolAtLocation(n)?.valueDeclaration;
+      const outside = decl !== undefined && (t.isVariableDeclaration(decl) || t.isParameter(decl)) && !isWithin(decl, fn);
+      const type = outside ? checker.getTypeAtLocation(n) : undefined;
+      const array = type !== undefined && (checker.isArrayType(type) || typedArrayName(t, type) !== undefined);
+      const p = n.parent;
+      const part = (t.isElementAccessExpression(p) && p.expression === n) || (t.isPropertyAccessExpression(p) && p.expression === n && p.name.text === 'length');
+      if (array && !part) whole = true;
+    }
+    t.forEachChild(n, visit);
+  };
+  visit(fn.body);
+  return whole;
+}
+
+const isWithin = (n: ts.Node, owner: ts.Node): boolean => {
+  for (let p: ts.Node | undefined = n; p; p = p.parent) if (p === owner) return true;
+  return false;
+};

@@ -14,7 +14,7 @@ import { methodCall } from './methods';
 import { lowerArrayCall } from './arrayMethods';
 import { extremum } from './arrayQueries';
 import { AlreadyReported, PLAIN_PARAMETER_HINT } from './loweringState';
-import { assignedSymbols } from './syntax';
+import { assignedSymbols, runsInOrder } from './syntax';
 import { ExpressionLowering } from './expressions';
 import { numberPredicate } from './numberBuiltins';
 
@@ -52,15 +52,8 @@ export abstract class CallLowering extends ExpressionLowering {
     if (this.inlinedCalls.has(fn)) fail(1109, e, `the local function '${name}' calls itself: tsad inlines a local function's calls, so it cannot be recursive; write the recursion as a loop`);
     const assigned = new Set<ts.Symbol>();
     if (fn.body) assignedSymbols(t, checker, fn.body, assigned);
-    for (const sym of assigned) {
-      const d = sym.valueDeclaration;
-      if (d && !isInside(d, fn))
-        fail(
-          1108,
-          e,
-          `the local function '${name}' assigns '${sym.name}', a variable of the function around it: a call may not change the caller's variables here; return the new value and assign it at the call`,
-        );
-    }
+    const outer = [...assigned].filter((sym) => sym.valueDeclaration && !isInside(sym.valueDeclaration, fn));
+    if (outer.length > 0) checkCallerUpdate(t, checker, e, callee, fn, name, outer);
     const args = values();
     const saved = { frame: this.frame, exitCtx: this.exitCtx, keys: new Set(this.env.keys()) };
     this.frame = { decl: fn };
@@ -237,4 +230,55 @@ export abstract class CallLowering extends ExpressionLowering {
     }
     return fail(1104, e, `cannot differentiate through a call to '${name}': it is not marked differentiable`);
   }
+}
+
+/**
+ * A local function that assigns variables of the function around it (`state = …` in a seeded
+ * generator) is inlined with its assignments as written: they update the caller's variables at
+ * the call, which is JavaScript's meaning where the call runs once, in order, and the body
+ * returns only at its end (an early return's branch would keep its assignments to itself).
+ * A call whose statement writes into an array the function assigns too would lose one of the
+ * two writes. Anything else is TSAD1108.
+ */
+function checkCallerUpdate(t: typeof ts, checker: ts.TypeChecker, e: ts.Node, callee: ts.Expression, fn: LocalFunction, name: string, outer: readonly ts.Symbol[]): void {
+  const what = `${outer.map((s) => `'${s.name}'`).join(', ')}, ${outer.length > 1 ? 'variables' : 'a variable'} of the function around it`;
+  // Passed by name (`xs.map(step)`), it would run once per element, inside the callback's loop.
+  if (!t.isCallExpression(e) || e.expression !== callee || !runsInOrder(t, e)) {
+    fail(
+      1108,
+      e,
+      `the local function '${name}' assigns ${what}, so a call must run once, in order: call it as a statement, in a declaration, an if condition or an operand of arithmetic (not in a loop condition, on the right of && or ||, in a side of ?: or in a callback), or return the new value and assign it at the call`,
+    );
+  }
+  const early = earlyReturn(t, fn);
+  if (early) fail(1108, early, `the local function '${name}' assigns ${what}, and returns before its end: write one return, at the end of '${name}'`);
+  let statement: ts.Node = e;
+  while (!t.isExpressionStatement(statement) && statement.parent && !t.isBlock(statement.parent)) statement = statement.parent;
+  const written = t.isExpressionStatement(statement) ? assignedSymbolsOf(t, checker, statement.expression) : [];
+  const both = outer.find((s) => written.includes(s));
+  if (both) fail(1108, e, `the local function '${name}' assigns '${both.name}', which the statement around the call writes too: call it in a statement of its own before`);
+}
+
+/** A return that is not the last statement of the function's body. */
+function earlyReturn(t: typeof ts, fn: LocalFunction): ts.Node | undefined {
+  const body = fn.body;
+  if (!body || !t.isBlock(body)) return undefined;
+  const last = body.statements[body.statements.length - 1];
+  let found: ts.Node | undefined;
+  const visit = (n: ts.Node): void => {
+    if (found || t.isFunctionLike(n)) return;
+    if (t.isReturnStatement(n) && n !== last) found = n;
+    t.forEachChild(n, visit);
+  };
+  t.forEachChild(body, visit);
+  return found;
+}
+
+/** The element or field an assignment statement writes into: the array's symbol (`a[i] = …`, `ps[i].x += …`). */
+function assignedSymbolsOf(t: typeof ts, checker: ts.TypeChecker, e: ts.Expression): ts.Symbol[] {
+  if (!t.isBinaryExpression(e)) return [];
+  let target: ts.Expression = e.left;
+  while (t.isElementAccessExpression(target) || t.isPropertyAccessExpression(target) || t.isParenthesizedExpression(target)) target = target.expression;
+  const sym = target !== e.left && t.isIdentifier(target) ? checker.getSymbolAtLocation(target) : undefined;
+  return sym ? [sym] : [];
 }

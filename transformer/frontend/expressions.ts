@@ -12,7 +12,7 @@ import { isFixed, moduleVariable } from './moduleState';
 import { thisField } from './methods';
 import { AlreadyReported, LoweringState } from './loweringState';
 import { BINARY_ARITH, BINARY_COMPARE, BINARY_LOGIC, MATH_CONSTANTS } from './operators';
-import { containsCall } from './syntax';
+import { containsCall, runsInOrder } from './syntax';
 import { NUMBER_CONSTANTS, isGlobalNumber } from './numberBuiltins';
 
 export abstract class ExpressionLowering extends LoweringState {
@@ -120,6 +120,24 @@ export abstract class ExpressionLowering extends LoweringState {
     }
   }
 
+  /**
+   * `++steps` (its new value) or `i++` (its old one) where the expression runs once, in order
+   * (`if (++steps > max) throw …`): the assignment, as its statement, then the value.
+   */
+  private updated(e: ts.PrefixUnaryExpression | ts.PostfixUnaryExpression, hint?: string): Value {
+    if (!this.t.isIdentifier(e.operand) || !runsInOrder(this.t, e)) {
+      fail(
+        1108,
+        e,
+        '++ and -- of a local variable are values only where they run once, in order (an if condition, a declaration, an operand of arithmetic or a comparison): write them as statements here',
+      );
+    }
+    const before = this.expr(e.operand, hint);
+    this.numbers(e, before);
+    this.assignment(e);
+    return this.t.isPrefixUnaryExpression(e) ? this.expr(e.operand, hint) : before;
+  }
+
   private exprAt(e: ts.Expression, hint?: string): Value {
     const { t } = this;
     const K = t.SyntaxKind;
@@ -132,6 +150,7 @@ export abstract class ExpressionLowering extends LoweringState {
     if (t.isIdentifier(e)) return this.identifier(e, hint);
     if (e.kind === K.ThisKeyword) fail(1102, e, "'this' is supported only as this.field (read when the derivative runs) and this.method(...) in an instance method; pass the value as a parameter");
     if (e.kind === K.NullKeyword || t.isVoidExpression(e)) this.noValue(e);
+    if ((t.isPrefixUnaryExpression(e) || t.isPostfixUnaryExpression(e)) && (e.operator === K.PlusPlusToken || e.operator === K.MinusMinusToken)) return this.updated(e, hint);
     if (t.isPrefixUnaryExpression(e)) {
       if (e.operator === K.MinusToken) {
         if (t.isNumericLiteral(e.operand)) return { name: this.b.lit(-Number(e.operand.text), hint ?? 'c'), shape: NUMBER };
@@ -141,7 +160,11 @@ export abstract class ExpressionLowering extends LoweringState {
       }
       if (e.operator === K.PlusToken) return this.expr(e.operand, hint);
       if (e.operator === K.ExclamationToken) return this.op('not', [this.expr(e.operand)], hint, BOOLEAN);
-      fail(1108, e, '++ and -- are statements here, not expressions');
+      if (e.operator === K.TildeToken) {
+        const v = this.expr(e.operand);
+        this.numbers(e, v);
+        return this.op('bitnot', [v], hint);
+      }
     }
     if (t.isBinaryExpression(e)) return this.binary(e, hint);
     if (t.isConditionalExpression(e)) return this.conditional(e, hint);

@@ -335,6 +335,7 @@ export abstract class LoweringState {
   protected abstract jump(s: ts.BreakStatement | ts.ContinueStatement): void;
   protected abstract flagReturn(s: ts.ReturnStatement): void;
   // statements.ts
+  protected abstract assignment(e: ts.Expression): void;
   protected abstract bindPattern(name: ts.BindingName, v: Value): void;
   // expressions.ts
   protected abstract expr(e: ts.Expression, hint?: string): Value;

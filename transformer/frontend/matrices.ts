@@ -210,6 +210,7 @@ export class MatrixLowering {
   literal(e: ts.ArrayLiteralExpression, shape: ArrayShape, hint?: string): Value {
     const { t } = this.site;
     const rank = tensorRank(shape);
+    if (!writtenInPlace(t, e, rank)) return this.ofRows(e, shape);
     const dims: number[] = [];
     const numbers: ts.Expression[] = [];
     // Depth first: every literal at a depth as long as the first one there.
@@ -222,11 +223,7 @@ export class MatrixLowering {
           numbers.push(el);
           continue;
         }
-        let r = el;
-        while (t.isParenthesizedExpression(r)) r = r.expression;
-        if (!t.isArrayLiteralExpression(r))
-          return fail(1121, el, 'a matrix literal needs its rows written in place, [[a, b], [c, d]]: build a matrix from other arrays with .map or Array.from({ length: n }, ...)');
-        walk(r, depth + 1);
+        walk(skipParens(t, el) as ts.ArrayLiteralExpression, depth + 1);
       }
     };
     walk(e, 0);
@@ -238,6 +235,23 @@ export class MatrixLowering {
       shape,
       hint,
     );
+  }
+
+  /**
+   * `[k1, k2]`, `[[a, b], r]` typed as a matrix, with rows that are arrays already: each row
+   * appended as `m.push(row)` appends it (rows of different lengths: RangeError). JavaScript's
+   * literal holds k1 itself; frontend/writes.ts refuses a write through either name that would
+   * show it, so the copy is not observable.
+   */
+  private ofRows(e: ts.ArrayLiteralExpression, shape: ArrayShape): Value {
+    const { t } = this.site;
+    let m = this.zero(shape);
+    for (const el of e.elements) {
+      if (t.isSpreadElement(el) || t.isOmittedExpression(el)) return fail(1121, el, 'spread and holes are not supported in a matrix literal: push the rows one by one');
+      const row = this.site.expr(el);
+      m = this.appendRow(m, tensorRank(shape) === 2 ? this.arrays.asArray(el, row) : row, el, e);
+    }
+    return m;
   }
 
   /**
@@ -299,7 +313,7 @@ export class MatrixLowering {
    * first row pushed sets the columns (`const out: number[][] = []` has none); a row of another
    * length is a RangeError (a matrix is rows × cols). A tensor takes a part of its dimensions.
    */
-  appendRow(m: Value, r: Value, node: ts.Node): Value {
+  appendRow(m: Value, r: Value, node: ts.Node, literal?: ts.Node): Value {
     const b = this.b;
     const rank = tensorRank(m.shape);
     if (tensorRank(r.shape) !== rank - 1 || (rank === 2 && (r.shape.kind !== 'array' || r.shape.elem.kind !== 'number')))
@@ -323,7 +337,7 @@ export class MatrixLowering {
       const none = this.arrays.atMost(
         { name: counted, shape: NUMBER },
         { name: b.lit(0, 'zero'), shape: NUMBER },
-        `the rows pushed by ${sourceSnippet(node)} must be equally long (a matrix is rows × cols)`,
+        literal ? `the rows of ${sourceSnippet(literal)} must be equally long (a matrix is rows × cols)` : `the rows pushed by ${sourceSnippet(node)} must be equally long (a matrix is rows × cols)`,
       );
       const chosen = b.nl('width', { tag: 'prim', op: 'select', args: [first, b.prim('stop_gradient', [d.name], 'width'), width.name] }, REAL);
       return { name: b.prim('add', [chosen, none.name], 'width'), shape: NUMBER };
@@ -356,4 +370,15 @@ export class MatrixLowering {
     const c = this.b.nl(hint ? `${hint}_data` : 'product', construct('matmul', [pa.data.name, pb.data.name, pa.rows.name, inner.name, pb.cols.name], [], []), REAL_ARRAY_TYPE);
     return this.make({ name: c, shape: FLAT }, [pa.rows, pb.cols], NUMBER_MATRIX, hint ?? 'product');
   }
+}
+
+const skipParens = (t: typeof ts, e: ts.Expression): ts.Expression => (t.isParenthesizedExpression(e) ? skipParens(t, e.expression) : e);
+
+/** Whether every part of a rank-`rank` literal above its numbers is itself a literal ([[a, b], [c, d]]). */
+function writtenInPlace(t: typeof ts, e: ts.ArrayLiteralExpression, rank: number): boolean {
+  if (rank <= 1) return true;
+  return e.elements.every((el) => {
+    const r = skipParens(t, el);
+    return t.isArrayLiteralExpression(r) && writtenInPlace(t, r, rank - 1);
+  });
 }

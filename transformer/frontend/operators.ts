@@ -19,7 +19,21 @@ export function operatorTables(t: typeof ts) {
   if (!found) {
     const K = t.SyntaxKind;
     found = {
-      arith: { [K.PlusToken]: 'add', [K.MinusToken]: 'sub', [K.AsteriskToken]: 'mul', [K.SlashToken]: 'div', [K.PercentToken]: 'mod', [K.AsteriskAsteriskToken]: 'pow' },
+      arith: {
+        [K.PlusToken]: 'add',
+        [K.MinusToken]: 'sub',
+        [K.AsteriskToken]: 'mul',
+        [K.SlashToken]: 'div',
+        [K.PercentToken]: 'mod',
+        [K.AsteriskAsteriskToken]: 'pow',
+        // Integer operators (prims/bits): whole numbers, zero derivative.
+        [K.LessThanLessThanToken]: 'shl',
+        [K.GreaterThanGreaterThanToken]: 'shr',
+        [K.GreaterThanGreaterThanGreaterThanToken]: 'ushr',
+        [K.AmpersandToken]: 'bitand',
+        [K.BarToken]: 'bitor',
+        [K.CaretToken]: 'bitxor',
+      },
       compare: {
         [K.LessThanToken]: 'lt',
         [K.LessThanEqualsToken]: 'le',
@@ -38,6 +52,12 @@ export function operatorTables(t: typeof ts) {
         [K.SlashEqualsToken]: 'div',
         [K.PercentEqualsToken]: 'mod',
         [K.AsteriskAsteriskEqualsToken]: 'pow',
+        [K.LessThanLessThanEqualsToken]: 'shl',
+        [K.GreaterThanGreaterThanEqualsToken]: 'shr',
+        [K.GreaterThanGreaterThanGreaterThanEqualsToken]: 'ushr',
+        [K.AmpersandEqualsToken]: 'bitand',
+        [K.BarEqualsToken]: 'bitor',
+        [K.CaretEqualsToken]: 'bitxor',
       },
     };
     tables.set(t, found);

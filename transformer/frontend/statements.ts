@@ -16,6 +16,7 @@ import { operatorTables } from './operators';
 import { assignedValues } from './aliasing';
 import { CallLowering } from './calls';
 import { EffectSite, consoleMethod, lowerLog, lowerThrow, statementWord } from './effects';
+import { assignedSymbols, calledLocalFunction } from './syntax';
 
 const skipParentheses = (t: typeof ts, e: ts.Expression): ts.Expression => {
   while (t.isParenthesizedExpression(e)) e = e.expression;
@@ -188,6 +189,13 @@ export abstract class StatementLowering extends CallLowering {
       const isLet = decl && (t.isVariableDeclaration(decl) || t.isBindingElement(decl)) && (t.getCombinedNodeFlags(decl) & t.NodeFlags.Let) !== 0;
       const local = this.env.has(sym) || this.unassigned.has(sym) || this.failed.has(sym);
       if (!local || !isLet) fail(1108, node, `cannot assign to '${node.text}': only local let variables can be reassigned`);
+      const callback = callbackAround(t, node);
+      if (callback && decl && !isInsideNode(decl, callback))
+        fail(
+          1108,
+          node,
+          `the callback assigns '${node.text}', a variable of the function around it: a callback of .map, .reduce, .filter, Array.from … is lowered as one function of its element, so the assignment would not carry to the next element; write a for loop (or .forEach)`,
+        );
       return sym;
     };
     if (t.isBinaryExpression(e) && e.operatorToken.kind === K.EqualsToken && t.isArrayLiteralExpression(skipParentheses(t, e.left))) {
@@ -243,6 +251,11 @@ export abstract class StatementLowering extends CallLowering {
       if (ARRAY_METHODS.get(e.expression.name.text) === WRITES) this.arrays.write(e);
     }
     if (t.isCallExpression(e) && consoleMethod(t, this.checker, e)) return lowerLog(t, this.checker, this.effectSite(), e);
+    // `step(h);` of a local function that assigns the caller's variables (calls.ts): run for them.
+    if (t.isCallExpression(e) && calledLocalFunction(t, this.checker, e) && assigns(t, this.checker, e)) {
+      this.expr(e);
+      return;
+    }
     if (t.isCallExpression(e))
       fail(
         1101,
@@ -446,4 +459,28 @@ function elementIndices(t: typeof ts, target: ts.ElementAccessExpression): { at:
     cur = skipParentheses(t, cur.expression);
   }
   return { at, root: cur };
+}
+
+/** Whether a piece of code assigns a variable (through the local functions it calls, too). */
+function assigns(t: typeof ts, checker: ts.TypeChecker, n: ts.Node): boolean {
+  const out = new Set<ts.Symbol>();
+  assignedSymbols(t, checker, n, out);
+  return out.size > 0;
+}
+
+/** The innermost callback around a node (a function written as an argument), unless it is .forEach's, whose body runs as a loop. */
+function callbackAround(t: typeof ts, n: ts.Node): ts.Node | undefined {
+  for (let p = n.parent; p; p = p.parent) {
+    if (!t.isArrowFunction(p) && !t.isFunctionExpression(p)) continue;
+    const call = p.parent;
+    if (!t.isCallExpression(call) || !call.arguments.includes(p)) return undefined;
+    const forEach = t.isPropertyAccessExpression(call.expression) && call.expression.name.text === 'forEach';
+    return forEach ? undefined : p;
+  }
+  return undefined;
+}
+
+function isInsideNode(n: ts.Node, owner: ts.Node): boolean {
+  for (let p: ts.Node | undefined = n.parent; p; p = p.parent) if (p === owner) return true;
+  return false;
 }

@@ -24,11 +24,22 @@ function symbolAt(checker: ts.TypeChecker, n: ts.Node): ts.Symbol | undefined {
   return sym;
 }
 
-/** The local variables a piece of code assigns (`=`, compound assignments, `++`, `--`), not inside nested functions. */
-export function assignedSymbols(tsApi: typeof ts, checker: ts.TypeChecker, node: ts.Node, out: Set<ts.Symbol>): void {
+/**
+ * The local variables a piece of code assigns (`=`, compound assignments, `++`, `--`), not inside
+ * nested functions, but through calls of local functions: `uniform()` assigns the `state` that
+ * its body assigns (calls.ts inlines it there).
+ */
+export function assignedSymbols(tsApi: typeof ts, checker: ts.TypeChecker, node: ts.Node, out: Set<ts.Symbol>, seen = new Set<ts.Node>()): void {
   const K = tsApi.SyntaxKind;
   const visit = (n: ts.Node): void => {
     if (tsApi.isFunctionLike(n) || tsApi.isClassLike(n)) return;
+    const callee = tsApi.isCallExpression(n) ? calledLocalFunction(tsApi, checker, n) : undefined;
+    if (callee?.body && !seen.has(callee)) {
+      seen.add(callee);
+      const inside = new Set<ts.Symbol>();
+      assignedSymbols(tsApi, checker, callee.body, inside, seen);
+      for (const sym of inside) if (!sym.valueDeclaration || !within(sym.valueDeclaration, callee)) out.add(sym);
+    }
     let target: ts.Expression | undefined;
     if (tsApi.isBinaryExpression(n) && n.operatorToken.kind >= K.FirstAssignment && n.operatorToken.kind <= K.LastAssignment) target = n.left;
     if ((tsApi.isPrefixUnaryExpression(n) || tsApi.isPostfixUnaryExpression(n)) && (n.operator === K.PlusPlusToken || n.operator === K.MinusMinusToken)) target = n.operand;
@@ -69,4 +80,63 @@ function baseName(tsApi: typeof ts, e: ts.ElementAccessExpression): ts.Expressio
   let base: ts.Expression = e.expression;
   while (tsApi.isParenthesizedExpression(base) || tsApi.isElementAccessExpression(base)) base = base.expression;
   return base;
+}
+
+const within = (n: ts.Node, owner: ts.Node): boolean => {
+  for (let p: ts.Node | undefined = n.parent; p; p = p.parent) if (p === owner) return true;
+  return false;
+};
+
+/**
+ * The local function a call calls by name: a function declaration, or a `const` holding an arrow
+ * function or function expression, declared inside another function.
+ */
+export function calledLocalFunction(tsApi: typeof ts, checker: ts.TypeChecker, call: ts.CallExpression): ts.FunctionLikeDeclaration | undefined {
+  if (!tsApi.isIdentifier(call.expression)) return undefined;
+  const decl = symbolAt(checker, call.expression)?.valueDeclaration;
+  let fn: ts.Node | undefined = decl;
+  if (decl && tsApi.isVariableDeclaration(decl)) {
+    if ((decl.parent.flags & tsApi.NodeFlags.Const) === 0 || !decl.initializer) return undefined;
+    fn = decl.initializer;
+    while (tsApi.isParenthesizedExpression(fn) || tsApi.isAsExpression(fn) || tsApi.isSatisfiesExpression(fn)) fn = fn.expression;
+  }
+  if (!fn || !(tsApi.isFunctionDeclaration(fn) || tsApi.isArrowFunction(fn) || tsApi.isFunctionExpression(fn))) return undefined;
+  for (let p = fn.parent; p; p = p.parent) if (tsApi.isFunctionLike(p)) return fn;
+  return undefined;
+}
+
+/**
+ * Whether an expression inside a statement is evaluated exactly once, after what is to its left:
+ * not on the right of `&&`/`||`/`??` or in a side of `?:` (which may not run), not in a loop's
+ * condition (run again on every trip) or a callback. An update there (`++steps`, a call of a
+ * local function that assigns the caller's variables) is lowered in place, as its statement.
+ */
+export function runsInOrder(t: typeof ts, e: ts.Expression): boolean {
+  const K = t.SyntaxKind;
+  let n: ts.Node = e;
+  for (;;) {
+    const p = n.parent;
+    if (t.isParenthesizedExpression(p) || t.isPrefixUnaryExpression(p)) n = p;
+    else if (t.isBinaryExpression(p)) {
+      const k = p.operatorToken.kind;
+      const assigns = k >= K.FirstAssignment && k <= K.LastAssignment;
+      // `x = f()`, `a[i] += ++k` as a statement: the right side runs once, after the target's parts.
+      if (assigns && !(p.right === n && t.isExpressionStatement(p.parent))) return false;
+      if ((k === K.AmpersandAmpersandToken || k === K.BarBarToken || k === K.QuestionQuestionToken) && p.right === n) return false;
+      n = p;
+    } else if (t.isConditionalExpression(p) && p.condition === n) n = p;
+    else if (
+      t.isCallExpression(p) &&
+      p.expression !== n &&
+      (t.isIdentifier(p.expression) || (t.isPropertyAccessExpression(p.expression) && t.isIdentifier(p.expression.expression) && p.expression.expression.text === 'Math'))
+    )
+      n = p;
+    else
+      return (
+        (t.isIfStatement(p) && p.expression === n) ||
+        (t.isVariableDeclaration(p) && p.initializer === n && t.isVariableStatement(p.parent.parent)) ||
+        t.isReturnStatement(p) ||
+        t.isExpressionStatement(p)
+      );
+  }
 }

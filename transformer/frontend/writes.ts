@@ -15,6 +15,7 @@ import { resolveMarkedFunction, tsadExportName } from './markers';
 import { ARRAY_HELPERS, ARRAY_METHODS } from './arrayMethods';
 import { assignedValues, isInside, lastUse, permutation, rowSwap, sharedByResult } from './aliasing';
 import { checkRecordWrites, writtenRecord } from './recordWrites';
+import { takenFromFreshRecord } from './freshFields';
 
 /** `b.push(v, …)`: the array pushed onto, when it is a plain name. */
 export function pushedArray(tsApi: typeof ts, n: ts.Node): ts.Identifier | undefined {
@@ -314,6 +315,7 @@ function ownedValue(scope: Scope, value: ts.Expression, visiting: Set<ts.Symbol>
   let e = value;
   while (tsApi.isParenthesizedExpression(e) || tsApi.isAsExpression(e) || tsApi.isNonNullExpression(e)) e = e.expression;
   if (isFreshArray(tsApi, checker, e)) return true;
+  if (takenFromFreshRecord(tsApi, checker, e, (x) => isFreshArray(tsApi, checker, x))) return true;
   if (!tsApi.isIdentifier(e)) return false;
   const sym = symbolOf(e);
   const decl = sym?.valueDeclaration;
@@ -377,6 +379,12 @@ function checkUse(scope: Scope, id: ts.Identifier, sym: ts.Symbol, name: string)
   if (tsApi.isReturnStatement(parent)) return;
   if (sharesNoName(scope, node, id, sym)) return;
   if ((tsApi.isArrayLiteralExpression(parent) || tsApi.isShorthandPropertyAssignment(parent) || tsApi.isPropertyAssignment(parent)) && returnedLiteral(tsApi, parent)) return;
+  // `out.concat(head)` of numbers copies head's numbers into a new array: no second name.
+  if (tsApi.isCallExpression(parent) && tsApi.isPropertyAccessExpression(parent.expression) && parent.expression.name.text === 'concat' && parent.arguments.includes(node as ts.Expression)) {
+    const type = checker.getTypeAtLocation(id);
+    const numbers = typedArrayName(tsApi, type) !== undefined || (checker.isArrayType(type) && (checker.getIndexTypeOfType(type, tsApi.IndexKind.Number)?.flags ?? 0) & tsApi.TypeFlags.NumberLike);
+    if (numbers) return;
+  }
   // tsad's array helpers read their arguments and return new arrays: no second name.
   if (tsApi.isCallExpression(parent) && parent.expression !== node && ARRAY_HELPERS.has(tsadExportName(parent.expression, checker) ?? '')) return;
   if ((tsApi.isCallExpression(parent) || tsApi.isNewExpression(parent)) && parent.expression !== node) {
@@ -446,6 +454,9 @@ function sharesNoName(scope: Scope, node: ts.Node, id: ts.Identifier, sym: ts.Sy
     return own && lastUse(tsApi, checker, id);
   }
   if (tsApi.isBinaryExpression(parent) && parent.right === node && parent.operatorToken.kind === tsApi.SyntaxKind.EqualsToken) return own && lastUse(tsApi, checker, id);
+  // `track = { mean, cov }` at mean's last use: the record holds the array from here on (a
+  // write through its field is refused as a write into an array taken from an object).
+  if (tsApi.isShorthandPropertyAssignment(parent) || (tsApi.isPropertyAssignment(parent) && parent.initializer === node)) return scope.symbolOf(id) === sym && lastUse(tsApi, checker, id);
   if (tsApi.isArrayLiteralExpression(parent) && permutation(tsApi, checker, parent)) return true;
   // A matrix's row bound by for…of would be a second name for that row: only arrays of numbers.
   if (tsApi.isForOfStatement(parent) && parent.expression === node) return !isMatrixType(tsApi, checker, checker.getTypeAtLocation(node)) && !writesInto(scope, parent.statement, sym);

@@ -4,6 +4,7 @@ import * as math from './math';
 import * as compare from './compare';
 import * as linear from './linear';
 import * as misc from './misc';
+import * as bits from './bits';
 import type { PrimDef, LinPrimDef } from './types';
 import { InternalError } from '../ir/syntax';
 
@@ -11,7 +12,7 @@ function byName<T extends { name: string }>(records: Record<string, T>): Readonl
   return Object.freeze(Object.fromEntries(Object.values(records).map((p) => [p.name, p])));
 }
 
-export const PRIMS: Readonly<Record<string, PrimDef>> = byName<PrimDef>({ ...arith, ...math, ...compare, ...misc });
+export const PRIMS: Readonly<Record<string, PrimDef>> = byName<PrimDef>({ ...arith, ...math, ...compare, ...misc, ...bits });
 export const LIN_PRIMS: Readonly<Record<string, LinPrimDef>> = byName<LinPrimDef>({ ...linear });
 
 const own = (o: object, k: string) => Object.hasOwn(o, k);
