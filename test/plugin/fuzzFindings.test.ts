@@ -214,3 +214,36 @@ export const jMixed = (x: number, y: number, dx: number, dy: number) => jvp(mixe
     }
   });
 });
+
+describe('fuzzer findings: a reduce that never reads its element', () => {
+  // Seed 72903: c.reduce((p, t) => p + v0, 0) reads no element, so c has no cotangent; reverse
+  // mode gave it one of zeros, which met √'s infinite partial at v0 = 0.5 (y = 0) in c[1]:
+  // grad NaN in y where jvp and central differences are finite.
+  const { exports: n, result: r } = load(`import { grad, jvp } from 'tsad';
+/** @differentiable */
+export function f(x: number, y: number): number {
+  const v0 = 1 / (1 + (y - 1) ** 2);
+  const c = [y, (v0 >= 0.5 ? Math.sqrt(v0 - 0.5) : 0) * x];
+  return c.reduce((p, t) => p + v0, 0);
+}
+export const g = grad(f, { wrt: [0, 1] });
+export const j = (x: number, y: number, dx: number, dy: number) => jvp(f, [x, y], [dx, dy]);
+`);
+
+  test('compiles without diagnostics', () => {
+    expect(r.messages).toEqual([]);
+  });
+
+  test('grad = jvp = central differences, also at the singular point of the unread element', () => {
+    for (const [x, y] of [
+      [0, 0],
+      [0.3, 0.4],
+    ]) {
+      // f = 2·v0: ∂f/∂y = -4(y − 1)/(1 + (y − 1)²)².
+      const dy = (-4 * (y - 1)) / (1 + (y - 1) ** 2) ** 2;
+      expectClose(n.g(x, y), [0, dy], 1e-12);
+      expectClose([n.j(x, y, 0.7, -0.4)[1]], [-0.4 * dy], 1e-12);
+      expectClose([partial(n.f, [x, y], 1, 0)[0]], [dy], 1e-6);
+    }
+  });
+});

@@ -144,9 +144,10 @@ export interface TransposeOps {
   typeOf(name: string): Type;
   /**
    * T of a linear body `(ū ; v̇̄) -> (; ẇ̄)` whose results have `resultTypes`:
-   * `(ū ; w̄_bar) -> (; v̄_bar)`, every cotangent materialised.
+   * `(ū ; w̄_bar) -> (; v̄_bar)`, every cotangent materialised. `zeroResults`, when given, gets
+   * one flag per result: its cotangent was a symbolic zero (materialised).
    */
-  transposeBody(body: Lambda, resultTypes: readonly Type[]): Lambda;
+  transposeBody(body: Lambda, resultTypes: readonly Type[], zeroResults?: boolean[]): Lambda;
   /**
    * What a non-linear variable of the enclosing body is bound to (a let of that one result), where
    * known: a loop T made reads its trip count `ceil(n)` this way, to be recognised when transposed
