@@ -350,6 +350,12 @@ export interface ConstructRule {
    * does (and never where no body reads it).
    */
   readonly soleReader?: (e: ConstructExpr) => readonly (number | null | undefined)[];
+  /**
+   * Branches, before J: the non-linear operands (indices into `nl`) that one body reads and the
+   * others only drop. In a loop body the code computing them stays next to the construct
+   * (ad/licm.ts), where T can move its backward code into that body (soleReader, ad/guards.ts).
+   */
+  readonly sideOperands?: (e: ConstructExpr) => readonly number[];
   /** The bool operand that picks the body (present with soleReader): the first when it holds, the second when not. */
   readonly branchTest?: (e: ConstructExpr) => string;
   /** The construct with code moved into its bodies (present with soleReader). */
