@@ -151,3 +151,99 @@ export const vg = valueAndGrad(f, { wrt: [0, 1] });
     expect(codes).toEqual(['TSAD1102', 'TSAD1121']);
   });
 });
+
+describe('fuzzer findings: the tangent of a select with a constant side', () => {
+  // Seed 73648: v = (y > y ? 2x : 0.5) is 0.5 near every point, so f ≡ 0 there. The tangent of
+  // the select is 0 at run time, but not a known zero: it met √'s infinite partial at 0 (jvp NaN,
+  // where grad, which masks the infinite cotangent instead of multiplying it, gave 0).
+  const { exports: n, result: r } = load(`import { grad, jvp, hvp } from 'tsad';
+/** @differentiable */
+export function constSide(x: number, y: number): number {
+  const v = y > y ? x * 2 : 0.5;
+  return v >= 0.5 ? Math.sqrt(v - 0.5) : 0;
+}
+/** @differentiable */
+export function constFirst(x: number, y: number): number {
+  const v = y >= y ? 0.5 : x * 2;
+  return v >= 0.5 ? Math.sqrt(v - 0.5) : 0;
+}
+/** @differentiable */
+export function mixed(x: number, y: number): number {
+  // Constant where y < x; the √ meets x's tangent only through a sum.
+  const v = y > x ? x * 2 : 0.5;
+  return v * y + 3 * Math.sqrt(v - 0.5) + x;
+}
+export const g = grad(constSide, { wrt: [0, 1] });
+export const j = (x: number, y: number, dx: number, dy: number) => jvp(constSide, [x, y], [dx, dy]);
+export const hv = hvp(constSide, { wrt: [0, 1] });
+export const gFirst = grad(constFirst, { wrt: [0, 1] });
+export const jFirst = (x: number, y: number, dx: number, dy: number) => jvp(constFirst, [x, y], [dx, dy]);
+export const hvFirst = hvp(constFirst, { wrt: [0, 1] });
+export const gMixed = grad(mixed, { wrt: [0, 1] });
+export const jMixed = (x: number, y: number, dx: number, dy: number) => jvp(mixed, [x, y], [dx, dy]);
+`);
+
+  test('compiles without diagnostics', () => {
+    expect(r.messages).toEqual([]);
+  });
+
+  test('jvp, grad and hvp are 0 where f is constant (central differences 0)', () => {
+    const [x, y] = [-0.3899546046741307, 1.1948270027060062];
+    for (const [f, gr, jv, hvf] of [
+      [n.constSide, n.g, n.j, n.hv],
+      [n.constFirst, n.gFirst, n.jFirst, n.hvFirst],
+    ]) {
+      expect(directional(f, [x, y], [1, 1])).toEqual([0]);
+      expect(gr(x, y)).toEqual([0, 0]);
+      expect(jv(x, y, 0.7, -0.4)).toEqual([0, 0]);
+      expect(hvf(x, y, [0.7, -0.4])).toEqual([0, 0]);
+    }
+  });
+
+  test('a constant side met through a sum: jvp = grad · v = central differences', () => {
+    for (const [x, y] of [
+      [0.9, 0.3],
+      [0.4, 1.2],
+    ]) {
+      const [gx, gy] = n.gMixed(x, y);
+      expectClose([gx, gy], [partial(n.mixed, [x, y], 0, 0)[0], partial(n.mixed, [x, y], 1, 0)[0]], 1e-6);
+      const [v, t] = n.jMixed(x, y, 0.7, -0.4);
+      expect(v).toBe(n.mixed(x, y));
+      expectClose([t], [0.7 * gx - 0.4 * gy], 1e-12);
+      expectClose([t], directional(n.mixed, [x, y], [0.7, -0.4]), 1e-6);
+    }
+  });
+});
+
+describe('fuzzer findings: a reduce that never reads its element', () => {
+  // Seed 72903: c.reduce((p, t) => p + v0, 0) reads no element, so c has no cotangent; reverse
+  // mode gave it one of zeros, which met √'s infinite partial at v0 = 0.5 (y = 0) in c[1]:
+  // grad NaN in y where jvp and central differences are finite.
+  const { exports: n, result: r } = load(`import { grad, jvp } from 'tsad';
+/** @differentiable */
+export function f(x: number, y: number): number {
+  const v0 = 1 / (1 + (y - 1) ** 2);
+  const c = [y, (v0 >= 0.5 ? Math.sqrt(v0 - 0.5) : 0) * x];
+  return c.reduce((p, t) => p + v0, 0);
+}
+export const g = grad(f, { wrt: [0, 1] });
+export const j = (x: number, y: number, dx: number, dy: number) => jvp(f, [x, y], [dx, dy]);
+`);
+
+  test('compiles without diagnostics', () => {
+    expect(r.messages).toEqual([]);
+  });
+
+  test('grad = jvp = central differences, also at the singular point of the unread element', () => {
+    for (const [x, y] of [
+      [0, 0],
+      [0.3, 0.4],
+    ]) {
+      // f = 2·v0: ∂f/∂y = -4(y − 1)/(1 + (y − 1)²)².
+      const dy = (-4 * (y - 1)) / (1 + (y - 1) ** 2) ** 2;
+      expectClose(n.g(x, y), [0, dy], 1e-12);
+      expectClose([n.j(x, y, 0.7, -0.4)[1]], [-0.4 * dy], 1e-12);
+      expectClose([partial(n.f, [x, y], 1, 0)[0]], [dy], 1e-6);
+    }
+  });
+});

@@ -352,3 +352,44 @@ export const j = (x: number, y: number, b: number[], dx: number, dy: number, db:
     }
   });
 });
+
+// The if/else analogue: u = √x is invariant in the loop and read only by the branch x > 1.
+// Hoisted out of the loop, its backward code met the sum of the iterations' cotangents outside,
+// 0 where no iteration takes the branch, and √'s infinite partial at x = 0: grad and hvp NaN in x.
+describe('a loop-invariant value read by one branch of an if stays next to it', () => {
+  const { exports: n, result: r } = load(`import { grad, jvp, hvp } from 'tsad';
+/** @differentiable */
+export function f(x: number, y: number): number {
+  let s = 0;
+  for (let i = 0; i < 3; i++) {
+    const u = Math.sqrt(x);
+    if (x > 1) s += u * y;
+    else s += y;
+  }
+  return s;
+}
+export const g = grad(f, { wrt: [0, 1] });
+export const hv = hvp(f, { wrt: [0, 1] });
+export const j = (x: number, y: number, dx: number, dy: number) => jvp(f, [x, y], [dx, dy]);
+`);
+
+  test('compiles without diagnostics', () => {
+    expect(r.diagnostics).toEqual([]);
+  });
+
+  test('f = 3y for x ≤ 1: grad [0, 3] and hvp 0 at x = 0, where √ has an infinite partial', () => {
+    for (const y of [2, 0]) {
+      expect(n.g(0, y)).toEqual([0, 3]);
+      expect(n.hv(0, y, [0.6, -0.3])).toEqual([0, 0]);
+      expect(n.j(0, y, 0.6, -0.3)[1]).toBeCloseTo(-0.9, 12);
+    }
+  });
+
+  test('and where the branch is taken, grad and jvp agree with central differences', () => {
+    const [x, y] = [2.5, 0.7];
+    const [gx, gy] = n.g(x, y);
+    expectClose([gx, gy], [partial(n.f, [x, y], 0, 0)[0], partial(n.f, [x, y], 1, 0)[0]], 1e-6);
+    expectClose([gx, gy], [(3 * y) / (2 * Math.sqrt(x)), 3 * Math.sqrt(x)], 1e-12);
+    expectClose([n.j(x, y, 0.6, -0.3)[1]], [0.6 * gx - 0.3 * gy], 1e-12);
+  });
+});

@@ -82,7 +82,9 @@ export function expectClose(actual: number[], expected: number[], rel = 1e-6): v
   expect(actual.length).toBe(expected.length);
   actual.forEach((a, i) => {
     const e = expected[i];
-    if (Math.abs(a - e) > rel * Math.max(1, Math.abs(e))) {
+    // Written so that a NaN fails: NaN compares false with everything, so `|a − e| > tol` let it
+    // through. Equal values (the same infinity, or NaN against NaN) pass.
+    if (!Object.is(a, e) && !(Math.abs(a - e) <= rel * Math.max(1, Math.abs(e)))) {
       throw new Error(`leaf ${i}: got ${a}, finite differences give ${e}`);
     }
   });

@@ -13,6 +13,7 @@ import { transposeProgram } from './transpose';
 import { derivedName, jvpName, role } from '../ir/names';
 import { Binder, Block, Expr, FnDef, InternalError, Program, Role, Type, binder, block, call, drop, letS, nvar, ret, tangentType, tupleType, unpackS, zero as zeroE } from '../ir/syntax';
 import { PRIMS } from '../prims/registry';
+import { unguard } from '../prims/helpers';
 import type { Scalar } from '../prims/types';
 import { simplifyDef } from './simplify';
 
@@ -137,7 +138,7 @@ function convert(body: Block, ctx: Ctx, last: (leaf: Expr) => Block): Block {
         const tangents = args.map((a, i) => (linear[i] ? a : null));
         const argTypes = args.map((a) => ctx.types.get(a) ?? { tag: 'real' as const });
         const inner = new Builder(ctx.b.names);
-        const t = PRIMS[rhs.op].jvp({ b: inner, args, argTypes, tangents, y });
+        const t = unguard(inner, PRIMS[rhs.op].jvp({ b: inner, args, argTypes, tangents, y }), `${y}_dot`);
         if (t === null) throw new NotLinearError(`${rhs.op} has no derivative, so it cannot carry a tangent`, out);
         spliceLinear(inner.finish(ret([], [t])), ctx, y, rhs.op, out);
         ctx.subst.set(out, t);

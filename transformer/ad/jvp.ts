@@ -15,7 +15,8 @@ import type { JvpOps } from '../constructs/types';
 import { arityOf, defArity } from '../ir/arity';
 import { constructResultTypes } from '../ir/check';
 import { PRIMS } from '../prims/registry';
-import type { Tangent } from '../prims/types';
+import type { Guarded, Tangent } from '../prims/types';
+import { unguard } from '../prims/helpers';
 import { restoreLinearity } from './linearity';
 import { DeepWalk } from '../ir/deepWalk';
 import { peekReads } from './peek';
@@ -32,9 +33,23 @@ interface Ctx {
    * rule's infinite partial (sqrt at 0) would turn into NaN (reverse mode never multiplies it).
    */
   readonly parts: Map<string, Tangent[]>;
+  /**
+   * Masks on a real's tangent, by the primal's name: its tangent is `tangent.get(name)` where
+   * every mask holds and 0 elsewhere (a select with a constant side, Guarded). Rules after it
+   * work on the unmasked tangent and the mask moves to their result, so a zero from the mask
+   * never meets an infinite partial; it is applied where the tangent leaves the rules.
+   */
+  readonly guards: Map<string, readonly Mask[]>;
+  /** Masked tangents already applied in this builder or one around it, by the primal's name. */
+  readonly masked: Map<string, string>;
   readonly types: Map<string, Type>;
   readonly defs: ReadonlyMap<string, FnDef>;
   readonly walk: DeepWalk;
+}
+
+interface Mask {
+  readonly test: string;
+  readonly keep: boolean;
 }
 
 interface Results {
@@ -50,6 +65,48 @@ function typeOf(ctx: Ctx, name: string): Type {
 
 function materialize(ctx: Ctx, t: Tangent, primalType: Type): string {
   return t ?? ctx.b.zero(tangentType(primalType), 'zero');
+}
+
+/** The tangent of a primal as a linear variable: its masks, if any, applied. */
+function tangentOf(ctx: Ctx, name: string): Tangent {
+  const done = ctx.masked.get(name);
+  if (done !== undefined) return done;
+  const masks = ctx.guards.get(name);
+  let t = ctx.tangent.get(name) ?? null;
+  if (masks === undefined || t === null) return t;
+  for (const m of masks) t = unguard(ctx.b, { test: m.test, keep: m.keep, tangent: t! }, dotName(name));
+  ctx.masked.set(name, t!);
+  return t;
+}
+
+/** The masks every non-zero tangent among `args` carries, when they all carry the same ones. */
+function sharedMasks(ctx: Ctx, args: readonly string[]): readonly Mask[] | undefined {
+  let shared: readonly Mask[] | undefined;
+  for (const n of args) {
+    if ((ctx.tangent.get(n) ?? null) === null) continue;
+    const ms = ctx.guards.get(n);
+    if (ms === undefined) return undefined;
+    if (shared === undefined) shared = ms;
+    else if (ms.length !== shared.length || ms.some((m, i) => m.test !== shared![i].test || m.keep !== shared![i].keep)) return undefined;
+  }
+  return shared;
+}
+
+/** Records y's tangent: a Guarded result of a real keeps its mask symbolic. */
+function setTangent(ctx: Ctx, y: string, t: Tangent | Guarded, type: Type, masks: readonly Mask[] = []): void {
+  if (t !== null && typeof t !== 'string' && type.tag !== 'real') t = unguard(ctx.b, t, dotName(y));
+  if (t === null || typeof t === 'string') {
+    ctx.tangent.set(y, t);
+    if (t !== null && masks.length > 0) ctx.guards.set(y, masks);
+    return;
+  }
+  ctx.tangent.set(y, t.tangent);
+  ctx.guards.set(y, [...masks, { test: t.test, keep: t.keep }]);
+}
+
+function copyMasks(ctx: Ctx, from: string, to: string): void {
+  const ms = ctx.guards.get(from);
+  if (ms !== undefined) ctx.guards.set(to, ms);
 }
 
 function bindPrimal(ctx: Ctx, b: Binder, rhs: Expr, type: Type): void {
@@ -70,13 +127,14 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
     case 'var': {
       bindPrimal(ctx, single!, rhs, typeOf(ctx, rhs.name));
       tangent.set(single!.name, tangent.get(rhs.name) ?? null);
+      copyMasks(ctx, rhs.name, single!.name);
       return;
     }
     case 'tuple': {
       const types = rhs.elems.map((n) => typeOf(ctx, n));
       const t: Type = { tag: 'tuple', elems: types };
       bindPrimal(ctx, single!, rhs, single!.type ?? t);
-      const ts = rhs.elems.map((n) => tangent.get(n) ?? null);
+      const ts = rhs.elems.map((n) => tangentOf(ctx, n));
       ctx.parts.set(single!.name, ts);
       if (ts.every((x) => x === null)) tangent.set(single!.name, null);
       else {
@@ -89,17 +147,21 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
       const def = PRIMS[rhs.op];
       const argTypes = rhs.args.map((n) => typeOf(ctx, n));
       const y = single!.name;
-      const t = def.typeRule(argTypes);
-      bindPrimal(ctx, single!, rhs, typeof t === 'string' ? REAL : t);
-      const tangents = rhs.args.map((n) => tangent.get(n) ?? null);
+      const t0 = def.typeRule(argTypes);
+      const t = typeof t0 === 'string' ? REAL : t0;
+      bindPrimal(ctx, single!, rhs, t);
+      // Linear in the tangents: where they all carry the same masks, the rule applies to the
+      // unmasked ones and the masks to its result.
+      const masks = t.tag === 'real' ? sharedMasks(ctx, rhs.args) : undefined;
+      const tangents = rhs.args.map((n) => (masks ? (tangent.get(n) ?? null) : tangentOf(ctx, n)));
       const yDot = tangents.every((x) => x === null) ? null : def.jvp({ b, args: rhs.args, argTypes, tangents, y });
-      tangent.set(y, yDot);
+      setTangent(ctx, y, yDot, t, masks);
       return;
     }
     case 'call': {
       const callee = ctx.defs.get(rhs.fn);
       if (!callee) throw new InternalError(`jvp: unknown callee ${rhs.fn}`);
-      const dots = rhs.nl.map((n) => materialize(ctx, tangent.get(n) ?? null, typeOf(ctx, n)));
+      const dots = rhs.nl.map((n) => materialize(ctx, tangentOf(ctx, n), typeOf(ctx, n)));
       const outDots = binders.map((x) => binder(b.fresh(dotName(x.name))));
       b.bind([...binders], outDots, call(jvpName(rhs.fn), rhs.nl, dots));
       binders.forEach((x, i) => {
@@ -112,6 +174,7 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
       rhs.nl.forEach((n, i) => {
         bindPrimal(ctx, binders[i], { tag: 'var', linear: false, name: n }, typeOf(ctx, n));
         tangent.set(binders[i].name, tangent.get(n) ?? null);
+        copyMasks(ctx, n, binders[i].name);
       });
       return;
     }
@@ -137,14 +200,18 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
         if (!x.type) throw new InternalError(`jvp: untyped result ${x.name} of ${rhs.op} (annotate types first)`);
         ctx.types.set(x.name, x.type);
       });
+      // Linear in the operands' tangents, like a prim: where they all carry the same masks and
+      // every result is a real, the construct runs on the unmasked tangents (a cond then meets
+      // no zero from a mask) and its results carry the masks.
+      const masks = binders.every((x) => x.type!.tag === 'real') ? sharedMasks(ctx, rhs.nl) : undefined;
       const ops: JvpOps = {
         b,
         typeOf: (n) => typeOf(ctx, n),
-        tangentOf: (n) => tangent.get(n) ?? null,
+        tangentOf: (n) => (masks ? (tangent.get(n) ?? null) : tangentOf(ctx, n)),
         jvpBody: (body, constants, symbolicZeros, zeroResults) => ctx.walk.body(body.body, () => jvpBody(ctx, body, constants ?? 0, symbolicZeros, zeroResults)),
       };
       const dots = constructRule(rhs, 'jvp').jvp(ops, rhs, binders);
-      binders.forEach((x, i) => tangent.set(x.name, dots[i]));
+      binders.forEach((x, i) => setTangent(ctx, x.name, dots[i], x.type!, masks));
       return;
     }
     default:
@@ -156,7 +223,7 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
 function jvpBlock(ctx: Ctx, e: Block, forDrop: true): Expr;
 function jvpBlock(ctx: Ctx, e: Block, forDrop: false): { expr: Expr; types: Type[] };
 function jvpBlock(ctx: Ctx, e: Block, forDrop: boolean): Expr | { expr: Expr; types: Type[] } {
-  const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names) };
+  const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names), masked: new Map(ctx.masked) };
   const r = jvpTail(inner, e);
   const types = r.names.map((n) => typeOf(inner, n));
   if (forDrop)
@@ -178,7 +245,7 @@ function jvpBlock(ctx: Ctx, e: Block, forDrop: boolean): Expr | { expr: Expr; ty
  * parameters'; names come from the def's supply (they stay unique in the def).
  */
 function jvpBody(ctx: Ctx, l: Lambda, constants: number, symbolicZeros: readonly boolean[] = [], zeroResults?: boolean[]): Lambda {
-  const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names), tangent: new Map(), parts: new Map() };
+  const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names), tangent: new Map(), parts: new Map(), guards: new Map(), masked: new Map() };
   l.nlParams.slice(0, constants).forEach((x) => {
     if (!x.type) throw new InternalError(`jvp: untyped parameter ${x.name}`);
     inner.types.set(x.name, x.type);
@@ -241,7 +308,7 @@ function jvpTail(ctx: Ctx, blk: Block): Results {
         blk = e.block;
         continue;
       case 'ret':
-        return { names: [...e.nl], tangents: e.nl.map((n) => ctx.tangent.get(n) ?? null) };
+        return { names: [...e.nl], tangents: e.nl.map((n) => tangentOf(ctx, n)) };
       case 'drop':
         jvpLet(ctx, [], e);
         return { names: [], tangents: [] };
@@ -253,7 +320,7 @@ function jvpTail(ctx: Ctx, blk: Block): Results {
             ? constructResultTypes(e, (n) => typeOf(ctx, n), ctx.defs).nl.map((t) => binder(ctx.b.fresh('y'), t))
             : Array.from({ length: arityOf(e, defArity(ctx.defs)).nl }, () => binder(ctx.b.fresh('y')));
         jvpLet(ctx, binders, e);
-        return { names: binders.map((x) => x.name), tangents: binders.map((x) => ctx.tangent.get(x.name) ?? null) };
+        return { names: binders.map((x) => x.name), tangents: binders.map((x) => tangentOf(ctx, x.name)) };
       }
     }
   }
@@ -268,7 +335,7 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
   const names = new NameSupply(namesIn(d.body, new Set(d.nlParams.map((x) => x.name))));
   const walk = new DeepWalk();
   const { linParams, body } = walk.run(() => {
-    const ctx: Ctx = { b: new Builder(names), tangent: new Map(), parts: new Map(), types: new Map(), defs, walk };
+    const ctx: Ctx = { b: new Builder(names), tangent: new Map(), parts: new Map(), guards: new Map(), masked: new Map(), types: new Map(), defs, walk };
     // A boolean's tangent lives in the zero-dimensional space: it is accepted and dropped.
     const linParams = tangentParams(ctx, d.nlParams);
     const r = jvpTail(ctx, d.body);

@@ -60,10 +60,16 @@ function hoistInDef(d: FnDef, callee: (fn: string) => Counts | undefined): FnDef
   let changed = false;
   const names = () => (supply ??= new NameSupply(namesIn(d)));
   const fresh = (hint: string) => names().fresh(hint);
+  // The trip guards this pass puts around code it hoists out of an inner loop: what feeds them
+  // ran unconditionally in the source, so it may leave the outer loop (feedingSides).
+  const tripGuards = new WeakSet<Expr>();
   const moved = (e: ConstructExpr, emit: (s: Stmt) => void): ConstructExpr => {
-    const guard = (trip: string | undefined, hoisted: readonly Stmt[], readLater: ReadonlySet<string>) =>
-      trip === undefined ? hoisted : underTripGuard(trip, hoisted, readLater, names(), positive.has(trip));
-    const h = hoistFrom(e, emit, fresh, callee, guard);
+    const guard = (trip: string | undefined, hoisted: readonly Stmt[], readLater: ReadonlySet<string>) => {
+      const out = trip === undefined ? hoisted : underTripGuard(trip, hoisted, readLater, names(), positive.has(trip));
+      for (const s of out) if (s.tag === 'let' && s.rhs.tag === 'construct') tripGuards.add(s.rhs);
+      return out;
+    };
+    const h = hoistFrom(e, emit, fresh, callee, guard, tripGuards);
     if (h) changed = true;
     return h ?? e;
   };
@@ -110,6 +116,7 @@ function hoistFrom(
   fresh: (hint: string) => string,
   callee: (fn: string) => Counts | undefined,
   guard: (trip: string | undefined, hoisted: readonly Stmt[], readLater: ReadonlySet<string>) => readonly Stmt[],
+  tripGuards: WeakSet<Expr>,
 ): ConstructExpr | undefined {
   const slots = constructRule(e, 'invariants').invariants?.(e, (body) => arityOf(body.body.result, callee));
   if (!slots) return undefined;
@@ -126,7 +133,7 @@ function hoistFrom(
   const hoisted: Stmt[] = [];
   let kept: Stmt[] = [];
   const outside = new Set<string>(outer.keys());
-  const nearSelect = feedingSelects(body.body.stmts, body.body.result);
+  const nearSelect = feedingSides(body.body.stmts, body.body.result, tripGuards);
   for (const s of body.body.stmts) {
     if (s.tag === 'let' && s.rhs.tag === 'lit' && s.nl.length === 1) {
       // Literals cost nothing: copy them out when a hoisted statement needs one, keep them inside.
@@ -215,12 +222,14 @@ function hoistFrom(
  * end's `?:` of cheap sides), and what computes them. Such code stays in the body: hoisted, its
  * partials would meet the sum of the iterations' cotangents outside, 0 where no iteration takes
  * the side, and an infinite one (1 / u under `u === 0 ? 0 : 1 / u` at u = 0) turns that into
- * NaN; next to the select, T runs its backward code under the test (ad/guards.ts).
+ * NaN; next to the select, T runs its backward code under the test (ad/guards.ts). Likewise
+ * what feeds an operand only one branch of an `if` reads (the construct's `sideOperands`).
  */
-function feedingSelects(stmts: readonly Stmt[], result: Expr): Set<string> {
+function feedingSides(stmts: readonly Stmt[], result: Expr, tripGuards: WeakSet<Expr>): Set<string> {
   const near = new Set<string>();
   const sidesOf = (e: Expr) => {
     if (e.tag === 'prim') for (const i of PRIMS[e.op]?.sides ?? []) near.add(e.args[i]);
+    if (e.tag === 'construct' && !tripGuards.has(e)) for (const i of constructRule(e, 'licm').sideOperands?.(e) ?? []) near.add(e.nl[i]);
   };
   sidesOf(result);
   for (let i = stmts.length - 1; i >= 0; i--) {

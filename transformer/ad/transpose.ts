@@ -181,7 +181,7 @@ class Transposer {
         const ops: TransposeOps = {
           b,
           typeOf: (n) => this.typeOf(n),
-          transposeBody: (body, resultTypes) => this.walk.body(body.body, () => transposeLambda(body, resultTypes, b.names, this.defs, this.walk)),
+          transposeBody: (body, resultTypes, zeroResults) => this.walk.body(body.body, () => transposeLambda(body, resultTypes, b.names, this.defs, this.walk, zeroResults)),
           definition: (n) => this.definitions.get(n),
         };
         const types = s.lin.map((x) => this.typeOf(x.name));
@@ -198,7 +198,7 @@ class Transposer {
  * T of a linear body `(ū ; v̇̄) -> (; ẇ̄)` (a def's or a construct's): `(ū ; w̄_bar) -> (; v̄_bar)`.
  * Non-linear statements run forward first, then the linear ones are transposed in reverse.
  */
-function transposeLambda(l: Lambda, resultTypes: readonly Type[], names: NameSupply, defs: ReadonlyMap<string, FnDef>, walk: DeepWalk): Lambda {
+function transposeLambda(l: Lambda, resultTypes: readonly Type[], names: NameSupply, defs: ReadonlyMap<string, FnDef>, walk: DeepWalk, zeroResults?: boolean[]): Lambda {
   const types = new Map<string, Type>();
   [...l.nlParams, ...l.linParams].forEach((x) => types.set(x.name, x.type!));
   const arity = (leaf: Expr) => arityOf(leaf, defArity(defs)).lin;
@@ -216,6 +216,7 @@ function transposeLambda(l: Lambda, resultTypes: readonly Type[], names: NameSup
   const ctParams = final.lin.map((y, i) => binder(names.fresh(barName(y)), resultTypes[i]));
   final.lin.forEach((y, i) => tr.set(y, ctParams[i].name));
   for (let i = stmts.length - 1; i >= 0; i--) if (!isForward(stmts[i])) tr.stmt(stmts[i]);
+  zeroResults?.push(...l.linParams.map((x) => tr.get(x.name) === null));
   const results = l.linParams.map((x) => tr.materialize(x.name));
   const backward = b.finish(ret([], results));
   return lambda(l.nlParams, ctParams, block([...forward, ...backward.stmts], backward.result));

@@ -146,9 +146,10 @@ export interface TransposeOps {
   typeOf(name: string): Type;
   /**
    * T of a linear body `(ū ; v̇̄) -> (; ẇ̄)` whose results have `resultTypes`:
-   * `(ū ; w̄_bar) -> (; v̄_bar)`, every cotangent materialised.
+   * `(ū ; w̄_bar) -> (; v̄_bar)`, every cotangent materialised. `zeroResults`, when given, gets
+   * one flag per result: its cotangent was a symbolic zero (materialised).
    */
-  transposeBody(body: Lambda, resultTypes: readonly Type[]): Lambda;
+  transposeBody(body: Lambda, resultTypes: readonly Type[], zeroResults?: boolean[]): Lambda;
   /**
    * What a non-linear variable of the enclosing body is bound to (a let of that one result), where
    * known: a loop T made reads its trip count `ceil(n)` this way, to be recognised when transposed
@@ -356,6 +357,12 @@ export interface ConstructRule {
    * does (and never where no body reads it).
    */
   readonly soleReader?: (e: ConstructExpr) => readonly (number | null | undefined)[];
+  /**
+   * Branches, before J: the non-linear operands (indices into `nl`) that one body reads and the
+   * others only drop. In a loop body the code computing them stays next to the construct
+   * (ad/licm.ts), where T can move its backward code into that body (soleReader, ad/guards.ts).
+   */
+  readonly sideOperands?: (e: ConstructExpr) => readonly number[];
   /** The bool operand that picks the body (present with soleReader): the first when it holds, the second when not. */
   readonly branchTest?: (e: ConstructExpr) => string;
   /** The construct with code moved into its bodies (present with soleReader). */

@@ -3,10 +3,16 @@
 // built only from linear primitives, which carry their own transpose rules.
 import type { Builder } from '../ir/build';
 import { REAL, Type, lvar } from '../ir/syntax';
-import type { JvpContext, JvpRule, Tangent, PrimTestSpec, Arity } from './types';
+import type { Guarded, JvpContext, JvpRule, Tangent, PrimTestSpec, Arity } from './types';
 
 /** ∂f/∂xᵢ as non-linear code; `args` are the primal arguments and `y` the primal result. */
 export type Partial = (b: Builder, args: readonly string[], y: string) => string;
+
+/** A rule's result as a linear variable: a Guarded tangent becomes its mask (`lmask`/`lmaskn`). */
+export function unguard(b: Builder, t: Tangent | Guarded, base: string): Tangent {
+  if (t === null || typeof t === 'string') return t;
+  return b.lprim(t.keep ? 'lmask' : 'lmaskn', [t.test], [t.tangent], base, REAL);
+}
 
 /** Sums tangents with `ladd`; symbolic zeros vanish. */
 export function sumTangents(b: Builder, terms: readonly Tangent[], base: string): Tangent {

@@ -21,8 +21,20 @@ export interface JvpContext {
   readonly y: string;
 }
 
+/**
+ * `test === keep ? tangent : 0`: a tangent that vanishes where the test says so (a select with a
+ * constant side). J keeps the mask symbolic and applies the rules after it to the unmasked
+ * tangent, masking their result instead: where the mask is 0 the code after it may meet an
+ * infinite partial (√ at 0), and ∞·0 would be NaN where the derivative is 0.
+ */
+export interface Guarded {
+  readonly test: string;
+  readonly keep: boolean;
+  readonly tangent: string;
+}
+
 /** Must consume every non-null tangent exactly once; returns the result's tangent. */
-export type JvpRule = (ctx: JvpContext) => Tangent;
+export type JvpRule = (ctx: JvpContext) => Tangent | Guarded;
 
 export interface Arity {
   readonly min: number;

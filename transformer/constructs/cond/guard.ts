@@ -9,6 +9,7 @@
 // the derivative of log at 0 in `x > 0 ? Math.sin(l) : 0` with l = Math.log(x)) runs only when
 // the branch does.
 import { block, lambda, letS, lvar } from '../../ir/syntax';
+import { forEachOperand } from '../../ir/traverse';
 import type { Lambda, Stmt } from '../../ir/syntax';
 import type { ConstructExpr, ConstructRule } from '../types';
 
@@ -29,6 +30,24 @@ export const condSoleReader: NonNullable<ConstructRule['soleReader']> = (e) =>
     if (readers.length === 0) return null;
     return readers.length === 1 && e.bodies.length > 1 ? readers[0] : undefined;
   });
+
+/** Whether a body reads its parameter p other than by dropping it (bodies are closed: operands only). */
+function reads(l: Lambda, p: string): boolean {
+  let found = false;
+  const see = (n: string) => {
+    if (n === p) found = true;
+  };
+  for (const s of l.body.stmts) {
+    if (s.tag === 'unpack') see(s.tuple);
+    else if (!dropOf(p)(s)) forEachOperand(s.rhs.tag === 'drop' ? s.rhs.expr : s.rhs, see);
+  }
+  forEachOperand(l.body.result, see);
+  return found;
+}
+
+// The test is operand 0; operand k + 1 is the bodies' parameter k.
+export const condSideOperands: NonNullable<ConstructRule['sideOperands']> = (e) =>
+  e.bodies.length < 2 ? [] : e.nl.slice(1).flatMap((_, k) => (e.bodies.filter((l) => reads(l, l.nlParams[k].name)).length === 1 ? [k + 1] : []));
 
 export const condSink: NonNullable<ConstructRule['sink']> = (e: ConstructExpr, s) => {
   const reader = condSoleReader(e);

@@ -10,7 +10,7 @@ import { condTranspose } from './transpose';
 import { condEmitTs } from './emitTs';
 import { pruneBodyResults } from '../prune';
 import { condFuseAdd } from './fuseAdd';
-import { condSink, condSoleReader } from './guard';
+import { condSideOperands, condSink, condSoleReader } from './guard';
 import { condNames } from './operands';
 
 export const cond: ConstructRule = {
@@ -25,6 +25,7 @@ export const cond: ConstructRule = {
   pruneResults: pruneBodyResults,
   fuseAdd: condFuseAdd,
   soleReader: condSoleReader,
+  sideOperands: condSideOperands,
   sink: condSink,
   branchTest: (e) => condNames(e).pred,
   emitTs: condEmitTs,

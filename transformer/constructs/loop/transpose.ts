@@ -18,7 +18,7 @@
 // A loop T made (its trip count's ceiling m an operand, its body starting from i = m − j − 1) runs
 // B at i = ⌈n⌉ − 1, …, 0; its transpose runs Bᵀ at i = 0, …, ⌈n⌉ − 1: a loop whose counter is i
 // itself, with no index arithmetic, so T∘T of a loop does the loop's work and no more.
-import { InternalError, binder, construct, lambda, letS, lit, lprim, prim, ret } from '../../ir/syntax';
+import { InternalError, binder, construct, drop, lambda, letS, lit, lprim, lvar, prim, ret } from '../../ir/syntax';
 import type { Binder, Lambda, Stmt, Type } from '../../ir/syntax';
 import { forEachOperand } from '../../ir/traverse';
 import type { Tangent } from '../../prims/types';
@@ -32,22 +32,39 @@ export function loopTranspose(ops: TransposeOps, e: ConstructExpr, cotangents: r
   const nInv = e.lin.length - resultTypes.length;
   if (nInv < 0) throw new InternalError('loop: a linear loop with non-linear results');
   const cts = cotangents.map((c, i) => c ?? b.zero(resultTypes[i], 'zero'));
-  const invTypes = e.lin.slice(0, nInv).map((x) => ops.typeOf(x));
-  const acc0 = invTypes.map((t) => b.zero(t, 'acc'));
   const forward = reversedBody(ops, e);
-  const tb = ops.transposeBody(forward?.body ?? body, resultTypes);
+  const zeroBars: boolean[] = [];
+  const tb = ops.transposeBody(forward?.body ?? body, resultTypes, zeroBars);
+  // An invariant whose cotangent is a symbolic zero in every iteration (the body never reads it:
+  // a reduce's element it ignores) gets no accumulator and stays a symbolic zero: summed as zeros
+  // it would meet the infinite partials of the code computing it (√ at 0) as 0·∞.
+  const live = e.lin.slice(0, nInv).map((_, k) => !zeroBars[k]);
+  const invTypes = e.lin.slice(0, nInv).map((x) => ops.typeOf(x));
+  const liveTypes = invTypes.filter((_, k) => live[k]);
+  const acc0 = liveTypes.map((t) => b.zero(t, 'acc'));
   // The new body: its own counter j and the trip count m, then T B's non-linear parameters but its counter.
   const j = binder(b.fresh('j'), { tag: 'real' });
   const m = binder(b.fresh('m'), { tag: 'real' });
   const [i, ...vs] = tb.nlParams;
-  const accs = invTypes.map((t) => binder(b.fresh('acc'), t));
+  const accs = liveTypes.map((t) => binder(b.fresh('acc'), t));
   const one = binder(b.fresh('one'), { tag: 'real' });
   const rest = binder(b.fresh('left'), { tag: 'real' });
   const uBars = invTypes.map((t) => binder(b.fresh('u_bar'), t));
   const cBars = resultTypes.map((t) => binder(b.fresh('c_bar'), t));
-  const accNext = invTypes.map((t) => binder(b.fresh('acc'), t));
-  const bars = e.lin.map((x) => binder(b.fresh(barName(x)), ops.typeOf(x)));
-  const tail: Stmt[] = [...tb.body.stmts, letS([], [...uBars, ...cBars], tb.body.result), ...accs.map((a, k) => letS([], [accNext[k]], lprim('ladd', [], [a.name, uBars[k].name])))];
+  const accNext = liveTypes.map((t) => binder(b.fresh('acc'), t));
+  const bars = e.lin.filter((_, k) => k >= nInv || live[k]).map((x) => binder(b.fresh(barName(x)), ops.typeOf(x)));
+  const liveBars = uBars.filter((_, k) => live[k]);
+  const tail: Stmt[] = [
+    ...tb.body.stmts,
+    letS([], [...uBars, ...cBars], tb.body.result),
+    ...uBars.filter((_, k) => !live[k]).map((u) => letS([], [], drop(lvar(u.name)))),
+    ...accs.map((a, k) => letS([], [accNext[k]], lprim('ladd', [], [a.name, liveBars[k].name]))),
+  ];
+  /** One cotangent per linear operand: null for an invariant the body never reads. */
+  const withZeros = (xs: readonly Binder[]): Tangent[] => {
+    let k = 0;
+    return e.lin.map((_, i) => (i < nInv && !live[i] ? null : xs[k++].name));
+  };
   const results = ret(
     [],
     [...accNext, ...cBars].map((x) => x.name),
@@ -55,7 +72,7 @@ export function loopTranspose(ops: TransposeOps, e: ConstructExpr, cotangents: r
   if (forward) {
     // Bᵀ at i = 0, 1, …: the counter is i, the operands are the reversed loop's own.
     b.bind([], bars, construct(e.op, forward.operands, [...acc0, ...cts], [lambda(tb.nlParams, [...accs, ...tb.linParams], { stmts: tail, result: results })]));
-    return bars.map((x) => x.name);
+    return withZeros(bars);
   }
   const stmts: Stmt[] = [letS([one], [], lit(1)), letS([rest], [], prim('sub', [m.name, j.name])), letS([i], [], prim('sub', [rest.name, one.name])), ...tail];
   const tBody = lambda([j, m, ...vs], [...accs, ...tb.linParams], { stmts, result: results });
@@ -63,7 +80,7 @@ export function loopTranspose(ops: TransposeOps, e: ConstructExpr, cotangents: r
   const count = binder(b.fresh('count'), { tag: 'real' });
   b.bind([count], [], prim('ceil', [e.nl[0]]));
   b.bind([], bars, construct(e.op, [e.nl[0], count.name, ...e.nl.slice(1)], [...acc0, ...cts], [tBody]));
-  return bars.map((x) => x.name);
+  return withZeros(bars);
 }
 
 /**

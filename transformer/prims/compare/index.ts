@@ -1,6 +1,6 @@
 // Comparisons, boolean logic and select. Booleans have the zero-dimensional tangent space, so
 // comparisons and logic drop their tangents; `select` routes the tangent of the chosen branch.
-import { BOOL, REAL, Type, zero as zeroE } from '../../ir/syntax';
+import { BOOL, REAL, Type } from '../../ir/syntax';
 import { nonDifferentiable, binary, unary } from '../helpers';
 import { conditional } from '../emit';
 import type { PrimDef, Scalar } from '../types';
@@ -87,7 +87,8 @@ export const or: PrimDef = {
   test: predicate,
 };
 
-// select(c, a, b) = c ? a : b; its tangent is lselect(c ; ȧ, ḃ) with a zero for a constant branch.
+// select(c, a, b) = c ? a : b; its tangent is lselect(c ; ȧ, ḃ), or a mask of one (Guarded) for a
+// constant branch.
 export const select: PrimDef = {
   name: 'select',
   arity: { min: 3, max: 3 },
@@ -95,9 +96,9 @@ export const select: PrimDef = {
   impl: (c: Scalar, a: Scalar, b: Scalar) => (c ? a : b),
   jvp: ({ b, args: [c], tangents: [, da, db], y }) => {
     if (da === null && db === null) return null;
-    const ta = da ?? b.lin('zero', zeroE(REAL), REAL);
-    const tb = db ?? b.lin('zero', zeroE(REAL), REAL);
-    return b.lprim('lselect', [c], [ta, tb], `${y}_dot`, REAL);
+    if (db === null) return { test: c, keep: true, tangent: da! };
+    if (da === null) return { test: c, keep: false, tangent: db };
+    return b.lprim('lselect', [c], [da, db], `${y}_dot`, REAL);
   },
   sides: [1, 2],
   emitTs: ([c, a, b2], f) => conditional(f, c, a, b2),
@@ -113,7 +114,7 @@ function masking(name: 'mask' | 'maskn', keepWhen: boolean): PrimDef {
     arity: binary,
     typeRule: ([c, v]) => (c.tag === 'bool' && v.tag === 'real' ? REAL : `${name} expects a boolean and a real`),
     impl: (c: Scalar, v: Scalar) => (Boolean(c) === keepWhen ? v : 0),
-    jvp: ({ b, args: [c], tangents: [, dv], y }) => (dv === null ? null : b.lprim(keepWhen ? 'lmask' : 'lmaskn', [c], [dv], `${y}_dot`, REAL)),
+    jvp: ({ args: [c], tangents: [, dv] }) => (dv === null ? null : { test: c, keep: keepWhen, tangent: dv }),
     sides: [1],
     emitTs: ([c, v], f) => {
       const zero = f.createNumericLiteral(0);
