@@ -50,7 +50,19 @@ function sharedTypeScript() {
     return host;
   };
   const createCompilerHost = (options, setParentNodes) => sharing(real.createCompilerHost(options, setParentNodes), setParentNodes);
-  const createIncrementalCompilerHost = (options, system) => sharing(real.createIncrementalCompilerHost(options, system), undefined);
+  // A builder program needs every file's version (a hash of its text); a file the cache first got
+  // for a plain host has none, so it is given one here, with the hash the incremental host uses.
+  const createIncrementalCompilerHost = (options, system) => {
+    const host = sharing(real.createIncrementalCompilerHost(options, system), undefined);
+    const getSourceFile = host.getSourceFile;
+    const hash = host.createHash ?? real.sys.createHash;
+    host.getSourceFile = (...args) => {
+      const sf = getSourceFile(...args);
+      if (sf && sf.version === undefined && hash) sf.version = hash(sf.text);
+      return sf;
+    };
+    return host;
+  };
   const createProgram = (rootsOrOptions, options, host, ...rest) => {
     if (Array.isArray(rootsOrOptions)) return real.createProgram(rootsOrOptions, options, host ?? createCompilerHost(options), ...rest);
     const o = rootsOrOptions;
