@@ -6,8 +6,16 @@
 import { constructRule } from '../constructs/registry';
 import type { Lambda } from '../ir/syntax';
 
+/**
+ * A body's answer, once: a branch or loop asks it of each inner body for each of its results, so
+ * without it nested conditionals would be walked once per path through them (2^depth).
+ */
+const known = new WeakMap<Lambda, ReadonlyMap<string, number>>();
+
 /** Each non-linear name of the body (its parameters included) whose length is parameter k's: name -> k. */
-export function lengthParams(body: Lambda): Map<string, number> {
+export function lengthParams(body: Lambda): ReadonlyMap<string, number> {
+  const found = known.get(body);
+  if (found) return found;
   const of = new Map<string, number>(body.nlParams.map((p, k) => [p.name, k]));
   for (const s of body.body.stmts) {
     if (s.tag !== 'let') continue;
@@ -28,6 +36,7 @@ export function lengthParams(body: Lambda): Map<string, number> {
       if (p !== undefined) of.set(b.name, p);
     });
   }
+  known.set(body, of);
   return of;
 }
 
