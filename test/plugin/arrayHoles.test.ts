@@ -2,8 +2,7 @@
 // every row (`const L: number[][] = new Array(n); L[i] = new Array(n).fill(0)`, issue 19): the
 // first row written gives the matrix its width. Values are compared with the same source run
 // as plain JavaScript, gradients with central differences, at sizes 0, 1 and 3.
-import * as ts from 'typescript';
-import { load, partial, expectClose, leaves } from './harness';
+import { load, partial, expectClose, leaves, runPlain } from './harness';
 
 const functions = `
 /** @differentiable */
@@ -79,12 +78,7 @@ export const jPrefix = jacobian(prefix);
 export const gRagged = valueAndGrad(ragged);
 `;
 
-function plainModule(): Record<string, any> {
-  const js = ts.transpileModule(functions, { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText;
-  const module = { exports: {} as Record<string, any> };
-  new Function('module', 'exports', 'require', js)(module, module.exports, require);
-  return module.exports;
-}
+const plainModule = (): Record<string, any> => runPlain(functions);
 
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 0.5;
 const spd = (n: number) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? n + 1 : 0) + rand(i + j)));

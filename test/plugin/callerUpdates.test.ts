@@ -3,8 +3,7 @@
 // local function that assigns a variable of the function around it (`state = …`), inlined with
 // its assignment where the call runs once, in order. Values are compared with the same source
 // run as plain JavaScript (bit for bit), gradients with central differences.
-import * as ts from 'typescript';
-import { compile, load, partial, expectClose } from './harness';
+import { compile, load, partial, expectClose, runPlain } from './harness';
 
 const functions = `
 /** @differentiable */
@@ -55,12 +54,7 @@ export const gHashed = valueAndGrad(hashed, { wrt: [0] });
 export const gWalk = valueAndGrad(walk, { wrt: [0, 1] });
 `;
 
-function plainModule(): Record<string, any> {
-  const js = ts.transpileModule(functions, { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText;
-  const module = { exports: {} as Record<string, any> };
-  new Function('module', 'exports', 'require', js)(module, module.exports, require);
-  return module.exports;
-}
+const plainModule = (): Record<string, any> => runPlain(functions);
 
 describe('seeded generators: integer operators and a local function assigning the state', () => {
   const { exports: m, result } = load(source);

@@ -3,8 +3,7 @@
 // reads another array whole (`W[0].map((_, k) => x.reduce((s, xi, i) => s + xi * W[i][k], 0))`),
 // which runs as a counted loop rather than the map combinator. Values are compared with the same
 // source run as plain JavaScript, gradients with central differences.
-import * as ts from 'typescript';
-import { compile, load, partial, expectClose } from './harness';
+import { compile, load, partial, expectClose, runPlain } from './harness';
 
 const functions = `
 /** @differentiable */
@@ -32,12 +31,7 @@ ${functions}
 export const gHeads = valueAndGrad(heads, { wrt: [0, 1] });
 `;
 
-function plainModule(): Record<string, any> {
-  const js = ts.transpileModule(functions, { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText;
-  const module = { exports: {} as Record<string, any> };
-  new Function('module', 'exports', 'require', js)(module, module.exports, require);
-  return module.exports;
-}
+const plainModule = (): Record<string, any> => runPlain(functions);
 
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 1.3;
 

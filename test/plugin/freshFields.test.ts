@@ -4,8 +4,7 @@
 // read again. Handing the array on at its last use, `track = { mean, cov }`, is allowed too.
 // Values are compared with the same source run as plain JavaScript, gradients with central
 // differences, jvp with ⟨grad, v⟩.
-import * as ts from 'typescript';
-import { compile, load, partial, expectClose } from './harness';
+import { compile, load, partial, expectClose, runPlain } from './harness';
 
 const functions = `
 interface State {
@@ -40,12 +39,7 @@ export const gTrack = valueAndGrad(track, { wrt: [0, 1, 2] });
 export const jTrack = (xs: number[], a: number, g: number, dxs: number[], da: number, dg: number) => jvp(track, [xs, a, g], [dxs, da, dg]);
 `;
 
-function plainModule(): Record<string, any> {
-  const js = ts.transpileModule(functions, { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText;
-  const module = { exports: {} as Record<string, any> };
-  new Function('module', 'exports', 'require', js)(module, module.exports, require);
-  return module.exports;
-}
+const plainModule = (): Record<string, any> => runPlain(functions);
 
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 1.3;
 

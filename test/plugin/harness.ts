@@ -2,6 +2,7 @@
 // code is plain JavaScript; `tsad` resolves to this package (built into dist/ by `npm test`).
 import * as fs from 'fs';
 import * as path from 'path';
+import * as ts from 'typescript';
 import { transform, TransformOptions, TransformResult } from '../../transformer/plugin/transform';
 import { tempDir } from '../temp';
 
@@ -102,4 +103,12 @@ export function expectTypeError(thunk: () => unknown, message: string): void {
   // The generated module may run in another realm than the test: compare the name, not the class.
   expect((caught as Error).name).toBe('TypeError');
   expect((caught as Error).message).toBe(message);
+}
+
+/** A module's source run as plain JavaScript (TypeScript's own output, no tsad): the reference a compiled primal must equal. */
+export function runPlain(source: string): Record<string, any> {
+  const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText;
+  const module = { exports: {} as Record<string, any> };
+  new Function('module', 'exports', 'require', js)(module, module.exports, require);
+  return module.exports;
 }

@@ -2,8 +2,7 @@
 // a value, `const smooth = backward.reverse()` (issue 19): JavaScript's result is the receiver
 // itself, a second name, which is harmless where the receiver is never read again. Values are
 // compared with the same source run as plain JavaScript, gradients with central differences.
-import * as ts from 'typescript';
-import { compile, load, partial, expectClose } from './harness';
+import { compile, load, partial, expectClose, runPlain } from './harness';
 
 const functions = `
 /** @differentiable */
@@ -41,12 +40,7 @@ export const gBack = valueAndGrad(backAndForth, { wrt: [0, 1] });
 export const gLowest = valueAndGrad(lowest, { wrt: [0, 1] });
 `;
 
-function plainModule(): Record<string, any> {
-  const js = ts.transpileModule(functions, { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText;
-  const module = { exports: {} as Record<string, any> };
-  new Function('module', 'exports', 'require', js)(module, module.exports, require);
-  return module.exports;
-}
+const plainModule = (): Record<string, any> => runPlain(functions);
 
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 1.3;
 

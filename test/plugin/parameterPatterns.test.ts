@@ -3,7 +3,7 @@
 // are bound to its parts. Values are compared with the same source run as plain JavaScript,
 // gradients with central differences, at sizes 0, 1 and 3.
 import * as ts from 'typescript';
-import { compile, load, partial, expectClose, leaves } from './harness';
+import { compile, load, partial, expectClose, leaves, runPlain } from './harness';
 
 const functions = `
 export interface LU {
@@ -55,12 +55,7 @@ export const jPolar = (p: [number, number], o: { scale: number; offset: [number,
   jvp(polar, [p, o], [dp, dq]);
 `;
 
-function plainModule(): Record<string, any> {
-  const js = ts.transpileModule(functions, { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText;
-  const module = { exports: {} as Record<string, any> };
-  new Function('module', 'exports', 'require', js)(module, module.exports, require);
-  return module.exports;
-}
+const plainModule = (): Record<string, any> => runPlain(functions);
 
 const rand = (k: number) => Math.sin(12.9898 * k) * 0.5;
 const matrix = (n: number) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 2 + rand(i) : rand(7 * i + j))));

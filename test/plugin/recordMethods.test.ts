@@ -2,8 +2,7 @@
 // `[number, number][]`. The result is a gather of each column at the kept indices (constants),
 // so gradients flow back to the kept records only. Values are compared with the same source run
 // as plain JavaScript, gradients with central differences, at sizes 0, 1 and 4.
-import * as ts from 'typescript';
-import { compile, load, partial, expectClose, leaves } from './harness';
+import { compile, load, partial, expectClose, leaves, runPlain } from './harness';
 
 const functions = `
 export interface P {
@@ -54,12 +53,7 @@ export const gTurning = valueAndGrad(turning);
 export const gJoined = valueAndGrad(joined, { wrt: [0, 1, 2] });
 `;
 
-function plainModule(): Record<string, any> {
-  const js = ts.transpileModule(functions, { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText;
-  const module = { exports: {} as Record<string, any> };
-  new Function('module', 'exports', 'require', js)(module, module.exports, require);
-  return module.exports;
-}
+const plainModule = (): Record<string, any> => runPlain(functions);
 
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 1.3;
 const points = (n: number) => Array.from({ length: n }, (_, i) => ({ x: rand(2 * i), y: rand(2 * i + 1) }));

@@ -3,8 +3,7 @@
 // literal holds k1 itself, not a copy; writes.ts refuses a write through either name, so the
 // copy is not observable. Values are compared with the same source run as plain JavaScript,
 // gradients with central differences, jvp with ⟨grad, v⟩.
-import * as ts from 'typescript';
-import { compile, load, partial, expectClose } from './harness';
+import { compile, load, partial, expectClose, runPlain } from './harness';
 
 const functions = `
 /** @differentiable */
@@ -68,12 +67,7 @@ export const gBlocks = valueAndGrad(blocks, { wrt: [0, 1] });
 export const gRagged = valueAndGrad(ragged, { wrt: [0, 1] });
 `;
 
-function plainModule(): Record<string, any> {
-  const js = ts.transpileModule(functions, { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText;
-  const module = { exports: {} as Record<string, any> };
-  new Function('module', 'exports', 'require', js)(module, module.exports, require);
-  return module.exports;
-}
+const plainModule = (): Record<string, any> => runPlain(functions);
 
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 1.3;
 

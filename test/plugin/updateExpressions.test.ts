@@ -3,8 +3,7 @@
 // takes the new (prefix) or old (postfix) value. Elsewhere (a loop condition, the right of &&,
 // a side of ?:) it stays TSAD1108. Values are compared with the same source run as plain
 // JavaScript, gradients with central differences.
-import * as ts from 'typescript';
-import { compile, load, partial, expectClose } from './harness';
+import { compile, load, partial, expectClose, runPlain } from './harness';
 
 const functions = `
 /** @differentiable */
@@ -35,12 +34,7 @@ export const gDamped = valueAndGrad(damped, { wrt: [0] });
 export const gCounted = valueAndGrad(counted);
 `;
 
-function plainModule(): Record<string, any> {
-  const js = ts.transpileModule(functions, { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText;
-  const module = { exports: {} as Record<string, any> };
-  new Function('module', 'exports', 'require', js)(module, module.exports, require);
-  return module.exports;
-}
+const plainModule = (): Record<string, any> => runPlain(functions);
 
 describe('++ and -- as values', () => {
   const { exports: m, result } = load(source);
