@@ -51,9 +51,15 @@ export function deepestNesting(p: Program): { readonly fn: string; readonly dept
   return best;
 }
 
-/** A stack overflow: V8's RangeError (other engines throw an InternalError "too much recursion"). */
+/**
+ * A stack overflow: V8's RangeError (other engines throw an InternalError "too much recursion").
+ * Known by name, not `instanceof`: the code that overflows (TypeScript's checker, say) may run in
+ * another realm than tsad (a vm context, jest's shared TypeScript), whose RangeError is its own.
+ */
 export function isStackOverflow(e: unknown): boolean {
-  return e instanceof Error && (e instanceof RangeError || e.name === 'InternalError') && /call stack|too much recursion/i.test(e.message);
+  if (typeof e !== 'object' || e === null) return false;
+  const { name, message } = e as { name?: unknown; message?: unknown };
+  return (name === 'RangeError' || name === 'InternalError') && typeof message === 'string' && /call stack|too much recursion/i.test(message);
 }
 
 /** Thrown for a program nested deeper than a pass could follow. */
