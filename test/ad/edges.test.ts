@@ -6,7 +6,7 @@ import { printDef } from '../../transformer/ir/print';
 import { Program, FnDef, binder, block, letS, prim, ret, REAL } from '../../transformer/ir/syntax';
 import { annotateTypes } from '../../transformer/ir/check';
 import { jvpOf, gradOf, linearizeOf, transposeOf } from '../gen/drivers';
-import { findDef } from '../../transformer/ad/program';
+import { findDef } from '../../transformer/ir/program';
 
 describe('rebinding a name', () => {
   test('jvp of let x = sin(x) at 1 is cos 1 (parsed: renamed on parse)', () => {

@@ -4,7 +4,7 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { evalFn } from '../../transformer/ir/interp';
 import { printDef } from '../../transformer/ir/print';
 import { jvpOf, linearizeOf, vjpOf, gradOf, hvpOf, transposeOf } from '../gen/drivers';
-import { findDef } from '../../transformer/ad/program';
+import { findDef } from '../../transformer/ir/program';
 import * as fs from 'fs';
 import * as path from 'path';
 

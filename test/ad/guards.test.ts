@@ -3,7 +3,7 @@
 // partials never meet its zero cotangent; a select of plain tangents keeps its masks.
 import { parseProgram } from '../../transformer/ir/parse';
 import { printDef } from '../../transformer/ir/print';
-import { findDef } from '../../transformer/ad/program';
+import { findDef } from '../../transformer/ir/program';
 import { gradOf, hvpOf, transposeOf } from '../gen/drivers';
 import { evalFn } from '../../transformer/ir/interp';
 

@@ -7,7 +7,7 @@ import { evalFn, Value } from '../../transformer/ir/interp';
 import { checkProgram } from '../../transformer/ir/check';
 import { jvpOf, linearizeOf, vjpOf, gradOf, transposeOf } from '../gen/drivers';
 import { eraseProgram } from '../../transformer/ad/erase';
-import { simplifyProgram } from '../../transformer/ad/simplify';
+import { simplifyProgram } from '../../transformer/opt/simplify';
 import { annotateTypes } from '../../transformer/ir/check';
 import { tangentType, FnDef, Program } from '../../transformer/ir/syntax';
 

@@ -3,9 +3,9 @@
 import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram } from '../../transformer/ir/print';
 import { evalFn } from '../../transformer/ir/interp';
-import { findDef } from '../../transformer/ad/program';
+import { findDef } from '../../transformer/ir/program';
 import { sourceOf, primalNameOf, barName } from '../../transformer/ir/names';
-import { defMap } from '../../transformer/ad/program';
+import { defMap } from '../../transformer/ir/program';
 import { jvpOf, linearizeOf, vjpOf, gradOf, hvpOf } from '../gen/drivers';
 
 const src = 'def f(x: real, y: real ;) -> (real ;) {\n  let a = mul(x, y)\n  let b = sin(a)\n  (b ;)\n}';

@@ -20,6 +20,7 @@ const FLOORS: readonly (readonly [string, RegExp])[] = [
   ['host interface', /^host\.ts$/],
   ['prims', /^prims\//],
   ['constructs', /^constructs\//],
+  ['opt', /^opt\//],
   ['ad', /^ad\//],
   ['plan', /^plan\//],
   ['backend', /^backend\//],
@@ -30,7 +31,7 @@ const FLOORS: readonly (readonly [string, RegExp])[] = [
   ['plugin', /^plugin\//],
 ];
 // Listed top-down in FLOORS for matching; their order from the ground up:
-const ORDER = ['ir', 'host interface', 'prims', 'constructs', 'ir passes over registries', 'ad', 'plan', 'backend', 'frontend', 'taped', 'compile', 'stages', 'plugin'];
+const ORDER = ['ir', 'host interface', 'prims', 'constructs', 'ir passes over registries', 'opt', 'ad', 'plan', 'backend', 'frontend', 'taped', 'compile', 'stages', 'plugin'];
 
 function floorOf(file: string): string {
   const rel = path.relative(transformer, file).replace(/\\/g, '/');

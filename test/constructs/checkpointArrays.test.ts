@@ -8,7 +8,7 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { annotateTypes } from '../../transformer/ir/check';
 import { evalFn } from '../../transformer/ir/interp';
 import { defArity } from '../../transformer/ir/arity';
-import { markInPlace } from '../../transformer/ad/inplace';
+import { markInPlace } from '../../transformer/opt/inplace';
 import type { LoopCheckpoint } from '../../transformer/ad/checkpoint';
 import type { Program } from '../../transformer/ir/syntax';
 import { gradOf } from '../gen/drivers';

@@ -13,7 +13,7 @@ import { printProgram, printType } from '../../transformer/ir/print';
 import { Expr, FnDef, Program, Type, scalarCount, tangentType } from '../../transformer/ir/syntax';
 import { visitDef } from '../../transformer/ir/traverse';
 import { emitAndLoad, asReturned } from './emitted';
-import { findDef } from '../../transformer/ad/program';
+import { findDef } from '../../transformer/ir/program';
 import { linearizeOf, vjpOf } from '../gen/drivers';
 
 const RUNS = { numRuns: 40 };

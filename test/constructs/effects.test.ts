@@ -4,7 +4,7 @@
 // still throws on the iteration the source does, and a log prints once per iteration.
 import { parseProgram } from '../../transformer/ir/parse';
 import { evalFn } from '../../transformer/ir/interp';
-import { simplifyProgram } from '../../transformer/ad/simplify';
+import { simplifyProgram } from '../../transformer/opt/simplify';
 import { hasEffect } from '../../transformer/constructs/registry';
 import { gradOf } from '../gen/drivers';
 import { emitAndLoad } from './emitted';

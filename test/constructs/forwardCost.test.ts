@@ -1,6 +1,6 @@
 // Forward mode costs a constant factor of the function (issue 18, items 24 and 25), measured with
 // the interpreter's work counter on the programs the backend runs (writes marked in place,
-// ad/inplace.ts):
+// opt/inplace.ts):
 // - a read-modify-write loop `h[j] = f(h[j], x[j])` reads the tangent ḣ and then updates it; the
 //   read used to take a dup of ḣ, a second holder, so every update copied the whole tangent
 //   (W(jvp)/W(f) 11, 39, 148 at n = 64, 256, 1024). The read now hands ḣ on (lpeek, ad/peek.ts).
@@ -11,7 +11,7 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { annotateTypes } from '../../transformer/ir/check';
 import { evalFn } from '../../transformer/ir/interp';
 import { defArity } from '../../transformer/ir/arity';
-import { markInPlace } from '../../transformer/ad/inplace';
+import { markInPlace } from '../../transformer/opt/inplace';
 import { printProgram } from '../../transformer/ir/print';
 import type { Program } from '../../transformer/ir/syntax';
 import { gradOf, jvpOf } from '../gen/drivers';

@@ -9,7 +9,7 @@ import { printProgram } from '../../transformer/ir/print';
 import { annotateTypes, typeErrors } from '../../transformer/ir/check';
 import { evalFn, Value } from '../../transformer/ir/interp';
 import { emitAndLoad, asReturned } from './emitted';
-import { findDef } from '../../transformer/ad/program';
+import { findDef } from '../../transformer/ir/program';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';
 import { gradOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
 import { rel, dot, basis, centralDifference, expectDotProduct } from './reference';

@@ -9,7 +9,7 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram } from '../../transformer/ir/print';
 import { annotateTypes, typeErrors } from '../../transformer/ir/check';
 import { evalFn, Value } from '../../transformer/ir/interp';
-import { findDef } from '../../transformer/ad/program';
+import { findDef } from '../../transformer/ir/program';
 import type { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
 import { gradOf, hvpOf, jvpOf, transposeOf, vjpOf } from '../gen/drivers';

@@ -1,7 +1,7 @@
 // The independent references the construct suites compare with: relative error, dot products,
 // basis vectors and central differences of a Linear A function run by the interpreter.
 import { evalFn } from '../../transformer/ir/interp';
-import { findDef } from '../../transformer/ad/program';
+import { findDef } from '../../transformer/ir/program';
 import type { Program } from '../../transformer/ir/syntax';
 import type { Value } from '../../transformer/ir/interp';
 import { linearizeOf } from '../gen/drivers';

@@ -1,4 +1,4 @@
-// Writes into arrays (constructs/array/update.ts, ad/inplace.ts): update has value semantics, its
+// Writes into arrays (constructs/array/update.ts, opt/inplace.ts): update has value semantics, its
 // tangent lupdate and cotangent ltake are a transpose pair, and the backend's in-place pass keeps
 // every value while making a loop of writes cost O(1) per write. Checked with the interpreter's
 // work counter, central differences, the dot-product test and the emitted TypeScript.
@@ -6,7 +6,7 @@ import { parseProgram } from '../../transformer/ir/parse';
 import { evalFn } from '../../transformer/ir/interp';
 import type { Program } from '../../transformer/ir/syntax';
 import { defArity } from '../../transformer/ir/arity';
-import { markInPlace } from '../../transformer/ad/inplace';
+import { markInPlace } from '../../transformer/opt/inplace';
 import { printProgram } from '../../transformer/ir/print';
 import { gradOf, jvpOf, transposeOf } from '../gen/drivers';
 import { rel } from './reference';
@@ -164,7 +164,7 @@ describe('lupdate and ltake', () => {
   });
 });
 
-describe('in place (ad/inplace.ts)', () => {
+describe('in place (opt/inplace.ts)', () => {
   const work = (p: Program, fn: string, n: number) => evalFn(p, fn, [values(n, 2)]).work;
 
   test('a loop of writes costs O(1) per write once marked, O(n) per write as copies (the pass matters)', () => {

@@ -11,7 +11,7 @@ import { annotateTypes, typeErrors } from '../../transformer/ir/check';
 import { evalFn, Value } from '../../transformer/ir/interp';
 import { IrError } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
-import { findDef } from '../../transformer/ad/program';
+import { findDef } from '../../transformer/ir/program';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';
 import { gradOf, jvpOf, linearizeOf, transposeOf, vjpOf } from '../gen/drivers';
 import { rel, basis, centralDifference, expectDotProduct } from './reference';

@@ -10,7 +10,7 @@ import { evalFn } from '../../transformer/ir/interp';
 import { printProgram } from '../../transformer/ir/print';
 import { printType } from '../../transformer/ir/printType';
 import { jvpOf, gradOf } from '../../transformer/ad/drivers';
-import { findDef } from '../../transformer/ad/program';
+import { findDef } from '../../transformer/ir/program';
 import { straightLine, nestedBlocks, nestedConds, nestedLoops, callChain, LongProgram } from '../gen/long';
 import { conforms } from '../../transformer/ir/conforms';
 import { NESTING_FOLLOWED, deepestNesting, followingNesting } from '../../transformer/ir/nesting';

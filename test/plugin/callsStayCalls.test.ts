@@ -1,4 +1,4 @@
-// Calls stay calls where inlining would copy code (transformer/ad/inline.ts, InlinePolicy): the
+// Calls stay calls where inlining would copy code (transformer/opt/inline.ts, InlinePolicy): the
 // emitted code grows linearly with the source, never with the number of call paths.
 import { compile, load, partial, expectClose } from './harness';
 

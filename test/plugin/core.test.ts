@@ -1,4 +1,4 @@
-// The core (ir, prims, ad, plan, backend) runs anywhere: it loads no Node builtin and no
+// The core (ir, prims, opt, ad, plan, backend) runs anywhere: it loads no Node builtin and no
 // run-time `typescript`, so that a browser playground or a run-time fallback can load it (the
 // TypeScript backend is handed its `ts` and factory by the plugin). Checked two ways: every
 // import of every file the core loads is relative or type-only, and the core, compiled module
@@ -10,7 +10,7 @@ import * as vm from 'vm';
 import * as ts from 'typescript';
 
 const transformer = path.resolve(__dirname, '../../transformer');
-const CORE = ['ir', 'prims', 'ad', 'constructs', 'plan', 'backend'];
+const CORE = ['ir', 'prims', 'opt', 'ad', 'constructs', 'plan', 'backend'];
 /** Globals only a Node host has. */
 const HOST_GLOBALS = new Set(['process', 'require', '__dirname', '__filename', 'Buffer']);
 

@@ -1,5 +1,5 @@
 // Writes into local arrays (a[i] = v, a[i] += v) through the plugin: value semantics in the IR,
-// in place in the emitted code (ad/inplace.ts), checked against central differences and closed forms.
+// in place in the emitted code (opt/inplace.ts), checked against central differences and closed forms.
 import { compile, load } from './harness';
 
 const { exports: m, result } = load(`import { grad, jvp, vjp, hvp, valueAndGrad, jacobian } from 'tsad';

@@ -24,7 +24,7 @@ import { namesIn, rewriteBlock } from '../ir/traverse';
 import { arityOf, defArity } from '../ir/arity';
 import { constructRule } from '../constructs/registry';
 import type { ConstructExpr, SegmentOps } from '../constructs/types';
-import { calleesFirst, defMap } from './program';
+import { calleesFirst, defMap } from '../ir/program';
 
 export type LoopCheckpoint = 'store' | 'sqrt' | { readonly every: number } | { readonly levels: number };
 

@@ -15,7 +15,7 @@ import { Binder, Block, Expr, FnDef, InternalError, Program, Role, Type, binder,
 import { PRIMS } from '../prims/registry';
 import { unguard } from '../prims/helpers';
 import type { Scalar } from '../prims/types';
-import { simplifyDef } from './simplify';
+import { simplifyDef } from '../opt/simplify';
 
 /** Why a rule is not linear in its tangents, at which variable of the rule. */
 export class NotLinearError extends Error {

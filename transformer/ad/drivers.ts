@@ -12,14 +12,14 @@ import { FnDef, IrError, Program, RoleKind, binder, call, construct, ret, REAL, 
 import { printType } from '../ir/printType';
 import { jvpProgram } from './jvp';
 import { unzipProgram, CheckpointPolicy } from './unzip';
-import { hoistInvariants } from './licm';
+import { hoistInvariants } from '../opt/licm';
 import { transposeProgram } from './transpose';
 import { eraseProgram } from './erase';
-import { simplifyProgram } from './simplify';
+import { simplifyProgram } from '../opt/simplify';
 import { bwdName, derivedName, erasedName, fwdName, hvpName, jvpName, linName, role, transposeRole } from '../ir/names';
-import { calleesFirst, findDef } from './program';
-import { inlineProgram } from './inline';
-import { flattenSignature } from './flatten';
+import { calleesFirst, findDef } from '../ir/program';
+import { inlineProgram } from '../opt/inline';
+import { flattenSignature } from '../opt/flatten';
 import { checkpointProgram, LoopCheckpoint } from './checkpoint';
 
 export interface DriverOptions {

@@ -17,12 +17,12 @@ import { constructResultTypes } from '../ir/check';
 import { PRIMS } from '../prims/registry';
 import type { Guarded, Tangent } from '../prims/types';
 import { unguard } from '../prims/helpers';
-import { restoreLinearity } from './linearity';
+import { restoreLinearity } from '../ir/linearity';
 import { DeepWalk } from '../ir/deepWalk';
 import { peekReads } from './peek';
-import { hoistBlocks } from './hoist';
+import { hoistBlocks } from '../opt/hoist';
 import { dotName, jvpName, role } from '../ir/names';
-import { calleesFirst, defMap } from './program';
+import { calleesFirst, defMap } from '../ir/program';
 
 interface Ctx {
   readonly b: Builder;

@@ -18,11 +18,11 @@ import { arityOf, defArity } from '../ir/arity';
 import { LIN_PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { closedFreeLinear } from '../ir/freeVars';
-import { restoreLinearity } from './linearity';
+import { restoreLinearity } from '../ir/linearity';
 import { guardBranches } from './guards';
 import { DeepWalk } from '../ir/deepWalk';
 import { barName, derivedName, transposeRole } from '../ir/names';
-import { calleesFirst, defMap } from './program';
+import { calleesFirst, defMap } from '../ir/program';
 
 type LetStmt = Extract<Stmt, { tag: 'let' }>;
 

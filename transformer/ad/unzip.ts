@@ -43,9 +43,9 @@ import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../constructs
 import { DeepWalk } from '../ir/deepWalk';
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import { arityOf, defArity } from '../ir/arity';
-import { restoreLinearity } from './linearity';
+import { restoreLinearity } from '../ir/linearity';
 import { derivedName, residualTypeName, role, tapeName, unzipStem } from '../ir/names';
-import { calleesFirst, defMap } from './program';
+import { calleesFirst, defMap } from '../ir/program';
 import { closedFreeNonLinear } from '../ir/freeVars';
 
 /**
@@ -331,7 +331,7 @@ class Unzipper {
   /**
    * A witness (an operand read only for its length, ConstructRule.lengthOnly) computed in the
    * context, or one the context overwrites, would be a residual holding a version of the array:
-   * a reference on the tape that keeps the forward half from writing it in place (ad/inplace.ts).
+   * a reference on the tape that keeps the forward half from writing it in place (opt/inplace.ts).
    * The linear half gets its length instead, bound in the context right after the array. (A
    * parameter's array stays: an invariant of a loop is passed once, not stored per run.)
    */

@@ -6,7 +6,7 @@
 // too (its rule emits the statements, see constructs/types.ts); what a block binds, aliases or
 // computes ends with it. Names are unique per def, so an inner declaration never shadows a
 // variable the block assigns.
-import { markInPlace } from '../ad/inplace';
+import { markInPlace } from '../opt/inplace';
 import type * as ts from 'typescript';
 import { Block, Expr, FnDef, InternalError, Stmt, Type } from '../ir/syntax';
 import { forEachOperand, namesIn, visitLambda } from '../ir/traverse';
@@ -565,7 +565,7 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
   const own = defArity(byName);
   const o: EmitOptions = { ...options, calleeArity: (fn) => own(fn) ?? options.calleeArity?.(fn) };
   return defs.map((source) => {
-    // Writes into arrays nobody else sees run in place (ad/inplace.ts): only the emitted code
+    // Writes into arrays nobody else sees run in place (opt/inplace.ts): only the emitted code
     // changes memory, the IR before it has value semantics.
     const d = markInPlace(source, o.calleeArity ?? (() => undefined));
     const statements: ts.Statement[] = [];

@@ -1,7 +1,7 @@
 // The TypeScript backend: IR defs become functions through emitTs.ts, and a plan's wrapper
 // becomes a function declaration that converts the user's values, checks them, and calls the
 // defs. Nodes are made with the factory and the TypeScript instance the plugin was handed.
-import { defMap } from '../ad/program';
+import { defMap } from '../ir/program';
 import { sourceOf } from '../ir/names';
 import type * as ts from 'typescript';
 import { recordHelpers } from './records';

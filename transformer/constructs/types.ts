@@ -278,7 +278,7 @@ export interface ConstructRule {
    */
   readonly cheap?: boolean;
   /**
-   * Where the construct's loop invariants are, for loop-invariant code motion (ad/licm.ts): the
+   * Where the construct's loop invariants are, for loop-invariant code motion (opt/licm.ts): the
    * `count` non-linear parameters of body `body` from index `param` are the `count` non-linear
    * operands from index `operand`, the same in every run of the body. Hoisted values join them
    * there. Absent (or undefined for an expression): nothing is hoisted out of the construct.
@@ -324,7 +324,7 @@ export interface ConstructRule {
   /** Updates an operand in place where it may (EmitTsOps.owned): the emitter then releases arrays a dup fans out. */
   readonly updatesInPlace?: boolean;
   /**
-   * Value semantics with an in-place twin (ad/inplace.ts): the construct returns a changed copy of
+   * Value semantics with an in-place twin (opt/inplace.ts): the construct returns a changed copy of
    * non-linear operand `operand`, and construct `op` (same operands, same value) changes it in
    * place instead, which the backend may run where that operand is unique and never read again.
    */
@@ -360,7 +360,7 @@ export interface ConstructRule {
   /**
    * Branches, before J: the non-linear operands (indices into `nl`) that one body reads and the
    * others only drop. In a loop body the code computing them stays next to the construct
-   * (ad/licm.ts), where T can move its backward code into that body (soleReader, ad/guards.ts).
+   * (opt/licm.ts), where T can move its backward code into that body (soleReader, ad/guards.ts).
    */
   readonly sideOperands?: (e: ConstructExpr) => readonly number[];
   /** The bool operand that picks the body (present with soleReader): the first when it holds, the second when not. */

@@ -60,7 +60,7 @@ export abstract class ArrayBasics implements ArrayOps {
     );
   }
 
-  /** `a.push(v)` as a new version of a: `append(a, v)` (in place where it may, ad/inplace.ts). */
+  /** `a.push(v)` as a new version of a: `append(a, v)` (in place where it may, opt/inplace.ts). */
   append(a: Value, v: Value, node: ts.Node): Value {
     if (isRecords(a.shape)) return this.records.append(a, v, node);
     if (isMatrix(a.shape)) return this.matrices.appendRow(a, v, node);
@@ -69,7 +69,7 @@ export abstract class ArrayBasics implements ArrayOps {
     return { name: this.b.nl(userName(a.name), construct('append', [a.name, v.name], [], []), REAL_ARRAY_TYPE), shape: a.shape };
   }
 
-  /** `a[i] = v` as a new version of a: `update(a, i, v)` (the backend runs it in place where it may, ad/inplace.ts). */
+  /** `a[i] = v` as a new version of a: `update(a, i, v)` (the backend runs it in place where it may, opt/inplace.ts). */
   update(a: Value, i: Value, v: Value, node: ts.Node): Value {
     if (isRecords(a.shape)) return this.records.write(a, i, [], v, node);
     if (a.shape.kind !== 'array' || a.shape.elem.kind !== 'number') return fail(1122, node, `only arrays of numbers can be written into here, not ${describeShape(a.shape)}`);

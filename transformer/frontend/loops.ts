@@ -206,7 +206,7 @@ export abstract class LoopLowering extends StatementLowering {
   /**
    * The IR values a variable travels as through a loop or a branch: a matrix as its data and
    * dimensions, so that the data stays an array of its own that a write may change in place
-   * (ad/inplace.ts follows arrays, not arrays inside tuples); anything else as itself.
+   * (opt/inplace.ts follows arrays, not arrays inside tuples); anything else as itself.
    */
   protected carriedParts(v: Value): string[] {
     // An array of records travels as its columns' parts (each column an array of its own).

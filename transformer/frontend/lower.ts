@@ -8,7 +8,7 @@
 // it divide the work.
 import type * as ts from 'typescript';
 import { FnDef, binder, ret } from '../ir/syntax';
-import { restoreLinearity } from '../ad/linearity';
+import { restoreLinearity } from '../ir/linearity';
 import { TsadDiagnosticError, fail, reportedByTypeScript } from './diagnostics';
 import { shapeOfType, irType, hasArray } from './shapes';
 import { checkArrayWrites } from './writes';

@@ -1,7 +1,7 @@
 // Which writes into arrays a differentiable function may make (docs/frontend.md, "Writes").
 //
 // tsad's arrays are values: `a[i] = v` lowers to `a = update(a, i, v)`, a new version of a, and
-// the backend runs it in place where nobody can see the old version (ad/inplace.ts). JavaScript
+// the backend runs it in place where nobody can see the old version (opt/inplace.ts). JavaScript
 // arrays are objects: every name for one array sees every write. The two agree exactly when the
 // written array has one name. So a written array must be a local variable that starts as a new
 // array (new Float64Array(n), new Array(n) (its holes NaN), new Array(n).fill(x), Float64Array.from(...), .map, .slice, a

@@ -1,7 +1,7 @@
 // The part of a program a derivative needs: what its entry points call, and the custom rules
 // of those functions, which no call names.
 import type { Program } from '../ir/syntax';
-import { calleesFirst } from '../ad/program';
+import { calleesFirst } from '../ir/program';
 import { visitDef } from '../ir/traverse';
 
 /** The defs `entries` reach (themselves included), in the program's order. */

@@ -10,7 +10,7 @@
 import { fuse, hvpOf, jvpOf, valueAndGradOf, DriverOptions } from '../ad/drivers';
 import { eraseProgram } from '../ad/erase';
 import { erasedName } from '../ir/names';
-import { findDef } from '../ad/program';
+import { findDef } from '../ir/program';
 import { annotateTypes } from '../ir/check';
 import { Builder, NameSupply } from '../ir/build';
 import { rewriteDef } from '../ir/traverse';

@@ -12,13 +12,13 @@ import { parseProgram } from '../ir/parse';
 import { numberText, printProgram } from '../ir/print';
 import { annotateTypes, checkProgram } from '../ir/check';
 import { defArity } from '../ir/arity';
-import { markInPlace } from '../ad/inplace';
+import { markInPlace } from '../opt/inplace';
 import { DRIVER } from '../plan/request';
 import { evalFn, Value, zeroOf } from '../ir/interp';
 import { FnDef, InternalError, IrError, Program, Type, scalarCount, tangentType } from '../ir/syntax';
 import { jvpOf, linearizeOf, transposeOf, gradOf, vjpOf, DriverOptions } from '../ad/drivers';
 import { linName } from '../ir/names';
-import { calleesFirst } from '../ad/program';
+import { calleesFirst } from '../ir/program';
 import type { CheckpointPolicy } from '../ad/unzip';
 import type { LoopCheckpoint } from '../ad/checkpoint';
 import { InputError, Io } from './io';
@@ -378,7 +378,7 @@ function driverOptions(flags: Flags): DriverOptions {
   return { ...base, policy, recheck: recheckRequested(), ...(typeof c === 'string' ? { checkpoint: loopCheckpoint(c) } : {}) };
 }
 
-/** The program as the backend runs it (writes in place where nobody can tell, ad/inplace.ts); as it is with --raw. */
+/** The program as the backend runs it (writes in place where nobody can tell, opt/inplace.ts); as it is with --raw. */
 function runnable(p: Program, flags: Flags): Program {
   if (flags.has('raw')) return p;
   const q = annotateTypes(p);

@@ -63,7 +63,7 @@ export interface PrimDef {
   readonly cheap?: boolean;
   /**
    * It picks by its first argument, a bool, between these arguments (`select`, `mask`): the code
-   * computing them stays next to it in a loop body (ad/licm.ts), where T can put their backward
+   * computing them stays next to it in a loop body (opt/licm.ts), where T can put their backward
    * code under the test (ad/guards.ts).
    */
   readonly sides?: readonly number[];

@@ -345,7 +345,7 @@ const emitTs: ConstructRule['emitTs'] = (ops, e, into) => {
 };
 
 const mapRule = (name: string, erase?: ConstructRule['erase']): ConstructRule => ({
-  // Each result array is allocated by the map: a write into it can run in place (ad/inplace.ts).
+  // Each result array is allocated by the map: a write into it can run in place (opt/inplace.ts).
   fresh: true,
   name,
   arity: (e, bodyArity) => (e.bodies.length > 0 ? bodyArity(e.bodies[0]) : { nl: 0, lin: 0 }),

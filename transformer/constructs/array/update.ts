@@ -8,7 +8,7 @@
 // The IR has value semantics: update returns a new array and leaves a as it was, so every version
 // of a local array the source overwrites is a value of its own, and J, U and T need no notion of
 // memory. Running each update as a copy would make a loop filling an n-array cost n², so
-// ad/inplace.ts turns an update into `write` where it proves nobody can see the difference (a is
+// opt/inplace.ts turns an update into `write` where it proves nobody can see the difference (a is
 // unique, allocated in the def, and never read again): the `inPlace` facet below.
 //
 // J:  update(a, i, v) ↦ lupdate(i, a ; ȧ, v̇): linear in (ȧ, v̇), piecewise constant in i; a is the
@@ -105,7 +105,7 @@ export const update: ConstructRule = {
   },
 };
 
-/** update where ad/inplace.ts proved the array unique and dead after it: only ever emitted, never differentiated. */
+/** update where opt/inplace.ts proved the array unique and dead after it: only ever emitted, never differentiated. */
 export const write: ConstructRule = {
   name: 'write',
   arity: () => ({ nl: 1, lin: 0 }),
@@ -118,7 +118,7 @@ export const write: ConstructRule = {
     return { nl: [a], lin: [] };
   },
   jvp: () => {
-    throw new InternalError('write is the in-place form of update that only the backend sees (ad/inplace.ts); differentiate the program before marking writes');
+    throw new InternalError('write is the in-place form of update that only the backend sees (opt/inplace.ts); differentiate the program before marking writes');
   },
   unzip: nonLinear('write'),
   transpose: nonLinear('write'),
@@ -270,7 +270,7 @@ export const ltake: ConstructRule = {
 };
 
 /**
- * A copy of an array, which ad/inplace.ts puts before a loop whose body writes a carried array
+ * A copy of an array, which opt/inplace.ts puts before a loop whose body writes a carried array
  * that someone else still holds: one copy per loop instead of one per write. Only the backend
  * sees it.
  */
@@ -288,7 +288,7 @@ export const clone: ConstructRule = {
     return { nl: [a.slice()], lin: [] };
   },
   jvp: () => {
-    throw new InternalError('clone is put in by the backend (ad/inplace.ts) after differentiation');
+    throw new InternalError('clone is put in by the backend (opt/inplace.ts) after differentiation');
   },
   unzip: nonLinear('clone'),
   transpose: nonLinear('clone'),
@@ -377,7 +377,7 @@ export const appendw: ConstructRule = {
     return { nl: [a], lin: [] };
   },
   jvp: () => {
-    throw new InternalError('appendw is the in-place form of append that only the backend sees (ad/inplace.ts)');
+    throw new InternalError('appendw is the in-place form of append that only the backend sees (opt/inplace.ts)');
   },
   unzip: nonLinear('appendw'),
   transpose: nonLinear('appendw'),

@@ -29,7 +29,7 @@ export const cond: ConstructRule = {
   sink: condSink,
   branchTest: (e) => condNames(e).pred,
   emitTs: condEmitTs,
-  // The branch that runs takes its operands over: it may write an array in place (ad/inplace.ts)
+  // The branch that runs takes its operands over: it may write an array in place (opt/inplace.ts)
   // when the cond is that array's last reader.
   carries: (e) => branchSlots(e),
   overwrites: (e) => e.nl.map((_, k) => k).slice(1),

@@ -37,7 +37,7 @@ export const loop: ConstructRule = {
   accumulatesResult: loopAccumulates,
   // Invariants sit between the trip count and the carried values, in the body after the counter.
   // The carried values, the last operands of each sort: a body may update a carried array in place
-  // (ad/inplace.ts) when the loop is its last reader, since each iteration hands it to the next.
+  // (opt/inplace.ts) when the loop is its last reader, since each iteration hands it to the next.
   carries: (e, bodyArity) => carrySlots(e, bodyArity),
   overwrites: (e, bodyArity) => carrySlots(e, bodyArity).map((c) => c.operand),
   // A carried array keeps its initial length where every run of the body hands on one of the

@@ -35,7 +35,7 @@ export const whileLoop: ConstructRule = {
   emitTs: whileEmitTs,
   repeats: true,
   // The step takes the carried values over and hands them back for the next run, as a counted
-  // loop's body does (ad/inplace.ts writes into a carried array in place); the condition only
+  // loop's body does (opt/inplace.ts writes into a carried array in place); the condition only
   // reads them, before the step runs, and keeps nothing (its result is a boolean).
   carries: (e, bodyArity) => stepSlots(e, bodyArity),
   overwrites: (e, bodyArity) => stepSlots(e, bodyArity).map((c) => c.operand),

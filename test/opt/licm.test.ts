@@ -1,4 +1,4 @@
-// Loop-invariant code motion (transformer/ad/licm.ts): statements of a loop body that read only
+// Loop-invariant code motion (transformer/opt/licm.ts): statements of a loop body that read only
 // invariants leave the loop, so the primal computes them once and U saves them once instead of
 // stacking them every iteration. Values and derivatives are checked against the program before
 // the pass and against central differences; the work counter shows the saving.
@@ -7,8 +7,8 @@ import { annotateTypes, typeErrors } from '../../transformer/ir/check';
 import { evalFn } from '../../transformer/ir/interp';
 import { Expr, FnDef, Program } from '../../transformer/ir/syntax';
 import { visitDef } from '../../transformer/ir/traverse';
-import { findDef } from '../../transformer/ad/program';
-import { hoistInvariants } from '../../transformer/ad/licm';
+import { findDef } from '../../transformer/ir/program';
+import { hoistInvariants } from '../../transformer/opt/licm';
 import { gradOf, vjpOf } from '../gen/drivers';
 import { emitAndLoad } from '../constructs/emitted';
 

@@ -1,6 +1,6 @@
 // Whole-program helpers shared by the passes: lookup by name and call-graph order.
-import { FnDef, IrError, Program } from '../ir/syntax';
-import { calleesOf } from '../ir/traverse';
+import { FnDef, IrError, Program } from './syntax';
+import { calleesOf } from './traverse';
 
 export { calleesOf };
 

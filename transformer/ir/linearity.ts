@@ -10,11 +10,11 @@
 // A construct's body is a scope of its own (closed: it reads only its parameters), so its
 // parameters get their dups and drops at the top of the body, and whatever the body binds is
 // judged inside it; a linear operand read by a construct counts as one use, whichever body runs.
-import { NameSupply, namesIn } from '../ir/build';
-import { Binder, Block, Expr, FnDef, InternalError, Lambda, Stmt, drop, dup, letS, nvar, lvar } from '../ir/syntax';
-import { ScopeStack } from '../ir/scopeStack';
-import { DeepWalk } from '../ir/deepWalk';
-import { mapChildren, renameOperands, renameStmtOperands, visitDef } from '../ir/traverse';
+import { NameSupply, namesIn } from './build';
+import { Binder, Block, Expr, FnDef, InternalError, Lambda, Stmt, drop, dup, letS, nvar, lvar } from './syntax';
+import { ScopeStack } from './scopeStack';
+import { DeepWalk } from './deepWalk';
+import { mapChildren, renameOperands, renameStmtOperands, visitDef } from './traverse';
 
 interface Slot {
   readonly name: string;

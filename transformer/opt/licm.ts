@@ -27,7 +27,7 @@ function renameStmt(s: Stmt, r: (name: string) => string): Stmt {
 import { constructRule } from '../constructs/registry';
 import { underTripGuard } from '../constructs/cond/tripGuard';
 import type { ConstructExpr, Counts } from '../constructs/types';
-import { defMap } from './program';
+import { defMap } from '../ir/program';
 import { PRIMS } from '../prims/registry';
 
 type Let = Extract<Stmt, { tag: 'let' }>;

@@ -6,8 +6,8 @@ import { nonLinearProgram, choices, valuesFor, flat } from '../gen/programs';
 import { evalFn } from '../../transformer/ir/interp';
 import { checkProgram } from '../../transformer/ir/check';
 import { gradOf, valueAndGradOf } from '../gen/drivers';
-import { calleesOf } from '../../transformer/ad/program';
-import { inlineProgram, bodySize } from '../../transformer/ad/inline';
+import { calleesOf } from '../../transformer/ir/program';
+import { inlineProgram, bodySize } from '../../transformer/opt/inline';
 import { parseProgram } from '../../transformer/ir/parse';
 import { printDef } from '../../transformer/ir/print';
 import { Block, FnDef, Program } from '../../transformer/ir/syntax';
@@ -41,7 +41,7 @@ test('value and gradient, inlined, equals the unfused reverse pass (property)', 
       checkProgram(program);
       const vg = program.defs.find((d) => d.name === valueAndGrad)!;
       // Small callees are inlined; a callee called twice whose inlined body would pass the
-      // budget (ad/inline.ts, InlinePolicy) stays a call of its own derived functions.
+      // budget (opt/inline.ts, InlinePolicy) stays a call of its own derived functions.
       for (const c of calleesOf(vg.body)) expect(program.defs.some((d) => d.name === c)).toBe(true);
       if (p.defs.every((d) => bodySize(d.body) <= 8)) expect([...calleesOf(vg.body)]).toEqual([]);
       const [value, ...grads] = evalFn(program, valueAndGrad, x).nl;

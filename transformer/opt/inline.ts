@@ -18,7 +18,7 @@
 // flattened inside each body, whose parameters and bindings are renamed apart like the rest.
 import { NameSupply } from '../ir/build';
 import { Binder, Block, Expr, FnDef, Lambda, Program, Stmt, block, blockE, construct } from '../ir/syntax';
-import { defMap } from './program';
+import { defMap } from '../ir/program';
 import { constructRule } from '../constructs/registry';
 import { renameOperands, visitBlock } from '../ir/traverse';
 

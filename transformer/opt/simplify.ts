@@ -21,7 +21,7 @@ interface Site {
   e: ConstructExpr;
 }
 import { PRIMS } from '../prims/registry';
-import { restoreLinearity } from './linearity';
+import { restoreLinearity } from '../ir/linearity';
 import type { Scalar } from '../prims/types';
 import { DeepWalk } from '../ir/deepWalk';
 import { forEachOperand, hasBodies, mapChildren, renameOperands, visitDef, visitExpr } from '../ir/traverse';

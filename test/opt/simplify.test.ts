@@ -4,8 +4,8 @@
 // simplification and compared with Object.is.
 import fc from 'fast-check';
 import { BOOL, Binder, Expr, REAL, binder, block, letS, lit, prim, ret } from '../../transformer/ir/syntax';
-import { restoreLinearity } from '../../transformer/ad/linearity';
-import { simplifyDef } from '../../transformer/ad/simplify';
+import { restoreLinearity } from '../../transformer/ir/linearity';
+import { simplifyDef } from '../../transformer/opt/simplify';
 import { annotateTypes, checkProgram } from '../../transformer/ir/check';
 import { evalFn } from '../../transformer/ir/interp';
 import { printDef } from '../../transformer/ir/print';

@@ -1,4 +1,4 @@
-// The in-place pass (ad/inplace.ts) on loops nested inside each other (issue 18, item 10): it
+// The in-place pass (opt/inplace.ts) on loops nested inside each other (issue 18, item 10): it
 // analyses each body a bounded number of times. Before, a loop body was analysed once per set of
 // carried slots it tried (every carried slot first, then those that came back unique), and every
 // try analysed the loops inside it anew: a loop carrying a number (which never comes back an
@@ -10,7 +10,7 @@ import { evalFn } from '../../transformer/ir/interp';
 import { printProgram } from '../../transformer/ir/print';
 import { defArity } from '../../transformer/ir/arity';
 import type { Program } from '../../transformer/ir/syntax';
-import { markInPlace } from '../../transformer/ad/inplace';
+import { markInPlace } from '../../transformer/opt/inplace';
 import { gradOf } from '../gen/drivers';
 import { nestedLoops } from '../gen/long';
 
