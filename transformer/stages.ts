@@ -7,8 +7,9 @@ import type * as ts from 'typescript';
 import type { Host } from './host';
 import type { Stage } from './stageNames';
 import { ModuleCompiler } from './compile';
-import { printProgram } from './ir/print';
-import { jvpOf, linearizeOf, vjpOf, valueAndGradOf, DriverOptions } from './ad/drivers';
+import { printDef, printProgram } from './ir/print';
+import type { Program } from './ir/syntax';
+import { jvpOf, linearizeOf, vjpOf, valueAndGradOf, DriverOptions, PassTrace } from './ad/drivers';
 import { isTsadDiagnostic, TsadDiagnosticError } from './frontend/diagnostics';
 import { markerOf, useTypeScript } from './frontend/markers';
 import { DRIVER } from './plan/request';
@@ -84,6 +85,14 @@ export function stageText(stage: Stage, host: Host, checker: ts.TypeChecker, sf:
   switch (stage) {
     case 'linear-a':
       return printProgram(reachable(program, [fn.name]));
+    case 'passes': {
+      // Reverse mode pass by pass, as grad (a number out) or vjp (anything else) runs it.
+      const { trace, text } = passTrace(program);
+      const traced = { ...driver, trace };
+      if (fn.result.kind === 'number') valueAndGradOf(program, fn.name, traced);
+      else vjpOf(program, fn.name, traced);
+      return text();
+    }
     case 'jvp': {
       const j = jvpOf(program, fn.name, driver);
       return printProgram(reachable(j.program, [j.jvp]));
@@ -126,6 +135,40 @@ export function stageText(stage: Stage, host: Host, checker: ts.TypeChecker, sf:
       }
     }
   }
+}
+
+/** What each pass of the pipeline does, for the heading of its section. */
+const PASS_TITLES: Readonly<Record<string, string>> = {
+  inline: 'inline: the calls of the function inlined',
+  licm: 'licm: loop-invariant code moved out of loops',
+  checkpoint: 'checkpoint: loops split into recomputed segments',
+  jvp: 'jvp (J): primal and tangent together',
+  unzip: 'unzip (U): the primal part and the linear part',
+  transpose: 'transpose (T): the linear part run backwards',
+  erase: 'erase (E): linear types erased',
+  fuse: 'fuse: the seeded gradient inlined into one function and simplified',
+  flatten: 'flatten: differentiated parameters as scalars',
+  simplify: 'simplify: the defs the pass before added, simplified',
+};
+
+/**
+ * A trace hook for the drivers and the text it collects: after each pass, the defs it added or
+ * changed (compared as printed, since annotating types rebuilds defs without changing them).
+ */
+function passTrace(start: Program): { trace: PassTrace; text: () => string } {
+  const sections: string[] = [];
+  const printed = new Map(start.defs.map((d) => [d.name, printDef(d)] as const));
+  const trace: PassTrace = (pass, program) => {
+    const changed: string[] = [];
+    for (const d of program.defs) {
+      const text = printDef(d);
+      if (printed.get(d.name) !== text) changed.push(text);
+      printed.set(d.name, text);
+    }
+    const title = PASS_TITLES[pass] ?? `${pass}: defined from the defs above`;
+    sections.push(`// ---- ${title} ----\n${changed.length === 0 ? '// (no change)' : changed.join('\n\n')}`);
+  };
+  return { trace, text: () => sections.join('\n\n') };
 }
 
 /** A device program for reading: its host program and steps, then each kernel without the shared helpers. */

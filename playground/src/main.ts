@@ -12,6 +12,7 @@ import { decodeHash, encodeHash } from './share';
 /** Each stage's view: the stage of stagesOf, its test id and its title. */
 const VIEWS = [
   ['linear-a', 'stage-linear-a', 'Linear A: the function lowered'],
+  ['passes', 'stage-passes', 'Pass by pass: inline, licm, J, U, T, E and fusion, the simplifier after each'],
   ['jvp', 'stage-jvp', 'JVP (J): primal and tangent together'],
   ['linearize', 'stage-unzip', 'Unzipped (U): primal part, then the linear part'],
   ['transpose', 'stage-transpose', 'Transposed (T): the linear part run backwards'],

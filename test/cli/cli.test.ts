@@ -256,7 +256,7 @@ describe('tsad inspect', () => {
     const r = tsad('inspect', app);
     expect(r.code).toBe(0);
     for (const fn of ['model', 'residual2', 'Fit_loss']) {
-      for (const stage of ['linear-a', 'jvp', 'linearize', 'transpose', 'grad', 'emit']) expect(r.out).toContain(`// ---- ${fn}: ${stage} ----`);
+      for (const stage of ['linear-a', 'passes', 'jvp', 'linearize', 'transpose', 'grad', 'emit']) expect(r.out).toContain(`// ---- ${fn}: ${stage} ----`);
     }
   });
 

@@ -32,8 +32,9 @@ describe.each(EXAMPLES.map((e) => [e.title, e] as const))('%s', (_, example) => 
     const c = compile(lib, example.code, example.fn);
     expect(c.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect(c.fn).toBe(example.fn);
-    expect(Object.keys(c.stages)).toEqual(['linear-a', 'jvp', 'linearize', 'transpose', 'grad', 'emit', 'wgsl']);
+    expect(Object.keys(c.stages)).toEqual(['linear-a', 'passes', 'jvp', 'linearize', 'transpose', 'grad', 'emit', 'wgsl']);
     expect(c.stages['linear-a']).toMatch(/def /);
+    expect(c.stages.passes).toMatch(/---- transpose \(T\)/);
     expect(c.notRunnable).toBeUndefined();
   });
 

@@ -125,17 +125,17 @@ maybe('playground in Chromium', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(base);
     await compiledWith(page, 'def f');
-    const before = await Promise.all(['stage-linear-a', 'stage-jvp', 'stage-unzip', 'stage-transpose', 'stage-emit'].map((id) => stage(page, id)));
+    const before = await Promise.all(['stage-linear-a', 'stage-passes', 'stage-jvp', 'stage-unzip', 'stage-transpose', 'stage-emit'].map((id) => stage(page, id)));
 
     // Replace the code: every stage is the new function's.
     await replaceCode(page, CODE);
     await compiledWith(page, 'def bump');
-    const after = await Promise.all(['stage-linear-a', 'stage-jvp', 'stage-unzip', 'stage-transpose', 'stage-emit'].map((id) => stage(page, id)));
+    const after = await Promise.all(['stage-linear-a', 'stage-passes', 'stage-jvp', 'stage-unzip', 'stage-transpose', 'stage-emit'].map((id) => stage(page, id)));
     after.forEach((text, i) => {
       expect(text).not.toBe(before[i]);
       expect(text).toContain('bump');
     });
-    expect(after[4]).toMatch(/function bump\$grad\w*\(x, y\)/);
+    expect(after[5]).toMatch(/function bump\$grad\w*\(x, y\)/);
     expect(await page.getByTestId('diagnostics').textContent()).toContain('No problems');
 
     // A bad edit: TSAD1103 at Math.random, in the list with its hint and marked in the editor.

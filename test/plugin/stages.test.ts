@@ -49,3 +49,31 @@ test('a function that does not compile: its diagnostic with a code and a range, 
   expect(error?.code).toBe(1103);
   expect(sf.text.slice(error!.node!.getStart(sf), error!.node!.getEnd())).toContain('Math.random');
 });
+
+test('the passes stage: reverse mode pass by pass, each section showing what its pass changed', () => {
+  const loopy = `/** @differentiable */
+export function g(x: number, y: number): number {
+  let s = 0;
+  for (let i = 0; i < 4; i++) s += Math.exp(y) * x * i;
+  return s;
+}
+`;
+  const { checker, sf } = inMemory(loopy);
+  const [{ stages, error }] = stagesOf(nodeHost(ts), checker, sf, { fn: 'g', stages: ['passes'] }).functions;
+  expect(error).toBeUndefined();
+  const text = stages[0][1];
+  const titles = [...text.matchAll(/^\/\/ ---- (\w+)/gm)].map((m) => m[1]);
+  // The drivers' order for grad: preparation, J, U, T, E, the seeded gradient, fusion; the
+  // simplifier after each pass that adds defs.
+  expect(titles.filter((t) => t !== 'simplify')).toEqual(['inline', 'licm', 'jvp', 'unzip', 'transpose', 'erase', 'g', 'fuse']);
+  expect(titles.filter((t) => t === 'simplify').length).toBeGreaterThanOrEqual(3);
+  const section = (name: string) => text.slice(text.indexOf(`// ---- ${name}`), text.indexOf('// ----', text.indexOf(`// ---- ${name}`) + 1));
+  // Before licm exp(y) is computed in the loop body; licm computes it once, before the loop.
+  const inlined = section('inline');
+  expect(inlined.indexOf('exp(')).toBeGreaterThan(inlined.indexOf('loop('));
+  const hoisted = section('licm');
+  expect(hoisted.indexOf('exp(')).toBeGreaterThan(-1);
+  expect(hoisted.indexOf('exp(')).toBeLessThan(hoisted.indexOf('loop('));
+  expect(section('transpose')).toMatch(/def g\S*bwd/);
+  expect(section('jvp')).not.toMatch(/def g\S*bwd/);
+});

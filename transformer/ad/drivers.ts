@@ -52,7 +52,15 @@ export interface DriverOptions {
    * there is one scalar, as for grad(grad(f)) of f of one number.
    */
   readonly forwardGrad?: boolean;
+  /**
+   * Called with the program after each pass, and again after the simplifier when it changed the
+   * pass's new defs: how `tsad inspect --stage passes` and the playground show every pass.
+   */
+  readonly trace?: PassTrace;
 }
+
+/** One traced step: the pass, the program after it, and the defs the pass added. */
+export type PassTrace = (pass: string, program: Program, added: readonly string[]) => void;
 
 /** The halves a transposition reads as Linear B: unzipped and transposed defs. */
 const LINEAR_B_ROLES: ReadonlySet<RoleKind> = new Set(['fwd', 'lin', 'bwd', 'transpose']);
@@ -70,7 +78,10 @@ function settle(p: Program, o: DriverOptions, fresh: readonly string[] = []): Pr
   let q = annotateTypes(p);
   // The simplifier keeps its typed input's binder types (restoreLinearity types the copies it
   // adds), so its output is annotated again only when it is also being re-checked.
-  if (o.simplify && fresh.length > 0) q = rechecking(o) ? annotateTypes(simplifyProgram(q, fresh)) : simplifyProgram(q, fresh);
+  if (o.simplify && fresh.length > 0) {
+    q = rechecking(o) ? annotateTypes(simplifyProgram(q, fresh)) : simplifyProgram(q, fresh);
+    o.trace?.('simplify', q, fresh);
+  }
   if (rechecking(o)) checkProgram(q, { linearB: linearBNames(q) });
   return q;
 }
@@ -111,7 +122,9 @@ export function runPasses(p: Program, o: DriverOptions, passes: readonly Pass[])
     // A pass recurses once per level of construct nesting: too deep is a clear IrError (nesting.ts).
     q = followingNesting(`the ${step.name} pass`, q, () => {
       const next = step.run(q);
-      return settle(next, o, step.keepsAsWritten ? [] : added(q, next));
+      const fresh = added(q, next);
+      o.trace?.(step.name, next, fresh);
+      return settle(next, o, step.keepsAsWritten ? [] : fresh);
     });
   }
   return q;
