@@ -243,9 +243,18 @@ export class Projects {
 export const TYPESCRIPT_EXTENSIONS = ['.ts', '.tsx', '.cts', '.mts'] as const;
 
 /**
+ * An import (static, dynamic or `require`d) of a module whose name holds `tsad`: the package, its
+ * entries, or a module of the project's own that re-exports it (`./tsad`), as the type checker
+ * will tell.
+ */
+const TSAD_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"][^'"\n]*tsad[^'"\n]*['"]/;
+
+/**
  * Whether a file can hold anything tsad changes: a transform call or a marker comes from, or
- * is written for, the `tsad` package. Other files go to the tool's own TypeScript handling.
+ * is written for, the `tsad` package. Other files go to the tool's own TypeScript handling,
+ * also those that only mention tsad in a comment or a string (compiling them with the type
+ * checker behind would cost the build time and change nothing).
  */
 export function mayUseTsad(text: string): boolean {
-  return text.includes('tsad') || text.includes('@differentiable');
+  return text.includes('@differentiable') || TSAD_IMPORT.test(text);
 }
