@@ -2,3 +2,4 @@
 // and first-order helpers, and second order (hvp, hessian) over them.
 export * from './tape';
 export * from './tapeSecondOrder';
+export * from './derivatives';

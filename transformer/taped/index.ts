@@ -212,7 +212,7 @@ export class TapedModule {
   }
 
   importStatements(): ts.Statement[] {
-    if (this.wrappers.size === 0) return [];
+    if (this.wrappers.size === 0 && !this.runtimeUsed) return [];
     const f = this.f;
     return [f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(RUNTIME))), f.createStringLiteral(this.runtimeSpecifier()))];
   }
@@ -226,6 +226,14 @@ export class TapedModule {
     }
     return 'tsad';
   }
+
+  /** `tsad$rt.tsad$tape.<member>` for code outside taped mode (derivatives of function values): the module imports the runtime. */
+  runtime(member: string): ts.Expression {
+    this.runtimeUsed = true;
+    return this.rt(member);
+  }
+
+  private runtimeUsed = false;
 
   /** `tsad$rt.tsad$tape.<member>` */
   private rt(member: string): ts.Expression {
