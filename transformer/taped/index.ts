@@ -91,6 +91,11 @@ export class TapedModule {
     if (e.code === 1105 && e.node && this.checker.getTypeAtLocation(e.node).getCallSignatures().length > 0) {
       return `it uses a function as a value (line ${lineOf(e.node)})`;
     }
+    // TSAD1105 at a value of objects with methods: a method called through an interface (methods.ts).
+    if (e.code === 1105 && e.node && hasMethods(this.tsApi, this.checker, this.checker.getTypeAtLocation(e.node))) {
+      const named = (e.node as { name?: ts.Node }).name ?? e.node;
+      return `it calls methods of '${named.getText()}', whose body depends on the object's class (line ${lineOf(e.node)})`;
+    }
     return undefined;
   }
 
@@ -304,4 +309,10 @@ function nameNode(t: typeof ts, decl: TapedTarget): ts.Expression {
   let p: ts.Node = decl.parent;
   while (p && !t.isVariableDeclaration(p)) p = p.parent;
   return p && t.isIdentifier(p.name) ? p.name : (decl as unknown as ts.Expression);
+}
+
+/** Whether values of `type` (or its arrays' elements) are objects with methods of the program's own classes or interfaces. */
+function hasMethods(t: typeof ts, checker: ts.TypeChecker, type: ts.Type): boolean {
+  const element = checker.isArrayType(type) ? checker.getTypeArguments(type as ts.TypeReference)[0] : type;
+  return element.getProperties().some((p) => p.declarations?.some((d) => (t.isMethodSignature(d) || t.isMethodDeclaration(d)) && !d.getSourceFile().isDeclarationFile) ?? false);
 }
