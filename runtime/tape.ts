@@ -366,3 +366,17 @@ export function method(self: object, name: string, copyFor: (c: unknown) => ((se
     `tsad: taped code calls '${name}' of ${what}, and tsad has no taped copy of that method: implement it in a class of the module that differentiates it (docs/frontend.md, "Taped mode")`,
   );
 }
+
+/**
+ * A call from taped code of a function that runs compiled: with no active argument, the function
+ * itself; else its compiled valueAndGrad (with respect to every parameter) gives the value and
+ * the partials, recorded as ONE node, so the callee's operations never reach the tape.
+ */
+export function compiled(plain: (...args: number[]) => number, valueAndGrad: (...args: number[]) => [number, number | number[]], ...args: (number | Dual)[]): number | Dual {
+  let tape: Tape | undefined;
+  for (const a of args) if (a instanceof Dual) tape = a.tape;
+  const values = args.map((a) => (typeof a === 'number' ? a : a.v));
+  if (!tape) return plain(...values);
+  const [y, g] = valueAndGrad(...values);
+  return tape.recordN(y, args, args.length === 1 ? [g as number] : (g as number[]));
+}

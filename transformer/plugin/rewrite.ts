@@ -117,7 +117,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   useTypeScript(tsApi);
   const f = ctx.factory;
   const compiler = new ModuleCompiler(host, checker, f);
-  const taped = new TapedModule(tsApi, checker, ctx, sf, host.taped !== false);
+  const taped = new TapedModule(tsApi, checker, ctx, sf, host.taped !== false, (target, call) => compiledGradient(target, call));
   const passed = new PassedFunctions(tsApi, checker);
   // Problems by place: a broken function needed by several call sites is one problem.
   const problems = new Map<string, { error: TsadDiagnosticError; neededBy: ts.Node[] }>();
@@ -220,6 +220,24 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
       const name = taped.compile(marked.decl, kind as TapedKind, indices, e as TsadDiagnosticError);
       fail(taped.note(marked.decl, e as TsadDiagnosticError), call, `${kind}(${shortText(target, sf)})`);
       return { name, replaces: TRANSFORMS[kind].form };
+    }
+  };
+
+  /**
+   * Mixing (taped/index.ts): the compiled valueAndGrad, with respect to every parameter, of a
+   * marked function of numbers that taped code calls; undefined where the compiler does not take
+   * it (then it is copied and taped).
+   */
+  const compiledGradient = (target: ts.SignatureDeclaration, call: ts.CallExpression): string | undefined => {
+    const number = (type: ts.Type) => (type.flags & tsApi.TypeFlags.NumberLike) !== 0;
+    const signature = checker.getSignatureFromDeclaration(target);
+    if (!signature || !isMarkedFunction(target, checker) || isInstanceMethod(tsApi, target) || target.parameters.length === 0) return undefined;
+    if (!number(checker.getReturnTypeOfSignature(signature)) || !target.parameters.every((p) => !p.dotDotDotToken && !p.questionToken && !p.initializer && number(checker.getTypeAtLocation(p))))
+      return undefined;
+    try {
+      return compiler.compile({ target, transform: 'valueAndGrad', wrt: target.parameters.map((_, i) => i), callSite: call }).name;
+    } catch {
+      return undefined;
     }
   };
 

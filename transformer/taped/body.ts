@@ -42,6 +42,8 @@ export class TapedFunctions {
     private readonly runtime: (member: string) => ts.Expression,
     /** `tsad$taped$` for reverse mode's copies, `tsad$dual$` for forward mode's, `tsad$taped2$` for second order's. */
     private readonly prefix: string,
+    /** Reverse mode: the compiled valueAndGrad (every parameter) of a function that runs compiled when taped code calls it, else undefined. */
+    private readonly compiledGradient?: (target: TapedTarget, call: ts.CallExpression) => string | undefined,
   ) {
     this.boundaries = new TapedBoundaries(tsApi, checker, ctx.factory, prims, runtime, (e) => this.isNumber(e));
     this.methods = new TapedMethods(tsApi, checker, ctx.factory, runtime, (m) => this.nameOf(m), prefix);
@@ -195,6 +197,12 @@ export class TapedFunctions {
       }
       if (t.isPropertyAccessExpression(callee) && (callee.name.text === 'subarray' || callee.name.text === 'set') && isTypedArray(this.checker.getTypeAtLocation(callee.expression))) {
         throw new TapedRefusal(node, `taped code calls ${callee.name.text} of a typed array: taped arrays are plain arrays of numbers and nodes, and taped mode does not take ${callee.name.text} yet`);
+      }
+      // A function the compiler takes runs compiled: one tape entry for the whole call.
+      const target = t.isIdentifier(callee) && this.compiledGradient ? this.targetOf(callee) : undefined;
+      const gradient = target && this.compiledGradient?.(target, node);
+      if (gradient) {
+        return f.createCallExpression(this.runtime('compiled'), undefined, [f.createIdentifier((callee as ts.Identifier).text), f.createIdentifier(gradient), ...node.arguments.map(sub)]);
       }
       if (t.isPropertyAccessExpression(callee)) {
         const dispatched = this.methods.call(node, sub(callee.expression), node.arguments.map(sub));

@@ -40,10 +40,12 @@ export class TapedModule {
     private readonly sf: ts.SourceFile,
     /** The plugin option `taped: false` turns taped mode off for the whole build. */
     private readonly enabled: boolean,
+    /** The compiled valueAndGrad (every parameter) of a marked function of numbers the compiler takes, else undefined: taped code calls it as one tape entry. */
+    compiledGradient?: (target: TapedTarget, call: ts.CallExpression) => string | undefined,
   ) {
     this.f = ctx.factory;
     this.prims = new TapedPrims(tsApi, this.f, (member) => this.rt(member));
-    this.functions = new TapedFunctions(tsApi, checker, ctx, this.prims, (member) => this.rt(member), 'tsad$taped$');
+    this.functions = new TapedFunctions(tsApi, checker, ctx, this.prims, (member) => this.rt(member), 'tsad$taped$', compiledGradient);
     this.forward = new TapedFunctions(tsApi, checker, ctx, this.prims.forward, (member) => this.rt(member), 'tsad$dual$');
     this.second = new TapedFunctions(tsApi, checker, ctx, this.prims.second, (member) => this.rt(member), 'tsad$taped2$');
   }
