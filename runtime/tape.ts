@@ -151,6 +151,24 @@ export class Tape {
   }
 
   /**
+   * The forward sweep (linearize): each node's tangent is the sum of its partials times its
+   * parents' tangents, in ID order; `tangents` holds the input nodes' on entry.
+   */
+  forward(tangents: Float64Array): Float64Array {
+    const n = this.nodes;
+    this.start[n] = this.edges;
+    const { start, parents, partials } = this;
+    for (let k = 0; k < n; k++) {
+      if (start[k] === start[k + 1]) continue;
+      let d = 0;
+      for (let e = start[k]; e < start[k + 1]; e++) d += partials[e] * tangents[parents[e]];
+      tangents[k] = d;
+    }
+    lastStats = { nodes: n, edges: this.edges };
+    return tangents;
+  }
+
+  /**
    * Second order (forward over reverse): the backward pass carrying each adjoint's tangent too.
    * With ȳ seeded and its tangent 0, the adjoints are the gradient and their tangents the
    * Hessian times the inputs' tangents: (x̄ + p·ȳ)˙ = ṗ·ȳ + p·ȳ˙.

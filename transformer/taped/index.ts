@@ -12,8 +12,8 @@ import { TapedPrims, functionDeclaration } from './prims';
 /** The note that a function runs taped. */
 export const RUNS_TAPED = 2001;
 
-/** The transforms taped mode compiles: reverse mode on the tape, jvp on dual numbers, hvp and hessian forward over reverse (Jacobians and linearize are not taped yet). */
-const TAPED_KINDS = ['grad', 'valueAndGrad', 'vjp', 'jvp', 'hvp', 'hessian'] as const;
+/** The transforms taped mode compiles: reverse mode on the tape (Jacobians by one backward pass per output, linearize by a forward sweep over it), jvp on dual numbers, hvp and hessian forward over reverse. */
+const TAPED_KINDS = ['grad', 'valueAndGrad', 'vjp', 'jvp', 'hvp', 'hessian', 'jacobian', 'jacfwd', 'jacrev', 'linearize'] as const;
 export type TapedKind = (typeof TAPED_KINDS)[number];
 
 /** The transforms that need a scalar result. */
@@ -166,7 +166,9 @@ export class TapedModule {
         ? this.jvpWrapper(name, copy, arity)
         : kind === 'hvp' || kind === 'hessian'
           ? this.secondOrderWrapper(name, copy, arity, kind, wrt)
-          : this.wrapper(name, copy, arity, kind, kind === 'vjp' ? decl.parameters.map((_, i) => i) : wrt),
+          : kind === 'jacobian' || kind === 'jacfwd' || kind === 'jacrev' || kind === 'linearize'
+            ? this.linearWrapper(name, copy, arity, kind, wrt)
+            : this.wrapper(name, copy, arity, kind, kind === 'vjp' ? decl.parameters.map((_, i) => i) : wrt),
     );
     this.wrappers.set(key, name);
     return name;
@@ -210,6 +212,16 @@ export class TapedModule {
     if (kind === 'hvp') args.push(f.createIdentifier('v'));
     const body = [f.createReturnStatement(f.createCallExpression(this.rt(kind), undefined, args))];
     return functionDeclaration(f, name, kind === 'hvp' ? [...params, 'v'] : params, body);
+  }
+
+  /** `function name(p0, …) { return jacobian(copy, [p0, …], wrt) }` (or linearize(copy, [p0, …])): one run on the tape, runtime/tapeLinear.ts. */
+  private linearWrapper(name: string, copy: string, arity: number, kind: 'jacobian' | 'jacfwd' | 'jacrev' | 'linearize', wrt: readonly number[]): ts.FunctionDeclaration {
+    const f = this.f;
+    const params = Array.from({ length: arity }, (_, i) => `p${i}`);
+    const args: ts.Expression[] = [f.createIdentifier(copy), f.createArrayLiteralExpression(params.map((p) => f.createIdentifier(p)))];
+    if (kind !== 'linearize') args.push(f.createArrayLiteralExpression(wrt.map((i) => f.createNumericLiteral(i))));
+    const body = [f.createReturnStatement(f.createCallExpression(this.rt(kind === 'linearize' ? 'linearize' : 'jacobian'), undefined, args))];
+    return functionDeclaration(f, name, params, body);
   }
 
   /** The module's taped code: the runtime's import, the primitives, the copies and the wrappers. */
