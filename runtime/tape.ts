@@ -151,6 +151,24 @@ export class Tape {
   }
 
   /**
+   * The forward sweep (linearize): each node's tangent is the sum of its partials times its
+   * parents' tangents, in ID order; `tangents` holds the input nodes' on entry.
+   */
+  forward(tangents: Float64Array): Float64Array {
+    const n = this.nodes;
+    this.start[n] = this.edges;
+    const { start, parents, partials } = this;
+    for (let k = 0; k < n; k++) {
+      if (start[k] === start[k + 1]) continue;
+      let d = 0;
+      for (let e = start[k]; e < start[k + 1]; e++) d += partials[e] * tangents[parents[e]];
+      tangents[k] = d;
+    }
+    lastStats = { nodes: n, edges: this.edges };
+    return tangents;
+  }
+
+  /**
    * Second order (forward over reverse): the backward pass carrying each adjoint's tangent too.
    * With ȳ seeded and its tangent 0, the adjoints are the gradient and their tangents the
    * Hessian times the inputs' tangents: (x̄ + p·ȳ)˙ = ṗ·ȳ + p·ȳ˙.
@@ -244,8 +262,28 @@ export function lift(tape: Tape, x: Structure): Structure {
   if (ArrayBuffer.isView(x) && !(x instanceof DataView)) return Array.from(x as unknown as ArrayLike<number>, (v) => tape.input(v));
   if (Array.isArray(x)) return x.map((e) => lift(tape, e));
   if (isPlainObject(x)) return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, lift(tape, v)]));
+  if (isInstance(x)) return cloneInstance(x, (v) => lift(tape, v));
   refuseInstance(x);
   return x;
+}
+
+/**
+ * An instance of one of the program's classes: differentiated by its own fields (taped copies of
+ * its methods read them through `this`). Built-ins (Map, Date, …) and objects with accessors or
+ * private fields are not, whose state a copy would not hold.
+ */
+export function isInstance(x: unknown): x is object {
+  if (typeof x !== 'object' || x === null || isPlainObject(x) || Array.isArray(x) || ArrayBuffer.isView(x)) return false;
+  const ctor = (x as { constructor?: unknown }).constructor;
+  if (typeof ctor !== 'function' || /\{\s*\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(ctor))) return false;
+  return Object.values(Object.getOwnPropertyDescriptors(x)).every((d) => 'value' in d);
+}
+
+/** A copy of an instance with the same prototype and each own field mapped. */
+function cloneInstance(x: object, map: (v: unknown) => unknown): object {
+  const copy = Object.create(Object.getPrototypeOf(x)) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(x)) copy[k] = map(v);
+  return copy;
 }
 
 /** A class instance among the differentiated values: its numbers would silently get no derivative. */
@@ -266,7 +304,10 @@ export function collect(adjoint: Float64Array, lifted: Structure, original: Stru
     return out;
   }
   if (Array.isArray(lifted)) return lifted.map((e, k) => collect(adjoint, e, (original as Structure[] | undefined)?.[k]));
-  if (isPlainObject(lifted)) return Object.fromEntries(Object.entries(lifted).map(([k, v]) => [k, collect(adjoint, v, (original as Record<string, Structure> | undefined)?.[k])]));
+  // An instance's cotangent is a plain object of its fields' cotangents.
+  if (isPlainObject(lifted) || isInstance(lifted)) {
+    return Object.fromEntries(Object.entries(lifted).map(([k, v]) => [k, collect(adjoint, v, (original as Record<string, Structure> | undefined)?.[k])]));
+  }
   return typeof lifted === 'number' ? 0 : undefined;
 }
 
@@ -325,4 +366,35 @@ export function array(n: number | Dual | Forward | ArrayLike<number | Dual | For
   if (typeof n === 'number') return new Array<number>(n).fill(0);
   if (n instanceof Dual || n instanceof Forward) return new Array<number>(n.v).fill(0);
   return Array.from(n);
+}
+
+/**
+ * `self.name(...args)` in taped code, where the method's body depends on `self`'s class: the class
+ * on the prototype chain that owns `name` picks its taped copy (`copyFor`, generated at build
+ * time from the module's classes). A class without one is a TypeError naming it: its own body
+ * would convert the taped numbers, and another class's body would be the wrong function.
+ */
+export function method(self: object, name: string, copyFor: (c: unknown) => ((self: object, ...args: unknown[]) => unknown) | undefined, ...args: unknown[]): unknown {
+  let owner: object | null = Object.getPrototypeOf(self);
+  while (owner !== null && !Object.hasOwn(owner, name)) owner = Object.getPrototypeOf(owner);
+  const copy = owner === null || Object.hasOwn(self, name) ? undefined : copyFor(owner.constructor);
+  if (copy) return copy(self, ...args);
+  const what = Object.hasOwn(self, name) ? `an object whose own property '${name}' is a function` : `an instance of ${owner?.constructor?.name ?? 'an unknown class'}`;
+  throw new TypeError(
+    `tsad: taped code calls '${name}' of ${what}, and tsad has no taped copy of that method: implement it in a class of the module that differentiates it (docs/frontend.md, "Taped mode")`,
+  );
+}
+
+/**
+ * A call from taped code of a function that runs compiled: with no active argument, the function
+ * itself; else its compiled valueAndGrad (with respect to every parameter) gives the value and
+ * the partials, recorded as ONE node, so the callee's operations never reach the tape.
+ */
+export function compiled(plain: (...args: number[]) => number, valueAndGrad: (...args: number[]) => [number, number | number[]], ...args: (number | Dual)[]): number | Dual {
+  let tape: Tape | undefined;
+  for (const a of args) if (a instanceof Dual) tape = a.tape;
+  const values = args.map((a) => (typeof a === 'number' ? a : a.v));
+  if (!tape) return plain(...values);
+  const [y, g] = valueAndGrad(...values);
+  return tape.recordN(y, args, args.length === 1 ? [g as number] : (g as number[]));
 }

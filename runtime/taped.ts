@@ -2,3 +2,5 @@
 // and first-order helpers, and second order (hvp, hessian) over them.
 export * from './tape';
 export * from './tapeSecondOrder';
+export * from './derivatives';
+export * from './tapeLinear';

@@ -293,6 +293,19 @@ describe('tsad inspect', () => {
     expect(emitted).toContain('_bar');
   });
 
+  test('a function that runs taped: the note TSAD2001 says so and why, and inspect succeeds', () => {
+    const dir = tempDir('tsad-inspect-');
+    const file = path.join(dir, 'rec.ts');
+    require('fs').writeFileSync(
+      file,
+      "import { grad } from 'tsad';\n/** @differentiable */\nexport function f(x: number, n: number): number {\n  return n === 0 ? x : Math.sin(f(x, n - 1));\n}\nexport const df = grad(f);\n",
+    );
+    const r = tsad('inspect', file);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('');
+    expect(r.out).toMatch(/rec\.ts:3:17 - note TSAD2001: 'f' runs taped: 'f' \(line 3\) calls itself directly/);
+  });
+
   test('wgsl: the device program of gpu(grad(f)), or why it is not on the GPU', () => {
     const dir = tempDir('tsad-inspect-');
     const file = path.join(dir, 'sq.ts');

@@ -244,8 +244,9 @@ export class Scale {
     expect(() => m.dFormatted(2, 1)).toThrow(/tsad: a number of taped code \(value 2\) was converted by code that tsad did not compile/);
   });
 
-  test('a class instance among the differentiated values is a TypeError, not a zero gradient', () => {
+  test('a class instance among the differentiated values is differentiated by its fields; a built-in one is a TypeError, not a zero gradient', () => {
     expect(m.dScaled({ s: 3 }, 2).s).toBe(6);
-    expect(() => m.dScaled(new m.Scale(3), 2)).toThrow(/got an instance of Scale among the differentiated values/);
+    expect(m.dScaled(new m.Scale(3), 2)).toEqual({ s: 6 });
+    expect(() => m.dScaled(Object.assign(new Date(0), { s: 3 }), 2)).toThrow(/got an instance of Date among the differentiated values/);
   });
 });

@@ -7,7 +7,8 @@ import * as path from 'path';
 import type * as ts from 'typescript';
 import { InputError, Io } from './io';
 import type { Stage } from './stages';
-import { useTypeScript } from '../frontend/markers';
+import { markerOf, useTypeScript } from '../frontend/markers';
+import { TapedModule } from '../taped';
 import { stagesOf } from '../stages';
 import { formatDiagnostic, toDiagnostic } from './rewrite';
 import { Host, nodeHost, runtimeEntry } from './host';
@@ -91,9 +92,14 @@ export function inspectFile(o: InspectOptions, io: Io): number {
   }
   let status = 0;
   const several = o.stages.length > 1 || found.functions.length > 1;
-  for (const { name, stages, error } of found.functions) {
+  // What the plugin runs taped is no failure: the note says so and why. No copy is made here, so
+  // the context is only the factory.
+  const taped = new TapedModule(tsApi, checker, { factory: tsApi.factory } as ts.TransformationContext, sf, true);
+  for (const { name, decl, stages, error } of found.functions) {
     for (const [stage, text] of stages) io.out(several ? `// ---- ${name}: ${stage} ----\n${text.trimEnd()}\n` : text.trimEnd());
-    if (error) {
+    if (error && taped.wouldRunTaped(error, decl, () => markerOf(decl, checker))) {
+      io.out(formatDiagnostic(tsApi, toDiagnostic(tsApi, taped.note(decl, error), sf)));
+    } else if (error) {
       io.err(formatDiagnostic(tsApi, toDiagnostic(tsApi, error, sf)));
       status = 1;
     }

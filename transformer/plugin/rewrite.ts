@@ -9,6 +9,7 @@ import { REPORTED_BY_TYPESCRIPT, TsadDiagnosticError, diagnosticMessage, isTsadD
 import { INTERNAL_ERROR } from '../frontend/codes/internal';
 import { isNote } from '../frontend/codes/notes';
 import { TapedKind, TapedModule } from '../taped';
+import { Need, PassedArgument, PassedFunctions } from './passedFunctions';
 import { nestedTooDeep } from './tooDeep';
 import { TRANSFORMS, TransformKind, isTransformKind } from '../plan/transforms';
 import type { Host } from './host';
@@ -116,7 +117,8 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   useTypeScript(tsApi);
   const f = ctx.factory;
   const compiler = new ModuleCompiler(host, checker, f);
-  const taped = new TapedModule(tsApi, checker, ctx, sf, host.taped !== false);
+  const taped = new TapedModule(tsApi, checker, ctx, sf, host.taped !== false, (target, call) => compiledGradient(target, call));
+  const passed = new PassedFunctions(tsApi, checker);
   // Problems by place: a broken function needed by several call sites is one problem.
   const problems = new Map<string, { error: TsadDiagnosticError; neededBy: ts.Node[] }>();
   /**
@@ -156,6 +158,8 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
     const [target, ...rest] = call.arguments;
     if (!target) throw new TsadDiagnosticError(1005, call, diagnosticMessage(1005, `${kind} needs the function to differentiate as its first argument`));
     const marked = resolveMarkedFunction(target, checker);
+    const parameter = marked ? undefined : passed.parameterOf(target);
+    if (parameter) return parameterTransform(call, kind, parameter.param);
     if (!marked) {
       const of = resolveTarget(tsApi, checker, target, kind, false);
       if (!of) throw new TsadDiagnosticError(1001, target, diagnosticMessage(1001, notDifferentiableReason(target, checker)));
@@ -188,16 +192,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
       }
       return i;
     });
-    let compiled: CompiledTransform;
-    try {
-      compiled = compiler.compile({ target: marked.decl, transform: kind, wrt: indices, callSite: call, checkpoint: marked.marker.checkpoint });
-    } catch (e) {
-      // Recursion and function values, which compiled code cannot take, run taped (taped/index.ts), with a note.
-      if (!taped.answers(e, marked.decl, () => marked.marker, kind)) throw e;
-      const name = taped.compile(marked.decl, kind as TapedKind, indices, e as TsadDiagnosticError);
-      fail(taped.note(marked.decl, e as TsadDiagnosticError), call, `${kind}(${shortText(target, sf)})`);
-      compiled = { name, replaces: TRANSFORMS[kind].form };
-    }
+    const compiled = compileMarked(marked, kind, indices, call, target);
     const id = f.createIdentifier(compiled.name);
     const args = rest.map((a) => tsApi.visitNode(a, visit) as ts.Expression);
     // An instance method runs on the object it was taken from: grad(s.energy) is bound to s.
@@ -208,6 +203,114 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
     }
     if (compiled.replaces === 'reference') return id;
     return f.createCallExpression(id, undefined, args);
+  };
+
+  /** `kind` of a marked function: compiled, or taped where compiled code cannot take it (taped/index.ts), with a note. */
+  const compileMarked = (
+    marked: NonNullable<ReturnType<typeof resolveMarkedFunction>>,
+    kind: TransformKind,
+    indices: readonly number[],
+    call: ts.CallExpression,
+    target: ts.Expression,
+  ): CompiledTransform => {
+    try {
+      return compiler.compile({ target: marked.decl, transform: kind, wrt: indices, callSite: call, checkpoint: marked.marker.checkpoint });
+    } catch (e) {
+      if (!taped.answers(e, marked.decl, () => marked.marker, kind)) throw e;
+      const name = taped.compile(marked.decl, kind as TapedKind, indices, e as TsadDiagnosticError);
+      fail(taped.note(marked.decl, e as TsadDiagnosticError), call, `${kind}(${shortText(target, sf)})`);
+      return { name, replaces: TRANSFORMS[kind].form };
+    }
+  };
+
+  /**
+   * Mixing (taped/index.ts): the compiled valueAndGrad, with respect to every parameter, of a
+   * marked function of numbers that taped code calls; undefined where the compiler does not take
+   * it (then it is copied and taped).
+   */
+  const compiledGradient = (target: ts.SignatureDeclaration, call: ts.CallExpression): string | undefined => {
+    const number = (type: ts.Type) => (type.flags & tsApi.TypeFlags.NumberLike) !== 0;
+    const signature = checker.getSignatureFromDeclaration(target);
+    if (!signature || !isMarkedFunction(target, checker) || isInstanceMethod(tsApi, target) || target.parameters.length === 0) return undefined;
+    if (!number(checker.getReturnTypeOfSignature(signature)) || !target.parameters.every((p) => !p.dotDotDotToken && !p.questionToken && !p.initializer && number(checker.getTypeAtLocation(p))))
+      return undefined;
+    try {
+      return compiler.compile({ target, transform: 'valueAndGrad', wrt: target.parameters.map((_, i) => i), callSite: call }).name;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** `grad(loss)` of a function-valued parameter: the derivative registered with the value it holds, looked up when it runs (passedFunctions.ts). */
+  const parameterTransform = (call: ts.CallExpression, kind: TransformKind, param: ts.ParameterDeclaration): ts.Expression => {
+    const need = passed.needOf(call, kind, param);
+    const lookup = f.createCallExpression(taped.runtime('derivativeOf'), undefined, [
+      tsApi.visitNode(call.arguments[0], visit) as ts.Expression,
+      f.createStringLiteral(need.key),
+      f.createStringLiteral(`${kind}(${param.name.getText()})`),
+    ]);
+    if (TRANSFORMS[kind].form === 'reference') return lookup;
+    return f.createCallExpression(
+      lookup,
+      undefined,
+      call.arguments.slice(1).map((a) => tsApi.visitNode(a, visit) as ts.Expression),
+    );
+  };
+
+  /** The derivatives `needs` of the function value `arg` (a marked function, or an arrow written in place), by key; undefined where it is neither. */
+  const derivativesOf = (arg: ts.Expression, needs: readonly Need[], call: ts.CallExpression): ts.ObjectLiteralExpression | undefined => {
+    let e = arg;
+    while (tsApi.isParenthesizedExpression(e) || tsApi.isAsExpression(e) || tsApi.isSatisfiesExpression(e)) e = e.expression;
+    const marked = resolveMarkedFunction(e, checker);
+    const entry = (need: Need, value: ts.Expression) => f.createPropertyAssignment(f.createStringLiteral(need.key), value);
+    if (marked) {
+      if (isInstanceMethod(tsApi, marked.decl)) return undefined;
+      return f.createObjectLiteralExpression(needs.map((need) => entry(need, f.createIdentifier(compileMarked(marked, need.kind, need.wrt, call, e).name))));
+    }
+    if (!(tsApi.isArrowFunction(e) || tsApi.isFunctionExpression(e))) {
+      // A function of the program that is not marked would fail only when the derivative is asked for.
+      const decl = tsApi.isIdentifier(e) ? checker.getSymbolAtLocation(e)?.valueDeclaration : undefined;
+      const init = decl && tsApi.isVariableDeclaration(decl) ? decl.initializer : undefined;
+      const isFunction = decl && (tsApi.isFunctionDeclaration(decl) || (init && (tsApi.isArrowFunction(init) || tsApi.isFunctionExpression(init))));
+      if (isFunction && !decl.getSourceFile().isDeclarationFile) {
+        const what = needs.map((n) => n.kind).join(', ');
+        throw new TsadDiagnosticError(
+          1001,
+          e,
+          diagnosticMessage(1001, `'${e.getText()}' is passed to a parameter that ${shortText(call.expression, sf)} differentiates (${what}), and it is not a differentiable function`),
+        );
+      }
+      return undefined;
+    }
+    const arrow = e;
+    const captured = declaredAround(tsApi, checker, arrow);
+    const captures = capturesOf(tsApi, checker, arrow, captured);
+    return f.createObjectLiteralExpression(
+      needs.map((need) => {
+        const compiled = compiler.compile({ target: arrow, of: { tag: 'arrow', decl: arrow }, captured, transform: need.kind, wrt: need.wrt.map((i) => i + captures.length), callSite: call });
+        if (captures.length === 0) return entry(need, f.createIdentifier(compiled.name));
+        // The captures as they are when the derivative runs, as the arrow reads them.
+        const rest = f.createIdentifier('args');
+        const body = f.createCallExpression(f.createIdentifier(compiled.name), undefined, [...captures.map((c) => f.createIdentifier(c.symbol.name)), f.createSpreadElement(rest)]);
+        return entry(need, f.createArrowFunction(undefined, undefined, [f.createParameterDeclaration(undefined, f.createToken(tsApi.SyntaxKind.DotDotDotToken), rest)], undefined, undefined, body));
+      }),
+    );
+  };
+
+  /** `minimize(bowl, x0)`: each argument going to a parameter that is differentiated, registered with its derivatives. */
+  const passingCall = (node: ts.CallExpression, sites: readonly PassedArgument[]): ts.CallExpression => {
+    const visited = tsApi.visitEachChild(node, visit, ctx);
+    const args = [...visited.arguments];
+    for (const site of sites) {
+      let derivatives: ts.ObjectLiteralExpression | undefined;
+      try {
+        derivatives = derivativesOf(site.arg, site.needs, node);
+      } catch (e) {
+        fail(e, node, `${shortText(site.arg, sf)} passed to ${shortText(node.expression, sf)}`);
+      }
+      if (derivatives) args[site.index] = f.createCallExpression(taped.runtime('withDerivatives'), undefined, [args[site.index], derivatives]);
+    }
+    return f.updateCallExpression(visited, visited.expression, visited.typeArguments, args);
   };
 
   /** `grad((y) => x * y)(args)`: the compiled derivative of the lifted arrow, given its captures first. */
@@ -222,7 +325,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
 
   // Only the paths down to tsad's calls and decorators are visited: the rest of the file (which
   // may nest thousands deep, like a long sum) is returned untouched without recursing into it.
-  const interesting = pathsToTsadNodes(tsApi, checker, sf);
+  const interesting = pathsToTsadNodes(tsApi, checker, sf, (call) => passed.sitesOf(call).length > 0);
   const visit = (node: ts.Node): ts.Node => {
     if (!interesting.has(node)) return node;
     if (tsApi.isCallExpression(node)) {
@@ -253,6 +356,10 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
         }
       }
       // The wrapper form: differentiable(fn) (or differentiable(fn, options)) is fn once derivatives are compiled.
+      if (name === undefined) {
+        const sites = passed.sitesOf(node);
+        if (sites.length > 0) return passingCall(node, sites);
+      }
       if (name === 'differentiable' && (node.arguments.length === 1 || node.arguments.length === 2) && (tsApi.isArrowFunction(node.arguments[0]) || tsApi.isFunctionExpression(node.arguments[0]))) {
         return tsApi.visitNode(node.arguments[0], visit) as ts.Expression;
       }
@@ -302,8 +409,9 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   }
   flush();
   const generated = [...compiler.statements(), ...taped.statements(), ...compiler.accessors(sf)];
-  if (generated.length === 0) return out;
-  return f.updateSourceFile(out, [...compiler.importStatements(sf), ...taped.importStatements(), ...out.statements, ...generated]);
+  const imports = [...compiler.importStatements(sf), ...taped.importStatements()];
+  if (generated.length === 0 && imports.length === 0) return out;
+  return f.updateSourceFile(out, [...imports, ...out.statements, ...generated]);
 }
 
 /**
@@ -440,14 +548,14 @@ function functionsMaybeMarked(tsApi: typeof ts, sf: ts.SourceFile, tsadPaths: Re
   return found.sort((a, b) => a.pos - b.pos);
 }
 
-/** Every node on a path from the file to a call of a tsad export or a decorator, found without recursion. */
-function pathsToTsadNodes(tsApi: typeof ts, checker: ts.TypeChecker, sf: ts.SourceFile): Set<ts.Node> {
+/** Every node on a path from the file to a call of a tsad export, a call passing a function to a differentiated parameter, or a decorator, found without recursion. */
+function pathsToTsadNodes(tsApi: typeof ts, checker: ts.TypeChecker, sf: ts.SourceFile, passesDerivatives: (call: ts.CallExpression) => boolean): Set<ts.Node> {
   const found = new Set<ts.Node>();
   const stack: ts.Node[] = [sf];
   while (stack.length > 0) {
     const node = stack.pop()!;
     const hit =
-      (tsApi.isCallExpression(node) && tsadExportName(node.expression, checker) !== undefined) ||
+      (tsApi.isCallExpression(node) && (tsadExportName(node.expression, checker) !== undefined || passesDerivatives(node))) ||
       (tsApi.isDecorator(node) && tsadExportName(tsApi.isCallExpression(node.expression) ? node.expression.expression : node.expression, checker) !== undefined);
     if (hit) {
       for (let n: ts.Node | undefined = node; n && !found.has(n); n = n.parent) found.add(n);

@@ -13,17 +13,23 @@ import { isBuiltIn, tsadExportName } from '../frontend/markers';
 import type { TapedOps } from './prims';
 import { LOGIC_TEMPORARY, TapedBoundaries } from './boundaries';
 import { TapedRefusal } from './refusal';
+import { TapedMethods } from './methods';
 
 export { TapedRefusal };
 
 /** A function with a body that a taped copy can be made of: a declaration or a module-level const's arrow. */
 export type TapedTarget = ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression;
+/** What gets a taped copy: a target, or a class's method called from taped code (its `this` the copy's first parameter). */
+type Copied = TapedTarget | ts.MethodDeclaration;
+
+/** A method copy's `this`. */
+const SELF = 'tsad$self';
 
 const TEMPORARY = 'tsad$old';
 
 export class TapedFunctions {
-  private readonly names = new Map<TapedTarget, string>();
-  private readonly queue: TapedTarget[] = [];
+  private readonly names = new Map<Copied, string>();
+  private readonly queue: Copied[] = [];
   private readonly out: ts.Statement[] = [];
   private readonly taken = new Set<string>();
 
@@ -36,17 +42,21 @@ export class TapedFunctions {
     private readonly runtime: (member: string) => ts.Expression,
     /** `tsad$taped$` for reverse mode's copies, `tsad$dual$` for forward mode's, `tsad$taped2$` for second order's. */
     private readonly prefix: string,
+    /** Reverse mode: the compiled valueAndGrad (every parameter) of a function that runs compiled when taped code calls it, else undefined. */
+    private readonly compiledGradient?: (target: TapedTarget, call: ts.CallExpression) => string | undefined,
   ) {
     this.boundaries = new TapedBoundaries(tsApi, checker, ctx.factory, prims, runtime, (e) => this.isNumber(e));
+    this.methods = new TapedMethods(tsApi, checker, ctx.factory, runtime, (m) => this.nameOf(m), prefix);
   }
 
   private readonly boundaries: TapedBoundaries;
+  private readonly methods: TapedMethods;
 
   /** The name of the taped copy of `target` (made by `flush`). */
-  nameOf(target: TapedTarget): string {
+  nameOf(target: Copied): string {
     const known = this.names.get(target);
     if (known) return known;
-    const base = `${this.prefix}${sourceName(this.tsApi, target)}`;
+    const base = `${this.prefix}${sourceName(this.tsApi, target).replace(/\W/g, '$')}`;
     let name = base;
     for (let k = 1; this.taken.has(name); k++) name = `${base}_${k}`;
     this.taken.add(name);
@@ -69,7 +79,7 @@ export class TapedFunctions {
   }
 
   statements(): ts.Statement[] {
-    return this.out;
+    return [...this.methods.statements(), ...this.out];
   }
 
   /** What a module-level function a taped copy refers to is: a target, or undefined for anything else. */
@@ -129,12 +139,13 @@ export class TapedFunctions {
     return walk(target);
   }
 
-  private copy(target: TapedTarget): ts.FunctionDeclaration {
+  private copy(target: Copied): ts.FunctionDeclaration {
     const t = this.tsApi;
     const f = this.ctx.factory;
-    const state = { temporary: false, logic: false };
+    const state: CopyState = { temporary: false, logic: false, method: t.isMethodDeclaration(target) ? target : undefined };
     const visit = (node: ts.Node): ts.Node => this.visit(node, visit, state);
     const params = target.parameters.map((p) => t.visitNode(p, visit) as ts.ParameterDeclaration);
+    if (state.method) params.unshift(f.createParameterDeclaration(undefined, undefined, SELF));
     const body = target.body!;
     let statements: ts.Statement[];
     if (t.isBlock(body)) statements = [...(t.visitNodes(body.statements, visit) as ts.NodeArray<ts.Statement>)];
@@ -157,13 +168,19 @@ export class TapedFunctions {
     return this.isNumber(e) ? this.prims.value(v) : v;
   }
 
-  private visit(node: ts.Node, visit: (n: ts.Node) => ts.Node, state: { temporary: boolean; logic: boolean }): ts.Node {
+  private visit(node: ts.Node, visit: (n: ts.Node) => ts.Node, state: CopyState): ts.Node {
     const t = this.tsApi;
     const f = this.ctx.factory;
     const K = t.SyntaxKind;
     const sub = (n: ts.Expression) => t.visitNode(n, visit) as ts.Expression;
     const { arith, compare, compound } = operatorTables(t);
-    if (node.kind === K.ThisKeyword) throw new TapedRefusal(node, 'taped code uses this: taped mode takes functions, not methods, yet');
+    if (node.kind === K.ThisKeyword) {
+      // A method copy's `this` is its first parameter, also in the arrows inside it.
+      let owner: ts.Node | undefined = node.parent;
+      while (owner && !(t.isFunctionLike(owner) && !t.isArrowFunction(owner)) && !t.isClassLike(owner)) owner = owner.parent;
+      if (state.method && owner === state.method) return f.createIdentifier(SELF);
+      throw new TapedRefusal(node, 'taped code uses this outside a method of a class: taped mode takes functions and class methods');
+    }
     if (t.isIdentifier(node)) {
       const target = this.isReference(node) ? this.targetOf(node) : undefined;
       return target ? f.createIdentifier(this.nameOf(target)) : node;
@@ -180,6 +197,16 @@ export class TapedFunctions {
       }
       if (t.isPropertyAccessExpression(callee) && (callee.name.text === 'subarray' || callee.name.text === 'set') && isTypedArray(this.checker.getTypeAtLocation(callee.expression))) {
         throw new TapedRefusal(node, `taped code calls ${callee.name.text} of a typed array: taped arrays are plain arrays of numbers and nodes, and taped mode does not take ${callee.name.text} yet`);
+      }
+      // A function the compiler takes runs compiled: one tape entry for the whole call.
+      const target = t.isIdentifier(callee) && this.compiledGradient ? this.targetOf(callee) : undefined;
+      const gradient = target && this.compiledGradient?.(target, node);
+      if (gradient) {
+        return f.createCallExpression(this.runtime('compiled'), undefined, [f.createIdentifier((callee as ts.Identifier).text), f.createIdentifier(gradient), ...node.arguments.map(sub)]);
+      }
+      if (t.isPropertyAccessExpression(callee)) {
+        const dispatched = this.methods.call(node, sub(callee.expression), node.arguments.map(sub));
+        if (dispatched) return dispatched;
       }
       return t.visitEachChild(node, visit, this.ctx);
     }
@@ -279,9 +306,17 @@ function isTypedArray(type: ts.Type): boolean {
   return name === 'Float64Array' || name === 'Float32Array';
 }
 
-/** The name a target is known by in the source. */
-export function sourceName(t: typeof ts, target: TapedTarget): string {
+interface CopyState {
+  temporary: boolean;
+  logic: boolean;
+  /** The method being copied, whose `this` is the copy's first parameter. */
+  readonly method: ts.MethodDeclaration | undefined;
+}
+
+/** The name a target is known by in the source (a method: Class.method). */
+export function sourceName(t: typeof ts, target: Copied): string {
   if (t.isFunctionDeclaration(target) && target.name) return target.name.text;
+  if (t.isMethodDeclaration(target)) return `${t.isClassLike(target.parent) && target.parent.name ? target.parent.name.text : 'anonymous'}.${target.name.getText()}`;
   let p: ts.Node = target.parent;
   while (p && !t.isVariableDeclaration(p)) p = p.parent;
   return p && t.isIdentifier(p.name) ? p.name.text : 'anonymous';

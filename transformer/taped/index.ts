@@ -12,8 +12,8 @@ import { TapedPrims, functionDeclaration } from './prims';
 /** The note that a function runs taped. */
 export const RUNS_TAPED = 2001;
 
-/** The transforms taped mode compiles: reverse mode on the tape, jvp on dual numbers, hvp and hessian forward over reverse (Jacobians and linearize are not taped yet). */
-const TAPED_KINDS = ['grad', 'valueAndGrad', 'vjp', 'jvp', 'hvp', 'hessian'] as const;
+/** The transforms taped mode compiles: reverse mode on the tape (Jacobians by one backward pass per output, linearize by a forward sweep over it), jvp on dual numbers, hvp and hessian forward over reverse. */
+const TAPED_KINDS = ['grad', 'valueAndGrad', 'vjp', 'jvp', 'hvp', 'hessian', 'jacobian', 'jacfwd', 'jacrev', 'linearize'] as const;
 export type TapedKind = (typeof TAPED_KINDS)[number];
 
 /** The transforms that need a scalar result. */
@@ -40,10 +40,12 @@ export class TapedModule {
     private readonly sf: ts.SourceFile,
     /** The plugin option `taped: false` turns taped mode off for the whole build. */
     private readonly enabled: boolean,
+    /** The compiled valueAndGrad (every parameter) of a marked function of numbers the compiler takes, else undefined: taped code calls it as one tape entry. */
+    compiledGradient?: (target: TapedTarget, call: ts.CallExpression) => string | undefined,
   ) {
     this.f = ctx.factory;
     this.prims = new TapedPrims(tsApi, this.f, (member) => this.rt(member));
-    this.functions = new TapedFunctions(tsApi, checker, ctx, this.prims, (member) => this.rt(member), 'tsad$taped$');
+    this.functions = new TapedFunctions(tsApi, checker, ctx, this.prims, (member) => this.rt(member), 'tsad$taped$', compiledGradient);
     this.forward = new TapedFunctions(tsApi, checker, ctx, this.prims.forward, (member) => this.rt(member), 'tsad$dual$');
     this.second = new TapedFunctions(tsApi, checker, ctx, this.prims.second, (member) => this.rt(member), 'tsad$taped2$');
   }
@@ -90,6 +92,11 @@ export class TapedModule {
     // TSAD1105 at a value whose type is a function: a parameter or an argument that is a function.
     if (e.code === 1105 && e.node && this.checker.getTypeAtLocation(e.node).getCallSignatures().length > 0) {
       return `it uses a function as a value (line ${lineOf(e.node)})`;
+    }
+    // TSAD1105 at a value of objects with methods: a method called through an interface (methods.ts).
+    if (e.code === 1105 && e.node && hasMethods(this.tsApi, this.checker, this.checker.getTypeAtLocation(e.node))) {
+      const named = (e.node as { name?: ts.Node }).name ?? e.node;
+      return `it calls methods of '${named.getText()}', whose body depends on the object's class (line ${lineOf(e.node)})`;
     }
     return undefined;
   }
@@ -159,7 +166,9 @@ export class TapedModule {
         ? this.jvpWrapper(name, copy, arity)
         : kind === 'hvp' || kind === 'hessian'
           ? this.secondOrderWrapper(name, copy, arity, kind, wrt)
-          : this.wrapper(name, copy, arity, kind, kind === 'vjp' ? decl.parameters.map((_, i) => i) : wrt),
+          : kind === 'jacobian' || kind === 'jacfwd' || kind === 'jacrev' || kind === 'linearize'
+            ? this.linearWrapper(name, copy, arity, kind, wrt)
+            : this.wrapper(name, copy, arity, kind, kind === 'vjp' ? decl.parameters.map((_, i) => i) : wrt),
     );
     this.wrappers.set(key, name);
     return name;
@@ -205,6 +214,16 @@ export class TapedModule {
     return functionDeclaration(f, name, kind === 'hvp' ? [...params, 'v'] : params, body);
   }
 
+  /** `function name(p0, …) { return jacobian(copy, [p0, …], wrt) }` (or linearize(copy, [p0, …])): one run on the tape, runtime/tapeLinear.ts. */
+  private linearWrapper(name: string, copy: string, arity: number, kind: 'jacobian' | 'jacfwd' | 'jacrev' | 'linearize', wrt: readonly number[]): ts.FunctionDeclaration {
+    const f = this.f;
+    const params = Array.from({ length: arity }, (_, i) => `p${i}`);
+    const args: ts.Expression[] = [f.createIdentifier(copy), f.createArrayLiteralExpression(params.map((p) => f.createIdentifier(p)))];
+    if (kind !== 'linearize') args.push(f.createArrayLiteralExpression(wrt.map((i) => f.createNumericLiteral(i))));
+    const body = [f.createReturnStatement(f.createCallExpression(this.rt(kind === 'linearize' ? 'linearize' : 'jacobian'), undefined, args))];
+    return functionDeclaration(f, name, params, body);
+  }
+
   /** The module's taped code: the runtime's import, the primitives, the copies and the wrappers. */
   statements(): ts.Statement[] {
     if (this.wrappers.size === 0) return [];
@@ -212,7 +231,7 @@ export class TapedModule {
   }
 
   importStatements(): ts.Statement[] {
-    if (this.wrappers.size === 0) return [];
+    if (this.wrappers.size === 0 && !this.runtimeUsed) return [];
     const f = this.f;
     return [f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(RUNTIME))), f.createStringLiteral(this.runtimeSpecifier()))];
   }
@@ -226,6 +245,14 @@ export class TapedModule {
     }
     return 'tsad';
   }
+
+  /** `tsad$rt.tsad$tape.<member>` for code outside taped mode (derivatives of function values): the module imports the runtime. */
+  runtime(member: string): ts.Expression {
+    this.runtimeUsed = true;
+    return this.rt(member);
+  }
+
+  private runtimeUsed = false;
 
   /** `tsad$rt.tsad$tape.<member>` */
   private rt(member: string): ts.Expression {
@@ -296,4 +323,10 @@ function nameNode(t: typeof ts, decl: TapedTarget): ts.Expression {
   let p: ts.Node = decl.parent;
   while (p && !t.isVariableDeclaration(p)) p = p.parent;
   return p && t.isIdentifier(p.name) ? p.name : (decl as unknown as ts.Expression);
+}
+
+/** Whether values of `type` (or its arrays' elements) are objects with methods of the program's own classes or interfaces. */
+function hasMethods(t: typeof ts, checker: ts.TypeChecker, type: ts.Type): boolean {
+  const element = checker.isArrayType(type) ? checker.getTypeArguments(type as ts.TypeReference)[0] : type;
+  return element.getProperties().some((p) => p.declarations?.some((d) => (t.isMethodSignature(d) || t.isMethodDeclaration(d)) && !d.getSourceFile().isDeclarationFile) ?? false);
 }
