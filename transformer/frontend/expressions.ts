@@ -3,7 +3,7 @@
 import type * as ts from 'typescript';
 import { ret, tuple } from '../ir/syntax';
 import { fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, isMatrix, isNumberArray, isRecords, tensorRank } from './shapes';
+import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, typedArrayName, irType, componentShapes, describeShape, isScalarShape, isMatrix, isNumberArray, isRecords, tensorRank } from './shapes';
 import { spreadLiteral } from './arrayOrder';
 import { AccessStep, RecordAccess, recordAccess, resolveAccess } from './recordAccess';
 import { localFunctionOf } from './exits';
@@ -15,6 +15,11 @@ import { AlreadyReported, LoweringState } from './loweringState';
 import { BINARY_ARITH, BINARY_COMPARE, BINARY_LOGIC, MATH_CONSTANTS } from './operators';
 import { containsCall, runsInOrder } from './syntax';
 import { NUMBER_CONSTANTS, isGlobalNumber } from './numberBuiltins';
+
+const skipOuter = (t: typeof ts, e: ts.Expression): ts.Expression => {
+  while (t.isParenthesizedExpression(e) || t.isAsExpression(e)) e = e.expression;
+  return e;
+};
 
 export abstract class ExpressionLowering extends LoweringState {
   /**
@@ -31,9 +36,18 @@ export abstract class ExpressionLowering extends LoweringState {
     const { t } = this;
     const c = this.predicate(e.condition);
     const sides = [e.whenTrue, e.whenFalse];
+    // `c ? f(x) : []`: a literal side is an array when the other side (or the whole) is one.
+    const array =
+      this.arrayShapeOf(e) ??
+      (t.isArrayLiteralExpression(skipOuter(t, e.whenFalse)) ? this.arrayShapeOf(e.whenTrue) : undefined) ??
+      (t.isArrayLiteralExpression(skipOuter(t, e.whenTrue)) ? this.arrayShapeOf(e.whenFalse) : undefined);
+    const side = (x: ts.Expression): Value => {
+      const v = this.expr(x);
+      return array && v.shape.kind === 'tuple' ? this.coerce(x, v, array) : v;
+    };
     // In a derivative rule `c ? dx : dy` is a linear select of tangents (ad/customJvp.ts): always a select.
     if (this.role !== undefined || !sides.some((side) => containsCall(t, side))) {
-      const [a, b2] = sides.map((side) => this.expr(side));
+      const [a, b2] = sides.map(side);
       if (isScalarShape(a.shape) || isScalarShape(b2.shape) || this.role !== undefined) {
         this.sameScalars(e, a, b2);
         return this.op('select', [c, a, b2], hint, a.shape);
@@ -46,12 +60,24 @@ export abstract class ExpressionLowering extends LoweringState {
         [hint ?? 'cond'],
       )[0];
     }
-    const lowered = sides.map((side) => this.branch(() => this.expr(side)));
+    const lowered = sides.map((x) => this.branch(() => side(x)));
     const [a, b2] = lowered.map((l) => l.result);
     if (isScalarShape(a.shape) || isScalarShape(b2.shape)) this.sameScalars(e, a, b2);
     else this.conform(e.whenFalse, b2, a.shape, 'the second side of ?:');
     const blocks = lowered.map((l) => l.scope.b.finish(ret([l.result.name])));
     return this.cond(c, blocks, [a.shape], [hint ?? 'cond'])[0];
+  }
+
+  /** The shape TypeScript gives an expression when it is an array of numbers (not a tuple). */
+  private arrayShapeOf(e: ts.Expression): Shape | undefined {
+    const type = this.checker.getTypeAtLocation(e);
+    if (this.checker.isTupleType(type) || !(this.checker.isArrayType(type) || typedArrayName(this.t, type) !== undefined)) return undefined;
+    try {
+      const shape = shapeOfType(this.t, this.checker, type, e);
+      return shape.kind === 'array' && !isMatrix(shape) ? shape : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The value of a local now; reading a `let y;` before its first assignment is an error. */
