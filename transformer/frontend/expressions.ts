@@ -3,6 +3,7 @@
 import type * as ts from 'typescript';
 import { ret, tuple } from '../ir/syntax';
 import { fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
+import { callbackParamSymbol } from './callbackParams';
 import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, typedArrayName, irType, componentShapes, describeShape, isScalarShape, isMatrix, isNumberArray, isRecords, tensorRank } from './shapes';
 import { spreadLiteral } from './arrayOrder';
 import { AccessStep, RecordAccess, recordAccess, resolveAccess } from './recordAccess';
@@ -128,6 +129,11 @@ export abstract class ExpressionLowering extends LoweringState {
   /** The value of a callback written in place (`.map((x) => …)`): its expression, or its statements with a frame of their own. */
   protected callbackBody(fn: ts.ArrowFunction | ts.FunctionExpression, hint?: string): Value {
     const { t } = this;
+    // `({ x, y }) => …`: the pattern's names bound to the parts of the value bound for it (callbackParams.ts).
+    for (const p of fn.parameters) {
+      const whole = t.isIdentifier(p.name) ? undefined : this.env.get(callbackParamSymbol(t, this.checker, p));
+      if (whole) this.bindPattern(p.name, whole);
+    }
     const body = fn.body;
     if (!t.isBlock(body)) return this.expr(body, hint);
     const saved = { frame: this.frame, exitCtx: this.exitCtx };
