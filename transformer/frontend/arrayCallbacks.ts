@@ -5,6 +5,7 @@
 // (`xs.map(f)` with `f(x, scale)` gets the index as its scale).
 import type * as ts from 'typescript';
 import { fail } from './diagnostics';
+import { callbackParamSymbol } from './callbackParams';
 import { MATH_FUNCTIONS, primDef } from '../prims/registry';
 import { NUMBER, describeShape } from './shapes';
 import { REAL_ARRAY } from './arraySite';
@@ -33,13 +34,13 @@ export function callbackArg(arrays: ArrayLowering, e: ts.CallExpression, k: numb
     fail(1121, node, `the callback of ${what} takes (${names.join(', ')}), and reads ${n} of them here: the last one is not supported (read the array by its own name)`);
   if (t.isArrowFunction(a) || t.isFunctionExpression(a)) {
     const fn = a;
-    for (const p of fn.parameters) if (!t.isIdentifier(p.name) || p.dotDotDotToken || p.initializer) fail(1121, p, 'callback parameters must be plain names');
+    const symbols = fn.parameters.map((p) => callbackParamSymbol(t, checker, p));
     if (fn.parameters.length >= names.length) tooMany(fn.parameters[names.length - 1], fn.parameters.length);
     return {
       node: fn,
       arity: fn.parameters.length,
       apply: (bind, args, hint) => {
-        fn.parameters.forEach((p, i) => bind(checker.getSymbolAtLocation(p.name)!, args[i]));
+        symbols.forEach((sym, i) => bind(sym, args[i]));
         return arrays.site.callbackBody(fn, hint);
       },
     };

@@ -8,6 +8,7 @@ import { renameOperands, renameStmtOperands, rewriteBlock } from '../ir/traverse
 import { isConstruct } from '../constructs/registry';
 import { underTripGuard } from '../constructs/cond/tripGuard';
 import { fail } from './diagnostics';
+import { callbackParamSymbol } from './callbackParams';
 import { Shape, NUMBER, describeShape, irType } from './shapes';
 import type { Value } from './values';
 import { REAL_ARRAY_TYPE, elemShape, userName } from './arraySite';
@@ -214,9 +215,7 @@ export abstract class ArrayClosures extends ArrayBasics {
   }
 
   protected paramSymbol(p: ts.ParameterDeclaration): ts.Symbol {
-    const { t, checker } = this.site;
-    if (!t.isIdentifier(p.name) || p.dotDotDotToken || p.initializer) fail(1121, p, 'callback parameters must be plain names');
-    return checker.getSymbolAtLocation(p.name)!;
+    return callbackParamSymbol(this.site.t, this.site.checker, p);
   }
 }
 

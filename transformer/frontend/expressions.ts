@@ -3,17 +3,24 @@
 import type * as ts from 'typescript';
 import { ret, tuple } from '../ir/syntax';
 import { fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
-import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, irType, componentShapes, describeShape, isScalarShape, isMatrix, isNumberArray, isRecords, tensorRank } from './shapes';
+import { callbackParamSymbol } from './callbackParams';
+import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, typedArrayName, irType, componentShapes, describeShape, isScalarShape, isMatrix, isNumberArray, isRecords, tensorRank } from './shapes';
 import { spreadLiteral } from './arrayOrder';
 import { AccessStep, RecordAccess, recordAccess, resolveAccess } from './recordAccess';
 import { localFunctionOf } from './exits';
 import type { StateSource, Value } from './values';
+import type { OpenView } from './viewLowering';
 import { isFixed, moduleVariable } from './moduleState';
 import { thisField } from './methods';
 import { AlreadyReported, LoweringState } from './loweringState';
 import { BINARY_ARITH, BINARY_COMPARE, BINARY_LOGIC, MATH_CONSTANTS } from './operators';
 import { containsCall, runsInOrder } from './syntax';
 import { NUMBER_CONSTANTS, isGlobalNumber } from './numberBuiltins';
+
+const skipOuter = (t: typeof ts, e: ts.Expression): ts.Expression => {
+  while (t.isParenthesizedExpression(e) || t.isAsExpression(e)) e = e.expression;
+  return e;
+};
 
 export abstract class ExpressionLowering extends LoweringState {
   /**
@@ -30,9 +37,18 @@ export abstract class ExpressionLowering extends LoweringState {
     const { t } = this;
     const c = this.predicate(e.condition);
     const sides = [e.whenTrue, e.whenFalse];
+    // `c ? f(x) : []`: a literal side is an array when the other side (or the whole) is one.
+    const array =
+      this.arrayShapeOf(e) ??
+      (t.isArrayLiteralExpression(skipOuter(t, e.whenFalse)) ? this.arrayShapeOf(e.whenTrue) : undefined) ??
+      (t.isArrayLiteralExpression(skipOuter(t, e.whenTrue)) ? this.arrayShapeOf(e.whenFalse) : undefined);
+    const side = (x: ts.Expression): Value => {
+      const v = this.expr(x);
+      return array && v.shape.kind === 'tuple' ? this.coerce(x, v, array) : v;
+    };
     // In a derivative rule `c ? dx : dy` is a linear select of tangents (ad/customJvp.ts): always a select.
     if (this.role !== undefined || !sides.some((side) => containsCall(t, side))) {
-      const [a, b2] = sides.map((side) => this.expr(side));
+      const [a, b2] = sides.map(side);
       if (isScalarShape(a.shape) || isScalarShape(b2.shape) || this.role !== undefined) {
         this.sameScalars(e, a, b2);
         return this.op('select', [c, a, b2], hint, a.shape);
@@ -45,12 +61,24 @@ export abstract class ExpressionLowering extends LoweringState {
         [hint ?? 'cond'],
       )[0];
     }
-    const lowered = sides.map((side) => this.branch(() => this.expr(side)));
+    const lowered = sides.map((x) => this.branch(() => side(x)));
     const [a, b2] = lowered.map((l) => l.result);
     if (isScalarShape(a.shape) || isScalarShape(b2.shape)) this.sameScalars(e, a, b2);
     else this.conform(e.whenFalse, b2, a.shape, 'the second side of ?:');
     const blocks = lowered.map((l) => l.scope.b.finish(ret([l.result.name])));
     return this.cond(c, blocks, [a.shape], [hint ?? 'cond'])[0];
+  }
+
+  /** The shape TypeScript gives an expression when it is an array of numbers (not a tuple). */
+  private arrayShapeOf(e: ts.Expression): Shape | undefined {
+    const type = this.checker.getTypeAtLocation(e);
+    if (this.checker.isTupleType(type) || !(this.checker.isArrayType(type) || typedArrayName(this.t, type) !== undefined)) return undefined;
+    try {
+      const shape = shapeOfType(this.t, this.checker, type, e);
+      return shape.kind === 'array' && !isMatrix(shape) ? shape : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The value of a local now; reading a `let y;` before its first assignment is an error. */
@@ -101,6 +129,11 @@ export abstract class ExpressionLowering extends LoweringState {
   /** The value of a callback written in place (`.map((x) => …)`): its expression, or its statements with a frame of their own. */
   protected callbackBody(fn: ts.ArrowFunction | ts.FunctionExpression, hint?: string): Value {
     const { t } = this;
+    // `({ x, y }) => …`: the pattern's names bound to the parts of the value bound for it (callbackParams.ts).
+    for (const p of fn.parameters) {
+      const whole = t.isIdentifier(p.name) ? undefined : this.env.get(callbackParamSymbol(t, this.checker, p));
+      if (whole) this.bindPattern(p.name, whole);
+    }
     const body = fn.body;
     if (!t.isBlock(body)) return this.expr(body, hint);
     const saved = { frame: this.frame, exitCtx: this.exitCtx };
@@ -168,6 +201,9 @@ export abstract class ExpressionLowering extends LoweringState {
     }
     if (t.isBinaryExpression(e)) return this.binary(e, hint);
     if (t.isConditionalExpression(e)) return this.conditional(e, hint);
+    // `c[i]` of a view (viewLowering.ts): its base's number at the view's start + i.
+    const view = t.isElementAccessExpression(e) ? this.viewNamed(e.expression) : undefined;
+    if (view) return this.viewRead(view, e as ts.ElementAccessExpression, hint);
     if ((t.isPropertyAccessExpression(e) || t.isElementAccessExpression(e)) && !this.isGlobalMath(e.expression)) {
       const access = recordAccess(t, this.checker, e);
       if (access) return this.recordRead(access, e, hint);
@@ -243,8 +279,18 @@ export abstract class ExpressionLowering extends LoweringState {
     return v;
   }
 
+  /** `c[i]` of a view. */
+  private viewRead(view: OpenView, e: ts.ElementAccessExpression, hint?: string): Value {
+    const i = this.expr(e.argumentExpression, 'i');
+    if (i.shape.kind !== 'number') fail(1121, e.argumentExpression, `an array index must be a number, got ${describeShape(i.shape)}`);
+    return this.views.read(view, this.viewBase(view), i, hint, e);
+  }
+
   private identifier(e: ts.Identifier, hint?: string): Value {
     const { t } = this;
+    // A view used whole (an argument, a method's receiver): a copy of its numbers now.
+    const view = this.viewNamed(e);
+    if (view) return this.views.copy(view, this.viewBase(view), hint ?? e.text);
     // `{ lu }`: the name's symbol is the property's; its value is the variable's.
     const sym = t.isShorthandPropertyAssignment(e.parent) && e.parent.name === e ? this.checker.getShorthandAssignmentValueSymbol(e.parent) : this.checker.getSymbolAtLocation(e);
     if (sym && this.failed.has(sym)) return this.standIn(e);
@@ -423,6 +469,8 @@ export abstract class ExpressionLowering extends LoweringState {
       }
     }
     if (e.expression.kind === this.t.SyntaxKind.ThisKeyword) return this.stateValue(thisField(this.t, this.checker, this.decl, e), e);
+    const view = e.name.text === 'length' ? this.viewNamed(e.expression) : undefined;
+    if (view) return view.count;
     const v = this.expr(e.expression);
     if (e.name.text === 'length' && v.shape.kind === 'array') return this.arrays.length(v, hint ?? 'n');
     if (e.name.text === 'length' && v.shape.kind === 'tuple') return this.literal(v.shape.elems.length, hint ?? 'n');
@@ -468,6 +516,7 @@ export abstract class ExpressionLowering extends LoweringState {
     const k = e.operatorToken.kind;
     const op = this.binaryOperator(e);
     if (!op) fail(k >= K.FirstAssignment && k <= K.LastAssignment ? 1108 : 1102, e.operatorToken, `operator '${e.operatorToken.getText()}' is not supported here`);
+    if (op.kind === 'logic' && a.shape.kind === 'number' && this.role === undefined) return this.numberLogic(e, op.name, a, hint);
     if (op.kind === 'logic' && this.role === undefined && containsCall(this.t, e.right)) return this.shortCircuit(e, op.name, a, hint);
     const b = this.expr(e.right);
     if (op.kind === 'logic') {
@@ -498,6 +547,30 @@ export abstract class ExpressionLowering extends LoweringState {
     const constant = this.branch(() => this.b.lit(op === 'or'));
     const blocks = [right.scope.b.finish(ret([right.result.name])), constant.scope.b.finish(ret([constant.result]))];
     return this.cond(a, op === 'and' ? blocks : [blocks[1], blocks[0]], [BOOLEAN], [hint ?? op])[0];
+  }
+
+  /**
+   * `a || b`, `a && b` of numbers, as JavaScript means them: a is true unless it is 0 or NaN,
+   * `a || b` is `a` where a is true, else b, and `a && b` the other way round (`v[0] || 1`). The
+   * right side runs only where it is the value, as for `?:`: a cond when it calls a function,
+   * else a select.
+   */
+  private numberLogic(e: ts.BinaryExpression, op: string, a: Value, hint?: string): Value {
+    const b = this.b;
+    const truthy = { name: b.nl('truthy', { tag: 'prim', op: 'and', args: [b.test('ne', [a.name, b.lit(0, 'zero')]), b.test('eq', [a.name, a.name])] }, { tag: 'bool' }), shape: BOOLEAN };
+    const right = (): Value => {
+      const v = this.expr(e.right);
+      if (v.shape.kind !== 'number') fail(1105, e, `'${e.operatorToken.getText()}' of a number needs a number on its right too, got ${describeShape(v.shape)}`);
+      return v;
+    };
+    if (!containsCall(this.t, e.right)) {
+      const other = right();
+      return this.op('select', op === 'or' ? [truthy, a, other] : [truthy, other, a], hint, NUMBER);
+    }
+    const taken = this.branch(right);
+    const kept = this.branch(() => a);
+    const blocks = [taken.scope.b.finish(ret([taken.result.name])), kept.scope.b.finish(ret([kept.result.name]))];
+    return this.cond(truthy, op === 'or' ? [blocks[1], blocks[0]] : blocks, [NUMBER], [hint ?? op])[0];
   }
 
   /** stopGradient: the value, with every real leaf passed through stop_gradient. */

@@ -5,6 +5,7 @@ import type * as ts from 'typescript';
 import { REAL, arrayType, binder, construct, lambda, ret, tuple } from '../ir/syntax';
 import type { Binder, Block, Lambda } from '../ir/syntax';
 import { fail } from './diagnostics';
+import { callbackParamSymbol } from './callbackParams';
 import { Shape, NUMBER, BOOLEAN, irType, isMatrix, isRecords, recordColumns, flatShape, tensorRank } from './shapes';
 import { userName } from './arraySite';
 import type { Value } from './values';
@@ -117,7 +118,7 @@ export abstract class LoopLowering extends StatementLowering {
     }
     const cb = fn as ts.ArrowFunction | ts.FunctionExpression;
     if (cb.parameters.length > 2) fail(1121, cb.parameters[2], 'the callback of .forEach takes (value, index): the array argument is not supported (read the array by its own name)');
-    for (const p of cb.parameters) if (!t.isIdentifier(p.name) || p.dotDotDotToken || p.initializer) fail(1121, p, 'callback parameters must be plain names');
+    const [x, i] = cb.parameters.map((p) => callbackParamSymbol(t, this.checker, p));
     const visit = (n: ts.Node): void => {
       if (t.isReturnStatement(n)) fail(1121, n, 'a return in the callback of .forEach (which goes on with the next element) is not supported: write for (const x of xs) and continue');
       if (!t.isFunctionLike(n)) t.forEachChild(n, visit);
@@ -127,13 +128,16 @@ export abstract class LoopLowering extends StatementLowering {
     while (t.isParenthesizedExpression(body)) body = body.expression;
     const xs = this.arrays.arrayOf((e.expression as ts.PropertyAccessExpression).expression, 'xs');
     const n = this.arrays.length(xs);
-    const [x, i] = cb.parameters.map((p) => this.checker.getSymbolAtLocation(p.name)!);
     const carried = this.carriedBy([body]);
     const counter = binder(this.supply.fresh(i?.name ?? 'k'), REAL);
     const lowered = this.loopScope(carried, () => {
       const k = { name: counter.name, shape: NUMBER };
       if (x) this.env.set(x, this.arrays.read(xs, k, x.name, e.expression));
       if (i) this.env.set(i, k);
+      // `({ x, y }) => …`: the names of a pattern bound to the element's parts.
+      cb.parameters.forEach((p, q) => {
+        if (!t.isIdentifier(p.name)) this.bindPattern(p.name, this.env.get(q === 0 ? x : i)!);
+      });
       if (t.isBlock(body)) this.iteration(undefined, body.statements);
       else this.assignment(body as ts.Expression);
       return this.carriedNow(carried);

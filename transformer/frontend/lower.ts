@@ -11,7 +11,8 @@ import { FnDef, binder, ret } from '../ir/syntax';
 import { restoreLinearity } from '../ir/linearity';
 import { TsadDiagnosticError, fail, reportedByTypeScript } from './diagnostics';
 import { shapeOfType, irType, hasArray } from './shapes';
-import { checkArrayWrites } from './writes';
+import { checkArrayWrites, keepsNoReference } from './writes';
+import { checkViews } from './views';
 import { customRuleOf, ruleKind } from './markers';
 import { annotateTypes } from '../ir/check';
 import { reachable } from '../plan/closure';
@@ -207,6 +208,7 @@ class FunctionLowering extends ControlLowering {
     const sig = this.checker.getSignatureFromDeclaration(decl);
     const body = (decl as ts.FunctionLikeDeclaration).body;
     if (!body) fail(1107, decl, 'a differentiable function needs a body');
+    if (this.viewInfos.size > 0) checkViews(t, this.owner.checker, decl, this.viewInfos, this.renames, (call, k) => keepsNoReference(t, this.owner.checker, call, k));
     this.writtenArrays = checkArrayWrites(t, this.owner.checker, decl, body, this.renames);
     decl.parameters.forEach((p, i) => {
       if (!t.isIdentifier(p.name)) this.guard(p, () => this.bindPattern(p.name, own[i]));

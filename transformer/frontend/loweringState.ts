@@ -19,6 +19,10 @@ import type { Value, LoweredFunction } from './values';
 import { StateParams } from './moduleState';
 import { constAliases, renamingChecker } from './aliasing';
 import { typedArrayName } from './shapes';
+import { viewsOf } from './views';
+import type { ViewInfo } from './views';
+import { ViewLowering } from './viewLowering';
+import type { OpenView } from './viewLowering';
 
 /** TSAD1105's hint is about value types; a parameter's form has a fix of its own. */
 export const PLAIN_PARAMETER_HINT =
@@ -92,8 +96,16 @@ export abstract class LoweringState {
   /** The program's checker, reading each `const c = b` that is b as b (aliasing.ts). */
   protected readonly checker: ts.TypeChecker;
 
-  /** `const c = b` → b, for checkArrayWrites. */
+  /** `const c = b` → b, and each view → its base, for checkArrayWrites. */
   protected readonly renames: ReadonlyMap<ts.Symbol, ts.Symbol>;
+
+  /** The views lowered as their base at an offset (views.ts), by their own symbol. */
+  protected readonly viewInfos: ReadonlyMap<ts.Symbol, ViewInfo>;
+
+  /** The views declared so far: where each starts in its base, and its length. */
+  protected readonly openViews = new Map<ts.Symbol, OpenView>();
+
+  protected readonly views: ViewLowering;
 
   protected env = new Map<ts.Symbol, Value>();
 
@@ -157,13 +169,18 @@ export abstract class LoweringState {
     this.role = typeof nameOrRole === 'string' ? undefined : nameOrRole;
     this.t = owner.tsApi;
     const raw = owner.checker;
-    this.renames = constAliases(this.t, raw, decl.getSourceFile(), (type) => raw.isArrayType(type) || typedArrayName(this.t, type) !== undefined);
+    const aliases = constAliases(this.t, raw, decl.getSourceFile(), (type) => raw.isArrayType(type) || typedArrayName(this.t, type) !== undefined);
+    // A view is its base wherever a name is asked for (what a loop writes, what checkArrayWrites
+    // checks); its reads and writes are lowered at the base's offset (viewLowering.ts).
+    this.viewInfos = viewsOf(this.t, raw, decl.getSourceFile(), aliases);
+    this.renames = this.viewInfos.size === 0 ? aliases : new Map([...aliases, ...[...this.viewInfos].map(([sym, v]) => [sym, v.baseSym] as const)]);
     this.checker = renamingChecker(raw, this.renames);
     this.frame = { decl };
     this.supply.onFresh = (name) => {
       if (this.current) this.origins.set(name, this.current);
     };
     this.arrays = new ArrayLowering(this.arraySite());
+    this.views = new ViewLowering(this.arrays);
     this.state = new StateParams(this.t, this.checker, (base) => this.supply.fresh(base));
   }
 
@@ -299,6 +316,22 @@ export abstract class LoweringState {
     for (const v of this.env.values()) if (v.name === name) return v.shape;
     for (const parts of this.unpacked.values()) for (const v of parts) if (v.name === name) return v.shape;
     return undefined;
+  }
+
+  /** The view a name is, when it is one (`c` of `const c = b.subarray(k)`, views.ts), once declared. */
+  protected viewNamed(e: ts.Expression): OpenView | undefined {
+    if (this.openViews.size === 0) return undefined;
+    while (this.t.isParenthesizedExpression(e) || this.t.isNonNullExpression(e)) e = e.expression;
+    if (!this.t.isIdentifier(e)) return undefined;
+    const sym = this.owner.checker.getSymbolAtLocation(e);
+    return sym && this.openViews.get(sym);
+  }
+
+  /** The current value of a view's base (a failed one was reported already). */
+  protected viewBase(view: OpenView): Value {
+    const base = this.env.get(view.base);
+    if (!base || this.failed.has(view.base)) throw new AlreadyReported();
+    return base;
   }
 
   protected at<T>(node: ts.Node, f: () => T): T {

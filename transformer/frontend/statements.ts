@@ -12,6 +12,9 @@ import { writtenRecord } from './recordWrites';
 import { recordAccess, resolveAccess } from './recordAccess';
 import { declaresLocalFunction, localFunctionOf } from './exits';
 import type { Value } from './values';
+import type { ViewInfo } from './views';
+import type { OpenView } from './viewLowering';
+import { AlreadyReported } from './loweringState';
 import { operatorTables } from './operators';
 import { assignedValues } from './aliasing';
 import { CallLowering } from './calls';
@@ -94,6 +97,11 @@ export abstract class StatementLowering extends CallLowering {
     for (const d of list.declarations) {
       // `const h = (t: number) => …`: its calls are inlined where they are made.
       if (declaresLocalFunction(t, d, this.decl, this.checker)) continue;
+      const view = t.isIdentifier(d.name) ? this.viewInfos.get(this.owner.checker.getSymbolAtLocation(d.name)!) : undefined;
+      if (view?.decl === d) {
+        this.declareView(view);
+        continue;
+      }
       if (!d.initializer) {
         // `let y;` then `y = ...`: the first assignment gives y its value and shape.
         if (!t.isIdentifier(d.name)) fail(1101, d, 'a destructuring declaration needs an initializer');
@@ -115,6 +123,24 @@ export abstract class StatementLowering extends CallLowering {
         this.markFailed(d.name);
         throw e;
       }
+    }
+  }
+
+  /** `const c = m[j].subarray(k)` whose base is written: a view (views.ts, viewLowering.ts), no array of its own. */
+  private declareView(v: ViewInfo): void {
+    const sym = this.owner.checker.getSymbolAtLocation(v.decl.name)!;
+    try {
+      const base = this.env.get(v.baseSym);
+      if (this.failed.has(v.baseSym)) throw new AlreadyReported();
+      if (!base) fail(1123, v.decl, `'${v.decl.name.text}' is a view of '${v.base.text}', which is not a local array of this function: copy its elements instead, ${v.base.text}.slice(…)`);
+      const rows = v.rows.map((r) => this.expr(r, 'j'));
+      const positions = v.call.arguments.map((a) => this.expr(a, 'position'));
+      this.numbers(v.call, ...rows, ...positions);
+      const what = `'${v.decl.name.text}' (${v.call.getText().replace(/\s+/g, ' ')})`;
+      this.openViews.set(sym, this.views.open(v.baseSym, base, rows, positions[0], positions[1], what, v.decl));
+    } catch (e) {
+      this.failed.add(sym);
+      throw e;
     }
   }
 
@@ -307,6 +333,12 @@ export abstract class StatementLowering extends CallLowering {
     const inner = skipParentheses(t, target.expression);
     const indices = elementIndices(t, target);
     const base = indices.root;
+    const view = indices.at.length === 1 ? this.viewNamed(base) : undefined;
+    if (view) {
+      const i = this.expr(target.argumentExpression, 'i');
+      this.numbers(target, i, value);
+      return void this.env.set(view.base, this.views.write(view, this.viewBase(view), i, this.stored(view, value), target));
+    }
     if (!t.isIdentifier(base)) return fail(1122, target, 'only local arrays can be written into by index');
     const sym = this.checker.getSymbolAtLocation(base)!;
     const a = this.current$(sym, base);
@@ -333,6 +365,13 @@ export abstract class StatementLowering extends CallLowering {
     let access: ts.Expression = t.isBinaryExpression(e) ? e.left : (e as ts.PrefixUnaryExpression | ts.PostfixUnaryExpression).operand;
     while (t.isParenthesizedExpression(access)) access = access.expression;
     const target = access as ts.ElementAccessExpression;
+    const view = this.viewNamed(target.expression);
+    if (view) {
+      const i = this.expr(target.argumentExpression, 'i');
+      this.numbers(target, i);
+      const stored = this.writtenValue(e, `${id.text}_i`, 'an array element', () => this.views.read(view, this.viewBase(view), i, `${id.text}_i`, target));
+      return void this.env.set(view.base, this.views.write(view, this.viewBase(view), i, this.stored(view, stored), target));
+    }
     const a = this.current$(sym, id);
     if (isMatrix(a.shape)) return this.matrixAssignment(e, sym, id, a, target);
     if (a.shape.kind !== 'array') fail(1122, target, `only arrays can be written into by index, '${id.text}' is ${describeShape(a.shape)}`);
@@ -342,6 +381,12 @@ export abstract class StatementLowering extends CallLowering {
     // does for values in its range; no derivative flows through an index.
     if (a.shape.kind === 'array' && a.shape.constant) value = this.op('stop_gradient', [this.op('trunc', [value], `${id.text}_i`)], `${id.text}_i`);
     this.env.set(sym, this.arrays.update(a, i, value, target));
+  }
+
+  /** What a write through a view stores: into an Int32Array, the value truncated (a constant), as for the array itself. */
+  private stored(view: OpenView, v: Value): Value {
+    const base = this.viewBase(view);
+    return base.shape.kind === 'array' && base.shape.constant ? this.op('stop_gradient', [this.op('trunc', [v], 'stored')], 'stored') : v;
   }
 
   /**

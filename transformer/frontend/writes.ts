@@ -273,6 +273,16 @@ function checkOne(scope: Scope, sym: ts.Symbol, first: ts.Identifier): void {
   if (!decl.initializer || !ownedValue(scope, decl.initializer, new Set([sym]))) {
     let init = decl.initializer;
     while (init && (tsApi.isParenthesizedExpression(init) || tsApi.isAsExpression(init) || tsApi.isNonNullExpression(init))) init = init.expression;
+    // A view whose array is not one local name (views.ts lowers those): a write through it
+    // would change that array in JavaScript, and tsad cannot say which array that is.
+    if (init && tsApi.isCallExpression(init) && tsApi.isPropertyAccessExpression(init.expression) && init.expression.name.text === 'subarray') {
+      const viewed = sourceText(init.expression.expression);
+      fail(
+        1123,
+        first,
+        `'${name}' is a view of ${viewed} (it shares its numbers in JavaScript), and tsad cannot tell at build time which array that is, so the write ${sourceText(first.parent.parent ?? first.parent)} cannot be made into it: declare the view as const c = b.subarray(…) of a local array b, or copy: ${name} = ${viewed}.slice(…)`,
+      );
+    }
     // Which array a conditional picks is known only at run time: a write through it would
     // change one of the two in JavaScript, and value semantics cannot say which.
     if (init && tsApi.isConditionalExpression(init)) {
@@ -352,7 +362,7 @@ function checkUse(scope: Scope, id: ts.Identifier, sym: ts.Symbol, name: string)
         `the loop writes into '${name}', which JavaScript's for…of over ${name}.${parent.name.text}() would see in its later steps; loop with a counter, for (let i = 0; i < ${name}.length; i++)`,
       );
     }
-    if (parent.name.text === 'subarray') {
+    if (parent.name.text === 'subarray' && !viewInitializer(scope, parent, sym)) {
       fail(1123, parent, `'${name}' is written into, and ${name}.subarray(…) is a view that sees every write into '${name}' in JavaScript; take a copy of the elements instead: ${name}.slice(…)`);
     }
     // m.map((r) => r) would be a matrix of m's own rows, m.slice() an outer copy.
@@ -377,6 +387,8 @@ function checkUse(scope: Scope, id: ts.Identifier, sym: ts.Symbol, name: string)
     return;
   }
   if (tsApi.isReturnStatement(parent)) return;
+  // `[...b]`, `Math.max(...b)`: b's numbers, one by one (a matrix's spread would share its rows).
+  if (tsApi.isSpreadElement(parent) && !isMatrixType(tsApi, checker, checker.getTypeAtLocation(id))) return;
   if (sharesNoName(scope, node, id, sym)) return;
   if ((tsApi.isArrayLiteralExpression(parent) || tsApi.isShorthandPropertyAssignment(parent) || tsApi.isPropertyAssignment(parent)) && returnedLiteral(tsApi, parent)) return;
   // `out.concat(head)` of numbers copies head's numbers into a new array: no second name.
@@ -429,13 +441,45 @@ function checkPartUse(scope: Scope, parent: ts.ElementAccessExpression, name: st
   const whole =
     !(tsApi.isElementAccessExpression(use.parent) && use.parent.expression === use) &&
     !(tsApi.isPropertyAccessExpression(use.parent) && use.parent.expression === use && use.parent.name.text === 'length');
-  if (isRow && whole && !rowSwap(tsApi, checker, parent) && !newRow(tsApi, checker, use)) {
+  const view = tsApi.isPropertyAccessExpression(use.parent) && use.parent.name.text === 'subarray' && viewInitializer(scope, use.parent, scope.symbolOf(baseName(tsApi, parent)));
+  if (isRow && whole && !view && !rowSwap(tsApi, checker, parent) && !newRow(tsApi, checker, use)) {
     fail(
       1123,
       parent,
       `'${name}' is written into, and its row ${parent.getText()} used as a whole would be a second name for that row in JavaScript; read its elements (${name}[i][j]) or copy the row (${parent.getText()}.slice())`,
     );
   }
+}
+
+/** The array an access `m[i][j]` reads from: its name. */
+function baseName(tsApi: typeof ts, access: ts.ElementAccessExpression): ts.Node {
+  let e: ts.Expression = access;
+  while (tsApi.isElementAccessExpression(e) || tsApi.isParenthesizedExpression(e) || tsApi.isNonNullExpression(e)) e = e.expression;
+  return e;
+}
+
+/**
+ * `const c = b.subarray(k)`, `const c = m[j].subarray(k)` where c is lowered as its base at an
+ * offset (views.ts, through `renames`): a view, not a second array.
+ */
+function viewInitializer(scope: Scope, method: ts.PropertyAccessExpression, sym: ts.Symbol | undefined): boolean {
+  const { tsApi, checker, renames } = scope;
+  let call: ts.Node = method.parent;
+  if (!tsApi.isCallExpression(call) || call.expression !== method) return false;
+  while (tsApi.isParenthesizedExpression(call.parent) || tsApi.isNonNullExpression(call.parent) || tsApi.isAsExpression(call.parent)) call = call.parent;
+  const decl = call.parent;
+  if (!sym || !tsApi.isVariableDeclaration(decl) || decl.initializer !== call) return false;
+  const target = checker.getSymbolAtLocation(decl.name);
+  return !!target && renames.get(target) === sym;
+}
+
+/** Can a call be given an array without keeping a reference to it (a second name that sees later writes)? */
+export function keepsNoReference(tsApi: typeof ts, checker: ts.TypeChecker, call: ts.CallExpression, k: number): boolean {
+  if (ARRAY_HELPERS.has(tsadExportName(call.expression, checker) ?? '')) return true;
+  const shared = sharedBy(tsApi, checker, call);
+  if (shared !== undefined) return !shared.has(k);
+  const type = checker.getTypeAtLocation(call);
+  return !(checker.isArrayType(type) || checker.isTupleType(type) || typedArrayName(tsApi, type) !== undefined || (type.flags & tsApi.TypeFlags.Object) !== 0);
 }
 
 /**
