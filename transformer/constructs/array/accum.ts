@@ -33,6 +33,7 @@ import { printType } from '../../ir/printType';
 import type { ConstructExpr, ConstructRule, InterpOps, Sides } from '../types';
 import { barName, dotName } from '../../ir/names';
 import { assign, emitOwnedDense, readOrZero } from './emit';
+import { nonLinearOnly } from '../shared/nonLinear';
 
 const REAL_ARRAY = arrayType(REAL);
 
@@ -151,13 +152,7 @@ export const share: ConstructRule = {
     ops.b.bind([], dots, dup(xDot));
     return dots.map((d) => d.name);
   },
-  unzip: () => {
-    throw new InternalError('share is non-linear: U and T never hand it to its rule');
-  },
-  transpose: () => {
-    throw new InternalError('share is non-linear: U and T never hand it to its rule');
-  },
-  pruneResults: () => undefined,
+  ...nonLinearOnly('share'),
   emitTs: (ops, e, into) => {
     const f = ops.factory;
     const x = ops.ref(e.nl[0]);

@@ -22,17 +22,18 @@
 //    formulation of the Futhark rules, exact for zeros, min/max, and non-commutative operators.
 // E: the pairs become 2k accumulators, (a, ȧ) side by side, as the op `sscan`/`sreduce` whose
 //    arrays of reals may be shorter than n (sparse tangents), as `smap` is to `map`.
-import { typeEquals, binder, blockE, construct, ret, lambda, letS, arrayType, InternalError, IrError, REAL } from '../../ir/syntax';
+import { typeEquals, binder, blockE, construct, ret, lambda, letS, arrayType, IrError, REAL } from '../../ir/syntax';
 import type { Binder, Expr, Lambda, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, EraseOps, Sides, TypeRun } from '../types';
-import { loopLikeJvp } from '../loop/jvp';
-import { residualSources } from '../loop/unzip';
+import { loopLikeJvp } from '../shared/loopLikeJvp';
+import { residualArrays } from '../shared/residuals';
 import { flattenResiduals } from './flatResiduals';
 import { recognise, specialJvp } from './reduceSpecial';
 import { allocate, assign, forCount, readOrZero } from './emit';
 import type * as ts from 'typescript';
+import { neverTransposed } from '../shared/nonLinear';
 
 export type FoldKind = 'scan' | 'reduce';
 
@@ -127,22 +128,12 @@ function unzip(kind: FoldKind, sparse: boolean): ConstructRule['unzip'] {
     // A residual that is an element is not stored again: the linear recurrence reads the array
     // itself (a strict one: an smap's array may be a sparse tangent, shorter than n).
     const elements = sparse ? [] : e.bodies[0].nlParams.slice(k).map((p, j) => ({ param: p.name, operand: e.nl[1 + k + j] }));
-    const { sources, stacked } = residualSources(h, undefined, elements);
-    const arrays = stacked.map((t) => binder(b.fresh('res'), arrayType(t)));
-    const r = h.primal.body.result;
-    if (r.tag !== 'ret') throw new InternalError(`${e.op}: unzipBody must return a ret`);
-    const m = results.nl.length;
-    const kept = r.nl.slice(m).filter((_, j) => sources[j].kind === 'stacked');
-    const primal = lambda(h.primal.nlParams, [], { stmts: h.primal.body.stmts, result: ret([...r.nl.slice(0, m), ...kept]) });
+    const { sources, arrays, primal } = residualArrays(b, e, h, results.nl.length, undefined, elements);
     b.bind([...results.nl, ...arrays], [], construct(e.op, e.nl, [], [primal]));
     const operands = [e.nl[0], ...sources.map((s) => (s.kind === 'stacked' ? arrays[s.slot].name : s.kind === 'invariant' ? s.operand : e.nl[0]))];
     return construct(kind === 'scan' ? 'lscan' : 'lfold', operands, e.lin, [h.tangent]);
   };
 }
-
-const nonLinear = (op: string) => (): never => {
-  throw new InternalError(`${op} is never linear: T does not reach it`);
-};
 
 /**
  * E of a fold-like construct with k accumulators: the accumulators and their tangents side by
@@ -251,7 +242,7 @@ export function foldRule(name: string, kind: FoldKind, sparse: boolean): Constru
     impl: impl(kind, sparse),
     jvp,
     unzip: unzip(kind, sparse),
-    transpose: nonLinear(name),
+    transpose: neverTransposed(name),
     pruneResults: () => undefined,
     repeats: true,
     erase: erase(sparseOp),

@@ -7,7 +7,7 @@
 // J: gather(a, idx) ↦ lgather(len a, idx ; ȧ) (linear in a; the indices get no tangent).
 // T: gather ↔ scatter-add, from ⟨lgather(ȧ), ḡ⟩ = Σ_j ȧ[idx_j] ḡ_j = ⟨ȧ, lscatteradd(ḡ)⟩.
 // The length n travels with the linear forms so that the scatter-add knows the cotangent's size.
-import { binder, construct, letS, arrayType, tangentType, InternalError, IrError, REAL } from '../../ir/syntax';
+import { binder, construct, letS, arrayType, tangentType, IrError, REAL } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
@@ -17,16 +17,13 @@ import { allocate, assign, forCount, readOrZero } from './emit';
 import { count } from './fold';
 import { constant, elementAt, indexAt, notIndex, setAt, throwRange } from './indices';
 import { linearOp } from './linearOp';
+import { nonLinearOnly } from '../shared/nonLinear';
 
 const REAL_ARRAY = arrayType(REAL);
 
 export function expectIndexArray(ops: CheckOps, op: string, t: Type): void {
   if (t.tag !== 'array' || t.elem.tag !== 'real') ops.error(`the index array of ${op} must be an array<real> of integers, got ${printType(t)}`);
 }
-
-const nonLinear = (op: string) => (): never => {
-  throw new InternalError(`${op} is non-linear: U and T never hand it to its rule`);
-};
 
 export const gather: ConstructRule = {
   name: 'gather',
@@ -64,9 +61,7 @@ export const gather: ConstructRule = {
     ops.b.bind([], [g], construct('lgather', [n.name, idx], [aDot], []));
     return [g.name];
   },
-  unzip: nonLinear('gather'),
-  transpose: nonLinear('gather'),
-  pruneResults: () => undefined,
+  ...nonLinearOnly('gather'),
   //   g = new Float64Array(idx.length);
   //   for (let j = 0; j < idx.length; j++) { const b = idx[j]; if (!(…b is an index of a…)) throw new RangeError(…); g[j] = a[b]; }
   emitTs: (ops, e, into) => {

@@ -20,14 +20,14 @@
 //    (v̄_i = h̄[idx_i], d̄ = h̄), histogram(*) is exact with zeros (no division), and min/max send
 //    the cotangent to the one value the bin kept (the destination wins ties: it is the
 //    accumulator, which min/max's JVP prefers; then the lowest index).
-import { typeEquals, binder, construct, letS, arrayType, lambda, ret, InternalError, IrError, REAL } from '../../ir/syntax';
+import { typeEquals, binder, construct, letS, arrayType, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Lambda, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, Sides, TypeRun } from '../types';
 import { barName } from '../../ir/names';
-import { loopLikeJvp } from '../loop/jvp';
-import { residualSources } from '../loop/unzip';
+import { loopLikeJvp } from '../shared/loopLikeJvp';
+import { residualArrays } from '../shared/residuals';
 import { flattenResiduals } from './flatResiduals';
 import { allocate, assign, forCount, readOrZero } from './emit';
 import { at, count, declare, eraseInPairs } from './fold';
@@ -35,6 +35,7 @@ import { binAt, constant, elementAt, notIndex, setAt, throwRange } from './indic
 import { expectIndexArray } from './gather';
 import { erasedHistogramJvp } from './histogramJvp';
 import type * as ts from 'typescript';
+import { neverTransposed } from '../shared/nonLinear';
 
 /** k: the destinations come first, then idx, then k value arrays. */
 const histograms = (e: ConstructExpr): number => (e.nl.length - 1) / 2;
@@ -141,13 +142,7 @@ function unzip(sparse: boolean): ConstructRule['unzip'] {
     if (results.lin.length > k) throw new IrError(`${e.op}: the tangents of per-element outputs are not supported yet (a second derivative through reduceByIndex)`);
     const h = flattenResiduals(b, ops.unzipBody(e.bodies[0]), results.nl.length);
     const elements = sparse ? [] : e.bodies[0].nlParams.slice(k).map((p, j) => ({ param: p.name, operand: e.nl[k + 1 + j] }));
-    const { sources, stacked } = residualSources(h, undefined, elements);
-    const arrays = stacked.map((t) => binder(b.fresh('res'), arrayType(t)));
-    const r = h.primal.body.result;
-    if (r.tag !== 'ret') throw new InternalError(`${e.op}: unzipBody must return a ret`);
-    const m = results.nl.length;
-    const kept = r.nl.slice(m).filter((_, j) => sources[j].kind === 'stacked');
-    const primal = lambda(h.primal.nlParams, [], { stmts: h.primal.body.stmts, result: ret([...r.nl.slice(0, m), ...kept]) });
+    const { sources, arrays, primal } = residualArrays(b, e, h, results.nl.length, undefined, elements);
     const len = binder(b.fresh('m'), REAL);
     b.stmt(letS([len], [], construct('len', [e.nl[0]], [], [])));
     b.bind([...results.nl, ...arrays], [], construct(e.op, e.nl, [], [primal]));
@@ -228,9 +223,7 @@ function histRule(name: string, sparse: boolean): ConstructRule {
     impl: impl(sparse),
     jvp,
     unzip: unzip(sparse),
-    transpose: () => {
-      throw new InternalError(`${name} is never linear: T does not reach it`);
-    },
+    transpose: neverTransposed(name),
     pruneResults: () => undefined,
     repeats: true,
     erase: (ops, e) => {

@@ -43,8 +43,8 @@ import type { CheckOps, ConstructExpr, ConstructRule, Sides, TransposeOps, TypeR
 import type { Tangent } from '../../prims/types';
 import { barName } from '../../ir/names';
 import { allocate, assign, forCount, readOrZero } from './emit';
-import { residualSources } from '../loop/unzip';
-import { loopLikeJvp } from '../loop/jvp';
+import { residualArrays } from '../shared/residuals';
+import { loopLikeJvp } from '../shared/loopLikeJvp';
 import type * as ts from 'typescript';
 
 /** Whether the body declares the index parameter. */
@@ -178,13 +178,7 @@ const unzip: ConstructRule['unzip'] = (ops, e, results) => {
   // its own index, and the invariant operand itself (JAX's intensive residuals, as for loops).
   const params = operandParams(e).nl;
   const invariants = params.flatMap((p, k) => (classify(ops.typeOf(e.nl[k + 1]), paramType(p)) === 'invariant' ? [{ param: p.name, operand: e.nl[k + 1] }] : []));
-  const { sources, stacked } = residualSources(h, hasIndex(e) ? body.nlParams[0].name : undefined, invariants);
-  const arrays = stacked.map((t) => binder(b.fresh('res'), arrayType(t)));
-  const r = h.primal.body.result;
-  if (r.tag !== 'ret') throw new InternalError('map: unzipBody must return a ret');
-  const k = results.nl.length;
-  const kept = r.nl.slice(k).filter((_, j) => sources[j].kind === 'stacked');
-  const primal = lambda(h.primal.nlParams, [], { stmts: h.primal.body.stmts, result: ret([...r.nl.slice(0, k), ...kept]) });
+  const { sources, arrays, primal } = residualArrays(b, e, h, results.nl.length, hasIndex(e) ? body.nlParams[0].name : undefined, invariants);
   b.bind([...results.nl, ...arrays], [], construct(e.op, e.nl, [], [primal]));
   const residuals = h.tangent.nlParams;
   const counter = residuals.filter((_, j) => sources[j].kind === 'counter');

@@ -21,12 +21,15 @@
 // (accum.ts), so a transposed loop of writes zeroes one element per iteration, not a copy.
 import { binder, construct, tangentType, InternalError, IrError, arrayType, REAL } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
+import type { Builder } from '../../ir/build';
+import type { Tangent } from '../../prims/types';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, Sides } from '../types';
 import { barName, dotName } from '../../ir/names';
 import { ownedDense, witnessLength } from './accum';
 import { assign, emitOwnedDense } from './emit';
+import { nonLinearOnly } from '../shared/nonLinear';
 import type * as ts from 'typescript';
 
 const REAL_ARRAY = arrayType(REAL);
@@ -58,27 +61,38 @@ function updateType(name: string) {
   };
 }
 
-/** J of update and write: lupdate(i, a ; ȧ, v̇), a zero tangent materialised where the other is not. */
+/**
+ * Binds `name` (fresh) to lupdate(i, w ; ȧ, v̇), a zero tangent materialised where the other is
+ * not: J of update, append and lupdate, and T of ltake.
+ */
+function bindLupdate(b: Builder, name: string, type: Type, [i, w]: readonly [string, string], aDot: Tangent, vDot: Tangent): string {
+  const r = binder(b.fresh(name), type);
+  b.bind([], [r], construct('lupdate', [i, w], [aDot ?? b.zero(REAL_ARRAY), vDot ?? b.zero(REAL)], []));
+  return r.name;
+}
+
+/** J of update and write: lupdate(i, a ; ȧ, v̇). */
 const updateJvp: ConstructRule['jvp'] = (ops, e, results) => {
   const [a, i, v] = e.nl;
   ops.b.bind([...results], [], e);
   const aDot = ops.tangentOf(a);
   const vDot = ops.tangentOf(v);
   if (aDot === null && vDot === null) return [null];
-  const rDot = binder(ops.b.fresh(dotName(results[0].name)), tangentType(REAL_ARRAY));
-  ops.b.bind([], [rDot], construct('lupdate', [i, a], [aDot ?? ops.b.zero(REAL_ARRAY), vDot ?? ops.b.zero(REAL)], []));
-  return [rDot.name];
+  return [bindLupdate(ops.b, dotName(results[0].name), tangentType(REAL_ARRAY), [i, a], aDot, vDot)];
 };
 
-const nonLinear = (op: string) => () => {
-  throw new InternalError(`${op} is non-linear: U and T never hand it to its rule`);
+/** What the non-linear records here share: one result, a newly allocated array (or the buffer it took over); U and T never meet them. */
+const freshArray = (name: string) => ({ name, arity: () => ({ nl: 1, lin: 0 }), ...nonLinearOnly(name), fresh: true }) as const;
+
+/** J of a form only the backend sees (opt/inplace.ts puts it in after differentiation). */
+const backendOnly = (why: string) => (): never => {
+  throw new InternalError(why);
 };
 
 const elementAt = (ops: EmitTsOps, a: ts.Expression, i: string) => ops.factory.createElementAccessExpression(a, ops.ref(i));
 
 export const update: ConstructRule = {
-  name: 'update',
-  arity: () => ({ nl: 1, lin: 0 }),
+  ...freshArray('update'),
   typeRule: updateType('update'),
   impl: (ops, _e, v) => {
     const [a, i, x] = v.nl as [Value[], Value, Value];
@@ -89,10 +103,6 @@ export const update: ConstructRule = {
     return { nl: [copy], lin: [] };
   },
   jvp: updateJvp,
-  unzip: nonLinear('update'),
-  transpose: nonLinear('update'),
-  pruneResults: () => undefined,
-  fresh: true,
   overwrites: () => [0],
   keepsLength: () => [0],
   inPlace: { operand: 0, op: 'write' },
@@ -107,8 +117,7 @@ export const update: ConstructRule = {
 
 /** update where opt/inplace.ts proved the array unique and dead after it: only ever emitted, never differentiated. */
 export const write: ConstructRule = {
-  name: 'write',
-  arity: () => ({ nl: 1, lin: 0 }),
+  ...freshArray('write'),
   typeRule: updateType('write'),
   impl: (ops, _e, v) => {
     const [a, i, x] = v.nl as [Value[], Value, Value];
@@ -117,13 +126,7 @@ export const write: ConstructRule = {
     a[i as number] = x;
     return { nl: [a], lin: [] };
   },
-  jvp: () => {
-    throw new InternalError('write is the in-place form of update that only the backend sees (opt/inplace.ts); differentiate the program before marking writes');
-  },
-  unzip: nonLinear('write'),
-  transpose: nonLinear('write'),
-  pruneResults: () => undefined,
-  fresh: true,
+  jvp: backendOnly('write is the in-place form of update that only the backend sees (opt/inplace.ts); differentiate the program before marking writes'),
   overwrites: () => [0],
   keepsLength: () => [0],
   // r = a; r[i] = v
@@ -183,9 +186,7 @@ export const lupdate: ConstructRule = {
     const aDot = ops.tangentOf(a);
     const xDot = ops.tangentOf(x);
     if (aDot === null && xDot === null) return [null];
-    const rDot = binder(ops.b.fresh(dotName(results[0].name)), tangentType(REAL_ARRAY));
-    ops.b.bind([], [rDot], construct('lupdate', [i, w], [aDot ?? ops.b.zero(REAL_ARRAY), xDot ?? ops.b.zero(REAL)], []));
-    return [rDot.name];
+    return [bindLupdate(ops.b, dotName(results[0].name), tangentType(REAL_ARRAY), [i, w], aDot, xDot)];
   },
   unzip: (_ops, e) => e,
   transpose: (ops, e, [ct]) => {
@@ -242,9 +243,7 @@ export const ltake: ConstructRule = {
   unzip: (_ops, e) => e,
   transpose: (ops, e, [aCt, xCt]) => {
     if (aCt === null && xCt === null) return [null];
-    const cBar = binder(ops.b.fresh(barName(e.lin[0])), REAL_ARRAY);
-    ops.b.bind([], [cBar], construct('lupdate', e.nl, [aCt ?? ops.b.zero(REAL_ARRAY), xCt ?? ops.b.zero(REAL)], []));
-    return [cBar.name];
+    return [bindLupdate(ops.b, barName(e.lin[0]), REAL_ARRAY, [e.nl[0], e.nl[1]], aCt, xCt)];
   },
   pruneResults: () => undefined,
   updatesInPlace: true,
@@ -275,8 +274,7 @@ export const ltake: ConstructRule = {
  * sees it.
  */
 export const clone: ConstructRule = {
-  name: 'clone',
-  arity: () => ({ nl: 1, lin: 0 }),
+  ...freshArray('clone'),
   typeRule: (ops, e, t) => {
     if (!shape(ops, e, t, 'clone', 1, 0)) return { nl: [REAL_ARRAY], lin: [] };
     if (t.nl[0].tag !== 'array') ops.error(`clone copies an array, got ${printType(t.nl[0])}`);
@@ -287,13 +285,7 @@ export const clone: ConstructRule = {
     ops.charge(a.length);
     return { nl: [a.slice()], lin: [] };
   },
-  jvp: () => {
-    throw new InternalError('clone is put in by the backend (opt/inplace.ts) after differentiation');
-  },
-  unzip: nonLinear('clone'),
-  transpose: nonLinear('clone'),
-  pruneResults: () => undefined,
-  fresh: true,
+  jvp: backendOnly('clone is put in by the backend (opt/inplace.ts) after differentiation'),
   emitTs: (ops, e, into) => [assign(ops, into[0], ops.factory.createCallExpression(ops.factory.createPropertyAccessExpression(ops.ref(e.nl[0]), 'slice'), undefined, []))],
 };
 
@@ -321,9 +313,7 @@ export const appendJvp: ConstructRule['jvp'] = (ops, e, results) => {
   const n = ops.b.nl('n', construct('len', [a], [], []), REAL);
   const n1 = ops.b.prim('add', [n, ops.b.lit(1, 'one')], 'n1');
   ops.b.bind([...results], [], e);
-  const rDot = binder(ops.b.fresh(dotName(results[0].name)), tangentType(REAL_ARRAY));
-  ops.b.bind([], [rDot], construct('lupdate', [n, n1], [aDot ?? ops.b.zero(REAL_ARRAY), vDot ?? ops.b.zero(REAL)], []));
-  return [rDot.name];
+  return [bindLupdate(ops.b, dotName(results[0].name), tangentType(REAL_ARRAY), [n, n1], aDot, vDot)];
 };
 
 function appendType(name: string) {
@@ -337,8 +327,7 @@ function appendType(name: string) {
 }
 
 export const append: ConstructRule = {
-  name: 'append',
-  arity: () => ({ nl: 1, lin: 0 }),
+  ...freshArray('append'),
   typeRule: appendType('append'),
   impl: (ops, _e, v) => {
     const [a, x] = v.nl as [Value[], Value];
@@ -346,10 +335,6 @@ export const append: ConstructRule = {
     return { nl: [[...a, x]], lin: [] };
   },
   jvp: appendJvp,
-  unzip: nonLinear('append'),
-  transpose: nonLinear('append'),
-  pruneResults: () => undefined,
-  fresh: true,
   overwrites: () => [0],
   inPlace: { operand: 0, op: 'appendw' },
   // r = new Float64Array(a.length + 1); r.set(a); r[a.length] = v
@@ -367,8 +352,7 @@ export const append: ConstructRule = {
 };
 
 export const appendw: ConstructRule = {
-  name: 'appendw',
-  arity: () => ({ nl: 1, lin: 0 }),
+  ...freshArray('appendw'),
   typeRule: appendType('appendw'),
   impl: (ops, _e, v) => {
     const [a, x] = v.nl as [Value[], Value];
@@ -376,13 +360,7 @@ export const appendw: ConstructRule = {
     a.push(x);
     return { nl: [a], lin: [] };
   },
-  jvp: () => {
-    throw new InternalError('appendw is the in-place form of append that only the backend sees (opt/inplace.ts)');
-  },
-  unzip: nonLinear('appendw'),
-  transpose: nonLinear('appendw'),
-  pruneResults: () => undefined,
-  fresh: true,
+  jvp: backendOnly('appendw is the in-place form of append that only the backend sees (opt/inplace.ts)'),
   overwrites: () => [0],
   // const n = a.length;
   // if (a.byteOffset + 8 * (n + 1) <= a.buffer.byteLength) r = new Float64Array(a.buffer, a.byteOffset, n + 1);

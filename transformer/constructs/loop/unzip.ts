@@ -24,52 +24,7 @@ import type { Builder } from '../../ir/build';
 import { emptyStack } from '../placeholder';
 import { packDeepResiduals } from './pack';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../types';
-
-/**
- * Where the linear loop gets each residual of a loop body from. A stacked residual is element
- * `field` of each iteration's record of `stride` values on stack `slot` (stride 1: a stack of its
- * own).
- */
-export type ResidualSource =
-  | { readonly kind: 'counter' }
-  | { readonly kind: 'invariant'; readonly operand: string }
-  | { readonly kind: 'stacked'; readonly slot: number; readonly field: number; readonly stride: number };
-
-/**
- * Sorts the residuals: the counter, invariant parameters (given with their operands), the rest
- * stacked. With `records`, the numbers share one stack, each iteration pushing its record of them
- * (a loop body storing twenty numbers per iteration then keeps one stack, not twenty: an inner loop
- * run once per outer iteration allocates one, and the outer loop keeps one stack of them). Only
- * nested loops use records: a record's fields cannot be pruned one by one (a residual only the
- * cotangent of a parameter outside `wrt` reads stays on the tape), which an outer loop, run once,
- * would pay for and not gain from.
- */
-export function residualSources(
-  h: UnzippedBody,
-  counter: string | undefined,
-  invariants: readonly { param: string; operand: string }[],
-  records = false,
-): { sources: ResidualSource[]; stacked: Type[]; strides: number[] } {
-  const stacked: Type[] = [];
-  const strides: number[] = [];
-  const kept = h.tangent.nlParams.map((r) => r.name !== counter && !invariants.some((u) => u.param === r.name));
-  const numbers = records ? h.residuals.filter((t, j) => kept[j] && t.tag === 'real').length : 0;
-  if (numbers >= 2) {
-    stacked.push(h.residuals[kept.findIndex((k, j) => k && h.residuals[j].tag === 'real')]);
-    strides.push(numbers);
-  }
-  let field = 0;
-  const sources = h.tangent.nlParams.map((r, j): ResidualSource => {
-    if (r.name === counter) return { kind: 'counter' };
-    const inv = invariants.find((u) => u.param === r.name);
-    if (inv) return { kind: 'invariant', operand: inv.operand };
-    if (numbers >= 2 && h.residuals[j].tag === 'real') return { kind: 'stacked', slot: 0, field: field++, stride: numbers };
-    stacked.push(h.residuals[j]);
-    strides.push(1);
-    return { kind: 'stacked', slot: stacked.length - 1, field: 0, stride: 1 };
-  });
-  return { sources, stacked, strides };
-}
+import { type ResidualSource, residualSources } from '../shared/residuals';
 
 /** Empty stacks for the stacked residuals, bound in `b`; with a capacity (the trip count), each holds that many records. */
 export function emptyStacks(b: Builder, stacked: readonly Type[], capacity?: string, strides?: readonly number[]): string[] {

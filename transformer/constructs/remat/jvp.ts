@@ -8,7 +8,7 @@
 import type { Binder } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
-import { loopLikeJvp } from '../loop/jvp';
+import { loopLikeJvp } from '../shared/loopLikeJvp';
 
 export function rematJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[]): readonly Tangent[] {
   return loopLikeJvp(ops, e, results, e.nl, (o) => [o.jvpBody(e.bodies[0]), e.bodies[0]]);

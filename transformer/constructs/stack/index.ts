@@ -26,12 +26,9 @@ import { printType } from '../../ir/printType';
 import type { ConstructRule } from '../types';
 import { atJvp, pushJvp, constantJvp } from './jvp';
 import { assign, emptyRealStack, isRealStack, reserve, slabStack, stackElement, stackSize } from './emit';
+import { nonLinearOnly } from '../shared/nonLinear';
 
 export { lpush, lat } from './linear';
-
-const nonLinear = (op: string) => () => {
-  throw new InternalError(`${op} is non-linear: U and T never hand it to its rule`);
-};
 
 function rule(
   name: string,
@@ -55,10 +52,8 @@ function rule(
     },
     impl: (_ops, _e, v) => ({ nl: [impl(v.nl)], lin: [] }),
     jvp,
-    unzip: nonLinear(name),
-    transpose: nonLinear(name),
-    // One result: unused, the whole statement goes.
-    pruneResults: () => undefined,
+    // One result: unused, the whole statement goes (pruneResults says nothing).
+    ...nonLinearOnly(name),
     emitTs: emit,
   };
 }

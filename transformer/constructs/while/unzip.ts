@@ -27,7 +27,8 @@
 import { REAL, binder, construct, letS, lit, prim, stackType } from '../../ir/syntax';
 import type { Binder, Expr } from '../../ir/syntax';
 import type { ConstructExpr, Sides, UnzipOps } from '../types';
-import { emptyStacks, invariantLengths, readingBody, residualSources, stackingBody } from '../loop/unzip';
+import { emptyStacks, invariantLengths, readingBody, stackingBody } from '../loop/unzip';
+import { residualSources } from '../shared/residuals';
 import { CONDITION, STEP } from './operands';
 
 export function whileUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder>): Expr {
