@@ -1,9 +1,11 @@
-// Long programs (issue 7, item 5): a straight-line def of 100 000 lets, blocks nested 20 000
-// deep and call chains thousands long go through the parser, checker, interpreter, printer and
-// every driver without overflowing the stack, with numbers checked against plain JavaScript
-// dual numbers. The 100 000-let and nested programs are differentiated with `recheck: false`,
-// as builds do: the other suites re-check every pass, and at this size it would only repeat
-// their work.
+// Long programs (issue 7, item 5): a straight-line def of many lets, blocks nested deep and call
+// chains thousands long go through the parser, checker, interpreter, printer and every driver
+// without overflowing the stack, with numbers checked against plain JavaScript dual numbers. The
+// straight line and the nested blocks run on a thread with a small stack (smallStack.ts), sized as
+// a multiple of the deepest recursion that stack holds: the same overflow a recursing walk would
+// meet at 100 000 lets on the main thread, at a tenth of the work. They are differentiated with
+// `recheck: false`, as builds do: the other suites re-check every pass, and at this size it would
+// only repeat their work.
 import { parseProgram } from '../../transformer/ir/parse';
 import { checkProgram, signatureOf, signatureText } from '../../transformer/ir/check';
 import { evalFn } from '../../transformer/ir/interp';
@@ -11,36 +13,37 @@ import { printProgram } from '../../transformer/ir/print';
 import { printType } from '../../transformer/ir/printType';
 import { jvpOf, gradOf } from '../../transformer/ad/drivers';
 import { findDef } from '../../transformer/ir/program';
-import { straightLine, nestedBlocks, nestedConds, nestedLoops, callChain, LongProgram } from '../gen/long';
+import { nestedConds, nestedLoops, callChain } from '../gen/long';
+import type { LongRun } from './longOnSmallStack';
+import { inSmallStack } from './smallStack';
 import { conforms } from '../../transformer/ir/conforms';
 import { NESTING_FOLLOWED, deepestNesting, followingNesting } from '../../transformer/ir/nesting';
 import { tupleType, IrError, REAL, Type } from '../../transformer/ir/syntax';
 
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-12 * (1 + Math.abs(b));
 
-function endToEnd(g: LongProgram, x: number): void {
-  const ref = g.reference(x);
-  const p = parseProgram(g.text, 'long.lina');
-  checkProgram(p);
-  expect(close(evalFn(p, g.fn, [x]).nl[0] as number, ref.value)).toBe(true);
-  const text = printProgram(p);
-  expect(printProgram(parseProgram(text))).toBe(text);
-
-  const j = jvpOf(p, g.fn, { recheck: false });
-  expect(close(evalFn(j.program, j.jvp, [x], [1]).lin[0] as number, ref.derivative)).toBe(true);
-  const r = gradOf(p, g.fn, { simplify: true, recheck: false });
-  expect(close(evalFn(r.program, r.grad, [x]).nl[0] as number, ref.derivative)).toBe(true);
-  expect(printProgram(r.program).length).toBeGreaterThan(text.length);
+function endToEnd(r: LongRun): void {
+  expect({ value: close(r.value, r.reference.value), jvp: close(r.jvp, r.reference.derivative), grad: close(r.grad, r.reference.derivative) }).toEqual({ value: true, jvp: true, grad: true });
+  expect(r.reprintSame).toBe(true);
+  expect(r.gradLonger).toBe(true);
+  // The size is what makes the test: a walk recursing per statement or level overflows on it.
+  expect(r.recursionOverflows).toBe(true);
 }
 
-test('a straight-line def with 100 000 lets', () => {
-  const g = straightLine(33333);
-  expect(g.text.split('\n').filter((l) => l.trimStart().startsWith('let')).length).toBeGreaterThanOrEqual(100000);
-  endToEnd(g, 0.3);
-}, 600_000);
+// On the main thread a one-frame recursion goes about 11 000 deep: 100 000 lets were nine times
+// that, 20 000 levels about twice. The small stack keeps those ratios.
+test('a straight-line def nine times longer than the deepest recursion of its stack', async () => {
+  const r = await inSmallStack<LongRun>('test/ir/longOnSmallStack.ts', { kind: 'straight', times: 9, x: 0.3 });
+  expect(r.deepest).toBeGreaterThan(500);
+  expect(r.size).toBeGreaterThanOrEqual(9 * r.deepest);
+  endToEnd(r);
+}, 300_000);
 
-test('blocks nested 20 000 deep', () => {
-  endToEnd(nestedBlocks(20000), 0.8);
+test('blocks nested twice as deep as the deepest recursion of their stack', async () => {
+  const r = await inSmallStack<LongRun>('test/ir/longOnSmallStack.ts', { kind: 'nested', times: 2, x: 0.8 });
+  expect(r.deepest).toBeGreaterThan(500);
+  expect(r.size).toBe(2 * r.deepest);
+  endToEnd(r);
 }, 300_000);
 
 test('calls 3 000 deep in the interpreter', () => {
