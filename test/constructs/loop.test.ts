@@ -169,10 +169,10 @@ describe('derivatives', () => {
     const text = printProgram(lz.program);
     // pow's body needs u (an invariant) and c: only c is stacked.
     expect(findDef(lz.program, lz.fwd).nlResults[1]).toMatchObject({ elems: [{ tag: 'real' }, { tag: 'real' }, { tag: 'stack' }] });
-    expect(text.match(/= push\(/g)).toHaveLength(1);
+    expect(text.match(/= put\(/g)).toHaveLength(1);
     const s = linearizeOf(program(), 'sines');
     // sines' tangent needs i (the counter, recomputed) and cos(i·u) (stacked).
-    expect(printProgram(s.program).match(/= push\(/g)).toHaveLength(1);
+    expect(printProgram(s.program).match(/= put\(/g)).toHaveLength(1);
   });
 
   test('fwd + lin work is linear in the trip count, and equals the JVP work', () => {
@@ -215,7 +215,7 @@ describe('emitted TypeScript agrees with the interpreter', () => {
     // Residuals of reals go on unboxed stacks, sized by the trip count and cut from the
     // function's slab (constructs/stack/emit.ts).
     expect(code).toContain('const cap = Math.max(0, Math.ceil(n));');
-    expect(code).toMatch(/\{ a: \$slab\.chunk, b: \$slab\.top, c: \$slab\.top \+ cap, n: 0 \}/);
+    expect(code).toMatch(/\{ a: \$slab\.chunk, b: \$slab\.top, c: \$slab\.top \+ cap, n: cap \}/);
     expect(code).toContain('const $slab = { chunk: new Float64Array(0), top: 0 };');
     const calls: [string, Value[], Value[]][] = [];
     for (const [fn, x] of POINTS) {

@@ -118,12 +118,13 @@ describe('the linear stack operations', () => {
 });
 
 describe('J through the stacks', () => {
-  test('J of f.fwd carries a tangent stack beside the residual stack (size, push, lpush)', () => {
+  test('J of f.fwd carries a tangent stack beside the residual stack (put, lpush at the counter)', () => {
     const { program: g } = gradOf(loops(), 'sq');
     const { program, jvp } = jvpOf(g, 'sq.fwd');
     const text = printProgram({ defs: [program.defs.find((d) => d.name === jvp)!] });
     // (J of the body runs twice: once presuming the new stack inactive, constructs/loop/inactive.ts; names shift.)
-    expect(text).toMatch(/let (k\w*) = size\(st_1\) \[\]\s+let st_2 = push\(st_1, c\) \[\]\s+let \(; st_2_dot\w*\) = lpush\(\1 ; st_1_dot\w*, /);
+    // A counted loop puts iteration i's residual at i (constructs/stack/put.ts): its tangent goes to i too, no size asked.
+    expect(text).toMatch(/let st_2 = put\(st_1, c, (\w+)\) \[\]\s+let \(; st_2_dot\w*\) = lpush\(\1 ; st_1_dot\w*, /);
   });
 
   test('a stack of constants has no tangent: the loop that fills it carries none, and nothing reads one (in the interpreter and the emitted code)', () => {

@@ -37,7 +37,8 @@ export function emptyStacks(b: Builder, stacked: readonly Type[], capacity?: str
 /**
  * The non-linear body: body_N's statements, then a push of each stacked residual; it takes
  * `extra` parameters after body_N's and the stacks, and returns its carried results, `extraResults`
- * (computed by `extraStmts`) and the stacks.
+ * (computed by `extraStmts`) and the stacks. With `counter` (a counted loop's, whose stacks have
+ * room for its trip count), iteration i puts its record at position i (stack/put.ts) instead.
  */
 export function stackingBody(
   b: Builder,
@@ -46,6 +47,7 @@ export function stackingBody(
   sources: readonly ResidualSource[],
   stacked: readonly Type[],
   extra: { params: readonly Binder[]; stmts: readonly Stmt[]; results: readonly string[] } = { params: [], stmts: [], results: [] },
+  counter?: string,
 ): Lambda {
   const r = h.primal.body.result;
   if (r.tag !== 'ret') throw new InternalError('loop: unzipBody must return a ret');
@@ -55,7 +57,14 @@ export function stackingBody(
   sources.forEach((s, j) => {
     if (s.kind !== 'stacked') return;
     const next = binder(b.fresh('st'), params[s.slot].type);
-    pushes.push(letS([next], [], construct('push', [pushed[s.slot], r.nl[carried + j]], [], [])));
+    const x = r.nl[carried + j];
+    if (counter === undefined) pushes.push(letS([next], [], construct('push', [pushed[s.slot], x], [], [])));
+    else if (s.stride === 1) pushes.push(letS([next], [], construct('put', [pushed[s.slot], x, counter], [], [])));
+    else {
+      const [stride, field] = [b.fresh('stride'), b.fresh('field')].map((n) => binder(n, REAL));
+      pushes.push(letS([stride], [], lit(s.stride)), letS([field], [], lit(s.field)));
+      pushes.push(letS([next], [], construct('put', [pushed[s.slot], x, counter, stride.name, field.name], [], [])));
+    }
     pushed[s.slot] = next.name;
   });
   const stmts = [...h.primal.body.stmts, ...extra.stmts, ...pushes];
@@ -141,7 +150,7 @@ export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
   // A counted loop pushes one record per iteration: its trip count sizes the stacks.
   const st0 = emptyStacks(b, stacked, e.nl[0], strides);
   const stFinal = stacked.map((t) => binder(b.fresh('st'), stackType(t)));
-  b.bind([...results.nl, ...stFinal], [], construct(e.op, [...e.nl, ...st0], [], [stackingBody(b, h, k, sources, stacked)]));
+  b.bind([...results.nl, ...stFinal], [], construct(e.op, [...e.nl, ...st0], [], [stackingBody(b, h, k, sources, stacked, undefined, h.primal.nlParams[0].name)]));
   const lin = readingBody(b, h, sources, stFinal);
   return construct(e.op, [e.nl[0], ...lin.operands], e.lin, [lin.body]);
 }

@@ -25,13 +25,8 @@ const INITIAL_CAPACITY = 16;
 
 /** `{ a: new Float64Array(16), n: 0 }`: a stack of reals whose pushes are not counted ahead (a while loop's); see slabStack for a counted loop's. */
 /** `{ a, b, c, n }` as an object literal. */
-function stackLiteral(f: ts.NodeFactory, a: ts.Expression, b: ts.Expression, c: ts.Expression): ts.Expression {
-  return f.createObjectLiteralExpression([
-    f.createPropertyAssignment('a', a),
-    f.createPropertyAssignment('b', b),
-    f.createPropertyAssignment('c', c),
-    f.createPropertyAssignment('n', f.createNumericLiteral(0)),
-  ]);
+function stackLiteral(f: ts.NodeFactory, a: ts.Expression, b: ts.Expression, c: ts.Expression, n: ts.Expression = f.createNumericLiteral(0)): ts.Expression {
+  return f.createObjectLiteralExpression([f.createPropertyAssignment('a', a), f.createPropertyAssignment('b', b), f.createPropertyAssignment('c', c), f.createPropertyAssignment('n', n)]);
 }
 
 /**
@@ -83,13 +78,14 @@ export function reserve(ops: EmitTsOps, s: ts.Expression, need: ts.Expression): 
  *
  *   const cap = Math.max(0, Math.ceil(n));
  *   if ($slab.top + cap > $slab.chunk.length) { $slab.chunk = new Float64Array(Math.max(2 * $slab.chunk.length, cap)); $slab.top = 0; }
- *   s = { a: $slab.chunk, b: $slab.top, c: $slab.top + cap, n: 0 };
+ *   s = { a: $slab.chunk, b: $slab.top, c: $slab.top + cap, n: cap };
  *   $slab.top += cap;
  *
  * An inner loop run once per outer iteration then costs a small object, not a backing store
  * (half the time of llsq's gradient went to allocating them) nor a typed-array view (a sixth of
  * gmm's). A push past the capacity grows the stack into a buffer of its own (reserve), so
- * regions never overlap.
+ * regions never overlap. The stack counts as full from the start: the loop fills it by `put`
+ * (put.ts), record i in iteration i, and a size is only read after the loop (a tape handed out).
  */
 export function slabStack(ops: EmitTsOps, into: string, capacity: ts.Expression): ts.Statement[] {
   const f = ops.factory;
@@ -117,7 +113,7 @@ export function slabStack(ops: EmitTsOps, into: string, capacity: ts.Expression)
     true,
   );
   const room = f.createIfStatement(f.createGreaterThan(f.createAdd(top, cap), f.createPropertyAccessExpression(chunk, 'length')), fresh);
-  const stack = stackLiteral(f, chunk, top, f.createAdd(top, cap));
+  const stack = stackLiteral(f, chunk, top, f.createAdd(top, cap), cap);
   const bump = f.createExpressionStatement(f.createBinaryExpression(top, ops.ts.SyntaxKind.PlusEqualsToken, cap));
   return [declare, room, assign(ops, into, stack), bump];
 }

@@ -5,6 +5,7 @@
 //   let s = stack(x, n) []      the same, expecting about n pushes (a counted loop's trip count:
 //                               the emitted stack of reals is allocated once at that size)
 //   let s' = push(s, x) []      s with x on top
+//   let s' = put(s, x, i) []    s with x as its i-th value, in room stack(x, n) reserved (put.ts)
 //   let x = at(s, i) []         the i-th value pushed (from 0)
 //   let k = size(s) []          how many values s holds
 //
@@ -25,10 +26,12 @@ import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { ConstructRule } from '../types';
 import { atJvp, pushJvp, constantJvp } from './jvp';
+import { capacity } from './put';
 import { assign, emptyRealStack, isRealStack, reserve, slabStack, stackElement, stackSize } from './emit';
 import { nonLinearOnly } from '../shared/nonLinear';
 
 export { lpush, lat } from './linear';
+export { put } from './put';
 
 function rule(
   name: string,
@@ -71,7 +74,7 @@ export const stack = rule(
     const t = ops.resultTypes[0];
     const reals = t ? t.tag === 'stack' && t.elem.tag === 'real' : isRealStack(ops, into[0]);
     const [, n, stride] = e.nl;
-    if (reals && n !== undefined) return slabStack(ops, into[0], stride === undefined ? ops.ref(n) : ops.factory.createMultiply(ops.ref(n), ops.ref(stride)));
+    if (reals && n !== undefined) return slabStack(ops, into[0], capacity(ops, n, stride));
     return [assign(ops, into[0], reals ? emptyRealStack(ops) : ops.factory.createArrayLiteralExpression([]))];
   },
   constantJvp,

@@ -1,0 +1,91 @@
+// `put`: a push into room reserved ahead, for a counted loop's residual stacks (loop/unzip.ts).
+//
+//   let s' = put(s, x, i) []                  s with x as its i-th value
+//   let s' = put(s, x, i, stride, field) []   x as field `field` of record i (element i·stride + field)
+//
+// A counted loop creates its stacks with room for its trip count, `stack(x, n[, stride])`, and its
+// iteration i fills record i: the position is the loop's counter, known without asking the stack.
+// So the emitted code writes `s.a[s.b + i] = x` and nothing else, where push checks the room and
+// bumps the stack's size on every call: the bounds check and the record's field update leave the
+// innermost loop. The capacity is ⌈n⌉·stride, which covers every counter 0 ≤ i < n. Only `at`
+// reads such a stack (size is J's question before a push: put needs none, its tangent goes to
+// position i by `lpush`).
+//
+//   J(let s' = put(s, x, i…) []) = let s' = put(s, x, i…) []
+//                                  let (; ṡ') = lpush(i·stride + field ; ṡ, ẋ) []
+//
+// Costs nothing in the work model, like push.
+import type * as ts from 'typescript';
+import { InternalError, REAL, binder, construct, stackType, tangentType, typeEquals } from '../../ir/syntax';
+import type { Binder } from '../../ir/syntax';
+import type { Value } from '../../ir/value';
+import { printType } from '../../ir/printType';
+import type { Tangent } from '../../prims/types';
+import type { ConstructExpr, ConstructRule, EmitTsOps, JvpOps } from '../types';
+import { dotName } from '../../ir/names';
+import { assign, isRealStack, stackElement } from './emit';
+import { constantJvp } from './jvp';
+
+const nonLinear = () => {
+  throw new InternalError('put is non-linear: U and T never hand it to its rule');
+};
+
+/** The room `stack(x, n[, stride])` reserves, before slabStack rounds it up: n, or ⌈n⌉·stride (⌈n·stride⌉ can miss the last record's fields when n is fractional). */
+export function capacity(ops: EmitTsOps, n: string, stride: string | undefined): ts.Expression {
+  const f = ops.factory;
+  if (stride === undefined) return ops.ref(n);
+  return f.createMultiply(f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'ceil'), undefined, [ops.ref(n)]), ops.ref(stride));
+}
+
+function putJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[]): readonly Tangent[] {
+  const [s, x, r, stride, field] = e.nl;
+  const sDot = ops.tangentOf(s);
+  const xDot = ops.tangentOf(x);
+  if (sDot === null && xDot === null) return constantJvp(ops, e, results);
+  ops.b.bind([...results], [], e);
+  const k = stride === undefined ? r : ops.b.prim('add', [ops.b.prim('mul', [r, stride], 'base'), field], 'at');
+  const y = results[0];
+  if (!y.type) throw new InternalError(`jvp: untyped result ${y.name} of put (annotate types first)`);
+  const yDot = binder(ops.b.fresh(dotName(y.name)), tangentType(y.type));
+  const orZero = (v: string, t: Tangent) => t ?? ops.b.zero(tangentType(ops.typeOf(v)), 'zero');
+  ops.b.bind([], [yDot], construct('lpush', [k], [orZero(s, sDot), orZero(x, xDot)], []));
+  return [yDot.name];
+}
+
+export const put: ConstructRule = {
+  name: 'put',
+  arity: () => ({ nl: 1, lin: 0 }),
+  typeRule: (ops, e, t) => {
+    if (e.bodies.length !== 0) ops.error('put takes no bodies');
+    if ((t.nl.length !== 3 && t.nl.length !== 5) || t.lin.length !== 0) {
+      ops.error(`put takes 3 or 5 non-linear operands, got ${t.nl.length} and ${t.lin.length} linear`);
+      return { nl: [stackType(REAL)], lin: [] };
+    }
+    const [s, x, ...indices] = t.nl;
+    for (const i of indices) if (i.tag !== 'real') ops.error(`the position of put must be real, got ${printType(i)}`);
+    if (s.tag !== 'stack') ops.error(`put needs a stack, got ${printType(s)}`);
+    else if (!typeEquals(s.elem, x)) ops.error(`put of a ${printType(x)} into a ${printType(s)}`);
+    return { nl: [s.tag === 'stack' ? s : stackType(x)], lin: [] };
+  },
+  impl: (_ops, _e, v) => {
+    const [s, x, r, stride, field] = v.nl;
+    const st = s as Value[];
+    const i = stride === undefined ? r : (r as number) * (stride as number) + (field as number);
+    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i > st.length)
+      throw new InternalError(`put: position ${String(i)} is not the next of a stack of ${st.length} (records fill in order)`);
+    // In place, as push: the stack is used once after it.
+    st[i] = x;
+    return { nl: [s], lin: [] };
+  },
+  jvp: putJvp,
+  unzip: nonLinear,
+  transpose: nonLinear,
+  pruneResults: () => undefined,
+  emitTs: (ops, e, into) => {
+    const f = ops.factory;
+    const [s, x, r, stride, field] = e.nl;
+    const i = stride === undefined ? ops.ref(r) : f.createAdd(f.createMultiply(ops.ref(r), ops.ref(stride)), ops.ref(field));
+    const slot = isRealStack(ops, s) ? stackElement(f, ops.ref(s), i) : f.createElementAccessExpression(ops.ref(s), i);
+    return [f.createExpressionStatement(f.createAssignment(slot, ops.ref(x))), assign(ops, into[0], ops.ref(s))];
+  },
+};
