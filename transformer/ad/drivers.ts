@@ -1,12 +1,13 @@
 // The user-level transformations, each a composition of the generic passes:
 //   jvp = J          linearize = U ∘ J          vjp = T ∘ U ∘ J
 //   grad = E(T(f.lin)) seeded with 1, after f.fwd       hvp = E ∘ J ∘ grad   (forward over reverse)
-// Every intermediate program is re-annotated (which type-checks the defs a pass added). With
-// `recheck` the whole program is also re-checked after every pass, with the Linear B
-// restrictions enforced on the unzipped and transposed halves: tests turn it on; builds leave
-// it off. Whatever the options, a function is proved Linear B before it is transposed.
+// The passes type the binders they build; after each, only a def that still has an untyped
+// binder goes through the checker to get its types (`typeUntyped`). With `recheck` the whole
+// program is re-checked after every pass, with the Linear B restrictions enforced on the
+// unzipped and transposed halves: tests turn it on; builds leave it off. Whatever the options, a
+// function is proved Linear B before it is transposed.
 import { followingNesting } from '../ir/nesting';
-import { annotateTypes, checkProgram } from '../ir/check';
+import { annotateTypes, checkProgram, typeUntyped } from '../ir/check';
 import { Builder, NameSupply } from '../ir/build';
 import { FnDef, IrError, Program, RoleKind, binder, call, construct, ret, REAL, tangentType, tuple, Type } from '../ir/syntax';
 import { printType } from '../ir/printType';
@@ -73,9 +74,9 @@ function rechecking(o: DriverOptions): boolean {
   return o.check !== false && o.recheck === true;
 }
 
-/** Annotates, optionally simplifies the new defs, and (with `recheck`) checks a pass's output. */
+/** Types what is untyped, optionally simplifies the new defs, and (with `recheck`) checks a pass's output. */
 function settle(p: Program, o: DriverOptions, fresh: readonly string[] = []): Program {
-  let q = annotateTypes(p);
+  let q = typeUntyped(p);
   // The simplifier keeps its typed input's binder types (restoreLinearity types the copies it
   // adds), so its output is annotated again only when it is also being re-checked.
   if (o.simplify && fresh.length > 0) {
@@ -166,7 +167,7 @@ function prepare(p: Program, fn: string, o: DriverOptions): Program {
     q = runPasses(q, plain, [{ name: 'inline', run: (x) => inlineProgram(x, [fn], { keep: (g) => custom.has(jvpName(g)) }) }]);
   }
   // After inlining, so what a callee computes from a loop's invariants leaves the loop too.
-  q = runPasses(q, plain, [{ name: 'licm', run: (x) => annotateTypes(hoistInvariants(x)) }]);
+  q = runPasses(q, plain, [{ name: 'licm', run: (x) => typeUntyped(hoistInvariants(x)) }]);
   const c = o.checkpoint;
   if (c !== undefined && c !== 'store') q = runPasses(q, plain, [{ name: 'checkpoint', run: (x) => checkpointProgram(x, [fn], c) }]);
   return q;
@@ -197,7 +198,7 @@ function jvpStep(p: Program, fn: string, o: DriverOptions & { readonly inline?: 
 /** Inlines every call of `def` and simplifies it: one straight-line function. */
 const Fuse = (def: string): Pass => ({
   name: 'fuse',
-  run: (p) => simplifyProgram(annotateTypes(inlineProgram(p, [def])), [def]),
+  run: (p) => simplifyProgram(typeUntyped(inlineProgram(p, [def])), [def]),
 });
 
 export function fuse(p: Program, def: string, o: DriverOptions = {}): Program {

@@ -154,7 +154,10 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
       // unmasked ones and the masks to its result.
       const masks = t.tag === 'real' ? sharedMasks(ctx, rhs.args) : undefined;
       const tangents = rhs.args.map((n) => (masks ? (tangent.get(n) ?? null) : tangentOf(ctx, n)));
+      const mark = b.length;
       const yDot = tangents.every((x) => x === null) ? null : def.jvp({ b, args: rhs.args, argTypes, tangents, y });
+      // A scalar rule's linear values are all reals: typed here, not by a checker after the pass.
+      if (t.tag === 'real' && argTypes.every((a) => a.tag === 'real')) b.typeLinearSince(mark, REAL);
       setTangent(ctx, y, yDot, t, masks);
       return;
     }
@@ -162,7 +165,7 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
       const callee = ctx.defs.get(rhs.fn);
       if (!callee) throw new InternalError(`jvp: unknown callee ${rhs.fn}`);
       const dots = rhs.nl.map((n) => materialize(ctx, tangentOf(ctx, n), typeOf(ctx, n)));
-      const outDots = binders.map((x) => binder(b.fresh(dotName(x.name))));
+      const outDots = binders.map((x, i) => binder(b.fresh(dotName(x.name)), tangentType(callee.nlResults[i])));
       b.bind([...binders], outDots, call(jvpName(rhs.fn), rhs.nl, dots));
       binders.forEach((x, i) => {
         ctx.types.set(x.name, callee.nlResults[i]);
@@ -186,7 +189,7 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
     case 'block': {
       // A nested block: J it as a block returning primals and (materialised) tangents.
       const inner = jvpBlock(ctx, rhs.block, false);
-      const outDots = binders.map((x) => binder(b.fresh(dotName(x.name))));
+      const outDots = binders.map((x, i) => binder(b.fresh(dotName(x.name)), tangentType(inner.types[i])));
       b.bind([...binders], outDots, inner.expr);
       binders.forEach((x, i) => {
         ctx.types.set(x.name, inner.types[i]);

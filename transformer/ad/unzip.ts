@@ -303,7 +303,8 @@ class Unzipper {
     nlParams.forEach(note);
     ctx.forEach((s) => (s.tag === 'let' ? s.nl : s.names).forEach(note));
     const residuals = order.filter((n) => needed.has(n)).map((n) => binder(n, types.get(n)));
-    const outs = Array.from({ length: nlResults }, () => binder(this.names.fresh('y')));
+    // Typed where the results are variables of the context (a ret): the drivers then need no checker for them.
+    const outs = Array.from({ length: nlResults }, (_, i) => binder(this.names.fresh('y'), nl.tag === 'ret' ? known.get(nl.nl[i]) : undefined));
     const context = [
       ...forwardContext(
         ctx,

@@ -106,6 +106,23 @@ export class Builder {
     this.stmts.push({ tag: 'unpack', linear, names, tuple });
   }
 
+  /** How many statements are recorded: a mark for `typeLinearSince`. */
+  get length(): number {
+    return this.stmts.length;
+  }
+
+  /**
+   * Gives `type` to the untyped linear binders of the statements recorded since `mark`: for code
+   * whose linear values all have one type (a scalar primitive's JVP rule), so that no checker
+   * has to infer them afterwards.
+   */
+  typeLinearSince(mark: number, type: Type): void {
+    for (let i = mark; i < this.stmts.length; i++) {
+      const s = this.stmts[i];
+      if (s.tag === 'let' && s.lin.some((x) => x.type === undefined)) this.stmts[i] = { ...s, lin: s.lin.map((x) => (x.type === undefined ? binder(x.name, type) : x)) };
+    }
+  }
+
   get isEmpty(): boolean {
     return this.stmts.length === 0;
   }

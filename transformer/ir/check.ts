@@ -12,7 +12,8 @@ import { Binder, Block, Expr, ExprOf, FnDef, InternalError, IrError, Lambda, Pro
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import { printType } from './printType';
 import { ScopeStack } from './scopeStack';
-import { calleesOf } from './traverse';
+import { calleesOfDef } from './program';
+import { visitDef } from './traverse';
 import { CONSTRUCTS, isConstruct } from '../constructs/registry';
 import type { BodyToType, CheckOps, ConstructExpr, Sides, TypeRun } from '../constructs/types';
 import { namedTypeId } from './typeIds';
@@ -21,6 +22,11 @@ import { SourcePos, posOf, posText, samePos } from './positions';
 export interface CheckOptions {
   /** Functions that must also satisfy the two Linear B restrictions. */
   readonly linearB?: readonly string[];
+  /**
+   * Take a def whose binders all carry types as it is, unchecked (`typeUntyped`): the passes
+   * type what they build, and TSAD_RECHECK's re-check and the Linear B proof still check it.
+   */
+  readonly typedAsIs?: boolean;
 }
 
 interface Signature {
@@ -545,9 +551,16 @@ function run(p: Program, opts: CheckOptions): { errors: string[]; program: Progr
   for (const d of p.defs) {
     if (sigs.has(d.name)) errors.push(`${d.name} is defined twice`);
     const lb = linearB.has(d.name);
+    if (opts.typedAsIs && !lb && fullyTyped(d)) {
+      defs.push(d);
+      sigs.set(d.name, signatureOf(d));
+      continue;
+    }
     // A def object already verified against the same callee signatures needs no second look:
     // the drivers re-check whole programs after each pass, and most defs are unchanged.
-    const calleeKey = [...calleesOf(d.body)].map((c) => `${c}:${sigs.has(c) ? signatureText(sigs.get(c)!) : '?'}`).join('|');
+    const calleeKey = calleesOfDef(d)
+      .map((c) => `${c}:${sigs.has(c) ? signatureText(sigs.get(c)!) : '?'}`)
+      .join('|');
     const known = verified.get(d);
     if (known && (known.linearB || !lb) && known.calleeKey === calleeKey) {
       defs.push(known.result);
@@ -589,6 +602,32 @@ export function typeErrors(p: Program, opts: CheckOptions = {}): string[] {
 export function checkProgram(p: Program, opts: CheckOptions = {}): void {
   const errors = typeErrors(p, opts);
   if (errors.length > 0) throw new IrError(errors.join('\n'));
+}
+
+const typedDefs = new WeakMap<FnDef, boolean>();
+
+/** Does every binder of the def, parameters included, carry its type? */
+function fullyTyped(d: FnDef): boolean {
+  let known = typedDefs.get(d);
+  if (known === undefined) {
+    let typed = true;
+    visitDef(d, {
+      bind: (b) => {
+        if (b.type === undefined) typed = false;
+      },
+    });
+    typedDefs.set(d, (known = typed));
+  }
+  return known;
+}
+
+/**
+ * The program with every binder's type filled in, for the output of passes that type what they
+ * build: a def already fully typed is taken as it is (nothing checks it here: the re-check under
+ * TSAD_RECHECK=1 and the Linear B proof before transposition do), the others are annotated.
+ */
+export function typeUntyped(p: Program): Program {
+  return annotateTypes(p, { typedAsIs: true });
 }
 
 /** A copy of a well-typed program with every binder's type filled in. */

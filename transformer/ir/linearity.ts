@@ -50,6 +50,12 @@ export function restoreLinearity(d: FnDef): FnDef {
     leave: (_l, bound) => scopes.popMany(bound.length),
   });
 
+  // Most defs need nothing (the passes that build them keep the discipline where they can, and
+  // the simplifier's output mostly does): they are returned as they are, not rebuilt.
+  let needed = false;
+  for (const s of slots.values()) if (s.uses === 0 || (s.linear && s.uses > 1)) needed = true;
+  if (!needed) return d;
+
   // Pass 2: rebuild with dups/drops after each binding and uses renamed to their copies.
   const rename = (n: string): string => {
     const s = scopes.find(n);

@@ -1,8 +1,20 @@
 // Whole-program helpers shared by the passes: lookup by name and call-graph order.
-import { FnDef, IrError, Program } from './syntax';
+import { Block, FnDef, IrError, Program } from './syntax';
 import { calleesOf } from './traverse';
 
 export { calleesOf };
+
+const callees = new WeakMap<Block, readonly string[]>();
+
+/**
+ * The functions a def's body calls directly, in order of first call. Blocks are never mutated, so
+ * this is remembered per body: the checker asks for every def of a program after every pass.
+ */
+export function calleesOfDef(d: FnDef): readonly string[] {
+  let known = callees.get(d.body);
+  if (known === undefined) callees.set(d.body, (known = [...calleesOf(d.body)]));
+  return known;
+}
 
 export function defMap(p: Program): Map<string, FnDef> {
   return new Map(p.defs.map((d) => [d.name, d]));
@@ -24,7 +36,7 @@ export function calleesFirst(p: Program, fns: readonly string[]): string[] {
       if (!top.callees) {
         const d = defs.get(top.name);
         if (!d) throw new IrError(`no function named ${top.name}`);
-        top.callees = [...calleesOf(d.body)].reverse();
+        top.callees = [...calleesOfDef(d)].reverse();
       }
       const next = top.callees.pop();
       if (next === undefined) {
