@@ -14,6 +14,7 @@ import type { ArrayLowering } from './arrays';
 import { Callback, callbackArg, hasEffects, mapBy, reduceBy } from './arrayCallbacks';
 import { at, filter, findIndex, indexOf, lastIndexOf, someEvery } from './arrayQueries';
 import { Segment, concat, concatRecords, fillExisting, reverse, sort } from './arrayOrder';
+import { bareFind } from './arrayFind';
 
 /** How one array call is lowered, and whether it returns a new array. */
 export interface ArrayCall {
@@ -229,6 +230,7 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
   ['some', query((arrays, xs, cb, e, hint) => someEvery(arrays, xs, cb, false, e, hint), '.some')],
   ['every', query((arrays, xs, cb, e, hint) => someEvery(arrays, xs, cb, true, e, hint), '.every')],
   ['findIndex', query((arrays, xs, cb, e, hint) => findIndex(arrays, xs, cb, e, hint), '.findIndex')],
+  ['find', { fresh: false, lower: (_arrays, e) => bareFind(e) }],
   ['filter', { ...query((arrays, xs, cb, e, hint) => filter(arrays, xs, cb, e, hint), '.filter'), fresh: true }],
   ['indexOf', search(false)],
   ['includes', search(true)],

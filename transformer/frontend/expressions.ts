@@ -4,6 +4,7 @@ import type * as ts from 'typescript';
 import { ret, tuple } from '../ir/syntax';
 import { fail, isTsadDiagnostic, reportedByTypeScript } from './diagnostics';
 import { callbackParamSymbol } from './callbackParams';
+import { findCall, findFirst } from './arrayFind';
 import { Shape, NUMBER, BOOLEAN, STRING, shapeOfType, typedArrayName, irType, componentShapes, describeShape, isScalarShape, isMatrix, isNumberArray, isRecords, tensorRank } from './shapes';
 import { spreadLiteral } from './arrayOrder';
 import { AccessStep, RecordAccess, recordAccess, resolveAccess } from './recordAccess';
@@ -67,6 +68,16 @@ export abstract class ExpressionLowering extends LoweringState {
     else this.conform(e.whenFalse, b2, a.shape, 'the second side of ?:');
     const blocks = lowered.map((l) => l.scope.b.finish(ret([l.result.name])));
     return this.cond(c, blocks, [a.shape], [hint ?? 'cond'])[0];
+  }
+
+  /** `xs.find(f) ?? fallback` (arrayFind.ts): the element found, else the fallback, each only on its path. */
+  private findOr(call: ts.CallExpression, fallback: ts.Expression, hint?: string): Value {
+    const { xs, k, found } = findFirst(this.arrays, call);
+    const hit = this.branch(() => this.arrays.read(xs, k, hint ?? 'found', call));
+    const miss = this.branch(() => this.expr(fallback, hint ?? 'fallback'));
+    this.conform(fallback, miss.result, hit.result.shape, 'the fallback of .find');
+    const blocks = [hit, miss].map((l) => l.scope.b.finish(ret([l.result.name])));
+    return this.cond(found, blocks, [hit.result.shape], [hint ?? 'found'])[0];
   }
 
   /** The shape TypeScript gives an expression when it is an array of numbers (not a tuple). */
@@ -199,6 +210,7 @@ export abstract class ExpressionLowering extends LoweringState {
         return this.op('bitnot', [v], hint);
       }
     }
+    if (t.isBinaryExpression(e) && e.operatorToken.kind === K.QuestionQuestionToken && findCall(t, e.left)) return this.findOr(findCall(t, e.left)!, e.right, hint);
     if (t.isBinaryExpression(e)) return this.binary(e, hint);
     if (t.isConditionalExpression(e)) return this.conditional(e, hint);
     // `c[i]` of a view (viewLowering.ts): its base's number at the view's start + i.
