@@ -63,12 +63,15 @@ interface Expected {
   extra?: number;
 }
 
+/** The step a real tspc process builds in each tspc mode: an edit three files away from its call site. */
+const CHAIN_EDIT = 'c edited at the end of a chain a -> b -> c';
+
 /** The edits, each with the numbers the rebuilt program must print (undefined: the build must fail with that code). */
 const edits: { what: string; files: Record<string, string>; expect: Expected | { error: string } }[] = [
   { what: 'initial build', files: {}, expect: { f: [2 * E, E], top: 2 * Math.cos(0.5) + 1, scaled: 2 * Math.exp(2) * 3 } },
   { what: 'f edited (y*y)', files: { 'src/a.ts': exponent(2) }, expect: { f: [4 * E, 4 * E], top: 2 * Math.cos(0.5) + 1, scaled: 2 * Math.exp(2) * 3 } },
   { what: 'f edited again (y*y*y)', files: { 'src/a.ts': exponent(3) }, expect: { f: [8 * E, 12 * E], top: 2 * Math.cos(0.5) + 1, scaled: 2 * Math.exp(2) * 3 } },
-  { what: 'c edited at the end of a chain a -> b -> c', files: { 'src/c.ts': leaf('Math.cos(x)') }, expect: { f: [8 * E, 12 * E], top: -2 * Math.sin(0.5) + 1, scaled: 2 * Math.exp(2) * 3 } },
+  { what: CHAIN_EDIT, files: { 'src/c.ts': leaf('Math.cos(x)') }, expect: { f: [8 * E, 12 * E], top: -2 * Math.sin(0.5) + 1, scaled: 2 * Math.exp(2) * 3 } },
   { what: 'c edited again', files: { 'src/c.ts': leaf('x * x * x') }, expect: { f: [8 * E, 12 * E], top: 6 * 0.25 + 1, scaled: 2 * Math.exp(2) * 3 } },
   { what: 'imported module constant edited', files: { 'src/k.ts': constant('Math.exp(3)') }, expect: { f: [8 * E, 12 * E], top: 6 * 0.25 + 1, scaled: 2 * Math.exp(3) * 3 } },
   {
@@ -97,7 +100,7 @@ interface BuildResult {
 }
 
 interface Builder {
-  build(changed: readonly string[]): BuildResult;
+  build(changed: readonly string[], step: string): BuildResult;
   close(): void;
 }
 
@@ -105,7 +108,10 @@ function replay(dir: string, builder: Builder): void {
   try {
     for (const step of edits) {
       for (const [name, text] of Object.entries(step.files)) write(dir, name, text);
-      const r = builder.build(Object.keys(step.files).map((n) => path.join(dir, n)));
+      const r = builder.build(
+        Object.keys(step.files).map((n) => path.join(dir, n)),
+        step.what,
+      );
       if ('error' in step.expect) {
         expect({ step: step.what, ok: r.ok }).toEqual({ step: step.what, ok: false });
         expect(r.messages).toContain(step.expect.error);
@@ -129,12 +135,49 @@ function replay(dir: string, builder: Builder): void {
   }
 }
 
-/** One `tspc -p .` process per build, as a user's incremental builds run. */
-function tspcBuilder(dir: string): Builder {
+/** A `tspc -p .` process, as a user's incremental builds run. */
+function tspcProcess(dir: string): BuildResult {
+  const r = spawnSync(process.execPath, [tspc, '-p', '.'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  return { ok: r.status === 0, messages: `${r.stdout}${r.stderr}` };
+}
+
+/**
+ * What a `tspc -p .` process runs, in this one: ts-patch's compiler's command line
+ * (`executeCommandLine`, TypeScript's own `tsc`, not in its .d.ts) on a system whose `exit`
+ * returns. Each build starts from the disk and the .tsbuildinfo, as a new process does; the
+ * plugin's state is per program. A process costs seconds of start-up (TypeScript's code, the lib
+ * files, ts-patch's patching) that tell nothing about stale derivatives.
+ */
+function tspcInProcess(dir: string): BuildResult {
+  let status: number | undefined;
+  const out: string[] = [];
+  const system: ts.System = {
+    ...patched.sys,
+    // The project by its full path: TypeScript reads a relative one from process.cwd().
+    args: ['-p', dir],
+    getCurrentDirectory: () => dir,
+    write: (s) => {
+      out.push(s);
+    },
+    writeOutputIsTTY: () => false,
+    exit: (code) => {
+      status ??= code ?? 0;
+    },
+  };
+  const cli = patched as typeof ts & { executeCommandLine(system: ts.System, cb: () => void, args: readonly string[]): void };
+  cli.executeCommandLine(system, () => {}, system.args);
+  // An exit without output still says why it failed.
+  return { ok: status === 0, messages: status === 0 || out.length > 0 ? out.join('') : `exit status ${status}` };
+}
+
+/**
+ * The tspc command line per build: a real process for the steps named (an edit read back from a
+ * .tsbuildinfo that another process wrote), the same command line in this process for the others.
+ */
+function tspcBuilder(dir: string, processAt: readonly string[] = []): Builder {
   return {
-    build() {
-      const r = spawnSync(process.execPath, [tspc, '-p', '.'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
-      return { ok: r.status === 0, messages: `${r.stdout}${r.stderr}` };
+    build(_changed, step) {
+      return processAt.includes(step) ? tspcProcess(dir) : tspcInProcess(dir);
     },
     close() {},
   };
@@ -251,7 +294,7 @@ const plain: typeof ts = require('typescript');
 
 test('tspc with incremental: true and a .tsbuildinfo', () => {
   const dir = project({ ...initial, 'tsconfig.json': tsconfig({ incremental: true }) });
-  replay(dir, tspcBuilder(dir));
+  replay(dir, tspcBuilder(dir, [CHAIN_EDIT]));
 }, 300_000);
 
 test('TypeScript API: createIncrementalProgram (ts-patch compiler, plugin from tsconfig)', () => {
@@ -273,7 +316,7 @@ test('TypeScript API: createWatchProgram (what tspc --watch runs)', () => {
 // edited files, and the plugin emits the files whose derivatives read them after them.
 test('tspc incremental with isolatedModules', () => {
   const dir = project({ ...initial, 'tsconfig.json': tsconfig({ incremental: true, isolatedModules: true }) });
-  replay(dir, tspcBuilder(dir));
+  replay(dir, tspcBuilder(dir, [CHAIN_EDIT]));
 }, 300_000);
 
 test('TypeScript API: createWatchProgram with isolatedModules', () => {
@@ -283,11 +326,11 @@ test('TypeScript API: createWatchProgram with isolatedModules', () => {
 
 test('declaration files written to disk are unchanged by the dependency tracking', () => {
   const dir = project({ ...initial, 'tsconfig.json': tsconfig({ incremental: true, declaration: true }) });
-  const r = tspcBuilder(dir).build([]);
+  const r = tspcInProcess(dir);
   expect(r).toEqual({ ok: true, messages: '' });
   expect(fs.readFileSync(path.join(dir, 'dist/a.d.ts'), 'utf8')).toBe('/** @differentiable */\nexport declare function f(x: number, y: number): number;\n');
   write(dir, 'src/c.ts', leaf('Math.cos(x)'));
-  expect(tspcBuilder(dir).build([])).toEqual({ ok: true, messages: '' });
+  expect(tspcInProcess(dir)).toEqual({ ok: true, messages: '' });
   const out = spawnSync(process.execPath, ['dist/main.js'], { cwd: dir, encoding: 'utf8' }).stdout;
   expect(JSON.parse(out).top).toBeCloseTo(-2 * Math.sin(0.5) + 1, 12);
 }, 120_000);
