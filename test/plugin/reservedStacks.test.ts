@@ -3,7 +3,18 @@
 // check and no size update. Checked on the emitted code, and by finite differences on loop nests
 // that run zero times, a fractional number of times, and store records of several numbers, in
 // first and second order (hvp, hessian: J of put).
-import { expectClose, load, partial } from './harness';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as ts from 'typescript';
+import { expectClose, load, partial, workDir } from './harness';
+import { ModuleCompiler } from '../../transformer/compile';
+import { nodeHost, runtimeEntry } from '../../transformer/plugin/host';
+import { evalFn } from '../../transformer/ir/interp';
+import { gradOf } from '../gen/drivers';
+import { DRIVER } from '../../transformer/plan/request';
+import { useTypeScript } from '../../transformer/frontend/markers';
+
+useTypeScript(ts);
 
 const SOURCE = `
 /** @differentiable */
@@ -104,5 +115,21 @@ describe('reserved stacks', () => {
         1e-5,
       );
     }
+  });
+
+  test('W(grad) / W(f) stays bounded from n = 64 to 4096 (the interpreter, put included)', () => {
+    const file = path.join(workDir(), 'reserved-stacks.ts');
+    fs.writeFileSync(file, SOURCE);
+    const program = ts.createProgram([file], { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, strict: true, skipLibCheck: true, types: [], paths: { tsad: [runtimeEntry()] } });
+    const sf = program.getSourceFile(file)!;
+    const decl = sf.statements.find((s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.name?.text === 'powers')!;
+    const ir = new ModuleCompiler(nodeHost(), program.getTypeChecker(), ts.factory).lower(decl).program;
+    const { program: gp, grad } = gradOf(ir, 'powers', DRIVER);
+    const ratios = [64, 512, 4096].map((n) => {
+      const args = [vec(8, 1), n] as never;
+      return evalFn(gp, grad, args).work / evalFn(ir, 'powers', args).work;
+    });
+    expect(Math.max(...ratios)).toBeLessThan(4);
+    expect(Math.max(...ratios) / Math.min(...ratios)).toBeLessThan(1.1);
   });
 });
