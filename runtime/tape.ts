@@ -50,9 +50,9 @@ export interface TapeStats {
 
 export class Tape {
   /** Node k's parents and partials are parents[start[k] .. start[k + 1]). */
-  private start = new Int32Array(1024);
-  private parents = new Int32Array(2048);
-  private partials = new Float64Array(2048);
+  private start: Int32Array;
+  private parents: Int32Array;
+  private partials: Float64Array;
   /** Second order only: each partial's tangent (its derivative along the caller's direction). */
   private partialTangents: Float64Array | undefined;
   private nodes = 0;
@@ -60,7 +60,19 @@ export class Tape {
 
   /** `tangents`: a tape of second-order mode, whose nodes carry tangents and partials theirs. */
   constructor(tangents = false) {
-    if (tangents) this.partialTangents = new Float64Array(2048);
+    // The arrays a released tape left (a gradient's, once read) serve the next one: no
+    // allocation and no growth per gradient of the same size.
+    const reused = spare;
+    spare = undefined;
+    this.start = reused?.start ?? new Int32Array(64);
+    this.parents = reused?.parents ?? new Int32Array(128);
+    this.partials = reused?.partials ?? new Float64Array(128);
+    if (tangents) this.partialTangents = new Float64Array(this.partials.length);
+  }
+
+  /** Gives the tape's arrays to the next tape; this one must not be used again (grad and valueAndGrad call it once their result is read). */
+  release(): void {
+    spare = { start: this.start, parents: this.parents, partials: this.partials };
   }
 
   get size(): number {
@@ -210,10 +222,13 @@ for (const c of [Dual, Forward]) {
   Object.defineProperty(c.prototype, Symbol.toPrimitive, { value: refuseConversion });
 }
 
+/** The arrays of the latest released tape. */
+let spare: { start: Int32Array; parents: Int32Array; partials: Float64Array } | undefined;
+
 function grow<A extends Int32Array | Float64Array>(a: A, atLeast: number): A {
   let size = a.length * 2;
   while (size < atLeast) size *= 2;
-  const b = new (a.constructor as new (n: number) => A)(size);
+  const b = (a instanceof Int32Array ? new Int32Array(size) : new Float64Array(size)) as A;
   b.set(a);
   return b;
 }

@@ -306,7 +306,12 @@ export class TapedModule {
     } else {
       body.push(backward(f.createNumericLiteral(1)));
       const grads = lifted.length === 1 ? collect(lifted[0]) : f.createArrayLiteralExpression(lifted.map(collect));
-      body.push(f.createReturnStatement(kind === 'grad' ? grads : f.createArrayLiteralExpression([value, grads])));
+      // The tape is not needed once the gradient is read: its arrays serve the next gradient.
+      body.push(
+        constant('result', kind === 'grad' ? grads : f.createArrayLiteralExpression([value, grads])),
+        f.createExpressionStatement(call(f.createPropertyAccessExpression(id('tape'), 'release'), [])),
+        f.createReturnStatement(id('result')),
+      );
     }
     return functionDeclaration(f, name, params, body);
   }
