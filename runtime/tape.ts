@@ -48,7 +48,26 @@ export interface TapeStats {
   readonly edges: number;
 }
 
+/** Tapes in the order they were made: of two tapes, the newer one is the gradient running now. */
+let tapesMade = 0;
+
+/**
+ * The tape an operation on ARGS records on: the newest unreleased tape among theirs. A node of an
+ * older tape (a number a module-level memo kept from an earlier gradient) is a constant to the
+ * gradient running now, as its plain number would be to the function; a node of a released tape
+ * (its arrays serve another tape now) never records again. Undefined: every argument is such a
+ * constant.
+ */
+function liveTape(args: readonly (number | Dual)[]): Tape | undefined {
+  let newest: Tape | undefined;
+  for (const a of args) if (typeof a !== 'number' && !a.tape.released && (newest === undefined || a.tape.serial > newest.serial)) newest = a.tape;
+  return newest;
+}
+
 export class Tape {
+  readonly serial = ++tapesMade;
+  /** Set by release(): the tape's arrays belong to the next tape, and its nodes are constants. */
+  released = false;
   /** Node k's parents and partials are parents[start[k] .. start[k + 1]). */
   private start: Int32Array;
   private parents: Int32Array;
@@ -72,6 +91,7 @@ export class Tape {
 
   /** Gives the tape's arrays to the next tape; this one must not be used again (grad and valueAndGrad call it once their result is read). */
   release(): void {
+    this.released = true;
     spare = { start: this.start, parents: this.parents, partials: this.partials };
   }
 
@@ -102,25 +122,39 @@ export class Tape {
   }
 
   /** `y` computed from `a` with ∂y/∂a = `da` (a constant `a` gives no edge). */
-  record1(y: number, a: Dual, da: number): Dual {
+  record1(y: number, a: Dual, da: number): Dual | number {
+    if (this.released) return y;
     const k = this.node(1);
     this.edge(a.i, da);
     return new Dual(y, k, this);
   }
 
-  record2(y: number, a: number | Dual, da: number, b: number | Dual, db: number): Dual {
+  record2(y: number, a: number | Dual, da: number, b: number | Dual, db: number): Dual | number {
+    if (this.released || (typeof a !== 'number' && a.tape !== this) || (typeof b !== 'number' && b.tape !== this)) return this.recordForeign(y, [a, b], [da, db]);
     const k = this.node(2);
     if (typeof a !== 'number') this.edge(a.i, da);
     if (typeof b !== 'number') this.edge(b.i, db);
     return new Dual(y, k, this);
   }
 
-  recordN(y: number, args: readonly (number | Dual)[], partials: readonly number[]): Dual {
+  recordN(y: number, args: readonly (number | Dual)[], partials: readonly number[]): Dual | number {
+    if (this.released || args.some((a) => typeof a !== 'number' && a.tape !== this)) return this.recordForeign(y, args, partials);
     const k = this.node(args.length);
     args.forEach((a, j) => {
       if (typeof a !== 'number') this.edge(a.i, partials[j]);
     });
     return new Dual(y, k, this);
+  }
+
+  /** An operation whose arguments are nodes of several tapes: recorded on the live one, the others constants. */
+  private recordForeign(y: number, args: readonly (number | Dual)[], partials: readonly number[]): Dual | number {
+    const tape = liveTape(args);
+    if (tape === undefined) return y;
+    const k = tape.node(args.length);
+    args.forEach((a, j) => {
+      if (typeof a !== 'number' && a.tape === tape) tape.edge(a.i, partials[j]);
+    });
+    return new Dual(y, k, tape);
   }
 
   /** An input number of second-order mode, with its tangent `d`. */
@@ -132,15 +166,20 @@ export class Tape {
    * Second order: `y` with tangent `yd`, computed from `args` with partials `partials` whose own
    * tangents are `partialTangents` (constant arguments give no edge).
    */
-  recordWithTangent(y: number, yd: number, args: readonly (number | Dual)[], partials: readonly number[], partialTangents: readonly number[]): TangentDual {
-    const k = this.node(args.length);
-    const dp = this.partialTangents as Float64Array;
+  recordWithTangent(y: number, yd: number, args: readonly (number | Dual)[], partials: readonly number[], partialTangents: readonly number[]): TangentDual | number {
+    const tape = this.released || args.some((a) => typeof a !== 'number' && a.tape !== this) ? liveTape(args) : this;
+    if (tape === undefined) return y;
+    // A node of another tape is a constant: it adds neither an edge nor a tangent.
+    let tangent = tape === this ? yd : 0;
+    const k = tape.node(args.length);
+    const dp = tape.partialTangents as Float64Array;
     args.forEach((a, j) => {
-      if (typeof a === 'number') return;
-      dp[this.edges] = partialTangents[j];
-      this.edge(a.i, partials[j]);
+      if (typeof a === 'number' || a.tape !== tape) return;
+      if (tape !== this) tangent += partials[j] * (a as TangentDual).d;
+      dp[tape.edges] = partialTangents[j];
+      tape.edge(a.i, partials[j]);
     });
-    return new TangentDual(y, k, this, yd);
+    return new TangentDual(y, k, tape, tangent);
   }
 
   /**
@@ -406,8 +445,7 @@ export function method(self: object, name: string, copyFor: (c: unknown) => ((se
  * the partials, recorded as ONE node, so the callee's operations never reach the tape.
  */
 export function compiled(plain: (...args: number[]) => number, valueAndGrad: (...args: number[]) => [number, number | number[]], ...args: (number | Dual)[]): number | Dual {
-  let tape: Tape | undefined;
-  for (const a of args) if (a instanceof Dual) tape = a.tape;
+  const tape = liveTape(args);
   const values = args.map((a) => (typeof a === 'number' ? a : a.v));
   if (!tape) return plain(...values);
   const [y, g] = valueAndGrad(...values);
