@@ -23,11 +23,9 @@ import { binder, construct, tangentType, InternalError, IrError, arrayType, REAL
 import type { Type } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
-import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, Sides } from '../types';
+import type { CheckOps, ConstructExpr, ConstructRule, Sides } from '../types';
 import { barName, dotName } from '../../ir/names';
 import { ownedDense, witnessLength } from './accum';
-import { assign, emitOwnedDense } from './emit';
-import type * as ts from 'typescript';
 
 const REAL_ARRAY = arrayType(REAL);
 
@@ -74,8 +72,6 @@ const nonLinear = (op: string) => () => {
   throw new InternalError(`${op} is non-linear: U and T never hand it to its rule`);
 };
 
-const elementAt = (ops: EmitTsOps, a: ts.Expression, i: string) => ops.factory.createElementAccessExpression(a, ops.ref(i));
-
 export const update: ConstructRule = {
   name: 'update',
   arity: () => ({ nl: 1, lin: 0 }),
@@ -96,13 +92,6 @@ export const update: ConstructRule = {
   overwrites: () => [0],
   keepsLength: () => [0],
   inPlace: { operand: 0, op: 'write' },
-  // r = a.slice(); r[i] = v
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const r = f.createIdentifier(into[0]);
-    const copy = f.createCallExpression(f.createPropertyAccessExpression(ops.ref(e.nl[0]), 'slice'), undefined, []);
-    return [assign(ops, into[0], copy), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, e.nl[1]), ops.ref(e.nl[2])))];
-  },
 };
 
 /** update where ad/inplace.ts proved the array unique and dead after it: only ever emitted, never differentiated. */
@@ -126,24 +115,18 @@ export const write: ConstructRule = {
   fresh: true,
   overwrites: () => [0],
   keepsLength: () => [0],
-  // r = a; r[i] = v
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const r = f.createIdentifier(into[0]);
-    return [assign(ops, into[0], ops.ref(e.nl[0])), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, e.nl[1]), ops.ref(e.nl[2])))];
-  },
 };
 
 // ---- the linear pair ----
 
-const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
+export const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
 
 /** lupdate's (i, w) and (ȧ, v̇), from the linear form or the erased one (all four non-linear). */
-const updateParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T; x: T } =>
+export const updateParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T; x: T } =>
   isLinear(e) ? { i: v.nl[0], w: v.nl[1], a: v.lin[0], x: v.lin[1] } : { i: v.nl[0], w: v.nl[1], a: v.nl[2], x: v.nl[3] };
 
 /** ltake's (i, w) and c̄. */
-const takeParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; c: T } => (isLinear(e) ? { i: v.nl[0], w: v.nl[1], c: v.lin[0] } : { i: v.nl[0], w: v.nl[1], c: v.nl[2] });
+export const takeParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; c: T } => (isLinear(e) ? { i: v.nl[0], w: v.nl[1], c: v.lin[0] } : { i: v.nl[0], w: v.nl[1], c: v.nl[2] });
 
 const sides = <T>(linear: boolean, xs: T[]): Sides<T> => (linear ? { nl: [], lin: xs } : { nl: xs, lin: [] });
 
@@ -151,8 +134,6 @@ function checkWitness(ops: CheckOps, op: string, i: Type, w: Type): void {
   if (i.tag !== 'real') ops.error(`the index of ${op} must be real, got ${printType(i)}`);
   if (w.tag !== 'array' && w.tag !== 'real') ops.error(`the witness of ${op} must be an array or a length (the dense tangent's), got ${printType(w)}`);
 }
-
-const witnessExpr = (ops: EmitTsOps, w: string): ts.Expression => (ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : ops.factory.createPropertyAccessExpression(ops.ref(w), 'length'));
 
 export const lupdate: ConstructRule = {
   name: 'lupdate',
@@ -198,12 +179,6 @@ export const lupdate: ConstructRule = {
   pruneResults: () => undefined,
   updatesInPlace: true,
   lengthOnly: [1],
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const { i, w, a, x } = updateParts(e, e);
-    const r = f.createIdentifier(into[0]);
-    return [...emitOwnedDense(ops, into[0], a, witnessExpr(ops, w), true), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, i), ops.ref(x)))];
-  },
 };
 
 export const ltake: ConstructRule = {
@@ -249,24 +224,6 @@ export const ltake: ConstructRule = {
   pruneResults: () => undefined,
   updatesInPlace: true,
   lengthOnly: [1],
-  // if (i < c.length) { r = owned dense c; x = r[i]; r[i] = 0 } else { r = c; x = 0 }
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const SK = ops.ts.SyntaxKind;
-    const { i, c } = takeParts(e, e);
-    const [r, x] = into.map((n) => f.createIdentifier(n));
-    const inside = f.createBinaryExpression(ops.ref(i), SK.LessThanToken, f.createPropertyAccessExpression(ops.ref(c), 'length'));
-    const taken = f.createBlock(
-      [
-        ...emitOwnedDense(ops, into[0], c, f.createNumericLiteral(0)),
-        f.createExpressionStatement(f.createAssignment(x, elementAt(ops, r, i))),
-        f.createExpressionStatement(f.createAssignment(elementAt(ops, r, i), f.createNumericLiteral(0))),
-      ],
-      true,
-    );
-    const past = f.createBlock([assign(ops, into[0], ops.ref(c)), f.createExpressionStatement(f.createAssignment(x, f.createNumericLiteral(0)))], true);
-    return [f.createIfStatement(inside, taken, past)];
-  },
 };
 
 /**
@@ -294,7 +251,6 @@ export const clone: ConstructRule = {
   transpose: nonLinear('clone'),
   pruneResults: () => undefined,
   fresh: true,
-  emitTs: (ops, e, into) => [assign(ops, into[0], ops.factory.createCallExpression(ops.factory.createPropertyAccessExpression(ops.ref(e.nl[0]), 'slice'), undefined, []))],
 };
 
 // ---- appending ----
@@ -352,18 +308,6 @@ export const append: ConstructRule = {
   fresh: true,
   overwrites: () => [0],
   inPlace: { operand: 0, op: 'appendw' },
-  // r = new Float64Array(a.length + 1); r.set(a); r[a.length] = v
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const a = ops.ref(e.nl[0]);
-    const n = f.createPropertyAccessExpression(a, 'length');
-    const r = f.createIdentifier(into[0]);
-    return [
-      assign(ops, into[0], f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createAdd(n, f.createNumericLiteral(1))])),
-      f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(r, 'set'), undefined, [a])),
-      f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(r, n), ops.ref(e.nl[1]))),
-    ];
-  },
 };
 
 export const appendw: ConstructRule = {
@@ -384,35 +328,4 @@ export const appendw: ConstructRule = {
   pruneResults: () => undefined,
   fresh: true,
   overwrites: () => [0],
-  // const n = a.length;
-  // if (a.byteOffset + 8 * (n + 1) <= a.buffer.byteLength) r = new Float64Array(a.buffer, a.byteOffset, n + 1);
-  // else { r = new Float64Array(Math.max(16, 2 * n + 2)).subarray(0, n + 1); r.set(a); }
-  // r[n] = v
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const SK = ops.ts.SyntaxKind;
-    const a = ops.ref(e.nl[0]);
-    const r = f.createIdentifier(into[0]);
-    const n = f.createIdentifier(ops.fresh('n'));
-    const n1 = f.createAdd(n, f.createNumericLiteral(1));
-    const prop = (x: ts.Expression, p: string) => f.createPropertyAccessExpression(x, p);
-    const declare = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(n, undefined, undefined, prop(a, 'length'))], ops.ts.NodeFlags.Const));
-    const fits = f.createBinaryExpression(
-      f.createAdd(prop(a, 'byteOffset'), f.createMultiply(f.createNumericLiteral(8), f.createParenthesizedExpression(n1))),
-      SK.LessThanEqualsToken,
-      prop(prop(a, 'buffer'), 'byteLength'),
-    );
-    const view = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [prop(a, 'buffer'), prop(a, 'byteOffset'), n1]);
-    const size = f.createCallExpression(prop(f.createIdentifier('Math'), 'max'), undefined, [
-      f.createNumericLiteral(16),
-      f.createAdd(f.createMultiply(f.createNumericLiteral(2), n), f.createNumericLiteral(2)),
-    ]);
-    const grown = f.createCallExpression(prop(f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]), 'subarray'), undefined, [f.createNumericLiteral(0), n1]);
-    const stmt = (x: ts.Expression) => f.createExpressionStatement(x);
-    return [
-      declare,
-      f.createIfStatement(fits, stmt(f.createAssignment(r, view)), f.createBlock([stmt(f.createAssignment(r, grown)), stmt(f.createCallExpression(prop(r, 'set'), undefined, [a]))], true)),
-      stmt(f.createAssignment(f.createElementAccessExpression(r, n), ops.ref(e.nl[1]))),
-    ];
-  },
 };
