@@ -26,6 +26,7 @@ import { accessorsOf, moduleValueReader, moduleValues, relativeSpecifier, stateR
 import { classOf, isInstanceMethod } from './frontend/methods';
 import type { PlanStatement } from './plan/syntax';
 import type { Signature } from './plan/request';
+import { CONSTRUCTS, isConstruct } from './constructs/registry';
 
 /** The wrapper's binding of its checked `this` (an instance method's object). */
 const RECEIVER = 'tsad$receiver';
@@ -349,15 +350,13 @@ function shortText(text: string): string {
   return t.length > 40 ? `${t.slice(0, 37)}...` : t;
 }
 
-const COMBINATORS = new Set(['map', 'scan', 'reduce', 'gather', 'scatter', 'reduceByIndex']);
-
 /** Does the program use the array combinators (whose rules are still being completed)? */
 function usesArrayCombinators(program: Program): boolean {
   let found = false;
   for (const d of program.defs) {
     visitBlock(d.body, {
       expr: (e) => {
-        if (e.tag === 'construct' && COMBINATORS.has(e.op)) found = true;
+        if (e.tag === 'construct' && isConstruct(e.op) && CONSTRUCTS[e.op].combinator) found = true;
       },
     });
   }

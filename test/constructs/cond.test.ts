@@ -17,6 +17,7 @@ import { simplifyProgram } from '../../transformer/opt/simplify';
 import { inlineProgram } from '../../transformer/opt/inline';
 import { eraseProgram } from '../../transformer/ad/erase';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';
+import { TS_CONSTRUCTS } from '../../transformer/backend/ts/constructs';
 import { gradOf, hvpOf, jvpOf, linearizeOf, transposeOf, valueAndGradOf, vjpOf } from '../gen/drivers';
 import { main } from '../../transformer/plugin/cli';
 import { rel, dot, basis, centralDifference } from './reference';
@@ -49,7 +50,8 @@ describe('syntax', () => {
 
   test('the registry holds cond with every facet', () => {
     expect(Object.keys(CONSTRUCTS)).toContain('cond');
-    for (const facet of ['arity', 'typeRule', 'impl', 'jvp', 'unzip', 'transpose', 'emitTs'] as const) expect(typeof CONSTRUCTS.cond[facet]).toBe('function');
+    for (const facet of ['arity', 'typeRule', 'impl', 'jvp', 'unzip', 'transpose'] as const) expect(typeof CONSTRUCTS.cond[facet]).toBe('function');
+    expect(typeof TS_CONSTRUCTS.cond).toBe('function');
   });
 });
 

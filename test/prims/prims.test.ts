@@ -6,6 +6,7 @@ import * as ts from 'typescript';
 import { PRIMS, LIN_PRIMS } from '../../transformer/prims/registry';
 import type { PrimDef } from '../../transformer/prims/types';
 import { parseProgram } from '../../transformer/ir/parse';
+import { primTs } from '../../transformer/backend/ts/prims';
 import { evalFn } from '../../transformer/ir/interp';
 import { jvpOf, transposeOf, gradOf } from '../gen/drivers';
 
@@ -19,10 +20,10 @@ function single(op: string, n: number) {
   return parseProgram(`def f(${params} ;) -> (real ;) { ${op}(${args}) }`);
 }
 
-/** The JavaScript a record's `emitTs` writes for `op(a0, ..., an)`, as a function. */
+/** The JavaScript the TypeScript backend's table writes for `op(a0, ..., an)`, as a function. */
 function emitted(p: PrimDef, n: number): (...x: number[]) => unknown {
   const params = Array.from({ length: n }, (_, i) => `a${i}`);
-  const expr = p.emitTs(
+  const expr = primTs(p.name)(
     params.map((a) => ts.factory.createIdentifier(a)),
     ts.factory,
   );

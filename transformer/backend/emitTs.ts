@@ -1,6 +1,7 @@
 // Linear A -> TypeScript. Each IR def becomes a plain function of `const` declarations: tuples
 // are arrays, a multi-value result is an array (a single one is returned bare), `dup` is an alias,
-// `drop` disappears (everything is pure), primitives print through their records' `emitTs`.
+// `drop` disappears (everything is pure), primitives and constructs print through this backend's
+// tables (backend/ts/prims, backend/ts/constructs).
 // Straight-line code stays straight-line. A nested block becomes a JavaScript block whose results
 // are assigned to `let` variables declared before it, the shape a construct's `if` or `for` takes
 // too (its rule emits the statements, see constructs/types.ts); what a block binds, aliases or
@@ -11,9 +12,11 @@ import type * as ts from 'typescript';
 import { Block, Expr, FnDef, InternalError, Stmt, Type } from '../ir/syntax';
 import { forEachOperand, namesIn, visitLambda } from '../ir/traverse';
 import { NameSupply } from '../ir/build';
-import { PRIMS, LIN_PRIMS } from '../prims/registry';
-import { constructRule, isConstruct, CONSTRUCTS } from '../constructs/registry';
-import type { ConstructExpr, Counts, EmitTsOps } from '../constructs/types';
+import { linPrimTs, primTs } from './ts/prims';
+import { constructRule, isConstruct, CONSTRUCTS, type ConstructName } from '../constructs/registry';
+import type { ConstructExpr, Counts } from '../constructs/types';
+import type { EmitTsOps } from './ts/types';
+import { TS_CONSTRUCTS } from './ts/constructs';
 import { arityOf, defArity } from '../ir/arity';
 
 export interface EmitOptions {
@@ -302,9 +305,9 @@ class DefEmitter {
       case 'tuple':
         return f.createArrayLiteralExpression(ids(e.elems));
       case 'prim':
-        return PRIMS[e.op].emitTs(ids(e.args), f);
+        return primTs(e.op)(ids(e.args), f);
       case 'lprim':
-        return LIN_PRIMS[e.op].emitTs(ids(e.nl), ids(e.lin), f);
+        return linPrimTs(e.op)(ids(e.nl), ids(e.lin), f);
       case 'zero':
         return this.zero(e.type);
       case 'call':
@@ -327,7 +330,7 @@ class DefEmitter {
     const at = (n: string) => path.reduce<ts.Expression>((acc, i) => f.createElementAccessExpression(acc, i), this.ref(n));
     // An array inside the tuple (a matrix's data beside its dimensions) is added element by element.
     if (t.tag === 'array') return this.elementwise(e, e.lin.map(at));
-    return LIN_PRIMS[e.op].emitTs(
+    return linPrimTs(e.op)(
       e.nl.map((n) => this.ref(n)),
       e.lin.map(at),
       f,
@@ -361,7 +364,7 @@ class DefEmitter {
       f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(name, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const));
     const lengths = ps.map((p) => f.createPropertyAccessExpression(p, 'length'));
     const elem = (p: ts.Expression) => f.createParenthesizedExpression(f.createBinaryExpression(f.createElementAccessExpression(p, k), SK.QuestionQuestionToken, f.createNumericLiteral(0)));
-    const value = LIN_PRIMS[e.op].emitTs(
+    const value = linPrimTs(e.op)(
       e.nl.map((x) => this.ref(x)),
       ps.map(elem),
       f,
@@ -394,7 +397,8 @@ class DefEmitter {
 
   /** The construct's statements, its results assigned to `into` (declared by the caller). */
   private construct(out: ts.Statement[], e: ConstructExpr, into: readonly string[], resultTypes: readonly (Type | undefined)[] = []): void {
-    const rule = constructRule(e, 'emitTs');
+    constructRule(e, 'emitTs');
+    const emit = TS_CONSTRUCTS[e.op as ConstructName];
     // What a rule may ask of the emitter: its operands and its bodies' code. A body's bindings
     // end with it, as a nested block's do.
     const ops: EmitTsOps = {
@@ -426,7 +430,7 @@ class DefEmitter {
       slab: () => this.slab(),
       release: (x) => this.release(x),
     };
-    out.push(...rule.emitTs(ops, e, into));
+    out.push(...emit(ops, e, into));
   }
 
   /** Emits one statement; a nested block is returned for the caller to emit (after `let` targets). */

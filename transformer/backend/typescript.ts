@@ -13,6 +13,7 @@ import { reachable } from '../plan/closure';
 import { visitBlock } from '../ir/traverse';
 import { emitDefs, mangle, mapTo } from './emitTs';
 import { THROWN_BY_SOURCE } from '../constructs/effect/raise';
+import { CONSTRUCTS, isConstruct } from '../constructs/registry';
 
 export interface TypeScriptBackendOptions {
   readonly ts: typeof ts;
@@ -399,16 +400,13 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   }
 }
 
-/** The constructs whose emitted code throws a RangeError for bad lengths or indices. */
-const CHECKING = new Set(['atmost', 'gather', 'scatter', 'matmul']);
-
 /** Do the defs a plan calls check array lengths or indices at run time? */
 function checksLengths(plan: CallSitePlan): boolean {
   let found = false;
   for (const d of reachable(plan.program, plan.entries).defs) {
     visitBlock(d.body, {
       expr: (e) => {
-        if (e.tag === 'construct' && CHECKING.has(e.op)) found = true;
+        if (e.tag === 'construct' && isConstruct(e.op) && CONSTRUCTS[e.op].checks) found = true;
       },
     });
   }

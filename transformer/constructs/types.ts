@@ -1,13 +1,12 @@
 // The shape of a construct's record: a higher-order construct (a conditional, a loop, a map) is a
-// `construct` expression carrying bodies, and everything tsad knows about it lives in one record,
-// beside the primitive records. A rule never imports a pass: each pass hands the rule a record
+// `construct` expression carrying bodies, and what it means lives in one record, beside the
+// primitive records (how a backend writes it lives with that backend: backend/ts/constructs). A rule never imports a pass: each pass hands the rule a record
 // of the operations it needs to recurse into bodies (the pattern of Futhark's `VjpOps`), so the
 // passes stay generic and the construct modules stay leaves of the import graph.
 //
 // Bodies are closed (JAX's closed sub-jaxprs): a body reads only its parameters, so a rule can
 // move a body between functions (U puts one half in f.fwd and the other in f.lin) without
 // looking inside it.
-import type * as ts from 'typescript';
 import type { Builder } from '../ir/build';
 import type { Binder, Expr, Lambda, Stmt, Type } from '../ir/syntax';
 import type { Value } from '../ir/value';
@@ -168,48 +167,6 @@ export interface EraseOps {
   fresh(hint: string): string;
 }
 
-/** What the TypeScript backend offers: statements for a body, results assigned to given names. */
-export interface EmitTsOps {
-  readonly factory: ts.NodeFactory;
-  readonly ts: typeof ts;
-  /** The JavaScript expression for a variable of the enclosing scope. */
-  ref(name: string): ts.Expression;
-  /**
-   * Statements running `body` with its parameters bound to `args`, assigning its results to
-   * `into`. An argument `{ alias: name }` binds no `const`: the parameter is another name for a
-   * variable the body cannot change (a loop's invariant or counter, a branch's operand).
-   */
-  emitBody(body: Lambda, args: readonly (ts.Expression | BodyAlias)[], into: readonly string[]): ts.Statement[];
-  /** How many results of each sort a body returns (a loop's carried values). */
-  arity(body: Lambda): Counts;
-  /** A JavaScript variable name unused in the def (a loop counter). */
-  fresh(hint: string): string;
-  /** The types of the construct's results where its binders carry them (an array's element type decides its representation). */
-  readonly resultTypes: readonly (Type | undefined)[];
-  /** The type of a variable of the enclosing def, where its binder carries one. */
-  typeOf(name: string): Type | undefined;
-  /**
-   * The set of arrays this call of the function allocated and may update in place (declared once
-   * at the top of the function: `const $own = new Set()`); see InterpOps.owns.
-   */
-  owned(): ts.Identifier;
-  /**
-   * A slot of its own for one in-place update site: `slot` is the array the site last found owned
-   * (or allocated) and `gen` the value of `now`, the function's release counter, at that time;
-   * `r === slot && gen === now` proves r owned without a set lookup (a release since bumps `now`).
-   * One slot per site: a loop accumulating into two arrays hits both.
-   */
-  hotSlot(): { readonly slot: ts.Identifier; readonly gen: ts.Identifier; readonly now: ts.Identifier };
-  /**
-   * `$slab = { chunk: Float64Array, top }`, declared once per call of the function: fixed-size
-   * buffers (a counted inner loop's residual stacks, one per run) are cut from its chunk as views
-   * instead of each allocating its own backing store.
-   */
-  slab(): ts.Identifier;
-  /** Statements that take an array out of the owned set (it now has two holders), where the function has one. */
-  release(x: ts.Expression): ts.Statement[];
-}
-
 /** What the checkpointing pre-pass offers (ad/checkpoint.ts): a builder for the statements before the construct, the segment length and the rewrite of a segment. */
 export interface SegmentOps {
   readonly b: Builder;
@@ -273,6 +230,24 @@ export interface ConstructRule {
    */
   readonly repeats?: boolean;
   /**
+   * A sequential loop over a run-time trip count (loop, while): the stacks of its tape are not
+   * differentiated again yet, so a transform that would differentiate one twice is refused
+   * (plan/closure.ts, loopIn).
+   */
+  readonly loop?: boolean;
+  /**
+   * An array combinator (map, scan, reduce, gather, scatter, reduceByIndex): an IrError from the
+   * passes over a program holding one is a rule not built yet, reported at the call site
+   * (compile.ts) instead of crashing.
+   */
+  readonly combinator?: boolean;
+  /**
+   * It checks lengths or indices at run time and throws a RangeError (an IrError in the
+   * interpreter): the wrapper of a transform whose code holds one names the transform in that
+   * error (backend/typescript.ts).
+   */
+  readonly checks?: boolean;
+  /**
    * A body-less read that is cheaper to do again than to store (an element read by index): the
    * `'cheap'` checkpoint policy recomputes it in the linear half (PrimDef.cheap).
    */
@@ -321,7 +296,7 @@ export interface ConstructRule {
    * this way, so the array keeps one holder and a later update of it stays in place.
    */
   readonly peek?: (e: ConstructExpr, array: string) => Expr | undefined;
-  /** Updates an operand in place where it may (EmitTsOps.owned): the emitter then releases arrays a dup fans out. */
+  /** Updates an operand in place where it may (backend/ts/types.ts, EmitTsOps.owned): the emitter then releases arrays a dup fans out. */
   readonly updatesInPlace?: boolean;
   /**
    * Value semantics with an in-place twin (opt/inplace.ts): the construct returns a changed copy of
@@ -367,8 +342,6 @@ export interface ConstructRule {
   readonly branchTest?: (e: ConstructExpr) => string;
   /** The construct with code moved into its bodies (present with soleReader). */
   readonly sink?: (e: ConstructExpr, s: Sunk) => ConstructExpr;
-  /** TypeScript statements computing the construct into the variables `into` (declared by the caller). */
-  readonly emitTs: (ops: EmitTsOps, e: ConstructExpr, into: readonly string[]) => ts.Statement[];
 }
 
 /** Code moving into a construct's bodies (ConstructRule.sink). */
@@ -417,9 +390,4 @@ export interface InvariantSlots {
    * `trip > 0` (constructs/cond/tripGuard.ts). Absent: the body runs at least once.
    */
   readonly trip?: number;
-}
-
-/** A body parameter that is another name for an enclosing variable (EmitTsOps.emitBody). */
-export interface BodyAlias {
-  readonly alias: string;
 }

@@ -3,6 +3,7 @@
 import type { Program } from '../ir/syntax';
 import { calleesFirst } from '../ir/program';
 import { visitDef } from '../ir/traverse';
+import { CONSTRUCTS, isConstruct } from '../constructs/registry';
 
 /** The defs `entries` reach (themselves included), in the program's order. */
 export function reachable(p: Program, entries: readonly string[]): Program {
@@ -30,7 +31,7 @@ export function loopIn(program: Program): { fn: string; op: string } | undefined
     let op: string | undefined;
     visitDef(d, {
       expr: (e) => {
-        if (!op && e.tag === 'construct' && (e.op === 'loop' || e.op === 'while')) op = e.op;
+        if (!op && e.tag === 'construct' && isConstruct(e.op) && CONSTRUCTS[e.op].loop) op = e.op;
       },
     });
     if (op) return { fn: d.name, op };

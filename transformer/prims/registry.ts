@@ -8,7 +8,16 @@ import * as bits from './bits';
 import type { PrimDef, LinPrimDef } from './types';
 import { InternalError } from '../ir/syntax';
 
+/**
+ * Every primitive's IR name: a family exports each record under its name (checked below), so
+ * tables kept elsewhere (a backend's, backend/ts/prims) map these keys and the compiler lists
+ * what one lacks.
+ */
+export type PrimName = keyof typeof arith | keyof typeof math | keyof typeof compare | keyof typeof misc | keyof typeof bits;
+export type LinPrimName = keyof typeof linear;
+
 function byName<T extends { name: string }>(records: Record<string, T>): Readonly<Record<string, T>> {
+  for (const [key, p] of Object.entries(records)) if (key !== p.name) throw new InternalError(`primitive ${p.name} is exported as ${key}`);
   return Object.freeze(Object.fromEntries(Object.values(records).map((p) => [p.name, p])));
 }
 

@@ -1,7 +1,7 @@
-// The shape of a primitive's record. Everything tsad knows about one operation lives in one
-// record: its type rule, its reference semantics, its derivative and its code generation.
+// The shape of a primitive's record. What an operation means lives in one
+// record: its type rule, its reference semantics and its derivative. How each backend writes it
+// lives with that backend (backend/ts/prims, backend/wgsl/prims.ts), keyed by name.
 // Passes look records up in PRIMS / LIN_PRIMS (registry.ts) and never branch on a name.
-import type * as ts from 'typescript';
 import type { Builder } from '../ir/build';
 import type { Type } from '../ir/syntax';
 
@@ -67,8 +67,6 @@ export interface PrimDef {
    * code under the test (ad/guards.ts).
    */
   readonly sides?: readonly number[];
-  /** JavaScript for the primitive applied to already-evaluated argument expressions. */
-  readonly emitTs: (args: readonly ts.Expression[], factory: ts.NodeFactory) => ts.Expression;
   /**
    * Exact algebraic identities for the simplifier, given the arguments that are literals
    * (undefined where not): a literal result, or the index of the argument the result equals.
@@ -126,5 +124,4 @@ export interface LinPrimDef {
    * branch (ad/guards.ts), so an untaken side's partials never meet its cotangent, 0.
    */
   readonly branches?: readonly [number | null, number | null];
-  readonly emitTs: (nl: readonly ts.Expression[], lin: readonly ts.Expression[], factory: ts.NodeFactory) => ts.Expression;
 }

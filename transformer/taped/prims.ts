@@ -1,6 +1,6 @@
 // The primitives of taped code: one function per primitive and arity, emitted once per module,
 // that computes the primitive on numbers or tape nodes and records its partials. Nothing here
-// knows a derivative: the value is the primitive record's `emitTs`, and each partial ∂y/∂xᵢ is
+// knows a derivative: the value is the TypeScript backend's entry for the primitive (backend/ts/prims), and each partial ∂y/∂xᵢ is
 // the compiled path's own reverse mode (valueAndGradOf, hence the record's JVP rule, unzipped and
 // transposed) of the one-primitive function `p(x̄) = op(x̄)`, emitted by the TypeScript backend.
 // A partial that folds to the literal 0 (floor, sign, comparisons) is never recorded: such a
@@ -8,6 +8,7 @@
 import type * as ts from 'typescript';
 import { valueAndGradOf } from '../ad/drivers';
 import { emitDefs } from '../backend/emitTs';
+import { primTs } from '../backend/ts/prims';
 import { FnDef, REAL, binder, block, letS, prim, ret } from '../ir/syntax';
 import { primDef } from '../prims/registry';
 
@@ -178,7 +179,7 @@ export class TapedPrims implements TapedOps {
     const args = Array.from({ length: arity }, (_, i) => `a${i}`);
     const values = args.map((_, i) => `v${i}`);
     const id = (n: string) => f.createIdentifier(n);
-    const emit = (xs: readonly string[]) => primDef(op).emitTs(xs.map(id), f);
+    const emit = (xs: readonly string[]) => primTs(op)(xs.map(id), f);
     const consts = (names: readonly string[], inits: readonly ts.Expression[]) =>
       f.createVariableStatement(
         undefined,

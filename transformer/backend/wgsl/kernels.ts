@@ -67,6 +67,33 @@ function combineFn(c: Combine): string {
 const ks = (k: number, fn: (j: number) => string) => Array.from({ length: k }, (_, j) => fn(j));
 
 /**
+ * The opening a reduce pass and a scan pass share: the helpers, the scalar buffer, the pass's
+ * length (a uniform) and arrays, the combine function and any after it, the workgroup's k
+ * accumulators and their validity, and main up to each invocation's own accumulators (`n` the
+ * pass's length, `t` the lane, `g` the workgroup).
+ */
+function passPrelude(c: Combine, uniform: string, decls: readonly string[], functions: readonly string[]): string[] {
+  const W = REDUCE_WORKGROUP;
+  return [
+    WGSL_HELPERS,
+    scalars,
+    `@group(0) @binding(1) var<uniform> ${uniform}: vec4<u32>;`,
+    ...decls,
+    combineFn(c),
+    ...functions,
+    ...ks(c.k, (j) => `var<workgroup> W${j}: array<f32, ${W}>;`),
+    `var<workgroup> WV: array<u32, ${W}>;`,
+    `@compute @workgroup_size(${W})`,
+    'fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
+    `  let n = ${uniform}.x;`,
+    '  let t = lid.x;',
+    '  let g = wid.x + wid.y * nwg.x;',
+    '  var valid = false;',
+    ...ks(c.k, (j) => `  var acc${j} = 0.0;`),
+  ];
+}
+
+/**
  * A pass of the reduction: each workgroup folds its `REDUCE_WORKGROUP · REDUCE_CHUNK` elements in
  * index order (each invocation its run of neighbours, then a tree over the invocations, neighbours first, so that a non-commutative operator, or a tie that the lower index wins, is
  * right) and writes one partial and its validity flag. `first` reads the k input arrays (`P{j}`)
@@ -87,21 +114,8 @@ export function reducePass(c: Combine, first: boolean, lengthSlots: readonly num
   const load = first ? ks(k, (j) => `        let x${j} = select(0.0, P${j}[i], i < u32(S[${lengthSlots[j]}]));`) : ks(k, (j) => `        let x${j} = P${j}[i];`);
   const C = REDUCE_CHUNK;
   return [
-    WGSL_HELPERS,
-    scalars,
-    '@group(0) @binding(1) var<uniform> pass_len: vec4<u32>;',
-    ...decls,
-    combineFn(c),
-    ...ks(k, (j) => `var<workgroup> W${j}: array<f32, ${W}>;`),
-    `var<workgroup> WV: array<u32, ${W}>;`,
-    `@compute @workgroup_size(${W})`,
-    'fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
-    '  let n = pass_len.x;',
-    '  let t = lid.x;',
-    '  let g = wid.x + wid.y * nwg.x;',
+    ...passPrelude(c, 'pass_len', decls, []),
     // Each invocation folds its run of C neighbours first, left to right.
-    '  var valid = false;',
-    ...ks(k, (j) => `  var acc${j} = 0.0;`),
     `  for (var c = 0u; c < ${C}u; c = c + 1u) {`,
     `    let i = (g * ${W}u + t) * ${C}u + c;`,
     '    if (i < n) {',
@@ -223,21 +237,7 @@ export function scanPass(c: Combine, level: boolean, lengthSlots: readonly numbe
       ]
     : [...fold(xs, '      '), ...ks(k, (j) => `      Y${j}[i] = acc${j};`)];
   return [
-    WGSL_HELPERS,
-    scalars,
-    '@group(0) @binding(1) var<uniform> scan_len: vec4<u32>;',
-    ...decls,
-    combineFn(c),
-    ...stepFn,
-    ...ks(k, (j) => `var<workgroup> W${j}: array<f32, ${W}>;`),
-    `var<workgroup> WV: array<u32, ${W}>;`,
-    `@compute @workgroup_size(${W})`,
-    'fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
-    '  let n = scan_len.x;',
-    '  let t = lid.x;',
-    '  let g = wid.x + wid.y * nwg.x;',
-    '  var valid = false;',
-    ...ks(k, (j) => `  var acc${j} = 0.0;`),
+    ...passPrelude(c, 'scan_len', decls, stepFn),
     `  for (var c = 0u; c < ${C}u; c = c + 1u) {`,
     `    let i = (g * ${W}u + t) * ${C}u + c;`,
     '    if (i < n) {',

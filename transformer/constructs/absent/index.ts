@@ -17,7 +17,6 @@ import type { Value } from '../../ir/value';
 import type { Builder } from '../../ir/build';
 import type { ConstructRule } from '../types';
 import { constantJvp } from '../stack/jvp';
-import { assign } from '../stack/emit';
 import { nonLinearOnly } from '../shared/nonLinear';
 
 /** The literals the slot stands for (placeholder.ts spells the same in IR). */
@@ -58,7 +57,6 @@ export const absent: ConstructRule = {
   impl: (_ops, e) => ({ nl: [literalsOf(typeOfBody(e)!)], lin: [] }),
   jvp: constantJvp,
   ...nonLinearOnly('absent'),
-  emitTs: (ops, _e, into) => [assign(ops, into[0], ops.factory.createIdentifier('undefined'))],
 };
 
 /** `let v = absent() [|v: t ;| { (v ;) }]`, bound in b. */

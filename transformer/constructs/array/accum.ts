@@ -32,7 +32,6 @@ import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { ConstructExpr, ConstructRule, InterpOps, Sides } from '../types';
 import { barName, dotName } from '../../ir/names';
-import { assign, emitOwnedDense, readOrZero } from './emit';
 import { nonLinearOnly } from '../shared/nonLinear';
 
 const REAL_ARRAY = arrayType(REAL);
@@ -53,9 +52,9 @@ export function ownedDense(ops: InterpOps, a: Value[], n: number): Value[] {
   return dense;
 }
 
-const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
+export const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
 /** (i, w) and (ā, ẏ), from the linear form or the erased one (all four non-linear). */
-const split = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T; y: T } =>
+export const split = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T; y: T } =>
   isLinear(e) ? { i: v.nl[0], w: v.nl[1], a: v.lin[0], y: v.lin[1] } : { i: v.nl[0], w: v.nl[1], a: v.nl[2], y: v.nl[3] };
 /** Results on the side the form's operands are on: linear, or non-linear once erased. */
 const sides = <T>(e: ConstructExpr, xs: T[]): Sides<T> => (isLinear(e) ? { nl: [], lin: xs } : { nl: xs, lin: [] });
@@ -113,17 +112,6 @@ export const laccum: ConstructRule = {
   // x + (ā + e_i·ẏ) = (x + ā) + e_i·ẏ: the inner addition fuses again (a fan-in of two reads,
   // ladd(; lonehot, lonehot), added to an accumulator becomes two accumulations).
   fuseAdd: (ops, e, other) => (isLinear(e) ? construct('laccum', e.nl, [ops.add(other, e.lin[0], REAL_ARRAY), e.lin[1]], []) : undefined),
-  // r = the owned dense ā (emitOwnedDense); r[i] += ẏ
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const { i, w, a, y } = split(e, e);
-    const n = ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : f.createPropertyAccessExpression(ops.ref(w), 'length');
-    const r = f.createIdentifier(into[0]);
-    return [
-      ...emitOwnedDense(ops, into[0], a, n),
-      f.createExpressionStatement(f.createBinaryExpression(f.createElementAccessExpression(r, ops.ref(i)), ops.ts.SyntaxKind.PlusEqualsToken, ops.ref(y))),
-    ];
-  },
 };
 
 /** The value twice, released from in-place updates (both holders may read it). */
@@ -153,15 +141,10 @@ export const share: ConstructRule = {
     return dots.map((d) => d.name);
   },
   ...nonLinearOnly('share'),
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const x = ops.ref(e.nl[0]);
-    return [...ops.release(x), ...into.map((n) => f.createExpressionStatement(f.createAssignment(f.createIdentifier(n), x)))];
-  },
 };
 
 /** lpeek's (i, w) and ā, from the linear form or the erased one. */
-const peekParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T } => (isLinear(e) ? { i: v.nl[0], w: v.nl[1], a: v.lin[0] } : { i: v.nl[0], w: v.nl[1], a: v.nl[2] });
+export const peekParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T } => (isLinear(e) ? { i: v.nl[0], w: v.nl[1], a: v.lin[0] } : { i: v.nl[0], w: v.nl[1], a: v.nl[2] });
 
 /** `(ā, ā[i])`: element i of ā (0 past the end of a sparse array) and ā itself, still one holder. */
 export const lpeek: ConstructRule = {
@@ -208,9 +191,4 @@ export const lpeek: ConstructRule = {
   },
   pruneResults: () => undefined,
   lengthOnly: [1],
-  // r = ā; y = ā[i] ?? 0
-  emitTs: (ops, e, into) => {
-    const { i, a } = peekParts(e, e);
-    return [assign(ops, into[0], ops.ref(a)), assign(ops, into[1], readOrZero(ops, ops.ref(a), ops.ref(i)))];
-  },
 };

@@ -7,11 +7,11 @@
 import { IrError, REAL } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
-import type * as ts from 'typescript';
 import type { ConstructRule } from '../types';
 import { keptWithZeroTangents, nonLinearOnly } from '../shared/nonLinear';
 
 export const atmost: ConstructRule = {
+  checks: true,
   name: 'atmost',
   arity: () => ({ nl: 1, lin: 0 }),
   typeRule: (ops, e, t) => {
@@ -27,17 +27,4 @@ export const atmost: ConstructRule = {
   },
   jvp: keptWithZeroTangents,
   ...nonLinearOnly('atmost'),
-  // if (!(n <= limit)) throw new RangeError(what + " (" + n + " > " + limit + ")"); into = n
-  emitTs: (ops, e, [into]) => {
-    const f = ops.factory;
-    const K = ops.ts.SyntaxKind;
-    const [n, limit, what] = e.nl.map((x) => ops.ref(x));
-    const parts: ts.Expression[] = [what, f.createStringLiteral(' ('), n, f.createStringLiteral(' > '), limit, f.createStringLiteral(')')];
-    const message = parts.reduce((a, b) => f.createBinaryExpression(a, K.PlusToken, b));
-    const test = f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(f.createBinaryExpression(n, K.LessThanEqualsToken, limit)));
-    return [
-      f.createIfStatement(test, f.createThrowStatement(f.createNewExpression(f.createIdentifier('RangeError'), undefined, [message]))),
-      f.createExpressionStatement(f.createAssignment(f.createIdentifier(into), ops.ref(e.nl[0]))),
-    ];
-  },
 };

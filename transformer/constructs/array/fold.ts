@@ -26,13 +26,11 @@ import { typeEquals, binder, blockE, construct, ret, lambda, letS, arrayType, Ir
 import type { Binder, Expr, Lambda, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
-import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, EraseOps, Sides, TypeRun } from '../types';
+import type { CheckOps, ConstructExpr, ConstructRule, EraseOps, Sides, TypeRun } from '../types';
 import { loopLikeJvp } from '../shared/loopLikeJvp';
 import { residualArrays } from '../shared/residuals';
 import { flattenResiduals } from './flatResiduals';
 import { recognise, specialJvp } from './reduceSpecial';
-import { allocate, assign, forCount, readOrZero } from './emit';
-import type * as ts from 'typescript';
 import { neverTransposed } from '../shared/nonLinear';
 
 export type FoldKind = 'scan' | 'reduce';
@@ -176,62 +174,6 @@ function erase(sparseOp: string): NonNullable<ConstructRule['erase']> {
   };
 }
 
-//   (reduce: the accumulators are the results themselves; a mixed fold, J's, carries its tangents beside)
-//   c1 = e1; …; y1 = new Float64Array(n); …; let t1, …;
-//   for (let i = 0; i < n; i++) { const a = c1; const b = x[i]; …body…; c1 = t1; y1[i] = t1; o1[i] = t2; }
-function emitTs(kind: FoldKind, sparse: boolean): ConstructRule['emitTs'] {
-  return (ops, e, into) => {
-    const f = ops.factory;
-    const k = accumulators(e);
-    const mixed = e.lin.length > 0;
-    const resultsNl = ops.arity(e.bodies[0]).nl;
-    const n = ops.ref(e.nl[0]);
-    const i = ops.fresh('i');
-    const iId = f.createIdentifier(i);
-    const range = (m: number, from = 0): number[] => Array.from({ length: m }, (_, j) => from + j);
-    // Where the accumulators are among the results (and the body's results): the first k of each sort.
-    const accAt = [...range(k), ...(mixed ? range(k, resultsNl) : [])];
-    const acc = accAt.map((p) => (kind === 'reduce' ? into[p] : ops.fresh(`${into[p]}_acc`)));
-    const arrayAt = range(into.length).filter((p) => kind === 'scan' || !accAt.includes(p));
-    const temps = into.map((y) => ops.fresh(`${y}_i`));
-    const elem = (x: string, tangent: boolean): ts.Expression => (tangent || (sparse && isReal(ops, x)) ? readOrZero(ops, ops.ref(x), iId) : f.createElementAccessExpression(ops.ref(x), iId));
-    const id = (x: string): ts.Expression => f.createIdentifier(x);
-    const args = [...acc.slice(0, k).map(id), ...e.nl.slice(1 + k).map((x) => elem(x, false)), ...acc.slice(k).map(id), ...e.lin.slice(k).map((x) => elem(x, true))];
-    const init = [...e.nl.slice(1, 1 + k), ...e.lin.slice(0, k)];
-    const stores = [
-      ...acc.map((c, j) => assign(ops, c, id(temps[accAt[j]]))),
-      ...arrayAt.map((p) => f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(id(into[p]), iId), id(temps[p])))),
-    ];
-    return [
-      ...declare(ops, kind === 'scan' ? acc : []),
-      ...acc.map((c, j) => assign(ops, c, ops.ref(init[j]))),
-      ...arrayAt.map((p) => assign(ops, into[p], allocate(ops, ops.resultTypes[p] ?? arrayType(REAL), n))),
-      ...declare(ops, temps),
-      forCount(ops, i, n, [...ops.emitBody(e.bodies[0], args, temps), ...stores]),
-    ];
-  };
-}
-
-const isReal = (ops: EmitTsOps, x: string): boolean => {
-  const t = ops.typeOf(x);
-  return t?.tag === 'array' && t.elem.tag === 'real';
-};
-
-/** `let a, b;` (nothing for none). */
-export function declare(ops: EmitTsOps, names: readonly string[]): ts.Statement[] {
-  const f = ops.factory;
-  if (names.length === 0) return [];
-  return [
-    f.createVariableStatement(
-      undefined,
-      f.createVariableDeclarationList(
-        names.map((x) => f.createVariableDeclaration(x)),
-        ops.ts.NodeFlags.Let,
-      ),
-    ),
-  ];
-}
-
 /** The record of scan or reduce, strict (`scan`, `reduce`) or over sparse tangent arrays (`sscan`, `sreduce`: E's output). */
 export function foldRule(name: string, kind: FoldKind, sparse: boolean): ConstructRule {
   const sparseOp = kind === 'scan' ? 'sscan' : 'sreduce';
@@ -245,7 +187,8 @@ export function foldRule(name: string, kind: FoldKind, sparse: boolean): Constru
     transpose: neverTransposed(name),
     pruneResults: () => undefined,
     repeats: true,
+    // The source's combinator; its sparse twin is E's output.
+    ...(sparse ? {} : { combinator: true }),
     erase: erase(sparseOp),
-    emitTs: emitTs(kind, sparse),
   };
 }

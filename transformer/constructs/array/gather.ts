@@ -13,9 +13,8 @@ import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructRule } from '../types';
 import { dotName } from '../../ir/names';
-import { allocate, assign, forCount, readOrZero } from './emit';
 import { count } from './fold';
-import { constant, elementAt, indexAt, notIndex, setAt, throwRange } from './indices';
+import { indexAt } from './indices';
 import { linearOp } from './linearOp';
 import { nonLinearOnly } from '../shared/nonLinear';
 
@@ -26,6 +25,8 @@ export function expectIndexArray(ops: CheckOps, op: string, t: Type): void {
 }
 
 export const gather: ConstructRule = {
+  checks: true,
+  combinator: true,
   name: 'gather',
   fresh: true,
   arity: () => ({ nl: 1, lin: 0 }),
@@ -62,28 +63,6 @@ export const gather: ConstructRule = {
     return [g.name];
   },
   ...nonLinearOnly('gather'),
-  //   g = new Float64Array(idx.length);
-  //   for (let j = 0; j < idx.length; j++) { const b = idx[j]; if (!(…b is an index of a…)) throw new RangeError(…); g[j] = a[b]; }
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const [a, idx] = e.nl.map((x) => ops.ref(x));
-    const j = ops.fresh('j');
-    const b = ops.fresh('b');
-    const m = f.createPropertyAccessExpression(idx, 'length');
-    const n = f.createPropertyAccessExpression(a, 'length');
-    const check = f.createIfStatement(
-      notIndex(ops, f.createIdentifier(b), n),
-      throwRange(ops, [`gather: ${e.nl[1]}[`, f.createIdentifier(j), '] = ', f.createIdentifier(b), ` is not an index of ${e.nl[0]} (length `, n, ')']),
-    );
-    return [
-      assign(ops, into[0], allocate(ops, ops.resultTypes[0], m)),
-      forCount(ops, j, m, [
-        constant(ops, b, elementAt(ops, idx, f.createIdentifier(j))),
-        check,
-        setAt(ops, f.createIdentifier(into[0]), f.createIdentifier(j), elementAt(ops, a, f.createIdentifier(b))),
-      ]),
-    ];
-  },
 };
 
 function linearTypes(op: string) {
@@ -108,13 +87,6 @@ export const lgather = linearOp({
     return [is.map((_, j) => ((a as Value[])[indexAt('lgather', 'idx', is, j, 'the array', m)] as number | undefined) ?? 0)];
   },
   transpose: 'lscatteradd',
-  emit: (ops, [y], [, idx], [a]) => {
-    const f = ops.factory;
-    const j = ops.fresh('j');
-    const m = f.createPropertyAccessExpression(ops.ref(idx), 'length');
-    const read = readOrZero(ops, ops.ref(a), elementAt(ops, ops.ref(idx), f.createIdentifier(j)));
-    return [assign(ops, y, allocate(ops, REAL_ARRAY, m)), forCount(ops, j, m, [setAt(ops, f.createIdentifier(y), f.createIdentifier(j), read)])];
-  },
 });
 
 export const lscatteradd = linearOp({
@@ -132,15 +104,4 @@ export const lscatteradd = linearOp({
     return [r];
   },
   transpose: 'lgather',
-  //   r = new Float64Array(n); for (let j = 0; j < idx.length; j++) r[idx[j]] += (g[j] ?? 0);
-  emit: (ops, [y], [n, idx], [g]) => {
-    const f = ops.factory;
-    const j = ops.fresh('j');
-    const jId = f.createIdentifier(j);
-    const m = f.createPropertyAccessExpression(ops.ref(idx), 'length');
-    const add = f.createExpressionStatement(
-      f.createBinaryExpression(elementAt(ops, f.createIdentifier(y), elementAt(ops, ops.ref(idx), jId)), ops.ts.SyntaxKind.PlusEqualsToken, readOrZero(ops, ops.ref(g), jId)),
-    );
-    return [assign(ops, y, allocate(ops, REAL_ARRAY, ops.ref(n))), forCount(ops, j, m, [add])];
-  },
 });

@@ -6,9 +6,8 @@
 import { binder, construct, tangentType, InternalError } from '../../ir/syntax';
 import type { Type } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
-import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, Sides } from '../types';
+import type { CheckOps, ConstructExpr, ConstructRule, Sides } from '../types';
 import { barName, dotName } from '../../ir/names';
-import type * as ts from 'typescript';
 
 export interface LinearOpSpec {
   readonly name: string;
@@ -20,14 +19,16 @@ export interface LinearOpSpec {
   readonly run: (coefficients: readonly Value[], inputs: readonly Value[], charge: (units: number) => void) => Value[];
   /** The op of the transpose (same coefficients; its inputs are this op's outputs). */
   readonly transpose: string;
-  readonly emit: (ops: EmitTsOps, into: readonly string[], coefficients: readonly string[], inputs: readonly string[]) => ts.Statement[];
 }
 
 const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
 
-function split<T>(e: ConstructExpr, s: LinearOpSpec, v: Sides<T>): { c: T[]; u: T[] } {
+function split<T>(e: ConstructExpr, s: { readonly coefficients: number }, v: Sides<T>): { c: T[]; u: T[] } {
   return isLinear(e) ? { c: [...v.nl], u: [...v.lin] } : { c: v.nl.slice(0, s.coefficients), u: v.nl.slice(s.coefficients) };
 }
+
+/** The coefficients and the inputs of a linear op with `coefficients` coefficients, linear or erased. */
+export const linearOpOperands = (e: ConstructExpr, coefficients: number): { c: string[]; u: string[] } => split(e, { coefficients }, e);
 
 const sides = <T>(e: ConstructExpr, xs: T[]): Sides<T> => (isLinear(e) ? { nl: [], lin: xs } : { nl: xs, lin: [] });
 
@@ -71,9 +72,5 @@ export function linearOp(s: LinearOpSpec): ConstructRule {
       return bars.map((x) => x.name);
     },
     pruneResults: () => undefined,
-    emitTs: (ops, e, into) => {
-      const { c, u } = split(e, s, { nl: e.nl, lin: e.lin });
-      return s.emit(ops, into, c, u);
-    },
   };
 }

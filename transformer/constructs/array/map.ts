@@ -32,8 +32,7 @@
 //     in place (scatterTranspose below).
 // E:  the default: linear operands after the non-linear ones, linear parameters likewise, which
 //     keeps operand k on parameter k.
-// TypeScript: results preallocated (Float64Array for reals), one for loop, element results
-//     assigned to variables declared before it: no allocation per element.
+// TypeScript: backend/ts/constructs/array/map.ts.
 import { binder, construct, lambda, letS, lprim, ret, tangentType, arrayType, typeEquals, realCount, lvar, drop, InternalError, IrError, REAL } from '../../ir/syntax';
 import type { Binder, Lambda, Stmt, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
@@ -42,28 +41,26 @@ import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, Sides, TransposeOps, TypeRun } from '../types';
 import type { Tangent } from '../../prims/types';
 import { barName } from '../../ir/names';
-import { allocate, assign, forCount, readOrZero } from './emit';
 import { residualArrays } from '../shared/residuals';
 import { loopLikeJvp } from '../shared/loopLikeJvp';
-import type * as ts from 'typescript';
 
 /** Whether the body declares the index parameter. */
-const hasIndex = (e: ConstructExpr): boolean => e.bodies.length === 1 && e.bodies[0].nlParams.length === e.nl.length;
+export const hasIndex = (e: ConstructExpr): boolean => e.bodies.length === 1 && e.bodies[0].nlParams.length === e.nl.length;
 
 /** The body's parameters that receive the operands after n, non-linear then linear. */
-function operandParams(e: ConstructExpr): Sides<Binder> {
+export function operandParams(e: ConstructExpr): Sides<Binder> {
   const l = e.bodies[0];
   return { nl: l.nlParams.slice(hasIndex(e) ? 1 : 0), lin: l.linParams };
 }
 
 /** Mapped (operand is an array of the parameter's type) or invariant (the parameter's type itself); undefined: neither. */
-function classify(operand: Type, param: Type): 'mapped' | 'invariant' | undefined {
+export function classify(operand: Type, param: Type): 'mapped' | 'invariant' | undefined {
   if (typeEquals(operand, param)) return 'invariant';
   if (operand.tag === 'array' && typeEquals(operand.elem, param)) return 'mapped';
   return undefined;
 }
 
-function paramType(p: Binder): Type {
+export function paramType(p: Binder): Type {
   if (!p.type) throw new InternalError(`map: untyped body parameter ${p.name} (annotate types first)`);
   return p.type;
 }
@@ -301,43 +298,6 @@ const pruneResults: ConstructRule['pruneResults'] = (e, keep) => {
   };
 };
 
-//   r1 = new Float64Array(n); …; let t1, …;
-//   for (let k = 0; k < n; k++) { const i = k; const p = a[k]; const q = u; …body…; r1[k] = t1; … }
-const emitTs: ConstructRule['emitTs'] = (ops, e, into) => {
-  const f = ops.factory;
-  const n = ops.ref(e.nl[0]);
-  const k = ops.fresh('k');
-  const kId = f.createIdentifier(k);
-  const params = operandParams(e);
-  const arg = (x: string, p: Binder, linear: boolean): ts.Expression => {
-    const t = ops.typeOf(x);
-    const mapped = t === undefined ? undefined : classify(t, paramType(p));
-    if (mapped === undefined) throw new InternalError(`emitTs: map operand ${x} has no type or does not fit ${p.name}`);
-    if (mapped === 'invariant') return ops.ref(x);
-    return linear || (e.op === 'smap' && paramType(p).tag === 'real') ? readOrZero(ops, ops.ref(x), kId) : f.createElementAccessExpression(ops.ref(x), kId);
-  };
-  const args = [...(hasIndex(e) ? [kId] : []), ...e.nl.slice(1).map((x, j) => arg(x, params.nl[j], false)), ...e.lin.map((x, j) => arg(x, params.lin[j], true))];
-  const temps = into.map((y) => ops.fresh(`${y}_k`));
-  const decl = f.createVariableStatement(
-    undefined,
-    f.createVariableDeclarationList(
-      temps.map((t) => f.createVariableDeclaration(t)),
-      ops.ts.NodeFlags.Let,
-    ),
-  );
-  const stores = into.map((y, j) => f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(y), kId), f.createIdentifier(temps[j]))));
-  // Every element reads an invariant array: none may update it in place (EmitTsOps.owned).
-  const invariants = [...e.nl.slice(1), ...e.lin].filter(
-    (x, j) => ops.typeOf(x)?.tag === 'array' && classify(ops.typeOf(x)!, paramType(j < e.nl.length - 1 ? params.nl[j] : params.lin[j - e.nl.length + 1])) === 'invariant',
-  );
-  return [
-    ...invariants.flatMap((x) => ops.release(ops.ref(x))),
-    ...into.map((y, j) => assign(ops, y, allocate(ops, ops.resultTypes[j], n))),
-    ...(temps.length > 0 ? [decl] : []),
-    forCount(ops, k, n, [...ops.emitBody(e.bodies[0], args, temps), ...stores]),
-  ];
-};
-
 const mapRule = (name: string, erase?: ConstructRule['erase']): ConstructRule => ({
   // Each result array is allocated by the map: a write into it can run in place (opt/inplace.ts).
   fresh: true,
@@ -351,7 +311,6 @@ const mapRule = (name: string, erase?: ConstructRule['erase']): ConstructRule =>
   pruneResults,
   repeats: true,
   ...(erase ? { erase } : {}),
-  emitTs,
 });
 
 /**
@@ -363,4 +322,7 @@ const mapRule = (name: string, erase?: ConstructRule['erase']): ConstructRule =>
 export const smap = mapRule('smap');
 
 /** E: the default order (linear operands after the others), as an smap when anything was linear. */
-export const map = mapRule('map', (ops, e) => ({ ...e, op: e.lin.length > 0 ? 'smap' : 'map', nl: [...e.nl, ...e.lin], lin: [], bodies: e.bodies.map((l) => ops.eraseBody(l)) }));
+export const map: ConstructRule = {
+  ...mapRule('map', (ops, e) => ({ ...e, op: e.lin.length > 0 ? 'smap' : 'map', nl: [...e.nl, ...e.lin], lin: [], bodies: e.bodies.map((l) => ops.eraseBody(l)) })),
+  combinator: true,
+};

@@ -28,13 +28,11 @@ import type { Binder, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { Tangent } from '../../prims/types';
-import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, JvpOps, Sides } from '../types';
+import type { CheckOps, ConstructExpr, ConstructRule, JvpOps, Sides } from '../types';
 import { dotName, barName } from '../../ir/names';
-import { allocate, assign, forCount, isRealArray, readOrZero } from './emit';
-import type * as ts from 'typescript';
 import { nonLinearOnly } from '../shared/nonLinear';
 
-const REAL_ARRAY = arrayType(REAL);
+export const REAL_ARRAY = arrayType(REAL);
 
 function count(v: Value, op: string, what: string): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new IrError(`${op}: the ${what} ${String(v)} is not a non-negative integer`);
@@ -79,7 +77,6 @@ interface NonLinearOp {
   readonly type: (ops: CheckOps, t: readonly Type[]) => Type;
   readonly run: (v: readonly Value[], charge: (n: number) => void) => Value;
   readonly jvp: ConstructRule['jvp'];
-  readonly emit: (ops: EmitTsOps, e: ConstructExpr, into: string, t: Type | undefined) => ts.Statement[];
   /** ConstructRule.cheap: an element read or a length, recomputed rather than stored under the 'cheap' policy. */
   readonly cheap?: boolean;
   /** ConstructRule.fresh: the result is a newly allocated array. */
@@ -94,7 +91,6 @@ function nonLinearRule(o: NonLinearOp): ConstructRule {
     impl: (ops, _e, v) => ({ nl: [o.run(v.nl, ops.charge)], lin: [] }),
     jvp: o.jvp,
     ...nonLinearOnly(o.name),
-    emitTs: (ops, e, into) => o.emit(ops, e, into[0], ops.resultTypes[0]),
     ...(o.cheap ? { cheap: true } : {}),
     ...(o.fresh ? { fresh: true } : {}),
   };
@@ -113,7 +109,6 @@ export const len = nonLinearRule({
     ops.b.bind([...results], [], e);
     return [null];
   },
-  emit: (ops, e, into) => [assign(ops, into, ops.factory.createPropertyAccessExpression(ops.ref(e.nl[0]), 'length'))],
 });
 
 function element(a: Value, i: Value, op: string): Value {
@@ -147,30 +142,7 @@ export const index = nonLinearRule({
     if (resultType(results[0]).tag !== 'real') throw new IrError(`the tangent of index is implemented for arrays of reals only, not of ${printType(resultType(results[0]))}`);
     return [tangentBy(ops, 'lindex', [i, a], aDot, results[0])];
   },
-  emit: (ops, e, into) => [assign(ops, into, ops.factory.createElementAccessExpression(ops.ref(e.nl[0]), ops.ref(e.nl[1])))],
 });
-
-/** `a = alloc(n); for (k < n) a[k] = x` */
-function emitFill(ops: EmitTsOps, into: string, n: string, x: string, t: Type | undefined): ts.Statement[] {
-  const f = ops.factory;
-  const length = ops.ref(n);
-  const value = ops.ref(x);
-  const alloc = assign(ops, into, allocate(ops, t, length));
-  // A new Float64Array is zeros already, and an empty array needs no loop (the zero cotangent).
-  const zero = (e: ts.Expression) => ops.ts.isNumericLiteral(e) && Number(e.text) === 0;
-  if (zero(length) || (isRealArray(t) && zero(value))) return [alloc];
-  const k = ops.fresh('k');
-  const set = f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(into), f.createIdentifier(k)), value));
-  return [alloc, forCount(ops, k, length, [set])];
-}
-
-/** `s = 0; for (k < len a) s += a[k]` (missing elements of a sparse tangent read 0). */
-function emitSum(ops: EmitTsOps, into: string, a: string, n: ts.Expression): ts.Statement[] {
-  const f = ops.factory;
-  const k = ops.fresh('k');
-  const add = f.createExpressionStatement(f.createBinaryExpression(f.createIdentifier(into), ops.ts.SyntaxKind.PlusEqualsToken, readOrZero(ops, ops.ref(a), f.createIdentifier(k))));
-  return [assign(ops, into, f.createNumericLiteral(0)), forCount(ops, k, n, [add])];
-}
 
 export const fill = nonLinearRule({
   name: 'fill',
@@ -194,7 +166,6 @@ export const fill = nonLinearRule({
     if (ops.typeOf(x).tag !== 'real') throw new IrError(`the tangent of fill is implemented for reals only, not ${printType(ops.typeOf(x))}`);
     return [tangentBy(ops, 'lfill', [n], xDot, results[0])];
   },
-  emit: (ops, e, into, t) => emitFill(ops, into, e.nl[0], e.nl[1], t),
 });
 
 const sumOf = (a: readonly Value[]): number => a.reduce<number>((s, x) => s + ((x as number | undefined) ?? 0), 0);
@@ -223,17 +194,16 @@ export const sum = nonLinearRule({
     ops.b.bind([...results], [], e);
     return [tangentBy(ops, 'lsum', [n.name], aDot, results[0])];
   },
-  emit: (ops, e, into) => emitSum(ops, into, e.nl[0], ops.factory.createPropertyAccessExpression(ops.ref(e.nl[0]), 'length')),
 });
 
 // ---- the linear operations ----
 
 /** A linear form has a linear operand; its erasure has none (E moves it to the non-linear side). */
-const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
+export const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
 /** How many operands are linear in the linear form: the last ones of the erased form. */
-const linearOperands = <T>(e: ConstructExpr, v: Sides<T>, count: number): readonly T[] => (isLinear(e) ? v.lin : v.nl.slice(v.nl.length - count));
+export const linearOperands = <T>(e: ConstructExpr, v: Sides<T>, count: number): readonly T[] => (isLinear(e) ? v.lin : v.nl.slice(v.nl.length - count));
 /** The coefficients: the non-linear operands before the linear ones. */
-const coefficients = <T>(e: ConstructExpr, v: Sides<T>, count: number): readonly T[] => (isLinear(e) ? v.nl : v.nl.slice(0, v.nl.length - count));
+export const coefficients = <T>(e: ConstructExpr, v: Sides<T>, count: number): readonly T[] => (isLinear(e) ? v.nl : v.nl.slice(0, v.nl.length - count));
 const result = <T>(e: ConstructExpr, x: T): Sides<T> => (isLinear(e) ? { nl: [], lin: [x] } : { nl: [x], lin: [] });
 
 interface LinearOp {
@@ -251,7 +221,6 @@ interface LinearOp {
   readonly run: (k: number, x: Value, charge: (n: number) => void) => Value;
   /** The transpose: its op (same coefficients). */
   readonly transposeOp: string;
-  readonly emit: (ops: EmitTsOps, into: string, k: string, x: string, t: Type | undefined) => ts.Statement[];
   /** `ladd(; other, this)` as one construct (ConstructRule.fuseAdd). */
   readonly fuseAdd?: ConstructRule['fuseAdd'];
   /** The read that also hands its operand on (ConstructRule.peek). */
@@ -301,7 +270,6 @@ function linearRule(o: LinearOp): ConstructRule {
     ...(o.fuseAdd ? { fuseAdd: o.fuseAdd } : {}),
     ...(o.peek ? { peek: o.peek } : {}),
     ...(o.witness ? { lengthOnly: [1] } : {}),
-    emitTs: (ops, e, into) => o.emit(ops, into[0], coefficients(e, e, 1)[0], linearOperands(e, e, 1)[0], isLinear(e) ? REAL_ARRAY : ops.resultTypes[0]),
   };
 }
 
@@ -316,7 +284,6 @@ export const lindex = linearRule({
     return ((a as Value[])[i] as number | undefined) ?? 0;
   },
   transposeOp: 'lonehot',
-  emit: (ops, into, i, a) => [assign(ops, into, readOrZero(ops, ops.ref(a), ops.ref(i)))],
   // With a witness (J always gives one): lpeek(i, w ; ȧ) is (ȧ, this read), ȧ still one holder's.
   peek: (e, a) => (e.lin.length === 1 && e.nl.length === 2 ? construct('lpeek', e.nl, [a], []) : undefined),
 });
@@ -334,13 +301,6 @@ export const lonehot = linearRule({
     return r;
   },
   transposeOp: 'lindex',
-  // r = new Float64Array(i + 1); r[i] = ẏ
-  emit: (ops, into, i, y) => {
-    const f = ops.factory;
-    const n = f.createBinaryExpression(ops.ref(i), ops.ts.SyntaxKind.PlusToken, f.createNumericLiteral(1));
-    const set = f.createAssignment(f.createElementAccessExpression(f.createIdentifier(into), ops.ref(i)), ops.ref(y));
-    return [assign(ops, into, allocate(ops, REAL_ARRAY, n)), f.createExpressionStatement(set)];
-  },
   // ā + e_i·ẏ is one in-place accumulation when the one-hot knows the dense length (a witness).
   fuseAdd: (_ops, e, other) => (e.lin.length === 1 && e.nl.length === 2 ? construct('laccum', e.nl, [other, e.lin[0]], []) : undefined),
 });
@@ -355,7 +315,6 @@ export const lsum = linearRule({
     return sumOf(a as Value[]);
   },
   transposeOp: 'lfill',
-  emit: (ops, into, _n, a) => emitSum(ops, into, a, ops.factory.createPropertyAccessExpression(ops.ref(a), 'length')),
 });
 
 export const lfill = linearRule({
@@ -368,5 +327,4 @@ export const lfill = linearRule({
     return Array.from({ length: n }, () => y);
   },
   transposeOp: 'lsum',
-  emit: (ops, into, n, y) => emitFill(ops, into, n, y, REAL_ARRAY),
 });

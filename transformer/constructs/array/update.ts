@@ -25,12 +25,10 @@ import type { Builder } from '../../ir/build';
 import type { Tangent } from '../../prims/types';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
-import type { CheckOps, ConstructExpr, ConstructRule, EmitTsOps, Sides } from '../types';
+import type { CheckOps, ConstructExpr, ConstructRule, Sides } from '../types';
 import { barName, dotName } from '../../ir/names';
 import { ownedDense, witnessLength } from './accum';
-import { assign, emitOwnedDense } from './emit';
 import { nonLinearOnly } from '../shared/nonLinear';
-import type * as ts from 'typescript';
 
 const REAL_ARRAY = arrayType(REAL);
 
@@ -89,8 +87,6 @@ const backendOnly = (why: string) => (): never => {
   throw new InternalError(why);
 };
 
-const elementAt = (ops: EmitTsOps, a: ts.Expression, i: string) => ops.factory.createElementAccessExpression(a, ops.ref(i));
-
 export const update: ConstructRule = {
   ...freshArray('update'),
   typeRule: updateType('update'),
@@ -106,13 +102,6 @@ export const update: ConstructRule = {
   overwrites: () => [0],
   keepsLength: () => [0],
   inPlace: { operand: 0, op: 'write' },
-  // r = a.slice(); r[i] = v
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const r = f.createIdentifier(into[0]);
-    const copy = f.createCallExpression(f.createPropertyAccessExpression(ops.ref(e.nl[0]), 'slice'), undefined, []);
-    return [assign(ops, into[0], copy), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, e.nl[1]), ops.ref(e.nl[2])))];
-  },
 };
 
 /** update where opt/inplace.ts proved the array unique and dead after it: only ever emitted, never differentiated. */
@@ -129,24 +118,18 @@ export const write: ConstructRule = {
   jvp: backendOnly('write is the in-place form of update that only the backend sees (opt/inplace.ts); differentiate the program before marking writes'),
   overwrites: () => [0],
   keepsLength: () => [0],
-  // r = a; r[i] = v
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const r = f.createIdentifier(into[0]);
-    return [assign(ops, into[0], ops.ref(e.nl[0])), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, e.nl[1]), ops.ref(e.nl[2])))];
-  },
 };
 
 // ---- the linear pair ----
 
-const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
+export const isLinear = (e: ConstructExpr): boolean => e.lin.length > 0;
 
 /** lupdate's (i, w) and (ȧ, v̇), from the linear form or the erased one (all four non-linear). */
-const updateParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T; x: T } =>
+export const updateParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; a: T; x: T } =>
   isLinear(e) ? { i: v.nl[0], w: v.nl[1], a: v.lin[0], x: v.lin[1] } : { i: v.nl[0], w: v.nl[1], a: v.nl[2], x: v.nl[3] };
 
 /** ltake's (i, w) and c̄. */
-const takeParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; c: T } => (isLinear(e) ? { i: v.nl[0], w: v.nl[1], c: v.lin[0] } : { i: v.nl[0], w: v.nl[1], c: v.nl[2] });
+export const takeParts = <T>(e: ConstructExpr, v: Sides<T>): { i: T; w: T; c: T } => (isLinear(e) ? { i: v.nl[0], w: v.nl[1], c: v.lin[0] } : { i: v.nl[0], w: v.nl[1], c: v.nl[2] });
 
 const sides = <T>(linear: boolean, xs: T[]): Sides<T> => (linear ? { nl: [], lin: xs } : { nl: xs, lin: [] });
 
@@ -154,8 +137,6 @@ function checkWitness(ops: CheckOps, op: string, i: Type, w: Type): void {
   if (i.tag !== 'real') ops.error(`the index of ${op} must be real, got ${printType(i)}`);
   if (w.tag !== 'array' && w.tag !== 'real') ops.error(`the witness of ${op} must be an array or a length (the dense tangent's), got ${printType(w)}`);
 }
-
-const witnessExpr = (ops: EmitTsOps, w: string): ts.Expression => (ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : ops.factory.createPropertyAccessExpression(ops.ref(w), 'length'));
 
 export const lupdate: ConstructRule = {
   name: 'lupdate',
@@ -199,12 +180,6 @@ export const lupdate: ConstructRule = {
   pruneResults: () => undefined,
   updatesInPlace: true,
   lengthOnly: [1],
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const { i, w, a, x } = updateParts(e, e);
-    const r = f.createIdentifier(into[0]);
-    return [...emitOwnedDense(ops, into[0], a, witnessExpr(ops, w), true), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, i), ops.ref(x)))];
-  },
 };
 
 export const ltake: ConstructRule = {
@@ -248,24 +223,6 @@ export const ltake: ConstructRule = {
   pruneResults: () => undefined,
   updatesInPlace: true,
   lengthOnly: [1],
-  // if (i < c.length) { r = owned dense c; x = r[i]; r[i] = 0 } else { r = c; x = 0 }
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const SK = ops.ts.SyntaxKind;
-    const { i, c } = takeParts(e, e);
-    const [r, x] = into.map((n) => f.createIdentifier(n));
-    const inside = f.createBinaryExpression(ops.ref(i), SK.LessThanToken, f.createPropertyAccessExpression(ops.ref(c), 'length'));
-    const taken = f.createBlock(
-      [
-        ...emitOwnedDense(ops, into[0], c, f.createNumericLiteral(0)),
-        f.createExpressionStatement(f.createAssignment(x, elementAt(ops, r, i))),
-        f.createExpressionStatement(f.createAssignment(elementAt(ops, r, i), f.createNumericLiteral(0))),
-      ],
-      true,
-    );
-    const past = f.createBlock([assign(ops, into[0], ops.ref(c)), f.createExpressionStatement(f.createAssignment(x, f.createNumericLiteral(0)))], true);
-    return [f.createIfStatement(inside, taken, past)];
-  },
 };
 
 /**
@@ -286,7 +243,6 @@ export const clone: ConstructRule = {
     return { nl: [a.slice()], lin: [] };
   },
   jvp: backendOnly('clone is put in by the backend (opt/inplace.ts) after differentiation'),
-  emitTs: (ops, e, into) => [assign(ops, into[0], ops.factory.createCallExpression(ops.factory.createPropertyAccessExpression(ops.ref(e.nl[0]), 'slice'), undefined, []))],
 };
 
 // ---- appending ----
@@ -337,18 +293,6 @@ export const append: ConstructRule = {
   jvp: appendJvp,
   overwrites: () => [0],
   inPlace: { operand: 0, op: 'appendw' },
-  // r = new Float64Array(a.length + 1); r.set(a); r[a.length] = v
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const a = ops.ref(e.nl[0]);
-    const n = f.createPropertyAccessExpression(a, 'length');
-    const r = f.createIdentifier(into[0]);
-    return [
-      assign(ops, into[0], f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createAdd(n, f.createNumericLiteral(1))])),
-      f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(r, 'set'), undefined, [a])),
-      f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(r, n), ops.ref(e.nl[1]))),
-    ];
-  },
 };
 
 export const appendw: ConstructRule = {
@@ -362,35 +306,4 @@ export const appendw: ConstructRule = {
   },
   jvp: backendOnly('appendw is the in-place form of append that only the backend sees (opt/inplace.ts)'),
   overwrites: () => [0],
-  // const n = a.length;
-  // if (a.byteOffset + 8 * (n + 1) <= a.buffer.byteLength) r = new Float64Array(a.buffer, a.byteOffset, n + 1);
-  // else { r = new Float64Array(Math.max(16, 2 * n + 2)).subarray(0, n + 1); r.set(a); }
-  // r[n] = v
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const SK = ops.ts.SyntaxKind;
-    const a = ops.ref(e.nl[0]);
-    const r = f.createIdentifier(into[0]);
-    const n = f.createIdentifier(ops.fresh('n'));
-    const n1 = f.createAdd(n, f.createNumericLiteral(1));
-    const prop = (x: ts.Expression, p: string) => f.createPropertyAccessExpression(x, p);
-    const declare = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(n, undefined, undefined, prop(a, 'length'))], ops.ts.NodeFlags.Const));
-    const fits = f.createBinaryExpression(
-      f.createAdd(prop(a, 'byteOffset'), f.createMultiply(f.createNumericLiteral(8), f.createParenthesizedExpression(n1))),
-      SK.LessThanEqualsToken,
-      prop(prop(a, 'buffer'), 'byteLength'),
-    );
-    const view = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [prop(a, 'buffer'), prop(a, 'byteOffset'), n1]);
-    const size = f.createCallExpression(prop(f.createIdentifier('Math'), 'max'), undefined, [
-      f.createNumericLiteral(16),
-      f.createAdd(f.createMultiply(f.createNumericLiteral(2), n), f.createNumericLiteral(2)),
-    ]);
-    const grown = f.createCallExpression(prop(f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]), 'subarray'), undefined, [f.createNumericLiteral(0), n1]);
-    const stmt = (x: ts.Expression) => f.createExpressionStatement(x);
-    return [
-      declare,
-      f.createIfStatement(fits, stmt(f.createAssignment(r, view)), f.createBlock([stmt(f.createAssignment(r, grown)), stmt(f.createCallExpression(prop(r, 'set'), undefined, [a]))], true)),
-      stmt(f.createAssignment(f.createElementAccessExpression(r, n), ops.ref(e.nl[1]))),
-    ];
-  },
 };

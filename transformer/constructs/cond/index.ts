@@ -7,7 +7,6 @@ import { condImpl } from './impl';
 import { condJvp } from './jvp';
 import { condUnzip } from './unzip';
 import { condTranspose } from './transpose';
-import { condEmitTs } from './emitTs';
 import { pruneBodyResults } from '../prune';
 import { condFuseAdd } from './fuseAdd';
 import { condSideOperands, condSink, condSoleReader } from './guard';
@@ -28,7 +27,6 @@ export const cond: ConstructRule = {
   sideOperands: condSideOperands,
   sink: condSink,
   branchTest: (e) => condNames(e).pred,
-  emitTs: condEmitTs,
   // The branch that runs takes its operands over: it may write an array in place (opt/inplace.ts)
   // when the cond is that array's last reader.
   carries: (e) => branchSlots(e),

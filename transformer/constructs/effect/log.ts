@@ -11,7 +11,6 @@
 // the primal values, never with tangents.
 import { IrError } from '../../ir/syntax';
 import { printType } from '../../ir/printType';
-import type * as ts from 'typescript';
 import type { ConstructRule } from '../types';
 import { keptWithZeroTangents, nonLinearOnly } from '../shared/nonLinear';
 
@@ -43,27 +42,10 @@ export const log: ConstructRule = {
   },
   jvp: keptWithZeroTangents,
   ...nonLinearOnly('log'),
-  // console.method(arg…)
-  emitTs: (ops, e) => {
-    const f = ops.factory;
-    const [method, layout] = e.nl.slice(0, 2).map((x) => ops.ref(x));
-    if (!ops.ts.isStringLiteral(method) || !CONSOLE_METHODS.has(method.text)) throw new IrError('log: the console method must be a string literal');
-    if (!ops.ts.isStringLiteral(layout)) throw new IrError('log: the layout must be a string literal');
-    const K = ops.ts.SyntaxKind;
-    const parts = e.nl.slice(2).map((x) => ops.ref(x));
-    const args = arrange(
-      layout.text,
-      parts,
-      (x) => x,
-      (xs) => [f.createStringLiteral('') as ts.Expression, ...xs].reduce((a, b) => f.createBinaryExpression(a, K.PlusToken, b)),
-    );
-    const call = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('console'), method.text), undefined, args);
-    return [f.createExpressionStatement(call) as ts.Statement];
-  },
 };
 
 /** The arguments from the parts, as the layout groups them. */
-function arrange<T, A>(layout: string, parts: readonly T[], one: (x: T) => A, joined: (xs: readonly T[]) => A): A[] {
+export function arrange<T, A>(layout: string, parts: readonly T[], one: (x: T) => A, joined: (xs: readonly T[]) => A): A[] {
   const out: A[] = [];
   let k = 0;
   for (const item of layout === '' ? [] : layout.split(',')) {

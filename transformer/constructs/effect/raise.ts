@@ -10,7 +10,6 @@
 import { IrError } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
-import type * as ts from 'typescript';
 import type { ConstructRule } from '../types';
 import { keptWithZeroTangents, nonLinearOnly } from '../shared/nonLinear';
 
@@ -43,26 +42,4 @@ export const raise: ConstructRule = {
   },
   jvp: keptWithZeroTangents,
   ...nonLinearOnly('raise'),
-  // throw new Kind("" + part₀ + part₁ …)
-  emitTs: (ops, e) => {
-    const f = ops.factory;
-    const K = ops.ts.SyntaxKind;
-    const kind = e.nl[0];
-    const parts = e.nl.slice(1).map((x) => ops.ref(x));
-    const cls = literalOf(ops.ref(kind), ops.ts);
-    if (!ERROR_CLASSES.has(cls)) throw new IrError(`raise: ${cls} is not a built-in error class`);
-    const message = parts.length === 0 ? [] : [[f.createStringLiteral('') as ts.Expression, ...parts].reduce((a, b) => f.createBinaryExpression(a, K.PlusToken, b))];
-    const error = f.createNewExpression(f.createIdentifier(cls), undefined, message);
-    if (cls !== 'RangeError') return [f.createThrowStatement(error)];
-    // Object.defineProperty(new RangeError(…), Symbol.for(THROWN_BY_SOURCE), { value: true })
-    const mark = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Symbol'), 'for'), undefined, [f.createStringLiteral(THROWN_BY_SOURCE)]);
-    const descriptor = f.createObjectLiteralExpression([f.createPropertyAssignment('value', f.createTrue())]);
-    return [f.createThrowStatement(f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Object'), 'defineProperty'), undefined, [error, mark, descriptor]))];
-  },
 };
-
-/** The class name: the kind operand is a literal, which the emitter inlines as a string literal. */
-function literalOf(x: ts.Expression, tsApi: typeof ts): string {
-  if (tsApi.isStringLiteral(x)) return x.text;
-  throw new IrError('raise: the error class must be a string literal');
-}

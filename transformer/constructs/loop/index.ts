@@ -10,13 +10,13 @@ import { loopImpl } from './impl';
 import { loopJvp } from './jvp';
 import { loopUnzip } from './unzip';
 import { loopTranspose } from './transpose';
-import { loopEmitTs } from './emitTs';
 import { loopSegment } from './segment';
 import { loopErase } from './erase';
 import { loopAccumulates, loopFuseAdd } from './fuseAdd';
 import { loopPrunePartly } from './prune';
 
 export const loop: ConstructRule = {
+  loop: true,
   name: 'loop',
   // The results are the carried values: as many as the body returns.
   arity: (e, bodyArity) => (e.bodies.length > 0 ? bodyArity(e.bodies[0]) : { nl: 0, lin: 0 }),
@@ -31,7 +31,6 @@ export const loop: ConstructRule = {
   prunePartly: loopPrunePartly,
   segment: loopSegment,
   erase: loopErase,
-  emitTs: loopEmitTs,
   repeats: true,
   fuseAdd: loopFuseAdd,
   accumulatesResult: loopAccumulates,

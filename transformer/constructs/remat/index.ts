@@ -9,7 +9,6 @@ import { rematImpl } from './impl';
 import { rematJvp } from './jvp';
 import { rematUnzip } from './unzip';
 import { rematTranspose } from './transpose';
-import { rematEmitTs } from './emitTs';
 import { pruneBodyResults } from '../prune';
 import { rematFuseAdd } from './fuseAdd';
 import { rematErase } from './erase';
@@ -25,5 +24,4 @@ export const remat: ConstructRule = {
   erase: rematErase,
   pruneResults: pruneBodyResults,
   fuseAdd: rematFuseAdd,
-  emitTs: rematEmitTs,
 };

@@ -26,21 +26,12 @@ import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { ConstructRule } from '../types';
 import { atJvp, pushJvp, constantJvp } from './jvp';
-import { capacity } from './put';
-import { assign, emptyRealStack, isRealStack, reserve, slabStack, stackElement, stackSize } from './emit';
 import { nonLinearOnly } from '../shared/nonLinear';
 
 export { lpush, lat } from './linear';
 export { put } from './put';
 
-function rule(
-  name: string,
-  operands: number | readonly [number, number],
-  typeRule: ConstructRule['typeRule'],
-  impl: (v: readonly Value[]) => Value,
-  emit: ConstructRule['emitTs'],
-  jvp: ConstructRule['jvp'],
-): ConstructRule {
+function rule(name: string, operands: number | readonly [number, number], typeRule: ConstructRule['typeRule'], impl: (v: readonly Value[]) => Value, jvp: ConstructRule['jvp']): ConstructRule {
   return {
     name,
     arity: () => ({ nl: 1, lin: 0 }),
@@ -57,7 +48,6 @@ function rule(
     jvp,
     // One result: unused, the whole statement goes (pruneResults says nothing).
     ...nonLinearOnly(name),
-    emitTs: emit,
   };
 }
 
@@ -70,13 +60,6 @@ export const stack = rule(
     return { nl: [stackType(t.nl[0])], lin: [] };
   },
   () => [],
-  (ops, e, into) => {
-    const t = ops.resultTypes[0];
-    const reals = t ? t.tag === 'stack' && t.elem.tag === 'real' : isRealStack(ops, into[0]);
-    const [, n, stride] = e.nl;
-    if (reals && n !== undefined) return slabStack(ops, into[0], capacity(ops, n, stride));
-    return [assign(ops, into[0], reals ? emptyRealStack(ops) : ops.factory.createArrayLiteralExpression([]))];
-  },
   constantJvp,
 );
 
@@ -92,20 +75,6 @@ export const push = rule(
   ([s, x]) => {
     (s as Value[]).push(x);
     return s;
-  },
-  (ops, e, into) => {
-    const f = ops.factory;
-    const s = ops.ref(e.nl[0]);
-    if (isRealStack(ops, e.nl[0])) {
-      // s.a[s.b + s.n] = x; s.n += 1;   after making room
-      const top = stackSize(f, s);
-      const room = reserve(ops, s, f.createAdd(top, f.createNumericLiteral(1)));
-      const write = f.createExpressionStatement(f.createAssignment(stackElement(f, s, top), ops.ref(e.nl[1])));
-      const grow = f.createExpressionStatement(f.createAssignment(stackSize(f, s), f.createAdd(stackSize(f, s), f.createNumericLiteral(1))));
-      return [room, write, grow, assign(ops, into[0], s)];
-    }
-    const pushCall = f.createCallExpression(f.createPropertyAccessExpression(s, 'push'), undefined, [ops.ref(e.nl[1])]);
-    return [f.createExpressionStatement(pushCall), assign(ops, into[0], s)];
   },
   pushJvp,
 );
@@ -133,13 +102,6 @@ export const at = rule(
     if (typeof i !== 'number' || !(i >= 0 && i < st.length)) throw new InternalError(`at: index ${String(i)} outside a stack of ${st.length}`);
     return st[i];
   },
-  (ops, e, into) => {
-    const f = ops.factory;
-    const [s, r, stride, field] = e.nl;
-    const i = stride === undefined ? ops.ref(r) : f.createAdd(f.createMultiply(ops.ref(r), ops.ref(stride)), ops.ref(field));
-    const read = isRealStack(ops, s) ? stackElement(f, ops.ref(s), i) : f.createElementAccessExpression(ops.ref(s), i);
-    return [assign(ops, into[0], read)];
-  },
   atJvp,
 );
 
@@ -152,10 +114,5 @@ export const size = rule(
     return { nl: [REAL], lin: [] };
   },
   ([s]) => (s as Value[]).length,
-  (ops, e, into) => {
-    const f = ops.factory;
-    const s = ops.ref(e.nl[0]);
-    return [assign(ops, into[0], isRealStack(ops, e.nl[0]) ? stackSize(f, s) : f.createPropertyAccessExpression(s, 'length'))];
-  },
   constantJvp,
 );

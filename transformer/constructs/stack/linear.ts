@@ -35,13 +35,12 @@ import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, Sides, TypeRun } from '../types';
 import { lpushJvp, latJvp } from './jvp';
-import { assign, isRealStack, reserve, stackElement, stackSize } from './emit';
 
 /** A linear form has linear operands; its erasure has none (E moves them to the non-linear side). */
-const isLinear = (e: { readonly lin: readonly unknown[] }): boolean => e.lin.length > 0;
+export const isLinear = (e: { readonly lin: readonly unknown[] }): boolean => e.lin.length > 0;
 
 /** The operands after the index in one list: the linear ones, or the erased form's non-linear ones. */
-function rest<T>(e: ConstructExpr, v: Sides<T>): readonly T[] {
+export function rest<T>(e: ConstructExpr, v: Sides<T>): readonly T[] {
   return isLinear(e) ? v.lin : v.nl.slice(1);
 }
 
@@ -98,21 +97,6 @@ export const lpush: ConstructRule = {
   unzip: (_ops, e) => e,
   transpose: notTransposable('lpush'),
   pruneResults: () => undefined,
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const [s, x] = rest(e, e);
-    const k = ops.ref(e.nl[0]);
-    if (!isLinear(e) && isRealStack(ops, s)) {
-      // Erased (a non-linear typed stack): write position k, then the size covers it.
-      const st = ops.ref(s);
-      const next = f.createAdd(k, f.createNumericLiteral(1));
-      const write = f.createExpressionStatement(f.createAssignment(stackElement(f, st, k), ops.ref(x)));
-      const cover = f.createIfStatement(f.createGreaterThan(next, stackSize(f, st)), f.createExpressionStatement(f.createAssignment(stackSize(f, st), next)));
-      return [reserve(ops, st, next), write, cover, assign(ops, into[0], st)];
-    }
-    const set = f.createAssignment(f.createElementAccessExpression(ops.ref(s), k), ops.ref(x));
-    return [f.createExpressionStatement(set), assign(ops, into[0], ops.ref(s))];
-  },
 };
 
 export const lat: ConstructRule = {
@@ -148,19 +132,4 @@ export const lat: ConstructRule = {
   unzip: (_ops, e) => e,
   transpose: notTransposable('lat'),
   pruneResults: () => undefined,
-  // y = s[i]; if (y === undefined) { …the zero… }   (a hole of a sparse stack reads undefined)
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const [s] = rest(e, e);
-    const i = ops.ref(e.nl[0]);
-    if (!isLinear(e) && isRealStack(ops, s)) {
-      // Erased (a non-linear typed stack): if (i < s.n) y = s.a[s.b + i]; else { …the zero… }
-      const st = ops.ref(s);
-      const read = assign(ops, into[0], stackElement(f, st, i));
-      return [f.createIfStatement(f.createLessThan(i, stackSize(f, st)), read, f.createBlock(ops.emitBody(e.bodies[0], [], into), true))];
-    }
-    const y = f.createIdentifier(into[0]);
-    const missing = f.createStrictEquality(y, f.createIdentifier('undefined'));
-    return [assign(ops, into[0], f.createElementAccessExpression(ops.ref(s), i)), f.createIfStatement(missing, f.createBlock(ops.emitBody(e.bodies[0], [], into), true))];
-  },
 };

@@ -15,27 +15,15 @@
 //                                  let (; ṡ') = lpush(i·stride + field ; ṡ, ẋ) []
 //
 // Costs nothing in the work model, like push.
-import type * as ts from 'typescript';
 import { InternalError, REAL, binder, construct, stackType, tangentType, typeEquals } from '../../ir/syntax';
 import type { Binder } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { Tangent } from '../../prims/types';
-import type { ConstructExpr, ConstructRule, EmitTsOps, JvpOps } from '../types';
+import type { ConstructExpr, ConstructRule, JvpOps } from '../types';
 import { dotName } from '../../ir/names';
-import { assign, isRealStack, stackElement } from './emit';
 import { constantJvp } from './jvp';
-
-const nonLinear = () => {
-  throw new InternalError('put is non-linear: U and T never hand it to its rule');
-};
-
-/** The room `stack(x, n[, stride])` reserves, before slabStack rounds it up: n, or ⌈n⌉·stride (⌈n·stride⌉ can miss the last record's fields when n is fractional). */
-export function capacity(ops: EmitTsOps, n: string, stride: string | undefined): ts.Expression {
-  const f = ops.factory;
-  if (stride === undefined) return ops.ref(n);
-  return f.createMultiply(f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'ceil'), undefined, [ops.ref(n)]), ops.ref(stride));
-}
+import { nonLinearOnly } from '../shared/nonLinear';
 
 function putJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[]): readonly Tangent[] {
   const [s, x, r, stride, field] = e.nl;
@@ -78,14 +66,5 @@ export const put: ConstructRule = {
     return { nl: [s], lin: [] };
   },
   jvp: putJvp,
-  unzip: nonLinear,
-  transpose: nonLinear,
-  pruneResults: () => undefined,
-  emitTs: (ops, e, into) => {
-    const f = ops.factory;
-    const [s, x, r, stride, field] = e.nl;
-    const i = stride === undefined ? ops.ref(r) : f.createAdd(f.createMultiply(ops.ref(r), ops.ref(stride)), ops.ref(field));
-    const slot = isRealStack(ops, s) ? stackElement(f, ops.ref(s), i) : f.createElementAccessExpression(ops.ref(s), i);
-    return [f.createExpressionStatement(f.createAssignment(slot, ops.ref(x))), assign(ops, into[0], ops.ref(s))];
-  },
+  ...nonLinearOnly('put'),
 };

@@ -15,11 +15,11 @@ import { whileImpl } from './impl';
 import { whileJvp } from './jvp';
 import { whileUnzip } from './unzip';
 import { whileTranspose } from './transpose';
-import { whileEmitTs } from './emitTs';
 import { whileSegment } from './segment';
 import { whileErase } from './erase';
 
 export const whileLoop: ConstructRule = {
+  loop: true,
   name: 'while',
   // The results are the carried values: as many as the step returns.
   arity: (e, bodyArity) => (e.bodies.length > STEP ? bodyArity(e.bodies[STEP]) : { nl: 0, lin: 0 }),
@@ -32,7 +32,6 @@ export const whileLoop: ConstructRule = {
   pruneResults: () => undefined,
   segment: whileSegment,
   erase: whileErase,
-  emitTs: whileEmitTs,
   repeats: true,
   // The step takes the carried values over and hands them back for the next run, as a counted
   // loop's body does (opt/inplace.ts writes into a carried array in place); the condition only

@@ -1,6 +1,5 @@
 // + - * / % ** and unary minus.
 import { elementwise, realOp, binary, unary, anywhere, sumTangents } from '../helpers';
-import { mathCall, strongZeroProduct } from '../emit';
 import type { PrimDef, JvpRule } from '../types';
 import { REAL } from '../../ir/syntax';
 
@@ -16,7 +15,6 @@ export const add: PrimDef = {
   typeRule: realOp('add'),
   impl: (a, b) => num(a) + num(b),
   jvp: addJvp,
-  emitTs: ([a, b], f) => f.createAdd(a, b),
   test: anywhere,
 };
 
@@ -32,7 +30,6 @@ export const sub: PrimDef = {
     if (da === null) return b.lprim('lneg', [], [db], `${y}_dot`);
     return b.lprim('ladd', [], [da, b.lprim('lneg', [], [db], `${y}_dot`)], `${y}_dot`);
   },
-  emitTs: ([a, b], f) => f.createSubtract(a, b),
   // x - 0 is x for every x (-0 - 0 is -0); 0 - x is not (0 - 0 is +0, -x is -0).
   fold: ([, b]) => (b === 0 && !Object.is(b, -0) ? { arg: 0 } : undefined),
   test: anywhere,
@@ -45,7 +42,6 @@ export const neg: PrimDef = {
   typeRule: realOp('neg'),
   impl: (a) => -num(a),
   jvp: ({ b, tangents: [da], y }) => (da === null ? null : b.lprim('lneg', [], [da], `${y}_dot`)),
-  emitTs: ([a], f) => f.createPrefixMinus(a),
   test: anywhere,
 };
 
@@ -61,7 +57,6 @@ export const mul: PrimDef = {
       (_b, [x, z]) =>
         i === 0 ? z : x,
   ),
-  emitTs: ([a, b], f) => f.createMultiply(a, b),
   fold: ([a, b]) => (b === 1 ? { arg: 0 } : a === 1 ? { arg: 1 } : undefined),
   test: anywhere,
 };
@@ -83,7 +78,6 @@ export const mul0: PrimDef = {
     const viaV = dv === null ? null : b.lprim('scale0', [u], [dv], `${y}_dot`);
     return sumTangents(b, [viaU, viaV], `${y}_dot`);
   },
-  emitTs: ([u, v], f) => strongZeroProduct(u, v, f),
   test: anywhere,
 };
 
@@ -94,7 +88,6 @@ export const div: PrimDef = {
   typeRule: realOp('div'),
   impl: (a, b) => num(a) / num(b),
   jvp: elementwise((i) => (i === 0 ? (b, [, d]) => b.prim('div', [b.lit(1, 'one'), d], 'inv') : (b, [, d], y) => b.prim('neg', [b.prim('div', [y, d], 'q')], 'dq'))),
-  emitTs: ([a, b], f) => f.createDivide(a, b),
   fold: ([, b]) => (b === 1 ? { arg: 0 } : undefined),
   test: {
     domain: [
@@ -116,7 +109,6 @@ export const mod: PrimDef = {
     const viaD = dd === null ? null : b.lprim('scale', [b.prim('neg', [b.prim('trunc', [b.prim('div', [a, d], 'q')], 'k')], 'dk')], [dd], `${y}_dot`);
     return sumTangents(b, [da, viaD], `${y}_dot`);
   },
-  emitTs: ([a, b], f) => f.createModulo(a, b),
   test: {
     domain: [
       [0.3, 3],
@@ -147,7 +139,6 @@ export const pow: PrimDef = {
           return b.prim('select', [b.test('eq', [y, zero], 'flat'), zero, slope], 'de');
         },
   ),
-  emitTs: mathCall('pow'),
   // pow(x, 1) is x for every x, NaN included; pow(x, 0) is 1 for every x, NaN included.
   fold: ([, b]) => (b === 1 ? { arg: 0 } : b === 0 ? { literal: 1 } : undefined),
   test: {

@@ -2,9 +2,7 @@
 // converts its operands to 32-bit integers (ToInt32, ToUint32) and gives a whole number, so the
 // result is piecewise constant in its operands: zero derivative, as for floor and trunc. What
 // they compute in a differentiable function is indices, hashes and seeded generators' states.
-import type * as ts from 'typescript';
 import { nonDifferentiable, realOp, unary, binary } from '../helpers';
-import { mathCall } from '../emit';
 import type { PrimDef, PrimTestSpec } from '../types';
 
 const num = (v: unknown) => v as number;
@@ -18,9 +16,7 @@ const shifts: PrimTestSpec = {
   zeroDerivative: true,
 };
 
-type Emit = (f: ts.NodeFactory, a: ts.Expression, b: ts.Expression) => ts.Expression;
-
-function bitOp(name: string, impl: (a: number, b: number) => number, emit: Emit, test: PrimTestSpec): PrimDef {
+function bitOp(name: string, impl: (a: number, b: number) => number, test: PrimTestSpec): PrimDef {
   return {
     name,
     cheap: true,
@@ -28,47 +24,16 @@ function bitOp(name: string, impl: (a: number, b: number) => number, emit: Emit,
     typeRule: realOp(name),
     impl: (a, b) => impl(num(a), num(b)),
     jvp: nonDifferentiable,
-    emitTs: ([a, b], f) => emit(f, a, b),
     test,
   };
 }
 
-export const shl = bitOp(
-  'shl',
-  (a, b) => a << b,
-  (f, a, b) => f.createLeftShift(a, b),
-  shifts,
-);
-export const shr = bitOp(
-  'shr',
-  (a, b) => a >> b,
-  (f, a, b) => f.createRightShift(a, b),
-  shifts,
-);
-export const ushr = bitOp(
-  'ushr',
-  (a, b) => a >>> b,
-  (f, a, b) => f.createUnsignedRightShift(a, b),
-  shifts,
-);
-export const bitand = bitOp(
-  'bitand',
-  (a, b) => a & b,
-  (f, a, b) => f.createBitwiseAnd(a, b),
-  wide,
-);
-export const bitor = bitOp(
-  'bitor',
-  (a, b) => a | b,
-  (f, a, b) => f.createBitwiseOr(a, b),
-  wide,
-);
-export const bitxor = bitOp(
-  'bitxor',
-  (a, b) => a ^ b,
-  (f, a, b) => f.createBitwiseXor(a, b),
-  wide,
-);
+export const shl = bitOp('shl', (a, b) => a << b, shifts);
+export const shr = bitOp('shr', (a, b) => a >> b, shifts);
+export const ushr = bitOp('ushr', (a, b) => a >>> b, shifts);
+export const bitand = bitOp('bitand', (a, b) => a & b, wide);
+export const bitor = bitOp('bitor', (a, b) => a | b, wide);
+export const bitxor = bitOp('bitxor', (a, b) => a ^ b, wide);
 
 export const bitnot: PrimDef = {
   name: 'bitnot',
@@ -77,7 +42,6 @@ export const bitnot: PrimDef = {
   typeRule: realOp('bitnot'),
   impl: (a) => ~num(a),
   jvp: nonDifferentiable,
-  emitTs: ([a], f) => f.createBitwiseNot(a),
   test: wide,
 };
 
@@ -88,7 +52,6 @@ export const imul: PrimDef = {
   typeRule: realOp('imul'),
   impl: (a, b) => Math.imul(num(a), num(b)),
   jvp: nonDifferentiable,
-  emitTs: mathCall('imul'),
   test: wide,
 };
 
@@ -99,6 +62,5 @@ export const clz32: PrimDef = {
   typeRule: realOp('clz32'),
   impl: (a) => Math.clz32(num(a)),
   jvp: nonDifferentiable,
-  emitTs: mathCall('clz32'),
   test: wide,
 };

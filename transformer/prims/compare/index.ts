@@ -2,14 +2,12 @@
 // comparisons and logic drop their tangents; `select` routes the tangent of the chosen branch.
 import { BOOL, REAL, Type } from '../../ir/syntax';
 import { nonDifferentiable, binary, unary } from '../helpers';
-import { conditional } from '../emit';
 import type { PrimDef, Scalar } from '../types';
-import type * as ts from 'typescript';
 
 const predicate = { domain: [[-3, 3]] as [number, number][], predicate: true };
 
 /** Equality compares two values of one scalar type; ordering compares two reals or two strings. */
-function comparison(name: string, impl: (a: number, b: number) => boolean, op: (f: ts.NodeFactory, a: ts.Expression, b: ts.Expression) => ts.Expression, equality = false): PrimDef {
+function comparison(name: string, impl: (a: number, b: number) => boolean, equality = false): PrimDef {
   const allowed = equality ? ['real', 'bool', 'str'] : ['real', 'str'];
   return {
     name,
@@ -17,43 +15,16 @@ function comparison(name: string, impl: (a: number, b: number) => boolean, op: (
     typeRule: ([a, b]) => (a.tag === b.tag && allowed.includes(a.tag) ? BOOL : `${name} compares two ${equality ? 'reals, booleans or strings' : 'reals or two strings'}, got ${a.tag} and ${b.tag}`),
     impl: (a, b) => impl(a as number, b as number),
     jvp: nonDifferentiable,
-    emitTs: ([a, b], f) => op(f, a, b),
     test: predicate,
   };
 }
 
-export const lt = comparison(
-  'lt',
-  (a, b) => a < b,
-  (f, a, b) => f.createLessThan(a, b),
-);
-export const le = comparison(
-  'le',
-  (a, b) => a <= b,
-  (f, a, b) => f.createLessThanEquals(a, b),
-);
-export const gt = comparison(
-  'gt',
-  (a, b) => a > b,
-  (f, a, b) => f.createGreaterThan(a, b),
-);
-export const ge = comparison(
-  'ge',
-  (a, b) => a >= b,
-  (f, a, b) => f.createGreaterThanEquals(a, b),
-);
-export const eq = comparison(
-  'eq',
-  (a, b) => a === b,
-  (f, a, b) => f.createStrictEquality(a, b),
-  true,
-);
-export const ne = comparison(
-  'ne',
-  (a, b) => a !== b,
-  (f, a, b) => f.createStrictInequality(a, b),
-  true,
-);
+export const lt = comparison('lt', (a, b) => a < b);
+export const le = comparison('le', (a, b) => a <= b);
+export const gt = comparison('gt', (a, b) => a > b);
+export const ge = comparison('ge', (a, b) => a >= b);
+export const eq = comparison('eq', (a, b) => a === b, true);
+export const ne = comparison('ne', (a, b) => a !== b, true);
 
 const boolOp = (name: string) => (ts: readonly Type[]) => (ts.every((t) => t.tag === 'bool') ? BOOL : `${name} expects booleans`);
 
@@ -63,7 +34,6 @@ export const not: PrimDef = {
   typeRule: boolOp('not'),
   impl: (a) => !a,
   jvp: nonDifferentiable,
-  emitTs: ([a], f) => f.createLogicalNot(a),
   test: predicate,
 };
 export const and: PrimDef = {
@@ -72,7 +42,6 @@ export const and: PrimDef = {
   typeRule: boolOp('and'),
   impl: (a, b) => Boolean(a) && Boolean(b),
   jvp: nonDifferentiable,
-  emitTs: ([a, b], f) => f.createLogicalAnd(a, b),
   fold: ([a, b]) => (a === true ? { arg: 1 } : b === true ? { arg: 0 } : a === false || b === false ? { literal: false } : undefined),
   test: predicate,
 };
@@ -82,7 +51,6 @@ export const or: PrimDef = {
   typeRule: boolOp('or'),
   impl: (a, b) => Boolean(a) || Boolean(b),
   jvp: nonDifferentiable,
-  emitTs: ([a, b], f) => f.createLogicalOr(a, b),
   fold: ([a, b]) => (a === false ? { arg: 1 } : b === false ? { arg: 0 } : a === true || b === true ? { literal: true } : undefined),
   test: predicate,
 };
@@ -101,7 +69,6 @@ export const select: PrimDef = {
     return b.lprim('lselect', [c], [da, db], `${y}_dot`, REAL);
   },
   sides: [1, 2],
-  emitTs: ([c, a, b2], f) => conditional(f, c, a, b2),
   fold: ([c]) => (c === true ? { arg: 1 } : c === false ? { arg: 2 } : undefined),
   test: { domain: [[-3, 3]] },
 };
@@ -116,11 +83,6 @@ function masking(name: 'mask' | 'maskn', keepWhen: boolean): PrimDef {
     impl: (c: Scalar, v: Scalar) => (Boolean(c) === keepWhen ? v : 0),
     jvp: ({ args: [c], tangents: [, dv] }) => (dv === null ? null : { test: c, keep: keepWhen, tangent: dv }),
     sides: [1],
-    emitTs: ([c, v], f) => {
-      const zero = f.createNumericLiteral(0);
-      const [a, b2] = keepWhen ? [v, zero] : [zero, v];
-      return conditional(f, c, a, b2);
-    },
     test: { domain: [[-3, 3]] },
   };
 }

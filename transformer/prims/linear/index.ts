@@ -5,7 +5,6 @@
 // `lneg` costs the same forward and transposes for the same price.
 import type { LinPrimDef } from '../types';
 import { BOOL, REAL } from '../../ir/syntax';
-import { conditional, strongZeroProduct } from '../emit';
 
 export const ladd: LinPrimDef = {
   name: 'ladd',
@@ -16,7 +15,6 @@ export const ladd: LinPrimDef = {
   // ⟨ȧ + ḃ, ÿ⟩ = ⟨ȧ, ÿ⟩ + ⟨ḃ, ÿ⟩: the cotangent fans out.
   transpose: ({ b, ct, resultType }) => b.dup(ct, resultType),
   erase: 'add',
-  emitTs: (_, [a, b], f) => f.createAdd(a, b),
 };
 
 export const lneg: LinPrimDef = {
@@ -28,7 +26,6 @@ export const lneg: LinPrimDef = {
   // ⟨−ȧ, ÿ⟩ = ⟨ȧ, −ÿ⟩
   transpose: ({ b, ct, resultType, bars }) => [b.lprim('lneg', [], [ct], bars[0], resultType)],
   erase: 'neg',
-  emitTs: (_, [a], f) => f.createPrefixMinus(a),
 };
 
 export const scale: LinPrimDef = {
@@ -40,7 +37,6 @@ export const scale: LinPrimDef = {
   // ⟨u·v̇, ÿ⟩ = ⟨v̇, u·ÿ⟩: scaling by a constant is self-adjoint.
   transpose: ({ b, nl: [u], ct, resultType, bars }) => [b.lprim('scale', [u], [ct], bars[0], resultType)],
   erase: 'mul',
-  emitTs: ([u], [v], f) => f.createMultiply(u, v),
 };
 
 // u·v̇ with 0·u = 0 for every u, infinite ones included (text format; AD guards selects with
@@ -54,7 +50,6 @@ export const scale0: LinPrimDef = {
   // ⟨u·v̇, ÿ⟩ = ⟨v̇, u·ÿ⟩, with the same convention for an exact zero.
   transpose: ({ b, nl: [u], ct, resultType, bars }) => [b.lprim('scale0', [u], [ct], bars[0], resultType)],
   erase: 'mul0',
-  emitTs: ([u], [v], f) => strongZeroProduct(u, v, f),
 };
 
 export const lselect: LinPrimDef = {
@@ -72,7 +67,6 @@ export const lselect: LinPrimDef = {
   },
   erase: 'select',
   branches: [0, 1],
-  emitTs: ([c], [a, b2], f) => conditional(f, c, a, b2),
 };
 
 // c ? v̇ : 0, the transpose of one arm of lselect. ⟨c ? v̇ : 0, ÿ⟩ = ⟨v̇, c ? ÿ : 0⟩: self-adjoint.
@@ -85,7 +79,6 @@ export const lmask: LinPrimDef = {
   transpose: ({ b, nl: [c], ct, resultType, bars }) => [b.lprim('lmask', [c], [ct], bars[0], resultType)],
   erase: 'mask',
   branches: [0, null],
-  emitTs: ([c], [v], f) => conditional(f, c, v, f.createNumericLiteral(0)),
 };
 
 // c ? 0 : v̇, the other arm; self-adjoint likewise.
@@ -98,5 +91,4 @@ export const lmaskn: LinPrimDef = {
   transpose: ({ b, nl: [c], ct, resultType, bars }) => [b.lprim('lmaskn', [c], [ct], bars[0], resultType)],
   erase: 'maskn',
   branches: [null, 0],
-  emitTs: ([c], [v], f) => conditional(f, c, f.createNumericLiteral(0), v),
 };

@@ -2,13 +2,12 @@
 // Each unary rule states one partial derivative; `elementwise` builds the JVP from it.
 import type { Builder } from '../../ir/build';
 import { elementwise, nonDifferentiable, realOp, unary, binary, variadic, anywhere, positive, unitInterval, sumTangents, Partial, reductionCost } from '../helpers';
-import { mathCall } from '../emit';
 import type { PrimDef, PrimTestSpec, JvpRule } from '../types';
 
 type UnaryPartial = (b: Builder, x: string, y: string) => string;
 
-function unaryMath(name: string, partial: UnaryPartial | null, test: PrimTestSpec = anywhere, jsName = name): PrimDef {
-  const fn = (Math as unknown as Record<string, (x: number) => number>)[jsName];
+function unaryMath(name: string, partial: UnaryPartial | null, test: PrimTestSpec = anywhere): PrimDef {
+  const fn = (Math as unknown as Record<string, (x: number) => number>)[name];
   return {
     name,
     arity: unary,
@@ -22,7 +21,6 @@ function unaryMath(name: string, partial: UnaryPartial | null, test: PrimTestSpe
               (b, [x], y) =>
                 partial(b, x, y),
           ),
-    emitTs: mathCall(jsName),
     test: partial === null ? { ...test, zeroDerivative: true } : test,
   };
 }
@@ -88,7 +86,6 @@ export const atan2: PrimDef = {
   typeRule: realOp('atan2'),
   impl: (y, x) => Math.atan2(y as number, x as number),
   jvp: elementwise(atan2Partial),
-  emitTs: mathCall('atan2'),
   test: {
     domain: [
       [0.2, 3],
@@ -111,7 +108,6 @@ export const hypot: PrimDef = {
     const safe = b.prim('select', [degenerate, lit(b, 1), y], 'ys');
     return b.prim('select', [degenerate, zero, b.prim('div', [args[i], safe], 'q')], 'dhypot');
   }),
-  emitTs: mathCall('hypot'),
   test: { domain: [[-3, 3]], kinks: true },
 };
 // min/max: the tangent of the first argument equal to the result (ties: the first wins),
@@ -140,7 +136,6 @@ function extremum(name: 'min' | 'max'): PrimDef {
     impl: (...xs) => Math[name](...(xs as number[])),
     cost: reductionCost,
     jvp: extremumJvp(),
-    emitTs: mathCall(name),
     test: { domain: [[-3, 3]], kinks: true },
   };
 }

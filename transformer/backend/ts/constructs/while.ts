@@ -8,10 +8,11 @@
 //   c1 = c1_0; c2 = c2_0; let go;
 //   while (true) { { const u = u0; const a = c1; …cond…; go = …; } if (!go) break; { const u = u0; const a = c1; …step…; c1 = …; c2 = …; } }
 import type * as ts from 'typescript';
-import type { ConstructExpr, EmitTsOps } from '../types';
-import { CONDITION, STEP, conditionArgs, whileNames } from './operands';
+import type { ConstructExpr } from '../../../constructs/types';
+import type { EmitTsOps } from '../types';
+import { CONDITION, STEP, conditionArgs, whileNames } from '../../../constructs/while/operands';
 
-export function whileEmitTs(ops: EmitTsOps, e: ConstructExpr, into: readonly string[]): ts.Statement[] {
+function emitWhile(ops: EmitTsOps, e: ConstructExpr, into: readonly string[]): ts.Statement[] {
   const f = ops.factory;
   const step = e.bodies[STEP];
   const { invariant, carried } = whileNames(e, ops.arity(step));
@@ -27,3 +28,5 @@ export function whileEmitTs(ops: EmitTsOps, e: ConstructExpr, into: readonly str
   const loop = f.createWhileStatement(f.createTrue(), f.createBlock([condition, exit, body], true));
   return [...init, decl, loop];
 }
+
+export const whileTs = { while: emitWhile };

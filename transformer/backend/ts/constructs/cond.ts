@@ -4,10 +4,11 @@
 //   let y1, y2;
 //   if (p) { …then (a is x)…; y1 = …; y2 = …; } else { …else (a_1 is x)…; y1 = …; y2 = …; }
 import type * as ts from 'typescript';
-import type { ConstructExpr, EmitTsOps } from '../types';
-import { ELSE, THEN, condNames } from './operands';
+import type { ConstructExpr } from '../../../constructs/types';
+import type { EmitTsOps } from '../types';
+import { ELSE, THEN, condNames } from '../../../constructs/cond/operands';
 
-export function condEmitTs(ops: EmitTsOps, e: ConstructExpr, into: readonly string[]): ts.Statement[] {
+function emitCond(ops: EmitTsOps, e: ConstructExpr, into: readonly string[]): ts.Statement[] {
   const f = ops.factory;
   const { pred, args } = condNames(e);
   const values = [...args.nl, ...args.lin];
@@ -23,3 +24,5 @@ export function condEmitTs(ops: EmitTsOps, e: ConstructExpr, into: readonly stri
     );
   return [f.createIfStatement(ops.ref(pred), branch(THEN), branch(ELSE))];
 }
+
+export const condTs = { cond: emitCond };

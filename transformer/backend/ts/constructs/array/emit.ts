@@ -1,8 +1,8 @@
 // TypeScript helpers for the array constructs. An array<real> is a Float64Array, any other array a
 // plain JavaScript array; the zero array is empty and its missing elements read as zeros.
 import type * as ts from 'typescript';
-import type { Type } from '../../ir/syntax';
-import type { EmitTsOps } from '../types';
+import type { Type } from '../../../../ir/syntax';
+import type { EmitTsOps } from '../../types';
 
 export function assign(ops: EmitTsOps, name: string, value: ts.Expression): ts.Statement {
   const f = ops.factory;
@@ -95,5 +95,20 @@ export function emitOwnedDense(ops: EmitTsOps, into: string, a: string, n: ts.Ex
     f.createIfStatement(f.createPrefixUnaryExpression(SK.ExclamationToken, f.createParenthesizedExpression(dense)), copy),
     stmt(f.createAssignment(slot, r)),
     stmt(f.createAssignment(gen, now)),
+  ];
+}
+
+/** `let a, b;` (nothing for none). */
+export function declare(ops: EmitTsOps, names: readonly string[]): ts.Statement[] {
+  const f = ops.factory;
+  if (names.length === 0) return [];
+  return [
+    f.createVariableStatement(
+      undefined,
+      f.createVariableDeclarationList(
+        names.map((x) => f.createVariableDeclaration(x)),
+        ops.ts.NodeFlags.Let,
+      ),
+    ),
   ];
 }

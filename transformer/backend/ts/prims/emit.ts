@@ -1,12 +1,11 @@
-// Shared TypeScript spellings for primitive records. Records build nodes with the factory the
-// backend hands them; its operator helpers (createAdd, createLogicalNot, ...) carry the syntax
-// kinds, so no record loads the compiler. No explicit parentheses: operands are names or
+// Shared TypeScript spellings for the primitive tables. Entries build nodes with the factory the
+// emitter hands them; its operator helpers (createAdd, createLogicalNot, ...) carry the syntax
+// kinds, so no table loads the compiler. No explicit parentheses: operands are names or
 // literals (A-normal form), and the factory parenthesizes by precedence wherever expressions nest.
 import type * as ts from 'typescript';
+import type { PrimTsRule } from '../types';
 
-type Emit = (args: readonly ts.Expression[], f: ts.NodeFactory) => ts.Expression;
-
-export function mathCall(name: string): Emit {
+export function mathCall(name: string): PrimTsRule {
   return (args, f) => f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), name), undefined, [...args]);
 }
 

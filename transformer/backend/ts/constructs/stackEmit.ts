@@ -5,7 +5,7 @@
 // inner loop's stack be a region of a shared slab without a typed-array view per run. Stacks of other elements, and linear (tangent) stacks, which are
 // sparse and read `undefined` in their holes, stay JS arrays.
 import type * as ts from 'typescript';
-import { InternalError } from '../../ir/syntax';
+import { InternalError } from '../../../ir/syntax';
 import type { EmitTsOps } from '../types';
 
 /** `name = value;` (the caller declared `name`). */

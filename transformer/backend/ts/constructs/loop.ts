@@ -6,10 +6,11 @@
 //   c1 = c1_0; c2 = c2_0;
 //   for (let k = 0; k < n; k++) { const a = c1; const b = c2; …(i is k, u is u0)…; c1 = …; c2 = …; }
 import type * as ts from 'typescript';
-import type { ConstructExpr, EmitTsOps } from '../types';
-import { loopNames } from './operands';
+import type { ConstructExpr } from '../../../constructs/types';
+import type { EmitTsOps } from '../types';
+import { loopNames } from '../../../constructs/loop/operands';
 
-export function loopEmitTs(ops: EmitTsOps, e: ConstructExpr, into: readonly string[]): ts.Statement[] {
+function emitLoop(ops: EmitTsOps, e: ConstructExpr, into: readonly string[]): ts.Statement[] {
   const f = ops.factory;
   const body = e.bodies[0];
   const { count, invariant, carried } = loopNames(e, ops.arity(body));
@@ -32,3 +33,5 @@ export function loopEmitTs(ops: EmitTsOps, e: ConstructExpr, into: readonly stri
   const release = [...invariant.nl, ...invariant.lin].filter((u) => ops.typeOf(u)?.tag === 'array').flatMap((u) => ops.release(ops.ref(u)));
   return [...release, ...init, loop];
 }
+
+export const loopTs = { loop: emitLoop };

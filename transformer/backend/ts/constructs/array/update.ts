@@ -1,0 +1,93 @@
+// update, write, lupdate, ltake, clone, append and appendw in TypeScript (constructs/array/update.ts).
+import type * as ts from 'typescript';
+import type { ConstructTsRule, EmitTsOps } from '../../types';
+import { assign, emitOwnedDense } from './emit';
+import { takeParts, updateParts } from '../../../../constructs/array/update';
+
+const elementAt = (ops: EmitTsOps, a: ts.Expression, i: string) => ops.factory.createElementAccessExpression(a, ops.ref(i));
+
+const witnessExpr = (ops: EmitTsOps, w: string): ts.Expression => (ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : ops.factory.createPropertyAccessExpression(ops.ref(w), 'length'));
+
+export const updateTs = {
+  // r = a.slice(); r[i] = v
+  update: (ops, e, into) => {
+    const f = ops.factory;
+    const r = f.createIdentifier(into[0]);
+    const copy = f.createCallExpression(f.createPropertyAccessExpression(ops.ref(e.nl[0]), 'slice'), undefined, []);
+    return [assign(ops, into[0], copy), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, e.nl[1]), ops.ref(e.nl[2])))];
+  },
+  // r = a; r[i] = v
+  write: (ops, e, into) => {
+    const f = ops.factory;
+    const r = f.createIdentifier(into[0]);
+    return [assign(ops, into[0], ops.ref(e.nl[0])), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, e.nl[1]), ops.ref(e.nl[2])))];
+  },
+  lupdate: (ops, e, into) => {
+    const f = ops.factory;
+    const { i, w, a, x } = updateParts(e, e);
+    const r = f.createIdentifier(into[0]);
+    return [...emitOwnedDense(ops, into[0], a, witnessExpr(ops, w), true), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, i), ops.ref(x)))];
+  },
+  // if (i < c.length) { r = owned dense c; x = r[i]; r[i] = 0 } else { r = c; x = 0 }
+  ltake: (ops, e, into) => {
+    const f = ops.factory;
+    const SK = ops.ts.SyntaxKind;
+    const { i, c } = takeParts(e, e);
+    const [r, x] = into.map((n) => f.createIdentifier(n));
+    const inside = f.createBinaryExpression(ops.ref(i), SK.LessThanToken, f.createPropertyAccessExpression(ops.ref(c), 'length'));
+    const taken = f.createBlock(
+      [
+        ...emitOwnedDense(ops, into[0], c, f.createNumericLiteral(0)),
+        f.createExpressionStatement(f.createAssignment(x, elementAt(ops, r, i))),
+        f.createExpressionStatement(f.createAssignment(elementAt(ops, r, i), f.createNumericLiteral(0))),
+      ],
+      true,
+    );
+    const past = f.createBlock([assign(ops, into[0], ops.ref(c)), f.createExpressionStatement(f.createAssignment(x, f.createNumericLiteral(0)))], true);
+    return [f.createIfStatement(inside, taken, past)];
+  },
+  clone: (ops, e, into) => [assign(ops, into[0], ops.factory.createCallExpression(ops.factory.createPropertyAccessExpression(ops.ref(e.nl[0]), 'slice'), undefined, []))],
+  // r = new Float64Array(a.length + 1); r.set(a); r[a.length] = v
+  append: (ops, e, into) => {
+    const f = ops.factory;
+    const a = ops.ref(e.nl[0]);
+    const n = f.createPropertyAccessExpression(a, 'length');
+    const r = f.createIdentifier(into[0]);
+    return [
+      assign(ops, into[0], f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createAdd(n, f.createNumericLiteral(1))])),
+      f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(r, 'set'), undefined, [a])),
+      f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(r, n), ops.ref(e.nl[1]))),
+    ];
+  },
+  // const n = a.length;
+  // if (a.byteOffset + 8 * (n + 1) <= a.buffer.byteLength) r = new Float64Array(a.buffer, a.byteOffset, n + 1);
+  // else { r = new Float64Array(Math.max(16, 2 * n + 2)).subarray(0, n + 1); r.set(a); }
+  // r[n] = v
+  appendw: (ops, e, into) => {
+    const f = ops.factory;
+    const SK = ops.ts.SyntaxKind;
+    const a = ops.ref(e.nl[0]);
+    const r = f.createIdentifier(into[0]);
+    const n = f.createIdentifier(ops.fresh('n'));
+    const n1 = f.createAdd(n, f.createNumericLiteral(1));
+    const prop = (x: ts.Expression, p: string) => f.createPropertyAccessExpression(x, p);
+    const declare = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(n, undefined, undefined, prop(a, 'length'))], ops.ts.NodeFlags.Const));
+    const fits = f.createBinaryExpression(
+      f.createAdd(prop(a, 'byteOffset'), f.createMultiply(f.createNumericLiteral(8), f.createParenthesizedExpression(n1))),
+      SK.LessThanEqualsToken,
+      prop(prop(a, 'buffer'), 'byteLength'),
+    );
+    const view = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [prop(a, 'buffer'), prop(a, 'byteOffset'), n1]);
+    const size = f.createCallExpression(prop(f.createIdentifier('Math'), 'max'), undefined, [
+      f.createNumericLiteral(16),
+      f.createAdd(f.createMultiply(f.createNumericLiteral(2), n), f.createNumericLiteral(2)),
+    ]);
+    const grown = f.createCallExpression(prop(f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]), 'subarray'), undefined, [f.createNumericLiteral(0), n1]);
+    const stmt = (x: ts.Expression) => f.createExpressionStatement(x);
+    return [
+      declare,
+      f.createIfStatement(fits, stmt(f.createAssignment(r, view)), f.createBlock([stmt(f.createAssignment(r, grown)), stmt(f.createCallExpression(prop(r, 'set'), undefined, [a]))], true)),
+      stmt(f.createAssignment(f.createElementAccessExpression(r, n), ops.ref(e.nl[1]))),
+    ];
+  },
+} satisfies Record<string, ConstructTsRule>;

@@ -1,0 +1,93 @@
+// The stack constructs in TypeScript (constructs/stack): typed stacks of reals and JS arrays
+// (stackEmit.ts says how each is laid out).
+import type * as ts from 'typescript';
+import type { ConstructTsRule, EmitTsOps } from '../types';
+import { isLinear, rest } from '../../../constructs/stack/linear';
+import { assign, emptyRealStack, isRealStack, reserve, slabStack, stackElement, stackSize } from './stackEmit';
+
+/** The room `stack(x, n[, stride])` reserves, before slabStack rounds it up: n, or ⌈n⌉·stride (⌈n·stride⌉ can miss the last record's fields when n is fractional). */
+function capacity(ops: EmitTsOps, n: string, stride: string | undefined): ts.Expression {
+  const f = ops.factory;
+  if (stride === undefined) return ops.ref(n);
+  return f.createMultiply(f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'ceil'), undefined, [ops.ref(n)]), ops.ref(stride));
+}
+
+const stack: ConstructTsRule = (ops, e, into) => {
+  const t = ops.resultTypes[0];
+  const reals = t ? t.tag === 'stack' && t.elem.tag === 'real' : isRealStack(ops, into[0]);
+  const [, n, stride] = e.nl;
+  if (reals && n !== undefined) return slabStack(ops, into[0], capacity(ops, n, stride));
+  return [assign(ops, into[0], reals ? emptyRealStack(ops) : ops.factory.createArrayLiteralExpression([]))];
+};
+
+const push: ConstructTsRule = (ops, e, into) => {
+  const f = ops.factory;
+  const s = ops.ref(e.nl[0]);
+  if (isRealStack(ops, e.nl[0])) {
+    // s.a[s.b + s.n] = x; s.n += 1;   after making room
+    const top = stackSize(f, s);
+    const room = reserve(ops, s, f.createAdd(top, f.createNumericLiteral(1)));
+    const write = f.createExpressionStatement(f.createAssignment(stackElement(f, s, top), ops.ref(e.nl[1])));
+    const grow = f.createExpressionStatement(f.createAssignment(stackSize(f, s), f.createAdd(stackSize(f, s), f.createNumericLiteral(1))));
+    return [room, write, grow, assign(ops, into[0], s)];
+  }
+  const pushCall = f.createCallExpression(f.createPropertyAccessExpression(s, 'push'), undefined, [ops.ref(e.nl[1])]);
+  return [f.createExpressionStatement(pushCall), assign(ops, into[0], s)];
+};
+
+const at: ConstructTsRule = (ops, e, into) => {
+  const f = ops.factory;
+  const [s, r, stride, field] = e.nl;
+  const i = stride === undefined ? ops.ref(r) : f.createAdd(f.createMultiply(ops.ref(r), ops.ref(stride)), ops.ref(field));
+  const read = isRealStack(ops, s) ? stackElement(f, ops.ref(s), i) : f.createElementAccessExpression(ops.ref(s), i);
+  return [assign(ops, into[0], read)];
+};
+
+const size: ConstructTsRule = (ops, e, into) => {
+  const f = ops.factory;
+  const s = ops.ref(e.nl[0]);
+  return [assign(ops, into[0], isRealStack(ops, e.nl[0]) ? stackSize(f, s) : f.createPropertyAccessExpression(s, 'length'))];
+};
+
+const lpush: ConstructTsRule = (ops, e, into) => {
+  const f = ops.factory;
+  const [s, x] = rest(e, e);
+  const k = ops.ref(e.nl[0]);
+  if (!isLinear(e) && isRealStack(ops, s)) {
+    // Erased (a non-linear typed stack): write position k, then the size covers it.
+    const st = ops.ref(s);
+    const next = f.createAdd(k, f.createNumericLiteral(1));
+    const write = f.createExpressionStatement(f.createAssignment(stackElement(f, st, k), ops.ref(x)));
+    const cover = f.createIfStatement(f.createGreaterThan(next, stackSize(f, st)), f.createExpressionStatement(f.createAssignment(stackSize(f, st), next)));
+    return [reserve(ops, st, next), write, cover, assign(ops, into[0], st)];
+  }
+  const set = f.createAssignment(f.createElementAccessExpression(ops.ref(s), k), ops.ref(x));
+  return [f.createExpressionStatement(set), assign(ops, into[0], ops.ref(s))];
+};
+
+// y = s[i]; if (y === undefined) { …the zero… }   (a hole of a sparse stack reads undefined)
+const lat: ConstructTsRule = (ops, e, into) => {
+  const f = ops.factory;
+  const [s] = rest(e, e);
+  const i = ops.ref(e.nl[0]);
+  if (!isLinear(e) && isRealStack(ops, s)) {
+    // Erased (a non-linear typed stack): if (i < s.n) y = s.a[s.b + i]; else { …the zero… }
+    const st = ops.ref(s);
+    const read = assign(ops, into[0], stackElement(f, st, i));
+    return [f.createIfStatement(f.createLessThan(i, stackSize(f, st)), read, f.createBlock(ops.emitBody(e.bodies[0], [], into), true))];
+  }
+  const y = f.createIdentifier(into[0]);
+  const missing = f.createStrictEquality(y, f.createIdentifier('undefined'));
+  return [assign(ops, into[0], f.createElementAccessExpression(ops.ref(s), i)), f.createIfStatement(missing, f.createBlock(ops.emitBody(e.bodies[0], [], into), true))];
+};
+
+// s.a[s.b + i] = x (or s[i] = x): the counted loop's iteration i fills record i of the room it reserved.
+const put: ConstructTsRule = (ops, e, into) => {
+  const f = ops.factory;
+  const [s, x, r, stride, field] = e.nl;
+  const i = stride === undefined ? ops.ref(r) : f.createAdd(f.createMultiply(ops.ref(r), ops.ref(stride)), ops.ref(field));
+  const slot = isRealStack(ops, s) ? stackElement(f, ops.ref(s), i) : f.createElementAccessExpression(ops.ref(s), i);
+  return [f.createExpressionStatement(f.createAssignment(slot, ops.ref(x))), assign(ops, into[0], ops.ref(s))];
+};
+
+export const stackTs = { stack, push, put, at, size, lpush, lat };

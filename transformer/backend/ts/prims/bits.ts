@@ -1,0 +1,15 @@
+// JavaScript's integer operators (prims/bits).
+import { mathCall } from './emit';
+import type { PrimTsRule } from '../types';
+
+export const bitsTs = {
+  shl: ([a, b], f) => f.createLeftShift(a, b),
+  shr: ([a, b], f) => f.createRightShift(a, b),
+  ushr: ([a, b], f) => f.createUnsignedRightShift(a, b),
+  bitand: ([a, b], f) => f.createBitwiseAnd(a, b),
+  bitor: ([a, b], f) => f.createBitwiseOr(a, b),
+  bitxor: ([a, b], f) => f.createBitwiseXor(a, b),
+  bitnot: ([a], f) => f.createBitwiseNot(a),
+  imul: mathCall('imul'),
+  clz32: mathCall('clz32'),
+} as const satisfies Record<string, PrimTsRule>;

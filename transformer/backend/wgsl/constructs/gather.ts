@@ -1,0 +1,56 @@
+// gather and its linear pair on the GPU (constructs/array/gather.ts).
+import { atomicUpdate } from '../kernels';
+import { type Arr, type LoweringOps, asArr, hostLength, type ConstructLowerings } from '../lowering';
+import { filled } from './shared';
+
+/**
+ * ā = zeros(n), ā[idx_j] += ḡ_j: a compare-exchange loop on the f32 bits per element (WGSL has
+ * integer atomics only). Chosen over sort then segmented reduce: one kernel and O(len idx) work
+ * with no extra memory, where a sort is several passes over the indices; the cost is contention
+ * on an index many elements share, and an order of the additions that varies run to run (f32
+ * roundings: results differ in the last bits, within the sum tolerance). Indices outside 0…n−1
+ * add nothing (the CPU path rejects them first).
+ */
+function scatterAdd(L: LoweringOps, n: number, idx: Arr, g: Arr): Arr {
+  const out = filled(L, n, undefined, () => '0.0');
+  const nSlot = L.slotOfReg(n);
+  L.atomicElementwise(idx.len, out.id, (arrays, target) => {
+    const j = `${arrays.bind(idx.id)}[i]`;
+    return [
+      `if (${j} >= 0.0 && ${j} < S[${nSlot}] && i < u32(S[${L.slotOfReg(g.len)}])) {`,
+      ...atomicUpdate(target, `u32(${j})`, `${arrays.bind(g.id)}[i]`, (old, v) => `${old} + ${v}`).map((l) => `  ${l}`),
+      '}',
+    ];
+  });
+  return out;
+}
+
+export const gatherWgsl = {
+  // gather(w, idx): w at each index. An index outside w or not an integer is the CPU path's
+  // RangeError: the kernel flags it (and writes 0), the call rejects after the readback.
+  gather: (L, _e, [w, idx]) => {
+    const a = asArr(w, 'a gather');
+    const at = asArr(idx, 'the indices of a gather');
+    const id = L.newArray(at.len);
+    const lenSlot = L.slotOfReg(a.len);
+    L.elementwise(at.len, (arrays) => {
+      const j = `${arrays.bind(at.id)}[i]`;
+      const ok = `(${j} >= 0.0 && ${j} < S[${lenSlot}] && ${j} == floor(${j}))`;
+      const fail = L.failCheck('gather: an index is not an index of the array', a.len);
+      return [`if (!${ok}) { ${fail} }`, `${arrays.bind(id)}[i] = select(0.0, ${arrays.bind(a.id)}[u32(max(${j}, 0.0))], ${ok});`];
+    });
+    return [{ kind: 'arr', id, len: at.len, elemBound: a.elemBound }];
+  },
+  // lgather(n, idx ; ȧ): ȧ at each index, 0 past ȧ's end (a sparse tangent) or outside.
+  lgather: (L, _e, [, idx, a]) => {
+    const arr = asArr(a, 'a gather');
+    const at = asArr(idx, 'the indices of a gather');
+    return [
+      filled(L, at.len, undefined, (arrays) => {
+        const j = `${arrays.bind(at.id)}[i]`;
+        return `select(0.0, ${arrays.bind(arr.id)}[u32(max(${j}, 0.0))], ${j} >= 0.0 && ${j} < S[${L.slotOfReg(arr.len)}])`;
+      }),
+    ];
+  },
+  lscatteradd: (L, _e, [n, idx, g]) => [scatterAdd(L, hostLength(n, 'a scatter-add of a length'), asArr(idx, 'the indices of a scatter-add'), asArr(g, 'a scatter-add'))],
+} satisfies ConstructLowerings;

@@ -1,0 +1,46 @@
+// reduceByIndex on the GPU (constructs/array/histogram.ts): atomics for + * min max.
+import type { Expr, Lambda } from '../../../ir/syntax';
+import { atomicUpdate } from '../kernels';
+import { type LoweringOps, NotOnGpu, type Val, asArr, type ConstructLowerings } from '../lowering';
+import { filled } from './shared';
+
+/** The operators a histogram runs with atomics: commutative, so that any order gives the CPU's value. */
+const HISTOGRAM_OPS: Readonly<Record<string, (a: string, b: string) => string>> = {
+  add: (a, b) => `${a} + ${b}`,
+  mul: (a, b) => `${a} * ${b}`,
+  min: (a, b) => `min(${a}, ${b})`,
+  max: (a, b) => `max(${a}, ${b})`,
+};
+
+/** The primitive of a body that is exactly `op(h, v)` or `op(v, h)` on its two parameters, if any. */
+function binaryBodyOp(l: Lambda): string | undefined {
+  const [h, v] = l.nlParams.map((p) => p.name);
+  const [s] = l.body.stmts;
+  const r = l.body.result;
+  if (l.body.stmts.length !== 1 || s.tag !== 'let' || s.rhs.tag !== 'prim' || l.nlParams.length !== 2) return undefined;
+  const args = [...s.rhs.args].sort();
+  if (args.join() !== [h, v].sort().join() || r.tag !== 'ret' || r.nl.length !== 1 || r.nl[0] !== s.nl[0]?.name) return undefined;
+  return s.rhs.op;
+}
+
+function reduceByIndexLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[]): Val[] {
+  const op = binaryBodyOp(e.bodies[0]);
+  if (lin.length > 0 || nl.length !== 3 || op === undefined || !HISTOGRAM_OPS[op]) {
+    throw new NotOnGpu(`a ${e.op} whose operator is not one of + * min max on one histogram`);
+  }
+  const dest = asArr(nl[0], 'a histogram');
+  const idx = asArr(nl[1], 'the bins of a histogram');
+  const vals = asArr(nl[2], 'the values of a histogram');
+  const out = filled(L, dest.len, undefined, (arrays) => `${arrays.bind(dest.id)}[i]`);
+  const mSlot = L.slotOfReg(dest.len);
+  const count = L.reg({ op: 'min', args: [idx.len, vals.len] });
+  L.atomicElementwise(count, out.id, (arrays, target) => {
+    const j = `${arrays.bind(idx.id)}[i]`;
+    return [`if (${j} >= 0.0 && ${j} < S[${mSlot}]) {`, ...atomicUpdate(target, `u32(${j})`, `${arrays.bind(vals.id)}[i]`, HISTOGRAM_OPS[op]).map((l) => `  ${l}`), '}'];
+  });
+  return [out];
+}
+
+export const histogramWgsl = {
+  reduceByIndex: reduceByIndexLowering,
+} satisfies ConstructLowerings;

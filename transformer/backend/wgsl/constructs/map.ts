@@ -1,0 +1,46 @@
+// map and smap on the GPU (constructs/array/map.ts): one fused elementwise kernel.
+import type { Expr } from '../../../ir/syntax';
+import { num } from '../prims';
+import { type Arr, type Local, type LoweringOps, NotOnGpu, type Val, hostLength, wgslType, type ConstructLowerings } from '../lowering';
+
+function mapLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[]): Val[] {
+  if (lin.length > 0) throw new NotOnGpu(`a linear ${e.op}`);
+  const [nVal, ...operands] = nl;
+  const count = hostLength(nVal, `a ${e.op} over a length`);
+  const body = e.bodies[0];
+  const hasIndex = body.nlParams.length === nl.length;
+  const params = body.nlParams.slice(hasIndex ? 1 : 0);
+  const last = hasIndex ? L.reg({ op: 'sub', args: [count, L.lit(1)] }) : undefined;
+  const outs: Arr[] = [];
+  L.elementwise(count, (k) => {
+    const locals: Local[] = [];
+    const loads: string[] = [];
+    if (last !== undefined) locals.push({ code: 'f32(i)', type: 'f32', bound: new Set([last]) });
+    operands.forEach((o, j) => {
+      const pType = params[j]?.type;
+      if (o.kind === 'num') locals.push({ ...L.load(o), bound: o.bound });
+      else if (o.kind === 'arr' && pType?.tag === 'array') locals.push({ array: k.bind(o.id), lenSlot: L.slotOfReg(o.len), bound: o.elemBound });
+      else if (o.kind === 'arr') {
+        // A mapped array of reals may be shorter than n (a sparse tangent): past its end, 0.
+        // Read once per invocation, however often the body uses it.
+        const x = L.name('x');
+        loads.push(`let ${x}: f32 = select(0.0, ${k.bind(o.id)}[i], i < u32(S[${L.slotOfReg(o.len)}]));`);
+        locals.push(wgslType(pType) === 'bool' ? { code: `(${x} != 0.0)`, type: 'bool', bound: o.elemBound } : { code: x, type: 'f32', bound: o.elemBound });
+      } else throw new NotOnGpu(`a string operand of ${e.op}`);
+    });
+    const { lines, results } = L.body(body, locals);
+    const writes = results.map((r) => {
+      if (r.array !== undefined) throw new NotOnGpu(`a ${e.op} whose elements are arrays`);
+      const id = L.newArray(count);
+      outs.push({ kind: 'arr', id, len: count, elemBound: r.bound });
+      return `${k.bind(id)}[i] = ${num(r)};`;
+    });
+    return [...loads, ...lines, ...writes];
+  });
+  return outs;
+}
+
+export const mapWgsl = {
+  map: mapLowering,
+  smap: mapLowering,
+} satisfies ConstructLowerings;
