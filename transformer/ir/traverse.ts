@@ -90,9 +90,6 @@ export function bodiesOf(e: Expr): readonly Lambda[] {
   }
 }
 
-/** The expression inside `drop(e)`: evaluated in the enclosing scope, unlike a body. */
-export const innerOf = (e: Expr): Expr | undefined => (e.tag === 'drop' ? e.expr : undefined);
-
 /**
  * Rebuilds an expression with its bodies (and a drop's inner expression) mapped; the expression
  * itself when nothing changed, so callers can tell.
