@@ -262,7 +262,7 @@ export class ArrayLowering extends ArrayCombinators {
     const result = results[0];
     if (result.shape.kind !== 'number') fail(1121, fn.body, `the callback of .map must return a number here, got ${describeShape(result.shape)}`);
     const own = new Set([i.name, ...mapped.map((m) => m.param.name)]);
-    const body = this.hoist(raw, own, n.name);
+    const body = this.moveInvariantsOut(raw, own, n.name);
     // Arrays the body reads only at the map's index are zipped in as mapped operands.
     const zipped = this.zip(body, i.name, own, n, node, mappedParams.length > 0);
     for (const z of zipped.arrays) mapped.push(z);

@@ -58,7 +58,7 @@ export function hoistBlocks(d: FnDef): FnDef {
       try {
         const nlParams = l.nlParams.map(bind);
         const linParams = l.linParams.map(bind);
-        return { nlParams, linParams, body: hoist(l.body) };
+        return { nlParams, linParams, body: unnest(l.body) };
       } finally {
         while (scope.size > depth) scope.pop();
       }
@@ -68,11 +68,11 @@ export function hoistBlocks(d: FnDef): FnDef {
   const depth = scope.size;
   const result = walk.run(() => {
     while (scope.size > depth) scope.pop();
-    return hoist(d.body);
+    return unnest(d.body);
   });
   return changed ? { ...d, nlParams, linParams, body: result } : d;
 
-  function hoist(root: Block): Block {
+  function unnest(root: Block): Block {
     const out: Stmt[] = [];
     // Scope size when each open block began: its bindings end with it.
     const depths: number[] = [];
