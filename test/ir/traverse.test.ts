@@ -4,8 +4,8 @@
 import fc from 'fast-check';
 import { parseProgram } from '../../transformer/ir/parse';
 import { printProgram } from '../../transformer/ir/print';
-import { Block, Expr, FnDef, Lambda } from '../../transformer/ir/syntax';
-import { calleesOf, forEachOperand, namesIn, rewriteDef, visitDef } from '../../transformer/ir/traverse';
+import { Block, Expr, FnDef, Lambda, binder, block, blockE, letS, prim, ret } from '../../transformer/ir/syntax';
+import { calleesOf, forEachOperand, namesIn, rewriteBlock, rewriteDef, rewriteLambda, visitDef } from '../../transformer/ir/traverse';
 import { freeVars } from '../../transformer/ir/freeVars';
 import { nonLinearProgram, linearProgram, choices } from '../gen/programs';
 import { jvpOf, vjpOf } from '../gen/drivers';
@@ -116,4 +116,41 @@ test('the rewriter recurses into nested blocks by default and rewrites only what
   const p = parseProgram('def f(x: real ;) -> (real ;) {\n  let a = { let b = sin(x) in cos(b) }\n  let c = sin(a)\n  (c ;)\n}');
   const d = rewriteDef(p.defs[0], { expr: (e) => (e.tag === 'prim' && e.op === 'sin' ? { ...e, op: 'tanh' } : e) });
   expect(printProgram({ defs: [d] })).toBe('def f(x: real ;) -> (real ;) {\n  let a = {\n    let b = tanh(x)\n    cos(b)\n  }\n  let c = tanh(a)\n  (c ;)\n}\n');
+});
+
+test('the rewriter returns the same block, body and def when nothing changed, and a new one when something did', () => {
+  const p = parseProgram('def f(x: real ;) -> (real ;) {\n  let a = { let b = sin(x) in cos(b) }\n  let c = sin(a)\n  (c ;)\n}');
+  const d = p.defs[0];
+  expect(rewriteDef(d, { expr: (e) => e })).toBe(d);
+  expect(rewriteLambda(d, {})).toBe(d);
+  const changed = rewriteDef(d, { expr: (e) => (e.tag === 'prim' && e.op === 'cos' ? { ...e, op: 'tanh' } : e) });
+  expect(changed).not.toBe(d);
+  // The statement after the nested block is kept as it was.
+  expect(changed.body.stmts[1]).toBe(d.body.stmts[1]);
+});
+
+test('the rewriter takes blocks nested 20 000 deep without a frame per level, with scope events paired', () => {
+  const depth = 20000;
+  let inner: Block = block([letS([binder('y')], [], prim('sin', ['x']))], ret(['y']));
+  for (let i = 0; i < depth; i++) inner = block([letS([binder(`a${i}`)], [], blockE(inner))], ret([`a${i}`]));
+  let open = 0;
+  let most = 0;
+  const out = rewriteBlock(inner, {
+    enter: () => {
+      open++;
+      most = Math.max(most, open);
+    },
+    leave: () => open--,
+    expr: (e) => (e.tag === 'prim' ? { ...e, op: 'cos' } : e),
+  });
+  expect(open).toBe(0);
+  expect(most).toBe(depth);
+  let b = out;
+  for (let i = 0; i < depth; i++) {
+    const s = b.stmts[0];
+    if (s.tag !== 'let' || s.rhs.tag !== 'block') throw new Error('not nested');
+    b = s.rhs.block;
+  }
+  const s = b.stmts[0];
+  expect(s.tag === 'let' && s.rhs.tag === 'prim' && s.rhs.op).toBe('cos');
 });

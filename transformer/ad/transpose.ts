@@ -23,66 +23,47 @@ import { guardBranches } from './guards';
 import { DeepWalk } from '../ir/deepWalk';
 import { barName, derivedName, transposeRole } from '../ir/names';
 import { calleesFirst, defMap } from '../ir/program';
-
-type LetStmt = Extract<Stmt, { tag: 'let' }>;
-
-/** A block being flattened, the let waiting for its return (null for the body) and its result types. */
-interface Frame {
-  block: Block;
-  i: number;
-  readonly node: LetStmt | null;
-  readonly resultTypes: readonly (Type | undefined)[];
-}
+import { foldBlock } from '../ir/traverse';
 
 /**
  * Flattens nested blocks (names are unique per function) into statements and a final return. A
- * linear function may come straight from the user, nested arbitrarily deep: an explicit stack.
+ * linear function may come straight from the user, nested arbitrarily deep: foldBlock's explicit
+ * stack.
  */
 function flatten(body: Block, out: Stmt[], names: NameSupply, types: Map<string, Type>, arity: (leaf: Expr) => number, resultTypes: readonly (Type | undefined)[]): Expr {
-  const bindLet = (s: LetStmt, rhs: Expr) => {
-    [...s.nl, ...s.lin].forEach((x) => x.type && types.set(x.name, x.type));
-    out.push(rhs === s.rhs ? s : letS(s.nl, s.lin, rhs));
-  };
-  const stack: Frame[] = [{ block: body, i: 0, node: null, resultTypes }];
-  for (;;) {
-    const top = stack[stack.length - 1];
-    const { stmts, result } = top.block;
-    if (top.i < stmts.length) {
-      const s = stmts[top.i++];
-      if (s.tag === 'unpack') {
-        s.names.forEach((x) => x.type && types.set(x.name, x.type));
-        out.push(s);
-      } else if (s.rhs.tag === 'block') {
-        stack.push({ block: s.rhs.block, i: 0, node: s, resultTypes: [...s.nl, ...s.lin].map((x) => x.type) });
-      } else {
-        bindLet(s, s.rhs);
-      }
-      continue;
-    }
-    if (result.tag === 'block') {
-      // A block in result position continues this one.
-      top.block = result.block;
-      top.i = 0;
-      continue;
-    }
-    let value: Expr = result;
-    if (value.tag !== 'ret') {
+  // The result types of each open block: a let's binders', or its parent's for a block in result position.
+  const wanted: (readonly (Type | undefined)[])[] = [];
+  return foldBlock<Expr>(body, {
+    nested: (_node, drops) => drops.length === 0,
+    enter: (_b, site) => wanted.push(site.k === 'let' ? [...site.s.nl, ...site.s.lin].map((x) => x.type) : site.k === 'root' ? resultTypes : wanted[wanted.length - 1]),
+    unpack: (s) => {
+      s.names.forEach((x) => x.type && types.set(x.name, x.type));
+      out.push(s);
+    },
+    leaf: (value, s) => {
+      if (s !== null || value.tag === 'ret') return value;
       // A leaf in result position: name its linear results.
+      const top = wanted[wanted.length - 1];
       const rs = Array.from({ length: arity(value) }, () => names.fresh('r'));
-      rs.forEach((r, i) => top.resultTypes[i] && types.set(r, top.resultTypes[i]!));
+      rs.forEach((r, i) => top[i] && types.set(r, top[i]!));
       out.push(
         letS(
           [],
-          rs.map((r, i) => binder(r, top.resultTypes[i])),
+          rs.map((r, i) => binder(r, top[i])),
           value,
         ),
       );
-      value = ret([], rs);
-    }
-    stack.pop();
-    if (top.node === null) return value;
-    bindLet(top.node, value);
-  }
+      return ret([], rs);
+    },
+    let: (s, rhs) => {
+      [...s.nl, ...s.lin].forEach((x) => x.type && types.set(x.name, x.type));
+      out.push(rhs === s.rhs ? s : letS(s.nl, s.lin, rhs));
+    },
+    leave: (_b, _site, v) => {
+      wanted.pop();
+      return v;
+    },
+  });
 }
 
 function isForward(s: Stmt): boolean {

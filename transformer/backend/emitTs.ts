@@ -10,7 +10,7 @@
 import { markInPlace } from '../opt/inplace';
 import type * as ts from 'typescript';
 import { Block, Expr, FnDef, InternalError, Stmt, Type } from '../ir/syntax';
-import { forEachOperand, namesIn, visitLambda } from '../ir/traverse';
+import { foldBlock, forEachOperand, namesIn, visitLambda } from '../ir/traverse';
 import { NameSupply } from '../ir/build';
 import { linPrimTs, primTs } from './ts/prims';
 import { constructRule, isConstruct, CONSTRUCTS, type ConstructName } from '../constructs/registry';
@@ -43,9 +43,6 @@ type Into = 'return' | readonly string[];
 
 /** A block being emitted; blocks nest as deep as the IR does, so they are kept on an explicit stack. */
 interface Frame {
-  readonly block: Block;
-  /** The next statement; `stmts.length` when the result is next, past it when the block is done. */
-  i: number;
   readonly out: ts.Statement[];
   readonly into: Into;
   /** The undo log's length when the block was entered. */
@@ -519,29 +516,33 @@ class DefEmitter {
 
   /** Emits a block's statements, then its result, into `out`. */
   run(block: Block, into: Into, out: ts.Statement[]): void {
-    const stack: Frame[] = [{ block, i: 0, out, into, mark: this.undo.length }];
-    const enter = (b: Block, into: Into, parent: ts.Statement[]) => stack.push({ block: b, i: 0, out: [], into, mark: this.undo.length, parent });
-    while (stack.length > 0) {
-      const fr = stack[stack.length - 1];
-      const { stmts, result } = fr.block;
-      if (fr.i < stmts.length) {
-        const s = stmts[fr.i++];
-        const nested = this.stmt(fr.out, s);
-        if (nested && s.tag === 'let')
-          enter(
-            nested,
-            [...s.nl, ...s.lin].map((b) => b.name),
-            fr.out,
-          );
-      } else if (fr.i++ === stmts.length) {
-        if (result.tag === 'block') enter(result.block, fr.into, fr.out);
-        else this.result(fr.out, fr.into, result);
-      } else {
-        stack.pop();
+    const stack: Frame[] = [];
+    const top = () => stack[stack.length - 1];
+    foldBlock<void>(block, {
+      // `drop({ … })` is discarded whole (Linear A is pure).
+      nested: (_node, drops) => drops.length === 0,
+      enter: (_b, site) => {
+        // A let's targets are declared (stmt) before its block is entered.
+        if (site.k === 'let') this.stmt(top().out, site.s);
+        const mark = this.undo.length;
+        if (site.k === 'root') stack.push({ out, into, mark });
+        else if (site.k === 'let') stack.push({ out: [], into: [...site.s.nl, ...site.s.lin].map((b) => b.name), mark, parent: top().out });
+        else stack.push({ out: [], into: top().into, mark, parent: top().out });
+      },
+      unpack: (s) => {
+        this.stmt(top().out, s);
+      },
+      leaf: (e, s) => {
+        if (s !== null) this.stmt(top().out, s);
+        else this.result(top().out, top().into, e);
+      },
+      let: () => {},
+      leave: () => {
+        const fr = stack.pop()!;
         this.rollback(fr.mark);
         if (fr.parent) fr.parent.push(this.f.createBlock(fr.out, true));
-      }
-    }
+      },
+    });
   }
 }
 

@@ -22,7 +22,7 @@ export abstract class ArrayClosures extends ArrayBasics {
    * and a free tuple's unpacking or a free array's length becomes a free scalar, which a map can
    * take as an invariant.
    */
-  protected hoist(body: Block, own: ReadonlySet<string>, trip: string): Block {
+  protected moveInvariantsOut(body: Block, own: ReadonlySet<string>, trip: string): Block {
     const inner = new Set(own);
     const kept: Stmt[] = [];
     const moved: Stmt[] = [];

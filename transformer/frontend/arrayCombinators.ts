@@ -4,11 +4,10 @@ import type * as ts from 'typescript';
 import { Builder } from '../ir/build';
 import { Binder, Block, REAL, binder, construct, lambda, ret } from '../ir/syntax';
 import { freeVars } from '../ir/freeVars';
-import { isConstruct } from '../constructs/registry';
 import { fail } from './diagnostics';
 import { NUMBER, isMatrix, isNumberArray, isRecords } from './shapes';
 import type { Value } from './values';
-import { REAL_ARRAY, REAL_ARRAY_TYPE, hasFolds, sourceSnippet, userName } from './arraySite';
+import { REAL_ARRAY, REAL_ARRAY_TYPE, sourceSnippet, userName } from './arraySite';
 import { ArrayClosures } from './arrayClosures';
 
 export abstract class ArrayCombinators extends ArrayClosures {
@@ -27,20 +26,9 @@ export abstract class ArrayCombinators extends ArrayClosures {
     return this.sum({ name: products, shape: REAL_ARRAY }, 'dot');
   }
 
-  /** Π xs: the reduce combinator when there is one, else a left fold (both exact with zeros: no division). */
+  /** Π xs: the reduce combinator (exact with zeros: no division). */
   prod(xs: Value): Value {
-    if (hasFolds()) return this.combinator('reduce', xs, { name: this.b.lit(1, 'one'), shape: NUMBER }, (acc, x, b) => b.prim('mul', [acc, x], 'acc'), 'product');
-    const one = { name: this.b.lit(1, 'one'), shape: NUMBER };
-    const b = this.b;
-    const n = this.length(xs);
-    const k = binder(b.fresh('k'), REAL);
-    const acc = binder(b.fresh('acc'), REAL);
-    const u = binder(b.fresh('u'), REAL_ARRAY_TYPE);
-    const inner = new Builder(b.names);
-    const x = inner.nl('x', construct('index', [u.name, k.name], [], []), REAL);
-    const next = inner.prim('mul', [acc.name, x], 'acc');
-    const name = b.nl('product', construct('loop', [n.name, xs.name, one.name], [], [lambda([k, u, acc], [], inner.finish(ret([next])))]), REAL);
-    return { name, shape: NUMBER };
+    return this.combinator('reduce', xs, { name: this.b.lit(1, 'one'), shape: NUMBER }, (acc, x, b) => b.prim('mul', [acc, x], 'acc'), 'product');
   }
 
   /**
@@ -48,7 +36,6 @@ export abstract class ArrayCombinators extends ArrayClosures {
    * initial value defaults to its neutral element) or a lambda of its two parameters only.
    */
   scan(xs: Value, op: ts.Expression, init: Value | undefined, node: ts.Node, hint?: string): Value {
-    if (!hasFolds()) return fail(1121, node, 'scan is not supported in differentiable functions yet: write it as a loop over the array');
     const body = this.operator(op, 'scan');
     if (!init && body.neutral === undefined) return fail(1121, node, 'scan with a function needs its initial value: scan(xs, (a, b) => ..., init)');
     const start = init ?? { name: this.b.lit(body.neutral!, 'neutral'), shape: NUMBER };
@@ -89,8 +76,7 @@ export abstract class ArrayCombinators extends ArrayClosures {
   }
 
   /** tsad's `gather(xs, indices)`: out[k] = xs[indices[k]] (an index outside xs is a RangeError). */
-  gather(xs: Value, idx: Value, node: ts.Node, hint?: string): Value {
-    if (!isConstruct('gather')) return fail(1121, node, 'gather is not supported in differentiable functions yet: write it as a loop over the indices');
+  gather(xs: Value, idx: Value, _node: ts.Node, hint?: string): Value {
     return { name: this.b.nl(hint ?? 'gathered', construct('gather', [xs.name, idx.name], [], []), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
   }
 
@@ -98,8 +84,7 @@ export abstract class ArrayCombinators extends ArrayClosures {
    * `a.slice(start?, end?)` with JavaScript's meaning (negative positions count from the end, both
    * clamped to the array): a gather of a at start + i for i below the slice's length.
    */
-  slice(a: Value, start: Value | undefined, end: Value | undefined, node: ts.Node, hint?: string): Value {
-    if (!isConstruct('gather')) return fail(1121, node, "'.slice' of an array is not supported in differentiable functions yet");
+  slice(a: Value, start: Value | undefined, end: Value | undefined, _node: ts.Node, hint?: string): Value {
     if (isMatrix(a.shape)) return this.matrices.slice(a, start, end, hint);
     if (isRecords(a.shape)) return this.records.slice(a, start, end, hint);
     const { from, count } = this.span(this.length(a), start, end);
@@ -107,14 +92,12 @@ export abstract class ArrayCombinators extends ArrayClosures {
   }
 
   /** tsad's `scatter(dest, indices, values)`: a copy of dest with values at the (distinct) indices. */
-  scatter(dest: Value, idx: Value, vals: Value, node: ts.Node, hint?: string): Value {
-    if (!isConstruct('scatter')) return fail(1121, node, 'scatter is not supported in differentiable functions yet');
+  scatter(dest: Value, idx: Value, vals: Value, _node: ts.Node, hint?: string): Value {
     return { name: this.b.nl(hint ?? 'scattered', construct('scatter', [dest.name, idx.name, vals.name], [], []), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
   }
 
   /** tsad's `reduceByIndex(dest, indices, values, op)`: the histogram, bins outside dest ignored. */
-  reduceByIndex(dest: Value, idx: Value, vals: Value, op: ts.Expression, node: ts.Node, hint?: string): Value {
-    if (!isConstruct('reduceByIndex')) return fail(1121, node, 'reduceByIndex is not supported in differentiable functions yet');
+  reduceByIndex(dest: Value, idx: Value, vals: Value, op: ts.Expression, _node: ts.Node, hint?: string): Value {
     const body = this.operator(op, 'reduceByIndex');
     const e = construct('reduceByIndex', [dest.name, idx.name, vals.name], [], [lambda([body.acc, body.x], [], body.block)]);
     return { name: this.b.nl(hint ?? 'histogram', e, REAL_ARRAY_TYPE), shape: REAL_ARRAY };

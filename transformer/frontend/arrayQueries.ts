@@ -5,12 +5,11 @@
 import type * as ts from 'typescript';
 import { Builder } from '../ir/build';
 import { BOOL, REAL, binder, construct, lambda, ret } from '../ir/syntax';
-import { isConstruct } from '../constructs/registry';
 import { fail } from './diagnostics';
 import { BOOLEAN, NUMBER, describeShape, isRecords } from './shapes';
 import type { Value } from './values';
 import type { ArrayLowering } from './arrays';
-import { REAL_ARRAY, REAL_ARRAY_TYPE, hasFolds, sourceSnippet } from './arraySite';
+import { REAL_ARRAY, REAL_ARRAY_TYPE, sourceSnippet } from './arraySite';
 import { Callback, hasEffects } from './arrayCallbacks';
 
 const literal = (arrays: ArrayLowering, v: number | boolean, hint: string): Value => ({ name: arrays.site.b().lit(v, hint), shape: typeof v === 'number' ? NUMBER : BOOLEAN });
@@ -113,7 +112,6 @@ export function lastIndexOf(arrays: ArrayLowering, xs: Value, v: Value, from: Va
  * them, so the adjoint is the gather's (a scatter-add), and the indices are constants.
  */
 export function filter(arrays: ArrayLowering, xs: Value, cb: Callback, node: ts.Node, hint?: string): Value {
-  if (!hasFolds() || !isConstruct('gather') || !isConstruct('reduceByIndex')) return fail(1121, node, "'.filter' of an array is not supported in differentiable functions yet");
   const records = isRecords(xs.shape);
   if (xs.shape.kind !== 'array' || (xs.shape.elem.kind !== 'number' && !records)) return fail(1121, node, `.filter of ${describeShape(xs.shape)} is not supported`);
   const n = arrays.length(xs);
@@ -158,8 +156,7 @@ export function at(arrays: ArrayLowering, xs: Value, i: Value, node: ts.Node, hi
  * primitive on each number, from −∞ (+∞ for min), as JavaScript's `Math.max()` is −∞. Its
  * adjoint is the reduce's (the lowest index of a tie gets it).
  */
-export function extremum(arrays: ArrayLowering, fn: 'max' | 'min', args: readonly ts.Expression[], node: ts.Node, _hint?: string): Value {
-  if (!hasFolds()) return fail(1121, node, `Math.${fn}(...a) is not supported in differentiable functions yet: write a loop`);
+export function extremum(arrays: ArrayLowering, fn: 'max' | 'min', args: readonly ts.Expression[], _node: ts.Node, _hint?: string): Value {
   const { t } = arrays.site;
   let acc = literal(arrays, fn === 'max' ? -Infinity : Infinity, 'start');
   const take = (a: ts.Expression): void => {

@@ -3,7 +3,6 @@ import type * as ts from 'typescript';
 import type { Builder } from '../ir/build';
 import { REAL, arrayType } from '../ir/syntax';
 import type { Binder, Block } from '../ir/syntax';
-import { isConstruct } from '../constructs/registry';
 import { NUMBER, describeShape } from './shapes';
 import type { Shape } from './shapes';
 import type { Value } from './values';
@@ -68,9 +67,6 @@ export const userName = (irName: string): string => irName.replace(/(_\d+)+$/, '
 
 export const REAL_ARRAY: Shape = { kind: 'array', container: 'Float64Array', elem: NUMBER };
 export const REAL_ARRAY_TYPE = arrayType(REAL);
-
-/** The IR's scan and reduce combinators (constructs/array/scan.ts, reduce.ts), when this build has them. */
-export const hasFolds = (): boolean => isConstruct('scan') && isConstruct('reduce');
 
 /** A node's source on one line, shortened, for run-time messages. */
 export function sourceSnippet(node: ts.Node): string {

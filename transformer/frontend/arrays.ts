@@ -10,7 +10,7 @@ import { closeLoop } from '../ir/close';
 import { fail } from './diagnostics';
 import { Shape, NUMBER, NUMBER_MATRIX, describeShape, irType, isMatrix, isNumberArray, isRecords, shapeOfType, typedArrayName } from './shapes';
 import type { Value } from './values';
-import { ArraySite, REAL_ARRAY, REAL_ARRAY_TYPE, elemShape, hasFolds, sourceSnippet, userName } from './arraySite';
+import { ArraySite, REAL_ARRAY, REAL_ARRAY_TYPE, elemShape, sourceSnippet, userName } from './arraySite';
 import { ArrayCombinators } from './arrayCombinators';
 
 export class ArrayLowering extends ArrayCombinators {
@@ -262,7 +262,7 @@ export class ArrayLowering extends ArrayCombinators {
     const result = results[0];
     if (result.shape.kind !== 'number') fail(1121, fn.body, `the callback of .map must return a number here, got ${describeShape(result.shape)}`);
     const own = new Set([i.name, ...mapped.map((m) => m.param.name)]);
-    const body = this.hoist(raw, own, n.name);
+    const body = this.moveInvariantsOut(raw, own, n.name);
     // Arrays the body reads only at the map's index are zipped in as mapped operands.
     const zipped = this.zip(body, i.name, own, n, node, mappedParams.length > 0);
     for (const z of zipped.arrays) mapped.push(z);
@@ -318,12 +318,8 @@ export class ArrayLowering extends ArrayCombinators {
     const { t } = this.site;
     if (fn.parameters.length < 2 || fn.parameters.length > 3) fail(1121, fn, 'the callback of .reduce takes (accumulator, value) or (accumulator, value, index)');
     const op = init.shape.kind === 'number' ? associativeOperator(t, this.site.checker, fn) : undefined;
-    if (op === 'add' && !hasFolds()) {
-      const s = this.sum(xs);
-      return { name: this.b.prim('add', [init.name, s.name], hint ?? 'total'), shape: NUMBER };
-    }
     // An associative operator the IR reduces as a combinator (exact adjoints with zeros and ties).
-    if (op && hasFolds()) return this.combinator('reduce', xs, init, (acc, x, b) => b.prim(op, [acc, x], 'acc'), hint);
+    if (op) return this.combinator('reduce', xs, init, (acc, x, b) => b.prim(op, [acc, x], 'acc'), hint);
     return this.fold(this.length(xs), init, node, hint, (bind, acc, k) => {
       bind(this.paramSymbol(fn.parameters[0]), acc);
       bind(this.paramSymbol(fn.parameters[1]), this.read(xs, k, 'x'));

@@ -14,8 +14,6 @@ export interface Exits {
   readonly returns: boolean;
 }
 
-export const NO_EXITS: Exits = { breaks: false, continues: false, returns: false };
-
 /**
  * How a statement inside a loop's body can leave that loop. A `break` inside a nested switch
  * leaves the switch, and `break`/`continue` inside a nested loop leave that loop; a `return`

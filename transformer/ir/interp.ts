@@ -358,7 +358,3 @@ export function evalFn(p: Program, fn: string, nl: Value[], lin: Value[] = [], o
   meter?.measure();
   return meter ? { nl: rn, lin: rl, work: m.work, peakTape: meter.peak } : { nl: rn, lin: rl, work: m.work };
 }
-
-export function workOf(p: Program, fn: string, nl: Value[], lin: Value[] = []): number {
-  return evalFn(p, fn, nl, lin).work;
-}

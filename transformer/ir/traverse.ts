@@ -4,10 +4,10 @@
 // new leaf is taught here once, not to each pass (style guide §10: Dex's GenericTraversal, tsc's
 // visitEachChild).
 //
-// The visitor keeps an explicit stack: blocks can be 100 000 statements long and nested 20 000
-// deep. The rewriter recurses once per nesting level, so the passes that use it run on hoisted
-// (flat) bodies or on bodies the front end built.
-import { Binder, Block, Expr, FnDef, Lambda, Stmt } from './syntax';
+// The visitor and foldBlock keep an explicit stack: blocks can be 100 000 statements long and
+// nested 20 000 deep. The rewriter folds nested blocks with foldBlock and walks construct bodies
+// in stretches (DeepWalk), so it is stack-safe too.
+import { Binder, Block, Expr, FnDef, InternalError, Lambda, Stmt } from './syntax';
 import { DeepWalk } from './deepWalk';
 
 /**
@@ -89,9 +89,6 @@ export function bodiesOf(e: Expr): readonly Lambda[] {
       return [];
   }
 }
-
-/** The expression inside `drop(e)`: evaluated in the enclosing scope, unlike a body. */
-export const innerOf = (e: Expr): Expr | undefined => (e.tag === 'drop' ? e.expr : undefined);
 
 /**
  * Rebuilds an expression with its bodies (and a drop's inner expression) mapped; the expression
@@ -219,6 +216,127 @@ export const visitDef = (d: FnDef, v: Visitor): void => visitLambda(d, v);
 /** Walks an expression as if it were a block's result. */
 export const visitExpr = (e: Expr, v: Visitor): void => visitBlock({ stmts: [], result: e }, v);
 
+// ---- nested blocks ----
+
+type LetStmt = Extract<Stmt, { tag: 'let' }>;
+type UnpackStmt = Extract<Stmt, { tag: 'unpack' }>;
+type BlockExpr = Extract<Expr, { tag: 'block' }>;
+type DropExpr = Extract<Expr, { tag: 'drop' }>;
+
+/**
+ * Where a block walked by `foldBlock` stands: the root; the right-hand side of a let or its
+ * parent's result (`node`, under `drops`, outermost first); or a body a leaf's run asked for.
+ */
+export type BlockSite =
+  | { readonly k: 'root' }
+  | { readonly k: 'let'; readonly s: LetStmt; readonly node: BlockExpr; readonly drops: readonly DropExpr[] }
+  | { readonly k: 'result'; readonly node: BlockExpr; readonly drops: readonly DropExpr[] }
+  | { readonly k: 'body' };
+
+/**
+ * A fold over a block and the blocks nested in it, computing a value `V` per expression. Events
+ * come in evaluation order: a nested block is entered, its statements folded, and left with its
+ * result's value, which becomes the value of the expression it stands in.
+ */
+export interface BlockFold<V> {
+  /** Whether a block under `drops` is walked as a nested block (else it is a leaf); every block when absent. */
+  nested?(node: BlockExpr, drops: readonly DropExpr[]): boolean;
+  /** A block is entered (the root first). */
+  enter?(b: Block, site: BlockSite): void;
+  unpack(s: UnpackStmt): void;
+  /**
+   * The value of an expression that is no nested block (its drops included): a let's right-hand
+   * side (`s`) or a block's result (null).
+   */
+  leaf(e: Expr, s: LetStmt | null): V;
+  /** A leaf that needs the values of bodies: a run yielding each body's block; undefined for an ordinary leaf. */
+  run?(e: Expr, s: LetStmt | null): Generator<Block, V, V> | undefined;
+  /** A let whose right-hand side's value is known. */
+  let(s: LetStmt, v: V): void;
+  /** A block is left with its result's value: the value of the block's expression (of the whole fold at the root). */
+  leave(b: Block, site: BlockSite, v: V): V;
+}
+
+/**
+ * Folds a block with an explicit stack: blocks nested 20 000 deep, and the bodies a leaf's run
+ * asks for, take no JavaScript frame per level.
+ */
+export function foldBlock<V>(root: Block, f: BlockFold<V>): V {
+  type Frame =
+    | { readonly k: 'block'; readonly b: Block; readonly site: BlockSite; i: number }
+    | { readonly k: 'let'; readonly s: LetStmt }
+    | { readonly k: 'run'; readonly g: Generator<Block, V, V>; started: boolean };
+  const frames: Frame[] = [];
+  const open = (b: Block, site: BlockSite) => {
+    f.enter?.(b, site);
+    frames.push({ k: 'block', b, site, i: 0 });
+  };
+  // Runs a leaf's run until it asks for a body (opened: undefined) or returns its value.
+  const resume = (fr: Extract<Frame, { k: 'run' }>, v: V | undefined): { v: V } | undefined => {
+    const step = fr.started ? fr.g.next(v as V) : fr.g.next();
+    fr.started = true;
+    if (step.done) {
+      frames.pop();
+      return { v: step.value };
+    }
+    open(step.value, { k: 'body' });
+    return undefined;
+  };
+  // The value of an expression, or undefined when a nested block or a body was opened for it.
+  const value = (e: Expr, s: LetStmt | null): { v: V } | undefined => {
+    let x = e;
+    const drops: DropExpr[] = [];
+    while (x.tag === 'drop') {
+      drops.push(x);
+      x = x.expr;
+    }
+    if (x.tag === 'block' && (f.nested?.(x, drops) ?? true)) {
+      open(x.block, s ? { k: 'let', s, node: x, drops } : { k: 'result', node: x, drops });
+      return undefined;
+    }
+    const g = f.run?.(e, s);
+    if (g === undefined) return { v: f.leaf(e, s) };
+    const fr: Extract<Frame, { k: 'run' }> = { k: 'run', g, started: false };
+    frames.push(fr);
+    return resume(fr, undefined);
+  };
+  open(root, { k: 'root' });
+  for (;;) {
+    const top = frames[frames.length - 1];
+    if (top.k !== 'block') throw new InternalError('foldBlock: a value is owed to a waiting expression');
+    let out: { v: V } | undefined;
+    if (top.i < top.b.stmts.length) {
+      const s = top.b.stmts[top.i++];
+      if (s.tag === 'unpack') {
+        f.unpack(s);
+        continue;
+      }
+      frames.push({ k: 'let', s });
+      out = value(s.rhs, s);
+    } else if (top.i++ === top.b.stmts.length) {
+      out = value(top.b.result, null);
+    } else {
+      throw new InternalError('foldBlock: a block was left open');
+    }
+    // Hand the value outwards until a statement is complete and its block goes on.
+    while (out !== undefined) {
+      const fr = frames[frames.length - 1];
+      if (fr.k === 'let') {
+        frames.pop();
+        f.let(fr.s, out.v);
+        out = undefined;
+      } else if (fr.k === 'run') {
+        out = resume(fr, out.v);
+      } else {
+        frames.pop();
+        const v = f.leave(fr.b, fr.site, out.v);
+        if (fr.site.k === 'root') return v;
+        out = { v };
+      }
+    }
+  }
+}
+
 // ---- the rewriter ----
 
 /**
@@ -232,38 +350,72 @@ export interface Rewriter {
   stmt?(s: Stmt, emit: (s: Stmt) => void): void;
   /** Rewrites a block's result expression (already rewritten by `expr`). */
   result?(e: Expr, emit: (s: Stmt) => void): Expr;
+  /** A body (a construct's, or a nested block: no parameters) is entered, before anything in it is rewritten. */
+  enter?(l: Lambda): void;
+  /** A body is left, after everything in it was rewritten. */
+  leave?(l: Lambda): void;
 }
 
 /**
- * Construct bodies nested thousands deep are rewritten in stretches (DeepWalk): a body's rewrite
- * may run twice, so a rewriter keeps no count of what it saw (what it emits goes into the block
- * being rewritten, which a rerun builds anew).
+ * Rewrites a block; the block itself (and each body, nested block and expression that nothing
+ * changed) when nothing changed. Nested blocks take no JavaScript frame (foldBlock); construct
+ * bodies nested thousands deep are rewritten in stretches (DeepWalk): a body's rewrite may run
+ * twice, so a rewriter keeps no count of what it saw (what it emits goes into the block being
+ * rewritten, which a rerun builds anew), and its scope events may repeat for such a body.
  */
 export function rewriteBlock(b: Block, r: Rewriter): Block {
   const walk = new DeepWalk();
   return walk.run(() => rewriteIn(b, r, walk));
 }
 
-function rewriteIn(b: Block, r: Rewriter, walk: DeepWalk): Block {
-  const out: Stmt[] = [];
+function rewriteIn(root: Block, r: Rewriter, walk: DeepWalk): Block {
+  const outs: Stmt[][] = [];
   const emit = (s: Stmt) => {
-    out.push(s);
+    outs[outs.length - 1].push(s);
   };
   const lam = (l: Lambda): Lambda => {
+    r.enter?.(l);
     const body = rewriteIn(l.body, r, walk);
+    r.leave?.(l);
     return body === l.body ? l : { ...l, body };
   };
   const ex = (e: Expr): Expr => {
-    const mapped = mapChildren(e, (l) => (e.tag === 'construct' ? walk.body(l.body, () => lam(l)) : lam(l)), ex);
+    const mapped = mapChildren(e, (l) => walk.body(l.body, () => lam(l)), ex);
     return r.expr ? r.expr(mapped) : mapped;
   };
-  for (const s of b.stmts) {
-    const s2 = s.tag === 'let' ? rewriteRhs(s, ex) : s;
-    if (r.stmt) r.stmt(s2, emit);
-    else out.push(s2);
-  }
-  const res = ex(b.result);
-  return { stmts: out, result: r.result ? r.result(res, emit) : res };
+  const block = foldBlock<Expr | Block>(root, {
+    enter: (b, site) => {
+      if (site.k !== 'root') r.enter?.({ nlParams: NO_PARAMS, linParams: NO_PARAMS, body: b });
+      outs.push([]);
+    },
+    unpack: (s) => (r.stmt ? r.stmt(s, emit) : emit(s)),
+    leaf: (e) => ex(e),
+    let: (s, rhs) => {
+      const s2 = rhs === s.rhs ? s : { ...s, rhs: rhs as Expr };
+      if (r.stmt) r.stmt(s2, emit);
+      else emit(s2);
+    },
+    leave: (b, site, v) => {
+      const res = r.result ? r.result(v as Expr, emit) : (v as Expr);
+      const out = outs.pop()!;
+      const same = res === b.result && out.length === b.stmts.length && out.every((s, i) => s === b.stmts[i]);
+      const block = same ? b : { stmts: out, result: res };
+      if (site.k === 'root') return block;
+      r.leave?.({ nlParams: NO_PARAMS, linParams: NO_PARAMS, body: b });
+      if (site.k === 'body') throw new InternalError('rewriteBlock: a body was asked for');
+      walkMeter.exprs++;
+      let e: Expr = block === b ? site.node : { tag: 'block', block };
+      if (r.expr) e = r.expr(e);
+      for (let j = site.drops.length - 1; j >= 0; j--) {
+        walkMeter.exprs++;
+        const d = site.drops[j];
+        e = e === d.expr ? d : { tag: 'drop', expr: e };
+        if (r.expr) e = r.expr(e);
+      }
+      return e;
+    },
+  });
+  return block as Block;
 }
 
 export function rewriteLambda(l: Lambda, r: Rewriter): Lambda {
@@ -272,12 +424,8 @@ export function rewriteLambda(l: Lambda, r: Rewriter): Lambda {
 }
 
 export function rewriteDef(d: FnDef, r: Rewriter): FnDef {
-  return { ...d, body: rewriteBlock(d.body, r) };
-}
-
-function rewriteRhs(s: Extract<Stmt, { tag: 'let' }>, ex: (e: Expr) => Expr): Stmt {
-  const rhs = ex(s.rhs);
-  return rhs === s.rhs ? s : { ...s, rhs };
+  const body = rewriteBlock(d.body, r);
+  return body === d.body ? d : { ...d, body };
 }
 
 // ---- common folds ----

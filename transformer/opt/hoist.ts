@@ -14,24 +14,11 @@ import { NameSupply, namesIn } from '../ir/build';
 import { Binder, Block, Expr, FnDef, Lambda, Stmt, block, letS, ret, unpackS } from '../ir/syntax';
 import { ScopeStack } from '../ir/scopeStack';
 import { DeepWalk } from '../ir/deepWalk';
-import { mapChildren, renameOperands, visitDef } from '../ir/traverse';
+import { foldBlock, mapChildren, renameOperands, visitDef } from '../ir/traverse';
 
 interface Scoped {
   readonly name: string;
   readonly actual: string;
-}
-
-/**
- * A block being hoisted: the next statement to move, and where its value goes when it ends (the
- * let of its parent that receives it, or, for a block in result position, the parent's result).
- */
-interface Frame {
-  readonly block: Block;
-  i: number;
-  readonly node: Extract<Stmt, { tag: 'let' }> | null;
-  readonly drops: number;
-  /** Scope size when the block opened: its bindings end with it. */
-  readonly depth: number;
 }
 
 function stripDrops(e: Expr): { drops: number; inner: Expr } {
@@ -43,7 +30,7 @@ function stripDrops(e: Expr): { drops: number; inner: Expr } {
   return { drops, inner: e };
 }
 
-/** Nesting is unbounded (blocks 20 000 deep), so open blocks live on an explicit stack. */
+/** Nesting is unbounded (blocks 20 000 deep): open blocks live on foldBlock's explicit stack. */
 export function hoistBlocks(d: FnDef): FnDef {
   const supply = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
   const bound = new Set<string>();
@@ -71,7 +58,7 @@ export function hoistBlocks(d: FnDef): FnDef {
       try {
         const nlParams = l.nlParams.map(bind);
         const linParams = l.linParams.map(bind);
-        return { nlParams, linParams, body: hoist(l.body) };
+        return { nlParams, linParams, body: unnest(l.body) };
       } finally {
         while (scope.size > depth) scope.pop();
       }
@@ -81,60 +68,47 @@ export function hoistBlocks(d: FnDef): FnDef {
   const depth = scope.size;
   const result = walk.run(() => {
     while (scope.size > depth) scope.pop();
-    return hoist(d.body);
+    return unnest(d.body);
   });
   return changed ? { ...d, nlParams, linParams, body: result } : d;
 
-  function hoist(root: Block): Block {
+  function unnest(root: Block): Block {
     const out: Stmt[] = [];
-    const stack: Frame[] = [{ block: root, i: 0, node: null, drops: 0, depth: scope.size }];
-    for (;;) {
-      const top = stack[stack.length - 1];
-      const { stmts, result } = top.block;
-      if (top.i < stmts.length) {
-        const s = stmts[top.i++];
-        if (s.tag === 'unpack') {
-          const tuple = r(s.tuple);
-          out.push(unpackS(s.linear, s.names.map(bind), tuple));
-          continue;
-        }
-        const { drops, inner } = stripDrops(s.rhs);
-        if (inner.tag === 'block') {
-          changed = true;
-          stack.push({ block: inner.block, i: 0, node: s, drops, depth: scope.size });
-          continue;
-        }
-        const rhs = leaf(inner, drops);
+    // Scope size when each open block began: its bindings end with it.
+    const depths: number[] = [];
+    const value = foldBlock<Expr>(root, {
+      enter: (_b, site) => {
+        if (site.k !== 'root') changed = true;
+        depths.push(scope.size);
+      },
+      unpack: (s) => {
+        const tuple = r(s.tuple);
+        out.push(unpackS(s.linear, s.names.map(bind), tuple));
+      },
+      leaf: (e) => {
+        const { drops, inner } = stripDrops(e);
+        return leaf(inner, drops);
+      },
+      let: (s, rhs) => {
         out.push(letS(s.nl.map(bind), s.lin.map(bind), rhs));
-        continue;
-      }
-      // The result: `drop({ … })` hoists like a statement, then returns nothing.
-      const { drops, inner } = stripDrops(result);
-      if (inner.tag === 'block') {
-        changed = true;
-        stack.push({ block: inner.block, i: 0, node: null, drops, depth: scope.size });
-        continue;
-      }
-      let value = leaf(inner, drops);
+      },
       // The block ends: its value goes to the let that was waiting for it.
-      for (;;) {
-        const k = stack.pop()!;
-        if (stack.length === 0) return block(out, value);
-        while (scope.size > k.depth) scope.pop();
-        for (let i = 0; i < k.drops; i++) value = { tag: 'drop', expr: value };
-        if (k.node === null) {
-          // A block in result position ends its parent too; under `drop` (k.drops ≥ 1) the drop
-          // becomes a statement and the parent returns ().
-          if (k.drops > 0) {
-            out.push(letS([], [], value));
-            value = ret([], []);
-          }
-          continue;
+      leave: (_b, site, v) => {
+        const depth = depths.pop()!;
+        if (site.k === 'root' || site.k === 'body') return v;
+        while (scope.size > depth) scope.pop();
+        let value = v;
+        for (let i = 0; i < site.drops.length; i++) value = { tag: 'drop', expr: value };
+        // A block in result position ends its parent too; under `drop` the drop becomes a
+        // statement and the parent returns ().
+        if (site.k === 'result' && site.drops.length > 0) {
+          out.push(letS([], [], value));
+          return ret([], []);
         }
-        out.push(letS(k.node.nl.map(bind), k.node.lin.map(bind), value));
-        break;
-      }
-    }
+        return value;
+      },
+    });
+    return block(out, value);
   }
 }
 

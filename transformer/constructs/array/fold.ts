@@ -22,7 +22,7 @@
 //    formulation of the Futhark rules, exact for zeros, min/max, and non-commutative operators.
 // E: the pairs become 2k accumulators, (a, ȧ) side by side, as the op `sscan`/`sreduce` whose
 //    arrays of reals may be shorter than n (sparse tangents), as `smap` is to `map`.
-import { typeEquals, binder, blockE, construct, ret, lambda, letS, arrayType, IrError, REAL } from '../../ir/syntax';
+import { typeEquals, binder, blockE, construct, ret, lambda, letS, arrayType, IrError } from '../../ir/syntax';
 import type { Binder, Expr, Lambda, Type } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
