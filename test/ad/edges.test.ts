@@ -1,10 +1,10 @@
 // Linear A edge cases from issue 7 (item 10): rebinding, Linear A input to transposition, and
 // the cost model (variadic reductions, mod, recompute, lselect under repeated transposition).
-import { parseProgram } from '../../transformer/ir/parse';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { evalFn } from '../../transformer/language/interp';
 import { printDef } from '../../transformer/ir/print';
 import { Program, FnDef, binder, block, letS, prim, ret, REAL } from '../../transformer/ir/syntax';
-import { annotateTypes } from '../../transformer/ir/check';
+import { annotateTypes } from '../../transformer/language/check';
 import { jvpOf, gradOf, linearizeOf, transposeOf } from '../gen/drivers';
 import { findDef } from '../../transformer/ir/program';
 

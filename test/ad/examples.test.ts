@@ -1,7 +1,7 @@
 // The worked examples of the notes (§7), end to end through J, U, T and E, with their numbers
 // and work counts.
-import { parseProgram } from '../../transformer/ir/parse';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { evalFn } from '../../transformer/language/interp';
 import { printDef } from '../../transformer/ir/print';
 import { jvpOf, linearizeOf, vjpOf, gradOf, hvpOf, transposeOf } from '../gen/drivers';
 import { findDef } from '../../transformer/ir/program';

@@ -1,11 +1,11 @@
 // Guards for transposition (ad/guards.ts): what feeds only one alternative of a select is computed
 // in that alternative's branch of the transposed code, so an untaken side's infinite or NaN
 // partials never meet its zero cotangent; a select of plain tangents keeps its masks.
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printDef } from '../../transformer/ir/print';
 import { findDef } from '../../transformer/ir/program';
 import { gradOf, hvpOf, transposeOf } from '../gen/drivers';
-import { evalFn } from '../../transformer/ir/interp';
+import { evalFn } from '../../transformer/language/interp';
 
 const linear = parseProgram(`
 def f(c: bool, u: real, w: real, v: real ; x: real) -> (; real, real) {

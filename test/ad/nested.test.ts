@@ -1,8 +1,8 @@
 // A derivative as a def of its own (plan/nested.ts): non-linear, role-free, its helpers renamed
 // into its namespace, so that differentiating it again, or deriving the same function again in
 // the same program, never mistakes one for the other. Numbers against closed forms.
-import { parseProgram } from '../../transformer/ir/parse';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { evalFn } from '../../transformer/language/interp';
 import { hvpOf } from '../../transformer/ad/drivers';
 import { nestedDerivative } from '../../transformer/plan/nested';
 import { NUMBER } from '../../transformer/frontend/shapes';

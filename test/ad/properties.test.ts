@@ -3,12 +3,12 @@
 // differences, erasure and simplification preserve results, sizes stay within constant factors.
 import fc from 'fast-check';
 import { nonLinearProgram, linearProgram, choices, valuesFor, dot, flat, unflat, programSize } from '../gen/programs';
-import { evalFn, Value } from '../../transformer/ir/interp';
-import { checkProgram } from '../../transformer/ir/check';
+import { evalFn, Value } from '../../transformer/language/interp';
+import { checkProgram } from '../../transformer/language/check';
 import { jvpOf, linearizeOf, vjpOf, gradOf, transposeOf } from '../gen/drivers';
 import { eraseProgram } from '../../transformer/ad/erase';
 import { simplifyProgram } from '../../transformer/opt/simplify';
-import { annotateTypes } from '../../transformer/ir/check';
+import { annotateTypes } from '../../transformer/language/check';
 import { tangentType, FnDef, Program } from '../../transformer/ir/syntax';
 
 const RUNS = { numRuns: 200 };

@@ -1,8 +1,8 @@
 // Roles (issue 8): a derived def says what it is, the text format keeps it, and passes name and
 // pick defs by role, never by reading a name.
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram } from '../../transformer/ir/print';
-import { evalFn } from '../../transformer/ir/interp';
+import { evalFn } from '../../transformer/language/interp';
 import { findDef } from '../../transformer/ir/program';
 import { sourceOf, primalNameOf, barName } from '../../transformer/ir/names';
 import { defMap } from '../../transformer/ir/program';

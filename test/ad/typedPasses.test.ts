@@ -1,8 +1,8 @@
 // Passes that keep their invariants (issue 20 item 1): J, U, T and E type the binders they build
 // and keep the usage discipline, so the drivers run the checker only on what is left untyped, and
 // restoring linearity costs nothing where nothing is missing.
-import { parseProgram } from '../../transformer/ir/parse';
-import { annotateTypes } from '../../transformer/ir/check';
+import { parseProgram } from '../../transformer/language/parse';
+import { annotateTypes } from '../../transformer/language/check';
 import { jvpProgram } from '../../transformer/ad/jvp';
 import { unzipProgram } from '../../transformer/ad/unzip';
 import { transposeProgram } from '../../transformer/ad/transpose';

@@ -2,9 +2,9 @@
 import { main } from '../../transformer/plugin/cli';
 import * as path from 'path';
 import { tempDir } from '../temp';
-import { parseProgram } from '../../transformer/ir/parse';
-import { checkProgram } from '../../transformer/ir/check';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { checkProgram } from '../../transformer/language/check';
+import { evalFn } from '../../transformer/language/interp';
 
 function tsad(...argv: string[]) {
   const out: string[] = [];

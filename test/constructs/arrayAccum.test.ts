@@ -3,11 +3,11 @@
 // the simplifier's fusions, gathers inside map, and the safety of updating in place (a caller's
 // cotangent, a loop invariant and a fanned-out array are never changed), in the interpreter and
 // in the emitted TypeScript.
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram } from '../../transformer/ir/print';
-import { evalFn, Value } from '../../transformer/ir/interp';
+import { evalFn, Value } from '../../transformer/language/interp';
 import { eraseProgram } from '../../transformer/ad/erase';
-import { annotateTypes, typeErrors } from '../../transformer/ir/check';
+import { annotateTypes, typeErrors } from '../../transformer/language/check';
 import { emitAndLoad, asReturned } from './emitted';
 import { gradOf, hvpOf, jvpOf, transposeOf, vjpOf } from '../gen/drivers';
 import { rel } from './reference';

@@ -3,8 +3,8 @@
 // what exists, measured with the interpreter's work counter. For each, W(grad) ≤ C·(W(f) + the
 // inputs' size) at every size from 64 to 4096, and the ratio does not grow; the gradients agree
 // with central differences and with one JVP per input element.
-import { parseProgram } from '../../transformer/ir/parse';
-import { evalFn, Value } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { evalFn, Value } from '../../transformer/language/interp';
 import type { Program } from '../../transformer/ir/syntax';
 import { gradOf, jvpOf } from '../gen/drivers';
 import { rel } from './reference';

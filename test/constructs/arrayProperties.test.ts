@@ -6,8 +6,8 @@
 // emitted TypeScript against the interpreter.
 import fc from 'fast-check';
 import { nonLinearProgram, choices, valuesFor, flat } from '../gen/programs';
-import { evalFn, Value } from '../../transformer/ir/interp';
-import { parseProgram } from '../../transformer/ir/parse';
+import { evalFn, Value } from '../../transformer/language/interp';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram, printType } from '../../transformer/ir/print';
 import { Program, Type } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';

@@ -1,7 +1,7 @@
 // atmost (constructs/array/checks.ts): the front end's once-per-loop length check. Its value and
 // error in the interpreter and in emitted TypeScript, and derivatives that pass it by (no tangent).
-import { parseProgram } from '../../transformer/ir/parse';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { evalFn } from '../../transformer/language/interp';
 import { emitAndLoad } from './emitted';
 import { gradOf } from '../gen/drivers';
 

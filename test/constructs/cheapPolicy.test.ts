@@ -1,8 +1,8 @@
 // The 'cheap' checkpoint policy (what the plugin uses): inside a loop body, adds, multiplies and
 // element reads are recomputed in the backward pass instead of stacked, so the tape keeps only
 // what is expensive to redo. Same gradients as 'save'; the tape meter shows the difference.
-import { parseProgram } from '../../transformer/ir/parse';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { evalFn } from '../../transformer/language/interp';
 import { valueAndGradOf } from '../gen/drivers';
 import { rel } from './reference';
 

@@ -5,10 +5,10 @@
 // TypeScript against the interpreter.
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram } from '../../transformer/ir/print';
-import { typeErrors } from '../../transformer/ir/check';
-import { evalFn } from '../../transformer/ir/interp';
+import { typeErrors } from '../../transformer/language/check';
+import { evalFn } from '../../transformer/language/interp';
 import type { Program } from '../../transformer/ir/syntax';
 import type { LoopCheckpoint } from '../../transformer/ad/checkpoint';
 import { checkpointProgram } from '../../transformer/ad/checkpoint';

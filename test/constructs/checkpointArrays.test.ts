@@ -4,10 +4,10 @@
 // into a carried n-array (`{ every: 16 }` at n = 4096: W(grad)/W(f) = 132, a peak tape of 1 048 864
 // values). Segments are now at least as long as the carried arrays (constructs/loop/segment.ts):
 // O(n) in work and tape, the same gradient bit for bit; a short carried array keeps its k.
-import { parseProgram } from '../../transformer/ir/parse';
-import { annotateTypes } from '../../transformer/ir/check';
-import { evalFn } from '../../transformer/ir/interp';
-import { defArity } from '../../transformer/ir/arity';
+import { parseProgram } from '../../transformer/language/parse';
+import { annotateTypes } from '../../transformer/language/check';
+import { evalFn } from '../../transformer/language/interp';
+import { defArity } from '../../transformer/language/arity';
 import { markInPlace } from '../../transformer/opt/inplace';
 import type { LoopCheckpoint } from '../../transformer/ad/checkpoint';
 import type { Program } from '../../transformer/ir/syntax';

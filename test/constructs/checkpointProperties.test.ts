@@ -6,8 +6,8 @@
 // policy's plus one segment's bookkeeping, the work within the extra sweeps the policy pays
 // for, and the emitted TypeScript against the interpreter.
 import fc from 'fast-check';
-import { evalFn } from '../../transformer/ir/interp';
-import { parseProgram } from '../../transformer/ir/parse';
+import { evalFn } from '../../transformer/language/interp';
+import { parseProgram } from '../../transformer/language/parse';
 import type { Program } from '../../transformer/ir/syntax';
 import type { LoopCheckpoint } from '../../transformer/ad/checkpoint';
 import { emitAndLoad } from './emitted';

@@ -4,10 +4,10 @@
 // emitted TypeScript against the interpreter.
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram } from '../../transformer/ir/print';
-import { annotateTypes, checkProgram, typeErrors } from '../../transformer/ir/check';
-import { evalFn, Value } from '../../transformer/ir/interp';
+import { annotateTypes, checkProgram, typeErrors } from '../../transformer/language/check';
+import { evalFn, Value } from '../../transformer/language/interp';
 import { Binder, Expr, FnDef, Lambda, Program, Stmt, Type } from '../../transformer/ir/syntax';
 import { visitDef } from '../../transformer/ir/traverse';
 import { emitAndLoad, asReturned } from './emitted';

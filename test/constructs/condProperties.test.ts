@@ -7,8 +7,8 @@
 // callees, and the emitted TypeScript against the interpreter.
 import fc from 'fast-check';
 import { nonLinearProgram, choices, valuesFor, dot, flat } from '../gen/programs';
-import { evalFn, Value } from '../../transformer/ir/interp';
-import { parseProgram } from '../../transformer/ir/parse';
+import { evalFn, Value } from '../../transformer/language/interp';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram, printType } from '../../transformer/ir/print';
 import { Expr, FnDef, Program, Type, scalarCount, tangentType } from '../../transformer/ir/syntax';
 import { visitDef } from '../../transformer/ir/traverse';

@@ -2,8 +2,8 @@
 // log binds nothing, so only the effect facet keeps it. In the interpreter and in emitted
 // TypeScript, through the simplifier, reverse mode and checkpointing, a raise inside a loop
 // still throws on the iteration the source does, and a log prints once per iteration.
-import { parseProgram } from '../../transformer/ir/parse';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { evalFn } from '../../transformer/language/interp';
 import { simplifyProgram } from '../../transformer/opt/simplify';
 import { hasEffect } from '../../transformer/constructs/registry';
 import { gradOf } from '../gen/drivers';

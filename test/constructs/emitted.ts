@@ -3,7 +3,7 @@
 import * as ts from 'typescript';
 import { emitDefs, mangle } from '../../transformer/backend/emitTs';
 import type { Program, Type } from '../../transformer/ir/syntax';
-import type { Value } from '../../transformer/ir/interp';
+import type { Value } from '../../transformer/language/interp';
 
 export type Emitted = (...args: unknown[]) => unknown;
 

@@ -7,8 +7,8 @@
 // the emitted TypeScript against the interpreter.
 import fc from 'fast-check';
 import { nonLinearProgram, choices, flat } from '../gen/programs';
-import { evalFn, Value } from '../../transformer/ir/interp';
-import { parseProgram } from '../../transformer/ir/parse';
+import { evalFn, Value } from '../../transformer/language/interp';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram } from '../../transformer/ir/print';
 import type { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';

@@ -7,10 +7,10 @@
 // - a loop reading x[i] only to compare it: J reads ẋ and drops the read; the simplifier removed
 //   the read and left the whole ẋ to drop, one unit per element per iteration (W(jvp) 4 352,
 //   66 560, 1 052 672 for 384, 1 536, 6 144 unsimplified). It now keeps the read.
-import { parseProgram } from '../../transformer/ir/parse';
-import { annotateTypes } from '../../transformer/ir/check';
-import { evalFn } from '../../transformer/ir/interp';
-import { defArity } from '../../transformer/ir/arity';
+import { parseProgram } from '../../transformer/language/parse';
+import { annotateTypes } from '../../transformer/language/check';
+import { evalFn } from '../../transformer/language/interp';
+import { defArity } from '../../transformer/language/arity';
 import { markInPlace } from '../../transformer/opt/inplace';
 import { printProgram } from '../../transformer/ir/print';
 import type { Program } from '../../transformer/ir/syntax';

@@ -4,10 +4,10 @@
 // trip count.
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram } from '../../transformer/ir/print';
-import { annotateTypes, typeErrors } from '../../transformer/ir/check';
-import { evalFn, Value } from '../../transformer/ir/interp';
+import { annotateTypes, typeErrors } from '../../transformer/language/check';
+import { evalFn, Value } from '../../transformer/language/interp';
 import { emitAndLoad, asReturned } from './emitted';
 import { findDef } from '../../transformer/ir/program';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';

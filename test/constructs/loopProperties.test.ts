@@ -6,8 +6,8 @@
 // test on .lin and .bwd, T∘T = id on .lin, the gradient's work within a stated constant of the
 // primal's, and the emitted TypeScript against the interpreter.
 import fc from 'fast-check';
-import { evalFn } from '../../transformer/ir/interp';
-import { parseProgram } from '../../transformer/ir/parse';
+import { evalFn } from '../../transformer/language/interp';
+import { parseProgram } from '../../transformer/language/parse';
 import { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
 import { gradOf, jvpOf, transposeOf, vjpOf } from '../gen/drivers';

@@ -2,9 +2,9 @@
 // loop drops the cotangent of a parameter outside `wrt` (a carried value that only feeds itself),
 // and the forward loop then drops the residual only that cotangent read (constructs/loop/prune.ts).
 // Checked with the interpreter's work counter and tape meter, and against central differences.
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram } from '../../transformer/ir/print';
-import { evalFn } from '../../transformer/ir/interp';
+import { evalFn } from '../../transformer/language/interp';
 import { valueAndGradOf } from '../gen/drivers';
 import { basis, centralDifference, rel } from './reference';
 

@@ -7,10 +7,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import fc from 'fast-check';
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram } from '../../transformer/ir/print';
-import { annotateTypes, typeErrors } from '../../transformer/ir/check';
-import { evalFn, Value } from '../../transformer/ir/interp';
+import { annotateTypes, typeErrors } from '../../transformer/language/check';
+import { evalFn, Value } from '../../transformer/language/interp';
 import type { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
 import { gradOf, hvpOf, jvpOf, transposeOf, vjpOf } from '../gen/drivers';

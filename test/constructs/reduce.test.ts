@@ -5,10 +5,10 @@
 // and the emitted TypeScript against the interpreter.
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram } from '../../transformer/ir/print';
-import { annotateTypes, typeErrors } from '../../transformer/ir/check';
-import { evalFn, Value } from '../../transformer/ir/interp';
+import { annotateTypes, typeErrors } from '../../transformer/language/check';
+import { evalFn, Value } from '../../transformer/language/interp';
 import { findDef } from '../../transformer/ir/program';
 import type { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';

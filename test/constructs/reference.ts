@@ -1,9 +1,9 @@
 // The independent references the construct suites compare with: relative error, dot products,
 // basis vectors and central differences of a Linear A function run by the interpreter.
-import { evalFn } from '../../transformer/ir/interp';
+import { evalFn } from '../../transformer/language/interp';
 import { findDef } from '../../transformer/ir/program';
 import type { Program } from '../../transformer/ir/syntax';
-import type { Value } from '../../transformer/ir/interp';
+import type { Value } from '../../transformer/language/interp';
 import { linearizeOf } from '../gen/drivers';
 
 export const rel = (a: number, b: number): number => Math.abs(a - b) / Math.max(1, Math.abs(a), Math.abs(b));

@@ -5,10 +5,10 @@
 // TypeScript against the interpreter, and the work of hvp against the work of f.
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram } from '../../transformer/ir/print';
-import { annotateTypes, typeErrors } from '../../transformer/ir/check';
-import { evalFn, Value } from '../../transformer/ir/interp';
+import { annotateTypes, typeErrors } from '../../transformer/language/check';
+import { evalFn, Value } from '../../transformer/language/interp';
 import fc from 'fast-check';
 import { Program } from '../../transformer/ir/syntax';
 import { CONSTRUCTS } from '../../transformer/constructs/registry';

@@ -4,8 +4,8 @@
 // for T², T⁴, T⁶ of a loop), and a map's transposed loop read its element cotangents without a
 // witness, so T∘T of a gathering map added one-hots at O(n) each. Now a loop T made transposes to a
 // loop over its own counter, and the map's loop reads with a witness (an in-place accumulation).
-import { parseProgram } from '../../transformer/ir/parse';
-import { evalFn, Value } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { evalFn, Value } from '../../transformer/language/interp';
 import type { Program } from '../../transformer/ir/syntax';
 import { transposeOf } from '../gen/drivers';
 import { rel } from './reference';

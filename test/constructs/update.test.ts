@@ -2,10 +2,10 @@
 // tangent lupdate and cotangent ltake are a transpose pair, and the backend's in-place pass keeps
 // every value while making a loop of writes cost O(1) per write. Checked with the interpreter's
 // work counter, central differences, the dot-product test and the emitted TypeScript.
-import { parseProgram } from '../../transformer/ir/parse';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { evalFn } from '../../transformer/language/interp';
 import type { Program } from '../../transformer/ir/syntax';
-import { defArity } from '../../transformer/ir/arity';
+import { defArity } from '../../transformer/language/arity';
 import { markInPlace } from '../../transformer/opt/inplace';
 import { printProgram } from '../../transformer/ir/print';
 import { gradOf, jvpOf, transposeOf } from '../gen/drivers';

@@ -5,10 +5,10 @@
 // and work linear in the trip count.
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram } from '../../transformer/ir/print';
-import { annotateTypes, typeErrors } from '../../transformer/ir/check';
-import { evalFn, Value } from '../../transformer/ir/interp';
+import { annotateTypes, typeErrors } from '../../transformer/language/check';
+import { evalFn, Value } from '../../transformer/language/interp';
 import { IrError } from '../../transformer/ir/syntax';
 import { emitAndLoad, asReturned } from './emitted';
 import { findDef } from '../../transformer/ir/program';

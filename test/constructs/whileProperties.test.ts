@@ -5,8 +5,8 @@
 // (counter-bound loops, where the trip count is locally constant), the dot-product test on .lin
 // and .bwd, W(fwd) + W(lin) = W(jvp) + k, and the emitted TypeScript against the interpreter.
 import fc from 'fast-check';
-import { evalFn } from '../../transformer/ir/interp';
-import { parseProgram } from '../../transformer/ir/parse';
+import { evalFn } from '../../transformer/language/interp';
+import { parseProgram } from '../../transformer/language/parse';
 import { Program } from '../../transformer/ir/syntax';
 import { emitAndLoad } from './emitted';
 import { jvpOf, vjpOf } from '../gen/drivers';

@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { Binder, Block, Expr, FnDef, Program, REAL, Stmt, Type, binder, block, call, letS, lprim, prim, ret, tuple, tupleType, unpackS, zero, lit } from '../../transformer/ir/syntax';
 import { visitBlock } from '../../transformer/ir/traverse';
 import { restoreLinearity } from '../../transformer/ir/linearity';
-import { annotateTypes } from '../../transformer/ir/check';
-import type { Value } from '../../transformer/ir/interp';
+import { annotateTypes } from '../../transformer/language/check';
+import type { Value } from '../../transformer/language/interp';
 
 const PAIR = tupleType([REAL, REAL]);
 

@@ -1,7 +1,7 @@
 // The linear type checker against the prototype's fixtures (notes §7.D) and the negative
 // cases of §6.1; each rejection must name the variable and the rule.
-import { parseProgram } from '../../transformer/ir/parse';
-import { typeErrors, checkProgram, annotateTypes } from '../../transformer/ir/check';
+import { parseProgram } from '../../transformer/language/parse';
+import { typeErrors, checkProgram, annotateTypes } from '../../transformer/language/check';
 import { printProgram } from '../../transformer/ir/print';
 
 const errs = (src: string, linearB: string[] = []) => typeErrors(parseProgram(src), { linearB });
@@ -79,8 +79,8 @@ test('annotateTypes fills every binder and round-trips through the printer', () 
 });
 
 test('strings compare only with strings and are never linear', () => {
-  const { typeErrors } = require('../../transformer/ir/check');
-  const { parseProgram } = require('../../transformer/ir/parse');
+  const { typeErrors } = require('../../transformer/language/check');
+  const { parseProgram } = require('../../transformer/language/parse');
   expect(typeErrors(parseProgram('def f(s: str, x: real ;) -> (bool ;) {\n  let b = eq(s, x)\n  (b ;)\n}')).join('\n')).toMatch(/eq compares two reals, booleans or strings, got str and real/);
   expect(typeErrors(parseProgram('def f(a: bool, b: bool ;) -> (bool ;) {\n  let c = lt(a, b)\n  (c ;)\n}')).join('\n')).toMatch(/lt compares two reals or two strings/);
   expect(typeErrors(parseProgram('def f(; s: str) -> (; str) {\n  (; s)\n}')).join('\n')).toMatch(/linear variable s has type str, which is not a vector space/);

@@ -7,9 +7,9 @@
 // 2.3 MB of printed IR at depths 25, 50 and 100 for conds (0.09, 0.30, 0.97 MB for loops), each
 // doubling of the depth about 4× (3×) the size. Sizes are counted in tokens of the printed program
 // (indentation and the length of generated names aside), never in time.
-import { parseProgram } from '../../transformer/ir/parse';
-import { checkProgram } from '../../transformer/ir/check';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { checkProgram } from '../../transformer/language/check';
+import { evalFn } from '../../transformer/language/interp';
 import { printProgram } from '../../transformer/ir/print';
 import { gradOf } from '../../transformer/ad/drivers';
 import { nestedConds, nestedLoops, type LongProgram } from '../gen/long';

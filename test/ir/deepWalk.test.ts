@@ -3,8 +3,8 @@
 // interrupted is replayed. With a stretch of one or two levels, programs shallow enough for every
 // other part of tsad defer and replay at every level, and their derivatives are checked against
 // dual numbers.
-import { parseProgram } from '../../transformer/ir/parse';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { evalFn } from '../../transformer/language/interp';
 import { jvpOf, gradOf } from '../../transformer/ad/drivers';
 import { setLevelsPerStretch, LEVELS_PER_STRETCH } from '../../transformer/ir/deepWalk';
 import { nestedConds, nestedLoops } from '../gen/long';

@@ -1,6 +1,6 @@
 // The interpreter and its work counter (notes §2.5).
-import { parseProgram } from '../../transformer/ir/parse';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { evalFn } from '../../transformer/language/interp';
 
 const run = (src: string, fn: string, nl: unknown[], lin: unknown[] = []) => evalFn(parseProgram(src), fn, nl as never, lin as never);
 

@@ -6,9 +6,9 @@
 // meet at 100 000 lets on the main thread, at a tenth of the work. They are differentiated with
 // `recheck: false`, as builds do: the other suites re-check every pass, and at this size it would
 // only repeat their work.
-import { parseProgram } from '../../transformer/ir/parse';
-import { checkProgram, signatureOf, signatureText } from '../../transformer/ir/check';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { checkProgram, signatureOf, signatureText } from '../../transformer/language/check';
+import { evalFn } from '../../transformer/language/interp';
 import { printProgram } from '../../transformer/ir/print';
 import { printType } from '../../transformer/ir/printType';
 import { jvpOf, gradOf } from '../../transformer/ad/drivers';

@@ -5,9 +5,9 @@
 // plain JavaScript dual numbers.
 import { parentPort, workerData } from 'worker_threads';
 import { gradOf, jvpOf } from '../../transformer/ad/drivers';
-import { checkProgram } from '../../transformer/ir/check';
-import { evalFn } from '../../transformer/ir/interp';
-import { parseProgram } from '../../transformer/ir/parse';
+import { checkProgram } from '../../transformer/language/check';
+import { evalFn } from '../../transformer/language/interp';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram } from '../../transformer/ir/print';
 import type { Block } from '../../transformer/ir/syntax';
 import { deepestRecursion } from './smallStack';

@@ -1,6 +1,6 @@
 // The text format: parse/print round trips, error positions.
 import fc from 'fast-check';
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram, numberText } from '../../transformer/ir/print';
 import { nonLinearProgram, linearProgram, choices } from '../gen/programs';
 import { jvpOf, vjpOf } from '../gen/drivers';
@@ -127,7 +127,7 @@ test('strings: literals with escapes round-trip, compare, select, and carry no t
   expect(printProgram(p, { types: true })).toBe(text);
   expect(parseProgram(printProgram(p, { types: true }))).toEqual(p);
   const { program, grad } = require('../gen/drivers').gradOf(p, 'label');
-  const { evalFn } = require('../../transformer/ir/interp');
+  const { evalFn } = require('../../transformer/language/interp');
   expect(evalFn(program, grad, [0.3, 'sin']).nl[0]).toBeCloseTo(Math.cos(0.3), 14);
   expect(evalFn(program, grad, [0.3, 'cos']).nl[0]).toBeCloseTo(-Math.sin(0.3), 14);
   expect(() => parseProgram('def f(x: real ;) -> (real ;) {\n  let s = "open\n  (x ;)\n}')).toThrow(/unterminated string/);

@@ -2,7 +2,7 @@
 // rewriter's default recursion, and the folds built on them, checked against hand-worked
 // expectations and against an independent recursive walk on generated programs.
 import fc from 'fast-check';
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printProgram } from '../../transformer/ir/print';
 import { Block, Expr, FnDef, Lambda, binder, block, blockE, letS, prim, ret } from '../../transformer/ir/syntax';
 import { calleesOf, forEachOperand, namesIn, rewriteBlock, rewriteDef, rewriteLambda, visitDef } from '../../transformer/ir/traverse';

@@ -3,12 +3,12 @@
 // unfused reverse pass computes (same operations, so the numbers agree to the last bit or so).
 import fc from 'fast-check';
 import { nonLinearProgram, choices, valuesFor, flat } from '../gen/programs';
-import { evalFn } from '../../transformer/ir/interp';
-import { checkProgram } from '../../transformer/ir/check';
+import { evalFn } from '../../transformer/language/interp';
+import { checkProgram } from '../../transformer/language/check';
 import { gradOf, valueAndGradOf } from '../gen/drivers';
 import { calleesOf } from '../../transformer/ir/program';
 import { inlineProgram, bodySize } from '../../transformer/opt/inline';
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { printDef } from '../../transformer/ir/print';
 import { Block, FnDef, Program } from '../../transformer/ir/syntax';
 

@@ -5,10 +5,10 @@
 // array) analysed its body twice, so a nest of d loops 2^d times — the plugin's build of 16
 // nested `for` loops took 49 s, of 18 loops 117 s, almost all of it here. Counted in analysed
 // blocks, never in time.
-import { parseProgram } from '../../transformer/ir/parse';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { evalFn } from '../../transformer/language/interp';
 import { printProgram } from '../../transformer/ir/print';
-import { defArity } from '../../transformer/ir/arity';
+import { defArity } from '../../transformer/language/arity';
 import type { Program } from '../../transformer/ir/syntax';
 import { markInPlace } from '../../transformer/opt/inplace';
 import { gradOf } from '../gen/drivers';

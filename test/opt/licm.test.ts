@@ -2,9 +2,9 @@
 // invariants leave the loop, so the primal computes them once and U saves them once instead of
 // stacking them every iteration. Values and derivatives are checked against the program before
 // the pass and against central differences; the work counter shows the saving.
-import { parseProgram } from '../../transformer/ir/parse';
-import { annotateTypes, typeErrors } from '../../transformer/ir/check';
-import { evalFn } from '../../transformer/ir/interp';
+import { parseProgram } from '../../transformer/language/parse';
+import { annotateTypes, typeErrors } from '../../transformer/language/check';
+import { evalFn } from '../../transformer/language/interp';
 import { Expr, FnDef, Program } from '../../transformer/ir/syntax';
 import { visitDef } from '../../transformer/ir/traverse';
 import { findDef } from '../../transformer/ir/program';

@@ -6,10 +6,10 @@ import fc from 'fast-check';
 import { BOOL, Binder, Expr, REAL, binder, block, letS, lit, prim, ret } from '../../transformer/ir/syntax';
 import { restoreLinearity } from '../../transformer/ir/linearity';
 import { simplifyDef } from '../../transformer/opt/simplify';
-import { annotateTypes, checkProgram } from '../../transformer/ir/check';
-import { evalFn } from '../../transformer/ir/interp';
+import { annotateTypes, checkProgram } from '../../transformer/language/check';
+import { evalFn } from '../../transformer/language/interp';
 import { printDef } from '../../transformer/ir/print';
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 
 const REALS = [0, -0, 1, -1, 2, 0.5, NaN, Infinity, -Infinity];
 const REAL_OPS = ['add', 'sub', 'mul', 'div', 'pow', 'sin', 'neg'] as const;

@@ -1,4 +1,4 @@
-// The core (ir, prims, opt, ad, plan, backend) runs anywhere: it loads no Node builtin and no
+// The core (ir, prims, language, opt, ad, plan, backend) runs anywhere: it loads no Node builtin and no
 // run-time `typescript`, so that a browser playground or a run-time fallback can load it (the
 // TypeScript backend is handed its `ts` and factory by the plugin). Checked two ways: every
 // import of every file the core loads is relative or type-only, and the core, compiled module
@@ -10,7 +10,7 @@ import * as vm from 'vm';
 import * as ts from 'typescript';
 
 const transformer = path.resolve(__dirname, '../../transformer');
-const CORE = ['ir', 'prims', 'opt', 'ad', 'constructs', 'plan', 'backend'];
+const CORE = ['ir', 'prims', 'language', 'opt', 'ad', 'constructs', 'plan', 'backend'];
 /** Globals only a Node host has. */
 const HOST_GLOBALS = new Set(['process', 'require', '__dirname', '__filename', 'Buffer']);
 
@@ -125,8 +125,8 @@ test('in a bare vm context (no require, no process), the core computes a gradien
       new Function('exports', 'require', 'module', sources[file])(module.exports, require, module);
       return module.exports;
     }
-    const { parseProgram } = load('ir/parse.ts');
-    const { evalFn } = load('ir/interp.ts');
+    const { parseProgram } = load('language/parse.ts');
+    const { evalFn } = load('language/interp.ts');
     const { gradOf, vjpOf } = load('ad/drivers.ts');
     const { PLANNERS } = load('plan/planners.ts');
     const { TypeScriptBackend } = load('backend/typescript.ts');

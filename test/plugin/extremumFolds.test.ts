@@ -9,7 +9,7 @@ import { expectClose, load, partial, workDir } from './harness';
 import { ModuleCompiler } from '../../transformer/compile';
 import { nodeHost, runtimeEntry } from '../../transformer/plugin/host';
 import { useTypeScript } from '../../transformer/frontend/markers';
-import { evalFn } from '../../transformer/ir/interp';
+import { evalFn } from '../../transformer/language/interp';
 import { DRIVER } from '../../transformer/plan/request';
 import { gradOf } from '../gen/drivers';
 

@@ -10,7 +10,7 @@ import { compile, directional, expectClose, leaves, load, partial, workDir } fro
 import * as ts from 'typescript';
 import { ModuleCompiler } from '../../transformer/compile';
 import { nodeHost, runtimeEntry } from '../../transformer/plugin/host';
-import { evalFn } from '../../transformer/ir/interp';
+import { evalFn } from '../../transformer/language/interp';
 import { gradOf } from '../gen/drivers';
 
 const SOURCE = `import { grad, valueAndGrad, jvp, vjp, hvp, sum, dot, stopGradient } from 'tsad';

@@ -9,7 +9,7 @@ import * as ts from 'typescript';
 import { expectClose, load, partial, workDir } from './harness';
 import { ModuleCompiler } from '../../transformer/compile';
 import { nodeHost, runtimeEntry } from '../../transformer/plugin/host';
-import { evalFn } from '../../transformer/ir/interp';
+import { evalFn } from '../../transformer/language/interp';
 import { gradOf } from '../gen/drivers';
 import { DRIVER } from '../../transformer/plan/request';
 import { useTypeScript } from '../../transformer/frontend/markers';

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { expectClose, leaves, load, mapLeaves, partial, workDir } from './harness';
 import { ModuleCompiler } from '../../transformer/compile';
 import { nodeHost, runtimeEntry } from '../../transformer/plugin/host';
-import { evalFn } from '../../transformer/ir/interp';
+import { evalFn } from '../../transformer/language/interp';
 import { gradOf } from '../gen/drivers';
 
 const SOURCE = `import { grad, valueAndGrad, jvp, vjp } from 'tsad';

@@ -5,9 +5,9 @@ import fc from 'fast-check';
 import * as ts from 'typescript';
 import { PRIMS, LIN_PRIMS } from '../../transformer/prims/registry';
 import type { PrimDef } from '../../transformer/prims/types';
-import { parseProgram } from '../../transformer/ir/parse';
+import { parseProgram } from '../../transformer/language/parse';
 import { primTs } from '../../transformer/backend/ts/prims';
-import { evalFn } from '../../transformer/ir/interp';
+import { evalFn } from '../../transformer/language/interp';
 import { jvpOf, transposeOf, gradOf } from '../gen/drivers';
 
 const differentiable = Object.values(PRIMS).filter((p) => !p.test.predicate && typeof p.typeRule(Array(p.arity.min || 2).fill({ tag: 'real' })) !== 'string');

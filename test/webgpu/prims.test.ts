@@ -8,8 +8,8 @@ import { runProgram } from '../../runtime/webgpu/run';
 import { WGSL_LIN_PRIMS, WGSL_PRIMS } from '../../transformer/backend/wgsl/prims';
 import { lowerToGpu } from '../../transformer/backend/wgsl/lower';
 import { PRIMS, LIN_PRIMS } from '../../transformer/prims/registry';
-import { parseProgram } from '../../transformer/ir/parse';
-import { annotateTypes } from '../../transformer/ir/check';
+import { parseProgram } from '../../transformer/language/parse';
+import { annotateTypes } from '../../transformer/language/check';
 
 const ON_BOOLEANS = new Set(['not', 'and', 'or', 'select', 'mask', 'maskn']);
 const POINTS = 97;

@@ -21,7 +21,7 @@ import { Builder, NameSupply } from '../ir/build';
 import { blockE, FnDef, IrError, Program } from '../ir/syntax';
 import type { Expr } from '../ir/syntax';
 import { namesIn, rewriteBlock } from '../ir/traverse';
-import { arityOf, defArity } from '../ir/arity';
+import { arityOf, defArity } from '../language/arity';
 import { constructRule } from '../constructs/registry';
 import type { ConstructExpr, SegmentOps } from '../constructs/types';
 import { calleesFirst, defMap } from '../ir/program';

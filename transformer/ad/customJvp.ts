@@ -8,7 +8,7 @@
 // ȧ·ḃ) puts a linear variable where a non-linear one must be, and is rejected. Transposition
 // then gives the reverse rule for free.
 import { Builder, NameSupply, namesIn } from '../ir/build';
-import { annotateTypes } from '../ir/check';
+import { annotateTypes } from '../language/check';
 import { transposeProgram } from './transpose';
 import { derivedName, jvpName, role } from '../ir/names';
 import { Binder, Block, Expr, FnDef, InternalError, Program, Role, Type, binder, block, call, drop, letS, nvar, ret, tangentType, tupleType, unpackS, zero as zeroE } from '../ir/syntax';

@@ -7,7 +7,7 @@
 // unzipped and transposed halves: tests turn it on; builds leave it off. Whatever the options, a
 // function is proved Linear B before it is transposed.
 import { followingNesting } from '../ir/nesting';
-import { annotateTypes, checkProgram, typeUntyped } from '../ir/check';
+import { annotateTypes, checkProgram, typeUntyped } from '../language/check';
 import { Builder, NameSupply } from '../ir/build';
 import { FnDef, IrError, Program, RoleKind, binder, call, construct, ret, REAL, tangentType, tuple, Type } from '../ir/syntax';
 import { printType } from '../ir/printType';

@@ -24,7 +24,7 @@ import { DeepWalk } from '../ir/deepWalk';
 import { emptyArray, emptyStack } from '../constructs/placeholder';
 import { constructRule } from '../constructs/registry';
 import type { Counts } from '../constructs/types';
-import { arityOf, defArity } from '../ir/arity';
+import { arityOf, defArity } from '../language/arity';
 
 /** A name-safe spelling of a type: real r, bool b, tuple T…_ (so helper names are stable). */
 function typeCode(t: Type): string {

@@ -14,7 +14,7 @@ import { Builder, NameSupply, namesIn } from '../ir/build';
 import { Block, Expr, FnDef, InternalError, IrError, Lambda, Program, Stmt, Type, binder, block, call, letS, lvar, ret, tuple, lambda } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
 import type { TransposeOps } from '../constructs/types';
-import { arityOf, defArity } from '../ir/arity';
+import { arityOf, defArity } from '../language/arity';
 import { LIN_PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { closedFreeLinear } from '../ir/freeVars';

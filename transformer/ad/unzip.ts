@@ -42,7 +42,7 @@ import { visitDef } from '../ir/traverse';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../constructs/types';
 import { DeepWalk } from '../ir/deepWalk';
 import { Builder, NameSupply, namesIn } from '../ir/build';
-import { arityOf, defArity } from '../ir/arity';
+import { arityOf, defArity } from '../language/arity';
 import { restoreLinearity } from '../ir/linearity';
 import { derivedName, residualTypeName, role, tapeName, unzipStem } from '../ir/names';
 import { calleesFirst, defMap } from '../ir/program';

@@ -17,7 +17,7 @@ import { constructRule, isConstruct, CONSTRUCTS, type ConstructName } from '../c
 import type { ConstructExpr, Counts } from '../constructs/types';
 import type { EmitTsOps } from './ts/types';
 import { TS_CONSTRUCTS } from './ts/constructs';
-import { arityOf, defArity } from '../ir/arity';
+import { arityOf, defArity } from '../language/arity';
 
 export interface EmitOptions {
   readonly factory: ts.NodeFactory;

@@ -14,7 +14,7 @@ import { shapeOfType, irType, hasArray } from './shapes';
 import { checkArrayWrites, keepsNoReference } from './writes';
 import { checkViews } from './views';
 import { customRuleOf, ruleKind } from './markers';
-import { annotateTypes } from '../ir/check';
+import { annotateTypes } from '../language/check';
 import { reachable } from '../plan/closure';
 import { customJvpDef, customVjpDefs, NotLinearError } from '../ad/customJvp';
 import { primalNameOf, role } from '../ir/names';

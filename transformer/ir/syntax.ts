@@ -21,7 +21,7 @@ export { typeEquals } from './typeIds';
 
 export interface Binder {
   readonly name: string;
-  /** Filled by the parser from annotations or by `annotateTypes` (ir/check.ts). */
+  /** Filled by the parser from annotations or by `annotateTypes` (language/check.ts). */
   type?: Type;
 }
 

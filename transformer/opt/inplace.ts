@@ -18,7 +18,7 @@
 // over constructs: only the records' facets are read.
 import { constructRule, isConstruct } from '../constructs/registry';
 import type { CarrySlot, ConstructExpr, Counts } from '../constructs/types';
-import { arityOf } from '../ir/arity';
+import { arityOf } from '../language/arity';
 import { REAL, arrayType, binder, construct, letS, ret } from '../ir/syntax';
 import type { Block, Expr, FnDef, Lambda, Stmt, Type } from '../ir/syntax';
 import { mapChildren, namesIn } from '../ir/traverse';

@@ -14,7 +14,7 @@
 // zero cotangent of the empty loop), so hoisted code that computes something runs under the
 // loop's `trip > 0` (constructs/cond/tripGuard.ts).
 import { NameSupply, namesIn } from '../ir/build';
-import { arityOf } from '../ir/arity';
+import { arityOf } from '../language/arity';
 import { Binder, Expr, FnDef, Lambda, Program, Stmt, binder, construct, lambda } from '../ir/syntax';
 import { forEachOperand, renameStmtOperands, renameOperands, rewriteDef, visitBlock, visitDef } from '../ir/traverse';
 

@@ -11,7 +11,7 @@ import { fuse, hvpOf, jvpOf, valueAndGradOf, DriverOptions } from '../ad/drivers
 import { eraseProgram } from '../ad/erase';
 import { erasedName } from '../ir/names';
 import { findDef } from '../ir/program';
-import { annotateTypes } from '../ir/check';
+import { annotateTypes } from '../language/check';
 import { Builder, NameSupply } from '../ir/build';
 import { rewriteDef } from '../ir/traverse';
 import { Binder, FnDef, Program, REAL, Type, arrayType, binder, call, construct, lambda, nvar, ret, tangentType, tuple, tupleType } from '../ir/syntax';

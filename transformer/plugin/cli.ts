@@ -8,13 +8,13 @@
 // one line (or a short block of diagnostics) on stderr, never a stack trace.
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseProgram } from '../ir/parse';
+import { parseProgram } from '../language/parse';
 import { numberText, printProgram } from '../ir/print';
-import { annotateTypes, checkProgram } from '../ir/check';
-import { defArity } from '../ir/arity';
+import { annotateTypes, checkProgram } from '../language/check';
+import { defArity } from '../language/arity';
 import { markInPlace } from '../opt/inplace';
 import { DRIVER } from '../plan/request';
-import { evalFn, Value, zeroOf } from '../ir/interp';
+import { evalFn, Value, zeroOf } from '../language/interp';
 import { FnDef, InternalError, IrError, Program, Type, scalarCount, tangentType } from '../ir/syntax';
 import { jvpOf, linearizeOf, transposeOf, gradOf, vjpOf, DriverOptions } from '../ad/drivers';
 import { linName } from '../ir/names';

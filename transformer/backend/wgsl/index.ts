@@ -3,7 +3,7 @@
 // TypeScript backend's (the value-and-gradient def with a flat signature); lower.ts turns it into
 // kernels. What is not on the GPU yet throws NotOnGpu, which the compiler reports as TSAD1011.
 import { valueAndGradOf, DriverOptions, fuse, hvpOf } from '../../ad/drivers';
-import { annotateTypes } from '../../ir/check';
+import { annotateTypes } from '../../language/check';
 import { Builder, NameSupply } from '../../ir/build';
 import { FnDef, Program, REAL, binder, call, construct, lit, ret } from '../../ir/syntax';
 import type { Reverse } from '../../plan/request';

@@ -11,10 +11,10 @@
 // Names are made unique per definition: a binder that reuses a name already bound in the def
 // (`let x = sin(x)`, `let (x, y) = (y, x)`, the same name in two sibling blocks) is renamed to a
 // fresh `x_1`, and later references follow. Every pass may then assume one binding per name.
-import { Binder, Block, Expr, FnDef, IrError, Lambda, Program, Role, RoleKind, ROLE_KINDS, Stmt, Type, REAL, BOOL, STR, stackType, arrayType, tupleType } from './syntax';
+import { Binder, Block, Expr, FnDef, IrError, Lambda, Program, Role, RoleKind, ROLE_KINDS, Stmt, Type, REAL, BOOL, STR, stackType, arrayType, tupleType } from '../ir/syntax';
 import { isPrim, isLinPrim } from '../prims/registry';
-import { ScopeStack } from './scopeStack';
-import { SourcePos, samePos, setPos } from './positions';
+import { ScopeStack } from '../ir/scopeStack';
+import { SourcePos, samePos, setPos } from '../ir/positions';
 
 interface Token {
   readonly kind: 'name' | 'num' | 'str' | 'punct' | 'eof';

@@ -1,8 +1,8 @@
 // How many results of each sort an expression has, without types: passes that must name the
 // results of a leaf in result position (J, T, the emitter) ask here. A construct's count comes
 // from its record, which may look at its bodies' results.
-import { InternalError } from './syntax';
-import type { Expr } from './syntax';
+import { InternalError } from '../ir/syntax';
+import type { Expr } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
 import type { Counts } from '../constructs/types';
 

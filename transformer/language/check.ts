@@ -8,16 +8,16 @@
 // The walk keeps its own stack of open blocks and pending statements (no recursion per statement
 // or per nested block), and messages start with the `file:line:col` the parser recorded for the statement or
 // binder they are about.
-import { Binder, Block, Expr, ExprOf, FnDef, InternalError, IrError, Lambda, Program, Stmt, Type, typeEquals, tupleType, REAL, literalType } from './syntax';
+import { Binder, Block, Expr, ExprOf, FnDef, InternalError, IrError, Lambda, Program, Stmt, Type, typeEquals, tupleType, REAL, literalType } from '../ir/syntax';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
-import { printType } from './printType';
-import { ScopeStack } from './scopeStack';
-import { calleesOfDef } from './program';
-import { visitDef } from './traverse';
+import { printType } from '../ir/printType';
+import { ScopeStack } from '../ir/scopeStack';
+import { calleesOfDef } from '../ir/program';
+import { visitDef } from '../ir/traverse';
 import { CONSTRUCTS, isConstruct } from '../constructs/registry';
 import type { BodyToType, CheckOps, ConstructExpr, Sides, TypeRun } from '../constructs/types';
-import { namedTypeId } from './typeIds';
-import { SourcePos, posOf, posText, samePos } from './positions';
+import { namedTypeId } from '../ir/typeIds';
+import { SourcePos, posOf, posText, samePos } from '../ir/positions';
 
 export interface CheckOptions {
   /** Functions that must also satisfy the two Linear B restrictions. */

@@ -1,19 +1,19 @@
 // Reference interpreter for Linear A, counting work with the paper's cost model (notes §2.5):
 // a non-linear primitive costs 1, a linear primitive 1 per scalar of its result, drop(e) costs
 // W(e) plus 1 per scalar it discards, a call costs its body, everything else is free.
-import { followingNesting } from './nesting';
-import { conforms } from './conforms';
-import { Block, Expr, FnDef, IrError, Lambda, Program, Stmt, Type, InternalError } from './syntax';
+import { followingNesting } from '../ir/nesting';
+import { conforms } from '../ir/conforms';
+import { Block, Expr, FnDef, IrError, Lambda, Program, Stmt, Type, InternalError } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
 import { arityOf, defArity } from './arity';
 import type { BodyToRun, ImplRun, InterpOps, Sides } from '../constructs/types';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import type { Scalar } from '../prims/types';
-import { printType } from './printType';
-import { TapeMeter } from './tapeMeter';
-import type { Value } from './value';
+import { printType } from '../ir/printType';
+import { TapeMeter } from '../ir/tapeMeter';
+import type { Value } from '../ir/value';
 
-export type { Value } from './value';
+export type { Value } from '../ir/value';
 
 export interface EvalResult {
   readonly nl: Value[];
