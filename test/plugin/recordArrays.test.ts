@@ -2,7 +2,7 @@
 // `.map`, and written element by element (issue 19, item 2; docs/frontend.md, "Arrays of
 // records"). Each primal is checked against the same source run as plain JavaScript, each
 // gradient against central finite differences.
-import { compile, load, runPlain } from './harness';
+import { compile, leaves, load, mapLeaves, runPlain } from './harness';
 
 const functions = `
 import { differentiable } from 'tsad';
@@ -53,14 +53,25 @@ export function writtenMatrix(xs: number[], g: number): number {
   for (const { W } of q) for (const row of W) e += row[0] * row[1];
   return e;
 }
+
+/** @differentiable */
+export function returned(xs: number[]): { W: number[][]; b: number[] }[] {
+  const out: { W: number[][]; b: number[] }[] = [];
+  for (let i = 0; i < xs.length; i++) {
+    out.push({ W: Array.from({ length: i + 1 }, (_, r) => [xs[i] * r, Math.sin(xs[i])]), b: [xs[i] * xs[i]] });
+    out[i].W[0][1] *= 2;
+  }
+  return out;
+}
 `;
 
 const derivatives = `
-import { grad } from 'tsad';
-export const gPushedLayers = grad(pushedLayers, { wrt: [0, 1] });
-export const gMappedRecords = grad(mappedRecords);
-export const gWrittenLeaf = grad(writtenLeaf);
-export const gWrittenMatrix = grad(writtenMatrix, { wrt: [0, 1] });
+import { valueAndGrad, vjp } from 'tsad';
+export const gPushedLayers = valueAndGrad(pushedLayers, { wrt: [0, 1] });
+export const gMappedRecords = valueAndGrad(mappedRecords);
+export const gWrittenLeaf = valueAndGrad(writtenLeaf);
+export const gWrittenMatrix = valueAndGrad(writtenMatrix, { wrt: [0, 1] });
+export const vReturned = (xs: number[]) => vjp(returned, xs);
 `;
 
 const plain = runPlain(functions.replace(/^import .*$/m, ''));
@@ -96,13 +107,25 @@ describe('arrays of records holding arrays, built by push or .map and written in
     for (const n of [0, 1, 4]) {
       test(`${fn} at size ${n}`, () => {
         const at = args(n);
-        expect(m[fn](...at)).toBe(plain[fn](...at));
-        const grads = m[g](...at);
+        // valueAndGrad's value is tsad's primal (calling m[fn] would run the source itself).
+        const [value, grads] = m[g](...at);
+        expect(value).toBe(plain[fn](...at));
         const expected = wrt.map((i) => fd(plain[fn], at, i));
         if (wrt.length === 1) close(grads, expected[0]);
         else wrt.forEach((_, k) => close(grads[k], expected[k]));
       });
     }
+  }
+  for (const n of [0, 1, 3]) {
+    test(`returned records of matrices of their own sizes at size ${n}: value as plain JavaScript, pullback by central differences`, () => {
+      const xs = Array.from({ length: n }, (_, k) => 0.7 * k - 0.2);
+      const [value, pullback] = m.vReturned(xs);
+      expect(value).toEqual(plain.returned(xs));
+      // A cotangent laid out like the value; the pullback is the gradient of <ct, returned(xs)>.
+      const ct = mapLeaves(value, (_x, k) => 0.3 + 0.1 * k);
+      const inner = (a: number[]) => leaves(plain.returned(a)).reduce((s2, x, k) => s2 + x * leaves(ct)[k], 0);
+      close(pullback(ct)[0], fd(inner, [xs], 0));
+    });
   }
 });
 
