@@ -145,6 +145,12 @@ describe('arrays of records holding arrays: what would differ from JavaScript is
       'l.w may be an array another name holds',
     ],
     [
+      "a parameter's tuples put in new records, then written (JavaScript writes into the parameter's tuple)",
+      '/** @differentiable */ function f(bs: { pos: [number, number]; m: number }[]): number { const q = bs.map((b) => ({ pos: b.pos, m: b.m })); q[0].pos[0] = 5; return bs[0].pos[0]; }',
+      'TSAD1123',
+      'b.pos may be an array another name holds',
+    ],
+    [
       'a row of a matrix field written whole',
       '/** @differentiable */ function f(x: number): number { const q: { W: number[][] }[] = []; q.push({ W: [[x, 1], [2, x]] }); q[0].W[1] = [x, x]; return q[0].W[1][0]; }',
       'TSAD1120',
