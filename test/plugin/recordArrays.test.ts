@@ -55,6 +55,15 @@ export function writtenMatrix(xs: number[], g: number): number {
 }
 
 /** @differentiable */
+export function literalRecords(xs: number[]): number {
+  const q: { w: number[]; s: number }[] = [{ w: [xs[0], 1], s: 2 }, { w: [3, xs[1], xs[0]], s: xs[1] }];
+  q[1].w[2] *= q[0].s + xs[xs.length - 1];
+  let e = 0;
+  for (const p of q) for (const v of p.w) e += v * p.s;
+  return e;
+}
+
+/** @differentiable */
 export function returned(xs: number[]): { W: number[][]; b: number[] }[] {
   const out: { W: number[][]; b: number[] }[] = [];
   for (let i = 0; i < xs.length; i++) {
@@ -71,6 +80,7 @@ export const gPushedLayers = valueAndGrad(pushedLayers, { wrt: [0, 1] });
 export const gMappedRecords = valueAndGrad(mappedRecords);
 export const gWrittenLeaf = valueAndGrad(writtenLeaf);
 export const gWrittenMatrix = valueAndGrad(writtenMatrix, { wrt: [0, 1] });
+export const gLiteralRecords = valueAndGrad(literalRecords);
 export const vReturned = (xs: number[]) => vjp(returned, xs);
 `;
 
@@ -101,6 +111,7 @@ describe('arrays of records holding arrays, built by push or .map and written in
     ['pushedLayers', 'gPushedLayers', (n) => [Array.from({ length: n }, (_, k) => 0.3 * k - 0.4), 0.7], [0, 1]],
     ['mappedRecords', 'gMappedRecords', (n) => [Array.from({ length: n }, (_, k) => 0.5 * k - 0.6)], [0]],
     ['writtenLeaf', 'gWrittenLeaf', (n) => [Array.from({ length: n }, (_, k) => 0.4 * k - 0.3)], [0]],
+    ['literalRecords', 'gLiteralRecords', (n) => [Array.from({ length: n + 2 }, (_, k) => 0.3 * k + 0.2)], [0]],
     ['writtenMatrix', 'gWrittenMatrix', (n) => [Array.from({ length: n }, (_, k) => 0.6 * k - 0.5), 1.3], [0, 1]],
   ];
   for (const [fn, g, args, wrt] of cases) {
