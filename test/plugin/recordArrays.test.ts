@@ -75,12 +75,13 @@ export function returned(xs: number[]): { W: number[][]; b: number[] }[] {
 `;
 
 const derivatives = `
-import { valueAndGrad, vjp } from 'tsad';
+import { jvp, valueAndGrad, vjp } from 'tsad';
 export const gPushedLayers = valueAndGrad(pushedLayers, { wrt: [0, 1] });
 export const gMappedRecords = valueAndGrad(mappedRecords);
 export const gWrittenLeaf = valueAndGrad(writtenLeaf);
 export const gWrittenMatrix = valueAndGrad(writtenMatrix, { wrt: [0, 1] });
 export const gLiteralRecords = valueAndGrad(literalRecords);
+export const jWrittenMatrix = (xs: number[], g: number, dx: number[], dg: number) => jvp(writtenMatrix, [xs, g], [dx, dg]);
 export const vReturned = (xs: number[]) => vjp(returned, xs);
 `;
 
@@ -127,6 +128,14 @@ describe('arrays of records holding arrays, built by push or .map and written in
       });
     }
   }
+  test('jvp of writtenMatrix is <grad, v>', () => {
+    const xs = [0.3, -0.8, 1.1];
+    const dx = [0.5, 0.2, -0.4];
+    const [y, ydot] = m.jWrittenMatrix(xs, 1.3, dx, 0.7);
+    const [value, [gx, gg]] = m.gWrittenMatrix(xs, 1.3);
+    expect(y).toBe(value);
+    close(ydot, gx.reduce((s2: number, x: number, k: number) => s2 + x * dx[k], 0) + gg * 0.7);
+  });
   for (const n of [0, 1, 3]) {
     test(`returned records of matrices of their own sizes at size ${n}: value as plain JavaScript, pullback by central differences`, () => {
       const xs = Array.from({ length: n }, (_, k) => 0.7 * k - 0.2);
