@@ -371,12 +371,6 @@ describe('arrays of records: what is not supported is a diagnostic with a code',
       'TSAD1122',
       'write its elements, .w[j] = v',
     ],
-    [
-      'a push onto records that hold arrays',
-      '/** @differentiable */ function f(ls: { w: number[] }[]): number { const q: { w: number[] }[] = []; q.push({ w: [1] }); return ls.length + q.length; }',
-      'TSAD1122',
-      'pushing onto an array of records that hold arrays',
-    ],
     ['a computed index into a tuple field', '/** @differentiable */ function f(ps: [number, number][], k: number): number { return ps[0][k]; }', 'TSAD1121', 'indexed by a number literal'],
   ])('%s', (_what, source, code, words) => {
     const messages = refused(source);

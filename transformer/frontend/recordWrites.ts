@@ -7,6 +7,7 @@
 import type * as ts from 'typescript';
 import { fail } from './diagnostics';
 import { recordAccess } from './recordAccess';
+import { sharedArrayIn } from './freshArrays';
 
 /** The array of records whose field a statement writes (`ps[i].x = v`, `ps[i].x++`), when it is a plain name. */
 export function writtenRecord(t: typeof ts, checker: ts.TypeChecker, n: ts.Node): ts.Identifier | undefined {
@@ -36,6 +37,16 @@ export function checkRecordWrites(t: typeof ts, checker: ts.TypeChecker, body: t
   };
   find(body);
   if (written.size === 0) return;
+  // A record built in place may still hold an array another name holds (`{ w }`, `{ w: p.w }`).
+  const sharedArrays = (record: ts.Expression, name: string): void => {
+    const part = sharedArrayIn(t, checker, record);
+    if (part)
+      fail(
+        1123,
+        part,
+        `the arrays in the records of '${name}' are written, and ${part.getText()} may be an array another name holds (in JavaScript the write would show there): build it in place, [ … ], .map(…), new Array(n).fill(0) or a .slice()`,
+      );
+  };
   const shared = (e: ts.Node, name: string, what: string): never =>
     fail(1123, e, `the fields of '${name}' are written, and ${what} may be a record another array holds too (in JavaScript the write would show there): build each record in place, { … } or [ … ]`);
   for (const [sym, id] of written) {
@@ -43,6 +54,7 @@ export function checkRecordWrites(t: typeof ts, checker: ts.TypeChecker, body: t
     const init = decl && t.isVariableDeclaration(decl) ? decl.initializer : undefined;
     // Parameters and other non-locals are reported by checkArrayWrites (writes.ts) as for any array.
     if (init && !isFreshRecords(t, init)) shared(init, id.text, 'its initializer');
+    if (init) for (const r of builtRecords(t, init)) sharedArrays(r, id.text);
   }
   // A copy that holds the same records (`ps.slice()`, `.filter(f)`, `.concat(…)`, `[...ps]`)
   // would see the field writes in JavaScript; tsad's copy would not.
@@ -66,7 +78,10 @@ export function checkRecordWrites(t: typeof ts, checker: ts.TypeChecker, body: t
     const pushed = pushedArray(t, n);
     const pushedSym = pushed && checker.getSymbolAtLocation(pushed);
     if (pushedSym && written.has(pushedSym)) {
-      for (const arg of (n as ts.CallExpression).arguments) if (!isLiteral(t, arg)) shared(arg, pushed!.text, 'the record pushed');
+      for (const arg of (n as ts.CallExpression).arguments) {
+        if (!isLiteral(t, arg)) shared(arg, pushed!.text, 'the record pushed');
+        sharedArrays(arg, pushed!.text);
+      }
     }
     if (t.isBinaryExpression(n) && n.operatorToken.kind === t.SyntaxKind.EqualsToken) {
       let left = n.left;
@@ -74,6 +89,7 @@ export function checkRecordWrites(t: typeof ts, checker: ts.TypeChecker, body: t
       if (t.isElementAccessExpression(left) && t.isIdentifier(left.expression)) {
         const s = checker.getSymbolAtLocation(left.expression);
         if (s && written.has(s) && !isLiteral(t, n.right)) shared(n.right, left.expression.text, 'the record stored');
+        if (s && written.has(s)) sharedArrays(n.right, left.expression.text);
       }
     }
     t.forEachChild(n, stores);
@@ -95,6 +111,25 @@ function pushedArray(t: typeof ts, n: ts.Node): ts.Identifier | undefined {
 function isLiteral(t: typeof ts, e: ts.Expression): boolean {
   while (t.isParenthesizedExpression(e) || t.isAsExpression(e)) e = e.expression;
   return t.isObjectLiteralExpression(e) || t.isArrayLiteralExpression(e);
+}
+
+/** The record literals an initializer builds: a literal's elements, or what a `.map`/`Array.from` callback returns. */
+function builtRecords(t: typeof ts, e: ts.Expression): ts.Expression[] {
+  while (t.isParenthesizedExpression(e) || t.isAsExpression(e)) e = e.expression;
+  if (t.isArrayLiteralExpression(e)) return e.elements.filter((el) => isLiteral(t, el));
+  if (!t.isCallExpression(e) || !t.isPropertyAccessExpression(e.expression)) return [];
+  const method = e.expression.name.text;
+  let fn = method === 'map' ? e.arguments[0] : method === 'from' ? e.arguments[1] : undefined;
+  while (fn && t.isParenthesizedExpression(fn)) fn = fn.expression;
+  if (!fn || !(t.isArrowFunction(fn) || t.isFunctionExpression(fn))) return [];
+  if (!t.isBlock(fn.body)) return [fn.body];
+  const out: ts.Expression[] = [];
+  const visit = (n: ts.Node): void => {
+    if (t.isReturnStatement(n) && n.expression) out.push(n.expression);
+    if (!t.isFunctionLike(n)) t.forEachChild(n, visit);
+  };
+  t.forEachChild(fn.body, visit);
+  return out;
 }
 
 /** A new array of new records: `[]`, `[{ … }, [ … ]]`, `xs.map((x) => ({ … }))`, `Array.from({ length: n }, () => [ … ])`. */

@@ -14,6 +14,7 @@ import { fail } from './diagnostics';
 import { Shape, NUMBER, componentShapes, describeShape, irType, layoutOf, raggedLeaf, recordColumns, recordLeaves, tensorRank } from './shapes';
 import type { ArrayOps, ArraySite } from './arraySite';
 import { userName } from './arraySite';
+import { appendRagged } from './raggedAppend';
 import type { MatrixLowering } from './matrices';
 import type { Value } from './values';
 
@@ -135,21 +136,34 @@ export class RecordLowering {
   /** `ps[i].vel[j]` where vel is an array leaf: one read of its column's data at starts[i] + j (j checked inside element i's array). */
   elementOfLeaf(ps: Value, i: Value, path: readonly RecordKey[], j: Value, node: ts.Node, hint?: string): Value {
     const column = this.leafColumn(ps, path, node);
-    if (j.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(j.shape)}`);
     if (tensorRank(raggedLeaf(column.shape)!) !== 1) return this.arrays.read(this.leafAt(column, i, `${userName(ps.name)}_leaf`), j, hint, node);
-    const { data, at } = this.slot(column, i, j, `${sourcePath(path)}[j] is read past the end of element i's array`);
+    return this.elementAt(ps, i, path, [j], node, hint);
+  }
+
+  /** `ps[i].W[j][k]` with every index of the leaf: one read of its column's data (each index checked inside element i's dimensions). */
+  elementAt(ps: Value, i: Value, path: readonly RecordKey[], js: readonly Value[], node: ts.Node, hint?: string): Value {
+    const column = this.leafColumn(ps, path, node);
+    const { data, at } = this.slot(column, i, js, node, `${sourcePath(path)}${js.map(() => '[j]').join('')} is read past the end of element i's array`);
     return this.arrays.read(data, at, hint, node);
   }
 
-  /** Where `ps[i].w[j]` is in a ragged column's data: starts[i] + j, with 0 ≤ j < element i's length checked at run time. */
-  private slot(column: Value, i: Value, j: Value, what: string): { data: Value; at: Value } {
+  /** Where `ps[i].W[j][k]` is in a ragged column's data: starts[i] + j·d1 + k, with 0 ≤ each index < its dimension checked at run time. */
+  private slot(column: Value, i: Value, js: readonly Value[], node: ts.Node, what: string): { data: Value; at: Value } {
     const b = this.b;
     const { data, start, dims } = this.place(column, i);
-    const zero = { name: b.lit(0, 'zero'), shape: NUMBER };
-    const last = { name: b.prim('sub', [dims[0].name, b.lit(1, 'one')], 'last'), shape: NUMBER };
-    const below = this.arrays.atMost(j, last, what);
-    const negated = this.arrays.atMost({ name: b.prim('neg', [below.name], 'j'), shape: NUMBER }, zero, what);
-    return { data, at: { name: b.prim('sub', [start.name, negated.name], 'at'), shape: NUMBER } };
+    if (js.length !== dims.length) fail(1122, node, `write the elements of ${describeShape(raggedLeaf(column.shape)!)} inside a record by all their ${dims.length} indices`);
+    const num = (name: string): Value => ({ name, shape: NUMBER });
+    const zero = num(b.lit(0, 'zero'));
+    let offset: Value | undefined;
+    js.forEach((j, q) => {
+      if (j.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(j.shape)}`);
+      const last = num(b.prim('sub', [dims[q].name, b.lit(1, 'one')], 'last'));
+      const below = this.arrays.atMost(j, last, what);
+      const negated = this.arrays.atMost(num(b.prim('neg', [below.name], 'j')), zero, what);
+      // offset·d_q + j, with j = −negated.
+      offset = offset === undefined ? num(b.prim('neg', [negated.name], 'j')) : num(b.prim('sub', [b.prim('mul', [offset.name, dims[q].name], 'off'), negated.name], 'off'));
+    });
+    return { data, at: num(b.prim('add', [start.name, offset!.name], 'at')) };
   }
 
   /** `ps[i].vel.length` of an array leaf: element i's length. */
@@ -187,15 +201,14 @@ export class RecordLowering {
     return this.make(columns, ps.shape, userName(ps.name));
   }
 
-  /** `ps[i].vel[j] = v` of an array leaf: one update of its column's data (j checked below the array's length). */
-  writeLeafElement(ps: Value, i: Value, path: readonly RecordKey[], j: Value, v: Value, node: ts.Node): Value {
+  /** `ps[i].vel[j] = v`, `ps[i].W[j][k] = v` of an array leaf: one update of its column's data (each index checked below its dimension). */
+  writeLeafElement(ps: Value, i: Value, path: readonly RecordKey[], js: readonly Value[], v: Value, node: ts.Node): Value {
     const { first } = this.under(ps, path, node);
     const columns = [...this.columns(ps)];
     if (v.shape.kind !== 'number') fail(1120, node, `an array of a record holds numbers: cannot write ${describeShape(v.shape)}`);
     const column = this.leafColumn(ps, path, node);
-    if (tensorRank(raggedLeaf(column.shape)!) !== 1) fail(1122, node, `write the elements of ${describeShape(raggedLeaf(column.shape)!)} inside a record by all their indices`);
     const b = this.b;
-    const { data, at } = this.slot(column, i, j, `${sourcePath(path)}[j] is written past the end of element i's array`);
+    const { data, at } = this.slot(column, i, js, node, `${sourcePath(path)}${js.map(() => '[j]').join('')} is written past the end of element i's array`);
     const [, starts, allDims] = this.site.parts(column);
     const written = this.arrays.update(data, at, v, node);
     columns[first] = { name: b.nl(userName(column.name), tuple(false, [written.name, starts.name, allDims.name]), irType(column.shape)), shape: column.shape };
@@ -206,11 +219,13 @@ export class RecordLowering {
   append(ps: Value, v: Value, node: ts.Node): Value {
     const elem = (ps.shape as ArrayShape).elem;
     this.site.conform(node, v, elem, 'the record pushed');
-    const columns = this.columns(ps).map((c, k) => {
-      if (raggedLeaf(c.shape)) return fail(1122, node, `pushing onto an array of records that hold arrays (${describeShape(ps.shape)}) is not supported yet: build it with .map((…) => ({ … }))`);
-      return this.arrays.append(c, this.leaves(v)[k], node);
-    });
+    const columns = this.columns(ps).map((c, k) => this.appendLeaf(c, this.leaves(v)[k], node));
     return this.make(columns, ps.shape, userName(ps.name));
+  }
+
+  /** A column with one more element's leaf: a number appended, or an array to a ragged column. */
+  private appendLeaf(column: Value, leaf: Value, node: ts.Node): Value {
+    return raggedLeaf(column.shape) ? appendRagged(this.site, this.arrays, column, leaf, node) : this.arrays.append(column, leaf, node);
   }
 
   /** The empty array of records (`const out: P[] = []`). */
@@ -257,17 +272,15 @@ export class RecordLowering {
   fromCount(count: Value, node: ts.Node, shape: ArrayShape, lowerAt: (bind: (sym: ts.Symbol, v: Value) => void, k: Value) => Value, hint?: string): Value {
     const b = this.b;
     const columnShapes = recordColumns(shape);
-    if (columnShapes.some((c) => raggedLeaf(c)))
-      fail(1121, node, `building an array of records that hold arrays (${describeShape(shape)}) with .map is not supported yet: keep the arrays in a matrix of their own`);
     const k = binder(b.fresh('k'), REAL);
     const accs = recordLeaves(shape.elem).map((l, c) => binder(b.fresh(['col', ...l.path].join('_')), irType(columnShapes[c])));
     const lowered = this.site.scope((bind) => {
       const v = lowerAt(bind, { name: k.name, shape: NUMBER });
       if (layoutOf(v.shape) !== layoutOf(shape.elem)) fail(1121, node, `each element must be ${describeShape(shape.elem)}, got ${describeShape(v.shape)}`);
-      return this.leaves(v).map((leaf, c) => this.arrays.append({ name: accs[c].name, shape: columnShapes[c] }, leaf, node));
+      return this.leaves(v).map((leaf, c) => this.appendLeaf({ name: accs[c].name, shape: columnShapes[c] }, leaf, node));
     });
     const closed = this.arrays.close(lowered.block, new Set([k.name, ...accs.map((a) => a.name)]), node, 'loop');
-    const inits = columnShapes.map((c) => this.arrays.zero(c as ArrayShape).name);
+    const inits = columnShapes.map((c) => (raggedLeaf(c) ? this.emptyRagged(c) : this.arrays.zero(c as ArrayShape)).name);
     const names = accs.map((a) => binder(b.fresh(a.name), a.type));
     b.bind(names, [], construct('loop', [count.name, ...closed.operands, ...inits], [], [lambda([k, ...closed.params, ...accs], [], closed.body)]));
     return this.make(

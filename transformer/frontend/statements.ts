@@ -419,17 +419,18 @@ export abstract class StatementLowering extends CallLowering {
     const ps = this.current$(sym, id);
     if (!isRecords(ps.shape)) return fail(1122, target, `only arrays of records can be written into by field, '${id.text}' is ${describeShape(ps.shape)}`);
     const i = this.expr(access.index, 'i');
-    const { path, tail } = resolveAccess(ps.shape.elem, access.steps, target);
+    const { path, tail, rest } = resolveAccess(ps.shape.elem, access.steps, target, true);
     const records = this.arrays.records;
     const hint = `${id.text}_${path.join('_')}`;
-    if (!tail) {
+    if (!tail && !rest) {
       const value = this.writtenValue(e, hint, 'a field of a record', () => records.at(ps, i, path, target));
       return void this.env.set(sym, records.write(ps, i, path, value, target));
     }
-    if ('field' in tail) return fail(1108, target, 'the length of an array inside a record cannot be assigned');
-    const j = 'literal' in tail ? this.literal(tail.literal, 'j') : this.expr(tail.index, 'j');
-    const value = this.writtenValue(e, hint, 'an element of an array of a record', () => records.elementOfLeaf(ps, i, path, j, target));
-    this.env.set(sym, records.writeLeafElement(ps, i, path, j, value, target));
+    const steps = rest ?? [tail!];
+    if (steps.some((s) => 'field' in s)) return fail(1108, target, 'the length of an array inside a record cannot be assigned');
+    const js = steps.map((s) => ('literal' in s ? this.literal(s.literal, 'j') : this.expr((s as { index: ts.Expression }).index, 'j')));
+    const value = this.writtenValue(e, hint, 'an element of an array of a record', () => records.elementAt(ps, i, path, js, target));
+    this.env.set(sym, records.writeLeafElement(ps, i, path, js, value, target));
   }
 
   /** May this matrix variable hold `new Array(n)`, rows not written yet (matrices.ts, widen)? */
