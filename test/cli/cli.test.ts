@@ -187,7 +187,7 @@ describe('help and version', () => {
       }
       const inspect = tsad('inspect', h);
       expect(inspect.code).toBe(0);
-      expect(inspect.out).toMatch(/^usage: tsad inspect FILE\.ts \[--fn NAME\] \[--stage linear-a\|jvp\|linearize\|transpose\|grad\|emit\|wgsl\|all\]/);
+      expect(inspect.out).toMatch(/^usage: tsad inspect FILE\.ts \[--fn NAME\] \[--stage linear-a\|passes\|jvp\|linearize\|transpose\|grad\|emit\|wgsl\|all\]/);
     }
     // Help wins over the rest of the line, even over a flag it would reject.
     expect(tsad('ir', 'grad', ex('matvec.lina'), '--bogus', '--help').code).toBe(0);
