@@ -255,22 +255,8 @@ describe('taped numbers kept in module-level state between gradients', () => {
   // A module-level memo keeps the first gradient's tape nodes. To the second gradient they are
   // constants, as the memoised plain numbers are to the function: fib(w, 100) = memo(10) · w, so
   // its slope is the memoised value 26.125 (it was 0: the old node was read on the new tape).
-  const { exports: m } = load(`import { grad } from 'tsad';
-const memo = new Map<number, number>();
-/** @differentiable */
-export function fib(w: number, n: number): number {
-  if (n === 100) return fib(w, 10) * w;
-  if (n < 2) return w * n;
-  const known = memo.get(n);
-  if (known !== undefined) return known;
-  const v = fib(w, n - 1) + 0.5 * fib(w, n - 2);
-  memo.set(n, v);
-  return v;
-}
-export const dFib = grad(fib);
-`);
-  test('a second gradient through the memo is the memoised value', () => {
-    const source = `const memo = new Map<number, number>();
+  // The same source plain (the reference) and marked (tsad's build).
+  const source = `const memo = new Map<number, number>();
 export function fib(w: number, n: number): number {
   if (n === 100) return fib(w, 10) * w;
   if (n < 2) return w * n;
@@ -280,6 +266,8 @@ export function fib(w: number, n: number): number {
   memo.set(n, v);
   return v;
 }`;
+  const { exports: m } = load(`import { grad } from 'tsad';\n${source.replace('export function fib', '/** @differentiable */\nexport function fib')}\nexport const dFib = grad(fib);\n`);
+  test('a second gradient through the memo is the memoised value', () => {
     // The reference: the same source as plain JavaScript, its memo filled by the same calls, and
     // central differences (fib is linear in w wherever it runs).
     const h = 1e-3;
