@@ -34,7 +34,7 @@ export interface BodyToType {
 
 /**
  * A type rule that checks bodies: a generator that yields each body to check and is resumed
- * with its result types, so that the checker keeps its own stack of open bodies (constructs
+ * with its result types, so that the checker hands each body to foldBlock's stack (constructs
  * nested thousands deep need no recursion).
  */
 export type TypeRun = Generator<BodyToType, Sides<Type>, Sides<Type>>;

@@ -5,15 +5,15 @@
 // must have been used exactly once, non-linear ones at least once. The same walk infers types,
 // so `annotateTypes` is the checker returning the annotated copy it builds anyway.
 //
-// The walk keeps its own stack of open blocks and pending statements (no recursion per statement
-// or per nested block), and messages start with the `file:line:col` the parser recorded for the statement or
-// binder they are about.
+// The walk is traverse's foldBlock (no recursion per statement, nested block or construct body:
+// a construct's type rule asks for its bodies through the fold), and messages start with the
+// `file:line:col` the parser recorded for the statement or binder they are about.
 import { Binder, Block, Expr, ExprOf, FnDef, InternalError, IrError, Lambda, Program, Stmt, Type, typeEquals, tupleType, REAL, literalType } from '../ir/syntax';
 import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import { printType } from '../ir/printType';
 import { ScopeStack } from '../ir/scopeStack';
 import { calleesOfDef } from '../ir/program';
-import { visitDef } from '../ir/traverse';
+import { foldBlock, visitDef } from '../ir/traverse';
 import { CONSTRUCTS, isConstruct } from '../constructs/registry';
 import type { BodyToType, CheckOps, ConstructExpr, Sides, TypeRun } from '../constructs/types';
 import { namedTypeId } from '../ir/typeIds';
@@ -69,28 +69,13 @@ interface BodyFrame {
   readonly leaf: object | undefined;
 }
 
-/**
- * A block whose statements are being checked, or an expression waiting for the value inside it.
- * Construct bodies are frames too: constructs nested thousands deep need no recursion.
- */
-type Frame =
-  | {
-      readonly k: 'block';
-      readonly block: Block;
-      /** The block expression (undefined for a def's body or a construct body's: see `body`). */
-      readonly node: ExprOf<'block'> | undefined;
-      /** The whole body of a construct (a BodyFrame is below it). */
-      readonly body: boolean;
-      /** Scope size on entry: everything above it is the block's. */
-      readonly depth: number;
-      readonly out: Stmt[];
-      i: number;
-      readsLinear: boolean;
-    }
-  | { readonly k: 'rhs'; readonly stmt: LetStmt }
-  | { readonly k: 'drop'; readonly node: ExprOf<'drop'> }
-  | ConstructFrame
-  | BodyFrame;
+/** A block being checked: its scope's start, its checked statements, whether they read a linear variable. */
+interface OpenBlock {
+  /** Scope size on entry: everything above it is the block's. */
+  readonly depth: number;
+  readonly out: Stmt[];
+  readsLinear: boolean;
+}
 
 const isRun = (x: Sides<Type> | TypeRun): x is TypeRun => typeof (x as TypeRun).next === 'function';
 
@@ -102,6 +87,18 @@ interface Result {
   readonly expr: Expr;
   /** Its results are unknown (an error was reported): binders take their annotations. */
   readonly failed?: boolean;
+  /** The checked block, for a def's or a construct's body. */
+  readonly block?: Block;
+}
+
+/** An expression under its drops (outermost first). */
+function peel(e: Expr): { x: Expr; drops: ExprOf<'drop'>[] } {
+  const drops: ExprOf<'drop'>[] = [];
+  while (e.tag === 'drop') {
+    drops.push(e);
+    e = e.expr;
+  }
+  return { x: e, drops };
 }
 
 /**
@@ -235,104 +232,91 @@ class DefChecker {
   }
 
   /**
-   * Checks a def's body with an explicit stack of open blocks and of expressions waiting for the
-   * value inside them. A block's binders are judged when it ends, last bound first; it reads a
-   * linear variable when any of its statements or its result does.
+   * Checks a block, the blocks nested in it and the construct bodies in it with foldBlock (no
+   * recursion per nested block or body). A block's binders are judged when it ends, last bound
+   * first; it reads a linear variable when any of its statements or its result does.
    */
   private block(root: Block): { result: Result; block: Block } {
-    const frames: Frame[] = [];
-    const open = (block: Block, node: ExprOf<'block'> | undefined, body = false) => frames.push({ k: 'block', block, node, body, depth: this.scope.size, out: [], i: 0, readsLinear: false });
-    // A construct: its type rule runs until it asks for a body's types (that body is opened:
-    // undefined) or returns the construct's (its result).
-    const resume = (f: ConstructFrame, types: Sides<Type> | undefined): Result | undefined => {
-      const step = types === undefined ? f.run.next() : f.run.next(types);
-      if (step.done) {
-        frames.pop();
-        return this.constructResult(f.e, f.annotated, f.readsLinear, step.value);
-      }
-      frames.push(this.openBody(f.e, step.value));
-      open(step.value.body.body, undefined, true);
-      return undefined;
-    };
-    const construct = (e: ConstructExpr): Result | undefined => {
-      const started = this.startConstruct(e);
-      if (!('run' in started)) return started;
-      frames.push(started);
-      return resume(started, undefined);
-    };
-    // Descends through drops to a leaf (its result) or to a nested block (opened, undefined).
-    const descend = (e: Expr): Result | undefined => {
-      for (;;) {
-        if (e.tag === 'drop') {
-          frames.push({ k: 'drop', node: e });
-          e = e.expr;
-        } else if (e.tag === 'block') {
-          open(e.block, e);
-          return undefined;
-        } else {
-          this.leafNode = e;
-          return e.tag === 'construct' ? construct(e) : this.leaf(e);
-        }
-      }
-    };
-    open(root, undefined);
+    const open: OpenBlock[] = [];
+    let checked: Block = root;
+    const result = foldBlock<Result>(root, {
+      enter: (_b, site) => {
+        if (site.k === 'let') this.at(site.s);
+        open.push({ depth: this.scope.size, out: [], readsLinear: false });
+      },
+      unpack: (s) => {
+        this.at(s);
+        const o = open[open.length - 1];
+        o.out.push(samePos(s, { ...s, names: this.unpackBinders(s) }));
+        o.readsLinear ||= s.linear;
+      },
+      run: (e, s) => {
+        const { x, drops } = peel(e);
+        return x.tag === 'construct' ? this.construct(x, drops, s) : undefined;
+      },
+      leaf: (e, s) => {
+        if (s) this.at(s);
+        const { x, drops } = peel(e);
+        this.leafNode = x;
+        return this.dropped(drops, this.leaf(x));
+      },
+      let: (s, r) => {
+        this.at(s);
+        const binders = this.letBinders(s, r);
+        const o = open[open.length - 1];
+        o.out.push(samePos(s, { ...s, nl: binders.slice(0, s.nl.length), lin: binders.slice(s.nl.length), rhs: r.expr }));
+        o.readsLinear ||= r.readsLinear;
+      },
+      leave: (b, site, r) => {
+        const o = open.pop()!;
+        this.pop(this.scope.size - o.depth);
+        // Messages about what follows point at the block's first statement, as its scope did.
+        if (b.stmts.length > 0) this.at(b.stmts[0]);
+        const block: Block = { stmts: o.out, result: r.expr };
+        const result: Result = { nl: r.nl, lin: r.lin, readsLinear: o.readsLinear || r.readsLinear, expr: r.expr, failed: r.failed };
+        if (site.k === 'root') checked = block;
+        if (site.k === 'root' || site.k === 'body') return { ...result, block };
+        return this.dropped(site.drops, { ...result, expr: samePos(site.node, { tag: 'block', block }) });
+      },
+    });
+    return { result, block: checked };
+  }
+
+  /** Messages point at this statement until a leaf is reached. */
+  private at(s: object): void {
+    this.stmt = s;
+    this.leafNode = undefined;
+  }
+
+  /** The value under drops (outermost first) dropped: each drop checked where it stands. */
+  private dropped(drops: readonly ExprOf<'drop'>[], r: Result): Result {
+    for (let j = drops.length - 1; j >= 0; j--) {
+      const d = drops[j];
+      this.at(d);
+      this.linearBCheck(r, 'the argument of drop');
+      r = { nl: [], lin: [], readsLinear: r.readsLinear, expr: samePos(d, { ...d, expr: r.expr }) };
+    }
+    return r;
+  }
+
+  /**
+   * A construct under drops: its type rule runs until it asks for a body's types (the body's
+   * block is yielded to foldBlock, checked in a scope of its own) or returns the construct's.
+   */
+  private *construct(e: ConstructExpr, drops: readonly ExprOf<'drop'>[], s: LetStmt | null): Generator<Block, Result, Result> {
+    if (s) this.at(s);
+    this.leafNode = e;
+    const started = this.startConstruct(e);
+    if (!('run' in started)) return this.dropped(drops, started);
+    let types: Sides<Type> | undefined;
     for (;;) {
-      const f = frames[frames.length - 1];
-      let r: Result | undefined;
-      if (f.k !== 'block') throw new InternalError('check: a value is owed to a waiting expression');
-      if (f.i < f.block.stmts.length) {
-        const s = f.block.stmts[f.i++];
-        this.stmt = s;
-        this.leafNode = undefined;
-        if (s.tag === 'unpack') {
-          f.out.push(samePos(s, { ...s, names: this.unpackBinders(s) }));
-          f.readsLinear ||= s.linear;
-          continue;
-        }
-        frames.push({ k: 'rhs', stmt: s });
-        r = descend(s.rhs);
-      } else if (f.i++ === f.block.stmts.length) {
-        r = descend(f.block.result);
-      } else {
-        throw new InternalError('check: a block was left open');
-      }
-      // Hand the value outwards until a statement is complete and its block goes on.
-      while (r !== undefined) {
-        const k = frames.pop()!;
-        if (k.k === 'rhs') {
-          const s = k.stmt;
-          this.stmt = s;
-          this.leafNode = undefined;
-          const binders = this.letBinders(s, r);
-          const parent = frames[frames.length - 1] as Extract<Frame, { k: 'block' }>;
-          parent.out.push(samePos(s, { ...s, nl: binders.slice(0, s.nl.length), lin: binders.slice(s.nl.length), rhs: r.expr }));
-          parent.readsLinear ||= r.readsLinear;
-          r = undefined;
-        } else if (k.k === 'drop') {
-          this.stmt = k.node;
-          this.leafNode = undefined;
-          this.linearBCheck(r, 'the argument of drop');
-          r = { nl: [], lin: [], readsLinear: r.readsLinear, expr: samePos(k.node, { ...k.node, expr: r.expr }) };
-        } else if (k.k === 'block') {
-          this.pop(this.scope.size - k.depth);
-          // Messages about what follows point at the block's first statement, as its scope did.
-          if (k.block.stmts.length > 0) {
-            this.stmt = k.block.stmts[0];
-            this.leafNode = undefined;
-          }
-          const block: Block = { stmts: k.out, result: r.expr };
-          const result: Result = { nl: r.nl, lin: r.lin, readsLinear: k.readsLinear || r.readsLinear, expr: r.expr, failed: r.failed };
-          if (k.body) {
-            const b = frames.pop() as BodyFrame;
-            const c = frames[frames.length - 1] as ConstructFrame;
-            c.annotated.set(b.body, this.closeBody(b, block));
-            r = resume(c, { nl: result.nl, lin: result.lin });
-          } else if (k.node === undefined) return { result, block };
-          else r = { ...result, expr: samePos(k.node, { tag: 'block', block }) };
-        } else {
-          throw new InternalError(`check: a value reached a ${k.k} frame`);
-        }
-      }
+      const step = types === undefined ? started.run.next() : started.run.next(types);
+      if (step.done) return this.dropped(drops, this.constructResult(e, started.annotated, started.readsLinear, step.value));
+      const body = this.openBody(e, step.value);
+      const r = yield step.value.body.body;
+      if (!r.block) throw new InternalError('check: a body came back without its block');
+      started.annotated.set(body.body, this.closeBody(body, r.block));
+      types = { nl: r.nl, lin: r.lin };
     }
   }
 
