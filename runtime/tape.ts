@@ -391,21 +391,24 @@ export function tangent(y: Structure): Structure {
   return undefined;
 }
 
-/** Adds a cotangent to the adjoints of a result's nodes (a result's constants take none). */
-export function seed(adjoint: Float64Array, result: Structure, cotangent: Structure): void {
+/**
+ * Adds a cotangent to the adjoints of a result's nodes on TAPE (a result's constants take none,
+ * and so does a node of another tape: a number a memo kept from an earlier gradient).
+ */
+export function seed(adjoint: Float64Array, result: Structure, cotangent: Structure, tape: Tape): void {
   if (result instanceof Dual) {
-    adjoint[result.i] += cotangent as number;
+    if (result.tape === tape) adjoint[result.i] += cotangent as number;
     return;
   }
   if (Array.isArray(result)) {
     const ct = cotangent as ArrayLike<Structure>;
     result.forEach((e, k) => {
-      seed(adjoint, e, ct[k]);
+      seed(adjoint, e, ct[k], tape);
     });
     return;
   }
   if (isPlainObject(result)) {
-    for (const [k, v] of Object.entries(result)) seed(adjoint, v, (cotangent as Record<string, Structure>)[k]);
+    for (const [k, v] of Object.entries(result)) seed(adjoint, v, (cotangent as Record<string, Structure>)[k], tape);
   }
 }
 

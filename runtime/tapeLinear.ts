@@ -31,7 +31,7 @@ export function jacobian(copy: Copy, params: readonly Structure[], wrt: readonly
   const blocks = wrt.map((): number[][] => []);
   for (const out of outputs(copy(...lifted))) {
     const adjoint = tape.backward((a) => {
-      if (out instanceof Dual) a[out.i] += 1;
+      if (out instanceof Dual && out.tape === tape) a[out.i] += 1;
     });
     wrt.forEach((i, b) => {
       blocks[b].push(flatten(collect(adjoint, lifted[i], params[i])));
@@ -58,12 +58,12 @@ function seedTangents(tangents: Float64Array, lifted: Structure, tangent: Struct
   }
 }
 
-/** The tangent of a result, in its shape, read from the nodes' tangents (a constant's is 0). */
-function readTangent(tangents: Float64Array, y: Structure): Structure {
-  if (y instanceof Dual) return tangents[y.i];
+/** The tangent of a result, in its shape, read from the nodes' tangents on TAPE (a constant's, or another tape's node's, is 0). */
+function readTangent(tangents: Float64Array, y: Structure, tape: Tape): Structure {
+  if (y instanceof Dual) return y.tape === tape ? tangents[y.i] : 0;
   if (typeof y === 'number') return 0;
-  if (Array.isArray(y)) return y.map((e) => readTangent(tangents, e));
-  if (isPlainObject(y)) return Object.fromEntries(Object.entries(y).map(([k, v]) => [k, readTangent(tangents, v)]));
+  if (Array.isArray(y)) return y.map((e) => readTangent(tangents, e, tape));
+  if (isPlainObject(y)) return Object.fromEntries(Object.entries(y).map(([k, v]) => [k, readTangent(tangents, v, tape)]));
   return undefined;
 }
 
@@ -77,7 +77,7 @@ export function linearize(copy: Copy, params: readonly Structure[]): [Structure,
     lifted.forEach((l, i) => {
       seedTangents(seeded, l, tangents[i]);
     });
-    return readTangent(tape.forward(seeded), y);
+    return readTangent(tape.forward(seeded), y, tape);
   };
   return [primal(y), map];
 }

@@ -26,7 +26,7 @@ function hessianTimes(copy: Copy, params: readonly Structure[], wrt: readonly nu
   const tape = new Tape(true);
   const lifted = params.map((p, i) => (wrt.includes(i) ? liftWithTangent(tape, p, v[wrt.indexOf(i)]) : p));
   const y = copy(...lifted) as number | Dual;
-  const [, adjointTangent] = tape.backwardWithTangents((a) => seed(a, y, 1));
+  const [, adjointTangent] = tape.backwardWithTangents((a) => seed(a, y, 1, tape));
   return wrt.map((i) => collect(adjointTangent, lifted[i], params[i]));
 }
 

@@ -288,7 +288,7 @@ export class TapedModule {
       constant(
         'adjoint',
         call(f.createPropertyAccessExpression(id('tape'), 'backward'), [
-          f.createArrowFunction(undefined, undefined, [f.createParameterDeclaration(undefined, undefined, 'a')], undefined, undefined, call(this.rt('seed'), [id('a'), id('y'), ct])),
+          f.createArrowFunction(undefined, undefined, [f.createParameterDeclaration(undefined, undefined, 'a')], undefined, undefined, call(this.rt('seed'), [id('a'), id('y'), ct, id('tape')])),
         ]),
       );
     const collect = (i: number) => call(this.rt('collect'), [id('adjoint'), id(liftedName(i)), id(params[i])]);
