@@ -138,12 +138,22 @@ export class Tape {
   }
 
   recordN(y: number, args: readonly (number | Dual)[], partials: readonly number[]): Dual | number {
-    if (this.released || args.some((a) => typeof a !== 'number' && a.tape !== this)) return this.recordForeign(y, args, partials);
+    if (!this.ownsAll(args)) return this.recordForeign(y, args, partials);
     const k = this.node(args.length);
     args.forEach((a, j) => {
       if (typeof a !== 'number') this.edge(a.i, partials[j]);
     });
     return new Dual(y, k, this);
+  }
+
+  /** Whether this tape still records and every node among ARGS is its own (no closure per operation: a hot path). */
+  private ownsAll(args: readonly (number | Dual)[]): boolean {
+    if (this.released) return false;
+    for (let j = 0; j < args.length; j++) {
+      const a = args[j];
+      if (typeof a !== 'number' && a.tape !== this) return false;
+    }
+    return true;
   }
 
   /** An operation whose arguments are nodes of several tapes: recorded on the live one, the others constants. */
@@ -167,7 +177,7 @@ export class Tape {
    * tangents are `partialTangents` (constant arguments give no edge).
    */
   recordWithTangent(y: number, yd: number, args: readonly (number | Dual)[], partials: readonly number[], partialTangents: readonly number[]): TangentDual | number {
-    const tape = this.released || args.some((a) => typeof a !== 'number' && a.tape !== this) ? liveTape(args) : this;
+    const tape = this.ownsAll(args) ? this : liveTape(args);
     if (tape === undefined) return y;
     // A node of another tape is a constant: it adds neither an edge nor a tangent.
     let tangent = tape === this ? yd : 0;
