@@ -225,14 +225,17 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
 
   /**
    * Mixing (taped/index.ts): the compiled valueAndGrad, with respect to every parameter, of a
-   * marked function of numbers that taped code calls; undefined where the compiler does not take
+   * marked function of numbers and arrays of numbers that taped code calls; undefined where the compiler does not take
    * it (then it is copied and taped).
    */
   const compiledGradient = (target: ts.SignatureDeclaration, call: ts.CallExpression): string | undefined => {
     const number = (type: ts.Type) => (type.flags & tsApi.TypeFlags.NumberLike) !== 0;
+    // Arrays of numbers too: the entry's partials are the gradient's numbers (runtime/tapedCalls.ts).
+    const numbers = (type: ts.Type) =>
+      number(type) || (checker.isArrayType(type) && number(checker.getTypeArguments(type as ts.TypeReference)[0])) || ['Float64Array', 'Float32Array'].includes(type.getSymbol()?.getName() ?? '');
     const signature = checker.getSignatureFromDeclaration(target);
     if (!signature || !isMarkedFunction(target, checker) || isInstanceMethod(tsApi, target) || target.parameters.length === 0) return undefined;
-    if (!number(checker.getReturnTypeOfSignature(signature)) || !target.parameters.every((p) => !p.dotDotDotToken && !p.questionToken && !p.initializer && number(checker.getTypeAtLocation(p))))
+    if (!number(checker.getReturnTypeOfSignature(signature)) || !target.parameters.every((p) => !p.dotDotDotToken && !p.questionToken && !p.initializer && numbers(checker.getTypeAtLocation(p))))
       return undefined;
     try {
       return compiler.compile({ target, transform: 'valueAndGrad', wrt: target.parameters.map((_, i) => i), callSite: call }).name;
