@@ -119,6 +119,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   const compiler = new ModuleCompiler(host, checker, f);
   const taped = new TapedModule(tsApi, checker, ctx, sf, host.taped !== false, (target, call) => compiledGradient(target, call));
   const passed = new PassedFunctions(tsApi, checker);
+  compiler.tapedCallees = (decl, error, lowering) => taped.calleeNames(decl, error, () => markerOf(decl, checker), lowering);
   // Problems by place: a broken function needed by several call sites is one problem.
   const problems = new Map<string, { error: TsadDiagnosticError; neededBy: ts.Node[] }>();
   /**
