@@ -86,6 +86,11 @@ export class ModuleCompiler {
     return this.out;
   }
 
+  /** Mixing: which callees of compiled code run taped, as opaque calls (transformer/taped, constructs/taped). */
+  set tapedCallees(choose: Lowerer['tapedCallees']) {
+    this.lowerer.tapedCallees = choose;
+  }
+
   /** `import * as tsad$module_k from '…'` for each module whose variables a wrapper reads. */
   importStatements(sf: ts.SourceFile): ts.Statement[] {
     const f = this.factory;

@@ -52,5 +52,5 @@ test('the facts other layers ask about constructs are facets of their records', 
       .sort();
   expect(having('loop')).toEqual(['loop', 'while']);
   expect(having('checks')).toEqual(['atmost', 'gather', 'matmul', 'scatter']);
-  expect(having('combinator')).toEqual(['gather', 'map', 'reduce', 'reduceByIndex', 'scan', 'scatter']);
+  expect(having('combinator')).toEqual(['gather', 'map', 'reduce', 'reduceByIndex', 'scan', 'scatter', 'tapedCall', 'tapedHvp', 'tapedJvp', 'tapedVjp']);
 });

@@ -13,6 +13,7 @@ import { remat } from './remat';
 import { absent } from './absent';
 import { ARRAY_CONSTRUCTS } from './array';
 import { EFFECTFUL, log, raise } from './effect';
+import { TAPED_CONSTRUCTS } from './taped';
 
 export { hasEffect } from './effect';
 
@@ -20,9 +21,9 @@ export type { ConstructExpr, ConstructRule } from './types';
 
 const CORE = { cond, loop, while: whileLoop, stack, push, put, at, size, lpush, lat, remat, absent, raise, log } as const;
 
-export type ConstructName = keyof typeof CORE | keyof typeof ARRAY_CONSTRUCTS;
+export type ConstructName = keyof typeof CORE | keyof typeof ARRAY_CONSTRUCTS | keyof typeof TAPED_CONSTRUCTS;
 
-export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ ...CORE, ...ARRAY_CONSTRUCTS });
+export const CONSTRUCTS: { readonly [K in ConstructName]: ConstructRule } = Object.freeze({ ...CORE, ...ARRAY_CONSTRUCTS, ...TAPED_CONSTRUCTS });
 
 export const isConstruct = (op: string): op is ConstructName => Object.hasOwn(CONSTRUCTS, op);
 

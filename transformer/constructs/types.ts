@@ -236,9 +236,9 @@ export interface ConstructRule {
    */
   readonly loop?: boolean;
   /**
-   * An array combinator (map, scan, reduce, gather, scatter, reduceByIndex): an IrError from the
-   * passes over a program holding one is a rule not built yet, reported at the call site
-   * (compile.ts) instead of crashing.
+   * An array combinator (map, scan, reduce, gather, scatter, reduceByIndex) or a call of taped
+   * code (constructs/taped): an IrError from the passes over a program holding one is a rule not
+   * built yet, reported at the call site (compile.ts) instead of crashing.
    */
   readonly combinator?: boolean;
   /**

@@ -1,19 +1,19 @@
 // Calls inside a marked function: Math functions as primitives, marked functions as calls of
 // their defs, local functions inlined, derivatives (nested.ts) and array code (arrayMethods.ts).
 import type * as ts from 'typescript';
-import { call } from '../ir/syntax';
+import { call, construct } from '../ir/syntax';
 import type { Expr } from '../ir/syntax';
 import { fail, reportedByTypeScript } from './diagnostics';
-import { BOOLEAN, Shape, shapeOfType, irType } from './shapes';
+import { BOOLEAN, NUMBER, Shape, shapeOfType, irType } from './shapes';
 import { TRANSFORM_NAMES, isBuiltIn, isRuleCall, isTsadExport, nestedTransformMessage, resolveMarkedFunction, transformCallBehind, tsadExportName } from './markers';
 import { MATH_FUNCTIONS, primDef } from '../prims/registry';
 import { NestedSite, lowerNestedCall } from './nested';
 import { LocalFunction, isInside, localFunctionOf } from './exits';
-import type { Value } from './values';
+import type { LoweredFunction, Value } from './values';
 import { methodCall } from './methods';
 import { lowerArrayCall } from './arrayMethods';
 import { extremum } from './arrayQueries';
-import { AlreadyReported, PLAIN_PARAMETER_HINT } from './loweringState';
+import { AlreadyReported, PLAIN_PARAMETER_HINT, functionName } from './loweringState';
 import { assignedSymbols, runsInOrder } from './syntax';
 import { ExpressionLowering } from './expressions';
 import { numberPredicate } from './numberBuiltins';
@@ -164,7 +164,15 @@ export abstract class CallLowering extends ExpressionLowering {
   }
 
   private callMarked(e: ts.Node, callee: ts.Expression, decl: ts.SignatureDeclaration, values: () => Value[], at: (i: number) => ts.Node, hint?: string): Value {
-    const lowered = this.owner.lower(decl, e);
+    let lowered: LoweredFunction;
+    try {
+      lowered = this.owner.lower(decl, e);
+    } catch (error) {
+      // A callee that runs taped (it recurses): an opaque call, its derivatives from its taped copies.
+      const names = this.owner.tapedCallee(decl, error);
+      if (names === undefined) throw error;
+      return this.tapedCall(decl, names, values, at, hint);
+    }
     for (const m of methodCall(this.t, this.decl, callee, decl, lowered.methods)) this.methods.add(m);
     const raw = values();
     if (raw.length !== lowered.params.length) fail(1102, e, `'${lowered.name}' takes ${lowered.params.length} argument(s)`);
@@ -183,6 +191,19 @@ export abstract class CallLowering extends ExpressionLowering {
       ),
       shape: lowered.result,
     };
+  }
+
+  /** `f(x̄)` of a function that runs taped: `tapedCall(names, x̄)`, its arguments numbers and arrays of numbers as its parameters are. */
+  private tapedCall(decl: ts.SignatureDeclaration, names: string, values: () => Value[], at: (i: number) => ts.Node, hint?: string): Value {
+    const { t, checker } = this;
+    const shapes = decl.parameters.map((p) => shapeOfType(t, checker, checker.getTypeAtLocation(p), p));
+    const raw = values();
+    const name = functionName(t, decl);
+    if (raw.length !== shapes.length) fail(1102, at(0), `'${name}' takes ${shapes.length} argument(s)`);
+    const args = raw.map((a, i) => this.coerce(at(i), a, shapes[i]));
+    args.forEach((a, i) => this.conform(at(i), a, shapes[i], `argument ${i + 1} of '${name}'`));
+    const callee = this.b.lit(names, 'callee');
+    return { name: this.b.nl(hint ?? name, construct('tapedCall', [callee, ...args.map((a) => a.name)], [], []), irType(NUMBER)), shape: NUMBER };
   }
 
   private nestedSite(): NestedSite {

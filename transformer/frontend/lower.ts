@@ -44,6 +44,17 @@ export class Lowerer implements ProgramLowering {
     readonly checker: ts.TypeChecker,
   ) {}
 
+  /**
+   * Set by the plugin (transformer/taped): the names of a callee that runs taped, given the error
+   * of its lowering and the functions being lowered now (a cycle through one of them makes the
+   * caller run taped as a whole).
+   */
+  tapedCallees?: (decl: ts.SignatureDeclaration, error: unknown, lowering: readonly ts.Node[]) => string | undefined;
+
+  tapedCallee(decl: ts.SignatureDeclaration, error: unknown): string | undefined {
+    return this.tapedCallees?.(decl, error, [...this.active]);
+  }
+
   /** The functions lowered so far. */
   lowered(): LoweredFunction[] {
     return [...this.done.values()];

@@ -44,6 +44,12 @@ export interface ProgramLowering {
   lower(decl: ts.SignatureDeclaration, at?: ts.Node): LoweredFunction;
   lift(decl: ts.SignatureDeclaration, captures: readonly Capture[]): LoweredFunction;
   uniqueName(base: string): string;
+  /**
+   * A marked function whose lowering failed with `error` that runs taped instead, called from
+   * compiled code as an opaque call (constructs/taped): the str literal naming it and its copies,
+   * or undefined where it does not (the error stands).
+   */
+  tapedCallee(decl: ts.SignatureDeclaration, error: unknown): string | undefined;
 }
 
 /** Where a nested call is lowered: the enclosing function's lowering, as nested.ts needs it. */

@@ -119,6 +119,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   const compiler = new ModuleCompiler(host, checker, f);
   const taped = new TapedModule(tsApi, checker, ctx, sf, host.taped !== false, (target, call) => compiledGradient(target, call));
   const passed = new PassedFunctions(tsApi, checker);
+  compiler.tapedCallees = (decl, error, lowering) => taped.calleeNames(decl, error, () => markerOf(decl, checker), lowering);
   // Problems by place: a broken function needed by several call sites is one problem.
   const problems = new Map<string, { error: TsadDiagnosticError; neededBy: ts.Node[] }>();
   /**
@@ -225,14 +226,17 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
 
   /**
    * Mixing (taped/index.ts): the compiled valueAndGrad, with respect to every parameter, of a
-   * marked function of numbers that taped code calls; undefined where the compiler does not take
+   * marked function of numbers and arrays of numbers that taped code calls; undefined where the compiler does not take
    * it (then it is copied and taped).
    */
   const compiledGradient = (target: ts.SignatureDeclaration, call: ts.CallExpression): string | undefined => {
     const number = (type: ts.Type) => (type.flags & tsApi.TypeFlags.NumberLike) !== 0;
+    // Arrays of numbers too: the entry's partials are the gradient's numbers (runtime/tapedCalls.ts).
+    const numbers = (type: ts.Type) =>
+      number(type) || (checker.isArrayType(type) && number(checker.getTypeArguments(type as ts.TypeReference)[0])) || ['Float64Array', 'Float32Array'].includes(type.getSymbol()?.getName() ?? '');
     const signature = checker.getSignatureFromDeclaration(target);
     if (!signature || !isMarkedFunction(target, checker) || isInstanceMethod(tsApi, target) || target.parameters.length === 0) return undefined;
-    if (!number(checker.getReturnTypeOfSignature(signature)) || !target.parameters.every((p) => !p.dotDotDotToken && !p.questionToken && !p.initializer && number(checker.getTypeAtLocation(p))))
+    if (!number(checker.getReturnTypeOfSignature(signature)) || !target.parameters.every((p) => !p.dotDotDotToken && !p.questionToken && !p.initializer && numbers(checker.getTypeAtLocation(p))))
       return undefined;
     try {
       return compiler.compile({ target, transform: 'valueAndGrad', wrt: target.parameters.map((_, i) => i), callSite: call }).name;

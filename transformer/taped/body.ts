@@ -202,7 +202,7 @@ export class TapedFunctions {
       const target = t.isIdentifier(callee) && this.compiledGradient ? this.targetOf(callee) : undefined;
       const gradient = target && this.compiledGradient?.(target, node);
       if (gradient) {
-        return f.createCallExpression(this.runtime('compiled'), undefined, [f.createIdentifier((callee as ts.Identifier).text), f.createIdentifier(gradient), ...node.arguments.map(sub)]);
+        return f.createCallExpression(this.runtime('compiledCall'), undefined, [f.createIdentifier((callee as ts.Identifier).text), f.createIdentifier(gradient), ...node.arguments.map(sub)]);
       }
       if (t.isPropertyAccessExpression(callee)) {
         const dispatched = this.methods.call(node, sub(callee.expression), node.arguments.map(sub));

@@ -8,6 +8,8 @@ import { TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../fro
 import type { MarkerInfo } from '../frontend/markers';
 import { TapedFunctions, TapedRefusal, TapedTarget, sourceName } from './body';
 import { TapedPrims, functionDeclaration } from './prims';
+import { TAPED_RUNTIME, calleeLiteral } from '../constructs/taped';
+import { callableFromCompiled, reachesAny } from './callees';
 
 /** The note that a function runs taped. */
 export const RUNS_TAPED = 2001;
@@ -19,7 +21,7 @@ export type TapedKind = (typeof TAPED_KINDS)[number];
 /** The transforms that need a scalar result. */
 const SCALAR_RESULT: ReadonlySet<TapedKind> = new Set(['grad', 'valueAndGrad', 'hvp', 'hessian']);
 
-const RUNTIME = 'tsad$rt';
+const RUNTIME = TAPED_RUNTIME;
 
 export class TapedModule {
   private readonly prims: TapedPrims;
@@ -81,6 +83,55 @@ export class TapedModule {
   wouldRunTaped(error: unknown, decl: ts.Node, marker: () => MarkerInfo | undefined): decl is TapedTarget {
     return !this.refused.has(decl) && this.answers(error, decl, marker, undefined);
   }
+
+  /**
+   * Mixing (constructs/taped): a marked function that compiled code calls and whose lowering met
+   * `error`, which taped mode answers: the str literal naming it and its taped, dual-number and
+   * second-order copies (made now), so that the caller stays compiled and calls it as an opaque
+   * call. Undefined where the caller must run taped as a whole instead: the callee's calls lead
+   * back to a function being lowered (`lowering`), it takes or returns other than numbers and
+   * arrays of numbers, or taped mode refuses a copy.
+   */
+  calleeNames(decl: ts.Node, error: unknown, marker: () => MarkerInfo | undefined, lowering: readonly ts.Node[]): string | undefined {
+    if (lowering.includes(decl) || !this.answers(error, decl, marker, undefined)) return undefined;
+    if (!callableFromCompiled(this.tsApi, this.checker, decl)) return undefined;
+    if (reachesAny(this.tsApi, decl, lowering, (e) => this.functions.targetOf(e))) return undefined;
+    const copies = [this.functions, this.forward, this.second];
+    const [taped, dual, second] = copies.map((c) => c.nameOf(decl));
+    try {
+      for (const c of copies) c.flush();
+    } catch (e) {
+      if (!(e instanceof TapedRefusal)) throw e;
+      return undefined;
+    }
+    this.runtimeUsed = true;
+    return calleeLiteral({ plain: this.plainName(decl), taped, dual, second });
+  }
+
+  /**
+   * `function tsad$plain$f(p0, …) { return f(p0, …); }`, by which compiled code calls f itself: a
+   * local variable of the caller may be named f too (a declaration, so no order of initialisation).
+   */
+  private plainName(decl: TapedTarget): string {
+    const known = this.plain.get(decl);
+    if (known) return known;
+    const f = this.f;
+    const source = sourceName(this.tsApi, decl);
+    const name = `tsad$plain$${source}_${this.plain.size}`;
+    const params = decl.parameters.map((_, i) => `p${i}`);
+    const call = f.createCallExpression(
+      f.createIdentifier(source),
+      undefined,
+      params.map((p) => f.createIdentifier(p)),
+    );
+    this.calleeStatements.push(functionDeclaration(f, name, params, [f.createReturnStatement(call)]));
+    this.plain.set(decl, name);
+    return name;
+  }
+
+  /** The plain callers of functions compiled code calls as opaque calls (their copies are emitted with the others). */
+  private readonly plain = new Map<TapedTarget, string>();
+  private readonly calleeStatements: ts.Statement[] = [];
 
   /** What compiled code cannot take that taped code runs, in words; undefined for any other problem. */
   private reason(e: TsadDiagnosticError): string | undefined {
@@ -226,8 +277,8 @@ export class TapedModule {
 
   /** The module's taped code: the runtime's import, the primitives, the copies and the wrappers. */
   statements(): ts.Statement[] {
-    if (this.wrappers.size === 0) return [];
-    return [...this.prims.statements(), ...this.functions.statements(), ...this.forward.statements(), ...this.second.statements(), ...this.out];
+    if (this.wrappers.size === 0 && this.plain.size === 0) return [];
+    return [...this.prims.statements(), ...this.functions.statements(), ...this.forward.statements(), ...this.second.statements(), ...this.out, ...this.calleeStatements];
   }
 
   importStatements(): ts.Statement[] {

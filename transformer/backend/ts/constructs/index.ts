@@ -20,6 +20,7 @@ import { effectTs } from './effect';
 import { loopTs } from './loop';
 import { rematTs } from './remat';
 import { stackTs } from './stack';
+import { tapedTs } from './taped';
 import { whileTs } from './while';
 
 export const TS_CONSTRUCTS: { readonly [K in ConstructName]: ConstructTsRule } = {
@@ -41,4 +42,5 @@ export const TS_CONSTRUCTS: { readonly [K in ConstructName]: ConstructTsRule } =
   ...histogramTs,
   ...matmulTs,
   ...updateTs,
+  ...tapedTs,
 };

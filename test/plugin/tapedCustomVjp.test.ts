@@ -1,0 +1,202 @@
+// Mixing taped and compiled code with arrays (docs/frontend.md, "Taped mode", "Mixing"): a
+// compiled callee of arrays called from taped code is one tape entry (its compiled gradient for
+// the whole array), and a function that must run taped, called from compiled code, is an opaque
+// call of that code whose derivatives come from its taped copies (a custom VJP).
+import { load, partial, expectClose } from './harness';
+
+const tsad = require('tsad') as { tsad$tape: { stats(): { nodes: number; edges: number } } };
+
+describe('a compiled function of arrays called from taped code', () => {
+  const { exports: m, result } = load(`import { grad } from 'tsad';
+/** @differentiable */
+export function energy(xs: Float64Array, k: number): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += Math.sin(k * xs[i]) * xs[i];
+  return s;
+}
+/** @differentiable */
+export function walk(xs: Float64Array, n: number): number {
+  return n === 0 ? 0 : energy(xs, n) + walk(xs, n - 1);
+}
+/** The scale active too: the entry has a partial for it beside the array's. */
+/** @differentiable */
+export function scaled(xs: number[], k: number, n: number): number {
+  return n === 0 ? k : energy(new Float64Array(xs), k) * scaled(xs, k, n - 1);
+}
+export const dWalk = grad(walk);
+export const dScaled = grad(scaled, { wrt: [0, 1] });
+`);
+
+  test('builds: only the recursive functions run taped', () => {
+    expect(result.messages.filter((s) => / - error /.test(s))).toEqual([]);
+    const notes = result.messages.filter((s) => /note TSAD2001/.test(s));
+    expect(notes.map((s) => s.match(/'(\w+)' runs taped/)?.[1]).sort()).toEqual(['scaled', 'walk']);
+  });
+
+  test('each call is one tape entry with a partial per element: m + 2n nodes', () => {
+    for (const [len, n] of [
+      [3, 1],
+      [5, 4],
+      [8, 10],
+    ]) {
+      const xs = Float64Array.from({ length: len }, (_, i) => 0.3 + 0.17 * i);
+      const g = m.dWalk(xs, n) as Float64Array;
+      expect(tsad.tsad$tape.stats()).toEqual({ nodes: len + 2 * n, edges: n * len + 2 * n - 1 });
+      expect(g).toBeInstanceOf(Float64Array);
+      for (let k = 0; k < len; k++) expectClose([g[k]], partial(m.walk, [Array.from(xs), n], 0, k), 1e-5);
+    }
+  });
+
+  test('an array built in taped code and an active number: the gradient agrees with central differences', () => {
+    const xs = [0.4, -0.7, 1.1];
+    const [gx, gk] = m.dScaled(xs, 0.9, 3);
+    for (let k = 0; k < xs.length; k++) expectClose([gx[k]], partial(m.scaled, [xs, 0.9, 3], 0, k), 1e-5);
+    expectClose([gk], partial(m.scaled, [xs, 0.9, 3], 1, 0), 1e-5);
+  });
+});
+
+/** The determinant by expansion along the first row (recursive, on Float64Array). */
+const DET = `/** @differentiable */
+export function det(a: Float64Array, n: number): number {
+  if (n === 1) return a[0];
+  let s = 0;
+  for (let j = 0; j < n; j++) {
+    const minor = new Float64Array((n - 1) * (n - 1));
+    for (let r = 1; r < n; r++) {
+      let k = 0;
+      for (let c = 0; c < n; c++) {
+        if (c === j) continue;
+        minor[(r - 1) * (n - 1) + k] = a[r * n + c];
+        k++;
+      }
+    }
+    s += (j % 2 === 0 ? 1 : -1) * a[j] * det(minor, n - 1);
+  }
+  return s;
+}`;
+
+describe('a recursive determinant called from compiled code: a custom VJP from its taped copy', () => {
+  const { exports: m, result } = load(`import { grad, jvp, hvp, hessian, vjp, valueAndGrad } from 'tsad';
+${DET}
+/** Compiled: it calls det, which runs taped. */
+/** @differentiable */
+export function outer(a: Float64Array, n: number): number {
+  const d = det(a, n);
+  let q = 0;
+  for (let i = 0; i < a.length; i++) q += a[i] * a[i];
+  return Math.sin(d) + 0.1 * d * q;
+}
+/** The taped callee inside a counted loop: one call per iteration (zero trips: none). */
+/** @differentiable */
+export function looped(a: Float64Array, n: number, reps: number): number {
+  let s = 0;
+  for (let i = 0; i < reps; i++) s += Math.cos(0.3 * i + det(a, n)) * a[i % a.length];
+  return s;
+}
+export const dOuter = grad(outer);
+export const vgOuter = valueAndGrad(outer);
+export function vjpOuter(a: Float64Array, n: number) {
+  return vjp(outer, a, n);
+}
+export function jvpOuter(a: Float64Array, n: number, v: Float64Array) {
+  return jvp(outer, [a, n], [v, 0]);
+}
+export const hvpOuter = hvp(outer);
+export const hessOuter = hessian(outer);
+export const dLooped = grad(looped);
+export const dDet = grad(det, { wrt: [0, 1] });
+`);
+  const matrix = (n: number) => Float64Array.from({ length: n * n }, (_, i) => Math.sin(1.3 * i + 0.4) + (i % (n + 1) === 0 ? 1.5 : 0));
+  const fd = (f: (...a: any[]) => number, args: any[], i: number, len: number) =>
+    Array.from(
+      { length: len },
+      (_, k) =>
+        partial(
+          f,
+          args.map((a) => (a instanceof Float64Array ? Array.from(a) : a)),
+          i,
+          k,
+        )[0],
+    );
+
+  test('builds: the note names only det; outer and looped run compiled', () => {
+    expect(result.messages.filter((s) => / - error /.test(s))).toEqual([]);
+    const notes = result.messages.filter((s) => /note TSAD2001/.test(s));
+    expect(notes.map((s) => s.match(/'(\w+)' runs taped/)?.[1])).toEqual(['det']);
+    // Compiled: its gradient calls the taped copy of det once, through the runtime's VJP.
+    const body = result.outputText.slice(result.outputText.indexOf('function outer$grad'));
+    const own = body.slice(0, body.indexOf('\nfunction ', 1));
+    expect(own.match(/tapedVjp\(/g)).toHaveLength(1);
+    expect(own).not.toMatch(/new tsad\$rt\.tsad\$tape\.Tape/);
+  });
+
+  test('grad and valueAndGrad agree with central differences (n = 1 … 4); the tape holds only det', () => {
+    for (const n of [1, 2, 3, 4]) {
+      const a = matrix(n);
+      const g = m.dOuter(a, n) as Float64Array;
+      const tapeOfDet = tsad.tsad$tape.stats();
+      expect(g).toBeInstanceOf(Float64Array);
+      expectClose(Array.from(g), fd(m.outer, [a, n], 0, n * n), 1e-5);
+      m.dDet(a, n);
+      expect(tapeOfDet).toEqual(tsad.tsad$tape.stats());
+      const [v, vg] = m.vgOuter(a, n);
+      expect(v).toBeCloseTo(m.outer(a, n), 12);
+      expectClose(Array.from(vg as Float64Array), Array.from(g), 1e-12);
+    }
+  });
+
+  test('vjp: the pullback may run twice; jvp agrees with <grad, v>', () => {
+    const n = 3;
+    const a = matrix(n);
+    const v = Float64Array.from({ length: n * n }, (_, i) => Math.cos(i));
+    const [y, pullback] = m.vjpOuter(a, n);
+    expect(y).toBeCloseTo(m.outer(a, n), 12);
+    const g = m.dOuter(a, n) as Float64Array;
+    for (const ct of [1, -2.5]) {
+      const [ga, gn] = pullback(ct);
+      expectClose(
+        Array.from(ga as Float64Array),
+        Array.from(g, (x) => ct * x),
+        1e-12,
+      );
+      // n only sizes and indexes: no derivative (its differences are NaN: det of a fractional size).
+      expect(gn).toBe(0);
+    }
+    const [y2, dy] = m.jvpOuter(a, n, v);
+    expect(y2).toBeCloseTo(m.outer(a, n), 12);
+    expectClose([dy], [g.reduce((s, x, i) => s + x * v[i], 0)], 1e-10);
+  });
+
+  test('hvp and hessian (forward over the taped VJP) agree with differences of the gradient', () => {
+    const n = 3;
+    const a = matrix(n);
+    const v = Float64Array.from({ length: n * n }, (_, i) => 0.5 - 0.1 * i);
+    const hv = m.hvpOuter(a, n, v) as Float64Array;
+    const h = 1e-5;
+    const shifted = (s: number) =>
+      m.dOuter(
+        Float64Array.from(a, (x, i) => x + s * v[i]),
+        n,
+      ) as Float64Array;
+    const up = shifted(h);
+    const down = shifted(-h);
+    expectClose(
+      Array.from(hv),
+      Array.from(up, (u, i) => (u - down[i]) / (2 * h)),
+      1e-5,
+    );
+    const H = m.hessOuter(a, n) as number[][];
+    const hvFromH = H.map((row) => row.reduce((s, x, j) => s + x * v[j], 0));
+    expectClose(hvFromH, Array.from(hv), 1e-9);
+  });
+
+  test('in a counted loop: the gradient agrees with central differences; zero trips give zeros', () => {
+    const n = 3;
+    const a = matrix(n);
+    for (const reps of [0, 1, 4]) {
+      const g = m.dLooped(a, n, reps) as Float64Array;
+      expectClose(Array.from(g), fd(m.looped, [a, n, reps], 0, n * n), 1e-5);
+    }
+    expect(Array.from(m.dLooped(a, n, 0) as Float64Array)).toEqual(new Array(n * n).fill(0));
+  });
+});
