@@ -23,6 +23,7 @@ import { InternalError } from '../../ir/syntax';
 import type { Builder } from '../../ir/build';
 import { emptyStack } from '../placeholder';
 import { packDeepResiduals } from './pack';
+import { flattenInnerStacks } from './flatten';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../types';
 import { type ResidualSource, residualSources } from '../shared/residuals';
 
@@ -144,13 +145,19 @@ export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
   const nInv = e.nl.length - 1 - k;
   const direct = params.slice(1, 1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + m] }));
   const carried = params.slice(1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + nInv + m] }));
-  const invariants = [...direct, ...invariantLengths(ops, unpacked, [...direct, ...carried], k)];
-  const h = packDeepResiduals(ops, unpacked, k, new Set([params[0].name, ...invariants.map((u) => u.param)]));
+  const lengths = [...direct, ...invariantLengths(ops, unpacked, [...direct, ...carried], k)];
+  // The stacks of the loops inside, one per run, as regions of one flat stack this loop carries (flatten.ts).
+  const flattened = flattenInnerStacks(b, unpacked, k);
+  const flat = flattened ? [binder(b.fresh('flat'), stackType(REAL))] : [];
+  const invariants = flattened ? [...lengths, { param: flattened.flat.name, operand: flat[0].name }] : lengths;
+  const kk = k + flat.length;
+  const h = packDeepResiduals(ops, flattened?.h ?? unpacked, kk, new Set([params[0].name, ...invariants.map((u) => u.param)]));
   const { sources, stacked, strides } = residualSources(h, params[0].name, invariants, ops.nested);
   // A counted loop pushes one record per iteration: its trip count sizes the stacks.
   const st0 = emptyStacks(b, stacked, e.nl[0], strides);
+  const flat0 = flat.map(() => emptyStack(b, REAL));
   const stFinal = stacked.map((t) => binder(b.fresh('st'), stackType(t)));
-  b.bind([...results.nl, ...stFinal], [], construct(e.op, [...e.nl, ...st0], [], [stackingBody(b, h, k, sources, stacked, undefined, h.primal.nlParams[0].name)]));
+  b.bind([...results.nl, ...flat, ...stFinal], [], construct(e.op, [...e.nl, ...flat0, ...st0], [], [stackingBody(b, h, kk, sources, stacked, undefined, h.primal.nlParams[0].name)]));
   const lin = readingBody(b, h, sources, stFinal);
   return construct(e.op, [e.nl[0], ...lin.operands], e.lin, [lin.body]);
 }

@@ -27,9 +27,11 @@ import { printType } from '../../ir/printType';
 import type { ConstructRule } from '../types';
 import { atJvp, pushJvp, constantJvp } from './jvp';
 import { nonLinearOnly } from '../shared/nonLinear';
+import { flatIndex } from './position';
 
 export { lpush, lat } from './linear';
 export { put } from './put';
+export { extend } from './extend';
 
 function rule(name: string, operands: number | readonly [number, number], typeRule: ConstructRule['typeRule'], impl: (v: readonly Value[]) => Value, jvp: ConstructRule['jvp']): ConstructRule {
   return {
@@ -82,11 +84,12 @@ export const push = rule(
 /**
  * `at(s, i)`: the i-th value pushed; `at(s, i, stride, field)`: field `field` of the i-th record of
  * `stride` values (element i·stride + field), how a loop reads the numbers it stored as one record
- * per iteration (loop/unzip.ts).
+ * per iteration (loop/unzip.ts); a last operand after i or after the field is a base added to the
+ * position (an inner loop's run in a flat stack, loop/flatten.ts).
  */
 export const at = rule(
   'at',
-  [2, 4],
+  [2, 5],
   (ops, _e, t) => {
     const [s, ...indices] = t.nl;
     for (const i of indices) if (i.tag !== 'real') ops.error(`the index of at must be real, got ${printType(i)}`);
@@ -96,10 +99,10 @@ export const at = rule(
     }
     return { nl: [s.elem], lin: [] };
   },
-  ([s, r, stride, field]) => {
+  ([s, ...indices]) => {
     const st = s as Value[];
-    const i = stride === undefined ? r : (r as number) * (stride as number) + (field as number);
-    if (typeof i !== 'number' || !(i >= 0 && i < st.length)) throw new InternalError(`at: index ${String(i)} outside a stack of ${st.length}`);
+    const i = flatIndex(indices);
+    if (!(i >= 0 && i < st.length)) throw new InternalError(`at: index ${String(i)} outside a stack of ${st.length}`);
     return st[i];
   },
   atJvp,

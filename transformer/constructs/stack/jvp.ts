@@ -25,6 +25,7 @@ import type { Binder, Lambda, Type } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
 import { dotName } from '../../ir/names';
+import { flatIndexIn } from './position';
 
 /** The body of a linear `lat`: the zero of its element type, read where the stack has none. */
 export const zeroBody = (t: Type): Lambda => lambda([], [], block([], zeroE(t)));
@@ -72,11 +73,11 @@ export function pushJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[
 }
 
 export function atJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[]): readonly Tangent[] {
-  const [s, r, stride, field] = e.nl;
+  const [s, ...indices] = e.nl;
   ops.b.bind([...results], [], e);
   if (ops.tangentOf(s) === null) return [null];
   // A record's field: the tangent stack is read at the same flat position.
-  const i = stride === undefined ? r : ops.b.prim('add', [ops.b.prim('mul', [r, stride], 'base'), field], 'at');
+  const i = flatIndexIn(ops.b, indices);
   return [readTangent(ops, i, s, results[0])];
 }
 

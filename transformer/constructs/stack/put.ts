@@ -2,6 +2,10 @@
 //
 //   let s' = put(s, x, i) []                  s with x as its i-th value
 //   let s' = put(s, x, i, stride, field) []   x as field `field` of record i (element i·stride + field)
+//   let s' = put(s, x, i[, stride, field], base) []   the same, `base` elements further on
+//
+// The base places an inner loop's records in one flat stack shared by all its runs (loop/flatten.ts):
+// each run reserves its room with `extend` (extend.ts) and puts at its offset.
 //
 // A counted loop creates its stacks with room for its trip count, `stack(x, n[, stride])`, and its
 // iteration i fills record i: the position is the loop's counter, known without asking the stack.
@@ -24,14 +28,15 @@ import type { ConstructExpr, ConstructRule, JvpOps } from '../types';
 import { dotName } from '../../ir/names';
 import { constantJvp } from './jvp';
 import { nonLinearOnly } from '../shared/nonLinear';
+import { flatIndex, flatIndexIn } from './position';
 
 function putJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[]): readonly Tangent[] {
-  const [s, x, r, stride, field] = e.nl;
+  const [s, x, ...indices] = e.nl;
   const sDot = ops.tangentOf(s);
   const xDot = ops.tangentOf(x);
   if (sDot === null && xDot === null) return constantJvp(ops, e, results);
   ops.b.bind([...results], [], e);
-  const k = stride === undefined ? r : ops.b.prim('add', [ops.b.prim('mul', [r, stride], 'base'), field], 'at');
+  const k = flatIndexIn(ops.b, indices);
   const y = results[0];
   if (!y.type) throw new InternalError(`jvp: untyped result ${y.name} of put (annotate types first)`);
   const yDot = binder(ops.b.fresh(dotName(y.name)), tangentType(y.type));
@@ -45,8 +50,8 @@ export const put: ConstructRule = {
   arity: () => ({ nl: 1, lin: 0 }),
   typeRule: (ops, e, t) => {
     if (e.bodies.length !== 0) ops.error('put takes no bodies');
-    if ((t.nl.length !== 3 && t.nl.length !== 5) || t.lin.length !== 0) {
-      ops.error(`put takes 3 or 5 non-linear operands, got ${t.nl.length} and ${t.lin.length} linear`);
+    if (t.nl.length < 3 || t.nl.length > 6 || t.lin.length !== 0) {
+      ops.error(`put takes 3 to 6 non-linear operands, got ${t.nl.length} and ${t.lin.length} linear`);
       return { nl: [stackType(REAL)], lin: [] };
     }
     const [s, x, ...indices] = t.nl;
@@ -56,11 +61,10 @@ export const put: ConstructRule = {
     return { nl: [s.tag === 'stack' ? s : stackType(x)], lin: [] };
   },
   impl: (_ops, _e, v) => {
-    const [s, x, r, stride, field] = v.nl;
+    const [s, x, ...indices] = v.nl;
     const st = s as Value[];
-    const i = stride === undefined ? r : (r as number) * (stride as number) + (field as number);
-    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i > st.length)
-      throw new InternalError(`put: position ${String(i)} is not the next of a stack of ${st.length} (records fill in order)`);
+    const i = flatIndex(indices);
+    if (!Number.isInteger(i) || i < 0 || i > st.length) throw new InternalError(`put: position ${String(i)} is not the next of a stack of ${st.length} (records fill in order)`);
     // In place, as push: the stack is used once after it.
     st[i] = x;
     return { nl: [s], lin: [] };

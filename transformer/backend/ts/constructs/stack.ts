@@ -4,6 +4,16 @@ import type * as ts from 'typescript';
 import type { ConstructTsRule, EmitTsOps } from '../types';
 import { isLinear, rest } from '../../../constructs/stack/linear';
 import { assign, emptyRealStack, isRealStack, reserve, slabStack, stackElement, stackSize } from './stackEmit';
+import { position } from '../../../constructs/stack/position';
+import { extendTs } from './stackExtend';
+
+/** r, r·stride + field, and either plus the base (constructs/stack/position.ts). */
+function flatPosition(ops: EmitTsOps, indices: readonly string[]): ts.Expression {
+  const f = ops.factory;
+  const { r, stride, field, base } = position(indices);
+  const k = stride === undefined ? ops.ref(r) : f.createAdd(f.createMultiply(ops.ref(r), ops.ref(stride)), ops.ref(field as string));
+  return base === undefined ? k : f.createAdd(ops.ref(base), k);
+}
 
 /** The room `stack(x, n[, stride])` reserves, before slabStack rounds it up: n, or ⌈n⌉·stride (⌈n·stride⌉ can miss the last record's fields when n is fractional). */
 function capacity(ops: EmitTsOps, n: string, stride: string | undefined): ts.Expression {
@@ -36,10 +46,9 @@ const push: ConstructTsRule = (ops, e, into) => {
 };
 
 const at: ConstructTsRule = (ops, e, into) => {
-  const f = ops.factory;
-  const [s, r, stride, field] = e.nl;
-  const i = stride === undefined ? ops.ref(r) : f.createAdd(f.createMultiply(ops.ref(r), ops.ref(stride)), ops.ref(field));
-  const read = isRealStack(ops, s) ? stackElement(f, ops.ref(s), i) : f.createElementAccessExpression(ops.ref(s), i);
+  const [s, ...indices] = e.nl;
+  const i = flatPosition(ops, indices);
+  const read = isRealStack(ops, s) ? stackElement(ops.factory, ops.ref(s), i) : ops.factory.createElementAccessExpression(ops.ref(s), i);
   return [assign(ops, into[0], read)];
 };
 
@@ -84,10 +93,10 @@ const lat: ConstructTsRule = (ops, e, into) => {
 // s.a[s.b + i] = x (or s[i] = x): the counted loop's iteration i fills record i of the room it reserved.
 const put: ConstructTsRule = (ops, e, into) => {
   const f = ops.factory;
-  const [s, x, r, stride, field] = e.nl;
-  const i = stride === undefined ? ops.ref(r) : f.createAdd(f.createMultiply(ops.ref(r), ops.ref(stride)), ops.ref(field));
+  const [s, x, ...indices] = e.nl;
+  const i = flatPosition(ops, indices);
   const slot = isRealStack(ops, s) ? stackElement(f, ops.ref(s), i) : f.createElementAccessExpression(ops.ref(s), i);
   return [f.createExpressionStatement(f.createAssignment(slot, ops.ref(x))), assign(ops, into[0], ops.ref(s))];
 };
 
-export const stackTs = { stack, push, put, at, size, lpush, lat };
+export const stackTs = { stack, push, put, extend: extendTs, at, size, lpush, lat };
