@@ -48,6 +48,8 @@ export interface CompileRequest {
   readonly callSite: ts.Node;
   /** The marker's checkpoint policy for the function's loops (reverse mode). */
   readonly checkpoint?: LoopCheckpoint;
+  /** jacobian, jacfwd, jacrev: `{ flat: true }`, one Float64Array per call. */
+  readonly flat?: boolean;
 }
 
 export interface CompiledTransform {
@@ -217,7 +219,7 @@ export class ModuleCompiler {
   compile(req: CompileRequest): CompiledTransform {
     const fn = req.of ? this.lowerer.nested.lower(req.of, req.captured).fn : this.lowerer.lower(req.target);
     const derivative = `${fn.name}|${req.wrt.join(',')}|${JSON.stringify(req.checkpoint ?? 'store')}`;
-    const key = `${req.transform}|${derivative}`;
+    const key = `${req.transform}${req.flat ? '|flat' : ''}|${derivative}`;
     const cached = this.wrappers.get(key);
     if (cached) return cached;
     // The module's other functions are not this derivative's business: every pass over the
@@ -267,7 +269,7 @@ export class ModuleCompiler {
     }
     this.checkMatrixShapes(req, fn, label);
     const suffix = req.wrt.length === 1 && req.wrt[0] === 0 ? '' : `_${req.wrt.join('_')}`;
-    const name = `${fn.name}_${req.transform}${suffix}`;
+    const name = `${fn.name}_${req.transform}${suffix}${req.flat ? '_flat' : ''}`;
     const planner = twice && (req.transform === 'jacobian' || req.transform === 'jacrev') ? PLANNERS.jacfwd : PLANNERS[req.transform];
     let plan: CallSitePlan;
     const stated = this.withState(fn, req.callSite);
@@ -279,6 +281,7 @@ export class ModuleCompiler {
       where: `${req.transform}(${label})`,
       driver: twice ? { ...this.driverFor(req), forwardGrad: true } : this.driverFor(req),
       reverse: () => this.reverse(program, fn.name, req),
+      ...(req.flat ? { flat: true } : {}),
     };
     const grad = req.transform === 'grad';
     try {
@@ -330,6 +333,13 @@ export class ModuleCompiler {
     const sides = [...(req.transform === 'hessian' ? [] : [{ what: 'its result', shape: fn.result }]), ...req.wrt.map((w) => ({ what: `'${fn.params[w].name}'`, shape: fn.params[w].shape }))];
     const arrays = sides.some((x) => hasArray(x.shape));
     if (!arrays) return;
+    if (req.flat)
+      fail(
+        1121,
+        req.callSite,
+        `${req.transform}(${label}, { flat: true }) needs numbers, tuples and objects of numbers (sizes known when it compiles), but ${sides.find((x) => hasArray(x.shape))!.what} holds an array: leave flat out for number[][]`,
+        MATRIX_RESULT_HINT,
+      );
     for (const x of sides) {
       if (!flat(x.shape))
         fail(1121, req.callSite, `${req.transform}(${label}) with arrays needs numbers and arrays of numbers, but ${x.what} is ${describeShape(x.shape)}: use vjp or jvp for it`, MATRIX_RESULT_HINT);

@@ -49,6 +49,8 @@ export interface PlanRequest {
    * wrapper calls (dropping the value) instead of a def of its own.
    */
   readonly valueAndGrad?: SharedDef;
+  /** jacobian, jacfwd, jacrev with `{ flat: true }`: one row-major Float64Array, `{ data, rows, cols }`. */
+  readonly flat?: boolean;
 }
 
 /** A def another call site of the module has emitted, with the program it belongs to. */
