@@ -143,16 +143,39 @@ export function linearize<F extends Fn>(f: F, ...primals: Parameters<F>): [Retur
 
 /** One Jacobian (rows = outputs) per differentiated parameter; several `wrt` give a tuple. */
 export type JacobianOf<W> = W extends readonly [unknown, unknown, ...unknown[]] ? { -readonly [K in keyof W]: number[][] } : number[][];
+export interface JacobianOptions<W extends readonly Index[] = readonly Index[], Flat extends boolean = boolean> extends TransformOptions<W> {
+  /**
+   * `true`: the whole Jacobian in one row-major Float64Array, entry (r, c) at `data[r * cols + c]`,
+   * rows the result's numbers and columns the `wrt` parameters' numbers side by side, with no
+   * array per row. Parameters and result of numbers, tuples and objects of numbers.
+   */
+  readonly flat?: Flat;
+}
+/** `jacobian(f, { flat: true })`'s result. */
+export interface FlatJacobian {
+  readonly data: Float64Array;
+  readonly rows: number;
+  readonly cols: number;
+}
 /** The Hessian; several `wrt` give the blocks `H[a][b] = ∂²f/∂w_a∂w_b`. */
 export type HessianOf<W> = W extends readonly [unknown, unknown, ...unknown[]] ? { -readonly [K in keyof W]: { -readonly [L in keyof W]: number[][] } } : number[][];
 
-export function jacobian<F extends Fn, const W extends readonly Index[] = readonly [0]>(f: F, options?: TransformOptions<W>): (...args: Parameters<F>) => JacobianOf<W> {
+export function jacobian<F extends Fn, const W extends readonly Index[] = readonly [0], const Flat extends boolean = false>(
+  f: F,
+  options?: JacobianOptions<W, Flat>,
+): (...args: Parameters<F>) => Flat extends true ? FlatJacobian : JacobianOf<W> {
   return notCompiled('jacobian', f);
 }
-export function jacfwd<F extends Fn, const W extends readonly Index[] = readonly [0]>(f: F, options?: TransformOptions<W>): (...args: Parameters<F>) => JacobianOf<W> {
+export function jacfwd<F extends Fn, const W extends readonly Index[] = readonly [0], const Flat extends boolean = false>(
+  f: F,
+  options?: JacobianOptions<W, Flat>,
+): (...args: Parameters<F>) => Flat extends true ? FlatJacobian : JacobianOf<W> {
   return notCompiled('jacfwd', f);
 }
-export function jacrev<F extends Fn, const W extends readonly Index[] = readonly [0]>(f: F, options?: TransformOptions<W>): (...args: Parameters<F>) => JacobianOf<W> {
+export function jacrev<F extends Fn, const W extends readonly Index[] = readonly [0], const Flat extends boolean = false>(
+  f: F,
+  options?: JacobianOptions<W, Flat>,
+): (...args: Parameters<F>) => Flat extends true ? FlatJacobian : JacobianOf<W> {
   return notCompiled('jacrev', f);
 }
 export function hessian<F extends (...args: any[]) => number, const W extends readonly Index[] = readonly [0]>(f: F, options?: TransformOptions<W>): (...args: Parameters<F>) => HessianOf<W> {

@@ -25,7 +25,7 @@ import type { Host } from './host';
 import { accessorsOf, moduleValueReader, moduleValues, relativeSpecifier, stateReader } from './frontend/moduleState';
 import { classOf, isInstanceMethod } from './frontend/methods';
 import type { PlanStatement } from './plan/syntax';
-import type { Signature } from './plan/request';
+import type { SharedDef, Signature } from './plan/request';
 import { CONSTRUCTS, isConstruct } from './constructs/registry';
 
 /** The wrapper's binding of its checked `this` (an instance method's object). */
@@ -48,6 +48,8 @@ export interface CompileRequest {
   readonly callSite: ts.Node;
   /** The marker's checkpoint policy for the function's loops (reverse mode). */
   readonly checkpoint?: LoopCheckpoint;
+  /** jacobian, jacfwd, jacrev: `{ flat: true }`, one Float64Array per call. */
+  readonly flat?: boolean;
 }
 
 export interface CompiledTransform {
@@ -60,8 +62,11 @@ export class ModuleCompiler {
   private readonly lowerer: Lowerer;
   private readonly backend: Backend<ts.Statement, TypeScriptSite>;
   private readonly driver: DriverOptions;
-  private readonly out: ts.Statement[] = [];
+  /** The wrappers and defs in call-site order; a grad's waits until the module's valueAndGrads are known. */
+  private readonly out: (ts.Statement[] | (() => ts.Statement[]))[] = [];
   private readonly wrappers = new Map<string, CompiledTransform>();
+  /** The valueAndGrad def of each (function, wrt, checkpoint), which a grad of the same calls. */
+  private readonly valueAndGrads = new Map<string, SharedDef>();
   private readonly reverses = new Map<string, Reverse>();
   /** The other modules whose variables the wrappers read, by the name of their namespace import. */
   private readonly imports = new Map<ts.SourceFile, string>();
@@ -83,7 +88,11 @@ export class ModuleCompiler {
   }
 
   statements(): ts.Statement[] {
-    return this.out;
+    for (let k = 0; k < this.out.length; k++) {
+      const entry = this.out[k];
+      if (typeof entry === 'function') this.out[k] = entry();
+    }
+    return (this.out as ts.Statement[][]).flat();
   }
 
   /** Mixing: which callees of compiled code run taped, as opaque calls (transformer/taped, constructs/taped). */
@@ -214,7 +223,8 @@ export class ModuleCompiler {
 
   compile(req: CompileRequest): CompiledTransform {
     const fn = req.of ? this.lowerer.nested.lower(req.of, req.captured).fn : this.lowerer.lower(req.target);
-    const key = `${fn.name}|${req.transform}|${req.wrt.join(',')}|${JSON.stringify(req.checkpoint ?? 'store')}`;
+    const derivative = `${fn.name}|${req.wrt.join(',')}|${JSON.stringify(req.checkpoint ?? 'store')}`;
+    const key = `${req.transform}${req.flat ? '|flat' : ''}|${derivative}`;
     const cached = this.wrappers.get(key);
     if (cached) return cached;
     // The module's other functions are not this derivative's business: every pass over the
@@ -264,29 +274,40 @@ export class ModuleCompiler {
     }
     this.checkMatrixShapes(req, fn, label);
     const suffix = req.wrt.length === 1 && req.wrt[0] === 0 ? '' : `_${req.wrt.join('_')}`;
-    const name = `${fn.name}_${req.transform}${suffix}`;
+    const name = `${fn.name}_${req.transform}${suffix}${req.flat ? '_flat' : ''}`;
     const planner = twice && (req.transform === 'jacobian' || req.transform === 'jacrev') ? PLANNERS.jacfwd : PLANNERS[req.transform];
     let plan: CallSitePlan;
     const stated = this.withState(fn, req.callSite);
+    const request = {
+      kind: req.transform,
+      program,
+      fn: stated.sig,
+      wrt: req.wrt,
+      where: `${req.transform}(${label})`,
+      driver: twice ? { ...this.driverFor(req), forwardGrad: true } : this.driverFor(req),
+      reverse: () => this.reverse(program, fn.name, req),
+      ...(req.flat ? { flat: true } : {}),
+    };
+    const grad = req.transform === 'grad';
     try {
-      plan = planner({
-        kind: req.transform,
-        program,
-        fn: stated.sig,
-        wrt: req.wrt,
-        where: `${req.transform}(${label})`,
-        driver: twice ? { ...this.driverFor(req), forwardGrad: true } : this.driverFor(req),
-        reverse: () => this.reverse(program, fn.name, req),
-      });
+      plan = planner({ ...request, valueAndGrad: grad ? this.valueAndGrads.get(derivative) : undefined });
     } catch (e) {
       // An array combinator whose rule for this transform is not built yet (second order through
       // scan and reduce) says so with an IrError: a diagnostic at the call site, not a crash.
       if (!(e instanceof IrError) || !usesArrayCombinators(program)) throw e;
       return fail(1121, req.callSite, `${req.transform}(${label}) is not supported yet: ${e.message}`, PASS_LIMIT_HINT);
     }
-    if (stated.readers.size > 0) plan = readingState(plan, stated.readers);
+    if (req.transform === 'valueAndGrad') this.valueAndGrads.set(derivative, { program: plan.program, def: plan.entries[0] });
     const readState = (param: string) => stated.readers.get(param)!();
-    this.out.push(...this.backend.callSite(plan, name, { target: req.target, callSite: req.callSite, readState }));
+    const emit = (p: CallSitePlan) => this.backend.callSite(stated.readers.size > 0 ? readingState(p, stated.readers) : p, name, { target: req.target, callSite: req.callSite, readState });
+    if (grad && !this.valueAndGrads.has(derivative)) {
+      // A valueAndGrad later in the module may still bring a def this grad can share.
+      const own = plan;
+      this.out.push(() => {
+        const vg = this.valueAndGrads.get(derivative);
+        return emit(vg ? planner({ ...request, valueAndGrad: vg }) : own);
+      });
+    } else this.out.push(emit(plan));
     const compiled: CompiledTransform = { name, replaces: spec.form };
     this.wrappers.set(key, compiled);
     return compiled;
@@ -317,6 +338,13 @@ export class ModuleCompiler {
     const sides = [...(req.transform === 'hessian' ? [] : [{ what: 'its result', shape: fn.result }]), ...req.wrt.map((w) => ({ what: `'${fn.params[w].name}'`, shape: fn.params[w].shape }))];
     const arrays = sides.some((x) => hasArray(x.shape));
     if (!arrays) return;
+    if (req.flat)
+      fail(
+        1121,
+        req.callSite,
+        `${req.transform}(${label}, { flat: true }) needs numbers, tuples and objects of numbers (sizes known when it compiles), but ${sides.find((x) => hasArray(x.shape))!.what} holds an array: leave flat out for number[][]`,
+        MATRIX_RESULT_HINT,
+      );
     for (const x of sides) {
       if (!flat(x.shape))
         fail(1121, req.callSite, `${req.transform}(${label}) with arrays needs numbers and arrays of numbers, but ${x.what} is ${describeShape(x.shape)}: use vjp or jvp for it`, MATRIX_RESULT_HINT);

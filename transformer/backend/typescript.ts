@@ -162,6 +162,8 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         return f.createExpressionStatement(f.createAssignment(f.createIdentifier(s.name), this.expr(s.value)));
       case 'check':
         return this.argumentCheck(s.where, s.checks);
+      case 'store':
+        return f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(s.name), s.index), this.expr(s.value)));
       case 'sameLength': {
         const K = this.t.SyntaxKind;
         const len = (e: PlanExpr) => f.createPropertyAccessExpression(this.expr(e), 'length');
@@ -321,6 +323,8 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       }
       case 'rows':
         return this.arrayFrom('Array', this.expr(e.count), e.index, this.expr(e.body));
+      case 'float64Array':
+        return f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createNumericLiteral(e.length)]);
       case 'function': {
         // A function expression, not an arrow: its own `arguments` is what its check counts.
         // Its messages name it (`vjp(f)'s pullback`), as its check does.

@@ -3,19 +3,19 @@
 import { valueAndGradOf } from '../ad/drivers';
 import { gradName, valueAndGradName } from '../ir/names';
 import type { Shape } from './shapes';
-import { Planner, checked, paramChecks, wrapperOf } from './request';
+import type { Program } from '../ir/syntax';
+import { Planner, PlanRequest, checked, paramChecks, wrapperOf } from './request';
 import { PlanStatement, array, callDef, name, ret } from './syntax';
 
 export const planGrad: Planner = (req) => {
   const { fn, wrt } = req;
   const { m, irArgs } = wrapperOf(fn);
   const withValue = req.kind === 'valueAndGrad';
-  const vg = valueAndGradOf(req.program, fn.name, { ...req.driver, wrt, value: withValue, flatSignature: true, vjp: req.driver.forwardGrad ? undefined : req.reverse() });
-  // One def per (transform, wrt) in the module: f.vg, f.grad, f.grad_1 for wrt [1], ...
-  const allParams = wrt.join('_') === fn.params.map((_, i) => i).join('_');
-  const irName = `${withValue ? valueAndGradName(fn.name) : gradName(fn.name)}${allParams ? '' : `_${wrt.join('_')}`}`;
-  const program = { defs: vg.program.defs.map((d) => (d.name === vg.valueAndGrad ? { ...d, name: irName } : d)) };
-  const value = withValue ? [m.fresh('value')] : [];
+  // grad beside a valueAndGrad of the same parameters calls its def: the value costs nothing more.
+  const shared = withValue ? undefined : req.valueAndGrad;
+  const { program, irName } = shared ? { program: shared.program, irName: shared.def } : gradDef(req, withValue);
+  const defHasValue = withValue || shared !== undefined;
+  const value = defHasValue ? [m.fresh('value')] : [];
   const barLeaves = wrt.map((i) => m.leafNames(`${fn.params[i].name}_bar`, fn.params[i].shape));
   const args = fn.params.flatMap((p, i) => (wrt.includes(i) ? m.leaves(name(p.name), p.shape) : [irArgs[i]]));
   // The parameters are the templates: a cotangent array comes back as long as its parameter.
@@ -26,10 +26,19 @@ export const planGrad: Planner = (req) => {
   const body: PlanStatement[] = [
     // Matrices packed flat before the call.
     ...m.takePending(),
-    ...(!withValue && sameShape
+    ...(!defHasValue && sameShape
       ? // The def already returns the gradient in the user's shape: no copy.
         [ret(callDef(irName, args))]
       : [m.const([...value, ...barLeaves.flat()], callDef(irName, args)), ret(withValue ? array([name(value[0]), gradient]) : gradient)]),
   ];
   return { program, entries: [irName], params: fn.params.map((p) => p.name), body: checked(req.where, paramChecks(fn), body) };
 };
+
+/** One def per (transform, wrt) in the module: f.vg, f.grad, f.grad_1 for wrt [1], ... */
+function gradDef(req: PlanRequest, withValue: boolean): { program: Program; irName: string } {
+  const { fn, wrt } = req;
+  const vg = valueAndGradOf(req.program, fn.name, { ...req.driver, wrt, value: withValue, flatSignature: true, vjp: req.driver.forwardGrad ? undefined : req.reverse() });
+  const allParams = wrt.join('_') === fn.params.map((_, i) => i).join('_');
+  const irName = `${withValue ? valueAndGradName(fn.name) : gradName(fn.name)}${allParams ? '' : `_${wrt.join('_')}`}`;
+  return { program: { defs: vg.program.defs.map((d) => (d.name === vg.valueAndGrad ? { ...d, name: irName } : d)) }, irName };
+}

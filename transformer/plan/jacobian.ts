@@ -4,7 +4,7 @@
 // with fewer passes.
 import { jvpOf } from '../ad/drivers';
 import { Planner, PlanRequest, checked, paramChecks, wrapperOf } from './request';
-import { fit, leafCount } from './marshal';
+import { Marshal, fit, leafCount } from './marshal';
 import { Shape, hasArray } from './shapes';
 import { CallSitePlan, PlanExpr, PlanStatement, array, callDef, index, name, ret } from './syntax';
 
@@ -25,9 +25,14 @@ export const planJacrev: Planner = (req) => {
     const ct = m.fresh(`cotangent_${r}`);
     return { ct, decl: m.const([ct], callDef(v.bwd, [name(tape), m.basis(fn.result, r)])) };
   });
+  const defs = { program: v.program, entries: [v.fwd, v.bwd] };
+  const head = [m.const([value, tape], callDef(v.fwd, irArgs)), ...cotangents.map((c) => c.decl)];
+  if (req.flat) {
+    const entries = cotangents.map(({ ct }) => wrt.flatMap((w) => m.leavesOf(pickParam(name(ct), w), fn.params[w].shape)));
+    return flatResult(req, m, defs, head, entries, columnsOf(req));
+  }
   const matrices = wrt.map((w) => array(cotangents.map(({ ct }) => m.flatten(pickParam(name(ct), w), fn.params[w].shape, 'row'))));
-  const body = [m.const([value, tape], callDef(v.fwd, irArgs)), ...cotangents.map((c) => c.decl), ...m.takePending()];
-  return result(req, { program: v.program, entries: [v.fwd, v.bwd] }, body, matrices);
+  return result(req, defs, [...head, ...m.takePending()], matrices);
 };
 
 export const planJacfwd: Planner = (req) => {
@@ -37,6 +42,19 @@ export const planJacfwd: Planner = (req) => {
   const rows = leafCount(fn.result);
   const j = jvpOf(req.program, fn.name, { ...req.driver, inline: true });
   const body: PlanStatement[] = [];
+  if (req.flat) {
+    // Column by column, each JVP's tangent bound once; entry (r, c) is leaf r of column c.
+    const columns = wrt.flatMap((w) =>
+      Array.from({ length: leafCount(fn.params[w].shape) }, (_, c) => {
+        const column = m.fresh(`column_${fn.params[w].name}_${c}`);
+        const tangents = fn.params.map((p, i) => (i === w ? m.basis(p.shape, c) : m.zeros(p.shape)));
+        body.push(...m.takePending(), m.const([column], index(callDef(j.jvp, [...irArgs, ...tangents]), 1)));
+        return m.leavesOf(name(column), fn.result);
+      }),
+    );
+    const entries = Array.from({ length: rows }, (_, r) => columns.map((col) => col[r]));
+    return flatResult(req, m, { program: j.program, entries: [j.jvp] }, body, entries, columns.length);
+  }
   const matrices = wrt.map((w) => {
     const cols = Array.from({ length: leafCount(fn.params[w].shape) }, (_, c) => {
       const tangents = fn.params.map((p, i) => (i === w ? m.basis(p.shape, c) : m.zeros(p.shape)));
@@ -56,6 +74,33 @@ export const planJacobian: Planner = (req) => {
   const inputs = req.wrt.reduce((n, w) => n + leafCount(req.fn.params[w].shape), 0);
   return leafCount(req.fn.result) < inputs ? planJacrev(req) : planJacfwd(req);
 };
+
+/** The number of columns of a flat Jacobian: the scalars of the wrt parameters, side by side. */
+function columnsOf(req: PlanRequest): number {
+  return req.wrt.reduce((n, w) => n + leafCount(req.fn.params[w].shape), 0);
+}
+
+/**
+ * `{ data, rows, cols }`: entry (r, c) at data[r·cols + c] of one Float64Array written in place,
+ * with no array per row (a Jacobian per observation of a small function, as in bundle adjustment).
+ */
+function flatResult(req: PlanRequest, m: Marshal, defs: Pick<CallSitePlan, 'program' | 'entries'>, head: PlanStatement[], entries: PlanExpr[][], cols: number): CallSitePlan {
+  const data = m.fresh('data');
+  const body: PlanStatement[] = [...head, ...m.takePending(), m.const([data], { tag: 'float64Array', length: entries.length * cols })];
+  entries.forEach((row, r) => row.forEach((value, c) => body.push({ tag: 'store', name: data, index: r * cols + c, value })));
+  const num = (value: number): PlanExpr => ({ tag: 'number', value });
+  body.push(
+    ret({
+      tag: 'object',
+      fields: [
+        ['data', name(data)],
+        ['rows', num(entries.length)],
+        ['cols', num(cols)],
+      ],
+    }),
+  );
+  return { ...defs, params: req.fn.params.map((p) => p.name), body: checked(req.where, paramChecks(req.fn), body) };
+}
 
 function result(req: PlanRequest, defs: Pick<CallSitePlan, 'program' | 'entries'>, body: PlanStatement[], matrices: PlanExpr[]): CallSitePlan {
   body.push(ret(matrices.length === 1 ? matrices[0] : array(matrices)));

@@ -242,6 +242,22 @@ export class Marshal {
     return out;
   }
 
+  /** The scalars of an IR value, in order, each as an expression (a nested value is bound to a local first). */
+  leavesOf(e: PlanExpr, s: Shape): PlanExpr[] {
+    if (isScalarShape(s)) return [e];
+    const parts = componentShapes(s);
+    if (parts.every((c) => isScalarShape(c))) return parts.map((_, i) => index(e, i));
+    const local = this.fresh('part');
+    this.pending.push(this.const([local], e));
+    const leaves: PlanExpr[] = [];
+    const walk = (x: PlanExpr, sh: Shape) => {
+      if (isScalarShape(sh)) leaves.push(x);
+      else componentShapes(sh).forEach((c, i) => walk(index(x, i), c));
+    };
+    walk(name(local), s);
+    return leaves;
+  }
+
   /** The scalars of an IR value, in order, as an array. A flat IR tuple already is one. */
   flatten(e: PlanExpr, s: Shape, base = 'part'): PlanExpr {
     if (isScalarShape(s)) return array([e]);

@@ -44,6 +44,19 @@ export interface PlanRequest {
   readonly driver: DriverOptions;
   /** The function's reverse pass, computed once per module and shared by its call sites. */
   readonly reverse: () => Reverse;
+  /**
+   * For grad: the module's valueAndGrad def of the same function and parameters, which the
+   * wrapper calls (dropping the value) instead of a def of its own.
+   */
+  readonly valueAndGrad?: SharedDef;
+  /** jacobian, jacfwd, jacrev with `{ flat: true }`: one row-major Float64Array, `{ data, rows, cols }`. */
+  readonly flat?: boolean;
+}
+
+/** A def another call site of the module has emitted, with the program it belongs to. */
+export interface SharedDef {
+  readonly program: Program;
+  readonly def: string;
 }
 
 export type Planner = (req: PlanRequest) => CallSitePlan;

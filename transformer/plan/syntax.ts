@@ -69,7 +69,9 @@ export type PlanExpr =
    */
   | { readonly tag: 'joinRecords'; readonly columns: PlanExpr; readonly layout: string; readonly like?: PlanExpr; readonly likeIR?: boolean }
   /** `Array.from({ length: count }, (_, index) => body)`: rows and columns of a run-time size. */
-  | { readonly tag: 'rows'; readonly count: PlanExpr; readonly index: string; readonly body: PlanExpr };
+  | { readonly tag: 'rows'; readonly count: PlanExpr; readonly index: string; readonly body: PlanExpr }
+  /** `new Float64Array(length)`, zeros: a flat Jacobian's data, filled by `store` statements. */
+  | { readonly tag: 'float64Array'; readonly length: number };
 
 export type PlanStatement =
   /** `const name = init`, or `const [a, b] = init` for several names. */
@@ -77,6 +79,8 @@ export type PlanStatement =
   | { readonly tag: 'return'; readonly value: PlanExpr }
   /** `name = value`: a parameter of the wrapper replaced by the wrapper's own copy (Marshal.owned). */
   | { readonly tag: 'assign'; readonly name: string; readonly value: PlanExpr }
+  /** `name[index] = value`: an entry of an array the wrapper made (`float64Array`). */
+  | { readonly tag: 'store'; readonly name: string; readonly index: number; readonly value: PlanExpr }
   /** Throws a TypeError naming `where` and the first argument that does not fit. */
   | { readonly tag: 'check'; readonly where: string; readonly checks: readonly ArgumentCheck[] }
   /** Throws a RangeError naming `where` and `what` when the arrays `a` and `b` differ in length (a tangent and its primal). */

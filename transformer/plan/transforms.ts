@@ -19,6 +19,8 @@ export interface TransformSpec {
   readonly secondOrder?: boolean;
   /** May transpose (reverse mode): T of a derivative's loop is not supported yet (TSAD1007). */
   readonly transposes?: boolean;
+  /** Takes `{ flat: true }`: the Jacobian as `{ data: Float64Array, rows, cols }`. */
+  readonly flat?: boolean;
 }
 
 const reference = { options: true, form: 'reference', wrt: true } as const;
@@ -30,9 +32,9 @@ export const TRANSFORMS = {
   jvp: call,
   vjp: { ...call, transposes: true },
   linearize: call,
-  jacobian: { ...reference, scalarResult: false, transposes: true },
-  jacfwd: { ...reference, scalarResult: false },
-  jacrev: { ...reference, scalarResult: false, transposes: true },
+  jacobian: { ...reference, scalarResult: false, transposes: true, flat: true },
+  jacfwd: { ...reference, scalarResult: false, flat: true },
+  jacrev: { ...reference, scalarResult: false, transposes: true, flat: true },
   hessian: { ...reference, scalarResult: true, secondOrder: true, transposes: true },
   hvp: { ...reference, scalarResult: true, secondOrder: true, transposes: true },
 } as const satisfies Readonly<Record<string, TransformSpec>>;

@@ -178,11 +178,13 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
     }
     const params = marked.decl.parameters.map((p) => p.name.getText());
     let wrt: readonly (string | number)[] = marked.marker.wrt ?? [0];
+    let flat = false;
     const options = TRANSFORMS[kind].options ? rest[0] : undefined;
     if (options) {
       if (!tsApi.isObjectLiteralExpression(options)) throw new TsadDiagnosticError(1003, options, diagnosticMessage(1003, `the options of ${kind} must be an object literal`));
       for (const p of options.properties) {
         if (tsApi.isPropertyAssignment(p) && p.name.getText(sf) === 'wrt') wrt = wrtList(p.initializer);
+        else if ('flat' in TRANSFORMS[kind] && tsApi.isPropertyAssignment(p) && p.name.getText(sf) === 'flat') flat = flatOption(tsApi, p.initializer);
         else throw new TsadDiagnosticError(1003, p, diagnosticMessage(1003, `unknown option '${p.name?.getText(sf)}' (only wrt is supported)`));
       }
     }
@@ -193,7 +195,7 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
       }
       return i;
     });
-    const compiled = compileMarked(marked, kind, indices, call, target);
+    const compiled = compileMarked(marked, kind, indices, call, target, flat);
     const id = f.createIdentifier(compiled.name);
     const args = rest.map((a) => tsApi.visitNode(a, visit) as ts.Expression);
     // An instance method runs on the object it was taken from: grad(s.energy) is bound to s.
@@ -213,11 +215,13 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
     indices: readonly number[],
     call: ts.CallExpression,
     target: ts.Expression,
+    flat = false,
   ): CompiledTransform => {
     try {
-      return compiler.compile({ target: marked.decl, transform: kind, wrt: indices, callSite: call, checkpoint: marked.marker.checkpoint });
+      return compiler.compile({ target: marked.decl, transform: kind, wrt: indices, callSite: call, checkpoint: marked.marker.checkpoint, ...(flat ? { flat } : {}) });
     } catch (e) {
-      if (!taped.answers(e, marked.decl, () => marked.marker, kind)) throw e;
+      // Taped mode has no flat Jacobian: the function's own problem is the error.
+      if (flat || !taped.answers(e, marked.decl, () => marked.marker, kind)) throw e;
       const name = taped.compile(marked.decl, kind as TapedKind, indices, e as TsadDiagnosticError);
       fail(taped.note(marked.decl, e as TsadDiagnosticError), call, `${kind}(${shortText(target, sf)})`);
       return { name, replaces: TRANSFORMS[kind].form };
@@ -467,6 +471,13 @@ function gpuCall(tsApi: typeof ts, f: ts.NodeFactory, checker: ts.TypeChecker, c
   const callee = tsApi.visitNode(node.expression, visit) as ts.Expression;
   const data = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('JSON'), 'parse'), undefined, [f.createStringLiteral(JSON.stringify(program))]);
   return f.createCallExpression(f.createPropertyAccessExpression(callee, 'compiled'), undefined, [data]);
+}
+
+/** `flat: true` or `flat: false`, written as such: the wrapper's result type is decided at build time. */
+function flatOption(tsApi: typeof ts, e: ts.Expression): boolean {
+  if (e.kind === tsApi.SyntaxKind.TrueKeyword) return true;
+  if (e.kind === tsApi.SyntaxKind.FalseKeyword) return false;
+  throw new TsadDiagnosticError(1003, e, diagnosticMessage(1003, 'the option flat must be written true or false'));
 }
 
 /** What a `gpu(...)` call that did not compile becomes: an async function that rejects with `message`. */

@@ -1,0 +1,96 @@
+// Emitted code size (issue 22, item 6): a marked function's derivative is emitted once per module
+// and per transform, shared by its call sites; grad and valueAndGrad of the same parameters share
+// one def; hvp and hessian share their Hessian-vector def. Counted in the emitted text (function
+// declarations by name), and a size per marked byte on a fixed program as a regression guard.
+import { compile, load, loadOutput, expectClose, partial } from './harness';
+
+/** The names of the functions the module declares. */
+function declared(text: string): string[] {
+  return [...text.matchAll(/^function ([\w$]+)\(/gm)].map((m) => m[1]);
+}
+
+const loss = `
+/** @differentiable */
+export function loss(p: { a: number; b: number }, t: Float64Array, x: Float64Array): number {
+  let total = 0;
+  for (let i = 0; i < t.length; i++) {
+    const r = p.a * Math.exp(-p.b * t[i]) - x[i];
+    total += r * r;
+  }
+  return total / t.length;
+}
+`;
+const t = new Float64Array([0, 0.5, 1, 1.5, 2]);
+const x = new Float64Array([1, 0.7, 0.4, 0.3, 0.2]);
+const p = { a: 1.2, b: 0.6 };
+const fd = (f: (q: { a: number; b: number }) => number) => [0, 1].map((k) => partial((a: number, b: number) => f({ a, b }), [p.a, p.b], k, 0)[0]);
+
+describe('one derivative per module and transform', () => {
+  test('two call sites of grad(f) emit one derivative', () => {
+    const r = compile(
+      `import { grad } from 'tsad';\n${loss}\nexport const g1 = grad(loss);\nexport const g2 = grad(loss);\nexport function later(q: { a: number; b: number }) { return grad(loss)(q, new Float64Array(1), new Float64Array(1)); }\n`,
+    );
+    const names = declared(r.outputText);
+    expect(names.filter((n) => n.startsWith('loss$'))).toHaveLength(1);
+    expect(names.filter((n) => n.startsWith('loss_grad'))).toHaveLength(1);
+    const m = loadOutput(r);
+    expect(m.g1).toBe(m.g2);
+  });
+
+  test('grad and valueAndGrad of the same parameters share one def', () => {
+    const { exports: m, result } = load(`import { grad, valueAndGrad } from 'tsad';\n${loss}\nexport const vg = valueAndGrad(loss);\nexport const g = grad(loss);\n`);
+    expect(declared(result.outputText).filter((n) => n.startsWith('loss$'))).toEqual(['loss$vg_0']);
+    const plain = (q: { a: number; b: number }) => m.vg(q, t, x)[0];
+    const [value, gv] = m.vg(p, t, x);
+    const g = m.g(p, t, x);
+    expect(g).toEqual(gv);
+    expect(value).toBeCloseTo(plain(p), 12);
+    expectClose([g.a, g.b], fd(plain));
+  });
+
+  test('grad before valueAndGrad in the module shares the def too', () => {
+    const { exports: m, result } = load(`import { grad, valueAndGrad } from 'tsad';\n${loss}\nexport const g = grad(loss);\nexport const vg = valueAndGrad(loss);\n`);
+    expect(declared(result.outputText).filter((n) => n.startsWith('loss$'))).toEqual(['loss$vg_0']);
+    expect(m.g(p, t, x)).toEqual(m.vg(p, t, x)[1]);
+  });
+
+  test('a grad of other parameters keeps a def of its own', () => {
+    const r = compile(`import { grad, valueAndGrad } from 'tsad';\n${loss}\nexport const vg = valueAndGrad(loss);\nexport const g = grad(loss, { wrt: [0, 1] });\n`);
+    expect(declared(r.outputText).filter((n) => n.startsWith('loss$'))).toHaveLength(2);
+  });
+
+  test('grad, hvp and hessian: hvp and hessian call one Hessian-vector def', () => {
+    const { exports: m, result } = load(`import { grad, hvp, hessian } from 'tsad';\n${loss}\nexport const g = grad(loss);\nexport const hv = hvp(loss);\nexport const h = hessian(loss);\n`);
+    const names = declared(result.outputText);
+    expect(names.filter((n) => n.includes('$hvp'))).toEqual(['loss$hvp']);
+    // Its inner gradient (forward over reverse) is emitted once, not once per transform.
+    expect(names.filter((n) => n.includes('$grad$jvp')).length).toBeLessThanOrEqual(1);
+    const H = m.h(p, t, x);
+    const e = m.hv(p, t, x, { a: 0, b: 1 });
+    expectClose([e.a, e.b], [H[0][1], H[1][1]]);
+    const ga = (q: { a: number; b: number }) => m.g(q, t, x).a;
+    const gb = (q: { a: number; b: number }) => m.g(q, t, x).b;
+    expectClose(H.flat(), [...fd(ga), ...fd(gb)], 1e-5);
+  });
+});
+
+describe('size per marked byte', () => {
+  // A fixed program: a loop over arrays, with grad, valueAndGrad, jvp and hessian of it. The bound
+  // guards against regressions (a def emitted twice, a check inlined again), not a target.
+  const source = `import { grad, valueAndGrad, jvp, hessian } from 'tsad';\n${loss}
+export const vg = valueAndGrad(loss);
+export const g = grad(loss);
+export const h = hessian(loss);
+export function dir(q: { a: number; b: number }) { return jvp(loss, [q, t0, t0], [{ a: 1, b: 0 }, t0, t0]); }
+const t0 = new Float64Array(1);
+`;
+  test('emitted bytes per byte of the marked function stay below the bound', () => {
+    const marked = loss.trim().length;
+    const emitted = compile(source).outputText.length;
+    const ratio = emitted / marked;
+    console.log(`codeSize: ${emitted} bytes emitted for ${marked} marked bytes: ${ratio.toFixed(1)} per byte`);
+    expect(ratio).toBeLessThan(BOUND);
+  });
+});
+
+const BOUND = 60;
