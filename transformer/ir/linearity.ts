@@ -32,7 +32,6 @@ class Scopes extends ScopeStack<Slot> {
 }
 
 export function restoreLinearity(d: FnDef): FnDef {
-  const names = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
   const slots = new Map<Binder, Slot>();
   const scopes = new Scopes();
 
@@ -55,6 +54,8 @@ export function restoreLinearity(d: FnDef): FnDef {
   let needed = false;
   for (const s of slots.values()) if (s.uses === 0 || (s.linear && s.uses > 1)) needed = true;
   if (!needed) return d;
+  // Only now: the copies' names are the one thing that needs every name of the def.
+  const names = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
 
   // Pass 2: rebuild with dups/drops after each binding and uses renamed to their copies.
   const rename = (n: string): string => {

@@ -1,18 +1,35 @@
 // Whole-program helpers shared by the passes: lookup by name and call-graph order.
 import { Block, FnDef, IrError, Program } from './syntax';
-import { calleesOf } from './traverse';
+import { calleesOf, visitBlock } from './traverse';
 
 export { calleesOf };
 
+const callSites = new WeakMap<Block, ReadonlyMap<string, number>>();
 const callees = new WeakMap<Block, readonly string[]>();
 
 /**
- * The functions a def's body calls directly, in order of first call. Blocks are never mutated, so
- * this is remembered per body: the checker asks for every def of a program after every pass.
+ * How many calls of each function a def's body holds (in its nested bodies too), in order of
+ * first call. Blocks are never mutated, so this is remembered per body: the checker and the
+ * inliner ask for every def of a program after every pass.
  */
+export function callSitesOfDef(d: FnDef): ReadonlyMap<string, number> {
+  let known = callSites.get(d.body);
+  if (known === undefined) {
+    const counts = new Map<string, number>();
+    visitBlock(d.body, {
+      expr: (e) => {
+        if (e.tag === 'call') counts.set(e.fn, (counts.get(e.fn) ?? 0) + 1);
+      },
+    });
+    callSites.set(d.body, (known = counts));
+  }
+  return known;
+}
+
+/** The functions a def's body calls directly, in order of first call (remembered per body). */
 export function calleesOfDef(d: FnDef): readonly string[] {
   let known = callees.get(d.body);
-  if (known === undefined) callees.set(d.body, (known = [...calleesOf(d.body)]));
+  if (known === undefined) callees.set(d.body, (known = [...callSitesOfDef(d).keys()]));
   return known;
 }
 

@@ -18,7 +18,7 @@
 // flattened inside each body, whose parameters and bindings are renamed apart like the rest.
 import { NameSupply } from '../ir/build';
 import { Binder, Block, Expr, FnDef, Lambda, Program, Stmt, block, blockE, construct } from '../ir/syntax';
-import { defMap } from '../ir/program';
+import { callSitesOfDef, defMap } from '../ir/program';
 import { constructRule } from '../constructs/registry';
 import { renameOperands, visitBlock } from '../ir/traverse';
 
@@ -59,13 +59,7 @@ class InlinePolicy {
     private readonly defs: ReadonlyMap<string, FnDef>,
     private readonly o: Required<InlineOptions>,
   ) {
-    for (const d of defs.values()) {
-      visitBlock(d.body, {
-        expr: (e) => {
-          if (e.tag === 'call') this.sites.set(e.fn, (this.sites.get(e.fn) ?? 0) + 1);
-        },
-      });
-    }
+    for (const d of defs.values()) for (const [fn, n] of callSitesOfDef(d)) this.sites.set(fn, (this.sites.get(fn) ?? 0) + n);
   }
 
   /** The callee to inline at a call of `fn`, or undefined when the call stays a call. */
@@ -81,13 +75,9 @@ class InlinePolicy {
   holdsLoop(fn: string): boolean {
     const known = this.loops.get(fn);
     if (known !== undefined) return known;
-    let found = false;
-    visitBlock(this.defs.get(fn)!.body, {
-      expr: (e) => {
-        if (e.tag === 'construct' && constructRule(e, 'inline').repeats) found = true;
-        else if (e.tag === 'call' && this.callee(e.fn) && this.holdsLoop(e.fn)) found = true;
-      },
-    });
+    const d = this.defs.get(fn)!;
+    let found = ownWeight(d.body).repeats;
+    for (const callee of callSitesOfDef(d).keys()) if (!found && this.callee(callee) && this.holdsLoop(callee)) found = true;
     this.loops.set(fn, found);
     return found;
   }
@@ -96,30 +86,49 @@ class InlinePolicy {
   inlinedSize(fn: string): number {
     const known = this.sizes.get(fn);
     if (known !== undefined) return known;
-    let n = 0;
-    // A body's derivative code is several copies of it (a loop's forward loop with its stacks,
-    // the reversed loop): a statement weighs BODY_WEIGHT more for each construct body around it.
-    // Counted in one walk (a walk of each body from each construct around it was quadratic).
-    const constructBodies = new Set<Lambda>();
-    let depth = 0;
-    visitBlock(this.defs.get(fn)!.body, {
-      stmt: () => {
-        n += 1 + BODY_WEIGHT * depth;
-      },
-      expr: (e) => {
-        if (e.tag === 'call' && this.callee(e.fn)) n += this.inlinedSize(e.fn);
-        if (e.tag === 'construct') for (const l of e.bodies) constructBodies.add(l);
-      },
-      enter: (l) => {
-        if (constructBodies.has(l)) depth++;
-      },
-      leave: (l) => {
-        if (constructBodies.has(l)) depth--;
-      },
-    });
+    const d = this.defs.get(fn)!;
+    let n = ownWeight(d.body).size;
+    for (const [callee, calls] of callSitesOfDef(d)) if (this.callee(callee)) n += calls * this.inlinedSize(callee);
     this.sizes.set(fn, n);
     return n;
   }
+}
+
+const weights = new WeakMap<Block, { readonly size: number; readonly repeats: boolean }>();
+
+/**
+ * A body's own weight, its calls not counted, and whether it runs a loop itself; remembered per
+ * body (blocks are never mutated), as every inlining asks for every def it may inline.
+ * A body's derivative code is several copies of it (a loop's forward loop with its stacks, the
+ * reversed loop): a statement weighs BODY_WEIGHT more for each construct body around it. Counted
+ * in one walk (a walk of each body from each construct around it was quadratic).
+ */
+function ownWeight(body: Block): { readonly size: number; readonly repeats: boolean } {
+  const known = weights.get(body);
+  if (known) return known;
+  let size = 0;
+  let repeats = false;
+  const constructBodies = new Set<Lambda>();
+  let depth = 0;
+  visitBlock(body, {
+    stmt: () => {
+      size += 1 + BODY_WEIGHT * depth;
+    },
+    expr: (e) => {
+      if (e.tag !== 'construct') return;
+      if (constructRule(e, 'inline').repeats) repeats = true;
+      for (const l of e.bodies) constructBodies.add(l);
+    },
+    enter: (l) => {
+      if (constructBodies.has(l)) depth++;
+    },
+    leave: (l) => {
+      if (constructBodies.has(l)) depth--;
+    },
+  });
+  const w = { size, repeats };
+  weights.set(body, w);
+  return w;
 }
 
 class Inliner {
