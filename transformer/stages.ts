@@ -175,7 +175,7 @@ function passTrace(start: Program): { trace: PassTrace; text: () => string } {
 function printGpuProgram(p: GpuProgram): string {
   const host = p.host.map(
     (s) =>
-      `//   h${s.out} = ${s.op === 'lit' ? s.value : s.op === 'arg' || s.op === 'len' ? `${s.op}(${p.params[s.param].name})` : s.op === 'dim' ? `${s.axis === 0 ? 'rows' : 'cols'}(${p.params[s.param].name})` : s.op === 'atmost' ? `atmost(h${s.a}, h${s.b})` : `${s.op}(${s.args.map((r) => `h${r}`).join(', ')})`}`,
+      `//   h${s.out} = ${s.op === 'lit' ? s.value : s.op === 'arg' || s.op === 'len' ? `${s.op}(${p.params[s.param].name})` : s.op === 'dim' ? `${s.axis === 0 ? 'rows' : 'cols'}(${p.params[s.param].name})` : s.op === 'atmost' ? `atmost(h${s.a}, h${s.b})` : s.op === 'heap' ? 'the heap of sequential code (sized per call)' : s.op === 'fn' ? `${s.fn}(${s.args.map((r) => `h${r}`).join(', ')})` : `${s.op}(${s.args.map((r) => `h${r}`).join(', ')})`}`,
   );
   const steps = p.steps.map((s, i) =>
     s.op === 'reduce'

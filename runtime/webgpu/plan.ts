@@ -17,6 +17,10 @@ export type HostStep =
   | { readonly op: 'add' | 'sub' | 'mul' | 'max' | 'min'; readonly out: number; readonly args: readonly number[] }
   /** 1 where two registers are equal, else 0 (a test of lengths). */
   | { readonly op: 'eq'; readonly out: number; readonly args: readonly number[] }
+  /** A scalar primitive on host numbers (HOST_FNS: a length's arithmetic, `new Float64Array(n)`'s check of n). */
+  | { readonly op: 'fn'; readonly out: number; readonly fn: HostFn; readonly args: readonly number[] }
+  /** The heap's capacity in numbers for this call (GpuProgram.heap: the runtime's guess, grown and retried when short). */
+  | { readonly op: 'heap'; readonly out: number }
   /** `out = a`, and a RangeError naming `message` when a > b (a length check of the program). */
   | { readonly op: 'atmost'; readonly out: number; readonly a: number; readonly b: number; readonly message: string };
 
@@ -60,6 +64,32 @@ export type DeviceStep =
       readonly outputs: readonly number[];
     };
 
+/**
+ * The primitives the host program evaluates (booleans as 0 and 1), with the IR primitives'
+ * meaning (test/webgpu/loops.test.ts checks them against the primitives' impl): what a length
+ * goes through before an array of it is made.
+ */
+export const HOST_FNS = {
+  trunc: Math.trunc,
+  floor: Math.floor,
+  ceil: Math.ceil,
+  abs: Math.abs,
+  neg: (a: number) => -a,
+  div: (a: number, b: number) => a / b,
+  lt: (a: number, b: number) => Number(a < b),
+  le: (a: number, b: number) => Number(a <= b),
+  gt: (a: number, b: number) => Number(a > b),
+  ge: (a: number, b: number) => Number(a >= b),
+  ne: (a: number, b: number) => Number(a !== b),
+  not: (a: number) => Number(!a),
+  and: (a: number, b: number) => Number(Boolean(a) && Boolean(b)),
+  or: (a: number, b: number) => Number(Boolean(a) || Boolean(b)),
+  select: (c: number, a: number, b: number) => (c ? a : b),
+} satisfies Record<string, (...args: number[]) => number>;
+export type HostFn = keyof typeof HOST_FNS;
+/** Those whose result is a boolean. */
+export const HOST_PREDICATES: ReadonlySet<string> = new Set(['lt', 'le', 'gt', 'ge', 'ne', 'not', 'and', 'or']);
+
 /** An array of the device program: its length is a host register; `param`: an argument's data. */
 export interface ArraySpec {
   readonly length: number;
@@ -93,6 +123,13 @@ export interface GpuProgram {
    * value of its host register `length`, the array's).
    */
   readonly checks?: { readonly slot: number; readonly messages: readonly { readonly text: string; readonly length: number }[] };
+  /**
+   * Sequential code (a loop inside one invocation, backend/wgsl/sequential.ts) allocates its
+   * stacks and local arrays from one heap array by bumping the pointer in `slot`; the heap's
+   * length is the host step 'heap'. The pointer's final value is what the call needed: past the
+   * capacity, writes were skipped, and the runtime runs the call again with that capacity.
+   */
+  readonly heap?: { readonly slot: number };
   /** Several results come back as an array `[value, gradient]`; one as itself. */
   readonly tuple: boolean;
 }

@@ -5,7 +5,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import type { Acquired, GPUDeviceLike } from './device';
 import { GpuArray } from './handles';
-import { GpuProgram, MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP, TILE } from './plan';
+import { GpuProgram, HOST_FNS, MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP, TILE } from './plan';
 
 // The WebGPU constants (GPUBufferUsage, GPUMapMode), fixed by the specification.
 const MAP_READ = 1;
@@ -135,7 +135,26 @@ function describe(v: unknown): string {
   return typeof v;
 }
 
+/** Per program, the heap its last call needed (plan.ts, `heap`): a loop's next call sizes it right the first time. */
+const heapNeeds = new WeakMap<GpuProgram, number>();
+
+/** A call whose sequential code needed more heap than it had: run again with `needed`. */
+class HeapShort {
+  constructor(readonly needed: number) {}
+}
+
 export async function runProgram(acquired: Acquired, prog: GpuProgram, args: readonly unknown[]): Promise<unknown> {
+  // Each retry runs with at least what the last one counted; the count is exact once nothing was skipped.
+  for (let attempt = 0; ; attempt++) {
+    const heap = heapNeeds.get(prog) ?? 1024;
+    const r = await runOnce(acquired, prog, args, heap);
+    if (!(r instanceof HeapShort)) return r;
+    if (!(r.needed <= MAX_LENGTH) || attempt >= 8) throw new RangeError(`${prog.where}: the loops' stacks and local arrays need ${r.needed} numbers; the GPU path takes at most 2^24`);
+    heapNeeds.set(prog, Math.max(r.needed, 2 * heap));
+  }
+}
+
+async function runOnce(acquired: Acquired, prog: GpuProgram, args: readonly unknown[], heap: number): Promise<unknown> {
   const { device } = acquired;
   const where = prog.where;
   if (args.length < prog.params.length) throw new TypeError(`${where}: expected ${prog.params.length} arguments (${prog.params.map((p) => p.name).join(', ')}), got ${args.length}`);
@@ -188,6 +207,12 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
         break;
       case 'eq':
         H[s.out] = H[s.args[0]] === H[s.args[1]] ? 1 : 0;
+        break;
+      case 'fn':
+        H[s.out] = (HOST_FNS[s.fn] as (...a: number[]) => number)(...s.args.map((r) => H[r]));
+        break;
+      case 'heap':
+        H[s.out] = heap;
         break;
       case 'atmost':
         if (!(H[s.a] <= H[s.b])) throw new RangeError(`${s.message} (${H[s.a]} > ${H[s.b]})`);
@@ -325,6 +350,7 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
     await staging.mapAsync(MAP_READ, 0, size);
     const bytes = new Float32Array(staging.getMappedRange(0, size).slice(0));
     staging.unmap();
+    if (prog.heap && bytes[prog.heap.slot] > heap) return new HeapShort(bytes[prog.heap.slot]);
     const failed = prog.checks ? bytes[prog.checks.slot] : 0;
     const check = failed ? prog.checks!.messages[failed - 1] : undefined;
     if (failed) throw new RangeError(`${where}: ${check ? `${check.text} (length ${H[check.length]})` : 'a check of the kernels failed'}`);

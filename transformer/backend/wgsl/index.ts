@@ -4,6 +4,7 @@
 // kernels. What is not on the GPU yet throws NotOnGpu, which the compiler reports as TSAD1011.
 import { valueAndGradOf, DriverOptions, fuse, hvpOf } from '../../ad/drivers';
 import { annotateTypes } from '../../language/check';
+import { calleesOf } from '../../ir/traverse';
 import { Builder, NameSupply } from '../../ir/build';
 import { FnDef, Program, REAL, binder, call, construct, lit, ret } from '../../ir/syntax';
 import type { Reverse } from '../../plan/request';
@@ -38,7 +39,7 @@ export function gpuProgramOf(program: Program, fn: GpuFunction, req: GpuRequest,
   if (!onGpu(fn.result)) throw new NotOnGpu('the result (only a number, an array of numbers or a matrix is on the GPU yet)');
   const paramNames = fn.params.map((p) => p.name);
   if (!req.transform) {
-    const typed = annotateTypes(program);
+    const typed = inlined(annotateTypes(program), fn.name, driver);
     return lowerToGpu(gpuDef(typed, fn.name), { where: req.where, paramNames, likes: [undefined], tuple: false });
   }
   if (req.wrt.length !== 1) throw new NotOnGpu('a gradient with respect to several parameters');
@@ -47,9 +48,15 @@ export function gpuProgramOf(program: Program, fn: GpuFunction, req: GpuRequest,
   // A matrix parameter stays one (data, rows, cols) tuple, which the lowering takes as a matrix.
   const matrix = fn.params[req.wrt[0]].shape.kind === 'array' && !numbers(fn.params[req.wrt[0]].shape);
   const vg = valueAndGradOf(program, fn.name, { ...driver, wrt: req.wrt, value: withValue, flatSignature: !matrix, vjp: driver.forwardGrad ? undefined : reverse() });
-  const typed = annotateTypes(vg.program);
+  const typed = inlined(annotateTypes(vg.program), vg.valueAndGrad, driver);
   const grad = fn.params[req.wrt[0]].shape.kind === 'array' ? req.wrt[0] : undefined;
   return lowerToGpu(gpuDef(typed, vg.valueAndGrad), { where: req.where, paramNames, likes: withValue ? [undefined, grad] : [grad], tuple: withValue });
+}
+
+/** The program with every call in `entry` inlined (a device program is one def): calls of other marked functions. */
+function inlined(program: Program, entry: string, driver: DriverOptions): Program {
+  const def = gpuDef(program, entry);
+  return calleesOf(def.body).size === 0 ? program : annotateTypes(fuse(program, entry, driver));
 }
 
 /**

@@ -7,14 +7,16 @@
 // its predicate's slot. Anything else is not on the GPU yet: a NotOnGpu error naming it, which the
 // compiler turns into a diagnostic at the call site.
 import { Block, Expr, FnDef, InternalError, Lambda, Program, Type } from '../../ir/syntax';
-import type { ArraySpec, DeviceStep, GpuProgram, HostStep, ResultSpec } from '../../../runtime/webgpu/plan';
+import type { ArraySpec, DeviceStep, GpuProgram, HostFn, HostStep, ResultSpec } from '../../../runtime/webgpu/plan';
+import { HOST_FNS, HOST_PREDICATES } from '../../../runtime/webgpu/plan';
 import { Guard, mapKernel, scalarKernel } from './kernels';
-import { Typed, WGSL_LIN_PRIMS, WGSL_PRIMS, num } from './prims';
+import { Typed, WGSL_LIN_PRIMS, WGSL_PRIMS, num, wgslNumber } from './prims';
 import { type Arr, type Bound, type Env, type KernelArrays, type Local, type LoweringOps, NotOnGpu, type Num, type Val, union } from './lowering';
 import { WGSL_CONSTRUCTS } from './constructs';
+import { hasSequential, lowerSequentially } from './sequential';
 import type { ConstructName } from '../../constructs/registry';
 
-export { NotOnGpu };
+export { NotOnGpu, wgslNumber };
 
 /** Primitives whose result is one of their operands: an upper bound of the operands bounds it. */
 const SELECTING: Readonly<Record<string, (args: readonly Bound[]) => Bound>> = {
@@ -28,15 +30,6 @@ const SELECTING: Readonly<Record<string, (args: readonly Bound[]) => Bound>> = {
 const HOST_OPS = new Set(['add', 'sub', 'mul', 'max', 'min', 'eq']);
 /** Primitives that are their operand's value. */
 const HOST_IDENTITY = new Set(['stop_gradient']);
-
-export function wgslNumber(v: number): string {
-  if (Number.isNaN(v)) return 'tsad_nan()';
-  const r = Math.fround(v);
-  if (r === Infinity) return 'tsad_inf()';
-  if (r === -Infinity) return '(-tsad_inf())';
-  const s = String(r);
-  return /[.e]/.test(s) ? s : `${s}.0`;
-}
 
 class Lowering implements LoweringOps {
   readonly host: HostStep[] = [];
@@ -164,6 +157,17 @@ class Lowering implements LoweringOps {
     this.openMap = undefined;
   }
 
+  private heapOf: { array: number; top: number } | undefined;
+
+  heap(): { array: number; top: number } {
+    this.heapOf ??= { array: this.newArray(this.reg({ op: 'heap' })), top: this.newSlot() };
+    return this.heapOf;
+  }
+
+  get heapSlot(): number | undefined {
+    return this.heapOf?.top;
+  }
+
   /** The slot kernels flag a failed check in (plan.ts, `checks`), and the checks' messages. */
   checkSlot: number | undefined;
   readonly checkMessages: { text: string; length: number }[] = [];
@@ -243,6 +247,10 @@ class Lowering implements LoweringOps {
         if (e.tag === 'prim' && HOST_OPS.has(e.op) && nums.every((a) => a.reg !== undefined)) {
           return [this.hostNum(this.reg({ op: e.op as 'add', args: nums.map((a) => a.reg!) }))];
         }
+        if (e.tag === 'prim' && e.op in HOST_FNS && nums.every((a) => a.reg !== undefined)) {
+          const reg = this.reg({ op: 'fn', fn: e.op as HostFn, args: nums.map((a) => a.reg!) });
+          return [{ ...this.hostNum(reg), bool: HOST_PREDICATES.has(e.op) }];
+        }
         const rule = (e.tag === 'prim' ? WGSL_PRIMS : WGSL_LIN_PRIMS)[e.op];
         if (!rule) throw new NotOnGpu(`the primitive '${e.op}'`);
         const r = rule(nums.map((a) => this.load(a)));
@@ -252,6 +260,8 @@ class Lowering implements LoweringOps {
       }
       case 'construct': {
         const rule = WGSL_CONSTRUCTS[e.op as ConstructName];
+        // A loop, a stack: one invocation runs it (sequential.ts).
+        if (!rule && hasSequential(e.op)) return lowerSequentially(this, e, e.nl.map(get), e.lin.map(get), env);
         if (!rule) throw new NotOnGpu(`the construct '${e.op}'`);
         return rule(this, e, e.nl.map(get), e.lin.map(get), env);
       }
@@ -476,6 +486,7 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
     kernels: L.kernels,
     steps: L.steps,
     results: specs,
+    ...(L.heapSlot !== undefined ? { heap: { slot: L.heapSlot } } : {}),
     ...(L.checkSlot !== undefined ? { checks: { slot: L.checkSlot, messages: L.checkMessages } } : {}),
     tuple: target.tuple,
   };

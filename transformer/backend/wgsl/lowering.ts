@@ -63,6 +63,8 @@ export interface LoweringOps {
   load(v: Num): Typed;
   /** A fresh WGSL name. */
   name(prefix: string): string;
+  /** The heap of sequential code (its array, and the slot of its bump pointer), made on first use. */
+  heap(): { readonly array: number; readonly top: number };
   /** A line of the single-invocation kernel that runs the scalar code between kernels. */
   scalarLine(line: (arrays: KernelArrays) => string): void;
   /** A kernel (or several: a hierarchical reduce) and its device step. */

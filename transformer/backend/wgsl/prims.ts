@@ -19,6 +19,16 @@ export const num = (x: Typed): string => (x.type === 'f32' ? x.code : `select(0.
 /** The operand as a condition (JavaScript's truthiness of a number). */
 export const cond = (x: Typed): string => (x.type === 'bool' ? x.code : `(${x.code} != 0.0)`);
 
+/** A number literal as WGSL f32 text (Infinity and NaN through the helpers). */
+export function wgslNumber(v: number): string {
+  if (Number.isNaN(v)) return 'tsad_nan()';
+  const r = Math.fround(v);
+  if (r === Infinity) return 'tsad_inf()';
+  if (r === -Infinity) return '(-tsad_inf())';
+  const s = String(r);
+  return /[.e]/.test(s) ? s : `${s}.0`;
+}
+
 type Rule = (args: readonly Typed[]) => Typed;
 
 const unary =

@@ -1,0 +1,202 @@
+// Loops under gpu(...) on the software adapter, against tsad's CPU path: a loop the backend cannot
+// run in parallel runs sequentially inside one invocation (backend/wgsl/sequential.ts), with its
+// residual stacks in the device's heap; calls of other marked functions are inlined first. The
+// GradBench llsq and gmm are bench/src/tsad's source text as it is. Kernels compute in f32; the
+// tolerances are stated per test. Without an adapter every GPU test is skipped, loudly.
+import * as fs from 'fs';
+import * as path from 'path';
+import { compile, load } from '../plugin/harness';
+
+const bench = (name: string) => fs.readFileSync(path.resolve(__dirname, '../../bench/src/tsad', name), 'utf8');
+
+const source = `
+import { grad, valueAndGrad } from 'tsad';
+import { gpu } from 'tsad/webgpu';
+${bench('llsq.ts')}
+${bench('gmm.ts')}
+
+/** Halves x until it is below 1: a trip count that depends on the data. */
+/** @differentiable */
+export function halvings(x: number, w: Float32Array): number {
+  let v = x;
+  let k = 0;
+  while (v > 1) {
+    v = v / 2 + w[k % w.length] * 0.01;
+    k++;
+  }
+  return v * k;
+}
+
+/** A nested loop writing a local array, then reading it. */
+/** @differentiable */
+export function smooth(x: Float32Array): number {
+  const n = x.length;
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let j = Math.max(0, i - 2); j <= Math.min(n - 1, i + 2); j++) s += x[j] * Math.exp(-(i - j) * (i - j));
+    y[i] = Math.sin(s);
+  }
+  let total = 0;
+  for (let i = 0; i < n; i++) total += y[i] * y[i];
+  return total;
+}
+
+/** @differentiable */
+export function squash(v: number): number {
+  return v / (1 + Math.abs(v));
+}
+
+/** Calls another marked function inside a loop. */
+/** @differentiable */
+export function squashed(x: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += squash(x[i] * 2) * x[i];
+  return s;
+}
+
+export const gpuLlsq = gpu(grad(llsq));
+export const cpuLlsq = grad(llsq);
+export const gpuLlsqValue = gpu(valueAndGrad(llsq));
+export const cpuLlsqValue = valueAndGrad(llsq);
+export const gpuHalvings = gpu(valueAndGrad(halvings));
+export const cpuHalvings = valueAndGrad(halvings);
+export const gpuSmooth = gpu(grad(smooth));
+export const cpuSmooth = grad(smooth);
+export const gpuSquashed = gpu(valueAndGrad(squashed));
+export const cpuSquashed = valueAndGrad(squashed);
+export { gpu };
+`;
+
+let m: Record<string, any>;
+let unavailable: string | undefined;
+let skipped = 0;
+const run = (name: string, body: () => Promise<void>, timeout = 60_000) =>
+  test(
+    name,
+    async () => {
+      if (unavailable !== undefined) {
+        skipped++;
+        return;
+      }
+      await body();
+    },
+    timeout,
+  );
+
+beforeAll(async () => {
+  m = load(source).exports;
+  unavailable = await m.gpu.unavailableReason();
+}, 180_000);
+
+afterAll(async () => {
+  if (unavailable !== undefined) console.warn(`\n\n*** SKIPPED ${skipped} GPU TESTS (test/webgpu/loops.test.ts): ${unavailable} ***\n\n`);
+  await m?.gpu.release();
+});
+
+/** Deterministic data in [lo, hi), already f32. */
+function data(n: number, seed: number, lo = -2, hi = 2): Float32Array {
+  const out = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = lo + ((s >>> 8) / 2 ** 24) * (hi - lo);
+  }
+  return out;
+}
+
+/** |gpu − cpu| ≤ rel · max(|cpu|, floor), element by element, same length. */
+function close(gpu: ArrayLike<number>, cpu: ArrayLike<number>, rel: number, floor: number, what: string): void {
+  expect(gpu.length).toBe(cpu.length);
+  for (let i = 0; i < cpu.length; i++) {
+    const err = Math.abs(gpu[i] - cpu[i]);
+    if (!(err <= rel * Math.max(Math.abs(cpu[i]), floor))) throw new Error(`${what}: element ${i} of ${cpu.length}: GPU ${gpu[i]}, CPU ${cpu[i]} (error ${err})`);
+  }
+}
+
+const maxAbs = (a: ArrayLike<number>) => Array.from(a).reduce((r, v) => Math.max(r, Math.abs(v)), 0);
+
+async function dispatches(f: () => Promise<unknown>): Promise<number> {
+  const runtime = require(path.resolve(__dirname, '../../dist/runtime/webgpu/run.js'));
+  const before = runtime.dispatchCount();
+  await f();
+  return runtime.dispatchCount() - before;
+}
+
+describe('GradBench llsq (nested counted loops, scalar carried values, residual stacks)', () => {
+  // Sums of n·|x| terms of powers of t ∈ [−1, 1] in f32, in the loop's order (one thread): the
+  // error grows with n; 1e-4 relative against 1e-3 of the largest entry covers n ≤ 200.
+  // n = 1 is left out: t = −1 + 0/0 is NaN there, and WGSL does not promise NaN from 0/0.
+  run('grad against the CPU gradient, 0 and 1 trips of the inner loop included', async () => {
+    for (const [len, n] of [
+      [0, 0],
+      [1, 0],
+      [0, 3],
+      [1, 2],
+      [3, 2],
+      [8, 37],
+      [16, 200],
+    ]) {
+      const x = data(len, 1 + n, -1, 1);
+      const cpu = m.cpuLlsq(x, n);
+      close(await m.gpuLlsq(x, n), cpu, 1e-4, 1e-3 * maxAbs(cpu), `grad llsq len=${len} n=${n}`);
+      const [value] = await m.gpuLlsqValue(x, n);
+      const [cpuValue] = m.cpuLlsqValue(x, n);
+      expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(cpuValue)));
+    }
+  });
+});
+
+describe('loops of other shapes', () => {
+  // Scalar code only: 1e-5 relative (a few dozen f32 roundings).
+  run('a while loop with a data-dependent trip count', async () => {
+    const w = data(5, 3);
+    for (const x of [0.5, 1, 3, 1000, 2 ** 20]) {
+      const [value, dw] = await m.gpuHalvings(x, w);
+      const [cpuValue, cpuDw] = m.cpuHalvings(x, w);
+      expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(cpuValue)));
+      close(dw, cpuDw, 1e-4, 1e-3 * Math.max(1e-3, maxAbs(cpuDw)), `halvings x=${x}`);
+    }
+  });
+
+  // Five-term sums per element, then a sum of n squares (one thread, in order): 1e-4 relative.
+  run('a nested loop writing a local array', async () => {
+    for (const n of [0, 1, 2, 7, 100]) {
+      const x = data(n, 4);
+      const cpu = m.cpuSmooth(x);
+      close(await m.gpuSmooth(x), cpu, 1e-4, 1e-3 * maxAbs(cpu), `grad smooth n=${n}`);
+    }
+  });
+
+  run('a call of another marked function inside a loop', async () => {
+    for (const n of [0, 1, 50]) {
+      const x = data(n, 5);
+      const [value, dx] = await m.gpuSquashed(x);
+      const [cpuValue, cpuDx] = m.cpuSquashed(x);
+      expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(cpuValue)));
+      close(dx, cpuDx, 1e-4, 1e-3 * maxAbs(cpuDx), `grad squashed n=${n}`);
+    }
+  });
+
+  // The loop runs in one invocation: a handful of kernels whatever the trip count (the host's
+  // numbers, the stacks, the forward and the reverse loops), and a second call needs no retry
+  // for a larger heap.
+  run('dispatches per gradient do not grow with the trip count', async () => {
+    const x = data(8, 6, -1, 1);
+    await m.gpuLlsq(x, 10);
+    const small = await dispatches(() => m.gpuLlsq(x, 10));
+    await m.gpuLlsq(x, 500);
+    const large = await dispatches(() => m.gpuLlsq(x, 500));
+    expect(large).toBe(small);
+    expect(small).toBeLessThanOrEqual(6);
+  });
+});
+
+describe('the build', () => {
+  test('tsad inspect --stage wgsl prints the loop kernels', () => {
+    const { emitted } = require('../../dist/plugin/inspect.js') as { emitted?: unknown };
+    expect(emitted).toBeUndefined();
+    const r = compile(source, { throwOnError: false });
+    expect((r.diagnostics ?? []).map((d) => d.code)).toEqual([]);
+  });
+});
