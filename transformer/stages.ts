@@ -184,7 +184,7 @@ function printGpuProgram(p: GpuProgram): string {
         ? `//   ${i}: scan of ${s.k} accumulator(s) over h${s.n} elements of array(s) ${s.inputs.join(', ')} into ${s.outputs.join(', ')}: kernels ${s.first}, ${s.next} (block totals), ${s.level} (their scan), ${s.final}`
         : s.op === 'map'
           ? `//   ${i}: kernel ${s.kernel} over h${s.threads} elements, arrays ${s.arrays.join(', ') || '-'}`
-          : `//   ${i}: kernel ${s.kernel} (one invocation), arrays ${s.arrays.join(', ') || '-'}`,
+          : `//   ${i}: kernel ${s.kernel} (one invocation${s.op === 'scalar' && s.sweep ? `, ceil(h${s.sweep.count} / ${s.sweep.per}) times` : ''}), arrays ${s.arrays.join(', ') || '-'}`,
   );
   const kernels = p.kernels.map((k, i) => `// ---- kernel ${i} ----\n${k.startsWith(WGSL_HELPERS) ? k.slice(WGSL_HELPERS.length).trimStart() : k}`);
   return [

@@ -34,8 +34,13 @@ export type DeviceStep =
   | { readonly op: 'map'; readonly kernel: number; readonly threads: number; readonly arrays: readonly number[] }
   /** Workgroups of `TILE`×`TILE` invocations over a `rows`×`cols` result (host registers): a tiled matrix product. */
   | { readonly op: 'tiles'; readonly kernel: number; readonly rows: number; readonly cols: number; readonly arrays: readonly number[] }
-  /** One invocation: scalar code. */
-  | { readonly op: 'scalar'; readonly kernel: number; readonly arrays: readonly number[] }
+  /**
+   * One invocation: scalar code. With `sweep`, dispatched ceil(count / per) times one after
+   * another (count a host register): a walk through count elements, per of them a dispatch
+   * (the kernel keeps its place in a slot), since the software adapter (llvmpipe) stops an
+   * invocation after 65535 loop trips in all.
+   */
+  | { readonly op: 'scalar'; readonly kernel: number; readonly arrays: readonly number[]; readonly sweep?: { readonly count: number; readonly per: number } }
   /**
    * A hierarchical reduction of `inputs` (k arrays, `n` elements each; a host register) to `k`
    * partial values per workgroup of `REDUCE_WORKGROUP` invocations folding `REDUCE_CHUNK`

@@ -304,7 +304,8 @@ async function runOnce(acquired: Acquired, prog: GpuProgram, args: readonly unkn
         const groups = finite(Math.ceil(H[step.rows] / TILE) * Math.ceil(H[step.cols] / TILE), where);
         if (groups > 0) dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], groups);
       } else if (step.op === 'scalar') {
-        dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], 1);
+        const times = step.sweep ? Math.ceil(finite(H[step.sweep.count], where) / step.sweep.per) : 1;
+        for (let t = 0; t < times; t++) dispatch(prog.kernels[step.kernel], 's'.repeat(step.arrays.length + 1), [sBuf, ...step.arrays.map((a) => arr[a])], 1);
       } else if (step.op === 'scan') {
         runScan(step);
       } else {

@@ -35,6 +35,6 @@ export const PLUGIN_CODES: Readonly<Record<number, DiagnosticSpec>> = {
   },
   1011: {
     title: 'not on the GPU yet',
-    hint: 'gpu(...) takes a marked function, grad(f), valueAndGrad(f) or hvp(f) (one wrt) over numbers and arrays of numbers whose code is elementwise maps, reductions, scans, gather, scatter-add, reduceByIndex (+ * min max) and scalar code (docs/backends.md, "The WGSL backend"); call the function without gpu(...) to run it on the CPU',
+    hint: 'gpu(...) takes a marked function, grad(f), valueAndGrad(f) or hvp(f) (one wrt) over numbers and arrays of numbers whose code is elementwise maps, reductions, scans, gather, scatter, scatter-add, reduceByIndex, matmul and scalar code (docs/backends.md, "The WGSL backend"); call the function without gpu(...) to run it on the CPU',
   },
 };

@@ -11,5 +11,6 @@ import { linearFoldWgsl } from './linearFold';
 import { mapWgsl } from './map';
 import { matmulWgsl } from './matmul';
 import { opsWgsl } from './ops';
+import { scatterWgsl } from './scatter';
 
-export const WGSL_CONSTRUCTS: ConstructLowerings = { ...opsWgsl, ...mapWgsl, ...foldWgsl, ...linearFoldWgsl, ...condWgsl, ...gatherWgsl, ...histogramWgsl, ...matmulWgsl };
+export const WGSL_CONSTRUCTS: ConstructLowerings = { ...opsWgsl, ...mapWgsl, ...foldWgsl, ...linearFoldWgsl, ...condWgsl, ...gatherWgsl, ...histogramWgsl, ...matmulWgsl, ...scatterWgsl };

@@ -1,0 +1,165 @@
+// reduceByIndex with any body (a lambda, several histograms, per-element outputs: the residuals
+// U hands its adjoint) and its linear recurrences lhist and lrhist (constructs/array/histogram.ts)
+// on the GPU, as one invocation that walks the elements in the CPU path's order.
+//
+// Why a walk: each element's outputs and each step of the recurrences read the bin's value just
+// before that element, a running value per bin in index order (a segmented scan by bin). The
+// parallel form needs the elements grouped by bin in index order, a stable sort by bin (a radix
+// sort: one scan per digit) before a segmented scan; atomics alone give no order. The walk is
+// O(n + M) work on one invocation: exact in the CPU's order (ties go where the CPU sends them,
+// a product's zeros need no division), and slow for long arrays on a real GPU. The common
+// cases keep parallel forms: a plain + * min max histogram with no per-element outputs is the
+// atomic kernel of histogram.ts, and an lrhist whose transposed step is the identity (the
+// adjoint of a sum histogram) is a gather (below).
+import type { Expr, Lambda } from '../../../ir/syntax';
+import { scalarKernel } from '../kernels';
+import { type Typed, num } from '../prims';
+import { type Arr, type KernelArrays, type Local, type LoweringOps, NotOnGpu, type Val, asArr, hostLength } from '../lowering';
+import { filled } from './shared';
+
+/** Elements a dispatch of a walk takes (llvmpipe stops an invocation after 65535 loop trips). */
+const WALK_CHUNK = 32768;
+
+/** The number of results a body returns, or -1. */
+const bodyResults = (l: Lambda): number => (l.body.result.tag === 'ret' ? l.body.result.nl.length + l.body.result.lin.length : -1);
+
+const lit = (code: string): Local => ({ code, type: 'f32', bound: undefined });
+
+/** Element `index` (WGSL u32) of `a`, 0 past its end (a sparse operand). */
+const elem = (L: LoweringOps, arrays: KernelArrays, a: Arr, index: string): string => `select(0.0, ${arrays.bind(a.id)}[${index}], ${index} < u32(S[${L.slotOfReg(a.len)}]))`;
+
+/** `a` padded (or cut) to `count` elements (a host register). */
+const padded = (L: LoweringOps, a: Arr, count: number): Arr => filled(L, count, undefined, (arrays) => elem(L, arrays, a, 'i'));
+
+/**
+ * The body's results as f32 WGSL, refusing arrays (a body whose elements are arrays): each bound
+ * to a `let` first, since a result may be a parameter's text (a bin read), which the step's
+ * writes change.
+ */
+function scalarResults(L: LoweringOps, results: readonly Local[], what: string, lines: string[]): string[] {
+  return results.map((r) => {
+    if (r.array !== undefined) throw new NotOnGpu(`${what} whose body returns arrays`);
+    const name = L.name('r');
+    lines.push(`let ${name}: f32 = ${num(r as Typed)};`);
+    return name;
+  });
+}
+
+/**
+ * One walk as its own kernel: for each i of `idx` (ascending, or descending when `backward`),
+ * `step` with the bin `b` (u32) of an element whose bin is in 0 … M − 1, `skip` for one outside.
+ * A bin that is not an integer is the CPU path's error (`check`: the call rejects after the
+ * readback). WALK_CHUNK elements a dispatch, its place kept in a slot (0 at the call's start).
+ */
+function walk(L: LoweringOps, idx: Arr, mSlot: number, backward: boolean, check: string | undefined, lines: (arrays: KernelArrays) => { step: string[]; skip: string[] }): void {
+  const ids: number[] = [];
+  const arrays: KernelArrays = {
+    bind(id) {
+      if (!ids.includes(id)) ids.push(id);
+      return `A${ids.indexOf(id)}`;
+    },
+  };
+  const { step, skip } = lines(arrays);
+  const cursor = L.newSlot();
+  const body = [
+    `let wn = u32(S[${L.slotOfReg(idx.len)}]);`,
+    `let w0 = u32(S[${cursor}]);`,
+    `let wend = min(wn, w0 + ${WALK_CHUNK}u);`,
+    'for (var r = w0; r < wend; r = r + 1u) {',
+    `  let i = ${backward ? 'wn - 1u - r' : 'r'};`,
+    `  let jf = ${arrays.bind(idx.id)}[i];`,
+    ...(check ? [`  if (jf != floor(jf) || abs(jf) == tsad_inf()) { ${check} }`] : []),
+    `  if (jf >= 0.0 && jf < S[${mSlot}] && jf == floor(jf)) {`,
+    '    let b = u32(jf);',
+    ...step.map((l) => `    ${l}`),
+    ...(skip.length > 0 ? ['  } else {', ...skip.map((l) => `    ${l}`)] : []),
+    '  }',
+    '}',
+    `S[${cursor}] = f32(wend);`,
+  ];
+  L.device((kernel) => ({ op: 'scalar', kernel, arrays: ids, sweep: { count: idx.len, per: WALK_CHUNK } }), scalarKernel(ids.length, L.guarded, body));
+}
+
+/** reduceByIndex(d̄ests, idx, v̄als) [body] with any body: k histograms, then the per-element outputs (0 where an element's bin is outside). */
+export function walkHistogram(L: LoweringOps, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], sparse: boolean): Val[] {
+  const k = (nl.length - 1) / 2;
+  const body = e.bodies[0];
+  const total = bodyResults(body);
+  if (!Number.isInteger(k) || k < 1 || total < k) throw new NotOnGpu(`a ${e.op} of this shape`);
+  const dests = nl.slice(0, k).map((v) => asArr(v, 'a histogram'));
+  const idx = asArr(nl[k], 'the bins of a histogram');
+  const vals = nl.slice(k + 1).map((v) => asArr(v, 'the values of a histogram'));
+  const m = dests[0].len;
+  const n = idx.len;
+  for (const [j, a] of [...dests.slice(1), ...vals].entries()) {
+    const of = j < k - 1 ? m : n;
+    const what = j < k - 1 ? `tsad: ${e.op}: a destination differs in length from the first` : `tsad: ${e.op}: indices and values have different lengths`;
+    L.reg({ op: 'atmost', a: a.len, b: of, message: what });
+    if (!sparse) L.reg({ op: 'atmost', a: of, b: a.len, message: what });
+  }
+  const hs = dests.map((d) => padded(L, d, m));
+  const outs = Array.from({ length: total - k }, () => L.newArray(n));
+  const check = L.failCheck(`${e.op}: an index is not an integer`, m);
+  walk(L, idx, L.slotOfReg(m), false, check, (arrays) => {
+    const h = hs.map((a) => `${arrays.bind(a.id)}[b]`);
+    const { lines, results } = L.body(body, [...h.map(lit), ...vals.map((v) => lit(elem(L, arrays, v, 'i')))]);
+    const codes = scalarResults(L, results, `a ${e.op}`, lines);
+    const o = outs.map((id) => arrays.bind(id));
+    return { step: [...lines, ...h.map((x, j) => `${x} = ${codes[j]};`), ...o.map((x, j) => `${x}[i] = ${codes[k + j]};`)], skip: o.map((x) => `${x}[i] = 0.0;`) };
+  });
+  return [...hs, ...outs.map((id): Arr => ({ kind: 'arr', id, len: n, elemBound: undefined }))];
+}
+
+/**
+ * lhist(M, idx, s̄ ; ḋ̄, v̇̄) (forward) and lrhist(M, idx, s̄ ; h̄̄) (backward), erased (every operand
+ * non-linear): the residual arrays come before the last 2k (forward) or k (backward) operands.
+ */
+export function walkRecurrence(forward: boolean) {
+  return (L: LoweringOps, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[]): Val[] => {
+    if (lin.length > 0) throw new NotOnGpu(`a linear ${e.op} with linear operands`);
+    const body = e.bodies[0];
+    const total = bodyResults(body);
+    const k = forward ? total : total / 2;
+    if (!Number.isInteger(k) || k < 1) throw new NotOnGpu(`a ${e.op} of this shape`);
+    const m = hostLength(nl[0], `a ${e.op} of a length`);
+    const idx = asArr(nl[1], `the bins of ${e.op}`);
+    const r = nl.length - 2 - (forward ? 2 * k : k);
+    const residuals = nl.slice(2, 2 + r).map((v) => asArr(v, `a residual of ${e.op}`));
+    const ops = nl.slice(2 + r).map((v) => asArr(v, `an operand of ${e.op}`));
+    const mSlot = L.slotOfReg(m);
+    const hs = ops.slice(0, k).map((a) => padded(L, a, m));
+    if (!forward && k === 1) {
+      const gathered = identityGather(L, body, residuals.length, hs[0], idx, mSlot);
+      if (gathered) return [hs[0], gathered];
+    }
+    const n = idx.len;
+    const outs = forward ? [] : Array.from({ length: k }, () => L.newArray(n));
+    walk(L, idx, mSlot, !forward, undefined, (arrays) => {
+      const h = hs.map((a) => `${arrays.bind(a.id)}[b]`);
+      const s = residuals.map((a) => lit(elem(L, arrays, a, 'i')));
+      const rest = forward ? [...h.map(lit), ...ops.slice(k).map((v) => lit(elem(L, arrays, v, 'i')))] : h.map(lit);
+      const { lines, results } = L.body(body, [...s, ...rest]);
+      const codes = scalarResults(L, results, `a ${e.op}`, lines);
+      const o = outs.map((id) => arrays.bind(id));
+      return { step: [...lines, ...h.map((x, j) => `${x} = ${codes[j]};`), ...o.map((x, j) => `${x}[i] = ${codes[k + j]};`)], skip: o.map((x) => `${x}[i] = 0.0;`) };
+    });
+    return [...hs, ...outs.map((id): Arr => ({ kind: 'arr', id, len: n, elemBound: undefined }))];
+  };
+}
+
+/**
+ * The backward recurrence when its step is (c̄, v̄) = (c̄, c̄) for every element (the adjoint of a
+ * sum histogram: the body returns its cotangent parameter twice, whatever the residuals): then
+ * d̄ = h̄ and v̄_i = h̄[idx_i] (0 outside), one parallel kernel. Else undefined.
+ */
+function identityGather(L: LoweringOps, body: Lambda, residuals: number, h: Arr, idx: Arr, mSlot: number): Arr | undefined {
+  const marker = 'tsad_cotangent';
+  const { lines, results } = L.body(body, [...Array.from({ length: residuals }, () => lit('0.0')), lit(marker)]);
+  if (lines.length > 0 || results.length !== 2 || results.some((x) => x.array !== undefined || x.code !== marker)) return undefined;
+  const v = L.newArray(idx.len);
+  L.elementwise(idx.len, (arrays) => {
+    const j = `${arrays.bind(idx.id)}[i]`;
+    return [`${arrays.bind(v)}[i] = select(0.0, ${arrays.bind(h.id)}[u32(max(${j}, 0.0))], ${j} >= 0.0 && ${j} < S[${mSlot}] && ${j} == floor(${j}));`];
+  });
+  return { kind: 'arr', id: v, len: idx.len, elemBound: undefined };
+}
