@@ -104,6 +104,7 @@ export function jvpOuter(a: Float64Array, n: number, v: Float64Array) {
 export const hvpOuter = hvp(outer);
 export const hessOuter = hessian(outer);
 export const dLooped = grad(looped);
+export const hvpLooped = hvp(looped);
 export const dDet = grad(det, { wrt: [0, 1] });
 `);
   const matrix = (n: number) => Float64Array.from({ length: n * n }, (_, i) => Math.sin(1.3 * i + 0.4) + (i % (n + 1) === 0 ? 1.5 : 0));
@@ -198,5 +199,131 @@ export const dDet = grad(det, { wrt: [0, 1] });
       expectClose(Array.from(g), fd(m.looped, [a, n, reps], 0, n * n), 1e-5);
     }
     expect(Array.from(m.dLooped(a, n, 0) as Float64Array)).toEqual(new Array(n * n).fill(0));
+    // Forward over reverse through the loop: one second-order run of det per iteration.
+    const v = Float64Array.from({ length: n * n }, (_, i) => 0.2 * i - 0.7);
+    const h = 1e-5;
+    for (const reps of [0, 3]) {
+      const hv = m.hvpLooped(a, n, reps, v) as Float64Array;
+      const up = m.dLooped(
+        Float64Array.from(a, (x, i) => x + h * v[i]),
+        n,
+        reps,
+      ) as Float64Array;
+      const down = m.dLooped(
+        Float64Array.from(a, (x, i) => x - h * v[i]),
+        n,
+        reps,
+      ) as Float64Array;
+      expectClose(
+        Array.from(hv),
+        Array.from(up, (u, i) => (u - down[i]) / (2 * h)),
+        1e-5,
+      );
+    }
+  });
+});
+
+describe('an expression-tree evaluator and a function taking functions, called from compiled code', () => {
+  const { exports: m, result } = load(`import { grad, jvp, hvp } from 'tsad';
+type Expr = { op: '+' | '*'; l: Expr; r: Expr } | { op: 'sin'; l: Expr } | { k: number } | { x: true };
+/** Recursive over the tree: constants are read from k by index. */
+/** @differentiable */
+export function evaluate(e: Expr, k: Float64Array, x: number): number {
+  if ('k' in e) return k[e.k];
+  if ('x' in e) return x;
+  if (e.op === 'sin') return Math.sin(evaluate(e.l, k, x));
+  const a = evaluate(e.l, k, x);
+  const b = evaluate(e.r, k, x);
+  return e.op === '+' ? a + b : a * b;
+}
+// k0 * sin(k1 * x) + k2 * x
+const TREE: Expr = { op: '+', l: { op: '*', l: { k: 0 }, r: { op: 'sin', l: { op: '*', l: { k: 1 }, r: { x: true } } } }, r: { op: '*', l: { k: 2 }, r: { x: true } } };
+/** Not recursive itself: it runs taped because evaluate recurses. */
+/** @differentiable */
+export function model(k: Float64Array, x: number): number {
+  return evaluate(TREE, k, x);
+}
+/** Compiled: a least-squares fit over the data, one call of the model per point. */
+/** @differentiable */
+export function fit(k: Float64Array, xs: Float64Array, ys: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const r = model(k, xs[i]) - ys[i];
+    s += r * r;
+  }
+  return s;
+}
+/** A function taking a function (what was TSAD1105): the midpoint rule. */
+/** @differentiable */
+export function integrate(f: (t: number) => number, a: number, b: number): number {
+  const n = 16;
+  const h = (b - a) / n;
+  let s = 0;
+  for (let i = 0; i < n; i++) s += f(a + (i + 0.5) * h);
+  return s * h;
+}
+/** @differentiable */
+export function area(x: number): number {
+  return integrate((t) => Math.exp(-t * t * x), 0, x);
+}
+/** Compiled: it calls area, which runs taped. */
+/** @differentiable */
+export function loss(x: number, w: number): number {
+  return Math.sin(w * area(x)) + area(w);
+}
+export const dFit = grad(fit);
+export const hvpFit = hvp(fit);
+export const dLoss = grad(loss, { wrt: [0, 1] });
+export function jvpLoss(x: number, w: number, dx: number, dw: number) {
+  return jvp(loss, [x, w], [dx, dw]);
+}
+export const hvpLoss = hvp(loss, { wrt: [0, 1] });
+`);
+  const k = Float64Array.from([1.3, 0.7, -0.4]);
+  const xs = Float64Array.from([0.1, 0.5, 1.2, 2.0]);
+  const ys = Float64Array.from([0.2, 0.1, 0.9, 1.1]);
+  const plain = (a: Float64Array) => Array.from(a);
+
+  test('builds: notes for the functions that run taped, none for fit and loss', () => {
+    expect(result.messages.filter((s) => / - error /.test(s))).toEqual([]);
+    const notes = result.messages.filter((s) => /note TSAD2001/.test(s)).map((s) => s.match(/'(\w+)' runs taped/)?.[1]);
+    expect(notes.sort()).toEqual(['area', 'evaluate', 'integrate', 'model']);
+  });
+
+  test('the fit: gradient and hvp agree with central differences', () => {
+    const g = m.dFit(k, xs, ys) as Float64Array;
+    for (let i = 0; i < 3; i++) expectClose([g[i]], partial(m.fit, [plain(k), xs, ys], 0, i), 1e-5);
+    const v = Float64Array.from([0.3, -1, 0.5]);
+    const hv = m.hvpFit(k, xs, ys, v) as Float64Array;
+    const h = 1e-5;
+    const up = m.dFit(
+      Float64Array.from(k, (x, i) => x + h * v[i]),
+      xs,
+      ys,
+    ) as Float64Array;
+    const down = m.dFit(
+      Float64Array.from(k, (x, i) => x - h * v[i]),
+      xs,
+      ys,
+    ) as Float64Array;
+    expectClose(
+      Array.from(hv),
+      Array.from(up, (u, i) => (u - down[i]) / (2 * h)),
+      1e-5,
+    );
+  });
+
+  test('the function of functions: grad, jvp and hvp agree with central differences', () => {
+    const [x, w] = [0.8, 1.7];
+    const [gx, gw] = m.dLoss(x, w);
+    expectClose([gx, gw], [partial(m.loss, [x, w], 0, 0)[0], partial(m.loss, [x, w], 1, 0)[0]], 1e-5);
+    const [y, dy] = m.jvpLoss(x, w, 0.6, -0.2);
+    expect(y).toBeCloseTo(m.loss(x, w), 12);
+    expectClose([dy], [0.6 * gx - 0.2 * gw], 1e-10);
+    const [hx, hw] = m.hvpLoss(x, w, [1, 0.5]);
+    const h = 1e-5;
+    const [ux, uw] = m.dLoss(x + h, w + 0.5 * h);
+    const [dx, dw] = m.dLoss(x - h, w - 0.5 * h);
+    expectClose([hx, hw], [(ux - dx) / (2 * h), (uw - dw) / (2 * h)], 1e-5);
   });
 });

@@ -7,10 +7,10 @@ import type { ConstructExpr } from '../../../constructs/types';
 import { TAPED_RUNTIME, calleeNames, tapedOperands } from '../../../constructs/taped';
 import type { ConstructTsRule, EmitTsOps } from '../types';
 
-/** `into = value`, or `[into₀, …] = value` for several results. */
-function assignAll(ops: EmitTsOps, into: readonly string[], value: ts.Expression): ts.Statement {
+/** `into = value` for a number, `[into₀, …] = value` for the cotangents (one per argument, an array even of one). */
+function assignAll(ops: EmitTsOps, into: readonly string[], value: ts.Expression, several = false): ts.Statement {
   const f = ops.factory;
-  const target = into.length === 1 ? f.createIdentifier(into[0]) : f.createArrayLiteralExpression(into.map((n) => f.createIdentifier(n)));
+  const target = several ? f.createArrayLiteralExpression(into.map((n) => f.createIdentifier(n))) : f.createIdentifier(into[0]);
   return f.createExpressionStatement(f.createAssignment(target, value));
 }
 
@@ -53,13 +53,13 @@ const tapedJvp: ConstructTsRule = (ops, e, into) => {
 // [x̄̄…] = tapedVjp(f$taped, [x̄], ȳ)
 const tapedVjp: ConstructTsRule = (ops, e, into) => {
   const { args, ct } = tapedOperands(e);
-  return [assignAll(ops, into, runtime(ops, 'tapedVjp', [ops.factory.createIdentifier(callee(ops, e).taped), list(ops, args), ops.ref(ct[0])]))];
+  return [assignAll(ops, into, runtime(ops, 'tapedVjp', [ops.factory.createIdentifier(callee(ops, e).taped), list(ops, args), ops.ref(ct[0])]), true)];
 };
 
 // [x̄̄˙…] = tapedHvp(f$taped2, [x̄], ȳ, [ẋ̄], ȳ˙)
 const tapedHvp: ConstructTsRule = (ops, e, into) => {
   const { args, ct, dargs, dct } = tapedOperands(e);
-  return [assignAll(ops, into, runtime(ops, 'tapedHvp', [ops.factory.createIdentifier(callee(ops, e).second), list(ops, args), ops.ref(ct[0]), list(ops, dargs), ops.ref(dct[0])]))];
+  return [assignAll(ops, into, runtime(ops, 'tapedHvp', [ops.factory.createIdentifier(callee(ops, e).second), list(ops, args), ops.ref(ct[0]), list(ops, dargs), ops.ref(dct[0])]), true)];
 };
 
 export const tapedTs = { tapedCall, tapedJvp, tapedVjp, tapedHvp };
