@@ -4,3 +4,4 @@ export * from './tape';
 export * from './tapeSecondOrder';
 export * from './derivatives';
 export * from './tapeLinear';
+export * from './tapeArrays';
