@@ -58,9 +58,12 @@ let tapesMade = 0;
  * (its arrays serve another tape now) never records again. Undefined: every argument is such a
  * constant.
  */
-function liveTape(args: readonly (number | Dual)[]): Tape | undefined {
+export function liveTape(args: ArrayLike<unknown>): Tape | undefined {
   let newest: Tape | undefined;
-  for (const a of args) if (typeof a !== 'number' && !a.tape.released && (newest === undefined || a.tape.serial > newest.serial)) newest = a.tape;
+  for (let j = 0; j < args.length; j++) {
+    const a = args[j];
+    if (a instanceof Dual && !a.tape.released && (newest === undefined || a.tape.serial > newest.serial)) newest = a.tape;
+  }
   return newest;
 }
 
@@ -76,6 +79,12 @@ export class Tape {
   private partialTangents: Float64Array | undefined;
   private nodes = 0;
   private edges = 0;
+  /** Recorded operations: a scalar one is a node, an array operation (tapeArrays.ts) one entry for all its nodes. */
+  private entries = 0;
+  /** The array operations, in ID order: each a range of nodes whose partials are typed arrays of their own. */
+  private vectors: VectorEntry[] = [];
+  /** The adjoints' array, reused by each backward pass (and by the next tape). */
+  private adjoints: Float64Array | undefined;
 
   /** `tangents`: a tape of second-order mode, whose nodes carry tangents and partials theirs. */
   constructor(tangents = false) {
@@ -86,13 +95,14 @@ export class Tape {
     this.start = reused?.start ?? new Int32Array(64);
     this.parents = reused?.parents ?? new Int32Array(128);
     this.partials = reused?.partials ?? new Float64Array(128);
+    this.adjoints = reused?.adjoints;
     if (tangents) this.partialTangents = new Float64Array(this.partials.length);
   }
 
   /** Gives the tape's arrays to the next tape; this one must not be used again (grad and valueAndGrad call it once their result is read). */
   release(): void {
     this.released = true;
-    spare = { start: this.start, parents: this.parents, partials: this.partials };
+    spare = { start: this.start, parents: this.parents, partials: this.partials, adjoints: this.adjoints };
   }
 
   get size(): number {
@@ -108,7 +118,38 @@ export class Tape {
     }
     const k = this.nodes++;
     this.start[k] = this.edges;
+    this.entries++;
     return k;
+  }
+
+  /**
+   * ONE entry for an array operation: `values.length` new nodes, node `first + j` with the
+   * `width` parents and partials at `j * width` of `parents` and `partials` (a parent -1 is a
+   * constant). The backward pass applies it as one loop over the typed arrays.
+   */
+  recordVector(values: ArrayLike<number>, width: number, parents: Int32Array, partials: Float64Array): Dual[] {
+    const count = values.length;
+    if (this.nodes + count + 1 > this.start.length) this.start = grow(this.start, this.nodes + count + 1);
+    const first = this.nodes;
+    this.start.fill(this.edges, first, first + count);
+    this.nodes += count;
+    this.entries++;
+    this.vectors.push({ first, count, width, parents, partials });
+    const out = new Array<Dual>(count);
+    for (let j = 0; j < count; j++) out[j] = new Dual(values[j], first + j, this);
+    return out;
+  }
+
+  /** ONE node `y` with `count` parents and partials (constants left out by the caller): a reduction of an array. */
+  recordMany(y: number, parents: Int32Array, partials: Float64Array, count: number): Dual {
+    const k = this.node(count);
+    for (let e = 0; e < count; e++) this.edge(parents[e], partials[e]);
+    return new Dual(y, k, this);
+  }
+
+  /** Whether the tape records partials' tangents (second order): array operations are then recorded per element. */
+  get secondOrder(): boolean {
+    return this.partialTangents !== undefined;
   }
 
   private edge(parent: number, partial: number): void {
@@ -200,15 +241,44 @@ export class Tape {
   backward(seed: (adjoint: Float64Array) => void): Float64Array {
     const n = this.nodes;
     this.start[n] = this.edges;
-    const adjoint = new Float64Array(n);
+    const adjoint = this.adjointArray(n);
     seed(adjoint);
-    const { start, parents, partials } = this;
+    const { start, parents, partials, vectors } = this;
+    let v = vectors.length - 1;
+    let top = v >= 0 ? vectors[v].first + vectors[v].count - 1 : -1;
     for (let k = n - 1; k >= 0; k--) {
+      if (k === top) {
+        // An array operation's nodes have no edges of their own: its partials go in one loop.
+        const { first, count, width, parents: from, partials: by } = vectors[v];
+        for (let j = count - 1; j >= 0; j--) {
+          const g = adjoint[first + j];
+          for (let e = j * width; e < (j + 1) * width; e++) if (from[e] >= 0) adjoint[from[e]] += by[e] * g;
+        }
+        k = first;
+        v--;
+        top = v >= 0 ? vectors[v].first + vectors[v].count - 1 : -1;
+        continue;
+      }
       const g = adjoint[k];
       for (let e = start[k]; e < start[k + 1]; e++) adjoint[parents[e]] += partials[e] * g;
     }
-    lastStats = { nodes: n, edges: this.edges };
+    this.stats();
     return adjoint;
+  }
+
+  /**
+   * Zeroed adjoints for N nodes, in an array the tape keeps: a typed array made per backward pass
+   * is memory outside the heap, whose pressure makes the garbage collector run far more often.
+   * Who reads a backward pass's adjoints does so before the next one.
+   */
+  private adjointArray(n: number): Float64Array {
+    let a = this.adjoints;
+    if (a === undefined || a.length < n) {
+      a = this.adjoints = new Float64Array(Math.max(n, 2 * (a?.length ?? 0)));
+      return a;
+    }
+    a.fill(0, 0, n);
+    return a;
   }
 
   /**
@@ -218,15 +288,34 @@ export class Tape {
   forward(tangents: Float64Array): Float64Array {
     const n = this.nodes;
     this.start[n] = this.edges;
-    const { start, parents, partials } = this;
+    const { start, parents, partials, vectors } = this;
+    let v = 0;
     for (let k = 0; k < n; k++) {
+      if (v < vectors.length && k === vectors[v].first) {
+        const { first, count, width, parents: from, partials: by } = vectors[v++];
+        for (let j = 0; j < count; j++) {
+          let d = 0;
+          for (let e = j * width; e < (j + 1) * width; e++) if (from[e] >= 0) d += by[e] * tangents[from[e]];
+          tangents[first + j] = d;
+        }
+        k = first + count - 1;
+        continue;
+      }
       if (start[k] === start[k + 1]) continue;
       let d = 0;
       for (let e = start[k]; e < start[k + 1]; e++) d += partials[e] * tangents[parents[e]];
       tangents[k] = d;
     }
-    lastStats = { nodes: n, edges: this.edges };
+    this.stats();
     return tangents;
+  }
+
+  /** Records this tape's counts as the latest backward pass's (an array operation's partials count as edges). */
+  private stats(): void {
+    let edges = this.edges;
+    for (const { parents } of this.vectors) for (let e = 0; e < parents.length; e++) if (parents[e] >= 0) edges++;
+    lastStats = { nodes: this.nodes, edges };
+    lastEntries = this.entries;
   }
 
   /**
@@ -250,7 +339,7 @@ export class Tape {
         adjointTangent[parents[e]] += dp[e] * g + partials[e] * gd;
       }
     }
-    lastStats = { nodes: n, edges: this.edges };
+    this.stats();
     return [adjoint, adjointTangent];
   }
 }
@@ -272,7 +361,7 @@ for (const c of [Dual, Forward]) {
 }
 
 /** The arrays of the latest released tape. */
-let spare: { start: Int32Array; parents: Int32Array; partials: Float64Array } | undefined;
+let spare: { start: Int32Array; parents: Int32Array; partials: Float64Array; adjoints: Float64Array | undefined } | undefined;
 
 function grow<A extends Int32Array | Float64Array>(a: A, atLeast: number): A {
   let size = a.length * 2;
@@ -283,6 +372,24 @@ function grow<A extends Int32Array | Float64Array>(a: A, atLeast: number): A {
 }
 
 let lastStats: TapeStats = { nodes: 0, edges: 0 };
+let lastEntries = 0;
+
+/** An array operation on the tape (Tape.recordVector). */
+interface VectorEntry {
+  readonly first: number;
+  readonly count: number;
+  readonly width: number;
+  readonly parents: Int32Array;
+  readonly partials: Float64Array;
+}
+
+/**
+ * The entries of the latest backward pass's tape: one per scalar operation or input, one per
+ * array operation however long the array (tests assert that an array operation costs one).
+ */
+export function entries(): number {
+  return lastEntries;
+}
 
 /** The cost of the latest backward pass (tests assert complexity with it). */
 export function stats(): TapeStats {

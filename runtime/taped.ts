@@ -5,3 +5,4 @@ export * from './tapeSecondOrder';
 export * from './derivatives';
 export * from './tapeLinear';
 export * from './tapedCalls';
+export * from './tapeArrays';

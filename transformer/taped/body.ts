@@ -14,6 +14,7 @@ import type { TapedOps } from './prims';
 import { LOGIC_TEMPORARY, TapedBoundaries } from './boundaries';
 import { TapedRefusal } from './refusal';
 import { TapedMethods } from './methods';
+import type { TapedArrays } from './arrays';
 
 export { TapedRefusal };
 
@@ -44,6 +45,8 @@ export class TapedFunctions {
     private readonly prefix: string,
     /** Reverse mode: the compiled valueAndGrad (every parameter) of a function that runs compiled when taped code calls it, else undefined. */
     private readonly compiledGradient?: (target: TapedTarget, call: ts.CallExpression) => string | undefined,
+    /** Reverse mode: arrays as whole operations (one tape entry per map, reduce, sum, dot, prod). */
+    private readonly arrays?: TapedArrays,
   ) {
     this.boundaries = new TapedBoundaries(tsApi, checker, ctx.factory, prims, runtime, (e) => this.isNumber(e));
     this.methods = new TapedMethods(tsApi, checker, ctx.factory, runtime, (m) => this.nameOf(m), prefix);
@@ -189,6 +192,8 @@ export class TapedFunctions {
     if (boundary) return boundary;
     if (t.isCallExpression(node)) {
       const callee = node.expression;
+      const whole = this.arrays?.rewrite(node, sub);
+      if (whole) return whole;
       const exported = tsadExportName(callee, this.checker);
       if (exported !== undefined) throw new TapedRefusal(node, `taped code calls tsad's ${exported}, which taped mode does not take yet`);
       if (t.isPropertyAccessExpression(callee) && t.isIdentifier(callee.expression) && callee.expression.text === 'Math' && MATH_FUNCTIONS.has(callee.name.text)) {

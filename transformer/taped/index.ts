@@ -10,6 +10,7 @@ import { TapedFunctions, TapedRefusal, TapedTarget, sourceName } from './body';
 import { TapedPrims, functionDeclaration } from './prims';
 import { TAPED_RUNTIME, calleeLiteral } from '../constructs/taped';
 import { callableFromCompiled, reachesAny } from './callees';
+import { TapedArrays } from './arrays';
 
 /** The note that a function runs taped. */
 export const RUNS_TAPED = 2001;
@@ -47,7 +48,8 @@ export class TapedModule {
   ) {
     this.f = ctx.factory;
     this.prims = new TapedPrims(tsApi, this.f, (member) => this.rt(member));
-    this.functions = new TapedFunctions(tsApi, checker, ctx, this.prims, (member) => this.rt(member), 'tsad$taped$', compiledGradient);
+    const arrays = new TapedArrays(tsApi, checker, this.f, this.prims, this.prims.forward, (member) => this.rt(member));
+    this.functions = new TapedFunctions(tsApi, checker, ctx, this.prims, (member) => this.rt(member), 'tsad$taped$', compiledGradient, arrays);
     this.forward = new TapedFunctions(tsApi, checker, ctx, this.prims.forward, (member) => this.rt(member), 'tsad$dual$');
     this.second = new TapedFunctions(tsApi, checker, ctx, this.prims.second, (member) => this.rt(member), 'tsad$taped2$');
   }
