@@ -147,11 +147,14 @@ export interface JacobianOptions<W extends readonly Index[] = readonly Index[], 
   /**
    * `true`: the whole Jacobian in one row-major Float64Array, entry (r, c) at `data[r * cols + c]`,
    * rows the result's numbers and columns the `wrt` parameters' numbers side by side, with no
-   * array per row. Parameters and result of numbers, tuples and objects of numbers.
+   * array per row. Parameters and result of numbers, tuples and objects of numbers. The function
+   * takes the Float64Array to write into as an optional last argument (reuse it across calls).
    */
   readonly flat?: Flat;
 }
-/** `jacobian(f, { flat: true })`'s result. */
+/** What jacobian, jacfwd and jacrev return: with `flat: true`, a function that may take the Float64Array to write into last. */
+export type JacobianFn<F extends Fn, W, Flat extends boolean> = Flat extends true ? (...args: [...Parameters<F>, out?: Float64Array]) => FlatJacobian : (...args: Parameters<F>) => JacobianOf<W>;
+/** `jacobian(f, { flat: true })`'s result: `data` is the `out` argument when one was passed. */
 export interface FlatJacobian {
   readonly data: Float64Array;
   readonly rows: number;
@@ -160,22 +163,13 @@ export interface FlatJacobian {
 /** The Hessian; several `wrt` give the blocks `H[a][b] = ∂²f/∂w_a∂w_b`. */
 export type HessianOf<W> = W extends readonly [unknown, unknown, ...unknown[]] ? { -readonly [K in keyof W]: { -readonly [L in keyof W]: number[][] } } : number[][];
 
-export function jacobian<F extends Fn, const W extends readonly Index[] = readonly [0], const Flat extends boolean = false>(
-  f: F,
-  options?: JacobianOptions<W, Flat>,
-): (...args: Parameters<F>) => Flat extends true ? FlatJacobian : JacobianOf<W> {
+export function jacobian<F extends Fn, const W extends readonly Index[] = readonly [0], const Flat extends boolean = false>(f: F, options?: JacobianOptions<W, Flat>): JacobianFn<F, W, Flat> {
   return notCompiled('jacobian', f);
 }
-export function jacfwd<F extends Fn, const W extends readonly Index[] = readonly [0], const Flat extends boolean = false>(
-  f: F,
-  options?: JacobianOptions<W, Flat>,
-): (...args: Parameters<F>) => Flat extends true ? FlatJacobian : JacobianOf<W> {
+export function jacfwd<F extends Fn, const W extends readonly Index[] = readonly [0], const Flat extends boolean = false>(f: F, options?: JacobianOptions<W, Flat>): JacobianFn<F, W, Flat> {
   return notCompiled('jacfwd', f);
 }
-export function jacrev<F extends Fn, const W extends readonly Index[] = readonly [0], const Flat extends boolean = false>(
-  f: F,
-  options?: JacobianOptions<W, Flat>,
-): (...args: Parameters<F>) => Flat extends true ? FlatJacobian : JacobianOf<W> {
+export function jacrev<F extends Fn, const W extends readonly Index[] = readonly [0], const Flat extends boolean = false>(f: F, options?: JacobianOptions<W, Flat>): JacobianFn<F, W, Flat> {
   return notCompiled('jacrev', f);
 }
 export function hessian<F extends (...args: any[]) => number, const W extends readonly Index[] = readonly [0]>(f: F, options?: TransformOptions<W>): (...args: Parameters<F>) => HessianOf<W> {

@@ -82,7 +82,33 @@ describe('flat Jacobians', () => {
     const wrapper = text.slice(text.indexOf('function project_jacobian_0_1_2_3_flat('));
     const body = wrapper.slice(0, wrapper.indexOf('\n}\n'));
     expect(body.match(/new Float64Array\(12\)/g)).toHaveLength(1);
+    expect(body.match(/\bout\[\d+\] = /g)).toHaveLength(12);
     expect(body).not.toMatch(/return \[\[/);
+  });
+
+  test('an output argument is written and returned, and reused from call to call', () => {
+    const out = new Float64Array(12);
+    const J = m.flatAll(...at, out);
+    expect(J.data).toBe(out);
+    expect([...out]).toEqual([...m.flatAll(...at).data]);
+    const at2: typeof at = [0.9, 0.1, [0.2, -0.3, 1.5], 0.8];
+    expect(m.flatRev(...at2, out).data).toBe(out);
+    expectClose([...out], [...m.flatFwd(...at2).data], 1e-12);
+    // Longer is fine: the entries go first.
+    const long = new Float64Array(20).fill(7);
+    m.flatFwd(...at, long);
+    expectClose([...long.subarray(0, 12)], [...m.flatAll(...at).data], 1e-12);
+    expect([...long.subarray(12)]).toEqual(Array(8).fill(7));
+  });
+
+  test('an output argument of the wrong size or kind, and wrong arguments, are errors naming them', () => {
+    expect(() => m.flatAll(...at, new Float64Array(11))).toThrow(
+      new RangeError("jacobian(project): the output argument 'out' must be a Float64Array of at least 12 numbers (2 rows × 6 columns), got length 11"),
+    );
+    expect(() => m.flatAll(...at, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])).toThrow(/'out' must be a Float64Array of at least 12 numbers \(2 rows × 6 columns\), got object/);
+    expect(() => m.flatAll(...at, new Float32Array(12))).toThrow(TypeError);
+    expect(() => m.flatAll(...at, new Float64Array(12), 1)).toThrow(/expects 4 arguments, got 6/);
+    expect(() => m.flatAll(0.3, -0.4, [1, 2], 1, new Float64Array(12))).toThrow("jacobian(project): argument 3 'X[2]' must be a number, got undefined");
   });
 
   test('wrong arguments are TypeErrors naming them', () => {

@@ -161,7 +161,9 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       case 'assign':
         return f.createExpressionStatement(f.createAssignment(f.createIdentifier(s.name), this.expr(s.value)));
       case 'check':
-        return this.argumentCheck(s.where, s.checks);
+        return this.argumentCheck(s.where, s.checks, s.optional ?? 0);
+      case 'output':
+        return this.output(s.name, s.length, s.where, s.what);
       case 'store':
         return f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(s.name), s.index), this.expr(s.value)));
       case 'sameLength': {
@@ -323,8 +325,6 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       }
       case 'rows':
         return this.arrayFrom('Array', this.expr(e.count), e.index, this.expr(e.body));
-      case 'float64Array':
-        return f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createNumericLiteral(e.length)]);
       case 'function': {
         // A function expression, not an arrow: its own `arguments` is what its check counts.
         // Its messages name it (`vjp(f)'s pullback`), as its check does.
@@ -350,21 +350,57 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
    * on the happy path, which allocates nothing; the description of what was expected is built
    * only when the check fails.
    */
-  private argumentCheck(where: string, checks: readonly ArgumentCheck[]): ts.Statement {
+  private argumentCheck(where: string, checks: readonly ArgumentCheck[], optional: number): ts.Statement {
     const f = this.f;
     const K = this.t.SyntaxKind;
     const value = (c: ArgumentCheck) => f.createIdentifier(c.value);
     const count = f.createPropertyAccessExpression(f.createIdentifier('arguments'), 'length');
-    const failures = [f.createBinaryExpression(count, K.ExclamationEqualsEqualsToken, f.createNumericLiteral(checks.length)), ...checks.flatMap((c) => this.failures(value(c), c.spec))];
+    const n = f.createNumericLiteral(checks.length);
+    const wrongCount = optional
+      ? f.createBinaryExpression(
+          f.createBinaryExpression(count, K.LessThanToken, n),
+          K.BarBarToken,
+          f.createBinaryExpression(count, K.GreaterThanToken, f.createNumericLiteral(checks.length + optional)),
+        )
+      : f.createBinaryExpression(count, K.ExclamationEqualsEqualsToken, n);
+    const failures = [wrongCount, ...checks.flatMap((c) => this.failures(value(c), c.spec))];
+    // With the optional arguments passed, the message is about the checked ones.
+    const reported = optional ? f.createConditionalExpression(wrongCount, undefined, count, undefined, n) : count;
     const report = f.createCallExpression(f.createIdentifier('tsad$argumentError'), undefined, [
       f.createStringLiteral(where),
       f.createStringLiteral(JSON.stringify(checks.map((c) => [c.label, c.path, specJson(c.spec)])), true),
-      count,
+      reported,
       ...checks.map(value),
     ]);
     return f.createIfStatement(
       failures.reduce((a, b) => f.createBinaryExpression(a, K.BarBarToken, b)),
       f.createThrowStatement(report),
+    );
+  }
+
+  /** `out`: the caller's Float64Array, long enough, or a new one. */
+  private output(out: string, length: number, where: string, what: string): ts.Statement {
+    const f = this.f;
+    const K = this.t.SyntaxKind;
+    const o = f.createIdentifier(out);
+    const n = f.createNumericLiteral(length);
+    const fresh = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [n]);
+    const plus = (...parts: ts.Expression[]) => parts.reduce((a, b) => f.createBinaryExpression(a, K.PlusToken, b));
+    const thrown = (kind: string, message: ts.Expression) => f.createThrowStatement(f.createNewExpression(f.createIdentifier(kind), undefined, [message]));
+    const notFloat64 = f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(f.createBinaryExpression(o, K.InstanceOfKeyword, f.createIdentifier('Float64Array'))));
+    const got = f.createConditionalExpression(f.createBinaryExpression(o, K.EqualsEqualsEqualsToken, f.createNull()), undefined, f.createStringLiteral('null'), undefined, f.createTypeOfExpression(o));
+    const must = `${where}: the output argument '${out}' must be a Float64Array of at least ${length} numbers (${what})`;
+    return f.createIfStatement(
+      f.createBinaryExpression(o, K.EqualsEqualsEqualsToken, f.createIdentifier('undefined')),
+      f.createExpressionStatement(f.createAssignment(o, fresh)),
+      f.createIfStatement(
+        notFloat64,
+        thrown('TypeError', plus(f.createStringLiteral(`${must}, got `), got)),
+        f.createIfStatement(
+          f.createBinaryExpression(f.createPropertyAccessExpression(o, 'length'), K.LessThanToken, n),
+          thrown('RangeError', plus(f.createStringLiteral(`${must}, got length `), f.createPropertyAccessExpression(o, 'length'))),
+        ),
+      ),
     );
   }
 

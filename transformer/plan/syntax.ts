@@ -69,9 +69,7 @@ export type PlanExpr =
    */
   | { readonly tag: 'joinRecords'; readonly columns: PlanExpr; readonly layout: string; readonly like?: PlanExpr; readonly likeIR?: boolean }
   /** `Array.from({ length: count }, (_, index) => body)`: rows and columns of a run-time size. */
-  | { readonly tag: 'rows'; readonly count: PlanExpr; readonly index: string; readonly body: PlanExpr }
-  /** `new Float64Array(length)`, zeros: a flat Jacobian's data, filled by `store` statements. */
-  | { readonly tag: 'float64Array'; readonly length: number };
+  | { readonly tag: 'rows'; readonly count: PlanExpr; readonly index: string; readonly body: PlanExpr };
 
 export type PlanStatement =
   /** `const name = init`, or `const [a, b] = init` for several names. */
@@ -79,10 +77,19 @@ export type PlanStatement =
   | { readonly tag: 'return'; readonly value: PlanExpr }
   /** `name = value`: a parameter of the wrapper replaced by the wrapper's own copy (Marshal.owned). */
   | { readonly tag: 'assign'; readonly name: string; readonly value: PlanExpr }
-  /** `name[index] = value`: an entry of an array the wrapper made (`float64Array`). */
+  /** `name[index] = value`: an entry of the array `output` gave. */
   | { readonly tag: 'store'; readonly name: string; readonly index: number; readonly value: PlanExpr }
-  /** Throws a TypeError naming `where` and the first argument that does not fit. */
-  | { readonly tag: 'check'; readonly where: string; readonly checks: readonly ArgumentCheck[] }
+  /**
+   * The optional trailing argument `name` a result is written into: a new Float64Array of
+   * `length` when the caller passed none, else a TypeError (not a Float64Array) or a RangeError
+   * (shorter than `length`) naming `where` and `what` (`2 rows × 15 columns`).
+   */
+  | { readonly tag: 'output'; readonly name: string; readonly length: number; readonly where: string; readonly what: string }
+  /**
+   * Throws a TypeError naming `where` and the first argument that does not fit. `optional`: that
+   * many more arguments may follow the checked ones (checked by statements of their own).
+   */
+  | { readonly tag: 'check'; readonly where: string; readonly checks: readonly ArgumentCheck[]; readonly optional?: number }
   /** Throws a RangeError naming `where` and `what` when the arrays `a` and `b` differ in length (a tangent and its primal). */
   | { readonly tag: 'sameLength'; readonly where: string; readonly what: string; readonly against: string; readonly a: PlanExpr; readonly b: PlanExpr };
 
