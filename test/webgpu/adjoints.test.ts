@@ -9,7 +9,7 @@ import { load } from '../plugin/harness';
 const SIZES = [0, 1, 2, 127, 128, 129, 1000, 65537];
 
 const source = `
-import { grad, valueAndGrad, sum, reduceByIndex, scatter, matmul } from 'tsad';
+import { grad, valueAndGrad, hvp, sum, reduceByIndex, scatter, matmul } from 'tsad';
 import { gpu } from 'tsad/webgpu';
 
 /** @differentiable */
@@ -82,6 +82,8 @@ export const gpuXent = gpu(valueAndGrad(xent));
 export const cpuXent = valueAndGrad(xent);
 export const gpuTwoLayer = [gpu(grad(twoLayer, { wrt: [0] })), gpu(grad(twoLayer, { wrt: [1] }))];
 export const cpuTwoLayer = [grad(twoLayer, { wrt: [0] }), grad(twoLayer, { wrt: [1] })];
+export const gpuHvp = { min: gpu(hvp(histMin, { wrt: [2] })), mul: gpu(hvp(histMul, { wrt: [2] })), put: gpu(hvp(putLoss, { wrt: [2] })) };
+export const cpuHvp = { min: hvp(histMin, { wrt: [2] }), mul: hvp(histMul, { wrt: [2] }), put: hvp(putLoss, { wrt: [2] }) };
 export { gpu };
 `;
 
@@ -246,6 +248,32 @@ describe('scatter and its adjoint on the GPU', () => {
     }
     await expect(m.gpuPut(d, Float32Array.from([0, 1]), v)).rejects.toThrow(/scatter: indices and values have different lengths/);
     expect(Array.from(await m.gpuPut(d, Float32Array.from([3, 0, 1]), v))).toEqual([8, 9, 3, 7]);
+  });
+});
+
+describe('second order', () => {
+  // hvp (forward over reverse): the walks run the JVPs of lrhist (histograms of several values,
+  // five bindings whatever their number) and lscatter/lunscatter. Products along a bin as in the
+  // gradients: 1e-6 · (n/7 + 10) relative, plus 1e-6 absolute where terms cancel.
+  run('hvp through reduceByIndex (min, *) and scatter', async () => {
+    for (const n of [0, 1, 2, 129, 1000]) {
+      const M = Math.max(1, n >> 2);
+      const idx = bins(n, M, 70);
+      const t = data(n, 71);
+      for (const op of ['min', 'mul']) {
+        const d = op === 'mul' ? data(M, 72, 0.995, 1.005) : data(M, 72);
+        const v = op === 'mul' ? data(n, 73, 0.995, 1.005) : data(n, 73);
+        const cpu = m.cpuHvp[op](d, idx, v, t);
+        close(await m.gpuHvp[op](d, idx, v, t), cpu, 1e-6 * (n / 7 + 10), 1e-3 * maxAbs(cpu), `hvp ${op} n=${n}`, 1e-6);
+      }
+      const slots = Float32Array.from({ length: n }, (_, i) => (i * 7) % (n + 3));
+      const d = data(n + 3, 74);
+      const v = data(n, 75);
+      if (new Set(slots).size === n) {
+        const cpu = m.cpuHvp.put(d, slots, v, t);
+        close(await m.gpuHvp.put(d, slots, v, t), cpu, 1e-5, 1e-3 * maxAbs(cpu), `hvp put n=${n}`, 1e-6);
+      }
+    }
   });
 });
 

@@ -45,13 +45,43 @@ function scalarResults(L: LoweringOps, results: readonly Local[], what: string, 
   });
 }
 
+/** What one walk runs: k histograms (M each) updated per element, from per-element inputs, writing per-element outputs. */
+interface WalkSpec {
+  /** The histograms' starting values, each read as M long (0 past its end). */
+  readonly hists: readonly Arr[];
+  /** Arrays read at each element i (0 past their end). */
+  readonly inputs: readonly Arr[];
+  /** The number of per-element outputs (0 where an element's bin is outside). */
+  readonly outputs: number;
+  /** The step, given the WGSL of the bin's k values and of the element's inputs: its lines and its k + outputs results. */
+  readonly step: (hists: readonly Local[], inputs: readonly Local[]) => { lines: string[]; results: Local[] };
+}
+
 /**
- * One walk as its own kernel: for each i of `idx` (ascending, or descending when `backward`),
- * `step` with the bin `b` (u32) of an element whose bin is in 0 … M − 1, `skip` for one outside.
- * A bin that is not an integer is the CPU path's error (`check`: the call rejects after the
- * readback). WALK_CHUNK elements a dispatch, its place kept in a slot (0 at the call's start).
+ * One walk: for each i of `idx` (ascending, or descending when `backward`) whose bin b is in
+ * 0 … M − 1, the step on the bin's values and the element's inputs. A bin that is not an integer
+ * is the CPU path's error (`check`: the call rejects after the readback).
+ *
+ * The walk's kernel binds five buffers whatever the body: the histograms, the inputs and the
+ * outputs each go into one buffer, interleaved (element i's j-th at i·w + j), by parallel
+ * kernels before and after it. A buffer per operand was the alternative; a second-order
+ * program's walk then bound 19, past llvmpipe's 16 and WebGPU's default 8. WALK_CHUNK elements
+ * a dispatch, the walk's place kept in a slot (0 at the call's start).
  */
-function walk(L: LoweringOps, idx: Arr, mSlot: number, backward: boolean, check: string | undefined, lines: (arrays: KernelArrays) => { step: string[]; skip: string[] }): void {
+function walk(L: LoweringOps, idx: Arr, m: number, backward: boolean, check: string | undefined, spec: WalkSpec): { hists: Arr[]; outputs: Arr[] } {
+  const n = idx.len;
+  const k = spec.hists.length;
+  const w = spec.inputs.length;
+  const q = spec.outputs;
+  const packed = (count: number, width: number) => (width > 0 ? L.newArray(L.reg({ op: 'mul', args: [count, L.lit(width)] })) : undefined);
+  const H = packed(m, k)!;
+  const P = packed(n, w);
+  const O = packed(n, q);
+  // Interleave (parallel): element i's j-th value at i·width + j.
+  const pack = (count: number, into: number, from: readonly Arr[]) =>
+    L.elementwise(count, (arrays) => from.map((a, j) => `${arrays.bind(into)}[i * ${from.length}u + ${j}u] = ${elem(L, arrays, a, 'i')};`));
+  pack(m, H, spec.hists);
+  if (P !== undefined) pack(n, P, spec.inputs);
   const ids: number[] = [];
   const arrays: KernelArrays = {
     bind(id) {
@@ -59,25 +89,39 @@ function walk(L: LoweringOps, idx: Arr, mSlot: number, backward: boolean, check:
       return `A${ids.indexOf(id)}`;
     },
   };
-  const { step, skip } = lines(arrays);
+  const h = Array.from({ length: k }, (_, j) => `${arrays.bind(H)}[b * ${k}u + ${j}u]`);
+  const x = Array.from({ length: w }, (_, j) => lit(`${arrays.bind(P!)}[i * ${w}u + ${j}u]`));
+  const o = Array.from({ length: q }, (_, j) => `${arrays.bind(O!)}[i * ${q}u + ${j}u]`);
+  const { lines, results } = spec.step(h.map(lit), x);
+  if (results.length !== k + q) throw new NotOnGpu('a reduceByIndex body with results of other kinds');
+  const codes = scalarResults(L, results, 'a reduceByIndex', lines);
   const cursor = L.newSlot();
   const body = [
-    `let wn = u32(S[${L.slotOfReg(idx.len)}]);`,
+    `let wn = u32(S[${L.slotOfReg(n)}]);`,
     `let w0 = u32(S[${cursor}]);`,
     `let wend = min(wn, w0 + ${WALK_CHUNK}u);`,
     'for (var r = w0; r < wend; r = r + 1u) {',
     `  let i = ${backward ? 'wn - 1u - r' : 'r'};`,
     `  let jf = ${arrays.bind(idx.id)}[i];`,
     ...(check ? [`  if (jf != floor(jf) || abs(jf) == tsad_inf()) { ${check} }`] : []),
-    `  if (jf >= 0.0 && jf < S[${mSlot}] && jf == floor(jf)) {`,
+    `  if (jf >= 0.0 && jf < S[${L.slotOfReg(m)}] && jf == floor(jf)) {`,
     '    let b = u32(jf);',
-    ...step.map((l) => `    ${l}`),
-    ...(skip.length > 0 ? ['  } else {', ...skip.map((l) => `    ${l}`)] : []),
+    ...lines.map((l) => `    ${l}`),
+    ...h.map((x, j) => `    ${x} = ${codes[j]};`),
+    ...o.map((x, j) => `    ${x} = ${codes[k + j]};`),
+    ...(q > 0 ? ['  } else {', ...o.map((x) => `    ${x} = 0.0;`)] : []),
     '  }',
     '}',
     `S[${cursor}] = f32(wend);`,
   ];
-  L.device((kernel) => ({ op: 'scalar', kernel, arrays: ids, sweep: { count: idx.len, per: WALK_CHUNK } }), scalarKernel(ids.length, L.guarded, body));
+  L.device((kernel) => ({ op: 'scalar', kernel, arrays: ids, sweep: { count: n, per: WALK_CHUNK } }), scalarKernel(ids.length, L.guarded, body));
+  // Out of the interleaved buffers (parallel).
+  const unpack = (count: number, from: number, width: number): Arr[] => {
+    const outs = Array.from({ length: width }, () => L.newArray(count));
+    if (width > 0) L.elementwise(count, (arrays) => outs.map((id, j) => `${arrays.bind(id)}[i] = ${arrays.bind(from)}[i * ${width}u + ${j}u];`));
+    return outs.map((id): Arr => ({ kind: 'arr', id, len: count, elemBound: undefined }));
+  };
+  return { hists: unpack(m, H, k), outputs: O === undefined ? [] : unpack(n, O, q) };
 }
 
 /** reduceByIndex(d̄ests, idx, v̄als) [body] with any body: k histograms, then the per-element outputs (0 where an element's bin is outside). */
@@ -97,17 +141,9 @@ export function walkHistogram(L: LoweringOps, e: Extract<Expr, { tag: 'construct
     L.reg({ op: 'atmost', a: a.len, b: of, message: what });
     if (!sparse) L.reg({ op: 'atmost', a: of, b: a.len, message: what });
   }
-  const hs = dests.map((d) => padded(L, d, m));
-  const outs = Array.from({ length: total - k }, () => L.newArray(n));
   const check = L.failCheck(`${e.op}: an index is not an integer`, m);
-  walk(L, idx, L.slotOfReg(m), false, check, (arrays) => {
-    const h = hs.map((a) => `${arrays.bind(a.id)}[b]`);
-    const { lines, results } = L.body(body, [...h.map(lit), ...vals.map((v) => lit(elem(L, arrays, v, 'i')))]);
-    const codes = scalarResults(L, results, `a ${e.op}`, lines);
-    const o = outs.map((id) => arrays.bind(id));
-    return { step: [...lines, ...h.map((x, j) => `${x} = ${codes[j]};`), ...o.map((x, j) => `${x}[i] = ${codes[k + j]};`)], skip: o.map((x) => `${x}[i] = 0.0;`) };
-  });
-  return [...hs, ...outs.map((id): Arr => ({ kind: 'arr', id, len: n, elemBound: undefined }))];
+  const r = walk(L, idx, m, false, check, { hists: dests, inputs: vals, outputs: total - k, step: (h, x) => L.body(body, [...h, ...x]) });
+  return [...r.hists, ...r.outputs];
 }
 
 /**
@@ -126,24 +162,15 @@ export function walkRecurrence(forward: boolean) {
     const r = nl.length - 2 - (forward ? 2 * k : k);
     const residuals = nl.slice(2, 2 + r).map((v) => asArr(v, `a residual of ${e.op}`));
     const ops = nl.slice(2 + r).map((v) => asArr(v, `an operand of ${e.op}`));
-    const mSlot = L.slotOfReg(m);
-    const hs = ops.slice(0, k).map((a) => padded(L, a, m));
     if (!forward && k === 1) {
-      const gathered = identityGather(L, body, residuals.length, hs[0], idx, mSlot);
-      if (gathered) return [hs[0], gathered];
+      const h = padded(L, ops[0], m);
+      const gathered = identityGather(L, body, residuals.length, h, idx, L.slotOfReg(m));
+      if (gathered) return [h, gathered];
     }
-    const n = idx.len;
-    const outs = forward ? [] : Array.from({ length: k }, () => L.newArray(n));
-    walk(L, idx, mSlot, !forward, undefined, (arrays) => {
-      const h = hs.map((a) => `${arrays.bind(a.id)}[b]`);
-      const s = residuals.map((a) => lit(elem(L, arrays, a, 'i')));
-      const rest = forward ? [...h.map(lit), ...ops.slice(k).map((v) => lit(elem(L, arrays, v, 'i')))] : h.map(lit);
-      const { lines, results } = L.body(body, [...s, ...rest]);
-      const codes = scalarResults(L, results, `a ${e.op}`, lines);
-      const o = outs.map((id) => arrays.bind(id));
-      return { step: [...lines, ...h.map((x, j) => `${x} = ${codes[j]};`), ...o.map((x, j) => `${x}[i] = ${codes[k + j]};`)], skip: o.map((x) => `${x}[i] = 0.0;`) };
-    });
-    return [...hs, ...outs.map((id): Arr => ({ kind: 'arr', id, len: n, elemBound: undefined }))];
+    // The body's parameters: the residuals, then (forward) the bins' tangents and the values' or (backward) the bins' cotangents.
+    const step = (h: readonly Local[], x: readonly Local[]) => L.body(body, forward ? [...x.slice(0, r), ...h, ...x.slice(r)] : [...x, ...h]);
+    const out = walk(L, idx, m, !forward, undefined, { hists: ops.slice(0, k), inputs: forward ? [...residuals, ...ops.slice(k)] : residuals, outputs: forward ? 0 : k, step });
+    return [...out.hists, ...out.outputs];
   };
 }
 
