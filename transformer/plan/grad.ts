@@ -10,7 +10,7 @@ export const planGrad: Planner = (req) => {
   const { fn, wrt } = req;
   const { m, irArgs } = wrapperOf(fn);
   const withValue = req.kind === 'valueAndGrad';
-  const vg = valueAndGradOf(req.program, fn.name, { ...req.driver, wrt, value: withValue, flatSignature: true, vjp: req.driver.forwardGrad ? undefined : req.reverse() });
+  const vg = valueAndGradOf(req.program, fn.name, { ...req.driver, wrt, value: withValue, flatSignature: true, vjp: req.driver.forwardGrad ? undefined : req.reverse(true) });
   // One def per (transform, wrt) in the module: f.vg, f.grad, f.grad_1 for wrt [1], ...
   const allParams = wrt.join('_') === fn.params.map((_, i) => i).join('_');
   const irName = `${withValue ? valueAndGradName(fn.name) : gradName(fn.name)}${allParams ? '' : `_${wrt.join('_')}`}`;
