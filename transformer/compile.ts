@@ -285,7 +285,7 @@ export class ModuleCompiler {
       wrt: req.wrt,
       where: `${req.transform}(${label})`,
       driver: twice ? { ...this.driverFor(req), forwardGrad: true } : this.driverFor(req),
-      reverse: () => this.reverse(program, fn.name, req),
+      reverse: (fused?: boolean) => this.reverse(program, fn.name, req, fused),
       ...(req.flat ? { flat: true } : {}),
     };
     const grad = req.transform === 'grad';
@@ -353,12 +353,16 @@ export class ModuleCompiler {
       fail(1121, req.callSite, `hessian(${label}) of several parameters with arrays is not supported yet: differentiate one at a time, or use hvp`, MATRIX_RESULT_HINT);
   }
 
-  /** One reverse pass per function and module, shared by its grad, valueAndGrad, vjp and jacrev call sites. */
-  private reverse(program: Program, fn: string, req: CompileRequest): Reverse {
-    const key = `${fn}|${JSON.stringify(req.checkpoint ?? 'store')}`;
+  /**
+   * One reverse pass per function and module, shared by its grad and valueAndGrad call sites
+   * (`fused`: they inline it, so its straight-line defs wait for that simplification) and by its
+   * vjp and jacrev call sites, which emit its halves as they are.
+   */
+  private reverse(program: Program, fn: string, req: CompileRequest, fused = false): Reverse {
+    const key = `${fn}|${JSON.stringify(req.checkpoint ?? 'store')}|${fused}`;
     let v = this.reverses.get(key);
     if (!v) {
-      v = vjpOf(program, fn, this.driverFor(req));
+      v = vjpOf(program, fn, { ...this.driverFor(req), deferSimplify: fused });
       this.reverses.set(key, v);
     }
     return v;

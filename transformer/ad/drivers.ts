@@ -17,6 +17,7 @@ import { hoistInvariants } from '../opt/licm';
 import { transposeProgram } from './transpose';
 import { eraseProgram } from './erase';
 import { simplifyProgram } from '../opt/simplify';
+import { finishWaiting, isWaiting, markWaiting, mayWait } from '../opt/deferred';
 import { bwdName, derivedName, erasedName, fwdName, hvpName, jvpName, linName, role, transposeRole } from '../ir/names';
 import { calleesFirst, findDef } from '../ir/program';
 import { inlineProgram } from '../opt/inline';
@@ -58,6 +59,13 @@ export interface DriverOptions {
    * pass's new defs: how `tsad inspect --stage passes` and the playground show every pass.
    */
   readonly trace?: PassTrace;
+  /**
+   * The caller fuses what this driver builds (valueAndGradOf inlines the primal and backward
+   * halves into one def and simplifies it): the small straight-line defs a pass adds wait for
+   * that one simplification instead of getting their own (opt/deferred.ts). valueAndGradOf
+   * simplifies whatever still waits where it ends; other drivers hand waiting defs back as they are.
+   */
+  readonly deferSimplify?: boolean;
 }
 
 /** One traced step: the pass, the program after it, and the defs the pass added. */
@@ -79,12 +87,20 @@ function settle(p: Program, o: DriverOptions, fresh: readonly string[] = []): Pr
   let q = typeUntyped(p);
   // The simplifier keeps its typed input's binder types (restoreLinearity types the copies it
   // adds), so its output is annotated again only when it is also being re-checked.
-  if (o.simplify && fresh.length > 0) {
-    q = rechecking(o) ? annotateTypes(simplifyProgram(q, fresh)) : simplifyProgram(q, fresh);
-    o.trace?.('simplify', q, fresh);
+  const now = o.simplify ? fresh.filter((n) => !(o.deferSimplify && waits(q, n))) : [];
+  if (now.length > 0) {
+    q = rechecking(o) ? annotateTypes(simplifyProgram(q, now)) : simplifyProgram(q, now);
+    o.trace?.('simplify', q, now);
   }
   if (rechecking(o)) checkProgram(q, { linearB: linearBNames(q) });
   return q;
+}
+
+/** Marks a def that may wait for the pipeline's last simplification; whether it does. */
+function waits(p: Program, name: string): boolean {
+  const d = findDef(p, name);
+  if (mayWait(d)) markWaiting(d);
+  return isWaiting(d);
 }
 
 /**
@@ -245,7 +261,8 @@ export interface ValueAndGradOptions extends DriverOptions {
  * the tape never materialises: the primal's saved values are the backward pass's locals.
  */
 export function valueAndGradOf(p: Program, fn: string, o: ValueAndGradOptions = {}): { program: Program; valueAndGrad: string } {
-  const { program, def } = seededReverse(p, fn, o, { kind: 'vg', withValue: o.value !== false, wrt: o.wrt });
+  // Inlined, the halves this builds are simplified once, in the fused def (opt/deferred.ts).
+  const { program, def } = seededReverse(p, fn, o.inline !== false ? { ...o, deferSimplify: true } : o, { kind: 'vg', withValue: o.value !== false, wrt: o.wrt });
   const steps: Pass[] = [];
   // Fused first even when flattening inlines again: the unpacked tuples' names (`p_w`, not
   // `p_2`) are what flattening names the scalar parameters after.
@@ -255,7 +272,8 @@ export function valueAndGradOf(p: Program, fn: string, o: ValueAndGradOptions = 
     // also flattens the block flattenSignature wraps the body in.
     steps.push({ name: 'flatten', run: (q) => ({ ...q, defs: q.defs.map((d) => (d.name === def ? flattenSignature(d, o.wrt) : d)) }) }, Fuse(def));
   }
-  return { program: runPasses(program, { ...o, simplify: false }, steps), valueAndGrad: def };
+  // The one simplification of what waited for it and was not fused (a call inlining left as it was).
+  return { program: finishWaiting(runPasses(program, { ...o, simplify: false }, steps), [def]), valueAndGrad: def };
 }
 
 function seededReverse(

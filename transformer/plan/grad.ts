@@ -37,7 +37,7 @@ export const planGrad: Planner = (req) => {
 /** One def per (transform, wrt) in the module: f.vg, f.grad, f.grad_1 for wrt [1], ... */
 function gradDef(req: PlanRequest, withValue: boolean): { program: Program; irName: string } {
   const { fn, wrt } = req;
-  const vg = valueAndGradOf(req.program, fn.name, { ...req.driver, wrt, value: withValue, flatSignature: true, vjp: req.driver.forwardGrad ? undefined : req.reverse() });
+  const vg = valueAndGradOf(req.program, fn.name, { ...req.driver, wrt, value: withValue, flatSignature: true, vjp: req.driver.forwardGrad ? undefined : req.reverse(true) });
   const allParams = wrt.join('_') === fn.params.map((_, i) => i).join('_');
   const irName = `${withValue ? valueAndGradName(fn.name) : gradName(fn.name)}${allParams ? '' : `_${wrt.join('_')}`}`;
   return { program: { defs: vg.program.defs.map((d) => (d.name === vg.valueAndGrad ? { ...d, name: irName } : d)) }, irName };

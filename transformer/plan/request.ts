@@ -42,8 +42,12 @@ export interface PlanRequest {
   /** The call as messages name it: `grad(loss)`. */
   readonly where: string;
   readonly driver: DriverOptions;
-  /** The function's reverse pass, computed once per module and shared by its call sites. */
-  readonly reverse: () => Reverse;
+  /**
+   * The function's reverse pass, computed once per module and shared by its call sites; `fused`
+   * for a planner that inlines its halves into one def through valueAndGradOf, which simplifies
+   * them there (DriverOptions.deferSimplify).
+   */
+  readonly reverse: (fused?: boolean) => Reverse;
   /**
    * For grad: the module's valueAndGrad def of the same function and parameters, which the
    * wrapper calls (dropping the value) instead of a def of its own.
