@@ -179,7 +179,7 @@ function printGpuProgram(p: GpuProgram): string {
   );
   const steps = p.steps.map((s, i) =>
     s.op === 'reduce'
-      ? `//   ${i}: reduce of ${s.k} accumulator(s) over h${s.n} elements of array(s) ${s.inputs.join(', ')}: kernels ${s.first}, ${s.next}, ${s.final}`
+      ? `//   ${i}: reduce of ${s.k} accumulator(s) over h${s.n} elements bound by its first pass ${s.inputs.join(', ')}: kernels ${s.first}, ${s.next}, ${s.firstLast} / ${s.nextLast} (the pass leaving one partial, with the scalar code after; arrays ${s.post.join(', ') || '-'})`
       : s.op === 'scan'
         ? `//   ${i}: scan of ${s.k} accumulator(s) over h${s.n} elements of array(s) ${s.inputs.join(', ')} into ${s.outputs.join(', ')}: kernels ${s.first}, ${s.next} (block totals), ${s.level} (their scan), ${s.final}`
         : s.op === 'map'

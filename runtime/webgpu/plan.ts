@@ -42,14 +42,25 @@ export type DeviceStep =
    */
   | { readonly op: 'scalar'; readonly kernel: number; readonly arrays: readonly number[]; readonly sweep?: { readonly count: number; readonly per: number } }
   /**
-   * A hierarchical reduction of `inputs` (k arrays, `n` elements each; a host register) to `k`
-   * partial values per workgroup of `REDUCE_WORKGROUP` invocations folding `REDUCE_CHUNK`
-   * elements each: `first` reads the inputs, `next` reads
-   * partials, until one workgroup is left; then `final` (one invocation) folds the neutral
-   * elements with the partial into the result slots. Partials carry a validity flag, so no
-   * operator needs an identity, and n = 0 gives the neutral elements.
+   * A hierarchical reduction of k arrays (`n` elements each; a host register) to `k` partial
+   * values per workgroup of `REDUCE_WORKGROUP` invocations folding `REDUCE_CHUNK` elements each:
+   * `first` binds the arrays `inputs` (the reduced ones, or those of an elementwise body it runs
+   * first), `next` reads partials, until one workgroup is left. The pass that leaves one
+   * (`firstLast` when the first does, else `nextLast`) folds the neutral elements with it into
+   * the result slots and runs the scalar code after it, binding `post`. Partials carry a validity
+   * flag, so no operator needs an identity, and n = 0 gives the neutral elements.
    */
-  | { readonly op: 'reduce'; readonly first: number; readonly next: number; readonly final: number; readonly k: number; readonly n: number; readonly inputs: readonly number[] }
+  | {
+      readonly op: 'reduce';
+      readonly first: number;
+      readonly next: number;
+      readonly firstLast: number;
+      readonly nextLast: number;
+      readonly k: number;
+      readonly n: number;
+      readonly inputs: readonly number[];
+      readonly post: readonly number[];
+    }
   /**
    * A hierarchical inclusive scan of `inputs` (k arrays, `n` elements): when they span more than
    * one block of `REDUCE_WORKGROUP · REDUCE_CHUNK`, the blocks' totals (`first`, then `next` on

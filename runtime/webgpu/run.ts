@@ -318,16 +318,25 @@ async function runOnce(acquired: Acquired, prog: GpuProgram, args: readonly unkn
           device.queue.writeBuffer(u, 0, new Uint32Array([n, 0, 0, 0]));
           return u;
         };
-        let out = partials(groups);
-        dispatch(prog.kernels[step.first], `su${'s'.repeat(2 * k + 1)}`, [sBuf, uniform(len), ...step.inputs.map((a) => arr[a]), ...out], groups);
-        while (groups > 1) {
-          len = groups;
-          groups = Math.ceil(len / (REDUCE_WORKGROUP * REDUCE_CHUNK));
-          const next = partials(groups);
-          dispatch(prog.kernels[step.next], `su${'s'.repeat(2 * k + 2)}`, [sBuf, uniform(len), ...out, ...next], groups);
-          out = next;
+        const ins = step.inputs.map((a) => arr[a]);
+        const post = step.post.map((a) => arr[a]);
+        // The pass that leaves one partial finishes the reduction itself (plan.ts).
+        if (groups === 1) dispatch(prog.kernels[step.firstLast], `su${'s'.repeat(ins.length + post.length)}`, [sBuf, uniform(len), ...ins, ...post], 1);
+        else {
+          let out = partials(groups);
+          dispatch(prog.kernels[step.first], `su${'s'.repeat(ins.length + k + 1)}`, [sBuf, uniform(len), ...ins, ...out], groups);
+          for (;;) {
+            len = groups;
+            groups = Math.ceil(len / (REDUCE_WORKGROUP * REDUCE_CHUNK));
+            if (groups === 1) {
+              dispatch(prog.kernels[step.nextLast], `su${'s'.repeat(k + 1 + post.length)}`, [sBuf, uniform(len), ...out, ...post], 1);
+              break;
+            }
+            const next = partials(groups);
+            dispatch(prog.kernels[step.next], `su${'s'.repeat(2 * k + 2)}`, [sBuf, uniform(len), ...out, ...next], groups);
+            out = next;
+          }
         }
-        dispatch(prog.kernels[step.final], 's'.repeat(k + 2), [sBuf, ...out], 1);
       }
     }
     // One readback: the scalar slots, then each array result.

@@ -94,31 +94,65 @@ function passPrelude(c: Combine, uniform: string, decls: readonly string[], func
 }
 
 /**
+ * What a reduction pass may run besides folding (backend/wgsl/fusedReduce.ts). `pre`, in a first
+ * pass: an elementwise body (lines over the index `i`, arrays `A0…`) run for each element before
+ * it is read; the inputs are then read from those arrays (`inputs[j]`: the index of input j
+ * among them). `last`, in the pass that leaves one partial: the final fold of the neutral
+ * elements (`inits`, WGSL) with it into the slots `outs`, under `guards`, then scalar lines
+ * (arrays `B0…`), all on invocation 0, so no finishing kernel runs.
+ */
+export interface PassFusion {
+  readonly pre?: { readonly arrays: number; readonly lines: readonly string[]; readonly inputs: readonly number[] };
+  readonly last?: { readonly inits: readonly string[]; readonly outs: readonly number[]; readonly guards: readonly Guard[]; readonly arrays: number; readonly lines: readonly string[] };
+}
+
+/**
  * A pass of the reduction: each workgroup folds its `REDUCE_WORKGROUP · REDUCE_CHUNK` elements in
  * index order (each invocation its run of neighbours, then a tree over the invocations, neighbours first, so that a non-commutative operator, or a tie that the lower index wins, is
  * right) and writes one partial and its validity flag. `first` reads the k input arrays (`P{j}`)
  * with `len{j}` slots, elements past an array's end reading 0 (sparse tangents); later passes read
- * k partials and their flags. Bindings: S, the pass length (uniform), inputs, outputs. Passes
- * run unguarded (a branch not taken reduces what it was given); the final step is guarded.
+ * k partials and their flags. Bindings: S, the pass length (uniform), inputs (or `pre`'s arrays),
+ * outputs (or `last`'s arrays). Passes run unguarded (a branch not taken reduces what it was
+ * given); the final fold is guarded.
  */
-export function reducePass(c: Combine, first: boolean, lengthSlots: readonly number[]): string {
+export function reducePass(c: Combine, first: boolean, lengthSlots: readonly number[], fusion: PassFusion = {}): string {
   const { k } = c;
   const W = REDUCE_WORKGROUP;
+  const { pre, last } = first ? fusion : { pre: undefined, last: fusion.last };
   let binding = 2;
   const decls: string[] = [];
-  const ins = ks(k, (j) => `P${j}`);
-  for (const name of ins) decls.push(arrayDecl(binding++, name));
+  const ins = pre ? pre.inputs.map((a) => `A${a}`) : ks(k, (j) => `P${j}`);
+  if (pre) for (let a = 0; a < pre.arrays; a++) decls.push(arrayDecl(binding++, `A${a}`));
+  else for (const name of ins) decls.push(arrayDecl(binding++, name));
   if (!first) decls.push(arrayDecl(binding++, 'PV'));
-  for (const j of ks(k, String)) decls.push(arrayDecl(binding++, `Q${j}`));
-  decls.push(arrayDecl(binding++, 'QV'));
-  const load = first ? ks(k, (j) => `        let x${j} = select(0.0, P${j}[i], i < u32(S[${lengthSlots[j]}]));`) : ks(k, (j) => `        let x${j} = P${j}[i];`);
+  if (last) for (let a = 0; a < last.arrays; a++) decls.push(arrayDecl(binding++, `B${a}`));
+  else {
+    for (const j of ks(k, String)) decls.push(arrayDecl(binding++, `Q${j}`));
+    decls.push(arrayDecl(binding++, 'QV'));
+  }
+  const load = first ? ks(k, (j) => `        let x${j} = select(0.0, ${ins[j]}[i], i < u32(S[${lengthSlots[j]}]));`) : ks(k, (j) => `        let x${j} = P${j}[i];`);
   const C = REDUCE_CHUNK;
+  const finish = last
+    ? [
+        ...guardLines(last.guards).map((l) => `  ${l}`),
+        ...ks(k, (j) => `    let e${j} = ${last.inits[j]};`),
+        '    if (WV[0] != 0u) {',
+        `      let r = combine(${[...ks(k, (j) => `e${j}`), ...ks(k, (j) => `W${j}[0]`)].join(', ')});`,
+        ...ks(k, (j) => `      S[${last.outs[j]}] = r.v${j};`),
+        '    } else {',
+        ...ks(k, (j) => `      S[${last.outs[j]}] = e${j};`),
+        '    }',
+        ...last.lines.map((l) => `    ${l}`),
+      ]
+    : [...ks(k, (j) => `    Q${j}[g] = W${j}[0];`), '    QV[g] = f32(WV[0]);'];
   return [
     ...passPrelude(c, 'pass_len', decls, []),
     // Each invocation folds its run of C neighbours first, left to right.
     `  for (var c = 0u; c < ${C}u; c = c + 1u) {`,
     `    let i = (g * ${W}u + t) * ${C}u + c;`,
     '    if (i < n) {',
+    // The fused elementwise body in a block of its own (its names cannot meet the pass's).
+    ...(pre ? ['      {', ...pre.lines.map((l) => `        ${l}`), '      }'] : []),
     `      if (${first ? 'true' : 'PV[i] != 0.0'}) {`,
     ...load,
     '        if (valid) {',
@@ -147,31 +181,7 @@ export function reducePass(c: Combine, first: boolean, lengthSlots: readonly num
     '    workgroupBarrier();',
     '  }',
     '  if (t == 0u) {',
-    ...ks(k, (j) => `    Q${j}[g] = W${j}[0];`),
-    '    QV[g] = f32(WV[0]);',
-    '  }',
-    '}',
-  ].join('\n');
-}
-
-/** The last step: the neutral elements (slots) folded with the one partial left, into the result slots. */
-export function reduceFinal(c: Combine, inits: readonly string[], outs: readonly number[], guards: readonly Guard[]): string {
-  const { k } = c;
-  return [
-    WGSL_HELPERS,
-    scalars,
-    ...ks(k, (j) => arrayDecl(j + 1, `P${j}`)),
-    arrayDecl(k + 1, 'PV'),
-    combineFn(c),
-    '@compute @workgroup_size(1)',
-    'fn main() {',
-    ...guardLines(guards),
-    ...ks(k, (j) => `  let e${j} = ${inits[j]};`),
-    '  if (PV[0] != 0.0) {',
-    `    let r = combine(${[...ks(k, (j) => `e${j}`), ...ks(k, (j) => `P${j}[0]`)].join(', ')});`,
-    ...ks(k, (j) => `    S[${outs[j]}] = r.v${j};`),
-    '  } else {',
-    ...ks(k, (j) => `    S[${outs[j]}] = e${j};`),
+    ...finish,
     '  }',
     '}',
   ].join('\n');

@@ -9,11 +9,12 @@
 import { Block, Expr, FnDef, InternalError, Lambda, Program, Type } from '../../ir/syntax';
 import type { ArraySpec, DeviceStep, GpuProgram, HostFn, HostStep, ResultSpec } from '../../../runtime/webgpu/plan';
 import { HOST_FNS, HOST_PREDICATES } from '../../../runtime/webgpu/plan';
-import { Guard, mapKernel, scalarKernel } from './kernels';
+import { type Combine, Guard, mapKernel, scalarKernel } from './kernels';
 import { Typed, WGSL_LIN_PRIMS, WGSL_PRIMS, num, wgslNumber } from './prims';
 import { type Arr, type Bound, type Env, type KernelArrays, type Local, type LoweringOps, NotOnGpu, type Num, type Val, union } from './lowering';
 import { WGSL_CONSTRUCTS } from './constructs';
 import { hasSequential, lowerSequentially } from './sequential';
+import { type OpenReduction, absorb, postFits, reductionKernels } from './fusedReduce';
 import type { ConstructName } from '../../constructs/registry';
 
 export { NotOnGpu, wgslNumber };
@@ -100,6 +101,7 @@ class Lowering implements LoweringOps {
   scalarLine(line: (arrays: KernelArrays) => string): void {
     const same = (a: readonly Guard[], b: readonly Guard[]) => a.length === b.length && a.every((g, i) => g.slot === b[i].slot && g.when === b[i].when);
     if (this.pending && !same(this.pending.guards, this.guards)) this.flush();
+    if (!this.pending && this.joinReduction(line)) return;
     const p = (this.pending ??= { lines: [], arrays: [], guards: [...this.guards] });
     p.lines.push(line(bindIn(p.arrays)));
   }
@@ -143,6 +145,49 @@ class Lowering implements LoweringOps {
     this.device((k) => Object.assign(step, { kernel: k }), kernel);
     this.openMap = { step, countSlot, guards: [...this.guards], arrays, lines };
     return step;
+  }
+
+  reduce(c: Combine, inits: readonly string[], outs: readonly number[], inputs: readonly Arr[], n: number): void {
+    this.flush();
+    const open = this.openMap;
+    const ids = inputs.map((a) => a.id);
+    // The elementwise kernel just before, over the same count, runs in the first pass.
+    const fused = open && (this.steps[this.steps.length - 1] as object) === open.step && open.step.kernel === this.kernels.length - 1 && open.step.threads === n ? absorb(open, ids, c.k) : undefined;
+    if (fused) {
+      this.steps.pop();
+      this.kernels.pop();
+      this.openMap = undefined;
+    }
+    const r: OpenReduction = {
+      step: { op: 'reduce', first: -1, next: -1, firstLast: -1, nextLast: -1, k: c.k, n, inputs: fused?.arrays ?? ids, post: [] },
+      c,
+      lengthSlots: inputs.map((a) => this.slotOfReg(a.len)),
+      pre: fused?.pre,
+      inits,
+      outs,
+      guards: [...this.guards],
+      lines: [],
+    };
+    this.device((k) => Object.assign(r.step, { first: k, next: k + 1, firstLast: k + 2, nextLast: k + 3 }), ...reductionKernels(r));
+    this.openReduce = r;
+  }
+
+  /** The reduction lowered last, while scalar code may join its final pass. */
+  private openReduce: OpenReduction | undefined;
+
+  /** Appends a scalar line to the open reduction's final pass, if it can take it. */
+  private joinReduction(line: (arrays: KernelArrays) => string): boolean {
+    const r = this.openReduce;
+    if (!r || (this.steps[this.steps.length - 1] as object) !== r.step || !sameGuards(r.guards, this.guards)) return false;
+    const post = [...r.step.post];
+    const text = line(bindIn(post));
+    if (!postFits(r, post)) return false;
+    r.step.post = post;
+    r.lines.push(text.replace(/\bA(\d+)\b/g, 'B$1'));
+    const kernels = reductionKernels(r);
+    this.kernels[r.step.firstLast] = kernels[2];
+    this.kernels[r.step.nextLast] = kernels[3];
+    return true;
   }
 
   /**

@@ -4,7 +4,7 @@
 // lower.ts imports their table (no circle).
 import type { Block, Expr, Lambda, Type } from '../../ir/syntax';
 import type { DeviceStep, HostStep } from '../../../runtime/webgpu/plan';
-import type { Guard } from './kernels';
+import type { Combine, Guard } from './kernels';
 import type { ConstructName } from '../../constructs/registry';
 import type { Typed, WgslType } from './prims';
 
@@ -69,6 +69,12 @@ export interface LoweringOps {
   scalarLine(line: (arrays: KernelArrays) => string): void;
   /** A kernel (or several: a hierarchical reduce) and its device step. */
   device(step: (kernel: number) => DeviceStep, ...wgsl: string[]): void;
+  /**
+   * A hierarchical reduction of `inputs` (`n` elements) with `c` from the neutral elements
+   * `inits` (WGSL) into the slots `outs`, fused with the elementwise kernel before it and the
+   * scalar code after it where it can be (fusedReduce.ts).
+   */
+  reduce(c: Combine, inits: readonly string[], outs: readonly number[], inputs: readonly Arr[], n: number): void;
   /** An elementwise kernel over `count` (a register) elements, fused with the last where it can be. */
   elementwise(count: number, body: (arrays: KernelArrays) => string[]): void;
   /** An elementwise kernel over the number in a slot; its thread count is set by the caller. */

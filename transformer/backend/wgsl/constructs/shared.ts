@@ -1,23 +1,17 @@
 // Lowerings more than one construct family uses: a hierarchical reduction, an array filled elementwise.
-import { type Combine, reducePass, reduceFinal } from '../kernels';
+import type { Combine } from '../kernels';
 import type { Arr, Bound, KernelArrays, LoweringOps, Num, Val } from '../lowering';
 
 /** A reduction of `inputs` with `combine` from the neutral elements `inits`, into new slots. */
 export function reduction(L: LoweringOps, c: Combine, inits: readonly Num[], inputs: readonly Arr[], n: number, bounds: readonly Bound[]): Val[] {
   const outs = inits.map(() => L.newSlot());
-  const first = reducePass(
-    c,
-    true,
-    inputs.map((a) => L.slotOfReg(a.len)),
-  );
-  const next = reducePass(c, false, []);
-  const final = reduceFinal(
+  L.reduce(
     c,
     inits.map((v) => `S[${L.slotOf(v)}]`),
     outs,
-    L.guarded,
+    inputs,
+    n,
   );
-  L.device((k) => ({ op: 'reduce', first: k, next: k + 1, final: k + 2, k: c.k, n, inputs: inputs.map((a) => a.id) }), first, next, final);
   return outs.map((slot, j) => ({ kind: 'num', slot, bool: false, bound: bounds[j] }));
 }
 
