@@ -3,6 +3,7 @@
 // output number (its rows), and linearize's tangent map is a forward sweep over the same tape,
 // in ID order, with no run of the function again.
 import { Dual, Tape, collect, isInstance, isPlainObject, lift, primal } from './tape';
+import { inputsOf } from './tapedCalls';
 
 type Structure = unknown;
 /** The taped copy of the function (generated at build time). */
@@ -28,13 +29,14 @@ function flatten(x: Structure): number[] {
 export function jacobian(copy: Copy, params: readonly Structure[], wrt: readonly number[]): number[][] | number[][][] {
   const tape = new Tape();
   const lifted = params.map((p, i) => (wrt.includes(i) ? lift(tape, p) : p));
+  const inputs = lifted.map(inputsOf);
   const blocks = wrt.map((): number[][] => []);
   for (const out of outputs(copy(...lifted))) {
     const adjoint = tape.backward((a) => {
       if (out instanceof Dual && out.tape === tape) a[out.i] += 1;
     });
     wrt.forEach((i, b) => {
-      blocks[b].push(flatten(collect(adjoint, lifted[i], params[i])));
+      blocks[b].push(flatten(collect(adjoint, inputs[i], params[i])));
     });
   }
   return wrt.length === 1 ? blocks[0] : blocks;
@@ -71,10 +73,11 @@ function readTangent(tangents: Float64Array, y: Structure, tape: Tape): Structur
 export function linearize(copy: Copy, params: readonly Structure[]): [Structure, (...tangents: Structure[]) => Structure] {
   const tape = new Tape();
   const lifted = params.map((p) => (typeof p === 'function' ? p : lift(tape, p)));
+  const inputs = lifted.map(inputsOf);
   const y = copy(...lifted);
   const map = (...tangents: Structure[]) => {
     const seeded = new Float64Array(tape.size);
-    lifted.forEach((l, i) => {
+    inputs.forEach((l, i) => {
       seedTangents(seeded, l, tangents[i]);
     });
     return readTangent(tape.forward(seeded), y, tape);

@@ -4,6 +4,7 @@
 // partials and their tangents, and one backward pass carrying tangents gives H·v in the adjoints'
 // tangents. A Hessian is one such run per differentiated number (its columns).
 import { type Dual, Tape, collect, isPlainObject, refuseInstance, seed } from './tape';
+import { inputsOf } from './tapedCalls';
 
 type Structure = unknown;
 /** The taped copy of the function (generated at build time). */
@@ -25,9 +26,10 @@ function liftWithTangent(tape: Tape, x: Structure, tangent: Structure): Structur
 function hessianTimes(copy: Copy, params: readonly Structure[], wrt: readonly number[], v: readonly Structure[]): Structure[] {
   const tape = new Tape(true);
   const lifted = params.map((p, i) => (wrt.includes(i) ? liftWithTangent(tape, p, v[wrt.indexOf(i)]) : p));
+  const inputs = lifted.map(inputsOf);
   const y = copy(...lifted) as number | Dual;
   const [, adjointTangent] = tape.backwardWithTangents((a) => seed(a, y, 1, tape));
-  return wrt.map((i) => collect(adjointTangent, lifted[i], params[i]));
+  return wrt.map((i) => collect(adjointTangent, inputs[i], params[i]));
 }
 
 /** `hvp(f)(...params, v)`: v (and the result) has the gradient's shape, a tuple for several `wrt`. */

@@ -4,7 +4,7 @@
 // function that must run taped treats it as an opaque call whose derivatives come from the taped
 // copies (`tapedJvp`, `tapedVjp`, `tapedHvp`): the backend emits these for the constructs of
 // transformer/constructs/taped, with the values of the compiled code (numbers, arrays of numbers).
-import { Dual, Forward, Tape, collect, compiled, dual, lift, tangent, value } from './tape';
+import { Dual, Forward, Tape, collect, compiled, dual, isInstance, isPlainObject, lift, tangent, value } from './tape';
 
 type Structure = unknown;
 /** A copy of the function generated at build time (taped, dual-number or second order). */
@@ -120,4 +120,15 @@ function compiledValue(x: Structure, like: Structure): Structure {
     return Array.from({ length: n }, (_, k) => compiledValue(xs[k], like[k]));
   }
   return x;
+}
+
+/**
+ * A lifted parameter's input nodes where they were put, before the function runs: what it does to
+ * the arrays and objects it is given (swaps, sorts in place) does not move a number's cotangent.
+ */
+export function inputsOf(lifted: Structure): Structure {
+  if (lifted instanceof Dual) return lifted;
+  if (Array.isArray(lifted)) return lifted.map(inputsOf);
+  if (isPlainObject(lifted) || isInstance(lifted)) return Object.fromEntries(Object.entries(lifted).map(([k, v]) => [k, inputsOf(v)]));
+  return lifted;
 }

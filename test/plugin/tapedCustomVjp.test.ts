@@ -292,7 +292,7 @@ export const hvpLoss = hvp(loss, { wrt: [0, 1] });
 
   test('the fit: gradient and hvp agree with central differences', () => {
     const g = m.dFit(k, xs, ys) as Float64Array;
-    for (let i = 0; i < 3; i++) expectClose([g[i]], partial(m.fit, [plain(k), xs, ys], 0, i), 1e-5);
+    for (let i = 0; i < 3; i++) expectClose([g[i]], partial(m.fit, [plain(k), plain(xs), plain(ys)], 0, i), 1e-5);
     const v = Float64Array.from([0.3, -1, 0.5]);
     const hv = m.hvpFit(k, xs, ys, v) as Float64Array;
     const h = 1e-5;
@@ -325,5 +325,65 @@ export const hvpLoss = hvp(loss, { wrt: [0, 1] });
     const [ux, uw] = m.dLoss(x + h, w + 0.5 * h);
     const [dx, dw] = m.dLoss(x - h, w - 0.5 * h);
     expectClose([hx, hw], [(ux - dx) / (2 * h), (uw - dw) / (2 * h)], 1e-5);
+  });
+});
+
+describe('a taped callee that writes into its array parameter', () => {
+  const { exports: m, result } = load(`import { grad, hvp, jacobian } from 'tsad';
+/** The k-th smallest by recursive partitioning, in place: it reorders xs. */
+/** @differentiable */
+export function select(xs: number[], lo: number, hi: number, k: number): number {
+  if (lo === hi) return xs[lo];
+  const p = xs[hi];
+  let i = lo;
+  for (let j = lo; j < hi; j++) {
+    if (xs[j] < p) {
+      const t = xs[i];
+      xs[i] = xs[j];
+      xs[j] = t;
+      i++;
+    }
+  }
+  const t = xs[i];
+  xs[i] = xs[hi];
+  xs[hi] = t;
+  if (k === i) return xs[i];
+  return k < i ? select(xs, lo, i - 1, k) : select(xs, i + 1, hi, k);
+}
+/** Reads xs after select reordered it, as JavaScript does. */
+/** @differentiable */
+export function spread(xs: number[]): number {
+  const m = select(xs, 0, xs.length - 1, 1);
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += (xs[i] - m) * (xs[i] - m) * (i + 1);
+  return s;
+}
+export const dSpread = grad(spread);
+export const hvpSpread = hvp(spread);
+export const jacSpread = jacobian(spread);
+`);
+
+  test('makes its caller run taped as a whole (an opaque call would keep the caller reading its own copy)', () => {
+    expect(result.messages.filter((s) => / - error /.test(s))).toEqual([]);
+    const notes = result.messages.filter((s) => /note TSAD2001/.test(s)).map((s) => s.match(/'(\w+)' runs taped/)?.[1]);
+    expect(notes.sort()).toEqual(['select', 'spread']);
+  });
+
+  test('taped, each number gets its own cotangent wherever the function moved its node (was the cotangent of the number moved there)', () => {
+    const xs = [0.9, -0.3, 2.2, 0.4, 1.5];
+    const g = m.dSpread(xs) as number[];
+    expect(xs).toEqual([0.9, -0.3, 2.2, 0.4, 1.5]);
+    for (let k = 0; k < xs.length; k++) expectClose([g[k]], partial(m.spread, [xs], 0, k), 1e-5);
+    expectClose((m.jacSpread(xs) as number[][])[0], g, 1e-12);
+    const v = [0.3, -0.2, 0.5, 1, -0.4];
+    const hv = m.hvpSpread(xs, v) as number[];
+    const h = 1e-5;
+    const up = m.dSpread(xs.map((x, i) => x + h * v[i])) as number[];
+    const down = m.dSpread(xs.map((x, i) => x - h * v[i])) as number[];
+    expectClose(
+      hv,
+      up.map((u, i) => (u - down[i]) / (2 * h)),
+      1e-5,
+    );
   });
 });

@@ -9,7 +9,7 @@ import type { MarkerInfo } from '../frontend/markers';
 import { TapedFunctions, TapedRefusal, TapedTarget, sourceName } from './body';
 import { TapedPrims, functionDeclaration } from './prims';
 import { TAPED_RUNTIME, calleeLiteral } from '../constructs/taped';
-import { callableFromCompiled, reachesAny } from './callees';
+import { callableFromCompiled, reachesAny, writesArrayParameters } from './callees';
 import { TapedArrays } from './arrays';
 
 /** The note that a function runs taped. */
@@ -96,7 +96,7 @@ export class TapedModule {
    */
   calleeNames(decl: ts.Node, error: unknown, marker: () => MarkerInfo | undefined, lowering: readonly ts.Node[]): string | undefined {
     if (lowering.includes(decl) || !this.answers(error, decl, marker, undefined)) return undefined;
-    if (!callableFromCompiled(this.tsApi, this.checker, decl)) return undefined;
+    if (!callableFromCompiled(this.tsApi, this.checker, decl) || writesArrayParameters(this.tsApi, this.checker, decl, (e) => this.functions.targetOf(e))) return undefined;
     if (reachesAny(this.tsApi, decl, lowering, (e) => this.functions.targetOf(e))) return undefined;
     const copies = [this.functions, this.forward, this.second];
     const [taped, dual, second] = copies.map((c) => c.nameOf(decl));
@@ -327,7 +327,13 @@ export class TapedModule {
     const params = Array.from({ length: arity }, (_, i) => `p${i}`);
     const liftedName = (i: number) => `l${i}`;
     const body: ts.Statement[] = [constant('tape', f.createNewExpression(this.rt('Tape'), undefined, []))];
-    for (const i of lifted) body.push(constant(liftedName(i), call(this.rt('lift'), [id('tape'), id(params[i])])));
+    // The input nodes as lifted: the function may reorder the arrays it is given (an in-place
+    // partition), and each number's cotangent is its own node's, wherever the node went.
+    const inputsName = (i: number) => `s${i}`;
+    for (const i of lifted) {
+      body.push(constant(liftedName(i), call(this.rt('lift'), [id('tape'), id(params[i])])));
+      body.push(constant(inputsName(i), call(this.rt('inputsOf'), [id(liftedName(i))])));
+    }
     body.push(
       constant(
         'y',
@@ -344,7 +350,7 @@ export class TapedModule {
           f.createArrowFunction(undefined, undefined, [f.createParameterDeclaration(undefined, undefined, 'a')], undefined, undefined, call(this.rt('seed'), [id('a'), id('y'), ct, id('tape')])),
         ]),
       );
-    const collect = (i: number) => call(this.rt('collect'), [id('adjoint'), id(liftedName(i)), id(params[i])]);
+    const collect = (i: number) => call(this.rt('collect'), [id('adjoint'), id(inputsName(i)), id(params[i])]);
     const value = call(this.rt('primal'), [id('y')]);
     if (kind === 'vjp') {
       const pullback = f.createArrowFunction(
