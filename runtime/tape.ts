@@ -79,8 +79,6 @@ export class Tape {
   private partialTangents: Float64Array | undefined;
   private nodes = 0;
   private edges = 0;
-  /** Recorded operations: a scalar one is a node, an array operation (tapeArrays.ts) one entry for all its nodes. */
-  private entries = 0;
   /** The array operations, in ID order: each a range of nodes whose partials are typed arrays of their own. */
   private vectors: VectorEntry[] = [];
   /** The adjoints' array, reused by each backward pass (and by the next tape). */
@@ -118,7 +116,6 @@ export class Tape {
     }
     const k = this.nodes++;
     this.start[k] = this.edges;
-    this.entries++;
     return k;
   }
 
@@ -133,7 +130,6 @@ export class Tape {
     const first = this.nodes;
     this.start.fill(this.edges, first, first + count);
     this.nodes += count;
-    this.entries++;
     this.vectors.push({ first, count, width, parents, partials });
     const out = new Array<Dual>(count);
     for (let j = 0; j < count; j++) out[j] = new Dual(values[j], first + j, this);
@@ -165,16 +161,35 @@ export class Tape {
   /** `y` computed from `a` with ∂y/∂a = `da` (a constant `a` gives no edge). */
   record1(y: number, a: Dual, da: number): Dual | number {
     if (this.released) return y;
-    const k = this.node(1);
-    this.edge(a.i, da);
+    // The hot path of every operation: written out, with no call but the node's allocation.
+    const k = this.nodes;
+    const e = this.edges;
+    if (k + 2 > this.start.length || e + 1 > this.parents.length) this.node(1);
+    else this.nodes = k + 1;
+    this.start[k] = e;
+    this.parents[e] = a.i;
+    this.partials[e] = da;
+    this.edges = e + 1;
     return new Dual(y, k, this);
   }
 
   record2(y: number, a: number | Dual, da: number, b: number | Dual, db: number): Dual | number {
     if (this.released || (typeof a !== 'number' && a.tape !== this) || (typeof b !== 'number' && b.tape !== this)) return this.recordForeign(y, [a, b], [da, db]);
-    const k = this.node(2);
-    if (typeof a !== 'number') this.edge(a.i, da);
-    if (typeof b !== 'number') this.edge(b.i, db);
+    const k = this.nodes;
+    let e = this.edges;
+    if (k + 2 > this.start.length || e + 2 > this.parents.length) this.node(2);
+    else this.nodes = k + 1;
+    this.start[k] = e;
+    const { parents, partials } = this;
+    if (typeof a !== 'number') {
+      parents[e] = a.i;
+      partials[e++] = da;
+    }
+    if (typeof b !== 'number') {
+      parents[e] = b.i;
+      partials[e++] = db;
+    }
+    this.edges = e;
     return new Dual(y, k, this);
   }
 
@@ -313,9 +328,13 @@ export class Tape {
   /** Records this tape's counts as the latest backward pass's (an array operation's partials count as edges). */
   private stats(): void {
     let edges = this.edges;
-    for (const { parents } of this.vectors) for (let e = 0; e < parents.length; e++) if (parents[e] >= 0) edges++;
+    let entries = this.nodes;
+    for (const { parents, count } of this.vectors) {
+      for (let e = 0; e < parents.length; e++) if (parents[e] >= 0) edges++;
+      entries -= count - 1;
+    }
     lastStats = { nodes: this.nodes, edges };
-    lastEntries = this.entries;
+    lastEntries = entries;
   }
 
   /**
