@@ -7,7 +7,7 @@ import { InternalError } from '../ir/syntax';
 import type { ConstructExpr, ConstructRule } from './types';
 import { cond } from './cond';
 import { loop } from './loop';
-import { at, extend, lat, lpush, push, put, size, stack } from './stack';
+import { at, extend, lat, lpush, presize, push, put, size, stack } from './stack';
 import { whileLoop } from './while';
 import { remat } from './remat';
 import { absent } from './absent';
@@ -19,7 +19,7 @@ export { hasEffect } from './effect';
 
 export type { ConstructExpr, ConstructRule } from './types';
 
-const CORE = { cond, loop, while: whileLoop, stack, push, put, extend, at, size, lpush, lat, remat, absent, raise, log } as const;
+const CORE = { cond, loop, while: whileLoop, stack, push, put, extend, presize, at, size, lpush, lat, remat, absent, raise, log } as const;
 
 export type ConstructName = keyof typeof CORE | keyof typeof ARRAY_CONSTRUCTS | keyof typeof TAPED_CONSTRUCTS;
 

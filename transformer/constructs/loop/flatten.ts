@@ -190,9 +190,11 @@ function candidates(h: UnzippedBody, carried: number): Candidate[] {
  * stack: its primal takes the flat stack as a carried parameter after `carried` ones and hands it
  * on after its carried results, and its tangent takes the outer loop's final flat stack as its last
  * residual (an invariant: `flat`, for the caller to pass the outer loop's result). Undefined when
- * the body has no such stack.
+ * the body has no such stack. With `presize` (the loop that makes the flat stack, run once per
+ * call), the primal also takes the trip count after its counter and reserves room for all
+ * iterations once the first is done (stack/presize.ts).
  */
-export function flattenInnerStacks(names: Names, h: UnzippedBody, carried: number): { h: UnzippedBody; flat: Binder } | undefined {
+export function flattenInnerStacks(names: Names, h: UnzippedBody, carried: number, presize = false): { h: UnzippedBody; flat: Binder } | undefined {
   const pr = h.primal.body.result;
   if (pr.tag !== 'ret') return undefined;
   const found = candidates(h, carried);
@@ -267,7 +269,16 @@ export function flattenInnerStacks(names: Names, h: UnzippedBody, carried: numbe
   if (done < 0) return undefined;
   const out = stmts.flatMap((s, d) => replace.get(d) ?? [s]);
   const keep = <T>(xs: readonly T[]) => xs.filter((_, j) => !dropped.has(j));
-  const primal = lambda([...h.primal.nlParams, g], [], { stmts: out, result: ret([...pr.nl.slice(0, carried), cur, ...keep(residuals), cur], pr.lin) });
+  let params = [...h.primal.nlParams, g];
+  if (presize) {
+    // The trip count, an invariant after the counter (the caller passes it): room for all iterations after the first.
+    const trips = binder(names.fresh('trips'), REAL);
+    const sized = binder(names.fresh('flat'), FLAT);
+    out.push(letS([sized], [], construct('presize', [cur, params[0].name, trips.name], [], [])));
+    cur = sized.name;
+    params = [params[0], trips, ...params.slice(1)];
+  }
+  const primal = lambda(params, [], { stmts: out, result: ret([...pr.nl.slice(0, carried), cur, ...keep(residuals), cur], pr.lin) });
   const tangent = lambda([...keep(tParams), gf], h.tangent.linParams, { stmts: tstmts, result: h.tangent.body.result });
   return { h: { primal, tangent, residuals: [...keep(types), FLAT] }, flat: gf };
 }

@@ -147,7 +147,9 @@ export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
   const carried = params.slice(1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + nInv + m] }));
   const lengths = [...direct, ...invariantLengths(ops, unpacked, [...direct, ...carried], k)];
   // The stacks of the loops inside, one per run, as regions of one flat stack this loop carries (flatten.ts).
-  const flattened = flattenInnerStacks(b, unpacked, k);
+  const flattened = flattenInnerStacks(b, unpacked, k, !ops.nested);
+  // The outermost loop's flat stack is sized after its first iteration: it takes its trip count twice.
+  const operands = flattened && !ops.nested ? [e.nl[0], ...e.nl] : e.nl;
   const flat = flattened ? [binder(b.fresh('flat'), stackType(REAL))] : [];
   const invariants = flattened ? [...lengths, { param: flattened.flat.name, operand: flat[0].name }] : lengths;
   const kk = k + flat.length;
@@ -157,7 +159,7 @@ export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
   const st0 = emptyStacks(b, stacked, e.nl[0], strides);
   const flat0 = flat.map(() => emptyStack(b, REAL));
   const stFinal = stacked.map((t) => binder(b.fresh('st'), stackType(t)));
-  b.bind([...results.nl, ...flat, ...stFinal], [], construct(e.op, [...e.nl, ...flat0, ...st0], [], [stackingBody(b, h, kk, sources, stacked, undefined, h.primal.nlParams[0].name)]));
+  b.bind([...results.nl, ...flat, ...stFinal], [], construct(e.op, [...operands, ...flat0, ...st0], [], [stackingBody(b, h, kk, sources, stacked, undefined, h.primal.nlParams[0].name)]));
   const lin = readingBody(b, h, sources, stFinal);
   return construct(e.op, [e.nl[0], ...lin.operands], e.lin, [lin.body]);
 }

@@ -32,6 +32,7 @@ import { flatIndex } from './position';
 export { lpush, lat } from './linear';
 export { put } from './put';
 export { extend } from './extend';
+export { presize } from './presize';
 
 function rule(name: string, operands: number | readonly [number, number], typeRule: ConstructRule['typeRule'], impl: (v: readonly Value[]) => Value, jvp: ConstructRule['jvp']): ConstructRule {
   return {

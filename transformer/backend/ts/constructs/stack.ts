@@ -5,7 +5,7 @@ import type { ConstructTsRule, EmitTsOps } from '../types';
 import { isLinear, rest } from '../../../constructs/stack/linear';
 import { assign, emptyRealStack, isRealStack, reserve, slabStack, stackElement, stackSize } from './stackEmit';
 import { position } from '../../../constructs/stack/position';
-import { extendTs } from './stackExtend';
+import { extendTs, presizeTs } from './stackExtend';
 
 /** r, r·stride + field, and either plus the base (constructs/stack/position.ts). */
 function flatPosition(ops: EmitTsOps, indices: readonly string[]): ts.Expression {
@@ -99,4 +99,4 @@ const put: ConstructTsRule = (ops, e, into) => {
   return [f.createExpressionStatement(f.createAssignment(slot, ops.ref(x))), assign(ops, into[0], ops.ref(s))];
 };
 
-export const stackTs = { stack, push, put, extend: extendTs, at, size, lpush, lat };
+export const stackTs = { stack, push, put, extend: extendTs, presize: presizeTs, at, size, lpush, lat };
