@@ -237,10 +237,15 @@ export function transposeOf(p: Program, fn: string, o: DriverOptions = {}): { pr
   return { program: q, transposed: derivedName(transposeRole(findDef(q, fn))) };
 }
 
-/** `f.grad(x̄ ;) -> (∂f/∂x̄ ;)` for a function with exactly one real result. */
-export function gradOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; grad: string } {
-  const { program, def } = seededReverse(p, fn, o, { kind: 'grad', withValue: false });
-  return { program, grad: def };
+/**
+ * `f.grad(x̄ ;) -> (∂f/∂x̄ ;)` for a function with exactly one real result; with `wrt`, only those
+ * parameters' gradients, in a def named after them (`f.grad_0`).
+ */
+export function gradOf(p: Program, fn: string, o: DriverOptions = {}, wrt?: readonly number[]): { program: Program; grad: string } {
+  const { program, def } = seededReverse(p, fn, o, { kind: 'grad', withValue: false, wrt });
+  if (!wrt) return { program, grad: def };
+  const named = `${def}_${wrt.join('_')}`;
+  return { program: { ...program, defs: program.defs.map((d) => (d.name === def ? { ...d, name: named } : d)) }, grad: named };
 }
 
 export interface ValueAndGradOptions extends DriverOptions {
@@ -416,20 +421,25 @@ const realLeaves = (t: Type): number => (t.tag === 'tuple' ? t.elems.reduce((n, 
 const leafless = (wrt: readonly number[], types: readonly Type[]): boolean => wrt.every((w) => realLeaves(types[w]) === 0);
 
 /** `f.hvp(x̄, v̄ ;) -> (H·v̄ ;)`: forward mode over the reverse-mode gradient. */
-export function hvpOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; hvp: string } {
-  const { program, grad } = gradOf(p, fn, o);
+/**
+ * With `wrt`, H·v̄ in those parameters only (`f.hvp_0`): the gradient differentiated again is only
+ * theirs, so no tangent of another parameter's cotangent (a data array's) is computed.
+ */
+export function hvpOf(p: Program, fn: string, o: DriverOptions = {}, wrt?: readonly number[]): { program: Program; hvp: string } {
+  const { program, grad } = gradOf(p, fn, o, wrt);
   const { program: withJvp, jvp } = jvpOf(program, grad, o);
-  const name = hvpName(fn);
-  const q = runPasses(withJvp, o, [E(jvp), Define(name, (x) => hvpDef(findDef(x, fn), jvp, name))]);
+  const name = wrt ? `${hvpName(fn)}_${wrt.join('_')}` : hvpName(fn);
+  const q = runPasses(withJvp, o, [E(jvp), Define(name, (x) => hvpDef(findDef(x, fn), jvp, name, wrt))]);
   return { program: q, hvp: name };
 }
 
-function hvpDef(d: FnDef, jvp: string, name: string): FnDef {
+function hvpDef(d: FnDef, jvp: string, name: string, wrt?: readonly number[]): FnDef {
   const names = new NameSupply(d.nlParams.map((x) => x.name));
   const dirs = d.nlParams.map((x) => binder(names.fresh(`${x.name}_v`), tangentType(x.type!)));
   const b = new Builder(names);
-  const gs = d.nlParams.map((x) => binder(names.fresh(`${x.name}_bar`), tangentType(x.type!)));
-  const hvs = d.nlParams.map((x) => binder(names.fresh(`${x.name}_hv`), tangentType(x.type!)));
+  const differentiated = wrt ? wrt.map((i) => d.nlParams[i]) : d.nlParams;
+  const gs = differentiated.map((x) => binder(names.fresh(`${x.name}_bar`), tangentType(x.type!)));
+  const hvs = differentiated.map((x) => binder(names.fresh(`${x.name}_hv`), tangentType(x.type!)));
   b.bind([...gs, ...hvs], [], call(erasedName(jvp), [...d.nlParams.map((x) => x.name), ...dirs.map((x) => x.name)]));
   gs.forEach((g) => b.drop({ tag: 'var', linear: false, name: g.name }));
   // Booleans have a zero-dimensional direction; the erased function still takes it.

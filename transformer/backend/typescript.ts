@@ -37,6 +37,7 @@ export interface TypeScriptSite {
 export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> {
   private readonly emitted = new Set<string>();
   private withArgumentHelpers = false;
+  private withNamingHelper = false;
   private withMatrixHelpers = false;
   /** Did the wrapper being emitted pack or unpack a matrix? */
   private packs = false;
@@ -83,7 +84,13 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       this.withRecordHelpers = true;
       out.push(...recordHelpers(this.t));
     }
-    if (checksLengths(plan) || this.packs || this.splits) body = this.namingTransform(body, plan.body[0]?.tag === 'check' ? plan.body[0].where : name);
+    if (checksLengths(plan) || this.packs || this.splits) {
+      body = this.namingTransform(body, plan.body[0]?.tag === 'check' ? plan.body[0].where : name);
+      if (!this.withNamingHelper) {
+        this.withNamingHelper = true;
+        out.push(namingHelper(this.f, this.t));
+      }
+    }
     const decl = f.createFunctionDeclaration(
       undefined,
       undefined,
@@ -106,32 +113,9 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
    */
   private namingTransform(body: ts.Statement[], where: string): ts.Statement[] {
     const f = this.f;
-    const K = this.t.SyntaxKind;
     const [check, ...rest] = body;
-    const e = f.createIdentifier('e');
-    const message = f.createPropertyAccessExpression(e, 'message');
-    // e instanceof RangeError && !e[Symbol.for(THROWN_BY_SOURCE)]: a RangeError the source throws keeps its message.
-    const bySource = f.createElementAccessExpression(
-      e,
-      f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Symbol'), 'for'), undefined, [f.createStringLiteral(THROWN_BY_SOURCE)]),
-    );
-    const ours = f.createBinaryExpression(
-      f.createBinaryExpression(e, K.InstanceOfKeyword, f.createIdentifier('RangeError')),
-      K.AmpersandAmpersandToken,
-      f.createPrefixUnaryExpression(K.ExclamationToken, bySource),
-    );
-    // `tsad: loss: …` (atmost) becomes `grad(loss): in loss: …`; `gather: …` becomes `grad(loss): gather: …`.
-    const fromAtmost = f.createCallExpression(f.createPropertyAccessExpression(message, 'startsWith'), undefined, [f.createStringLiteral('tsad: ')]);
-    const text = f.createConditionalExpression(
-      fromAtmost,
-      undefined,
-      f.createBinaryExpression(f.createStringLiteral('in '), K.PlusToken, f.createCallExpression(f.createPropertyAccessExpression(message, 'slice'), undefined, [f.createNumericLiteral(6)])),
-      undefined,
-      message,
-    );
-    const renamed = f.createBinaryExpression(f.createStringLiteral(`${where}: `), K.PlusToken, f.createParenthesizedExpression(text));
-    const handler = f.createBlock([f.createIfStatement(ours, f.createExpressionStatement(f.createAssignment(message, renamed))), f.createThrowStatement(e)], true);
-    return [check, f.createTryStatement(f.createBlock(rest, true), f.createCatchClause('e', handler), undefined)];
+    const named = f.createCallExpression(f.createIdentifier(NAMING_HELPER), undefined, [f.createIdentifier('e'), f.createStringLiteral(where)]);
+    return [check, f.createTryStatement(f.createBlock(rest, true), f.createCatchClause('e', f.createBlock([f.createThrowStatement(named)], true)), undefined)];
   }
 
   /** The defs reachable from `entries` that this module does not have yet. */
@@ -727,6 +711,35 @@ function matrixHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
 }
 
 /** The node builders the helper functions emitted once per module are written with. */
+const NAMING_HELPER = 'tsad$inTransform';
+
+/**
+ * `tsad$inTransform(e, where)`, emitted once per module and called by the wrappers' catch: puts
+ * the transform's name on a RangeError of the derivative's own length checks (`atmost`, which
+ * start `tsad: <function>: `, reads `grad(loss): in loss: …`; `gather: …` reads `grad(loss): gather: …`).
+ * A RangeError the source throws (marked THROWN_BY_SOURCE) keeps its message.
+ */
+function namingHelper(f: ts.NodeFactory, t: typeof ts): ts.Statement {
+  const { K, id, str, num, bin, cat, fn } = helperKit(f, t);
+  const e = id('e');
+  const message = f.createPropertyAccessExpression(e, 'message');
+  const bySource = f.createElementAccessExpression(e, f.createCallExpression(f.createPropertyAccessExpression(id('Symbol'), 'for'), undefined, [str(THROWN_BY_SOURCE)]));
+  const ours = bin(bin(e, K.InstanceOfKeyword, id('RangeError')), K.AmpersandAmpersandToken, f.createPrefixUnaryExpression(K.ExclamationToken, bySource));
+  const fromAtmost = f.createCallExpression(f.createPropertyAccessExpression(message, 'startsWith'), undefined, [str('tsad: ')]);
+  const text = f.createConditionalExpression(
+    fromAtmost,
+    undefined,
+    cat(str('in '), f.createCallExpression(f.createPropertyAccessExpression(message, 'slice'), undefined, [num(6)])),
+    undefined,
+    message,
+  );
+  return fn(
+    NAMING_HELPER,
+    ['e', 'where'],
+    [f.createIfStatement(ours, f.createExpressionStatement(f.createAssignment(message, cat(id('where'), str(': '), f.createParenthesizedExpression(text))))), f.createReturnStatement(e)],
+  );
+}
+
 function helperKit(f: ts.NodeFactory, t: typeof ts) {
   const K = t.SyntaxKind;
   const id = (name: string) => f.createIdentifier(name);

@@ -6,10 +6,20 @@ import { Marshal, fit, leafCount, specOf, tupleSpec } from './marshal';
 import { hasArray } from './shapes';
 import { CallSitePlan, PlanExpr, PlanStatement, array, callDef, index, name, ret } from './syntax';
 
-function hvpDef(req: PlanRequest): Pick<CallSitePlan, 'program' | 'entries'> {
-  const h = hvpOf(req.program, req.fn.name, req.driver);
-  return { program: fuse(h.program, h.hvp, req.driver), entries: [h.hvp] };
+/**
+ * The Hessian-vector def, shared by the module's hvp and hessian of the same parameters. It
+ * returns H·v in the wrt parameters only (not in data arrays beside them); `at(i)` is where
+ * parameter i's part is among its results, `single` when there is one (returned as it is).
+ */
+function hvpDef(req: PlanRequest): Pick<CallSitePlan, 'program' | 'entries'> & { at: (i: number) => number; single: boolean } {
+  const { fn, wrt } = req;
+  const every = wrt.length === fn.params.length && wrt.every((w, i) => w === i);
+  const h = hvpOf(req.program, fn.name, req.driver, every ? undefined : wrt);
+  return { program: fuse(h.program, h.hvp, req.driver), entries: [h.hvp], at: (i) => (every ? i : wrt.indexOf(i)), single: every ? fn.params.length === 1 : wrt.length === 1 };
 }
+
+/** Parameter i's part of an H·v the def returned. */
+const partOf = (defs: ReturnType<typeof hvpDef>, hv: PlanExpr, i: number): PlanExpr => (defs.single ? hv : index(hv, defs.at(i)));
 
 /** hvp(f)(...x, v): v has the gradient's shape, one direction or a tuple of them for several wrt. */
 export const planHvp: Planner = (req) => {
@@ -27,14 +37,14 @@ export const planHvp: Planner = (req) => {
   // H·v comes back in the parameter's shape, its arrays as long as the parameter's.
   const out = (e: PlanExpr, i: number) => m.tangentFromIR(e, fn.params[i].shape, name(fn.params[i].name));
   let body: PlanStatement[];
-  if (single) body = [...lengths, ret(out(fn.params.length === 1 ? call(dirs) : index(call(dirs), wrt[0]), wrt[0]))];
+  if (single) body = [...lengths, ret(out(partOf(defs, call(dirs), wrt[0]), wrt[0]))];
   else {
     const hv = m.fresh('hv');
-    body = [...lengths, m.const([hv], call(dirs)), ret(array(wrt.map((i) => out(index(name(hv), i), i))))];
+    body = [...lengths, m.const([hv], call(dirs)), ret(array(wrt.map((i) => out(partOf(defs, name(hv), i), i))))];
   }
   const spec = single ? specOf(fn.params[wrt[0]].shape, true) : tupleSpec(wrt.map((i) => specOf(fn.params[i].shape, true)));
   const checks = [...paramChecks(fn), { label: `argument ${callerParams(fn).length + 1}`, path: v, value: v, spec }];
-  return { ...defs, params: [...fn.params.map((p) => p.name), v], body: checked(req.where, checks, body) };
+  return { program: defs.program, entries: defs.entries, params: [...fn.params.map((p) => p.name), v], body: checked(req.where, checks, body) };
 };
 
 /**
@@ -58,7 +68,7 @@ export const planHessian: Planner = (req) => {
   const block = (a: number, b: number) => {
     const wa = wrt[a];
     // Column c of the block is the w_a part of H·e_c; rows are the scalars of w_a.
-    const columns = hvs[b].map((hv) => m.flatten(fn.params.length === 1 ? name(hv) : index(name(hv), wa), fn.params[wa].shape, 'part'));
+    const columns = hvs[b].map((hv) => m.flatten(partOf(defs, name(hv), wa), fn.params[wa].shape, 'part'));
     // A diagonal block is symmetric: its columns are its rows.
     if (a === b) return array(columns);
     const local = m.fresh(`columns_${a}_${b}`);
@@ -68,21 +78,21 @@ export const planHessian: Planner = (req) => {
   const blocks = wrt.map((_, a) => wrt.map((__, b) => block(a, b)));
   // The temporaries of the last diagonal blocks, which no off-diagonal block declared.
   body.push(...m.takePending(), ret(blocks.length === 1 ? blocks[0][0] : array(blocks.map((row) => array(row)))));
-  return { ...defs, params: fn.params.map((p) => p.name), body: checked(req.where, paramChecks(fn), body) };
+  return { program: defs.program, entries: defs.entries, params: fn.params.map((p) => p.name), body: checked(req.where, paramChecks(fn), body) };
 };
 
 /**
  * The Hessian in one array parameter (compile.ts allows one wrt with arrays): column c is H·e_c,
  * for c below the parameter's run-time length; the matrix is symmetric, so its columns are its rows.
  */
-function hessianOfArray(req: PlanRequest, m: Marshal, irArgs: PlanExpr[], defs: Pick<CallSitePlan, 'program' | 'entries'>): CallSitePlan {
+function hessianOfArray(req: PlanRequest, m: Marshal, irArgs: PlanExpr[], defs: ReturnType<typeof hvpDef>): CallSitePlan {
   const { fn } = req;
   const w = req.wrt[0];
   const p = fn.params[w];
   const c = m.fresh('c');
   const dirs = fn.params.map((q, i) => (i === w ? ({ tag: 'oneHot', index: name(c) } as PlanExpr) : m.zeros(q.shape)));
   const hv = callDef(defs.entries[0], [...irArgs, ...dirs]);
-  const column = fit(fn.params.length === 1 ? hv : index(hv, w), { kind: 'array', container: 'Array', elem: { kind: 'number' } }, name(p.name));
+  const column = fit(partOf(defs, hv, w), { kind: 'array', container: 'Array', elem: { kind: 'number' } }, name(p.name));
   const body: PlanStatement[] = [ret({ tag: 'rows', count: { tag: 'length', of: name(p.name) }, index: c, body: column })];
-  return { ...defs, params: fn.params.map((q) => q.name), body: checked(req.where, paramChecks(fn), body) };
+  return { program: defs.program, entries: defs.entries, params: fn.params.map((q) => q.name), body: checked(req.where, paramChecks(fn), body) };
 }
