@@ -4,7 +4,7 @@
 // passes read the shape of a loop off their input. Counted with the drivers' trace hook.
 import { parseProgram } from '../../transformer/language/parse';
 import { evalFn } from '../../transformer/language/interp';
-import { vjpOf, valueAndGradOf, DriverOptions } from '../gen/drivers';
+import { jvpOf, vjpOf, valueAndGradOf, DriverOptions } from '../gen/drivers';
 import { DRIVER } from '../../transformer/plan/request';
 import { Program } from '../../transformer/ir/syntax';
 
@@ -54,4 +54,19 @@ def f(x: real ;) -> (real ;) {
 }`);
   const { passes } = gradSite(looped, 'f', [0]);
   expect(passes.filter((p) => p === 'simplify').length).toBeGreaterThanOrEqual(3);
+});
+
+test('a jvp call site (J, then fusion) simplifies straight-line code once, in the fused def', () => {
+  const passes: string[] = [];
+  const j = jvpOf(scalar, 'f', { ...DRIVER, inline: true, trace: (pass) => passes.push(pass) });
+  expect(passes.filter((p) => p === 'simplify')).toEqual([]);
+  expect(passes.filter((p) => p === 'fuse').length).toBe(1);
+  // The tangent of (g(eˣ, y) − x)² along (1, 0) at (0.3, 0.7), against the gradient's first entry.
+  const [x, y] = [0.3, 0.7];
+  const q = Math.sin(Math.exp(x) * y) - x;
+  const dx = 2 * q * (Math.cos(Math.exp(x) * y) * y * Math.exp(x) - 1);
+  const r = evalFn(j.program, j.jvp, [x, y], [1, 0]);
+  const [value, tangent] = [r.nl[0], r.lin[0]] as number[];
+  expect(value).toBeCloseTo(q * q, 12);
+  expect(tangent).toBeCloseTo(dx, 12);
 });

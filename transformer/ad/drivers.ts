@@ -209,7 +209,9 @@ function jvpStep(p: Program, fn: string, o: DriverOptions & { readonly inline?: 
   const q = prepare(p, fn, o);
   requireNonLinear(q, fn);
   const jvp = jvpName(fn);
-  return { program: runPasses(q, o, o.inline ? [J(fn), Fuse(jvp)] : [J(fn)]), jvp };
+  if (!o.inline) return { program: runPasses(q, o, [J(fn)]), jvp };
+  // Fused, J's straight-line output is simplified once, in the fused def (opt/deferred.ts).
+  return { program: finishWaiting(runPasses(q, { ...o, deferSimplify: true }, [J(fn), Fuse(jvp)]), [jvp]), jvp };
 }
 
 /** Inlines every call of `def` and simplifies it: one straight-line function. */
