@@ -10,12 +10,12 @@ import { Worker } from 'worker_threads';
 /** The worker's stack: node's own start-up on a thread takes about 0.21 MB (node 20), and 0.35 MB leaves room for about 1 600 one-frame calls. */
 export const SMALL_STACK_MB = 0.35;
 
-/** Runs `entry` (a module that answers on parentPort) with `data` as workerData, on a small stack; resolves with its one message. */
-export function inSmallStack<T>(entry: string, data: unknown): Promise<T> {
+/** Runs `entry` (a module that answers on parentPort) with `data` as workerData, on a small stack (`stackMb`); resolves with its one message. */
+export function inSmallStack<T>(entry: string, data: unknown, stackMb = SMALL_STACK_MB): Promise<T> {
   const bundle = buildSync({ entryPoints: [path.resolve(entry)], bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'silent', external: ['typescript'] });
   const code = bundle.outputFiles[0].text;
   return new Promise<T>((resolve, reject) => {
-    const worker = new Worker(code, { eval: true, workerData: data, resourceLimits: { stackSizeMb: SMALL_STACK_MB } });
+    const worker = new Worker(code, { eval: true, workerData: data, resourceLimits: { stackSizeMb: stackMb } });
     let answered = false;
     worker.once('message', (m: T) => {
       answered = true;

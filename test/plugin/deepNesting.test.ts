@@ -11,27 +11,10 @@ import * as path from 'path';
 import * as ts from 'typescript';
 import { compile, load, workDir } from './harness';
 import { walkMeter } from '../../transformer/ir/traverse';
-import { diagnosticReporter, formatDiagnostic, rewriteSourceFile } from '../../transformer/plugin/rewrite';
-import { nodeHost, runtimeEntry } from '../../transformer/plugin/host';
-
-type Kind = 'if' | 'for';
-
-/**
- * `depth` conditionals (each taken: x > -k - 1 at x = 0.8) or counted loops (once each, the
- * innermost six twice), with one update of y per level, as a marked function when `marked`.
- */
-function nested(kind: Kind, depth: number, marked: boolean): string {
-  const lines = marked ? ["import { differentiable, grad } from 'tsad';", 'export const f = differentiable((x: number): number => {'] : ['export const f = (x: number): number => {'];
-  lines.push('  let y = x;');
-  for (let k = 0; k < depth; k++) {
-    if (kind === 'if') lines.push(`if (x > ${-k - 1}) {`, 'y = 0.9 * y + 0.1 * Math.sin(y + x);');
-    else lines.push(`for (let i = 0; i < ${k >= depth - 6 ? 2 : 1}; i++) {`, 'y = 0.9 * y + 0.1 * Math.sin(y + i * x);');
-  }
-  for (let k = 0; k < depth; k++) lines.push('}');
-  lines.push('  return y;', marked ? '});' : '};');
-  if (marked) lines.push('export const g = grad(f);');
-  return lines.join('\n') + '\n';
-}
+import { runtimeEntry } from '../../transformer/plugin/host';
+import { deepestRecursion, inSmallStack } from '../ir/smallStack';
+import type { DeepJob, DeepRun } from './deepOnSmallStack';
+import { type Kind, nested } from './nestedSource';
 
 /** The same function as plain JavaScript (TypeScript's own output, without tsad): the reference. */
 function plain(kind: Kind, depth: number): (x: number) => number {
@@ -49,22 +32,6 @@ function endToEnd(kind: Kind, depth: number): void {
   expect(exports.f(x)).toBe(reference(x));
   const central = (reference(x + h) - reference(x - h)) / (2 * h);
   expect(Math.abs(exports.g(x) - central)).toBeLessThan(1e-7 * Math.max(1, Math.abs(central)));
-}
-
-/** tsad's diagnostics for `source`, from its transformer alone: no printing, so TypeScript's emitter never runs. */
-function diagnosticsWithoutPrinting(source: string): string[] {
-  const fileName = path.join(workDir(), 'deepNesting.ts');
-  const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, strict: true, skipLibCheck: true, types: [], paths: { tsad: [runtimeEntry()] } };
-  const host = ts.createCompilerHost(options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (name, version, onError, create) => (name === fileName ? ts.createSourceFile(name, source, version, true) : getSourceFile(name, version, onError, create));
-  const fileExists = host.fileExists.bind(host);
-  host.fileExists = (name) => name === fileName || fileExists(name);
-  const program = ts.createProgram([fileName], options, host);
-  const found: ts.Diagnostic[] = [];
-  const report = diagnosticReporter(ts, (d) => found.push(d));
-  ts.transform(program.getSourceFile(fileName)!, [(ctx) => (file) => rewriteSourceFile(nodeHost(ts), program.getTypeChecker(), ctx, file, report)], options);
-  return found.map((d) => formatDiagnostic(ts, d));
 }
 
 const DEEP = process.env.TSAD_DEEP === '1';
@@ -123,9 +90,16 @@ test.each<[Kind, number[]]>([
   600_000,
 );
 
-test('loops nested past what tsad follows (400; TypeScript checks them): TSAD1190 at the function, not an internal error', () => {
-  const messages = diagnosticsWithoutPrinting(nested('for', 400, true));
-  expect(messages.some((m) => /TSAD9000/.test(m))).toBe(false);
-  expect(messages.length).toBeGreaterThan(0);
-  for (const m of messages) expect(m).toMatch(/:2:\d+ - error TSAD1190: .* ran out of stack: the function nests statements 400 deep/);
+// On a thread with a small stack (deepOnSmallStack.ts): 400 levels scaled by the deepest recursion
+// each stack holds. 0.5 MB holds about 30 % of the main thread's, so about 120 levels: still over
+// the 100 levels below which an overflow is tsad's bug (TSAD9000, plugin/tooDeep.ts), and the
+// walks per level cost about a tenth of 400's.
+test('loops nested past what tsad follows (400 on this stack; TypeScript checks them): TSAD1190 at the function, not an internal error', async () => {
+  const job: DeepJob = { fileName: path.join(workDir(), 'deepNesting.ts'), runtime: runtimeEntry(), levels: 400, mainDeepest: deepestRecursion() };
+  const r = await inSmallStack<DeepRun>('test/plugin/deepOnSmallStack.ts', job, 0.5);
+  expect(r.levels).toBe(Math.round((400 * r.deepest) / job.mainDeepest));
+  expect(r.typeScript).toBe(0);
+  expect(r.tsad.some((m) => /TSAD9000/.test(m))).toBe(false);
+  expect(r.tsad.length).toBeGreaterThan(0);
+  for (const m of r.tsad) expect(m).toMatch(new RegExp(`:2:\\d+ - error TSAD1190: .* ran out of stack: the function nests statements ${r.levels} deep`));
 }, 120_000);
