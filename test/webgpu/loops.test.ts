@@ -59,6 +59,10 @@ export const gpuLlsq = gpu(grad(llsq));
 export const cpuLlsq = grad(llsq);
 export const gpuLlsqValue = gpu(valueAndGrad(llsq));
 export const cpuLlsqValue = valueAndGrad(llsq);
+export const gpuGmm = gpu(grad(gmmObjective));
+export const cpuGmm = grad(gmmObjective);
+export const gpuGmmValue = gpu(valueAndGrad(gmmObjective));
+export const cpuGmmValue = valueAndGrad(gmmObjective);
 export const gpuHalvings = gpu(valueAndGrad(halvings));
 export const cpuHalvings = valueAndGrad(halvings);
 export const gpuSmooth = gpu(grad(smooth));
@@ -142,6 +146,33 @@ describe('GradBench llsq (nested counted loops, scalar carried values, residual 
       close(await m.gpuLlsq(x, n), cpu, 1e-4, 1e-3 * maxAbs(cpu), `grad llsq len=${len} n=${n}`);
       const [value] = await m.gpuLlsqValue(x, n);
       const [cpuValue] = m.cpuLlsqValue(x, n);
+      expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(cpuValue)));
+    }
+  });
+});
+
+describe('GradBench gmm (an object parameter, local arrays written in loops, conds and nested stacks)', () => {
+  // Sums over n points and k components of exps of f32 quadratic forms: 1e-4 relative against
+  // 1e-3 of the largest entry (the f32 log-sum-exp of each point is stable: shifted by its max).
+  run('grad against the CPU gradient, 0 and 1 points and components included', async () => {
+    for (const [d, k, n] of [
+      [1, 1, 0],
+      [1, 1, 1],
+      [2, 1, 1],
+      [2, 3, 4],
+      [3, 2, 10],
+    ]) {
+      const lsz = (d * (d - 1)) / 2;
+      const p = { alpha: data(k, 10 + d, -1, 1), mu: data(k * d, 20 + k), q: data(k * d, 30 + n, -0.5, 0.5), l: data(k * lsz, 40 + d) };
+      const x = data(n * d, 50 + n);
+      const wishart = 2;
+      const gamma = 1.5;
+      const args = [p, x, d, k, n, wishart, gamma, m.logMultiGamma(0.5 * (d + wishart + 1), d)] as const;
+      const cpu = m.cpuGmm(...args);
+      const gpu = await m.gpuGmm(...args);
+      for (const f of ['alpha', 'mu', 'q', 'l']) close(gpu[f], cpu[f], 1e-4, 1e-3 * Math.max(1, maxAbs(cpu[f])), `grad gmm ${f} d=${d} k=${k} n=${n}`);
+      const [value] = await m.gpuGmmValue(...args);
+      const [cpuValue] = m.cpuGmmValue(...args);
       expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(cpuValue)));
     }
   });
