@@ -3,6 +3,7 @@
 // residual stacks in the device's heap; calls of other marked functions are inlined first. The
 // GradBench llsq and gmm are bench/src/tsad's source text as it is. Kernels compute in f32; the
 // tolerances are stated per test. Without an adapter every GPU test is skipped, loudly.
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { compile, load } from '../plugin/harness';
@@ -225,9 +226,30 @@ describe('loops of other shapes', () => {
 
 describe('the build', () => {
   test('tsad inspect --stage wgsl prints the loop kernels', () => {
-    const { emitted } = require('../../dist/plugin/inspect.js') as { emitted?: unknown };
-    expect(emitted).toBeUndefined();
-    const r = compile(source, { throwOnError: false });
-    expect((r.diagnostics ?? []).map((d) => d.code)).toEqual([]);
+    const out = execFileSync(process.execPath, [path.resolve(__dirname, '../../bin/tsad.js'), 'inspect', path.resolve(__dirname, '../../bench/src/tsad/llsq.ts'), '--stage', 'wgsl'], { encoding: 'utf8' });
+    expect(out).toMatch(/^\/\/ gpu\(grad\(llsq\)\): \d+ kernels/);
+    expect(out).toMatch(/the heap of sequential code/);
+    expect(out).toMatch(/for \(var i\d+ = 0\.0; i\d+ < q\d+; i\d+ = i\d+ \+ 1\.0\) \{[^]*for \(var i\d+ = 0\.0;/);
+  });
+
+  test('a construct with no lowering inside a loop is TSAD1011 naming it', () => {
+    const found = (
+      compile(
+        `
+      import { grad, scan } from 'tsad';
+      import { gpu } from 'tsad/webgpu';
+      /** @differentiable */
+      export function f(x: Float64Array): number {
+        let s = 0;
+        for (let i = 0; i < 3; i++) s += scan(x, (a, b) => a * b + 1, 0)[0];
+        return s;
+      }
+      export const g = gpu(grad(f));
+    `,
+        { throwOnError: false },
+      ).diagnostics ?? []
+    ).map((d) => String(d.messageText));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/TSAD1011: gpu\(grad\(f\)\) is not on the GPU yet: it uses the construct '\w+' inside a loop/);
   });
 });
