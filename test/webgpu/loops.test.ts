@@ -7,6 +7,8 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { compile, load } from '../plugin/harness';
+import { HOST_FNS } from '../../runtime/webgpu/plan';
+import { PRIMS } from '../../transformer/prims/registry';
 
 const bench = (name: string) => fs.readFileSync(path.resolve(__dirname, '../../bench/src/tsad', name), 'utf8');
 
@@ -224,9 +226,37 @@ describe('loops of other shapes', () => {
   });
 });
 
+describe('the host program', () => {
+  // A length's primitives run on the host (new Float64Array(n) truncates n and checks it): each
+  // entry of HOST_FNS names a primitive and agrees with its impl, booleans as 0 and 1.
+  test('HOST_FNS agree with the primitives', () => {
+    const values = [-2.5, -1, -0, 0, 0.5, 1, 3, Infinity, Number.NaN];
+    for (const [name, fn] of Object.entries(HOST_FNS)) {
+      const def = PRIMS[name];
+      expect(def).toBeDefined();
+      const arity = (fn as (...a: number[]) => number).length;
+      const tuples =
+        arity === 1
+          ? values.map((a) => [a])
+          : arity === 2
+            ? values.flatMap((a) => values.map((b) => [a, b]))
+            : values.flatMap((a) => [
+                [0, a, 1],
+                [1, a, 2],
+              ]);
+      for (const args of tuples) {
+        const ref = Number(def.impl(...(name === 'select' ? [args[0] !== 0, args[1], args[2]] : args)));
+        expect(Object.is((fn as (...a: number[]) => number)(...args), ref) || (Number.isNaN(ref) && Number.isNaN((fn as (...a: number[]) => number)(...args)))).toBe(true);
+      }
+    }
+  });
+});
+
 describe('the build', () => {
   test('tsad inspect --stage wgsl prints the loop kernels', () => {
-    const out = execFileSync(process.execPath, [path.resolve(__dirname, '../../bin/tsad.js'), 'inspect', path.resolve(__dirname, '../../bench/src/tsad/llsq.ts'), '--stage', 'wgsl'], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [path.resolve(__dirname, '../../bin/tsad.js'), 'inspect', path.resolve(__dirname, '../../bench/src/tsad/llsq.ts'), '--stage', 'wgsl'], {
+      encoding: 'utf8',
+    });
     expect(out).toMatch(/^\/\/ gpu\(grad\(llsq\)\): \d+ kernels/);
     expect(out).toMatch(/the heap of sequential code/);
     expect(out).toMatch(/for \(var i\d+ = 0\.0; i\d+ < q\d+; i\d+ = i\d+ \+ 1\.0\) \{[^]*for \(var i\d+ = 0\.0;/);
