@@ -173,9 +173,11 @@ function passTrace(start: Program): { trace: PassTrace; text: () => string } {
 
 /** A device program for reading: its host program and steps, then each kernel without the shared helpers. */
 function printGpuProgram(p: GpuProgram): string {
+  // Host steps count an object parameter's fields as parameters (runtime/webgpu/objects.ts).
+  const params = p.params.flatMap((x) => (x.kind === 'object' ? x.fields.map((f) => ({ name: `${x.name}.${f.name}` })) : [x]));
   const host = p.host.map(
     (s) =>
-      `//   h${s.out} = ${s.op === 'lit' ? s.value : s.op === 'arg' || s.op === 'len' ? `${s.op}(${p.params[s.param].name})` : s.op === 'dim' ? `${s.axis === 0 ? 'rows' : 'cols'}(${p.params[s.param].name})` : s.op === 'atmost' ? `atmost(h${s.a}, h${s.b})` : s.op === 'heap' ? 'the heap of sequential code (sized per call)' : s.op === 'fn' ? `${s.fn}(${s.args.map((r) => `h${r}`).join(', ')})` : `${s.op}(${s.args.map((r) => `h${r}`).join(', ')})`}`,
+      `//   h${s.out} = ${s.op === 'lit' ? s.value : s.op === 'arg' || s.op === 'len' ? `${s.op}(${params[s.param].name})` : s.op === 'dim' ? `${s.axis === 0 ? 'rows' : 'cols'}(${params[s.param].name})` : s.op === 'atmost' ? `atmost(h${s.a}, h${s.b})` : s.op === 'heap' ? 'the heap of sequential code (sized per call)' : s.op === 'fn' ? `${s.fn}(${s.args.map((r) => `h${r}`).join(', ')})` : `${s.op}(${s.args.map((r) => `h${r}`).join(', ')})`}`,
   );
   const steps = p.steps.map((s, i) =>
     s.op === 'reduce'

@@ -8,7 +8,7 @@
 export type HostStep =
   /** A non-finite value is its String (the program travels as JSON, which has no Infinity). */
   | { readonly op: 'lit'; readonly out: number; readonly value: number | string }
-  /** A number argument. */
+  /** A number argument (`param` counts an object parameter's fields as parameters: objects.ts). */
   | { readonly op: 'arg'; readonly out: number; readonly param: number }
   /** The length of an array argument (of a matrix: its number count). */
   | { readonly op: 'len'; readonly out: number; readonly param: number }
@@ -117,13 +117,21 @@ export type ResultSpec =
   | { readonly kind: 'scalar'; readonly slot: number }
   | { readonly kind: 'array'; readonly array: number; readonly like?: number }
   /** A matrix: its row-major data and its dimensions (host registers); comes back as Float32Array rows. */
-  | { readonly kind: 'matrix'; readonly array: number; readonly rows: number; readonly cols: number };
+  | { readonly kind: 'matrix'; readonly array: number; readonly rows: number; readonly cols: number }
+  /** An object of these fields (a gradient with respect to an object parameter). */
+  | { readonly kind: 'object'; readonly fields: readonly (readonly [string, ResultSpec])[] };
+
+/** A parameter the kernels see: an object parameter's fields are such parameters, in order (objects.ts). */
+export interface LeafParam {
+  readonly name: string;
+  readonly kind: 'number' | 'array' | 'matrix';
+}
 
 export interface GpuProgram {
   /** `gpu(grad(loss))`: what error messages name. */
   readonly where: string;
   /** A matrix (number[][], Float32Array[], Float64Array[]) goes to the device as its row-major data. */
-  readonly params: readonly { readonly name: string; readonly kind: 'number' | 'array' | 'matrix' }[];
+  readonly params: readonly (LeafParam | { readonly name: string; readonly kind: 'object'; readonly fields: readonly { readonly name: string; readonly kind: 'number' | 'array' }[] })[];
   readonly registers: number;
   readonly host: readonly HostStep[];
   readonly slots: number;

@@ -5,6 +5,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import type { Acquired, GPUDeviceLike } from './device';
 import { GpuArray } from './handles';
+import { flattenParams, leafResults, rebuildResults } from './objects';
 import { GpuProgram, HOST_FNS, MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP, TILE } from './plan';
 
 // The WebGPU constants (GPUBufferUsage, GPUMapMode), fixed by the specification.
@@ -154,12 +155,14 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
   }
 }
 
-async function runOnce(acquired: Acquired, prog: GpuProgram, args: readonly unknown[], heap: number): Promise<unknown> {
+async function runOnce(acquired: Acquired, prog: GpuProgram, given: readonly unknown[], heap: number): Promise<unknown> {
   const { device } = acquired;
   const where = prog.where;
-  if (args.length < prog.params.length) throw new TypeError(`${where}: expected ${prog.params.length} arguments (${prog.params.map((p) => p.name).join(', ')}), got ${args.length}`);
+  if (given.length < prog.params.length) throw new TypeError(`${where}: expected ${prog.params.length} arguments (${prog.params.map((p) => p.name).join(', ')}), got ${given.length}`);
+  const { params, args } = flattenParams(prog, given);
+  const results = leafResults(prog.results);
   const dims: [number, number][] = [];
-  const data = prog.params.map((p, k) => {
+  const data = params.map((p, k) => {
     const label = `argument ${k + 1} ('${p.name}')`;
     if (p.kind === 'matrix') {
       const { flat, rows, cols } = toMatrix(args[k], label, where);
@@ -239,7 +242,7 @@ async function runOnce(acquired: Acquired, prog: GpuProgram, args: readonly unkn
       // An uploaded array's own buffer (kernels only read parameters); a second binding of the
       // same handle in one call gets a copy (two writable bindings of one buffer are invalid).
       if (d instanceof GpuArray) {
-        const own = d.bufferFor(acquired, `argument ${a.param! + 1} ('${prog.params[a.param!].name}')`, where);
+        const own = d.bufferFor(acquired, `argument ${a.param! + 1} ('${params[a.param!].name}')`, where);
         if (!bound.has(d)) {
           bound.add(d);
           return own;
@@ -340,12 +343,12 @@ async function runOnce(acquired: Acquired, prog: GpuProgram, args: readonly unkn
       }
     }
     // One readback: the scalar slots, then each array result.
-    const resultArrays = prog.results.map((r) => (r.kind === 'scalar' ? 0 : lengths[r.array]));
+    const resultArrays = results.map((r) => (r.kind === 'scalar' ? 0 : lengths[r.array]));
     const total = S.byteLength + resultArrays.reduce((a, n) => a + n * 4, 0);
     const staging = buffers.take(total, MAP_READ | COPY_DST);
     enc.copyBufferToBuffer(sBuf, 0, staging, 0, S.byteLength);
     let offset = S.byteLength;
-    const offsets = prog.results.map((r, j) => {
+    const offsets = results.map((r, j) => {
       const at = offset;
       const bytes = resultArrays[j] * 4;
       if (r.kind !== 'scalar' && bytes > 0) enc.copyBufferToBuffer(arr[r.array], 0, staging, at, bytes);
@@ -364,7 +367,7 @@ async function runOnce(acquired: Acquired, prog: GpuProgram, args: readonly unkn
     const failed = prog.checks ? bytes[prog.checks.slot] : 0;
     const check = failed ? prog.checks!.messages[failed - 1] : undefined;
     if (failed) throw new RangeError(`${where}: ${check ? `${check.text} (length ${H[check.length]})` : 'a check of the kernels failed'}`);
-    const values = prog.results.map((r, j) => {
+    const leaves = results.map((r, j) => {
       if (r.kind === 'scalar') return bytes[r.slot];
       const n = resultArrays[j];
       if (r.kind === 'matrix') {
@@ -381,6 +384,7 @@ async function runOnce(acquired: Acquired, prog: GpuProgram, args: readonly unkn
       out.set(bytes.subarray(offsets[j] / 4, offsets[j] / 4 + Math.min(n, out.length)));
       return out;
     });
+    const values = rebuildResults(prog.results, leaves);
     return prog.tuple ? values : values[0];
   } finally {
     if (scoped) await device.popErrorScope().catch(() => undefined);

@@ -3,9 +3,12 @@
 // residual stacks in the device's heap; calls of other marked functions are inlined first. The
 // GradBench llsq and gmm are bench/src/tsad's source text as it is. Kernels compute in f32; the
 // tolerances are stated per test. Without an adapter every GPU test is skipped, loudly.
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { compile, load } from '../plugin/harness';
+import { HOST_FNS } from '../../runtime/webgpu/plan';
+import { PRIMS } from '../../transformer/prims/registry';
 
 const bench = (name: string) => fs.readFileSync(path.resolve(__dirname, '../../bench/src/tsad', name), 'utf8');
 
@@ -59,6 +62,10 @@ export const gpuLlsq = gpu(grad(llsq));
 export const cpuLlsq = grad(llsq);
 export const gpuLlsqValue = gpu(valueAndGrad(llsq));
 export const cpuLlsqValue = valueAndGrad(llsq);
+export const gpuGmm = gpu(grad(gmmObjective));
+export const cpuGmm = grad(gmmObjective);
+export const gpuGmmValue = gpu(valueAndGrad(gmmObjective));
+export const cpuGmmValue = valueAndGrad(gmmObjective);
 export const gpuHalvings = gpu(valueAndGrad(halvings));
 export const cpuHalvings = valueAndGrad(halvings);
 export const gpuSmooth = gpu(grad(smooth));
@@ -147,6 +154,33 @@ describe('GradBench llsq (nested counted loops, scalar carried values, residual 
   });
 });
 
+describe('GradBench gmm (an object parameter, local arrays written in loops, conds and nested stacks)', () => {
+  // Sums over n points and k components of exps of f32 quadratic forms: 1e-4 relative against
+  // 1e-3 of the largest entry (the f32 log-sum-exp of each point is stable: shifted by its max).
+  run('grad against the CPU gradient, 0 and 1 points and components included', async () => {
+    for (const [d, k, n] of [
+      [1, 1, 0],
+      [1, 1, 1],
+      [2, 1, 1],
+      [2, 3, 4],
+      [3, 2, 10],
+    ]) {
+      const lsz = (d * (d - 1)) / 2;
+      const p = { alpha: data(k, 10 + d, -1, 1), mu: data(k * d, 20 + k), q: data(k * d, 30 + n, -0.5, 0.5), l: data(k * lsz, 40 + d) };
+      const x = data(n * d, 50 + n);
+      const wishart = 2;
+      const gamma = 1.5;
+      const args = [p, x, d, k, n, wishart, gamma, m.logMultiGamma(0.5 * (d + wishart + 1), d)] as const;
+      const cpu = m.cpuGmm(...args);
+      const gpu = await m.gpuGmm(...args);
+      for (const f of ['alpha', 'mu', 'q', 'l']) close(gpu[f], cpu[f], 1e-4, 1e-3 * Math.max(1, maxAbs(cpu[f])), `grad gmm ${f} d=${d} k=${k} n=${n}`);
+      const [value] = await m.gpuGmmValue(...args);
+      const [cpuValue] = m.cpuGmmValue(...args);
+      expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(cpuValue)));
+    }
+  });
+});
+
 describe('loops of other shapes', () => {
   // Scalar code only: 1e-5 relative (a few dozen f32 roundings).
   run('a while loop with a data-dependent trip count', async () => {
@@ -192,11 +226,60 @@ describe('loops of other shapes', () => {
   });
 });
 
+describe('the host program', () => {
+  // A length's primitives run on the host (new Float64Array(n) truncates n and checks it): each
+  // entry of HOST_FNS names a primitive and agrees with its impl, booleans as 0 and 1.
+  test('HOST_FNS agree with the primitives', () => {
+    const values = [-2.5, -1, -0, 0, 0.5, 1, 3, Infinity, Number.NaN];
+    for (const [name, fn] of Object.entries(HOST_FNS)) {
+      const def = PRIMS[name];
+      expect(def).toBeDefined();
+      const arity = (fn as (...a: number[]) => number).length;
+      const tuples =
+        arity === 1
+          ? values.map((a) => [a])
+          : arity === 2
+            ? values.flatMap((a) => values.map((b) => [a, b]))
+            : values.flatMap((a) => [
+                [0, a, 1],
+                [1, a, 2],
+              ]);
+      for (const args of tuples) {
+        const ref = Number(def.impl(...(name === 'select' ? [args[0] !== 0, args[1], args[2]] : args)));
+        expect(Object.is((fn as (...a: number[]) => number)(...args), ref) || (Number.isNaN(ref) && Number.isNaN((fn as (...a: number[]) => number)(...args)))).toBe(true);
+      }
+    }
+  });
+});
+
 describe('the build', () => {
   test('tsad inspect --stage wgsl prints the loop kernels', () => {
-    const { emitted } = require('../../dist/plugin/inspect.js') as { emitted?: unknown };
-    expect(emitted).toBeUndefined();
-    const r = compile(source, { throwOnError: false });
-    expect((r.diagnostics ?? []).map((d) => d.code)).toEqual([]);
+    const out = execFileSync(process.execPath, [path.resolve(__dirname, '../../bin/tsad.js'), 'inspect', path.resolve(__dirname, '../../bench/src/tsad/llsq.ts'), '--stage', 'wgsl'], {
+      encoding: 'utf8',
+    });
+    expect(out).toMatch(/^\/\/ gpu\(grad\(llsq\)\): \d+ kernels/);
+    expect(out).toMatch(/the heap of sequential code/);
+    expect(out).toMatch(/for \(var i\d+ = 0\.0; i\d+ < q\d+; i\d+ = i\d+ \+ 1\.0\) \{[^]*for \(var i\d+ = 0\.0;/);
+  });
+
+  test('a construct with no lowering inside a loop is TSAD1011 naming it', () => {
+    const found = (
+      compile(
+        `
+      import { grad, scan } from 'tsad';
+      import { gpu } from 'tsad/webgpu';
+      /** @differentiable */
+      export function f(x: Float64Array): number {
+        let s = 0;
+        for (let i = 0; i < 3; i++) s += scan(x, (a, b) => a * b + 1, 0)[0];
+        return s;
+      }
+      export const g = gpu(grad(f));
+    `,
+        { throwOnError: false },
+      ).diagnostics ?? []
+    ).map((d) => String(d.messageText));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/TSAD1011: gpu\(grad\(f\)\) is not on the GPU yet: it uses the construct '\w+' inside a loop/);
   });
 });

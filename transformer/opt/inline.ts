@@ -31,6 +31,8 @@ export interface InlineOptions {
   readonly maxSize?: number;
   /** Calls of these functions stay calls (a function with its own JVP rule, for one). */
   readonly keep?: (fn: string) => boolean;
+  /** Inline a callee that runs a loop at every call site too (a device program has no calls). */
+  readonly loops?: boolean;
 }
 
 /** Number of statements in a body, nested blocks included (the unit of the budget). */
@@ -68,7 +70,7 @@ class InlinePolicy {
     if (!d || this.o.keep(fn)) return undefined;
     const n = this.inlinedSize(fn);
     if ((this.sites.get(fn) ?? 0) <= 1) return n <= this.o.maxSingleUseSize ? d : undefined;
-    return n <= this.o.maxCalleeSize && !this.holdsLoop(fn) ? d : undefined;
+    return n <= this.o.maxCalleeSize && (this.o.loops || !this.holdsLoop(fn)) ? d : undefined;
   }
 
   /** Whether `fn`, or a callee inlined into it, runs a loop (a construct that repeats its body). */
@@ -227,6 +229,7 @@ export function inlineProgram(p: Program, fns: readonly string[], opts: InlineOp
     maxSingleUseSize: opts.maxSingleUseSize ?? 2000,
     maxSize: opts.maxSize ?? 20000,
     keep: opts.keep ?? (() => false),
+    loops: opts.loops ?? false,
   };
   const policy = new InlinePolicy(defMap(p), o);
   const which = new Set(fns);

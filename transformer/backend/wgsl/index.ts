@@ -5,6 +5,7 @@
 import { valueAndGradOf, DriverOptions, fuse, hvpOf } from '../../ad/drivers';
 import { annotateTypes } from '../../language/check';
 import { calleesOf } from '../../ir/traverse';
+import { inlineProgram } from '../../opt/inline';
 import { Builder, NameSupply } from '../../ir/build';
 import { FnDef, Program, REAL, binder, call, construct, lit, ret } from '../../ir/syntax';
 import type { Reverse } from '../../plan/request';
@@ -29,34 +30,40 @@ export interface GpuFunction {
 }
 
 const numbers = (s: Shape): boolean => s.kind === 'array' && s.elem.kind === 'number';
-/** Numbers, arrays of numbers and matrices (arrays of arrays of numbers). */
-const onGpu = (s: Shape): boolean => s.kind === 'number' || numbers(s) || (s.kind === 'array' && numbers(s.elem));
+/** Numbers, arrays of numbers and matrices (arrays of arrays of numbers), and objects of numbers and arrays of numbers. */
+const onGpu = (s: Shape): boolean =>
+  s.kind === 'number' || numbers(s) || (s.kind === 'array' && numbers(s.elem)) || (s.kind === 'object' && s.fields.every(([, f]) => f.kind === 'number' || numbers(f)));
+/** Per parameter, its fields' names when it is an object (the IR's tuple, in this order). */
+const fieldsOf = (fn: GpuFunction) => fn.params.map((p) => (p.shape.kind === 'object' ? p.shape.fields.map(([name]) => name) : undefined));
 
 export function gpuProgramOf(program: Program, fn: GpuFunction, req: GpuRequest, driver: DriverOptions, reverse: () => Reverse): GpuProgram {
   for (const p of fn.params) {
-    if (!onGpu(p.shape)) throw new NotOnGpu(`the parameter '${p.name}' (only numbers, arrays of numbers and matrices are on the GPU yet)`);
+    if (!onGpu(p.shape)) throw new NotOnGpu(`the parameter '${p.name}' (only numbers, arrays of numbers, matrices and objects of numbers and arrays are on the GPU yet)`);
   }
-  if (!onGpu(fn.result)) throw new NotOnGpu('the result (only a number, an array of numbers or a matrix is on the GPU yet)');
+  if (!onGpu(fn.result) || fn.result.kind === 'object') throw new NotOnGpu('the result (only a number, an array of numbers or a matrix is on the GPU yet)');
   const paramNames = fn.params.map((p) => p.name);
   if (!req.transform) {
-    const typed = inlined(annotateTypes(program), fn.name, driver);
-    return lowerToGpu(gpuDef(typed, fn.name), { where: req.where, paramNames, likes: [undefined], tuple: false });
+    const typed = inlined(annotateTypes(program), fn.name);
+    return lowerToGpu(gpuDef(typed, fn.name), { where: req.where, paramNames, fields: fieldsOf(fn), likes: [undefined], tuple: false });
   }
   if (req.wrt.length !== 1) throw new NotOnGpu('a gradient with respect to several parameters');
   if (req.transform === 'hvp') return hvpProgram(program, fn, req, driver);
   const withValue = req.transform === 'valueAndGrad';
   // A matrix parameter stays one (data, rows, cols) tuple, which the lowering takes as a matrix.
-  const matrix = fn.params[req.wrt[0]].shape.kind === 'array' && !numbers(fn.params[req.wrt[0]].shape);
+  // So does an object (a tuple of its fields, which comes back as an object).
+  const matrix = (fn.params[req.wrt[0]].shape.kind === 'array' && !numbers(fn.params[req.wrt[0]].shape)) || fn.params[req.wrt[0]].shape.kind === 'object';
   const vg = valueAndGradOf(program, fn.name, { ...driver, wrt: req.wrt, value: withValue, flatSignature: !matrix, vjp: driver.forwardGrad ? undefined : reverse() });
-  const typed = inlined(annotateTypes(vg.program), vg.valueAndGrad, driver);
-  const grad = fn.params[req.wrt[0]].shape.kind === 'array' ? req.wrt[0] : undefined;
-  return lowerToGpu(gpuDef(typed, vg.valueAndGrad), { where: req.where, paramNames, likes: withValue ? [undefined, grad] : [grad], tuple: withValue });
+  const typed = inlined(annotateTypes(vg.program), vg.valueAndGrad);
+  const wrtShape = fn.params[req.wrt[0]].shape;
+  const grad = wrtShape.kind === 'array' || wrtShape.kind === 'object' ? req.wrt[0] : undefined;
+  return lowerToGpu(gpuDef(typed, vg.valueAndGrad), { where: req.where, paramNames, fields: fieldsOf(fn), likes: withValue ? [undefined, grad] : [grad], tuple: withValue });
 }
 
 /** The program with every call in `entry` inlined (a device program is one def): calls of other marked functions. */
-function inlined(program: Program, entry: string, driver: DriverOptions): Program {
+function inlined(program: Program, entry: string): Program {
   const def = gpuDef(program, entry);
-  return calleesOf(def.body).size === 0 ? program : annotateTypes(fuse(program, entry, driver));
+  // Whatever their size: a device program has no calls (the CPU path's budget keeps big callees as calls).
+  return calleesOf(def.body).size === 0 ? program : annotateTypes(inlineProgram(program, [entry], { maxCalleeSize: Infinity, maxSingleUseSize: Infinity, maxSize: Infinity, loops: true }));
 }
 
 /**

@@ -103,7 +103,19 @@ class Lowering implements LoweringOps {
     if (this.pending && !same(this.pending.guards, this.guards)) this.flush();
     if (!this.pending && this.joinReduction(line)) return;
     const p = (this.pending ??= { lines: [], arrays: [], guards: [...this.guards] });
-    p.lines.push(line(bindIn(p.arrays)));
+    const bound = p.arrays.length;
+    const text = line(bindIn(p.arrays));
+    if (p.arrays.length > MAX_FUSED_ARRAYS && p.lines.length > 0) {
+      // Past the bindings a kernel may take: this line starts a kernel of its own (lowered again,
+      // binding its arrays there; what the first lowering added is unused).
+      p.arrays.length = bound;
+      this.flush();
+      const q: { lines: string[]; arrays: number[]; guards: Guard[] } = { lines: [], arrays: [], guards: [...this.guards] };
+      this.pending = q;
+      q.lines.push(line(bindIn(q.arrays)));
+      return;
+    }
+    p.lines.push(text);
   }
 
   flush(): void {
@@ -308,7 +320,16 @@ class Lowering implements LoweringOps {
         // A loop, a stack: one invocation runs it (sequential.ts).
         if (!rule && hasSequential(e.op)) return lowerSequentially(this, e, e.nl.map(get), e.lin.map(get), env);
         if (!rule) throw new NotOnGpu(`the construct '${e.op}'`);
-        return rule(this, e, e.nl.map(get), e.lin.map(get), env);
+        const mark = [this.steps.length, this.kernels.length, this.pending?.lines.length];
+        try {
+          return rule(this, e, e.nl.map(get), e.lin.map(get), env);
+        } catch (err) {
+          // What a parallel kernel cannot do before it emitted anything (a one-hot at an index
+          // known only on the device), one invocation may.
+          const untouched = mark[0] === this.steps.length && mark[1] === this.kernels.length && mark[2] === this.pending?.lines.length;
+          if (!(err instanceof NotOnGpu) || !untouched || !hasSequential(e.op)) throw err;
+          return lowerSequentially(this, e, e.nl.map(get), e.lin.map(get), env);
+        }
       }
       case 'call':
         throw new NotOnGpu(`a call of '${e.fn}' (a marked function calling another)`);
@@ -468,6 +489,8 @@ export interface GpuTarget {
   readonly where: string;
   /** The parameters' names as the user wrote them. */
   readonly paramNames: readonly string[];
+  /** Per parameter, its fields' names when it is an object (an IR tuple of numbers and arrays). */
+  readonly fields?: readonly (readonly string[] | undefined)[];
   /** For each result, the parameter whose length an array result takes (a gradient's), if any. */
   readonly likes: readonly (number | undefined)[];
   readonly tuple: boolean;
@@ -478,42 +501,74 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
   const L = new Lowering();
   const env: Env = new Map();
   const matrixDims = new Map<number, [number, number]>();
-  const params = def.nlParams.map((p, k) => {
-    const name = target.paramNames[k] ?? p.name;
-    if (p.type?.tag === 'real') {
-      env.set(p.name, L.hostNum(L.reg({ op: 'arg', param: k })));
-      return { name, kind: 'number' as const };
-    }
-    if (p.type?.tag === 'array' && p.type.elem.tag === 'real') {
+  // An object parameter's fields are parameters of their own to the runtime (objects.ts): `flat` counts them.
+  let flat = 0;
+  /** Per parameter, the flat index of each field (an object) or of itself. */
+  const flatOf: number[][] = [];
+  const leaf = (name: string, t: Type | undefined): { value: Val; kind: 'number' | 'array' } | undefined => {
+    const k = flat++;
+    if (t?.tag === 'real') return { value: L.hostNum(L.reg({ op: 'arg', param: k })), kind: 'number' };
+    if (t?.tag === 'array' && t.elem.tag === 'real') {
       const len = L.reg({ op: 'len', param: k });
-      env.set(p.name, { kind: 'arr', id: L.newArray(len, k), len, elemBound: undefined });
-      return { name, kind: 'array' as const };
+      return { value: { kind: 'arr', id: L.newArray(len, k), len, elemBound: undefined }, kind: 'array' };
+    }
+    flat--;
+    return undefined;
+  };
+  const params = def.nlParams.map((p, k): GpuProgram['params'][number] => {
+    const name = target.paramNames[k] ?? p.name;
+    const fields = target.fields?.[k];
+    if (fields && p.type?.tag === 'tuple' && p.type.elems.length === fields.length) {
+      const first = flat;
+      const leaves = p.type.elems.map((t, j) => leaf(`${name}.${fields[j]}`, t));
+      if (leaves.every((l) => l !== undefined)) {
+        flatOf[k] = leaves.map((_, j) => first + j);
+        env.set(p.name, { kind: 'tup', elems: leaves.map((l) => l!.value) });
+        return { name, kind: 'object', fields: leaves.map((l, j) => ({ name: fields[j], kind: l!.kind })) };
+      }
+    }
+    flatOf[k] = [flat];
+    const one = leaf(name, p.type);
+    if (one) {
+      env.set(p.name, one.value);
+      return { name, kind: one.kind };
     }
     if (isMatrixType(p.type)) {
-      const len = L.reg({ op: 'len', param: k });
-      const rows = L.reg({ op: 'dim', param: k, axis: 0 });
-      const cols = L.reg({ op: 'dim', param: k, axis: 1 });
-      const data: Arr = { kind: 'arr', id: L.newArray(len, k), len, elemBound: undefined };
+      const m = flat++;
+      const len = L.reg({ op: 'len', param: m });
+      const rows = L.reg({ op: 'dim', param: m, axis: 0 });
+      const cols = L.reg({ op: 'dim', param: m, axis: 1 });
+      const data: Arr = { kind: 'arr', id: L.newArray(len, m), len, elemBound: undefined };
       env.set(p.name, { kind: 'tup', elems: [data, L.hostNum(rows), L.hostNum(cols)] });
-      matrixDims.set(k, [rows, cols]);
+      matrixDims.set(m, [rows, cols]);
       return { name, kind: 'matrix' as const };
     }
-    throw new NotOnGpu(`the parameter '${name}' (only numbers, arrays of numbers and matrices are on the GPU yet)`);
+    throw new NotOnGpu(`the parameter '${name}' (only numbers, arrays of numbers, matrices and objects of numbers and arrays are on the GPU yet)`);
   });
   if (def.linParams.length > 0) throw new NotOnGpu('linear parameters');
   const results = L.block(def.body, env);
   L.flush();
   const specs: ResultSpec[] = results.map((r, j) => {
+    const like = target.likes[j];
     if (r.kind === 'num') return { kind: 'scalar', slot: L.slotOf(r) };
-    if (r.kind === 'arr') {
-      const like = target.likes[j];
-      return like === undefined ? { kind: 'array', array: r.id } : { kind: 'array', array: r.id, like };
+    if (r.kind === 'arr') return like === undefined ? { kind: 'array', array: r.id } : { kind: 'array', array: r.id, like: flatOf[like][0] };
+    // A gradient with respect to an object: its fields, each as long as the parameter's.
+    const fields = like !== undefined ? target.fields?.[like] : undefined;
+    if (r.kind === 'tup' && fields && r.elems.length === fields.length) {
+      return {
+        kind: 'object',
+        fields: r.elems.map((x, f): [string, ResultSpec] => {
+          if (x.kind === 'num') return [fields[f], { kind: 'scalar', slot: L.slotOf(x) }];
+          if (x.kind === 'arr') return [fields[f], { kind: 'array', array: x.id, like: flatOf[like!][f] }];
+          throw new NotOnGpu('a gradient field that is not a number or an array of numbers');
+        }),
+      };
     }
     if (r.kind === 'tup' && r.elems.length === 3) {
       const [data, rows, cols] = r.elems;
       // A gradient is shaped like its matrix parameter (its dimensions' own cotangents are 0).
-      const like = target.likes[j] !== undefined ? matrixDims.get(target.likes[j]!) : undefined;
-      if (data.kind === 'arr' && like) return { kind: 'matrix', array: data.id, rows: like[0], cols: like[1] };
+      const dims = like !== undefined ? matrixDims.get(flatOf[like][0]) : undefined;
+      if (data.kind === 'arr' && dims) return { kind: 'matrix', array: data.id, rows: dims[0], cols: dims[1] };
       if (data.kind === 'arr' && rows.kind === 'num' && cols.kind === 'num' && rows.reg !== undefined && cols.reg !== undefined)
         return { kind: 'matrix', array: data.id, rows: rows.reg, cols: cols.reg };
     }

@@ -19,6 +19,8 @@ class Sequential implements SeqOps {
   private out: string[] = [];
   readonly heap: string;
   private readonly top: string;
+  /** Arrays leaving the heap: copied into program array `id` (length register `len`) from `from` at the slots' base and length. */
+  readonly exports: { id: number; len: number; from: number; base: number; length: number }[] = [];
   /** The program's arrays bound in this kernel, by binding name (an unchanged array leaves as itself). */
   private readonly origins = new Map<string, Val>();
 
@@ -147,12 +149,16 @@ class Sequential implements SeqOps {
         if (v.exact && v.cap?.size === 1) len = [...v.cap][0];
         else if (v.sparse && v.cap !== undefined) len = this.L.reg({ op: 'max', args: [...v.cap] });
         else throw new NotOnGpu('an array whose length is computed on the device, leaving a loop (its length must be known before the kernels run)');
+        // Copied out by an elementwise kernel after this one (exports): the heap's base and the
+        // length go through slots, and the kernel binds only the heap and its output.
         const id = this.L.newArray(len);
-        const out = this.arrays.bind(id);
-        const k = this.fresh('k');
-        this.line(`for (var ${k} = 0.0; ${k} < S[${this.L.slotOfReg(len)}]; ${k} = ${k} + 1.0) {`);
-        this.line(`  ${out}[u32(${k})] = ${this.elem(v, k)};`);
-        this.line('}');
+        const base = this.L.newSlot();
+        const length = this.L.newSlot();
+        this.line(`S[${base}] = ${v.base};`);
+        this.line(`S[${length}] = ${v.len};`);
+        const from = v.heap ? this.L.heap().array : (origin as Extract<Val, { kind: 'arr' }> | undefined)?.id;
+        if (from === undefined) throw new InternalError('wgsl: an array of sequential code outside the heap and the program');
+        this.exports.push({ id, len, from, base, length });
         return { kind: 'arr', id, len, elemBound: undefined };
       }
       case 'str':
@@ -259,6 +265,7 @@ export function lowerSequentially(L: LoweringOps, e: Extract<Expr, { tag: 'const
   const rule = WGSL_SEQUENTIAL[e.op as ConstructName];
   if (!rule) throw new InternalError(`wgsl: no sequential lowering of '${e.op}'`);
   let results: Val[] = [];
+  let exports: Sequential['exports'] = [];
   L.scalarLine((arrays) => {
     const S = new Sequential(L, arrays, env);
     const sEnv: SEnv = new Map();
@@ -271,7 +278,11 @@ export function lowerSequentially(L: LoweringOps, e: Extract<Expr, { tag: 'const
       [],
     );
     results = out.map((v) => S.toVal(v));
+    exports = S.exports;
     return ['{', ...S.lines.map((l) => `  ${l}`), '}'].join('\n  ');
   });
+  for (const x of exports) {
+    L.elementwise(x.len, (k) => [`${k.bind(x.id)}[i] = select(0.0, ${k.bind(x.from)}[u32(S[${x.base}] + f32(i))], f32(i) < S[${x.length}]);`]);
+  }
   return results;
 }

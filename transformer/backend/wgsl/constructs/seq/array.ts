@@ -87,6 +87,18 @@ const ltake: SeqLowering = (S, _e, nl, lin) => {
   return [out, taken];
 };
 
+/** lonehot(i[, w] ; y): e_i·y, dense of w's length (i + 1 long without a witness), a cotangent. */
+const lonehot: SeqLowering = (S, _e, nl, lin) => {
+  const all = [...nl, ...lin];
+  const i = f32Of(snum(all[0], 'a one-hot index'));
+  const y = f32Of(snum(all[all.length - 1], 'a one-hot value'));
+  const w = all.length === 3 ? all[1] : undefined;
+  const seed: SArr = { kind: 'arr', buf: S.heap, heap: true, base: '0.0', len: '0.0', cap: new Set([S.L.lit(0)]), exact: true, sparse: true };
+  const out = dense(S, seed, w ?? { kind: 'num', code: `(${i} + 1.0)`, type: 'f32' });
+  writeAt(S, out, i, y);
+  return [out];
+};
+
 const fill: SeqLowering = (S, _e, [n, x]) => {
   const v = f32Of(snum(x, 'a fill'));
   return [filled(S, snum(n, 'a fill length'), () => v)];
@@ -159,6 +171,7 @@ export const arraySeqs = {
   laccum: accumulate(true),
   lupdate: accumulate(false),
   ltake,
+  lonehot,
   lpeek: (S, _e, nl, lin) => {
     const [i, , a] = [...nl, ...lin];
     const arr = sarr(a, 'a read');
