@@ -387,3 +387,27 @@ export const jacSpread = jacobian(spread);
     );
   });
 });
+
+describe('arrays go in as the callee declares them', () => {
+  const { exports: m, result } = load(`import { grad } from 'tsad';
+/** Declares number[] and uses what only arrays have (concat). */
+/** @differentiable */
+export function chain(xs: number[], n: number): number {
+  if (n === 0) return xs.concat([1]).reduce((s, x) => s + x * x, 0);
+  return Math.sin(chain(xs, n - 1)) + xs[0];
+}
+/** Compiled: its array is a Float64Array. */
+/** @differentiable */
+export function top(a: Float64Array): number {
+  return chain(a as unknown as number[], 3) * a[1];
+}
+export const dTop = grad(top);
+`);
+
+  test('a number[] parameter of a taped callee gets an array from a compiled caller holding a Float64Array', () => {
+    expect(result.messages.filter((s) => / - error /.test(s))).toEqual([]);
+    const a = Float64Array.from([0.3, -0.8, 0.5]);
+    const g = m.dTop(a) as Float64Array;
+    for (let k = 0; k < 3; k++) expectClose([g[k]], partial(m.top, [Array.from(a)], 0, k), 1e-5);
+  });
+});
