@@ -2,7 +2,7 @@
 // compiled callee of arrays called from taped code is one tape entry (its compiled gradient for
 // the whole array), and a function that must run taped, called from compiled code, is an opaque
 // call of that code whose derivatives come from its taped copies (a custom VJP).
-import { load, partial, expectClose } from './harness';
+import { compile, load, partial, expectClose } from './harness';
 
 const tsad = require('tsad') as { tsad$tape: { stats(): { nodes: number; edges: number } } };
 
@@ -409,5 +409,30 @@ export const dTop = grad(top);
     const a = Float64Array.from([0.3, -0.8, 0.5]);
     const g = m.dTop(a) as Float64Array;
     for (let k = 0; k < 3; k++) expectClose([g[k]], partial(m.top, [Array.from(a)], 0, k), 1e-5);
+  });
+});
+
+describe('past second order', () => {
+  test('reverse mode over a gradient that calls a taped callee is TSAD1121 at the call site, naming the limit', () => {
+    const r = compile(
+      `import { grad } from 'tsad';
+/** @differentiable */
+export function rec(x: number, n: number): number {
+  return n === 0 ? x : Math.sin(rec(x, n - 1)) * x;
+}
+/** @differentiable */
+export function loss(x: number): number {
+  return rec(x, 3) * x;
+}
+/** @differentiable */
+export function h(x: number): number {
+  const g = grad(loss)(x);
+  return g * g;
+}
+export const dH = grad(h);
+`,
+      { throwOnError: false },
+    );
+    expect(r.messages.filter((s) => / - error /.test(s))).toEqual([expect.stringMatching(/error TSAD1121: grad\(h\) is not supported yet: tapedHvp: .*up to second order/)]);
   });
 });
