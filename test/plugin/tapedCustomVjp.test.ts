@@ -436,3 +436,45 @@ export const dH = grad(h);
     expect(r.messages.filter((s) => / - error /.test(s))).toEqual([expect.stringMatching(/error TSAD1121: grad\(h\) is not supported yet: tapedHvp: .*up to second order/)]);
   });
 });
+
+describe('Jacobians and linearize of a compiled function returning an array that calls a taped callee', () => {
+  const { exports: m, result } = load(`import { jacobian, jacrev, jacfwd, linearize } from 'tsad';
+/** @differentiable */
+export function rec(x: number, n: number): number {
+  return n === 0 ? x : Math.sin(rec(x, n - 1)) * x;
+}
+/** @differentiable */
+export function vec(x: number, y: number): number[] {
+  return [rec(x, 3) * y, rec(y, 2) + x];
+}
+export const J = jacobian(vec, { wrt: [0, 1] });
+export const Jr = jacrev(vec, { wrt: [0, 1] });
+export const Jf = jacfwd(vec, { wrt: [0, 1] });
+export function lin(x: number, y: number) {
+  return linearize(vec, x, y);
+}
+`);
+
+  test('every form agrees with central differences; only rec runs taped', () => {
+    expect(result.messages.filter((s) => /note TSAD2001/.test(s)).map((s) => s.match(/'(\w+)' runs taped/)?.[1])).toEqual(['rec']);
+    const [x, y] = [0.6, 1.3];
+    const columns = [0, 1].map((j) => partial(m.vec, [x, y], j, 0));
+    for (const jac of [m.J, m.Jr, m.Jf]) {
+      const [dx, dy] = jac(x, y) as number[][][];
+      expectClose(
+        dx.map((r) => r[0]),
+        columns[0],
+        1e-6,
+      );
+      expectClose(
+        dy.map((r) => r[0]),
+        columns[1],
+        1e-6,
+      );
+    }
+    const [v, tangent] = m.lin(x, y);
+    expectClose(v, m.vec(x, y), 1e-12);
+    expectClose(tangent(1, 0), columns[0], 1e-6);
+    expectClose(tangent(0, 1), columns[1], 1e-6);
+  });
+});
