@@ -28,9 +28,11 @@ export function compiledCall(plain: (...args: never[]) => number, valueAndGrad: 
     if (isArray(a)) for (let k = 0; k < a.length; k++) flat.push(a[k] as number | Dual);
     else flat.push(a as number | Dual);
   }
-  const values = args.map((a) => (isArray(a) ? Float64Array.from(a as ArrayLike<number | Dual>, value) : value(a as number | Dual)));
   const tape = newestTape(flat);
-  if (!tape) return (plain as (...a: Structure[]) => number)(...values);
+  // Constants only: the function itself, on arrays of the kind taped code holds (as the copies do).
+  if (!tape)
+    return (plain as (...a: Structure[]) => number)(...args.map((a) => (ArrayBuffer.isView(a) ? a : isArray(a) ? Array.from(a as ArrayLike<number | Dual>, value) : value(a as number | Dual))));
+  const values = args.map((a) => (isArray(a) ? Float64Array.from(a as ArrayLike<number | Dual>, value) : value(a as number | Dual)));
   const [y, g] = (valueAndGrad as (...a: Structure[]) => [number, Structure])(...values);
   const grads = args.length === 1 ? [g] : (g as Structure[]);
   const partials: number[] = [];

@@ -2,7 +2,7 @@
 // compiled callee of arrays called from taped code is one tape entry (its compiled gradient for
 // the whole array), and a function that must run taped, called from compiled code, is an opaque
 // call of that code whose derivatives come from its taped copies (a custom VJP).
-import { load, partial, expectClose } from './harness';
+import { compile, load, partial, expectClose } from './harness';
 
 const tsad = require('tsad') as { tsad$tape: { stats(): { nodes: number; edges: number } } };
 
@@ -385,5 +385,96 @@ export const jacSpread = jacobian(spread);
       up.map((u, i) => (u - down[i]) / (2 * h)),
       1e-5,
     );
+  });
+});
+
+describe('arrays go in as the callee declares them', () => {
+  const { exports: m, result } = load(`import { grad } from 'tsad';
+/** Declares number[] and uses what only arrays have (concat). */
+/** @differentiable */
+export function chain(xs: number[], n: number): number {
+  if (n === 0) return xs.concat([1]).reduce((s, x) => s + x * x, 0);
+  return Math.sin(chain(xs, n - 1)) + xs[0];
+}
+/** Compiled: its array is a Float64Array. */
+/** @differentiable */
+export function top(a: Float64Array): number {
+  return chain(a as unknown as number[], 3) * a[1];
+}
+export const dTop = grad(top);
+`);
+
+  test('a number[] parameter of a taped callee gets an array from a compiled caller holding a Float64Array', () => {
+    expect(result.messages.filter((s) => / - error /.test(s))).toEqual([]);
+    const a = Float64Array.from([0.3, -0.8, 0.5]);
+    const g = m.dTop(a) as Float64Array;
+    for (let k = 0; k < 3; k++) expectClose([g[k]], partial(m.top, [Array.from(a)], 0, k), 1e-5);
+  });
+});
+
+describe('past second order', () => {
+  test('reverse mode over a gradient that calls a taped callee is TSAD1121 at the call site, naming the limit', () => {
+    const r = compile(
+      `import { grad } from 'tsad';
+/** @differentiable */
+export function rec(x: number, n: number): number {
+  return n === 0 ? x : Math.sin(rec(x, n - 1)) * x;
+}
+/** @differentiable */
+export function loss(x: number): number {
+  return rec(x, 3) * x;
+}
+/** @differentiable */
+export function h(x: number): number {
+  const g = grad(loss)(x);
+  return g * g;
+}
+export const dH = grad(h);
+`,
+      { throwOnError: false },
+    );
+    expect(r.messages.filter((s) => / - error /.test(s))).toEqual([expect.stringMatching(/error TSAD1121: grad\(h\) is not supported yet: tapedHvp: .*up to second order/)]);
+  });
+});
+
+describe('Jacobians and linearize of a compiled function returning an array that calls a taped callee', () => {
+  const { exports: m, result } = load(`import { jacobian, jacrev, jacfwd, linearize } from 'tsad';
+/** @differentiable */
+export function rec(x: number, n: number): number {
+  return n === 0 ? x : Math.sin(rec(x, n - 1)) * x;
+}
+/** @differentiable */
+export function vec(x: number, y: number): number[] {
+  return [rec(x, 3) * y, rec(y, 2) + x];
+}
+export const J = jacobian(vec, { wrt: [0, 1] });
+export const Jr = jacrev(vec, { wrt: [0, 1] });
+export const Jf = jacfwd(vec, { wrt: [0, 1] });
+export function lin(x: number, y: number) {
+  return linearize(vec, x, y);
+}
+`);
+
+  test('every form agrees with central differences; only rec runs taped', () => {
+    expect(result.messages.filter((s) => /note TSAD2001/.test(s)).map((s) => s.match(/'(\w+)' runs taped/)?.[1])).toEqual(['rec']);
+    const [x, y] = [0.6, 1.3];
+    const columns = [0, 1].map((j) => partial(m.vec, [x, y], j, 0));
+    for (const jac of [m.J, m.Jr, m.Jf]) {
+      const [dx, dy] = jac(x, y) as number[][][];
+      expectClose(
+        dx.map((r) => r[0]),
+        columns[0],
+        1e-6,
+      );
+      expectClose(
+        dy.map((r) => r[0]),
+        columns[1],
+        1e-6,
+      );
+    }
+    const [v, tangent] = m.lin(x, y);
+    expectClose(v, m.vec(x, y), 1e-12);
+    expectClose(tangent(1, 0), columns[0], 1e-6);
+    expectClose(tangent(0, 1), columns[1], 1e-6);
   });
 });

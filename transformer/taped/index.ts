@@ -121,10 +121,23 @@ export class TapedModule {
     const source = sourceName(this.tsApi, decl);
     const name = `tsad$plain$${source}_${this.plain.size}`;
     const params = decl.parameters.map((_, i) => `p${i}`);
+    // Compiled code's arrays are whatever array of numbers the caller passed, or Float64Arrays:
+    // each goes in as the kind the function declares (it does not write into them: callees.ts).
+    const asDeclared = (p: ts.ParameterDeclaration, name: string): ts.Expression => {
+      const type = this.checker.getTypeAtLocation(p);
+      const x = f.createIdentifier(name);
+      const kind = this.checker.isArrayType(type) ? 'Array' : type.getSymbol()?.getName();
+      if (kind !== 'Array' && kind !== 'Float64Array' && kind !== 'Float32Array') return x;
+      const test =
+        kind === 'Array'
+          ? f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Array'), 'isArray'), undefined, [x])
+          : f.createBinaryExpression(x, this.tsApi.SyntaxKind.InstanceOfKeyword, f.createIdentifier(kind));
+      return f.createConditionalExpression(test, undefined, x, undefined, f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(kind), 'from'), undefined, [x]));
+    };
     const call = f.createCallExpression(
       f.createIdentifier(source),
       undefined,
-      params.map((p) => f.createIdentifier(p)),
+      params.map((p, i) => asDeclared(decl.parameters[i], p)),
     );
     this.calleeStatements.push(functionDeclaration(f, name, params, [f.createReturnStatement(call)]));
     this.plain.set(decl, name);
