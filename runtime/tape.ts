@@ -126,6 +126,8 @@ export class Tape {
    * backward pass applies the block as one loop; the nodes' own slices are never read.
    */
   recordVector(values: ArrayLike<number>, count: number, width: number, parents: Int32Array, partials: Float64Array): Dual[] {
+    // An empty array makes no nodes, and no entry whose range the backward pass would look for.
+    if (count === 0) return [];
     const size = count * width;
     if (this.nodes + count + 1 > this.start.length) this.start = grow(this.start, this.nodes + count + 1);
     if (this.edges + size > this.parents.length) {

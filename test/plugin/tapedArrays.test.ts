@@ -38,6 +38,7 @@ export const linLayers = (xs: Float64Array, depth: number) => linearize(layers, 
 
   test('grad (with respect to the array and a captured weight) agrees with central differences', () => {
     for (const [n, depth] of [
+      [0, 2],
       [1, 0],
       [5, 1],
       [7, 4],
