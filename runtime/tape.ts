@@ -120,17 +120,29 @@ export class Tape {
   }
 
   /**
-   * ONE entry for an array operation: `values.length` new nodes, node `first + j` with the
-   * `width` parents and partials at `j * width` of `parents` and `partials` (a parent -1 is a
-   * constant). The backward pass applies it as one loop over the typed arrays.
+   * ONE entry for an array operation: `count` new nodes, node `first + j` with the `width`
+   * parents and partials at `j * width` of `parents` and `partials` (a parent -1 is a constant),
+   * copied into the tape's own typed arrays as one block (no allocation per operation). The
+   * backward pass applies the block as one loop; the nodes' own slices are never read.
    */
-  recordVector(values: ArrayLike<number>, width: number, parents: Int32Array, partials: Float64Array): Dual[] {
-    const count = values.length;
+  recordVector(values: ArrayLike<number>, count: number, width: number, parents: Int32Array, partials: Float64Array): Dual[] {
+    // An empty array makes no nodes, and no entry whose range the backward pass would look for.
+    if (count === 0) return [];
+    const size = count * width;
     if (this.nodes + count + 1 > this.start.length) this.start = grow(this.start, this.nodes + count + 1);
+    if (this.edges + size > this.parents.length) {
+      this.parents = grow(this.parents, this.edges + size);
+      this.partials = grow(this.partials, this.edges + size);
+    }
     const first = this.nodes;
-    this.start.fill(this.edges, first, first + count);
+    const offset = this.edges;
+    // The node before keeps its slice [start[first - 1], offset); the block follows it.
+    this.start.fill(offset, first, first + count);
+    this.parents.set(parents.subarray(0, size), offset);
+    this.partials.set(partials.subarray(0, size), offset);
+    this.edges += size;
     this.nodes += count;
-    this.vectors.push({ first, count, width, parents, partials });
+    this.vectors.push({ first, count, width, offset });
     const out = new Array<Dual>(count);
     for (let j = 0; j < count; j++) out[j] = new Dual(values[j], first + j, this);
     return out;
@@ -264,10 +276,10 @@ export class Tape {
     for (let k = n - 1; k >= 0; k--) {
       if (k === top) {
         // An array operation's nodes have no edges of their own: its partials go in one loop.
-        const { first, count, width, parents: from, partials: by } = vectors[v];
+        const { first, count, width, offset } = vectors[v];
         for (let j = count - 1; j >= 0; j--) {
           const g = adjoint[first + j];
-          for (let e = j * width; e < (j + 1) * width; e++) if (from[e] >= 0) adjoint[from[e]] += by[e] * g;
+          for (let e = offset + j * width; e < offset + (j + 1) * width; e++) if (parents[e] >= 0) adjoint[parents[e]] += partials[e] * g;
         }
         k = first;
         v--;
@@ -307,10 +319,10 @@ export class Tape {
     let v = 0;
     for (let k = 0; k < n; k++) {
       if (v < vectors.length && k === vectors[v].first) {
-        const { first, count, width, parents: from, partials: by } = vectors[v++];
+        const { first, count, width, offset } = vectors[v++];
         for (let j = 0; j < count; j++) {
           let d = 0;
-          for (let e = j * width; e < (j + 1) * width; e++) if (from[e] >= 0) d += by[e] * tangents[from[e]];
+          for (let e = offset + j * width; e < offset + (j + 1) * width; e++) if (parents[e] >= 0) d += partials[e] * tangents[parents[e]];
           tangents[first + j] = d;
         }
         k = first + count - 1;
@@ -329,8 +341,9 @@ export class Tape {
   private stats(): void {
     let edges = this.edges;
     let entries = this.nodes;
-    for (const { parents, count } of this.vectors) {
-      for (let e = 0; e < parents.length; e++) if (parents[e] >= 0) edges++;
+    for (const { count, width, offset } of this.vectors) {
+      edges -= count * width;
+      for (let e = offset; e < offset + count * width; e++) if (this.parents[e] >= 0) edges++;
       entries -= count - 1;
     }
     lastStats = { nodes: this.nodes, edges };
@@ -398,8 +411,8 @@ interface VectorEntry {
   readonly first: number;
   readonly count: number;
   readonly width: number;
-  readonly parents: Int32Array;
-  readonly partials: Float64Array;
+  /** Where its block of `count * width` parents and partials starts in the tape's arrays. */
+  readonly offset: number;
 }
 
 /**

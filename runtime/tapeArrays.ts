@@ -33,24 +33,61 @@ function newer(a: Tape | undefined, b: Tape | undefined): Tape | undefined {
 class Inputs {
   readonly values: number[];
   readonly ids: number[];
+  /** The body's arguments: the values, one of them a dual number while a tangent is taken. */
+  private readonly args: (number | Forward)[];
 
   constructor(size: number) {
     this.values = new Array<number>(size).fill(0);
     this.ids = new Array<number>(size).fill(-1);
+    this.args = new Array<number | Forward>(size).fill(0);
   }
 
   set(at: number, x: unknown, tape: Tape): void {
-    this.values[at] = plain(x);
+    if (typeof x === 'number') {
+      this.values[at] = x;
+      this.args[at] = x;
+      this.ids[at] = -1;
+      return;
+    }
+    const v = plain(x);
+    this.values[at] = v;
+    this.args[at] = v;
     this.ids[at] = x instanceof Dual && x.tape === tape ? x.i : -1;
   }
 
-  /** The body's arguments with a unit tangent at `along` (-1: none). */
-  args(along: number): unknown[] {
-    return this.values.map((v, k) => (k === along ? new Forward(v, 1) : v));
+  setValue(at: number, v: number): void {
+    this.values[at] = v;
+    this.args[at] = v;
+  }
+
+  /** The body at the values with a unit tangent along argument `along` (-1: none). */
+  run(body: ForwardBody, along: number): unknown {
+    const a = this.args;
+    if (along >= 0) a[along] = new Forward(this.values[along], 1);
+    // Positional calls for the usual widths: a spread call per element costs more than the body.
+    const y = a.length === 2 ? body(a[0], a[1]) : a.length === 3 ? body(a[0], a[1], a[2]) : a.length === 4 ? body(a[0], a[1], a[2], a[3]) : body(...a);
+    if (along >= 0) a[along] = this.values[along];
+    return y;
   }
 }
 
-const tangentOf = (y: unknown): number => (y instanceof Forward ? y.d : 0);
+/**
+ * Scratch typed arrays shared by every whole operation (the tape copies what it keeps): a typed
+ * array made per operation lives outside the heap, and costs more than a short map itself.
+ */
+const scratch = { f: [new Float64Array(64), new Float64Array(64), new Float64Array(64)], i: [new Int32Array(64), new Int32Array(64)] };
+
+function floats(slot: number, size: number): Float64Array {
+  if (scratch.f[slot].length < size) scratch.f[slot] = new Float64Array(Math.max(size, 2 * scratch.f[slot].length));
+  return scratch.f[slot];
+}
+
+function ints(slot: number, size: number): Int32Array {
+  if (scratch.i[slot].length < size) scratch.i[slot] = new Int32Array(Math.max(size, 2 * scratch.i[slot].length));
+  return scratch.i[slot];
+}
+
+const tangentOf = (y: unknown): number => (typeof y === 'number' ? 0 : y instanceof Forward ? y.d : 0);
 
 /**
  * `xs.map(body)`: ONE tape entry for the whole array, each new node's partials the body's
@@ -72,25 +109,23 @@ export function map(
   captures.forEach((c, q) => {
     inputs.set(2 + streams.length + q, c, tape);
   });
-  const values = new Float64Array(n);
-  const parents = new Int32Array(n * width).fill(-1);
-  const partials = new Float64Array(n * width);
+  const values = floats(0, n);
+  const parents = ints(0, n * width).fill(-1, 0, n * width);
+  const partials = floats(1, n * width).fill(0, 0, n * width);
   for (let j = 0; j < n; j++) {
     inputs.set(0, xs[j], tape);
-    inputs.values[1] = j;
-    streams.forEach((s, q) => {
-      inputs.set(2 + q, s[j], tape);
-    });
+    inputs.setValue(1, j);
+    for (let q = 0; q < streams.length; q++) inputs.set(2 + q, streams[q][j], tape);
     let y: unknown;
     for (let at = 0; at < width; at++) {
       if (inputs.ids[at] < 0) continue;
-      y = forward(...inputs.args(at));
+      y = inputs.run(forward, at);
       parents[j * width + at] = inputs.ids[at];
       partials[j * width + at] = tangentOf(y);
     }
-    values[j] = plain(y === undefined ? forward(...inputs.args(-1)) : y);
+    values[j] = plain(y === undefined ? inputs.run(forward, -1) : y);
   }
-  return tape.recordVector(values, width, parents, partials);
+  return tape.recordVector(values, n, width, parents, partials);
 }
 
 /**
@@ -119,8 +154,8 @@ export function fold(
   const from = hasInit ? 0 : 1;
   const steps = n - from;
   // Each step's local partials; the accumulator's own (column 0) chains the steps.
-  const local = new Float64Array(steps * width);
-  const ids = new Int32Array(steps * width).fill(-1);
+  const local = floats(0, steps * width).fill(0, 0, steps * width);
+  const ids = ints(0, steps * width).fill(-1, 0, steps * width);
   let acc = hasInit ? plain(init[0]) : plain(xs[0]);
   const first = hasInit ? init[0] : xs[0];
   const firstId = first instanceof Dual && first.tape === tape ? first.i : -1;
@@ -128,27 +163,25 @@ export function fold(
   let active = firstId >= 0;
   for (let k = 0; k < steps; k++) {
     const j = from + k;
-    inputs.values[0] = acc;
+    inputs.setValue(0, acc);
     inputs.ids[0] = active ? 0 : -1;
     inputs.set(1, xs[j], tape);
-    inputs.values[2] = j;
-    streams.forEach((s, q) => {
-      inputs.set(3 + q, s[j], tape);
-    });
+    inputs.setValue(2, j);
+    for (let q = 0; q < streams.length; q++) inputs.set(3 + q, streams[q][j], tape);
     let y: unknown;
     for (let at = 0; at < width; at++) {
       if (inputs.ids[at] < 0) continue;
-      y = forward(...inputs.args(at));
+      y = inputs.run(forward, at);
       local[k * width + at] = tangentOf(y);
       ids[k * width + at] = inputs.ids[at];
     }
-    if (y === undefined) y = forward(...inputs.args(-1));
+    if (y === undefined) y = inputs.run(forward, -1);
     else active = true;
     acc = plain(y);
   }
   // Back from the last step: g is ∂(result)/∂(accumulator after step k − 1).
-  const parents = new Int32Array(steps * (width - 1) + 1);
-  const partials = new Float64Array(steps * (width - 1) + 1);
+  const parents = ints(1, steps * (width - 1) + 1);
+  const partials = floats(1, steps * (width - 1) + 1);
   let count = 0;
   let g = 1;
   for (let k = steps - 1; k >= 0; k--) {

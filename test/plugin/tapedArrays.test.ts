@@ -38,6 +38,7 @@ export const linLayers = (xs: Float64Array, depth: number) => linearize(layers, 
 
   test('grad (with respect to the array and a captured weight) agrees with central differences', () => {
     for (const [n, depth] of [
+      [0, 2],
       [1, 0],
       [5, 1],
       [7, 4],
@@ -166,5 +167,20 @@ export function f(a: number[], b: number[], n: number): number {
 export const df = grad(f);
 `);
     expect(() => d.df([1, 2], [3], 1)).toThrow(RangeError);
+  });
+});
+
+describe('dual numbers bind the runtime once', () => {
+  test('a jvp of taped code evaluated while its module loads works (the binding precedes the module’s code)', () => {
+    const { exports: m, result } = load(`import { jvp } from 'tsad';
+/** @differentiable */
+export function chain(x: number, n: number): number {
+  return n === 0 ? x : Math.sin(chain(x, n - 1)) * x;
+}
+export const atLoad = jvp(chain, [0.7, 3], [1, 0]);
+`);
+    expect(result.outputText).toMatch(/const tsad\$Forward = tsad\$rt\.tsad\$tape\.Forward/);
+    expect(m.atLoad[0]).toBe(m.chain(0.7, 3));
+    expectClose([m.atLoad[1]], partial(m.chain, [0.7, 3], 0, 0));
   });
 });

@@ -299,7 +299,10 @@ export class TapedModule {
   importStatements(): ts.Statement[] {
     if (this.wrappers.size === 0 && !this.runtimeUsed) return [];
     const f = this.f;
-    return [f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(RUNTIME))), f.createStringLiteral(this.runtimeSpecifier()))];
+    return [
+      f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(RUNTIME))), f.createStringLiteral(this.runtimeSpecifier())),
+      ...(this.wrappers.size === 0 ? [] : this.prims.forwardBinding()),
+    ];
   }
 
   /** How the module names tsad's runtime: as its own import of it does. */
