@@ -18,13 +18,15 @@
 // one number on the outer loop's tape. A stack that is itself such a G one level down (started as
 // `stack(pad)` and handed to a loop whose body only reads its size, extends it and puts at an
 // offset: positions that are already absolute) is simply replaced by the outer G, so a nest of
-// any depth keeps one stack of reals for all its inner runs. Anything else (a while loop's
-// stacks, stacks of arrays, a stack read in some other way) keeps its stack of stacks.
+// any depth keeps one stack of reals for all its inner runs. A while loop's stack, which it
+// pushes on, takes G from offset size(G) on: its pushes land on G's top. Anything else (stacks
+// of arrays, a stack read in some other way) keeps its stack of stacks.
 import { REAL, binder, construct, lambda, letS, ret, stackType } from '../../ir/syntax';
 import type { Binder, Expr, Lambda, Stmt } from '../../ir/syntax';
 import { closedFreeVars } from '../../ir/freeVars';
 import { forEachOperand } from '../../ir/traverse';
 import type { UnzippedBody } from '../types';
+import { STEP } from '../while/operands';
 
 const FLAT = stackType(REAL);
 
@@ -138,6 +140,19 @@ function chainEnd(body: Lambda, param: number, slot: number): { last: number; na
   return r.tag === 'ret' && r.nl[slot] === cur && operandCount(r, cur) === 1 ? { last, name: cur, slot } : undefined;
 }
 
+/** Whether loop body `body` only pushes on stack parameter `param`, handing the last push back as result `slot`. */
+function pushesOnly(body: Lambda, param: number, slot: number): boolean {
+  let cur = body.nlParams[param].name;
+  for (const s of body.body.stmts) {
+    if (!readsIn(s, cur)) continue;
+    const push = constructOf(s, 'push');
+    if (!push || s.tag !== 'let' || s.nl.length !== 1 || push.nl[0] !== cur || count(push.nl, cur) !== 1) return false;
+    cur = s.nl[0].name;
+  }
+  const r = body.body.result;
+  return r.tag === 'ret' && r.nl[slot] === cur && operandCount(r, cur) === 1;
+}
+
 /** A stack of reals made in the body for one inner loop, whose final value is a residual the linear half hands to one linear loop. */
 interface Candidate {
   readonly at: number;
@@ -166,8 +181,8 @@ function candidates(h: UnzippedBody, carried: number): Candidate[] {
     const users = stmts.map((t, u) => (u > d && readsIn(t, x) ? u : -1)).filter((u) => u >= 0);
     if (users.length !== 1 || readsIn(pr, x)) return;
     const L = stmts[users[0]] as Let;
-    const loop = constructOf(L, 'loop');
-    if (!loop || L.lin.length !== 0 || loop.lin.length !== 0 || loop.bodies.length !== 1 || count(loop.nl, x) !== 1) return;
+    const loop = constructOf(L, 'loop') ?? constructOf(L, 'while');
+    if (!loop || L.lin.length !== 0 || loop.lin.length !== 0 || loop.bodies.length !== (loop.op === 'while' ? 2 : 1) || count(loop.nl, x) !== 1) return;
     const slot = loop.nl.indexOf(x) - (loop.nl.length - L.nl.length);
     if (slot < 0) return;
     const y = L.nl[slot].name;
@@ -213,6 +228,39 @@ export function flattenInnerStacks(names: Names, h: UnzippedBody, carried: numbe
   let done = -1;
   for (const u of [...new Set(found.map((c) => c.loop))].sort((p, q) => p - q)) {
     const group = found.filter((c) => c.loop === u);
+    if ((stmts[u] as Let).rhs.tag === 'construct' && ((stmts[u] as Let).rhs as Op).op === 'while') {
+      // A while loop pushes on its stack: on G's top, from offset size(G) on.
+      const [c] = group;
+      const L = stmts[u] as Let;
+      const loop = L.rhs as Op;
+      const step = loop.bodies[STEP];
+      const TL = tstmts[c.tloop] as Let;
+      const tloop = TL.rhs as Op;
+      const linBody = rebaseReads(names, tloop.bodies[0], c.pos);
+      if (group.length !== 1 || c.at <= done || c.made.nl.length !== 1 || !pushesOnly(step, step.nlParams.length - L.nl.length + c.slot, c.slot) || !linBody) continue;
+      const off = binder(names.fresh('off'), REAL);
+      replace.set(c.at, [letS([off], [], construct('size', [cur], [], []))]);
+      replace.set(u, [
+        letS(
+          L.nl,
+          [],
+          construct(
+            'while',
+            loop.nl.map((o) => (o === c.x ? cur : o)),
+            [],
+            loop.bodies,
+          ),
+        ),
+      ]);
+      cur = L.nl[c.slot].name;
+      done = u;
+      const offT = binder(names.fresh('off'), REAL);
+      residuals[c.residual] = off.name;
+      tParams[c.residual] = offT;
+      types[c.residual] = REAL;
+      tstmts[c.tloop] = letS(TL.nl, TL.lin, construct('loop', [...tloop.nl.map((o) => (o === c.tp ? gf.name : o)), offT.name], tloop.lin, [linBody]));
+      continue;
+    }
     const own = group.filter((c) => c.made.nl.length >= 2);
     const flats = group.filter((c) => c.made.nl.length === 1);
     if (own.length > 1 || flats.length > 1 || group.some((c) => c.at <= done)) continue;
