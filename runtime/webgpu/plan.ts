@@ -146,6 +146,7 @@ export interface GpuProgram {
    * where check k fails, and the call rejects with `messages[k]` after the readback (and the
    * value of its host register `length`, the array's).
    */
+  /** A message's `length` is the host register of the length it names, or −1 when it names none. */
   readonly checks?: { readonly slot: number; readonly messages: readonly { readonly text: string; readonly length: number }[] };
   /**
    * Sequential code (a loop inside one invocation, backend/wgsl/sequential.ts) allocates its

@@ -366,7 +366,7 @@ async function runOnce(acquired: Acquired, prog: GpuProgram, given: readonly unk
     if (prog.heap && bytes[prog.heap.slot] > heap) return new HeapShort(bytes[prog.heap.slot]);
     const failed = prog.checks ? bytes[prog.checks.slot] : 0;
     const check = failed ? prog.checks!.messages[failed - 1] : undefined;
-    if (failed) throw new RangeError(`${where}: ${check ? `${check.text} (length ${H[check.length]})` : 'a check of the kernels failed'}`);
+    if (failed) throw new RangeError(`${where}: ${check ? `${check.text}${check.length >= 0 ? ` (length ${H[check.length]})` : ''}` : 'a check of the kernels failed'}`);
     const leaves = results.map((r, j) => {
       if (r.kind === 'scalar') return bytes[r.slot];
       const n = resultArrays[j];

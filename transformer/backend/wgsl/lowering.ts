@@ -81,7 +81,7 @@ export interface LoweringOps {
   elementwiseOver(countSlot: number, body: (arrays: KernelArrays) => string[]): { threads: number };
   /** An elementwise kernel updating array `target` with atomics. */
   atomicElementwise(count: number, target: number, body: (arrays: KernelArrays, atomic: string) => string[]): void;
-  /** The WGSL that flags a failed run-time check (the call rejects after the readback). */
+  /** The WGSL that flags a failed run-time check (the call rejects after the readback); `length`: the host register of the length its message names, or −1. */
   failCheck(text: string, length: number): string;
   block(b: Block, env: Env): Val[];
   expr(e: Expr, env: Env): Val[];

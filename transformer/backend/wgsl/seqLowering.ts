@@ -51,6 +51,14 @@ export interface SeqOps {
   /** The lines `run` emits, taken out of the current ones (a loop body lowered before it is placed). */
   capture<T>(run: () => T): { lines: string[]; value: T };
   fresh(prefix: string): string;
+  /**
+   * `for (k = 0; k < n; k++) body(k)`, then a check that the loop ran out by its own test: a
+   * device may stop a long loop early (llvmpipe ends an invocation's loops after 65535 trips in
+   * all, silently), and the call must reject then, never return what the cut loop left.
+   */
+  forRange(n: string, body: (k: string) => void): void;
+  /** The WGSL statement that makes the call reject because a loop stopped before its test said so. */
+  loopCut(): string;
   /** A `let` of the value: a name (an expression used more than once is computed once). */
   bind(code: string, type?: 'f32' | 'bool'): string;
   /** The base (f32 name) of `size` fresh heap numbers (not zeroed). */

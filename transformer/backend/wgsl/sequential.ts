@@ -13,6 +13,9 @@ import { type Env, type KernelArrays, type LoweringOps, NotOnGpu, type Val } fro
 import { type Cap, type SArr, type SEnv, type SNum, type SVal, type SeqOps, f32Of } from './seqLowering';
 import { WGSL_SEQUENTIAL } from './constructs/seq';
 
+/** Why a call rejects when a device stopped one of its sequential loops early. */
+const LOOP_CUT = "a loop stopped before its end on this device (the software adapter, llvmpipe, ends a GPU thread's loops after 65535 trips in all); run the function without gpu(...), or on a GPU";
+
 export const hasSequential = (op: string): boolean => WGSL_SEQUENTIAL[op as ConstructName] !== undefined;
 
 class Sequential implements SeqOps {
@@ -84,11 +87,22 @@ class Sequential implements SeqOps {
     return `select(0.0, ${a.buf}[u32(${a.base} + ${index})], ${index} >= 0.0 && ${index} < ${a.len})`;
   }
 
-  private fillLoop(base: string, len: string, element: (k: string) => string): void {
+  forRange(n: string, body: (k: string) => void): void {
     const k = this.fresh('k');
-    this.line(`for (var ${k} = 0.0; ${k} < ${len}; ${k} = ${k} + 1.0) {`);
-    this.store(`${base} + ${k}`, element(k));
+    this.line(`var ${k} = 0.0;`);
+    this.line(`for (; ${k} < ${n}; ${k} = ${k} + 1.0) {`);
+    body(k);
     this.line('}');
+    // After a loop that ended by its test, the test is false: true here means it was cut.
+    this.line(`if (${k} < ${n}) { ${this.loopCut()} }`);
+  }
+
+  loopCut(): string {
+    return this.L.failCheck(LOOP_CUT, -1);
+  }
+
+  private fillLoop(base: string, len: string, element: (k: string) => string): void {
+    this.forRange(len, (k) => this.store(`${base} + ${k}`, element(k)));
   }
 
   copy(a: SArr, len?: string, cap?: Cap, exact?: boolean): SArr {

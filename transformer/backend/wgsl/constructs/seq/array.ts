@@ -26,10 +26,7 @@ function writeAt(S: SeqOps, a: SArr, i: string, value: string): void {
 /** An array of `n` elements, element k `element(k)`. */
 function filled(S: SeqOps, n: SNum, element: (k: string) => string): SArr {
   const out = S.zeros(f32Of(n), capOf(n), n.reg !== undefined, false);
-  const k = S.fresh('k');
-  S.line(`for (var ${k} = 0.0; ${k} < ${out.len}; ${k} = ${k} + 1.0) {`);
-  S.store(`${out.base} + ${k}`, element(k));
-  S.line('}');
+  S.forRange(out.len, (k) => S.store(`${out.base} + ${k}`, element(k)));
   return out;
 }
 
@@ -107,9 +104,8 @@ const fill: SeqLowering = (S, _e, [n, x]) => {
 const sum: SeqLowering = (S, e, nl) => {
   const a = sarr(nl[nl.length - 1], `a ${e.op}`);
   const acc = S.fresh('sum');
-  const k = S.fresh('k');
   S.line(`var ${acc}: f32 = 0.0;`);
-  S.line(`for (var ${k} = 0.0; ${k} < ${a.len}; ${k} = ${k} + 1.0) { ${acc} = ${acc} + ${S.elem(a, k)}; }`);
+  S.forRange(a.len, (k) => S.line(`${acc} = ${acc} + ${S.elem(a, k)};`));
   return [num(S, acc)];
 };
 
@@ -123,16 +119,15 @@ const map: SeqLowering = (S, e, nl, lin, env) => {
   const params = body.nlParams.slice(hasIndex ? 1 : 0);
   const results = body.body.result.tag === 'ret' ? body.body.result.nl.length : 1;
   const outs = Array.from({ length: results }, () => S.zeros(f32Of(n), capOf(n), n.reg !== undefined, false));
-  const k = S.fresh('k');
-  S.line(`for (var ${k} = 0.0; ${k} < ${f32Of(n)}; ${k} = ${k} + 1.0) {`);
-  const args: SVal[] = operands.map((o, j) => {
-    if (o.kind !== 'arr' || params[j]?.type?.tag === 'array') return o;
-    const x = S.elem(o, k);
-    return params[j]?.type?.tag === 'bool' ? { kind: 'num', code: S.bind(`${x} != 0.0`, 'bool'), type: 'bool' } : num(S, x);
+  S.forRange(f32Of(n), (k) => {
+    const args: SVal[] = operands.map((o, j) => {
+      if (o.kind !== 'arr' || params[j]?.type?.tag === 'array') return o;
+      const x = S.elem(o, k);
+      return params[j]?.type?.tag === 'bool' ? { kind: 'num', code: S.bind(`${x} != 0.0`, 'bool'), type: 'bool' } : num(S, x);
+    });
+    const rs = S.apply(body, [...(hasIndex ? [{ kind: 'num' as const, code: k, type: 'f32' as const }] : []), ...args], env);
+    rs.forEach((r, j) => S.store(`${outs[j].base} + ${k}`, f32Of(snum(r, `an element of ${e.op}`))));
   });
-  const rs = S.apply(body, [...(hasIndex ? [{ kind: 'num' as const, code: k, type: 'f32' as const }] : []), ...args], env);
-  rs.forEach((r, j) => S.store(`${outs[j].base} + ${k}`, f32Of(snum(r, `an element of ${e.op}`))));
-  S.line('}');
   return outs;
 };
 
@@ -150,12 +145,11 @@ const reduce: SeqLowering = (S, e, nl, lin, env) => {
     return name;
   });
   const xs = rest.slice(k).map((v) => sarr(v, `an operand of ${e.op}`));
-  const i = S.fresh('k');
-  S.line(`for (var ${i} = 0.0; ${i} < ${f32Of(snum(nVal, `a ${e.op} length`))}; ${i} = ${i} + 1.0) {`);
-  const rs = S.apply(body, [...accs.map((a) => ({ kind: 'num' as const, code: a, type: 'f32' as const })), ...xs.map((x) => num(S, S.elem(x, i)))], env);
-  const temps = rs.map((v) => S.bind(f32Of(snum(v, `a result of ${e.op}`))));
-  temps.forEach((t, j) => S.line(`${accs[j]} = ${t};`));
-  S.line('}');
+  S.forRange(f32Of(snum(nVal, `a ${e.op} length`)), (i) => {
+    const rs = S.apply(body, [...accs.map((a) => ({ kind: 'num' as const, code: a, type: 'f32' as const })), ...xs.map((x) => num(S, S.elem(x, i)))], env);
+    const temps = rs.map((v) => S.bind(f32Of(snum(v, `a result of ${e.op}`))));
+    temps.forEach((t, j) => S.line(`${accs[j]} = ${t};`));
+  });
   return accs.map((a) => num(S, a));
 };
 

@@ -106,11 +106,8 @@ const loopSeq: SeqLowering = (S, e, nl, lin, env: SEnv) => {
   const n = S.bind(f32Of(snum(count, 'a trip count')));
   const invariant = rest.slice(0, rest.length - k);
   return carried(S, rest.slice(rest.length - k), (cs, commit) => {
-    const i = S.fresh('i');
     // n ≤ 0 or NaN runs no iteration, a non-integer n runs ⌈n⌉: the `i < n` of the CPU path.
-    S.line(`for (var ${i} = 0.0; ${i} < ${n}; ${i} = ${i} + 1.0) {`);
-    commit(S.apply(body, [{ kind: 'num', code: i, type: 'f32' }, ...invariant, ...cs], env));
-    S.line('}');
+    S.forRange(n, (i) => commit(S.apply(body, [{ kind: 'num', code: i, type: 'f32' }, ...invariant, ...cs], env)));
   });
 };
 
@@ -121,11 +118,15 @@ const whileSeq: SeqLowering = (S, e, nl, lin, env: SEnv) => {
   const invariant = nl.slice(0, nl.length - k);
   return carried(S, nl.slice(nl.length - k), (cs, commit) => {
     const all = [...invariant, ...cs];
+    // `ended` is set only where the condition ends the loop: a loop the device cut short rejects.
+    const ended = S.fresh('ended');
+    S.line(`var ${ended} = false;`);
     S.line('loop {');
     const [c] = S.apply(condition, all.slice(0, condition.nlParams.length), env);
-    S.line(`if (!${boolOf(snum(c, 'a loop condition'))}) { break; }`);
+    S.line(`if (!${boolOf(snum(c, 'a loop condition'))}) { ${ended} = true; break; }`);
     commit(S.apply(step, all, env));
     S.line('}');
+    S.line(`if (!${ended}) { ${S.loopCut()} }`);
   });
 };
 
