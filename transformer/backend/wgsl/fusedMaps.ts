@@ -1,4 +1,4 @@
-// Consecutive elementwise kernels as one (docs/backends.md, "Fusion"). Over the same count and
+// Consecutive elementwise kernels as one (docs/backends.md, "The WGSL backend"). Over the same count and
 // guards, the bodies simply follow each other (fuseBodies). Over different counts or guards (a
 // cond's branches, a result copied over a length the host computes otherwise), the kernel runs
 // over the longest count and each body under its own count and guards (joinMaps): invocation i
