@@ -36,7 +36,12 @@ export function lse(x: Float32Array): number {
   const m = x.reduce((a, b) => Math.max(a, b), -Infinity);
   return m + Math.log(sum(x.map((v) => Math.exp(v - m))));
 }
+/** @differentiable */
+export function wave(x: Float32Array, y: Float32Array): Float32Array {
+  return x.map((v, i) => Math.sin(v) * y[i] + Math.exp(-v * v));
+}
 export const gpuEnergy = gpu(energy);
+export const gpuWave = gpu(wave);
 export const gpuPlain = gpu(plain);
 export const gpuScaledLog = gpu(scaledLog);
 export const gpuPlusFirst = gpu(plusFirst);
@@ -152,6 +157,23 @@ describe('a reduction fused with the work around it', () => {
       const [d, got] = await counted(() => m.gpuPlusFirst(x));
       expect([n, d]).toEqual([n, passes(n) + 1]);
       near(got, m.plusFirst(x), massOf(x, (v) => v * v) + 2, n, `plusFirst n=${n}`);
+    }
+  });
+
+  // Maps over lengths the host computes differently, under a cond's guards (the front end's test
+  // that y is long enough for y[i], and the copy of each branch's result): one kernel, each body
+  // under its own count and guards (fusedMaps.ts; at n = 0 too: it runs over the longest count, y's).
+  // Before: 4 dispatches. Elementwise f32: 1e-6
+  // relative against 1e-6.
+  run('maps over other lengths or guards join into one kernel', async () => {
+    for (const n of SIZES) {
+      const x = data(n, 6);
+      const y = data(n + 3, 7);
+      const [d, got] = await counted(() => m.gpuWave(x, y));
+      expect([n, d]).toEqual([n, 1]);
+      const cpu = m.wave(x, y);
+      expect(got.length).toBe(n);
+      for (let i = 0; i < n; i++) if (!(Math.abs(got[i] - cpu[i]) <= 1e-6 * Math.max(Math.abs(cpu[i]), 1))) throw new Error(`wave n=${n} [${i}]: ${got[i]} vs ${cpu[i]}`);
     }
   });
 
