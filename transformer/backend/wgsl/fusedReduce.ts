@@ -1,5 +1,5 @@
 // A reduction's kernels fused with the work around it, so that a gradient runs in fewer
-// dispatches (docs/backends.md, "Fusion"): an elementwise kernel whose count is the reduction's
+// dispatches (docs/backends.md, "The WGSL backend"): an elementwise kernel whose count is the reduction's
 // length runs inside the reduction's first pass (each element's body just before the element is
 // folded), and the pass that leaves one partial folds the neutral elements itself and runs the
 // scalar code after the reduction, on its invocation 0. With lengths known on the host, a

@@ -25,7 +25,7 @@ const flatIndex = (size: number) => `gid.x + gid.y * nwg.x * ${size}u`;
  * An elementwise kernel over `count` (the slot of its length): `arrays[k]` is bound as `A{k}`;
  * `body` reads the index `i` (u32) and writes its outputs.
  */
-export function mapKernel(arrays: number, countSlot: number, guards: readonly Guard[], body: readonly string[], atomic?: number): string {
+export function mapKernel(arrays: number, countSlot: number | undefined, guards: readonly Guard[], body: readonly string[], atomic?: number): string {
   // `atomic`: the array read and written through atomics on its f32 bits (a scatter).
   const decls = Array.from({ length: arrays }, (_, k) => (k === atomic ? `@group(0) @binding(${k + 1}) var<storage, read_write> A${k}: array<atomic<u32>>;` : arrayDecl(k + 1, `A${k}`)));
   return [
@@ -35,7 +35,8 @@ export function mapKernel(arrays: number, countSlot: number, guards: readonly Gu
     `@compute @workgroup_size(${MAP_WORKGROUP})`,
     'fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
     `  let i = ${flatIndex(MAP_WORKGROUP)};`,
-    `  if (i >= u32(S[${countSlot}])) { return; }`,
+    // Without a count, each body tests its own (a joined kernel, fusedMaps.ts).
+    ...(countSlot === undefined ? [] : [`  if (i >= u32(S[${countSlot}])) { return; }`]),
     ...guardLines(guards),
     ...body.map((l) => `  ${l}`),
     '}',

@@ -15,6 +15,7 @@ import { type Arr, type Bound, type Env, type KernelArrays, type Local, type Low
 import { WGSL_CONSTRUCTS } from './constructs';
 import { hasSequential, lowerSequentially } from './sequential';
 import { type OpenReduction, absorb, postFits, reductionKernels } from './fusedReduce';
+import { type OpenMap, fuseBodies, joinMaps, resolveJoined } from './fusedMaps';
 import type { ConstructName } from '../../constructs/registry';
 
 export { NotOnGpu, wgslNumber };
@@ -143,13 +144,24 @@ class Lowering implements LoweringOps {
     const arrays: number[] = [];
     const lines = body(bindIn(arrays));
     const open = this.openMap;
-    if (open && (this.steps[this.steps.length - 1] as object) === open.step && !this.pending && open.countSlot === countSlot && sameGuards(open.guards, this.guards)) {
-      const merged = fuseBodies(open, arrays, lines);
-      if (merged) {
-        open.arrays.splice(0, open.arrays.length, ...merged.arrays);
-        open.lines = merged.lines;
-        this.kernels[open.step.kernel] = mapKernel(open.arrays.length, countSlot, open.guards, open.lines);
-        return open.step;
+    if (open && (this.steps[this.steps.length - 1] as object) === open.step && !this.pending) {
+      if (open.countSlot === countSlot && sameGuards(open.guards, this.guards)) {
+        const merged = fuseBodies(open, arrays, lines);
+        if (merged) {
+          open.arrays.splice(0, open.arrays.length, ...merged.arrays);
+          open.lines = merged.lines;
+          this.kernels[open.step.kernel] = mapKernel(open.arrays.length, countSlot, open.guards, open.lines);
+          return open.step;
+        }
+      } else {
+        const joined = joinMaps(open, countSlot, this.guards, arrays, lines);
+        if (joined) {
+          // One kernel over the longest of the counts, each body under its own count and guards.
+          this.steps[this.steps.length - 1] = joined.open.step;
+          this.kernels[joined.open.step.kernel] = mapKernel(joined.open.arrays.length, undefined, [], joined.open.lines);
+          this.openMap = joined.open;
+          return joined.part;
+        }
       }
     }
     const kernel = mapKernel(arrays.length, countSlot, this.guards, lines);
@@ -190,12 +202,14 @@ class Lowering implements LoweringOps {
   /** Appends a scalar line to the open reduction's final pass, if it can take it. */
   private joinReduction(line: (arrays: KernelArrays) => string): boolean {
     const r = this.openReduce;
-    if (!r || (this.steps[this.steps.length - 1] as object) !== r.step || !sameGuards(r.guards, this.guards)) return false;
+    // Under the reduction's guards and maybe more (a cond's branch after it): those wrap the line.
+    if (!r || (this.steps[this.steps.length - 1] as object) !== r.step || !sameGuards(r.guards, this.guards.slice(0, r.guards.length))) return false;
     const post = [...r.step.post];
-    const text = line(bindIn(post));
+    const text = line(bindIn(post)).replace(/\bA(\d+)\b/g, 'B$1');
     if (!postFits(r, post)) return false;
     r.step.post = post;
-    r.lines.push(text.replace(/\bA(\d+)\b/g, 'B$1'));
+    const extra = this.guards.slice(r.guards.length).map((g) => `(S[${g.slot}] != 0.0) == ${g.when}`);
+    r.lines.push(extra.length > 0 ? `if (${extra.join(' && ')}) { ${text} }` : text);
     const kernels = reductionKernels(r);
     this.kernels[r.step.firstLast] = kernels[2];
     this.kernels[r.step.nextLast] = kernels[3];
@@ -432,46 +446,6 @@ class Lowering implements LoweringOps {
 
 const sameGuards = (a: readonly Guard[], b: readonly Guard[]) => a.length === b.length && a.every((g, i) => g.slot === b[i].slot && g.when === b[i].when);
 
-interface OpenMap {
-  readonly step: { op: 'map'; kernel: number; threads: number; arrays: number[] };
-  readonly countSlot: number;
-  readonly guards: readonly Guard[];
-  readonly arrays: number[];
-  lines: string[];
-}
-
-/** Storage bindings a fused kernel may take: the scalar slots and 7 arrays (WebGPU's default limit is 8). */
-const MAX_FUSED_ARRAYS = 7;
-
-/**
- * Consecutive elementwise kernels over the same count and guards as one kernel: the second's
- * lines after the first's, its bindings renamed into the first's list. Sound when the second
- * reads what the first wrote only at its own index `i` (each invocation then reads its own
- * write); any other read of such an array (a gather) keeps two kernels, as does a binding count
- * past the limit.
- */
-function fuseBodies(open: OpenMap, arrays: readonly number[], lines: readonly string[]): { arrays: number[]; lines: string[] } | undefined {
-  const written = new Set<number>();
-  for (const l of open.lines) for (const m of l.matchAll(/^A(\d+)\[i\] = /g)) written.add(open.arrays[Number(m[1])]);
-  const merged = [...open.arrays];
-  const rename = arrays.map((id) => {
-    let k = merged.indexOf(id);
-    if (k < 0) {
-      merged.push(id);
-      k = merged.length - 1;
-    }
-    return k;
-  });
-  if (merged.length > MAX_FUSED_ARRAYS) return undefined;
-  for (const l of lines) {
-    for (const m of l.matchAll(/\bA(\d+)(\[i\])?/g)) {
-      if (written.has(arrays[Number(m[1])]) && m[2] === undefined) return undefined;
-    }
-  }
-  const renamed = lines.map((l) => l.replace(/\bA(\d+)\b/g, (_, k) => `A${rename[Number(k)]}`));
-  return { arrays: merged, lines: [...open.lines, ...renamed] };
-}
-
 function bindIn(list: number[]): KernelArrays {
   return {
     bind(id) {
@@ -548,6 +522,7 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
   if (def.linParams.length > 0) throw new NotOnGpu('linear parameters');
   const results = L.block(def.body, env);
   L.flush();
+  resolveJoined(L.steps, (args) => L.reg({ op: 'max', args }));
   const specs: ResultSpec[] = results.map((r, j) => {
     const like = target.likes[j];
     if (r.kind === 'num') return { kind: 'scalar', slot: L.slotOf(r) };
