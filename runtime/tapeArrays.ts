@@ -109,9 +109,11 @@ export function map(
   captures.forEach((c, q) => {
     inputs.set(2 + streams.length + q, c, tape);
   });
+  // The block's columns: every argument but the index (a constant).
+  const columns = width - 1;
   const values = floats(0, n);
-  const parents = ints(0, n * width).fill(-1, 0, n * width);
-  const partials = floats(1, n * width).fill(0, 0, n * width);
+  const parents = ints(0, n * columns).fill(-1, 0, n * columns);
+  const partials = floats(1, n * columns).fill(0, 0, n * columns);
   for (let j = 0; j < n; j++) {
     inputs.set(0, xs[j], tape);
     inputs.setValue(1, j);
@@ -120,12 +122,13 @@ export function map(
     for (let at = 0; at < width; at++) {
       if (inputs.ids[at] < 0) continue;
       y = inputs.run(forward, at);
-      parents[j * width + at] = inputs.ids[at];
-      partials[j * width + at] = tangentOf(y);
+      const slot = j * columns + (at === 0 ? 0 : at - 1);
+      parents[slot] = inputs.ids[at];
+      partials[slot] = tangentOf(y);
     }
     values[j] = plain(y === undefined ? inputs.run(forward, -1) : y);
   }
-  return tape.recordVector(values, n, width, parents, partials);
+  return tape.recordVector(values, n, columns, parents, partials);
 }
 
 /**
