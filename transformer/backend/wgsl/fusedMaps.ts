@@ -18,7 +18,7 @@ export interface OpenMap {
 }
 
 /** Storage bindings a fused kernel may take: the scalar slots and 7 arrays (WebGPU's default limit is 8). */
-const MAX_FUSED_ARRAYS = 7;
+export const MAX_FUSED_ARRAYS = 7;
 
 /**
  * Consecutive elementwise kernels over the same count and guards as one kernel: the second's

@@ -15,7 +15,7 @@ import { type Arr, type Bound, type Env, type KernelArrays, type Local, type Low
 import { WGSL_CONSTRUCTS } from './constructs';
 import { hasSequential, lowerSequentially } from './sequential';
 import { type OpenReduction, absorb, postFits, reductionKernels } from './fusedReduce';
-import { type OpenMap, fuseBodies, joinMaps, resolveJoined } from './fusedMaps';
+import { MAX_FUSED_ARRAYS, type OpenMap, fuseBodies, joinMaps, resolveJoined } from './fusedMaps';
 import type { ConstructName } from '../../constructs/registry';
 
 export { NotOnGpu, wgslNumber };
