@@ -64,13 +64,18 @@ export function tapedJvp(copy: Copy, args: readonly Structure[], tangents: reado
  * The cotangents of the arguments of a function that runs taped, called from compiled code (T of
  * its tangent, the VJP of the call): its taped copy run once on a tape of its own, seeded with
  * `cotangent`, one backward pass. The tape's arrays serve the next tape once the cotangents are read.
+ * Where `read` is given, only the arguments it flags are lifted and get a cotangent: the others
+ * (an integer size) go in as they are, so nothing computed from them alone is recorded.
  */
-export function tapedVjp(copy: Copy, args: readonly Structure[], cotangent: Structure): Structure[] {
+export function tapedVjp(copy: Copy, args: readonly Structure[], cotangent: Structure, read?: readonly boolean[]): Structure[] {
   const tape = new Tape();
-  const lifted = args.map((a) => lift(tape, a));
+  const lifted = args.map((a, i) => (read && !read[i] ? a : lift(tape, a)));
   const y = copy(...lifted);
   const adjoint = tape.backward((a) => seedInto(a, y, cotangent, tape));
-  const out = args.map((a, i) => compiledValue(collect(adjoint, lifted[i], a), a));
+  const out: Structure[] = [];
+  args.forEach((a, i) => {
+    if (!read || read[i]) out.push(compiledValue(collect(adjoint, lifted[i], a), a));
+  });
   tape.release();
   return out;
 }
@@ -80,13 +85,18 @@ export function tapedVjp(copy: Copy, args: readonly Structure[], cotangent: Stru
  * cotangents, H[ȳ]·ẋ + Jᵀ·ȳ˙, from the second-order copy run once on numbers carrying `tangents`
  * (one backward pass carrying tangents for the first term, one plain pass for the second).
  */
-export function tapedHvp(copy: Copy, args: readonly Structure[], cotangent: Structure, tangents: readonly Structure[], cotangentTangent: Structure): Structure[] {
+export function tapedHvp(copy: Copy, args: readonly Structure[], cotangent: Structure, tangents: readonly Structure[], cotangentTangent: Structure, read?: readonly boolean[]): Structure[] {
   const tape = new Tape(true);
+  // Every argument carries its tangent (`read` only drops results: a size's tangent may still move the others').
   const lifted = args.map((a, i) => liftWithTangent(tape, a, tangents[i]));
   const y = copy(...lifted);
   const [, adjointTangent] = tape.backwardWithTangents((a) => seedInto(a, y, cotangent, tape));
   const adjoint = tape.backward((a) => seedInto(a, y, cotangentTangent, tape));
-  return args.map((a, i) => compiledValue(add(collect(adjointTangent, lifted[i], a), collect(adjoint, lifted[i], a)), a));
+  const out: Structure[] = [];
+  args.forEach((a, i) => {
+    if (!read || read[i]) out.push(compiledValue(add(collect(adjointTangent, lifted[i], a), collect(adjoint, lifted[i], a)), a));
+  });
+  return out;
 }
 
 /** A parameter with each number an input node carrying its tangent (a missing one is 0). */

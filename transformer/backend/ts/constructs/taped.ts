@@ -50,16 +50,30 @@ const tapedJvp: ConstructTsRule = (ops, e, into) => {
   return [assignAll(ops, into, runtime(ops, 'tapedJvp', [ops.factory.createIdentifier(callee(ops, e).dual), list(ops, args), list(ops, dargs)]))];
 };
 
-// [x̄̄…] = tapedVjp(f$taped, [x̄], ȳ)
+/** Which arguments get a cotangent, `[true, false]`, where some do not (else nothing: all do). */
+function liftedFlags(ops: EmitTsOps, lifted: readonly boolean[]): ts.Expression[] {
+  if (lifted.every((l) => l)) return [];
+  const f = ops.factory;
+  return [f.createArrayLiteralExpression(lifted.map((l) => (l ? f.createTrue() : f.createFalse())))];
+}
+
+// [x̄̄…] = tapedVjp(f$taped, [x̄], ȳ, lifted?)
 const tapedVjp: ConstructTsRule = (ops, e, into) => {
-  const { args, ct } = tapedOperands(e);
-  return [assignAll(ops, into, runtime(ops, 'tapedVjp', [ops.factory.createIdentifier(callee(ops, e).taped), list(ops, args), ops.ref(ct[0])]), true)];
+  const { args, ct, lifted } = tapedOperands(e);
+  return [assignAll(ops, into, runtime(ops, 'tapedVjp', [ops.factory.createIdentifier(callee(ops, e).taped), list(ops, args), ops.ref(ct[0]), ...liftedFlags(ops, lifted)]), true)];
 };
 
-// [x̄̄˙…] = tapedHvp(f$taped2, [x̄], ȳ, [ẋ̄], ȳ˙)
+// [x̄̄˙…] = tapedHvp(f$taped2, [x̄], ȳ, [ẋ̄], ȳ˙, kept?)
 const tapedHvp: ConstructTsRule = (ops, e, into) => {
-  const { args, ct, dargs, dct } = tapedOperands(e);
-  return [assignAll(ops, into, runtime(ops, 'tapedHvp', [ops.factory.createIdentifier(callee(ops, e).second), list(ops, args), ops.ref(ct[0]), list(ops, dargs), ops.ref(dct[0])]), true)];
+  const { args, ct, dargs, dct, lifted } = tapedOperands(e);
+  return [
+    assignAll(
+      ops,
+      into,
+      runtime(ops, 'tapedHvp', [ops.factory.createIdentifier(callee(ops, e).second), list(ops, args), ops.ref(ct[0]), list(ops, dargs), ops.ref(dct[0]), ...liftedFlags(ops, lifted)]),
+      true,
+    ),
+  ];
 };
 
 export const tapedTs = { tapedCall, tapedJvp, tapedVjp, tapedHvp };
