@@ -69,7 +69,7 @@ export function tapedJvp(copy: Copy, args: readonly Structure[], tangents: reado
  */
 export function tapedVjp(copy: Copy, args: readonly Structure[], cotangent: Structure, read?: readonly boolean[]): Structure[] {
   const tape = new Tape();
-  const lifted = args.map((a, i) => (read && !read[i] ? a : lift(tape, a)));
+  const lifted = args.map((a, i) => (read && !read[i] ? asConstant(a) : lift(tape, a)));
   const y = copy(...lifted);
   const adjoint = tape.backward((a) => seedInto(a, y, cotangent, tape));
   const out: Structure[] = [];
@@ -78,6 +78,15 @@ export function tapedVjp(copy: Copy, args: readonly Structure[], cotangent: Stru
   });
   tape.release();
   return out;
+}
+
+/**
+ * An argument not lifted, as taped code holds arrays: a typed array becomes a plain one, into whose
+ * copies (`a.slice()`) the copy may write taped numbers (a typed array would refuse them). The
+ * callee does not write into its parameters (transformer/taped/callees.ts), so a copy loses nothing.
+ */
+function asConstant(x: Structure): Structure {
+  return ArrayBuffer.isView(x) && !(x instanceof DataView) ? Array.from(x as unknown as ArrayLike<number>) : x;
 }
 
 /**
