@@ -56,7 +56,8 @@ function newestTape(xs: readonly (number | Dual)[]): Tape | undefined {
  * array is a zero, as compiled code's zero arrays are empty).
  */
 export function tapedJvp(copy: Copy, args: readonly Structure[], tangents: readonly Structure[]): Structure {
-  const y = copy(...args.map((a, i) => dual(a, tangents[i])));
+  // An argument whose tangent is all zero (a size) stays a number: its arithmetic carries no tangent.
+  const y = copy(...args.map((a, i) => (isZero(tangents[i]) ? asConstant(a) : dual(a, tangents[i]))));
   return compiledValue(tangent(y), y);
 }
 
@@ -80,6 +81,17 @@ export function tapedVjp(copy: Copy, args: readonly Structure[], cotangent: Stru
   return out;
 }
 
+/** A tangent that is zero throughout: 0, or an array of zeros (compiled code's zero arrays are empty). */
+function isZero(t: Structure): boolean {
+  if (t === undefined || t === null) return true;
+  if (typeof t === 'number') return t === 0;
+  if (isArray(t)) {
+    for (let k = 0; k < t.length; k++) if (!isZero(t[k])) return false;
+    return true;
+  }
+  return false;
+}
+
 /**
  * An argument not lifted, as taped code holds arrays: a typed array becomes a plain one, into whose
  * copies (`a.slice()`) the copy may write taped numbers (a typed array would refuse them). The
@@ -96,8 +108,9 @@ function asConstant(x: Structure): Structure {
  */
 export function tapedHvp(copy: Copy, args: readonly Structure[], cotangent: Structure, tangents: readonly Structure[], cotangentTangent: Structure, read?: readonly boolean[]): Structure[] {
   const tape = new Tape(true);
-  // Every argument carries its tangent (`read` only drops results: a size's tangent may still move the others').
-  const lifted = args.map((a, i) => liftWithTangent(tape, a, tangents[i]));
+  // Every argument carries its tangent (a size's tangent may still move the others' cotangents);
+  // one with neither a cotangent read nor a tangent (a size, mostly) stays a number.
+  const lifted = args.map((a, i) => (read && !read[i] && isZero(tangents[i]) ? asConstant(a) : liftWithTangent(tape, a, tangents[i])));
   const y = copy(...lifted);
   const [, adjointTangent] = tape.backwardWithTangents((a) => seedInto(a, y, cotangent, tape));
   const adjoint = tape.backward((a) => seedInto(a, y, cotangentTangent, tape));

@@ -107,6 +107,7 @@ export const dLooped = grad(looped);
 export const hvpLooped = hvp(looped);
 export const dDet = grad(det, { wrt: [0, 1] });
 export const dDetOfA = grad(det);
+export const hvpDetOfA = hvp(det);
 `);
   const matrix = (n: number) => Float64Array.from({ length: n * n }, (_, i) => Math.sin(1.3 * i + 0.4) + (i % (n + 1) === 0 ? 1.5 : 0));
   const fd = (f: (...a: any[]) => number, args: any[], i: number, len: number) =>
@@ -190,6 +191,10 @@ export const dDetOfA = grad(det);
     const a = matrix(n);
     const v = Float64Array.from({ length: n * n }, (_, i) => 0.5 - 0.1 * i);
     const hv = m.hvpOuter(a, n, v) as Float64Array;
+    // n has neither a cotangent read nor a tangent: it stays a number on the second-order tape too.
+    const tapeOfDet = tsad.tsad$tape.stats();
+    m.hvpDetOfA(a, n, v);
+    expect(tapeOfDet).toEqual(tsad.tsad$tape.stats());
     const h = 1e-5;
     const shifted = (s: number) =>
       m.dOuter(
