@@ -47,6 +47,7 @@ export function scanLoss(x: Float32Array): number {
 export function layer(w: number[][], x: number[][]): number {
   return sum(matmul(x, w).flat().map((v) => Math.tanh(v) * v));
 }
+${fs.readFileSync(path.join(root, 'bench/src/tsad/llsq.ts'), 'utf8')}
 export const cases = {
   'map (wave)': [gpu(wave), wave, 2],
   'sum': [gpu(total), total, 1],
@@ -56,6 +57,9 @@ export const cases = {
   'valueAndGrad logsumexp': [gpu(valueAndGrad(logsumexp)), valueAndGrad(logsumexp), 1],
   'grad of a scan with a lambda': [gpu(grad(scanLoss)), grad(scanLoss), 1],
   'grad of a tanh layer (matmul), n×64 by 64×64': [gpu(grad(layer)), grad(layer), 'layer'],
+  // A loop: sequential, on one GPU thread (docs/backends.md): x of 16, min(n, 1000) points
+  // (llvmpipe ends a loop after 65535 iterations; such a call rejects).
+  'grad llsq (a loop, one thread), 16 coefficients, ≤ 1000 points': [gpu(grad(llsq)), grad(llsq), 'llsq'],
 };
 export { gpu };
 `;
@@ -124,7 +128,7 @@ async function median(f, runs) {
     const x = data(n, 1);
     const y = data(n, 2);
     for (const [name, [onGpu, onCpu, arity]] of Object.entries(m.cases)) {
-      const args = arity === 'layer' ? layerArgs(n) : arity === 2 ? [x, y] : [x];
+      const args = arity === 'layer' ? layerArgs(n) : arity === 'llsq' ? [data(16, 5).map((v) => v / 4), Math.min(n, 1000)] : arity === 2 ? [x, y] : [x];
       await onGpu(...args);
       const before = dispatchCount();
       const got = await onGpu(...args);

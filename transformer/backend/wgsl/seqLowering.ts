@@ -46,6 +46,11 @@ export interface SeqOps {
   readonly L: LoweringOps;
   /** The heap's binding name in this kernel. */
   readonly heap: string;
+  /**
+   * WGSL flagging a loop the device stopped before its end (the call then rejects): Mesa's
+   * llvmpipe, the software adapter, ends a loop after 65535 iterations.
+   */
+  cutShort(): string;
   /** Appends a WGSL statement. */
   line(text: string): void;
   /** The lines `run` emits, taken out of the current ones (a loop body lowered before it is placed). */

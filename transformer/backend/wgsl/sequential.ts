@@ -38,6 +38,10 @@ class Sequential implements SeqOps {
     return this.out;
   }
 
+  cutShort(): string {
+    return this.L.failCheck('a loop ran fewer iterations than its count: the device stopped it (Mesa llvmpipe, the software adapter, ends a loop after 65535 iterations)', this.L.lit(65535));
+  }
+
   line(text: string): void {
     this.out.push(text);
   }
@@ -86,9 +90,11 @@ class Sequential implements SeqOps {
 
   private fillLoop(base: string, len: string, element: (k: string) => string): void {
     const k = this.fresh('k');
-    this.line(`for (var ${k} = 0.0; ${k} < ${len}; ${k} = ${k} + 1.0) {`);
+    this.line(`var ${k} = 0.0;`);
+    this.line(`for (; ${k} < ${len}; ${k} = ${k} + 1.0) {`);
     this.store(`${base} + ${k}`, element(k));
     this.line('}');
+    this.line(`if (${k} < ${len}) { ${this.cutShort()} }`);
   }
 
   copy(a: SArr, len?: string, cap?: Cap, exact?: boolean): SArr {

@@ -108,9 +108,12 @@ const loopSeq: SeqLowering = (S, e, nl, lin, env: SEnv) => {
   return carried(S, rest.slice(rest.length - k), (cs, commit) => {
     const i = S.fresh('i');
     // n ≤ 0 or NaN runs no iteration, a non-integer n runs ⌈n⌉: the `i < n` of the CPU path.
-    S.line(`for (var ${i} = 0.0; ${i} < ${n}; ${i} = ${i} + 1.0) {`);
+    S.line(`var ${i} = 0.0;`);
+    S.line(`for (; ${i} < ${n}; ${i} = ${i} + 1.0) {`);
     commit(S.apply(body, [{ kind: 'num', code: i, type: 'f32' }, ...invariant, ...cs], env));
     S.line('}');
+    // A loop the device ended early is an error, never a short sum.
+    S.line(`if (${i} < ${n}) { ${S.cutShort()} }`);
   });
 };
 
@@ -121,11 +124,14 @@ const whileSeq: SeqLowering = (S, e, nl, lin, env: SEnv) => {
   const invariant = nl.slice(0, nl.length - k);
   return carried(S, nl.slice(nl.length - k), (cs, commit) => {
     const all = [...invariant, ...cs];
+    const done = S.fresh('done');
+    S.line(`var ${done} = false;`);
     S.line('loop {');
     const [c] = S.apply(condition, all.slice(0, condition.nlParams.length), env);
-    S.line(`if (!${boolOf(snum(c, 'a loop condition'))}) { break; }`);
+    S.line(`if (!${boolOf(snum(c, 'a loop condition'))}) { ${done} = true; break; }`);
     commit(S.apply(step, all, env));
     S.line('}');
+    S.line(`if (!${done}) { ${S.cutShort()} }`);
   });
 };
 
