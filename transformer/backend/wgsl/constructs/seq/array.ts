@@ -27,9 +27,11 @@ function writeAt(S: SeqOps, a: SArr, i: string, value: string): void {
 function filled(S: SeqOps, n: SNum, element: (k: string) => string): SArr {
   const out = S.zeros(f32Of(n), capOf(n), n.reg !== undefined, false);
   const k = S.fresh('k');
-  S.line(`for (var ${k} = 0.0; ${k} < ${out.len}; ${k} = ${k} + 1.0) {`);
+  S.line(`var ${k} = 0.0;`);
+  S.line(`for (; ${k} < ${out.len}; ${k} = ${k} + 1.0) {`);
   S.store(`${out.base} + ${k}`, element(k));
   S.line('}');
+  S.line(`if (${k} < ${out.len}) { ${S.cutShort()} }`);
   return out;
 }
 
@@ -109,7 +111,9 @@ const sum: SeqLowering = (S, e, nl) => {
   const acc = S.fresh('sum');
   const k = S.fresh('k');
   S.line(`var ${acc}: f32 = 0.0;`);
-  S.line(`for (var ${k} = 0.0; ${k} < ${a.len}; ${k} = ${k} + 1.0) { ${acc} = ${acc} + ${S.elem(a, k)}; }`);
+  S.line(`var ${k} = 0.0;`);
+  S.line(`for (; ${k} < ${a.len}; ${k} = ${k} + 1.0) { ${acc} = ${acc} + ${S.elem(a, k)}; }`);
+  S.line(`if (${k} < ${a.len}) { ${S.cutShort()} }`);
   return [num(S, acc)];
 };
 
@@ -124,7 +128,8 @@ const map: SeqLowering = (S, e, nl, lin, env) => {
   const results = body.body.result.tag === 'ret' ? body.body.result.nl.length : 1;
   const outs = Array.from({ length: results }, () => S.zeros(f32Of(n), capOf(n), n.reg !== undefined, false));
   const k = S.fresh('k');
-  S.line(`for (var ${k} = 0.0; ${k} < ${f32Of(n)}; ${k} = ${k} + 1.0) {`);
+  S.line(`var ${k} = 0.0;`);
+  S.line(`for (; ${k} < ${f32Of(n)}; ${k} = ${k} + 1.0) {`);
   const args: SVal[] = operands.map((o, j) => {
     if (o.kind !== 'arr' || params[j]?.type?.tag === 'array') return o;
     const x = S.elem(o, k);
@@ -133,6 +138,7 @@ const map: SeqLowering = (S, e, nl, lin, env) => {
   const rs = S.apply(body, [...(hasIndex ? [{ kind: 'num' as const, code: k, type: 'f32' as const }] : []), ...args], env);
   rs.forEach((r, j) => S.store(`${outs[j].base} + ${k}`, f32Of(snum(r, `an element of ${e.op}`))));
   S.line('}');
+  S.line(`if (${k} < ${f32Of(n)}) { ${S.cutShort()} }`);
   return outs;
 };
 
@@ -151,11 +157,14 @@ const reduce: SeqLowering = (S, e, nl, lin, env) => {
   });
   const xs = rest.slice(k).map((v) => sarr(v, `an operand of ${e.op}`));
   const i = S.fresh('k');
-  S.line(`for (var ${i} = 0.0; ${i} < ${f32Of(snum(nVal, `a ${e.op} length`))}; ${i} = ${i} + 1.0) {`);
+  const count = f32Of(snum(nVal, `a ${e.op} length`));
+  S.line(`var ${i} = 0.0;`);
+  S.line(`for (; ${i} < ${count}; ${i} = ${i} + 1.0) {`);
   const rs = S.apply(body, [...accs.map((a) => ({ kind: 'num' as const, code: a, type: 'f32' as const })), ...xs.map((x) => num(S, S.elem(x, i)))], env);
   const temps = rs.map((v) => S.bind(f32Of(snum(v, `a result of ${e.op}`))));
   temps.forEach((t, j) => S.line(`${accs[j]} = ${t};`));
   S.line('}');
+  S.line(`if (${i} < ${count}) { ${S.cutShort()} }`);
   return accs.map((a) => num(S, a));
 };
 

@@ -47,9 +47,11 @@ export const stackSeqs = {
     const base = S.alloc(grown);
     const old = S.bind(S.load(h));
     const k = S.fresh('k');
-    S.line(`for (var ${k} = 0.0; ${k} < ${size}; ${k} = ${k} + 1.0) {`);
+    S.line(`var ${k} = 0.0;`);
+    S.line(`for (; ${k} < ${size}; ${k} = ${k} + 1.0) {`);
     S.store(`${base} + ${k}`, S.load(`${old} + ${k}`));
     S.line('}');
+    S.line(`if (${k} < ${size}) { ${S.cutShort()} }`);
     S.store(h, base);
     S.store(`${h} + 2.0`, grown);
     S.line('}');
