@@ -271,7 +271,7 @@ describe('the build', () => {
     });
     expect(out).toMatch(/^\/\/ gpu\(grad\(llsq\)\): \d+ kernels/);
     expect(out).toMatch(/the heap of sequential code/);
-    expect(out).toMatch(/var i\d+ = 0\.0;\s*for \(; i\d+ < q\d+; i\d+ = i\d+ \+ 1\.0\) \{[^]*for \(; i\d+ < q\d+;/);
+    expect(out).toMatch(/var i\d+ = 0\.0;\s*for \(; i\d+ < q\d+; i\d+ = i\d+ \+ 1\.0\) \{[\s\S]*for \(; i\d+ < q\d+;/);
   });
 
   test('a construct with no lowering inside a loop is TSAD1011 naming it', () => {
