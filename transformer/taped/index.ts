@@ -301,7 +301,6 @@ export class TapedModule {
     const f = this.f;
     return [
       f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(RUNTIME))), f.createStringLiteral(this.runtimeSpecifier())),
-      // Also without wrappers: the dual-number copy of a callee of compiled code (jvp, hvp) reads it.
       ...this.prims.forwardBinding(),
     ];
   }
