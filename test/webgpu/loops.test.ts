@@ -302,7 +302,7 @@ describe('the build', () => {
     });
     expect(out).toMatch(/^\/\/ gpu\(grad\(llsq\)\): \d+ kernels/);
     expect(out).toMatch(/the heap of sequential code/);
-    expect(out).toMatch(/for \(; k\d+ < q\d+; k\d+ = k\d+ \+ 1\.0\) \{[^]*for \(; k\d+ < /);
+    expect(out).toMatch(/for \(; k\d+ < q\d+; k\d+ = k\d+ \+ 1\.0\) \{[\s\S]*for \(; k\d+ < /);
   });
 
   test('a construct with no lowering inside a loop is TSAD1011 naming it', () => {
