@@ -4,7 +4,7 @@
 // lacks (softmax cross-entropy, two products in a row). Software adapter (Dawn on llvmpipe) as
 // in gpu.test.ts; without an adapter every GPU test is skipped, loudly. Tolerances (f32) are
 // stated per test.
-import { load } from '../plugin/harness';
+import { data, gpuSuite } from './gpuSuite';
 
 const SIZES = [0, 1, 2, 127, 128, 129, 1000, 65537];
 
@@ -87,42 +87,12 @@ export const cpuHvp = { min: hvp(histMin, { wrt: [2] }), mul: hvp(histMul, { wrt
 export { gpu };
 `;
 
+const suite = gpuSuite('test/webgpu/adjoints.test.ts', source);
+const run = suite.run;
 let m: Record<string, any>;
-let unavailable: string | undefined;
-let skipped = 0;
-const run = (name: string, body: () => Promise<void>, timeout = 60_000) =>
-  test(
-    name,
-    async () => {
-      if (unavailable !== undefined) {
-        skipped++;
-        return;
-      }
-      await body();
-    },
-    timeout,
-  );
-
-beforeAll(async () => {
-  m = load(source).exports;
-  unavailable = await m.gpu.unavailableReason();
-}, 120_000);
-
-afterAll(async () => {
-  if (unavailable !== undefined) console.warn(`\n\n*** SKIPPED ${skipped} GPU TESTS (test/webgpu/adjoints.test.ts): ${unavailable} ***\n\n`);
-  await m?.gpu.release();
+beforeAll(() => {
+  m = suite.exports();
 });
-
-/** Deterministic data in [lo, hi), already f32. */
-function data(n: number, seed: number, lo = -2, hi = 2): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = lo + ((s >>> 8) / 2 ** 24) * (hi - lo);
-  }
-  return out;
-}
 
 /** |gpu − cpu| ≤ rel · max(|cpu|, floor) + abs, element by element, same length. */
 function close(gpu: ArrayLike<number>, cpu: ArrayLike<number>, rel: number, floor: number, what: string, abs = 0): void {

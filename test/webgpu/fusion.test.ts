@@ -4,7 +4,7 @@
 // and past it. Kernels compute in f32: a tree sum of n terms is held to
 // 1e-6 · (log2 n + 1) · Σ|terms| (+ 1e-5 relative for the transcendentals around it).
 import * as path from 'path';
-import { load } from '../plugin/harness';
+import { data, gpuSuite } from './gpuSuite';
 
 const SIZES = [0, 1, 2, 127, 128, 129, 1000, 4096, 4097, 65537, 2 ** 20 + 3];
 /** One reduction pass reaches this far: up to it a reduction is one dispatch. */
@@ -52,41 +52,12 @@ export const cpuGradScaledLog = grad(scaledLog);
 export { gpu };
 `;
 
+const suite = gpuSuite('test/webgpu/fusion.test.ts', source);
+const run = suite.run;
 let m: Record<string, any>;
-let unavailable: string | undefined;
-let skipped = 0;
-const run = (name: string, body: () => Promise<void>, timeout = 60_000) =>
-  test(
-    name,
-    async () => {
-      if (unavailable !== undefined) {
-        skipped++;
-        return;
-      }
-      await body();
-    },
-    timeout,
-  );
-
-beforeAll(async () => {
-  m = load(source).exports;
-  unavailable = await m.gpu.unavailableReason();
-}, 120_000);
-
-afterAll(async () => {
-  if (unavailable !== undefined) console.warn(`\n\n*** SKIPPED ${skipped} GPU TESTS (test/webgpu/fusion.test.ts): ${unavailable} ***\n\n`);
-  await m?.gpu.release();
+beforeAll(() => {
+  m = suite.exports();
 });
-
-function data(n: number, seed: number, lo = -2, hi = 2): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = lo + ((s >>> 8) / 2 ** 24) * (hi - lo);
-  }
-  return out;
-}
 
 /** The dispatches of one call, and its result. */
 async function counted(f: () => Promise<any>): Promise<[number, any]> {

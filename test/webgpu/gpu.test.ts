@@ -4,7 +4,8 @@
 // million (2^20 + 3). Kernels compute in f32; the tolerances are stated per test. Without an
 // adapter every GPU test is skipped, and the suite says how many and why.
 import * as path from 'path';
-import { compile, load } from '../plugin/harness';
+import { compile } from '../plugin/harness';
+import { data, gpuSuite } from './gpuSuite';
 import type { GpuFunction } from '../../runtime/webgpu';
 
 // The types a user sees (checked by the typecheck of the tests): arrays of numbers in any of
@@ -177,46 +178,12 @@ export const cpuHvpLogsumexp = hvp(logsumexp);
 export { gpu };
 `;
 
-// Loaded once: compiling the module is the slow part on the CPU side.
+const suite = gpuSuite('test/webgpu/gpu.test.ts', source, 30_000);
+const run = suite.run;
 let m: Record<string, any>;
-let unavailable: string | undefined;
-let skipped = 0;
-const run = (name: string, body: () => Promise<void>, timeout = 30_000) =>
-  test(
-    name,
-    async () => {
-      if (unavailable !== undefined) {
-        skipped++;
-        return;
-      }
-      await body();
-    },
-    timeout,
-  );
-
-beforeAll(async () => {
-  m = load(source).exports;
-  unavailable = await m.gpu.unavailableReason();
-}, 120_000);
-
-afterAll(async () => {
-  if (unavailable !== undefined) {
-    // Loud on purpose: a machine without an adapter runs none of these.
-    console.warn(`\n\n*** SKIPPED ${skipped} GPU TESTS (test/webgpu/gpu.test.ts): ${unavailable} ***\n\n`);
-  }
-  await m?.gpu.release();
+beforeAll(() => {
+  m = suite.exports();
 });
-
-/** Deterministic data in [lo, hi), already f32. */
-function data(n: number, seed: number, lo = -2, hi = 2): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = lo + ((s >>> 8) / 2 ** 24) * (hi - lo);
-  }
-  return out;
-}
 
 /** |gpu − cpu| ≤ rel · max(|cpu|, floor) + abs, element by element, same length. */
 function close(gpu: ArrayLike<number>, cpu: ArrayLike<number>, rel: number, floor: number, what: string, abs = 0): void {
@@ -654,7 +621,7 @@ describe('the build', () => {
   // Checked where there is no adapter (the no-adapter run of this suite: EGL_PLATFORM=x11 with no
   // display); with one, the device cannot be taken away in-process.
   test('with no adapter, a call rejects naming the problem and the call site', async () => {
-    if (unavailable === undefined) return;
+    if (suite.unavailable() === undefined) return;
     await expect(m.gpuTotal(new Float32Array(1))).rejects.toThrow(/no WebGPU adapter: .*\(needed by gpu\(total\)\)/);
     expect(await m.gpu.available()).toBe(false);
   });

@@ -6,7 +6,8 @@
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { compile, load } from '../plugin/harness';
+import { compile } from '../plugin/harness';
+import { data, gpuSuite } from './gpuSuite';
 import { HOST_FNS } from '../../runtime/webgpu/plan';
 import { PRIMS } from '../../transformer/prims/registry';
 
@@ -85,42 +86,12 @@ export const cpuSquashed = valueAndGrad(squashed);
 export { gpu };
 `;
 
+const suite = gpuSuite('test/webgpu/loops.test.ts', source);
+const run = suite.run;
 let m: Record<string, any>;
-let unavailable: string | undefined;
-let skipped = 0;
-const run = (name: string, body: () => Promise<void>, timeout = 60_000) =>
-  test(
-    name,
-    async () => {
-      if (unavailable !== undefined) {
-        skipped++;
-        return;
-      }
-      await body();
-    },
-    timeout,
-  );
-
-beforeAll(async () => {
-  m = load(source).exports;
-  unavailable = await m.gpu.unavailableReason();
-}, 180_000);
-
-afterAll(async () => {
-  if (unavailable !== undefined) console.warn(`\n\n*** SKIPPED ${skipped} GPU TESTS (test/webgpu/loops.test.ts): ${unavailable} ***\n\n`);
-  await m?.gpu.release();
+beforeAll(() => {
+  m = suite.exports();
 });
-
-/** Deterministic data in [lo, hi), already f32. */
-function data(n: number, seed: number, lo = -2, hi = 2): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = lo + ((s >>> 8) / 2 ** 24) * (hi - lo);
-  }
-  return out;
-}
 
 /** |gpu − cpu| ≤ rel · max(|cpu|, floor), element by element, same length. */
 function close(gpu: ArrayLike<number>, cpu: ArrayLike<number>, rel: number, floor: number, what: string): void {
