@@ -71,6 +71,7 @@ export function histMin(d: Float32Array, idx: Float32Array, v: Float32Array): nu
 export function putLoss(d: Float32Array, idx: Float32Array, v: Float32Array): number {
   return sum(scatter(d, idx, v).map((y) => y * y * 0.5 + Math.sin(y)));
 }
+${fs.readFileSync(path.join(root, 'bench/src/tsad/llsq.ts'), 'utf8')}
 export const cases = {
   'map (wave)': [gpu(wave), wave, 2],
   'sum': [gpu(total), total, 1],
@@ -84,6 +85,9 @@ export const cases = {
   'grad of reduceByIndex + (wrt values), n/4 bins': [gpu(grad(histAdd, { wrt: [2] })), grad(histAdd, { wrt: [2] }), 'hist'],
   'grad of reduceByIndex min (wrt values), n/4 bins': [gpu(grad(histMin, { wrt: [2] })), grad(histMin, { wrt: [2] }), 'hist'],
   'grad of scatter (wrt values), n of 2n slots': [gpu(grad(putLoss, { wrt: [2] })), grad(putLoss, { wrt: [2] }), 'scatter'],
+  // A loop: sequential, on one GPU thread (docs/backends.md): x of 16, min(n, 1000) points
+  // (llvmpipe ends a loop after 65535 iterations; such a call rejects).
+  'grad llsq (a loop, one thread), 16 coefficients, ≤ 1000 points': [gpu(grad(llsq)), grad(llsq), 'llsq'],
 };
 export { gpu };
 `;
@@ -135,7 +139,9 @@ function scatterArgs(n) {
   const distinct = new Set(slots).size === 2 * n ? slots : Float32Array.from({ length: 2 * n }, (_, i) => i);
   return [data(2 * n, 9), distinct.subarray(0, n), data(n, 10)];
 }
-const ARGS = { layer: layerArgs, twoLayer: twoLayerArgs, hist: histArgs, scatter: scatterArgs };
+// llsq: x of 16 coefficients, min(n, 1000) points (llvmpipe ends a loop after 65535 trips; such a call rejects).
+const llsqArgs = (n) => [data(16, 5).map((v) => v / 4), Math.min(n, 1000)];
+const ARGS = { layer: layerArgs, twoLayer: twoLayerArgs, hist: histArgs, scatter: scatterArgs, llsq: llsqArgs };
 
 const flat = (r) => (typeof r === 'number' ? [r] : Array.isArray(r) ? r.flatMap(flat) : Array.from(r));
 function relDiff(a, b) {

@@ -315,7 +315,11 @@ describe('tsad inspect', () => {
     expect(r.out).toMatch(/^\/\/ gpu\(grad\(sq\)\): \d+ kernels/);
     expect(r.out).toContain('@compute @workgroup_size(64)');
     expect(r.out).toMatch(/^\/\/   0: kernel 0 over h0 elements/m);
-    expect(tsad('inspect', app, '--fn', 'model', '--stage', 'wgsl').out).toMatch(/^\/\/ TSAD1011: gpu\(grad\(model\)\) is not on the GPU yet: .*parameter 'p'/);
+    // An object parameter of numbers is on the GPU; a string parameter is not.
+    expect(tsad('inspect', app, '--fn', 'model', '--stage', 'wgsl').out).toMatch(/^\/\/ gpu\(grad\(model\)\): \d+ kernels/);
+    const unit = path.join(dir, 'unit.ts');
+    require('fs').writeFileSync(unit, "/** @differentiable */\nexport function scaled(x: Float64Array, unit: string): number {\n  return unit === 'cm' ? x[0] / 100 : x[0];\n}\n");
+    expect(tsad('inspect', unit, '--stage', 'wgsl').out).toMatch(/^\/\/ TSAD1011: gpu\(grad\(scaled\)\) is not on the GPU yet: .*parameter 'unit'/);
   });
 
   test('diagnostics and usage errors', () => {

@@ -192,6 +192,18 @@ describe('GradBench gmm (an object parameter, local arrays written in loops, con
 });
 
 describe('loops of other shapes', () => {
+  // Mesa's llvmpipe ends a loop after 65535 iterations; the kernels check each loop reached its
+  // count, so such a call rejects there (and is right on a device without the cap): never a short sum.
+  run('a loop the device cuts short rejects, never a short sum', async () => {
+    const x = data(16, 7, -1, 1);
+    const cpu = m.cpuLlsq(x, 4096);
+    try {
+      close(await m.gpuLlsq(x, 4096), cpu, 1e-3, 1e-3 * maxAbs(cpu), 'grad llsq n=4096');
+    } catch (e) {
+      expect(String(e)).toMatch(/a loop stopped before its end on this device/);
+    }
+  });
+
   // Scalar code only: 1e-5 relative (a few dozen f32 roundings).
   run('a while loop with a data-dependent trip count', async () => {
     const w = data(5, 3);

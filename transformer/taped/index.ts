@@ -301,7 +301,7 @@ export class TapedModule {
     const f = this.f;
     return [
       f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(RUNTIME))), f.createStringLiteral(this.runtimeSpecifier())),
-      ...(this.wrappers.size === 0 ? [] : this.prims.forwardBinding()),
+      ...this.prims.forwardBinding(),
     ];
   }
 

@@ -479,7 +479,7 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
   let flat = 0;
   /** Per parameter, the flat index of each field (an object) or of itself. */
   const flatOf: number[][] = [];
-  const leaf = (name: string, t: Type | undefined): { value: Val; kind: 'number' | 'array' } | undefined => {
+  const leaf = (t: Type | undefined): { value: Val; kind: 'number' | 'array' } | undefined => {
     const k = flat++;
     if (t?.tag === 'real') return { value: L.hostNum(L.reg({ op: 'arg', param: k })), kind: 'number' };
     if (t?.tag === 'array' && t.elem.tag === 'real') {
@@ -494,7 +494,7 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
     const fields = target.fields?.[k];
     if (fields && p.type?.tag === 'tuple' && p.type.elems.length === fields.length) {
       const first = flat;
-      const leaves = p.type.elems.map((t, j) => leaf(`${name}.${fields[j]}`, t));
+      const leaves = p.type.elems.map((t) => leaf(t));
       if (leaves.every((l) => l !== undefined)) {
         flatOf[k] = leaves.map((_, j) => first + j);
         env.set(p.name, { kind: 'tup', elems: leaves.map((l) => l!.value) });
@@ -502,7 +502,7 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
       }
     }
     flatOf[k] = [flat];
-    const one = leaf(name, p.type);
+    const one = leaf(p.type);
     if (one) {
       env.set(p.name, one.value);
       return { name, kind: one.kind };

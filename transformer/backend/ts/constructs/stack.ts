@@ -12,7 +12,8 @@ function flatPosition(ops: EmitTsOps, indices: readonly string[]): ts.Expression
   const f = ops.factory;
   const { r, stride, field, base } = position(indices);
   const k = stride === undefined ? ops.ref(r) : f.createAdd(f.createMultiply(ops.ref(r), ops.ref(stride)), ops.ref(field as string));
-  return base === undefined ? k : f.createAdd(ops.ref(base), k);
+  // `base | 0`: the offset comes back from a Float64Array as a double; as an int32 the index stays integer arithmetic.
+  return base === undefined ? k : f.createAdd(f.createParenthesizedExpression(f.createBitwiseOr(ops.ref(base), f.createNumericLiteral(0))), k);
 }
 
 /** The room `stack(x, n[, stride])` reserves, before slabStack rounds it up: n, or ⌈n⌉·stride (⌈n·stride⌉ can miss the last record's fields when n is fractional). */
