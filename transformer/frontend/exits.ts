@@ -3,6 +3,7 @@
 // assignment of a boolean flag carried like any other variable, and guards what follows a
 // possible exit with a cond on the flags (docs/frontend.md, "Leaving a loop early").
 import type * as ts from 'typescript';
+import { nodeMemo } from './nodeFacts';
 
 /** The ways a statement can leave the loop it is written in (or, for `returns`, the function). */
 export interface Exits {
@@ -20,35 +21,71 @@ export interface Exits {
  * leaves them all.
  */
 export function exitsOf(tsApi: typeof ts, statement: ts.Node): Exits {
-  return scan(tsApi, [statement]);
+  return outOf(leavesOf(tsApi, statement));
 }
 
 /** How the body (and condition, incrementor) of `loop` can leave it. */
 export function loopExits(tsApi: typeof ts, loop: ts.IterationStatement): Exits {
-  const parts: ts.Node[] = [];
+  let all = NONE;
   tsApi.forEachChild(loop, (c) => {
-    parts.push(c);
+    all = either(all, leavesOf(tsApi, c));
   });
-  return scan(tsApi, parts);
+  return outOf(all);
 }
 
-function scan(tsApi: typeof ts, nodes: readonly ts.Node[]): Exits {
-  let breaks = false;
-  let continues = false;
-  let returns = false;
-  const visit = (n: ts.Node, inSwitch: boolean, inLoop: boolean): void => {
-    if (tsApi.isFunctionLike(n) || tsApi.isClassLike(n)) return;
-    if (tsApi.isReturnStatement(n)) returns = true;
-    // A labeled jump is reported where it is lowered; counting it here keeps the code after it
-    // from being lowered as if it always ran.
-    if (tsApi.isBreakStatement(n) && (n.label || (!inSwitch && !inLoop))) breaks = true;
-    if (tsApi.isContinueStatement(n) && (n.label || !inLoop)) continues = true;
-    const loop = inLoop || tsApi.isIterationStatement(n, false);
-    const sw = inSwitch || tsApi.isSwitchStatement(n);
-    tsApi.forEachChild(n, (c) => visit(c, sw, loop));
+/**
+ * The jumps inside a node that leave it, as seen from outside it: a bare `break` stops at the
+ * loop or switch it is in, a bare `continue` at its loop; a labeled one is counted wherever it is
+ * (it is reported where it is lowered; counting it keeps the code after it from being lowered as
+ * if it always ran).
+ */
+interface Leaves {
+  readonly returns: boolean;
+  readonly bareBreak: boolean;
+  readonly bareContinue: boolean;
+  readonly labeled: { readonly breaks: boolean; readonly continues: boolean };
+}
+
+const NONE: Leaves = { returns: false, bareBreak: false, bareContinue: false, labeled: { breaks: false, continues: false } };
+
+function either(a: Leaves, b: Leaves): Leaves {
+  if (a === NONE) return b;
+  if (b === NONE) return a;
+  return {
+    returns: a.returns || b.returns,
+    bareBreak: a.bareBreak || b.bareBreak,
+    bareContinue: a.bareContinue || b.bareContinue,
+    labeled: { breaks: a.labeled.breaks || b.labeled.breaks, continues: a.labeled.continues || b.labeled.continues },
   };
-  for (const n of nodes) visit(n, false, false);
-  return { breaks, continues, returns };
+}
+
+function outOf(l: Leaves): Exits {
+  return { breaks: l.bareBreak || l.labeled.breaks, continues: l.bareContinue || l.labeled.continues, returns: l.returns };
+}
+
+// Each node's once, children first: each level of nested loops asks about its whole body.
+const leavesMemo = nodeMemo((n, tsApi): Leaves => {
+  const t = tsApi as typeof ts;
+  if (t.isFunctionLike(n) || t.isClassLike(n)) return NONE;
+  let inner = NONE;
+  t.forEachChild(n, (c) => {
+    inner = either(inner, leavesOf(t, c));
+  });
+  const loop = t.isIterationStatement(n, false);
+  const own: Leaves = {
+    returns: inner.returns || t.isReturnStatement(n),
+    bareBreak: (inner.bareBreak && !loop && !t.isSwitchStatement(n)) || (t.isBreakStatement(n) && !n.label),
+    bareContinue: (inner.bareContinue && !loop) || (t.isContinueStatement(n) && !n.label),
+    labeled: {
+      breaks: inner.labeled.breaks || (t.isBreakStatement(n) && !!n.label),
+      continues: inner.labeled.continues || (t.isContinueStatement(n) && !!n.label),
+    },
+  };
+  return own.returns || own.bareBreak || own.bareContinue || own.labeled.breaks || own.labeled.continues ? own : NONE;
+});
+
+function leavesOf(tsApi: typeof ts, n: ts.Node): Leaves {
+  return leavesMemo(n, tsApi);
 }
 
 export function anyExit(e: Exits): boolean {

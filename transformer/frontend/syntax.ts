@@ -2,6 +2,7 @@
 import type * as ts from 'typescript';
 import { writtenArray } from './writes';
 import { writtenRecord } from './recordWrites';
+import { nodeMemo } from './nodeFacts';
 
 /** True when an expression calls a function anywhere (not inside a nested function). */
 export function containsCall(tsApi: typeof ts, e: ts.Node): boolean {
@@ -30,37 +31,70 @@ function symbolAt(checker: ts.TypeChecker, n: ts.Node): ts.Symbol | undefined {
  * its body assigns (calls.ts inlines it there).
  */
 export function assignedSymbols(tsApi: typeof ts, checker: ts.TypeChecker, node: ts.Node, out: Set<ts.Symbol>, seen = new Set<ts.Node>()): void {
+  for (const item of assignmentsIn(tsApi, checker, node)) {
+    if (!isLocalFunction(item)) {
+      out.add(item);
+      continue;
+    }
+    if (seen.has(item)) continue;
+    seen.add(item);
+    const inside = new Set<ts.Symbol>();
+    assignedSymbols(tsApi, checker, item.body!, inside, seen);
+    for (const sym of inside) if (!sym.valueDeclaration || !within(sym.valueDeclaration, item)) out.add(sym);
+  }
+}
+
+/** What a node assigns, in source order: a name assigned, or a local function called (what it assigns is known per call). */
+type Assignment = ts.Symbol | ts.FunctionLikeDeclaration;
+
+const isLocalFunction = (a: Assignment): a is ts.FunctionLikeDeclaration => 'kind' in a;
+
+const NOTHING: ReadonlySet<Assignment> = new Set();
+
+// Each node's once per checker, children first: each level of nested loops asks about its whole
+// body. A node adding nothing to a single child's list shares it.
+const assignmentsMemo = nodeMemo((n, owner): ReadonlySet<Assignment> => {
+  const { tsApi, checker } = owner as { tsApi: typeof ts; checker: ts.TypeChecker };
+  if (tsApi.isFunctionLike(n) || tsApi.isClassLike(n)) return NOTHING;
+  const own: Assignment[] = [];
+  const callee = tsApi.isCallExpression(n) ? calledLocalFunction(tsApi, checker, n) : undefined;
+  if (callee?.body) own.push(callee);
   const K = tsApi.SyntaxKind;
-  const visit = (n: ts.Node): void => {
-    if (tsApi.isFunctionLike(n) || tsApi.isClassLike(n)) return;
-    const callee = tsApi.isCallExpression(n) ? calledLocalFunction(tsApi, checker, n) : undefined;
-    if (callee?.body && !seen.has(callee)) {
-      seen.add(callee);
-      const inside = new Set<ts.Symbol>();
-      assignedSymbols(tsApi, checker, callee.body, inside, seen);
-      for (const sym of inside) if (!sym.valueDeclaration || !within(sym.valueDeclaration, callee)) out.add(sym);
+  let target: ts.Expression | undefined;
+  if (tsApi.isBinaryExpression(n) && n.operatorToken.kind >= K.FirstAssignment && n.operatorToken.kind <= K.LastAssignment) target = n.left;
+  if ((tsApi.isPrefixUnaryExpression(n) || tsApi.isPostfixUnaryExpression(n)) && (n.operator === K.PlusPlusToken || n.operator === K.MinusMinusToken)) target = n.operand;
+  // `[a, b] = [b, a]`, `[m[p], m[c]] = …`: each name, and each array written by element.
+  const targets: (ts.Expression | undefined)[] =
+    target && tsApi.isArrayLiteralExpression(target) ? target.elements.map((x) => (tsApi.isElementAccessExpression(x) ? baseName(tsApi, x) : x)) : [target];
+  for (const tg of targets) {
+    if (tg && tsApi.isIdentifier(tg)) {
+      const sym = symbolAt(checker, tg);
+      if (sym) own.push(sym);
     }
-    let target: ts.Expression | undefined;
-    if (tsApi.isBinaryExpression(n) && n.operatorToken.kind >= K.FirstAssignment && n.operatorToken.kind <= K.LastAssignment) target = n.left;
-    if ((tsApi.isPrefixUnaryExpression(n) || tsApi.isPostfixUnaryExpression(n)) && (n.operator === K.PlusPlusToken || n.operator === K.MinusMinusToken)) target = n.operand;
-    // `[a, b] = [b, a]`, `[m[p], m[c]] = …`: each name, and each array written by element.
-    const targets: (ts.Expression | undefined)[] =
-      target && tsApi.isArrayLiteralExpression(target) ? target.elements.map((x) => (tsApi.isElementAccessExpression(x) ? baseName(tsApi, x) : x)) : [target];
-    for (const tg of targets) {
-      if (tg && tsApi.isIdentifier(tg)) {
-        const sym = symbolAt(checker, tg);
-        if (sym) out.add(sym);
-      }
-    }
-    // `a[i] = v` (and `ps[i].x = v`) gives a a new value (a new version of the array), as `a = ...` does.
-    const array = writtenArray(tsApi, n) ?? writtenRecord(tsApi, checker, n);
-    if (array) {
-      const sym = symbolAt(checker, array);
-      if (sym) out.add(sym);
-    }
-    tsApi.forEachChild(n, visit);
-  };
-  visit(node);
+  }
+  // `a[i] = v` (and `ps[i].x = v`) gives a a new value (a new version of the array), as `a = ...` does.
+  const array = writtenArray(tsApi, n) ?? writtenRecord(tsApi, checker, n);
+  if (array) {
+    const sym = symbolAt(checker, array);
+    if (sym) own.push(sym);
+  }
+  const children: ReadonlySet<Assignment>[] = [];
+  tsApi.forEachChild(n, (c) => {
+    const inner = assignmentsIn(tsApi, checker, c);
+    if (inner.size > 0) children.push(inner);
+  });
+  if (own.length === 0 && children.length <= 1) return children[0] ?? NOTHING;
+  const all = new Set<Assignment>(own);
+  for (const inner of children) for (const a of inner) all.add(a);
+  return all;
+});
+
+// The memo's owner: one per checker (symbols are the checker's), holding the TypeScript it came with.
+const owners = new WeakMap<ts.TypeChecker, { tsApi: typeof ts; checker: ts.TypeChecker }>();
+function assignmentsIn(tsApi: typeof ts, checker: ts.TypeChecker, n: ts.Node): ReadonlySet<Assignment> {
+  let owner = owners.get(checker);
+  if (!owner) owners.set(checker, (owner = { tsApi, checker }));
+  return assignmentsMemo(n, owner);
 }
 
 /** The symbols an expression reads. */
