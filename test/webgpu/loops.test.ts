@@ -67,6 +67,15 @@ export function halfSquares(x: Float32Array): number {
   return s;
 }
 
+/** A reduce with a tuple accumulator: a linear recurrence on two accumulators, lowered to a loop. */
+/** @differentiable */
+export function pairRecurrence(x: Float32Array): number {
+  const [p, q] = x.reduce(([p, q], v) => [p * v + q, q * 0.5 + v], [1, 0]);
+  return p + 2 * q;
+}
+
+export const gpuPairRecurrence = gpu(valueAndGrad(pairRecurrence));
+export const cpuPairRecurrence = valueAndGrad(pairRecurrence);
 export const gpuHalfSquares = gpu(grad(halfSquares));
 export const cpuHalfSquares = grad(halfSquares);
 export const gpuLlsq = gpu(grad(llsq));
@@ -228,6 +237,18 @@ describe('loops of other shapes', () => {
     },
     120_000,
   );
+
+  // Its residuals are a stack of pairs (two numbers per element). Products of up to n factors
+  // below 1 in size: 1e-5 relative against 1e-5 of the largest entry.
+  run('a reduce with a tuple accumulator (two accumulators), 0, 1, 2, 7 and 100 elements', async () => {
+    for (const n of [0, 1, 2, 7, 100]) {
+      const x = data(n, 11 + n, -0.9, 0.9);
+      const [cpuValue, cpu] = m.cpuPairRecurrence(x);
+      const [value, got] = await m.gpuPairRecurrence(x);
+      expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(cpuValue)));
+      close(got, cpu, 1e-5, 1e-5 * Math.max(1, maxAbs(cpu)), `pair recurrence n=${n}`);
+    }
+  });
 
   run('dispatches per gradient do not grow with the trip count', async () => {
     const x = data(8, 6, -1, 1);

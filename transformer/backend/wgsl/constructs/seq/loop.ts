@@ -65,7 +65,20 @@ function carrier(S: SeqOps, init: SVal, shape: Shape | undefined): Carrier {
       },
     };
   }
-  throw new NotOnGpu(`a loop carrying ${init.kind === 'tup' ? 'a tuple' : 'a string'}`);
+  if (init.kind === 'tup') {
+    // A tuple of numbers (a reduce with a tuple accumulator, lowered to a loop) is one var per
+    // element; its arrays would need a shape per element, which the widening does not track.
+    if (init.elems.some((x) => x.kind !== 'num')) throw new NotOnGpu('a loop carrying a tuple of arrays');
+    const parts = init.elems.map((x) => carrier(S, x, undefined));
+    return {
+      val: { kind: 'tup', elems: parts.map((p) => p.val) },
+      stage: (r) => {
+        if (r.kind !== 'tup' || r.elems.length !== parts.length) throw new NotOnGpu('a loop whose carried tuple changes shape');
+        return parts.flatMap((p, j) => p.stage(r.elems[j]));
+      },
+    };
+  }
+  throw new NotOnGpu('a loop carrying a string');
 }
 
 /**

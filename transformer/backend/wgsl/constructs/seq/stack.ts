@@ -3,17 +3,38 @@
 // heap[h + 2] its room. `stack(x, n[, stride])` allocates room for ⌈n⌉ records with the header;
 // `put` writes record i's field, `push` doubles the room when it is full (a copy, as the CPU
 // path's growing array). Numbers, booleans (0 or 1) and stacks (their handles) are stored; the
-// handle is what a stack of stacks holds.
+// handle is what a stack of stacks holds. A tuple of those (a tuple accumulator's residuals) takes
+// its width in consecutive numbers: sizes and room count elements, positions are scaled by the
+// width, which put and push read off their value and at off its binder's type.
 import { NotOnGpu } from '../../lowering';
 import { position as positionOf } from '../../../../constructs/stack/position';
+import type { Type } from '../../../../ir/types';
 import { type SNum, type SeqLowerings, type SeqOps, type SVal, f32Of, snum } from '../../seqLowering';
 
 const handle = (v: SVal | undefined): string => snum(v, 'a stack').code;
 
-function element(v: SVal | undefined): string {
-  if (v?.kind !== 'num') throw new NotOnGpu('a stack of arrays or tuples');
-  return f32Of(v);
+/** The numbers an element is stored as: a number, or a tuple's numbers in order. */
+function elements(v: SVal | undefined): string[] {
+  if (v?.kind === 'num') return [f32Of(v)];
+  if (v?.kind === 'tup') return v.elems.flatMap(elements);
+  throw new NotOnGpu('a stack of arrays');
 }
+
+/** How many numbers an element of type t takes. */
+function widthOf(t: Type | undefined): number {
+  if (t?.tag === 'tuple') return t.elems.reduce((w, x) => w + widthOf(x), 0);
+  if (t?.tag === 'array' || t === undefined) throw new NotOnGpu('a stack of arrays');
+  return 1;
+}
+
+/** An element of type t read back from its numbers (read(j): the j-th). */
+function rebuild(S: SeqOps, t: Type, read: (j: number) => string, from = { j: 0 }): SVal {
+  if (t.tag === 'tuple') return { kind: 'tup', elems: t.elems.map((x) => rebuild(S, x, read, from)) };
+  return num(S, read(from.j++));
+}
+
+/** Number j of the element at a position, in a stack whose elements take w numbers. */
+const scaled = (at: string, w: number, j: number): string => (w === 1 ? at : `(${at}) * ${w}.0 + ${j}.0`);
 
 /** Record r's field (r, or r·stride + field), `base` values further on: put's and at's operands after the stack (and put's value). */
 function position(indices: readonly SVal[]): string {
@@ -23,16 +44,16 @@ function position(indices: readonly SVal[]): string {
   return base === undefined ? within : `(${within} + ${f32Of(snum(base, 'a stack offset'))})`;
 }
 
-/** Makes room for `more` values past the stack's size (doubling, as push does) and counts them in. */
-function grow(S: SeqOps, h: string, more: string): void {
+/** Makes room for `more` elements of w numbers past the stack's size (doubling, as push does) and counts them in. */
+function grow(S: SeqOps, h: string, more: string, w = 1): void {
   const size = S.bind(S.load(`${h} + 1.0`));
   const room = S.bind(S.load(`${h} + 2.0`));
   const need = S.bind(`${size} + ${more}`);
   S.line(`if (${need} > ${room}) {`);
   const grown = S.bind(`max(max(2.0 * ${room}, 8.0), ${need})`);
-  const base = S.alloc(grown);
+  const base = S.alloc(w === 1 ? grown : `${grown} * ${w}.0`);
   const old = S.bind(S.load(h));
-  S.forRange(size, (k) => S.store(`${base} + ${k}`, S.load(`${old} + ${k}`)));
+  S.forRange(w === 1 ? size : `${size} * ${w}.0`, (k) => S.store(`${base} + ${k}`, S.load(`${old} + ${k}`)));
   S.store(h, base);
   S.store(`${h} + 2.0`, grown);
   S.line('}');
@@ -42,20 +63,31 @@ function grow(S: SeqOps, h: string, more: string): void {
 const num = (S: SeqOps, code: string): SNum => ({ kind: 'num', code: S.bind(code), type: 'f32' });
 
 export const stackSeqs = {
-  stack: (S, _e, [, n, stride]) => {
+  stack: (S, _e, [pad, n, stride]) => {
+    // A stack of arrays is refused where an array is put or pushed (the construct that makes it is named first).
+    const w = pad?.kind === 'tup' ? elements(pad).length : 1;
     const records = n === undefined ? '0.0' : `ceil(${f32Of(snum(n, 'a stack capacity'))})`;
     const room = S.bind(`select(0.0, ${records} * ${stride === undefined ? '1.0' : f32Of(snum(stride, 'a stride'))}, ${records} > 0.0)`);
-    const h = S.alloc(`3.0 + ${room}`);
+    const h = S.alloc(w === 1 ? `3.0 + ${room}` : `3.0 + ${room} * ${w}.0`);
     S.store(h, `${h} + 3.0`);
     S.store(`${h} + 1.0`, '0.0');
     S.store(`${h} + 2.0`, room);
     return [{ kind: 'num', code: h, type: 'f32' }];
   },
   put: (S, _e, [s, x, ...indices]) => {
-    S.store(`${S.load(handle(s))} + ${position(indices)}`, element(x));
+    const xs = elements(x);
+    const base = S.bind(S.load(handle(s)));
+    const at = S.bind(position(indices));
+    xs.forEach((v, j) => S.store(`${base} + ${scaled(at, xs.length, j)}`, v));
     return [s];
   },
-  at: (S, _e, [s, ...indices]) => [num(S, S.load(`${S.load(handle(s))} + ${position(indices)}`))],
+  at: (S, _e, [s, ...indices], _lin, _env, binders) => {
+    const t = binders[0]?.type;
+    const w = widthOf(t);
+    const base = S.bind(S.load(handle(s)));
+    const at = S.bind(position(indices));
+    return [rebuild(S, t!, (j) => S.load(`${base} + ${scaled(at, w, j)}`))];
+  },
   // An inner loop's run reserves its room on the flat stack all runs share (constructs/stack/extend.ts).
   extend: (S, _e, [s, n, stride]) => {
     const records = f32Of(snum(n, 'the room of extend'));
@@ -69,9 +101,11 @@ export const stackSeqs = {
   size: (S, _e, [s]) => [num(S, S.load(`${handle(s)} + 1.0`))],
   push: (S, _e, [s, x]) => {
     const h = handle(s);
+    const xs = elements(x);
     const size = S.bind(S.load(`${h} + 1.0`));
-    grow(S, h, '1.0');
-    S.store(`${S.load(h)} + ${size}`, element(x));
+    grow(S, h, '1.0', xs.length);
+    const base = S.bind(S.load(h));
+    xs.forEach((v, j) => S.store(`${base} + ${scaled(size, xs.length, j)}`, v));
     return [s];
   },
 } satisfies SeqLowerings;
