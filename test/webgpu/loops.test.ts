@@ -14,7 +14,7 @@ import { PRIMS } from '../../transformer/prims/registry';
 const bench = (name: string) => fs.readFileSync(path.resolve(__dirname, '../../bench/src/tsad', name), 'utf8');
 
 const source = `
-import { grad, valueAndGrad } from 'tsad';
+import { grad, valueAndGrad, hvp } from 'tsad';
 import { gpu } from 'tsad/webgpu';
 ${bench('llsq.ts')}
 ${bench('gmm.ts')}
@@ -74,6 +74,18 @@ export function pairRecurrence(x: Float32Array): number {
   return p + 2 * q;
 }
 
+/** A loop whose Hessian-vector product needs its tangent stacks (lpush, lat). */
+/** @differentiable */
+export function sinLoop(x: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += Math.sin(x[i]) * x[i] + s * 0.01;
+  return s;
+}
+
+export const gpuHvpSinLoop = gpu(hvp(sinLoop));
+export const cpuHvpSinLoop = hvp(sinLoop);
+export const gpuHvpLlsq = gpu(hvp(llsq));
+export const cpuHvpLlsq = hvp(llsq);
 export const gpuPairRecurrence = gpu(valueAndGrad(pairRecurrence));
 export const cpuPairRecurrence = valueAndGrad(pairRecurrence);
 export const gpuHalfSquares = gpu(grad(halfSquares));
@@ -248,6 +260,21 @@ describe('loops of other shapes', () => {
       expect(Math.abs(value - cpuValue)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(cpuValue)));
       close(got, cpu, 1e-5, 1e-5 * Math.max(1, maxAbs(cpu)), `pair recurrence n=${n}`);
     }
+  });
+
+  // Forward over reverse through a loop: its tangent stacks are sparse (a zero stack is the
+  // handle −1, holes read as zero). 1e-4 relative against 1e-4 of the largest entry.
+  run('hvp through loops (tangent stacks), 0, 1, 2 and 50 elements; llsq', async () => {
+    for (const n of [0, 1, 2, 50]) {
+      const x = data(n, 21 + n, -1, 1);
+      const v = data(n, 41 + n, -1, 1);
+      const cpu = m.cpuHvpSinLoop(x, v);
+      close(await m.gpuHvpSinLoop(x, v), cpu, 1e-4, 1e-4 * Math.max(1, maxAbs(cpu)), `hvp sinLoop n=${n}`);
+    }
+    const x = data(8, 5, -1, 1);
+    const v = data(8, 6, -1, 1);
+    const cpu = m.cpuHvpLlsq(x, 37, v);
+    close(await m.gpuHvpLlsq(x, 37, v), cpu, 1e-4, 1e-3 * maxAbs(cpu), 'hvp llsq');
   });
 
   run('dispatches per gradient do not grow with the trip count', async () => {

@@ -306,6 +306,8 @@ class Lowering implements LoweringOps {
       case 'zero':
         if (e.type.tag === 'real') return [this.hostNum(this.lit(0))];
         if (e.type.tag === 'array' && e.type.elem.tag === 'real') return [{ kind: 'arr', id: this.newArray(this.lit(0)), len: this.lit(0), elemBound: undefined }];
+        // A zero tangent stack: the handle −1 (constructs/seq/stack.ts), which lpush replaces by a stack of its own.
+        if (e.type.tag === 'stack') return [this.hostNum(this.lit(-1))];
         throw new NotOnGpu(`a zero of type ${e.type.tag}`);
       case 'prim':
       case 'lprim': {

@@ -247,6 +247,8 @@ class Sequential implements SeqOps {
           const zero = this.L.lit(0);
           return [{ kind: 'arr', buf: this.heap, heap: true, base: '0.0', len: '0.0', cap: new Set([zero]), exact: true, sparse: true }];
         }
+        // A zero tangent stack: the handle −1, which lpush replaces by a stack of its own.
+        if (e.type.tag === 'stack') return [this.hostNum(this.L.lit(-1))];
         throw new NotOnGpu(`a zero of type ${e.type.tag} inside a loop`);
       case 'prim':
       case 'lprim': {

@@ -98,7 +98,8 @@ export const stackSeqs = {
   // Only the room of the stack changes on the CPU (one reservation instead of doublings): extend's
   // doubling gives the same values here.
   presize: (_S, _e, [s]) => [s],
-  size: (S, _e, [s]) => [num(S, S.load(`${handle(s)} + 1.0`))],
+  // A zero tangent stack (handle −1) holds nothing.
+  size: (S, _e, [s]) => [num(S, `select(0.0, ${S.load(`max(${handle(s)}, 0.0) + 1.0`)}, ${handle(s)} >= 0.0)`)],
   push: (S, _e, [s, x]) => {
     const h = handle(s);
     const xs = elements(x);
@@ -107,5 +108,44 @@ export const stackSeqs = {
     const base = S.bind(S.load(h));
     xs.forEach((v, j) => S.store(`${base} + ${scaled(size, xs.length, j)}`, v));
     return [s];
+  },
+  // The erased tangent stacks of a second-order program (constructs/stack/linear.ts): sparse, a
+  // zero stack is the handle −1 (no heap yet), a position never set reads as zero.
+  lpush: (S, _e, nl, lin) => {
+    const [k, s, x] = [...nl, ...lin];
+    const xs = elements(x);
+    const w = xs.length;
+    const h = S.fresh('ts');
+    S.line(`var ${h}: f32 = ${handle(s)};`);
+    S.line(`if (${h} < 0.0) {`);
+    const fresh = S.alloc('3.0');
+    S.store(fresh, `${fresh} + 3.0`);
+    S.store(`${fresh} + 1.0`, '0.0');
+    S.store(`${fresh} + 2.0`, '0.0');
+    S.line(`${h} = ${fresh};`);
+    S.line('}');
+    const at = S.bind(f32Of(snum(k, 'a stack position')));
+    const size = S.bind(S.load(`${h} + 1.0`));
+    S.line(`if (${at} + 1.0 > ${size}) {`);
+    grow(S, h, `${at} + 1.0 - ${size}`, w);
+    // The positions between the old size and k are holes: zeros, as the sparse stack reads them.
+    const base = S.bind(S.load(h));
+    S.forRange(w === 1 ? `${at} - ${size}` : `(${at} - ${size}) * ${w}.0`, (j) => S.store(`${base} + ${w === 1 ? size : `${size} * ${w}.0`} + ${j}`, '0.0'));
+    S.line('}');
+    const top = S.bind(S.load(h));
+    xs.forEach((v, j) => S.store(`${top} + ${scaled(at, w, j)}`, v));
+    return [{ kind: 'num', code: h, type: 'f32' }];
+  },
+  lat: (S, _e, nl, lin, _env, binders) => {
+    const [i, s] = [...nl, ...lin];
+    const t = binders[0]?.type;
+    const w = widthOf(t);
+    const h = S.bind(handle(s));
+    const at = S.bind(f32Of(snum(i, 'a stack position')));
+    const holds = S.fresh('holds');
+    S.line(`var ${holds}: bool = false;`);
+    S.line(`if (${h} >= 0.0) { ${holds} = ${at} < ${S.load(`${h} + 1.0`)}; }`);
+    const base = S.bind(`select(0.0, ${S.load(`max(${h}, 0.0)`)}, ${holds})`);
+    return [rebuild(S, t!, (j) => `select(0.0, ${S.load(`${base} + ${scaled(at, w, j)}`)}, ${holds})`)];
   },
 } satisfies SeqLowerings;
