@@ -13,12 +13,12 @@
 //
 // A tangent stack is sparse (linear.ts): the room is zeros already. Costs nothing in the work
 // model, like push.
-import { REAL, binder, lvar, stackType, tangentType } from '../../ir/syntax';
+import { REAL, stackType } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { ConstructRule } from '../types';
 import { nonLinearOnly } from '../shared/nonLinear';
-import { dotName } from '../../ir/names';
+import { roomOnlyJvp } from './jvp';
 
 /** The number of values `extend(s, n[, stride])` adds: ⌈n⌉·stride, 0 for n ≤ 0 or NaN. */
 export function room(n: number, stride = 1): number {
@@ -45,13 +45,6 @@ export const extend: ConstructRule = {
     s.length += room(n, stride);
     return { nl: [s], lin: [] };
   },
-  jvp: (ops, e, results) => {
-    ops.b.bind([...results], [], e);
-    const sDot = ops.tangentOf(e.nl[0]);
-    if (sDot === null) return [null];
-    const y = binder(ops.b.fresh(dotName(results[0].name)), tangentType(ops.typeOf(e.nl[0])));
-    ops.b.bind([], [y], lvar(sDot));
-    return [y.name];
-  },
+  jvp: roomOnlyJvp,
   ...nonLinearOnly('extend'),
 };

@@ -20,7 +20,7 @@
 //
 // The erased linear operations (E of lpush, lat: third derivatives) are linear maps again:
 //   J(lpush(k, s, x)) = (lpush(k, s, x) ; lpush(k ; ṡ, ẋ))    J(lat(i, s)[d]) = (lat(i, s)[d] ; lat(i ; ṡ)[zero])
-import { InternalError, binder, block, construct, lambda, letS, tangentType, zero as zeroE, REAL } from '../../ir/syntax';
+import { InternalError, binder, block, construct, lambda, letS, lvar, tangentType, zero as zeroE, REAL } from '../../ir/syntax';
 import type { Binder, Lambda, Type } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
@@ -95,4 +95,17 @@ export function latJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[]
   const [i, s] = e.nl;
   ops.b.bind([...results], [], e);
   return [readTangent(ops, i, s, results[0])];
+}
+
+/**
+ * J of an operation that changes only a stack's room or size, never a value it holds (extend,
+ * presize): the tangent stack is the operand's, passed through (it is sparse: new room reads as zero).
+ */
+export function roomOnlyJvp(ops: JvpOps, e: ConstructExpr, results: readonly Binder[]): readonly Tangent[] {
+  ops.b.bind([...results], [], e);
+  const sDot = ops.tangentOf(e.nl[0]);
+  if (sDot === null) return [null];
+  const y = binder(ops.b.fresh(dotName(results[0].name)), tangentType(ops.typeOf(e.nl[0])));
+  ops.b.bind([], [y], lvar(sDot));
+  return [y.name];
 }

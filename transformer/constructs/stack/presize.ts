@@ -8,11 +8,11 @@
 // rectangular nest then never grows its stack again; a triangular one grows by doubling from
 // there). Only the room changes: the values and the size stay, so the interpreter and J treat it
 // as the identity (its tangent is ṡ).
-import { REAL, binder, lvar, stackType, tangentType } from '../../ir/syntax';
+import { REAL, stackType } from '../../ir/syntax';
 import { printType } from '../../ir/printType';
 import type { ConstructRule } from '../types';
 import { nonLinearOnly } from '../shared/nonLinear';
-import { dotName } from '../../ir/names';
+import { roomOnlyJvp } from './jvp';
 
 export const presize: ConstructRule = {
   name: 'presize',
@@ -29,13 +29,6 @@ export const presize: ConstructRule = {
     return { nl: [s.tag === 'stack' ? s : stackType(REAL)], lin: [] };
   },
   impl: (_ops, _e, v) => ({ nl: [v.nl[0]], lin: [] }),
-  jvp: (ops, e, results) => {
-    ops.b.bind([...results], [], e);
-    const sDot = ops.tangentOf(e.nl[0]);
-    if (sDot === null) return [null];
-    const y = binder(ops.b.fresh(dotName(results[0].name)), tangentType(ops.typeOf(e.nl[0])));
-    ops.b.bind([], [y], lvar(sDot));
-    return [y.name];
-  },
+  jvp: roomOnlyJvp,
   ...nonLinearOnly('presize'),
 };
