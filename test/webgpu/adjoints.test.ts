@@ -4,7 +4,7 @@
 // lacks (softmax cross-entropy, two products in a row). Software adapter (Dawn on llvmpipe) as
 // in gpu.test.ts; without an adapter every GPU test is skipped, loudly. Tolerances (f32) are
 // stated per test.
-import { data, gpuSuite } from './gpuSuite';
+import { close, data, gpuSuite, maxAbs } from './gpuSuite';
 
 const SIZES = [0, 1, 2, 127, 128, 129, 1000, 65537];
 
@@ -94,16 +94,6 @@ beforeAll(() => {
   m = suite.exports();
 });
 
-/** |gpu − cpu| ≤ rel · max(|cpu|, floor) + abs, element by element, same length. */
-function close(gpu: ArrayLike<number>, cpu: ArrayLike<number>, rel: number, floor: number, what: string, abs = 0): void {
-  expect(gpu.length).toBe(cpu.length);
-  for (let i = 0; i < cpu.length; i++) {
-    const err = Math.abs(gpu[i] - cpu[i]);
-    if (!(err <= rel * Math.max(Math.abs(cpu[i]), floor) + abs)) throw new Error(`${what}: element ${i} of ${cpu.length}: GPU ${gpu[i]}, CPU ${cpu[i]} (error ${err})`);
-  }
-}
-
-const maxAbs = (a: ArrayLike<number>) => Array.from(a).reduce((r, v) => Math.max(r, Math.abs(v)), 0);
 const flat = (rows: ArrayLike<number>[]) => rows.flatMap((r) => Array.from(r));
 
 /** Bins of a histogram of M: about four elements a bin, bin 0 every 7th element (a long run in one bin), one outside (ignored). */

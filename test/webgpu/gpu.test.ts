@@ -5,7 +5,7 @@
 // adapter every GPU test is skipped, and the suite says how many and why.
 import * as path from 'path';
 import { compile } from '../plugin/harness';
-import { data, gpuSuite } from './gpuSuite';
+import { close, data, gpuSuite, maxAbs } from './gpuSuite';
 import type { GpuFunction } from '../../runtime/webgpu';
 
 // The types a user sees (checked by the typecheck of the tests): arrays of numbers in any of
@@ -185,20 +185,6 @@ beforeAll(() => {
   m = suite.exports();
 });
 
-/** |gpu − cpu| ≤ rel · max(|cpu|, floor) + abs, element by element, same length. */
-function close(gpu: ArrayLike<number>, cpu: ArrayLike<number>, rel: number, floor: number, what: string, abs = 0): void {
-  expect(gpu.length).toBe(cpu.length);
-  for (let i = 0; i < cpu.length; i++) {
-    const err = Math.abs(gpu[i] - cpu[i]);
-    if (!(err <= rel * Math.max(Math.abs(cpu[i]), floor) + abs)) throw new Error(`${what}: element ${i} of ${cpu.length}: GPU ${gpu[i]}, CPU ${cpu[i]} (error ${err})`);
-  }
-}
-
-function maxAbs(a: ArrayLike<number>): number {
-  let r = 0;
-  for (let i = 0; i < a.length; i++) r = Math.max(r, Math.abs(a[i]));
-  return r;
-}
 function sumAbs(a: ArrayLike<number>): number {
   let r = 0;
   for (let i = 0; i < a.length; i++) r += Math.abs(a[i]);

@@ -52,3 +52,19 @@ export function data(n: number, seed: number, lo = -2, hi = 2): Float32Array {
   }
   return out;
 }
+
+/** |gpu − cpu| ≤ rel · max(|cpu|, floor) + abs, element by element, same length. */
+export function close(gpu: ArrayLike<number>, cpu: ArrayLike<number>, rel: number, floor: number, what: string, abs = 0): void {
+  expect(gpu.length).toBe(cpu.length);
+  for (let i = 0; i < cpu.length; i++) {
+    const err = Math.abs(gpu[i] - cpu[i]);
+    if (!(err <= rel * Math.max(Math.abs(cpu[i]), floor) + abs)) throw new Error(`${what}: element ${i} of ${cpu.length}: GPU ${gpu[i]}, CPU ${cpu[i]} (error ${err})`);
+  }
+}
+
+/** The largest magnitude of an array's elements (0 when empty). */
+export function maxAbs(a: ArrayLike<number>): number {
+  let r = 0;
+  for (let i = 0; i < a.length; i++) r = Math.max(r, Math.abs(a[i]));
+  return r;
+}

@@ -7,7 +7,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { compile } from '../plugin/harness';
-import { data, gpuSuite } from './gpuSuite';
+import { close, data, gpuSuite, maxAbs } from './gpuSuite';
 import { HOST_FNS } from '../../runtime/webgpu/plan';
 import { PRIMS } from '../../transformer/prims/registry';
 
@@ -113,17 +113,6 @@ let m: Record<string, any>;
 beforeAll(() => {
   m = suite.exports();
 });
-
-/** |gpu − cpu| ≤ rel · max(|cpu|, floor), element by element, same length. */
-function close(gpu: ArrayLike<number>, cpu: ArrayLike<number>, rel: number, floor: number, what: string): void {
-  expect(gpu.length).toBe(cpu.length);
-  for (let i = 0; i < cpu.length; i++) {
-    const err = Math.abs(gpu[i] - cpu[i]);
-    if (!(err <= rel * Math.max(Math.abs(cpu[i]), floor))) throw new Error(`${what}: element ${i} of ${cpu.length}: GPU ${gpu[i]}, CPU ${cpu[i]} (error ${err})`);
-  }
-}
-
-const maxAbs = (a: ArrayLike<number>) => Array.from(a).reduce((r, v) => Math.max(r, Math.abs(v)), 0);
 
 async function dispatches(f: () => Promise<unknown>): Promise<number> {
   const runtime = require(path.resolve(__dirname, '../../dist/runtime/webgpu/run.js'));
