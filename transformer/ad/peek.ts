@@ -41,9 +41,8 @@ function withChildren(e: Expr, done: ReadonlyMap<Block, Block>): Expr {
   );
 }
 
-/** One block whose nested blocks are rewritten already. */
-function peekBlock(b: Block, done: ReadonlyMap<Block, Block>): Block {
-  const stmts: Stmt[] = b.stmts.map((s) => (s.tag === 'let' && childBlocks(s.rhs).length > 0 ? { ...s, rhs: withChildren(s.rhs, done) } : s));
+/** One block's statements with its nested blocks rewritten already. */
+function peekStmts(stmts: Stmt[]): Stmt[] {
   // The statement reading each name (a linear name is read once); the result reads the rest.
   const reader = new Map<string, number>();
   stmts.forEach((s, k) => readsOf(s, (n) => reader.has(n) || reader.set(n, k)));
@@ -66,16 +65,18 @@ function peekBlock(b: Block, done: ReadonlyMap<Block, Block>): Block {
     removed.add(d);
     reader.set(source, k);
   }
-  const kept = removed.size > 0 ? stmts.filter((_, k) => !removed.has(k)) : stmts;
-  return { stmts: kept, result: childBlocks(b.result).length > 0 ? withChildren(b.result, done) : b.result };
+  return removed.size > 0 ? stmts.filter((_, k) => !removed.has(k)) : stmts;
 }
 
+/** The def with every dup-then-read of a peekable read rewritten, bodies included. */
+export const peekReads = (d: FnDef): FnDef => rewriteBlocks(d, peekStmts);
+
 /**
- * The def with every dup-then-read of a peekable read rewritten, bodies included. Blocks are
- * listed with an explicit stack and rewritten innermost first: nesting depth costs no JavaScript
- * stack.
+ * The def with `rule` applied to the statements of every block, bodies included, each block's
+ * nested blocks rewritten before it. Blocks are listed with an explicit stack and rewritten
+ * innermost first: nesting depth costs no JavaScript stack.
  */
-export function peekReads(d: FnDef): FnDef {
+export function rewriteBlocks(d: FnDef, rule: (stmts: Stmt[]) => Stmt[]): FnDef {
   const order: Block[] = [];
   const todo: Block[] = [d.body];
   while (todo.length > 0) {
@@ -85,6 +86,10 @@ export function peekReads(d: FnDef): FnDef {
     todo.push(...childBlocks(b.result));
   }
   const done = new Map<Block, Block>();
-  for (let k = order.length - 1; k >= 0; k--) done.set(order[k], peekBlock(order[k], done));
+  for (let k = order.length - 1; k >= 0; k--) {
+    const b = order[k];
+    const stmts = b.stmts.map((s) => (s.tag === 'let' && childBlocks(s.rhs).length > 0 ? { ...s, rhs: withChildren(s.rhs, done) } : s));
+    done.set(b, { stmts: rule(stmts), result: childBlocks(b.result).length > 0 ? withChildren(b.result, done) : b.result });
+  }
   return { ...d, body: done.get(d.body)! };
 }

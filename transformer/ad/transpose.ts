@@ -19,6 +19,7 @@ import { LIN_PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { closedFreeLinear } from '../ir/freeVars';
 import { restoreLinearity } from '../ir/linearity';
+import { untakeWrites } from './untake';
 import { guardBranches } from './guards';
 import { DeepWalk } from '../ir/deepWalk';
 import { barName, derivedName, transposeRole } from '../ir/names';
@@ -209,15 +210,18 @@ export function transposeDef(g: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef 
   // Bodies nested thousands deep are transposed in stretches (DeepWalk).
   const walk = new DeepWalk();
   const t = walk.run(() => transposeLambda(g, g.linResults, names, defs, walk));
-  return restoreLinearity({
-    name: derivedName(transposeRole(g)),
-    role: transposeRole(g),
-    nlParams: g.nlParams,
-    linParams: t.linParams,
-    nlResults: [],
-    linResults: g.linParams.map((x) => x.type!),
-    body: t.body,
-  });
+  // An element written as itself plus something (`h[j] += e`) reads its cotangent without taking it.
+  return untakeWrites(
+    restoreLinearity({
+      name: derivedName(transposeRole(g)),
+      role: transposeRole(g),
+      nlParams: g.nlParams,
+      linParams: t.linParams,
+      nlResults: [],
+      linResults: g.linParams.map((x) => x.type!),
+      body: t.body,
+    }),
+  );
 }
 
 /** Appends the transpose of each named linear function and of every linear function it calls. */

@@ -296,6 +296,14 @@ export interface ConstructRule {
    * this way, so the array keeps one holder and a later update of it stays in place.
    */
   readonly peek?: (e: ConstructExpr, array: string) => Expr | undefined;
+  /**
+   * A read that takes its element out of a linear array (ltake: the array with element i zeroed,
+   * and the element): given `back`, a construct adding the taken value back into the array the
+   * take handed on, the one construct that reads without taking and hands the array on (ltake
+   * then laccum at the same index is lpeek), or undefined where `back` does not put the value back
+   * where it was. ad/untake.ts puts it in where the value added back is a copy of the taken one.
+   */
+  readonly putBack?: (take: ConstructExpr, back: ConstructExpr) => Expr | undefined;
   /** Updates an operand in place where it may (backend/ts/types.ts, EmitTsOps.owned): the emitter then releases arrays a dup fans out. */
   readonly updatesInPlace?: boolean;
   /**

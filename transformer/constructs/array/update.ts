@@ -220,6 +220,9 @@ export const ltake: ConstructRule = {
     if (aCt === null && xCt === null) return [null];
     return [bindLupdate(ops.b, barName(e.lin[0]), REAL_ARRAY, [e.nl[0], e.nl[1]], aCt, xCt)];
   },
+  // T of `h[j] = h[j] + e` takes h̄_j and accumulates it back at j: h̄ ends as it was, so the pair
+  // is one read that hands h̄ on (no zeroing, no second update).
+  putBack: (take, back) => (isLinear(take) && back.op === 'laccum' && back.lin.length === 2 && back.nl[0] === take.nl[0] ? construct('lpeek', take.nl, take.lin, []) : undefined),
   pruneResults: () => undefined,
   updatesInPlace: true,
   lengthOnly: [1],
