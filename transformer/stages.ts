@@ -14,7 +14,7 @@ import { isTsadDiagnostic, TsadDiagnosticError } from './frontend/diagnostics';
 import { markerOf, useTypeScript } from './frontend/markers';
 import { DRIVER } from './plan/request';
 import { reachable } from './plan/closure';
-import { WGSL_HELPERS } from './backend/wgsl/prims';
+import { KERNEL_HELPERS } from './backend/wgsl/kernels';
 import type { GpuProgram } from '../runtime/webgpu/plan';
 
 export { STAGES, type Stage } from './stageNames';
@@ -188,7 +188,7 @@ function printGpuProgram(p: GpuProgram): string {
           ? `//   ${i}: kernel ${s.kernel} over h${s.threads} elements, arrays ${s.arrays.join(', ') || '-'}`
           : `//   ${i}: kernel ${s.kernel} (one invocation${s.op === 'scalar' && s.sweep ? `, ceil(h${s.sweep.count} / ${s.sweep.per}) times` : ''}), arrays ${s.arrays.join(', ') || '-'}`,
   );
-  const kernels = p.kernels.map((k, i) => `// ---- kernel ${i} ----\n${k.startsWith(WGSL_HELPERS) ? k.slice(WGSL_HELPERS.length).trimStart() : k}`);
+  const kernels = p.kernels.map((k, i) => `// ---- kernel ${i} ----\n${k.startsWith(KERNEL_HELPERS) ? k.slice(KERNEL_HELPERS.length).trimStart() : k}`);
   return [
     `// ${p.where}: ${p.kernels.length} kernels, ${p.slots} scalar slots, ${p.arrays.length} arrays`,
     '// host (lengths, before any kernel):',

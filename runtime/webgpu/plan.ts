@@ -137,6 +137,11 @@ export interface GpuProgram {
   readonly slots: number;
   /** [register, slot]: host values the kernels read, uploaded before the first kernel. */
   readonly uploads: readonly (readonly [number, number])[];
+  /**
+   * [register, slot]: counts (lengths) the kernels read exactly, as two f32 slots, the high and
+   * low 16 bits (an f32 holds every integer only up to 2^24).
+   */
+  readonly counts?: readonly (readonly [number, number])[];
   readonly arrays: readonly ArraySpec[];
   readonly kernels: readonly string[];
   readonly steps: readonly DeviceStep[];
@@ -158,6 +163,12 @@ export interface GpuProgram {
   /** Several results come back as an array `[value, gradient]`; one as itself. */
   readonly tuple: boolean;
 }
+
+/**
+ * The most elements an array of the GPU path has: kernels index in u32 and bodies in i32 (the sum
+ * of two indices stays below 2^31); no device's buffers reach further (4 bytes an element).
+ */
+export const MAX_ELEMENTS = 2 ** 30;
 
 export const MAP_WORKGROUP = 64;
 /** A matrix product's tile: TILE × TILE invocations per workgroup, each one result element. */

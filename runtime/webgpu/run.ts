@@ -6,7 +6,7 @@
 import type { Acquired, GPUDeviceLike } from './device';
 import { GpuArray } from './handles';
 import { flattenParams, leafResults, rebuildResults } from './objects';
-import { GpuProgram, HOST_FNS, MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP, TILE } from './plan';
+import { GpuProgram, HOST_FNS, MAP_WORKGROUP, MAX_ELEMENTS, REDUCE_CHUNK, REDUCE_WORKGROUP, TILE } from './plan';
 
 // The WebGPU constants (GPUBufferUsage, GPUMapMode), fixed by the specification.
 const MAP_READ = 1;
@@ -15,8 +15,8 @@ const COPY_DST = 8;
 const UNIFORM = 64;
 const STORAGE = 128;
 
-/** f32 slots hold lengths and indices exactly up to 2^24. */
-const MAX_LENGTH = 2 ** 24;
+/** Sequential code (a loop on one invocation) addresses its heap in f32, exact up to 2^24. */
+const MAX_HEAP = 2 ** 24;
 
 interface DeviceState {
   readonly pipelines: Map<string, any>;
@@ -57,10 +57,15 @@ function pipelineOf(device: GPUDeviceLike, code: string, kinds: string): any {
 
 class Buffers {
   private readonly taken: { key: string; buffer: any }[] = [];
-  constructor(private readonly device: GPUDeviceLike) {}
+  constructor(
+    private readonly device: GPUDeviceLike,
+    private readonly cap: number,
+  ) {}
 
   take(bytes: number, usage: number): any {
-    const size = Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(bytes, 1))));
+    // Power-of-two sizes pool well; one past the device's largest buffer is as large as needed.
+    const pow2 = Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(bytes, 1))));
+    const size = pow2 <= this.cap ? pow2 : Math.ceil(bytes / 16) * 16;
     const key = `${usage}:${size}`;
     const pool = stateOf(this.device).pool;
     const buffer = pool.get(key)?.pop() ?? this.device.createBuffer({ size, usage });
@@ -126,7 +131,7 @@ function toMatrix(v: unknown, label: string, where: string): { flat: Float32Arra
     if (r.length !== cols) throw new RangeError(`${where}: ${label} must be a rectangular matrix: row ${i} has ${r.length} numbers, row 0 has ${cols}`);
     flat.set(r, i * cols);
   });
-  if (flat.length > MAX_LENGTH) throw new RangeError(`${where}: ${label} has ${flat.length} numbers; the GPU path takes at most 2^24`);
+  if (flat.length > MAX_ELEMENTS) throw new RangeError(`${where}: ${label} has ${flat.length} numbers; the GPU path takes at most 2^30`);
   return { flat, rows, cols };
 }
 
@@ -150,7 +155,8 @@ export async function runProgram(acquired: Acquired, prog: GpuProgram, args: rea
     const heap = heapNeeds.get(prog) ?? 1024;
     const r = await runOnce(acquired, prog, args, heap);
     if (!(r instanceof HeapShort)) return r;
-    if (!(r.needed <= MAX_LENGTH) || attempt >= 8) throw new RangeError(`${prog.where}: the loops' stacks and local arrays need ${r.needed} numbers; the GPU path takes at most 2^24`);
+    if (!(r.needed <= MAX_HEAP) || attempt >= 8)
+      throw new RangeError(`${prog.where}: the loops' stacks and local arrays need ${r.needed} numbers; the GPU path takes at most 2^24 (a loop on the device addresses them with f32 numbers)`);
     heapNeeds.set(prog, Math.max(r.needed, 2 * heap));
   }
 }
@@ -174,7 +180,7 @@ async function runOnce(acquired: Acquired, prog: GpuProgram, given: readonly unk
       return args[k] as number;
     }
     const a = toF32(args[k], label, where);
-    if (a.length > MAX_LENGTH) throw new RangeError(`${where}: ${label} has ${a.length} elements; the GPU path takes at most 2^24 (lengths and indices are f32 on the device)`);
+    if (a.length > MAX_ELEMENTS) throw new RangeError(`${where}: ${label} has ${a.length} elements; the GPU path takes at most 2^30 (indices are 32-bit integers on the device)`);
     return a;
   });
   // The host program: lengths, before any kernel.
@@ -225,7 +231,13 @@ async function runOnce(acquired: Acquired, prog: GpuProgram, given: readonly unk
   }
   const S = new Float32Array(prog.slots);
   for (const [reg, slot] of prog.uploads) S[slot] = H[reg];
-  const buffers = new Buffers(device);
+  // A count as two exact f32 halves (indices.ts countAt); lengths are whole and below 2^32.
+  for (const [reg, slot] of prog.counts ?? []) {
+    const c = Math.min(Math.max(Math.trunc(H[reg]) || 0, 0), 2 ** 32 - 1);
+    S[slot] = Math.floor(c / 65536);
+    S[slot + 1] = c % 65536;
+  }
+  const buffers = new Buffers(device, acquired.maxBufferSize);
   // Validation errors (a kernel the device rejects) come back as this call's rejection.
   device.pushErrorScope('validation');
   let scoped = true;

@@ -5,6 +5,7 @@
 // runs the bodies in order, as the separate kernels did.
 import type { DeviceStep } from '../../../runtime/webgpu/plan';
 import type { Guard } from './kernels';
+import { countAt } from './indices';
 
 type MapStep = { op: 'map'; kernel: number; threads: number; arrays: number[] };
 
@@ -54,7 +55,7 @@ const joinedParts = new WeakMap<MapStep, { threads: number }[]>();
 
 /** A body's lines under its count and guards (one entry a line, so fuseBodies still sees its writes). */
 function under(countSlot: number, guards: readonly Guard[], lines: readonly string[]): string[] {
-  const tests = [`i < u32(S[${countSlot}])`, ...guards.map((g) => `(S[${g.slot}] != 0.0) == ${g.when}`)];
+  const tests = [`i < ${countAt(countSlot)}`, ...guards.map((g) => `(S[${g.slot}] != 0.0) == ${g.when}`)];
   return [`if (${tests.join(' && ')}) {`, ...lines, '}'];
 }
 

@@ -4,6 +4,10 @@
 // WGSL; this module only wraps them.
 import { MAP_WORKGROUP, REDUCE_CHUNK, REDUCE_WORKGROUP, TILE } from '../../../runtime/webgpu/plan';
 import { WGSL_HELPERS } from './prims';
+import { INDEX_HELPERS, countAt } from './indices';
+
+/** The helper functions every kernel but the matrix product starts with (inspect leaves them out). */
+export const KERNEL_HELPERS = WGSL_HELPERS + INDEX_HELPERS;
 
 /** A predicate slot a kernel runs under (a branch of a cond on a device value). */
 export interface Guard {
@@ -22,21 +26,21 @@ export function guardLines(guards: readonly Guard[]): string[] {
 const flatIndex = (size: number) => `gid.x + gid.y * nwg.x * ${size}u`;
 
 /**
- * An elementwise kernel over `count` (the slot of its length): `arrays[k]` is bound as `A{k}`;
+ * An elementwise kernel over `count` (the slot pair of its length, indices.ts countAt): `arrays[k]` is bound as `A{k}`;
  * `body` reads the index `i` (u32) and writes its outputs.
  */
 export function mapKernel(arrays: number, countSlot: number | undefined, guards: readonly Guard[], body: readonly string[], atomic?: number): string {
   // `atomic`: the array read and written through atomics on its f32 bits (a scatter).
   const decls = Array.from({ length: arrays }, (_, k) => (k === atomic ? `@group(0) @binding(${k + 1}) var<storage, read_write> A${k}: array<atomic<u32>>;` : arrayDecl(k + 1, `A${k}`)));
   return [
-    WGSL_HELPERS,
+    KERNEL_HELPERS,
     scalars,
     ...decls,
     `@compute @workgroup_size(${MAP_WORKGROUP})`,
     'fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
     `  let i = ${flatIndex(MAP_WORKGROUP)};`,
     // Without a count, each body tests its own (a joined kernel, fusedMaps.ts).
-    ...(countSlot === undefined ? [] : [`  if (i >= u32(S[${countSlot}])) { return; }`]),
+    ...(countSlot === undefined ? [] : [`  if (i >= ${countAt(countSlot)}) { return; }`]),
     ...guardLines(guards),
     ...body.map((l) => `  ${l}`),
     '}',
@@ -46,7 +50,7 @@ export function mapKernel(arrays: number, countSlot: number | undefined, guards:
 /** One invocation of scalar code. */
 export function scalarKernel(arrays: number, guards: readonly Guard[], body: readonly string[]): string {
   const decls = Array.from({ length: arrays }, (_, k) => arrayDecl(k + 1, `A${k}`));
-  return [WGSL_HELPERS, scalars, ...decls, '@compute @workgroup_size(1)', 'fn main() {', ...guardLines(guards), ...body.map((l) => `  ${l}`), '}'].join('\n');
+  return [KERNEL_HELPERS, scalars, ...decls, '@compute @workgroup_size(1)', 'fn main() {', ...guardLines(guards), ...body.map((l) => `  ${l}`), '}'].join('\n');
 }
 
 /**
@@ -76,7 +80,7 @@ const ks = (k: number, fn: (j: number) => string) => Array.from({ length: k }, (
 function passPrelude(c: Combine, uniform: string, decls: readonly string[], functions: readonly string[]): string[] {
   const W = REDUCE_WORKGROUP;
   return [
-    WGSL_HELPERS,
+    KERNEL_HELPERS,
     scalars,
     `@group(0) @binding(1) var<uniform> ${uniform}: vec4<u32>;`,
     ...decls,
@@ -131,7 +135,7 @@ export function reducePass(c: Combine, first: boolean, lengthSlots: readonly num
     for (const j of ks(k, String)) decls.push(arrayDecl(binding++, `Q${j}`));
     decls.push(arrayDecl(binding++, 'QV'));
   }
-  const load = first ? ks(k, (j) => `        let x${j} = select(0.0, ${ins[j]}[i], i < u32(S[${lengthSlots[j]}]));`) : ks(k, (j) => `        let x${j} = P${j}[i];`);
+  const load = first ? ks(k, (j) => `        let x${j} = select(0.0, ${ins[j]}[i], i < ${countAt(lengthSlots[j])});`) : ks(k, (j) => `        let x${j} = P${j}[i];`);
   const C = REDUCE_CHUNK;
   const finish = last
     ? [
@@ -215,7 +219,7 @@ export function scanPass(c: Combine, level: boolean, lengthSlots: readonly numbe
   for (const j of ks(k, String)) decls.push(arrayDecl(binding++, `O${j}`));
   for (const j of ks(k, String)) decls.push(arrayDecl(binding++, `Y${j}`));
   for (let j = 0; j < m; j++) decls.push(arrayDecl(binding++, `R${j}`));
-  const load = level ? ks(k, (j) => `let x${j} = P${j}[i];`) : ks(k, (j) => `let x${j} = select(0.0, P${j}[i], i < u32(S[${lengthSlots[j]}]));`);
+  const load = level ? ks(k, (j) => `let x${j} = P${j}[i];`) : ks(k, (j) => `let x${j} = select(0.0, P${j}[i], i < ${countAt(lengthSlots[j])});`);
   const accs = ks(k, (j) => `acc${j}`);
   const xs = ks(k, (j) => `x${j}`);
   // Fold `args` (WGSL values) into the running accumulators, or take them when none is valid yet.
@@ -319,7 +323,7 @@ export function atomicUpdate(array: string, index: string, value: string, op: (o
   ];
 }
 
-/** The slots a matrix product reads: its sizes (Z is R×Q, the sum over P) and its operands' lengths. */
+/** The count slots (indices.ts countAt) a matrix product reads: its sizes (Z is R×Q, the sum over P) and its operands' lengths. */
 export interface GemmSlots {
   readonly R: number;
   readonly P: number;
@@ -350,15 +354,15 @@ export function gemmKernel(tX: boolean, tY: boolean, s: GemmSlots): string {
     'var<workgroup> DIMS: vec3<u32>;',
     `fn xAt(r: u32, p: u32, R: u32, P: u32) -> f32 {`,
     `  let k = ${x};`,
-    `  return select(0.0, X[min(k, arrayLength(&X) - 1u)], r < R && p < P && f32(k) < S[${s.lenX}]);`,
+    `  return select(0.0, X[min(k, arrayLength(&X) - 1u)], r < R && p < P && k < ${countAt(s.lenX)});`,
     '}',
     `fn yAt(p: u32, q: u32, P: u32, Q: u32) -> f32 {`,
     `  let k = ${y};`,
-    `  return select(0.0, Y[min(k, arrayLength(&Y) - 1u)], p < P && q < Q && f32(k) < S[${s.lenY}]);`,
+    `  return select(0.0, Y[min(k, arrayLength(&Y) - 1u)], p < P && q < Q && k < ${countAt(s.lenY)});`,
     '}',
     `@compute @workgroup_size(${T * T})`,
     'fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
-    `  if (lid.x == 0u) { DIMS = vec3<u32>(u32(S[${s.R}]), u32(S[${s.P}]), u32(S[${s.Q}])); }`,
+    `  if (lid.x == 0u) { DIMS = vec3<u32>(${countAt(s.R)}, ${countAt(s.P)}, ${countAt(s.Q)}); }`,
     '  let d = workgroupUniformLoad(&DIMS);',
     '  let R = d.x;',
     '  let P = d.y;',

@@ -14,6 +14,7 @@ import { Typed, WGSL_LIN_PRIMS, WGSL_PRIMS, num, wgslNumber } from './prims';
 import { type Arr, type Bound, type Env, type KernelArrays, type Local, type LoweringOps, NotOnGpu, type Num, type Val, union } from './lowering';
 import { WGSL_CONSTRUCTS } from './constructs';
 import { hasSequential, lowerSequentially } from './sequential';
+import { AMBIGUOUS_INDEX, INT_PRIMS, type IntForm, MAX_ELEMENTS, f32IndexAmbiguous, f32IndexIn, intComparison } from './indices';
 import { type OpenReduction, absorb, postFits, reductionKernels } from './fusedReduce';
 import { MAX_FUSED_ARRAYS, type OpenMap, fuseBodies, joinMaps, resolveJoined } from './fusedMaps';
 import type { ConstructName } from '../../constructs/registry';
@@ -38,6 +39,8 @@ class Lowering implements LoweringOps {
   registers = 0;
   slots = 0;
   readonly uploads: [number, number][] = [];
+  readonly counts: [number, number][] = [];
+  private readonly regCounts = new Map<number, number>();
   readonly arrays: { length: number; param?: number }[] = [];
   // (steps and arrays are patched while a cond is lowered: its outputs' lengths come last)
   readonly kernels: string[] = [];
@@ -81,6 +84,22 @@ class Lowering implements LoweringOps {
       this.regSlots.set(reg, s);
       this.uploads.push([reg, s]);
     }
+    return s;
+  }
+
+  countSlot(reg: number): number {
+    let s = this.regCounts.get(reg);
+    if (s === undefined) {
+      s = this.newCountSlot();
+      this.regCounts.set(reg, s);
+      this.counts.push([reg, s]);
+    }
+    return s;
+  }
+
+  newCountSlot(): number {
+    const s = this.slots;
+    this.slots += 2;
     return s;
   }
 
@@ -136,7 +155,7 @@ class Lowering implements LoweringOps {
 
   /** An elementwise kernel over `count` (host register): `body` gets the index `i` and the kernel's arrays. */
   elementwise(count: number, body: (arrays: KernelArrays) => string[]): void {
-    this.elementwiseOver(this.slotOfReg(count), body).threads = count;
+    this.elementwiseOver(this.countSlot(count), body).threads = count;
   }
 
   /** An elementwise kernel whose count is in `countSlot`; the caller sets its step's `threads` register. */
@@ -185,7 +204,7 @@ class Lowering implements LoweringOps {
     const r: OpenReduction = {
       step: { op: 'reduce', first: -1, next: -1, firstLast: -1, nextLast: -1, k: c.k, n, inputs: fused?.arrays ?? ids, post: [] },
       c,
-      lengthSlots: inputs.map((a) => this.slotOfReg(a.len)),
+      lengthSlots: inputs.map((a) => this.countSlot(a.len)),
       pre: fused?.pre,
       inits,
       outs,
@@ -223,7 +242,7 @@ class Lowering implements LoweringOps {
   atomicElementwise(count: number, target: number, body: (arrays: KernelArrays, atomic: string) => string[]): void {
     const arrays: number[] = [target];
     const lines = body(bindIn(arrays), 'A0');
-    const kernel = mapKernel(arrays.length, this.slotOfReg(count), this.guards, lines, 0);
+    const kernel = mapKernel(arrays.length, this.countSlot(count), this.guards, lines, 0);
     this.device((k) => ({ op: 'map', kernel: k, threads: count, arrays }), kernel);
     this.openMap = undefined;
   }
@@ -383,7 +402,7 @@ class Lowering implements LoweringOps {
       if (!v) throw new InternalError(`wgsl: unbound '${n}' in a body`);
       return v;
     };
-    const scalar = (n: string, what: string): Typed & { bound: Bound } => {
+    const scalar = (n: string, what: string): Typed & { bound: Bound; int?: IntForm } => {
       const v = get(n);
       if (v.array !== undefined) throw new NotOnGpu(`${what} of an array inside a map or reduction body`);
       return v;
@@ -393,10 +412,21 @@ class Lowering implements LoweringOps {
       lines.push(`let ${name}: ${t.type} = ${t.code};`);
       return { code: name, type: t.type, bound };
     };
-    const read = (arr: Local, index: Typed & { bound: Bound }): Typed => {
+    const bindInt = (int: IntForm, bound: Bound): Local => {
+      const name = this.name('v');
+      lines.push(`let ${name}i: i32 = ${int.code};`, `let ${name}: f32 = f32(${name}i);`);
+      return { code: name, type: 'f32', bound, int: { code: `${name}i`, max: int.max } };
+    };
+    const read = (arr: Local, index: Typed & { bound: Bound; int?: IntForm }): Typed => {
       if (arr.array === undefined) throw new NotOnGpu('an element read of a number');
+      // An exact integer index (the map index and what it computes), or an f32 one (exact below 2^24, checked above).
+      if (index.type === 'f32' && index.int) {
+        const j = index.int.code;
+        return { code: `select(0.0, ${arr.array}[u32(max(${j}, 0))], ${j} >= 0 && u32(${j}) < ${arr.len})`, type: 'f32' };
+      }
       const j = num(index);
-      return { code: `select(0.0, ${arr.array}[u32(${j})], ${j} >= 0.0 && ${j} < S[${arr.lenSlot}])`, type: 'f32' };
+      lines.push(`if ${f32IndexAmbiguous(j, arr.len)} { ${this.failCheck(AMBIGUOUS_INDEX, -1)} }`);
+      return { code: `select(0.0, ${arr.array}[u32(max(${j}, 0.0))], ${f32IndexIn(j, arr.len)})`, type: 'f32' };
     };
     const evalExpr = (e: Expr): Local[] => {
       switch (e.tag) {
@@ -407,7 +437,14 @@ class Lowering implements LoweringOps {
         case 'lit':
           if (typeof e.value === 'string') throw new NotOnGpu('a string inside a map or reduction body');
           if (typeof e.value === 'boolean') return [{ code: String(e.value), type: 'bool', bound: undefined }];
-          return [{ code: wgslNumber(e.value), type: 'f32', bound: new Set([this.lit(e.value)]) }];
+          return [
+            {
+              code: wgslNumber(e.value),
+              type: 'f32',
+              bound: new Set([this.lit(e.value)]),
+              ...(Number.isInteger(e.value) && Math.abs(e.value) <= MAX_ELEMENTS ? { int: { code: `${e.value}`, max: Math.abs(e.value) } } : {}),
+            },
+          ];
         case 'drop':
           return [];
         case 'dup':
@@ -417,14 +454,25 @@ class Lowering implements LoweringOps {
           const args = (e.tag === 'prim' ? e.args : [...e.nl, ...e.lin]).map((a) => scalar(a, `the primitive '${e.op}'`));
           const rule = (e.tag === 'prim' ? WGSL_PRIMS : WGSL_LIN_PRIMS)[e.op];
           if (!rule) throw new NotOnGpu(`the primitive '${e.op}'`);
-          return [bindLet(rule(args), SELECTING[e.op]?.(args.map((a) => a.bound)))];
+          const bound = SELECTING[e.op]?.(args.map((a) => a.bound));
+          if (e.tag === 'prim') {
+            // Index arithmetic stays exact in i32 (indices.ts); its f32 value is the integer's.
+            const ints = args.every((a) => a.type === 'f32' && a.int) ? INT_PRIMS[e.op]?.(args.map((a) => a.int!)) : undefined;
+            if (ints) return [bindInt(ints, bound)];
+            const compared = intComparison(e.op, args, () => this.failCheck(AMBIGUOUS_INDEX, -1));
+            if (compared) {
+              lines.push(...compared.lines);
+              return [bindLet({ code: compared.code, type: 'bool' }, undefined)];
+            }
+          }
+          return [bindLet(rule(args), bound)];
         }
         case 'construct': {
           const ops = [...e.nl, ...e.lin];
           if (e.op === 'len' && ops.length === 1) {
             const a = get(ops[0]);
             if (a.array === undefined) throw new NotOnGpu('the length of a number');
-            return [bindLet({ code: `S[${a.lenSlot}]`, type: 'f32' }, undefined)];
+            return [bindInt({ code: `i32(${a.len})`, max: MAX_ELEMENTS }, undefined)];
           }
           // index(a, j), lindex(j ; a), lindex(j, w ; a): a read that gives 0 outside a's elements.
           if (e.op === 'index' && ops.length === 2) return [bindLet(read(get(ops[0]), scalar(ops[1], 'an index')), get(ops[0]).bound)];
@@ -559,6 +607,7 @@ export function lowerToGpu(def: FnDef, target: GpuTarget): GpuProgram {
     host: L.host,
     slots: Math.max(L.slots, 1),
     uploads: L.uploads,
+    counts: L.counts,
     arrays,
     kernels: L.kernels,
     steps: L.steps,

@@ -7,6 +7,7 @@ import type { DeviceStep, HostStep } from '../../../runtime/webgpu/plan';
 import type { Combine, Guard } from './kernels';
 import type { ConstructName } from '../../constructs/registry';
 import type { Typed, WgslType } from './prims';
+import type { IntForm } from './indices';
 
 /** What keeps a program off the GPU; the message names it ("the construct 'scan'"). */
 export class NotOnGpu extends Error {
@@ -33,8 +34,11 @@ export type Env = Map<string, Val>;
 export const union = (...bs: Bound[]): Bound => (bs.every((b) => b !== undefined) ? new Set(bs.flatMap((b) => [...b!])) : undefined);
 export const within = (b: Bound, of: Bound): boolean => b !== undefined && of !== undefined && [...b].every((r) => of.has(r));
 
-/** A value inside a kernel body: WGSL text, or an invariant array bound to the kernel. */
-export type Local = (Typed & { readonly bound: Bound; readonly array?: undefined }) | { readonly array: string; readonly lenSlot: number; readonly bound: Bound };
+/**
+ * A value inside a kernel body: WGSL text (with its exact integer form where it is an index:
+ * indices.ts), or an invariant array bound to the kernel and its length (u32 WGSL).
+ */
+export type Local = (Typed & { readonly bound: Bound; readonly array?: undefined; readonly int?: IntForm }) | { readonly array: string; readonly len: string; readonly bound: Bound };
 
 export interface KernelArrays {
   /** The kernel's binding name of an array of the program. */
@@ -47,6 +51,8 @@ export interface LoweringOps {
   readonly arrays: { length: number; param?: number }[];
   /** Host registers copied into slots before the kernels run: [register, slot]. */
   readonly uploads: [number, number][];
+  /** Host registers copied exactly into slot pairs (indices.ts countAt) before the kernels run: [register, slot]. */
+  readonly counts: [number, number][];
   /** The guards the kernels recorded now run under (the enclosing conds' tests). */
   readonly guarded: readonly Guard[];
   /** A host step computing a register (a length), its register. */
@@ -57,6 +63,10 @@ export interface LoweringOps {
   /** The slot of a number (a host one is uploaded). */
   slotOf(v: Num): number;
   slotOfReg(reg: number): number;
+  /** The slot pair of a count (a length): read it with indices.ts countAt. */
+  countSlot(reg: number): number;
+  /** A slot pair for a count the caller uploads (`counts`). */
+  newCountSlot(): number;
   /** A new array of `length` (a register) elements, its id. */
   newArray(length: number, param?: number): number;
   /** A number as a kernel reads it. */

@@ -16,6 +16,9 @@ import { WGSL_SEQUENTIAL } from './constructs/seq';
 /** Why a call rejects when a device stopped one of its sequential loops early. */
 const LOOP_CUT = "a loop stopped before its end on this device (the software adapter, llvmpipe, ends a GPU thread's loops after 65535 trips in all); run the function without gpu(...), or on a GPU";
 
+/** The message of the host check that arrays entering a loop on the device have at most 2^24 elements. */
+const SEQUENTIAL_LIMIT = 'tsad/webgpu: a loop on the device indexes with f32 numbers, exact up to 2^24: an array it reads has more elements; run the function without gpu(...)';
+
 export const hasSequential = (op: string): boolean => WGSL_SEQUENTIAL[op as ConstructName] !== undefined;
 
 class Sequential implements SeqOps {
@@ -139,6 +142,8 @@ class Sequential implements SeqOps {
       case 'arr': {
         const buf = this.arrays.bind(v.id);
         this.origins.set(buf, v);
+        // Sequential code indexes in f32 (its heap's addresses too): exact up to 2^24.
+        this.L.reg({ op: 'atmost', a: v.len, b: this.L.lit(2 ** 24), message: SEQUENTIAL_LIMIT });
         return { kind: 'arr', buf, heap: false, base: '0.0', len: `S[${this.L.slotOfReg(v.len)}]`, cap: new Set([v.len]), exact: true, sparse: false };
       }
       case 'str':

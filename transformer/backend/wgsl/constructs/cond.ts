@@ -1,6 +1,7 @@
 // cond on the GPU (constructs/cond): both branches' kernels, each under a guard on the predicate's slot.
 import type { Expr } from '../../../ir/syntax';
 import { num } from '../prims';
+import { countAt } from '../indices';
 import { type Bound, type Env, type LoweringOps, NotOnGpu, type Val, asNum, union, type ConstructLowerings } from '../lowering';
 
 function fail(what: string): never {
@@ -44,7 +45,7 @@ function condLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construct' }>, nl
         r.kind === 'num'
           ? { kind: 'num', slot: L.newSlot(), bounds: [] }
           : r.kind === 'arr'
-            ? { kind: 'arr', id: L.newArray(-1), lenSlot: L.newSlot(), lens: [], bounds: [], copies: [] }
+            ? { kind: 'arr', id: L.newArray(-1), lenSlot: L.newCountSlot(), lens: [], bounds: [], copies: [] }
             : fail('a cond that returns a string'),
       );
       rs.forEach((r, j) => {
@@ -55,10 +56,10 @@ function condLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construct' }>, nl
         } else if (o.kind === 'arr' && r.kind === 'arr') {
           o.lens.push(r.len);
           o.bounds.push(r.elemBound);
-          const src = L.slotOfReg(r.len);
+          const src = countAt(L.countSlot(r.len));
           // Over the output's length (known once both branches are lowered): past the branch's
           // result, zeros (a shorter sparse tangent).
-          o.copies.push(L.elementwiseOver(o.lenSlot, (k) => [`${k.bind(o.id)}[i] = select(0.0, ${k.bind(r.id)}[i], i < u32(S[${src}]));`]));
+          o.copies.push(L.elementwiseOver(o.lenSlot, (k) => [`${k.bind(o.id)}[i] = select(0.0, ${k.bind(r.id)}[i], i < ${src});`]));
         } else fail('a cond whose branches return different kinds of values');
       });
     });
@@ -69,7 +70,7 @@ function condLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construct' }>, nl
       if (o.kind === 'num') return { kind: 'num', slot: o.slot, bool: false, bound: union(...o.bounds) };
       const len = L.reg({ op: 'max', args: o.lens });
       L.arrays[o.id].length = len;
-      L.uploads.push([len, o.lenSlot]);
+      L.counts.push([len, o.lenSlot]);
       for (const c of o.copies) c.threads = len;
       return { kind: 'arr', id: o.id, len, elemBound: union(...o.bounds) };
     });

@@ -4,6 +4,7 @@ import { type Combine, reducePass, scanPass } from '../kernels';
 import { type Typed, num } from '../prims';
 import { type Arr, type LoweringOps, NotOnGpu, type Num, type Val, asArr, asNum, hostLength, union, within, type ConstructLowerings } from '../lowering';
 import { reduction } from './shared';
+import { countAt } from '../indices';
 
 function reduceLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[]): Val[] {
   if (lin.length > 0) throw new NotOnGpu(`a linear ${e.op}`);
@@ -26,11 +27,10 @@ function reduceLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construct' }>, 
     // Per-element outputs (a general reduction's residuals) read the accumulator before each
     // element: a scan, whose last elements are the reduction.
     const scanned = scanOf(L, inits, xs, n, body);
-    const last = L.reg({ op: 'sub', args: [n, L.lit(1)] });
+    const count = countAt(L.countSlot(n));
     const totals = scanned.slice(0, k).map((y, j) => {
       const slot = L.newSlot();
-      const at = L.slotOfReg(last);
-      L.scalarLine((arrays) => `S[${slot}] = select(S[${L.slotOf(inits[j])}], ${arrays.bind(y.id)}[u32(max(S[${at}], 0.0))], S[${at}] >= 0.0);`);
+      L.scalarLine((arrays) => `S[${slot}] = select(S[${L.slotOf(inits[j])}], ${arrays.bind(y.id)}[max(${count}, 1u) - 1u], ${count} > 0u);`);
       return { kind: 'num' as const, slot, bool: false, bound: undefined };
     });
     return [...totals, ...scanned.slice(k)];
@@ -66,14 +66,14 @@ export function scanWith(L: LoweringOps, c: Combine, step: { lines: readonly str
   const first = reducePass(
     c,
     true,
-    xs.map((a) => L.slotOfReg(a.len)),
+    xs.map((a) => L.countSlot(a.len)),
   );
   const next = reducePass(c, false, []);
   const level = scanPass(c, true, [], [], undefined);
   const final = scanPass(
     c,
     false,
-    xs.map((a) => L.slotOfReg(a.len)),
+    xs.map((a) => L.countSlot(a.len)),
     inits,
     step,
   );

@@ -1,5 +1,6 @@
 // gather and its linear pair on the GPU (constructs/array/gather.ts).
 import { atomicUpdate } from '../kernels';
+import { AMBIGUOUS_INDEX, countAt, dataIndex, f32IndexIn } from '../indices';
 import { type Arr, type LoweringOps, asArr, hostLength, type ConstructLowerings } from '../lowering';
 import { filled } from './shared';
 
@@ -13,14 +14,12 @@ import { filled } from './shared';
  */
 function scatterAdd(L: LoweringOps, n: number, idx: Arr, g: Arr): Arr {
   const out = filled(L, n, undefined, () => '0.0');
-  const nSlot = L.slotOfReg(n);
+  const m = countAt(L.countSlot(n));
+  const ambiguous = L.failCheck(AMBIGUOUS_INDEX, -1);
   L.atomicElementwise(idx.len, out.id, (arrays, target) => {
     const j = `${arrays.bind(idx.id)}[i]`;
-    return [
-      `if (${j} >= 0.0 && ${j} < S[${nSlot}] && i < u32(S[${L.slotOfReg(g.len)}])) {`,
-      ...atomicUpdate(target, `u32(${j})`, `${arrays.bind(g.id)}[i]`, (old, v) => `${old} + ${v}`).map((l) => `  ${l}`),
-      '}',
-    ];
+    const at = dataIndex(j, m, ambiguous);
+    return [at.check, `if (${at.ok} && i < ${countAt(L.countSlot(g.len))}) {`, ...atomicUpdate(target, `u32(${j})`, `${arrays.bind(g.id)}[i]`, (old, v) => `${old} + ${v}`).map((l) => `  ${l}`), '}'];
   });
   return out;
 }
@@ -32,12 +31,12 @@ export const gatherWgsl = {
     const a = asArr(w, 'a gather');
     const at = asArr(idx, 'the indices of a gather');
     const id = L.newArray(at.len);
-    const lenSlot = L.slotOfReg(a.len);
+    const n = countAt(L.countSlot(a.len));
     L.elementwise(at.len, (arrays) => {
       const j = `${arrays.bind(at.id)}[i]`;
-      const ok = `(${j} >= 0.0 && ${j} < S[${lenSlot}] && ${j} == floor(${j}))`;
+      const { ok, check } = dataIndex(j, n, L.failCheck(AMBIGUOUS_INDEX, -1));
       const fail = L.failCheck('gather: an index is not an index of the array', a.len);
-      return [`if (!${ok}) { ${fail} }`, `${arrays.bind(id)}[i] = select(0.0, ${arrays.bind(a.id)}[u32(max(${j}, 0.0))], ${ok});`];
+      return [check, `if (!${ok}) { ${fail} }`, `${arrays.bind(id)}[i] = select(0.0, ${arrays.bind(a.id)}[u32(max(${j}, 0.0))], ${ok});`];
     });
     return [{ kind: 'arr', id, len: at.len, elemBound: a.elemBound }];
   },
@@ -47,8 +46,9 @@ export const gatherWgsl = {
     const at = asArr(idx, 'the indices of a gather');
     return [
       filled(L, at.len, undefined, (arrays) => {
+        // The primal gather checked these indices (an ambiguous one rejected the call).
         const j = `${arrays.bind(at.id)}[i]`;
-        return `select(0.0, ${arrays.bind(arr.id)}[u32(max(${j}, 0.0))], ${j} >= 0.0 && ${j} < S[${L.slotOfReg(arr.len)}])`;
+        return `select(0.0, ${arrays.bind(arr.id)}[u32(max(${j}, 0.0))], ${f32IndexIn(j, countAt(L.countSlot(arr.len)))})`;
       }),
     ];
   },

@@ -3,6 +3,7 @@
 // elements in order (histogramWalk.ts), as do its linear recurrences lhist and lrhist.
 import type { Expr, Lambda } from '../../../ir/syntax';
 import { atomicUpdate } from '../kernels';
+import { AMBIGUOUS_INDEX, countAt, dataIndex } from '../indices';
 import { type LoweringOps, NotOnGpu, type Val, asArr, type ConstructLowerings } from '../lowering';
 import { filled } from './shared';
 import { walkHistogram, walkRecurrence } from './histogramWalk';
@@ -34,7 +35,8 @@ function reduceByIndexLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construc
   const idx = asArr(nl[1], 'the bins of a histogram');
   const vals = asArr(nl[2], 'the values of a histogram');
   const out = filled(L, dest.len, undefined, (arrays) => `${arrays.bind(dest.id)}[i]`);
-  const mSlot = L.slotOfReg(dest.len);
+  const m = countAt(L.countSlot(dest.len));
+  const ambiguous = L.failCheck(AMBIGUOUS_INDEX, -1);
   if (e.op === 'reduceByIndex') {
     const message = `tsad: ${e.op}: indices and values have different lengths`;
     L.reg({ op: 'atmost', a: idx.len, b: vals.len, message });
@@ -45,9 +47,11 @@ function reduceByIndexLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construc
   L.atomicElementwise(count, out.id, (arrays, target) => {
     const j = `${arrays.bind(idx.id)}[i]`;
     // A bin that is not an integer is the CPU path's error; one outside the histogram is ignored.
+    const at = dataIndex(j, m, ambiguous);
     return [
       `if (${j} != floor(${j}) || abs(${j}) == tsad_inf()) { ${check} }`,
-      `if (${j} == floor(${j}) && ${j} >= 0.0 && ${j} < S[${mSlot}]) {`,
+      at.check,
+      `if ${at.ok} {`,
       ...atomicUpdate(target, `u32(${j})`, `${arrays.bind(vals.id)}[i]`, HISTOGRAM_OPS[op]).map((l) => `  ${l}`),
       '}',
     ];

@@ -16,6 +16,7 @@ import { scalarKernel } from '../kernels';
 import { type Typed, num } from '../prims';
 import { type Arr, type KernelArrays, type Local, type LoweringOps, NotOnGpu, type Val, asArr, hostLength } from '../lowering';
 import { filled } from './shared';
+import { AMBIGUOUS_INDEX, countAt, dataIndex } from '../indices';
 
 /** Elements a dispatch of a walk takes (llvmpipe stops an invocation after 65535 loop trips). */
 const WALK_CHUNK = 32768;
@@ -26,7 +27,7 @@ const bodyResults = (l: Lambda): number => (l.body.result.tag === 'ret' ? l.body
 const lit = (code: string): Local => ({ code, type: 'f32', bound: undefined });
 
 /** Element `index` (WGSL u32) of `a`, 0 past its end (a sparse operand). */
-const elem = (L: LoweringOps, arrays: KernelArrays, a: Arr, index: string): string => `select(0.0, ${arrays.bind(a.id)}[${index}], ${index} < u32(S[${L.slotOfReg(a.len)}]))`;
+const elem = (L: LoweringOps, arrays: KernelArrays, a: Arr, index: string): string => `select(0.0, ${arrays.bind(a.id)}[${index}], ${index} < ${countAt(L.countSlot(a.len))})`;
 
 /** `a` padded (or cut) to `count` elements (a host register). */
 const padded = (L: LoweringOps, a: Arr, count: number): Arr => filled(L, count, undefined, (arrays) => elem(L, arrays, a, 'i'));
@@ -97,14 +98,16 @@ function walk(L: LoweringOps, idx: Arr, m: number, backward: boolean, check: str
   const codes = scalarResults(L, results, 'a reduceByIndex', lines);
   const cursor = L.newSlot();
   const body = [
-    `let wn = u32(S[${L.slotOfReg(n)}]);`,
+    `let wn = ${countAt(L.countSlot(n))};`,
+    `let wm = ${countAt(L.countSlot(m))};`,
     `let w0 = u32(S[${cursor}]);`,
     `let wend = min(wn, w0 + ${WALK_CHUNK}u);`,
     'for (var r = w0; r < wend; r = r + 1u) {',
     `  let i = ${backward ? 'wn - 1u - r' : 'r'};`,
     `  let jf = ${arrays.bind(idx.id)}[i];`,
     ...(check ? [`  if (jf != floor(jf) || abs(jf) == tsad_inf()) { ${check} }`] : []),
-    `  if (jf >= 0.0 && jf < S[${L.slotOfReg(m)}] && jf == floor(jf)) {`,
+    `  ${dataIndex('jf', 'wm', L.failCheck(AMBIGUOUS_INDEX, -1)).check}`,
+    `  if ${dataIndex('jf', 'wm', '').ok} {`,
     '    let b = u32(jf);',
     ...lines.map((l) => `    ${l}`),
     ...h.map((x, j) => `    ${x} = ${codes[j]};`),
@@ -112,6 +115,7 @@ function walk(L: LoweringOps, idx: Arr, m: number, backward: boolean, check: str
     ...(q > 0 ? ['  } else {', ...o.map((x) => `    ${x} = 0.0;`)] : []),
     '  }',
     '}',
+    // Exact: a multiple of WALK_CHUNK, or the end (rounded maybe, but no dispatch of this walk follows).
     `S[${cursor}] = f32(wend);`,
   ];
   L.device((kernel) => ({ op: 'scalar', kernel, arrays: ids, sweep: { count: n, per: WALK_CHUNK } }), scalarKernel(ids.length, L.guarded, body));
@@ -164,7 +168,7 @@ export function walkRecurrence(forward: boolean) {
     const ops = nl.slice(2 + r).map((v) => asArr(v, `an operand of ${e.op}`));
     if (!forward && k === 1) {
       const h = padded(L, ops[0], m);
-      const gathered = identityGather(L, body, residuals.length, h, idx, L.slotOfReg(m));
+      const gathered = identityGather(L, body, residuals.length, h, idx, m);
       if (gathered) return [h, gathered];
     }
     // The body's parameters: the residuals, then (forward) the bins' tangents and the values' or (backward) the bins' cotangents.
@@ -179,14 +183,15 @@ export function walkRecurrence(forward: boolean) {
  * sum histogram: the body returns its cotangent parameter twice, whatever the residuals): then
  * d̄ = h̄ and v̄_i = h̄[idx_i] (0 outside), one parallel kernel. Else undefined.
  */
-function identityGather(L: LoweringOps, body: Lambda, residuals: number, h: Arr, idx: Arr, mSlot: number): Arr | undefined {
+function identityGather(L: LoweringOps, body: Lambda, residuals: number, h: Arr, idx: Arr, m: number): Arr | undefined {
   const marker = 'tsad_cotangent';
   const { lines, results } = L.body(body, [...Array.from({ length: residuals }, () => lit('0.0')), lit(marker)]);
   if (lines.length > 0 || results.length !== 2 || results.some((x) => x.array !== undefined || x.code !== marker)) return undefined;
   const v = L.newArray(idx.len);
   L.elementwise(idx.len, (arrays) => {
     const j = `${arrays.bind(idx.id)}[i]`;
-    return [`${arrays.bind(v)}[i] = select(0.0, ${arrays.bind(h.id)}[u32(max(${j}, 0.0))], ${j} >= 0.0 && ${j} < S[${mSlot}] && ${j} == floor(${j}));`];
+    const at = dataIndex(j, countAt(L.countSlot(m)), L.failCheck(AMBIGUOUS_INDEX, -1));
+    return [at.check, `${arrays.bind(v)}[i] = select(0.0, ${arrays.bind(h.id)}[u32(max(${j}, 0.0))], ${at.ok});`];
   });
   return { kind: 'arr', id: v, len: idx.len, elemBound: undefined };
 }

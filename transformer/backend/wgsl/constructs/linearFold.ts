@@ -3,6 +3,7 @@ import type { Combine } from '../kernels';
 import { type Typed, num } from '../prims';
 import { type Arr, type Bound, type ConstructLowering, type KernelArrays, type Local, type LoweringOps, NotOnGpu, type Num, asArr, asNum, hostLength, type ConstructLowerings } from '../lowering';
 import { scanWith } from './fold';
+import { countAt } from '../indices';
 
 /** The composition of affine maps y ↦ a·y + b, earlier on the left: (a0, a1) then (b0, b1). */
 const AFFINE: Combine = { k: 2, lines: [], results: ['(b0 * a0)', '(b0 * a1 + b1)'] };
@@ -27,7 +28,7 @@ function recurrenceLowering(forward: boolean, collect: boolean): ConstructLoweri
     const lastOps = nl.slice(nl.length - linear);
     // Element `index` (WGSL u32) of an array operand, 0 past its end (sparse tangents).
     const elem = (arrays: KernelArrays, a: Arr, index: string): Typed & { bound: Bound } => ({
-      code: `select(0.0, ${arrays.bind(a.id)}[${index}], ${index} < u32(S[${L.slotOfReg(a.len)}]))`,
+      code: `select(0.0, ${arrays.bind(a.id)}[${index}], ${index} < ${countAt(L.countSlot(a.len))})`,
       type: 'f32',
       bound: undefined,
     });
@@ -38,7 +39,7 @@ function recurrenceLowering(forward: boolean, collect: boolean): ConstructLoweri
     };
     const a = L.newArray(n);
     const b = L.newArray(n);
-    const nSlot = L.slotOfReg(n);
+    const count = countAt(L.countSlot(n));
     if (forward) {
       const c0 = asNum(lastOps[0], `the start of ${e.op}`);
       const xdot = asArr(lastOps[1], `the tangents of ${e.op}`);
@@ -58,9 +59,9 @@ function recurrenceLowering(forward: boolean, collect: boolean): ConstructLoweri
     const ybar = lastOps[0];
     const start = collect ? L.hostNum(L.lit(0)) : asNum(ybar, `the cotangent of ${e.op}`);
     L.elementwise(n, (arrays) => {
-      const next = `(${`u32(S[${nSlot}])`} - i)`; // i + 1 in the original order
+      const next = `(${count} - i)`; // i + 1 in the original order
       const one = evalBody(arrays, next, [lit('1.0')]);
-      const add = collect ? `${elem(arrays, asArr(ybar, `the cotangents of ${e.op}`), `(u32(S[${nSlot}]) - 1u - i)`).code}` : '0.0';
+      const add = collect ? `${elem(arrays, asArr(ybar, `the cotangents of ${e.op}`), `(${count} - 1u - i)`).code}` : '0.0';
       return [...one.lines, `${arrays.bind(a)}[i] = select(${num(one.results[0] as Typed)}, 1.0, i == 0u);`, `${arrays.bind(b)}[i] = ${add};`];
     });
     const aArr: Arr = { kind: 'arr', id: a, len: n, elemBound: undefined };
@@ -70,12 +71,12 @@ function recurrenceLowering(forward: boolean, collect: boolean): ConstructLoweri
     const carried = L.newArray(n);
     const xbar = L.newArray(n);
     L.elementwise(n, (arrays) => {
-      const u = `${arrays.bind(us.id)}[u32(S[${nSlot}]) - 1u - i]`;
+      const u = `${arrays.bind(us.id)}[${count} - 1u - i]`;
       const r = evalBody(arrays, 'i', [lit(u)]);
       return [...r.lines, `${arrays.bind(carried)}[i] = ${num(r.results[0] as Typed)};`, `${arrays.bind(xbar)}[i] = ${num(r.results[1] as Typed)};`];
     });
     const ebar = L.newSlot();
-    L.scalarLine((arrays) => `S[${ebar}] = select(S[${L.slotOf(start)}], ${arrays.bind(carried)}[0], S[${nSlot}] > 0.0);`);
+    L.scalarLine((arrays) => `S[${ebar}] = select(S[${L.slotOf(start)}], ${arrays.bind(carried)}[0], ${count} > 0u);`);
     return [
       { kind: 'num', slot: ebar, bool: false, bound: undefined },
       { kind: 'arr', id: xbar, len: n, elemBound: undefined },
@@ -86,8 +87,8 @@ function recurrenceLowering(forward: boolean, collect: boolean): ConstructLoweri
 /** The last element of `ys` (n long), or `empty` when n = 0. */
 function lastOf(L: LoweringOps, ys: Arr, n: number, empty: Num): Num {
   const slot = L.newSlot();
-  const nSlot = L.slotOfReg(n);
-  L.scalarLine((arrays) => `S[${slot}] = select(S[${L.slotOf(empty)}], ${arrays.bind(ys.id)}[u32(max(S[${nSlot}] - 1.0, 0.0))], S[${nSlot}] > 0.0);`);
+  const count = countAt(L.countSlot(n));
+  L.scalarLine((arrays) => `S[${slot}] = select(S[${L.slotOf(empty)}], ${arrays.bind(ys.id)}[max(${count}, 1u) - 1u], ${count} > 0u);`);
   return { kind: 'num', slot, bool: false, bound: undefined };
 }
 

@@ -1,6 +1,7 @@
 // map and smap on the GPU (constructs/array/map.ts): one fused elementwise kernel.
 import type { Expr } from '../../../ir/syntax';
 import { num } from '../prims';
+import { MAX_ELEMENTS, countAt } from '../indices';
 import { type Arr, type Local, type LoweringOps, NotOnGpu, type Val, hostLength, wgslType, type ConstructLowerings } from '../lowering';
 
 function mapLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[]): Val[] {
@@ -15,16 +16,17 @@ function mapLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construct' }>, nl:
   L.elementwise(count, (k) => {
     const locals: Local[] = [];
     const loads: string[] = [];
-    if (last !== undefined) locals.push({ code: 'f32(i)', type: 'f32', bound: new Set([last]) });
+    // The index: exact as an i32 (indices.ts), its f32 value where arithmetic needs one.
+    if (last !== undefined) locals.push({ code: 'f32(i)', type: 'f32', bound: new Set([last]), int: { code: 'i32(i)', max: MAX_ELEMENTS } });
     operands.forEach((o, j) => {
       const pType = params[j]?.type;
       if (o.kind === 'num') locals.push({ ...L.load(o), bound: o.bound });
-      else if (o.kind === 'arr' && pType?.tag === 'array') locals.push({ array: k.bind(o.id), lenSlot: L.slotOfReg(o.len), bound: o.elemBound });
+      else if (o.kind === 'arr' && pType?.tag === 'array') locals.push({ array: k.bind(o.id), len: countAt(L.countSlot(o.len)), bound: o.elemBound });
       else if (o.kind === 'arr') {
         // A mapped array of reals may be shorter than n (a sparse tangent): past its end, 0.
         // Read once per invocation, however often the body uses it.
         const x = L.name('x');
-        loads.push(`let ${x}: f32 = select(0.0, ${k.bind(o.id)}[i], i < u32(S[${L.slotOfReg(o.len)}]));`);
+        loads.push(`let ${x}: f32 = select(0.0, ${k.bind(o.id)}[i], i < ${countAt(L.countSlot(o.len))});`);
         locals.push(wgslType(pType) === 'bool' ? { code: `(${x} != 0.0)`, type: 'bool', bound: o.elemBound } : { code: x, type: 'f32', bound: o.elemBound });
       } else throw new NotOnGpu(`a string operand of ${e.op}`);
     });

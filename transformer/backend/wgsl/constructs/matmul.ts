@@ -12,7 +12,7 @@ function gemm(L: LoweringOps, op: string, x: Arr, tX: boolean, y: Arr, tY: boole
   const [R, P, Q] = [...dims].map((d) => size[d as 'n' | 'k' | 'm']);
   const len = L.reg({ op: 'mul', args: [R, Q] });
   const out = L.newArray(len);
-  const kernel = gemmKernel(tX, tY, { R: L.slotOfReg(R), P: L.slotOfReg(P), Q: L.slotOfReg(Q), lenX: L.slotOfReg(x.len), lenY: L.slotOfReg(y.len) });
+  const kernel = gemmKernel(tX, tY, { R: L.countSlot(R), P: L.countSlot(P), Q: L.countSlot(Q), lenX: L.countSlot(x.len), lenY: L.countSlot(y.len) });
   if (L.guarded.length > 0) throw new NotOnGpu(`${op} inside a branch of a test on a device value`);
   L.device((kk) => ({ op: 'tiles', kernel: kk, rows: R, cols: Q, arrays: [x.id, y.id, out] }), kernel);
   return { kind: 'arr', id: out, len, elemBound: undefined };

@@ -1,13 +1,31 @@
 // The body-less array operations on the GPU (constructs/array/ops.ts, checks.ts, accum.ts's share).
 import { type Arr, type LoweringOps, type Num, NotOnGpu, type Val, asArr, asNum, hostLength, type ConstructLowerings } from '../lowering';
 import { SUM, filled, reduction } from './shared';
+import { AMBIGUOUS_INDEX, F32_EXACT, countAt, f32IndexAmbiguous, f32IndexIn } from '../indices';
 
+/**
+ * a[j], 0 outside (a non-integer j reads at its integer part, as kernels read). A host j (a
+ * length's arithmetic) is exact; a device one is f32, exact below 2^24 (indices.ts: checked above).
+ */
 function elementRead(L: LoweringOps, a: Arr, j: Num): Val[] {
   const slot = L.newSlot();
-  const at = L.slotOf(j);
-  const len = L.slotOfReg(a.len);
-  L.scalarLine((arrays) => `S[${slot}] = select(0.0, ${arrays.bind(a.id)}[u32(S[${at}])], S[${at}] >= 0.0 && S[${at}] < S[${len}]);`);
+  const at = `S[${L.slotOf(j)}]`;
+  const n = countAt(L.countSlot(a.len));
+  if (j.reg !== undefined) {
+    const k = countAt(L.countSlot(j.reg));
+    L.scalarLine((arrays) => `S[${slot}] = select(0.0, ${arrays.bind(a.id)}[min(${k}, max(${n}, 1u) - 1u)], ${at} >= 0.0 && ${k} < ${n});`);
+  } else {
+    const ambiguous = L.failCheck(AMBIGUOUS_INDEX, -1);
+    L.scalarLine((arrays) => `if ${f32IndexAmbiguous(at, n)} { ${ambiguous} } S[${slot}] = select(0.0, ${arrays.bind(a.id)}[u32(max(${at}, 0.0))], ${f32IndexIn(at, n)});`);
+  }
   return [{ kind: 'num', slot, bool: false, bound: a.elemBound }];
+}
+
+/** WGSL: the map index `i` is the one-hot's index `j` (exactly: the host's count, or indices.ts tsad_icmp), and the line flagging an ambiguous device index. */
+function isIndex(L: LoweringOps, j: Num): { test: string; check: string } {
+  const at = `S[${L.slotOf(j)}]`;
+  if (j.reg !== undefined) return { test: `(${at} >= 0.0 && ${at} == floor(${at}) && i == ${countAt(L.countSlot(j.reg))})`, check: '' };
+  return { test: `(${at} == ${at} && tsad_icmp(i32(i), ${at}) == 0)`, check: `if (i == 0u && abs(${at}) >= ${F32_EXACT}.0) { ${L.failCheck(AMBIGUOUS_INDEX, -1)} }` };
 }
 
 export const opsWgsl = {
@@ -42,7 +60,10 @@ export const opsWgsl = {
     const y = asNum(nl[nl.length - 1], 'a one-hot value');
     if (i.bound === undefined) throw new NotOnGpu('a one-hot at an index whose range is not known before the kernels run');
     const count = L.reg({ op: 'add', args: [L.reg({ op: 'max', args: [...i.bound] }), L.lit(1)] });
-    return [filled(L, count, undefined, () => `select(0.0, S[${L.slotOf(y)}], f32(i) == S[${L.slotOf(i)}])`)];
+    const { test, check } = isIndex(L, i);
+    const out = filled(L, count, undefined, () => `select(0.0, S[${L.slotOf(y)}], ${test})`);
+    if (check) L.elementwise(count, () => [check]);
+    return [out];
   },
   // E of a dup of an array: the same buffer twice (kernels never write their operands).
   share: (_L, _e, [a]) => [asArr(a, 'a share'), a],

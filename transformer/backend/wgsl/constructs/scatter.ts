@@ -2,12 +2,13 @@
 // then one kernel over the indices writing each value to its slot.
 import { type Arr, type LoweringOps, asArr, hostLength, type ConstructLowerings } from '../lowering';
 import { filled } from './shared';
+import { AMBIGUOUS_INDEX, countAt, dataIndex } from '../indices';
 
 /** `a` padded (or cut) to `count` elements (a host register), 0 past its end (a sparse tangent). */
-const padded = (L: LoweringOps, a: Arr, count: number): Arr => filled(L, count, undefined, (arrays) => `select(0.0, ${arrays.bind(a.id)}[i], i < u32(S[${L.slotOfReg(a.len)}]))`);
+const padded = (L: LoweringOps, a: Arr, count: number): Arr => filled(L, count, undefined, (arrays) => `select(0.0, ${arrays.bind(a.id)}[i], i < ${countAt(L.countSlot(a.len))})`);
 
-/** `idx`'s element i as a slot of an array of `n` (a host register), WGSL: in range and an integer. */
-const inRange = (j: string, nSlot: number) => `(${j} >= 0.0 && ${j} < S[${nSlot}] && ${j} == floor(${j}))`;
+/** `idx`'s element i (WGSL `j`) as a slot of an array of `n` (a host register): in range and an integer, and the line flagging an ambiguous one. */
+const inRange = (L: LoweringOps, j: string, n: number) => dataIndex(j, countAt(L.countSlot(n)), L.failCheck(AMBIGUOUS_INDEX, -1));
 
 /**
  * y = dest, y[idx_j] = vals_j. The CPU path rejects an index outside dest, not an integer, or
@@ -22,13 +23,14 @@ function scatterPrimal(L: LoweringOps, dest: Arr, idx: Arr, vals: Arr): Arr {
   L.reg({ op: 'atmost', a: vals.len, b: idx.len, message });
   const y = padded(L, dest, dest.len);
   const claims = filled(L, dest.len, undefined, () => '0.0');
-  const nSlot = L.slotOfReg(dest.len);
   const outside = L.failCheck('scatter: an index is not an index of the array', dest.len);
   const repeated = L.failCheck('scatter: an index appears twice', dest.len);
   L.atomicElementwise(idx.len, claims.id, (arrays, claim) => {
     const j = `${arrays.bind(idx.id)}[i]`;
+    const at = inRange(L, j, dest.len);
     return [
-      `if (!${inRange(j, nSlot)}) { ${outside} } else {`,
+      at.check,
+      `if (!${at.ok}) { ${outside} } else {`,
       `  if (atomicAdd(&${claim}[u32(${j})], 1u) != 0u) { ${repeated} }`,
       `  ${arrays.bind(y.id)}[u32(${j})] = ${arrays.bind(vals.id)}[i];`,
       '}',
@@ -46,10 +48,10 @@ export const scatterWgsl = {
     const idx = asArr(idxVal, 'the indices of a scatter');
     const v = asArr(vVal, 'a scatter');
     const y = padded(L, asArr(dVal, 'a scatter'), n);
-    const nSlot = L.slotOfReg(n);
     L.atomicElementwise(idx.len, y.id, (arrays, target) => {
       const j = `${arrays.bind(idx.id)}[i]`;
-      return [`if (${inRange(j, nSlot)}) { atomicStore(&${target}[u32(${j})], bitcast<u32>(select(0.0, ${arrays.bind(v.id)}[i], i < u32(S[${L.slotOfReg(v.len)}])))); }`];
+      const at = inRange(L, j, n);
+      return [at.check, `if ${at.ok} { atomicStore(&${target}[u32(${j})], bitcast<u32>(select(0.0, ${arrays.bind(v.id)}[i], i < ${countAt(L.countSlot(v.len))}))); }`];
     });
     return [y];
   },
@@ -62,10 +64,10 @@ export const scatterWgsl = {
     const idx = asArr(idxVal, 'the indices of a scatter');
     const d = padded(L, asArr(yVal, 'a scatter'), n);
     const v = L.newArray(idx.len);
-    const nSlot = L.slotOfReg(n);
     L.atomicElementwise(idx.len, d.id, (arrays, target) => {
       const j = `${arrays.bind(idx.id)}[i]`;
-      return [`if (${inRange(j, nSlot)}) { ${arrays.bind(v)}[i] = bitcast<f32>(atomicExchange(&${target}[u32(${j})], 0u)); } else { ${arrays.bind(v)}[i] = 0.0; }`];
+      const at = inRange(L, j, n);
+      return [at.check, `if ${at.ok} { ${arrays.bind(v)}[i] = bitcast<f32>(atomicExchange(&${target}[u32(${j})], 0u)); } else { ${arrays.bind(v)}[i] = 0.0; }`];
     });
     return [d, { kind: 'arr', id: v, len: idx.len, elemBound: undefined }];
   },
