@@ -43,7 +43,7 @@ async function setup() {
   const createCommandEncoder = GPUDevice.prototype.createCommandEncoder;
   GPUDevice.prototype.createCommandEncoder = function (...args) {
     const enc = createCommandEncoder.apply(this, args);
-    if (this.features.has('timestamp-query')) timed.set(enc, { device: this, passes: 0 });
+    if (state.timestamps !== false && this.features.has('timestamp-query')) timed.set(enc, { device: this, passes: 0 });
     return enc;
   };
   const MAX_PASSES = 4096;
@@ -111,8 +111,31 @@ async function kernelMs() {
     for (let k = 0; k < p.passes; k++) if (t[2 * k + 1] > t[2 * k]) ns += Number(t[2 * k + 1] - t[2 * k]);
     p.read.destroy();
     p.resolved.destroy();
+    p.querySet.destroy();
   }
   return ns / 1e6;
+}
+
+/**
+ * Whether the device's compute passes get timestamps: one empty pass with them, checked for a
+ * validation error and a readable result; where that fails they are turned off (the bench then
+ * reports wall times only) rather than failing every call.
+ */
+async function checkTimestamps(device) {
+  if (!state || state.error || !device.features.has('timestamp-query')) return false;
+  try {
+    device.pushErrorScope('validation');
+    const enc = device.createCommandEncoder();
+    enc.beginComputePass().end();
+    device.queue.submit([enc.finish()]);
+    const error = await device.popErrorScope();
+    const ms = await kernelMs();
+    if (error || ms === undefined) state.timestamps = false;
+  } catch {
+    state.timestamps = false;
+    state.pending = [];
+  }
+  return state.timestamps !== false;
 }
 
 /**
@@ -177,4 +200,4 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   return { copy: gbs(copy.ms), kernel: gbs(kernel.ms), kernelTimestamps: gbs(kernel.kernelMs), timestamps: kernel.kernelMs !== undefined };
 }
 
-module.exports = { setup, dispatches, isSoftware, kernelMs, copyBandwidth };
+module.exports = { setup, dispatches, isSoftware, kernelMs, checkTimestamps, copyBandwidth };

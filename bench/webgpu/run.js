@@ -316,6 +316,8 @@ const fixed = (v, digits = 1) => (v === undefined || !Number.isFinite(v) ? '—'
     `device: ${acquired.description}${adapterText ? ` (${adapterText})` : ''}; ${os.cpus().length} CPU cores (${os.cpus()[0]?.model}), load ${os.loadavg()[0].toFixed(1)}; ${new Date().toISOString()}`,
   );
   console.log(`sizes: ${sizes.map((n) => `2^${Math.log2(n)}`).join(', ')}${quick ? ' (quick: one-thread cases at their software caps)' : ''}`);
+  const timestamps = await dawn.checkTimestamps(acquired.device);
+  if (!timestamps) console.log('no GPU timestamps on this device: kernel ms stays empty, GB/s is of the call time');
   const copy = await dawn.copyBandwidth(acquired.device, 2 ** 24, quick ? 2 : 10);
   const reference = copy.timestamps ? copy.kernelTimestamps : copy.kernel;
   console.log(

@@ -187,10 +187,11 @@ describe('the rule on the IR', () => {
 describe('loops that are sums run as a map and a sum', () => {
   // llsq's value: n terms (r_i², each from 8 f32 steps), summed as a tree: 1e-5 relative.
   // n = 1 is left out: t = −1 + 0/0 is NaN there, and WGSL does not promise NaN from 0/0.
-  run('GradBench llsq (as bench/src/tsad writes it): the outer loop is a sum; 0, 2, 3, 37, 1000 and 5000 trips', async () => {
+  // 70000 points: one invocation walking them passed llvmpipe's 65535-trip cap (the call rejected).
+  run('GradBench llsq (as bench/src/tsad writes it): the outer loop is a sum; 0, 2, 3, 37, 1000, 5000 and 70000 trips', async () => {
     expect(loopRan(programs.get('gpu(llsq)'))).toEqual({ reduce: true, sequential: false });
     const x = data(8, 3, -0.5, 0.5);
-    for (const n of [0, 2, 3, 37, 1000, 5000]) {
+    for (const n of [0, 2, 3, 37, 1000, 5000, 70_000]) {
       const want = cpu.llsq(x, n);
       const got = await m.gpuLlsq(x, n);
       expect(Math.abs(got - want)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(want)));
