@@ -1,57 +1,35 @@
 // jax-js (@jax-js/jax) on its WebGPU backend, for bench/webgpu/run.js: the cases of run.js that
 // jax-js can express, as jit of the same maths on float32 arrays held on the device.
 //
-// In Node jax-js finds WebGPU through `navigator.gpu` only. `setup` sets it to an instance of the
-// `webgpu` package (Dawn): on the software adapter (TSAD_WEBGPU=software) one of Dawn's OpenGL ES
-// backend whose requestAdapter asks for compatibility mode (that backend's only mode: without it
-// requestAdapter returns null and jax-js reports no webgpu device). tsad's runtime reads the same
-// navigator.gpu, so both run on one adapter. Dispatches are counted by wrapping
-// GPUComputePassEncoder's dispatch methods (tsad's are counted the same way, and by its runtime).
+// In Node jax-js finds WebGPU through `navigator.gpu` only: `setup` has dawn.js set it to an
+// instance of the `webgpu` package (Dawn), where tsad's runtime takes its device too, so both run
+// on one adapter (on the software adapter one that asks for compatibility mode, the only mode of
+// Dawn's OpenGL ES backend: without it requestAdapter returns null and jax-js reports no webgpu
+// device). dawn.js counts both's dispatches by wrapping GPUComputePassEncoder's dispatch methods.
 import { createRequire } from 'module';
 
 const require = createRequire(import.meta.url);
-let dispatches = 0;
+const dawn = require('./dawn.js');
 
 /** Sets navigator.gpu, starts jax-js's webgpu backend; an error message when it cannot. */
 export async function setup() {
   // jax-js 0.1.25 tests `data instanceof Float16Array`; Node 20 has none (bench/peers/jax/setup.mjs).
   if (typeof globalThis.Float16Array === 'undefined') globalThis.Float16Array = class Float16Array {};
-  let webgpu;
+  const error = await dawn.setup();
+  if (error) return { error };
   let jax;
   try {
-    webgpu = require('webgpu');
     jax = await import('@jax-js/jax');
   } catch (e) {
-    return { error: `jax-js or webgpu is not installed (${String(e.message).split('\n')[0]}): node bench/peers/install.js` };
+    return { error: `jax-js is not installed (${String(e.message).split('\n')[0]}): node bench/peers/install.js` };
   }
-  Object.assign(globalThis, webgpu.globals);
-  const pass = webgpu.globals.GPUComputePassEncoder.prototype;
-  for (const method of ['dispatchWorkgroups', 'dispatchWorkgroupsIndirect']) {
-    const original = pass[method];
-    pass[method] = function (...args) {
-      dispatches++;
-      return original.apply(this, args);
-    };
-  }
-  const software = process.env.TSAD_WEBGPU === 'software';
-  if (software) process.env.EGL_PLATFORM ??= 'surfaceless';
-  const instance = webgpu.create(software ? ['backend=opengles'] : []);
-  globalThis.__tsadBenchDawn = instance; // kept alive: a collected instance loses its devices' callbacks
-  const gpu = software
-    ? {
-        requestAdapter: (options = {}) => instance.requestAdapter({ ...options, featureLevel: 'compatibility' }),
-        getPreferredCanvasFormat: () => 'rgba8unorm',
-        wgslLanguageFeatures: instance.wgslLanguageFeatures,
-      }
-    : instance;
-  Object.defineProperty(globalThis, 'navigator', { value: { ...(globalThis.navigator ?? {}), gpu, userAgent: 'node' }, configurable: true, writable: true });
   const devices = await jax.init('webgpu');
   if (!devices.includes('webgpu')) return { error: `jax-js started no webgpu device (got ${devices.join(', ')})` };
   jax.defaultDevice('webgpu');
   return { cases: cases(jax) };
 }
 
-export const dispatchTotal = () => dispatches;
+export const dispatchTotal = () => dawn.dispatches();
 
 /**
  * For each case name of run.js that jax-js can run: (args) → an async call that computes and
@@ -72,6 +50,8 @@ function cases(jax) {
       .add(np.exp(x.ref.mul(x).mul(-1))),
   );
   const total = jit((x) => np.sum(x));
+  const take = jit((x, idx) => np.take(x, idx));
+  const product = jit((x, w) => np.matmul(x, w));
   const highest = jit((x) => np.max(x));
   const cumsum = jit((x) => np.cumsum(x));
   const lse = (x) => {
@@ -99,6 +79,8 @@ function cases(jax) {
     sum: ([x]) => holding([arr(x)], total),
     max: ([x]) => holding([arr(x)], highest),
     'scan +': ([x]) => holding([arr(x)], cumsum),
+    'gather, n of n': ([x, idx]) => holding([arr(x), np.array(Int32Array.from(idx))], take),
+    'matmul, n/64×64 by 64×64': ([x, w]) => holding([mat(x), mat(w)], product),
     'grad lse': ([x]) => holding([arr(x)], gLse),
     'valueAndGrad logsumexp': ([x]) => holding([arr(x)], vgLogsumexp),
     'grad of a tanh layer (matmul), n×64 by 64×64': ([w, x]) => holding([mat(w), mat(x)], gLayer),

@@ -21,10 +21,12 @@ const SEQUENTIAL_LIMIT = 'tsad/webgpu: a loop on the device indexes with f32 num
 
 export const hasSequential = (op: string): boolean => WGSL_SEQUENTIAL[op as ConstructName] !== undefined;
 
+/** Why code run on many threads at once refuses the heap (its bump pointer is one for all). */
+const ONE_THREAD = 'a stack or a local array in a loop run on many threads';
+
 class Sequential implements SeqOps {
   private out: string[] = [];
-  readonly heap: string;
-  private readonly top: string;
+  private readonly heapAt: { readonly heap: string; readonly top: string } | undefined;
   /** Arrays leaving the heap: copied into program array `id` (length register `len`) from `from` at the slots' base and length. */
   readonly exports: { id: number; len: number; from: number; base: number; length: number }[] = [];
   /** The program's arrays bound in this kernel, by binding name (an unchanged array leaves as itself). */
@@ -34,10 +36,20 @@ class Sequential implements SeqOps {
     readonly L: LoweringOps,
     private readonly arrays: KernelArrays,
     private readonly outer: Env,
+    threads: 'one' | 'many' = 'one',
   ) {
-    const h = L.heap();
-    this.heap = arrays.bind(h.array);
-    this.top = `S[${h.top}]`;
+    const h = threads === 'one' ? L.heap() : undefined;
+    this.heapAt = h && { heap: arrays.bind(h.array), top: `S[${h.top}]` };
+  }
+
+  get heap(): string {
+    if (!this.heapAt) throw new NotOnGpu(ONE_THREAD);
+    return this.heapAt.heap;
+  }
+
+  private get top(): string {
+    if (!this.heapAt) throw new NotOnGpu(ONE_THREAD);
+    return this.heapAt.top;
   }
 
   get lines(): readonly string[] {
@@ -306,4 +318,15 @@ export function lowerSequentially(L: LoweringOps, e: Extract<Expr, { tag: 'const
     L.elementwise(x.len, (k) => [`${k.bind(x.id)}[i] = select(0.0, ${k.bind(x.from)}[u32(S[${x.base}] + f32(i))], f32(i) < S[${x.length}]);`]);
   }
   return results;
+}
+
+/**
+ * `run`'s sequential code as the body of a kernel that many invocations run at once (a loop
+ * whose iterations are independent, constructs/sumLoop.ts): the same lowering, but with no heap,
+ * so anything that would allocate or store there throws NotOnGpu.
+ */
+export function lowerPerThread<T>(L: LoweringOps, arrays: KernelArrays, env: Env, run: (S: SeqOps, fromVal: (v: Val) => SVal) => T): { lines: readonly string[]; value: T } {
+  const S = new Sequential(L, arrays, env, 'many');
+  const value = run(S, (v) => S.fromVal(v));
+  return { lines: S.lines, value };
 }

@@ -12,5 +12,17 @@ import { mapWgsl } from './map';
 import { matmulWgsl } from './matmul';
 import { opsWgsl } from './ops';
 import { scatterWgsl } from './scatter';
+import { sumLoopWgslTable } from './sumLoop';
 
-export const WGSL_CONSTRUCTS: ConstructLowerings = { ...opsWgsl, ...mapWgsl, ...foldWgsl, ...linearFoldWgsl, ...condWgsl, ...gatherWgsl, ...histogramWgsl, ...matmulWgsl, ...scatterWgsl };
+export const WGSL_CONSTRUCTS: ConstructLowerings = {
+  ...opsWgsl,
+  ...mapWgsl,
+  ...foldWgsl,
+  ...linearFoldWgsl,
+  ...condWgsl,
+  ...gatherWgsl,
+  ...histogramWgsl,
+  ...matmulWgsl,
+  ...scatterWgsl,
+  ...sumLoopWgslTable,
+};
