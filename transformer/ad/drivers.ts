@@ -9,7 +9,8 @@
 import { followingNesting } from '../ir/nesting';
 import { annotateTypes, checkProgram, typeUntyped } from '../language/check';
 import { Builder, NameSupply } from '../ir/build';
-import { FnDef, IrError, Program, RoleKind, binder, call, construct, ret, REAL, tangentType, tuple, Type } from '../ir/syntax';
+import { restoreLinearity } from '../ir/linearity';
+import { FnDef, InternalError, IrError, Program, RoleKind, binder, call, construct, ret, REAL, tangentType, tuple, Type } from '../ir/syntax';
 import { printType } from '../ir/printType';
 import { jvpProgram } from './jvp';
 import { unzipProgram, CheckpointPolicy } from './unzip';
@@ -132,6 +133,19 @@ export interface Pass {
   readonly run: (p: Program) => Program;
   /** The simplifier leaves what this step adds as it is (definitions already written tersely). */
   readonly keepsAsWritten?: boolean;
+  /**
+   * What this step adds is usage-correct as built (every linear variable used once, every
+   * variable used): with `recheck`, a def that restoreLinearity would still change is an error.
+   */
+  readonly keepsUsage?: boolean;
+}
+
+/** A pass that keeps the usage discipline left a def that needs a dup or a drop. */
+function assertUsage(p: Program, pass: string, fresh: readonly string[]): void {
+  for (const n of fresh) {
+    const d = findDef(p, n);
+    if (restoreLinearity(d) !== d) throw new InternalError(`${pass}: ${n} needs a dup or a drop that its builders did not write`);
+  }
 }
 
 export function runPasses(p: Program, o: DriverOptions, passes: readonly Pass[]): Program {
@@ -141,6 +155,7 @@ export function runPasses(p: Program, o: DriverOptions, passes: readonly Pass[])
     q = followingNesting(`the ${step.name} pass`, q, () => {
       const next = step.run(q);
       const fresh = added(q, next);
+      if (step.keepsUsage && rechecking(o)) assertUsage(next, step.name, fresh);
       o.trace?.(step.name, next, fresh);
       return settle(next, o, step.keepsAsWritten ? [] : fresh);
     });
@@ -150,7 +165,7 @@ export function runPasses(p: Program, o: DriverOptions, passes: readonly Pass[])
 
 // ---- the steps ----
 
-const J = (fn: string): Pass => ({ name: 'jvp', run: (p) => jvpProgram(p, [fn]) });
+const J = (fn: string): Pass => ({ name: 'jvp', run: (p) => jvpProgram(p, [fn]), keepsUsage: true });
 
 const U = (jvp: string, policy: CheckpointPolicy | undefined): Pass => ({
   name: 'unzip',

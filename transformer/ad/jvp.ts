@@ -7,8 +7,10 @@
 // e.g. the tangent of a literal). Zeros are materialised with `zero(τ)` only where a value must
 // exist (tuple components, call arguments, results), so no rule ever multiplies a partial
 // derivative by a zero it does not need. The pass may mention a tangent several times or not at
-// all; `restoreLinearity` then inserts the dups and drops that make the output well-typed.
-import { Builder, NameSupply, namesIn } from '../ir/build';
+// all; its builders (SettlingBuilder) insert the dups and drops that make the output well-typed
+// as each block is finished.
+import { NameSupply, namesIn } from '../ir/build';
+import { SettlingBuilder } from '../ir/usageBuilder';
 import { Binder, Block, Expr, FnDef, InternalError, Lambda, Program, Type, binder, call, ret, tangentType, tuple, REAL, block, blockE, lambda, literalType } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
 import type { JvpOps } from '../constructs/types';
@@ -17,7 +19,6 @@ import { constructResultTypes } from '../language/check';
 import { PRIMS } from '../prims/registry';
 import type { Guarded, Tangent } from '../prims/types';
 import { unguard } from '../prims/helpers';
-import { restoreLinearity } from '../ir/linearity';
 import { DeepWalk } from '../ir/deepWalk';
 import { peekReads } from './peek';
 import { hoistBlocks } from '../opt/hoist';
@@ -25,7 +26,7 @@ import { dotName, jvpName, role } from '../ir/names';
 import { calleesFirst, defMap } from '../ir/program';
 
 interface Ctx {
-  readonly b: Builder;
+  readonly b: SettlingBuilder;
   readonly tangent: Map<string, Tangent>;
   /**
    * The component tangents of a tuple built in this block, by the primal tuple's name: its unpack
@@ -226,7 +227,7 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
 function jvpBlock(ctx: Ctx, e: Block, forDrop: true): Expr;
 function jvpBlock(ctx: Ctx, e: Block, forDrop: false): { expr: Expr; types: Type[] };
 function jvpBlock(ctx: Ctx, e: Block, forDrop: boolean): Expr | { expr: Expr; types: Type[] } {
-  const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names), masked: new Map(ctx.masked) };
+  const inner: Ctx = { ...ctx, b: ctx.b.inner(), masked: new Map(ctx.masked) };
   const r = jvpTail(inner, e);
   const types = r.names.map((n) => typeOf(inner, n));
   if (forDrop)
@@ -248,7 +249,7 @@ function jvpBlock(ctx: Ctx, e: Block, forDrop: boolean): Expr | { expr: Expr; ty
  * parameters'; names come from the def's supply (they stay unique in the def).
  */
 function jvpBody(ctx: Ctx, l: Lambda, constants: number, symbolicZeros: readonly boolean[] = [], zeroResults?: boolean[]): Lambda {
-  const inner: Ctx = { ...ctx, b: new Builder(ctx.b.names), tangent: new Map(), parts: new Map(), guards: new Map(), masked: new Map() };
+  const inner: Ctx = { ...ctx, b: ctx.b.inner(), tangent: new Map(), parts: new Map(), guards: new Map(), masked: new Map() };
   l.nlParams.slice(0, constants).forEach((x) => {
     if (!x.type) throw new InternalError(`jvp: untyped parameter ${x.name}`);
     inner.types.set(x.name, x.type);
@@ -263,7 +264,7 @@ function jvpBody(ctx: Ctx, l: Lambda, constants: number, symbolicZeros: readonly
   const r = jvpTail(inner, l.body);
   zeroResults?.push(...r.tangents.map((t) => t === null));
   const dots = r.tangents.map((t, i) => materialize(inner, t, typeOf(inner, r.names[i])));
-  return lambda(l.nlParams, linParams, inner.b.finish(ret(r.names, dots)));
+  return lambda(l.nlParams, linParams, inner.b.finishBody(l.nlParams, linParams, ret(r.names, dots)));
 }
 
 /** One tangent parameter per primal parameter; a boolean's lives in `<>` and is dropped. */
@@ -338,25 +339,23 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
   const names = new NameSupply(namesIn(d.body, new Set(d.nlParams.map((x) => x.name))));
   const walk = new DeepWalk();
   const { linParams, body } = walk.run(() => {
-    const ctx: Ctx = { b: new Builder(names), tangent: new Map(), parts: new Map(), guards: new Map(), masked: new Map(), types: new Map(), defs, walk };
+    const ctx: Ctx = { b: SettlingBuilder.forDef(names), tangent: new Map(), parts: new Map(), guards: new Map(), masked: new Map(), types: new Map(), defs, walk };
     // A boolean's tangent lives in the zero-dimensional space: it is accepted and dropped.
     const linParams = tangentParams(ctx, d.nlParams);
     const r = jvpTail(ctx, d.body);
     const dots = r.tangents.map((t, i) => materialize(ctx, t, typeOf(ctx, r.names[i])));
-    return { linParams, body: ctx.b.finish(ret(r.names, dots)) };
+    return { linParams, body: ctx.b.finishBody(d.nlParams, linParams, ret(r.names, dots)) };
   });
   // A tangent read and then updated (h[j] = f(h[j])) keeps one holder, so the update is in place.
-  return peekReads(
-    restoreLinearity({
-      name: jvpName(d.name),
-      role: role('jvp', d.name),
-      nlParams: d.nlParams,
-      linParams,
-      nlResults: d.nlResults,
-      linResults: d.nlResults.map(tangentType),
-      body,
-    }),
-  );
+  return peekReads({
+    name: jvpName(d.name),
+    role: role('jvp', d.name),
+    nlParams: d.nlParams,
+    linParams,
+    nlResults: d.nlResults,
+    linResults: d.nlResults.map(tangentType),
+    body,
+  });
 }
 
 /** Appends `f.jvp` for each named function and, callees first, every function they call. */

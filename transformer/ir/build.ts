@@ -43,7 +43,7 @@ export class NameSupply {
 export { namesIn };
 
 export class Builder {
-  private readonly stmts: Stmt[] = [];
+  protected readonly stmts: Stmt[] = [];
 
   constructor(readonly names: NameSupply) {}
 

@@ -72,29 +72,7 @@ export function restoreLinearity(d: FnDef): FnDef {
       // Bound again when a deep walk replays the body (DeepWalk): its copies start over.
       s.copies.length = 0;
       s.next = 0;
-      if (s.uses === 0) {
-        out.push(letS([], [], drop(s.linear ? lvar(s.name) : nvar(s.name))));
-      } else if (s.linear && s.uses > 1) {
-        // x -> (x_1, r1) -> (x_2, r2) ... each dup splits off one copy.
-        let source = s.name;
-        for (let k = 1; k < s.uses; k++) {
-          const copy = names.fresh(`${s.name}_${k}`);
-          const rest = k === s.uses - 1 ? names.fresh(`${s.name}_${k + 1}`) : names.fresh(`${s.name}_r`);
-          out.push(
-            letS(
-              [],
-              [
-                { name: copy, type: s.type },
-                { name: rest, type: s.type },
-              ],
-              dup(source),
-            ),
-          );
-          s.copies.push(copy);
-          if (k === s.uses - 1) s.copies.push(rest);
-          source = rest;
-        }
-      }
+      s.copies.push(...usageFixUps(s.name, s.type, s.linear, s.uses, names, out));
     }
     for (const b of bound) scopes.push(slots.get(b)!);
   };
@@ -135,4 +113,38 @@ export function restoreLinearity(d: FnDef): FnDef {
   }
 
   return { ...d, body: walk.run(() => rebuildBlock(d.body, [...d.nlParams, ...d.linParams])) };
+}
+
+/**
+ * The statements that make `uses` uses of a binding well-typed, appended to `out` (they go right
+ * after the binding): `drop(x)` when it is unused; for a linear x used k > 1 times a chain of
+ * k − 1 `dup`s. Returns the copies, one per use in order (none when x itself serves).
+ */
+export function usageFixUps(name: string, type: Binder['type'], linear: boolean, uses: number, names: NameSupply, out: Stmt[]): string[] {
+  if (uses === 0) {
+    out.push(letS([], [], drop(linear ? lvar(name) : nvar(name))));
+    return [];
+  }
+  if (!linear || uses === 1) return [];
+  // x -> (x_1, r1) -> (x_2, r2) ... each dup splits off one copy.
+  const copies: string[] = [];
+  let source = name;
+  for (let k = 1; k < uses; k++) {
+    const copy = names.fresh(`${name}_${k}`);
+    const rest = k === uses - 1 ? names.fresh(`${name}_${k + 1}`) : names.fresh(`${name}_r`);
+    out.push(
+      letS(
+        [],
+        [
+          { name: copy, type },
+          { name: rest, type },
+        ],
+        dup(source),
+      ),
+    );
+    copies.push(copy);
+    if (k === uses - 1) copies.push(rest);
+    source = rest;
+  }
+  return copies;
 }

@@ -13,6 +13,7 @@ import type { Binder, Lambda } from '../../ir/syntax';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, JvpOps } from '../types';
 import { dotName } from '../../ir/names';
+import { withoutParams } from '../../ir/usageBuilder';
 
 /**
  * J of a loop or while loop: `operands` are its differentiable operands (invariants, then the
@@ -46,11 +47,9 @@ export function carriedLoopJvp(ops: JvpOps, e: ConstructExpr, results: readonly 
   if (result.tag !== 'ret') throw new InternalError('loop J: the J of a body ends in a ret');
   const lin = result.lin.filter((_, k) => active(k));
   const unused = result.lin.filter((_, k) => !active(k)).map((n) => letS([], [], drop(lvar(n))));
-  const step2 = lambda(
-    body.nlParams,
-    body.linParams.filter((_, i) => i < first || active(i - first)),
-    block([...body.body.stmts, ...unused], ret(result.nl, lin)),
-  );
+  // The inactive carried values' tangent parameters were symbolic zeros, read by nothing.
+  const kept = withoutParams(body, new Set(body.linParams.filter((_, i) => i >= first && !active(i - first)).map((p) => p.name)));
+  const step2 = lambda(kept.nlParams, kept.linParams, block([...kept.body.stmts, ...unused], ret(result.nl, lin)));
   const dots = tangents.flatMap((t, i) => (i >= first && !active(i - first) ? [] : [t ?? b.zero(tangentType(ops.typeOf(operands[i])), 'zero')]));
   const resultDots = results.map((y, k) => (active(k) ? binder(b.fresh(dotName(y.name)), tangentType(ops.typeOf(y.name))) : undefined));
   const bodies = e.bodies.map((l, i) => (i === step ? step2 : l));

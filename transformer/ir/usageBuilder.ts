@@ -1,0 +1,159 @@
+// A Builder that keeps Linear A's usage discipline as it builds: a pass that mentions a linear
+// variable several times or a variable not at all (J: a tangent read by two rules, the tangent of
+// a parameter no rule reads) gets the `dup`s and `drop`s when the block that binds the variable
+// is finished, instead of a whole-def repair (`restoreLinearity`) afterwards.
+//
+// Uses are counted as statements are recorded, in one table shared by the builders of a def
+// (names are unique in a def built from one NameSupply). A block, when finished, settles the
+// variables it binds (and a body's parameters): by then every use is recorded, since a nested
+// block is finished before the statement holding it. Copies are named and placed as
+// restoreLinearity places them: a chain of dups right after the binding, the uses in order.
+// A construct's body built elsewhere (not by a builder of this def) is closed: it must be
+// well-typed as it comes; only its operands count here.
+import { Builder, NameSupply } from './build';
+import { usageFixUps } from './linearity';
+import type { Binder, Block, Expr, Lambda, Stmt } from './syntax';
+import { forEachOperand, mapChildren, renameOperands, renameStmtOperands, visitExpr } from './traverse';
+
+/** What the builders of one def share: the uses of every name, and what is counted already. */
+class Usage {
+  readonly uses = new Map<string, number>();
+  /** Finished blocks and bare results: their reads are counted where they were built. */
+  readonly counted = new WeakSet<object>();
+}
+
+interface Fix {
+  readonly copies: readonly string[];
+  next: number;
+}
+
+export class SettlingBuilder extends Builder {
+  private constructor(
+    names: NameSupply,
+    private readonly usage: Usage,
+  ) {
+    super(names);
+  }
+
+  /** The builder of a def's top-level body. */
+  static forDef(names: NameSupply): SettlingBuilder {
+    return new SettlingBuilder(names, new Usage());
+  }
+
+  /** A builder for a block or body nested in this one's def. */
+  inner(): SettlingBuilder {
+    return new SettlingBuilder(this.names, this.usage);
+  }
+
+  override bind(nl: Binder[], lin: Binder[], rhs: Expr): void {
+    this.count(rhs);
+    super.bind(nl, lin, rhs);
+  }
+
+  override unpack(linear: boolean, names: Binder[], tuple: string): void {
+    this.read(tuple);
+    super.unpack(linear, names, tuple);
+  }
+
+  override stmt(s: Stmt): void {
+    if (s.tag === 'unpack') this.read(s.tuple);
+    else this.count(s.rhs);
+    super.stmt(s);
+  }
+
+  /** The recorded statements as a nested block, its own variables settled. */
+  override finish(result: Expr): Block {
+    return this.finishBody([], [], result);
+  }
+
+  /** The recorded statements as a body with these parameters, parameters and variables settled. */
+  finishBody(nlParams: readonly Binder[], linParams: readonly Binder[], result: Expr): Block {
+    this.count(result);
+    const b = this.settle(nlParams, linParams, super.finish(result));
+    this.usage.counted.add(b);
+    this.usage.counted.add(b.result);
+    return b;
+  }
+
+  private read(name: string): void {
+    const { uses } = this.usage;
+    uses.set(name, (uses.get(name) ?? 0) + 1);
+  }
+
+  private count(e: Expr): void {
+    const { counted } = this.usage;
+    if (counted.has(e)) return;
+    if (e.tag === 'drop') return this.count(e.expr);
+    if (e.tag === 'block') {
+      if (!counted.has(e.block)) visitExpr(e, { read: (n) => this.read(n) });
+      return;
+    }
+    forEachOperand(e, (n) => this.read(n));
+  }
+
+  /** Whether a binder needs a drop or copies: unused, or linear and used more than once. */
+  private needs(b: Binder, linear: boolean): boolean {
+    const u = this.usage.uses.get(b.name) ?? 0;
+    return u === 0 || (linear && u > 1);
+  }
+
+  private settle(nlParams: readonly Binder[], linParams: readonly Binder[], blk: Block): Block {
+    let needed = nlParams.some((p) => this.needs(p, false)) || linParams.some((p) => this.needs(p, true));
+    for (let i = 0; i < blk.stmts.length && !needed; i++) {
+      const s = blk.stmts[i];
+      needed = s.tag === 'let' ? s.nl.some((x) => this.needs(x, false)) || s.lin.some((x) => this.needs(x, true)) : s.names.some((x) => this.needs(x, s.linear));
+    }
+    if (!needed) return blk;
+    const fixes = new Map<string, Fix>();
+    const out: Stmt[] = [];
+    const fixUps = (bs: readonly Binder[], linear: boolean): void => {
+      for (const b of bs) {
+        if (!this.needs(b, linear)) continue;
+        const copies = usageFixUps(b.name, b.type, linear, this.usage.uses.get(b.name) ?? 0, this.names, out);
+        if (copies.length > 0) fixes.set(b.name, { copies, next: 0 });
+      }
+    };
+    const rename = (n: string): string => {
+      const f = fixes.get(n);
+      return f === undefined ? n : f.copies[f.next++];
+    };
+    // A nested block reads the enclosing scope; a construct's bodies are closed.
+    const renameExpr = (e: Expr): Expr =>
+      renameOperands(
+        mapChildren(e, (l) => (e.tag === 'block' ? { ...l, body: renameBlock(l.body) } : l), renameExpr),
+        rename,
+      );
+    const renameBlock = (b: Block): Block => ({
+      stmts: b.stmts.map((s) => (s.tag === 'let' ? { ...s, rhs: renameExpr(s.rhs) } : renameStmtOperands(s, rename))),
+      result: renameExpr(b.result),
+    });
+    fixUps(nlParams, false);
+    fixUps(linParams, true);
+    for (const s of blk.stmts) {
+      if (s.tag === 'let') {
+        out.push(fixes.size === 0 ? s : { ...s, rhs: renameExpr(s.rhs) });
+        fixUps(s.nl, false);
+        fixUps(s.lin, true);
+      } else {
+        out.push(fixes.size === 0 ? s : renameStmtOperands(s, rename));
+        fixUps(s.names, s.linear);
+      }
+    }
+    return { stmts: out, result: fixes.size === 0 ? blk.result : renameExpr(blk.result) };
+  }
+}
+
+/**
+ * A settled body without some of its parameters, which it must not read: a rule that finds a
+ * parameter useless after building the body (a loop's inactive carried tangent) removes it and
+ * the drop that settled it.
+ */
+export function withoutParams(l: Lambda, removed: ReadonlySet<string>): Lambda {
+  if (removed.size === 0) return l;
+  const dropsRemoved = (s: Stmt): boolean => s.tag === 'let' && s.rhs.tag === 'drop' && s.rhs.expr.tag === 'var' && removed.has(s.rhs.expr.name);
+  return {
+    nlParams: l.nlParams.filter((p) => !removed.has(p.name)),
+    linParams: l.linParams.filter((p) => !removed.has(p.name)),
+    body: { stmts: l.body.stmts.filter((s) => !dropsRemoved(s)), result: l.body.result },
+  };
+}
