@@ -40,6 +40,9 @@ export function emptyStacks(b: Builder, stacked: readonly Type[], capacity?: str
  * `extra` parameters after body_N's and the stacks, and returns its carried results, `extraResults`
  * (computed by `extraStmts`) and the stacks. With `counter` (a counted loop's, whose stacks have
  * room for its trip count), iteration i puts its record at position i (stack/put.ts) instead.
+ * With `reserveAt` (the number of the iteration, for a loop whose trip count is unknown and whose
+ * stacks start empty), a stack of records reserves room for one record (stack/extend.ts) and puts
+ * its fields there: one room check per iteration instead of one per number.
  */
 export function stackingBody(
   b: Builder,
@@ -49,22 +52,31 @@ export function stackingBody(
   stacked: readonly Type[],
   extra: { params: readonly Binder[]; stmts: readonly Stmt[]; results: readonly string[] } = { params: [], stmts: [], results: [] },
   counter?: string,
+  reserveAt?: string,
 ): Lambda {
   const r = h.primal.body.result;
   if (r.tag !== 'ret') throw new InternalError('loop: unzipBody must return a ret');
   const params = stacked.map((t) => binder(b.fresh('st'), stackType(t)));
   const pushes: Stmt[] = [];
   const pushed = params.map((p) => p.name);
+  const reserved = new Set<number>();
   sources.forEach((s, j) => {
     if (s.kind !== 'stacked') return;
     const next = binder(b.fresh('st'), params[s.slot].type);
     const x = r.nl[carried + j];
-    if (counter === undefined) pushes.push(letS([next], [], construct('push', [pushed[s.slot], x], [], [])));
-    else if (s.stride === 1) pushes.push(letS([next], [], construct('put', [pushed[s.slot], x, counter], [], [])));
+    const at = counter ?? (s.stride === 1 ? undefined : reserveAt);
+    if (at === undefined) pushes.push(letS([next], [], construct('push', [pushed[s.slot], x], [], [])));
+    else if (s.stride === 1) pushes.push(letS([next], [], construct('put', [pushed[s.slot], x, at], [], [])));
     else {
       const [stride, field] = [b.fresh('stride'), b.fresh('field')].map((n) => binder(n, REAL));
       pushes.push(letS([stride], [], lit(s.stride)), letS([field], [], lit(s.field)));
-      pushes.push(letS([next], [], construct('put', [pushed[s.slot], x, counter, stride.name, field.name], [], [])));
+      if (counter === undefined && !reserved.has(s.slot)) {
+        reserved.add(s.slot);
+        const [one, room] = [binder(b.fresh('one'), REAL), binder(b.fresh('st'), params[s.slot].type)];
+        pushes.push(letS([one], [], lit(1)), letS([room], [], construct('extend', [pushed[s.slot], one.name, stride.name], [], [])));
+        pushed[s.slot] = room.name;
+      }
+      pushes.push(letS([next], [], construct('put', [pushed[s.slot], x, at, stride.name, field.name], [], [])));
     }
     pushed[s.slot] = next.name;
   });

@@ -20,10 +20,11 @@ export type ResidualSource =
  * Sorts the residuals: the counter, invariant parameters (given with their operands), the rest
  * stacked. With `records`, the numbers share one stack, each iteration pushing its record of them
  * (a loop body storing twenty numbers per iteration then keeps one stack, not twenty: an inner loop
- * run once per outer iteration allocates one, and the outer loop keeps one stack of them). Only
- * nested loops use records: a record's fields cannot be pruned one by one (a residual only the
- * cotangent of a parameter outside `wrt` reads stays on the tape), which an outer loop, run once,
- * would pay for and not gain from.
+ * run once per outer iteration allocates one, and the outer loop keeps one stack of them). Nested
+ * loops and while loops use records: a record's fields cannot be pruned one by one (a residual only
+ * the cotangent of a parameter outside `wrt` reads stays on the tape), which an outer counted loop,
+ * run once with its room reserved, would pay for and not gain from; a while loop, whose room is
+ * unknown, gains one room check per iteration for all its numbers instead of one per number.
  */
 export function residualSources(
   h: UnzippedBody,

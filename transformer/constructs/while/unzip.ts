@@ -10,6 +10,10 @@
 //            let (c̄'', s̄) = step_N(ū, c̄)
 //            let m' = add(m, 1)
 //            (c̄'', m', push(st̄, s̄)) }]
+//
+// (The numbers of s̄ form one record: an outermost while reserves it, `extend(st, 1, stride)`, and
+// puts each field at record m, one room check per iteration; a nested one pushes its fields, so
+// that loop/flatten.ts can place its runs in the enclosing loop's flat stack.)
 //     ė_L: let (; ċ̄') = loop(n, st̄, ū_s ; u̇̄, ċ̄)[|i, st̄, ū_s ; u̇̄, ċ̄| {
 //            let s̄ = at(st̄, i) in step_L(s̄ ; u̇̄, ċ̄) }]
 //
@@ -40,7 +44,10 @@ export function whileUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binde
   const direct = step.nlParams.slice(0, nInv).map((p, j) => ({ param: p.name, operand: e.nl[j] }));
   const carried = step.nlParams.slice(nInv).map((p, m) => ({ param: p.name, operand: e.nl[nInv + m] }));
   const invariants = [...direct, ...invariantLengths(ops, h, [...direct, ...carried], k)];
-  const { sources, stacked } = residualSources(h, undefined, invariants, ops.nested);
+  // Records always: a while's stacks have no room reserved, so each stack costs a room check per
+  // iteration. An outermost while reserves a record per iteration and puts at its count (its
+  // stacks start empty); a nested one pushes, so that flatten.ts can place its runs in a flat stack.
+  const { sources, stacked } = residualSources(h, undefined, invariants, true);
   const st0 = emptyStacks(b, stacked);
   const n0 = b.lit(0, 'n');
   // The counter inside the step: m' = m + 1.
@@ -50,7 +57,7 @@ export function whileUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binde
   const counter = { params: [m], stmts: [letS([one], [], lit(1)), letS([m1], [], prim('add', [m.name, one.name]))], results: [m1.name] };
   const n = binder(b.fresh('trips'), REAL);
   const stFinal = stacked.map((t) => binder(b.fresh('st'), stackType(t)));
-  const nlStep = stackingBody(b, h, k, sources, stacked, counter);
+  const nlStep = stackingBody(b, h, k, sources, stacked, counter, undefined, ops.nested ? undefined : m.name);
   b.bind([...results.nl, n, ...stFinal], [], construct(e.op, [...e.nl, n0, ...st0], [], [e.bodies[CONDITION], nlStep]));
   const lin = readingBody(b, h, sources, stFinal);
   return construct('loop', [n.name, ...lin.operands], e.lin, [lin.body]);

@@ -11,28 +11,28 @@
 import type * as ts from 'typescript';
 import type { ConstructTsRule } from '../types';
 import { assign, isRealStack, reserve, stackSize } from './stackEmit';
+import { room as roomOf } from '../../../constructs/stack/extend';
+
+/** The value of a literal operand (a while loop's one record per iteration), else undefined. */
+function literal(ops: Parameters<ConstructTsRule>[0], x: ts.Expression | undefined): number | undefined {
+  return x !== undefined && ops.ts.isNumericLiteral(x) ? Number(x.text) : undefined;
+}
 
 export const extendTs: ConstructTsRule = (ops, e, into) => {
   const f = ops.factory;
   const [s, n, stride] = e.nl;
   const st = ops.ref(s);
-  const ceil = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'ceil'), undefined, [ops.ref(n)]);
-  const count: ts.Expression = stride === undefined ? ceil : f.createMultiply(ceil, ops.ref(stride));
+  const [nRef, strideRef] = [ops.ref(n), stride === undefined ? undefined : ops.ref(stride)];
+  const [nLit, strideLit] = [literal(ops, nRef), literal(ops, strideRef)];
+  const ceil = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'ceil'), undefined, [nRef]);
+  const count: ts.Expression = strideRef === undefined ? ceil : f.createMultiply(ceil, strideRef);
+  const known = nLit !== undefined && (stride === undefined || strideLit !== undefined) ? roomOf(nLit, strideLit) : undefined;
   const room = f.createIdentifier(ops.fresh('room'));
-  const declare = f.createVariableStatement(
-    undefined,
-    f.createVariableDeclarationList(
-      [
-        f.createVariableDeclaration(
-          room,
-          undefined,
-          undefined,
-          f.createConditionalExpression(f.createGreaterThan(ops.ref(n), f.createNumericLiteral(0)), undefined, count, undefined, f.createNumericLiteral(0)),
-        ),
-      ],
-      ops.ts.NodeFlags.Const,
-    ),
-  );
+  const value =
+    known !== undefined
+      ? f.createNumericLiteral(known)
+      : f.createConditionalExpression(f.createGreaterThan(ops.ref(n), f.createNumericLiteral(0)), undefined, count, undefined, f.createNumericLiteral(0));
+  const declare = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(room, undefined, undefined, value)], ops.ts.NodeFlags.Const));
   const size = isRealStack(ops, s) ? stackSize(f, st) : f.createPropertyAccessExpression(st, 'length');
   const grow = f.createExpressionStatement(f.createBinaryExpression(size, ops.ts.SyntaxKind.PlusEqualsToken, room));
   const reserveRoom = isRealStack(ops, s) ? [reserve(ops, st, f.createAdd(stackSize(f, st), room))] : [];
