@@ -17,6 +17,7 @@ import { constructRule, isConstruct, CONSTRUCTS, type ConstructName } from '../c
 import type { ConstructExpr, Counts } from '../constructs/types';
 import type { EmitTsOps } from './ts/types';
 import { TS_CONSTRUCTS } from './ts/constructs';
+import { tidyBody } from './ts/fold';
 import { arityOf, defArity } from '../language/arity';
 
 export interface EmitOptions {
@@ -576,7 +577,8 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
     const statements: ts.Statement[] = [];
     const emitter = new DefEmitter(o, d);
     emitter.run(d.body, 'return', statements);
-    const body = f.createBlock([...emitter.prologue, ...statements], true);
+    // One operation per `const` is how the IR reads; the printed function nests single uses (ts/fold.ts).
+    const body = f.createBlock(tidyBody(o.tsApi, [...emitter.prologue, ...statements]), true);
     const params = [...d.nlParams, ...d.linParams].map((p) => f.createParameterDeclaration(undefined, undefined, p.name));
     const fn = f.createFunctionDeclaration(undefined, undefined, o.fnName(d.name), undefined, params, undefined, body);
     const original = o.original?.(d.name);

@@ -1,0 +1,596 @@
+// Tidies an emitted function body (TypeScript AST) before printing: emitTs writes one IR
+// operation per `const`, and the loop and branch constructs hand values around through `let`
+// variables, so the text is several times the source it came from. Four rewrites, each checked
+// against JavaScript's evaluation order:
+// - `let x; …; x = e;` with that one assignment, at the same level, is `const x = e;` there;
+// - `const a = b;` (a variable) renames a to b while b is not assigned;
+// - `const t = e; … t …` with t used once, later in the same block, prints e at the use when
+//   moving e there cannot change what it or the code it moves past computes (nothing in between
+//   writes what e reads; e itself pure, or nothing in between reads or does anything);
+// - `x = x;` goes and `x = x + e;` is `x += e;`.
+// The use must be evaluated exactly once where the declaration was (never into a loop, a nested
+// block or a function), so the work done is the same; only the text and V8's register
+// allocation see the difference. Names are unique per emitted function (emitTs.ts).
+import type * as ts from 'typescript';
+
+/** What evaluating some code may do: the variables it reads and writes, and the heap. */
+interface Effects {
+  readonly reads: Set<string>;
+  readonly writes: Set<string>;
+  readsHeap: boolean;
+  writesHeap: boolean;
+  /** A call or allocation the rewrite cannot see into (it may throw or write the heap), or a jump. */
+  opaque: boolean;
+}
+
+const none = (): Effects => ({ reads: new Set(), writes: new Set(), readsHeap: false, writesHeap: false, opaque: false });
+
+function pure(e: Effects): boolean {
+  return e.writes.size === 0 && !e.writesHeap && !e.opaque;
+}
+
+/** May `moved` be evaluated after `passed` instead of before it? */
+function commute(moved: Effects, passed: Effects): boolean {
+  for (const w of passed.writes) if (moved.reads.has(w)) return false;
+  if (moved.readsHeap && (passed.writesHeap || passed.opaque)) return false;
+  if (pure(moved)) return true;
+  // Something with an effect moves only past code that reads nothing it may change and does nothing.
+  if (!pure(passed) || passed.readsHeap) return false;
+  for (const r of passed.reads) if (moved.writes.has(r)) return false;
+  return true;
+}
+
+/** Math's functions (and constants) are pure; every other call is opaque. */
+const PURE_CALLEE = 'Math';
+
+export function tidyBody(t: typeof ts, statements: readonly ts.Statement[]): ts.Statement[] {
+  return new Tidy(t).body(statements);
+}
+
+class Tidy {
+  /** References to each variable in the function (declarations and assignment targets excluded). */
+  private uses = new Map<string, number>();
+  /** Assignments to each variable (`x = …`, `x += …`, `x++`, `[x, y] = …`). */
+  private assigned = new Map<string, number>();
+
+  /** `&&`, `||`, `??` and their assignments: their right side may not run. */
+  private readonly shortCircuit: Set<ts.SyntaxKind>;
+  /** Array literals that are the target of `=` (`[a, b] = …`): their elements are written. */
+  private readonly patterns = new WeakSet<ts.Node>();
+  private readonly effectsOf = new WeakMap<ts.Node, Effects>();
+  private readonly namesOf = new WeakMap<ts.Node, Set<string>>();
+
+  constructor(private readonly t: typeof ts) {
+    const K = t.SyntaxKind;
+    this.shortCircuit = new Set([K.AmpersandAmpersandToken, K.BarBarToken, K.QuestionQuestionToken, K.AmpersandAmpersandEqualsToken, K.BarBarEqualsToken, K.QuestionQuestionEqualsToken]);
+  }
+
+  /** Notes a destructuring assignment's target before its elements are visited. */
+  private note(n: ts.Node): void {
+    const t = this.t;
+    if (t.isBinaryExpression(n) && n.operatorToken.kind === t.SyntaxKind.EqualsToken && t.isArrayLiteralExpression(n.left)) this.patterns.add(n.left);
+  }
+
+  body(statements: readonly ts.Statement[]): ts.Statement[] {
+    let out = [...statements];
+    // Each round may open new chances to the next (a let made const becomes a copy to rename).
+    for (let round = 0; round < 4; round++) {
+      this.count(out);
+      const before = out;
+      out = this.list(out);
+      if (out === before) break;
+    }
+    return out;
+  }
+
+  private count(statements: readonly ts.Statement[]): void {
+    this.uses = new Map();
+    this.assigned = new Map();
+    const bump = (m: Map<string, number>, n: string) => m.set(n, (m.get(n) ?? 0) + 1);
+    const visit = (node: ts.Node, parent: ts.Node | undefined): void => {
+      if (this.t.isIdentifier(node) && parent) {
+        const role = this.role(node, parent);
+        if (role === 'read') bump(this.uses, node.text);
+        else if (role === 'write') bump(this.assigned, node.text);
+        else if (role === 'readWrite') {
+          bump(this.uses, node.text);
+          bump(this.assigned, node.text);
+        }
+        return;
+      }
+      this.note(node);
+      this.t.forEachChild(node, (c) => visit(c, node));
+    };
+    for (const s of statements) visit(s, undefined);
+  }
+
+  /** What an identifier does in its parent: a reference, an assignment target, or neither (a name). */
+  private role(id: ts.Identifier, parent: ts.Node): 'read' | 'write' | 'readWrite' | 'name' {
+    const t = this.t;
+    const K = t.SyntaxKind;
+    if (t.isPropertyAccessExpression(parent) && parent.name === id) return 'name';
+    if ((t.isPropertyAssignment(parent) || t.isMethodDeclaration(parent)) && parent.name === id) return 'name';
+    if ((t.isVariableDeclaration(parent) || t.isBindingElement(parent) || t.isParameter(parent) || t.isFunctionDeclaration(parent) || t.isFunctionExpression(parent)) && parent.name === id)
+      return 'name';
+    if (t.isBindingElement(parent) && parent.propertyName === id) return 'name';
+    if (t.isLabeledStatement(parent) || t.isBreakOrContinueStatement(parent)) return 'name';
+    if (t.isBinaryExpression(parent) && parent.left === id && isAssignment(t, parent.operatorToken.kind)) return parent.operatorToken.kind === K.EqualsToken ? 'write' : 'readWrite';
+    if ((t.isPrefixUnaryExpression(parent) || t.isPostfixUnaryExpression(parent)) && (parent.operator === K.PlusPlusToken || parent.operator === K.MinusMinusToken)) return 'readWrite';
+    // `[a, b] = …`: the elements of a destructuring assignment's target.
+    if (t.isArrayLiteralExpression(parent) && this.patterns.has(parent)) return 'write';
+    return 'read';
+  }
+
+  /** The statements of one block, rewritten (the same array when nothing changed). */
+  private list(input: readonly ts.Statement[]): ts.Statement[] {
+    const t = this.t;
+    let changed = false;
+    const out = input.map((s) => {
+      const inner = this.nested(s);
+      if (inner !== s) changed = true;
+      return inner;
+    });
+    for (let i = 0; i < out.length; i++) {
+      const choice = this.choice(out[i]);
+      if (choice) {
+        out[i] = choice;
+        changed = true;
+      }
+      let s = out[i];
+      if (this.neverAssigned(s)) {
+        s = out[i] = this.asConst(s as ts.VariableStatement);
+        changed = true;
+      }
+      if (t.isVariableStatement(s) && (s.declarationList.flags & t.NodeFlags.Let) !== 0 && this.constLets(out, i)) {
+        changed = true;
+        i--;
+        continue;
+      }
+      const decl = singleConst(t, s);
+      if (!decl) continue;
+      const name = decl.name.text;
+      if ((this.assigned.get(name) ?? 0) > 0) continue;
+      // A pure value nobody reads (an element read a construct made for nothing) goes.
+      if ((this.uses.get(name) ?? 0) === 0 && pure(this.effects(decl.initializer))) {
+        out.splice(i, 1);
+        changed = true;
+        i--;
+        continue;
+      }
+      if (t.isIdentifier(decl.initializer) && this.rename(out, i, name, decl.initializer.text)) {
+        changed = true;
+        i--;
+        continue;
+      }
+      if (this.uses.get(name) === 1 && this.inline(out, i, name, decl.initializer)) {
+        changed = true;
+        i--;
+      }
+    }
+    const tidy = this.assignments(out);
+    return changed || tidy !== out ? tidy : (input as ts.Statement[]);
+  }
+
+  /** A statement whose blocks are tidied (loops, branches, try, nested blocks); functions are left alone. */
+  private nested(s: ts.Statement): ts.Statement {
+    const t = this.t;
+    const block = (b: ts.Statement): ts.Statement => {
+      if (!t.isBlock(b)) return this.nested(b);
+      const inner = this.list(b.statements);
+      return (inner as readonly ts.Statement[]) === b.statements ? b : t.factory.updateBlock(b, inner);
+    };
+    if (t.isBlock(s)) return block(s);
+    if (t.isIfStatement(s)) {
+      const thenS = block(s.thenStatement);
+      const elseS = s.elseStatement && block(s.elseStatement);
+      return thenS === s.thenStatement && elseS === s.elseStatement ? s : t.factory.updateIfStatement(s, s.expression, thenS, elseS);
+    }
+    if (t.isForStatement(s)) {
+      const b = block(s.statement);
+      return b === s.statement ? s : t.factory.updateForStatement(s, s.initializer, s.condition, s.incrementor, b);
+    }
+    if (t.isWhileStatement(s)) {
+      const b = block(s.statement);
+      return b === s.statement ? s : t.factory.updateWhileStatement(s, s.expression, b);
+    }
+    if (t.isDoStatement(s)) {
+      const b = block(s.statement);
+      return b === s.statement ? s : t.factory.updateDoStatement(s, b, s.expression);
+    }
+    if (t.isForOfStatement(s) || t.isForInStatement(s)) return s;
+    if (t.isLabeledStatement(s)) {
+      const b = this.nested(s.statement);
+      return b === s.statement ? s : t.factory.updateLabeledStatement(s, s.label, b);
+    }
+    if (t.isTryStatement(s)) {
+      const tryB = block(s.tryBlock) as ts.Block;
+      const c = s.catchClause && (block(s.catchClause.block) as ts.Block);
+      const f = s.finallyBlock && (block(s.finallyBlock) as ts.Block);
+      if (tryB === s.tryBlock && c === s.catchClause?.block && f === s.finallyBlock) return s;
+      const clause = s.catchClause && c !== s.catchClause.block ? t.factory.updateCatchClause(s.catchClause, s.catchClause.variableDeclaration, c!) : s.catchClause;
+      return t.factory.updateTryStatement(s, tryB, clause, f);
+    }
+    return s;
+  }
+
+  /** `let a = …, b = …;` none of them assigned again. */
+  private neverAssigned(s: ts.Statement): boolean {
+    const t = this.t;
+    if (!t.isVariableStatement(s) || (s.declarationList.flags & t.NodeFlags.Let) === 0) return false;
+    return s.declarationList.declarations.every((d) => d.initializer && t.isIdentifier(d.name) && (this.assigned.get(d.name.text) ?? 0) === 0);
+  }
+
+  private asConst(s: ts.VariableStatement): ts.VariableStatement {
+    const t = this.t;
+    const list = t.factory.createVariableDeclarationList(s.declarationList.declarations, t.NodeFlags.Const);
+    return t.factory.updateVariableStatement(s, s.modifiers, list);
+  }
+
+  /** `if (c) { x = a; } else { x = b; }` is `x = c ? a : b;` (one of a, b is evaluated, as before). */
+  private choice(s: ts.Statement): ts.Statement | undefined {
+    const t = this.t;
+    if (!t.isIfStatement(s) || !s.elseStatement) return undefined;
+    const only = (b: ts.Statement): ts.BinaryExpression | undefined => {
+      const one = t.isBlock(b) ? (b.statements.length === 1 ? b.statements[0] : undefined) : b;
+      if (!one || !t.isExpressionStatement(one) || !t.isBinaryExpression(one.expression)) return undefined;
+      const e = one.expression;
+      return e.operatorToken.kind === t.SyntaxKind.EqualsToken && t.isIdentifier(e.left) ? e : undefined;
+    };
+    const a = only(s.thenStatement);
+    const b = only(s.elseStatement);
+    if (!a || !b || (a.left as ts.Identifier).text !== (b.left as ts.Identifier).text) return undefined;
+    const f = t.factory;
+    const out = f.createExpressionStatement(
+      f.createAssignment(f.createIdentifier((a.left as ts.Identifier).text), f.createConditionalExpression(s.expression, undefined, a.right, undefined, b.right)),
+    );
+    t.setOriginalNode(out, s);
+    t.setSourceMapRange(out, t.getSourceMapRange(s));
+    return out;
+  }
+
+  /**
+   * `let x, y;` where x is assigned once, by a statement of this block, and not read before: that
+   * statement becomes `const x = …;`. True when the list changed.
+   */
+  private constLets(out: ts.Statement[], i: number): boolean {
+    const t = this.t;
+    const s = out[i] as ts.VariableStatement;
+    const kept: ts.VariableDeclaration[] = [];
+    const moves: { name: string; at: number }[] = [];
+    for (const d of s.declarationList.declarations) {
+      if (!t.isIdentifier(d.name) || d.initializer || (this.assigned.get(d.name.text) ?? 0) === 0) {
+        kept.push(d);
+        continue;
+      }
+      const name = d.name.text;
+      const at = this.findAssignment(out, i + 1, name);
+      if (at === undefined) kept.push(d);
+      else moves.push({ name, at });
+    }
+    if (moves.length === 0) return false;
+    for (const { name, at } of moves) {
+      const old = out[at] as ts.ExpressionStatement;
+      const value = (old.expression as ts.BinaryExpression).right;
+      // Assigned again later (a loop's carried value): the first assignment is its initializer.
+      const once = this.assigned.get(name) === 1;
+      const decl = t.factory.createVariableStatement(
+        undefined,
+        t.factory.createVariableDeclarationList([t.factory.createVariableDeclaration(name, undefined, undefined, value)], once ? t.NodeFlags.Const : t.NodeFlags.Let),
+      );
+      t.setOriginalNode(decl, old);
+      t.setSourceMapRange(decl, t.getSourceMapRange(old));
+      out[at] = decl;
+      this.assigned.set(name, (this.assigned.get(name) ?? 1) - 1);
+    }
+    if (kept.length === 0) out.splice(i, 1);
+    else out[i] = t.factory.updateVariableStatement(s, s.modifiers, t.factory.updateVariableDeclarationList(s.declarationList, kept));
+    return true;
+  }
+
+  /** The index of `name = …;` in out[from…], when nothing before it (nor its value) mentions name. */
+  private findAssignment(out: readonly ts.Statement[], from: number, name: string): number | undefined {
+    const t = this.t;
+    for (let j = from; j < out.length; j++) {
+      const s = out[j];
+      if (
+        t.isExpressionStatement(s) &&
+        t.isBinaryExpression(s.expression) &&
+        s.expression.operatorToken.kind === t.SyntaxKind.EqualsToken &&
+        t.isIdentifier(s.expression.left) &&
+        s.expression.left.text === name
+      )
+        return this.mentions(s.expression.right, name) ? undefined : j;
+      if (this.mentions(s, name)) return undefined;
+    }
+    return undefined;
+  }
+
+  private mentions(node: ts.Node, name: string): boolean {
+    let names = this.namesOf.get(node);
+    if (!names) {
+      const found = new Set<string>();
+      const t = this.t;
+      const visit = (n: ts.Node, parent: ts.Node | undefined): void => {
+        if (!t.isIdentifier(n)) {
+          this.note(n);
+          t.forEachChild(n, (c) => visit(c, n));
+        } else if (!parent || this.role(n, parent) !== 'name') found.add(n.text);
+      };
+      visit(node, undefined);
+      names = found;
+      this.namesOf.set(node, names);
+    }
+    return names.has(name);
+  }
+
+  /**
+   * `const a = b;`: every later use of a reads b instead, when b is not assigned before the last
+   * use (an assignment to b by the statement holding it, `b = … a …`, comes after the read).
+   */
+  private rename(out: ts.Statement[], i: number, a: string, b: string): boolean {
+    const t = this.t;
+    let last = -1;
+    for (let j = i + 1; j < out.length; j++) if (this.mentions(out[j], a)) last = j;
+    if (last < 0) {
+      out.splice(i, 1);
+      this.bump(b, -1);
+      return true;
+    }
+    for (let j = i + 1; j < last; j++) if (this.effects(out[j]).writes.has(b)) return false;
+    const end = out[last];
+    const endWrites = this.effects(end).writes.has(b);
+    if (endWrites) {
+      // Only `b = expr;` whose value is the sole place b is written.
+      if (!(t.isExpressionStatement(end) && t.isBinaryExpression(end.expression) && end.expression.operatorToken.kind === t.SyntaxKind.EqualsToken)) return false;
+      if (!t.isIdentifier(end.expression.left) || end.expression.left.text !== b || this.effects(end.expression.right).writes.has(b)) return false;
+    }
+    const uses = this.uses.get(a) ?? 0;
+    for (let j = i + 1; j <= last; j++) out[j] = this.substitute(out[j], a, () => t.factory.createIdentifier(b));
+    out.splice(i, 1);
+    this.uses.set(a, 0);
+    this.bump(b, uses - 1);
+    return true;
+  }
+
+  private bump(name: string, by: number): void {
+    this.uses.set(name, (this.uses.get(name) ?? 0) + by);
+  }
+
+  /** `const name = value;` printed at name's one use, when that is allowed (see the top). */
+  private inline(out: ts.Statement[], i: number, name: string, value: ts.Expression): boolean {
+    const moved = this.effects(value);
+    for (let j = i + 1; j < out.length; j++) {
+      const at = this.useIn(out[j], name, pure(moved));
+      if (at === 'none') {
+        if (!commute(moved, this.effects(out[j]))) return false;
+        continue;
+      }
+      if (at === 'blocked' || !commute(moved, at)) return false;
+      const t = this.t;
+      const range = t.getSourceMapRange(out[i]);
+      out[j] = this.substitute(out[j], name, () => {
+        // The removed statement's source position stays with its value.
+        if (!t.isIdentifier(value) && range !== out[i]) t.setSourceMapRange(value, range);
+        return value;
+      });
+      out.splice(i, 1);
+      this.uses.set(name, 0);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Where statement s reads name: 'none'; 'blocked' when the read is somewhere the value may not
+   * go (a nested block, a loop, a function, a branch unless the value is pure); else what s
+   * evaluates before the read.
+   */
+  private useIn(s: ts.Statement, name: string, valuePure: boolean): Effects | 'none' | 'blocked' {
+    const t = this.t;
+    if (!this.mentions(s, name)) return 'none';
+    const before = none();
+    let result: Effects | 'blocked' = 'blocked';
+    // Evaluation order is child order for the node kinds emitted here; a node's own effect
+    // (a call, a store) happens after its children, so it is recorded when the walk leaves it.
+    const walk = (n: ts.Node, parent: ts.Node | undefined, ok: boolean): boolean => {
+      if (t.isIdentifier(n)) {
+        if (n.text === name && parent && this.role(n, parent) === 'read') {
+          result = ok ? before : 'blocked';
+          return true;
+        }
+        this.record(n, parent, before);
+        return false;
+      }
+      this.note(n);
+      const kids: ts.Node[] = [];
+      t.forEachChild(n, (c) => void kids.push(c));
+      for (const c of kids) {
+        let childOk = ok && allowedParent(t, n);
+        if (t.isIfStatement(n) && c !== n.expression) childOk = false;
+        if (t.isConditionalExpression(n) && c !== n.condition) childOk = childOk && valuePure;
+        if (t.isBinaryExpression(n) && c === n.right && this.shortCircuit.has(n.operatorToken.kind)) childOk = childOk && valuePure;
+        if (walk(c, n, childOk)) return true;
+      }
+      this.own(n, before);
+      return false;
+    };
+    walk(s, undefined, true);
+    return result;
+  }
+
+  /** Everything statement or expression n may read or do. */
+  private effects(n: ts.Node): Effects {
+    const cached = this.effectsOf.get(n);
+    if (cached) return cached;
+    const e = none();
+    const walk = (node: ts.Node, parent: ts.Node | undefined): void => {
+      if (this.t.isIdentifier(node)) return this.record(node, parent, e);
+      this.note(node);
+      this.t.forEachChild(node, (c) => walk(c, node));
+      this.own(node, e);
+    };
+    walk(n, undefined);
+    this.effectsOf.set(n, e);
+    return e;
+  }
+
+  private record(id: ts.Identifier, parent: ts.Node | undefined, e: Effects): void {
+    if (!parent) return void e.reads.add(id.text);
+    const role = this.role(id, parent);
+    // A write happens when the assignment completes (own), after its value is evaluated.
+    if (role === 'read' || role === 'readWrite') e.reads.add(id.text);
+    // A declaration writes its name (a later statement's value cannot read it before).
+    if (role === 'name' && (this.t.isVariableDeclaration(parent) || this.t.isBindingElement(parent))) e.writes.add(id.text);
+  }
+
+  /** The effect of the node itself, beyond its children's. */
+  private own(n: ts.Node, e: Effects): void {
+    const t = this.t;
+    const K = t.SyntaxKind;
+    if (t.isElementAccessExpression(n) || (t.isPropertyAccessExpression(n) && !(t.isIdentifier(n.expression) && n.expression.text === PURE_CALLEE))) e.readsHeap = true;
+    else if (t.isCallExpression(n)) {
+      const callee = n.expression;
+      const math = t.isPropertyAccessExpression(callee) && t.isIdentifier(callee.expression) && callee.expression.text === PURE_CALLEE && callee.name.text !== 'random';
+      if (!math) e.opaque = true;
+    } else if (t.isNewExpression(n) || t.isThrowStatement(n) || t.isReturnStatement(n) || t.isBreakOrContinueStatement(n) || t.isDeleteExpression(n)) e.opaque = true;
+    else if (t.isFunctionLike(n) || t.isAwaitExpression(n) || t.isYieldExpression(n)) e.opaque = true;
+    else if (t.isBinaryExpression(n) && isAssignment(t, n.operatorToken.kind)) {
+      if (t.isIdentifier(n.left)) e.writes.add(n.left.text);
+      else if (t.isArrayLiteralExpression(n.left)) {
+        for (const el of n.left.elements) {
+          if (t.isIdentifier(el)) e.writes.add(el.text);
+          else e.writesHeap = true;
+        }
+      } else e.writesHeap = true;
+    } else if ((t.isPrefixUnaryExpression(n) || t.isPostfixUnaryExpression(n)) && (n.operator === K.PlusPlusToken || n.operator === K.MinusMinusToken)) {
+      if (t.isIdentifier(n.operand)) e.writes.add(n.operand.text);
+      else e.writesHeap = true;
+    }
+  }
+
+  /** s with its read of name replaced by the expression make() gives (parenthesized as its new place needs). */
+  private substitute<T extends ts.Node>(s: T, name: string, make: () => ts.Expression): T {
+    const t = this.t;
+    const visitor =
+      (parent: ts.Node) =>
+      (n: ts.Node): ts.Node => {
+        if (t.isIdentifier(n)) {
+          if (n.text !== name || this.role(n, parent) !== 'read') return n;
+          const value = make();
+          return this.needsParentheses(value, parent, n) ? t.factory.createParenthesizedExpression(value) : value;
+        }
+        this.note(n);
+        return t.visitEachChild(n, visitor(n), undefined);
+      };
+    return t.visitEachChild(s, visitor(s), undefined);
+  }
+
+  /**
+   * Parentheses the factory would leave out: `-x ** 2` is a syntax error, and it prints
+   * `a * (b * c)` as `a * b * c`, which rounds differently.
+   */
+  private needsParentheses(value: ts.Expression, parent: ts.Node, at: ts.Node): boolean {
+    const t = this.t;
+    if (!t.isBinaryExpression(parent)) return false;
+    const op = parent.operatorToken.kind;
+    if (op === t.SyntaxKind.AsteriskAsteriskToken && parent.left === at) return t.isPrefixUnaryExpression(value) || t.isTypeOfExpression(value) || t.isVoidExpression(value);
+    if (parent.right !== at) return false;
+    if (t.isConditionalExpression(value)) return true;
+    return t.isBinaryExpression(value) && !(this.precedence(value.operatorToken.kind) > this.precedence(op));
+  }
+
+  /** Binding strength of a binary operator (higher binds tighter); 0 for one not listed. */
+  private precedence(k: ts.SyntaxKind): number {
+    const K = this.t.SyntaxKind;
+    if (isAssignment(this.t, k)) return 2;
+    const levels: ts.SyntaxKind[][] = [
+      [K.QuestionQuestionToken, K.BarBarToken],
+      [K.AmpersandAmpersandToken],
+      [K.BarToken],
+      [K.CaretToken],
+      [K.AmpersandToken],
+      [K.EqualsEqualsToken, K.ExclamationEqualsToken, K.EqualsEqualsEqualsToken, K.ExclamationEqualsEqualsToken],
+      [K.LessThanToken, K.GreaterThanToken, K.LessThanEqualsToken, K.GreaterThanEqualsToken, K.InstanceOfKeyword, K.InKeyword],
+      [K.LessThanLessThanToken, K.GreaterThanGreaterThanToken, K.GreaterThanGreaterThanGreaterThanToken],
+      [K.PlusToken, K.MinusToken],
+      [K.AsteriskToken, K.SlashToken, K.PercentToken],
+      [K.AsteriskAsteriskToken],
+    ];
+    const i = levels.findIndex((l) => l.includes(k));
+    return i < 0 ? 0 : 3 + i;
+  }
+
+  /** `x = x;` goes, `x = x + e;` is `x += e;` (and -, *, /). */
+  private assignments(out: ts.Statement[]): ts.Statement[] {
+    const t = this.t;
+    const K = t.SyntaxKind;
+    const compound = new Map<ts.SyntaxKind, ts.CompoundAssignmentOperator>([
+      [K.PlusToken, K.PlusEqualsToken],
+      [K.MinusToken, K.MinusEqualsToken],
+      [K.AsteriskToken, K.AsteriskEqualsToken],
+      [K.SlashToken, K.SlashEqualsToken],
+    ]);
+    let changed = false;
+    const result: ts.Statement[] = [];
+    for (const s of out) {
+      if (t.isExpressionStatement(s) && t.isBinaryExpression(s.expression) && s.expression.operatorToken.kind === K.EqualsToken && t.isIdentifier(s.expression.left)) {
+        const x = s.expression.left.text;
+        let right = s.expression.right;
+        while (t.isParenthesizedExpression(right)) right = right.expression;
+        if (t.isIdentifier(right) && right.text === x) {
+          changed = true;
+          continue;
+        }
+        const op = t.isBinaryExpression(right) ? compound.get(right.operatorToken.kind) : undefined;
+        if (op !== undefined && t.isBinaryExpression(right) && t.isIdentifier(right.left) && right.left.text === x) {
+          const updated = t.factory.updateExpressionStatement(s, t.factory.createBinaryExpression(t.factory.createIdentifier(x), op, right.right));
+          changed = true;
+          result.push(updated);
+          continue;
+        }
+      }
+      result.push(s);
+    }
+    return changed ? result : out;
+  }
+}
+
+function isAssignment(t: typeof ts, k: ts.SyntaxKind): boolean {
+  return k >= t.SyntaxKind.FirstAssignment && k <= t.SyntaxKind.LastAssignment;
+}
+
+/** Nodes through which a value may be moved to its use: expressions evaluated once, in order. */
+function allowedParent(t: typeof ts, n: ts.Node): boolean {
+  return (
+    t.isVariableStatement(n) ||
+    t.isVariableDeclarationList(n) ||
+    t.isVariableDeclaration(n) ||
+    t.isArrayBindingPattern(n) ||
+    t.isBindingElement(n) ||
+    t.isExpressionStatement(n) ||
+    t.isReturnStatement(n) ||
+    t.isIfStatement(n) ||
+    t.isThrowStatement(n) ||
+    t.isBinaryExpression(n) ||
+    t.isCallExpression(n) ||
+    t.isNewExpression(n) ||
+    t.isElementAccessExpression(n) ||
+    t.isPropertyAccessExpression(n) ||
+    t.isArrayLiteralExpression(n) ||
+    t.isObjectLiteralExpression(n) ||
+    t.isPropertyAssignment(n) ||
+    t.isParenthesizedExpression(n) ||
+    t.isPrefixUnaryExpression(n) ||
+    t.isConditionalExpression(n) ||
+    t.isSpreadElement(n) ||
+    t.isTemplateExpression(n) ||
+    t.isTemplateSpan(n)
+  );
+}
+
+/** `const name = value;` with one plain name. */
+function singleConst(t: typeof ts, s: ts.Statement): (ts.VariableDeclaration & { name: ts.Identifier; initializer: ts.Expression }) | undefined {
+  if (!t.isVariableStatement(s) || (s.declarationList.flags & t.NodeFlags.Const) === 0 || s.declarationList.declarations.length !== 1) return undefined;
+  const d = s.declarationList.declarations[0];
+  return t.isIdentifier(d.name) && d.initializer ? (d as ts.VariableDeclaration & { name: ts.Identifier; initializer: ts.Expression }) : undefined;
+}
