@@ -45,6 +45,14 @@ export function triangle(x: Float32Array, n: number): number {
   return s;
 }
 
+/** A sum over x: its gradient with respect to a is a transposed loop that sums, reading the residuals the forward loop pushed. */
+/** @differentiable */
+export function wsum(a: number, x: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += Math.sin(a * x[i]);
+  return s;
+}
+
 /** Not a sum: the carried value is scaled every iteration. */
 /** @differentiable */
 export function decay(x: Float32Array, n: number): number {
@@ -92,6 +100,8 @@ export const gpuDecay = gpu(decay);
 export const gpuFeedback = gpu(feedback);
 export const gpuLocal = gpu(local);
 export const gpuDeviceCount = gpu(deviceCount);
+export const gpuWsumGrad = gpu(valueAndGrad(wsum, { wrt: [0] }));
+export const cpuWsumGrad = valueAndGrad(wsum, { wrt: [0] });
 export const gpuTwoSumsGrad = gpu(valueAndGrad(twoSums));
 export const cpuTwoSumsGrad = valueAndGrad(twoSums);
 export { gpu };
@@ -232,6 +242,21 @@ describe('loops that are sums run as a map and a sum', () => {
       const want = cpu.triangle(x, n);
       const got = await m.gpuTriangle(x, n);
       expect(Math.abs(got - want)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(want)));
+    }
+  });
+
+  // The forward loop pushes residuals (one invocation); the transposed loop only reads them and
+  // sums the scalar cotangent: many threads. Sums of up to 3000 terms ≤ 2 in size: 1e-5 relative to max(1, |value|).
+  run('a transposed loop that sums a scalar cotangent reading residual stacks, 0, 1, 2 and 3000 elements', async () => {
+    expect(loopRan(programs.get('gpu(valueAndGrad(wsum, { wrt: [0] }))'))).toEqual({ reduce: true, sequential: true });
+    for (const n of [0, 1, 2, 3000]) {
+      const x = data(n, 19 + n);
+      for (const a of [0.3, -1.7]) {
+        const [value, da] = await m.gpuWsumGrad(a, x);
+        const [wantValue, wantDa] = m.cpuWsumGrad(a, x);
+        expect(Math.abs(value - wantValue)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(wantValue)));
+        expect(Math.abs(da - wantDa)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(wantDa)));
+      }
     }
   });
 

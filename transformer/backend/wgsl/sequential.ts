@@ -21,12 +21,12 @@ const SEQUENTIAL_LIMIT = 'tsad/webgpu: a loop on the device indexes with f32 num
 
 export const hasSequential = (op: string): boolean => WGSL_SEQUENTIAL[op as ConstructName] !== undefined;
 
-/** Why code run on many threads at once refuses the heap (its bump pointer is one for all). */
+/** Why code run on many threads at once never allocates or stores in the heap (its bump pointer is one for all). */
 const ONE_THREAD = 'a stack or a local array in a loop run on many threads';
 
 class Sequential implements SeqOps {
   private out: string[] = [];
-  private readonly heapAt: { readonly heap: string; readonly top: string } | undefined;
+  private heapAt: { readonly heap: string; readonly top: string } | undefined;
   /** Arrays leaving the heap: copied into program array `id` (length register `len`) from `from` at the slots' base and length. */
   readonly exports: { id: number; len: number; from: number; base: number; length: number }[] = [];
   /** The program's arrays bound in this kernel, by binding name (an unchanged array leaves as itself). */
@@ -36,20 +36,25 @@ class Sequential implements SeqOps {
     readonly L: LoweringOps,
     private readonly arrays: KernelArrays,
     private readonly outer: Env,
-    threads: 'one' | 'many' = 'one',
+    private readonly threads: 'one' | 'many' = 'one',
   ) {
-    const h = threads === 'one' ? L.heap() : undefined;
-    this.heapAt = h && { heap: arrays.bind(h.array), top: `S[${h.top}]` };
+    if (threads === 'one') this.heapAt = this.bindHeap();
   }
 
+  private bindHeap() {
+    const h = this.L.heap();
+    return { heap: this.arrays.bind(h.array), top: `S[${h.top}]` };
+  }
+
+  /** Many threads may read the heap (the residual stacks a loop before them left), bound on first use. */
   get heap(): string {
-    if (!this.heapAt) throw new NotOnGpu(ONE_THREAD);
+    this.heapAt ??= this.bindHeap();
     return this.heapAt.heap;
   }
 
   private get top(): string {
-    if (!this.heapAt) throw new NotOnGpu(ONE_THREAD);
-    return this.heapAt.top;
+    if (this.threads === 'many') throw new NotOnGpu(ONE_THREAD);
+    return this.heapAt!.top;
   }
 
   get lines(): readonly string[] {
@@ -88,6 +93,7 @@ class Sequential implements SeqOps {
   }
 
   store(addr: string, value: string): void {
+    if (this.threads === 'many') throw new NotOnGpu(ONE_THREAD);
     const a = this.bind(addr);
     this.line(`if (${a} < f32(arrayLength(&${this.heap}))) { ${this.heap}[u32(${a})] = ${value}; }`);
   }
@@ -322,8 +328,8 @@ export function lowerSequentially(L: LoweringOps, e: Extract<Expr, { tag: 'const
 
 /**
  * `run`'s sequential code as the body of a kernel that many invocations run at once (a loop
- * whose iterations are independent, constructs/sumLoop.ts): the same lowering, but with no heap,
- * so anything that would allocate or store there throws NotOnGpu.
+ * whose iterations are independent, constructs/sumLoop.ts): the same lowering, reading the heap
+ * but never allocating or storing there (that throws NotOnGpu).
  */
 export function lowerPerThread<T>(L: LoweringOps, arrays: KernelArrays, env: Env, run: (S: SeqOps, fromVal: (v: Val) => SVal) => T): { lines: readonly string[]; value: T } {
   const S = new Sequential(L, arrays, env, 'many');
