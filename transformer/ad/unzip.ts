@@ -214,6 +214,7 @@ class Unzipper {
     const ops: UnzipOps = {
       b,
       nested: this.depth > 0,
+      recomputesCheap: this.policy === 'cheap' || this.policy === 'recompute',
       unzipBody: (body) => this.unzipBody(body),
       typeOf: (name) => {
         const t = this.types.get(name);

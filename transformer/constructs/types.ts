@@ -7,7 +7,7 @@
 // Bodies are closed (JAX's closed sub-jaxprs): a body reads only its parameters, so a rule can
 // move a body between functions (U puts one half in f.fwd and the other in f.lin) without
 // looking inside it.
-import type { Builder } from '../ir/build';
+import type { Builder, NameSupply } from '../ir/build';
 import type { Binder, Expr, Lambda, Stmt, Type } from '../ir/syntax';
 import type { Value } from '../ir/value';
 import type { Tangent } from '../prims/types';
@@ -130,6 +130,8 @@ export interface UnzipOps {
    * body: an inner loop's residual stacks are allocated that often, so it keeps one record stack).
    */
   readonly nested: boolean;
+  /** Whether the policy recomputes cheap bindings (PrimDef.cheap) in the linear half rather than saving them. */
+  readonly recomputesCheap: boolean;
   unzipBody(body: Lambda): UnzippedBody;
   /** The type of a variable of the enclosing def (a map's operands are mapped or invariant by type). */
   typeOf(name: string): Type;
@@ -181,6 +183,14 @@ export interface SegmentOps {
 }
 
 /** Everything about one construct; the registry's record type makes the compiler list what is missing. */
+/** What the simplifier offers a fusion of a loop with the loop filling a stack it reads (ConstructRule.fuseFill). */
+export interface FillOps {
+  readonly names: NameSupply;
+  /** The non-linear operand an erased construct only adds to (ConstructRule.accumulatesErased). */
+  accumulatesErased(e: Expr): number | undefined;
+  hasEffect(e: Expr): boolean;
+}
+
 export interface ConstructRule {
   readonly name: string;
   /**
@@ -284,6 +294,14 @@ export interface ConstructRule {
    * so that a loop carrying ā through it from zero can start from any value instead.
    */
   readonly accumulates?: number;
+  /** `accumulates` of the erased construct (all operands non-linear): the non-linear operand it only adds to. */
+  readonly accumulatesErased?: number;
+  /**
+   * Non-linear code: the statements of a block with the statement at `k` (this construct) fused
+   * with the loop filling a stack it reads at its counter (constructs/loop/fuseFill.ts); undefined
+   * when it does not apply. Run by the simplifier after dead code is gone.
+   */
+  readonly fuseFill?: (ops: FillOps, stmts: readonly Stmt[], k: number, result: Expr) => Stmt[] | undefined;
   /**
    * Like `accumulates`, for a construct with several results: the linear operand its result
    * `result` is a sum onto (a loop whose body only adds to a carried value), if any.

@@ -26,6 +26,7 @@ import type { Scalar } from '../prims/types';
 import { DeepWalk } from '../ir/deepWalk';
 import { forEachOperand, hasBodies, mapChildren, renameOperands, visitDef, visitExpr } from '../ir/traverse';
 import { hoistBlocks, rebindsAName } from './hoist';
+import { fuseFills } from './fuseFills';
 
 const isVarDrop = (e: Expr) => e.tag === 'drop' && (e.expr.tag === 'var' || (e.expr.tag === 'ret' && true));
 
@@ -358,7 +359,9 @@ export function simplifyDef(d0: FnDef): FnDef {
   const forwarded = s.walk.run(() => s.forward(d.body, new Map()));
   s.walk = new DeepWalk(() => s.forgetUses());
   const body = s.walk.run(() => s.dce(forwarded));
-  return restoreLinearity({ ...d, body });
+  // Once dead code is gone (a cotangent outside wrt), a loop may fuse with the loop filling its stack: simplified again.
+  const fused = fuseFills({ ...d, body });
+  return fused ? simplifyDef(restoreLinearity(fused)) : restoreLinearity({ ...d, body });
 }
 
 /** Simplifies the named defs (default: all), keeping names and signatures. */

@@ -61,6 +61,8 @@ export interface PrimDef {
    * loop stacks fewer residuals (an index computed from the counter, a difference of two reads).
    */
   readonly cheap?: boolean;
+  /** Its result is the sum of its arguments (add): a loop updating a carried value only so accumulates in any order (constructs/loop/fuseFill.ts). */
+  readonly sums?: boolean;
   /**
    * It picks by its first argument, a bool, between these arguments (`select`, `mask`): the code
    * computing them stays next to it in a loop body (opt/licm.ts), where T can put their backward

@@ -109,6 +109,7 @@ export const laccum: ConstructRule = {
   updatesInPlace: true,
   lengthOnly: [1],
   accumulates: 0,
+  accumulatesErased: 2,
   // x + (ā + e_i·ẏ) = (x + ā) + e_i·ẏ: the inner addition fuses again (a fan-in of two reads,
   // ladd(; lonehot, lonehot), added to an accumulator becomes two accumulations).
   fuseAdd: (ops, e, other) => (isLinear(e) ? construct('laccum', e.nl, [ops.add(other, e.lin[0], REAL_ARRAY), e.lin[1]], []) : undefined),

@@ -14,6 +14,7 @@ import { loopSegment } from './segment';
 import { loopErase } from './erase';
 import { loopAccumulates, loopFuseAdd } from './fuseAdd';
 import { loopPrunePartly } from './prune';
+import { fuseFill } from './fuseFill';
 
 export const loop: ConstructRule = {
   loop: true,
@@ -34,6 +35,7 @@ export const loop: ConstructRule = {
   repeats: true,
   fuseAdd: loopFuseAdd,
   accumulatesResult: loopAccumulates,
+  fuseFill,
   // Invariants sit between the trip count and the carried values, in the body after the counter.
   // The carried values, the last operands of each sort: a body may update a carried array in place
   // (opt/inplace.ts) when the loop is its last reader, since each iteration hands it to the next.

@@ -19,7 +19,7 @@
 // B at i = ⌈n⌉ − 1, …, 0; its transpose runs Bᵀ at i = 0, …, ⌈n⌉ − 1: a loop whose counter is i
 // itself, with no index arithmetic, so T∘T of a loop does the loop's work and no more.
 import { InternalError, binder, construct, drop, lambda, letS, lit, lprim, lvar, prim, ret } from '../../ir/syntax';
-import type { Binder, Lambda, Stmt, Type } from '../../ir/syntax';
+import type { Binder, Expr, Lambda, Stmt, Type } from '../../ir/syntax';
 import { forEachOperand } from '../../ir/traverse';
 import type { Tangent } from '../../prims/types';
 import type { ConstructExpr, TransposeOps } from '../types';
@@ -32,7 +32,7 @@ export function loopTranspose(ops: TransposeOps, e: ConstructExpr, cotangents: r
   const nInv = e.lin.length - resultTypes.length;
   if (nInv < 0) throw new InternalError('loop: a linear loop with non-linear results');
   const cts = cotangents.map((c, i) => c ?? b.zero(resultTypes[i], 'zero'));
-  const forward = reversedBody(ops, e);
+  const forward = reversedBody((n) => ops.definition(n), e);
   const zeroBars: boolean[] = [];
   const tb = ops.transposeBody(forward?.body ?? body, resultTypes, zeroBars);
   // An invariant whose cotangent is a symbolic zero in every iteration (the body never reads it:
@@ -89,10 +89,10 @@ export function loopTranspose(ops: TransposeOps, e: ConstructExpr, cotangents: r
  * The pattern is looked for wherever the simplifier left it in the body (1 may be shared); m and
  * the 1 go too where nothing else reads them. With the operands the body then takes.
  */
-function reversedBody(ops: TransposeOps, e: ConstructExpr): { body: Lambda; operands: readonly string[] } | undefined {
+export function reversedBody(definition: (name: string) => Expr | undefined, e: ConstructExpr): { body: Lambda; operands: readonly string[] } | undefined {
   const body = e.bodies[0];
   const [j, m] = body.nlParams;
-  const count = ops.definition(e.nl[1] ?? '');
+  const count = definition(e.nl[1] ?? '');
   if (!m || count?.tag !== 'prim' || count.op !== 'ceil' || count.args[0] !== e.nl[0]) return undefined;
   const stmts = body.body.stmts;
   const lit1 = new Set<string>();

@@ -17,10 +17,11 @@
 // residuals stacked, intensive ones passed as constants). n, the final stacks and ū_s are read by
 // ė_L, so they become residuals of the enclosing function. Stack operations cost nothing, so
 // W(C) + W(ė_L) = W(J loop) (n iterations of W(body_N) + W(body_L) = W(J body)).
-import { REAL, binder, construct, lambda, letS, lit, ret, stackType } from '../../ir/syntax';
+import { REAL, binder, blockE, construct, lambda, letS, lit, ret, stackType } from '../../ir/syntax';
 import type { Binder, Expr, Lambda, Stmt, Type } from '../../ir/syntax';
 import { InternalError } from '../../ir/syntax';
-import type { Builder } from '../../ir/build';
+import { Builder } from '../../ir/build';
+import { recomputeCarried } from './recompute';
 import { emptyStack } from '../placeholder';
 import { packDeepResiduals } from './pack';
 import { flattenInnerStacks } from './flatten';
@@ -151,10 +152,13 @@ export function invariantLengths(ops: UnzipOps, h: UnzippedBody, params: readonl
 
 export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder>): Expr {
   const { b } = ops;
-  const unpacked = ops.unzipBody(e.bodies[0]);
   const k = results.nl.length;
   const params = e.bodies[0].nlParams;
   const nInv = e.nl.length - 1 - k;
+  const whole = ops.unzipBody(e.bodies[0]);
+  // Carried values with a cheap recurrence: run again by the linear half, not stacked (recompute.ts).
+  const again = ops.recomputesCheap ? recomputeCarried(whole, params, nInv, e.nl) : undefined;
+  const unpacked = again?.h ?? whole;
   const direct = params.slice(1, 1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + m] }));
   const carried = params.slice(1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + nInv + m] }));
   const lengths = [...direct, ...invariantLengths(ops, unpacked, [...direct, ...carried], k)];
@@ -173,5 +177,8 @@ export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
   const stFinal = stacked.map((t) => binder(b.fresh('st'), stackType(t)));
   b.bind([...results.nl, ...flat, ...stFinal], [], construct(e.op, [...operands, ...flat0, ...st0], [], [stackingBody(b, h, kk, sources, stacked, undefined, h.primal.nlParams[0].name)]));
   const lin = readingBody(b, h, sources, stFinal);
-  return construct(e.op, [e.nl[0], ...lin.operands], e.lin, [lin.body]);
+  if (!again) return construct(e.op, [e.nl[0], ...lin.operands], e.lin, [lin.body]);
+  const lb = new Builder(b.names);
+  const read = again.attach(lb, e.nl[0], lin.body, lin.operands);
+  return blockE(lb.finish(construct(e.op, [e.nl[0], ...read.operands], e.lin, [read.body])));
 }

@@ -11,6 +11,7 @@ const addJvp: JvpRule = ({ b, tangents, y }) => sumTangents(b, tangents, `${y}_d
 export const add: PrimDef = {
   name: 'add',
   cheap: true,
+  sums: true,
   arity: binary,
   typeRule: realOp('add'),
   impl: (a, b) => num(a) + num(b),
