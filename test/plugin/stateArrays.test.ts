@@ -195,6 +195,12 @@ describe('state arrays', () => {
     ]);
   });
 
+  test("the branches' flags are numbers of the record (1 or 0), not JavaScript arrays of booleans pushed per iteration", () => {
+    const { result } = load(`import { grad } from 'tsad';\n${SOURCE}\nexport const gWalk = grad(walk, { wrt: [0, 1] });\nexport const gDet = grad(detMinors);\n`);
+    expect(result.diagnostics).toEqual([]);
+    for (const fn of ['walk$grad', 'detMinors$grad_0']) expect([fn, emitted(result.outputText, fn).match(/\.push\(/g)]).toEqual([fn, null]);
+  });
+
   test('aliasing in one iteration (an element written twice, a read after a write, writes that coincide), zero trips, hvp: against finite differences', () => {
     const { exports: m, result } = load(`import { grad, hvp } from 'tsad';\n${ALIASING}\nexport const g = grad(twice);\nexport const h = hvp(twice);\n`);
     expect(result.diagnostics).toEqual([]);

@@ -17,7 +17,7 @@
 // residuals stacked, intensive ones passed as constants). n, the final stacks and ū_s are read by
 // ė_L, so they become residuals of the enclosing function. Stack operations cost nothing, so
 // W(C) + W(ė_L) = W(J loop) (n iterations of W(body_N) + W(body_L) = W(J body)).
-import { REAL, binder, blockE, construct, lambda, letS, lit, ret, stackType } from '../../ir/syntax';
+import { REAL, binder, blockE, construct, lambda, letS, lit, prim, ret, stackType } from '../../ir/syntax';
 import type { Binder, Expr, Lambda, Stmt, Type } from '../../ir/syntax';
 import { InternalError } from '../../ir/syntax';
 import { Builder } from '../../ir/build';
@@ -64,7 +64,13 @@ export function stackingBody(
   sources.forEach((s, j) => {
     if (s.kind !== 'stacked') return;
     const next = binder(b.fresh('st'), params[s.slot].type);
-    const x = r.nl[carried + j];
+    let x = r.nl[carried + j];
+    if (s.flag) {
+      // A boolean in a record of numbers: 1 or 0.
+      const [one, zero, n] = [b.fresh('one'), b.fresh('zero'), b.fresh('flag')].map((v) => binder(v, REAL));
+      pushes.push(letS([one], [], lit(1)), letS([zero], [], lit(0)), letS([n], [], prim('select', [x, one.name, zero.name])));
+      x = n.name;
+    }
     const at = counter ?? (s.stride === 1 ? undefined : reserveAt);
     if (at === undefined) pushes.push(letS([next], [], construct('push', [pushed[s.slot], x], [], [])));
     else if (s.stride === 1) pushes.push(letS([next], [], construct('put', [pushed[s.slot], x, at], [], [])));
@@ -102,7 +108,12 @@ export function readingBody(b: Builder, h: UnzippedBody, sources: readonly Resid
     else if (s.kind === 'stacked') {
       // Field f of record i.
       const [stride, field] = [b.fresh('stride'), b.fresh('field')].map((n) => binder(n, REAL));
-      reads.push(letS([stride], [], lit(s.stride)), letS([field], [], lit(s.field)), letS([r], [], construct('at', [stackParams[s.slot].name, counter.name, stride.name, field.name], [], [])));
+      reads.push(letS([stride], [], lit(s.stride)), letS([field], [], lit(s.field)));
+      if (!s.flag) reads.push(letS([r], [], construct('at', [stackParams[s.slot].name, counter.name, stride.name, field.name], [], [])));
+      else {
+        const [n, zero] = [b.fresh('flag'), b.fresh('zero')].map((v) => binder(v, REAL));
+        reads.push(letS([n], [], construct('at', [stackParams[s.slot].name, counter.name, stride.name, field.name], [], [])), letS([zero], [], lit(0)), letS([r], [], prim('ne', [n.name, zero.name])));
+      }
     } else if (s.kind === 'invariant') {
       invParams.push(r);
       invOperands.push(s.operand);

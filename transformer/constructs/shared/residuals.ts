@@ -1,7 +1,7 @@
 // Which residuals of a body run once per element or iteration (map, scan, reduce,
 // reduceByIndex, loop, while) its unzipped construct stores, and where the linear half reads
 // each one from (JAX's scan: extensive residuals stacked, intensive ones passed as constants).
-import { arrayType, binder, lambda, ret, InternalError } from '../../ir/syntax';
+import { REAL, arrayType, binder, lambda, ret, InternalError } from '../../ir/syntax';
 import type { Binder, Lambda, Type } from '../../ir/syntax';
 import type { Builder } from '../../ir/build';
 import type { ConstructExpr, UnzippedBody } from '../types';
@@ -14,30 +14,36 @@ import type { ConstructExpr, UnzippedBody } from '../types';
 export type ResidualSource =
   | { readonly kind: 'counter' }
   | { readonly kind: 'invariant'; readonly operand: string }
-  | { readonly kind: 'stacked'; readonly slot: number; readonly field: number; readonly stride: number };
+  | { readonly kind: 'stacked'; readonly slot: number; readonly field: number; readonly stride: number; readonly flag?: true };
 
 /**
  * Sorts the residuals: the counter, invariant parameters (given with their operands), the rest
- * stacked. With `records`, the numbers share one stack, each iteration pushing its record of them
+ * stacked. With `records`, the numbers (with `flags`, the booleans too, as 1 or 0) share one stack, each iteration pushing its record of them
  * (a loop body storing twenty numbers per iteration then keeps one stack, not twenty: an inner loop
  * run once per outer iteration allocates one, and the outer loop keeps one stack of them). Nested
  * loops and while loops use records: a record's fields cannot be pruned one by one (a residual only
  * the cotangent of a parameter outside `wrt` reads stays on the tape), which an outer counted loop,
  * run once with its room reserved, would pay for and not gain from; a while loop, whose room is
- * unknown, gains one room check per iteration for all its numbers instead of one per number.
+ * unknown, gains one room check per iteration for all its numbers instead of one per number, and
+ * loses nothing: no rule prunes a while's stacks. A while's flags join the record for the same
+ * reason; a counted loop keeps them apart, where pruning drops a flag its linear half no longer
+ * reads.
  */
 export function residualSources(
   h: UnzippedBody,
   counter: string | undefined,
   invariants: readonly { param: string; operand: string }[],
   records = false,
+  flags = false,
 ): { sources: ResidualSource[]; stacked: Type[]; strides: number[] } {
+  // What a record holds as a number: a real, and with `flags` a boolean (a branch taken) as 1 or 0.
+  const inRecord = (t: Type) => t.tag === 'real' || (flags && t.tag === 'bool');
   const stacked: Type[] = [];
   const strides: number[] = [];
   const kept = h.tangent.nlParams.map((r) => r.name !== counter && !invariants.some((u) => u.param === r.name));
-  const numbers = records ? h.residuals.filter((t, j) => kept[j] && t.tag === 'real').length : 0;
+  const numbers = records ? h.residuals.filter((t, j) => kept[j] && inRecord(t)).length : 0;
   if (numbers >= 2) {
-    stacked.push(h.residuals[kept.findIndex((k, j) => k && h.residuals[j].tag === 'real')]);
+    stacked.push(REAL);
     strides.push(numbers);
   }
   let field = 0;
@@ -45,7 +51,9 @@ export function residualSources(
     if (r.name === counter) return { kind: 'counter' };
     const inv = invariants.find((u) => u.param === r.name);
     if (inv) return { kind: 'invariant', operand: inv.operand };
-    if (numbers >= 2 && h.residuals[j].tag === 'real') return { kind: 'stacked', slot: 0, field: field++, stride: numbers };
+    const t = h.residuals[j];
+    if (numbers >= 2 && inRecord(t))
+      return t.tag === 'bool' ? { kind: 'stacked', slot: 0, field: field++, stride: numbers, flag: true } : { kind: 'stacked', slot: 0, field: field++, stride: numbers };
     stacked.push(h.residuals[j]);
     strides.push(1);
     return { kind: 'stacked', slot: stacked.length - 1, field: 0, stride: 1 };

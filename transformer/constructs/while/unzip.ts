@@ -44,10 +44,10 @@ export function whileUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binde
   const direct = step.nlParams.slice(0, nInv).map((p, j) => ({ param: p.name, operand: e.nl[j] }));
   const carried = step.nlParams.slice(nInv).map((p, m) => ({ param: p.name, operand: e.nl[nInv + m] }));
   const invariants = [...direct, ...invariantLengths(ops, h, [...direct, ...carried], k)];
-  // Records always: a while's stacks have no room reserved, so each stack costs a room check per
-  // iteration. An outermost while reserves a record per iteration and puts at its count (its
+  // Records always, flags included: a while's stacks have no room reserved, so each stack costs a
+  // room check per iteration. An outermost while reserves a record per iteration and puts at its count (its
   // stacks start empty); a nested one pushes, so that flatten.ts can place its runs in a flat stack.
-  const { sources, stacked } = residualSources(h, undefined, invariants, true);
+  const { sources, stacked } = residualSources(h, undefined, invariants, true, true);
   const st0 = emptyStacks(b, stacked);
   const n0 = b.lit(0, 'n');
   // The counter inside the step: m' = m + 1.
