@@ -325,8 +325,28 @@ class Unzipper {
       if (s.tag !== 'let' || s.rhs.tag !== 'construct') continue;
       const e = s.rhs;
       const rule = constructRule(e, 'unzip');
-      for (const k of rule.overwrites?.(e, (body) => arityOf(body.body.result, defArity(this.defs))) ?? []) out.add(e.nl[k]);
+      for (const k of rule.overwrites?.(
+        e,
+        (body) => arityOf(body.body.result, defArity(this.defs)),
+        (body) => this.handedOn(body),
+      ) ?? [])
+        out.add(e.nl[k]);
     }
+    return out;
+  }
+
+  /**
+   * What a body may overwrite or hand on to someone who may (ConstructRule.overwrites' `handsOn`):
+   * what its statements overwrite, what it copies or nests in a block or tuple, and its results.
+   */
+  private handedOn(body: Lambda): Set<string> {
+    const out = this.overwritten(body.body.stmts);
+    for (const s of body.body.stmts) {
+      if (s.tag === 'unpack') continue;
+      const e = s.rhs;
+      if (e.tag === 'var' || e.tag === 'tuple' || e.tag === 'block' || e.tag === 'ret') closedFreeNonLinear(e).forEach((n) => out.add(n));
+    }
+    closedFreeNonLinear(body.body.result).forEach((n) => out.add(n));
     return out;
   }
 

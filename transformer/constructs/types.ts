@@ -335,8 +335,10 @@ export interface ConstructRule {
   /**
    * The non-linear operands whose arrays the construct (or its in-place twin, or a body it hands
    * them to) may overwrite: U stores reads of them instead of recomputing the reads from the array.
+   * `handsOn(body)`, where U offers it, is what a body may overwrite or hand on (its statements'
+   * `overwrites`, copies, its results): a construct that only passes operands to a body asks it.
    */
-  readonly overwrites?: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => readonly number[];
+  readonly overwrites?: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts, handsOn?: (body: Lambda) => ReadonlySet<string>) => readonly number[];
   /**
    * Per non-linear result, the non-linear operand whose length it always has (an update's array),
    * or undefined; `source(body, r)` is the parameter whose length body result r has (ad/lengths.ts).

@@ -30,7 +30,14 @@ export const cond: ConstructRule = {
   // The branch that runs takes its operands over: it may write an array in place (opt/inplace.ts)
   // when the cond is that array's last reader.
   carries: (e) => branchSlots(e),
-  overwrites: (e) => e.nl.map((_, k) => k).slice(1),
+  // The branch that runs gets the operands as its parameters: an operand is overwritten where a
+  // branch overwrites or hands on its parameter (every one, where U cannot tell).
+  overwrites: (e, _arity, handsOn) => {
+    const operands = e.nl.map((_, k) => k).slice(1);
+    if (!handsOn) return operands;
+    const sets = e.bodies.map((body) => handsOn(body));
+    return operands.filter((k) => e.bodies.some((body, b) => body.nlParams[k - 1] === undefined || sets[b].has(body.nlParams[k - 1].name)));
+  },
   // A result has an operand's length where both branches return an array of that parameter's length.
   keepsLength: (e, source) => {
     const r = e.bodies[0]?.body.result;
