@@ -9,6 +9,9 @@ const cores = os.availableParallelism?.() ?? os.cpus().length;
 module.exports = {
   // One TypeScript per worker, shared by its test files (test/environment.js).
   testEnvironment: '<rootDir>/test/environment.js',
+  // Jest's runtime with V8's code cache per worker: a module compiled for one test file is not
+  // compiled again for the next (test/codeCache.js).
+  runtime: '<rootDir>/test/runtime.js',
   // Jest's default leaves a core to its main process, which only collects results: on two cores
   // that is one worker, and half the machine idle.
   ...(cores <= 2 ? { maxWorkers: 2 } : {}),
