@@ -179,9 +179,10 @@ const T = (linear: string): Pass => ({
     proveLinearB(p, [linear]);
     return transposeProgram(p, [linear]);
   },
+  keepsUsage: true,
 });
 
-const E = (def: string): Pass => ({ name: 'erase', run: (p) => eraseProgram(p, [def]) });
+const E = (def: string): Pass => ({ name: 'erase', run: (p) => eraseProgram(p, [def]), keepsUsage: true });
 
 /** Appends a def built from the program so far (the seeded gradient, the Hessian-vector product). */
 const Define = (name: string, build: (p: Program) => FnDef): Pass => ({

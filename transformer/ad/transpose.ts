@@ -18,8 +18,8 @@ import { arityOf, defArity } from '../language/arity';
 import { LIN_PRIMS } from '../prims/registry';
 import type { Tangent } from '../prims/types';
 import { closedFreeLinear } from '../ir/freeVars';
-import { restoreLinearity } from '../ir/linearity';
 import { untakeWrites } from './untake';
+import { SettlingBuilder } from '../ir/usageBuilder';
 import { guardBranches } from './guards';
 import { DeepWalk } from '../ir/deepWalk';
 import { barName, derivedName, transposeRole } from '../ir/names';
@@ -193,15 +193,18 @@ function transposeLambda(l: Lambda, resultTypes: readonly Type[], names: NameSup
   const forward = stmts.filter(isForward);
   const definitions = new Map<string, Expr>();
   for (const s of forward) if (s.tag === 'let' && s.nl.length === 1 && s.lin.length === 0) definitions.set(s.nl[0].name, s.rhs);
-  const b = new Builder(names);
+  // The forward statements first, so the builder counts their reads; it writes the drops of what
+  // no transposed statement reads (a coefficient of a zero cotangent) and the dups of a cotangent
+  // read twice as the body is finished. A body is closed: its uses are its own.
+  const b = SettlingBuilder.forDef(names);
+  for (const s of forward) b.stmt(s);
   const tr = new Transposer(b, types, defs, definitions, walk);
   const ctParams = final.lin.map((y, i) => binder(names.fresh(barName(y)), resultTypes[i]));
   final.lin.forEach((y, i) => tr.set(y, ctParams[i].name));
   for (let i = stmts.length - 1; i >= 0; i--) if (!isForward(stmts[i])) tr.stmt(stmts[i]);
   zeroResults?.push(...l.linParams.map((x) => tr.get(x.name) === null));
   const results = l.linParams.map((x) => tr.materialize(x.name));
-  const backward = b.finish(ret([], results));
-  return lambda(l.nlParams, ctParams, block([...forward, ...backward.stmts], backward.result));
+  return lambda(l.nlParams, ctParams, b.finishBody(l.nlParams, ctParams, ret([], results)));
 }
 
 export function transposeDef(g: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
@@ -211,17 +214,15 @@ export function transposeDef(g: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef 
   const walk = new DeepWalk();
   const t = walk.run(() => transposeLambda(g, g.linResults, names, defs, walk));
   // An element written as itself plus something (`h[j] += e`) reads its cotangent without taking it.
-  return untakeWrites(
-    restoreLinearity({
-      name: derivedName(transposeRole(g)),
-      role: transposeRole(g),
-      nlParams: g.nlParams,
-      linParams: t.linParams,
-      nlResults: [],
-      linResults: g.linParams.map((x) => x.type!),
-      body: t.body,
-    }),
-  );
+  return untakeWrites({
+    name: derivedName(transposeRole(g)),
+    role: transposeRole(g),
+    nlParams: g.nlParams,
+    linParams: t.linParams,
+    nlResults: [],
+    linResults: g.linParams.map((x) => x.type!),
+    body: t.body,
+  });
 }
 
 /** Appends the transpose of each named linear function and of every linear function it calls. */
