@@ -84,6 +84,33 @@ export const INT_PRIMS: Readonly<Record<string, (args: readonly IntForm[]) => In
 
 const within = (code: string, max: number): IntForm | undefined => (max <= I32_MAX ? { code, max } : undefined);
 
+/**
+ * The conditions (WGSL) under which an f32 result computed from `args` went through a rounded
+ * integer: an operand's integer form past 2^24 (its f32 value rounded), or what operands carried
+ * (an element of an array a map wrote from such a value: its taint slot). Used as an index, the
+ * result is then ambiguous.
+ */
+export function roundsOf(args: readonly { readonly int?: IntForm; readonly rounds?: readonly string[] }[]): string[] {
+  const out = new Set<string>();
+  for (const a of args) {
+    for (const r of a.rounds ?? []) out.add(r);
+    if (a.int && a.int.max >= F32_EXACT) out.add(`abs(${a.int.code}) >= ${F32_EXACT}`);
+  }
+  return [...out];
+}
+
+/** The conditions under which a value written to an array is a rounded integer, or came from one. */
+export const writtenRounds = (v: { readonly int?: IntForm; readonly rounds?: readonly string[] }): string[] => roundsOf([v]);
+
+/** WGSL: one of the conditions `rounds` holds. */
+export const roundedSource = (rounds: readonly string[]): string => `(${rounds.map((r) => `(${r})`).join(' || ')})`;
+
+/** The condition that an array's taint slot (Arr.taint) is set. */
+export const tainted = (slot: number): string => `S[${slot}] != 0.0`;
+
+/** The line refusing the elements of `a` as indices where a map tainted it (none when it cannot be). */
+export const taintCheck = (a: { readonly taint?: number }, fail: string): string => (a.taint === undefined ? '' : `if (${tainted(a.taint)}) { ${fail} }`);
+
 const COMPARISONS: Readonly<Record<string, string>> = { lt: '<', le: '<=', gt: '>', ge: '>=', eq: '==', ne: '!=' };
 
 /**

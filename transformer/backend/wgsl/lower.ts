@@ -14,7 +14,7 @@ import { Typed, WGSL_LIN_PRIMS, WGSL_PRIMS, num, wgslNumber } from './prims';
 import { type Arr, type Bound, type Env, type KernelArrays, type Local, type LoweringOps, NotOnGpu, type Num, type Val, union } from './lowering';
 import { WGSL_CONSTRUCTS } from './constructs';
 import { hasSequential, lowerSequentially } from './sequential';
-import { AMBIGUOUS_INDEX, INT_PRIMS, type IntForm, MAX_ELEMENTS, f32IndexAmbiguous, f32IndexIn, intComparison } from './indices';
+import { AMBIGUOUS_INDEX, INT_PRIMS, type IntForm, MAX_ELEMENTS, f32IndexAmbiguous, f32IndexIn, intComparison, roundedSource, roundsOf, tainted } from './indices';
 import { type OpenReduction, absorb, postFits, reductionKernels } from './fusedReduce';
 import { MAX_FUSED_ARRAYS, type OpenMap, fuseBodies, joinMaps, resolveJoined } from './fusedMaps';
 import type { ConstructName } from '../../constructs/registry';
@@ -402,22 +402,22 @@ class Lowering implements LoweringOps {
       if (!v) throw new InternalError(`wgsl: unbound '${n}' in a body`);
       return v;
     };
-    const scalar = (n: string, what: string): Typed & { bound: Bound; int?: IntForm } => {
+    const scalar = (n: string, what: string): Typed & { bound: Bound; int?: IntForm; rounds?: readonly string[] } => {
       const v = get(n);
       if (v.array !== undefined) throw new NotOnGpu(`${what} of an array inside a map or reduction body`);
       return v;
     };
-    const bindLet = (t: Typed, bound: Bound): Local => {
+    const bindLet = (t: Typed, bound: Bound, rounds?: readonly string[]): Local => {
       const name = this.name('v');
       lines.push(`let ${name}: ${t.type} = ${t.code};`);
-      return { code: name, type: t.type, bound };
+      return { code: name, type: t.type, bound, ...(rounds && rounds.length > 0 ? { rounds } : {}) };
     };
     const bindInt = (int: IntForm, bound: Bound): Local => {
       const name = this.name('v');
       lines.push(`let ${name}i: i32 = ${int.code};`, `let ${name}: f32 = f32(${name}i);`);
       return { code: name, type: 'f32', bound, int: { code: `${name}i`, max: int.max } };
     };
-    const read = (arr: Local, index: Typed & { bound: Bound; int?: IntForm }): Typed => {
+    const read = (arr: Local, index: Typed & { bound: Bound; int?: IntForm; rounds?: readonly string[] }): Typed => {
       if (arr.array === undefined) throw new NotOnGpu('an element read of a number');
       // An exact integer index (the map index and what it computes), or an f32 one (exact below 2^24, checked above).
       if (index.type === 'f32' && index.int) {
@@ -426,6 +426,8 @@ class Lowering implements LoweringOps {
       }
       const j = num(index);
       lines.push(`if ${f32IndexAmbiguous(j, arr.len)} { ${this.failCheck(AMBIGUOUS_INDEX, -1)} }`);
+      // Computed in f32 from an integer that may have rounded on the way (i / 2 at i ≥ 2^24).
+      if (index.rounds) lines.push(`if ${roundedSource(index.rounds)} { ${this.failCheck(AMBIGUOUS_INDEX, -1)} }`);
       return { code: `select(0.0, ${arr.array}[u32(max(${j}, 0.0))], ${f32IndexIn(j, arr.len)})`, type: 'f32' };
     };
     const evalExpr = (e: Expr): Local[] => {
@@ -465,7 +467,7 @@ class Lowering implements LoweringOps {
               return [bindLet({ code: compared.code, type: 'bool' }, undefined)];
             }
           }
-          return [bindLet(rule(args), bound)];
+          return [bindLet(rule(args), bound, roundsOf(args))];
         }
         case 'construct': {
           const ops = [...e.nl, ...e.lin];
@@ -475,8 +477,10 @@ class Lowering implements LoweringOps {
             return [bindInt({ code: `i32(${a.len})`, max: MAX_ELEMENTS }, undefined)];
           }
           // index(a, j), lindex(j ; a), lindex(j, w ; a): a read that gives 0 outside a's elements.
-          if (e.op === 'index' && ops.length === 2) return [bindLet(read(get(ops[0]), scalar(ops[1], 'an index')), get(ops[0]).bound)];
-          if (e.op === 'lindex' && (ops.length === 2 || ops.length === 3)) return [bindLet(read(get(ops[ops.length - 1]), scalar(ops[0], 'an index')), undefined)];
+          // An element of a tainted array (Arr.taint) carries the taint.
+          const taintOf = (a: Local) => (a.array !== undefined && a.taint !== undefined ? [tainted(a.taint)] : undefined);
+          if (e.op === 'index' && ops.length === 2) return [bindLet(read(get(ops[0]), scalar(ops[1], 'an index')), get(ops[0]).bound, taintOf(get(ops[0])))];
+          if (e.op === 'lindex' && (ops.length === 2 || ops.length === 3)) return [bindLet(read(get(ops[ops.length - 1]), scalar(ops[0], 'an index')), undefined, taintOf(get(ops[ops.length - 1])))];
           throw new NotOnGpu(`the construct '${e.op}' inside a map or reduction body`);
         }
         case 'block':

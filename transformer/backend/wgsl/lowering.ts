@@ -23,7 +23,11 @@ export type Bound = ReadonlySet<number> | undefined;
 export type Val =
   /** A number (a boolean as 0 or 1): known on the host (`reg`) or only on the device (`slot`). */
   | { readonly kind: 'num'; readonly reg?: number; readonly slot?: number; readonly bool: boolean; readonly bound: Bound }
-  | { readonly kind: 'arr'; readonly id: number; readonly len: number; readonly elemBound: Bound }
+  /**
+   * `taint`: a slot a map sets where an element it wrote is, or was computed from, an integer
+   * rounded to f32 (past 2^24: indices.ts); an index read from such an array is refused then.
+   */
+  | { readonly kind: 'arr'; readonly id: number; readonly len: number; readonly elemBound: Bound; readonly taint?: number }
   | { readonly kind: 'str'; readonly text: string }
   /** A tuple of values (a matrix is (data, rows, cols)). */
   | { readonly kind: 'tup'; readonly elems: readonly Val[] };
@@ -38,7 +42,10 @@ export const within = (b: Bound, of: Bound): boolean => b !== undefined && of !=
  * A value inside a kernel body: WGSL text (with its exact integer form where it is an index:
  * indices.ts), or an invariant array bound to the kernel and its length (u32 WGSL).
  */
-export type Local = (Typed & { readonly bound: Bound; readonly array?: undefined; readonly int?: IntForm }) | { readonly array: string; readonly len: string; readonly bound: Bound };
+export type Local =
+  /** `rounds`: the conditions (WGSL) under which this f32 value went through an integer rounded past 2^24 (indices.ts roundsOf). */
+  | (Typed & { readonly bound: Bound; readonly array?: undefined; readonly int?: IntForm; readonly rounds?: readonly string[] })
+  | { readonly array: string; readonly len: string; readonly bound: Bound; readonly taint?: number };
 
 export interface KernelArrays {
   /** The kernel's binding name of an array of the program. */

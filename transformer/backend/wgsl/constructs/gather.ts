@@ -1,6 +1,6 @@
 // gather and its linear pair on the GPU (constructs/array/gather.ts).
 import { atomicUpdate } from '../kernels';
-import { AMBIGUOUS_INDEX, countAt, dataIndex, f32IndexIn } from '../indices';
+import { AMBIGUOUS_INDEX, countAt, dataIndex, f32IndexIn, taintCheck } from '../indices';
 import { type Arr, type LoweringOps, asArr, hostLength, type ConstructLowerings } from '../lowering';
 import { filled } from './shared';
 
@@ -19,7 +19,13 @@ function scatterAdd(L: LoweringOps, n: number, idx: Arr, g: Arr): Arr {
   L.atomicElementwise(idx.len, out.id, (arrays, target) => {
     const j = `${arrays.bind(idx.id)}[i]`;
     const at = dataIndex(j, m, ambiguous);
-    return [at.check, `if (${at.ok} && i < ${countAt(L.countSlot(g.len))}) {`, ...atomicUpdate(target, `u32(${j})`, `${arrays.bind(g.id)}[i]`, (old, v) => `${old} + ${v}`).map((l) => `  ${l}`), '}'];
+    return [
+      at.check,
+      taintCheck(idx, ambiguous),
+      `if (${at.ok} && i < ${countAt(L.countSlot(g.len))}) {`,
+      ...atomicUpdate(target, `u32(${j})`, `${arrays.bind(g.id)}[i]`, (old, v) => `${old} + ${v}`).map((l) => `  ${l}`),
+      '}',
+    ];
   });
   return out;
 }
@@ -36,7 +42,7 @@ export const gatherWgsl = {
       const j = `${arrays.bind(at.id)}[i]`;
       const { ok, check } = dataIndex(j, n, L.failCheck(AMBIGUOUS_INDEX, -1));
       const fail = L.failCheck('gather: an index is not an index of the array', a.len);
-      return [check, `if (!${ok}) { ${fail} }`, `${arrays.bind(id)}[i] = select(0.0, ${arrays.bind(a.id)}[u32(max(${j}, 0.0))], ${ok});`];
+      return [check, taintCheck(at, L.failCheck(AMBIGUOUS_INDEX, -1)), `if (!${ok}) { ${fail} }`, `${arrays.bind(id)}[i] = select(0.0, ${arrays.bind(a.id)}[u32(max(${j}, 0.0))], ${ok});`];
     });
     return [{ kind: 'arr', id, len: at.len, elemBound: a.elemBound }];
   },

@@ -3,7 +3,7 @@
 // elements in order (histogramWalk.ts), as do its linear recurrences lhist and lrhist.
 import type { Expr, Lambda } from '../../../ir/syntax';
 import { atomicUpdate } from '../kernels';
-import { AMBIGUOUS_INDEX, countAt, dataIndex } from '../indices';
+import { AMBIGUOUS_INDEX, countAt, dataIndex, taintCheck } from '../indices';
 import { type LoweringOps, NotOnGpu, type Val, asArr, type ConstructLowerings } from '../lowering';
 import { filled } from './shared';
 import { walkHistogram, walkRecurrence } from './histogramWalk';
@@ -51,6 +51,7 @@ function reduceByIndexLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construc
     return [
       `if (${j} != floor(${j}) || abs(${j}) == tsad_inf()) { ${check} }`,
       at.check,
+      taintCheck(idx, ambiguous),
       `if ${at.ok} {`,
       ...atomicUpdate(target, `u32(${j})`, `${arrays.bind(vals.id)}[i]`, HISTOGRAM_OPS[op]).map((l) => `  ${l}`),
       '}',

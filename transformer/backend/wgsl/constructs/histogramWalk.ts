@@ -16,7 +16,7 @@ import { scalarKernel } from '../kernels';
 import { type Typed, num } from '../prims';
 import { type Arr, type KernelArrays, type Local, type LoweringOps, NotOnGpu, type Val, asArr, hostLength } from '../lowering';
 import { filled } from './shared';
-import { AMBIGUOUS_INDEX, countAt, dataIndex } from '../indices';
+import { AMBIGUOUS_INDEX, countAt, dataIndex, taintCheck } from '../indices';
 
 /** Elements a dispatch of a walk takes (llvmpipe stops an invocation after 65535 loop trips). */
 const WALK_CHUNK = 32768;
@@ -107,6 +107,7 @@ function walk(L: LoweringOps, idx: Arr, m: number, backward: boolean, check: str
     `  let jf = ${arrays.bind(idx.id)}[i];`,
     ...(check ? [`  if (jf != floor(jf) || abs(jf) == tsad_inf()) { ${check} }`] : []),
     `  ${dataIndex('jf', 'wm', L.failCheck(AMBIGUOUS_INDEX, -1)).check}`,
+    `  ${taintCheck(idx, L.failCheck(AMBIGUOUS_INDEX, -1))}`,
     `  if ${dataIndex('jf', 'wm', '').ok} {`,
     '    let b = u32(jf);',
     ...lines.map((l) => `    ${l}`),
@@ -191,7 +192,7 @@ function identityGather(L: LoweringOps, body: Lambda, residuals: number, h: Arr,
   L.elementwise(idx.len, (arrays) => {
     const j = `${arrays.bind(idx.id)}[i]`;
     const at = dataIndex(j, countAt(L.countSlot(m)), L.failCheck(AMBIGUOUS_INDEX, -1));
-    return [at.check, `${arrays.bind(v)}[i] = select(0.0, ${arrays.bind(h.id)}[u32(max(${j}, 0.0))], ${at.ok});`];
+    return [at.check, taintCheck(idx, L.failCheck(AMBIGUOUS_INDEX, -1)), `${arrays.bind(v)}[i] = select(0.0, ${arrays.bind(h.id)}[u32(max(${j}, 0.0))], ${at.ok});`];
   });
   return { kind: 'arr', id: v, len: idx.len, elemBound: undefined };
 }

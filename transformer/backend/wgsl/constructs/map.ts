@@ -1,7 +1,7 @@
 // map and smap on the GPU (constructs/array/map.ts): one fused elementwise kernel.
 import type { Expr } from '../../../ir/syntax';
 import { num } from '../prims';
-import { MAX_ELEMENTS, countAt } from '../indices';
+import { MAX_ELEMENTS, countAt, roundedSource, tainted, writtenRounds } from '../indices';
 import { type Arr, type Local, type LoweringOps, NotOnGpu, type Val, hostLength, wgslType, type ConstructLowerings } from '../lowering';
 
 function mapLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construct' }>, nl: readonly Val[], lin: readonly Val[]): Val[] {
@@ -21,21 +21,26 @@ function mapLowering(L: LoweringOps, e: Extract<Expr, { tag: 'construct' }>, nl:
     operands.forEach((o, j) => {
       const pType = params[j]?.type;
       if (o.kind === 'num') locals.push({ ...L.load(o), bound: o.bound });
-      else if (o.kind === 'arr' && pType?.tag === 'array') locals.push({ array: k.bind(o.id), len: countAt(L.countSlot(o.len)), bound: o.elemBound });
+      else if (o.kind === 'arr' && pType?.tag === 'array')
+        locals.push({ array: k.bind(o.id), len: countAt(L.countSlot(o.len)), bound: o.elemBound, ...(o.taint !== undefined ? { taint: o.taint } : {}) });
       else if (o.kind === 'arr') {
         // A mapped array of reals may be shorter than n (a sparse tangent): past its end, 0.
         // Read once per invocation, however often the body uses it.
         const x = L.name('x');
         loads.push(`let ${x}: f32 = select(0.0, ${k.bind(o.id)}[i], i < ${countAt(L.countSlot(o.len))});`);
-        locals.push(wgslType(pType) === 'bool' ? { code: `(${x} != 0.0)`, type: 'bool', bound: o.elemBound } : { code: x, type: 'f32', bound: o.elemBound });
+        const rounds = o.taint !== undefined ? { rounds: [tainted(o.taint)] } : {};
+        locals.push(wgslType(pType) === 'bool' ? { code: `(${x} != 0.0)`, type: 'bool', bound: o.elemBound, ...rounds } : { code: x, type: 'f32', bound: o.elemBound, ...rounds });
       } else throw new NotOnGpu(`a string operand of ${e.op}`);
     });
     const { lines, results } = L.body(body, locals);
-    const writes = results.map((r) => {
+    const writes = results.flatMap((r) => {
       if (r.array !== undefined) throw new NotOnGpu(`a ${e.op} whose elements are arrays`);
       const id = L.newArray(count);
-      outs.push({ kind: 'arr', id, len: count, elemBound: r.bound });
-      return `${k.bind(id)}[i] = ${num(r)};`;
+      // An element that is, or came from, an integer rounded to f32 taints the array (indices.ts).
+      const rounds = writtenRounds(r);
+      const taint = rounds.length > 0 ? L.newSlot() : undefined;
+      outs.push({ kind: 'arr', id, len: count, elemBound: r.bound, ...(taint !== undefined ? { taint } : {}) });
+      return [`${k.bind(id)}[i] = ${num(r)};`, ...(taint !== undefined ? [`if ${roundedSource(rounds)} { S[${taint}] = 1.0; }`] : [])];
     });
     return [...loads, ...lines, ...writes];
   });

@@ -1,7 +1,7 @@
 // The body-less array operations on the GPU (constructs/array/ops.ts, checks.ts, accum.ts's share).
 import { type Arr, type LoweringOps, type Num, NotOnGpu, type Val, asArr, asNum, hostLength, type ConstructLowerings } from '../lowering';
 import { SUM, filled, reduction } from './shared';
-import { AMBIGUOUS_INDEX, F32_EXACT, countAt, f32IndexAmbiguous, f32IndexIn } from '../indices';
+import { AMBIGUOUS_INDEX, F32_EXACT, countAt, f32IndexAmbiguous, f32IndexIn, taintCheck } from '../indices';
 
 /**
  * a[j], 0 outside (a non-integer j reads at its integer part, as kernels read). A host j (a
@@ -11,6 +11,11 @@ function elementRead(L: LoweringOps, a: Arr, j: Num): Val[] {
   const slot = L.newSlot();
   const at = `S[${L.slotOf(j)}]`;
   const n = countAt(L.countSlot(a.len));
+  // A number read out of a tainted array (indices.ts) would lose its mark: refused then.
+  if (a.taint !== undefined) {
+    const refuse = taintCheck(a, L.failCheck(AMBIGUOUS_INDEX, -1));
+    L.scalarLine(() => refuse);
+  }
   if (j.reg !== undefined) {
     const k = countAt(L.countSlot(j.reg));
     L.scalarLine((arrays) => `S[${slot}] = select(0.0, ${arrays.bind(a.id)}[min(${k}, max(${n}, 1u) - 1u)], ${at} >= 0.0 && ${k} < ${n});`);

@@ -2,13 +2,17 @@
 // then one kernel over the indices writing each value to its slot.
 import { type Arr, type LoweringOps, asArr, hostLength, type ConstructLowerings } from '../lowering';
 import { filled } from './shared';
-import { AMBIGUOUS_INDEX, countAt, dataIndex } from '../indices';
+import { AMBIGUOUS_INDEX, countAt, dataIndex, taintCheck } from '../indices';
 
 /** `a` padded (or cut) to `count` elements (a host register), 0 past its end (a sparse tangent). */
 const padded = (L: LoweringOps, a: Arr, count: number): Arr => filled(L, count, undefined, (arrays) => `select(0.0, ${arrays.bind(a.id)}[i], i < ${countAt(L.countSlot(a.len))})`);
 
 /** `idx`'s element i (WGSL `j`) as a slot of an array of `n` (a host register): in range and an integer, and the line flagging an ambiguous one. */
-const inRange = (L: LoweringOps, j: string, n: number) => dataIndex(j, countAt(L.countSlot(n)), L.failCheck(AMBIGUOUS_INDEX, -1));
+const inRange = (L: LoweringOps, idx: Arr, j: string, n: number) => {
+  const fail = L.failCheck(AMBIGUOUS_INDEX, -1);
+  const at = dataIndex(j, countAt(L.countSlot(n)), fail);
+  return { ok: at.ok, check: `${at.check} ${taintCheck(idx, fail)}` };
+};
 
 /**
  * y = dest, y[idx_j] = vals_j. The CPU path rejects an index outside dest, not an integer, or
@@ -27,7 +31,7 @@ function scatterPrimal(L: LoweringOps, dest: Arr, idx: Arr, vals: Arr): Arr {
   const repeated = L.failCheck('scatter: an index appears twice', dest.len);
   L.atomicElementwise(idx.len, claims.id, (arrays, claim) => {
     const j = `${arrays.bind(idx.id)}[i]`;
-    const at = inRange(L, j, dest.len);
+    const at = inRange(L, idx, j, dest.len);
     return [
       at.check,
       `if (!${at.ok}) { ${outside} } else {`,
@@ -50,7 +54,7 @@ export const scatterWgsl = {
     const y = padded(L, asArr(dVal, 'a scatter'), n);
     L.atomicElementwise(idx.len, y.id, (arrays, target) => {
       const j = `${arrays.bind(idx.id)}[i]`;
-      const at = inRange(L, j, n);
+      const at = inRange(L, idx, j, n);
       return [at.check, `if ${at.ok} { atomicStore(&${target}[u32(${j})], bitcast<u32>(select(0.0, ${arrays.bind(v.id)}[i], i < ${countAt(L.countSlot(v.len))}))); }`];
     });
     return [y];
@@ -66,7 +70,7 @@ export const scatterWgsl = {
     const v = L.newArray(idx.len);
     L.atomicElementwise(idx.len, d.id, (arrays, target) => {
       const j = `${arrays.bind(idx.id)}[i]`;
-      const at = inRange(L, j, n);
+      const at = inRange(L, idx, j, n);
       return [at.check, `if ${at.ok} { ${arrays.bind(v)}[i] = bitcast<f32>(atomicExchange(&${target}[u32(${j})], 0u)); } else { ${arrays.bind(v)}[i] = 0.0; }`];
     });
     return [d, { kind: 'arr', id: v, len: idx.len, elemBound: undefined }];
