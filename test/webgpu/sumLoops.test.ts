@@ -273,7 +273,12 @@ describe('loops that are sums run as a map and a sum', () => {
   // The forward loop puts a residual at record i, the transposed loop reads them and sums the
   // scalar cotangent: both on many threads. Sums of up to 3000 terms ≤ 2 in size: 1e-5 relative to max(1, |value|).
   run('a gradient whose forward loop puts residuals at the index and whose transposed loop sums, 0, 1, 2 and 3000 elements', async () => {
-    expect(loopRan(programs.get('gpu(valueAndGrad(wsum, { wrt: [0] }))'))).toEqual({ reduce: true, sequential: false });
+    const program = programs.get('gpu(valueAndGrad(wsum, { wrt: [0] }))')!;
+    expect(loopRan(program)).toEqual({ reduce: true, sequential: false });
+    // The stack made, the forward loop's records and terms, scalar code keeping the transposed
+    // loop's map out of that kernel (it reads other threads' records: joined, it would race),
+    // the value's sum, the gradient's sum (the transposed loop's map in its first pass).
+    expect(program.steps.map((s) => s.op)).toEqual(['scalar', 'map', 'scalar', 'reduce', 'reduce']);
     for (const n of [0, 1, 2, 3000]) {
       const x = data(n, 19 + n);
       for (const a of [0.3, -1.7]) {
