@@ -116,6 +116,13 @@ export function histMin(d: Float32Array, idx: Float32Array, v: Float32Array): nu
 export function putLoss(d: Float32Array, idx: Float32Array, v: Float32Array): number {
   return sum(scatter(d, idx, v).map((y) => y * y * 0.5 + Math.sin(y)));
 }
+/** A loop over x: its gradient with respect to a puts residuals at the index and sums (both loops on many threads). */
+/** @differentiable */
+export function wsum(a: number, x: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += Math.sin(a * x[i]);
+  return s;
+}
 ${fs.readFileSync(path.join(root, 'bench/src/tsad/llsq.ts'), 'utf8')}
 ${fs.readFileSync(path.join(root, 'bench/src/tsad/gmm.ts'), 'utf8')}
 export const cases = {
@@ -138,6 +145,7 @@ export const cases = {
   'grad of scatter (wrt values), n of 2n slots': [gpu(grad(putLoss, { wrt: [2] })), grad(putLoss, { wrt: [2] }), 'scatter'],
   // llsq's value: its outer loop is a sum, a map over the points and a reduction (many threads).
   'llsq value (a sum loop), 16 coefficients, n points': [gpu(llsq), llsq, 'llsqPoints'],
+  'grad of a loop s += sin(a·x[i]) (wrt a; both loops on many threads)': [gpu(grad(wsum, { wrt: [0] })), grad(wsum, { wrt: [0] }), 'scalarArray'],
   // Gradients through loops: sequential, on one GPU thread (docs/backends.md). llvmpipe ends a
   // thread's loops after 65535 trips (such a call rejects): capped there, and on a GPU too (one thread).
   'grad llsq (a loop, one thread), 16 coefficients, points capped': [gpu(grad(llsq)), grad(llsq), 'llsq'],
@@ -214,6 +222,7 @@ const KINDS = {
   product: { args: (n) => layerArgs(n).reverse() },
   layer: { args: layerArgs, softwareCap: 2 ** 16 },
   twoLayer: { args: twoLayerArgs, softwareCap: 2 ** 16 },
+  scalarArray: { args: (n) => [0.7, data(n, 1)] },
   llsqPoints: { args: (n) => [data(16, 5).map((v) => v / 4), n] },
   llsq: { args: (n) => [data(16, 5).map((v) => v / 4), n], softwareCap: 1000, cap: 2 ** 14 },
   gmm: { args: gmmArgs, softwareCap: 200, cap: 2 ** 16 },

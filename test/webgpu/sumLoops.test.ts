@@ -166,6 +166,31 @@ describe('the rule on the IR', () => {
     if (typeof r === 'object') expect(r.carries).toEqual([{ kind: 'sum', term: 'u' }, { kind: 'pass' }]);
   });
 
+  test('a stack put at the loop index is a put; at another record, or read in the body, it is not', () => {
+    const program = (update: string) => `def f(x: real, n: real ;) -> (real ;) {
+        let z = 0
+        let st = stack(z, n) []
+        let (s, st2) = loop(n, x, z, st) [|i: real, y: real, a: real, h: stack<real> ;| {
+          let t = mul(i, y)
+          let a2 = add(a, t)
+          ${update}
+          (a2, h2 ;)
+        }]
+        drop(st2)
+        (s ;)
+      }`;
+    const fits = shape(program('let h2 = put(h, t, i) []'), 1);
+    expect(typeof fits).toBe('object');
+    if (typeof fits === 'object')
+      expect(fits.carries).toEqual([
+        { kind: 'sum', term: 't' },
+        { kind: 'put', value: 't' },
+      ]);
+    expect(typeof shape(program('let h2 = put(h, t, y) []'), 1)).toBe('string');
+    expect(typeof shape(program('let k = size(h) []\n          let h2 = put(h, k, i) []'), 1)).toBe('string');
+    expect(typeof shape(program('let h2 = put(h, a2, i) []'), 1)).toBe('string');
+  });
+
   test('a carry read other than by its addition, an addition of two carries, a sum of a sum: not a sum', () => {
     const notSums = [
       // the term reads the carry
@@ -245,10 +270,15 @@ describe('loops that are sums run as a map and a sum', () => {
     }
   });
 
-  // The forward loop pushes residuals (one invocation); the transposed loop only reads them and
-  // sums the scalar cotangent: many threads. Sums of up to 3000 terms ≤ 2 in size: 1e-5 relative to max(1, |value|).
-  run('a transposed loop that sums a scalar cotangent reading residual stacks, 0, 1, 2 and 3000 elements', async () => {
-    expect(loopRan(programs.get('gpu(valueAndGrad(wsum, { wrt: [0] }))'))).toEqual({ reduce: true, sequential: true });
+  // The forward loop puts a residual at record i, the transposed loop reads them and sums the
+  // scalar cotangent: both on many threads. Sums of up to 3000 terms ≤ 2 in size: 1e-5 relative to max(1, |value|).
+  run('a gradient whose forward loop puts residuals at the index and whose transposed loop sums, 0, 1, 2 and 3000 elements', async () => {
+    const program = programs.get('gpu(valueAndGrad(wsum, { wrt: [0] }))')!;
+    expect(loopRan(program)).toEqual({ reduce: true, sequential: false });
+    // The stack made, the forward loop's records and terms, scalar code keeping the transposed
+    // loop's map out of that kernel (it reads other threads' records: joined, it would race),
+    // the value's sum, the gradient's sum (the transposed loop's map in its first pass).
+    expect(program.steps.map((s) => s.op)).toEqual(['scalar', 'map', 'scalar', 'reduce', 'reduce']);
     for (const n of [0, 1, 2, 3000]) {
       const x = data(n, 19 + n);
       for (const a of [0.3, -1.7]) {

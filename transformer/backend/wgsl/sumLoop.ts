@@ -1,19 +1,24 @@
 // When a counted loop is a sum: its iterations are then independent, and the GPU runs it as a
 // map over the iteration index and a hierarchical reduction (constructs/sumLoop.ts) instead of
 // one invocation walking it (sequential.ts). The test is on the IR alone, whatever the body
-// computes: every carried value either passes through unchanged or is updated as
-// `carry + term` (either order), where no term reads an updated carry; nothing else in the body
-// reads an updated carry. What the body may not do besides (touch the heap: stacks, local
-// arrays) the lowering finds when it lowers the body per thread.
+// computes: every carried value either passes through unchanged, or is a number updated once as
+// `carry + term` (either order), or a stack updated once as `put(carry, value, i)` at the
+// iteration index i (a gradient's forward loop leaving its residuals: each iteration its own
+// record); no term, value or anything else in the body reads an updated carry. What the body may
+// not do besides (allocate or store in the heap: a stack, a local array) the lowering finds when
+// it lowers the body per thread.
 import type { Block, Expr, Lambda, Stmt } from '../../ir/syntax';
 import { freeVars } from '../../ir/freeVars';
 
-/** Per carried value: `pass` (returned as it came) or the name of the term added to it each iteration. */
-export type Accumulation = { readonly kind: 'pass' } | { readonly kind: 'sum'; readonly term: string };
+/**
+ * Per carried value: `pass` (returned as it came), `sum` (the name of the term added to it each
+ * iteration) or `put` (a stack; the name of the value put at record i each iteration).
+ */
+export type Accumulation = { readonly kind: 'pass' } | { readonly kind: 'sum'; readonly term: string } | { readonly kind: 'put'; readonly value: string };
 
 export interface SumLoop {
   readonly carries: readonly Accumulation[];
-  /** The body without its accumulating additions, returning the terms (one per `sum` carry, in order). */
+  /** The body without its updates of carried values, returning the terms, then the values put (each in the carries' order). */
   readonly terms: Lambda;
 }
 
@@ -35,12 +40,9 @@ export function sumLoopOf(body: Lambda, invariants: number): SumLoop | string {
   const passing = new Set(carried.filter((p, k) => resultNames[k] === p.name).map((p) => p.name));
   const updated = new Map(carried.map((p, k) => [p.name, k] as const).filter(([name]) => !passing.has(name)));
   if (updated.size === 0) return 'a loop that carries nothing it adds to';
-  for (const [name] of updated) {
-    const p = carried.find((c) => c.name === name)!;
-    if (p.type !== undefined && p.type.tag !== 'real') return 'a loop carrying something other than numbers';
-  }
-  /** The additions: binder name → the carry's position. */
-  const sums = new Map<string, { carry: number; term: string }>();
+  const typeOf = (k: number) => carried[k].type?.tag;
+  /** The updates: binder name → the carry's position and what the iteration adds or puts. */
+  const sums = new Map<string, Update>();
   const kept: Stmt[] = [];
   for (const s of body.body.stmts) {
     const names = s.tag === 'let' ? reads(s.rhs) : new Set([s.tuple]);
@@ -49,27 +51,49 @@ export function sumLoopOf(body: Lambda, invariants: number): SumLoop | string {
       kept.push(s);
       continue;
     }
-    const sum = s.tag === 'let' ? accumulation(s, updated, (n) => updated.has(n) || sums.has(n)) : undefined;
-    if (!sum || s.tag !== 'let' || [...sums.values()].some((x) => x.carry === sum.carry)) return 'a loop whose carried values are read other than by one addition each';
-    sums.set(s.nl[0].name, sum);
+    const tainted = (n: string) => updated.has(n) || sums.has(n);
+    const update = s.tag === 'let' ? (accumulation(s, updated, tainted) ?? putAt(s, updated, tainted, body.nlParams[0].name)) : undefined;
+    if (!update || s.tag !== 'let' || [...sums.values()].some((x) => x.carry === update.carry)) return 'a loop whose carried values are read other than by one addition or put each';
+    // An addition of a number, a put on a stack (its type unknown: either, as the operation says).
+    const want = update.kind === 'sum' ? 'real' : 'stack';
+    if (typeOf(update.carry) !== undefined && typeOf(update.carry) !== want) return 'a loop whose carried values are not sums';
+    sums.set(s.nl[0].name, update);
   }
   const carries: Accumulation[] = carried.map((p, k) => {
     if (passing.has(p.name)) return { kind: 'pass' };
-    const s = sums.get(resultNames[k]);
-    return s?.carry === k ? { kind: 'sum', term: s.term } : { kind: 'pass' };
+    const u = sums.get(resultNames[k]);
+    if (u?.carry !== k) return { kind: 'pass' };
+    return u.kind === 'sum' ? { kind: 'sum', term: u.operand } : { kind: 'put', value: u.operand };
   });
   if (carries.some((c, k) => c.kind === 'pass' && !passing.has(carried[k].name))) return 'a loop whose carried values are not sums';
-  const terms = carries.flatMap((c) => (c.kind === 'sum' ? [c.term] : []));
+  const terms = [...carries.flatMap((c) => (c.kind === 'sum' ? [c.term] : [])), ...carries.flatMap((c) => (c.kind === 'put' ? [c.value] : []))];
   const block: Block = { stmts: kept, result: { tag: 'ret', nl: terms, lin: [] } };
   return { carries, terms: { nlParams: body.nlParams, linParams: [], body: block } };
 }
 
-/** `let a = add(c, t)` or `add(t, c)` with c an updated carry and t read from neither carries nor their sums: c's position and t. */
-function accumulation(s: Extract<Stmt, { tag: 'let' }>, updated: ReadonlyMap<string, number>, tainted: (name: string) => boolean): { carry: number; term: string } | undefined {
+interface Update {
+  readonly kind: 'sum' | 'put';
+  /** The carry's position among the carried values. */
+  readonly carry: number;
+  /** The term added, or the value put. */
+  readonly operand: string;
+}
+
+/** `let a = add(c, t)` or `add(t, c)` with c an updated carry and t read from neither carries nor their updates. */
+function accumulation(s: Extract<Stmt, { tag: 'let' }>, updated: ReadonlyMap<string, number>, tainted: (name: string) => boolean): Update | undefined {
   const e = s.rhs;
   if (e.tag !== 'prim' || e.op !== 'add' || e.args.length !== 2 || s.nl.length !== 1 || s.lin.length !== 0) return undefined;
   const [a, b] = e.args;
-  if (updated.has(a) && !tainted(b)) return { carry: updated.get(a)!, term: b };
-  if (updated.has(b) && !tainted(a)) return { carry: updated.get(b)!, term: a };
+  if (updated.has(a) && !tainted(b)) return { kind: 'sum', carry: updated.get(a)!, operand: b };
+  if (updated.has(b) && !tainted(a)) return { kind: 'sum', carry: updated.get(b)!, operand: a };
   return undefined;
+}
+
+/** `let d = put(c, v, i)`: record i (the loop's index itself) of the stack c set to v, read from neither carries nor their updates. */
+function putAt(s: Extract<Stmt, { tag: 'let' }>, updated: ReadonlyMap<string, number>, tainted: (name: string) => boolean, index: string): Update | undefined {
+  const e = s.rhs;
+  if (e.tag !== 'construct' || e.op !== 'put' || e.lin.length !== 0 || e.nl.length !== 3 || s.nl.length !== 1 || s.lin.length !== 0) return undefined;
+  const [c, v, r] = e.nl;
+  if (!updated.has(c) || tainted(v) || r !== index) return undefined;
+  return { kind: 'put', carry: updated.get(c)!, operand: v };
 }
