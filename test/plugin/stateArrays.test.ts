@@ -130,6 +130,26 @@ export function twice(x: Float64Array, steps: number): number {
 }
 `;
 
+// A state array read twice at one element before the iteration overwrites it (lstm's u[i] and
+// st[hi]): one read, stored once.
+const REREAD = `
+/** @differentiable */
+export function reread(u: Float64Array, w: Float64Array, steps: number): number {
+  const n = u.length;
+  const s = u.slice();
+  for (let t = 0; t < steps; t++) {
+    for (let i = 0; i < n; i++) {
+      const f = Math.tanh(s[i] * w[i]);
+      const g = s[i] + w[i] * f;
+      s[i] = f * g;
+    }
+  }
+  let total = 0;
+  for (let i = 0; i < n; i++) total += s[i];
+  return total;
+}
+`;
+
 /** The source text of the emitted function `name` (to its closing brace at column 0). */
 function emitted(text: string, name: string): string {
   const start = text.indexOf(`function ${name}(`);
@@ -228,6 +248,26 @@ describe('state arrays', () => {
         up.map((u, q) => (u - down[q]) / (2 * eps)),
         1e-5,
       );
+    }
+  });
+
+  test('an element read twice before it is overwritten is stored once: 2 numbers per inner iteration and an offset per run (3 before: the element twice, and tanh), gradient against finite differences', () => {
+    const file = path.join(workDir(), 'state-reread.ts');
+    fs.writeFileSync(file, REREAD);
+    const program = ts.createProgram([file], { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, strict: true, skipLibCheck: true, types: [], paths: { tsad: [runtimeEntry()] } });
+    const decl = program.getSourceFile(file)!.statements.find((s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.name?.text === 'reread')!;
+    const lowered = new ModuleCompiler(nodeHost(), program.getTypeChecker(), ts.factory).lower(decl).program;
+    const { program: gp, grad } = gradOf(lowered, 'reread', DRIVER);
+    const vec = (n: number, seed: number) => Array.from({ length: n }, (_, k) => 0.4 * Math.sin(seed + k));
+    const tape = (steps: number) => evalFn(gp, grad, [vec(16, 1), vec(16, 2), steps] as never, [], { tape: true }).peakTape!;
+    expect((tape(12) - tape(4)) / (8 * 16)).toBeLessThanOrEqual(2.2);
+    const { exports: m, result } = load(`import { grad } from 'tsad';\n${REREAD}\nexport const g = grad(reread, { wrt: [0, 1] });\n`);
+    expect(result.diagnostics).toEqual([]);
+    for (const steps of [0, 1, 3]) {
+      const [u, w] = [vec(5, 3), vec(5, 4)];
+      const [gu, gw] = m.g(Float64Array.from(u), Float64Array.from(w), steps) as Float64Array[];
+      const fd = (a: number) => Array.from({ length: 5 }, (_, k) => partial(m.reread, [u, w, steps], a, k)[0]);
+      expectClose([...Array.from(gu), ...Array.from(gw)], [...fd(0), ...fd(1)]);
     }
   });
 

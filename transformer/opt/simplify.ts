@@ -273,6 +273,18 @@ class Simplifier {
         }
         cse.set(key, all[0].name);
       }
+      // A cheap body-less read (ConstructRule.cheap: an element or a length, which reverse mode
+      // may recompute) is a function of its operands: the same read again is the first one, so an
+      // element read twice before it is overwritten is stored once.
+      if (rhs.tag === 'construct' && rhs.bodies.length === 0 && rhs.lin.length === 0 && node.lin.length === 0 && node.nl.length === 1 && constructRule(rhs, 'simplify').cheap) {
+        const key = `construct:${rhs.op}(${rhs.nl.join(',')})`;
+        const seen = cse.get(key);
+        if (seen !== undefined) {
+          this.subst.set(all[0].name, seen);
+          continue;
+        }
+        cse.set(key, all[0].name);
+      }
       this.push(out, rhs === node.rhs ? node : { ...node, rhs });
     }
     const stmts = this.fused.size > 0 ? out.filter((st) => !this.fused.has(st)) : out;
