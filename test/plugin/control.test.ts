@@ -422,7 +422,8 @@ test("the generated code keeps branches readable as if/else (a select's gradient
   expect(body('logOrZero')).toContain('if (');
   // The primal keeps its select; the backward pass branches on the select's own test, so the side
   // not taken has no backward code at all (ad/guards.ts: no 0·∞ from its partials).
-  expect(body('cheapSelect')).toMatch(/const (gt\w*) = x > 0;[\s\S]*if \(\1\) \{/);
+  // (The test is used once, so the printer writes it in the if: backend/ts/fold.ts.)
+  expect(body('cheapSelect')).toMatch(/if \(x > 0\) \{/);
 });
 
 test('variables declared in a branch stay local to it', () => {

@@ -15,7 +15,7 @@ import { NameSupply } from '../ir/build';
 import { linPrimTs, primTs } from './ts/prims';
 import { constructRule, isConstruct, CONSTRUCTS, type ConstructName } from '../constructs/registry';
 import type { ConstructExpr, Counts } from '../constructs/types';
-import type { EmitTsOps } from './ts/types';
+import type { EmitTsOps, StackHelperName } from './ts/types';
 import { TS_CONSTRUCTS } from './ts/constructs';
 import { tidyBody } from './ts/fold';
 import { arityOf, defArity } from '../language/arity';
@@ -29,6 +29,8 @@ export interface EmitOptions {
   readonly original?: (irName: string) => ts.Node | undefined;
   /** Source node per variable of a def, for statement-level source maps. */
   readonly originOf?: (irName: string, variable: string) => ts.Node | undefined;
+  /** A function the module shares, where the caller emits one (EmitTsOps.moduleHelper). */
+  readonly moduleHelper?: (name: StackHelperName) => ts.Identifier;
   /** Result counts of the defs a construct's body may end with a call to (emitDefs fills it from its defs). */
   readonly calleeArity?: (irName: string) => Counts | undefined;
 }
@@ -426,6 +428,7 @@ class DefEmitter {
       owned: () => this.owned(),
       hotSlot: () => this.hotSlot(),
       slab: () => this.slab(),
+      moduleHelper: (name) => this.o.moduleHelper?.(name),
       release: (x) => this.release(x),
     };
     out.push(...emit(ops, e, into));

@@ -14,6 +14,8 @@ import { visitBlock } from '../ir/traverse';
 import { emitDefs, mangle, mapTo } from './emitTs';
 import { THROWN_BY_SOURCE } from '../constructs/effect/raise';
 import { CONSTRUCTS, isConstruct } from '../constructs/registry';
+import { stackHelper, stackHelperName } from './ts/constructs/stackEmit';
+import type { StackHelperName } from './ts/types';
 
 export interface TypeScriptBackendOptions {
   readonly ts: typeof ts;
@@ -38,6 +40,9 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   private readonly emitted = new Set<string>();
   private withArgumentHelpers = false;
   private withNamingHelper = false;
+  /** The stack helpers the module's defs call (stackEmit.ts), each emitted once. */
+  private readonly helpersUsed = new Set<StackHelperName>();
+  private readonly helpersEmitted = new Set<StackHelperName>();
   private withMatrixHelpers = false;
   /** Did the wrapper being emitted pack or unpack a matrix? */
   private packs = false;
@@ -60,6 +65,11 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
 
   callSite(plan: CallSitePlan, name: string, site: TypeScriptSite): ts.Statement[] {
     const out: ts.Statement[] = this.defs(plan.program, plan.entries, site.target);
+    for (const h of this.helpersUsed) {
+      if (this.helpersEmitted.has(h)) continue;
+      this.helpersEmitted.add(h);
+      out.push(stackHelper(this.f, this.t, h));
+    }
     if (!this.withArgumentHelpers) {
       // The messages are built by two functions emitted once per module, off the hot path.
       this.withArgumentHelpers = true;
@@ -128,6 +138,10 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       factory: this.f,
       tsApi: this.t,
       fnName: irFunctionName,
+      moduleHelper: (name) => {
+        this.helpersUsed.add(name);
+        return this.f.createIdentifier(stackHelperName(name));
+      },
       original: (irName) => this.o.original(sourceOf(irName, byName)) ?? target,
       originOf: (irName, variable) => this.o.originOf(sourceOf(irName, byName), variable),
     });

@@ -226,7 +226,7 @@ class Tidy {
     return t.factory.updateVariableStatement(s, s.modifiers, list);
   }
 
-  /** `if (c) { x = a; } else { x = b; }` is `x = c ? a : b;` (one of a, b is evaluated, as before). */
+  /** `if (c) { x = a; } else { x = b; }` with a, b variables or literals is `x = c ? a : b;`. */
   private choice(s: ts.Statement): ts.Statement | undefined {
     const t = this.t;
     if (!t.isIfStatement(s) || !s.elseStatement) return undefined;
@@ -239,6 +239,8 @@ class Tidy {
     const a = only(s.thenStatement);
     const b = only(s.elseStatement);
     if (!a || !b || (a.left as ts.Identifier).text !== (b.left as ts.Identifier).text) return undefined;
+    // Branches that compute something stay an if/else: it reads as the source's control flow.
+    if (!this.atom(a.right) || !this.atom(b.right)) return undefined;
     const f = t.factory;
     const out = f.createExpressionStatement(
       f.createAssignment(f.createIdentifier((a.left as ts.Identifier).text), f.createConditionalExpression(s.expression, undefined, a.right, undefined, b.right)),
@@ -246,6 +248,14 @@ class Tidy {
     t.setOriginalNode(out, s);
     t.setSourceMapRange(out, t.getSourceMapRange(s));
     return out;
+  }
+
+  /** A variable, a literal, or one negated. */
+  private atom(e: ts.Expression): boolean {
+    const t = this.t;
+    if (t.isParenthesizedExpression(e)) return this.atom(e.expression);
+    if (t.isPrefixUnaryExpression(e)) return e.operator === t.SyntaxKind.MinusToken && this.atom(e.operand);
+    return t.isIdentifier(e) || t.isNumericLiteral(e) || e.kind === t.SyntaxKind.TrueKeyword || e.kind === t.SyntaxKind.FalseKeyword;
   }
 
   /**

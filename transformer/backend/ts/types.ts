@@ -53,9 +53,18 @@ export interface EmitTsOps {
    * instead of each allocating its own backing store.
    */
   slab(): ts.Identifier;
+  /**
+   * A function of the module shared by every def (stackEmit.STACK_HELPERS: cutting a counted
+   * loop's stack from the slab, growing a stack), where the backend emits one; undefined: write
+   * its statements inline.
+   */
+  moduleHelper?(name: StackHelperName): ts.Identifier | undefined;
   /** Statements that take an array out of the owned set (it now has two holders), where the function has one. */
   release(x: ts.Expression): ts.Statement[];
 }
+
+/** The stack helpers a module may share (backend/ts/constructs/stackEmit.ts). */
+export type StackHelperName = 'reserve' | 'grow';
 
 /** A body parameter that is another name for an enclosing variable (EmitTsOps.emitBody). */
 export interface BodyAlias {

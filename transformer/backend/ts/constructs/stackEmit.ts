@@ -6,7 +6,7 @@
 // sparse and read `undefined` in their holes, stay JS arrays.
 import type * as ts from 'typescript';
 import { InternalError } from '../../../ir/syntax';
-import type { EmitTsOps } from '../types';
+import type { EmitTsOps, StackHelperName } from '../types';
 
 /** `name = value;` (the caller declared `name`). */
 export function assign(ops: EmitTsOps, name: string, value: ts.Expression): ts.Statement {
@@ -55,22 +55,25 @@ export function stackElement(f: ts.NodeFactory, s: ts.Expression, k: ts.Expressi
  */
 export function reserve(ops: EmitTsOps, s: ts.Expression, need: ts.Expression): ts.Statement {
   const f = ops.factory;
+  const test = f.createGreaterThan(f.createAdd(f.createPropertyAccessExpression(s, 'b'), need), f.createPropertyAccessExpression(s, 'c'));
+  const helper = ops.moduleHelper?.('grow');
+  if (helper) return f.createIfStatement(test, f.createExpressionStatement(f.createCallExpression(helper, undefined, [s, need])));
+  return f.createIfStatement(test, f.createBlock(growStatements(f, ops.ts, s, need, f.createIdentifier(ops.fresh('grown'))), true));
+}
+
+function growStatements(f: ts.NodeFactory, t: typeof ts, s: ts.Expression, need: ts.Expression, grown: ts.Identifier): ts.Statement[] {
   const field = (name: string) => f.createPropertyAccessExpression(s, name);
   const room = f.createSubtract(field('c'), field('b'));
   const twice = f.createMultiply(f.createNumericLiteral(2), f.createParenthesizedExpression(room));
   const size = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [twice, need, f.createNumericLiteral(INITIAL_CAPACITY)]);
-  const grown = f.createIdentifier(ops.fresh('grown'));
   const declare = f.createVariableStatement(
     undefined,
-    f.createVariableDeclarationList([f.createVariableDeclaration(grown, undefined, undefined, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]))], ops.ts.NodeFlags.Const),
+    f.createVariableDeclarationList([f.createVariableDeclaration(grown, undefined, undefined, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]))], t.NodeFlags.Const),
   );
   const used = f.createCallExpression(f.createPropertyAccessExpression(field('a'), 'subarray'), undefined, [field('b'), f.createAdd(field('b'), field('n'))]);
   const copy = f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(grown, 'set'), undefined, [used]));
   const set = (name: string, v: ts.Expression) => f.createExpressionStatement(f.createAssignment(field(name), v));
-  return f.createIfStatement(
-    f.createGreaterThan(f.createAdd(field('b'), need), field('c')),
-    f.createBlock([declare, copy, set('a', grown), set('b', f.createNumericLiteral(0)), set('c', f.createPropertyAccessExpression(grown, 'length'))], true),
-  );
+  return [declare, copy, set('a', grown), set('b', f.createNumericLiteral(0)), set('c', f.createPropertyAccessExpression(grown, 'length'))];
 }
 
 /**
@@ -89,14 +92,50 @@ export function reserve(ops: EmitTsOps, s: ts.Expression, need: ts.Expression): 
  */
 export function slabStack(ops: EmitTsOps, into: string, capacity: ts.Expression): ts.Statement[] {
   const f = ops.factory;
+  // The same four statements at every counted loop: one module function where the backend has
+  // one (V8 inlines it where the loop is hot), else inline.
+  const helper = ops.moduleHelper?.('reserve');
+  if (helper) return [assign(ops, into, f.createCallExpression(helper, undefined, [ops.slab(), capacity]))];
+  return reserveStatements(ops.factory, ops.ts, ops.slab(), f.createIdentifier(ops.fresh('cap')), capacity, (stack) => [assign(ops, into, stack)]);
+}
+
+export function stackHelperName(name: StackHelperName): string {
+  return `tsad$${name}`;
+}
+
+/**
+ * The module function a stack helper names: `tsad$reserve(slab, n)` returns a stack cut from the
+ * slab (slabStack's block), `tsad$grow(s, need)` moves s into a buffer with room for need
+ * elements (reserve's block; the test stays inline, the copy runs rarely).
+ */
+export function stackHelper(f: ts.NodeFactory, t: typeof ts, name: StackHelperName): ts.FunctionDeclaration {
+  const id = (x: string) => f.createIdentifier(x);
+  const params = name === 'reserve' ? ['slab', 'n'] : ['s', 'need'];
+  let body: ts.Statement[];
+  if (name === 'reserve') {
+    body = reserveStatements(f, t, id('slab'), id('cap'), id('n'), (stack) => [
+      f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration('s', undefined, undefined, stack)], t.NodeFlags.Const)),
+    ]);
+    body.push(f.createReturnStatement(id('s')));
+  } else body = growStatements(f, t, id('s'), id('need'), id('grown'));
+  return f.createFunctionDeclaration(
+    undefined,
+    undefined,
+    stackHelperName(name),
+    undefined,
+    params.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
+    undefined,
+    f.createBlock(body, true),
+  );
+}
+
+function reserveStatements(f: ts.NodeFactory, t: typeof ts, slab: ts.Identifier, cap: ts.Identifier, capacity: ts.Expression, store: (stack: ts.Expression) => ts.Statement[]): ts.Statement[] {
   const math = (fn: string, args: ts.Expression[]) => f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), fn), undefined, args);
-  const cap = f.createIdentifier(ops.fresh('cap'));
-  const slab = ops.slab();
   const chunk = f.createPropertyAccessExpression(slab, 'chunk');
   const top = f.createPropertyAccessExpression(slab, 'top');
   const declare = f.createVariableStatement(
     undefined,
-    f.createVariableDeclarationList([f.createVariableDeclaration(cap, undefined, undefined, math('max', [f.createNumericLiteral(0), math('ceil', [capacity])]))], ops.ts.NodeFlags.Const),
+    f.createVariableDeclarationList([f.createVariableDeclaration(cap, undefined, undefined, math('max', [f.createNumericLiteral(0), math('ceil', [capacity])]))], t.NodeFlags.Const),
   );
   const fresh = f.createBlock(
     [
@@ -114,6 +153,6 @@ export function slabStack(ops: EmitTsOps, into: string, capacity: ts.Expression)
   );
   const room = f.createIfStatement(f.createGreaterThan(f.createAdd(top, cap), f.createPropertyAccessExpression(chunk, 'length')), fresh);
   const stack = stackLiteral(f, chunk, top, f.createAdd(top, cap), cap);
-  const bump = f.createExpressionStatement(f.createBinaryExpression(top, ops.ts.SyntaxKind.PlusEqualsToken, cap));
-  return [declare, room, assign(ops, into, stack), bump];
+  const bump = f.createExpressionStatement(f.createBinaryExpression(top, t.SyntaxKind.PlusEqualsToken, cap));
+  return [declare, room, ...store(stack), bump];
 }
