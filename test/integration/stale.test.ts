@@ -337,45 +337,54 @@ test('declaration files written to disk are unchanged by the dependency tracking
   expect(JSON.parse(out).top).toBeCloseTo(-2 * Math.sin(0.5) + 1, 12);
 }, 120_000);
 
+// The two forms of the jest configuration, each a project of one nested jest run per edit (a new
+// process per edit, as a user's runs are; one process for both forms, each with its own transform
+// and cache entries, where a run per form cost a jest start-up each).
 const jestForms = {
   // ts-jest's own options with the adapter inside (the form since 0.1).
-  adapter: `module.exports = { testEnvironment: 'node', cacheDirectory: '<rootDir>/.jest-cache', transform: { '^.+\\\\.ts$': ['ts-jest', { tsconfig: { strict: true, types: [] }, astTransformers: { before: ['tsad/jest'] } }] } };`,
+  adapter: `['ts-jest', { tsconfig: { strict: true, types: [] }, astTransformers: { before: ['tsad/jest'] } }]`,
   // tsad/jest as the transformer, ts-jest's options as its options.
-  transformer: `module.exports = { testEnvironment: 'node', cacheDirectory: '<rootDir>/.jest-cache', transform: { '^.+\\\\.ts$': ['tsad/jest', { tsconfig: { strict: true, types: [] } }] } };`,
+  transformer: `['tsad/jest', { tsconfig: { strict: true, types: [] } }]`,
 };
 
-test.each(Object.keys(jestForms) as (keyof typeof jestForms)[])(
-  'ts-jest, %s form: an edit three files away reaches the cached test',
-  (form) => {
-    const files: Record<string, string> = {
-      'jest.config.js': jestForms[form],
-      'c.ts': leaf('Math.sin(x)'),
-      'b.ts': `import { h } from './c';\n/** @differentiable */\nexport function g(x: number): number {\n  return 2 * h(x);\n}\n`,
-      'a.ts': `import { g } from './b';\n/** @differentiable */\nexport function top(x: number): number {\n  return g(x) + x;\n}\n`,
-      // The test compares the compiled gradient with central differences of the current code.
-      'top.test.ts': `import { test, expect } from '@jest/globals';
+test('ts-jest, adapter and transformer forms: an edit three files away reaches the cached test', () => {
+  const projectConfig = (form: keyof typeof jestForms) =>
+    `{ displayName: '${form}', rootDir: __dirname, testEnvironment: 'node', cacheDirectory: '<rootDir>/.jest-cache', testMatch: ['<rootDir>/${form}.test.ts'], transform: { '^.+\\\\.ts$': ${jestForms[form]} } }`;
+  // The test compares the compiled gradient with central differences of the current code.
+  const testFile = `import { test, expect } from '@jest/globals';
 import { grad } from 'tsad';
 import { top } from './a';
 test('compiled gradient follows the source', () => {
   const x = 0.5, e = 1e-6;
   expect(grad(top)(x)).toBeCloseTo((top(x + e) - top(x - e)) / (2 * e), 6);
-});`,
-    };
-    const dir = project(files, ['typescript', 'ts-jest', 'jest', '@jest/globals']);
-    // ts-jest and tsad resolve from the repository's node_modules (symlinks); an installed app has them side by side.
-    const env = { ...process.env, NODE_PATH: path.join(dir, 'node_modules') };
-    const jest = () => spawnSync(process.execPath, [path.join(nm, 'jest', 'bin', 'jest.js'), '--rootDir', dir, '--ci'], { cwd: dir, encoding: 'utf8', env, timeout: 120_000 });
-    for (const body of ['Math.sin(x)', 'Math.cos(x)', 'x * x * x']) {
-      write(dir, 'c.ts', leaf(body));
-      const r = jest();
-      const out = `${r.stdout}${r.stderr}`;
-      expect({ body, tests: out.match(/Tests:.*/)?.[0] ?? out }).toEqual({ body, tests: expect.stringMatching(/1 passed/) });
+});`;
+  const files: Record<string, string> = {
+    'jest.config.js': `module.exports = { projects: [${projectConfig('adapter')}, ${projectConfig('transformer')}] };`,
+    'c.ts': leaf('Math.sin(x)'),
+    'b.ts': `import { h } from './c';\n/** @differentiable */\nexport function g(x: number): number {\n  return 2 * h(x);\n}\n`,
+    'a.ts': `import { g } from './b';\n/** @differentiable */\nexport function top(x: number): number {\n  return g(x) + x;\n}\n`,
+    'adapter.test.ts': testFile,
+    'transformer.test.ts': testFile,
+  };
+  const dir = project(files, ['typescript', 'ts-jest', 'jest', '@jest/globals']);
+  // ts-jest and tsad resolve from the repository's node_modules (symlinks); an installed app has them side by side.
+  const env = { ...process.env, NODE_PATH: path.join(dir, 'node_modules') };
+  const jest = () => spawnSync(process.execPath, [path.join(nm, 'jest', 'bin', 'jest.js'), '--rootDir', dir, '--ci', '--runInBand', '--json'], { cwd: dir, encoding: 'utf8', env, timeout: 120_000 });
+  for (const body of ['Math.sin(x)', 'Math.cos(x)', 'x * x * x']) {
+    write(dir, 'c.ts', leaf(body));
+    const r = jest();
+    let results: Record<string, string> | string = `${r.stdout}${r.stderr}`;
+    try {
+      const json = JSON.parse(r.stdout) as { testResults: { name: string; status: string; message: string }[] };
+      results = Object.fromEntries(json.testResults.map((t) => [path.basename(t.name), t.status === 'passed' ? t.status : `${t.status}: ${t.message}`]));
+    } catch {
+      // Not JSON: the output says why.
     }
-    // A run without edits is served from the cache.
-    expect(fs.readdirSync(path.join(dir, '.jest-cache')).length).toBeGreaterThan(0);
-  },
-  300_000,
-);
+    expect({ body, results }).toEqual({ body, results: { 'adapter.test.ts': 'passed', 'transformer.test.ts': 'passed' } });
+  }
+  // A run without edits is served from the cache.
+  expect(fs.readdirSync(path.join(dir, '.jest-cache')).length).toBeGreaterThan(0);
+}, 300_000);
 
 test('the import-closure stamp of the jest transformer changes with a file three imports away, not with an unrelated one', () => {
   const { importClosureStamp } = require('../../dist/transformer/plugin/jestCache.js');
