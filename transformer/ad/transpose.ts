@@ -11,7 +11,7 @@
 // A linear construct is transposed by its record's `transpose` rule, which receives
 // `transposeBody`: this same walk applied to a body, its results' cotangents as its parameters.
 import { Builder, NameSupply, namesIn } from '../ir/build';
-import { Block, Expr, FnDef, InternalError, IrError, Lambda, Program, Stmt, Type, binder, block, call, letS, lvar, ret, tuple, lambda } from '../ir/syntax';
+import { Block, Expr, FnDef, InternalError, IrError, Lambda, Program, Stmt, Type, binder, call, letS, lvar, ret, tuple, lambda } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
 import type { TransposeOps } from '../constructs/types';
 import { arityOf, defArity } from '../language/arity';
