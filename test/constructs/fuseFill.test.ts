@@ -26,6 +26,19 @@ def pow(x: real, t: real, n: real ;) -> (real ;) {
   s
 }
 
+def hold(x: real, t: real, n: real ;) -> (real ;) {
+  let zero = 0
+  let one = 1
+  let (s, p) = loop(n, x, t, zero, one) [|i: real, u: real, v: real, s: real, p: real ;| {
+    drop(i)
+    let a = mul(u, p)
+    let s1 = add(s, a)
+    (s1, v ;)
+  }]
+  drop(p)
+  s
+}
+
 def sinRec(x: real, t: real, n: real ;) -> (real ;) {
   let zero = 0
   let one = 1
@@ -59,6 +72,17 @@ describe('recomputed powers, commuting backward loops fused forward', () => {
       expect(r.peakTape).toBe(0);
       const want = Array.from({ length: Math.max(0, Math.ceil(n)) }, (_, i) => 1.1 ** i).reduce((a, b) => a + b, 0);
       expect(rel(r.nl[0] as number, want)).toBeLessThan(1e-14);
+    }
+  });
+
+  test('a carried value set to an invariant (p = t after the first iteration) recomputes from it', () => {
+    for (const wrt of [[0], [0, 1]]) {
+      const g = grad('hold', wrt);
+      for (const n of [0, 1, 4]) {
+        const at = [0.8, 1.7, n];
+        const r = g.run(at).nl as number[];
+        wrt.forEach((p, k) => expect(rel(r[k], centralDifference(program(), 'hold', at, basis(3, p))[0])).toBeLessThan(1e-7));
+      }
     }
   });
 

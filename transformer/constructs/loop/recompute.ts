@@ -124,6 +124,8 @@ export function recomputeCarried(h: UnzippedBody, params: readonly Binder[], nIn
   const stmts = h.primal.body.stmts.filter((s): s is Let => stmtSet.has(s as Let));
   const read = new Set<string>();
   for (const s of stmts) if (s.rhs.tag === 'prim') s.rhs.args.forEach((a) => read.add(a));
+  // An update that is an invariant itself (`p = u`) reads it too.
+  for (const { c } of run) read.add(updated(c));
   const invs = invariants.map((p, m) => ({ p, operand: operands[1 + m] })).filter(({ p }) => read.has(p.name));
   const residualParams = h.tangent.nlParams.filter((_, j) => gone[j]);
   const stored = r.nl
