@@ -43,6 +43,11 @@ export function picked(w: Float32Array, idx: Float32Array): number {
 export function diffs(x: Float32Array): Float32Array {
   return x.map((v, i) => v - x[Math.max(i - 1, 0)] * 0.5);
 }
+/** The index compared with a number: exactly, as on the CPU (f32(2^24 + 1) would be 2^24). */
+/** @differentiable */
+export function upTo(x: Float32Array, c: number): Float32Array {
+  return x.map((v, i) => (i <= c ? v : 0));
+}
 /** An index computed with f32 arithmetic from the map index. */
 /** @differentiable */
 export function halves(x: Float32Array): Float32Array {
@@ -59,6 +64,7 @@ export const gpuPicked = gpu(grad(picked));
 export const cpuPicked = grad(picked);
 export const gpuDiffs = gpu(diffs);
 export const gpuHalves = gpu(halves);
+export const gpuUpTo = gpu(upTo);
 export { gpu };
 `;
 
@@ -166,6 +172,13 @@ describe('arrays past 2^24 elements', () => {
     const short = data(2 ** 16, 43);
     const bins = indices(N + 3, 2 ** 16, 2);
     close(await m().gpuPicked(short, bins), m().cpuPicked(short, bins), 2 ** -14, 1e-6, 'grad picked n=2^24+3');
+  });
+
+  run('the map index compared with a number past 2^24 (exact)', async () => {
+    const x = ints(N + 3).map((v) => v + 9);
+    const got = await m().gpuUpTo(x, N);
+    same(got.subarray(N - 2), [x[N - 2], x[N - 1], x[N], 0, 0], 'upTo 2^24');
+    same(m().upTo(x.subarray(N - 2), 1), [x[N - 2], x[N - 1], 0, 0, 0], 'the CPU path');
   });
 
   // Indices the device holds only as f32 numbers: exact below 2^24; at or above (or computed
