@@ -1,6 +1,6 @@
-// The evals whose derivatives tsad computes: every derivative is a grad/hvp/jacobian call of tsad
+// The evals whose derivatives tsad computes: every derivative is a grad/jvp/jacobian call of tsad
 // on a @differentiable primal in bench/src/tsad, nothing by hand.
-import { grad, hvp } from 'tsad';
+import { grad, jvp } from 'tsad';
 import { table, Impls } from './evals';
 import { hello } from './hello';
 import { lse } from '../tsad/lse';
@@ -12,8 +12,6 @@ import { lstmObjective } from '../tsad/lstm';
 
 const dlse = grad(lse);
 const dllsq = grad(llsq);
-const dkmeans = grad(kmeansCost);
-const hkmeans = hvp(kmeansCost);
 const dgmm = grad(gmmObjective);
 const dlstm = grad(lstmObjective, { wrt: [0, 1] });
 
@@ -25,11 +23,12 @@ export const tsadImpls: Impls = {
   kmeans: {
     cost: (points, centroids, d) => kmeansCost(centroids, points, d),
     // The eval's dir is J·H⁻¹ with H the Hessian in the centroids. H is diagonal (each term
-    // is a squared difference of one centroid coordinate), so H·𝟙 is its diagonal: one
-    // Hessian-vector product with a ones vector, then J ⊘ diag(H).
+    // is a squared difference of one centroid coordinate), so H·𝟙 is its diagonal. Forward over
+    // the gradient, as JAX's jvp(grad(f)), gives J and H·𝟙 from one pass over the distances
+    // (points and d held still: zero tangents); then J ⊘ diag(H).
     dir: (points, centroids, d) => {
-      const J = dkmeans(centroids, points, d);
-      const H = hkmeans(centroids, points, d, new Float64Array(centroids.length).fill(1));
+      const ones = new Float64Array(centroids.length).fill(1);
+      const [J, H] = jvp(grad(kmeansCost), [centroids, points, d], [ones, new Float64Array(points.length), 0]);
       for (let q = 0; q < J.length; q++) J[q] /= H[q];
       return J;
     },

@@ -1,7 +1,7 @@
 // GradBench kmeans for tsad: f(C) = Σ_i min_j |C_j − P_i|², centroids first (the differentiated
 // argument), points and the dimension d constant. The eval's `dir` is J·H⁻¹ with H diagonal; as
-// H is diagonal, H·𝟙 is its diagonal, so bench/src/gradbench/tsad.ts asks tsad for grad(f) and
-// hvp(f)(C, P, d, 𝟙).
+// H is diagonal, H·𝟙 is its diagonal, so bench/src/gradbench/tsad.ts asks tsad for both at once:
+// jvp(grad(f), [C, P, d], [𝟙, 0, 0]) gives [∇f, H·𝟙] from one pass.
 
 /** @differentiable */
 export function kmeansCost(centroids: Float64Array, points: Float64Array, d: number): number {
