@@ -41,6 +41,9 @@ function commute(moved: Effects, passed: Effects): boolean {
   return true;
 }
 
+/** How many statements after its declaration a value is looked for to be nested into its use. */
+const INLINE_REACH = 12;
+
 /** Math's functions (and constants) are pure; every other call is opaque. */
 const PURE_CALLEE = 'Math';
 
@@ -77,7 +80,7 @@ class Tidy {
   body(statements: readonly ts.Statement[]): ts.Statement[] {
     let out = [...statements];
     // Each round may open new chances to the next (a let made const becomes a copy to rename).
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < 2; round++) {
       this.count(out);
       const before = out;
       out = this.list(out);
@@ -372,7 +375,10 @@ class Tidy {
   /** `const name = value;` printed at name's one use, when that is allowed (see the top). */
   private inline(out: ts.Statement[], i: number, name: string, value: ts.Expression): boolean {
     const moved = this.effects(value);
-    for (let j = i + 1; j < out.length; j++) {
+    // A use further than this is left alone: the scan is the pass's cost (bench/build), and a value
+    // carried that far is better read under its name.
+    const end = Math.min(out.length, i + 1 + INLINE_REACH);
+    for (let j = i + 1; j < end; j++) {
       const at = this.useIn(out[j], name, pure(moved));
       if (at === 'none') {
         if (!commute(moved, this.effects(out[j]))) return false;
