@@ -31,14 +31,18 @@ function pure(e: Effects): boolean {
 
 /** May `moved` be evaluated after `passed` instead of before it? */
 function commute(moved: Effects, passed: Effects): boolean {
-  for (const w of passed.writes) if (moved.reads.has(w)) return false;
+  // The moved value is small, what it passes may be a whole loop: look its few names up there.
+  for (const r of moved.reads) if (passed.writes.has(r)) return false;
   if (moved.readsHeap && (passed.writesHeap || passed.opaque)) return false;
   if (pure(moved)) return true;
   // Something with an effect moves only past code that reads nothing it may change and does nothing.
   if (!pure(passed) || passed.readsHeap) return false;
-  for (const r of passed.reads) if (moved.writes.has(r)) return false;
+  for (const w of moved.writes) if (passed.reads.has(w)) return false;
   return true;
 }
+
+/** How many statements after its declaration a value is looked for to be nested into its use. */
+const INLINE_REACH = 12;
 
 /** Math's functions (and constants) are pure; every other call is opaque. */
 const PURE_CALLEE = 'Math';
@@ -59,6 +63,8 @@ class Tidy {
   private readonly patterns = new WeakSet<ts.Node>();
   private readonly effectsOf = new WeakMap<ts.Node, Effects>();
   private readonly namesOf = new WeakMap<ts.Node, Set<string>>();
+  /** The nodes from a statement down to the read useIn found last. */
+  private usePath: readonly ts.Node[] = [];
 
   constructor(private readonly t: typeof ts) {
     const K = t.SyntaxKind;
@@ -74,7 +80,7 @@ class Tidy {
   body(statements: readonly ts.Statement[]): ts.Statement[] {
     let out = [...statements];
     // Each round may open new chances to the next (a let made const becomes a copy to rename).
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < 2; round++) {
       this.count(out);
       const before = out;
       out = this.list(out);
@@ -355,7 +361,7 @@ class Tidy {
       if (!t.isIdentifier(end.expression.left) || end.expression.left.text !== b || this.effects(end.expression.right).writes.has(b)) return false;
     }
     const uses = this.uses.get(a) ?? 0;
-    for (let j = i + 1; j <= last; j++) out[j] = this.substitute(out[j], a, () => t.factory.createIdentifier(b));
+    for (let j = i + 1; j <= last; j++) if (this.mentions(out[j], a)) out[j] = this.substitute(out[j], a, () => t.factory.createIdentifier(b));
     out.splice(i, 1);
     this.uses.set(a, 0);
     this.bump(b, uses - 1);
@@ -369,7 +375,10 @@ class Tidy {
   /** `const name = value;` printed at name's one use, when that is allowed (see the top). */
   private inline(out: ts.Statement[], i: number, name: string, value: ts.Expression): boolean {
     const moved = this.effects(value);
-    for (let j = i + 1; j < out.length; j++) {
+    // A use further than this is left alone: the scan is the pass's cost (bench/build), and a value
+    // carried that far is better read under its name.
+    const end = Math.min(out.length, i + 1 + INLINE_REACH);
+    for (let j = i + 1; j < end; j++) {
       const at = this.useIn(out[j], name, pure(moved));
       if (at === 'none') {
         if (!commute(moved, this.effects(out[j]))) return false;
@@ -378,11 +387,9 @@ class Tidy {
       if (at === 'blocked' || !commute(moved, at)) return false;
       const t = this.t;
       const range = t.getSourceMapRange(out[i]);
-      out[j] = this.substitute(out[j], name, () => {
-        // The removed statement's source position stays with its value.
-        if (!t.isIdentifier(value) && range !== out[i]) t.setSourceMapRange(value, range);
-        return value;
-      });
+      // The removed statement's source position stays with its value.
+      if (!t.isIdentifier(value) && range !== out[i]) t.setSourceMapRange(value, range);
+      out[j] = this.replaceAlong(this.usePath, name, value) as ts.Statement;
       out.splice(i, 1);
       this.uses.set(name, 0);
       return true;
@@ -400,12 +407,14 @@ class Tidy {
     if (!this.mentions(s, name)) return 'none';
     const before = none();
     let result: Effects | 'blocked' = 'blocked';
+    const path: ts.Node[] = [];
     // Evaluation order is child order for the node kinds emitted here; a node's own effect
     // (a call, a store) happens after its children, so it is recorded when the walk leaves it.
     const walk = (n: ts.Node, parent: ts.Node | undefined, ok: boolean): boolean => {
       if (t.isIdentifier(n)) {
         if (n.text === name && parent && this.role(n, parent) === 'read') {
           result = ok ? before : 'blocked';
+          this.usePath = [...path, n];
           return true;
         }
         this.record(n, parent, before);
@@ -414,6 +423,7 @@ class Tidy {
       this.note(n);
       const kids: ts.Node[] = [];
       t.forEachChild(n, (c) => void kids.push(c));
+      path.push(n);
       for (const c of kids) {
         let childOk = ok && allowedParent(t, n);
         if (t.isIfStatement(n) && c !== n.expression) childOk = false;
@@ -421,6 +431,7 @@ class Tidy {
         if (t.isBinaryExpression(n) && c === n.right && this.shortCircuit.has(n.operatorToken.kind)) childOk = childOk && valuePure;
         if (walk(c, n, childOk)) return true;
       }
+      path.pop();
       this.own(n, before);
       return false;
     };
@@ -478,6 +489,26 @@ class Tidy {
     }
   }
 
+  /** The statement at path[0] with the identifier at the end of path replaced by value; only the nodes on the path are rebuilt. */
+  private replaceAlong(path: readonly ts.Node[], name: string, value: ts.Expression): ts.Node {
+    const t = this.t;
+    let k = path.length - 1;
+    let child: ts.Node = path[k];
+    let replacement: ts.Node = this.needsParentheses(value, path[k - 1], child) ? t.factory.createParenthesizedExpression(value) : value;
+    // `{ t }` keeps its key: `{ t: value }`.
+    if (t.isShorthandPropertyAssignment(path[k - 1])) {
+      k--;
+      child = path[k];
+      replacement = t.factory.createPropertyAssignment(name, value);
+    }
+    for (k--; k >= 0; k--) {
+      const [old, rep] = [child, replacement];
+      replacement = t.visitEachChild(path[k], (c) => (c === old ? rep : c), undefined);
+      child = path[k];
+    }
+    return replacement;
+  }
+
   /** s with its read of name replaced by the expression make() gives (parenthesized as its new place needs). */
   private substitute<T extends ts.Node>(s: T, name: string, make: () => ts.Expression): T {
     const t = this.t;
@@ -489,6 +520,8 @@ class Tidy {
           const value = make();
           return this.needsParentheses(value, parent, n) ? t.factory.createParenthesizedExpression(value) : value;
         }
+        // `{ t }` keeps its key: `{ t: value }`.
+        if (t.isShorthandPropertyAssignment(n) && n.name.text === name) return t.factory.createPropertyAssignment(name, make());
         this.note(n);
         return t.visitEachChild(n, visitor(n), undefined);
       };
@@ -553,7 +586,10 @@ class Tidy {
         }
         const op = t.isBinaryExpression(right) ? compound.get(right.operatorToken.kind) : undefined;
         if (op !== undefined && t.isBinaryExpression(right) && t.isIdentifier(right.left) && right.left.text === x) {
-          const updated = t.factory.updateExpressionStatement(s, t.factory.createBinaryExpression(t.factory.createIdentifier(x), op, right.right));
+          // `x += (a + b)`: the parentheses that kept `x + (a + b)` in order are not needed after `+=`.
+          let value = right.right;
+          while (t.isParenthesizedExpression(value)) value = value.expression;
+          const updated = t.factory.updateExpressionStatement(s, t.factory.createBinaryExpression(t.factory.createIdentifier(x), op, value));
           changed = true;
           result.push(updated);
           continue;
