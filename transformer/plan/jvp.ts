@@ -1,5 +1,9 @@
 // jvp(f, primals, tangents): forward mode, one fused def returning the value and its tangent.
 import { jvpOf } from '../ad/drivers';
+import { eraseProgram } from '../ad/erase';
+import { erasedName } from '../ir/names';
+import { annotateTypes } from '../language/check';
+import { simplifyProgram } from '../opt/simplify';
 import { Planner, callerParams, checked, wrapperOf } from './request';
 import { listSpec, specOf } from './marshal';
 import { PlanStatement, array, callDef, index, name, ret } from './syntax';
@@ -7,7 +11,11 @@ import { PlanStatement, array, callDef, index, name, ret } from './syntax';
 export const planJvp: Planner = (req) => {
   const { fn } = req;
   const { m } = wrapperOf(fn, true);
-  const j = jvpOf(req.program, fn.name, { ...req.driver, inline: true });
+  const j0 = jvpOf(req.program, fn.name, { ...req.driver, inline: true });
+  // Erased and simplified again: a tangent J carried through a loop for a result nobody reads
+  // (the min fold's in jvp(grad(f))) is linear before, so only then can it go.
+  const jvp = erasedName(j0.jvp);
+  const j = { program: annotateTypes(simplifyProgram(eraseProgram(j0.program, [j0.jvp]), [jvp])), jvp };
   const caller = callerParams(fn);
   // Module state (after the caller's parameters) is bound by name, and constant.
   const prim = fn.params.map((p, i) => m.toIR(p.read ? name(p.name) : index(name('primals'), i), p.shape));
