@@ -44,6 +44,13 @@ function commute(moved: Effects, passed: Effects): boolean {
 /** How many statements after its declaration a value is looked for to be nested into its use. */
 const INLINE_REACH = 12;
 
+/**
+ * How deep an expression nesting may grow. A long chain of single-use values (a 1,500-term sum in
+ * A-normal form) would otherwise fold into one expression thousands deep: unreadable, and past the
+ * call stack of every recursive walk after it (this pass's, TypeScript's printer, V8's parser).
+ */
+const MAX_NEST = 20;
+
 /** Math's functions (and constants) are pure; every other call is opaque. */
 const PURE_CALLEE = 'Math';
 
@@ -63,6 +70,7 @@ class Tidy {
   private readonly patterns = new WeakSet<ts.Node>();
   private readonly effectsOf = new WeakMap<ts.Node, Effects>();
   private readonly namesOf = new WeakMap<ts.Node, Set<string>>();
+  private readonly heights = new WeakMap<ts.Node, number>();
   /** The nodes from a statement down to the read useIn found last. */
   private usePath: readonly ts.Node[] = [];
 
@@ -385,6 +393,7 @@ class Tidy {
         continue;
       }
       if (at === 'blocked' || !commute(moved, at)) return false;
+      if (this.height(value) + this.usePath.length > MAX_NEST) return false;
       const t = this.t;
       const range = t.getSourceMapRange(out[i]);
       // The removed statement's source position stays with its value.
@@ -437,6 +446,25 @@ class Tidy {
     };
     walk(s, undefined, true);
     return result;
+  }
+
+  /** The height of n's tree, found without recursion (inputs may be deep before the cap applies). */
+  private height(n: ts.Node): number {
+    const t = this.t;
+    const stack: [ts.Node, boolean][] = [[n, false]];
+    while (stack.length > 0) {
+      const [node, childrenDone] = stack.pop()!;
+      if (this.heights.has(node)) continue;
+      if (childrenDone) {
+        let h = 0;
+        t.forEachChild(node, (c) => void (h = Math.max(h, this.heights.get(c) ?? 0)));
+        this.heights.set(node, h + 1);
+      } else {
+        stack.push([node, true]);
+        t.forEachChild(node, (c) => void (this.heights.has(c) || stack.push([c, false])));
+      }
+    }
+    return this.heights.get(n)!;
   }
 
   /** Everything statement or expression n may read or do. */

@@ -3,7 +3,7 @@
 // its results? A leaf module, so that construct rules (a loop's pruning) can ask it too.
 import { blockE } from '../../ir/syntax';
 import type { Block, Expr } from '../../ir/syntax';
-import { rewriteBlock, visitExpr } from '../../ir/traverse';
+import { rewriteBlock, visitExpr, walkMeter } from '../../ir/traverse';
 import { raise } from './raise';
 import { log } from './log';
 
@@ -23,14 +23,45 @@ export function hasEffect(e: Expr): boolean {
   if (e.tag !== 'construct' && e.tag !== 'block') return false;
   const known = effectful.get(e);
   if (known !== undefined) return known;
-  let found = false;
-  visitExpr(e, {
-    expr: (x) => {
-      if (x.tag === 'construct' && EFFECTFUL.has(x.op)) found = true;
-    },
-  });
-  effectful.set(e, found);
-  return found;
+  // Every construct and block met is answered and remembered on the way, so asking again about
+  // one nested inside (a loop nest asked level by level) costs nothing: linear in the nest, not
+  // quadratic. An explicit stack: nests may be thousands deep.
+  const stack: [Expr, boolean][] = [[e, false]];
+  while (stack.length > 0) {
+    const [x, childrenDone] = stack.pop()!;
+    if (effectful.has(x)) continue;
+    if (!childrenDone) walkMeter.exprs++;
+    const inner = nestedExprs(x);
+    if (childrenDone) {
+      effectful.set(x, (x.tag === 'construct' && EFFECTFUL.has(x.op)) || inner.some((y) => effectful.get(y) === true));
+      continue;
+    }
+    stack.push([x, true]);
+    for (const y of inner) if (!effectful.has(y)) stack.push([y, false]);
+  }
+  return effectful.get(e)!;
+}
+
+/** The constructs and blocks directly inside e (through drops), whose effects are e's. */
+function nestedExprs(e: Expr): Expr[] {
+  const out: Expr[] = [];
+  const add = (x: Expr): void => {
+    const y = undropped(x);
+    if (y.tag === 'construct' || y.tag === 'block') out.push(y);
+  };
+  const addBlock = (b: Block): void => {
+    for (const s of b.stmts) if (s.tag === 'let') add(s.rhs);
+    add(b.result);
+  };
+  if (e.tag === 'block') addBlock(e.block);
+  else if (e.tag === 'construct') for (const l of e.bodies) addBlock(l.body);
+  return out;
+}
+
+function undropped(e: Expr): Expr {
+  let x = e;
+  while (x.tag === 'drop') x = x.expr;
+  return x;
 }
 
 /**
