@@ -273,7 +273,9 @@ describe('loops of other shapes', () => {
     await m.gpuLlsq(x, 500);
     const large = await dispatches(() => m.gpuLlsq(x, 500));
     expect(large).toBe(small);
-    expect(small).toBeLessThanOrEqual(6);
+    // A loop that is a sum runs as a map and a reduction (sumLoops.test.ts): a kernel or two more
+    // than one thread running it all, each on many threads.
+    expect(small).toBeLessThanOrEqual(7);
   });
 });
 

@@ -4,6 +4,8 @@ import { eraseProgram } from '../ad/erase';
 import { erasedName } from '../ir/names';
 import { annotateTypes } from '../language/check';
 import { simplifyProgram } from '../opt/simplify';
+import { visitBlock } from '../ir/traverse';
+import type { Program } from '../ir/syntax';
 import { Planner, callerParams, checked, wrapperOf } from './request';
 import { listSpec, specOf } from './marshal';
 import { PlanStatement, array, callDef, index, name, ret } from './syntax';
@@ -13,9 +15,11 @@ export const planJvp: Planner = (req) => {
   const { m } = wrapperOf(fn, true);
   const j0 = jvpOf(req.program, fn.name, { ...req.driver, inline: true });
   // Erased and simplified again: a tangent J carried through a loop for a result nobody reads
-  // (the min fold's in jvp(grad(f))) is linear before, so only then can it go.
-  const jvp = erasedName(j0.jvp);
-  const j = { program: annotateTypes(simplifyProgram(eraseProgram(j0.program, [j0.jvp]), [jvp])), jvp };
+  // (the min fold's in jvp(grad(f))) is linear before, so only then can it go. Straight-line code
+  // has no such carry: it keeps J's def, shared with the module's other forward-mode sites.
+  const erase = carriesThroughBodies(j0.program, j0.jvp);
+  const jvp = erase ? erasedName(j0.jvp) : j0.jvp;
+  const j = erase ? { program: annotateTypes(simplifyProgram(eraseProgram(j0.program, [j0.jvp]), [jvp])), jvp } : j0;
   const caller = callerParams(fn);
   // Module state (after the caller's parameters) is bound by name, and constant.
   const prim = fn.params.map((p, i) => m.toIR(p.read ? name(p.name) : index(name('primals'), i), p.shape));
@@ -40,3 +44,16 @@ export const planJvp: Planner = (req) => {
     ]),
   };
 };
+
+/** Whether the def runs any construct (a loop, a branch, a combinator), whose bodies carry values. */
+function carriesThroughBodies(p: Program, fn: string): boolean {
+  const def = p.defs.find((d) => d.name === fn);
+  if (!def) return true;
+  let found = false;
+  visitBlock(def.body, {
+    expr: (e) => {
+      if (e.tag === 'construct') found = true;
+    },
+  });
+  return found;
+}
