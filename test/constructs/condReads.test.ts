@@ -9,7 +9,7 @@ import { evalFn } from '../../transformer/language/interp';
 import { printType } from '../../transformer/ir/printType';
 import { findDef } from '../../transformer/ir/program';
 import type { Program } from '../../transformer/ir/syntax';
-import { gradOf, linearizeOf } from '../gen/drivers';
+import { gradOf, hvpOf, linearizeOf } from '../gen/drivers';
 import { rel } from './reference';
 import { emitAndLoad } from './emitted';
 
@@ -93,5 +93,18 @@ describe('reads under a branch in a loop (cond overwrites, operands as residuals
     const g = gradOf(prog, 'f', { simplify: true, policy: 'cheap' });
     const got = pad(evalFn(g.program, 'f.grad', [c, p, d]).nl[0], c.length);
     reference(prog).forEach((v, k) => expect(rel(got[k], v)).toBeLessThan(1e-7));
+  });
+
+  test('second order (as kmeans asks it): hvp is central differences of the gradient', () => {
+    const prog = parseProgram(source(false));
+    const g = gradOf(prog, 'f', { simplify: true, policy: 'cheap' });
+    const h = hvpOf(prog, 'f', { simplify: true, policy: 'cheap' });
+    const v = [0.5, -1, 0.25];
+    const got = pad(evalFn(h.program, h.hvp, [c, p, d, v, p.map(() => 0), 0]).nl[0], c.length);
+    const eps = 1e-6;
+    const at = (sgn: number) => pad(evalFn(g.program, 'f.grad', [c.map((x, i) => x + sgn * eps * v[i]), p, d]).nl[0], c.length);
+    const plus = at(1);
+    const minus = at(-1);
+    plus.forEach((x, k) => expect(rel(got[k], (x - minus[k]) / (2 * eps))).toBeLessThan(1e-6));
   });
 });

@@ -9,7 +9,7 @@ import { evalFn } from '../../transformer/language/interp';
 import { findDef } from '../../transformer/ir/program';
 import { printDef } from '../../transformer/ir/print';
 import type { Program } from '../../transformer/ir/syntax';
-import { gradOf } from '../gen/drivers';
+import { gradOf, hvpOf } from '../gen/drivers';
 import { rel } from './reference';
 import { emitAndLoad } from './emitted';
 
@@ -103,5 +103,21 @@ describe('a take put back is a peek (ad/untake.ts)', () => {
     expect(bwdText(g.program)).toMatch(/\bltake\(/);
     const got = gradient(evalFn(g.program, 'f.grad', [a, w, c]).nl);
     reference(g.program).forEach((v, k) => expect(rel(got[k], v)).toBeLessThan(1e-7));
+  });
+
+  test('second order through the read: hvp (E ∘ J ∘ grad) is central differences of the gradient', () => {
+    const prog = parseProgram(ADD);
+    const g = gradOf(prog, 'f', { simplify: true });
+    const h = hvpOf(prog, 'f', { simplify: true });
+    const va = [0.3, -0.2, 0.5];
+    const vw = [-0.1, 0.4, 0.2, -0.3];
+    const vc = 0.7;
+    const hv = evalFn(h.program, h.hvp, [a, w, c, va, vw, vc]).nl;
+    const got = gradient(hv);
+    const eps = 1e-6;
+    const at = (sgn: number) => gradient(evalFn(g.program, 'f.grad', [a.map((v, i) => v + sgn * eps * va[i]), w.map((v, i) => v + sgn * eps * vw[i]), c + sgn * eps * vc]).nl);
+    const plus = at(1);
+    const minus = at(-1);
+    plus.forEach((v, k) => expect(rel(got[k], (v - minus[k]) / (2 * eps))).toBeLessThan(1e-6));
   });
 });
