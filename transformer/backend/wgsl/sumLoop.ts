@@ -9,6 +9,7 @@
 // it lowers the body per thread.
 import type { Block, Expr, Lambda, Stmt } from '../../ir/syntax';
 import { freeVars } from '../../ir/freeVars';
+import { PRIMS } from '../../prims/registry';
 
 /**
  * Per carried value: `pass` (returned as it came), `sum` (the name of the term added to it each
@@ -79,10 +80,10 @@ interface Update {
   readonly operand: string;
 }
 
-/** `let a = add(c, t)` or `add(t, c)` with c an updated carry and t read from neither carries nor their updates. */
+/** `let a = c + t` or `t + c` (a primitive whose record says it `sums`) with c an updated carry and t read from neither carries nor their updates. */
 function accumulation(s: Extract<Stmt, { tag: 'let' }>, updated: ReadonlyMap<string, number>, tainted: (name: string) => boolean): Update | undefined {
   const e = s.rhs;
-  if (e.tag !== 'prim' || e.op !== 'add' || e.args.length !== 2 || s.nl.length !== 1 || s.lin.length !== 0) return undefined;
+  if (e.tag !== 'prim' || PRIMS[e.op]?.sums !== true || e.args.length !== 2 || s.nl.length !== 1 || s.lin.length !== 0) return undefined;
   const [a, b] = e.args;
   if (updated.has(a) && !tainted(b)) return { kind: 'sum', carry: updated.get(a)!, operand: b };
   if (updated.has(b) && !tainted(a)) return { kind: 'sum', carry: updated.get(b)!, operand: a };

@@ -46,7 +46,8 @@ export function hasEffect(e: Expr): boolean {
 function nestedExprs(e: Expr): Expr[] {
   const out: Expr[] = [];
   const add = (x: Expr): void => {
-    const y = undropped(x);
+    let y = x;
+    while (y.tag === 'drop') y = y.expr;
     if (y.tag === 'construct' || y.tag === 'block') out.push(y);
   };
   const addBlock = (b: Block): void => {
@@ -56,12 +57,6 @@ function nestedExprs(e: Expr): Expr[] {
   if (e.tag === 'block') addBlock(e.block);
   else if (e.tag === 'construct') for (const l of e.bodies) addBlock(l.body);
   return out;
-}
-
-function undropped(e: Expr): Expr {
-  let x = e;
-  while (x.tag === 'drop') x = x.expr;
-  return x;
 }
 
 /**
