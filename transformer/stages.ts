@@ -140,6 +140,7 @@ export function stageText(stage: Stage, host: Host, checker: ts.TypeChecker, sf:
 /** What each pass of the pipeline does, for the heading of its section. */
 const PASS_TITLES: Readonly<Record<string, string>> = {
   inline: 'inline: the calls of the function inlined',
+  tabulate: 'tabulate: what every run of a loop recomputes, once into a table before it',
   licm: 'licm: loop-invariant code moved out of loops',
   checkpoint: 'checkpoint: loops split into recomputed segments',
   jvp: 'jvp (J): primal and tangent together',

@@ -15,6 +15,7 @@ import { printType } from '../ir/printType';
 import { jvpProgram } from './jvp';
 import { unzipProgram, CheckpointPolicy } from './unzip';
 import { hoistInvariants } from '../opt/licm';
+import { tabulateInvariants } from '../opt/tabulate';
 import { transposeProgram } from './transpose';
 import { eraseProgram } from './erase';
 import { simplifyProgram } from '../opt/simplify';
@@ -199,8 +200,12 @@ function prepare(p: Program, fn: string, o: DriverOptions): Program {
     const custom = new Set(q.defs.map((d) => d.name));
     q = runPasses(q, plain, [{ name: 'inline', run: (x) => inlineProgram(x, [fn], { keep: (g) => custom.has(jvpName(g)) }) }]);
   }
-  // After inlining, so what a callee computes from a loop's invariants leaves the loop too.
-  q = runPasses(q, plain, [{ name: 'licm', run: (x) => typeUntyped(hoistInvariants(x)) }]);
+  // After inlining, so what a callee computes from a loop's invariants leaves the loop too; the
+  // tables first, while the inner loops still compute their addresses themselves.
+  q = runPasses(q, plain, [
+    { name: 'tabulate', run: (x) => typeUntyped(tabulateInvariants(typeUntyped(x))) },
+    { name: 'licm', run: (x) => typeUntyped(hoistInvariants(x)) },
+  ]);
   const c = o.checkpoint;
   if (c !== undefined && c !== 'store') q = runPasses(q, plain, [{ name: 'checkpoint', run: (x) => checkpointProgram(x, [fn], c) }]);
   return q;

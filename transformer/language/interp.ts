@@ -26,6 +26,8 @@ export interface EvalResult {
 export interface EvalOptions {
   /** Meter the residual stacks (slower: for tests and benchmarks of checkpointing). */
   readonly tape?: boolean;
+  /** Counts each non-linear primitive's applications by name (a test's breakdown of the work). */
+  readonly prims?: Map<string, number>;
 }
 
 /**
@@ -118,6 +120,7 @@ function leafwise(f: (lin: number[]) => number, args: (Value | undefined)[]): Va
  */
 class Machine {
   work = 0;
+  prims?: Map<string, number>;
   private readonly defs = new Map<string, FnDef>();
   /**
    * In-place updates (InterpOps.owns): the run (a function call or one run of a body, identified
@@ -313,6 +316,7 @@ class Machine {
       case 'prim': {
         const def = PRIMS[e.op];
         this.work += def.cost ? def.cost(e.args.length) : 1;
+        if (this.prims) this.prims.set(e.op, (this.prims.get(e.op) ?? 0) + 1);
         const args = e.args.map((n) => env.lookup(n) as Scalar);
         return [[def.impl(...args)], []];
       }
@@ -353,6 +357,7 @@ export function evalFn(p: Program, fn: string, nl: Value[], lin: Value[] = [], o
   });
   const meter = opts.tape ? new TapeMeter() : undefined;
   const m = new Machine(p, meter);
+  m.prims = opts.prims;
   meter?.enter();
   const [rn, rl] = followingNesting('the interpreter', p, () => m.callFn(fn, nl, lin));
   meter?.measure();

@@ -61,6 +61,12 @@ export interface PrimDef {
    * loop stacks fewer residuals (an index computed from the counter, a difference of two reads).
    */
   readonly cheap?: boolean;
+  /**
+   * A library call many times dearer than a table read (exp, log, sin, pow): where an inner loop
+   * nest computes it from values an outer loop does not change, it is computed once into a table
+   * before the outer loop (opt/tabulate.ts).
+   */
+  readonly costly?: boolean;
   /** Its result is the sum of its arguments (add): a loop updating a carried value only so accumulates in any order (constructs/loop/fuseFill.ts). */
   readonly sums?: boolean;
   /**

@@ -124,6 +124,7 @@ export const mod: PrimDef = {
 export const pow: PrimDef = {
   name: 'pow',
   arity: binary,
+  costly: true,
   typeRule: realOp('pow'),
   impl: (a, b) => num(a) ** num(b),
   jvp: elementwise((i) =>

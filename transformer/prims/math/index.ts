@@ -6,6 +6,9 @@ import type { PrimDef, PrimTestSpec, JvpRule } from '../types';
 
 type UnaryPartial = (b: Builder, x: string, y: string) => string;
 
+// Rounding, sign and |x| are a few instructions; the others are library calls (PrimDef.costly).
+const CHEAP_MATH = new Set(['abs', 'sign', 'floor', 'ceil', 'round', 'trunc', 'fround']);
+
 function unaryMath(name: string, partial: UnaryPartial | null, test: PrimTestSpec = anywhere): PrimDef {
   const fn = (Math as unknown as Record<string, (x: number) => number>)[name];
   return {
@@ -13,6 +16,7 @@ function unaryMath(name: string, partial: UnaryPartial | null, test: PrimTestSpe
     arity: unary,
     typeRule: realOp(name),
     impl: (x) => fn(x as number),
+    ...(CHEAP_MATH.has(name) ? {} : { costly: true }),
     jvp:
       partial === null
         ? nonDifferentiable
@@ -83,6 +87,7 @@ const atan2Partial =
 export const atan2: PrimDef = {
   name: 'atan2',
   arity: binary,
+  costly: true,
   typeRule: realOp('atan2'),
   impl: (y, x) => Math.atan2(y as number, x as number),
   jvp: elementwise(atan2Partial),
@@ -99,6 +104,7 @@ export const atan2: PrimDef = {
 export const hypot: PrimDef = {
   name: 'hypot',
   arity: variadic(0),
+  costly: true,
   typeRule: realOp('hypot'),
   impl: (...xs) => Math.hypot(...(xs as number[])),
   cost: reductionCost,
