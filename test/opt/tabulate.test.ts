@@ -30,6 +30,26 @@ const SRC = `def f(q: array<real>, x: array<real>, n: real, k: real, d: real ;) 
       }]
     }]
   }]
+}
+
+def g(q: array<real>, x: array<real>, n: real, k: real, d: real ;) -> (real ;) {
+  let zero = 0
+  loop(n, q, x, k, d, zero) [|i: real, q1: array<real>, x1: array<real>, k1: real, d1: real, t: real ;| {
+    loop(k1, q1, x1, i, d1, t) [|c: real, q2: array<real>, x2: array<real>, i2: real, d2: real, t2: real ;| {
+      let z0 = 0
+      let s = loop(d2, q2, c, d2, z0) [|r: real, q3: array<real>, c3: real, d3: real, acc: real ;| {
+        let cd = mul(c3, d3)
+        let j = add(cd, r)
+        let qj = index(q3, j) []
+        add(acc, qj)
+      }]
+      let ss = mul(s, s)
+      let l = log1p(ss)
+      let xi = index(x2, i2) []
+      let lx = mul(l, xi)
+      add(t2, lx)
+    }]
+  }]
 }`;
 
 const program = (): Program => annotateTypes(parseProgram(SRC, 'tabulate.lina'));
@@ -78,6 +98,30 @@ describe('tabulating what every run of an outer loop recomputes', () => {
       expect(counts.get('exp') ?? 0).toBe(0);
       expect((value[0] as number[]).every((v) => v === 0)).toBe(true);
     }
+  });
+
+  test('a reduction (Σ_r q[c·d + r]) and what is computed from it: tables of k entries', () => {
+    const p = program();
+    const t = annotateTypes(tabulateInvariants(p));
+    const g = gradOf(p, 'g', { simplify: true });
+    for (const n of [64, 1024]) {
+      const args = [q, xs(n), n, K, D];
+      const before = prims(p, 'g', args);
+      const after = prims(t, 'g', args);
+      expect(before.counts.get('log1p')).toBe(n * K);
+      expect(after.counts.get('log1p')).toBe(K);
+      // Per point and component the sum's d additions (and its index's) are gone: one add for t.
+      expect(after.counts.get('add')).toBeLessThanOrEqual(n * K + 2 * K * D + K);
+      expect(after.value[0]).toBeCloseTo(before.value[0] as number, 8);
+      expect(prims(g.program, 'g.grad', args).counts.get('log1p')).toBe(K);
+    }
+    const n = 4;
+    const got = evalFn(g.program, 'g.grad', [q, xs(n), n, K, D]).nl[0] as number[];
+    const h = 1e-6;
+    q.forEach((_v, j) => {
+      const at = (s: number) => evalFn(p, 'g', [q.map((v, m) => (m === j ? v + s : v)), xs(n), n, K, D]).nl[0] as number;
+      expect(got[j]).toBeCloseTo((at(h) - at(-h)) / (2 * h), 6);
+    });
   });
 
   test('the gradient equals central differences', () => {

@@ -30,6 +30,20 @@ export function mixture(p: P, x: number[], n: number, k: number, d: number): num
   return total;
 }
 
+/** A reduction from a start that is not 0: with no coordinate to run, each entry is the start. */
+/** @differentiable */
+export function products(p: P, x: number[], n: number, k: number, d: number): number {
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < k; c++) {
+      let s = 0.5 + p.mu[c];
+      for (let r = 0; r < d; r++) s = s * (1 + p.q[c * d + r]);
+      total += s * x[i];
+    }
+  }
+  return total;
+}
+
 /** log(q) where q may hold a 0: with no point to run for, the gradient is 0, not 0·∞. */
 /** @differentiable */
 export function logs(p: P, n: number, k: number): number {
@@ -71,6 +85,7 @@ describe('tabulating what every run of an outer loop recomputes', () => {
 import { valueAndGrad } from 'tsad';
 export const vgMixture = valueAndGrad(mixture);
 export const vgLogs = valueAndGrad(logs);
+export const vgProducts = valueAndGrad(products);
 export const vgWritten = valueAndGrad(written);
 export const vgTriangle = valueAndGrad(triangle);`);
   const plain = runPlain(SOURCE);
@@ -100,6 +115,14 @@ export const vgTriangle = valueAndGrad(triangle);`);
     [4, 3, 0],
   ])('mixture (the rule fires) at n=%p k=%p d=%p', (n, k, d) => {
     check('mixture', m.vgMixture, () => [point(k, d), xs(n, d), n, k, d]);
+  });
+
+  test.each([
+    [4, 3, 2],
+    [4, 3, 0],
+    [0, 3, 2],
+  ])('products (a reduction from 0.5 + μ_c) at n=%p k=%p d=%p', (n, k, d) => {
+    check('products', m.vgProducts, () => [{ q: seq(k * d, (i) => 0.2 * Math.cos(i)), mu: seq(Math.max(k, k * d), (i) => 0.1 * i) }, xs(n, 1), n, k, d]);
   });
 
   test.each([

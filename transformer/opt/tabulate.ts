@@ -79,7 +79,7 @@ export function tabulateInvariants(p: Program): Program {
 }
 
 function tabulateInDef(d: FnDef, callee: (fn: string) => Counts | undefined): FnDef {
-  // Only a def with a costly primitive inside a loop inside a loop is rewritten at all.
+  // Only a def with a costly primitive inside a loop inside a loop, or three loops deep, is rewritten at all.
   const loopBodies = new WeakSet<Lambda>();
   let depth = 0;
   let candidate = false;
@@ -91,7 +91,10 @@ function tabulateInDef(d: FnDef, callee: (fn: string) => Counts | undefined): Fn
       if (e.tag === 'construct' && slotsOf(e as ConstructExpr, callee)) for (const l of e.bodies) loopBodies.add(l);
       if (e.tag === 'prim' && PRIMS[e.op]?.costly && depth >= 2) candidate = true;
     },
-    enter: (l) => void (loopBodies.has(l) && depth++),
+    // A reduction needs a third loop: L, the loop whose body reads it, the loop computing it.
+    enter: (l) => {
+      if (loopBodies.has(l) && ++depth >= 3) candidate = true;
+    },
     leave: (l) => void (loopBodies.has(l) && depth--),
     stmt: (s) => {
       if (s.tag === 'let' && s.rhs.tag === 'lit' && typeof s.rhs.value === 'number' && s.nl.length === 1) literals.set(s.nl[0].name, s.rhs.value);
@@ -156,18 +159,38 @@ function processBlock(b: Block, ctx: Ctx): Block {
   return { stmts, result };
 }
 
+/**
+ * What a table holds: a costly statement's value, or the final value of a reduction (a carried
+ * value of inner loop `loop` that only its own update chain reads, `sumq += q[c·d + r]`), both
+ * depending on inner counters only; `node` is the loop whose body reads it.
+ */
+type Target =
+  | { readonly kind: 'prim'; readonly stmt: Let; readonly node: Node; readonly name: string }
+  | {
+      readonly kind: 'reduction';
+      readonly node: Node;
+      readonly loop: Node;
+      readonly slot: number;
+      /** The statements of the loop's body that compute the carried value, in order. */
+      readonly chain: readonly Stmt[];
+      readonly param: string;
+      readonly final: string;
+      readonly init: string;
+      readonly name: string;
+      readonly dep: ReadonlySet<number>;
+    };
+
 /** What the analysis of one loop L finds: every name's origin and dependence, and the candidates. */
 interface Analysis {
   readonly origin: Map<string, Origin>;
   readonly dep: Map<string, Dep>;
-  /** Costly statements in the nest that depend on inner counters only, with the node they are in. */
-  readonly candidates: { readonly stmt: Let; readonly node: Node }[];
+  readonly candidates: Target[];
 }
 
 function analyse(L: ConstructExpr, slots: InvariantSlots, ctx: Ctx): Analysis {
   const origin = new Map<string, Origin>();
   const dep = new Map<string, Dep>();
-  const candidates: { stmt: Let; node: Node }[] = [];
+  const candidates: Target[] = [];
   let ids = 0;
   const walk = (node: Node, body: Lambda, inv: readonly { origin: Origin; dep: Dep }[]) => {
     const params = body.nlParams;
@@ -221,17 +244,18 @@ function analyse(L: ConstructExpr, slots: InvariantSlots, ctx: Ctx): Analysis {
           const child: Node = { id: ++ids, depth: node.depth + 1, parent: node, e, slots: inner, stmt: s, counter: e.bodies[0].nlParams[0].name };
           const operands = e.nl.slice(inner.operand, inner.operand + inner.count).map((n) => ({ origin: origin.get(n) ?? { kind: 'varying' as const }, dep: depOf(n) }));
           walk(child, e.bodies[0], operands);
+          if (node.depth > 0) candidates.push(...reductionsOf(child, s, node, depOf));
         }
       }
       bindAll(s, s.nl, d);
-      if (node.depth > 0 && rhs.tag === 'prim' && PRIMS[rhs.op]?.costly && d !== 'varying' && d.size > 0 && s.nl.length === 1) candidates.push({ stmt: s, node });
+      if (node.depth > 0 && rhs.tag === 'prim' && PRIMS[rhs.op]?.costly && d !== 'varying' && d.size > 0 && s.nl.length === 1) candidates.push({ kind: 'prim', stmt: s, node, name: s.nl[0].name });
     }
   };
   const root: Node = { id: 0, depth: 0, e: L, slots, counter: L.bodies[slots.body].nlParams[0].name };
   const operands = L.nl.slice(slots.operand, slots.operand + slots.count).map((n): { origin: Origin; dep: Dep } => ({ origin: { kind: 'outer', name: n }, dep: NONE }));
   walk(root, L.bodies[slots.body], operands);
   // A candidate read only by others (`exp(sin(x))`'s sin) is computed in their tables.
-  const costly = new Set(candidates.map((c) => c.stmt.nl[0].name));
+  const costly = new Set(candidates.flatMap((c) => (c.kind === 'prim' ? [c.name] : [])));
   const readByOthers = new Set<string>();
   const readers = (stmts: readonly Stmt[], result: Expr) => {
     for (const s of stmts) {
@@ -241,7 +265,59 @@ function analyse(L: ConstructExpr, slots: InvariantSlots, ctx: Ctx): Analysis {
     forEachOperand(result, (n) => readByOthers.add(n));
   };
   visitBodies(L, readers);
-  return { origin, dep, candidates: candidates.filter((c) => readByOthers.has(c.stmt.nl[0].name)) };
+  return { origin, dep, candidates: candidates.filter((c) => c.kind === 'reduction' || readByOthers.has(c.name)) };
+}
+
+/** What only computes a value (no bodies, no checks that throw): safe to compute anywhere or drop. */
+function pure(s: Stmt): boolean {
+  if (s.tag === 'unpack') return !s.linear;
+  const r = s.rhs;
+  if (s.lin.length > 0) return false;
+  if (r.tag === 'lit' || r.tag === 'prim' || r.tag === 'drop') return true;
+  if ((r.tag === 'tuple' || r.tag === 'var') && !r.linear) return true;
+  return r.tag === 'construct' && r.bodies.length === 0 && r.lin.length === 0 && !!constructRule(r, 'cheap').cheap;
+}
+
+/**
+ * The carried values of inner loop `m` (bound by `s` in `node`'s body) that are reductions of
+ * values depending on inner counters only: each is updated by a chain of pure statements that
+ * nothing else in the body reads, from a start that L does not change.
+ */
+function reductionsOf(m: Node, s: Let, node: Node, depOf: (n: string) => Dep): Target[] {
+  const body = m.e.bodies[0];
+  const result = body.body.result;
+  if (result.tag !== 'ret' || result.lin.length > 0 || m.e.lin.length > 0) return [];
+  const carried = body.nlParams.slice(m.slots.param + m.slots.count);
+  if (carried.length !== result.nl.length || carried.length !== s.nl.length) return [];
+  const inits = m.e.nl.slice(m.e.nl.length - carried.length);
+  const out: Target[] = [];
+  carried.forEach((p, j) => {
+    const init = depOf(inits[j]);
+    if (init === 'varying') return;
+    const inChain = new Set([p.name]);
+    const chain: Stmt[] = [];
+    let d: Dep = init;
+    for (const st of body.body.stmts) {
+      const reads: string[] = [];
+      if (st.tag === 'unpack') reads.push(st.tuple);
+      else if (st.rhs.tag === 'drop') continue;
+      else forEachOperand(st.rhs, (n) => reads.push(n));
+      if (!reads.some((n) => inChain.has(n))) continue;
+      if (!pure(st)) d = 'varying';
+      for (const n of reads) if (!inChain.has(n)) d = join(d, depOf(n));
+      for (const b of st.tag === 'let' ? st.nl : st.names) inChain.add(b.name);
+      chain.push(st);
+    }
+    const final = result.nl[j];
+    if (d === 'varying' || final === p.name || !inChain.has(final)) return;
+    if (result.nl.some((n, k) => k !== j && inChain.has(n))) return;
+    const dep = new Set([...d].filter((id) => id !== m.id));
+    if (dep.size === 0) return;
+    // The loop goes when this was its only carried value: then all of it must be pure.
+    if (carried.length === 1 && !body.body.stmts.every(pure)) return;
+    out.push({ kind: 'reduction', node, loop: m, slot: j, chain, param: p.name, final, init: inits[j], name: s.nl[j].name, dep });
+  });
+  return out;
 }
 
 /** Calls `f` on the statements and result of every body inside `e`, at any depth. */
@@ -267,7 +343,7 @@ function tabulateOne(source: ConstructExpr, out: Stmt[], ctx: Ctx): ConstructExp
   const L = boundResults(source, ctx);
   const a = analyse(L, slots, ctx);
   for (const c of a.candidates) {
-    const r = tabulate(L, slots, a, c.stmt, c.node, ctx);
+    const r = tabulate(L, slots, a, c, ctx);
     if (r) {
       out.push(...r.before);
       return r.loop;
@@ -276,13 +352,16 @@ function tabulateOne(source: ConstructExpr, out: Stmt[], ctx: Ctx): ConstructExp
   return undefined;
 }
 
-function tabulate(L: ConstructExpr, slots: InvariantSlots, a: Analysis, target: Let, at: Node, ctx: Ctx): { before: Stmt[]; loop: ConstructExpr } | undefined {
+function tabulate(L: ConstructExpr, slots: InvariantSlots, a: Analysis, goal: Target, ctx: Ctx): { before: Stmt[]; loop: ConstructExpr } | undefined {
+  const at = goal.node;
+  const target = goal.kind === 'prim' ? goal.stmt : undefined;
+  const reduction = goal.kind === 'reduction' ? goal : undefined;
   const { names } = ctx;
   const fresh = (n: string) => names.fresh(n);
   const tripL = L.nl[slots.trip!];
   const path: Node[] = [];
   for (let n: Node | undefined = at; n && n.depth > 0; n = n.parent) path.unshift(n);
-  const targetDep = a.dep.get(target.nl[0].name) as ReadonlySet<number>;
+  const targetDep = reduction ? reduction.dep : (a.dep.get(goal.name) as ReadonlySet<number>);
   const kept = path.filter((n) => targetDep.has(n.id));
 
   // The slice: every statement the target reads, through the loops' invariant parameters.
@@ -299,7 +378,19 @@ function tabulate(L: ConstructExpr, slots: InvariantSlots, a: Analysis, target: 
       slice.push({ stmt: o.stmt, node: o.node });
     }
   };
-  visit(target.nl[0].name);
+  const chainNames = new Set<string>();
+  if (reduction) {
+    for (const st of reduction.chain) for (const b of st.tag === 'let' ? st.nl : st.names) chainNames.add(b.name);
+    chainNames.add(reduction.param);
+    visit(reduction.init);
+    visit(reduction.loop.e.nl[reduction.loop.slots.trip!]);
+    for (const st of reduction.chain) {
+      const reads: string[] = [];
+      if (st.tag === 'unpack') reads.push(st.tuple);
+      else forEachOperand(st.rhs, (n) => reads.push(n));
+      for (const n of reads) if (!chainNames.has(n)) visit(n);
+    }
+  } else visit(goal.name);
   // The trip counts of the loops of the nest, for the guard and the table's shape.
   const trips = path.map((n) => n.stmt && (n.e.nl[n.slots.trip!] as string));
   for (const t of trips) if (t) visit(t);
@@ -322,8 +413,10 @@ function tabulate(L: ConstructExpr, slots: InvariantSlots, a: Analysis, target: 
   const typeOf = (n: string): Type | undefined => ctx.types.get(n);
   const bindersOf = (s: Stmt) => (s.tag === 'let' ? s.nl : s.names);
   for (const { stmt } of slice) for (const b of bindersOf(stmt)) copy.set(b.name, fresh(b.name));
-  const counters = new Map<number, string>(kept.map((n) => [n.id, fresh(n.counter)]));
+  for (const n of chainNames) copy.set(n, fresh(n));
+  const counters = new Map<number, string>([...kept, ...(reduction ? [reduction.loop] : [])].map((n) => [n.id, fresh(n.counter)]));
   const rename = (n: string): string => {
+    if (chainNames.has(n)) return copy.get(n)!;
     const o = a.origin.get(n)!;
     if (o.kind === 'outer') return o.name;
     if (o.kind === 'counter') return counters.get(o.node.id)!;
@@ -335,8 +428,8 @@ function tabulate(L: ConstructExpr, slots: InvariantSlots, a: Analysis, target: 
     return { ...s, nl: s.nl.map((b) => withName(b, copy.get(b.name)!)), rhs: renameOperands(s.rhs, rename) };
   };
   for (const [orig, c] of copy) {
-    const t = typeOf(orig);
-    if (t) ctx.types.set(c, t);
+    const type = typeOf(orig);
+    if (type) ctx.types.set(c, type);
   }
 
   // Statements by where they run: before the guard (the trips), in the guarded arm before the
@@ -345,10 +438,15 @@ function tabulate(L: ConstructExpr, slots: InvariantSlots, a: Analysis, target: 
   const pre: Stmt[] = [];
   const top: Stmt[] = [];
   const levels: Stmt[][] = kept.map(() => []);
-  const targetCopy = copy.get(target.nl[0].name)!;
+  // A reduction's own loop runs in the innermost kept loop's body: what depends on its counter runs in it.
+  const reduced: Stmt[] = [];
   for (const { stmt } of slice) {
     if (stmt === target) continue;
     const d = a.dep.get(bindersOf(stmt)[0]?.name ?? '') as ReadonlySet<number> | undefined;
+    if (reduction && d?.has(reduction.loop.id)) {
+      reduced.push(renamed(stmt));
+      continue;
+    }
     let k = -1;
     for (const id of d ?? NONE) k = Math.max(k, depthOfKept.get(id) ?? -1);
     if (k >= 0) levels[k].push(renamed(stmt));
@@ -379,7 +477,8 @@ function tabulate(L: ConstructExpr, slots: InvariantSlots, a: Analysis, target: 
   pre.push(letS([real(one)], [], lit(1)), letS([real(guardTrip)], [], prim('select', [all!, one, zero])));
 
   // The table's shape: a kept loop runs ⌈trip⌉ times (its trip is positive under the guard).
-  const tableType = arrayType(typeOf(target.nl[0].name) ?? REAL);
+  const elemType = typeOf(goal.name) ?? REAL;
+  const tableType = arrayType(elemType);
   const extents = kept.map((n) => {
     const e = fresh('extent');
     top.push(letS([real(e)], [], prim('ceil', [rename(n.e.nl[n.slots.trip!])])));
@@ -419,8 +518,10 @@ function tabulate(L: ConstructExpr, slots: InvariantSlots, a: Analysis, target: 
     const done = fresh('table');
     ctx.types.set(done, tableType);
     if (k === kept.length - 1) {
-      stmts.push(renamed(target));
-      stmts.push(letS([binder(done, tableType)], [], construct('update', [tableParams[k], pos, targetCopy], [], [])));
+      const value = target ? copy.get(goal.name)! : fresh(goal.name);
+      if (target) stmts.push(renamed(target));
+      else stmts.push(letS([binder(value, elemType)], [], reductionLoop(reduction!)));
+      stmts.push(letS([binder(done, tableType)], [], construct('update', [tableParams[k], pos, value], [], [])));
     } else stmts.push(letS([binder(done, tableType)], [], buildLevel(k + 1, pos, tableParams[k])));
     const closed = closeLoop([block(stmts, ret([done]))], new Set([counter, tableParams[k]]), fresh, (x) => ctx.types.get(x));
     return construct(
@@ -428,6 +529,20 @@ function tabulate(L: ConstructExpr, slots: InvariantSlots, a: Analysis, target: 
       [rename(n.e.nl[n.slots.trip!]), ...closed.invariants, carriedIn],
       [],
       [{ nlParams: [real(counter), ...closed.bodies[0].inv, binder(tableParams[k], tableType)], linParams: [], body: closed.bodies[0].body }],
+    );
+  };
+  // The reduction's loop with only its carried value, from its start: `loop(d, …, 0) [|r, …, s| s + q[c·d + r]]`.
+  const reductionLoop = (r: Extract<Target, { kind: 'reduction' }>): Expr => {
+    const counter = counters.get(r.loop.id)!;
+    const param = copy.get(r.param)!;
+    const stmts = [...reduced, ...r.chain.map(renamed)];
+    const closed = closeLoop([block(stmts, ret([copy.get(r.final)!]))], new Set([counter, param]), fresh, (x) => ctx.types.get(x));
+    const paramType = ctx.types.get(param) ?? REAL;
+    return construct(
+      'loop',
+      [rename(r.loop.e.nl[r.loop.slots.trip!]), ...closed.invariants, rename(r.init)],
+      [],
+      [{ nlParams: [real(counter), ...closed.bodies[0].inv, binder(param, paramType)], linParams: [], body: closed.bodies[0].body }],
     );
   };
   const table = fresh('table');
@@ -460,8 +575,13 @@ function tabulate(L: ConstructExpr, slots: InvariantSlots, a: Analysis, target: 
     if (k >= 0) inside.set('at', position(stmts, inside.get('at'), inside.get(`extent${k}`), n!.counter, `at_${n!.counter}`));
     const child = path[level];
     for (const st of body.body.stmts) {
-      if (n === at && st === target) stmts.push({ ...target, rhs: construct('index', [inside.get('table')!, inside.get('at')!], [], []) });
-      else if (child && st === child.stmt) stmts.push({ ...child.stmt, rhs: rewrite(level + 1, child.e, inside) });
+      if (n === at && target && st === target) stmts.push({ ...target, rhs: construct('index', [inside.get('table')!, inside.get('at')!], [], []) });
+      else if (n === at && reduction && st === reduction.loop.stmt) {
+        const rest = withoutCarried(reduction.loop.stmt!, reduction.loop, reduction.slot, reduction.chain, chainNames);
+        if (rest) stmts.push(rest);
+        const b = reduction.loop.stmt!.nl[reduction.slot];
+        stmts.push(letS([b], [], construct('index', [inside.get('table')!, inside.get('at')!], [], [])));
+      } else if (child && st === child.stmt) stmts.push({ ...child.stmt, rhs: rewrite(level + 1, child.e, inside) });
       else stmts.push(st);
     }
     const params = [...body.nlParams.slice(0, s.param + s.count), ...extraParams, ...body.nlParams.slice(s.param + s.count)];
@@ -479,12 +599,18 @@ function tabulate(L: ConstructExpr, slots: InvariantSlots, a: Analysis, target: 
 
 /**
  * The construct with every body inside it that ends in a construct (`loop(…) […]` as a loop body's
- * result) binding its results first: the nest's loops are then all statements.
+ * result) or a primitive binding its results first: the nest's loops are then all statements, and
+ * a carried value's update a binder of its own.
  */
 function boundResults(e: ConstructExpr, ctx: Ctx): ConstructExpr {
   const body = (l: Lambda): Lambda => {
     const stmts = l.body.stmts.map((s) => (s.tag === 'let' && s.rhs.tag === 'construct' ? { ...s, rhs: boundResults(s.rhs as ConstructExpr, ctx) } : s));
     const r = l.body.result;
+    if (r.tag === 'var' && !r.linear) return { ...l, body: { stmts, result: ret([r.name]) } };
+    if (r.tag === 'prim' || r.tag === 'lit') {
+      const out = binder(ctx.names.fresh('out'));
+      return { ...l, body: { stmts: [...stmts, letS([out], [], r)], result: ret([out.name]) } };
+    }
     if (r.tag !== 'construct') return stmts.every((s, k) => s === l.body.stmts[k]) ? l : { ...l, body: { stmts, result: r } };
     const inner = boundResults(r as ConstructExpr, ctx);
     const n = arityOf(inner, ctx.callee);
@@ -494,6 +620,21 @@ function boundResults(e: ConstructExpr, ctx: Ctx): ConstructExpr {
   };
   const out = mapChildren(e, body);
   return out as ConstructExpr;
+}
+
+/** Loop `m`'s statement without carried value `j` (undefined when it was the only one: the loop goes). */
+function withoutCarried(s: Let, m: Node, j: number, chain: readonly Stmt[], chainNames: ReadonlySet<string>): Let | undefined {
+  const e = m.e;
+  const body = e.bodies[0];
+  const result = body.body.result as Extract<Expr, { tag: 'ret' }>;
+  const n = result.nl.length;
+  if (n === 1) return undefined;
+  const skip = <T>(xs: readonly T[], at: number) => xs.filter((_x, k) => k !== at);
+  // The chain goes with its value (and the drops of its names).
+  const dropsChain = (st: Stmt) => st.tag === 'let' && st.rhs.tag === 'drop' && st.rhs.expr.tag === 'var' && chainNames.has(st.rhs.expr.name);
+  const stmts = body.body.stmts.filter((st) => !chain.includes(st) && !dropsChain(st));
+  const newBody: Lambda = { ...body, nlParams: skip(body.nlParams, m.slots.param + m.slots.count + j), body: { stmts, result: ret(skip(result.nl, j)) } };
+  return { ...s, nl: skip(s.nl, j), rhs: construct(e.op, skip(e.nl, e.nl.length - n + j), e.lin, [newBody]) };
 }
 
 function withName(b: Binder, name: string): Binder {
