@@ -54,6 +54,20 @@ export function logs(p: P, n: number, k: number): number {
   return total;
 }
 
+/** log(v) feeds a side of a select: it stays next to it, where T guards its backward code. */
+/** @differentiable */
+export function guarded(p: P, n: number, k: number): number {
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < k; c++) {
+      const v = p.q[c];
+      const lg = Math.log(v);
+      total += (v > 0 ? lg : 0) * p.mu[c] * (i + 1);
+    }
+  }
+  return total;
+}
+
 /** The array the costly expression reads is written in the outer loop: no table. */
 /** @differentiable */
 export function written(p: P, n: number, k: number): number {
@@ -86,6 +100,7 @@ import { valueAndGrad } from 'tsad';
 export const vgMixture = valueAndGrad(mixture);
 export const vgLogs = valueAndGrad(logs);
 export const vgProducts = valueAndGrad(products);
+export const vgGuarded = valueAndGrad(guarded);
 export const vgWritten = valueAndGrad(written);
 export const vgTriangle = valueAndGrad(triangle);`);
   const plain = runPlain(SOURCE);
@@ -137,6 +152,14 @@ export const vgTriangle = valueAndGrad(triangle);`);
       const [, g] = m.vgLogs({ q: [0, 1], mu: [1, 2] }, 0, 2);
       expect(leaves(g as any)).toEqual([0, 0, 0, 0]);
     }
+  });
+
+  test('guarded: a costly value feeding a side of a select is not tabulated (no 0·∞ at log 0)', () => {
+    const n = 3;
+    const [value, g] = m.vgGuarded({ q: [0, 2], mu: [1.5, 0.5] }, n, 2);
+    expect(value).toBeCloseTo(plain.guarded({ q: [0, 2], mu: [1.5, 0.5] }, n, 2), 12);
+    // Σ_i (i + 1) = 6: ∂/∂q = [0, 6·0.5/2], ∂/∂μ = [0, 6·log 2] (leaves sorted: mu, q).
+    expectClose(leaves(g as any), [0, 6 * Math.log(2), 0, 1.5], 1e-12);
   });
 
   test.each([

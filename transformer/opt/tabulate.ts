@@ -208,6 +208,7 @@ function analyse(L: ConstructExpr, slots: InvariantSlots, ctx: Ctx): Analysis {
       }
     });
     const depOf = (n: string): Dep => dep.get(n) ?? 'varying';
+    const near = feedingSides(body.body.stmts, body.body.result);
     const bindAll = (s: Stmt, bs: readonly Binder[], d: Dep) => {
       for (const b of bs) {
         dep.set(b.name, d);
@@ -244,11 +245,12 @@ function analyse(L: ConstructExpr, slots: InvariantSlots, ctx: Ctx): Analysis {
           const child: Node = { id: ++ids, depth: node.depth + 1, parent: node, e, slots: inner, stmt: s, counter: e.bodies[0].nlParams[0].name };
           const operands = e.nl.slice(inner.operand, inner.operand + inner.count).map((n) => ({ origin: origin.get(n) ?? { kind: 'varying' as const }, dep: depOf(n) }));
           walk(child, e.bodies[0], operands);
-          if (node.depth > 0) candidates.push(...reductionsOf(child, s, node, depOf));
+          if (node.depth > 0) candidates.push(...reductionsOf(child, s, node, depOf).filter((r) => !near.has(r.name)));
         }
       }
       bindAll(s, s.nl, d);
-      if (node.depth > 0 && rhs.tag === 'prim' && PRIMS[rhs.op]?.costly && d !== 'varying' && d.size > 0 && s.nl.length === 1) candidates.push({ kind: 'prim', stmt: s, node, name: s.nl[0].name });
+      if (node.depth > 0 && rhs.tag === 'prim' && PRIMS[rhs.op]?.costly && d !== 'varying' && d.size > 0 && s.nl.length === 1 && !near.has(s.nl[0].name))
+        candidates.push({ kind: 'prim', stmt: s, node, name: s.nl[0].name });
     }
   };
   const root: Node = { id: 0, depth: 0, e: L, slots, counter: L.bodies[slots.body].nlParams[0].name };
@@ -266,6 +268,33 @@ function analyse(L: ConstructExpr, slots: InvariantSlots, ctx: Ctx): Analysis {
   };
   visitBodies(L, readers);
   return { origin, dep, candidates: candidates.filter((c) => c.kind === 'reduction' || readByOthers.has(c.name)) };
+}
+
+/**
+ * The names a side of a `select` reads (the prim's `sides`) or an operand only one branch of an
+ * `if` reads (the construct's `sideOperands`), and what computes them: such a value stays next to
+ * its test, where T puts its backward code under it (as opt/licm.ts keeps it). Tabulated, its
+ * entry's cotangent would be 0 where the side is not taken, times a partial that may be infinite
+ * there (`v > 0 ? Math.log(v) : 0` at v = 0): NaN.
+ */
+function feedingSides(stmts: readonly Stmt[], result: Expr): Set<string> {
+  const near = new Set<string>();
+  const sidesOf = (e: Expr) => {
+    if (e.tag === 'prim') for (const i of PRIMS[e.op]?.sides ?? []) near.add(e.args[i]);
+    if (e.tag === 'construct') for (const i of constructRule(e, 'licm').sideOperands?.(e) ?? []) near.add(e.nl[i]);
+  };
+  sidesOf(result);
+  for (let i = stmts.length - 1; i >= 0; i--) {
+    const s = stmts[i];
+    if (s.tag === 'unpack') {
+      if (s.names.some((b) => near.has(b.name))) near.add(s.tuple);
+      continue;
+    }
+    if (s.rhs.tag === 'drop') continue;
+    sidesOf(s.rhs);
+    if (s.nl.some((b) => near.has(b.name))) forEachOperand(s.rhs, (n) => near.add(n));
+  }
+  return near;
 }
 
 /** What only computes a value (no bodies, no checks that throw): safe to compute anywhere or drop. */
