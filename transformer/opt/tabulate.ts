@@ -16,7 +16,13 @@
 //   computed by primitives, element reads (`cheap` body-less constructs) and unpacking from
 //   L's invariants and the inner counters; nothing L carries (an array written in L is carried);
 // - it depends on at least one inner counter (a plain invariant is opt/licm.ts's), and L's trip
-//   count is not a literal ≤ 1.
+//   count is not a literal ≤ 1;
+// - it does not feed a side of a select or an operand only one branch of an `if` reads (its
+//   backward code must stay under the test, as licm keeps it).
+// A reduction is the same with the final value of a carried value of an inner loop M that only
+// its own chain of pure updates reads (`sumq += q[c·d + r]`): the table holds M's result per
+// entry (M runs, with that carried value alone, in the table's nest), and the value's start must
+// not change in L. A reduction over L's own counter alone (a plain scalar) is not done yet.
 // Everything in Linear A is pure, so the table's code computes nothing observable; it runs under
 // `L's trip > 0 and every loop of the nest's trip > 0` (constructs/cond/tripGuard.ts), so that no
 // entry is computed that the source never computes: an unread entry's derivative could turn a
