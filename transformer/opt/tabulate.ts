@@ -22,7 +22,8 @@
 // A reduction is the same with the final value of a carried value of an inner loop M that only
 // its own chain of pure updates reads (`sumq += q[c·d + r]`): the table holds M's result per
 // entry (M runs, with that carried value alone, in the table's nest), and the value's start must
-// not change in L. A reduction over L's own counter alone (a plain scalar) is not done yet.
+// not change in L. A reduction that depends on no inner counter (a scalar: a whole inner loop
+// invariant in L) is not moved yet.
 // Everything in Linear A is pure, so the table's code computes nothing observable; it runs under
 // `L's trip > 0 and every loop of the nest's trip > 0` (constructs/cond/tripGuard.ts), so that no
 // entry is computed that the source never computes: an unread entry's derivative could turn a
