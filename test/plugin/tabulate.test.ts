@@ -96,7 +96,8 @@ const seq = (len: number, f: (i: number) => number) => Array.from({ length: len 
 
 describe('tabulating what every run of an outer loop recomputes', () => {
   const { exports: m, result } = load(`${SOURCE}
-import { valueAndGrad } from 'tsad';
+import { valueAndGrad, hvp } from 'tsad';
+export const hvpMixture = hvp(mixture);
 export const vgMixture = valueAndGrad(mixture);
 export const vgLogs = valueAndGrad(logs);
 export const vgProducts = valueAndGrad(products);
@@ -130,6 +131,21 @@ export const vgTriangle = valueAndGrad(triangle);`);
     [4, 3, 0],
   ])('mixture (the rule fires) at n=%p k=%p d=%p', (n, k, d) => {
     check('mixture', m.vgMixture, () => [point(k, d), xs(n, d), n, k, d]);
+  });
+
+  test('hvp through the tables equals central differences of the gradient', () => {
+    const [n, k, d] = [4, 3, 2];
+    const p0 = point(k, d);
+    const v: P = { q: seq(k * d, (i) => 0.5 - 0.1 * i), mu: seq(k * d, (i) => 0.3 * Math.sin(i)) };
+    const at = (s: number): P => ({ q: p0.q.map((x, i) => x + s * v.q[i]), mu: p0.mu.map((x, i) => x + s * v.mu[i]) });
+    const h = 1e-5;
+    const up = leaves(m.vgMixture(at(h), xs(n, d), n, k, d)[1]);
+    const down = leaves(m.vgMixture(at(-h), xs(n, d), n, k, d)[1]);
+    expectClose(
+      leaves(m.hvpMixture(p0, xs(n, d), n, k, d, v)),
+      up.map((u, i) => (u - down[i]) / (2 * h)),
+      1e-5,
+    );
   });
 
   test.each([
