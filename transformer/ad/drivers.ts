@@ -21,7 +21,7 @@ import { eraseProgram } from './erase';
 import { simplifyProgram } from '../opt/simplify';
 import { finishWaiting, isWaiting, markWaiting, mayWait } from '../opt/deferred';
 import { bwdName, derivedName, erasedName, fwdName, hvpName, jvpName, linName, role, transposeRole } from '../ir/names';
-import { calleesFirst, findDef } from '../ir/program';
+import { calleesFirst, callSitesOfDef, findDef } from '../ir/program';
 import { inlineProgram } from '../opt/inline';
 import { flattenSignature } from '../opt/flatten';
 import { checkpointProgram, LoopCheckpoint } from './checkpoint';
@@ -302,6 +302,89 @@ export function valueAndGradOf(p: Program, fn: string, o: ValueAndGradOptions = 
   }
   // The one simplification of what waited for it and was not fused (a call inlining left as it was).
   return { program: finishWaiting(runPasses(program, { ...o, simplify: false }, steps), [def]), valueAndGrad: def };
+}
+
+/**
+ * `f.jac_w(x̄ ;) -> (row 0, row 1, … ;)`: reverse mode's Jacobian of a function whose result is
+ * numbers, as one def. The primal runs once, then the erased backward pass once per scalar of the
+ * result, seeded with that scalar's basis vector; everything is inlined, flattened and simplified
+ * together. The tape never materialises (its values are locals), each seed's zeros fold away in
+ * its pass, and what the passes recompute from the same tape values is computed once. Row r is
+ * the scalars of each `wrt` parameter's cotangent in turn: the results are the flat Jacobian,
+ * row-major. Undefined when a scalar of the result is not a real (no basis vector to seed).
+ */
+export function jacobianRowsOf(p: Program, fn: string, o: ValueAndGradOptions & { readonly wrt: readonly number[] }): { program: Program; jacobian: string } | undefined {
+  const opts = { ...o, deferSimplify: true };
+  const d = requireNonLinear(settle(p, { ...opts, simplify: false }), fn);
+  const leaves = d.nlResults.flatMap(leafTypesOf);
+  if (leaves.length === 0 || leaves.some((t) => t.tag !== 'real')) return undefined;
+  const { program, fwd, bwd } = o.vjp ?? vjpOf(p, fn, opts);
+  const name = `${derivedName(role('jac', fn))}_${o.wrt.join('_')}`;
+  const q = runPasses(program, opts, [E(bwd), Define(name, (x) => jacobianRowsDef(x, d, fwd, bwd, name, o.wrt))]);
+  const flat: Pass = { name: 'flatten', run: (x) => ({ ...x, defs: x.defs.map((e) => (e.name === name ? flattenSignature(e, o.wrt) : e)) }) };
+  // One copy of the backward pass per row: inlined only while the copies stay within what one
+  // function may take (opt/inline.ts' budget for a single call site); else no fused def.
+  const rows = leaves.length;
+  const fuseAll: Pass = { name: 'fuse', run: (x) => simplifyProgram(typeUntyped(inlineProgram(x, [name], { maxCalleeSize: Math.floor(JACOBIAN_ROWS_BUDGET / rows) })), [name]) };
+  const fused = runPasses(q, { ...o, simplify: false }, [fuseAll, flat, Fuse(name)]);
+  if (callSitesOfDef(findDef(fused, name)).has(erasedName(bwd))) return undefined;
+  return { program: finishWaiting(fused, [name]), jacobian: name };
+}
+
+/** Bindings the backward passes of jacobianRowsOf may take in all, inlined side by side. */
+const JACOBIAN_ROWS_BUDGET = 2000;
+
+const leafTypesOf = (t: Type): Type[] => (t.tag === 'tuple' ? t.elems.flatMap(leafTypesOf) : [t]);
+
+/** The body of jacobianRowsOf: f.fwd once, then f.bwd.E per result scalar along its basis vector. */
+function jacobianRowsDef(p: Program, d: FnDef, fwd: string, bwd: string, name: string, wrt: readonly number[]): FnDef {
+  const tapeType = findDef(p, fwd).nlResults[d.nlResults.length];
+  const names = new NameSupply(d.nlParams.map((x) => x.name));
+  const b = new Builder(names);
+  const ys = d.nlResults.map((t) => binder(names.fresh('y'), t));
+  const tape = binder(names.fresh('tape'), tapeType);
+  b.bind(
+    [...ys, tape],
+    [],
+    call(
+      fwd,
+      d.nlParams.map((x) => x.name),
+    ),
+  );
+  for (const y of ys) b.drop({ tag: 'var', linear: false, name: y.name });
+  // The seed of row r: 1 at real leaf r of the results (counted in leaf order), 0 elsewhere.
+  const seed = (t: Type, hot: number, counter: { k: number }): string =>
+    t.tag === 'tuple'
+      ? b.nl(
+          'seed',
+          tuple(
+            false,
+            t.elems.map((e) => seed(e, hot, counter)),
+          ),
+          t,
+        )
+      : b.lit(counter.k++ === hot ? 1 : 0, 'seed');
+  const rows = d.nlResults.flatMap(leafTypesOf).length;
+  const results: string[] = [];
+  for (let r = 0; r < rows; r++) {
+    const counter = { k: 0 };
+    const seeds = d.nlResults.map((t) => seed(tangentType(t), r, counter));
+    const bars = d.nlParams.map((x) => binder(names.fresh(`${x.name}_bar`), tangentType(x.type!)));
+    b.bind(bars, [], call(erasedName(bwd), [tape.name, ...seeds]));
+    bars.forEach((g, i) => {
+      if (!wrt.includes(i)) b.drop({ tag: 'var', linear: false, name: g.name });
+    });
+    results.push(...wrt.map((i) => bars[i].name));
+  }
+  return {
+    name,
+    role: role('jac', d.name),
+    nlParams: d.nlParams,
+    linParams: [],
+    nlResults: Array.from({ length: rows }, () => wrt.map((i) => tangentType(d.nlParams[i].type!))).flat(),
+    linResults: [],
+    body: b.finish(ret(results)),
+  };
 }
 
 function seededReverse(

@@ -9,6 +9,7 @@
 //   f.tape  the tape type of f
 //   f.grad  E of the reverse pass composed with f.fwd: (x̄ ;) -> (gradients ;)
 //   f.vg    value and (selected) gradients in one function, calls inlined: (x̄ ;) -> (y, gradients ;)
+//   f.jac   reverse mode's Jacobian rows of a function of numbers, calls inlined: (x̄ ;) -> (rows ;)
 //   f.hvp   J(E(f.grad)) specialised to Hessian-vector products: (x̄, v̄ ;) -> (H·v̄ ;)
 //   f.rule  a derivative rule the user wrote for f, lowered as it stands
 //   f.pb    the pullback of a VJP rule, linear in the cotangent; f.pb.T is its transpose
@@ -22,6 +23,7 @@ const SUFFIX: Readonly<Record<RoleKind, string>> = {
   transpose: 'T',
   grad: 'grad',
   vg: 'vg',
+  jac: 'jac',
   hvp: 'hvp',
   erased: 'E',
   rule: 'rule',

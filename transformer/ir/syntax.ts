@@ -109,7 +109,7 @@ export interface Role {
   readonly of: string;
 }
 
-export const ROLE_KINDS = ['jvp', 'fwd', 'lin', 'bwd', 'transpose', 'grad', 'vg', 'hvp', 'erased', 'rule', 'pullback'] as const;
+export const ROLE_KINDS = ['jvp', 'fwd', 'lin', 'bwd', 'transpose', 'grad', 'vg', 'jac', 'hvp', 'erased', 'rule', 'pullback'] as const;
 export type RoleKind = (typeof ROLE_KINDS)[number];
 
 /** Definitions in order; a function is in scope only after its own definition (no recursion). */

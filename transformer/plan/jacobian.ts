@@ -2,7 +2,7 @@
 // wrt give a tuple of them. Rows come from reverse mode (one primal pass, one backward pass per
 // output scalar), columns from forward mode (one JVP per input scalar); jacobian picks the mode
 // with fewer passes.
-import { jvpOf } from '../ad/drivers';
+import { jacobianRowsOf, jvpOf } from '../ad/drivers';
 import { Planner, PlanRequest, checked, paramChecks, wrapperOf } from './request';
 import { Marshal, fit, leafCount } from './marshal';
 import { Shape, hasArray } from './shapes';
@@ -15,6 +15,8 @@ export function withArrays(req: PlanRequest): boolean {
 
 export const planJacrev: Planner = (req) => {
   if (withArrays(req)) return planJacrevArrays(req);
+  const fused = req.driver.forwardGrad ? undefined : planJacrevFused(req);
+  if (fused) return fused;
   const { fn, wrt } = req;
   const { m, irArgs } = wrapperOf(fn);
   const rows = leafCount(fn.result);
@@ -34,6 +36,35 @@ export const planJacrev: Planner = (req) => {
   const matrices = wrt.map((w) => array(cotangents.map(({ ct }) => m.flatten(pickParam(name(ct), w), fn.params[w].shape, 'row'))));
   return result(req, defs, [...head, ...m.takePending()], matrices);
 };
+
+/**
+ * Rows by reverse mode from one def (ad/drivers.ts, jacobianRowsOf): the primal and every
+ * backward pass inlined together, no tape object and no array per backward pass, each entry a
+ * local. Undefined where that def cannot be built (a result with a non-number leaf).
+ */
+function planJacrevFused(req: PlanRequest): CallSitePlan | undefined {
+  const { fn, wrt } = req;
+  const built = jacobianRowsOf(req.program, fn.name, { ...req.driver, wrt, vjp: req.reverse(true) });
+  if (!built) return undefined;
+  const { m, irArgs } = wrapperOf(fn);
+  const args = fn.params.flatMap((p, i) => (wrt.includes(i) ? m.leaves(name(p.name), p.shape) : [irArgs[i]]));
+  const rows = leafCount(fn.result);
+  // entries[r][k]: row r's scalars of the k-th wrt parameter.
+  const entries = Array.from({ length: rows }, (_, r) => wrt.map((w) => m.leafNames(`d${r}_${fn.params[w].name}`, fn.params[w].shape)));
+  const head = [...m.takePending(), m.const(entries.flat(2), callDef(built.jacobian, args))];
+  const defs = { program: built.program, entries: [built.jacobian] };
+  if (req.flat)
+    return flatResult(
+      req,
+      m,
+      defs,
+      head,
+      entries.map((row) => row.flat().map((x) => name(x))),
+      columnsOf(req),
+    );
+  const matrices = wrt.map((_, k) => array(entries.map((row) => array(row[k].map((x) => name(x))))));
+  return result(req, defs, head, matrices);
+}
 
 export const planJacfwd: Planner = (req) => {
   if (withArrays(req)) return planJacfwdArrays(req);

@@ -56,7 +56,7 @@ export interface PrimDef {
    */
   readonly cost?: (arity: number) => number;
   /**
-   * Cheaper to compute again than to store and load (one add or multiply): under the `'cheap'`
+   * Cheaper to compute again than to store and load (one add, multiply or divide): under the `'cheap'`
    * checkpoint policy U recomputes it in the linear half when its inputs are there anyway, so a
    * loop stacks fewer residuals (an index computed from the counter, a difference of two reads).
    */

@@ -85,6 +85,9 @@ export const mul0: PrimDef = {
 // d(a/b) = ȧ/b − (y/b)·ḃ
 export const div: PrimDef = {
   name: 'div',
+  // One divide is a few cycles; stacked, the quotient is a tape slot written and read back (lstm's
+  // gates stored 1/(1+e) and 1/(1+e)² per element: 14 numbers where 8 do).
+  cheap: true,
   arity: binary,
   typeRule: realOp('div'),
   impl: (a, b) => num(a) / num(b),
