@@ -194,6 +194,29 @@ function format(tsApi: typeof ts, diagnostics: readonly ts.Diagnostic[]): string
   return diagnostics.map((d) => `${d.file ? path.basename(d.file.fileName) : ''} ${tsApi.flattenDiagnosticMessageText(d.messageText, '\n')}`).join('\n');
 }
 
+/** ts-patch's compiler's lib files, parsed by the first build that reads them. */
+const patchedLibFiles = new Map<string, ts.SourceFile>();
+
+/**
+ * HOST with TypeScript's lib files parsed once for this file's builds, as test/environment.js
+ * does for plain TypeScript's hosts: ts-patch's compiler is a TypeScript of its own, whose hosts
+ * parse lib.es2022.full and lib.dom again for every build, and lib files never change between
+ * builds. The project's own files still come from the disk each build.
+ */
+function sharingLibFiles(host: ts.CompilerHost): ts.CompilerHost {
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, version, onError, create) => {
+    if (path.dirname(path.resolve(name)) !== libDir) return getSourceFile(name, version, onError, create);
+    const key = `${path.resolve(name)}|${JSON.stringify(version)}`;
+    const hit = patchedLibFiles.get(key);
+    if (hit && !create) return hit;
+    const sf = getSourceFile(name, version, onError, create);
+    if (sf) patchedLibFiles.set(key, sf);
+    return sf;
+  };
+  return host;
+}
+
 /**
  * `createIncrementalProgram` with a `.tsbuildinfo`, a fresh builder per build (as a new process
  * would have). With ts-patch's compiler the plugin comes from tsconfig; with plain TypeScript
@@ -204,7 +227,8 @@ function incrementalBuilder(dir: string, tsApi: typeof ts, manual: boolean): Bui
     build() {
       const config = parseConfig(tsApi, dir);
       const options = manual ? { ...config.options, plugins: undefined } : config.options;
-      const builder = tsApi.createIncrementalProgram({ rootNames: config.fileNames, options, host: tsApi.createIncrementalCompilerHost(options) });
+      const host = tsApi === patched ? sharingLibFiles(tsApi.createIncrementalCompilerHost(options)) : tsApi.createIncrementalCompilerHost(options);
+      const builder = tsApi.createIncrementalProgram({ rootNames: config.fileNames, options, host });
       let transformers: ts.CustomTransformers | undefined;
       const thrown: string[] = [];
       if (manual) {
@@ -293,6 +317,7 @@ function watchBuilder(dir: string, tsApi: typeof ts): Builder {
 // Every mode reads the built package (`npm test` builds it first).
 const patched: typeof ts = require('ts-patch/compiler');
 const plain: typeof ts = require('typescript');
+const libDir = path.dirname(patched.getDefaultLibFilePath({}));
 
 test('tspc with incremental: true and a .tsbuildinfo', () => {
   const dir = project({ ...initial, 'tsconfig.json': tsconfig({ incremental: true }) });
