@@ -17,8 +17,7 @@ module.exports = {
   ...(cores <= 2 ? { maxWorkers: 2 } : {}),
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // esbuild, types stripped (test/transform.js): `npm test`'s tsc --noEmit type-checks the tests.
-  transform: { '^.+\\.ts$': '<rootDir>/test/transform.js' },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: { warnOnly: false } }] },
   setupFiles: ['<rootDir>/test/setup-env.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/fixtures/', '/dist/'],
   // The GradBench modules (bench/src/tsad) import tsad's runtime by name, as a user's code does;
