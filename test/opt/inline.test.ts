@@ -162,3 +162,29 @@ test('a callee called from several places is inlined by its size after its own i
   for (let j = 0; j < 2 ** 12; j++) x = Math.sin(x);
   expect(evalFn(q, 'g12', [0.3]).nl[0]).toBeCloseTo(x, 12);
 });
+
+test('a def with nothing to inline or flatten comes back as it is (the same object, not a copy)', () => {
+  // g runs a loop and is called twice: it stays a call (inlining would copy a loop); f has no
+  // nested block, and its names are its own, so inlining it changes nothing.
+  const p = parseProgram(`
+def g(x: real ;) -> (real ;) {
+  let n = 3
+  let y = loop(n, x) [|i: real, c: real ;| {
+    drop(i)
+    let d = mul(c, c)
+    (d ;)
+  }]
+  (y ;)
+}
+def f(x: real ;) -> (real ;) {
+  let a = g(x)
+  let b = g(a)
+  let s = sin(b)
+  (s ;)
+}`);
+  const q = inlineProgram(p, ['f']);
+  expect(printDef(last(q))).toBe(printDef(last(p)));
+  expect(last(q)).toBe(last(p));
+  // x⁸ squared three times more: x⁶⁴, then sin.
+  expect(evalFn(q, 'f', [1.01]).nl[0]).toBeCloseTo(Math.sin(1.01 ** 64), 12);
+});

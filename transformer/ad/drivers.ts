@@ -87,11 +87,12 @@ function rechecking(o: DriverOptions): boolean {
 /** Types what is untyped, optionally simplifies the new defs, and (with `recheck`) checks a pass's output. */
 function settle(p: Program, o: DriverOptions, fresh: readonly string[] = []): Program {
   let q = typeUntyped(p);
-  // The simplifier keeps its typed input's binder types (restoreLinearity types the copies it
-  // adds), so its output is annotated again only when it is also being re-checked.
+  // The simplifier keeps its typed input's binder types (the copies it adds are typed), so its
+  // output is annotated again only when it is also being re-checked. It keeps usage too.
   const now = o.simplify ? fresh.filter((n) => !(o.deferSimplify && waits(q, n))) : [];
   if (now.length > 0) {
-    q = rechecking(o) ? annotateTypes(simplifyProgram(q, now)) : simplifyProgram(q, now);
+    q = simplifyProgram(q, now);
+    if (rechecking(o)) q = annotateTypes(assertUsage(q, 'simplify', now));
     o.trace?.('simplify', q, now);
   }
   if (rechecking(o)) checkProgram(q, { linearB: linearBNames(q) });
@@ -135,18 +136,26 @@ export interface Pass {
   /** The simplifier leaves what this step adds as it is (definitions already written tersely). */
   readonly keepsAsWritten?: boolean;
   /**
-   * What this step adds is usage-correct as built (every linear variable used once, every
-   * variable used): with `recheck`, a def that restoreLinearity would still change is an error.
+   * What this step adds or rebuilds is usage-correct as built (every linear variable used once,
+   * every variable used): with `recheck`, a def that restoreLinearity would still change is an
+   * error. (The simplifier keeps usage too; `settle` asserts it for the defs it simplifies.)
    */
   readonly keepsUsage?: boolean;
 }
 
-/** A pass that keeps the usage discipline left a def that needs a dup or a drop. */
-function assertUsage(p: Program, pass: string, fresh: readonly string[]): void {
+/** A pass that keeps the usage discipline left a def that needs a dup or a drop; the program. */
+function assertUsage(p: Program, pass: string, fresh: readonly string[]): Program {
   for (const n of fresh) {
     const d = findDef(p, n);
     if (restoreLinearity(d) !== d) throw new InternalError(`${pass}: ${n} needs a dup or a drop that its builders did not write`);
   }
+  return p;
+}
+
+/** The defs a step added or rebuilt (by identity: a pass returns a def it left alone as it was). */
+function touched(before: Program, after: Program): string[] {
+  const old = new Map(before.defs.map((d) => [d.name, d]));
+  return after.defs.filter((d) => old.get(d.name) !== d).map((d) => d.name);
 }
 
 export function runPasses(p: Program, o: DriverOptions, passes: readonly Pass[]): Program {
@@ -156,7 +165,7 @@ export function runPasses(p: Program, o: DriverOptions, passes: readonly Pass[])
     q = followingNesting(`the ${step.name} pass`, q, () => {
       const next = step.run(q);
       const fresh = added(q, next);
-      if (step.keepsUsage && rechecking(o)) assertUsage(next, step.name, fresh);
+      if (step.keepsUsage && rechecking(o)) assertUsage(next, step.name, touched(q, next));
       o.trace?.(step.name, next, fresh);
       return settle(next, o, step.keepsAsWritten ? [] : fresh);
     });
@@ -239,6 +248,7 @@ function jvpStep(p: Program, fn: string, o: DriverOptions & { readonly inline?: 
 const Fuse = (def: string): Pass => ({
   name: 'fuse',
   run: (p) => simplifyProgram(typeUntyped(inlineProgram(p, [def])), [def]),
+  keepsUsage: true,
 });
 
 export function fuse(p: Program, def: string, o: DriverOptions = {}): Program {

@@ -121,7 +121,7 @@ export function restoreLinearity(d: FnDef): FnDef {
  * after the binding): `drop(x)` when it is unused; for a linear x used k > 1 times a chain of
  * k − 1 `dup`s. Returns the copies, one per use in order (none when x itself serves).
  */
-export function usageFixUps(name: string, type: Binder['type'], linear: boolean, uses: number, names: NameSupply, out: Stmt[]): string[] {
+export function usageFixUps(name: string, type: Binder['type'], linear: boolean, uses: number, names: Pick<NameSupply, 'fresh'>, out: Stmt[]): string[] {
   if (uses === 0) {
     out.push(letS([], [], drop(linear ? lvar(name) : nvar(name))));
     return [];

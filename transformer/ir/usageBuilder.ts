@@ -91,56 +91,78 @@ export class SettlingBuilder extends Builder {
     forEachOperand(e, (n) => this.read(n));
   }
 
-  /** Whether a binder needs a drop or copies: unused, or linear and used more than once. */
-  private needs(b: Binder, linear: boolean): boolean {
-    const u = this.usage.uses.get(b.name) ?? 0;
-    return u === 0 || (linear && u > 1);
-  }
-
   private settle(nlParams: readonly Binder[], linParams: readonly Binder[], blk: Block): Block {
-    let needed = nlParams.some((p) => this.needs(p, false)) || linParams.some((p) => this.needs(p, true));
-    for (let i = 0; i < blk.stmts.length && !needed; i++) {
-      const s = blk.stmts[i];
-      needed = s.tag === 'let' ? s.nl.some((x) => this.needs(x, false)) || s.lin.some((x) => this.needs(x, true)) : s.names.some((x) => this.needs(x, s.linear));
-    }
-    if (!needed) return blk;
-    const fixes = new Map<string, Fix>();
-    const out: Stmt[] = [];
-    const fixUps = (bs: readonly Binder[], linear: boolean): void => {
-      for (const b of bs) {
-        if (!this.needs(b, linear)) continue;
-        const copies = usageFixUps(b.name, b.type, linear, this.usage.uses.get(b.name) ?? 0, this.names, out);
-        if (copies.length > 0) fixes.set(b.name, { copies, next: 0 });
-      }
-    };
-    const rename = (n: string): string => {
-      const f = fixes.get(n);
-      return f === undefined ? n : f.copies[f.next++];
-    };
-    // A nested block reads the enclosing scope; a construct's bodies are closed.
-    const renameExpr = (e: Expr): Expr =>
-      renameOperands(
-        mapChildren(e, (l) => (e.tag === 'block' ? { ...l, body: renameBlock(l.body) } : l), renameExpr),
-        rename,
-      );
-    const renameBlock = (b: Block): Block => ({
-      stmts: b.stmts.map((s) => (s.tag === 'let' ? { ...s, rhs: renameExpr(s.rhs) } : renameStmtOperands(s, rename))),
-      result: renameExpr(b.result),
-    });
-    fixUps(nlParams, false);
-    fixUps(linParams, true);
-    for (const s of blk.stmts) {
-      if (s.tag === 'let') {
-        out.push(fixes.size === 0 ? s : { ...s, rhs: renameExpr(s.rhs) });
-        fixUps(s.nl, false);
-        fixUps(s.lin, true);
-      } else {
-        out.push(fixes.size === 0 ? s : renameStmtOperands(s, rename));
-        fixUps(s.names, s.linear);
-      }
-    }
-    return { stmts: out, result: fixes.size === 0 ? blk.result : renameExpr(blk.result) };
+    const { uses } = this.usage;
+    return settleBlock(nlParams, linParams, blk, (n) => uses.get(n) ?? 0, this.names);
   }
+}
+
+/**
+ * A block with its parameters and the variables it binds settled, given every use of them (in
+ * the block and the blocks nested in it; a construct's bodies are closed and settled apart):
+ * `drop(x)` right after the binding of an unused x, a chain of `dup`s right after a linear x used
+ * k > 1 times and its uses renamed to the copies in order. `aliases` renames what the block reads
+ * (in it and its nested blocks): a copy whose dup is gone reads its source (uses counted there).
+ * The block itself when nothing needs it.
+ */
+const NO_ALIASES: ReadonlyMap<string, string> = new Map();
+
+export function settleBlock(
+  nlParams: readonly Binder[],
+  linParams: readonly Binder[],
+  blk: Block,
+  usesOf: (name: string) => number,
+  names: Pick<NameSupply, 'fresh'>,
+  aliases: ReadonlyMap<string, string> = NO_ALIASES,
+): Block {
+  const needs = (b: Binder, linear: boolean): boolean => {
+    const u = usesOf(b.name);
+    return u === 0 || (linear && u > 1);
+  };
+  let needed = aliases.size > 0 || nlParams.some((p) => needs(p, false)) || linParams.some((p) => needs(p, true));
+  for (let i = 0; i < blk.stmts.length && !needed; i++) {
+    const s = blk.stmts[i];
+    needed = s.tag === 'let' ? s.nl.some((x) => needs(x, false)) || s.lin.some((x) => needs(x, true)) : s.names.some((x) => needs(x, s.linear));
+  }
+  if (!needed) return blk;
+  const fixes = new Map<string, Fix>();
+  const out: Stmt[] = [];
+  const fixUps = (bs: readonly Binder[], linear: boolean): void => {
+    for (const b of bs) {
+      if (!needs(b, linear)) continue;
+      const copies = usageFixUps(b.name, b.type, linear, usesOf(b.name), names, out);
+      if (copies.length > 0) fixes.set(b.name, { copies, next: 0 });
+    }
+  };
+  const rename = (n: string): string => {
+    const a = aliases.get(n);
+    if (a !== undefined) return rename(a);
+    const f = fixes.get(n);
+    return f === undefined ? n : f.copies[f.next++];
+  };
+  // A nested block reads the enclosing scope; a construct's bodies are closed.
+  const renameExpr = (e: Expr): Expr =>
+    renameOperands(
+      mapChildren(e, (l) => (e.tag === 'block' ? { ...l, body: renameBlock(l.body) } : l), renameExpr),
+      rename,
+    );
+  const renameBlock = (b: Block): Block => ({
+    stmts: b.stmts.map((s) => (s.tag === 'let' ? { ...s, rhs: renameExpr(s.rhs) } : renameStmtOperands(s, rename))),
+    result: renameExpr(b.result),
+  });
+  fixUps(nlParams, false);
+  fixUps(linParams, true);
+  for (const s of blk.stmts) {
+    if (s.tag === 'let') {
+      out.push(fixes.size + aliases.size === 0 ? s : { ...s, rhs: renameExpr(s.rhs) });
+      fixUps(s.nl, false);
+      fixUps(s.lin, true);
+    } else {
+      out.push(fixes.size + aliases.size === 0 ? s : renameStmtOperands(s, rename));
+      fixUps(s.names, s.linear);
+    }
+  }
+  return { stmts: out, result: fixes.size + aliases.size === 0 ? blk.result : renameExpr(blk.result) };
 }
 
 /**

@@ -20,7 +20,7 @@ import { NameSupply } from '../ir/build';
 import { Binder, Block, Expr, FnDef, Lambda, Program, Stmt, block, blockE, construct } from '../ir/syntax';
 import { callSitesOfDef, defMap } from '../ir/program';
 import { constructRule } from '../constructs/registry';
-import { renameOperands, visitBlock } from '../ir/traverse';
+import { renameOperands, visitBlock, visitDef } from '../ir/traverse';
 
 export interface InlineOptions {
   /** Largest callee (in bindings, after its own inlining) inlined wherever it is called. */
@@ -222,6 +222,25 @@ class Inliner {
   }
 }
 
+/**
+ * Whether inlining would give the def back as it is: no call it may inline, no nested block to
+ * flatten, and no name bound twice (each binder keeps its name). Such a def is not copied.
+ */
+function unchangedBy(d: FnDef, policy: InlinePolicy): boolean {
+  const seen = new Set<string>();
+  let changes = false;
+  visitDef(d, {
+    expr: (e) => {
+      if (e.tag === 'block' || (e.tag === 'call' && policy.callee(e.fn) !== undefined)) changes = true;
+    },
+    bind: (b) => {
+      if (seen.has(b.name)) changes = true;
+      seen.add(b.name);
+    },
+  });
+  return !changes;
+}
+
 /** Inlines calls (transitively) and flattens blocks in the named defs. */
 export function inlineProgram(p: Program, fns: readonly string[], opts: InlineOptions = {}): Program {
   const o: Required<InlineOptions> = {
@@ -236,7 +255,7 @@ export function inlineProgram(p: Program, fns: readonly string[], opts: InlineOp
   return {
     ...p,
     defs: p.defs.map((d) => {
-      if (!which.has(d.name)) return d;
+      if (!which.has(d.name) || unchangedBy(d, policy)) return d;
       // Every binder is renamed through the supply, so the def keeps its own names (first come)
       // and inlined bodies take the next free ones; parameters are never reused.
       const supply = new NameSupply([...d.nlParams, ...d.linParams].map((b) => b.name));

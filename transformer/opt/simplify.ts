@@ -1,14 +1,18 @@
 // The simplifier: copy propagation, symbolic-zero propagation, literal folding, common
-// subexpressions of non-linear primitives and dead code, then `restoreLinearity` to put back
-// the drops the type system needs. It uses only generic facts: every primitive is pure, and a
-// linear primitive maps all-zero linear inputs to zero (that is what linear means).
+// subexpressions of non-linear primitives and dead code. It keeps Linear A's usage discipline
+// itself: the forward pass takes out the drops of variables, and the dead-code pass, which counts
+// every use as it goes, puts back the drops and dups each block needs when it reaches the block's
+// first statement (ir/usageBuilder.ts `settleBlock`, the fix-ups restoreLinearity would write), so
+// its output is usage-correct without a whole-def repair. It uses only generic facts: every
+// primitive is pure, and a linear primitive maps all-zero linear inputs to zero (that is what
+// linear means).
 //
 // A construct's bodies are simplified in place, each as a closed scope: nothing computed
 // outside a body is reused inside it (no common subexpression or shared literal crosses the
 // boundary) and no code moves into or out of a body.
 import { constructRule } from '../constructs/registry';
 import { hasEffect } from '../constructs/registry';
-import { Block, Expr, FnDef, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
+import { Binder, Block, Expr, FnDef, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
 import type { ConstructExpr, FuseOps } from '../constructs/types';
 import { InternalError, binder, lprim } from '../ir/syntax';
 import { NameSupply, namesIn } from '../ir/build';
@@ -21,7 +25,7 @@ interface Site {
   e: ConstructExpr;
 }
 import { PRIMS } from '../prims/registry';
-import { restoreLinearity } from '../ir/linearity';
+import { settleBlock } from '../ir/usageBuilder';
 import type { Scalar } from '../prims/types';
 import { DeepWalk } from '../ir/deepWalk';
 import { forEachOperand, hasBodies, mapChildren, renameOperands, visitDef, visitExpr } from '../ir/traverse';
@@ -314,16 +318,30 @@ class Simplifier {
    * Removes bindings of pure expressions whose results are never used, in one backward pass: a
    * block is walked from its result to its first statement, counting only the uses of the
    * statements kept so far, so a binding used only by dead code is dead too (no repeated rounds).
+   * By the first statement every use of what the block binds is counted, so the block is settled
+   * there (`settleBlock`): a drop for a kept variable nothing reads any more (the forward pass took
+   * the drops out; dead code took the last reader), a dup for a linear one read twice.
    */
-  dce(body: Block): Block {
-    this.uses(body.result);
+  dce(body: Block, nlParams: readonly Binder[] = [], linParams: readonly Binder[] = []): Block {
+    const result = this.dceExpr(body.result);
     const kept: Stmt[] = [];
     const unused = (n: string) => (this.counts.get(n) ?? 0) === 0;
+    /** Copies whose dup is gone, with the variable they read instead. */
+    const collapsed = new Map<string, string>();
     for (let i = body.stmts.length - 1; i >= 0; i--) {
       const node = body.stmts[i];
       if (node.tag === 'let') {
         const binders = [...node.nl, ...node.lin];
         if (binders.length > 0 && binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop' && !this.narrowsAnArray(node) && !hasEffect(node.rhs)) continue;
+        // A dup one of whose copies nobody reads is nothing: the other copy is its source.
+        if (node.rhs.tag === 'dup') {
+          const live = node.lin.filter((b) => !unused(b.name));
+          if (live.length === 1) {
+            collapsed.set(live[0].name, node.rhs.name);
+            this.counts.set(node.rhs.name, (this.counts.get(node.rhs.name) ?? 0) + this.counts.get(live[0].name)!);
+            continue;
+          }
+        }
         const pruned = this.pruneResults(node, unused);
         const rhs = this.dceExpr(pruned.rhs);
         kept.push(rhs === pruned.rhs ? pruned : { ...pruned, rhs });
@@ -334,7 +352,7 @@ class Simplifier {
       }
     }
     kept.reverse();
-    return { stmts: kept, result: body.result };
+    return settleBlock(nlParams, linParams, { stmts: kept, result }, (n) => this.counts.get(n) ?? 0, { fresh: (hint) => this.fresh(hint) }, collapsed);
   }
 
   /** A construct's statement without the non-linear results nobody reads, where its rule can do without them. */
@@ -351,13 +369,16 @@ class Simplifier {
     return pruned ? { ...node, nl: node.nl.filter((_, k) => keep[k]), rhs: pruned } : node;
   }
 
-  /** A kept right-hand side: nested blocks (also under one drop) and construct bodies lose their dead code too. */
+  /** A kept right-hand side or result: nested blocks (also under drops) and construct bodies lose their dead code too. */
   private dceExpr(e: Expr): Expr {
     if (e.tag === 'block') return unwrap(this.dce(e.block));
-    if (e.tag === 'drop' && e.expr.tag === 'block') return { ...e, expr: unwrap(this.dce(e.expr.block)) };
+    if (e.tag === 'drop' && hasBodies(e.expr)) {
+      const inner = this.dceExpr(e.expr);
+      return inner === e.expr ? e : { ...e, expr: inner };
+    }
     if (e.tag === 'construct') {
       forEachOperand(e, (n) => this.use(n));
-      return mapChildren(e, (l) => this.walk.body(l.body, () => ({ ...l, body: this.dce(l.body) })));
+      return mapChildren(e, (l) => this.walk.body(l.body, () => ({ ...l, body: this.dce(l.body, l.nlParams, l.linParams) })));
     }
     this.uses(e);
     return e;
@@ -370,10 +391,11 @@ export function simplifyDef(d0: FnDef): FnDef {
   const s = new Simplifier(d);
   const forwarded = s.walk.run(() => s.forward(d.body, new Map()));
   s.walk = new DeepWalk(() => s.forgetUses());
-  const body = s.walk.run(() => s.dce(forwarded));
-  // Once dead code is gone (a cotangent outside wrt), a loop may fuse with the loop filling its stack: simplified again.
+  const body = s.walk.run(() => s.dce(forwarded, d.nlParams, d.linParams));
+  // Once dead code is gone (a cotangent outside wrt), a loop may fuse with the loop filling its
+  // stack: simplified again (which settles what the fusion left unread).
   const fused = fuseFills({ ...d, body });
-  return fused ? simplifyDef(restoreLinearity(fused)) : restoreLinearity({ ...d, body });
+  return fused ? simplifyDef(fused) : { ...d, body };
 }
 
 /** Simplifies the named defs (default: all), keeping names and signatures. */
