@@ -8,8 +8,10 @@
 // variables it binds (and a body's parameters): by then every use is recorded, since a nested
 // block is finished before the statement holding it. Copies are named and placed as
 // restoreLinearity places them: a chain of dups right after the binding, the uses in order.
-// A construct's body built elsewhere (not by a builder of this def) is closed: it must be
-// well-typed as it comes; only its operands count here.
+// A construct's body is closed (it reads only its parameters): one finished by a builder of this
+// def is settled already; one built otherwise (by hand, or renamed as it was closed over what it
+// reads, as the front end closes loop bodies and cond arms) is settled when the construct is
+// recorded, from its own reads. Lowering, J and T build with it.
 import { Builder, NameSupply } from './build';
 import { usageFixUps } from './linearity';
 import type { Binder, Block, Expr, Lambda, Stmt } from './syntax';
@@ -41,13 +43,12 @@ export class SettlingBuilder extends Builder {
   }
 
   /** A builder for a block or body nested in this one's def. */
-  inner(): SettlingBuilder {
+  override inner(): SettlingBuilder {
     return new SettlingBuilder(this.names, this.usage);
   }
 
   override bind(nl: Binder[], lin: Binder[], rhs: Expr): void {
-    this.count(rhs);
-    super.bind(nl, lin, rhs);
+    super.bind(nl, lin, this.count(rhs));
   }
 
   override unpack(linear: boolean, names: Binder[], tuple: string): void {
@@ -56,9 +57,12 @@ export class SettlingBuilder extends Builder {
   }
 
   override stmt(s: Stmt): void {
-    if (s.tag === 'unpack') this.read(s.tuple);
-    else this.count(s.rhs);
-    super.stmt(s);
+    if (s.tag === 'unpack') {
+      this.read(s.tuple);
+      return super.stmt(s);
+    }
+    const rhs = this.count(s.rhs);
+    super.stmt(rhs === s.rhs ? s : { ...s, rhs });
   }
 
   /** The recorded statements as a nested block, its own variables settled. */
@@ -67,49 +71,106 @@ export class SettlingBuilder extends Builder {
   }
 
   /** The recorded statements as a body with these parameters, parameters and variables settled. */
-  finishBody(nlParams: readonly Binder[], linParams: readonly Binder[], result: Expr): Block {
-    this.count(result);
-    const b = this.settle(nlParams, linParams, super.finish(result));
+  override finishBody(nlParams: readonly Binder[], linParams: readonly Binder[], result: Expr): Block {
+    const r = this.count(result);
+    const b = this.settle(nlParams, linParams, super.finish(r), this.uses);
     this.usage.counted.add(b);
     this.usage.counted.add(b.result);
     return b;
   }
+
+  private readonly uses = (name: string): number => this.usage.uses.get(name) ?? 0;
 
   private read(name: string): void {
     const { uses } = this.usage;
     uses.set(name, (uses.get(name) ?? 0) + 1);
   }
 
-  private count(e: Expr): void {
+  /** Counts what e reads; a construct's bodies that no builder of this def settled are settled now. */
+  private count(e: Expr): Expr {
     const { counted } = this.usage;
-    if (counted.has(e)) return;
-    if (e.tag === 'drop') return this.count(e.expr);
+    if (counted.has(e)) return e;
+    if (e.tag === 'drop') {
+      const inner = this.count(e.expr);
+      return inner === e.expr ? e : { tag: 'drop', expr: inner };
+    }
     if (e.tag === 'block') {
       if (!counted.has(e.block)) visitExpr(e, { read: (n) => this.read(n) });
-      return;
+      return e;
     }
     forEachOperand(e, (n) => this.read(n));
+    return e.tag === 'construct' ? this.closedBodies(e) : e;
   }
 
-  /** Whether a binder needs a drop or copies: unused, or linear and used more than once. */
-  private needs(b: Binder, linear: boolean): boolean {
-    const u = this.usage.uses.get(b.name) ?? 0;
-    return u === 0 || (linear && u > 1);
+  /**
+   * A construct's bodies, each settled: one finished by a builder of this def is; one built
+   * otherwise (by hand, or renamed when it was closed over what it reads: ir/close.ts) has its
+   * parameters and its own statements' variables settled here, from its own reads (a body is
+   * closed: nothing outside it reads what it binds). Its nested blocks and constructs were
+   * settled when they were built.
+   */
+  private closedBodies<E extends Expr & { bodies: readonly Lambda[] }>(e: E): E {
+    let changed = false;
+    const bodies = e.bodies.map((l) => {
+      const settled = this.closed(l);
+      if (settled !== l) changed = true;
+      return settled;
+    });
+    return changed ? { ...e, bodies } : e;
   }
 
-  private settle(nlParams: readonly Binder[], linParams: readonly Binder[], blk: Block): Block {
-    let needed = nlParams.some((p) => this.needs(p, false)) || linParams.some((p) => this.needs(p, true));
+  private closed(l: Lambda): Lambda {
+    const { counted } = this.usage;
+    if (counted.has(l.body)) return l;
+    const own = new Map<string, number>();
+    const read = (n: string): void => {
+      own.set(n, (own.get(n) ?? 0) + 1);
+    };
+    const readsOf = (e: Expr): Expr => {
+      if (e.tag === 'drop') {
+        const inner = readsOf(e.expr);
+        return inner === e.expr ? e : { tag: 'drop', expr: inner };
+      }
+      if (e.tag === 'block') {
+        visitExpr(e, { read });
+        return e;
+      }
+      forEachOperand(e, read);
+      return e.tag === 'construct' ? this.closedBodies(e) : e;
+    };
+    let stmts: Stmt[] | undefined;
+    l.body.stmts.forEach((s, i) => {
+      if (s.tag === 'unpack') return read(s.tuple);
+      const rhs = readsOf(s.rhs);
+      if (rhs === s.rhs) return;
+      stmts ??= [...l.body.stmts];
+      stmts[i] = { ...s, rhs };
+    });
+    const result = readsOf(l.body.result);
+    const body = stmts === undefined && result === l.body.result ? l.body : { stmts: stmts ?? l.body.stmts, result };
+    const settled = this.settle(l.nlParams, l.linParams, body, (n) => own.get(n) ?? 0);
+    counted.add(settled);
+    return settled === l.body ? l : { ...l, body: settled };
+  }
+
+  private settle(nlParams: readonly Binder[], linParams: readonly Binder[], blk: Block, usesOf: (name: string) => number): Block {
+    /** Whether a binder needs a drop or copies: unused, or linear and used more than once. */
+    const needs = (b: Binder, linear: boolean): boolean => {
+      const u = usesOf(b.name);
+      return u === 0 || (linear && u > 1);
+    };
+    let needed = nlParams.some((p) => needs(p, false)) || linParams.some((p) => needs(p, true));
     for (let i = 0; i < blk.stmts.length && !needed; i++) {
       const s = blk.stmts[i];
-      needed = s.tag === 'let' ? s.nl.some((x) => this.needs(x, false)) || s.lin.some((x) => this.needs(x, true)) : s.names.some((x) => this.needs(x, s.linear));
+      needed = s.tag === 'let' ? s.nl.some((x) => needs(x, false)) || s.lin.some((x) => needs(x, true)) : s.names.some((x) => needs(x, s.linear));
     }
     if (!needed) return blk;
     const fixes = new Map<string, Fix>();
     const out: Stmt[] = [];
     const fixUps = (bs: readonly Binder[], linear: boolean): void => {
       for (const b of bs) {
-        if (!this.needs(b, linear)) continue;
-        const copies = usageFixUps(b.name, b.type, linear, this.usage.uses.get(b.name) ?? 0, this.names, out);
+        if (!needs(b, linear)) continue;
+        const copies = usageFixUps(b.name, b.type, linear, usesOf(b.name), this.names, out);
         if (copies.length > 0) fixes.set(b.name, { copies, next: 0 });
       }
     };
