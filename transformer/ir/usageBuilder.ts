@@ -22,6 +22,8 @@ class Usage {
   readonly uses = new Map<string, number>();
   /** Finished blocks and bare results: their reads are counted where they were built. */
   readonly counted = new WeakSet<object>();
+  /** Bodies finished with their parameters (`finishBody`), or settled as a construct's: settled whole. */
+  readonly bodies = new WeakSet<Block | Lambda>();
 }
 
 interface Fix {
@@ -67,11 +69,17 @@ export class SettlingBuilder extends Builder {
 
   /** The recorded statements as a nested block, its own variables settled. */
   override finish(result: Expr): Block {
-    return this.finishBody([], [], result);
+    return this.finished([], [], result);
   }
 
   /** The recorded statements as a body with these parameters, parameters and variables settled. */
   override finishBody(nlParams: readonly Binder[], linParams: readonly Binder[], result: Expr): Block {
+    const b = this.finished(nlParams, linParams, result);
+    this.usage.bodies.add(b);
+    return b;
+  }
+
+  private finished(nlParams: readonly Binder[], linParams: readonly Binder[], result: Expr): Block {
     const r = this.count(result);
     const b = this.settle(nlParams, linParams, super.finish(r), this.uses);
     this.usage.counted.add(b);
@@ -102,106 +110,129 @@ export class SettlingBuilder extends Builder {
     return e.tag === 'construct' ? this.closedBodies(e) : e;
   }
 
-  /**
-   * A construct's bodies, each settled: one finished by a builder of this def is; one built
-   * otherwise (by hand, or renamed when it was closed over what it reads: ir/close.ts) has its
-   * parameters and its own statements' variables settled here, from its own reads (a body is
-   * closed: nothing outside it reads what it binds). Its nested blocks and constructs were
-   * settled when they were built.
-   */
   private closedBodies<E extends Expr & { bodies: readonly Lambda[] }>(e: E): E {
-    let changed = false;
-    const bodies = e.bodies.map((l) => {
-      const settled = this.closed(l);
-      if (settled !== l) changed = true;
-      return settled;
-    });
-    return changed ? { ...e, bodies } : e;
-  }
-
-  private closed(l: Lambda): Lambda {
-    const { counted } = this.usage;
-    if (counted.has(l.body)) return l;
-    const own = new Map<string, number>();
-    const read = (n: string): void => {
-      own.set(n, (own.get(n) ?? 0) + 1);
-    };
-    const readsOf = (e: Expr): Expr => {
-      if (e.tag === 'drop') {
-        const inner = readsOf(e.expr);
-        return inner === e.expr ? e : { tag: 'drop', expr: inner };
-      }
-      if (e.tag === 'block') {
-        visitExpr(e, { read });
-        return e;
-      }
-      forEachOperand(e, read);
-      return e.tag === 'construct' ? this.closedBodies(e) : e;
-    };
-    let stmts: Stmt[] | undefined;
-    l.body.stmts.forEach((s, i) => {
-      if (s.tag === 'unpack') return read(s.tuple);
-      const rhs = readsOf(s.rhs);
-      if (rhs === s.rhs) return;
-      stmts ??= [...l.body.stmts];
-      stmts[i] = { ...s, rhs };
-    });
-    const result = readsOf(l.body.result);
-    const body = stmts === undefined && result === l.body.result ? l.body : { stmts: stmts ?? l.body.stmts, result };
-    const settled = this.settle(l.nlParams, l.linParams, body, (n) => own.get(n) ?? 0);
-    counted.add(settled);
-    return settled === l.body ? l : { ...l, body: settled };
+    return settledBodies(e, this.names, this.usage.bodies);
   }
 
   private settle(nlParams: readonly Binder[], linParams: readonly Binder[], blk: Block, usesOf: (name: string) => number): Block {
-    /** Whether a binder needs a drop or copies: unused, or linear and used more than once. */
-    const needs = (b: Binder, linear: boolean): boolean => {
-      const u = usesOf(b.name);
-      return u === 0 || (linear && u > 1);
-    };
-    let needed = nlParams.some((p) => needs(p, false)) || linParams.some((p) => needs(p, true));
-    for (let i = 0; i < blk.stmts.length && !needed; i++) {
-      const s = blk.stmts[i];
-      needed = s.tag === 'let' ? s.nl.some((x) => needs(x, false)) || s.lin.some((x) => needs(x, true)) : s.names.some((x) => needs(x, s.linear));
-    }
-    if (!needed) return blk;
-    const fixes = new Map<string, Fix>();
-    const out: Stmt[] = [];
-    const fixUps = (bs: readonly Binder[], linear: boolean): void => {
-      for (const b of bs) {
-        if (!needs(b, linear)) continue;
-        const copies = usageFixUps(b.name, b.type, linear, usesOf(b.name), this.names, out);
-        if (copies.length > 0) fixes.set(b.name, { copies, next: 0 });
-      }
-    };
-    const rename = (n: string): string => {
-      const f = fixes.get(n);
-      return f === undefined ? n : f.copies[f.next++];
-    };
-    // A nested block reads the enclosing scope; a construct's bodies are closed.
-    const renameExpr = (e: Expr): Expr =>
-      renameOperands(
-        mapChildren(e, (l) => (e.tag === 'block' ? { ...l, body: renameBlock(l.body) } : l), renameExpr),
-        rename,
-      );
-    const renameBlock = (b: Block): Block => ({
-      stmts: b.stmts.map((s) => (s.tag === 'let' ? { ...s, rhs: renameExpr(s.rhs) } : renameStmtOperands(s, rename))),
-      result: renameExpr(b.result),
-    });
-    fixUps(nlParams, false);
-    fixUps(linParams, true);
-    for (const s of blk.stmts) {
-      if (s.tag === 'let') {
-        out.push(fixes.size === 0 ? s : { ...s, rhs: renameExpr(s.rhs) });
-        fixUps(s.nl, false);
-        fixUps(s.lin, true);
-      } else {
-        out.push(fixes.size === 0 ? s : renameStmtOperands(s, rename));
-        fixUps(s.names, s.linear);
-      }
-    }
-    return { stmts: out, result: fixes.size === 0 ? blk.result : renameExpr(blk.result) };
+    return settleBlock(nlParams, linParams, blk, usesOf, this.names);
   }
+}
+
+/**
+ * A block with the drops and copies its parameters and its own variables need, given their uses;
+ * the copies named from `names`, uses renamed in order (in nested blocks too, which read the
+ * enclosing scope; a construct's bodies are closed).
+ */
+function settleBlock(nlParams: readonly Binder[], linParams: readonly Binder[], blk: Block, usesOf: (name: string) => number, names: NameSupply): Block {
+  /** Whether a binder needs a drop or copies: unused, or linear and used more than once. */
+  const needs = (b: Binder, linear: boolean): boolean => {
+    const u = usesOf(b.name);
+    return u === 0 || (linear && u > 1);
+  };
+  let needed = nlParams.some((p) => needs(p, false)) || linParams.some((p) => needs(p, true));
+  for (let i = 0; i < blk.stmts.length && !needed; i++) {
+    const s = blk.stmts[i];
+    needed = s.tag === 'let' ? s.nl.some((x) => needs(x, false)) || s.lin.some((x) => needs(x, true)) : s.names.some((x) => needs(x, s.linear));
+  }
+  if (!needed) return blk;
+  const fixes = new Map<string, Fix>();
+  const out: Stmt[] = [];
+  const fixUps = (bs: readonly Binder[], linear: boolean): void => {
+    for (const b of bs) {
+      if (!needs(b, linear)) continue;
+      const copies = usageFixUps(b.name, b.type, linear, usesOf(b.name), names, out);
+      if (copies.length > 0) fixes.set(b.name, { copies, next: 0 });
+    }
+  };
+  const rename = (n: string): string => {
+    const f = fixes.get(n);
+    return f === undefined ? n : f.copies[f.next++];
+  };
+  // A nested block reads the enclosing scope; a construct's bodies are closed.
+  const renameExpr = (e: Expr): Expr =>
+    renameOperands(
+      mapChildren(e, (l) => (e.tag === 'block' ? { ...l, body: renameBlock(l.body) } : l), renameExpr),
+      rename,
+    );
+  const renameBlock = (b: Block): Block => ({
+    stmts: b.stmts.map((s) => (s.tag === 'let' ? { ...s, rhs: renameExpr(s.rhs) } : renameStmtOperands(s, rename))),
+    result: renameExpr(b.result),
+  });
+  fixUps(nlParams, false);
+  fixUps(linParams, true);
+  for (const s of blk.stmts) {
+    if (s.tag === 'let') {
+      out.push(fixes.size === 0 ? s : { ...s, rhs: renameExpr(s.rhs) });
+      fixUps(s.nl, false);
+      fixUps(s.lin, true);
+    } else {
+      out.push(fixes.size === 0 ? s : renameStmtOperands(s, rename));
+      fixUps(s.names, s.linear);
+    }
+  }
+  return { stmts: out, result: fixes.size === 0 ? blk.result : renameExpr(blk.result) };
+}
+
+/**
+ * A construct's bodies, each settled: one known to be (`settled`: finished by a SettlingBuilder
+ * with its parameters, or settled here before) is kept; one built otherwise (by hand, by a rule
+ * from parts, or renamed when it was closed over what it reads: ir/close.ts) gets the drops and
+ * copies its parameters and variables need from its own reads: a body is closed, so nothing
+ * outside it reads what it binds. Constructs inside it are settled the same way; each body is
+ * read once, at its own level.
+ */
+export function settledBodies<E extends Expr & { bodies: readonly Lambda[] }>(e: E, names: NameSupply, settled: WeakSet<Block | Lambda>): E {
+  let changed = false;
+  const bodies = e.bodies.map((l) => {
+    const s = settledBody(l, names, settled);
+    if (s !== l) changed = true;
+    return s;
+  });
+  return changed ? { ...e, bodies } : e;
+}
+
+/**
+ * One closed body settled from its own reads (see settledBodies); the same lambda when it needs
+ * nothing. Known afterwards by its lambda: a rule that gives its body other parameters makes a
+ * new lambda, which is settled again.
+ */
+export function settledBody<L extends Lambda>(l: L, names: NameSupply, settled: WeakSet<Block | Lambda>): L {
+  if (settled.has(l) || settled.has(l.body)) return l;
+  const own = new Map<string, number>();
+  const usesOf = (n: string): number => own.get(n) ?? 0;
+  const read = (n: string): void => {
+    own.set(n, usesOf(n) + 1);
+  };
+  const readsOf = (e: Expr): Expr => {
+    if (e.tag === 'drop') {
+      const inner = readsOf(e.expr);
+      return inner === e.expr ? e : { tag: 'drop', expr: inner };
+    }
+    if (e.tag === 'block') {
+      // A nested block: read with this body's counts; its own variables settled now (all read).
+      const inner = settleBlock([], [], readsIn(e.block), usesOf, names);
+      return inner === e.block ? e : { tag: 'block', block: inner };
+    }
+    forEachOperand(e, read);
+    return e.tag === 'construct' ? settledBodies(e, names, settled) : e;
+  };
+  const readsIn = (b: Block): Block => {
+    let stmts: Stmt[] | undefined;
+    b.stmts.forEach((s, i) => {
+      if (s.tag === 'unpack') return read(s.tuple);
+      const rhs = readsOf(s.rhs);
+      if (rhs === s.rhs) return;
+      stmts ??= [...b.stmts];
+      stmts[i] = { ...s, rhs };
+    });
+    const result = readsOf(b.result);
+    return stmts === undefined && result === b.result ? b : { stmts: stmts ?? b.stmts, result };
+  };
+  const body = settleBlock(l.nlParams, l.linParams, readsIn(l.body), usesOf, names);
+  const out = body === l.body ? l : { ...l, body };
+  settled.add(out);
+  return out;
 }
 
 /**
