@@ -112,7 +112,7 @@ export abstract class LoweringState {
 
   protected readonly supply = new NameSupply();
 
-  protected b: Builder = SettlingBuilder.forDef(this.supply);
+  protected b: Builder = SettlingBuilder.forDef(this.supply, true);
 
   protected readonly errors: TsadDiagnosticError[] = [];
 

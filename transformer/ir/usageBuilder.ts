@@ -19,6 +19,7 @@ import { forEachOperand, mapChildren, renameOperands, renameStmtOperands, visitE
 
 /** What the builders of one def share: the uses of every name, and what is counted already. */
 class Usage {
+  constructor(readonly closedBodies: boolean) {}
   readonly uses = new Map<string, number>();
   /** Finished blocks and bare results: their reads are counted where they were built. */
   readonly counted = new WeakSet<object>();
@@ -39,9 +40,13 @@ export class SettlingBuilder extends Builder {
     super(names);
   }
 
-  /** The builder of a def's top-level body. */
-  static forDef(names: NameSupply): SettlingBuilder {
-    return new SettlingBuilder(names, new Usage());
+  /**
+   * The builder of a def's top-level body. `closedBodies`: a construct's bodies that no builder
+   * finished with their parameters are settled when the construct is recorded (the front end's,
+   * closed over what they read); otherwise they must come settled (J's and T's rules finish theirs).
+   */
+  static forDef(names: NameSupply, closedBodies = false): SettlingBuilder {
+    return new SettlingBuilder(names, new Usage(closedBodies));
   }
 
   /** A builder for a block or body nested in this one's def. */
@@ -107,7 +112,7 @@ export class SettlingBuilder extends Builder {
       return e;
     }
     forEachOperand(e, (n) => this.read(n));
-    return e.tag === 'construct' ? this.closedBodies(e) : e;
+    return e.tag === 'construct' && this.usage.closedBodies ? this.closedBodies(e) : e;
   }
 
   private closedBodies<E extends Expr & { bodies: readonly Lambda[] }>(e: E): E {
