@@ -76,7 +76,7 @@ export class ModuleCompiler {
     private readonly checker: ts.TypeChecker,
     private readonly factory: ts.NodeFactory,
   ) {
-    this.lowerer = new Lowerer(host.ts, checker);
+    this.lowerer = new Lowerer(host.ts, checker, host.recheck);
     this.driver = { ...DRIVER, recheck: host.recheck };
     this.lowerer.nested.configure(this.driver);
     this.backend = new TypeScriptBackend({

@@ -12,6 +12,7 @@ import { Builder, NameSupply } from '../ir/build';
 import { restoreLinearity } from '../ir/linearity';
 import { FnDef, InternalError, IrError, Program, RoleKind, binder, call, construct, ret, REAL, tangentType, tuple, Type } from '../ir/syntax';
 import { printType } from '../ir/printType';
+import { printDef } from '../ir/print';
 import { jvpProgram } from './jvp';
 import { unzipProgram, CheckpointPolicy } from './unzip';
 import { hoistInvariants } from '../opt/licm';
@@ -147,7 +148,8 @@ export interface Pass {
 function assertUsage(p: Program, pass: string, fresh: readonly string[]): Program {
   for (const n of fresh) {
     const d = findDef(p, n);
-    if (restoreLinearity(d) !== d) throw new InternalError(`${pass}: ${n} needs a dup or a drop that its builders did not write`);
+    const repaired = restoreLinearity(d);
+    if (repaired !== d) throw new InternalError(`${pass}: ${n} needs a dup or a drop that its builders did not write: ${missingLines(d, repaired)}`);
   }
   return p;
 }
@@ -156,6 +158,16 @@ function assertUsage(p: Program, pass: string, fresh: readonly string[]): Progra
 function touched(before: Program, after: Program): string[] {
   const old = new Map(before.defs.map((d) => [d.name, d]));
   return after.defs.filter((d) => old.get(d.name) !== d).map((d) => d.name);
+}
+
+/** The lines the repair would add (the first few): where a builder forgot a dup or a drop. */
+function missingLines(d: FnDef, repaired: FnDef): string {
+  const had = new Set(printDef(d).split('\n'));
+  const added = printDef(repaired)
+    .split('\n')
+    .filter((l) => !had.has(l))
+    .map((l) => l.trim());
+  return added.slice(0, 6).join('; ') + (added.length > 6 ? '; …' : '');
 }
 
 export function runPasses(p: Program, o: DriverOptions, passes: readonly Pass[]): Program {
@@ -180,6 +192,7 @@ const J = (fn: string): Pass => ({ name: 'jvp', run: (p) => jvpProgram(p, [fn]),
 const U = (jvp: string, policy: CheckpointPolicy | undefined): Pass => ({
   name: 'unzip',
   run: (p) => unzipProgram(p, [jvp], { policy }),
+  keepsUsage: true,
 });
 
 /** T, after proving its input Linear B (the one check that always runs). */

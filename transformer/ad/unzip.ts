@@ -43,10 +43,10 @@ import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../constructs
 import { DeepWalk } from '../ir/deepWalk';
 import { Builder, NameSupply, namesIn } from '../ir/build';
 import { arityOf, defArity } from '../language/arity';
-import { restoreLinearity } from '../ir/linearity';
 import { derivedName, residualTypeName, role, tapeName, unzipStem } from '../ir/names';
 import { calleesFirst, defMap } from '../ir/program';
 import { closedFreeNonLinear } from '../ir/freeVars';
+import { settledBody } from '../ir/usageBuilder';
 
 /**
  * 'save' stores every residual; 'recompute' recomputes every primitive in the linear half;
@@ -106,6 +106,18 @@ class Unzipper {
   ) {}
 
   readonly walk = new DeepWalk();
+
+  /** The bodies settled so far (their constructs' bodies were, when U finished them). */
+  private readonly settledBodies = new WeakSet<Block | Lambda>();
+
+  /**
+   * A half settled as U finishes it: the drops and copies that splitting leaves it needing (a
+   * value only linear code read and not stored, a residual slot one branch does not use, the
+   * parts of a recomputed unpack the linear half does not read), from its own reads.
+   */
+  settled<L extends Lambda>(l: L): L {
+    return settledBody(l, this.names, this.settledBodies);
+  }
 
   /** ULet/UUnpack over a whole block, in a loop (generated code can be thousands of statements). */
   splitBlock(b: Block): Split {
@@ -247,8 +259,8 @@ class Unzipper {
     const nlResults = arityOf(l.body.result, defArity(this.defs)).nl;
     const h = this.halves(l.nlParams, l.body, nlResults, true, this.overwrittenParams.get(l));
     return {
-      primal: lambda(l.nlParams, [], block(h.context, ret([...h.outs.map((o) => o.name), ...h.residuals.map((r) => r.name)]))),
-      tangent: lambda(h.residuals, l.linParams, h.linBody),
+      primal: this.settled(lambda(l.nlParams, [], block(h.context, ret([...h.outs.map((o) => o.name), ...h.residuals.map((r) => r.name)])))),
+      tangent: this.settled(lambda(h.residuals, l.linParams, h.linBody)),
       residuals: h.residuals.map((r) => r.type!),
     };
   }
@@ -485,7 +497,7 @@ function unzipDef(d: FnDef, defs: ReadonlyMap<string, FnDef>, policy: Checkpoint
     linResults: d.linResults,
     body: block([unpackS(false, residuals, tape), ...linBody.stmts], linBody.result),
   };
-  return [restoreLinearity(fwd), restoreLinearity(linDef)];
+  return [u.settled(fwd), u.settled(linDef)];
 }
 
 /** Appends f.fwd and f.lin for each named mixed function and every mixed function it calls. */

@@ -219,7 +219,7 @@ export abstract class ArrayBasics implements ArrayOps {
     const b = this.b;
     const j = binder(b.fresh('j'), REAL);
     const offset = binder(b.fresh('offset'), REAL);
-    const inner = new Builder(b.names);
+    const inner = b.inner();
     const at = inner.prim('add', [j.name, offset.name], 'at');
     const slots = this.indices(count);
     return { name: b.nl(hint, construct('map', [count.name, slots.operand, from.name], [], [lambda([j, slots.param, offset], [], inner.finish(ret([at])))]), REAL_ARRAY_TYPE), shape: REAL_ARRAY };

@@ -20,7 +20,7 @@ export abstract class ArrayCombinators extends ArrayClosures {
     const b = this.b;
     const n = this.sameLength(this.length(a), b2, `the arrays of ${sourceSnippet(node)} must have the same length`);
     const [x, y, i] = [binder(b.fresh('x'), REAL), binder(b.fresh('y'), REAL), binder(b.fresh('i'), REAL)];
-    const inner = new Builder(b.names);
+    const inner = b.inner();
     const p = inner.prim('mul', [x.name, y.name], 'p');
     const products = b.nl('products', construct('map', [n.name, a.name, b2.name], [], [lambda([i, x, y], [], inner.finish(ret([p])))]), REAL_ARRAY_TYPE);
     return this.sum({ name: products, shape: REAL_ARRAY }, 'dot');
@@ -54,7 +54,7 @@ export abstract class ArrayCombinators extends ArrayClosures {
     if (t.isStringLiteral(op)) {
       const known = OPERATORS[op.text];
       if (!known) return fail(1121, op, `${what}'s operator is '+', '*', 'min', 'max' or a function, not '${op.text}'`);
-      const inner = new Builder(this.b.names);
+      const inner = this.b.inner();
       const next = inner.prim(known.prim, [acc.name, x.name], 'acc');
       return { acc, x, block: inner.finish(ret([next])), neutral: known.neutral };
     }
@@ -107,7 +107,7 @@ export abstract class ArrayCombinators extends ArrayClosures {
   combinator(kind: 'scan' | 'reduce', xs: Value, init: Value, step: (acc: string, x: string, b: Builder) => string, hint?: string): Value {
     const b = this.b;
     const [acc, x] = [binder(b.fresh('acc'), REAL), binder(b.fresh('x'), REAL)];
-    const inner = new Builder(b.names);
+    const inner = b.inner();
     const next = step(acc.name, x.name, inner);
     return this.bindFold(kind, xs, init, acc, x, inner.finish(ret([next])), hint);
   }
@@ -123,7 +123,7 @@ export abstract class ArrayCombinators extends ArrayClosures {
   iota(n: Value): Value {
     const b = this.b;
     const i = binder(b.fresh('i'), REAL);
-    const inner = new Builder(b.names);
+    const inner = b.inner();
     const body = inner.finish(ret([i.name]));
     const slots = this.indices(n);
     return { name: b.nl('iota', construct('map', [n.name, slots.operand], [], [lambda([i, slots.param], [], body)]), REAL_ARRAY_TYPE), shape: REAL_ARRAY };
@@ -137,7 +137,7 @@ export abstract class ArrayCombinators extends ArrayClosures {
     const b = this.b;
     const n = this.length(a);
     const [i, x] = [binder(b.fresh('i'), REAL), binder(b.fresh('x'), REAL)];
-    const inner = new Builder(b.names);
+    const inner = b.inner();
     const y = inner.prim('stop_gradient', [x.name], `${x.name}_const`);
     return { name: b.nl(hint ?? `${a.name}_const`, construct('map', [n.name, a.name], [], [lambda([i, x], [], inner.finish(ret([y])))]), REAL_ARRAY_TYPE), shape: a.shape };
   }

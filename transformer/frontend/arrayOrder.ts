@@ -94,7 +94,7 @@ export function reverse(arrays: ArrayLowering, a: Value, node: ts.Node, hint?: s
   const n = arrays.length(a);
   const last = b.prim('sub', [n.name, b.lit(1, 'one')], 'last');
   const [j, slot, top] = [binder(b.fresh('j'), REAL), binder(b.fresh('slot'), REAL), binder(b.fresh('last'), REAL)];
-  const inner = new Builder(b.names);
+  const inner = b.inner();
   const from = inner.prim('sub', [top.name, j.name], 'from');
   const slots = arrays.fill(n, num(b.lit(0, 'zero')), { kind: 'array', container: 'Float64Array', elem: NUMBER }, 'slots');
   const idx = b.nl('reversed_index', construct('map', [n.name, slots.name, last], [], [lambda([j, slot, top], [], inner.finish(ret([from])))]), REAL_ARRAY_TYPE);
@@ -165,7 +165,7 @@ export function fillExisting(arrays: ArrayLowering, a: Value, v: Value, start: V
   const { from, count } = arrays.span(n, start, end);
   const to = b.prim('add', [from.name, count.name], 'to');
   const [j, old, lo, hi, val] = [binder(b.fresh('j'), REAL), binder(b.fresh('old'), REAL), binder(b.fresh('from'), REAL), binder(b.fresh('to'), REAL), binder(b.fresh('v'), REAL)];
-  const inner = new Builder(b.names);
+  const inner = b.inner();
   const inside = inner.nl('inside', { tag: 'prim', op: 'and', args: [inner.test('ge', [j.name, lo.name], 'low'), inner.test('lt', [j.name, hi.name], 'high')] }, BOOL);
   const y = inner.nl('y', { tag: 'prim', op: 'select', args: [inside, val.name, old.name] }, REAL);
   const name = b.nl(hint ?? 'filled', construct('map', [n.name, a.name, from.name, to, x.name], [], [lambda([j, old, lo, hi, val], [], inner.finish(ret([y])))]), REAL_ARRAY_TYPE);

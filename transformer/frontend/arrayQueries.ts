@@ -3,7 +3,6 @@
 // them), `.filter` (a compaction at indices that are constants given the primal: a gather, whose
 // adjoint the IR has) and `.at`. Each is a left fold over the elements, or a combinator.
 import type * as ts from 'typescript';
-import { Builder } from '../ir/build';
 import { BOOL, REAL, binder, construct, lambda, ret } from '../ir/syntax';
 import { fail } from './diagnostics';
 import { BOOLEAN, NUMBER, describeShape, isRecords } from './shapes';
@@ -127,13 +126,13 @@ export function filter(arrays: ArrayLowering, xs: Value, cb: Callback, node: ts.
   const count = arrays.sum(flags, 'kept');
   // bin k: the kept element's place (its position − 1), or −1 (outside: dropped).
   const [i, f, p] = [binder(b.fresh('i'), REAL), binder(b.fresh('flag'), REAL), binder(b.fresh('position'), REAL)];
-  const inner = new Builder(b.names);
+  const inner = b.inner();
   const keep = inner.test('gt', [f.name, inner.lit(0, 'zero')], 'keep');
   const bin = inner.nl('bin', { tag: 'prim', op: 'select', args: [keep, inner.prim('sub', [p.name, inner.lit(1, 'one')], 'place'), inner.lit(-1, 'none')] }, REAL);
   const bins = b.nl('bins', construct('map', [n.name, flags.name, positions.name], [], [lambda([i, f, p], [], inner.finish(ret([bin])))]), REAL_ARRAY_TYPE);
   const dest = arrays.fill(count, literal(arrays, 0, 'zero'), REAL_ARRAY, 'kept');
   const [acc, x] = [binder(b.fresh('acc'), REAL), binder(b.fresh('x'), REAL)];
-  const op = new Builder(b.names);
+  const op = b.inner();
   const sum = op.prim('add', [acc.name, x.name], 'acc');
   const kept = b.nl('kept', construct('reduceByIndex', [dest.name, bins, arrays.iota(n).name], [], [lambda([acc, x], [], op.finish(ret([sum])))]), REAL_ARRAY_TYPE);
   if (records) return arrays.records.gather(xs, { name: kept, shape: REAL_ARRAY }, node, '.filter', hint ?? 'filtered');

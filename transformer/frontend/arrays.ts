@@ -4,7 +4,6 @@
 // FunctionLowering asks it whether an expression is array code (`newArray`, `wantsArray`,
 // `isArrayValued`, arrayMethods.ts's `lowerArrayCall`) and has it lower reads and writes.
 import type * as ts from 'typescript';
-import { Builder } from '../ir/build';
 import { Binder, REAL, binder, block, construct, drop, lambda, letS, nvar, ret } from '../ir/syntax';
 import { closeLoop } from '../ir/close';
 import { fail } from './diagnostics';
@@ -119,7 +118,7 @@ export class ArrayLowering extends ArrayCombinators {
     if (k === 0) return this.fill(n, { name: b.lit(0, 'zero'), shape: NUMBER }, shape, hint);
     const i = binder(b.fresh('j'), REAL);
     const params = parts.map((p) => binder(b.fresh(`${p.name}_e`), REAL));
-    const inner = new Builder(b.names);
+    const inner = b.inner();
     // select(i == 0, p0, select(i == 1, p1, ... p_{k-1})).
     let acc = params[k - 1].name;
     for (let j = k - 2; j >= 0; j--) {
@@ -156,7 +155,7 @@ export class ArrayLowering extends ArrayCombinators {
   rounded(xs: Value, hint?: string): Value {
     const b = this.b;
     const [i, x] = [binder(b.fresh('i'), REAL), binder(b.fresh('x'), REAL)];
-    const inner = new Builder(b.names);
+    const inner = b.inner();
     const y = inner.prim('fround', [x.name], 'f32');
     return { name: b.nl(hint ?? 'rounded', construct('map', [this.length(xs).name, xs.name], [], [lambda([i, x], [], inner.finish(ret([y])))]), REAL_ARRAY_TYPE), shape: xs.shape };
   }
@@ -290,7 +289,7 @@ export class ArrayLowering extends ArrayCombinators {
   private prefix(w: string, n: Value): string {
     const b = this.b;
     const whole = b.test('eq', [this.length({ name: w, shape: REAL_ARRAY }).name, n.name], 'whole');
-    const part = new Builder(b.names);
+    const part = b.inner();
     const slots = part.nl('slots', construct('fill', [n.name, part.lit(0, 'zero')], [], []), REAL_ARRAY_TYPE);
     const [j, slot] = [binder(b.fresh('j'), REAL), binder(b.fresh('slot'), REAL)];
     const idx = part.nl('first', construct('map', [n.name, slots], [], [lambda([j, slot], [], block([letS([], [], drop(nvar(slot.name)))], ret([j.name])))]), REAL_ARRAY_TYPE);

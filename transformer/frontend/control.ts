@@ -300,7 +300,7 @@ export abstract class ControlLowering extends ExitLowering {
    */
   protected branch<T>(f: () => T): { result: T; scope: { b: Builder; env: Map<ts.Symbol, Value>; unassigned: Set<ts.Symbol>; failed: Set<ts.Symbol>; unpacked: Map<string, Value[]> } } {
     const saved = { b: this.b, env: this.env, unassigned: this.unassigned, failed: this.failed, unpacked: this.unpacked };
-    const scope = { b: new Builder(this.supply), env: new Map(this.env), unassigned: new Set(this.unassigned), failed: new Set(this.failed), unpacked: new Map(this.unpacked) };
+    const scope = { b: this.b.inner(), env: new Map(this.env), unassigned: new Set(this.unassigned), failed: new Set(this.failed), unpacked: new Map(this.unpacked) };
     Object.assign(this, scope);
     try {
       return { result: f(), scope };

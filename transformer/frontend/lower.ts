@@ -7,7 +7,7 @@
 // recursion) and the top layer of FunctionLowering; loweringState.ts says how the layers below
 // it divide the work.
 import type * as ts from 'typescript';
-import { FnDef, binder, ret } from '../ir/syntax';
+import { FnDef, InternalError, binder, ret } from '../ir/syntax';
 import { restoreLinearity } from '../ir/linearity';
 import { TsadDiagnosticError, fail, reportedByTypeScript } from './diagnostics';
 import { shapeOfType, irType, hasArray } from './shapes';
@@ -42,6 +42,8 @@ export class Lowerer implements ProgramLowering {
   constructor(
     readonly tsApi: typeof ts,
     readonly checker: ts.TypeChecker,
+    /** TSAD_RECHECK: each lowered def must need no dup or drop its builders did not write. */
+    readonly recheck = false,
   ) {}
 
   /**
@@ -86,7 +88,7 @@ export class Lowerer implements ProgramLowering {
     if (this.active.has(decl)) this.recursion(decl, at);
     this.active.add(decl);
     try {
-      const f = new FunctionLowering(this, decl, this.uniqueName(functionName(this.tsApi, decl))).run();
+      const f = new FunctionLowering(this, decl, this.uniqueName(functionName(this.tsApi, decl))).run().settled(this.recheck);
       this.done.set(decl, f.lowered);
       this.defs.push(f.def);
       this.origins.set(f.lowered.name, f.origins);
@@ -143,7 +145,7 @@ export class Lowerer implements ProgramLowering {
     if (existing) return existing;
     this.active.add(decl);
     try {
-      const f = new FunctionLowering(this, decl, this.uniqueName(functionName(this.tsApi, decl)), undefined, captures).run();
+      const f = new FunctionLowering(this, decl, this.uniqueName(functionName(this.tsApi, decl)), undefined, captures).run().settled(this.recheck);
       this.done.set(decl, f.lowered);
       this.defs.push(f.def);
       this.origins.set(f.lowered.name, f.origins);
@@ -174,7 +176,7 @@ export class Lowerer implements ProgramLowering {
       const what = kind === 'jvp' ? `the ${f.params.length} argument(s) of '${f.name}' and then one tangent for each` : `the ${f.params.length} argument(s) of '${f.name}'`;
       fail(1111, rule, `the rule takes ${what} (${arity} parameters), not ${rule.parameters.length}`);
     }
-    const lowered = new FunctionLowering(this, rule, role('rule', f.name), kind === 'vjp' ? f : undefined).run();
+    const lowered = new FunctionLowering(this, rule, role('rule', f.name), kind === 'vjp' ? f : undefined).run().settled(this.recheck);
     // Only what the rule and its function reach: another function of the module is not this rule's business (its problems are its own).
     const typed = annotateTypes(reachable({ defs: [...this.defs, lowered.def] }, [lowered.def.name, primal.name]));
     const ruleDef = typed.defs.find((d) => d.name === lowered.def.name)!;
@@ -197,6 +199,12 @@ export class Lowerer implements ProgramLowering {
 }
 
 class FunctionLowering extends ControlLowering {
+  /** With TSAD_RECHECK: the def must need no dup or drop that its builders did not write. */
+  settled(recheck: boolean): this {
+    if (recheck && restoreLinearity(this.def) !== this.def) throw new InternalError(`lowering: ${this.name} needs a drop that its builders did not write`);
+    return this;
+  }
+
   run(): this {
     const { t, decl } = this;
     this.checkKind();
@@ -244,15 +252,17 @@ class FunctionLowering extends ControlLowering {
     const state = this.state.list;
     if (state.length > 0 && (this.role !== undefined || this.vjpOf)) fail(1111, decl, `a derivative rule cannot read '${stateName(state[0].state)}' yet: pass it as a parameter`);
     this.lowered = { name: this.name, decl, params, result, state: state.map((s) => s.state), methods: [...this.methods] };
-    this.def = restoreLinearity({
+    const nlParams = [...params, ...state.map((s) => s.value)].map((p) => binder(p.name, irType(p.shape)));
+    // The builders settle each block as they finish it (ir/usageBuilder.ts): no repair here.
+    this.def = {
       name: this.name,
       ...(this.role ? { role: this.role } : {}),
-      nlParams: [...params, ...state.map((s) => s.value)].map((p) => binder(p.name, irType(p.shape))),
+      nlParams,
       linParams: [],
       nlResults: [irType(result)],
       linResults: [],
-      body: this.b.finish(ret([returned!.name])),
-    });
+      body: this.b.finishBody(nlParams, [], ret([returned!.name])),
+    };
     return this;
   }
 

@@ -6,6 +6,7 @@
 // the front end has no import circle.
 import type * as ts from 'typescript';
 import { Builder, NameSupply } from '../ir/build';
+import { SettlingBuilder } from '../ir/usageBuilder';
 import { FnDef, Role, binder, prim, ret, tuple } from '../ir/syntax';
 import type { Binder, Block } from '../ir/syntax';
 import { TsadDiagnosticError, fail, isTsadDiagnostic } from './diagnostics';
@@ -111,7 +112,7 @@ export abstract class LoweringState {
 
   protected readonly supply = new NameSupply();
 
-  protected b = new Builder(this.supply);
+  protected b: Builder = SettlingBuilder.forDef(this.supply, true);
 
   protected readonly errors: TsadDiagnosticError[] = [];
 

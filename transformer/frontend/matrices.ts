@@ -180,7 +180,7 @@ export class MatrixLowering {
     const missing = b.prim('sub', [b.prim('mul', [rows.name, w], 'size'), len.name], 'missing');
     const j = binder(b.fresh('j'), REAL);
     const acc = binder(b.fresh('data'), REAL_ARRAY_TYPE);
-    const body = new Builder(b.names);
+    const body = b.inner();
     const next = body.nl('data', construct('append', [acc.name, body.lit(Number.NaN, 'hole')], [], []), REAL_ARRAY_TYPE);
     const filled = b.nl(`${userName(m.name)}_data`, construct('loop', [missing, data.name], [], [lambda([j, acc], [], body.finish(ret([next])))]), REAL_ARRAY_TYPE);
     return this.make({ name: filled, shape: FLAT }, [rows, { name: w, shape: NUMBER }], m.shape, userName(m.name));
@@ -277,7 +277,7 @@ export class MatrixLowering {
       const j = binder(inner.fresh('j'), REAL);
       const rowParam = binder(inner.fresh('row'), REAL_ARRAY_TYPE);
       const acc = binder(inner.fresh('data'), REAL_ARRAY_TYPE);
-      const body = new Builder(inner.names);
+      const body = inner.inner();
       const x = body.nl('x', construct('index', [rowParam.name, j.name], [], []), REAL);
       const next = body.nl('data', construct('append', [acc.name, x], [], []), REAL_ARRAY_TYPE);
       const n = inner.nl('n', construct('len', [r.name], [], []), REAL);
@@ -325,7 +325,7 @@ export class MatrixLowering {
     const j = binder(b.fresh('j'), REAL);
     const rowParam = binder(b.fresh('row'), REAL_ARRAY_TYPE);
     const acc = binder(b.fresh('data'), REAL_ARRAY_TYPE);
-    const body = new Builder(b.names);
+    const body = b.inner();
     const x = body.nl('x', construct('index', [rowParam.name, j.name], [], []), REAL);
     const next = body.nl('data', construct('append', [acc.name, x], [], []), REAL_ARRAY_TYPE);
     const appended = b.nl(`${userName(m.name)}_data`, construct('loop', [n, rowData.name, data.name], [], [lambda([j, rowParam, acc], [], body.finish(ret([next])))]), REAL_ARRAY_TYPE);

@@ -137,4 +137,14 @@ export class Builder {
     const stmts = this.stmts.splice(0, this.stmts.length);
     return { stmts, result };
   }
+
+  /** The recorded statements as a body with these parameters (a SettlingBuilder settles them too). */
+  finishBody(_nlParams: readonly Binder[], _linParams: readonly Binder[], result: Expr): Block {
+    return this.finish(result);
+  }
+
+  /** A builder for a block or body nested in this one's (a SettlingBuilder's shares its count of uses). */
+  inner(): Builder {
+    return new Builder(this.names);
+  }
 }

@@ -8,8 +8,10 @@
 // variables it binds (and a body's parameters): by then every use is recorded, since a nested
 // block is finished before the statement holding it. Copies are named and placed as
 // restoreLinearity places them: a chain of dups right after the binding, the uses in order.
-// A construct's body built elsewhere (not by a builder of this def) is closed: it must be
-// well-typed as it comes; only its operands count here.
+// A construct's body is closed (it reads only its parameters): one finished by a builder of this
+// def is settled already; one built otherwise (by hand, or renamed as it was closed over what it
+// reads, as the front end closes loop bodies and cond arms) is settled when the construct is
+// recorded, from its own reads. Lowering, J and T build with it.
 import { Builder, NameSupply } from './build';
 import { usageFixUps } from './linearity';
 import type { Binder, Block, Expr, Lambda, Stmt } from './syntax';
@@ -17,9 +19,12 @@ import { forEachOperand, mapChildren, renameOperands, renameStmtOperands, visitE
 
 /** What the builders of one def share: the uses of every name, and what is counted already. */
 class Usage {
+  constructor(readonly closedBodies: boolean) {}
   readonly uses = new Map<string, number>();
   /** Finished blocks and bare results: their reads are counted where they were built. */
   readonly counted = new WeakSet<object>();
+  /** Bodies finished with their parameters (`finishBody`), or settled as a construct's: settled whole. */
+  readonly bodies = new WeakSet<Block | Lambda>();
 }
 
 interface Fix {
@@ -35,19 +40,22 @@ export class SettlingBuilder extends Builder {
     super(names);
   }
 
-  /** The builder of a def's top-level body. */
-  static forDef(names: NameSupply): SettlingBuilder {
-    return new SettlingBuilder(names, new Usage());
+  /**
+   * The builder of a def's top-level body. `closedBodies`: a construct's bodies that no builder
+   * finished with their parameters are settled when the construct is recorded (the front end's,
+   * closed over what they read); otherwise they must come settled (J's and T's rules finish theirs).
+   */
+  static forDef(names: NameSupply, closedBodies = false): SettlingBuilder {
+    return new SettlingBuilder(names, new Usage(closedBodies));
   }
 
   /** A builder for a block or body nested in this one's def. */
-  inner(): SettlingBuilder {
+  override inner(): SettlingBuilder {
     return new SettlingBuilder(this.names, this.usage);
   }
 
   override bind(nl: Binder[], lin: Binder[], rhs: Expr): void {
-    this.count(rhs);
-    super.bind(nl, lin, rhs);
+    super.bind(nl, lin, this.count(rhs));
   }
 
   override unpack(linear: boolean, names: Binder[], tuple: string): void {
@@ -56,45 +64,125 @@ export class SettlingBuilder extends Builder {
   }
 
   override stmt(s: Stmt): void {
-    if (s.tag === 'unpack') this.read(s.tuple);
-    else this.count(s.rhs);
-    super.stmt(s);
+    if (s.tag === 'unpack') {
+      this.read(s.tuple);
+      return super.stmt(s);
+    }
+    const rhs = this.count(s.rhs);
+    super.stmt(rhs === s.rhs ? s : { ...s, rhs });
   }
 
   /** The recorded statements as a nested block, its own variables settled. */
   override finish(result: Expr): Block {
-    return this.finishBody([], [], result);
+    return this.finished([], [], result);
   }
 
   /** The recorded statements as a body with these parameters, parameters and variables settled. */
-  finishBody(nlParams: readonly Binder[], linParams: readonly Binder[], result: Expr): Block {
-    this.count(result);
-    const b = this.settle(nlParams, linParams, super.finish(result));
+  override finishBody(nlParams: readonly Binder[], linParams: readonly Binder[], result: Expr): Block {
+    const b = this.finished(nlParams, linParams, result);
+    this.usage.bodies.add(b);
+    return b;
+  }
+
+  private finished(nlParams: readonly Binder[], linParams: readonly Binder[], result: Expr): Block {
+    const r = this.count(result);
+    const b = this.settle(nlParams, linParams, super.finish(r), this.uses);
     this.usage.counted.add(b);
     this.usage.counted.add(b.result);
     return b;
   }
+
+  private readonly uses = (name: string): number => this.usage.uses.get(name) ?? 0;
 
   private read(name: string): void {
     const { uses } = this.usage;
     uses.set(name, (uses.get(name) ?? 0) + 1);
   }
 
-  private count(e: Expr): void {
+  /** Counts what e reads; a construct's bodies that no builder of this def settled are settled now. */
+  private count(e: Expr): Expr {
     const { counted } = this.usage;
-    if (counted.has(e)) return;
-    if (e.tag === 'drop') return this.count(e.expr);
+    if (counted.has(e)) return e;
+    if (e.tag === 'drop') {
+      const inner = this.count(e.expr);
+      return inner === e.expr ? e : { tag: 'drop', expr: inner };
+    }
     if (e.tag === 'block') {
       if (!counted.has(e.block)) visitExpr(e, { read: (n) => this.read(n) });
-      return;
+      return e;
     }
     forEachOperand(e, (n) => this.read(n));
+    return e.tag === 'construct' && this.usage.closedBodies ? this.closedBodies(e) : e;
   }
 
-  private settle(nlParams: readonly Binder[], linParams: readonly Binder[], blk: Block): Block {
-    const { uses } = this.usage;
-    return settleBlock(nlParams, linParams, blk, (n) => uses.get(n) ?? 0, this.names);
+  private closedBodies<E extends Expr & { bodies: readonly Lambda[] }>(e: E): E {
+    return settledBodies(e, this.names, this.usage.bodies);
   }
+
+  private settle(nlParams: readonly Binder[], linParams: readonly Binder[], blk: Block, usesOf: (name: string) => number): Block {
+    return settleBlock(nlParams, linParams, blk, usesOf, this.names);
+  }
+}
+
+/**
+ * A construct's bodies, each settled: one known to be (`settled`: finished by a SettlingBuilder
+ * with its parameters, or settled here before) is kept; one built otherwise (by hand, by a rule
+ * from parts, or renamed when it was closed over what it reads: ir/close.ts) gets the drops and
+ * copies its parameters and variables need from its own reads: a body is closed, so nothing
+ * outside it reads what it binds. Constructs inside it are settled the same way; each body is
+ * read once, at its own level.
+ */
+export function settledBodies<E extends Expr & { bodies: readonly Lambda[] }>(e: E, names: NameSupply, settled: WeakSet<Block | Lambda>): E {
+  let changed = false;
+  const bodies = e.bodies.map((l) => {
+    const s = settledBody(l, names, settled);
+    if (s !== l) changed = true;
+    return s;
+  });
+  return changed ? { ...e, bodies } : e;
+}
+
+/**
+ * One closed body settled from its own reads (see settledBodies); the same lambda when it needs
+ * nothing. Known afterwards by its lambda: a rule that gives its body other parameters makes a
+ * new lambda, which is settled again.
+ */
+export function settledBody<L extends Lambda>(l: L, names: NameSupply, settled: WeakSet<Block | Lambda>): L {
+  if (settled.has(l) || settled.has(l.body)) return l;
+  const own = new Map<string, number>();
+  const usesOf = (n: string): number => own.get(n) ?? 0;
+  const read = (n: string): void => {
+    own.set(n, usesOf(n) + 1);
+  };
+  const readsOf = (e: Expr): Expr => {
+    if (e.tag === 'drop') {
+      const inner = readsOf(e.expr);
+      return inner === e.expr ? e : { tag: 'drop', expr: inner };
+    }
+    if (e.tag === 'block') {
+      // A nested block: read with this body's counts; its own variables settled now (all read).
+      const inner = settleBlock([], [], readsIn(e.block), usesOf, names);
+      return inner === e.block ? e : { tag: 'block', block: inner };
+    }
+    forEachOperand(e, read);
+    return e.tag === 'construct' ? settledBodies(e, names, settled) : e;
+  };
+  const readsIn = (b: Block): Block => {
+    let stmts: Stmt[] | undefined;
+    b.stmts.forEach((s, i) => {
+      if (s.tag === 'unpack') return read(s.tuple);
+      const rhs = readsOf(s.rhs);
+      if (rhs === s.rhs) return;
+      stmts ??= [...b.stmts];
+      stmts[i] = { ...s, rhs };
+    });
+    const result = readsOf(b.result);
+    return stmts === undefined && result === b.result ? b : { stmts: stmts ?? b.stmts, result };
+  };
+  const body = settleBlock(l.nlParams, l.linParams, readsIn(l.body), usesOf, names);
+  const out = body === l.body ? l : { ...l, body };
+  settled.add(out);
+  return out;
 }
 
 /**
