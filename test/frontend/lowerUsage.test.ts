@@ -81,3 +81,25 @@ export function g(x: number, xs: number[]): number {
   };
   for (const x of [0.7, -0.4]) expect(evalFn(program, name, [x, [1, -2, 0.5]]).nl[0]).toBeCloseTo(g(x, [1, -2, 0.5]), 12);
 });
+
+test('a loop without effect is discarded, and what only its body read gets its drop (fuzz counterexample)', () => {
+  // Before: the discarded body's reads of `a` and `xs` still counted, so neither got its drop.
+  const { program, name } = expectAsBuilt(`
+import { sum } from 'tsad';
+/** @differentiable */
+export function f(x: number, a: number[], b: Float64Array, xs: number[]): number {
+  for (let i = 0; i < b.length; i += 1) {
+    const v = sum(a);
+  }
+  let k = 0;
+  while (k > 1) {
+    const w = xs[0] * 2;
+  }
+  for (const e of xs) {
+    const u = e + x;
+  }
+  return x * 3;
+}
+`);
+  expect(evalFn(program, name, [1.5, [1, 2], [4, 5], [7]]).nl[0]).toBe(4.5);
+});

@@ -99,7 +99,7 @@ export abstract class LoopLowering extends StatementLowering {
       this.iteration(undefined, [s.statement]);
       return this.carriedNow(carried);
     });
-    if (carried.length === 0 && !blockHasEffect(body.block)) return;
+    if (carried.length === 0 && !blockHasEffect(body.block)) return this.b.discard(body.block);
     const { invariants, bodies } = this.closeBodies([body], counter);
     this.bindCarried(carried, 'loop', [n.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
   }
@@ -142,7 +142,7 @@ export abstract class LoopLowering extends StatementLowering {
       else this.assignment(body as ts.Expression);
       return this.carriedNow(carried);
     });
-    if (carried.length === 0 && !blockHasEffect(lowered.block)) return;
+    if (carried.length === 0 && !blockHasEffect(lowered.block)) return this.b.discard(lowered.block);
     const { invariants, bodies } = this.closeBodies([lowered], counter);
     this.bindCarried(carried, 'loop', [n.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...lowered.params], [], bodies[0].body)]);
   }
@@ -310,7 +310,11 @@ export abstract class LoopLowering extends StatementLowering {
       return this.carriedNow(carried);
     });
     // A loop that assigns nothing declared before it has no effect, unless it may throw or log.
-    if (carried.length === 0 && !blockHasEffect(step.block)) return;
+    if (carried.length === 0 && !blockHasEffect(step.block)) {
+      this.b.discard(cond.block);
+      this.b.discard(step.block);
+      return;
+    }
     const { invariants, bodies } = this.closeBodies([cond, step]);
     const lambdas = [cond, step].map((b, k) => lambda([...bodies[k].inv, ...b.params], [], bodies[k].body));
     this.bindCarried(carried, 'while', [...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], lambdas);
@@ -371,7 +375,10 @@ export abstract class LoopLowering extends StatementLowering {
       this.iteration(flags, [f.statement]);
       return this.carriedNow(carried);
     });
-    if (carried.length === 0 && !blockHasEffect(body.block)) return true;
+    if (carried.length === 0 && !blockHasEffect(body.block)) {
+      this.b.discard(body.block);
+      return true;
+    }
     const trips = fromZero ? this.checkedTrips(count, body.block, counter.name, cond.right, body.params) : count;
     const { invariants, bodies } = this.closeBodies([body], counter);
     this.bindCarried(carried, 'loop', [trips.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);

@@ -147,4 +147,7 @@ export class Builder {
   inner(): Builder {
     return new Builder(this.names);
   }
+
+  /** A finished block that will not be recorded after all (a loop without effect): what it read no longer counts. */
+  discard(_block: Block): void {}
 }

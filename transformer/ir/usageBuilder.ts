@@ -92,6 +92,30 @@ export class SettlingBuilder extends Builder {
     return b;
   }
 
+  /**
+   * Takes back the reads a discarded block's statements counted (its nested blocks' too; a
+   * construct's closed bodies count apart), so a variable read only there gets its drop.
+   */
+  override discard(block: Block): void {
+    const { uses } = this.usage;
+    const unread = (n: string): void => {
+      uses.set(n, (uses.get(n) ?? 1) - 1);
+    };
+    const inExpr = (e: Expr): void => {
+      if (e.tag === 'drop') return inExpr(e.expr);
+      if (e.tag === 'block') return inBlock(e.block);
+      forEachOperand(e, unread);
+    };
+    const inBlock = (b: Block): void => {
+      for (const s of b.stmts) {
+        if (s.tag === 'unpack') unread(s.tuple);
+        else inExpr(s.rhs);
+      }
+      inExpr(b.result);
+    };
+    inBlock(block);
+  }
+
   private readonly uses = (name: string): number => this.usage.uses.get(name) ?? 0;
 
   private read(name: string): void {
