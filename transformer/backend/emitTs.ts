@@ -93,27 +93,35 @@ class DefEmitter {
    */
   get prologue(): ts.Statement[] {
     const f = this.f;
-    const slab = this.slabName
+    const take = this.poolsSlab() ? this.o.moduleHelper?.('take') : undefined;
+    const slab = take
       ? [
           f.createVariableStatement(
             undefined,
-            f.createVariableDeclarationList(
-              [
-                f.createVariableDeclaration(
-                  this.slabName,
-                  undefined,
-                  undefined,
-                  f.createObjectLiteralExpression([
-                    f.createPropertyAssignment('chunk', f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createNumericLiteral(0)])),
-                    f.createPropertyAssignment('top', f.createNumericLiteral(0)),
-                  ]),
-                ),
-              ],
-              this.o.tsApi.NodeFlags.Const,
-            ),
+            f.createVariableDeclarationList([f.createVariableDeclaration(this.slabName!, undefined, undefined, f.createCallExpression(take, undefined, []))], this.o.tsApi.NodeFlags.Const),
           ),
         ]
-      : [];
+      : this.slabName
+        ? [
+            f.createVariableStatement(
+              undefined,
+              f.createVariableDeclarationList(
+                [
+                  f.createVariableDeclaration(
+                    this.slabName,
+                    undefined,
+                    undefined,
+                    f.createObjectLiteralExpression([
+                      f.createPropertyAssignment('chunk', f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createNumericLiteral(0)])),
+                      f.createPropertyAssignment('top', f.createNumericLiteral(0)),
+                    ]),
+                  ),
+                ],
+                this.o.tsApi.NodeFlags.Const,
+              ),
+            ),
+          ]
+        : [];
     if (!this.ownedSet) return slab;
     const init = f.createNewExpression(f.createIdentifier('Set'), undefined, []);
     return [
@@ -158,6 +166,32 @@ class DefEmitter {
 
   private slab(): ts.Identifier {
     return (this.slabName ??= this.f.createIdentifier('$slab'));
+  }
+
+  /**
+   * Whether this call's slab can go back to the module's pool when it returns (stackEmit.ts,
+   * POOL_HELPERS): a stack among the parameters may have been grown into it and is the caller's,
+   * one among the results (a tape handed out) outlives the call, and a sparse stack (`lpush`
+   * leaves holes that must read as zeros) cannot live in a reused chunk.
+   */
+  poolsSlab(): boolean {
+    if (!this.slabName || !this.o.moduleHelper) return false;
+    const d = this.def;
+    const params = [...d.nlParams, ...d.linParams].map((p) => p.type ?? this.typeOf(p.name));
+    if ([...params, ...d.nlResults, ...d.linResults].some(holdsStack)) return false;
+    let sparse = false;
+    visitLambda(d, { expr: (e) => void (e.tag === 'construct' && e.op === 'lpush' && (sparse = true)) });
+    return !sparse;
+  }
+
+  /** `return tsad$give($slab, value)` for the function's final `return value` (pooled slabs only). */
+  giveBack(statements: ts.Statement[]): ts.Statement[] {
+    const give = this.poolsSlab() ? this.o.moduleHelper?.('give') : undefined;
+    const last = statements[statements.length - 1];
+    if (!give || !last || !this.o.tsApi.isReturnStatement(last)) return statements;
+    const f = this.f;
+    const value = last.expression ?? f.createIdentifier('undefined');
+    return [...statements.slice(0, -1), f.createReturnStatement(f.createCallExpression(give, undefined, [this.slabName!, value]))];
   }
 
   private owned(): ts.Identifier {
@@ -567,6 +601,14 @@ export function mapTo(tsApi: typeof ts, generated: ts.Node, origin: ts.Node): vo
   tsApi.setSourceMapRange(generated, { pos: origin.getStart(sf), end: origin.end, source });
 }
 
+/** Whether a value of type t holds a stack (or may: an unknown type). */
+function holdsStack(t: Type | undefined): boolean {
+  // An unknown type might.
+  if (!t || t.tag === 'stack') return true;
+  if (t.tag === 'tuple') return t.elems.some(holdsStack);
+  return t.tag === 'array' && holdsStack(t.elem);
+}
+
 /** One function declaration per IR def, in the given order. */
 export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.FunctionDeclaration[] {
   const f = options.factory;
@@ -581,7 +623,7 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
     const emitter = new DefEmitter(o, d);
     emitter.run(d.body, 'return', statements);
     // One operation per `const` is how the IR reads; the printed function nests single uses (ts/fold.ts).
-    const body = f.createBlock(tidyBody(o.tsApi, [...emitter.prologue, ...statements]), true);
+    const body = f.createBlock(emitter.giveBack(tidyBody(o.tsApi, [...emitter.prologue, ...statements])), true);
     const params = [...d.nlParams, ...d.linParams].map((p) => f.createParameterDeclaration(undefined, undefined, p.name));
     const fn = f.createFunctionDeclaration(undefined, undefined, o.fnName(d.name), undefined, params, undefined, body);
     const original = o.original?.(d.name);

@@ -48,7 +48,7 @@ export interface EmitTsOps {
    */
   hotSlot(): { readonly slot: ts.Identifier; readonly gen: ts.Identifier; readonly now: ts.Identifier };
   /**
-   * `$slab = { chunk: Float64Array, top }`, declared once per call of the function: fixed-size
+   * `$slab = { chunk: Float64Array, top }`, one per call of the function (taken from the module's pool where it can be, stackEmit.ts POOL_HELPERS): fixed-size
    * buffers (a counted inner loop's residual stacks, one per run) are cut from its chunk as views
    * instead of each allocating its own backing store.
    */
@@ -64,7 +64,7 @@ export interface EmitTsOps {
 }
 
 /** The stack helpers a module may share (backend/ts/constructs/stackEmit.ts). */
-export type StackHelperName = 'reserve' | 'grow';
+export type StackHelperName = 'reserve' | 'grow' | 'take' | 'give';
 
 /** A body parameter that is another name for an enclosing variable (EmitTsOps.emitBody). */
 export interface BodyAlias {

@@ -7,6 +7,7 @@
 import type * as ts from 'typescript';
 import { InternalError } from '../../../ir/syntax';
 import type { EmitTsOps, StackHelperName } from '../types';
+import { helperStatements } from '../../helperSource';
 
 /** `name = value;` (the caller declared `name`). */
 export function assign(ops: EmitTsOps, name: string, value: ts.Expression): ts.Statement {
@@ -57,7 +58,7 @@ export function reserve(ops: EmitTsOps, s: ts.Expression, need: ts.Expression): 
   const f = ops.factory;
   const test = f.createGreaterThan(f.createAdd(f.createPropertyAccessExpression(s, 'b'), need), f.createPropertyAccessExpression(s, 'c'));
   const helper = ops.moduleHelper?.('grow');
-  if (helper) return f.createIfStatement(test, f.createExpressionStatement(f.createCallExpression(helper, undefined, [s, need])));
+  if (helper) return f.createIfStatement(test, f.createExpressionStatement(f.createCallExpression(helper, undefined, [s, need, ops.slab()])));
   return f.createIfStatement(test, f.createBlock(growStatements(f, ops.ts, s, need, f.createIdentifier(ops.fresh('grown'))), true));
 }
 
@@ -105,25 +106,24 @@ export function stackHelperName(name: StackHelperName): string {
 
 /**
  * The module function a stack helper names: `tsad$reserve(slab, n)` returns a stack cut from the
- * slab (slabStack's block), `tsad$grow(s, need)` moves s into a buffer with room for need
- * elements (reserve's block; the test stays inline, the copy runs rarely).
+ * slab (slabStack's block); `tsad$grow`, `tsad$take` and `tsad$give` are POOL_HELPERS below.
  */
 export function stackHelper(f: ts.NodeFactory, t: typeof ts, name: StackHelperName): ts.FunctionDeclaration {
+  if (name !== 'reserve') {
+    const params = { grow: 's, need, slab', take: '', give: 'slab, value' }[name];
+    return helperStatements(t, 'tsad-stack.js', `function ${stackHelperName(name)}(${params}) {\n${POOL_HELPERS[name]}\n}`)[0] as ts.FunctionDeclaration;
+  }
   const id = (x: string) => f.createIdentifier(x);
-  const params = name === 'reserve' ? ['slab', 'n'] : ['s', 'need'];
-  let body: ts.Statement[];
-  if (name === 'reserve') {
-    body = reserveStatements(f, t, id('slab'), id('cap'), id('n'), (stack) => [
-      f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration('s', undefined, undefined, stack)], t.NodeFlags.Const)),
-    ]);
-    body.push(f.createReturnStatement(id('s')));
-  } else body = growStatements(f, t, id('s'), id('need'), id('grown'));
+  const body = reserveStatements(f, t, id('slab'), id('cap'), id('n'), (stack) => [
+    f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration('s', undefined, undefined, stack)], t.NodeFlags.Const)),
+  ]);
+  body.push(f.createReturnStatement(id('s')));
   return f.createFunctionDeclaration(
     undefined,
     undefined,
     stackHelperName(name),
     undefined,
-    params.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
+    ['slab', 'n'].map((p) => f.createParameterDeclaration(undefined, undefined, p)),
     undefined,
     f.createBlock(body, true),
   );
@@ -156,3 +156,50 @@ function reserveStatements(f: ts.NodeFactory, t: typeof ts, slab: ts.Identifier,
   const bump = f.createExpressionStatement(f.createBinaryExpression(top, t.SyntaxKind.PlusEqualsToken, cap));
   return [declare, room, ...store(stack), bump];
 }
+
+/** The largest slab (in numbers: 32 MB) the pool keeps for the next call; a bigger one is left to the collector. */
+export const POOL_KEEPS = 1 << 22;
+/** How many slabs the pool keeps: one per derivative running at once (one inside another's evaluation). */
+const POOL_SIZE = 4;
+
+/**
+ * The bodies of the slab helpers, as the module prints them (parsed once into nodes).
+ *
+ * `tsad$grow(s, need, slab)`: room for `need` elements in s, cut from the slab. A stack that ends
+ * where the slab's free room starts (a while loop's tape, the last one opened) grows in place with
+ * no copy; any other moves to the top of the slab, into a new chunk (twice the last) when the
+ * chunk is full, whose old regions stay with the stacks that hold them.
+ *
+ * `tsad$take()` / `tsad$give(slab, value)`: a derivative whose stacks all end with its call (no
+ * stack among its parameters or results: emitTs.ts, poolsSlab) takes a slab from the module's
+ * pool and gives it back with its result, so the next call finds the chunk the last one grew and
+ * allocates nothing. A call running inside another's evaluation finds the pool without the
+ * other's slab (it was taken) and gets one of its own; a call that throws loses its slab to the
+ * collector. Stacks are written before they are read (records by put, pushes by push), so a
+ * chunk's old contents are never read.
+ */
+const POOL_HELPERS: Record<'grow' | 'take' | 'give', string> = {
+  grow: `const size = Math.max(2 * (s.c - s.b), need, 16);
+if (s.a === slab.chunk && s.c === slab.top && s.b + size <= slab.chunk.length) {
+  slab.top = s.b + size;
+  s.c = slab.top;
+  return;
+}
+if (slab.top + size > slab.chunk.length) {
+  slab.chunk = new Float64Array(Math.max(2 * slab.chunk.length, size));
+  slab.top = 0;
+}
+slab.chunk.set(s.a.subarray(s.b, s.b + s.n), slab.top);
+s.a = slab.chunk;
+s.b = slab.top;
+s.c = slab.top + size;
+slab.top = s.c;`,
+  take: `const pool = tsad$take.pool;
+return pool !== undefined && pool.length > 0 ? pool.pop() : { chunk: new Float64Array(0), top: 0 };`,
+  give: `const pool = tsad$take.pool ?? (tsad$take.pool = []);
+if (pool.length < ${POOL_SIZE} && slab.chunk.length <= ${POOL_KEEPS}) {
+  slab.top = 0;
+  pool.push(slab);
+}
+return value;`,
+};
