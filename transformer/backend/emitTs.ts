@@ -9,6 +9,7 @@
 // variable the block assigns.
 import { markInPlace } from '../opt/inplace';
 import { proveOwnedChains } from '../opt/ownedChains';
+import { promoteInvariantAccums } from '../opt/invariantAccums';
 import type * as ts from 'typescript';
 import { Block, Expr, FnDef, InternalError, Stmt, Type } from '../ir/syntax';
 import { foldBlock, forEachOperand, namesIn, visitLambda } from '../ir/traverse';
@@ -578,8 +579,10 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
     // Writes into arrays nobody else sees run in place (opt/inplace.ts): only the emitted code
     // changes memory, the IR before it has value semantics.
     // A loop's carried cotangent that only accumulations touch is owned once before the loop
-    // (opt/ownedChains.ts), not checked at each accumulation.
-    const d = proveOwnedChains(markInPlace(source, o.calleeArity ?? (() => undefined)), o.calleeArity ?? (() => undefined));
+    // (opt/ownedChains.ts), not checked at each accumulation; before that, adds at a loop-invariant
+    // index sum in a local (opt/invariantAccums.ts).
+    const arity = o.calleeArity ?? (() => undefined);
+    const d = proveOwnedChains(promoteInvariantAccums(markInPlace(source, arity), arity), arity);
     const statements: ts.Statement[] = [];
     const emitter = new DefEmitter(o, d);
     emitter.run(d.body, 'return', statements);

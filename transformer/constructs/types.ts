@@ -417,6 +417,8 @@ export interface Threading {
   readonly result: number;
   readonly dense?: number;
   readonly owned?: string;
+  /** Where the construct only adds non-linear operand `value` at index operand `index` (laccum): opt/invariantAccums.ts sums such adds at a loop-invariant index in a local. */
+  readonly adds?: { readonly index: number; readonly value: number };
 }
 
 /** An operand a body takes over (ConstructRule.carries); `result` where the body hands it back for its next run (a loop's). */

@@ -107,7 +107,7 @@ export const laccum: ConstructRule = {
   },
   pruneResults: () => undefined,
   updatesInPlace: true,
-  threads: (e) => (isLinear(e) ? undefined : { array: 2, result: 0, dense: 1, owned: 'laccumw' }),
+  threads: (e) => (isLinear(e) ? undefined : { array: 2, result: 0, dense: 1, owned: 'laccumw', adds: { index: 0, value: 3 } }),
   lengthOnly: [1],
   accumulates: 0,
   accumulatesErased: 2,
