@@ -8,6 +8,8 @@
 // computes ends with it. Names are unique per def, so an inner declaration never shadows a
 // variable the block assigns.
 import { markInPlace } from '../opt/inplace';
+import { proveOwnedChains } from '../opt/ownedChains';
+import { promoteInvariantAccums } from '../opt/invariantAccums';
 import type * as ts from 'typescript';
 import { Block, Expr, FnDef, InternalError, Stmt, Type } from '../ir/syntax';
 import { foldBlock, forEachOperand, namesIn, visitLambda } from '../ir/traverse';
@@ -618,7 +620,11 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
   return defs.map((source) => {
     // Writes into arrays nobody else sees run in place (opt/inplace.ts): only the emitted code
     // changes memory, the IR before it has value semantics.
-    const d = markInPlace(source, o.calleeArity ?? (() => undefined));
+    // A loop's carried cotangent that only accumulations touch is owned once before the loop
+    // (opt/ownedChains.ts), not checked at each accumulation; before that, adds at a loop-invariant
+    // index sum in a local (opt/invariantAccums.ts).
+    const arity = o.calleeArity ?? (() => undefined);
+    const d = proveOwnedChains(promoteInvariantAccums(markInPlace(source, arity), arity), arity);
     const statements: ts.Statement[] = [];
     const emitter = new DefEmitter(o, d);
     emitter.run(d.body, 'return', statements);

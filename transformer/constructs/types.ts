@@ -325,6 +325,12 @@ export interface ConstructRule {
   /** Updates an operand in place where it may (backend/ts/types.ts, EmitTsOps.owned): the emitter then releases arrays a dup fans out. */
   readonly updatesInPlace?: boolean;
   /**
+   * The erased form hands a cotangent array on (laccum, lpeek, ltake, lupdate): see Threading.
+   * opt/ownedChains.ts follows a loop's carried array through such constructs to prove it owned
+   * once, before the loop.
+   */
+  readonly threads?: (e: ConstructExpr) => Threading | undefined;
+  /**
    * Value semantics with an in-place twin (opt/inplace.ts): the construct returns a changed copy of
    * non-linear operand `operand`, and construct `op` (same operands, same value) changes it in
    * place instead, which the backend may run where that operand is unique and never read again.
@@ -397,6 +403,22 @@ export interface FuseOps {
   absorbs(rhs: Expr): boolean;
   /** A name unused in the def. */
   fresh(hint: string): string;
+}
+
+/**
+ * How a construct hands an array on (ConstructRule.threads): non-linear operand `array` comes
+ * back as result `result`, the same array, changed in place at most. `dense`: the operand whose
+ * length (an array's, or a real itself) the array must have to be changed in place; `owned`: the
+ * construct that does the same without checking that the running call owns the array (and that
+ * it is that dense), where a pass has proved it; absent where the construct checks nothing.
+ */
+export interface Threading {
+  readonly array: number;
+  readonly result: number;
+  readonly dense?: number;
+  readonly owned?: string;
+  /** Where the construct only adds non-linear operand `value` at index operand `index` (laccum): opt/invariantAccums.ts sums such adds at a loop-invariant index in a local. */
+  readonly adds?: { readonly index: number; readonly value: number };
 }
 
 /** An operand a body takes over (ConstructRule.carries); `result` where the body hands it back for its next run (a loop's). */

@@ -107,6 +107,7 @@ export const laccum: ConstructRule = {
   },
   pruneResults: () => undefined,
   updatesInPlace: true,
+  threads: (e) => (isLinear(e) ? undefined : { array: 2, result: 0, dense: 1, owned: 'laccumw', adds: { index: 0, value: 3 } }),
   lengthOnly: [1],
   accumulates: 0,
   accumulatesErased: 2,
@@ -191,5 +192,67 @@ export const lpeek: ConstructRule = {
     return [bar.name];
   },
   pruneResults: () => undefined,
+  threads: (e) => (isLinear(e) ? undefined : { array: 2, result: 0 }),
+  lengthOnly: [1],
+};
+
+// ---- in place where a pass proved it (opt/ownedChains.ts) ----
+//
+//   let a' = claim(a, w[, n]) []           a, owned by the running call and dense of w's length
+//                                          (when n > 0: the trip count of the loop it precedes)
+//   let a' = laccumw(i, w, a, y) []        laccum of an array known owned and dense: a[i] += y
+//
+// Only the backend sees them: opt/ownedChains.ts puts a claim before a loop that hands its
+// carried cotangent only to accumulations, and turns those into their unchecked twins. The
+// interpreter checks what the pass proved, so a wrong proof is an internal error in the tests
+// that run programs through it, never a silently changed caller's array.
+
+/** J of a form only the backend sees. */
+const backendOnly = (name: string) => (): never => {
+  throw new InternalError(`${name} is put in by the backend (opt/ownedChains.ts) after differentiation`);
+};
+
+/** An array a proof says the running call owns, densely to n: an internal error where it does not. */
+export function provedOwned(ops: InterpOps, op: string, a: Value, n: number): Value[] {
+  if (!Array.isArray(a) || !ops.owns(a) || a.length < n) throw new InternalError(`${op}: the array is not owned by the running call and dense to ${n} (opt/ownedChains.ts proved it wrongly)`);
+  return a;
+}
+
+export const claim: ConstructRule = {
+  name: 'claim',
+  arity: () => ({ nl: 1, lin: 0 }),
+  typeRule: (ops, e, t) => {
+    if (e.bodies.length !== 0 || t.lin.length !== 0 || (t.nl.length !== 2 && t.nl.length !== 3)) ops.error('claim takes an array, a witness and optionally a trip count, all non-linear');
+    return { nl: [REAL_ARRAY], lin: [] };
+  },
+  impl: (ops, _e, v) => {
+    const [a, w, n] = v.nl;
+    if (n !== undefined && !((n as number) > 0)) return { nl: [a], lin: [] };
+    return { nl: [ownedDense(ops, a as Value[], witnessLength(w))], lin: [] };
+  },
+  jvp: backendOnly('claim'),
+  ...nonLinearOnly('claim'),
+  updatesInPlace: true,
+  threads: () => ({ array: 0, result: 0, dense: 1 }),
+  lengthOnly: [1],
+};
+
+export const laccumw: ConstructRule = {
+  name: 'laccumw',
+  arity: () => ({ nl: 1, lin: 0 }),
+  typeRule: (ops, e, t) => laccum.typeRule(ops, e, t) as Sides<Type>,
+  impl: (ops, e, v) => {
+    const { i, w, a, y } = split(e, v);
+    const n = witnessLength(w);
+    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= n) throw new IrError(`laccumw: index ${String(i)} outside an array of ${n}`);
+    ops.charge(1);
+    const acc = provedOwned(ops, 'laccumw', a, n);
+    acc[i] = (acc[i] as number) + (y as number);
+    return { nl: [acc], lin: [] };
+  },
+  jvp: backendOnly('laccumw'),
+  ...nonLinearOnly('laccumw'),
+  updatesInPlace: true,
+  threads: () => ({ array: 2, result: 0, dense: 1 }),
   lengthOnly: [1],
 };

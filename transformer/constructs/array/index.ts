@@ -7,12 +7,12 @@
 import type { ConstructRule } from '../types';
 import { len, index, fill, sum, lindex, lonehot, lsum, lfill } from './ops';
 import { map, smap } from './map';
-import { laccum, lpeek, share } from './accum';
+import { laccum, lpeek, share, claim, laccumw } from './accum';
 import { scan, sscan } from './scan';
 import { reduce, sreduce } from './reduce';
 import { lscan, lfold, lrscan, lrfold } from './linearFold';
 import { atmost } from './checks';
-import { update, write, lupdate, ltake, clone, append, appendw } from './update';
+import { update, write, lupdate, ltake, lupdatew, ltakew, clone, append, appendw } from './update';
 import { gather, lgather, lscatteradd } from './gather';
 import { scatter, lscatter, lunscatter } from './scatter';
 import { reduceByIndex, sreduceByIndex, lhist, lrhist } from './histogram';
@@ -32,6 +32,8 @@ export const ARRAY_CONSTRUCTS = {
   laccum,
   lpeek,
   share,
+  claim,
+  laccumw,
   scan,
   sscan,
   reduce,
@@ -62,6 +64,8 @@ export const ARRAY_CONSTRUCTS = {
   write,
   lupdate,
   ltake,
+  lupdatew,
+  ltakew,
   clone,
   append,
   appendw,

@@ -27,7 +27,7 @@ import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { CheckOps, ConstructExpr, ConstructRule, Sides } from '../types';
 import { barName, dotName } from '../../ir/names';
-import { ownedDense, witnessLength } from './accum';
+import { ownedDense, provedOwned, witnessLength } from './accum';
 import { nonLinearOnly } from '../shared/nonLinear';
 
 const REAL_ARRAY = arrayType(REAL);
@@ -179,6 +179,7 @@ export const lupdate: ConstructRule = {
   },
   pruneResults: () => undefined,
   updatesInPlace: true,
+  threads: (e) => (isLinear(e) ? undefined : { array: 2, result: 0, dense: 1, owned: 'lupdatew' }),
   lengthOnly: [1],
 };
 
@@ -225,6 +226,53 @@ export const ltake: ConstructRule = {
   putBack: (take, back) => (isLinear(take) && back.op === 'laccum' && back.lin.length === 2 && back.nl[0] === take.nl[0] ? construct('lpeek', take.nl, take.lin, []) : undefined),
   pruneResults: () => undefined,
   updatesInPlace: true,
+  // Past the end it hands the array on unchanged: it needs the array owned, not dense.
+  threads: (e) => (isLinear(e) ? undefined : { array: 2, result: 0, owned: 'ltakew' }),
+  lengthOnly: [1],
+};
+
+// lupdate and ltake on an array opt/ownedChains.ts proved owned (and dense, for lupdatew), as
+// laccumw (accum.ts): only the backend sees them, and the interpreter checks the proof.
+
+export const lupdatew: ConstructRule = {
+  name: 'lupdatew',
+  arity: () => ({ nl: 1, lin: 0 }),
+  typeRule: (ops, e, t) => lupdate.typeRule(ops, e, t) as Sides<Type>,
+  impl: (ops, e, v) => {
+    const { i, w, a, x } = updateParts(e, v);
+    const n = witnessLength(w);
+    const k = checkIndex(i, n, 'lupdatew');
+    ops.charge(1);
+    const r = provedOwned(ops, 'lupdatew', a, n);
+    r[k] = x;
+    return { nl: [r], lin: [] };
+  },
+  jvp: backendOnly('lupdatew is put in by the backend (opt/ownedChains.ts) after differentiation'),
+  ...nonLinearOnly('lupdatew'),
+  updatesInPlace: true,
+  threads: () => ({ array: 2, result: 0, dense: 1 }),
+  lengthOnly: [1],
+};
+
+export const ltakew: ConstructRule = {
+  name: 'ltakew',
+  arity: () => ({ nl: 2, lin: 0 }),
+  typeRule: (ops, e, t) => ltake.typeRule(ops, e, t) as Sides<Type>,
+  impl: (ops, e, v) => {
+    const { i, w, c } = takeParts(e, v);
+    const k = checkIndex(i, witnessLength(w), 'ltakew');
+    ops.charge(1);
+    const arr = c as Value[];
+    if (k >= arr.length) return { nl: [arr, 0], lin: [] };
+    const r = provedOwned(ops, 'ltakew', arr, 0);
+    const x = r[k];
+    r[k] = 0;
+    return { nl: [r, x], lin: [] };
+  },
+  jvp: backendOnly('ltakew is put in by the backend (opt/ownedChains.ts) after differentiation'),
+  ...nonLinearOnly('ltakew'),
+  updatesInPlace: true,
+  threads: () => ({ array: 2, result: 0 }),
   lengthOnly: [1],
 };
 

@@ -1,18 +1,38 @@
-import type { ConstructTsRule } from '../../types';
+import type * as ts from 'typescript';
+import type { ConstructTsRule, EmitTsOps } from '../../types';
 import { assign, emitOwnedDense, readOrZero } from './emit';
 import { peekParts, split } from '../../../../constructs/array/accum';
+
+/** The dense length a witness gives: a real itself, or an array's length. */
+const witness = (ops: EmitTsOps, w: string): ts.Expression => (ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : ops.factory.createPropertyAccessExpression(ops.ref(w), 'length'));
 
 export const accumTs = {
   // r = the owned dense ā (emitOwnedDense); r[i] += ẏ
   laccum: (ops, e, into) => {
     const f = ops.factory;
     const { i, w, a, y } = split(e, e);
-    const n = ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : f.createPropertyAccessExpression(ops.ref(w), 'length');
+    const n = witness(ops, w);
     const r = f.createIdentifier(into[0]);
     return [
       ...emitOwnedDense(ops, into[0], a, n),
       f.createExpressionStatement(f.createBinaryExpression(f.createElementAccessExpression(r, ops.ref(i)), ops.ts.SyntaxKind.PlusEqualsToken, ops.ref(y))),
     ];
+  },
+  // r = the owned dense a, where the loop it precedes runs (n > 0)
+  claim: (ops, e, into) => {
+    const f = ops.factory;
+    const [a, w, n] = e.nl;
+    const claimed = emitOwnedDense(ops, into[0], a, witness(ops, w));
+    if (n === undefined) return claimed;
+    const runs = f.createBinaryExpression(ops.ref(n), ops.ts.SyntaxKind.GreaterThanToken, f.createNumericLiteral(0));
+    return [f.createIfStatement(runs, f.createBlock(claimed, true), f.createBlock([assign(ops, into[0], ops.ref(a))], true))];
+  },
+  // r = ā; r[i] += ẏ (ā proved owned and dense: opt/ownedChains.ts)
+  laccumw: (ops, e, into) => {
+    const f = ops.factory;
+    const { i, a, y } = split(e, e);
+    const r = f.createIdentifier(into[0]);
+    return [assign(ops, into[0], ops.ref(a)), f.createExpressionStatement(f.createBinaryExpression(f.createElementAccessExpression(r, ops.ref(i)), ops.ts.SyntaxKind.PlusEqualsToken, ops.ref(y)))];
   },
   share: (ops, e, into) => {
     const f = ops.factory;

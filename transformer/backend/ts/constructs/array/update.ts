@@ -46,6 +46,25 @@ export const updateTs = {
     const past = f.createBlock([assign(ops, into[0], ops.ref(c)), f.createExpressionStatement(f.createAssignment(x, f.createNumericLiteral(0)))], true);
     return [f.createIfStatement(inside, taken, past)];
   },
+  // r = ȧ; r[i] = v̇ (ȧ proved owned and dense: opt/ownedChains.ts)
+  lupdatew: (ops, e, into) => {
+    const f = ops.factory;
+    const { i, a, x } = updateParts(e, e);
+    const r = f.createIdentifier(into[0]);
+    return [assign(ops, into[0], ops.ref(a)), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, i), ops.ref(x)))];
+  },
+  // r = c̄; if (i < r.length) { x = r[i]; r[i] = 0 } else x = 0 (c̄ proved owned: opt/ownedChains.ts)
+  ltakew: (ops, e, into) => {
+    const f = ops.factory;
+    const { i, c } = takeParts(e, e);
+    const [r, x] = into.map((n) => f.createIdentifier(n));
+    const inside = f.createBinaryExpression(ops.ref(i), ops.ts.SyntaxKind.LessThanToken, f.createPropertyAccessExpression(r, 'length'));
+    const taken = f.createBlock(
+      [f.createExpressionStatement(f.createAssignment(x, elementAt(ops, r, i))), f.createExpressionStatement(f.createAssignment(elementAt(ops, r, i), f.createNumericLiteral(0)))],
+      true,
+    );
+    return [assign(ops, into[0], ops.ref(c)), f.createIfStatement(inside, taken, f.createExpressionStatement(f.createAssignment(x, f.createNumericLiteral(0))))];
+  },
   clone: (ops, e, into) => [assign(ops, into[0], ops.factory.createCallExpression(ops.factory.createPropertyAccessExpression(ops.ref(e.nl[0]), 'slice'), undefined, []))],
   // r = new Float64Array(a.length + 1); r.set(a); r[a.length] = v
   append: (ops, e, into) => {
