@@ -83,7 +83,8 @@ export function g(x: number, xs: number[]): number {
 });
 
 test('a loop without effect is discarded, and what only its body read gets its drop (fuzz counterexample)', () => {
-  // Before: the discarded body's reads of `a` and `xs` still counted, so neither got its drop.
+  // Before: the discarded bodies' reads of `a`, `b` and `xs` (also from inside a branch, whose body
+  // closing renamed them) still counted, so none got its drop.
   const { program, name } = expectAsBuilt(`
 import { sum } from 'tsad';
 /** @differentiable */
@@ -97,6 +98,15 @@ export function f(x: number, a: number[], b: Float64Array, xs: number[]): number
   }
   for (const e of xs) {
     const u = e + x;
+  }
+  for (let i = 0; i < a.length; i += 1) {
+    if (x > 0) {
+    } else if (b[1] >= 1) {
+      let w = 0;
+      do {
+        w++;
+      } while (w < 2);
+    }
   }
   return x * 3;
 }

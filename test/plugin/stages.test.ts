@@ -65,7 +65,7 @@ export function g(x: number, y: number): number {
   const titles = [...text.matchAll(/^\/\/ ---- (\w+)/gm)].map((m) => m[1]);
   // The drivers' order for grad: preparation, J, U, T, E, the seeded gradient, fusion; the
   // simplifier after each pass that adds defs.
-  expect(titles.filter((t) => t !== 'simplify')).toEqual(['inline', 'licm', 'jvp', 'unzip', 'transpose', 'erase', 'g', 'fuse']);
+  expect(titles.filter((t) => t !== 'simplify')).toEqual(['inline', 'tabulate', 'licm', 'jvp', 'unzip', 'transpose', 'erase', 'g', 'fuse']);
   expect(titles.filter((t) => t === 'simplify').length).toBeGreaterThanOrEqual(3);
   const section = (name: string) => text.slice(text.indexOf(`// ---- ${name}`), text.indexOf('// ----', text.indexOf(`// ---- ${name}`) + 1));
   // Before licm exp(y) is computed in the loop body; licm computes it once, before the loop.

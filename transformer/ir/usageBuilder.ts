@@ -25,6 +25,8 @@ class Usage {
   readonly counted = new WeakSet<object>();
   /** Bodies finished with their parameters (`finishBody`), or settled as a construct's: settled whole. */
   readonly bodies = new WeakSet<Block | Lambda>();
+  /** The builder that finished a block: what it counted is taken back if the block is discarded. */
+  readonly finishedBy = new WeakMap<Block, SettlingBuilder>();
 }
 
 interface Fix {
@@ -51,8 +53,14 @@ export class SettlingBuilder extends Builder {
 
   /** A builder for a block or body nested in this one's def. */
   override inner(): SettlingBuilder {
-    return new SettlingBuilder(this.names, this.usage);
+    const child = new SettlingBuilder(this.names, this.usage);
+    if (this.usage.closedBodies) this.children.push(child);
+    return child;
   }
+
+  /** The names this builder counted as read, and its inner builders: what a discard takes back. */
+  private readonly journal: string[] = [];
+  private readonly children: SettlingBuilder[] = [];
 
   override bind(nl: Binder[], lin: Binder[], rhs: Expr): void {
     super.bind(nl, lin, this.count(rhs));
@@ -89,31 +97,24 @@ export class SettlingBuilder extends Builder {
     const b = this.settle(nlParams, linParams, super.finish(r), this.uses);
     this.usage.counted.add(b);
     this.usage.counted.add(b.result);
+    if (this.usage.closedBodies) this.usage.finishedBy.set(b, this);
     return b;
   }
 
   /**
-   * Takes back the reads a discarded block's statements counted (its nested blocks' too; a
-   * construct's closed bodies count apart), so a variable read only there gets its drop.
+   * Takes back every read the builder that finished this block counted, and its inner builders'
+   * (a discarded loop's branches read outer variables that closing their bodies renamed), so a
+   * variable only that block read gets its drop.
    */
   override discard(block: Block): void {
+    this.usage.finishedBy.get(block)?.uncount();
+  }
+
+  private uncount(): void {
     const { uses } = this.usage;
-    const unread = (n: string): void => {
-      uses.set(n, (uses.get(n) ?? 1) - 1);
-    };
-    const inExpr = (e: Expr): void => {
-      if (e.tag === 'drop') return inExpr(e.expr);
-      if (e.tag === 'block') return inBlock(e.block);
-      forEachOperand(e, unread);
-    };
-    const inBlock = (b: Block): void => {
-      for (const s of b.stmts) {
-        if (s.tag === 'unpack') unread(s.tuple);
-        else inExpr(s.rhs);
-      }
-      inExpr(b.result);
-    };
-    inBlock(block);
+    for (const n of this.journal) uses.set(n, (uses.get(n) ?? 1) - 1);
+    this.journal.length = 0;
+    for (const c of this.children) c.uncount();
   }
 
   private readonly uses = (name: string): number => this.usage.uses.get(name) ?? 0;
@@ -121,6 +122,8 @@ export class SettlingBuilder extends Builder {
   private read(name: string): void {
     const { uses } = this.usage;
     uses.set(name, (uses.get(name) ?? 0) + 1);
+    // Only the front end discards blocks it built (a loop without effect).
+    if (this.usage.closedBodies) this.journal.push(name);
   }
 
   /** Counts what e reads; a construct's bodies that no builder of this def settled are settled now. */

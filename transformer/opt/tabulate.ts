@@ -35,6 +35,7 @@ import type { Binder, Block, Expr, FnDef, Lambda, Program, Stmt, Type } from '..
 import { forEachOperand, mapChildren, renameOperands, visitDef } from '../ir/traverse';
 import { closeLoop } from '../ir/close';
 import { restoreLinearity } from '../ir/linearity';
+import { NESTING_FOLLOWED } from '../ir/nesting';
 import { constructRule } from '../constructs/registry';
 import { underTripGuard } from '../constructs/cond/tripGuard';
 import type { ConstructExpr, Counts, InvariantSlots } from '../constructs/types';
@@ -90,6 +91,9 @@ function tabulateInDef(d: FnDef, callee: (fn: string) => Counts | undefined): Fn
   const loopBodies = new WeakSet<Lambda>();
   let depth = 0;
   let candidate = false;
+  // The rewrite recurses once per level: nesting deeper than every pass follows is left as it is.
+  let nesting = 0;
+  let deepest = 0;
   const literals = new Map<string, number>();
   const types = new Map<string, Type>();
   visitDef(d, {
@@ -101,8 +105,12 @@ function tabulateInDef(d: FnDef, callee: (fn: string) => Counts | undefined): Fn
     // A reduction needs a third loop: L, the loop whose body reads it, the loop computing it.
     enter: (l) => {
       if (loopBodies.has(l) && ++depth >= 3) candidate = true;
+      deepest = Math.max(deepest, ++nesting);
     },
-    leave: (l) => void (loopBodies.has(l) && depth--),
+    leave: (l) => {
+      if (loopBodies.has(l)) depth--;
+      nesting--;
+    },
     stmt: (s) => {
       if (s.tag === 'let' && s.rhs.tag === 'lit' && typeof s.rhs.value === 'number' && s.nl.length === 1) literals.set(s.nl[0].name, s.rhs.value);
     },
@@ -110,7 +118,7 @@ function tabulateInDef(d: FnDef, callee: (fn: string) => Counts | undefined): Fn
       if (b.type) types.set(b.name, b.type);
     },
   });
-  if (!candidate) return d;
+  if (!candidate || deepest > NESTING_FOLLOWED) return d;
   const names = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
   const ctx: Ctx = { names, callee, literals, types, changed: false };
   const body = processBlock(d.body, ctx);
