@@ -27,19 +27,14 @@ function renameStmt(s: Stmt, r: (name: string) => string): Stmt {
 import { constructRule } from '../constructs/registry';
 import { underTripGuard } from '../constructs/cond/tripGuard';
 import type { ConstructExpr, Counts } from '../constructs/types';
-import { defMap } from '../ir/program';
+import { mapSourceDefs } from './sourceDefs';
 import { PRIMS } from '../prims/registry';
 
 type Let = Extract<Stmt, { tag: 'let' }>;
 
 /** Moves loop-invariant statements out of the loop bodies of every source def (defs without a role). */
 export function hoistInvariants(p: Program): Program {
-  const defs = defMap(p);
-  const callee = (fn: string): Counts | undefined => {
-    const d = defs.get(fn);
-    return d && { nl: d.nlResults.length, lin: d.linResults.length };
-  };
-  return { ...p, defs: p.defs.map((d) => (d.role ? d : hoistInDef(d, callee))) };
+  return mapSourceDefs(p, hoistInDef);
 }
 
 function hoistInDef(d: FnDef, callee: (fn: string) => Counts | undefined): FnDef {

@@ -39,7 +39,7 @@ import { NESTING_FOLLOWED } from '../ir/nesting';
 import { constructRule } from '../constructs/registry';
 import { underTripGuard } from '../constructs/cond/tripGuard';
 import type { ConstructExpr, Counts, InvariantSlots } from '../constructs/types';
-import { defMap } from '../ir/program';
+import { mapSourceDefs } from './sourceDefs';
 import { PRIMS } from '../prims/registry';
 
 type Let = Extract<Stmt, { tag: 'let' }>;
@@ -78,12 +78,7 @@ function join(a: Dep, b: Dep): Dep {
 
 /** Tabulates what every loop of every source def recomputes for each run (defs without a role). */
 export function tabulateInvariants(p: Program): Program {
-  const defs = defMap(p);
-  const callee = (fn: string): Counts | undefined => {
-    const d = defs.get(fn);
-    return d && { nl: d.nlResults.length, lin: d.linResults.length };
-  };
-  return { ...p, defs: p.defs.map((d) => (d.role ? d : tabulateInDef(d, callee))) };
+  return mapSourceDefs(p, tabulateInDef);
 }
 
 function tabulateInDef(d: FnDef, callee: (fn: string) => Counts | undefined): FnDef {
