@@ -1,8 +1,9 @@
 // Restoring the usage discipline of Linear A after a pass that references variables freely.
 //
-// Passes are simpler when they may mention a tangent twice or forget a residual. This pass makes
-// the output of lowering, U and the simplifier well-typed (J and T settle their blocks as they
-// build them, with the same fix-ups: usageBuilder.ts): a linear variable used k > 1 times gets a chain of k − 1 `dup`s
+// Passes are simpler when they may mention a tangent twice or forget a residual. Lowering, J, U,
+// T, E and the simplifier keep usage as they build (usageBuilder.ts, with this file's fix-ups;
+// under TSAD_RECHECK=1 the drivers ask this pass whether it would still change their output);
+// it still repairs opt/tabulate's rewrite. The fix-ups: a linear variable used k > 1 times gets a chain of k − 1 `dup`s
 // right after its binding and each use its own copy; a variable of either sort that is never
 // used gets `drop(x)` right after its binding. It replaces the paper's explicit splitting of the
 // tangent map Σ at every `let` (JLet) with one generic rewrite; the dups land where the paper

@@ -16,7 +16,7 @@
 // (so a tape of g in each branch shares one slot). ⊥_τ is a placeholder of type τ built from
 // literals (0, false, "", tuples of them), which the cost model charges nothing for. The linear
 // cond reads p, so p is a residual too, and T branches on the saved predicate. Each linear
-// branch reads only its own slots; the others are dropped (restoreLinearity writes the drops).
+// branch reads only its own slots; the others are dropped (U writes the drops as it settles each half).
 // Work: W(C) + W(ė_L) = W(J cond) + the scalars of the slots the taken branch does not use.
 //
 // Past MAX_FLAT_SLOTS slots they travel packed, as one tuple r : R (R named, `f.slots_3`):
