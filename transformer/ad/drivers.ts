@@ -24,7 +24,7 @@ import { finishWaiting, isWaiting, markWaiting, mayWait } from '../opt/deferred'
 import { bwdName, derivedName, erasedName, fwdName, hvpName, jvpName, linName, role, transposeRole } from '../ir/names';
 import { calleesFirst, callSitesOfDef, findDef } from '../ir/program';
 import { inlineProgram } from '../opt/inline';
-import { flattenSignature } from '../opt/flatten';
+import { flattenSignature, leafTypes } from '../opt/flatten';
 import { checkpointProgram, LoopCheckpoint } from './checkpoint';
 
 export interface DriverOptions {
@@ -339,7 +339,7 @@ export function valueAndGradOf(p: Program, fn: string, o: ValueAndGradOptions = 
 export function jacobianRowsOf(p: Program, fn: string, o: ValueAndGradOptions & { readonly wrt: readonly number[] }): { program: Program; jacobian: string } | undefined {
   const opts = { ...o, deferSimplify: true };
   const d = requireNonLinear(settle(p, { ...opts, simplify: false }), fn);
-  const leaves = d.nlResults.flatMap(leafTypesOf);
+  const leaves = d.nlResults.flatMap(leafTypes);
   if (leaves.length === 0 || leaves.some((t) => t.tag !== 'real')) return undefined;
   const { program, fwd, bwd } = o.vjp ?? vjpOf(p, fn, opts);
   const name = `${derivedName(role('jac', fn))}_${o.wrt.join('_')}`;
@@ -356,8 +356,6 @@ export function jacobianRowsOf(p: Program, fn: string, o: ValueAndGradOptions & 
 
 /** Bindings the backward passes of jacobianRowsOf may take in all, inlined side by side. */
 const JACOBIAN_ROWS_BUDGET = 2000;
-
-const leafTypesOf = (t: Type): Type[] => (t.tag === 'tuple' ? t.elems.flatMap(leafTypesOf) : [t]);
 
 /** The body of jacobianRowsOf: f.fwd once, then f.bwd.E per result scalar along its basis vector. */
 function jacobianRowsDef(p: Program, d: FnDef, fwd: string, bwd: string, name: string, wrt: readonly number[]): FnDef {
@@ -387,7 +385,7 @@ function jacobianRowsDef(p: Program, d: FnDef, fwd: string, bwd: string, name: s
           t,
         )
       : b.lit(counter.k++ === hot ? 1 : 0, 'seed');
-  const rows = d.nlResults.flatMap(leafTypesOf).length;
+  const rows = d.nlResults.flatMap(leafTypes).length;
   const results: string[] = [];
   for (let r = 0; r < rows; r++) {
     const counter = { k: 0 };

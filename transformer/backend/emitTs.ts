@@ -177,12 +177,19 @@ class DefEmitter {
    * leaves holes that must read as zeros) cannot live in a reused chunk.
    */
   poolsSlab(): boolean {
+    this.pools ??= this.slabCanReturn();
+    return this.pools;
+  }
+
+  private pools: boolean | undefined;
+
+  private slabCanReturn(): boolean {
     if (!this.slabName || !this.o.moduleHelper) return false;
     const d = this.def;
     const params = [...d.nlParams, ...d.linParams].map((p) => p.type ?? this.typeOf(p.name));
     if ([...params, ...d.nlResults, ...d.linResults].some(holdsStack)) return false;
     let sparse = false;
-    visitLambda(d, { expr: (e) => void (e.tag === 'construct' && e.op === 'lpush' && (sparse = true)) });
+    visitLambda(d, { expr: (e) => void (e.tag === 'construct' && isConstruct(e.op) && constructRule(e, 'emit').leavesHoles && (sparse = true)) });
     return !sparse;
   }
 

@@ -331,6 +331,11 @@ export interface ConstructRule {
    */
   readonly threads?: (e: ConstructExpr) => Threading | undefined;
   /**
+   * Writes a stack sparsely: positions it skips must read as zero (lpush), so its stack cannot
+   * live in a reused tape chunk (backend/emitTs.ts, poolsSlab).
+   */
+  readonly leavesHoles?: boolean;
+  /**
    * Value semantics with an in-place twin (opt/inplace.ts): the construct returns a changed copy of
    * non-linear operand `operand`, and construct `op` (same operands, same value) changes it in
    * place instead, which the backend may run where that operand is unique and never read again.

@@ -13,7 +13,8 @@ function unpackNames(body: Block, v: string): readonly string[] | undefined {
   return undefined;
 }
 
-function leafTypes(t: Type): Type[] {
+/** The scalar types of a type, tuples flattened in order. */
+export function leafTypes(t: Type): Type[] {
   return t.tag === 'tuple' ? t.elems.flatMap(leafTypes) : [t];
 }
 

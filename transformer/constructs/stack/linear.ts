@@ -72,6 +72,7 @@ const notTransposable = (op: string) => (): never => {
 
 export const lpush: ConstructRule = {
   name: 'lpush',
+  leavesHoles: true,
   arity: (e) => (isLinear(e) ? { nl: 0, lin: 1 } : { nl: 1, lin: 0 }),
   typeRule: (ops, e, t) => {
     if (!shape(ops, e, t, 'lpush', 2, 0)) return result(e, stackType(REAL));
