@@ -15,6 +15,7 @@ import { constructRule, isConstruct } from '../constructs/registry';
 import type { ConstructExpr, Counts, Threading } from '../constructs/types';
 import { arityOf } from '../language/arity';
 import { freeVars } from '../ir/freeVars';
+import { NameSupply } from '../ir/build';
 import { BOOL, REAL, binder, block, construct, drop, lambda, letS, lit, nvar, prim, ret } from '../ir/syntax';
 import type { Binder, Block, Expr, FnDef, Lambda, Stmt } from '../ir/syntax';
 import { forEachOperand, mapChildren, namesIn } from '../ir/traverse';
@@ -46,14 +47,11 @@ function reads(b: Block): Map<string, number> {
 class InvariantAccums {
   constructor(
     private readonly callee: Callee,
-    private readonly names: Set<string>,
+    private readonly names: NameSupply,
   ) {}
 
   private fresh(hint: string): string {
-    let name = `${hint}_sum`;
-    for (let k = 1; this.names.has(name); k++) name = `${hint}_sum_${k}`;
-    this.names.add(name);
-    return name;
+    return this.names.fresh(`${hint}_sum`);
   }
 
   private bodyArity = (body: Lambda): Counts => arityOf(body.body.result, this.callee);
@@ -161,7 +159,7 @@ class InvariantAccums {
 
 /** The def with each loop's adds at a loop-invariant index into a carried array summed in a local and added once after the loop. */
 export function promoteInvariantAccums(def: FnDef, callee: Callee): FnDef {
-  const pass = new InvariantAccums(callee, namesIn(def));
+  const pass = new InvariantAccums(callee, new NameSupply(namesIn(def)));
   const body = pass.block(def.body);
   return body === def.body ? def : { ...def, body };
 }
