@@ -10,6 +10,7 @@
 import { markInPlace } from '../opt/inplace';
 import { proveOwnedChains } from '../opt/ownedChains';
 import { promoteInvariantAccums } from '../opt/invariantAccums';
+import { storeFirstWrites } from '../opt/firstWrites';
 import type * as ts from 'typescript';
 import { Block, Expr, FnDef, InternalError, Stmt, Type } from '../ir/syntax';
 import { foldBlock, forEachOperand, namesIn, visitLambda } from '../ir/traverse';
@@ -629,9 +630,10 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
     // changes memory, the IR before it has value semantics.
     // A loop's carried cotangent that only accumulations touch is owned once before the loop
     // (opt/ownedChains.ts), not checked at each accumulation; before that, adds at a loop-invariant
-    // index sum in a local (opt/invariantAccums.ts).
+    // index sum in a local (opt/invariantAccums.ts); after it, an add that is the first write of
+    // an element of zeros is a store (opt/firstWrites.ts).
     const arity = o.calleeArity ?? (() => undefined);
-    const d = proveOwnedChains(promoteInvariantAccums(markInPlace(source, arity), arity), arity);
+    const d = storeFirstWrites(proveOwnedChains(promoteInvariantAccums(markInPlace(source, arity), arity), arity), arity);
     const statements: ts.Statement[] = [];
     const emitter = new DefEmitter(o, d);
     emitter.run(d.body, 'return', statements);

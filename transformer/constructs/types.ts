@@ -270,6 +270,19 @@ export interface ConstructRule {
    */
   readonly invariants?: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => InvariantSlots | undefined;
   /**
+   * The parameter that counts the runs of a repeating construct: body `body`'s non-linear
+   * parameter `param` is 0, 1, 2, … in its successive runs, a different value in each
+   * (opt/firstWrites.ts: an index computed from it by unit-coefficient sums, PrimDef.signs, is
+   * written at most once by the whole loop).
+   */
+  readonly counter?: (e: ConstructExpr) => { readonly body: number; readonly param: number } | undefined;
+  /**
+   * Its one non-linear result is an array of +0s, where an element past the end counts as 0 (as a
+   * cotangent's does), given which names are known to be +0 (a real) or such an array:
+   * `fill(n, 0)`, `fill(0, x)`, a claim of such an array (opt/firstWrites.ts).
+   */
+  readonly zeros?: (e: ConstructExpr, isZero: (name: string) => boolean) => boolean;
+  /**
    * Checkpointing (optional): the construct rewritten, before J, so that reverse mode saves only
    * what each segment starts from and recomputes the rest (a counted loop strip-mined into an
    * outer loop whose body is a `remat` of one segment); undefined where it does not apply.
@@ -424,6 +437,11 @@ export interface Threading {
   readonly owned?: string;
   /** Where the construct only adds non-linear operand `value` at index operand `index` (laccum): opt/invariantAccums.ts sums such adds at a loop-invariant index in a local. */
   readonly adds?: { readonly index: number; readonly value: number };
+  /**
+   * The construct `op` (same operands, same value) that stores instead of adding, where the element
+   * at index operand `index` is known to be +0 (laccumw: linitw); opt/firstWrites.ts uses it.
+   */
+  readonly first?: { readonly op: string; readonly index: number };
 }
 
 /** An operand a body takes over (ConstructRule.carries); `result` where the body hands it back for its next run (a loop's). */

@@ -235,6 +235,8 @@ export const claim: ConstructRule = {
   updatesInPlace: true,
   threads: () => ({ array: 0, result: 0, dense: 1 }),
   lengthOnly: [1],
+  // A dense copy of a zero array (its length padded with +0s) is zeros.
+  zeros: (e, isZero) => isZero(e.nl[0]),
 };
 
 export const laccumw: ConstructRule = {
@@ -252,6 +254,37 @@ export const laccumw: ConstructRule = {
   },
   jvp: backendOnly('laccumw'),
   ...nonLinearOnly('laccumw'),
+  updatesInPlace: true,
+  threads: () => ({ array: 2, result: 0, dense: 1, first: { op: 'linitw', index: 0 } }),
+  lengthOnly: [1],
+};
+
+// ---- the first write of an element (opt/firstWrites.ts) ----
+//
+//   let a' = linitw(i, w, a, y) []         laccumw where a[i] is +0: a[i] = y + 0   cost 1
+//
+// A loop that adds once per run into a carried array of zeros, at an index different in every
+// run (the transpose of a loop reading x[i] once per i: the softmax of lse), adds each element to
+// +0 once: storing `y + 0` gives the same bits (0 + y is y + 0, −0 included) without reading the
+// element, which on a fresh array of many pages also spares the read of every zero page before it
+// is written. The interpreter checks that the element is +0.
+
+export const linitw: ConstructRule = {
+  name: 'linitw',
+  arity: () => ({ nl: 1, lin: 0 }),
+  typeRule: (ops, e, t) => laccum.typeRule(ops, e, t) as Sides<Type>,
+  impl: (ops, e, v) => {
+    const { i, w, a, y } = split(e, v);
+    const n = witnessLength(w);
+    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= n) throw new IrError(`linitw: index ${String(i)} outside an array of ${n}`);
+    ops.charge(1);
+    const acc = provedOwned(ops, 'linitw', a, n);
+    if (!Object.is(acc[i], 0)) throw new InternalError(`linitw: element ${i} is ${String(acc[i])}, not +0 (opt/firstWrites.ts proved a first write wrongly)`);
+    acc[i] = (y as number) + 0;
+    return { nl: [acc], lin: [] };
+  },
+  jvp: backendOnly('linitw'),
+  ...nonLinearOnly('linitw'),
   updatesInPlace: true,
   threads: () => ({ array: 2, result: 0, dense: 1 }),
   lengthOnly: [1],
