@@ -43,6 +43,8 @@ def f(x: array<real>, n: real ;) -> (array<real> ;) {
 const forward = oneAdd('let k = i');
 // As T writes a reversed loop: k = m − i − 1.
 const reversed = oneAdd('let one = 1\n    let left = sub(m, i)\n    let k = sub(left, one)');
+// As a reversed read x[x.length − 1 − i] transposes: a length read of an invariant is invariant.
+const viaLen = oneAdd('let l = len(x1) []\n    let left = sub(l, i)\n    let one = 1\n    let k = sub(left, one)');
 const viaNeg = oneAdd('let ni = neg(i)\n    let left = add(m, ni)\n    let one = 1\n    let k = sub(left, one)');
 
 describe('an add that is the first write of its element becomes a store', () => {
@@ -50,6 +52,7 @@ describe('an add that is the first write of its element becomes a store', () => 
     ['at the counter', forward],
     ['at n − 1 − i (a reversed loop)', reversed],
     ['at n + (−i) − 1', viaNeg],
+    ['at len(x) − i − 1', viaLen],
   ])('%s: linitw, no laccumw; values equal for 0, 1 and 4 runs (the interpreter checks each element was +0)', (_, src) => {
     const { owned, after, printed } = passes(src);
     expect(printed).toContain('linitw(');

@@ -13,8 +13,9 @@
 //   adds at an index and has a storing twin (Threading.first: laccumw → linitw), its result
 //   handed straight back as the body's result in the same slot, and nothing else reading it;
 // - the index a different value in every run: the counter (ConstructRule.counter) plus or minus
-//   loop invariants and literals through unit-coefficient sums (PrimDef.signs: add, sub, neg), so
-//   a nonzero whole multiple of the counter plus the same value in every run.
+//   loop invariants, literals and cheap reads of invariants (ConstructRule.cheap: len) through
+//   unit-coefficient sums (PrimDef.signs: add, sub, neg), so a nonzero whole multiple of the
+//   counter plus the same value in every run.
 //
 // Runs on finished, erased programs after opt/ownedChains.ts (the adds it proved owned are the
 // ones rewritten). Generic: records say what is zero, what counts, what adds and what sums.
@@ -65,7 +66,10 @@ function counterMultiples(body: Lambda, counter: string, invariant: ReadonlySet<
     const e = s.rhs;
     if (e.tag === 'lit' && typeof e.value === 'number') m.set(name, 0);
     else if (e.tag === 'var' && !e.linear && m.has(e.name)) m.set(name, m.get(e.name)!);
-    else if (e.tag === 'prim') {
+    else if (e.tag === 'construct' && isConstruct(e.op) && e.bodies.length === 0 && e.lin.length === 0 && constructRule(e, 'firstWrites').cheap) {
+      // A read of the same operands in every run (len of an invariant array) reads the same value.
+      if (e.nl.every((a) => m.get(a) === 0)) m.set(name, 0);
+    } else if (e.tag === 'prim') {
       const signs = PRIMS[e.op]?.signs;
       if (!signs || signs.length !== e.args.length || !e.args.every((a) => m.has(a))) continue;
       m.set(
