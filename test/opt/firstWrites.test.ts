@@ -116,6 +116,14 @@ def f(x: array<real>, n: real ;) -> (array<real> ;) {
     unchanged(oneAdd('let j = sub(i, i)\n    let k = add(j, m)'));
   });
 
+  test('an index built from two invariants, or from a large literal (rounding could make it the same in two runs)', () => {
+    // (i + m) − m with m = 2^60 is 0 for every small i; so is (i + 2^60) − 2^60.
+    unchanged(oneAdd('let left = add(i, m)\n    let k = sub(left, m)'));
+    unchanged(oneAdd('let big = 1152921504606846976\n    let left = add(i, big)\n    let k = sub(left, big)'));
+    const { owned, after } = passes(oneAdd('let left = add(i, m)\n    let k = sub(left, m)'));
+    expect(run(after, [[1, 2, 3, 4], 3]).nl).toEqual(run(owned, [[1, 2, 3, 4], 3]).nl);
+  });
+
   test("an array that does not start as zeros (the caller's, a fill of −0 or of 1)", () => {
     unchanged(`
 def f(x: array<real>, n: real, g: array<real> ;) -> (array<real> ;) {

@@ -13,9 +13,9 @@
 //   adds at an index and has a storing twin (Threading.first: laccumw → linitw), its result
 //   handed straight back as the body's result in the same slot, and nothing else reading it;
 // - the index a different value in every run: the counter (ConstructRule.counter) plus or minus
-//   loop invariants, literals and cheap reads of invariants (ConstructRule.cheap: len) through
-//   unit-coefficient sums (PrimDef.signs: add, sub, neg), so a nonzero whole multiple of the
-//   counter plus the same value in every run.
+//   small literals and at most one loop invariant or cheap read of invariants (ConstructRule.cheap:
+//   len), through unit-coefficient sums (PrimDef.signs: add, sub, neg), so a nonzero whole
+//   multiple of the counter plus the same value in every run, computed exactly (counterMultiples).
 //
 // Runs on finished, erased programs after opt/ownedChains.ts (the adds it proved owned are the
 // ones rewritten). Generic: records say what is zero, what counts, what adds and what sums.
@@ -53,29 +53,42 @@ function reads(b: Block): Map<string, number> {
 
 const asConstruct = (e: Expr): ConstructExpr | undefined => (e.tag === 'construct' && isConstruct(e.op) ? e : undefined);
 
+/** An index as `multiple`·counter + a value the same in every run, that value summed from `leaves` invariant names (with repeats) and small literals. */
+interface Affine {
+  readonly multiple: number;
+  readonly leaves: number;
+}
+
+/** Literals an index may add: small enough that no sum of them and of a counter loses a bit. */
+const SMALL = 2 ** 31;
+
 /**
- * Each name of a body as a whole multiple of the counter plus a value the same in every run: its
- * multiple (0 for such a value), or absent where it is neither.
+ * Each name of a body that is a whole multiple of the counter plus a value the same in every run,
+ * with how it is built (absent where it is not, or not known to be).
+ *
+ * Floating-point sums are exact below 2^53, so an index `c·i + Σ literals ± T` built from at most
+ * one invariant leaf T is the value its affine form says wherever it is inside an array: with
+ * |T| < 2^52 every partial sum is exact, and with |T| ≥ 2^52 the index is outside every array
+ * (where the store and the add both write nothing). Two leaves could cancel after rounding
+ * (`(i + T) − T` with T = 2^60 is a constant), so such an index is left alone.
  */
-function counterMultiples(body: Lambda, counter: string, invariant: ReadonlySet<string>): Map<string, number> {
-  const m = new Map<string, number>([[counter, 1]]);
-  for (const p of invariant) m.set(p, 0);
+function counterMultiples(body: Lambda, counter: string, invariant: ReadonlySet<string>): Map<string, Affine> {
+  const m = new Map<string, Affine>([[counter, { multiple: 1, leaves: 0 }]]);
+  for (const p of invariant) m.set(p, { multiple: 0, leaves: 1 });
   for (const s of body.body.stmts) {
     if (s.tag !== 'let' || s.nl.length !== 1 || s.lin.length > 0) continue;
     const name = s.nl[0].name;
     const e = s.rhs;
-    if (e.tag === 'lit' && typeof e.value === 'number') m.set(name, 0);
+    if (e.tag === 'lit' && typeof e.value === 'number' && Math.abs(e.value) < SMALL) m.set(name, { multiple: 0, leaves: 0 });
     else if (e.tag === 'var' && !e.linear && m.has(e.name)) m.set(name, m.get(e.name)!);
     else if (e.tag === 'construct' && isConstruct(e.op) && e.bodies.length === 0 && e.lin.length === 0 && constructRule(e, 'firstWrites').cheap) {
       // A read of the same operands in every run (len of an invariant array) reads the same value.
-      if (e.nl.every((a) => m.get(a) === 0)) m.set(name, 0);
+      if (e.nl.every((a) => m.get(a)?.multiple === 0)) m.set(name, { multiple: 0, leaves: 1 });
     } else if (e.tag === 'prim') {
       const signs = PRIMS[e.op]?.signs;
       if (!signs || signs.length !== e.args.length || !e.args.every((a) => m.has(a))) continue;
-      m.set(
-        name,
-        e.args.reduce((sum, a, k) => sum + signs[k] * m.get(a)!, 0),
-      );
+      const terms = e.args.map((a) => m.get(a)!);
+      m.set(name, { multiple: terms.reduce((sum, t, k) => sum + signs[k] * t.multiple, 0), leaves: terms.reduce((sum, t) => sum + t.leaves, 0) });
     }
   }
   return m;
@@ -146,8 +159,8 @@ class FirstWrites {
     if (counts.get(next) !== 1 || r.nl[slot.result!] !== next) return undefined;
     const inv = rule.invariants?.(e, this.bodyArity);
     const invariant = new Set(inv && inv.body === slot.body ? body.nlParams.slice(inv.param, inv.param + inv.count).map((p) => p.name) : []);
-    const multiple = counterMultiples(body, counter, invariant).get(add.nl[t.first.index]);
-    if (multiple === undefined || multiple === 0) return undefined;
+    const index = counterMultiples(body, counter, invariant).get(add.nl[t.first.index]);
+    if (index === undefined || index.multiple === 0 || index.leaves > 1) return undefined;
     const stmts = [...body.body.stmts];
     stmts[k] = { ...s, rhs: { ...add, op: t.first.op } };
     return { ...body, body: { ...body.body, stmts } };
