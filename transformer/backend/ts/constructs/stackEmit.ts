@@ -167,8 +167,12 @@ const POOL_SIZE = 4;
  *
  * `tsad$grow(s, need, slab)`: room for `need` elements in s, cut from the slab. A stack that ends
  * where the slab's free room starts (a while loop's tape, the last one opened) grows in place with
- * no copy; any other moves to the top of the slab, into a new chunk (twice the last) when the
- * chunk is full, whose old regions stay with the stacks that hold them.
+ * no copy; any other moves to the top of the slab, into a new chunk when the chunk is full, whose
+ * old regions stay with the stacks that hold them. The new chunk is twice the last, but not past
+ * what the pool keeps unless this call needs more: it has room for what the call cut from the
+ * last chunk and the grown stack, so the next call finds all of it in one chunk. (Doubling a
+ * chunk the pool kept, for a tape presized to its full length, made one the pool drops: lstm's
+ * gradient at l = 4 allocated and zeroed 34 MB on every call.)
  *
  * `tsad$take()` / `tsad$give(slab, value)`: a derivative whose stacks all end with its call (no
  * stack among its parameters or results: emitTs.ts, poolsSlab) takes a slab from the module's
@@ -186,7 +190,7 @@ if (s.a === slab.chunk && s.c === slab.top && s.b + size <= slab.chunk.length) {
   return;
 }
 if (slab.top + size > slab.chunk.length) {
-  slab.chunk = new Float64Array(Math.max(2 * slab.chunk.length, size));
+  slab.chunk = new Float64Array(Math.max(slab.top + size, Math.min(2 * slab.chunk.length, ${POOL_KEEPS})));
   slab.top = 0;
 }
 slab.chunk.set(s.a.subarray(s.b, s.b + s.n), slab.top);
