@@ -230,3 +230,36 @@ export const g = grad(rows, { wrt: [0, 1] });
   expectClose(Array.from(gx as Float64Array), fdAll(plain, [xs, ws], 0), 1e-6);
   expectClose(Array.from(gw as Float64Array), fdAll(plain, [xs, ws], 1), 1e-6);
 });
+
+test('residual stacks reserved one per value (5 × 600,000 numbers, between half and all of what the pool keeps) are allocated once, not on every other call', () => {
+  // Each stack is cut from the slab as the loop starts; the fifth did not fit the chunk the
+  // pool kept and doubled it past the pool's limit, so the chunk was dropped again.
+  const { exports: c, result: r } = load(`import { grad } from 'tsad';
+/** @differentiable */
+export function chainRule(x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    const a = Math.sin(x[i]);
+    const b = Math.exp(a * x[i]);
+    s += Math.log(1 + b * b) * Math.tanh(a);
+  }
+  return s;
+}
+export const g = grad(chainRule);
+`);
+  expect(r.diagnostics).toEqual([]);
+  expect(r.outputText.match(/tsad\$reserve\(\$slab, n\)/g)).toHaveLength(5);
+  const x = Float64Array.from({ length: 600_000 }, (_, k) => 0.5 * Math.cos(k));
+  const first = c.g(x) as Float64Array;
+  c.g(x);
+  c.g(x);
+  let again = new Float64Array(0);
+  const made = allocations(() => {
+    again = c.g(x);
+  });
+  // The gradient itself (600,000 numbers); the tape is 3,000,000.
+  expect(made.elements).toBeLessThan(600_000 + 1000);
+  expect(again).toEqual(first);
+  const xs = Float64Array.from({ length: 4 }, (_, k) => 0.5 * Math.cos(k));
+  expectClose(Array.from(c.g(xs) as Float64Array), fdAll(c.chainRule, [xs], 0), 1e-6);
+});

@@ -81,7 +81,7 @@ function growStatements(f: ts.NodeFactory, t: typeof ts, s: ts.Expression, need:
  * An empty stack of reals with room for exactly `capacity` pushes, cut from the function's slab:
  *
  *   const cap = Math.max(0, Math.ceil(n));
- *   if ($slab.top + cap > $slab.chunk.length) { $slab.chunk = new Float64Array(Math.max(2 * $slab.chunk.length, cap)); $slab.top = 0; }
+ *   if ($slab.top + cap > $slab.chunk.length) { $slab.chunk = new Float64Array(Math.max($slab.top + cap, Math.min(2 * $slab.chunk.length, POOL_KEEPS))); $slab.top = 0; }
  *   s = { a: $slab.chunk, b: $slab.top, c: $slab.top + cap, n: cap };
  *   $slab.top += cap;
  *
@@ -141,10 +141,15 @@ function reserveStatements(f: ts.NodeFactory, t: typeof ts, slab: ts.Identifier,
     [
       // The first chunk is what the first loop needs, each later one twice the last: a small
       // derivative called many times (a per-point Hessian-vector product) zeroes no big slab.
+      // Twice the last only up to what the pool keeps, else what the call cut from the last chunk
+      // and this stack (as tsad$grow): a doubled chunk just past the limit is dropped after the
+      // call and allocated again by the next.
       f.createExpressionStatement(
         f.createAssignment(
           chunk,
-          f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [math('max', [f.createMultiply(f.createNumericLiteral(2), f.createPropertyAccessExpression(chunk, 'length')), cap])]),
+          f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [
+            math('max', [f.createAdd(top, cap), math('min', [f.createMultiply(f.createNumericLiteral(2), f.createPropertyAccessExpression(chunk, 'length')), f.createNumericLiteral(POOL_KEEPS)])]),
+          ]),
         ),
       ),
       f.createExpressionStatement(f.createAssignment(top, f.createNumericLiteral(0))),
