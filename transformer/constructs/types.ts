@@ -411,10 +411,17 @@ export interface Sunk {
 
 /** What the simplifier offers a fusion (ConstructRule.fuseAdd). */
 export interface FuseOps {
-  /** Binds `ladd(; x, y)` of this type before the fused construct (fused again where it can be); its name. */
-  add(x: string, y: string, type: Type): string;
+  /**
+   * Binds `ladd(; x, y)` of this type before the fused construct (fused again where it can be); its
+   * name. Where the construct is fused where it stands (it has several results), nothing can be
+   * bound before it: the sum is only fused into the construct that binds y, where that stands too,
+   * and undefined where it cannot be.
+   */
+  add(x: string, y: string, type: Type): string | undefined;
   /** Whether a linear variable is a symbolic zero. */
   isZero(name: string): boolean;
+  /** Whether a linear variable is a result of a construct of this block that can absorb an addition (`add` onto it fuses there). */
+  fusible(name: string): boolean;
   /** The linear operands an expression is a sum of, one term each (ladd's two; a construct's that it `accumulates` into); none for any other. */
   addends(rhs: Expr, result?: number): readonly string[];
   /** Whether an expression is a construct that can absorb an addition (its record has `fuseAdd`). */

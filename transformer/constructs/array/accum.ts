@@ -113,7 +113,10 @@ export const laccum: ConstructRule = {
   accumulatesErased: 2,
   // x + (ā + e_i·ẏ) = (x + ā) + e_i·ẏ: the inner addition fuses again (a fan-in of two reads,
   // ladd(; lonehot, lonehot), added to an accumulator becomes two accumulations).
-  fuseAdd: (ops, e, other) => (isLinear(e) ? construct('laccum', e.nl, [ops.add(other, e.lin[0], REAL_ARRAY), e.lin[1]], []) : undefined),
+  fuseAdd: (ops, e, other) => {
+    const sum = isLinear(e) ? ops.add(other, e.lin[0], REAL_ARRAY) : undefined;
+    return sum === undefined ? undefined : construct('laccum', e.nl, [sum, e.lin[1]], []);
+  },
 };
 
 /** The value twice, released from in-place updates (both holders may read it). */
