@@ -1,7 +1,7 @@
 // The TypeScript backend: IR defs become functions through emitTs.ts, and a plan's wrapper
 // becomes a function declaration that converts the user's values, checks them, and calls the
 // defs. Nodes are made with the factory and the TypeScript instance the plugin was handed.
-import { defMap } from '../ir/program';
+import { calleesOfDef, defMap } from '../ir/program';
 import { sourceOf } from '../ir/names';
 import type * as ts from 'typescript';
 import { recordHelpers } from './records';
@@ -11,7 +11,8 @@ import type { Backend } from './backend';
 import type { ArgumentCheck, CallSitePlan, PlanExpr, PlanStatement, Spec } from '../plan/syntax';
 import { reachable } from '../plan/closure';
 import { visitBlock } from '../ir/traverse';
-import { emitDefs, mangle, mapTo } from './emitTs';
+import { emitDefs, emitWriterDefs, mangle, mapTo, type EmitOptions } from './emitTs';
+import { defArity } from '../language/arity';
 import { THROWN_BY_SOURCE } from '../constructs/effect/raise';
 import { CONSTRUCTS, isConstruct } from '../constructs/registry';
 import { stackHelper, stackHelperName } from './ts/constructs/stackEmit';
@@ -38,6 +39,8 @@ export interface TypeScriptSite {
 /** One per module: it emits each def, and the argument-check helpers, once. */
 export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> {
   private readonly emitted = new Set<string>();
+  /** The defs whose writing form (emitWriterDefs) the module has. */
+  private readonly emittedWriters = new Set<string>();
   private withArgumentHelpers = false;
   private withNamingHelper = false;
   /** The stack helpers the module's defs call (stackEmit.ts), each emitted once. */
@@ -64,7 +67,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   }
 
   callSite(plan: CallSitePlan, name: string, site: TypeScriptSite): ts.Statement[] {
-    const out: ts.Statement[] = this.defs(plan.program, plan.entries, site.target);
+    const out: ts.Statement[] = this.defs(plan.program, plan.entries, plan.writers ?? [], site.target);
     for (const h of this.helpersUsed) {
       if (this.helpersEmitted.has(h)) continue;
       this.helpersEmitted.add(h);
@@ -128,13 +131,19 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     return [check, f.createTryStatement(f.createBlock(rest, true), f.createCatchClause('e', f.createBlock([f.createThrowStatement(named)], true)), undefined)];
   }
 
-  /** The defs reachable from `entries` that this module does not have yet. */
-  private defs(program: Program, entries: readonly string[], target: ts.Node): ts.Statement[] {
-    const defs = reachable(program, entries).defs.filter((d) => !this.emitted.has(d.name));
-    defs.forEach((d) => this.emitted.add(d.name));
-    // Derived defs map back to the source function their roles lead to (f for f.lin.T).
+  /**
+   * The defs reachable from `entries` that this module does not have yet, and the writing forms
+   * of `writers` it does not have (their callees in the returning form).
+   */
+  private defs(program: Program, entries: readonly string[], writers: readonly string[], target: ts.Node): ts.Statement[] {
     const byName = defMap(program);
-    return emitDefs(defs, {
+    const roots = [...entries, ...writers.flatMap((w) => calleesOfDef(byName.get(w)!))];
+    const defs = reachable(program, roots).defs.filter((d) => !this.emitted.has(d.name));
+    defs.forEach((d) => this.emitted.add(d.name));
+    const writing = writers.filter((w) => !this.emittedWriters.has(w)).map((w) => byName.get(w)!);
+    writing.forEach((d) => this.emittedWriters.add(d.name));
+    // Derived defs map back to the source function their roles lead to (f for f.lin.T).
+    const options: EmitOptions = {
       factory: this.f,
       tsApi: this.t,
       fnName: irFunctionName,
@@ -144,7 +153,10 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       },
       original: (irName) => this.o.original(sourceOf(irName, byName)) ?? target,
       originOf: (irName, variable) => this.o.originOf(sourceOf(irName, byName), variable),
-    });
+      // A writer's callees are emitted apart from it (or by an earlier call site).
+      calleeArity: defArity(byName),
+    };
+    return [...emitDefs(defs, options), ...emitWriterDefs(writing, options, writerFunctionName)];
   }
 
   private statement(s: PlanStatement): ts.Statement {
@@ -162,6 +174,10 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         return this.argumentCheck(s.where, s.checks, s.optional ?? 0);
       case 'output':
         return this.output(s.name, s.length, s.where, s.what);
+      case 'callInto': {
+        const args = [...s.args.map((x) => this.expr(x)), f.createIdentifier(s.into)];
+        return f.createExpressionStatement(f.createCallExpression(f.createIdentifier(writerFunctionName(s.def)), undefined, args));
+      }
       case 'store':
         return f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(s.name), s.index), this.expr(s.value)));
       case 'sameLength': {
@@ -441,7 +457,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
 /** Do the defs a plan calls check array lengths or indices at run time? */
 function checksLengths(plan: CallSitePlan): boolean {
   let found = false;
-  for (const d of reachable(plan.program, plan.entries).defs) {
+  for (const d of reachable(plan.program, [...plan.entries, ...(plan.writers ?? [])]).defs) {
     visitBlock(d.body, {
       expr: (e) => {
         if (e.tag === 'construct' && isConstruct(e.op) && CONSTRUCTS[e.op].checks) found = true;
@@ -454,6 +470,11 @@ function checksLengths(plan: CallSitePlan): boolean {
 /** `loss.fwd` -> `loss$fwd`; a primal def `loss` -> `loss$`, never the user's own `loss`. */
 export function irFunctionName(irName: string): string {
   return irName.includes('.') ? mangle(irName) : `${irName}$`;
+}
+
+/** `f$jac_0_1$into`: the writing form of an IR def (emitWriterDefs), beside its returning form. */
+export function writerFunctionName(irName: string): string {
+  return `${irFunctionName(irName)}$into`;
 }
 
 /** `Array.isArray(e) || ArrayBuffer.isView(e)`: a plain array or a typed array. */

@@ -77,6 +77,12 @@ export type PlanStatement =
   | { readonly tag: 'return'; readonly value: PlanExpr }
   /** `name = value`: a parameter of the wrapper replaced by the wrapper's own copy (Marshal.owned). */
   | { readonly tag: 'assign'; readonly name: string; readonly value: PlanExpr }
+  /**
+   * `def(args…)` writing its results, all numbers, into the array `into` (result k at index k)
+   * instead of returning them: the backend emits the def in a form that takes that array as one
+   * more argument (CallSitePlan.writers), so a call builds no array of its results.
+   */
+  | { readonly tag: 'callInto'; readonly def: string; readonly args: readonly PlanExpr[]; readonly into: string }
   /** `name[index] = value`: an entry of the array `output` gave. */
   | { readonly tag: 'store'; readonly name: string; readonly index: number; readonly value: PlanExpr }
   /**
@@ -124,6 +130,11 @@ export interface ArgumentCheck {
 export interface CallSitePlan {
   readonly program: Program;
   readonly entries: readonly string[];
+  /**
+   * The defs the wrapper calls through `callInto`: emitted in the form that writes its results
+   * into an array, beside `entries` (whose form returns them). Their callees are emitted as usual.
+   */
+  readonly writers?: readonly string[];
   readonly params: readonly string[];
   /** Starts with the check of the wrapper's arguments. */
   readonly body: readonly PlanStatement[];
