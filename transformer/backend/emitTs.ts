@@ -20,6 +20,7 @@ import type { ConstructExpr, Counts } from '../constructs/types';
 import type { EmitTsOps, StackHelperName } from './ts/types';
 import { TS_CONSTRUCTS } from './ts/constructs';
 import { tidyBody } from './ts/fold';
+import { scalarizeTuples } from './ts/scalarize';
 import { arityOf, defArity } from '../language/arity';
 
 export interface EmitOptions {
@@ -685,8 +686,12 @@ function emitForm(defs: readonly FnDef[], options: EmitOptions, writerName?: (ir
     const written = writerName ? f.createIdentifier(WRITTEN) : undefined;
     const emitter = new DefEmitter(o, d, written);
     emitter.run(d.body, 'return', statements);
-    // One operation per `const` is how the IR reads; the printed function nests single uses (ts/fold.ts).
-    let stmts = emitter.giveBack(tidyBody(o.tsApi, [...emitter.prologue, ...statements]));
+    // One operation per `const` is how the IR reads; the printed function nests single uses
+    // (ts/fold.ts). Tuples that are only built and unpacked become their elements (ts/scalarize.ts),
+    // which the tidy folds once more: a tuple is built from a `const` only that tidy inlines.
+    const tidy = tidyBody(o.tsApi, [...emitter.prologue, ...statements]);
+    const scalar = scalarizeTuples(o.tsApi, tidy);
+    let stmts = emitter.giveBack(scalar === tidy ? tidy : tidyBody(o.tsApi, scalar));
     const last = stmts[stmts.length - 1];
     // The writing form's final `return;` says nothing.
     if (written && last && o.tsApi.isReturnStatement(last) && !last.expression) stmts = stmts.slice(0, -1);
