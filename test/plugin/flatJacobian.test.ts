@@ -79,11 +79,19 @@ describe('flat Jacobians', () => {
 
   test('the emitted wrapper writes one Float64Array and builds no row arrays', () => {
     const text = result.outputText;
-    const wrapper = text.slice(text.indexOf('function project_jacobian_0_1_2_3_flat('));
-    const body = wrapper.slice(0, wrapper.indexOf('\n}\n'));
-    expect(body.match(/new Float64Array\(12\)/g)).toHaveLength(1);
-    expect(body.match(/\bout\[\d+\] = /g)).toHaveLength(12);
-    expect(body).not.toMatch(/return \[\[/);
+    const bodyOf = (name: string) => {
+      const wrapper = text.slice(text.indexOf(`function ${name}(`));
+      return wrapper.slice(0, wrapper.indexOf('\n}\n'));
+    };
+    // Forward mode: the wrapper stores each entry; reverse mode (jacobian picks it: 2 rows, 6
+    // columns): the fused def writes them itself (test/plugin/jacobianInto.test.ts).
+    const fwd = bodyOf('project_jacfwd_0_1_2_3_flat');
+    expect(fwd.match(/new Float64Array\(12\)/g)).toHaveLength(1);
+    expect(fwd.match(/\bout\[\d+\] = /g)).toHaveLength(12);
+    const rev = bodyOf('project_jacobian_0_1_2_3_flat');
+    expect(rev.match(/new Float64Array\(12\)/g)).toHaveLength(1);
+    expect(rev).toMatch(/project\$jac_0_1_2_3\$into\(/);
+    for (const body of [fwd, rev]) expect(body).not.toMatch(/return \[\[/);
   });
 
   test('an output argument is written and returned, and reused from call to call', () => {
