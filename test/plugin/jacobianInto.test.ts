@@ -92,6 +92,41 @@ describe('a flat reverse-mode Jacobian written into out by the fused def', () =>
     expect([...out.subarray(15)]).toEqual([7, 7, 7]);
   });
 
+  test('with an offset the entries go to out[offset …], the rest of out as it was', () => {
+    const at = points[1];
+    const expected = [...m.flat(...at, k).data];
+    for (const g of [m.flat, m.flatJ]) {
+      const big = new Float64Array(40).fill(-2);
+      const J = g(...at, k, big, 20);
+      expect([J.data, J.rows, J.cols, J.offset]).toEqual([big, 3, 5, 20]);
+      expect([...big.subarray(20, 35)]).toEqual(expected);
+      expect([...big.subarray(0, 20)]).toEqual(Array(20).fill(-2));
+      expect([...big.subarray(35)]).toEqual(Array(5).fill(-2));
+      // Exactly long enough, and offset 0 as no offset.
+      expect([...g(...at, k, big, 25).data.subarray(25)]).toEqual(expected);
+      expect(g(...at, k, big, 0).offset).toBe(0);
+      expect(g(...at, k).offset).toBe(0);
+    }
+    // Without out, a new array as long as offset + 15, the entries at the offset.
+    const fresh = m.flat(...at, k, undefined, 3);
+    expect(fresh.data.length).toBe(18);
+    expect([...fresh.data.subarray(3)]).toEqual(expected);
+  });
+
+  test('an offset past the end, or not a non-negative integer, is an error naming it, before anything is written', () => {
+    const out = new Float64Array(20).fill(5);
+    expect(() => m.flat(...points[0], k, out, 6)).toThrow(
+      new RangeError("jacrev(reproject): the output argument 'out' must be a Float64Array of at least 15 numbers (3 rows × 5 columns) after offset 6, got length 20"),
+    );
+    for (const bad of [-1, 1.5, NaN, '3', Infinity]) {
+      expect(() => m.flat(...points[0], k, out, bad)).toThrow(
+        new TypeError(`jacrev(reproject): the offset argument 'offset' must be a non-negative integer, got ${String(bad)}`),
+      );
+    }
+    expect(() => m.flat(...points[0], k, undefined, -3)).toThrow(TypeError);
+    expect([...out]).toEqual(Array(20).fill(5));
+  });
+
   test('an out that is also the array argument: the def reads the argument as the call found it', () => {
     const at = points[1];
     const expected = [...m.flat(...at, k).data];
@@ -114,15 +149,15 @@ describe('a flat reverse-mode Jacobian written into out by the fused def', () =>
   });
 
   test('the emitted code builds no array per call: the def stores into its array, the wrapper only calls it', () => {
-    // The writing form: 15 stores into its last parameter, no array returned.
+    // The writing form: 15 stores into its array parameter from its offset, no array returned.
     const writer = fnText('reproject$jac_0_1_2_3_4$into');
-    expect(writer.match(/\$out\[\d+\] = /g)).toHaveLength(15);
+    expect(writer.match(/\$out\[\$at( \+ \d+)?\] = /g)).toHaveLength(15);
     expect(writer).not.toMatch(/return \[|= \[/);
     // The wrappers pass out to it; no array literal, no destructuring, no copy of entries.
     for (const w of ['reproject_jacrev_0_1_2_3_4_flat', 'reproject_jacobian_0_1_2_3_4_flat']) {
       const body = fnText(w);
-      expect(body).toMatch(/reproject\$jac_0_1_2_3_4\$into\([^)]*, out\);/);
-      expect(body).not.toMatch(/const \[|= \[|out\[\d+\] =/);
+      expect(body).toMatch(/reproject\$jac_0_1_2_3_4\$into\([^)]*, out, offset\);/);
+      expect(body).not.toMatch(/const \[|= \[|out\[[^\]]+\] =/);
     }
     // The returning form exists for the nested Jacobian only, once.
     expect(result.outputText.match(/function reproject\$jac_0_1_2_3_4\(/g)).toHaveLength(1);

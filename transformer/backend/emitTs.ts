@@ -82,8 +82,8 @@ class DefEmitter {
   constructor(
     private readonly o: EmitOptions,
     private readonly def: FnDef,
-    /** The writing form's array parameter (emitWriterDefs): the results are stored into it, not returned. */
-    private readonly writes?: ts.Identifier,
+    /** The writing form's array and offset parameters (emitWriterDefs): the results are stored into the array from the offset on, not returned. */
+    private readonly writes?: { readonly out: ts.Identifier; readonly at: ts.Identifier },
   ) {}
 
   private get f(): ts.NodeFactory {
@@ -539,7 +539,7 @@ class DefEmitter {
   /** A block's result (not a nested block: that one is entered instead). */
   private result(out: ts.Statement[], into: Into, e: Expr): void {
     const f = this.f;
-    if (into === 'return' && this.writes) return this.store(out, this.writes, e);
+    if (into === 'return' && this.writes) return this.store(out, this.writes.out, this.writes.at, e);
     if (into === 'return') {
       if (e.tag === 'drop') out.push(f.createReturnStatement(undefined));
       else if (e.tag !== 'construct') out.push(f.createReturnStatement(this.leaf(e)));
@@ -566,11 +566,11 @@ class DefEmitter {
   }
 
   /**
-   * The writing form's result: `$out[0] = r0; $out[1] = r1; …; return;`. Every value is computed
-   * before the first store and tidyBody moves no read of an array past a store, so an `$out` that
-   * is also one of the arguments is read as the call found it.
+   * The writing form's result: `$out[$at] = r0; $out[$at + 1] = r1; …; return;`. Every value is
+   * computed before the first store and tidyBody moves no read of an array past a store, so an
+   * `$out` that is also one of the arguments is read as the call found it.
    */
-  private store(out: ts.Statement[], into: ts.Identifier, e: Expr): void {
+  private store(out: ts.Statement[], into: ts.Identifier, at: ts.Identifier, e: Expr): void {
     const f = this.f;
     const d = this.def;
     if (d.linResults.length > 0 || d.nlResults.some((t) => t.tag !== 'real')) throw new InternalError(`emitTs: ${d.name} returns more than numbers and has no writing form`);
@@ -590,7 +590,8 @@ class DefEmitter {
       this.constDecl(out, [all], this.leaf(e));
       values = Array.from({ length: count }, (_, k) => f.createElementAccessExpression(f.createIdentifier(all), k));
     }
-    values.forEach((v, k) => out.push(f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(into, k), v))));
+    const index = (k: number) => (k === 0 ? at : f.createBinaryExpression(at, this.o.tsApi.SyntaxKind.PlusToken, f.createNumericLiteral(k)));
+    values.forEach((v, k) => out.push(f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(into, index(k)), v))));
     out.push(f.createReturnStatement(undefined));
   }
 
@@ -656,14 +657,16 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
   return emitForm(defs, options);
 }
 
-/** The array parameter of a def's writing form; `$` names are never IR names. */
+/** The array and offset parameters of a def's writing form; `$` names are never IR names. */
 const WRITTEN = '$out';
+const WRITTEN_AT = '$at';
 
 /**
- * Each def (whose results are all numbers) in its writing form, named `name(def)`: one more
- * parameter, the Float64Array its results are stored into at 0…n−1, and no value returned. A
- * caller that keeps its results in an array it reuses (a flat Jacobian's `out`) then allocates
- * nothing per call, where the returning form builds an array of n numbers for it to copy.
+ * Each def (whose results are all numbers) in its writing form, named `name(def)`: two more
+ * parameters, the Float64Array its results are stored into and the index the first goes to, and
+ * no value returned. A caller that keeps its results in an array it reuses (a flat Jacobian's
+ * `out`) then allocates nothing per call, where the returning form builds an array of n numbers
+ * for it to copy.
  */
 export function emitWriterDefs(defs: readonly FnDef[], options: EmitOptions, name: (irName: string) => string): ts.FunctionDeclaration[] {
   return emitForm(defs, options, name);
@@ -683,7 +686,7 @@ function emitForm(defs: readonly FnDef[], options: EmitOptions, writerName?: (ir
     const arity = o.calleeArity ?? (() => undefined);
     const d = proveOwnedChains(promoteInvariantAccums(markInPlace(source, arity), arity), arity);
     const statements: ts.Statement[] = [];
-    const written = writerName ? f.createIdentifier(WRITTEN) : undefined;
+    const written = writerName ? { out: f.createIdentifier(WRITTEN), at: f.createIdentifier(WRITTEN_AT) } : undefined;
     const emitter = new DefEmitter(o, d, written);
     emitter.run(d.body, 'return', statements);
     // One operation per `const` is how the IR reads; the printed function nests single uses
@@ -696,7 +699,7 @@ function emitForm(defs: readonly FnDef[], options: EmitOptions, writerName?: (ir
     // The writing form's final `return;` says nothing.
     if (written && last && o.tsApi.isReturnStatement(last) && !last.expression) stmts = stmts.slice(0, -1);
     const params = [...d.nlParams, ...d.linParams].map((p) => f.createParameterDeclaration(undefined, undefined, p.name));
-    if (written) params.push(f.createParameterDeclaration(undefined, undefined, written));
+    if (written) params.push(f.createParameterDeclaration(undefined, undefined, written.out), f.createParameterDeclaration(undefined, undefined, written.at));
     const fn = f.createFunctionDeclaration(undefined, undefined, writerName ? writerName(d.name) : o.fnName(d.name), undefined, params, undefined, f.createBlock(stmts, true));
     const original = o.original?.(d.name);
     if (original) {

@@ -55,7 +55,7 @@ function planJacrevFused(req: PlanRequest): CallSitePlan | undefined {
   if (req.flat && numbers) {
     // The def's results are the flat Jacobian's entries in order (jacobianRowsOf): it writes them
     // into `out` itself, with no array of 2 × 15 numbers returned per call and copied.
-    const fill = (out: string): PlanStatement[] => [...m.takePending(), { tag: 'callInto', def: built.jacobian, args, into: out }];
+    const fill = (out: string, at: string): PlanStatement[] => [...m.takePending(), { tag: 'callInto', def: built.jacobian, args, into: out, at }];
     return flatResult(req, m, { program: built.program, entries: [], writers: [built.jacobian] }, fill, rows, columnsOf(req));
   }
   // entries[r][k]: row r's scalars of the k-th wrt parameter.
@@ -125,14 +125,23 @@ function columnsOf(req: PlanRequest): number {
 }
 
 /**
- * `{ data, rows, cols }`: entry (r, c) at data[r·cols + c] of one Float64Array, with no array per
- * row (a Jacobian per observation of a small function, as in bundle adjustment). The caller may
- * pass that array as a last argument, `out`, and reuse it from call to call: a Float64Array
- * allocated per call costs more than the nested arrays it replaces (V8, 2026-11).
+ * `{ data, rows, cols, offset }`: entry (r, c) at data[offset + r·cols + c] of one Float64Array,
+ * with no array per row (a Jacobian per observation of a small function, as in bundle
+ * adjustment). The caller may pass that array as an argument after the function's, `out`, and
+ * reuse it from call to call (a Float64Array allocated per call costs more than the nested arrays
+ * it replaces, V8 2026-11), and where in it the entries go, `offset`: a caller assembling many
+ * blocks into one array of its own has each written in place, with no copy.
  */
-function flatResult(req: PlanRequest, m: Marshal, defs: Pick<CallSitePlan, 'program' | 'entries' | 'writers'>, fill: (out: string) => PlanStatement[], rows: number, cols: number): CallSitePlan {
-  const out = m.fresh('out');
-  const body: PlanStatement[] = [{ tag: 'output', name: out, length: rows * cols, where: req.where, what: `${rows} rows × ${cols} columns` }, ...fill(out)];
+function flatResult(
+  req: PlanRequest,
+  m: Marshal,
+  defs: Pick<CallSitePlan, 'program' | 'entries' | 'writers'>,
+  fill: (out: string, offset: string) => PlanStatement[],
+  rows: number,
+  cols: number,
+): CallSitePlan {
+  const [out, offset] = [m.fresh('out'), m.fresh('offset')];
+  const body: PlanStatement[] = [{ tag: 'output', name: out, offset, length: rows * cols, where: req.where, what: `${rows} rows × ${cols} columns` }, ...fill(out, offset)];
   const num = (value: number): PlanExpr => ({ tag: 'number', value });
   body.push(
     ret({
@@ -141,18 +150,19 @@ function flatResult(req: PlanRequest, m: Marshal, defs: Pick<CallSitePlan, 'prog
         ['data', name(out)],
         ['rows', num(rows)],
         ['cols', num(cols)],
+        ['offset', name(offset)],
       ],
     }),
   );
-  const check: PlanStatement = { tag: 'check', where: req.where, checks: paramChecks(req.fn), optional: 1 };
-  return { ...defs, params: [...req.fn.params.map((p) => p.name), out], body: [check, ...body] };
+  const check: PlanStatement = { tag: 'check', where: req.where, checks: paramChecks(req.fn), optional: 2 };
+  return { ...defs, params: [...req.fn.params.map((p) => p.name), out, offset], body: [check, ...body] };
 }
 
-/** Fills `out` from the wrapper: `head`, then entry (r, c) stored at r·cols + c. */
-function storing(m: Marshal, head: PlanStatement[], entries: PlanExpr[][]): (out: string) => PlanStatement[] {
-  return (out) => {
+/** Fills `out` from the wrapper: `head`, then entry (r, c) stored at offset + r·cols + c. */
+function storing(m: Marshal, head: PlanStatement[], entries: PlanExpr[][]): (out: string, offset: string) => PlanStatement[] {
+  return (out, at) => {
     const body = [...head, ...m.takePending()];
-    entries.forEach((row, r) => row.forEach((value, c) => body.push({ tag: 'store', name: out, index: r * row.length + c, value })));
+    entries.forEach((row, r) => row.forEach((value, c) => body.push({ tag: 'store', name: out, at, index: r * row.length + c, value })));
     return body;
   };
 }
