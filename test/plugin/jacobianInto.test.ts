@@ -119,9 +119,7 @@ describe('a flat reverse-mode Jacobian written into out by the fused def', () =>
       new RangeError("jacrev(reproject): the output argument 'out' must be a Float64Array of at least 15 numbers (3 rows × 5 columns) after offset 6, got length 20"),
     );
     for (const bad of [-1, 1.5, NaN, '3', Infinity]) {
-      expect(() => m.flat(...points[0], k, out, bad)).toThrow(
-        new TypeError(`jacrev(reproject): the offset argument 'offset' must be a non-negative integer, got ${String(bad)}`),
-      );
+      expect(() => m.flat(...points[0], k, out, bad)).toThrow(new TypeError(`jacrev(reproject): the offset argument 'offset' must be a non-negative integer, got ${String(bad)}`));
     }
     expect(() => m.flat(...points[0], k, undefined, -3)).toThrow(TypeError);
     expect([...out]).toEqual(Array(20).fill(5));

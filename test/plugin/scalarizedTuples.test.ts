@@ -84,7 +84,11 @@ describe('a tuple only built and unpacked is its elements in the emitted code', 
       const fd = [0, 1, 2, 3, 4, 5].map((j) => partial(project, at, j, 0)[0]);
       expectClose(m.g(...at), fd, 1e-6);
       const cols = [0, 1, 2, 3, 4, 5].map((j) => partial(pair, at, j, 0));
-      expectClose([...m.J(...at).data], [0, 1].flatMap((r) => cols.map((c) => c[r])), 1e-6);
+      expectClose(
+        [...m.J(...at).data],
+        [0, 1].flatMap((r) => cols.map((c) => c[r])),
+        1e-6,
+      );
     }
   });
 

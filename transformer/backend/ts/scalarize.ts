@@ -64,7 +64,11 @@ function candidates(t: typeof ts, statements: readonly ts.Statement[]): Map<stri
           const plain = d.name.elements.every((e) => t.isOmittedExpression(e) || (!e.dotDotDotToken && !e.initializer && t.isIdentifier(e.name)));
           if (plain) {
             read.set(x, Math.max(read.get(x) ?? 0, d.name.elements.length));
-            if (!firstNames.has(x)) firstNames.set(x, d.name.elements.map((e) => (t.isBindingElement(e) ? (e.name as ts.Identifier).text : undefined)));
+            if (!firstNames.has(x))
+              firstNames.set(
+                x,
+                d.name.elements.map((e) => (t.isBindingElement(e) ? (e.name as ts.Identifier).text : undefined)),
+              );
           } else bad.add(x);
         } else t.forEachChild(d, visit);
       }
@@ -122,7 +126,13 @@ function rewrite(t: typeof ts, statements: readonly ts.Statement[], parts: Reado
         });
       }
     }
-    if (t.isExpressionStatement(n) && t.isBinaryExpression(n.expression) && n.expression.operatorToken.kind === K.EqualsToken && t.isIdentifier(n.expression.left) && parts.has(n.expression.left.text)) {
+    if (
+      t.isExpressionStatement(n) &&
+      t.isBinaryExpression(n.expression) &&
+      n.expression.operatorToken.kind === K.EqualsToken &&
+      t.isIdentifier(n.expression.left) &&
+      parts.has(n.expression.left.text)
+    ) {
       const ps = parts.get(n.expression.left.text)!;
       const elems = (n.expression.right as ts.ArrayLiteralExpression).elements;
       return elems.map((e, i) => {
