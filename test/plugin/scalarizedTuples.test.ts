@@ -5,6 +5,7 @@
 // central differences on both sides of the branch, on the emitted text, and on the rewrite's
 // refusals (a tuple read whole, built at two lengths, unpacked longer than built, under a try).
 import * as ts from 'typescript';
+import * as vm from 'vm';
 import { load, expectClose, partial } from './harness';
 import { scalarizeTuples } from '../../transformer/backend/ts/scalarize';
 
@@ -115,6 +116,16 @@ describe('a tuple only built and unpacked is its elements in the emitted code', 
     expect(out).toMatch(/const unused = s\$2;/);
     expect(out).toMatch(/const p2 = p;\s*const q2 = q;/);
     expect(out).not.toMatch(/\[/);
+  });
+
+  test('a tuple built again after an unpacking (or in a loop): each unpacking keeps the values it read', () => {
+    const run = (code: string) => vm.runInNewContext(`(() => { ${code} })()`, { a: 1, b: 2, c: 3, d: 4 });
+    const again = 'let s;\ns = [a, b];\nconst [p, q] = s;\ns = [c, d];\nconst [p2, q2] = s;\nreturn [p, q, p2, q2];';
+    expect(rewrite(again)).not.toMatch(/\[a, b\]|const \[/);
+    expect(run(rewrite(again))).toEqual([1, 2, 3, 4]);
+    const loop = 'let s; const out = [];\nfor (let i = 0; i < 2; i++) {\n  const [p] = i > 0 ? [0] : [9];\n  s = [a + i, b];\n  const [x, y] = s;\n  out.push(x, y);\n}\nreturn out;';
+    expect(run(rewrite(loop))).toEqual([1, 2, 2, 2]);
+    expect(rewrite(loop)).toMatch(/const x = s\$0/);
   });
 
   test('a tuple read whole, built at two lengths, unpacked past its length, or under a try stays an array', () => {

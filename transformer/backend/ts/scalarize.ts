@@ -23,8 +23,9 @@ export function scalarizeTuples(t: typeof ts, statements: readonly ts.Statement[
     parts.set(
       x,
       Array.from({ length }, (_, i) => {
-        // Named as the first unpacking names the element (names are unique per function, and
-        // that unpacking's declaration of it goes); else after the tuple.
+        // Named as the first unpacking names the element, when x is not assigned again after it
+        // (names are unique per function, and that unpacking's declaration of it goes); else
+        // after the tuple, and each unpacking copies (the tidy renames the copies it can).
         if (names[i] !== undefined && !names[i]!.startsWith('unused')) return names[i]!;
         let name = `${x}$${i}`;
         while (taken.has(name)) name = `${name}$`;
@@ -47,9 +48,23 @@ function candidates(t: typeof ts, statements: readonly ts.Statement[]): Map<stri
   const declared = new Set<string>();
   const bad = new Set<string>();
   let hasTry = false;
+  // Where, in the order of the text, each variable is last built and first unpacked, and whether
+  // either happens in a loop (where an unpacking can come before a build of the next iteration).
+  let clock = 0;
+  let loops = 0;
+  const lastBuilt = new Map<string, number>();
+  const firstRead = new Map<string, number>();
+  const inLoop = new Set<string>();
+  const isLoop = (n: ts.Node) => t.isForStatement(n) || t.isWhileStatement(n) || t.isDoStatement(n) || t.isForOfStatement(n) || t.isForInStatement(n);
   // Factory-made nodes have no parents: a declaration is judged from its list.
   const visit = (n: ts.Node): void => {
     if (t.isTryStatement(n)) hasTry = true;
+    if (isLoop(n)) {
+      loops++;
+      t.forEachChild(n, visit);
+      loops--;
+      return;
+    }
     if (t.isVariableDeclarationList(n)) {
       const isLet = (n.flags & t.NodeFlags.Let) !== 0;
       for (const d of n.declarations) {
@@ -64,6 +79,8 @@ function candidates(t: typeof ts, statements: readonly ts.Statement[]): Map<stri
           const plain = d.name.elements.every((e) => t.isOmittedExpression(e) || (!e.dotDotDotToken && !e.initializer && t.isIdentifier(e.name)));
           if (plain) {
             read.set(x, Math.max(read.get(x) ?? 0, d.name.elements.length));
+            if (!firstRead.has(x)) firstRead.set(x, clock++);
+            if (loops > 0) inLoop.add(x);
             if (!firstNames.has(x))
               firstNames.set(
                 x,
@@ -82,6 +99,8 @@ function candidates(t: typeof ts, statements: readonly ts.Statement[]): Map<stri
         const known = built.get(x) ?? [];
         known.push(value.elements.length);
         built.set(x, known);
+        lastBuilt.set(x, clock++);
+        if (loops > 0) inLoop.add(x);
       } else bad.add(x);
       visit(value);
       return;
@@ -98,7 +117,8 @@ function candidates(t: typeof ts, statements: readonly ts.Statement[]): Map<stri
   if (hasTry) return out;
   for (const [x, ks] of built) {
     if (!declared.has(x) || bad.has(x) || ks.some((k) => k !== ks[0]) || (read.get(x) ?? 0) > ks[0]) continue;
-    out.set(x, { length: ks[0], names: firstNames.get(x) ?? [] });
+    const settled = !inLoop.has(x) && (firstRead.get(x) ?? Infinity) > (lastBuilt.get(x) ?? -1);
+    out.set(x, { length: ks[0], names: settled ? (firstNames.get(x) ?? []) : [] });
   }
   return out;
 }
