@@ -17,7 +17,7 @@
 import { REAL, binder, construct, lambda, letS, nvar, ret } from '../../ir/syntax';
 import type { Binder, Lambda, Stmt, Type } from '../../ir/syntax';
 import { freeNonLinear } from '../../ir/freeVars';
-import { structureId } from '../../ir/typeIds';
+import { assignSlots } from './slots';
 import type { ConstructExpr, UnzipOps, UnzippedBody } from '../types';
 
 export interface HoistedLengths {
@@ -124,16 +124,8 @@ function numberParams(halves: readonly UnzippedBody[], nlResults: number): boole
     return h.residuals.map((t, i) => r.tag === 'ret' && scalar(t) && r.nl[nlResults + i] === h.tangent.nlParams[i].name && params.has(r.nl[nlResults + i]));
   });
   if (!moved.some((m) => m.includes(true))) return undefined;
-  // The slots of each type: the most any branch stores of it.
-  const slots = (keep: (k: number, i: number) => boolean) => {
-    const most = new Map<number, number>();
-    halves.forEach((h, k) => {
-      const count = new Map<number, number>();
-      h.residuals.forEach((t, i) => keep(k, i) && count.set(structureId(t), (count.get(structureId(t)) ?? 0) + 1));
-      for (const [id, n] of count) most.set(id, Math.max(most.get(id) ?? 0, n));
-    });
-    return [...most.values()].reduce((a, n) => a + n, 0);
-  };
+  // The slots as cond/unzip.ts assigns them (shared by type between the branches).
+  const slots = (keep: (k: number, i: number) => boolean) => assignSlots(halves.map((h, k) => h.residuals.filter((_, i) => keep(k, i)))).types.length;
   // The operands the moved residuals come from (branches name their parameters alike or not: by position).
   const operands = new Set<number>();
   halves.forEach((h, k) => {

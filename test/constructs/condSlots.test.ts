@@ -1,4 +1,4 @@
-// A number a cond's branch was given and stores as it is (a residual that is the branch's own
+// Where a cond keeps its residuals. A number a branch was given and stores as it is (a residual that is the branch's own
 // parameter) is read by the linear cond from the cond's operand, not from a slot of its own,
 // where the slots and the new operands together do not outnumber the slots
 // (cond/hoistLengths.ts, numberParams). The enclosing body then keeps the operand once, or
@@ -81,6 +81,61 @@ describe("a cond's number parameters stored as they are: the cond's operands", (
       const got = [...xs.map((_, k) => gx[k] ?? 0), gw];
       got.forEach((v, k) => expect(rel(v, fd[k])).toBeLessThan(1e-6));
       const [ex, ew] = run(Float64Array.from(xs), 0.9, n) as [Float64Array, number];
+      [...xs.map((_, k) => ex[k] ?? 0), ew].forEach((v, k) => expect(rel(v, got[k])).toBeLessThan(1e-12));
+    }
+  });
+});
+
+// Over i < n: acc ← x_i > ½ ? exp(sin acc) + x_i : (e = exp acc; e > 1 ? e : acc), from acc = w.
+// `then` stores two numbers it computes (cos acc, exp(sin acc)), the else branch one (exp acc) and
+// a flag (e > 1): the flag takes the number slot the else branch leaves free, as 1 or 0
+// (cond/slots.ts), where it took a flag slot of its own.
+const SHARING = `
+def f(x: array<real>, w: real, n: real ;) -> (real ;) {
+  loop(n, x, w) [|i: real, x1: array<real>, acc: real ;| {
+    let v = index(x1, i) []
+    let half = 0.5
+    let gt = gt(v, half)
+    cond(gt, v, acc) [|v2: real, a2: real ;| {
+      let s = sin(a2)
+      let e = exp(s)
+      add(e, v2)
+    }, |v3: real, a3: real ;| {
+      drop(v3)
+      let e = exp(a3)
+      let one = 1
+      let big = gt(e, one)
+      select(big, e, a3)
+    }]
+  }]
+}`;
+
+describe('a flag in a number slot of the other branch', () => {
+  test('3 numbers per iteration (the predicate and two number slots), 4 before (a flag slot besides)', () => {
+    expect(perIteration(SHARING)).toBeLessThanOrEqual(3);
+  });
+
+  test('gradient against central differences, the interpreter and the emitted JavaScript: zero trips, each branch only, both', () => {
+    const { prog, g } = grad(SHARING);
+    const run = emitAndLoad(g.program).fns.get(g.grad)!;
+    const f = (args: unknown[]) => evalFn(prog, 'f', args as never).nl[0] as number;
+    for (const [xs, w, n] of [
+      [x, 0.3, 8],
+      [x, -0.4, 8],
+      [x, 0.3, 0],
+      [[0.9, 0.8, 0.7], 0.4, 3],
+      [[0.1, 0.2, 0.3], -1.2, 3],
+      [[0.1, 0.2, 0.3], 0.5, 3],
+    ] as const) {
+      const h = 1e-6;
+      const fd = [
+        ...xs.map((_, k) => (f([xs.map((v, i) => (i === k ? v + h : v)), w, n]) - f([xs.map((v, i) => (i === k ? v - h : v)), w, n])) / (2 * h)),
+        (f([xs, w + h, n]) - f([xs, w - h, n])) / (2 * h),
+      ];
+      const [gx, gw] = evalFn(g.program, g.grad, [xs, w, n] as never).nl as [number[], number];
+      const got = [...xs.map((_, k) => gx[k] ?? 0), gw];
+      got.forEach((v, k) => expect(rel(v, fd[k])).toBeLessThan(1e-6));
+      const [ex, ew] = run(Float64Array.from(xs), w, n) as [Float64Array, number];
       [...xs.map((_, k) => ex[k] ?? 0), ew].forEach((v, k) => expect(rel(v, got[k])).toBeLessThan(1e-12));
     }
   });
