@@ -45,7 +45,7 @@ export function hoistLengths(ops: UnzipOps, e: ConstructExpr, halves: readonly U
   };
   // Per branch: hoisted residual name -> index into operands.
   const taken = halves.map(() => new Map<string, number>());
-  const numbers = numberParams(halves, nlResults);
+  const numbers = numberParams(halves, nlResults, ops.flagsAsNumbers);
   const reduced = halves.map((h, k) => {
     const r = h.primal.body.result;
     if (r.tag !== 'ret') return h;
@@ -116,7 +116,7 @@ export function hoistLengths(ops: UnzipOps, e: ConstructExpr, halves: readonly U
  * cond's slots are shared between branches by type, cond/unzip.ts: a residual leaving one branch
  * frees nothing while another branch fills its slot).
  */
-function numberParams(halves: readonly UnzippedBody[], nlResults: number): boolean[][] | undefined {
+function numberParams(halves: readonly UnzippedBody[], nlResults: number, flagsAsNumbers: boolean): boolean[][] | undefined {
   const scalar = (t: Type) => t.tag === 'real' || t.tag === 'bool';
   const moved = halves.map((h) => {
     const r = h.primal.body.result;
@@ -125,7 +125,11 @@ function numberParams(halves: readonly UnzippedBody[], nlResults: number): boole
   });
   if (!moved.some((m) => m.includes(true))) return undefined;
   // The slots as cond/unzip.ts assigns them (shared by type between the branches).
-  const slots = (keep: (k: number, i: number) => boolean) => assignSlots(halves.map((h, k) => h.residuals.filter((_, i) => keep(k, i)))).types.length;
+  const slots = (keep: (k: number, i: number) => boolean) =>
+    assignSlots(
+      halves.map((h, k) => h.residuals.filter((_, i) => keep(k, i))),
+      flagsAsNumbers,
+    ).types.length;
   // The operands the moved residuals come from (branches name their parameters alike or not: by position).
   const operands = new Set<number>();
   halves.forEach((h, k) => {

@@ -101,7 +101,10 @@ export function condUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
     results.nl.length,
   );
   const { halves, operands } = hoisted;
-  const slots = assignSlots(halves.map((h) => h.residuals));
+  const slots = assignSlots(
+    halves.map((h) => h.residuals),
+    ops.flagsAsNumbers,
+  );
   if (slots.types.length > MAX_FLAT_SLOTS) {
     const packed = tupleType(slots.types, ops.typeName('slots'));
     const slotsBinder = binder(ops.b.fresh('slots'), packed);
@@ -112,7 +115,11 @@ export function condUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
   }
   const slotBinders = slots.types.map((t) => binder(ops.b.fresh('res'), t));
   const primal = halves.map((h, k) => paddedPrimal(ops, h, slots, k, results.nl.length));
-  ops.b.bind([...results.nl, ...slotBinders], [], construct(e.op, [pred, ...args.nl], [], primal));
+  // Where every residual became an operand and nothing is returned, a branch that only drops its
+  // parameters has nothing to run: no non-linear cond (which would charge the drops).
+  const inert = (s: Stmt) => s.tag === 'let' && s.nl.length === 0 && s.lin.length === 0 && ['drop', 'tuple', 'ret', 'lit', 'var'].includes(s.rhs.tag);
+  const idle = slotBinders.length === 0 && results.nl.length === 0 && primal.every((l) => l.body.stmts.every(inert));
+  if (!idle) ops.b.bind([...results.nl, ...slotBinders], [], construct(e.op, [pred, ...args.nl], [], primal));
   const tangent = halves.map((h, k) => hoisted.tangent(k, paddedTangent(ops, h, slots, k)));
   return construct(e.op, [pred, ...slotBinders.map((s) => s.name), ...operands], args.lin, tangent);
 }
