@@ -7,9 +7,9 @@
 // the trip count, and the gradient against central differences.
 import { parseProgram } from '../../transformer/language/parse';
 import { evalFn } from '../../transformer/language/interp';
-import { gradOf } from '../gen/drivers';
+import { gradOf, vjpOf } from '../gen/drivers';
 import { DRIVER } from '../../transformer/plan/request';
-import { rel } from './reference';
+import { dot, rel } from './reference';
 import { emitAndLoad } from './emitted';
 
 // Over i < n: acc ← x_i > ½ ? 0.3 · x_i · acc + acc : ELSE, from acc = w. `then` stores x_i and
@@ -149,6 +149,37 @@ describe('a flag in a number slot of the other branch', () => {
       got.forEach((v, k) => expect(rel(v, fd[k])).toBeLessThan(1e-6));
       const [ex, ew] = run(Float64Array.from(xs), w, n) as [Float64Array, number];
       [...xs.map((_, k) => ex[k] ?? 0), ew].forEach((v, k) => expect(rel(v, got[k])).toBeLessThan(1e-12));
+    }
+  });
+
+  test('the dot-product test on f.lin and f.bwd: <ȳ, L·ẋ> = <Lᵀ·ȳ, ẋ> on one tape, in each program', () => {
+    for (const src of [source(HANDS_ON), source(STORES), SHARING]) {
+      const v = vjpOf(parseProgram(src), 'f', DRIVER);
+      for (const [w, n] of [
+        [0.3, 8],
+        [-0.4, 8],
+        [0.3, 0],
+      ] as const) {
+        const tape = evalFn(v.program, v.fwd, [x, w, n] as never).nl[1];
+        for (let trial = 0; trial < 3; trial++) {
+          const xd = x.map((_, i) => Math.sin(3 * trial + i + 1));
+          const [wd, yb] = [Math.cos(trial + 0.5), Math.cos(5 * trial + 2)];
+          const ly = evalFn(v.program, 'f.lin', [tape] as never, [xd, wd, 0] as never).lin[0] as number;
+          const [xb, wb] = evalFn(v.program, v.bwd, [tape] as never, [yb] as never).lin as [number[], number];
+          // (Not vacuous: after iterations, the directions move the result.)
+          if (n > 0) expect(Math.abs(ly)).toBeGreaterThan(1e-3);
+          expect(
+            rel(
+              yb * ly,
+              dot(
+                x.map((_, i) => xb[i] ?? 0),
+                xd,
+              ) +
+                wb * wd,
+            ),
+          ).toBeLessThan(1e-12);
+        }
+      }
     }
   });
 });
