@@ -132,6 +132,11 @@ export interface UnzipOps {
   readonly nested: boolean;
   /** Whether the policy recomputes cheap bindings (PrimDef.cheap) in the linear half rather than saving them. */
   readonly recomputesCheap: boolean;
+  /**
+   * Whether the construct's residuals end as numbers of a record, flags as 1 or 0 (the body it sits
+   * in is a while's, ConstructRule.bodyResiduals): a flag turned into a number costs nothing more.
+   */
+  readonly flagsAsNumbers: boolean;
   unzipBody(body: Lambda): UnzippedBody;
   /** The type of a variable of the enclosing def (a map's operands are mapped or invariant by type). */
   typeOf(name: string): Type;
@@ -262,6 +267,12 @@ export interface ConstructRule {
    * `'cheap'` checkpoint policy recomputes it in the linear half (PrimDef.cheap).
    */
   readonly cheap?: boolean;
+  /**
+   * Where the residuals of its bodies go, for U (UnzipOps.flagsAsNumbers): `'numbers'`, stored as
+   * numbers of one record, flags as 1 or 0 (a while's record, loop/unzip.ts); `'enclosing'`, they
+   * are residuals of the body the construct sits in (a cond's slots). Absent: kept as they are.
+   */
+  readonly bodyResiduals?: 'numbers' | 'enclosing';
   /**
    * Where the construct's loop invariants are, for loop-invariant code motion (opt/licm.ts): the
    * `count` non-linear parameters of body `body` from index `param` are the `count` non-linear
