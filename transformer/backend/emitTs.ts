@@ -8,6 +8,7 @@
 // computes ends with it. Names are unique per def, so an inner declaration never shadows a
 // variable the block assigns.
 import { markInPlace } from '../opt/inplace';
+import { hoistInvariantsAfterAD } from '../opt/licm';
 import { proveOwnedChains } from '../opt/ownedChains';
 import { promoteInvariantAccums } from '../opt/invariantAccums';
 import type * as ts from 'typescript';
@@ -629,9 +630,10 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
     // changes memory, the IR before it has value semantics.
     // A loop's carried cotangent that only accumulations touch is owned once before the loop
     // (opt/ownedChains.ts), not checked at each accumulation; before that, adds at a loop-invariant
-    // index sum in a local (opt/invariantAccums.ts).
+    // index sum in a local (opt/invariantAccums.ts). First of all, what every run of a loop body
+    // reads or computes the same leaves the loop (opt/licm.ts): T's backward loops included.
     const arity = o.calleeArity ?? (() => undefined);
-    const d = proveOwnedChains(promoteInvariantAccums(markInPlace(source, arity), arity), arity);
+    const d = proveOwnedChains(promoteInvariantAccums(markInPlace(hoistInvariantsAfterAD(source, arity), arity), arity), arity);
     const statements: ts.Statement[] = [];
     const emitter = new DefEmitter(o, d);
     emitter.run(d.body, 'return', statements);

@@ -13,6 +13,7 @@ import { numberText, printProgram } from '../ir/print';
 import { annotateTypes, checkProgram } from '../language/check';
 import { defArity } from '../language/arity';
 import { markInPlace } from '../opt/inplace';
+import { hoistInvariantsAfterAD } from '../opt/licm';
 import { proveOwnedChains } from '../opt/ownedChains';
 import { promoteInvariantAccums } from '../opt/invariantAccums';
 import { DRIVER } from '../plan/request';
@@ -385,7 +386,7 @@ function runnable(p: Program, flags: Flags): Program {
   if (flags.has('raw')) return p;
   const q = annotateTypes(p);
   const arity = defArity(new Map(q.defs.map((d) => [d.name, d])));
-  return { ...q, defs: q.defs.map((d) => proveOwnedChains(promoteInvariantAccums(markInPlace(d, arity), arity), arity)) };
+  return { ...q, defs: q.defs.map((d) => proveOwnedChains(promoteInvariantAccums(markInPlace(hoistInvariantsAfterAD(d, arity), arity), arity), arity)) };
 }
 
 /** `--checkpoint sqrt`, `every:32`, `levels:3`. */
