@@ -8,11 +8,11 @@
 //   drop(p̄_n)
 //   let r̄ = loop(n, ⌈n⌉, st, v̄, c̄₀)[|j, m, st, v̄, c̄| { i = m − j − 1; v = at(st, i); B }]
 //
-// When every carried value of B is a commutative accumulation (handed on unchanged, or updated
-// once by a sum with itself read nowhere else: `c' = c + e`, an erased laccum), the order of the
-// iterations does not matter but for floating-point rounding, so B may run i = 0, 1, …, and then
-// P runs in step with it: one loop carrying p̄ beside c̄, x computed where v was read; no stack, no
-// stores.
+// When every carried value of B is a commutative accumulation (handed on unchanged, only read on
+// its way by an erased lpeek, or updated once by a sum with itself read nowhere else: `c' = c + e`,
+// an erased laccum), the order of the iterations does not matter but for floating-point rounding,
+// so B may run i = 0, 1, …, and then P runs in step with it: one loop carrying p̄ beside c̄, x
+// computed where v was read; no stack, no stores.
 //
 //   let (r̄, p̄_n') = loop(n, v̄, ā, c̄₀, p̄₀)[|i, v̄, ā, c̄, p̄| { P; let v = x; B; (c̄', p̄') }]
 //
@@ -190,9 +190,29 @@ function fuseWith(
 const rB = (body: Lambda): readonly string[] => (body.body.result.tag === 'ret' ? body.body.result.nl : []);
 
 /**
- * Whether each carried value of a loop body (after `nInv` invariants) is handed on unchanged or
- * updated once by a sum with itself (PrimDef.sums, ConstructRule.accumulatesErased), neither it
- * nor its update read by anything else: the iterations then commute up to rounding.
+ * Whether the carried value `c` reaches `u` through constructs that only read it and hand it on
+ * unchanged (lpeek: `let (c', v) = lpeek(i, w, c)`), each link read once, by the next: the body's
+ * reads of `c` then see the value it came in with, whatever the order of the iterations.
+ */
+function onlyRead(ops: FillOps, stmts: readonly Stmt[], reads: readonly Set<string>[], c: string, u: string): boolean {
+  let x = c;
+  while (x !== u) {
+    const at = reads.flatMap((r, q) => (r.has(x) ? [q] : []));
+    if (at.length !== 1) return false;
+    const s = stmts[at[0]];
+    if (!isLet(s) || s.rhs.tag !== 'construct' || s.rhs.bodies.length > 0) return false;
+    const t = ops.readsOnly(s.rhs);
+    if (!t || s.rhs.nl[t.array] !== x || s.rhs.nl.filter((y) => y === x).length !== 1 || !s.nl[t.result]) return false;
+    x = s.nl[t.result].name;
+  }
+  return x !== c && !reads.some((r) => r.has(u));
+}
+
+/**
+ * Whether each carried value of a loop body (after `nInv` invariants) is handed on unchanged,
+ * only read on its way (onlyRead), or updated once by a sum with itself (PrimDef.sums,
+ * ConstructRule.accumulatesErased), neither it nor its update read by anything else: the
+ * iterations then commute up to rounding.
  */
 function commutes(ops: FillOps, body: Lambda, nInv: number): boolean {
   const results = rB(body);
@@ -203,6 +223,7 @@ function commutes(ops: FillOps, body: Lambda, nInv: number): boolean {
   return carried.every((c, t) => {
     const u = results[t];
     if (u === c.name) return true;
+    if (onlyRead(ops, stmts, reads, c.name, u)) return resultReads(u) === 1 && !closedFreeNonLinear(body.body.result).has(c.name);
     const j = stmts.findIndex((s) => isLet(s) && s.nl.length === 1 && s.nl[0].name === u);
     if (j < 0) return false;
     const s = stmts[j] as Let;
