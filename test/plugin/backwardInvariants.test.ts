@@ -105,7 +105,9 @@ const fdAll = (f: (...a: any[]) => number, at: any[], i: number) => Array.from({
 describe('invariant reads leave the backward loops too', () => {
   const { exports: m, result } = load(
     `import { grad } from 'tsad';\n${SOURCE}\n` +
-      ['export const gTri = grad(tri, { wrt: [0, 1] });', 'export const gAhead = grad(ahead);', 'export const gBranch = grad(branch);', 'export const gRecur = grad(recur, { wrt: [0, 1] });'].join('\n'),
+      ['export const gTri = grad(tri, { wrt: [0, 1] });', 'export const gAhead = grad(ahead);', 'export const gBranch = grad(branch);', 'export const gRecur = grad(recur, { wrt: [0, 1] });'].join(
+        '\n',
+      ),
   );
 
   test('compiles without diagnostics', () => {
