@@ -75,7 +75,7 @@ function hoistInDef(d: FnDef, callee: (fn: string) => Counts | undefined, reads:
   const tripGuards = new WeakSet<Expr>();
   const moved = (e: ConstructExpr, emit: (s: Stmt) => void): ConstructExpr => {
     const guard = (trip: string | undefined, hoisted: readonly Stmt[], readLater: ReadonlySet<string>) => {
-      const out = trip === undefined ? hoisted : underTripGuard(trip, hoisted, readLater, names(), positive.has(trip));
+      const out = trip === undefined ? hoisted : underTripGuard(trip, hoisted, readLater, names(), positive.has(trip), reads);
       for (const s of out) if (s.tag === 'let' && s.rhs.tag === 'construct') tripGuards.add(s.rhs);
       return out;
     };
