@@ -15,6 +15,10 @@ export function fuseFills(d: FnDef): FnDef | undefined {
   const ops: FillOps = {
     names,
     accumulatesErased: (e) => (e.tag === 'construct' ? constructRule(e, 'simplify').accumulatesErased : undefined),
+    readsOnly: (e) => {
+      const t = e.tag === 'construct' ? constructRule(e, 'simplify').threads?.(e) : undefined;
+      return t?.unchanged ? { array: t.array, result: t.result } : undefined;
+    },
     hasEffect,
   };
   let changed = false;
