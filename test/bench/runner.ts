@@ -115,12 +115,17 @@ export function manualWork(): string {
   const dir = path.join(cacheDir, hash.digest('hex').slice(0, 16));
   const built = path.join(dir, '.built');
   const lock = `${dir}.lock`;
-  fs.mkdirSync(cacheDir, { recursive: true });
+  // A synchronous wait blocks jest's timeouts too, so it has a deadline of its own.
+  const deadline = Date.now() + STALE_LOCK_MS;
   while (!fs.existsSync(built)) {
+    if (Date.now() > deadline) throw new Error(`no build of GradBench's manual tools at ${dir} after ${STALE_LOCK_MS / 60_000} minutes (lock ${lock})`);
     try {
       fs.mkdirSync(lock);
-    } catch {
-      if (staleLock(lock)) fs.rmSync(lock, { recursive: true, force: true });
+    } catch (e: any) {
+      // ENOENT: the cache folder is not there (yet, or removed since: node_modules/.cache is
+      // anyone's to clear).
+      if (e?.code === 'ENOENT') fs.mkdirSync(cacheDir, { recursive: true });
+      else if (staleLock(lock)) fs.rmSync(lock, { recursive: true, force: true });
       else sleep(250);
       continue;
     }
