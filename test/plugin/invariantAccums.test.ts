@@ -47,7 +47,7 @@ export const jvpLowerVec = (l: Float64Array, mu: Float64Array, d: number, dl: Fl
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 0.9;
 const vec = (n: number, seed: number) => Float64Array.from({ length: n }, (_, i) => rand(seed + 7 * i));
 
-/** `a[i] += y` statements in an innermost loop of the named function where i is bound outside that loop. */
+/** `a[i] += y` statements in an innermost loop of the named function where i is bound outside that loop and not assigned in it. */
 function invariantAddsInLoops(outputText: string, fn: string): number {
   const file = ts.createSourceFile('out.js', outputText, ts.ScriptTarget.Latest, true);
   let count = 0;
@@ -58,6 +58,14 @@ function invariantAddsInLoops(outputText: string, fn: string): number {
       const bound = new Set<string>();
       const collect = (n: ts.Node): void => {
         if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name)) bound.add(n.name.text);
+        // A counter the loop itself steps (\`li += 1\`) is not invariant either.
+        const assigned =
+          ts.isBinaryExpression(n) && n.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && n.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+            ? n.left
+            : ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)
+              ? n.operand
+              : undefined;
+        if (assigned && ts.isIdentifier(assigned)) bound.add(assigned.text);
         ts.forEachChild(n, collect);
       };
       collect(node);
