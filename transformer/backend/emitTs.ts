@@ -12,7 +12,7 @@ import { proveOwnedChains } from '../opt/ownedChains';
 import { promoteInvariantAccums } from '../opt/invariantAccums';
 import type * as ts from 'typescript';
 import { Block, Expr, FnDef, InternalError, Stmt, Type } from '../ir/syntax';
-import { foldBlock, forEachOperand, namesIn, visitLambda } from '../ir/traverse';
+import { foldBlock, forEachOperand, holdsConstruct, namesIn, visitLambda } from '../ir/traverse';
 import { NameSupply } from '../ir/build';
 import { linPrimTs, primTs } from './ts/prims';
 import { constructRule, isConstruct, CONSTRUCTS, type ConstructName } from '../constructs/registry';
@@ -631,7 +631,8 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
     // (opt/ownedChains.ts), not checked at each accumulation; before that, adds at a loop-invariant
     // index sum in a local (opt/invariantAccums.ts).
     const arity = o.calleeArity ?? (() => undefined);
-    const d = proveOwnedChains(promoteInvariantAccums(markInPlace(source, arity), arity), arity);
+    // All three rewrite constructs only: a straight-line def is not walked by them.
+    const d = holdsConstruct(source.body) ? proveOwnedChains(promoteInvariantAccums(markInPlace(source, arity), arity), arity) : source;
     const statements: ts.Statement[] = [];
     const emitter = new DefEmitter(o, d);
     emitter.run(d.body, 'return', statements);
