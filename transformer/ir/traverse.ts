@@ -430,22 +430,42 @@ export function rewriteDef(d: FnDef, r: Rewriter): FnDef {
 
 // ---- common folds ----
 
-const blockNames = new WeakMap<Block, readonly string[]>();
+interface BlockFacts {
+  /** Every name the block binds or reads (its bodies' too), in order of first appearance. */
+  readonly names: readonly string[];
+  /** Whether every binder in it carries its type. */
+  readonly typed: boolean;
+}
+
+const blockFacts = new WeakMap<Block, BlockFacts>();
 
 /**
- * Every name a block binds or reads (its bodies' too), in order of first appearance. Remembered
- * per block (blocks are never mutated): several passes gather the names of the same def (the
- * emitter's rewrites, J after hoisting, flattening after inlining).
+ * A block's names and whether its binders are typed, from one walk, remembered per block (blocks
+ * are never mutated): the next pass gathers the names of each def a pass built, and the drivers
+ * ask whether it needs typing (language/check.ts `typeUntyped`); several passes gather the names
+ * of the same def (the emitter's rewrites, J after hoisting, flattening after inlining).
  */
-function namesOfBlock(b: Block): readonly string[] {
-  let known = blockNames.get(b);
+function factsOfBlock(b: Block): BlockFacts {
+  let known = blockFacts.get(b);
   if (known === undefined) {
     const found = new Set<string>();
-    visitBlock(b, { read: (n) => void found.add(n), bind: (x) => void found.add(x.name) });
-    blockNames.set(b, (known = [...found]));
+    let typed = true;
+    visitBlock(b, {
+      read: (n) => void found.add(n),
+      bind: (x) => {
+        found.add(x.name);
+        if (x.type === undefined) typed = false;
+      },
+    });
+    blockFacts.set(b, (known = { names: [...found], typed }));
   }
   return known;
 }
+
+const namesOfBlock = (b: Block): readonly string[] => factsOfBlock(b).names;
+
+/** Does every binder of the block, in its bodies too, carry its type? */
+export const bindsTyped = (b: Block): boolean => factsOfBlock(b).typed;
 
 /** Every name bound or read anywhere in a definition or block (for a collision-free NameSupply). */
 export function namesIn(root: Lambda | Block, out: Set<string> = new Set()): Set<string> {
