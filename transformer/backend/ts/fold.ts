@@ -69,6 +69,67 @@ const MAX_NEST = 20;
 /** Math's functions (and constants) are pure; every other call is opaque. */
 const PURE_CALLEE = 'Math';
 
+/**
+ * Node kinds the walks can pass over at once: `inert`, a node with no effect of its own (`own`
+ * does nothing); `plainParent`, a parent under which an identifier is always a read (`role`).
+ * Every test of `own` and `role` looks at the kind first; the tables are built once per TypeScript
+ * from those same tests, so they cannot disagree with them.
+ */
+interface KindTables {
+  readonly inert: Uint8Array;
+  readonly plainParent: Uint8Array;
+}
+
+const kindTables = new WeakMap<typeof ts, KindTables>();
+
+function kindTablesOf(t: typeof ts): KindTables {
+  let known = kindTables.get(t);
+  if (known === undefined) {
+    const count = Math.max(...Object.values(t.SyntaxKind).filter((v): v is number => typeof v === 'number')) + 1;
+    const effectful = [
+      t.isElementAccessExpression,
+      t.isPropertyAccessExpression,
+      t.isCallExpression,
+      t.isNewExpression,
+      t.isThrowStatement,
+      t.isReturnStatement,
+      t.isBreakOrContinueStatement,
+      t.isDeleteExpression,
+      t.isFunctionLike,
+      t.isAwaitExpression,
+      t.isYieldExpression,
+      t.isBinaryExpression,
+      t.isPrefixUnaryExpression,
+      t.isPostfixUnaryExpression,
+    ];
+    const naming = [
+      t.isPropertyAccessExpression,
+      t.isPropertyAssignment,
+      t.isMethodDeclaration,
+      t.isVariableDeclaration,
+      t.isBindingElement,
+      t.isParameter,
+      t.isFunctionDeclaration,
+      t.isFunctionExpression,
+      t.isLabeledStatement,
+      t.isBreakOrContinueStatement,
+      t.isBinaryExpression,
+      t.isPrefixUnaryExpression,
+      t.isPostfixUnaryExpression,
+      t.isArrayLiteralExpression,
+    ];
+    const inert = new Uint8Array(count);
+    const plainParent = new Uint8Array(count);
+    for (let k = 0; k < count; k++) {
+      const n = { kind: k } as ts.Node;
+      inert[k] = effectful.some((is) => is(n)) ? 0 : 1;
+      plainParent[k] = naming.some((is) => is(n)) ? 0 : 1;
+    }
+    kindTables.set(t, (known = { inert, plainParent }));
+  }
+  return known;
+}
+
 export function tidyBody(t: typeof ts, statements: readonly ts.Statement[]): ts.Statement[] {
   return new Tidy(t).body(statements);
 }
@@ -93,7 +154,10 @@ class Tidy {
   /** The nodes from a statement down to the read useIn found last. */
   private usePath: readonly ts.Node[] = [];
 
+  private readonly kinds: KindTables;
+
   constructor(private readonly t: typeof ts) {
+    this.kinds = kindTablesOf(t);
     const K = t.SyntaxKind;
     this.shortCircuit = new Set([K.AmpersandAmpersandToken, K.BarBarToken, K.QuestionQuestionToken, K.AmpersandAmpersandEqualsToken, K.BarBarEqualsToken, K.QuestionQuestionEqualsToken]);
   }
@@ -139,6 +203,7 @@ class Tidy {
 
   /** What an identifier does in its parent: a reference, an assignment target, or neither (a name). */
   private role(id: ts.Identifier, parent: ts.Node): 'read' | 'write' | 'readWrite' | 'name' {
+    if (this.kinds.plainParent[parent.kind]) return 'read';
     const t = this.t;
     const K = t.SyntaxKind;
     if (t.isPropertyAccessExpression(parent) && parent.name === id) return 'name';
@@ -525,6 +590,7 @@ class Tidy {
 
   /** The effect of the node itself, beyond its children's. */
   private own(n: ts.Node, e: Effects): void {
+    if (this.kinds.inert[n.kind]) return;
     const t = this.t;
     const K = t.SyntaxKind;
     if (t.isElementAccessExpression(n) || (t.isPropertyAccessExpression(n) && !(t.isIdentifier(n.expression) && n.expression.text === PURE_CALLEE))) e.readsHeap = true;
