@@ -190,11 +190,27 @@ class Simplifier {
   }
 
   /**
+   * A body-less expression with its operands renamed: the expression itself when none is (most
+   * statements of generated code), so the statement is kept as it is instead of copied. A
+   * construct is always copied: a fusion finds the statement it moved by identity.
+   */
+  private renamed(e: Expr): Expr {
+    if (e.tag !== 'construct') {
+      let any = false;
+      forEachOperand(e, (n) => {
+        any ||= this.subst.has(n);
+      });
+      if (!any) return e;
+    }
+    return renameOperands(e, (n) => this.rename(n));
+  }
+
+  /**
    * A right-hand side or result: operands renamed, nested bodies forwarded with their own CSE
    * scope (a nested block's extends the enclosing one; a construct's body starts empty).
    */
   private expr(e: Expr, cse: Map<string, string>): Expr {
-    if (e.tag !== 'drop' && !hasBodies(e)) return renameOperands(e, (n) => this.rename(n));
+    if (e.tag !== 'drop' && !hasBodies(e)) return this.renamed(e);
     const scope = () => (e.tag === 'construct' ? new Map<string, string>() : new Map(cse));
     const mapped = mapChildren(
       e,
