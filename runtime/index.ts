@@ -148,17 +148,22 @@ export interface JacobianOptions<W extends readonly Index[] = readonly Index[], 
    * `true`: the whole Jacobian in one row-major Float64Array, entry (r, c) at `data[r * cols + c]`,
    * rows the result's numbers and columns the `wrt` parameters' numbers side by side, with no
    * array per row. Parameters and result of numbers, tuples and objects of numbers. The function
-   * takes the Float64Array to write into as an optional last argument (reuse it across calls).
+   * takes the Float64Array to write into as an optional argument after the function's (reuse it
+   * across calls), and after that the index the entries start at (default 0): entry (r, c) goes
+   * to `out[offset + r * cols + c]`, so blocks of a larger matrix are written in place.
    */
   readonly flat?: Flat;
 }
-/** What jacobian, jacfwd and jacrev return: with `flat: true`, a function that may take the Float64Array to write into last. */
-export type JacobianFn<F extends Fn, W, Flat extends boolean> = Flat extends true ? (...args: [...Parameters<F>, out?: Float64Array]) => FlatJacobian : (...args: Parameters<F>) => JacobianOf<W>;
-/** `jacobian(f, { flat: true })`'s result: `data` is the `out` argument when one was passed. */
+/** What jacobian, jacfwd and jacrev return: with `flat: true`, a function that may take the Float64Array to write into, and where, last. */
+export type JacobianFn<F extends Fn, W, Flat extends boolean> = Flat extends true
+  ? (...args: [...Parameters<F>, out?: Float64Array, offset?: number]) => FlatJacobian
+  : (...args: Parameters<F>) => JacobianOf<W>;
+/** `jacobian(f, { flat: true })`'s result: `data` is the `out` argument when one was passed; entry (r, c) is `data[offset + r * cols + c]`. */
 export interface FlatJacobian {
   readonly data: Float64Array;
   readonly rows: number;
   readonly cols: number;
+  readonly offset: number;
 }
 /** The Hessian; several `wrt` give the blocks `H[a][b] = ∂²f/∂w_a∂w_b`. */
 export type HessianOf<W> = W extends readonly [unknown, unknown, ...unknown[]] ? { -readonly [K in keyof W]: { -readonly [L in keyof W]: number[][] } } : number[][];

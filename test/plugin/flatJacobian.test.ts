@@ -79,11 +79,19 @@ describe('flat Jacobians', () => {
 
   test('the emitted wrapper writes one Float64Array and builds no row arrays', () => {
     const text = result.outputText;
-    const wrapper = text.slice(text.indexOf('function project_jacobian_0_1_2_3_flat('));
-    const body = wrapper.slice(0, wrapper.indexOf('\n}\n'));
-    expect(body.match(/new Float64Array\(12\)/g)).toHaveLength(1);
-    expect(body.match(/\bout\[\d+\] = /g)).toHaveLength(12);
-    expect(body).not.toMatch(/return \[\[/);
+    const bodyOf = (name: string) => {
+      const wrapper = text.slice(text.indexOf(`function ${name}(`));
+      return wrapper.slice(0, wrapper.indexOf('\n}\n'));
+    };
+    // Forward mode: the wrapper stores each entry; reverse mode (jacobian picks it: 2 rows, 6
+    // columns): the fused def writes them itself (test/plugin/jacobianInto.test.ts).
+    const fwd = bodyOf('project_jacfwd_0_1_2_3_flat');
+    expect(fwd.match(/new Float64Array\(offset \+ 12\)/g)).toHaveLength(1);
+    expect(fwd.match(/\bout\[offset( \+ \d+)?\] = /g)).toHaveLength(12);
+    const rev = bodyOf('project_jacobian_0_1_2_3_flat');
+    expect(rev.match(/new Float64Array\(offset \+ 12\)/g)).toHaveLength(1);
+    expect(rev).toMatch(/project\$jac_0_1_2_3\$into\(/);
+    for (const body of [fwd, rev]) expect(body).not.toMatch(/return \[\[/);
   });
 
   test('an output argument is written and returned, and reused from call to call', () => {
@@ -99,6 +107,13 @@ describe('flat Jacobians', () => {
     m.flatFwd(...at, long);
     expectClose([...long.subarray(0, 12)], [...m.flatAll(...at).data], 1e-12);
     expect([...long.subarray(12)]).toEqual(Array(8).fill(7));
+    // At an offset: forward mode's wrapper stores there too, reverse mode's def writes there.
+    for (const f of [m.flatFwd, m.flatRev]) {
+      const big = new Float64Array(20).fill(7);
+      expect(f(...at, big, 5).offset).toBe(5);
+      expectClose([...big.subarray(5, 17)], [...m.flatAll(...at).data], 1e-12);
+      expect([...big.subarray(0, 5), ...big.subarray(17)]).toEqual(Array(8).fill(7));
+    }
   });
 
   test('an output argument of the wrong size or kind, and wrong arguments, are errors naming them', () => {
@@ -107,7 +122,7 @@ describe('flat Jacobians', () => {
     );
     expect(() => m.flatAll(...at, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])).toThrow(/'out' must be a Float64Array of at least 12 numbers \(2 rows × 6 columns\), got object/);
     expect(() => m.flatAll(...at, new Float32Array(12))).toThrow(TypeError);
-    expect(() => m.flatAll(...at, new Float64Array(12), 1)).toThrow(/expects 4 arguments, got 6/);
+    expect(() => m.flatAll(...at, new Float64Array(12), 0, 1)).toThrow(/expects 4 arguments, got 7/);
     expect(() => m.flatAll(0.3, -0.4, [1, 2], 1, new Float64Array(12))).toThrow("jacobian(project): argument 3 'X[2]' must be a number, got undefined");
   });
 

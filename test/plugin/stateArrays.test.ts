@@ -186,6 +186,13 @@ describe('state arrays', () => {
     for (const n of [128, 1024]) expect(evalFn(gp, grad, inputs.walk(n) as never, [], { tape: true }).peakTape! / n).toBeLessThanOrEqual(9);
   });
 
+  test("explicit-stack tree walk: 5 numbers per node (8 before): a number a branch was given and stores as it is comes from the cond's operand, not a slot of its own (the nested cond's copy of `l`, `top`, `top + 1`: 6), and a flag shares a number slot of the other branch (whether a node has a right child, and a leaf's cos a)", () => {
+    const program = ir('walk');
+    const { program: gp, grad } = gradOf(program, 'walk', DRIVER);
+    const perNode = [128, 1024].map((n) => evalFn(gp, grad, inputs.walk(n) as never, [], { tape: true }).peakTape! / n);
+    expect(Math.max(...perNode)).toBeLessThanOrEqual(5);
+  });
+
   test('backtracking (expansion by minors): the tape is about half of what it was (11,718 numbers at n = 5)', () => {
     const program = ir('detMinors');
     const { program: gp, grad } = gradOf(program, 'detMinors', DRIVER);

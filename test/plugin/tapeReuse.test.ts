@@ -189,3 +189,77 @@ test('a derivative that hands its tape out (the forward half of vjp) keeps a sla
     1e-6,
   );
 });
+
+test('a counted tape between half and all of what the pool keeps (2.56 M numbers) is allocated once, not on every call', () => {
+  // The tape is presized to its full length after the first outer iteration: growing a pooled
+  // chunk by doubling made one the pool drops (over 4 M numbers), so every other call allocated
+  // and zeroed it again.
+  const { exports: c, result: r } = load(`import { grad } from 'tsad';
+/** @differentiable */
+export function rows(x: Float64Array, w: Float64Array, n: number): number {
+  let s = 0;
+  for (let t = 0; t < n; t++) {
+    for (let i = 0; i < w.length; i++) s += Math.sin(w[i] * x[t]);
+  }
+  return s;
+}
+export const g = grad(rows, { wrt: [0, 1] });
+`);
+  expect(r.diagnostics).toEqual([]);
+  const x = Float64Array.from({ length: 5000 }, (_, k) => Math.cos(k));
+  const w = Float64Array.from({ length: 512 }, (_, k) => 0.01 * Math.sin(k));
+  const first = c.g(x, w, 5000);
+  c.g(x, w, 5000);
+  c.g(x, w, 5000);
+  let again: Float64Array[] = [];
+  const made = allocations(() => {
+    again = c.g(x, w, 5000);
+  });
+  // The gradient's own results (x̄, w̄) and the calls' small stacks; the tape is 2,560,000 numbers.
+  expect(made.elements).toBeLessThan(5000 + 512 + 100_000);
+  expect(again.map((a) => Array.from(a))).toEqual(first.map((a: Float64Array) => Array.from(a)));
+  // Small enough to check against central differences: the same function at n = 3, w of 4.
+  const xs = Float64Array.from({ length: 3 }, (_, k) => Math.cos(k));
+  const ws = Float64Array.from({ length: 4 }, (_, k) => Math.sin(k));
+  const plain = (a: Float64Array, b: Float64Array) => {
+    let s = 0;
+    for (let t = 0; t < 3; t++) for (let i = 0; i < b.length; i++) s += Math.sin(b[i] * a[t]);
+    return s;
+  };
+  const [gx, gw] = c.g(xs, ws, 3);
+  expectClose(Array.from(gx as Float64Array), fdAll(plain, [xs, ws], 0), 1e-6);
+  expectClose(Array.from(gw as Float64Array), fdAll(plain, [xs, ws], 1), 1e-6);
+});
+
+test('residual stacks reserved one per value (5 × 600,000 numbers, between half and all of what the pool keeps) are allocated once, not on every other call', () => {
+  // Each stack is cut from the slab as the loop starts; the fifth did not fit the chunk the
+  // pool kept and doubled it past the pool's limit, so the chunk was dropped again.
+  const { exports: c, result: r } = load(`import { grad } from 'tsad';
+/** @differentiable */
+export function chainRule(x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    const a = Math.sin(x[i]);
+    const b = Math.exp(a * x[i]);
+    s += Math.log(1 + b * b) * Math.tanh(a);
+  }
+  return s;
+}
+export const g = grad(chainRule);
+`);
+  expect(r.diagnostics).toEqual([]);
+  expect(r.outputText.match(/tsad\$reserve\(\$slab, n\)/g)).toHaveLength(5);
+  const x = Float64Array.from({ length: 600_000 }, (_, k) => 0.5 * Math.cos(k));
+  const first = c.g(x) as Float64Array;
+  c.g(x);
+  c.g(x);
+  let again = new Float64Array(0);
+  const made = allocations(() => {
+    again = c.g(x);
+  });
+  // The gradient itself (600,000 numbers); the tape is 3,000,000.
+  expect(made.elements).toBeLessThan(600_000 + 1000);
+  expect(again).toEqual(first);
+  const xs = Float64Array.from({ length: 4 }, (_, k) => 0.5 * Math.cos(k));
+  expectClose(Array.from(c.g(xs) as Float64Array), fdAll(c.chainRule, [xs], 0), 1e-6);
+});

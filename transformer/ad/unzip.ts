@@ -187,6 +187,8 @@ class Unzipper {
 
   /** How many construct bodies the statement being split sits in. */
   private depth = 0;
+  /** Whether the residuals of the body being split end as numbers of a record (UnzipOps.flagsAsNumbers). */
+  private flagsAsNumbers = false;
 
   /**
    * Arrays of the block being split that an enclosing scope overwrites later (a loop's carried
@@ -223,11 +225,14 @@ class Unzipper {
   private splitConstruct(e: ConstructExpr, results: Sides<Binder>): { stmts: Stmt[]; lin: Expr } {
     this.paramsReceiving(e, this.overwrittenOutside);
     const b = new Builder(this.names);
+    const where = constructRule(e, 'unzip').bodyResiduals;
+    const inBodies = where === 'numbers' || (where === 'enclosing' && this.flagsAsNumbers);
     const ops: UnzipOps = {
       b,
       nested: this.depth > 0,
       recomputesCheap: this.policy === 'cheap' || this.policy === 'recompute',
-      unzipBody: (body) => this.unzipBody(body),
+      flagsAsNumbers: this.flagsAsNumbers,
+      unzipBody: (body) => this.unzipBody(body, inBodies),
       typeOf: (name) => {
         const t = this.types.get(name);
         if (!t) throw new InternalError(`unzip: no type for ${name} (annotate types first)`);
@@ -241,16 +246,17 @@ class Unzipper {
   }
 
   /** U of a construct's body: (p̄ ;) -> (r̄, residuals ;) and (residuals ; ṗ̄) -> (; ṙ̄). */
-  unzipBody(l: Lambda): UnzippedBody {
+  unzipBody(l: Lambda, flagsAsNumbers = false): UnzippedBody {
     // Deep nesting is walked in stretches: the request may run later, at the bottom of the stack.
     const depth = this.depth + 1;
     return this.walk.body(l.body, () => {
-      const saved = this.depth;
+      const saved = [this.depth, this.flagsAsNumbers] as const;
       this.depth = depth;
+      this.flagsAsNumbers = flagsAsNumbers;
       try {
         return this.unzipBodyHere(l);
       } finally {
-        this.depth = saved;
+        [this.depth, this.flagsAsNumbers] = saved;
       }
     });
   }

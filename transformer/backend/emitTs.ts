@@ -10,6 +10,7 @@
 import { markInPlace } from '../opt/inplace';
 import { proveOwnedChains } from '../opt/ownedChains';
 import { promoteInvariantAccums } from '../opt/invariantAccums';
+import { storeFirstWrites } from '../opt/firstWrites';
 import type * as ts from 'typescript';
 import { Block, Expr, FnDef, InternalError, Stmt, Type } from '../ir/syntax';
 import { foldBlock, forEachOperand, holdsConstruct, namesIn, visitLambda } from '../ir/traverse';
@@ -20,6 +21,7 @@ import type { ConstructExpr, Counts } from '../constructs/types';
 import type { EmitTsOps, StackHelperName } from './ts/types';
 import { TS_CONSTRUCTS } from './ts/constructs';
 import { tidyBody } from './ts/fold';
+import { scalarizeTuples } from './ts/scalarize';
 import { arityOf, defArity } from '../language/arity';
 
 export interface EmitOptions {
@@ -81,6 +83,8 @@ class DefEmitter {
   constructor(
     private readonly o: EmitOptions,
     private readonly def: FnDef,
+    /** The writing form's array and offset parameters (emitWriterDefs): the results are stored into the array from the offset on, not returned. */
+    private readonly writes?: { readonly out: ts.Identifier; readonly at: ts.Identifier },
   ) {}
 
   private get f(): ts.NodeFactory {
@@ -536,6 +540,7 @@ class DefEmitter {
   /** A block's result (not a nested block: that one is entered instead). */
   private result(out: ts.Statement[], into: Into, e: Expr): void {
     const f = this.f;
+    if (into === 'return' && this.writes) return this.store(out, this.writes.out, this.writes.at, e);
     if (into === 'return') {
       if (e.tag === 'drop') out.push(f.createReturnStatement(undefined));
       else if (e.tag !== 'construct') out.push(f.createReturnStatement(this.leaf(e)));
@@ -559,6 +564,36 @@ class DefEmitter {
       return;
     }
     this.assign(out, into, this.leaf(e));
+  }
+
+  /**
+   * The writing form's result: `$out[$at] = r0; $out[$at + 1] = r1; …; return;`. Every value is
+   * computed before the first store and tidyBody moves no read of an array past a store, so an
+   * `$out` that is also one of the arguments is read as the call found it.
+   */
+  private store(out: ts.Statement[], into: ts.Identifier, at: ts.Identifier, e: Expr): void {
+    const f = this.f;
+    const d = this.def;
+    if (d.linResults.length > 0 || d.nlResults.some((t) => t.tag !== 'real')) throw new InternalError(`emitTs: ${d.name} returns more than numbers and has no writing form`);
+    const count = d.nlResults.length;
+    const temp = (hint: string) => (this.temps ??= new NameSupply(namesIn(d))).fresh(hint);
+    let values: ts.Expression[];
+    if (e.tag === 'drop') values = [];
+    else if (e.tag === 'ret') values = e.nl.map((n) => this.ref(n));
+    else if (e.tag === 'construct') {
+      const names = Array.from({ length: count }, () => temp('result'));
+      this.letDecl(out, names);
+      this.construct(out, e, names, d.nlResults);
+      values = names.map((n) => f.createIdentifier(n));
+    } else if (count === 1) values = [this.leaf(e)];
+    else {
+      const all = temp('results');
+      this.constDecl(out, [all], this.leaf(e));
+      values = Array.from({ length: count }, (_, k) => f.createElementAccessExpression(f.createIdentifier(all), k));
+    }
+    const index = (k: number) => (k === 0 ? at : f.createBinaryExpression(at, this.o.tsApi.SyntaxKind.PlusToken, f.createNumericLiteral(k)));
+    values.forEach((v, k) => out.push(f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(into, index(k)), v))));
+    out.push(f.createReturnStatement(undefined));
   }
 
   /** Emits a block's statements, then its result, into `out`. */
@@ -620,6 +655,25 @@ function holdsStack(t: Type | undefined): boolean {
 
 /** One function declaration per IR def, in the given order. */
 export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.FunctionDeclaration[] {
+  return emitForm(defs, options);
+}
+
+/** The array and offset parameters of a def's writing form; `$` names are never IR names. */
+const WRITTEN = '$out';
+const WRITTEN_AT = '$at';
+
+/**
+ * Each def (whose results are all numbers) in its writing form, named `name(def)`: two more
+ * parameters, the Float64Array its results are stored into and the index the first goes to, and
+ * no value returned. A caller that keeps its results in an array it reuses (a flat Jacobian's
+ * `out`) then allocates nothing per call, where the returning form builds an array of n numbers
+ * for it to copy.
+ */
+export function emitWriterDefs(defs: readonly FnDef[], options: EmitOptions, name: (irName: string) => string): ts.FunctionDeclaration[] {
+  return emitForm(defs, options, name);
+}
+
+function emitForm(defs: readonly FnDef[], options: EmitOptions, writerName?: (irName: string) => string): ts.FunctionDeclaration[] {
   const f = options.factory;
   const byName = new Map(defs.map((d) => [d.name, d]));
   const own = defArity(byName);
@@ -629,17 +683,27 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
     // changes memory, the IR before it has value semantics.
     // A loop's carried cotangent that only accumulations touch is owned once before the loop
     // (opt/ownedChains.ts), not checked at each accumulation; before that, adds at a loop-invariant
-    // index sum in a local (opt/invariantAccums.ts).
+    // index sum in a local (opt/invariantAccums.ts); after it, an add that is the first write of
+    // an element of zeros is a store (opt/firstWrites.ts).
     const arity = o.calleeArity ?? (() => undefined);
-    // All three rewrite constructs only: a straight-line def is not walked by them.
-    const d = holdsConstruct(source.body) ? proveOwnedChains(promoteInvariantAccums(markInPlace(source, arity), arity), arity) : source;
+    // All four rewrite constructs only: a straight-line def is not walked by them.
+    const d = holdsConstruct(source.body) ? storeFirstWrites(proveOwnedChains(promoteInvariantAccums(markInPlace(source, arity), arity), arity), arity) : source;
     const statements: ts.Statement[] = [];
-    const emitter = new DefEmitter(o, d);
+    const written = writerName ? { out: f.createIdentifier(WRITTEN), at: f.createIdentifier(WRITTEN_AT) } : undefined;
+    const emitter = new DefEmitter(o, d, written);
     emitter.run(d.body, 'return', statements);
-    // One operation per `const` is how the IR reads; the printed function nests single uses (ts/fold.ts).
-    const body = f.createBlock(emitter.giveBack(tidyBody(o.tsApi, [...emitter.prologue, ...statements])), true);
+    // One operation per `const` is how the IR reads; the printed function nests single uses
+    // (ts/fold.ts). Tuples that are only built and unpacked become their elements (ts/scalarize.ts),
+    // which the tidy folds once more: a tuple is built from a `const` only that tidy inlines.
+    const tidy = tidyBody(o.tsApi, [...emitter.prologue, ...statements]);
+    const scalar = scalarizeTuples(o.tsApi, tidy);
+    let stmts = emitter.giveBack(scalar === tidy ? tidy : tidyBody(o.tsApi, scalar));
+    const last = stmts[stmts.length - 1];
+    // The writing form's final `return;` says nothing.
+    if (written && last && o.tsApi.isReturnStatement(last) && !last.expression) stmts = stmts.slice(0, -1);
     const params = [...d.nlParams, ...d.linParams].map((p) => f.createParameterDeclaration(undefined, undefined, p.name));
-    const fn = f.createFunctionDeclaration(undefined, undefined, o.fnName(d.name), undefined, params, undefined, body);
+    if (written) params.push(f.createParameterDeclaration(undefined, undefined, written.out), f.createParameterDeclaration(undefined, undefined, written.at));
+    const fn = f.createFunctionDeclaration(undefined, undefined, writerName ? writerName(d.name) : o.fnName(d.name), undefined, params, undefined, f.createBlock(stmts, true));
     const original = o.original?.(d.name);
     if (original) {
       o.tsApi.setOriginalNode(fn, original);

@@ -1,17 +1,19 @@
 // The TypeScript backend: IR defs become functions through emitTs.ts, and a plan's wrapper
 // becomes a function declaration that converts the user's values, checks them, and calls the
 // defs. Nodes are made with the factory and the TypeScript instance the plugin was handed.
-import { defMap } from '../ir/program';
+import { calleesOfDef, defMap } from '../ir/program';
 import { sourceOf } from '../ir/names';
 import type * as ts from 'typescript';
 import { recordHelpers } from './records';
 import { tensorHelpers } from './tensors';
+import { OUTPUT_ERROR, outputHelpers } from './outputs';
 import type { Program } from '../ir/syntax';
 import type { Backend } from './backend';
 import type { ArgumentCheck, CallSitePlan, PlanExpr, PlanStatement, Spec } from '../plan/syntax';
 import { reachable } from '../plan/closure';
 import { visitBlock } from '../ir/traverse';
-import { emitDefs, mangle, mapTo } from './emitTs';
+import { emitDefs, emitWriterDefs, mangle, mapTo, type EmitOptions } from './emitTs';
+import { defArity } from '../language/arity';
 import { THROWN_BY_SOURCE } from '../constructs/effect/raise';
 import { CONSTRUCTS, isConstruct } from '../constructs/registry';
 import { stackHelper, stackHelperName } from './ts/constructs/stackEmit';
@@ -38,6 +40,8 @@ export interface TypeScriptSite {
 /** One per module: it emits each def, and the argument-check helpers, once. */
 export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> {
   private readonly emitted = new Set<string>();
+  /** The defs whose writing form (emitWriterDefs) the module has. */
+  private readonly emittedWriters = new Set<string>();
   private withArgumentHelpers = false;
   private withNamingHelper = false;
   /** The stack helpers the module's defs call (stackEmit.ts), each emitted once. */
@@ -48,6 +52,9 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   private packs = false;
   private withRecordHelpers = false;
   private withTensorHelpers = false;
+  private withOutputHelpers = false;
+  /** Did the wrapper being emitted take an output array (outputs.ts)? */
+  private outputs = false;
   /** Did it pack or unpack a tensor of rank 3 or more (backend/tensors.ts)? */
   private tensors = false;
   /** Did it split or join an array of records (backend/records.ts)? */
@@ -64,7 +71,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   }
 
   callSite(plan: CallSitePlan, name: string, site: TypeScriptSite): ts.Statement[] {
-    const out: ts.Statement[] = this.defs(plan.program, plan.entries, site.target);
+    const out: ts.Statement[] = this.defs(plan.program, plan.entries, plan.writers ?? [], site.target);
     for (const h of this.helpersUsed) {
       if (this.helpersEmitted.has(h)) continue;
       this.helpersEmitted.add(h);
@@ -79,12 +86,17 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     this.packs = false;
     this.splits = false;
     this.tensors = false;
+    this.outputs = false;
     this.where = plan.body[0]?.tag === 'check' ? plan.body[0].where : name;
     this.readState = site.readState;
-    let body = plan.body.map((s) => this.statement(s));
+    let body = plan.body.flatMap((s) => this.statement(s));
     if (this.packs && !this.withMatrixHelpers) {
       this.withMatrixHelpers = true;
       out.push(...matrixHelpers(this.f, this.t));
+    }
+    if (this.outputs && !this.withOutputHelpers) {
+      this.withOutputHelpers = true;
+      out.push(...outputHelpers(this.t));
     }
     if (this.tensors && !this.withTensorHelpers) {
       this.withTensorHelpers = true;
@@ -128,13 +140,19 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     return [check, f.createTryStatement(f.createBlock(rest, true), f.createCatchClause('e', f.createBlock([f.createThrowStatement(named)], true)), undefined)];
   }
 
-  /** The defs reachable from `entries` that this module does not have yet. */
-  private defs(program: Program, entries: readonly string[], target: ts.Node): ts.Statement[] {
-    const defs = reachable(program, entries).defs.filter((d) => !this.emitted.has(d.name));
-    defs.forEach((d) => this.emitted.add(d.name));
-    // Derived defs map back to the source function their roles lead to (f for f.lin.T).
+  /**
+   * The defs reachable from `entries` that this module does not have yet, and the writing forms
+   * of `writers` it does not have (their callees in the returning form).
+   */
+  private defs(program: Program, entries: readonly string[], writers: readonly string[], target: ts.Node): ts.Statement[] {
     const byName = defMap(program);
-    return emitDefs(defs, {
+    const roots = [...entries, ...writers.flatMap((w) => calleesOfDef(byName.get(w)!))];
+    const defs = reachable(program, roots).defs.filter((d) => !this.emitted.has(d.name));
+    defs.forEach((d) => this.emitted.add(d.name));
+    const writing = writers.filter((w) => !this.emittedWriters.has(w)).map((w) => byName.get(w)!);
+    writing.forEach((d) => this.emittedWriters.add(d.name));
+    // Derived defs map back to the source function their roles lead to (f for f.lin.T).
+    const options: EmitOptions = {
       factory: this.f,
       tsApi: this.t,
       fnName: irFunctionName,
@@ -144,10 +162,13 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       },
       original: (irName) => this.o.original(sourceOf(irName, byName)) ?? target,
       originOf: (irName, variable) => this.o.originOf(sourceOf(irName, byName), variable),
-    });
+      // A writer's callees are emitted apart from it (or by an earlier call site).
+      calleeArity: defArity(byName),
+    };
+    return [...emitDefs(defs, options), ...emitWriterDefs(writing, options, writerFunctionName)];
   }
 
-  private statement(s: PlanStatement): ts.Statement {
+  private statement(s: PlanStatement): ts.Statement | ts.Statement[] {
     const f = this.f;
     switch (s.tag) {
       case 'const': {
@@ -161,9 +182,16 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       case 'check':
         return this.argumentCheck(s.where, s.checks, s.optional ?? 0);
       case 'output':
-        return this.output(s.name, s.length, s.where, s.what);
-      case 'store':
-        return f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(s.name), s.index), this.expr(s.value)));
+        return this.output(s.name, s.offset, s.length, s.where, s.what);
+      case 'callInto': {
+        const args = [...s.args.map((x) => this.expr(x)), f.createIdentifier(s.into), f.createIdentifier(s.at)];
+        return f.createExpressionStatement(f.createCallExpression(f.createIdentifier(writerFunctionName(s.def)), undefined, args));
+      }
+      case 'store': {
+        const at = f.createIdentifier(s.at);
+        const index = s.index === 0 ? at : f.createBinaryExpression(at, this.t.SyntaxKind.PlusToken, f.createNumericLiteral(s.index));
+        return f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(f.createIdentifier(s.name), index), this.expr(s.value)));
+      }
       case 'sameLength': {
         const K = this.t.SyntaxKind;
         const len = (e: PlanExpr) => f.createPropertyAccessExpression(this.expr(e), 'length');
@@ -328,7 +356,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         // Its messages name it (`vjp(f)'s pullback`), as its check does.
         const outer = this.where;
         if (e.body[0]?.tag === 'check') this.where = e.body[0].where;
-        const body = e.body.map((s) => this.statement(s));
+        const body = e.body.flatMap((s) => this.statement(s));
         this.where = outer;
         return f.createFunctionExpression(
           undefined,
@@ -376,30 +404,46 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     );
   }
 
-  /** `out`: the caller's Float64Array, long enough, or a new one. */
-  private output(out: string, length: number, where: string, what: string): ts.Statement {
+  /**
+   * `offset`: 0 or the caller's non-negative integer; `out`: the caller's Float64Array, long
+   * enough from the offset on, or a new one. Two statements, each a test or two on the happy
+   * path; the messages are built by a helper (outputs.ts) when one fails.
+   */
+  private output(out: string, offset: string, length: number, where: string, what: string): ts.Statement[] {
     const f = this.f;
     const K = this.t.SyntaxKind;
+    this.outputs = true;
     const o = f.createIdentifier(out);
-    const n = f.createNumericLiteral(length);
-    const fresh = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [n]);
-    const plus = (...parts: ts.Expression[]) => parts.reduce((a, b) => f.createBinaryExpression(a, K.PlusToken, b));
-    const thrown = (kind: string, message: ts.Expression) => f.createThrowStatement(f.createNewExpression(f.createIdentifier(kind), undefined, [message]));
-    const notFloat64 = f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(f.createBinaryExpression(o, K.InstanceOfKeyword, f.createIdentifier('Float64Array'))));
-    const got = f.createConditionalExpression(f.createBinaryExpression(o, K.EqualsEqualsEqualsToken, f.createNull()), undefined, f.createStringLiteral('null'), undefined, f.createTypeOfExpression(o));
-    const must = `${where}: the output argument '${out}' must be a Float64Array of at least ${length} numbers (${what})`;
-    return f.createIfStatement(
-      f.createBinaryExpression(o, K.EqualsEqualsEqualsToken, f.createIdentifier('undefined')),
-      f.createExpressionStatement(f.createAssignment(o, fresh)),
-      f.createIfStatement(
-        notFloat64,
-        thrown('TypeError', plus(f.createStringLiteral(`${must}, got `), got)),
-        f.createIfStatement(
-          f.createBinaryExpression(f.createPropertyAccessExpression(o, 'length'), K.LessThanToken, n),
-          thrown('RangeError', plus(f.createStringLiteral(`${must}, got length `), f.createPropertyAccessExpression(o, 'length'))),
-        ),
-      ),
+    const at = f.createIdentifier(offset);
+    const end = f.createBinaryExpression(at, K.PlusToken, f.createNumericLiteral(length));
+    const or = (a: ts.Expression, b: ts.Expression) => f.createBinaryExpression(a, K.BarBarToken, b);
+    const not = (e: ts.Expression) => f.createPrefixUnaryExpression(K.ExclamationToken, e);
+    const isUndefined = (x: ts.Expression) => f.createBinaryExpression(x, K.EqualsEqualsEqualsToken, f.createIdentifier('undefined'));
+    const error = f.createThrowStatement(
+      f.createCallExpression(f.createIdentifier(OUTPUT_ERROR), undefined, [
+        f.createStringLiteral(where),
+        f.createStringLiteral(what),
+        f.createNumericLiteral(length),
+        f.createStringLiteral(out),
+        f.createStringLiteral(offset),
+        o,
+        at,
+      ]),
     );
+    // A fraction, NaN or a negative number would put the entries off the array's indices, where a typed array drops them.
+    const isInteger = f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Number'), 'isInteger'), undefined, [at]);
+    const checkOffset = f.createIfStatement(
+      isUndefined(at),
+      f.createExpressionStatement(f.createAssignment(at, f.createNumericLiteral(0))),
+      f.createIfStatement(or(not(isInteger), f.createBinaryExpression(at, K.LessThanToken, f.createNumericLiteral(0))), error),
+    );
+    const notFloat64 = not(f.createParenthesizedExpression(f.createBinaryExpression(o, K.InstanceOfKeyword, f.createIdentifier('Float64Array'))));
+    const checkOut = f.createIfStatement(
+      isUndefined(o),
+      f.createExpressionStatement(f.createAssignment(o, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [end]))),
+      f.createIfStatement(or(notFloat64, f.createBinaryExpression(f.createPropertyAccessExpression(o, 'length'), K.LessThanToken, end)), error),
+    );
+    return [checkOffset, checkOut];
   }
 
   /** Conditions, any of which means `e` does not fit `spec`. */
@@ -441,7 +485,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
 /** Do the defs a plan calls check array lengths or indices at run time? */
 function checksLengths(plan: CallSitePlan): boolean {
   let found = false;
-  for (const d of reachable(plan.program, plan.entries).defs) {
+  for (const d of reachable(plan.program, [...plan.entries, ...(plan.writers ?? [])]).defs) {
     visitBlock(d.body, {
       expr: (e) => {
         if (e.tag === 'construct' && isConstruct(e.op) && CONSTRUCTS[e.op].checks) found = true;
@@ -454,6 +498,11 @@ function checksLengths(plan: CallSitePlan): boolean {
 /** `loss.fwd` -> `loss$fwd`; a primal def `loss` -> `loss$`, never the user's own `loss`. */
 export function irFunctionName(irName: string): string {
   return irName.includes('.') ? mangle(irName) : `${irName}$`;
+}
+
+/** `f$jac_0_1$into`: the writing form of an IR def (emitWriterDefs), beside its returning form. */
+export function writerFunctionName(irName: string): string {
+  return `${irFunctionName(irName)}$into`;
 }
 
 /** `Array.isArray(e) || ArrayBuffer.isView(e)`: a plain array or a typed array. */

@@ -132,6 +132,11 @@ export interface UnzipOps {
   readonly nested: boolean;
   /** Whether the policy recomputes cheap bindings (PrimDef.cheap) in the linear half rather than saving them. */
   readonly recomputesCheap: boolean;
+  /**
+   * Whether the construct's residuals end as numbers of a record, flags as 1 or 0 (the body it sits
+   * in is a while's, ConstructRule.bodyResiduals): a flag turned into a number costs nothing more.
+   */
+  readonly flagsAsNumbers: boolean;
   unzipBody(body: Lambda): UnzippedBody;
   /** The type of a variable of the enclosing def (a map's operands are mapped or invariant by type). */
   typeOf(name: string): Type;
@@ -263,12 +268,31 @@ export interface ConstructRule {
    */
   readonly cheap?: boolean;
   /**
+   * Where the residuals of its bodies go, for U (UnzipOps.flagsAsNumbers): `'numbers'`, stored as
+   * numbers of one record, flags as 1 or 0 (a while's record, loop/unzip.ts); `'enclosing'`, they
+   * are residuals of the body the construct sits in (a cond's slots). Absent: kept as they are.
+   */
+  readonly bodyResiduals?: 'numbers' | 'enclosing';
+  /**
    * Where the construct's loop invariants are, for loop-invariant code motion (opt/licm.ts): the
    * `count` non-linear parameters of body `body` from index `param` are the `count` non-linear
    * operands from index `operand`, the same in every run of the body. Hoisted values join them
    * there. Absent (or undefined for an expression): nothing is hoisted out of the construct.
    */
   readonly invariants?: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts) => InvariantSlots | undefined;
+  /**
+   * The parameter that counts the runs of a repeating construct: body `body`'s non-linear
+   * parameter `param` is 0, 1, 2, … in its successive runs, a different value in each
+   * (opt/firstWrites.ts: an index computed from it by unit-coefficient sums, PrimDef.signs, is
+   * written at most once by the whole loop).
+   */
+  readonly counter?: (e: ConstructExpr) => { readonly body: number; readonly param: number } | undefined;
+  /**
+   * Its one non-linear result is an array of +0s, where an element past the end counts as 0 (as a
+   * cotangent's does), given which names are known to be +0 (a real) or such an array:
+   * `fill(n, 0)`, `fill(0, x)`, a claim of such an array (opt/firstWrites.ts).
+   */
+  readonly zeros?: (e: ConstructExpr, isZero: (name: string) => boolean) => boolean;
   /**
    * Checkpointing (optional): the construct rewritten, before J, so that reverse mode saves only
    * what each segment starts from and recomputes the rest (a counted loop strip-mined into an
@@ -398,10 +422,17 @@ export interface Sunk {
 
 /** What the simplifier offers a fusion (ConstructRule.fuseAdd). */
 export interface FuseOps {
-  /** Binds `ladd(; x, y)` of this type before the fused construct (fused again where it can be); its name. */
-  add(x: string, y: string, type: Type): string;
+  /**
+   * Binds `ladd(; x, y)` of this type before the fused construct (fused again where it can be); its
+   * name. Where the construct is fused where it stands (it has several results), nothing can be
+   * bound before it: the sum is only fused into the construct that binds y, where that stands too,
+   * and undefined where it cannot be.
+   */
+  add(x: string, y: string, type: Type): string | undefined;
   /** Whether a linear variable is a symbolic zero. */
   isZero(name: string): boolean;
+  /** Whether a linear variable is a result of a construct of this block that can absorb an addition (`add` onto it fuses there). */
+  fusible(name: string): boolean;
   /** The linear operands an expression is a sum of, one term each (ladd's two; a construct's that it `accumulates` into); none for any other. */
   addends(rhs: Expr, result?: number): readonly string[];
   /** Whether an expression is a construct that can absorb an addition (its record has `fuseAdd`). */
@@ -424,6 +455,11 @@ export interface Threading {
   readonly owned?: string;
   /** Where the construct only adds non-linear operand `value` at index operand `index` (laccum): opt/invariantAccums.ts sums such adds at a loop-invariant index in a local. */
   readonly adds?: { readonly index: number; readonly value: number };
+  /**
+   * The construct `op` (same operands, same value) that stores instead of adding, where the element
+   * at index operand `index` is known to be +0 (laccumw: linitw); opt/firstWrites.ts uses it.
+   */
+  readonly first?: { readonly op: string; readonly index: number };
 }
 
 /** An operand a body takes over (ConstructRule.carries); `result` where the body hands it back for its next run (a loop's). */

@@ -14,7 +14,7 @@ import { constructRule } from '../constructs/registry';
 import { hasEffect } from '../constructs/registry';
 import { Binder, Block, Expr, FnDef, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
 import type { ConstructExpr, FuseOps } from '../constructs/types';
-import { InternalError, binder, lprim } from '../ir/syntax';
+import { binder, lprim } from '../ir/syntax';
 import { NameSupply, namesIn } from '../ir/build';
 
 /** A statement binding a construct that can absorb an addition (Simplifier.fuse). */
@@ -121,9 +121,11 @@ class Simplifier {
    * `ladd(; x, r)` with r bound in the same block by a construct that absorbs the addition. A
    * construct with one result moves here, fused (r is linear, so this is its only use, and its
    * operands are all bound before r was): `{ expr }`. One with several is fused where it stands,
-   * when x is bound before it, and the sum is r: `{ rename }`.
+   * when x is bound before it, and the sum is r: `{ rename }`. `inPlace`: every construct is fused
+   * where it stands (an addition a fusion in place pushes into an operand of its construct, which
+   * is bound before it: nothing can move after it).
    */
-  private fuse(rhs: Expr, out: Stmt[], type: Type | undefined): { expr: Expr } | { rename: string } | undefined {
+  private fuse(rhs: Expr, out: Stmt[], type: Type | undefined, inPlace = false): { expr: Expr } | { rename: string } | undefined {
     // Only an addition of arrays costs more than one unit; a sum of reals keeps its order (and
     // its rounding) as T wrote it.
     if (rhs.tag !== 'lprim' || rhs.op !== 'ladd' || rhs.lin.length !== 2 || type?.tag !== 'array') return undefined;
@@ -132,15 +134,13 @@ class Simplifier {
       if (!entry || entry.site.out !== out) continue;
       const { site } = entry;
       const other = rhs.lin[1 - k];
-      const single = site.stmt.nl.length === 0 && site.stmt.lin.length === 1;
+      const single = !inPlace && site.stmt.nl.length === 0 && site.stmt.lin.length === 1;
       const bound = this.boundAt.get(other);
       if (!single && bound && bound.out === out && bound.index >= site.index) continue;
       const ops: FuseOps = {
-        add: (x, y, t) => {
-          if (!single) throw new InternalError('simplify: a fusion in place cannot add before its construct');
-          return this.add(x, y, t, out);
-        },
+        add: (x, y, t) => (single ? this.add(x, y, t, out) : this.addInPlace(x, y, t, out)),
         isZero: (n) => this.zeros.has(n),
+        fusible: (n) => this.fusible.get(n)?.site.out === out,
         absorbs: (e) => e.tag === 'construct' && constructRule(e, 'simplify').fuseAdd !== undefined,
         fresh: (hint) => this.fresh(hint),
         addends: (e, result = 0) => {
@@ -155,18 +155,31 @@ class Simplifier {
       if (!fusedE) continue;
       // A fusion in place may have put the addition inside a body (a remat's): simplify it there.
       const merged = !single && hasBodies(fusedE) ? this.expr(fusedE, new Map()) : fusedE;
-      this.fusible.delete(rhs.lin[k]);
       if (single) {
+        this.fusible.delete(rhs.lin[k]);
         this.fused.add(site.stmt);
         return { expr: merged };
       }
       const st = { ...site.stmt, rhs: merged };
       out[site.index] = st;
       site.stmt = st;
+      // Fused where it stands, r is still the construct's result, now the sum: a later addition
+      // to it may fuse again (a loop that starts from another loop's accumulation takes it on).
       if (merged.tag === 'construct') site.e = merged;
+      else this.fusible.delete(rhs.lin[k]);
       return { rename: rhs.lin[k] };
     }
     return undefined;
+  }
+
+  /**
+   * `ladd(; x, y)` fused into the construct that binds y where that stands, for a fusion in place
+   * that pushes the addition into an operand y of its construct (a loop accumulating onto y);
+   * y's name, now the sum, or undefined where it cannot be fused there (nothing is bound then).
+   */
+  private addInPlace(x: string, y: string, t: Type, out: Stmt[]): string | undefined {
+    const f = this.fuse(lprim('ladd', [], [x, y]), out, t, true);
+    return f && 'rename' in f ? f.rename : undefined;
   }
 
   private fresh(hint: string): string {

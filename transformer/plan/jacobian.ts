@@ -3,6 +3,7 @@
 // output scalar), columns from forward mode (one JVP per input scalar); jacobian picks the mode
 // with fewer passes.
 import { jacobianRowsOf, jvpOf } from '../ad/drivers';
+import { findDef } from '../ir/program';
 import { Planner, PlanRequest, checked, paramChecks, wrapperOf } from './request';
 import { Marshal, fit, leafCount } from './marshal';
 import { Shape, hasArray } from './shapes';
@@ -31,7 +32,7 @@ export const planJacrev: Planner = (req) => {
   const head = [m.const([value, tape], callDef(v.fwd, irArgs)), ...cotangents.map((c) => c.decl)];
   if (req.flat) {
     const entries = cotangents.map(({ ct }) => wrt.flatMap((w) => m.leavesOf(pickParam(name(ct), w), fn.params[w].shape)));
-    return flatResult(req, m, defs, head, entries, columnsOf(req));
+    return flatResult(req, m, defs, storing(m, head, entries), rows, columnsOf(req));
   }
   const matrices = wrt.map((w) => array(cotangents.map(({ ct }) => m.flatten(pickParam(name(ct), w), fn.params[w].shape, 'row'))));
   return result(req, defs, [...head, ...m.takePending()], matrices);
@@ -49,6 +50,14 @@ function planJacrevFused(req: PlanRequest): CallSitePlan | undefined {
   const { m, irArgs } = wrapperOf(fn);
   const args = fn.params.flatMap((p, i) => (wrt.includes(i) ? m.leaves(name(p.name), p.shape) : [irArgs[i]]));
   const rows = leafCount(fn.result);
+  const def = findDef(built.program, built.jacobian);
+  const numbers = def.linResults.length === 0 && def.nlResults.length === rows * columnsOf(req) && def.nlResults.every((t) => t.tag === 'real');
+  if (req.flat && numbers) {
+    // The def's results are the flat Jacobian's entries in order (jacobianRowsOf): it writes them
+    // into `out` itself, with no array of 2 × 15 numbers returned per call and copied.
+    const fill = (out: string, at: string): PlanStatement[] => [...m.takePending(), { tag: 'callInto', def: built.jacobian, args, into: out, at }];
+    return flatResult(req, m, { program: built.program, entries: [], writers: [built.jacobian] }, fill, rows, columnsOf(req));
+  }
   // entries[r][k]: row r's scalars of the k-th wrt parameter.
   const entries = Array.from({ length: rows }, (_, r) => wrt.map((w) => m.leafNames(`d${r}_${fn.params[w].name}`, fn.params[w].shape)));
   const head = [...m.takePending(), m.const(entries.flat(2), callDef(built.jacobian, args))];
@@ -58,8 +67,12 @@ function planJacrevFused(req: PlanRequest): CallSitePlan | undefined {
       req,
       m,
       defs,
-      head,
-      entries.map((row) => row.flat().map((x) => name(x))),
+      storing(
+        m,
+        head,
+        entries.map((row) => row.flat().map((x) => name(x))),
+      ),
+      rows,
       columnsOf(req),
     );
   const matrices = wrt.map((_, k) => array(entries.map((row) => array(row[k].map((x) => name(x))))));
@@ -84,7 +97,7 @@ export const planJacfwd: Planner = (req) => {
       }),
     );
     const entries = Array.from({ length: rows }, (_, r) => columns.map((col) => col[r]));
-    return flatResult(req, m, { program: j.program, entries: [j.jvp] }, body, entries, columns.length);
+    return flatResult(req, m, { program: j.program, entries: [j.jvp] }, storing(m, body, entries), rows, columns.length);
   }
   const matrices = wrt.map((w) => {
     const cols = Array.from({ length: leafCount(fn.params[w].shape) }, (_, c) => {
@@ -112,16 +125,23 @@ function columnsOf(req: PlanRequest): number {
 }
 
 /**
- * `{ data, rows, cols }`: entry (r, c) at data[r·cols + c] of one Float64Array, with no array per
- * row (a Jacobian per observation of a small function, as in bundle adjustment). The caller may
- * pass that array as a last argument, `out`, and reuse it from call to call: a Float64Array
- * allocated per call costs more than the nested arrays it replaces (V8, 2026-11).
+ * `{ data, rows, cols, offset }`: entry (r, c) at data[offset + r·cols + c] of one Float64Array,
+ * with no array per row (a Jacobian per observation of a small function, as in bundle
+ * adjustment). The caller may pass that array as an argument after the function's, `out`, and
+ * reuse it from call to call (a Float64Array allocated per call costs more than the nested arrays
+ * it replaces, V8 2026-11), and where in it the entries go, `offset`: a caller assembling many
+ * blocks into one array of its own has each written in place, with no copy.
  */
-function flatResult(req: PlanRequest, m: Marshal, defs: Pick<CallSitePlan, 'program' | 'entries'>, head: PlanStatement[], entries: PlanExpr[][], cols: number): CallSitePlan {
-  const out = m.fresh('out');
-  const rows = entries.length;
-  const body: PlanStatement[] = [{ tag: 'output', name: out, length: rows * cols, where: req.where, what: `${rows} rows × ${cols} columns` }, ...head, ...m.takePending()];
-  entries.forEach((row, r) => row.forEach((value, c) => body.push({ tag: 'store', name: out, index: r * cols + c, value })));
+function flatResult(
+  req: PlanRequest,
+  m: Marshal,
+  defs: Pick<CallSitePlan, 'program' | 'entries' | 'writers'>,
+  fill: (out: string, offset: string) => PlanStatement[],
+  rows: number,
+  cols: number,
+): CallSitePlan {
+  const [out, offset] = [m.fresh('out'), m.fresh('offset')];
+  const body: PlanStatement[] = [{ tag: 'output', name: out, offset, length: rows * cols, where: req.where, what: `${rows} rows × ${cols} columns` }, ...fill(out, offset)];
   const num = (value: number): PlanExpr => ({ tag: 'number', value });
   body.push(
     ret({
@@ -130,11 +150,21 @@ function flatResult(req: PlanRequest, m: Marshal, defs: Pick<CallSitePlan, 'prog
         ['data', name(out)],
         ['rows', num(rows)],
         ['cols', num(cols)],
+        ['offset', name(offset)],
       ],
     }),
   );
-  const check: PlanStatement = { tag: 'check', where: req.where, checks: paramChecks(req.fn), optional: 1 };
-  return { ...defs, params: [...req.fn.params.map((p) => p.name), out], body: [check, ...body] };
+  const check: PlanStatement = { tag: 'check', where: req.where, checks: paramChecks(req.fn), optional: 2 };
+  return { ...defs, params: [...req.fn.params.map((p) => p.name), out, offset], body: [check, ...body] };
+}
+
+/** Fills `out` from the wrapper: `head`, then entry (r, c) stored at offset + r·cols + c. */
+function storing(m: Marshal, head: PlanStatement[], entries: PlanExpr[][]): (out: string, offset: string) => PlanStatement[] {
+  return (out, at) => {
+    const body = [...head, ...m.takePending()];
+    entries.forEach((row, r) => row.forEach((value, c) => body.push({ tag: 'store', name: out, at, index: r * row.length + c, value })));
+    return body;
+  };
 }
 
 function result(req: PlanRequest, defs: Pick<CallSitePlan, 'program' | 'entries'>, body: PlanStatement[], matrices: PlanExpr[]): CallSitePlan {

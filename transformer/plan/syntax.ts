@@ -77,14 +77,23 @@ export type PlanStatement =
   | { readonly tag: 'return'; readonly value: PlanExpr }
   /** `name = value`: a parameter of the wrapper replaced by the wrapper's own copy (Marshal.owned). */
   | { readonly tag: 'assign'; readonly name: string; readonly value: PlanExpr }
-  /** `name[index] = value`: an entry of the array `output` gave. */
-  | { readonly tag: 'store'; readonly name: string; readonly index: number; readonly value: PlanExpr }
   /**
-   * The optional trailing argument `name` a result is written into: a new Float64Array of
-   * `length` when the caller passed none, else a TypeError (not a Float64Array) or a RangeError
-   * (shorter than `length`) naming `where` and `what` (`2 rows × 15 columns`).
+   * `def(args…)` writing its results, all numbers, into the array `into` (result k at index
+   * `at` + k) instead of returning them: the backend emits the def in a form that takes that array
+   * and that index as two more arguments (CallSitePlan.writers), so a call builds no array of its
+   * results.
    */
-  | { readonly tag: 'output'; readonly name: string; readonly length: number; readonly where: string; readonly what: string }
+  | { readonly tag: 'callInto'; readonly def: string; readonly args: readonly PlanExpr[]; readonly into: string; readonly at: string }
+  /** `name[at + index] = value`: an entry of the array `output` gave, from its offset `at`. */
+  | { readonly tag: 'store'; readonly name: string; readonly at: string; readonly index: number; readonly value: PlanExpr }
+  /**
+   * The optional trailing arguments `name`, the Float64Array a result is written into, and
+   * `offset`, where in it the result starts (0 when not passed). Without `name` a new
+   * Float64Array of `offset + length`. A TypeError naming `where` for an array that is not a
+   * Float64Array or an offset that is not a non-negative integer, a RangeError for an array
+   * shorter than `offset + length` (`what`: `2 rows × 15 columns`).
+   */
+  | { readonly tag: 'output'; readonly name: string; readonly offset: string; readonly length: number; readonly where: string; readonly what: string }
   /**
    * Throws a TypeError naming `where` and the first argument that does not fit. `optional`: that
    * many more arguments may follow the checked ones (checked by statements of their own).
@@ -124,6 +133,11 @@ export interface ArgumentCheck {
 export interface CallSitePlan {
   readonly program: Program;
   readonly entries: readonly string[];
+  /**
+   * The defs the wrapper calls through `callInto`: emitted in the form that writes its results
+   * into an array, beside `entries` (whose form returns them). Their callees are emitted as usual.
+   */
+  readonly writers?: readonly string[];
   readonly params: readonly string[];
   /** Starts with the check of the wrapper's arguments. */
   readonly body: readonly PlanStatement[];

@@ -67,6 +67,12 @@ export interface PrimDef {
    * before the outer loop (opt/tabulate.ts).
    */
   readonly costly?: boolean;
+  /**
+   * Its result is Σ signs[k]·argument k (add: [1, 1], sub: [1, −1], neg: [−1]), exactly where the
+   * arguments are integers below 2^53 (indices): an index computed so from a loop's counter and its
+   * invariants takes a different value in every run (opt/firstWrites.ts).
+   */
+  readonly signs?: readonly (1 | -1)[];
   /** Its result is the sum of its arguments (add): a loop updating a carried value only so accumulates in any order (constructs/loop/fuseFill.ts). */
   readonly sums?: boolean;
   /**

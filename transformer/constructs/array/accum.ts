@@ -113,7 +113,10 @@ export const laccum: ConstructRule = {
   accumulatesErased: 2,
   // x + (ā + e_i·ẏ) = (x + ā) + e_i·ẏ: the inner addition fuses again (a fan-in of two reads,
   // ladd(; lonehot, lonehot), added to an accumulator becomes two accumulations).
-  fuseAdd: (ops, e, other) => (isLinear(e) ? construct('laccum', e.nl, [ops.add(other, e.lin[0], REAL_ARRAY), e.lin[1]], []) : undefined),
+  fuseAdd: (ops, e, other) => {
+    const sum = isLinear(e) ? ops.add(other, e.lin[0], REAL_ARRAY) : undefined;
+    return sum === undefined ? undefined : construct('laccum', e.nl, [sum, e.lin[1]], []);
+  },
 };
 
 /** The value twice, released from in-place updates (both holders may read it). */
@@ -235,6 +238,8 @@ export const claim: ConstructRule = {
   updatesInPlace: true,
   threads: () => ({ array: 0, result: 0, dense: 1 }),
   lengthOnly: [1],
+  // A dense copy of a zero array (its length padded with +0s) is zeros.
+  zeros: (e, isZero) => isZero(e.nl[0]),
 };
 
 export const laccumw: ConstructRule = {
@@ -252,6 +257,37 @@ export const laccumw: ConstructRule = {
   },
   jvp: backendOnly('laccumw'),
   ...nonLinearOnly('laccumw'),
+  updatesInPlace: true,
+  threads: () => ({ array: 2, result: 0, dense: 1, first: { op: 'linitw', index: 0 } }),
+  lengthOnly: [1],
+};
+
+// ---- the first write of an element (opt/firstWrites.ts) ----
+//
+//   let a' = linitw(i, w, a, y) []         laccumw where a[i] is +0: a[i] = y + 0   cost 1
+//
+// A loop that adds once per run into a carried array of zeros, at an index different in every
+// run (the transpose of a loop reading x[i] once per i: the softmax of lse), adds each element to
+// +0 once: storing `y + 0` gives the same bits (0 + y is y + 0, −0 included) without reading the
+// element, which on a fresh array of many pages also spares the read of every zero page before it
+// is written. The interpreter checks that the element is +0.
+
+export const linitw: ConstructRule = {
+  name: 'linitw',
+  arity: () => ({ nl: 1, lin: 0 }),
+  typeRule: (ops, e, t) => laccum.typeRule(ops, e, t) as Sides<Type>,
+  impl: (ops, e, v) => {
+    const { i, w, a, y } = split(e, v);
+    const n = witnessLength(w);
+    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= n) throw new IrError(`linitw: index ${String(i)} outside an array of ${n}`);
+    ops.charge(1);
+    const acc = provedOwned(ops, 'linitw', a, n);
+    if (!Object.is(acc[i], 0)) throw new InternalError(`linitw: element ${i} is ${String(acc[i])}, not +0 (opt/firstWrites.ts proved a first write wrongly)`);
+    acc[i] = (y as number) + 0;
+    return { nl: [acc], lin: [] };
+  },
+  jvp: backendOnly('linitw'),
+  ...nonLinearOnly('linitw'),
   updatesInPlace: true,
   threads: () => ({ array: 2, result: 0, dense: 1 }),
   lengthOnly: [1],

@@ -7,7 +7,7 @@
 import type { ConstructRule } from '../types';
 import { len, index, fill, sum, lindex, lonehot, lsum, lfill } from './ops';
 import { map, smap } from './map';
-import { laccum, lpeek, share, claim, laccumw } from './accum';
+import { laccum, lpeek, share, claim, laccumw, linitw } from './accum';
 import { scan, sscan } from './scan';
 import { reduce, sreduce } from './reduce';
 import { lscan, lfold, lrscan, lrfold } from './linearFold';
@@ -34,6 +34,7 @@ export const ARRAY_CONSTRUCTS = {
   share,
   claim,
   laccumw,
+  linitw,
   scan,
   sscan,
   reduce,

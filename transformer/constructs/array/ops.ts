@@ -144,7 +144,7 @@ export const index = nonLinearRule({
   },
 });
 
-export const fill = nonLinearRule({
+const fillOp = nonLinearRule({
   name: 'fill',
   fresh: true,
   operands: 2,
@@ -167,6 +167,9 @@ export const fill = nonLinearRule({
     return [tangentBy(ops, 'lfill', [n], xDot, results[0])];
   },
 });
+
+// n copies of +0, or none (an empty array reads 0 everywhere as a cotangent).
+export const fill: ConstructRule = { ...fillOp, zeros: (e, isZero) => isZero(e.nl[0]) || isZero(e.nl[1]) };
 
 const sumOf = (a: readonly Value[]): number => a.reduce<number>((s, x) => s + ((x as number | undefined) ?? 0), 0);
 

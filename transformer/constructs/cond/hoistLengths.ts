@@ -7,9 +7,17 @@
 // residual that is one of the branch's array parameters (whose elements the linear branch reads
 // again) is the cond's operand itself: a loop around the cond passes its invariant array
 // once instead of stacking a reference (or a tuple of slots) per iteration.
+//
+// A number (or a flag) the branch was given and stores as it is becomes the cond's operand too,
+// where that does not make the slots and the new operands together outnumber the slots: locally
+// the same count, but the operand is a value of the enclosing body, which may keep it already
+// (a nested cond's copy of the outer branch's `l`), recompute it from what it keeps (`top + 1`)
+// or pass it once (a loop invariant), where a slot is a separate number on every iteration's
+// record (the explicit-stack tree walk: 8 → 6 numbers per node).
 import { REAL, binder, construct, lambda, letS, nvar, ret } from '../../ir/syntax';
 import type { Binder, Lambda, Stmt, Type } from '../../ir/syntax';
 import { freeNonLinear } from '../../ir/freeVars';
+import { assignSlots } from './slots';
 import type { ConstructExpr, UnzipOps, UnzippedBody } from '../types';
 
 export interface HoistedLengths {
@@ -37,6 +45,7 @@ export function hoistLengths(ops: UnzipOps, e: ConstructExpr, halves: readonly U
   };
   // Per branch: hoisted residual name -> index into operands.
   const taken = halves.map(() => new Map<string, number>());
+  const numbers = numberParams(halves, nlResults, ops.flagsAsNumbers);
   const reduced = halves.map((h, k) => {
     const r = h.primal.body.result;
     if (r.tag !== 'ret') return h;
@@ -48,9 +57,9 @@ export function hoistLengths(ops: UnzipOps, e: ConstructExpr, halves: readonly U
     const keep: boolean[] = h.residuals.map((t, i) => {
       const name = r.nl[nlResults + i];
       if (name !== h.tangent.nlParams[i].name) return true;
-      // (A number costs a slot or a stacked number either way: only arrays, whose reference a loop
-      // would stack per iteration, become operands.)
-      const param = t.tag === 'array' ? h.primal.nlParams.findIndex((b) => b.name === name) : -1;
+      // An array always (a loop would stack its reference per iteration); a number or a flag
+      // where the slots do not grow for it (numberParams).
+      const param = t.tag === 'array' || numbers?.[k][i] ? h.primal.nlParams.findIndex((b) => b.name === name) : -1;
       if (param >= 0) {
         const operand = e.nl[param + 1];
         taken[k].set(
@@ -99,4 +108,35 @@ export function hoistLengths(ops: UnzipOps, e: ConstructExpr, halves: readonly U
     return lambda([...t.nlParams, ...extra], t.linParams, { stmts: [...copies, ...t.body.stmts], result: t.body.result });
   };
   return { halves: reduced, operands, tangent };
+}
+
+/**
+ * Per branch, which residuals are number or flag parameters stored as they are, to become
+ * operands; undefined where that would take more slots and operands than the slots it frees (the
+ * cond's slots are shared between branches by type, cond/unzip.ts: a residual leaving one branch
+ * frees nothing while another branch fills its slot).
+ */
+function numberParams(halves: readonly UnzippedBody[], nlResults: number, flagsAsNumbers: boolean): boolean[][] | undefined {
+  const scalar = (t: Type) => t.tag === 'real' || t.tag === 'bool';
+  const moved = halves.map((h) => {
+    const r = h.primal.body.result;
+    const params = new Set(h.primal.nlParams.map((p) => p.name));
+    return h.residuals.map((t, i) => r.tag === 'ret' && scalar(t) && r.nl[nlResults + i] === h.tangent.nlParams[i].name && params.has(r.nl[nlResults + i]));
+  });
+  if (!moved.some((m) => m.includes(true))) return undefined;
+  // The slots as cond/unzip.ts assigns them (shared by type between the branches).
+  const slots = (keep: (k: number, i: number) => boolean) =>
+    assignSlots(
+      halves.map((h, k) => h.residuals.filter((_, i) => keep(k, i))),
+      flagsAsNumbers,
+    ).types.length;
+  // The operands the moved residuals come from (branches name their parameters alike or not: by position).
+  const operands = new Set<number>();
+  halves.forEach((h, k) => {
+    const r = h.primal.body.result;
+    if (r.tag === 'ret') h.residuals.forEach((_, i) => moved[k][i] && operands.add(h.primal.nlParams.findIndex((p) => p.name === r.nl[nlResults + i])));
+  });
+  const before = slots(() => true);
+  const after = slots((k, i) => !moved[k][i]) + operands.size;
+  return after <= before ? moved : undefined;
 }

@@ -20,6 +20,8 @@ export const cond: ConstructRule = {
   impl: condImpl,
   jvp: condJvp,
   unzip: condUnzip,
+  // A branch's residuals are slots, which the body around the cond keeps as its own.
+  bodyResiduals: 'enclosing',
   transpose: condTranspose,
   pruneResults: pruneBodyResults,
   fuseAdd: condFuseAdd,

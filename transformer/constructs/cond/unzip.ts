@@ -29,39 +29,14 @@
 // quadratic in the depth. Packed, a level forwards one value, and a slot of a packed type is
 // padded by `absent` (O(1), placeholder.ts), so the program grows by a constant per level. Few
 // slots stay flat: no tuple is built per run, and a loop around the cond stacks plain numbers.
-import { InternalError, binder, construct, lambda, ret, tuple, tupleType, unpackS } from '../../ir/syntax';
+import { InternalError, REAL, binder, construct, lambda, letS, lit, prim, ret, tuple, tupleType, unpackS } from '../../ir/syntax';
 import { placeholder } from '../placeholder';
-import type { Binder, Block, Expr, Lambda, Type } from '../../ir/syntax';
+import type { Binder, Block, Expr, Lambda, Stmt, Type } from '../../ir/syntax';
 import { Builder } from '../../ir/build';
-import { structureId } from '../../ir/typeIds';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../types';
 import { condNames } from './operands';
 import { hoistLengths } from './hoistLengths';
-
-interface Slots {
-  readonly types: Type[];
-  /** Per branch, the slot of each of its residuals. */
-  readonly of: number[][];
-}
-
-/** Each branch's residuals in slots of their types, a slot used at most once per branch. */
-function assignSlots(halves: readonly UnzippedBody[]): Slots {
-  const types: Type[] = [];
-  const of = halves.map((h) => {
-    const free = new Map<number, number[]>();
-    types.forEach((t, i) => {
-      const k = structureId(t);
-      free.set(k, [...(free.get(k) ?? []), i]);
-    });
-    return h.residuals.map((t) => {
-      const i = free.get(structureId(t))?.shift();
-      if (i !== undefined) return i;
-      types.push(t);
-      return types.length - 1;
-    });
-  });
-  return { types, of };
-}
+import { type Slots, assignSlots } from './slots';
 
 /** The primal half of branch k: its results, then the slots (its own residuals, placeholders elsewhere). */
 function paddedPrimal(ops: UnzipOps, h: UnzippedBody, slots: Slots, k: number, nlResults: number): Lambda {
@@ -70,7 +45,10 @@ function paddedPrimal(ops: UnzipOps, h: UnzippedBody, slots: Slots, k: number, n
   const b = new Builder(ops.b.names);
   h.primal.body.stmts.forEach((s) => b.stmt(s));
   const values: (string | undefined)[] = slots.types.map(() => undefined);
-  slots.of[k].forEach((slot, i) => (values[slot] = r.nl[nlResults + i]));
+  slots.of[k].forEach((slot, i) => {
+    const x = r.nl[nlResults + i];
+    values[slot] = slots.asNumber[k][i] ? b.nl('flag', prim('select', [x, b.lit(1, 'one'), b.lit(0, 'zero')]), REAL) : x;
+  });
   const filled = values.map((v, j) => v ?? placeholder(b, slots.types[j]));
   const body: Block = b.finish(ret([...r.nl.slice(0, nlResults), ...filled]));
   return lambda(h.primal.nlParams, [], body);
@@ -79,9 +57,17 @@ function paddedPrimal(ops: UnzipOps, h: UnzippedBody, slots: Slots, k: number, n
 /** The tangent half of branch k, taking every slot (those not its own unused). */
 function paddedTangent(ops: UnzipOps, h: UnzippedBody, slots: Slots, k: number): Lambda {
   const params: (Binder | undefined)[] = slots.types.map(() => undefined);
-  slots.of[k].forEach((slot, i) => (params[slot] = h.tangent.nlParams[i]));
+  const flags: Stmt[] = [];
+  slots.of[k].forEach((slot, i) => {
+    const p = h.tangent.nlParams[i];
+    if (!slots.asNumber[k][i]) return void (params[slot] = p);
+    // The flag back from its 1 or 0.
+    const [n, zero] = [binder(ops.b.fresh('flag'), REAL), binder(ops.b.fresh('zero'), REAL)];
+    params[slot] = n;
+    flags.push(letS([zero], [], lit(0)), letS([p], [], prim('ne', [n.name, zero.name])));
+  });
   const all = params.map((p, j) => p ?? binder(ops.b.fresh('unused'), slots.types[j]));
-  return lambda(all, h.tangent.linParams, h.tangent.body);
+  return lambda(all, h.tangent.linParams, flags.length === 0 ? h.tangent.body : { stmts: [...flags, ...h.tangent.body.stmts], result: h.tangent.body.result });
 }
 
 /** More slots than this travel as one tuple (see above); up to it, JavaScript keeps them in locals. */
@@ -115,7 +101,10 @@ export function condUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
     results.nl.length,
   );
   const { halves, operands } = hoisted;
-  const slots = assignSlots(halves);
+  const slots = assignSlots(
+    halves.map((h) => h.residuals),
+    ops.flagsAsNumbers,
+  );
   if (slots.types.length > MAX_FLAT_SLOTS) {
     const packed = tupleType(slots.types, ops.typeName('slots'));
     const slotsBinder = binder(ops.b.fresh('slots'), packed);
@@ -126,7 +115,11 @@ export function condUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
   }
   const slotBinders = slots.types.map((t) => binder(ops.b.fresh('res'), t));
   const primal = halves.map((h, k) => paddedPrimal(ops, h, slots, k, results.nl.length));
-  ops.b.bind([...results.nl, ...slotBinders], [], construct(e.op, [pred, ...args.nl], [], primal));
+  // Where every residual became an operand and nothing is returned, a branch that only drops its
+  // parameters has nothing to run: no non-linear cond (which would charge the drops).
+  const inert = (s: Stmt) => s.tag === 'let' && s.nl.length === 0 && s.lin.length === 0 && ['drop', 'tuple', 'ret', 'lit', 'var'].includes(s.rhs.tag);
+  const idle = slotBinders.length === 0 && results.nl.length === 0 && primal.every((l) => l.body.stmts.every(inert));
+  if (!idle) ops.b.bind([...results.nl, ...slotBinders], [], construct(e.op, [pred, ...args.nl], [], primal));
   const tangent = halves.map((h, k) => hoisted.tangent(k, paddedTangent(ops, h, slots, k)));
   return construct(e.op, [pred, ...slotBinders.map((s) => s.name), ...operands], args.lin, tangent);
 }

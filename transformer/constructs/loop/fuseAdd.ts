@@ -8,12 +8,26 @@
 // this: the inner transposed loop accumulates an invariant array's cotangent from zero, and the
 // outer one adds the result to its own accumulator. Fused, the inner loop accumulates into the
 // outer accumulator in place, instead of building an array per outer iteration.
+//
+// A loop that starts from another accumulation's result takes the addition on to that one:
+//
+//   let (; c̄₁) = loop(…; zero)[…];  let (; c̄₂) = loop(…; c̄₁)[…];  ladd(; x, c̄₂)
+//     ↝ let (; c̄₁) = loop(…; x)[…];  let (; c̄₂) = loop(…; c̄₁)[…]
+//
+// (x + (c₁ + d₂) = (x + c₁) + d₂). T of a loop body with several inner loops reading one array is
+// the case: the first accumulates the array's cotangent from zero, the next ones onto it, and the
+// outer loop adds the last one's result to its accumulator; fused, the whole chain accumulates
+// into the outer accumulator, with no array per outer iteration. Only where the start is itself
+// such a result (otherwise the addition would only move in front of the loop).
 import type { ConstructExpr, ConstructRule, FuseOps } from '../types';
 
 export const loopFuseAdd: NonNullable<ConstructRule['fuseAdd']> = (ops, e, other, k) => {
   const slot = loopAccumulates(ops, e, k);
-  if (slot === undefined || !ops.isZero(e.lin[slot])) return undefined;
-  return { ...e, lin: e.lin.map((x, j) => (j === slot ? other : x)) };
+  if (slot === undefined) return undefined;
+  const start = e.lin[slot];
+  const type = e.bodies[0].linParams[slot].type;
+  const sum = ops.isZero(start) ? other : type && ops.fusible(start) ? ops.add(other, start, type) : undefined;
+  return sum === undefined ? undefined : { ...e, lin: e.lin.map((x, j) => (j === slot ? sum : x)) };
 };
 
 /**

@@ -44,6 +44,8 @@ export const loop: ConstructRule = {
   // A carried array keeps its initial length where every run of the body hands on one of the
   // length it was given (a loop running zero times returns the operand itself).
   keepsLength: (e, source) => keptLengths(e.bodies[0], e.nl.length, source),
+  // i = 0, 1, … while i < n: the counter is the body's first parameter.
+  counter: (e) => (e.bodies.length === 1 ? { body: 0, param: 0 } : undefined),
   invariants: (e, bodyArity) => {
     if (e.bodies.length !== 1 || e.lin.length > 0) return undefined;
     const count = e.nl.length - 1 - bodyArity(e.bodies[0]).nl;

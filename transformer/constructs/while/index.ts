@@ -27,6 +27,8 @@ export const whileLoop: ConstructRule = {
   impl: whileImpl,
   jvp: whileJvp,
   unzip: whileUnzip,
+  // One record of numbers per iteration, its flags as 1 or 0 (unzip.ts).
+  bodyResiduals: 'numbers',
   transpose: whileTranspose,
   // Carried values feed the next iteration: a loop keeps all its results.
   pruneResults: () => undefined,

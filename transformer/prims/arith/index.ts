@@ -12,6 +12,7 @@ export const add: PrimDef = {
   name: 'add',
   cheap: true,
   sums: true,
+  signs: [1, 1],
   arity: binary,
   typeRule: realOp('add'),
   impl: (a, b) => num(a) + num(b),
@@ -23,6 +24,7 @@ export const add: PrimDef = {
 export const sub: PrimDef = {
   name: 'sub',
   cheap: true,
+  signs: [1, -1],
   arity: binary,
   typeRule: realOp('sub'),
   impl: (a, b) => num(a) - num(b),
@@ -39,6 +41,7 @@ export const sub: PrimDef = {
 export const neg: PrimDef = {
   name: 'neg',
   cheap: true,
+  signs: [-1],
   arity: unary,
   typeRule: realOp('neg'),
   impl: (a) => -num(a),

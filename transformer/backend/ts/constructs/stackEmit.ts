@@ -81,7 +81,7 @@ function growStatements(f: ts.NodeFactory, t: typeof ts, s: ts.Expression, need:
  * An empty stack of reals with room for exactly `capacity` pushes, cut from the function's slab:
  *
  *   const cap = Math.max(0, Math.ceil(n));
- *   if ($slab.top + cap > $slab.chunk.length) { $slab.chunk = new Float64Array(Math.max(2 * $slab.chunk.length, cap)); $slab.top = 0; }
+ *   if ($slab.top + cap > $slab.chunk.length) { $slab.chunk = new Float64Array(Math.max($slab.top + cap, Math.min(2 * $slab.chunk.length, POOL_KEEPS))); $slab.top = 0; }
  *   s = { a: $slab.chunk, b: $slab.top, c: $slab.top + cap, n: cap };
  *   $slab.top += cap;
  *
@@ -141,10 +141,15 @@ function reserveStatements(f: ts.NodeFactory, t: typeof ts, slab: ts.Identifier,
     [
       // The first chunk is what the first loop needs, each later one twice the last: a small
       // derivative called many times (a per-point Hessian-vector product) zeroes no big slab.
+      // Twice the last only up to what the pool keeps, else what the call cut from the last chunk
+      // and this stack (as tsad$grow): a doubled chunk just past the limit is dropped after the
+      // call and allocated again by the next.
       f.createExpressionStatement(
         f.createAssignment(
           chunk,
-          f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [math('max', [f.createMultiply(f.createNumericLiteral(2), f.createPropertyAccessExpression(chunk, 'length')), cap])]),
+          f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [
+            math('max', [f.createAdd(top, cap), math('min', [f.createMultiply(f.createNumericLiteral(2), f.createPropertyAccessExpression(chunk, 'length')), f.createNumericLiteral(POOL_KEEPS)])]),
+          ]),
         ),
       ),
       f.createExpressionStatement(f.createAssignment(top, f.createNumericLiteral(0))),
@@ -167,8 +172,12 @@ const POOL_SIZE = 4;
  *
  * `tsad$grow(s, need, slab)`: room for `need` elements in s, cut from the slab. A stack that ends
  * where the slab's free room starts (a while loop's tape, the last one opened) grows in place with
- * no copy; any other moves to the top of the slab, into a new chunk (twice the last) when the
- * chunk is full, whose old regions stay with the stacks that hold them.
+ * no copy; any other moves to the top of the slab, into a new chunk when the chunk is full, whose
+ * old regions stay with the stacks that hold them. The new chunk is twice the last, but not past
+ * what the pool keeps unless this call needs more: it has room for what the call cut from the
+ * last chunk and the grown stack, so the next call finds all of it in one chunk. (Doubling a
+ * chunk the pool kept, for a tape presized to its full length, made one the pool drops: lstm's
+ * gradient at l = 4 allocated and zeroed 34 MB on every call.)
  *
  * `tsad$take()` / `tsad$give(slab, value)`: a derivative whose stacks all end with its call (no
  * stack among its parameters or results: emitTs.ts, poolsSlab) takes a slab from the module's
@@ -186,7 +195,7 @@ if (s.a === slab.chunk && s.c === slab.top && s.b + size <= slab.chunk.length) {
   return;
 }
 if (slab.top + size > slab.chunk.length) {
-  slab.chunk = new Float64Array(Math.max(2 * slab.chunk.length, size));
+  slab.chunk = new Float64Array(Math.max(slab.top + size, Math.min(2 * slab.chunk.length, ${POOL_KEEPS})));
   slab.top = 0;
 }
 slab.chunk.set(s.a.subarray(s.b, s.b + s.n), slab.top);

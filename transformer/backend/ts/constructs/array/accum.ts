@@ -34,6 +34,13 @@ export const accumTs = {
     const r = f.createIdentifier(into[0]);
     return [assign(ops, into[0], ops.ref(a)), f.createExpressionStatement(f.createBinaryExpression(f.createElementAccessExpression(r, ops.ref(i)), ops.ts.SyntaxKind.PlusEqualsToken, ops.ref(y)))];
   },
+  // r = ā; r[i] = ẏ + 0 (ā[i] proved +0: opt/firstWrites.ts; + 0 keeps laccumw's bits for ẏ = −0)
+  linitw: (ops, e, into) => {
+    const f = ops.factory;
+    const { i, a, y } = split(e, e);
+    const r = f.createIdentifier(into[0]);
+    return [assign(ops, into[0], ops.ref(a)), f.createExpressionStatement(f.createAssignment(f.createElementAccessExpression(r, ops.ref(i)), f.createAdd(ops.ref(y), f.createNumericLiteral(0))))];
+  },
   share: (ops, e, into) => {
     const f = ops.factory;
     const x = ops.ref(e.nl[0]);
