@@ -67,7 +67,7 @@ describe('tsad tool mode against GradBench manual', () => {
   }, 120_000);
   for (const name of EVALS) {
     it(`${name}: outcome success`, () => {
-      expectOutcomeSuccess('tsad-test', name, `node ${tool} tsad`);
+      expectOutcomeSuccess(name, `node ${tool} tsad`);
     }, 120_000);
   }
 });

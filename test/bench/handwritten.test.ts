@@ -367,7 +367,7 @@ describe('hand-written tool mode against GradBench manual', () => {
   });
   for (const [name, args] of Object.entries(SMALL)) {
     it(`${name}: outcome success`, () => {
-      expectOutcomeSuccess('hand-test', name, `node ${tool} hand`, args);
+      expectOutcomeSuccess(name, `node ${tool} hand`, args);
     }, 300_000);
   }
 });

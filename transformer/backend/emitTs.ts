@@ -7,13 +7,10 @@
 // too (its rule emits the statements, see constructs/types.ts); what a block binds, aliases or
 // computes ends with it. Names are unique per def, so an inner declaration never shadows a
 // variable the block assigns.
-import { markInPlace } from '../opt/inplace';
-import { proveOwnedChains } from '../opt/ownedChains';
-import { promoteInvariantAccums } from '../opt/invariantAccums';
-import { storeFirstWrites } from '../opt/firstWrites';
+import { prepareForBackend } from '../opt/afterAd';
 import type * as ts from 'typescript';
 import { Block, Expr, FnDef, InternalError, Stmt, Type } from '../ir/syntax';
-import { foldBlock, forEachOperand, holdsConstruct, namesIn, visitLambda } from '../ir/traverse';
+import { foldBlock, forEachOperand, namesIn, visitLambda } from '../ir/traverse';
 import { NameSupply } from '../ir/build';
 import { linPrimTs, primTs } from './ts/prims';
 import { constructRule, isConstruct, CONSTRUCTS, type ConstructName } from '../constructs/registry';
@@ -679,15 +676,8 @@ function emitForm(defs: readonly FnDef[], options: EmitOptions, writerName?: (ir
   const own = defArity(byName);
   const o: EmitOptions = { ...options, calleeArity: (fn) => own(fn) ?? options.calleeArity?.(fn) };
   return defs.map((source) => {
-    // Writes into arrays nobody else sees run in place (opt/inplace.ts): only the emitted code
-    // changes memory, the IR before it has value semantics.
-    // A loop's carried cotangent that only accumulations touch is owned once before the loop
-    // (opt/ownedChains.ts), not checked at each accumulation; before that, adds at a loop-invariant
-    // index sum in a local (opt/invariantAccums.ts); after it, an add that is the first write of
-    // an element of zeros is a store (opt/firstWrites.ts).
-    const arity = o.calleeArity ?? (() => undefined);
-    // All four rewrite constructs only: a straight-line def is not walked by them.
-    const d = holdsConstruct(source.body) ? storeFirstWrites(proveOwnedChains(promoteInvariantAccums(markInPlace(source, arity), arity), arity), arity) : source;
+    // Invariants leave loops, writes run in place, accumulations are proved owned (opt/afterAd.ts).
+    const d = prepareForBackend(source, o.calleeArity ?? (() => undefined));
     const statements: ts.Statement[] = [];
     const written = writerName ? { out: f.createIdentifier(WRITTEN), at: f.createIdentifier(WRITTEN_AT) } : undefined;
     const emitter = new DefEmitter(o, d, written);

@@ -193,6 +193,8 @@ export interface FillOps {
   readonly names: NameSupply;
   /** The non-linear operand an erased construct only adds to (ConstructRule.accumulatesErased). */
   accumulatesErased(e: Expr): number | undefined;
+  /** How an erased construct hands an array on unchanged, only reading it (Threading.unchanged), if it does. */
+  readsOnly(e: Expr): { readonly array: number; readonly result: number } | undefined;
   hasEffect(e: Expr): boolean;
 }
 
@@ -460,6 +462,11 @@ export interface Threading {
    * at index operand `index` is known to be +0 (laccumw: linitw); opt/firstWrites.ts uses it.
    */
   readonly first?: { readonly op: string; readonly index: number };
+  /**
+   * The array comes back unchanged, only read (lpeek): loop iterations that do nothing else with
+   * a carried array commute (constructs/loop/fuseFill.ts).
+   */
+  readonly unchanged?: boolean;
 }
 
 /** An operand a body takes over (ConstructRule.carries); `result` where the body hands it back for its next run (a loop's). */

@@ -18,6 +18,10 @@ export function fuseFills(d: FnDef): FnDef | undefined {
       return (names ??= new NameSupply(namesIn({ nlParams: d.nlParams, linParams: d.linParams, body: d.body })));
     },
     accumulatesErased: (e) => (e.tag === 'construct' ? constructRule(e, 'simplify').accumulatesErased : undefined),
+    readsOnly: (e) => {
+      const t = e.tag === 'construct' ? constructRule(e, 'simplify').threads?.(e) : undefined;
+      return t?.unchanged ? { array: t.array, result: t.result } : undefined;
+    },
     hasEffect,
   };
   let changed = false;

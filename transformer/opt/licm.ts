@@ -13,6 +13,13 @@
 // value; it could change a derivative (an infinite partial of code JavaScript never runs, times the
 // zero cotangent of the empty loop), so hoisted code that computes something runs under the
 // loop's `trip > 0` (constructs/cond/tripGuard.ts).
+//
+// The backend runs the same motion again on every finished def (erased, all non-linear), where it
+// also moves element reads (`hoistInvariantsAfterAD`): the backward loops are made by T, after
+// this pass ran, and read the invariants they need again in every iteration (gmm's
+// `x[i·d + col] − μ[c·d + col]` in the loop over rows, forward and backward). Before J reads stay
+// where they are: a read hoisted under a trip guard is a cond whose cotangent the backward pass
+// adds into a fresh array in every run of the enclosing loop, instead of into the loop's carried one.
 import { NameSupply, namesIn } from '../ir/build';
 import { arityOf } from '../language/arity';
 import { Binder, Expr, FnDef, Lambda, Program, Stmt, binder, construct, lambda } from '../ir/syntax';
@@ -24,7 +31,7 @@ function renameStmt(s: Stmt, r: (name: string) => string): Stmt {
   const rhs = s.rhs.tag === 'drop' ? { ...s.rhs, expr: renameOperands(s.rhs.expr, r) } : renameOperands(s.rhs, r);
   return { ...s, rhs };
 }
-import { constructRule } from '../constructs/registry';
+import { constructRule, hasEffect } from '../constructs/registry';
 import { underTripGuard } from '../constructs/cond/tripGuard';
 import type { ConstructExpr, Counts } from '../constructs/types';
 import { mapSourceDefs } from './sourceDefs';
@@ -34,10 +41,18 @@ type Let = Extract<Stmt, { tag: 'let' }>;
 
 /** Moves loop-invariant statements out of the loop bodies of every source def (defs without a role). */
 export function hoistInvariants(p: Program): Program {
-  return mapSourceDefs(p, hoistInDef);
+  return mapSourceDefs(p, (d, callee) => hoistInDef(d, callee, false));
 }
 
-function hoistInDef(d: FnDef, callee: (fn: string) => Counts | undefined): FnDef {
+/**
+ * Loop-invariant statements and element reads moved out of the loops of a finished def (after
+ * differentiation and erasure: nothing linear, no derivative taken of it any more).
+ */
+export function hoistInvariantsAfterAD(d: FnDef, callee: (fn: string) => Counts | undefined): FnDef {
+  return hoistInDef(d, callee, true);
+}
+
+function hoistInDef(d: FnDef, callee: (fn: string) => Counts | undefined, reads: boolean): FnDef {
   // The rewriter recurses once per nesting level: defs without a loop (some are blocks nested
   // thousands deep) are not rewritten at all, and a def where nothing moves stays the same object.
   if (!holdsConstruct(d.body)) return d;
@@ -61,11 +76,11 @@ function hoistInDef(d: FnDef, callee: (fn: string) => Counts | undefined): FnDef
   const tripGuards = new WeakSet<Expr>();
   const moved = (e: ConstructExpr, emit: (s: Stmt) => void): ConstructExpr => {
     const guard = (trip: string | undefined, hoisted: readonly Stmt[], readLater: ReadonlySet<string>) => {
-      const out = trip === undefined ? hoisted : underTripGuard(trip, hoisted, readLater, names(), positive.has(trip));
+      const out = trip === undefined ? hoisted : underTripGuard(trip, hoisted, readLater, names(), positive.has(trip), reads);
       for (const s of out) if (s.tag === 'let' && s.rhs.tag === 'construct') tripGuards.add(s.rhs);
       return out;
     };
-    const h = hoistFrom(e, emit, fresh, callee, guard, tripGuards);
+    const h = hoistFrom(e, emit, fresh, callee, guard, tripGuards, reads);
     if (h) changed = true;
     return h ?? e;
   };
@@ -79,15 +94,23 @@ function hoistInDef(d: FnDef, callee: (fn: string) => Counts | undefined): FnDef
   return changed ? out : d;
 }
 
-/** Whether a statement can leave the body, given the names available outside it. */
-function hoistable(s: Stmt, outside: ReadonlySet<string>): boolean {
+/**
+ * Whether a statement can leave the body, given the names available outside it. With `reads`,
+ * element reads (a body-less construct whose record says `cheap`) may leave too.
+ */
+function hoistable(s: Stmt, outside: ReadonlySet<string>, reads: boolean): boolean {
   if (s.tag === 'unpack') return !s.linear && outside.has(s.tuple);
   if (s.lin.length > 0) return false;
+  // Untyped, the trip guard could not be built (tripGuard.ts) and a read would run unguarded.
+  if (reads && s.nl.some((b) => b.type === undefined)) return false;
   const rhs = s.rhs;
   switch (rhs.tag) {
     case 'prim':
     case 'tuple':
     case 'call':
+      break;
+    case 'construct':
+      if (!reads || rhs.bodies.length > 0 || rhs.lin.length > 0 || !constructRule(rhs, 'licm').cheap || hasEffect(rhs)) return false;
       break;
     case 'drop':
       return rhs.expr.tag === 'var' && outside.has(rhs.expr.name);
@@ -113,6 +136,7 @@ function hoistFrom(
   callee: (fn: string) => Counts | undefined,
   guard: (trip: string | undefined, hoisted: readonly Stmt[], readLater: ReadonlySet<string>) => readonly Stmt[],
   tripGuards: WeakSet<Expr>,
+  reads: boolean,
 ): ConstructExpr | undefined {
   const slots = constructRule(e, 'invariants').invariants?.(e, (body) => arityOf(body.body.result, callee));
   if (!slots) return undefined;
@@ -130,13 +154,17 @@ function hoistFrom(
   let kept: Stmt[] = [];
   const outside = new Set<string>(outer.keys());
   const nearSelect = feedingSides(body.body.stmts, body.body.result, tripGuards);
+  // A read after a statement with an effect stays: the effect may end the body first, and the
+  // interpreter's out-of-range read is an error, so their order would show.
+  let effects = false;
   for (const s of body.body.stmts) {
+    effects ||= s.tag === 'let' && hasEffect(s.rhs);
     if (s.tag === 'let' && s.rhs.tag === 'lit' && s.nl.length === 1) {
       // Literals cost nothing: copy them out when a hoisted statement needs one, keep them inside.
       literals.set(s.nl[0].name, s);
       outside.add(s.nl[0].name);
       kept.push(s);
-    } else if (hoistable(s, outside) && !bindersOf(s).some((b) => nearSelect.has(b.name))) {
+    } else if (hoistable(s, outside, reads && !effects) && !bindersOf(s).some((b) => nearSelect.has(b.name))) {
       hoisted.push(s);
       for (const b of bindersOf(s)) outside.add(b.name);
     } else kept.push(s);

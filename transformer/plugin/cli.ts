@@ -12,10 +12,7 @@ import { parseProgram } from '../language/parse';
 import { numberText, printProgram } from '../ir/print';
 import { annotateTypes, checkProgram } from '../language/check';
 import { defArity } from '../language/arity';
-import { markInPlace } from '../opt/inplace';
-import { proveOwnedChains } from '../opt/ownedChains';
-import { promoteInvariantAccums } from '../opt/invariantAccums';
-import { storeFirstWrites } from '../opt/firstWrites';
+import { prepareForBackend } from '../opt/afterAd';
 import { DRIVER } from '../plan/request';
 import { evalFn, Value, zeroOf } from '../language/interp';
 import { FnDef, InternalError, IrError, Program, Type, scalarCount, tangentType } from '../ir/syntax';
@@ -386,7 +383,7 @@ function runnable(p: Program, flags: Flags): Program {
   if (flags.has('raw')) return p;
   const q = annotateTypes(p);
   const arity = defArity(new Map(q.defs.map((d) => [d.name, d])));
-  return { ...q, defs: q.defs.map((d) => storeFirstWrites(proveOwnedChains(promoteInvariantAccums(markInPlace(d, arity), arity), arity), arity)) };
+  return { ...q, defs: q.defs.map((d) => prepareForBackend(d, arity)) };
 }
 
 /** `--checkpoint sqrt`, `every:32`, `levels:3`. */

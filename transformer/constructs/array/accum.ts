@@ -195,7 +195,7 @@ export const lpeek: ConstructRule = {
     return [bar.name];
   },
   pruneResults: () => undefined,
-  threads: (e) => (isLinear(e) ? undefined : { array: 2, result: 0 }),
+  threads: (e) => (isLinear(e) ? undefined : { array: 2, result: 0, unchanged: true }),
   lengthOnly: [1],
 };
 

@@ -19,9 +19,11 @@ import { placeholder } from '../placeholder';
  * when none does (literals, tuples, unpacking and drops have no partials), when `trip` is known
  * positive, or when a binder has no type to fill the untaken side with. `readLater`: the names
  * the code after them reads (the construct's operands); only those leave the guarded arm.
+ * `afterAD`: code no derivative will be taken of, where a primitive may run where the loop would
+ * not (it is pure and cannot fail): only constructs (an element read) and calls need the guard.
  */
-export function underTripGuard(trip: string, stmts: readonly Stmt[], readLater: ReadonlySet<string>, names: NameSupply, knownPositive = false): readonly Stmt[] {
-  const computes = (s: Stmt) => s.tag === 'let' && (s.rhs.tag === 'prim' || s.rhs.tag === 'call' || s.rhs.tag === 'construct');
+export function underTripGuard(trip: string, stmts: readonly Stmt[], readLater: ReadonlySet<string>, names: NameSupply, knownPositive = false, afterAD = false): readonly Stmt[] {
+  const computes = (s: Stmt) => s.tag === 'let' && ((s.rhs.tag === 'prim' && !afterAD) || s.rhs.tag === 'call' || s.rhs.tag === 'construct');
   if (knownPositive || !stmts.some(computes)) return stmts;
   const drops = stmts.filter((s) => s.tag === 'let' && s.rhs.tag === 'drop');
   // What computes goes into the arm with everything that reads its results; the rest (a tuple's

@@ -8,11 +8,11 @@
 //   drop(p̄_n)
 //   let r̄ = loop(n, ⌈n⌉, st, v̄, c̄₀)[|j, m, st, v̄, c̄| { i = m − j − 1; v = at(st, i); B }]
 //
-// When every carried value of B is a commutative accumulation (handed on unchanged, or updated
-// once by a sum with itself read nowhere else: `c' = c + e`, an erased laccum), the order of the
-// iterations does not matter but for floating-point rounding, so B may run i = 0, 1, …, and then
-// P runs in step with it: one loop carrying p̄ beside c̄, x computed where v was read; no stack, no
-// stores.
+// When every carried value of B is a commutative accumulation (handed on unchanged, or updated by
+// sums with itself read nowhere else: `c' = c + e`, erased laccums; or only read on its way by
+// erased lpeeks), the order of the iterations does not matter but for floating-point rounding,
+// so B may run i = 0, 1, …, and then P runs in step with it: one loop carrying p̄ beside c̄, x
+// computed where v was read; no stack, no stores.
 //
 //   let (r̄, p̄_n') = loop(n, v̄, ā, c̄₀, p̄₀)[|i, v̄, ā, c̄, p̄| { P; let v = x; B; (c̄', p̄') }]
 //
@@ -190,28 +190,55 @@ function fuseWith(
 const rB = (body: Lambda): readonly string[] => (body.body.result.tag === 'ret' ? body.body.result.nl : []);
 
 /**
+ * Whether the carried value `c` reaches `u` through a chain of links, each read by nothing but
+ * the next: a sum with itself (PrimDef.sums: `c' = c + e`; an erased laccum,
+ * ConstructRule.accumulatesErased) or a construct that only reads it and hands it on unchanged
+ * (an erased lpeek, Threading.unchanged), never both kinds on one chain. `u` itself is read by no
+ * statement. Along such a chain each iteration adds what does not depend on `c`, or reads a value
+ * no iteration changes (`ā_i += y; ā_i += y` for a square, `(z̄, v) = lpeek(r, w, z̄)` in gmm's
+ * loop over rows), so the iterations commute.
+ */
+function chainOf(ops: FillOps, stmts: readonly Stmt[], reads: readonly Set<string>[], c: string, u: string): boolean {
+  let x = c;
+  let sums = false;
+  let peeks = false;
+  while (x !== u) {
+    const at = reads.flatMap((r, q) => (r.has(x) ? [q] : []));
+    if (at.length !== 1) return false;
+    const s = stmts[at[0]];
+    if (!isLet(s) || s.lin.length > 0) return false;
+    const e = s.rhs;
+    const once = (xs: readonly string[]) => xs.filter((y) => y === x).length === 1;
+    const sum = (e.tag === 'prim' && PRIMS[e.op]?.sums === true && once(e.args)) || (e.tag === 'construct' && e.bodies.length === 0 && once(e.nl) && e.nl[ops.accumulatesErased(e) ?? -1] === x);
+    if (sum && s.nl.length === 1) {
+      sums = true;
+      x = s.nl[0].name;
+      continue;
+    }
+    const t = e.tag === 'construct' && e.bodies.length === 0 ? ops.readsOnly(e) : undefined;
+    if (!t || e.tag !== 'construct' || e.nl[t.array] !== x || !once(e.nl) || !s.nl[t.result]) return false;
+    peeks = true;
+    x = s.nl[t.result].name;
+  }
+  // Reads of a value the same iterations add to would see some of the others' sums: not both.
+  return x !== c && !(sums && peeks) && !reads.some((r) => r.has(u));
+}
+
+/**
  * Whether each carried value of a loop body (after `nInv` invariants) is handed on unchanged or
- * updated once by a sum with itself (PrimDef.sums, ConstructRule.accumulatesErased), neither it
- * nor its update read by anything else: the iterations then commute up to rounding.
+ * reaches its update through a chain of sums with itself or of reads (chainOf), neither it nor a
+ * link read by anything else: the iterations then commute up to rounding.
  */
 function commutes(ops: FillOps, body: Lambda, nInv: number): boolean {
   const results = rB(body);
   const carried = body.nlParams.slice(1 + nInv);
   const stmts = body.body.stmts;
   const reads = stmts.map(readsOf);
+  const resultFree = closedFreeNonLinear(body.body.result);
   const resultReads = (x: string) => results.filter((r) => r === x).length;
   return carried.every((c, t) => {
     const u = results[t];
     if (u === c.name) return true;
-    const j = stmts.findIndex((s) => isLet(s) && s.nl.length === 1 && s.nl[0].name === u);
-    if (j < 0) return false;
-    const s = stmts[j] as Let;
-    const e = s.rhs;
-    const sums =
-      (e.tag === 'prim' && PRIMS[e.op]?.sums === true && e.args.filter((x) => x === c.name).length === 1) ||
-      (e.tag === 'construct' && e.nl.filter((x) => x === c.name).length === 1 && e.nl[ops.accumulatesErased(e) ?? -1] === c.name);
-    if (!sums) return false;
-    if (reads.some((r, q) => q !== j && r.has(c.name)) || closedFreeNonLinear(body.body.result).has(c.name)) return false;
-    return !reads.some((r) => r.has(u)) && resultReads(u) === 1;
+    return chainOf(ops, stmts, reads, c.name, u) && resultReads(u) === 1 && !resultFree.has(c.name);
   });
 }
