@@ -14,7 +14,7 @@
 // Generic: only the records' `peek` facets are read.
 import { constructRule, isConstruct } from '../constructs/registry';
 import type { Block, Expr, FnDef, Stmt } from '../ir/syntax';
-import { forEachOperand, mapChildren, visitExpr } from '../ir/traverse';
+import { forEachOperand, holdsConstruct, mapChildren, visitExpr } from '../ir/traverse';
 
 type Let = Extract<Stmt, { tag: 'let' }>;
 
@@ -68,8 +68,8 @@ function peekStmts(stmts: Stmt[]): Stmt[] {
   return removed.size > 0 ? stmts.filter((_, k) => !removed.has(k)) : stmts;
 }
 
-/** The def with every dup-then-read of a peekable read rewritten, bodies included. */
-export const peekReads = (d: FnDef): FnDef => rewriteBlocks(d, peekStmts);
+/** The def with every dup-then-read of a peekable read rewritten, bodies included (the reads are constructs: a def without one stays as it is). */
+export const peekReads = (d: FnDef): FnDef => (holdsConstruct(d.body) ? rewriteBlocks(d, peekStmts) : d);
 
 /**
  * The def with `rule` applied to the statements of every block, bodies included, each block's

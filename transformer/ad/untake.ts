@@ -17,6 +17,7 @@ import { constructRule, isConstruct } from '../constructs/registry';
 import { ret } from '../ir/syntax';
 import type { FnDef, Stmt } from '../ir/syntax';
 import { rewriteBlocks } from './peek';
+import { holdsConstruct } from '../ir/traverse';
 
 type Let = Extract<Stmt, { tag: 'let' }>;
 
@@ -59,5 +60,5 @@ function untakeStmts(stmts: Stmt[]): Stmt[] {
   return removed.size > 0 ? stmts.filter((_, k) => !removed.has(k)) : stmts;
 }
 
-/** The def with every take that is put back rewritten as a read, bodies included. */
-export const untakeWrites = (d: FnDef): FnDef => rewriteBlocks(d, untakeStmts);
+/** The def with every take that is put back rewritten as a read, bodies included (takes are constructs: a def without one stays as it is). */
+export const untakeWrites = (d: FnDef): FnDef => (holdsConstruct(d.body) ? rewriteBlocks(d, untakeStmts) : d);

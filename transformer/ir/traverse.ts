@@ -430,14 +430,53 @@ export function rewriteDef(d: FnDef, r: Rewriter): FnDef {
 
 // ---- common folds ----
 
+interface BlockFacts {
+  /** Every name the block binds or reads (its bodies' too), in order of first appearance. */
+  readonly names: readonly string[];
+  /** Whether every binder in it carries its type. */
+  readonly typed: boolean;
+}
+
+const blockFacts = new WeakMap<Block, BlockFacts>();
+
+/**
+ * A block's names and whether its binders are typed, from one walk, remembered per block (blocks
+ * are never mutated): the next pass gathers the names of each def a pass built, and the drivers
+ * ask whether it needs typing (language/check.ts `typeUntyped`); several passes gather the names
+ * of the same def (the emitter's rewrites, J after hoisting, flattening after inlining).
+ */
+function factsOfBlock(b: Block): BlockFacts {
+  let known = blockFacts.get(b);
+  if (known === undefined) {
+    const found = new Set<string>();
+    let typed = true;
+    visitBlock(b, {
+      read: (n) => void found.add(n),
+      bind: (x) => {
+        found.add(x.name);
+        if (x.type === undefined) typed = false;
+      },
+    });
+    blockFacts.set(b, (known = { names: [...found], typed }));
+  }
+  return known;
+}
+
+const namesOfBlock = (b: Block): readonly string[] => factsOfBlock(b).names;
+
+/** Does every binder of the block, in its bodies too, carry its type? */
+export const bindsTyped = (b: Block): boolean => factsOfBlock(b).typed;
+
 /** Every name bound or read anywhere in a definition or block (for a collision-free NameSupply). */
 export function namesIn(root: Lambda | Block, out: Set<string> = new Set()): Set<string> {
-  const add = (n: string) => {
-    out.add(n);
-  };
-  const v: Visitor = { read: add, bind: (b) => add(b.name) };
-  if ('stmts' in root) visitBlock(root, v);
-  else visitLambda(root, v);
+  if ('stmts' in root) {
+    for (const n of namesOfBlock(root)) out.add(n);
+    return out;
+  }
+  // A body's parameters come into scope before anything in it.
+  for (const b of root.nlParams) out.add(b.name);
+  for (const b of root.linParams) out.add(b.name);
+  for (const n of namesOfBlock(root.body)) out.add(n);
   return out;
 }
 
@@ -449,4 +488,30 @@ export function calleesOf(root: Block, out: Set<string> = new Set()): Set<string
     },
   });
   return out;
+}
+
+const constructHolders = new WeakMap<Block, boolean>();
+
+/**
+ * Does the block hold a construct anywhere (nested blocks and drops included)? Remembered per
+ * block, and found without a visitor: the passes that rewrite only constructs (loops, array
+ * updates) leave a def without one as it is, and most defs of a gradient are straight-line code.
+ */
+export function holdsConstruct(root: Block): boolean {
+  const known = constructHolders.get(root);
+  if (known !== undefined) return known;
+  // Blocks nest thousands deep: an explicit stack of the blocks still to look at.
+  const open: Block[] = [root];
+  const holds = (e: Expr): boolean => {
+    while (e.tag === 'drop') e = e.expr;
+    if (e.tag === 'block') open.push(e.block);
+    return e.tag === 'construct';
+  };
+  let found = false;
+  while (!found && open.length > 0) {
+    const b = open.pop()!;
+    found = b.stmts.some((s) => s.tag === 'let' && holds(s.rhs)) || holds(b.result);
+  }
+  constructHolders.set(root, found);
+  return found;
 }

@@ -13,7 +13,7 @@ import { PRIMS, LIN_PRIMS } from '../prims/registry';
 import { printType } from '../ir/printType';
 import { ScopeStack } from '../ir/scopeStack';
 import { calleesOfDef } from '../ir/program';
-import { foldBlock, visitDef } from '../ir/traverse';
+import { bindsTyped, foldBlock } from '../ir/traverse';
 import { CONSTRUCTS, isConstruct } from '../constructs/registry';
 import type { BodyToType, CheckOps, ConstructExpr, Sides, TypeRun } from '../constructs/types';
 import { namedTypeId } from '../ir/typeIds';
@@ -588,21 +588,9 @@ export function checkProgram(p: Program, opts: CheckOptions = {}): void {
   if (errors.length > 0) throw new IrError(errors.join('\n'));
 }
 
-const typedDefs = new WeakMap<FnDef, boolean>();
-
 /** Does every binder of the def, parameters included, carry its type? */
 function fullyTyped(d: FnDef): boolean {
-  let known = typedDefs.get(d);
-  if (known === undefined) {
-    let typed = true;
-    visitDef(d, {
-      bind: (b) => {
-        if (b.type === undefined) typed = false;
-      },
-    });
-    typedDefs.set(d, (known = typed));
-  }
-  return known;
+  return d.nlParams.every((b) => b.type !== undefined) && d.linParams.every((b) => b.type !== undefined) && bindsTyped(d.body);
 }
 
 /**

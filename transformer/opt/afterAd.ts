@@ -1,6 +1,7 @@
 // The passes that run on a finished (erased, non-linear) def just before it is printed, in one
 // place so that the backend and the CLI's interpreter run the same program.
 import type { FnDef } from '../ir/syntax';
+import { holdsConstruct } from '../ir/traverse';
 import { storeFirstWrites } from './firstWrites';
 import { markInPlace } from './inplace';
 import { promoteInvariantAccums } from './invariantAccums';
@@ -18,6 +19,8 @@ import type { CalleeCounts } from './sourceDefs';
  * zeros is a store (opt/firstWrites.ts).
  */
 export function prepareForBackend(def: FnDef, callee: CalleeCounts): FnDef {
+  // Every one of them rewrites constructs only: a straight-line def is not walked by them.
+  if (!holdsConstruct(def.body)) return def;
   const hoisted = hoistInvariantsAfterAD(def, callee);
   return storeFirstWrites(proveOwnedChains(promoteInvariantAccums(markInPlace(hoisted, callee), callee), callee), callee);
 }

@@ -4,16 +4,19 @@
 import { blockE } from '../ir/syntax';
 import type { Block, FnDef, Stmt } from '../ir/syntax';
 import { NameSupply, namesIn } from '../ir/build';
-import { mapChildren } from '../ir/traverse';
+import { holdsConstruct, mapChildren } from '../ir/traverse';
 import { constructRule, hasEffect } from '../constructs/registry';
 import type { FillOps } from '../constructs/types';
 
 /** The def with every fusion made; undefined when there was none. */
 export function fuseFills(d: FnDef): FnDef | undefined {
-  if (d.linParams.length > 0 || d.linResults.length > 0) return undefined;
-  const names = new NameSupply(namesIn({ nlParams: d.nlParams, linParams: d.linParams, body: d.body }));
+  if (d.linParams.length > 0 || d.linResults.length > 0 || !holdsConstruct(d.body)) return undefined;
+  // The def's names are gathered only for a fusion that binds new ones.
+  let names: NameSupply | undefined;
   const ops: FillOps = {
-    names,
+    get names() {
+      return (names ??= new NameSupply(namesIn({ nlParams: d.nlParams, linParams: d.linParams, body: d.body })));
+    },
     accumulatesErased: (e) => (e.tag === 'construct' ? constructRule(e, 'simplify').accumulatesErased : undefined),
     readsOnly: (e) => {
       const t = e.tag === 'construct' ? constructRule(e, 'simplify').threads?.(e) : undefined;

@@ -32,12 +32,14 @@ function stripDrops(e: Expr): { drops: number; inner: Expr } {
 
 /** Nesting is unbounded (blocks 20 000 deep): open blocks live on foldBlock's explicit stack. */
 export function hoistBlocks(d: FnDef): FnDef {
-  const supply = new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))));
+  // The def's names are gathered only when a binder needs renaming (most defs rebind nothing).
+  let supply: NameSupply | undefined;
+  const fresh = (n: string) => (supply ??= new NameSupply(namesIn(d.body, new Set([...d.nlParams, ...d.linParams].map((b) => b.name))))).fresh(n);
   const bound = new Set<string>();
   const scope = new ScopeStack<Scoped>();
   let changed = false;
   const bind = (b: Binder): Binder => {
-    const actual = bound.has(b.name) ? supply.fresh(b.name) : b.name;
+    const actual = bound.has(b.name) ? fresh(b.name) : b.name;
     bound.add(actual);
     scope.push({ name: b.name, actual });
     if (actual === b.name) return b;

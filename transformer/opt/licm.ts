@@ -23,7 +23,7 @@
 import { NameSupply, namesIn } from '../ir/build';
 import { arityOf } from '../language/arity';
 import { Binder, Expr, FnDef, Lambda, Program, Stmt, binder, construct, lambda } from '../ir/syntax';
-import { forEachOperand, renameStmtOperands, renameOperands, rewriteDef, visitBlock, visitDef } from '../ir/traverse';
+import { forEachOperand, holdsConstruct, renameStmtOperands, renameOperands, rewriteDef, visitBlock, visitDef } from '../ir/traverse';
 
 /** A statement with the variables it reads renamed (a drop's variable included; no bodies in hoisted code). */
 function renameStmt(s: Stmt, r: (name: string) => string): Stmt {
@@ -55,6 +55,7 @@ export function hoistInvariantsAfterAD(d: FnDef, callee: (fn: string) => Counts 
 function hoistInDef(d: FnDef, callee: (fn: string) => Counts | undefined, reads: boolean): FnDef {
   // The rewriter recurses once per nesting level: defs without a loop (some are blocks nested
   // thousands deep) are not rewritten at all, and a def where nothing moves stays the same object.
+  if (!holdsConstruct(d.body)) return d;
   let loops = false;
   const positive = new Set<string>();
   visitDef(d, {

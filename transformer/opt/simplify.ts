@@ -66,18 +66,28 @@ class Simplifier {
   /** Where each name was bound: its block's statements and its position there. */
   private readonly boundAt = new Map<string, { readonly out: Stmt[]; readonly index: number }>();
   private names: NameSupply | undefined;
-  /** The linear variables of array type (every binder of the def, by name: names are unique). */
-  private readonly linearArrays = new Set<string>();
+  /**
+   * The linear variables of array type (every binder of the def, by name: names are unique),
+   * gathered when a dead statement first asks (most defs have none to ask about).
+   */
+  private linearArrays: Set<string> | undefined;
 
   /** Bodies nested thousands deep are walked in stretches (one walk for each of the two passes). */
   walk = new DeepWalk();
 
-  constructor(private readonly def: FnDef) {
-    visitDef(def, {
-      bind: (b, linear) => {
-        if (linear && b.type?.tag === 'array') this.linearArrays.add(b.name);
-      },
-    });
+  constructor(private readonly def: FnDef) {}
+
+  private linearArray(name: string): boolean {
+    if (!this.linearArrays) {
+      const found = new Set<string>();
+      visitDef(this.def, {
+        bind: (b, linear) => {
+          if (linear && b.type?.tag === 'array') found.add(b.name);
+        },
+      });
+      this.linearArrays = found;
+    }
+    return this.linearArrays.has(name);
   }
 
   /**
@@ -90,7 +100,7 @@ class Simplifier {
     if (e.tag === 'block' || (e.tag === 'construct' && e.bodies.length > 0) || node.lin.length === 0 || node.lin.some((b) => b.type?.tag !== 'real')) return false;
     let reads = false;
     forEachOperand(node.rhs, (n, linear) => {
-      if (linear && this.linearArrays.has(n)) reads = true;
+      if (linear && this.linearArray(n)) reads = true;
     });
     return reads;
   }
@@ -193,11 +203,27 @@ class Simplifier {
   }
 
   /**
+   * A body-less expression with its operands renamed: the expression itself when none is (most
+   * statements of generated code), so the statement is kept as it is instead of copied. A
+   * construct is always copied: a fusion finds the statement it moved by identity.
+   */
+  private renamed(e: Expr): Expr {
+    if (e.tag !== 'construct') {
+      let any = false;
+      forEachOperand(e, (n) => {
+        any ||= this.subst.has(n);
+      });
+      if (!any) return e;
+    }
+    return renameOperands(e, (n) => this.rename(n));
+  }
+
+  /**
    * A right-hand side or result: operands renamed, nested bodies forwarded with their own CSE
    * scope (a nested block's extends the enclosing one; a construct's body starts empty).
    */
   private expr(e: Expr, cse: Map<string, string>): Expr {
-    if (e.tag !== 'drop' && !hasBodies(e)) return renameOperands(e, (n) => this.rename(n));
+    if (e.tag !== 'drop' && !hasBodies(e)) return this.renamed(e);
     const scope = () => (e.tag === 'construct' ? new Map<string, string>() : new Map(cse));
     const mapped = mapChildren(
       e,

@@ -32,7 +32,7 @@ import { NameSupply, namesIn } from '../ir/build';
 import { arityOf } from '../language/arity';
 import { BOOL, REAL, arrayType, binder, block, construct, letS, lit, prim, ret } from '../ir/syntax';
 import type { Binder, Block, Expr, FnDef, Lambda, Program, Stmt, Type } from '../ir/syntax';
-import { forEachOperand, mapChildren, renameOperands, visitDef } from '../ir/traverse';
+import { forEachOperand, holdsConstruct, mapChildren, renameOperands, visitDef } from '../ir/traverse';
 import { closeLoop } from '../ir/close';
 import { restoreLinearity } from '../ir/linearity';
 import { NESTING_FOLLOWED } from '../ir/nesting';
@@ -82,6 +82,8 @@ export function tabulateInvariants(p: Program): Program {
 }
 
 function tabulateInDef(d: FnDef, callee: (fn: string) => Counts | undefined): FnDef {
+  // Without a construct there is no loop: not walked further.
+  if (!holdsConstruct(d.body)) return d;
   // Only a def with a costly primitive inside a loop inside a loop, or three loops deep, is rewritten at all.
   const loopBodies = new WeakSet<Lambda>();
   let depth = 0;

@@ -23,7 +23,22 @@ interface Effects {
   opaque: boolean;
 }
 
+/** A node's effects and the variables it references (declared names excluded). */
+interface Facts {
+  readonly effects: Effects;
+  readonly names: ReadonlySet<string>;
+}
+
 const none = (): Effects => ({ reads: new Set(), writes: new Set(), readsHeap: false, writesHeap: false, opaque: false });
+
+/** Adds what `more` reads and does to `e`. */
+function merge(e: Effects, more: Effects): void {
+  for (const r of more.reads) e.reads.add(r);
+  for (const w of more.writes) e.writes.add(w);
+  e.readsHeap ||= more.readsHeap;
+  e.writesHeap ||= more.writesHeap;
+  e.opaque ||= more.opaque;
+}
 
 function pure(e: Effects): boolean {
   return e.writes.size === 0 && !e.writesHeap && !e.opaque;
@@ -54,6 +69,67 @@ const MAX_NEST = 20;
 /** Math's functions (and constants) are pure; every other call is opaque. */
 const PURE_CALLEE = 'Math';
 
+/**
+ * Node kinds the walks can pass over at once: `inert`, a node with no effect of its own (`own`
+ * does nothing); `plainParent`, a parent under which an identifier is always a read (`role`).
+ * Every test of `own` and `role` looks at the kind first; the tables are built once per TypeScript
+ * from those same tests, so they cannot disagree with them.
+ */
+interface KindTables {
+  readonly inert: Uint8Array;
+  readonly plainParent: Uint8Array;
+}
+
+const kindTables = new WeakMap<typeof ts, KindTables>();
+
+function kindTablesOf(t: typeof ts): KindTables {
+  let known = kindTables.get(t);
+  if (known === undefined) {
+    const count = Math.max(...Object.values(t.SyntaxKind).filter((v): v is number => typeof v === 'number')) + 1;
+    const effectful = [
+      t.isElementAccessExpression,
+      t.isPropertyAccessExpression,
+      t.isCallExpression,
+      t.isNewExpression,
+      t.isThrowStatement,
+      t.isReturnStatement,
+      t.isBreakOrContinueStatement,
+      t.isDeleteExpression,
+      t.isFunctionLike,
+      t.isAwaitExpression,
+      t.isYieldExpression,
+      t.isBinaryExpression,
+      t.isPrefixUnaryExpression,
+      t.isPostfixUnaryExpression,
+    ];
+    const naming = [
+      t.isPropertyAccessExpression,
+      t.isPropertyAssignment,
+      t.isMethodDeclaration,
+      t.isVariableDeclaration,
+      t.isBindingElement,
+      t.isParameter,
+      t.isFunctionDeclaration,
+      t.isFunctionExpression,
+      t.isLabeledStatement,
+      t.isBreakOrContinueStatement,
+      t.isBinaryExpression,
+      t.isPrefixUnaryExpression,
+      t.isPostfixUnaryExpression,
+      t.isArrayLiteralExpression,
+    ];
+    const inert = new Uint8Array(count);
+    const plainParent = new Uint8Array(count);
+    for (let k = 0; k < count; k++) {
+      const n = { kind: k } as ts.Node;
+      inert[k] = effectful.some((is) => is(n)) ? 0 : 1;
+      plainParent[k] = naming.some((is) => is(n)) ? 0 : 1;
+    }
+    kindTables.set(t, (known = { inert, plainParent }));
+  }
+  return known;
+}
+
 export function tidyBody(t: typeof ts, statements: readonly ts.Statement[]): ts.Statement[] {
   return new Tidy(t).body(statements);
 }
@@ -68,13 +144,20 @@ class Tidy {
   private readonly shortCircuit: Set<ts.SyntaxKind>;
   /** Array literals that are the target of `=` (`[a, b] = …`): their elements are written. */
   private readonly patterns = new WeakSet<ts.Node>();
-  private readonly effectsOf = new WeakMap<ts.Node, Effects>();
-  private readonly namesOf = new WeakMap<ts.Node, Set<string>>();
+  private readonly factsOf = new WeakMap<ts.Node, Facts>();
   private readonly heights = new WeakMap<ts.Node, number>();
+  /**
+   * Values moved into their use (inline): their effects and names are remembered, so the walks
+   * of the statement that now holds them take them whole instead of walking them again.
+   */
+  private readonly moved = new WeakSet<ts.Node>();
   /** The nodes from a statement down to the read useIn found last. */
   private usePath: readonly ts.Node[] = [];
 
+  private readonly kinds: KindTables;
+
   constructor(private readonly t: typeof ts) {
+    this.kinds = kindTablesOf(t);
     const K = t.SyntaxKind;
     this.shortCircuit = new Set([K.AmpersandAmpersandToken, K.BarBarToken, K.QuestionQuestionToken, K.AmpersandAmpersandEqualsToken, K.BarBarEqualsToken, K.QuestionQuestionEqualsToken]);
   }
@@ -120,6 +203,7 @@ class Tidy {
 
   /** What an identifier does in its parent: a reference, an assignment target, or neither (a name). */
   private role(id: ts.Identifier, parent: ts.Node): 'read' | 'write' | 'readWrite' | 'name' {
+    if (this.kinds.plainParent[parent.kind]) return 'read';
     const t = this.t;
     const K = t.SyntaxKind;
     if (t.isPropertyAccessExpression(parent) && parent.name === id) return 'name';
@@ -330,21 +414,7 @@ class Tidy {
   }
 
   private mentions(node: ts.Node, name: string): boolean {
-    let names = this.namesOf.get(node);
-    if (!names) {
-      const found = new Set<string>();
-      const t = this.t;
-      const visit = (n: ts.Node, parent: ts.Node | undefined): void => {
-        if (!t.isIdentifier(n)) {
-          this.note(n);
-          t.forEachChild(n, (c) => visit(c, n));
-        } else if (!parent || this.role(n, parent) !== 'name') found.add(n.text);
-      };
-      visit(node, undefined);
-      names = found;
-      this.namesOf.set(node, names);
-    }
-    return names.has(name);
+    return this.facts(node).names.has(name);
   }
 
   /**
@@ -398,6 +468,7 @@ class Tidy {
       const range = t.getSourceMapRange(out[i]);
       // The removed statement's source position stays with its value.
       if (!t.isIdentifier(value) && range !== out[i]) t.setSourceMapRange(value, range);
+      this.moved.add(value);
       out[j] = this.replaceAlong(this.usePath, name, value) as ts.Statement;
       out.splice(i, 1);
       this.uses.set(name, 0);
@@ -427,6 +498,11 @@ class Tidy {
           return true;
         }
         this.record(n, parent, before);
+        return false;
+      }
+      // A value moved here that does not read the name is evaluated whole before the read.
+      if (parent && this.moved.has(n) && !this.mentions(n, name)) {
+        merge(before, this.effects(n));
         return false;
       }
       this.note(n);
@@ -469,31 +545,52 @@ class Tidy {
 
   /** Everything statement or expression n may read or do. */
   private effects(n: ts.Node): Effects {
-    const cached = this.effectsOf.get(n);
-    if (cached) return cached;
-    const e = none();
-    const walk = (node: ts.Node, parent: ts.Node | undefined): void => {
-      if (this.t.isIdentifier(node)) return this.record(node, parent, e);
-      this.note(node);
-      this.t.forEachChild(node, (c) => walk(c, node));
-      this.own(node, e);
-    };
-    walk(n, undefined);
-    this.effectsOf.set(n, e);
-    return e;
+    return this.facts(n).effects;
   }
 
-  private record(id: ts.Identifier, parent: ts.Node | undefined, e: Effects): void {
-    if (!parent) return void e.reads.add(id.text);
-    const role = this.role(id, parent);
+  /**
+   * What a node may read or do, and the variables it references (declared names excluded), from
+   * one walk. A value moved into its use is not walked again: a chain of single-use values folds
+   * into one expression, and every statement it passes asks for these.
+   */
+  private facts(node: ts.Node): Facts {
+    const cached = this.factsOf.get(node);
+    if (cached) return cached;
+    const t = this.t;
+    const e = none();
+    const names = new Set<string>();
+    const walk = (n: ts.Node, parent: ts.Node | undefined): void => {
+      if (t.isIdentifier(n)) {
+        const role = parent ? this.role(n, parent) : 'read';
+        if (role !== 'name') names.add(n.text);
+        return this.record(n, parent, e, role);
+      }
+      if (parent && this.moved.has(n)) {
+        const known = this.facts(n);
+        merge(e, known.effects);
+        for (const x of known.names) names.add(x);
+        return;
+      }
+      this.note(n);
+      t.forEachChild(n, (c) => walk(c, n));
+      this.own(n, e);
+    };
+    walk(node, undefined);
+    const facts = { effects: e, names };
+    this.factsOf.set(node, facts);
+    return facts;
+  }
+
+  private record(id: ts.Identifier, parent: ts.Node | undefined, e: Effects, role = parent ? this.role(id, parent) : 'read'): void {
     // A write happens when the assignment completes (own), after its value is evaluated.
     if (role === 'read' || role === 'readWrite') e.reads.add(id.text);
     // A declaration writes its name (a later statement's value cannot read it before).
-    if (role === 'name' && (this.t.isVariableDeclaration(parent) || this.t.isBindingElement(parent))) e.writes.add(id.text);
+    if (role === 'name' && parent && (this.t.isVariableDeclaration(parent) || this.t.isBindingElement(parent))) e.writes.add(id.text);
   }
 
   /** The effect of the node itself, beyond its children's. */
   private own(n: ts.Node, e: Effects): void {
+    if (this.kinds.inert[n.kind]) return;
     const t = this.t;
     const K = t.SyntaxKind;
     if (t.isElementAccessExpression(n) || (t.isPropertyAccessExpression(n) && !(t.isIdentifier(n.expression) && n.expression.text === PURE_CALLEE))) e.readsHeap = true;
