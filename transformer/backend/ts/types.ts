@@ -48,7 +48,7 @@ export interface EmitTsOps {
    */
   hotSlot(): { readonly slot: ts.Identifier; readonly gen: ts.Identifier; readonly now: ts.Identifier };
   /**
-   * `$slab = { chunk: Float64Array, top }`, one per call of the function (taken from the module's pool where it can be, stackEmit.ts POOL_HELPERS): fixed-size
+   * `$slab = { chunk: Float64Array, top }`, one per call of the function (taken from the runtime's pool where it can be, runtime/emitted.ts): fixed-size
    * buffers (a counted inner loop's residual stacks, one per run) are cut from its chunk as views
    * instead of each allocating its own backing store.
    */
