@@ -125,6 +125,17 @@ export function tsad$grow(s: RealStack, need: number, slab: Slab): void {
   slab.top = s.c;
 }
 
+/** `room` more records at the top of s (an inner loop's run on the flat stack all its runs share), room made first. */
+export function tsad$extend(s: RealStack, room: number, slab: Slab): void {
+  if (s.b + (s.n + room) > s.c) tsad$grow(s, s.n + room, slab);
+  s.n += room;
+}
+
+/** An empty stack with no room, at the slab's top: it allocates nothing until its first push (grow gives it room). */
+export function tsad$empty(slab: Slab): RealStack {
+  return { a: slab.chunk, b: slab.top, c: slab.top, n: 0 };
+}
+
 /** The largest slab (in numbers: 32 MB) the pool keeps for the next call; a bigger one is left to the collector. */
 export const POOL_KEEPS = 1 << 22;
 /** How many slabs the pool keeps: one per derivative running at once (one inside another's evaluation). */

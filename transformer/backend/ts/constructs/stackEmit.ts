@@ -38,6 +38,8 @@ function stackLiteral(f: ts.NodeFactory, a: ts.Expression, b: ts.Expression, c: 
 export function emptyRealStack(ops: EmitTsOps): ts.Expression {
   const f = ops.factory;
   const slab = ops.slab();
+  const helper = ops.moduleHelper?.('empty');
+  if (helper) return f.createCallExpression(helper, undefined, [slab]);
   const top = f.createPropertyAccessExpression(slab, 'top');
   return stackLiteral(f, f.createPropertyAccessExpression(slab, 'chunk'), top, top);
 }
