@@ -131,6 +131,12 @@ export function tsad$extend(s: RealStack, room: number, slab: Slab): void {
   s.n += room;
 }
 
+/** A sparse stack's size raised to `need` (an lpush at position need − 1, at or past its top), room made first. */
+export function tsad$cover(s: RealStack, need: number, slab: Slab): void {
+  if (s.b + need > s.c) tsad$grow(s, need, slab);
+  s.n = need;
+}
+
 /** An empty stack with no room, at the slab's top: it allocates nothing until its first push (grow gives it room). */
 export function tsad$empty(slab: Slab): RealStack {
   return { a: slab.chunk, b: slab.top, c: slab.top, n: 0 };

@@ -3,7 +3,7 @@
 //   { x = 0; … }`); the else's constants are the initializers of the `let` instead
 //   (backend/ts/fold.ts, constantsFirst);
 // - a tangent stack's read with a number for its zero is one expression (`i < s.n ? s.a[s.b + i] : 0`,
-//   backend/ts/constructs/stack.ts, lat).
+//   backend/ts/constructs/stack.ts, lat), and a push past its top one runtime call (lpush).
 // Checked against central differences, with loops that run zero times, and on the emitted text.
 import { expectClose, load, partial } from './harness';
 
@@ -76,9 +76,12 @@ test('a guarded hoisted value: gradient against central differences, and with th
   expect(gx0.length).toBe(0);
 });
 
-test("a tangent stack's read is one conditional expression, not an if/else", () => {
+test("a tangent stack's read is one conditional expression, not an if/else; a push past its top one runtime call", () => {
   expect(text).not.toMatch(/^\s*if \([\w$]+ < [\w$]+\.n\)$/m);
   expect(text).toMatch(/ < [\w$]+\.n \? [\w$]+\.a\[/);
+  // lpush: `if (k >= s.n) tsad$cover(s, k + 1, $slab);` then the write, no size update of its own.
+  expect(text).toMatch(/^\s*if \(([\w$]+) >= ([\w$]+)\.n\)\n\s*tsad\$cover\(\2, \1 \+ 1, \$slab\);$/m);
+  expect(text).not.toMatch(/^\s*[\w$]+\.n = [\w$]+ \+ 1;$/m);
 });
 
 test('forward over reverse through nested loops (tangent stacks): the Hessian against central differences of the gradient, and zero trips', () => {

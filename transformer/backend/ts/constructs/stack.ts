@@ -68,6 +68,13 @@ const lpush: ConstructTsRule = (ops, e, into) => {
     const st = ops.ref(s);
     const next = f.createAdd(k, f.createNumericLiteral(1));
     const write = f.createExpressionStatement(f.createAssignment(stackElement(f, st, k), ops.ref(x)));
+    // Below its size a typed stack has room (n ≤ c − b): only a position at or past the top needs
+    // the room test and the new size, one runtime call.
+    const helper = ops.moduleHelper?.('cover');
+    if (helper) {
+      const past = f.createIfStatement(f.createGreaterThanEquals(k, stackSize(f, st)), f.createExpressionStatement(f.createCallExpression(helper, undefined, [st, next, ops.slab()])));
+      return [past, write, assign(ops, into[0], st)];
+    }
     const cover = f.createIfStatement(f.createGreaterThan(next, stackSize(f, st)), f.createExpressionStatement(f.createAssignment(stackSize(f, st), next)));
     return [reserve(ops, st, next), write, cover, assign(ops, into[0], st)];
   }
