@@ -181,6 +181,6 @@ const t0 = new Float64Array(1);
 
 // The fixed program measured 77.3 bytes per marked byte before sharing (2026-11-28), 61.7 after,
 // and 44.0 with single uses printed in place and the stack helpers shared (backend/ts/fold.ts);
-// 33.6 with the helpers bound from the runtime and a guard's zeros as initializers (s11);
+// 33.3 with the helpers bound from the runtime and a guard's zeros as initializers (s11);
 // docs/benchmarks.md, "Emitted code size", has the projects.
 const BOUND = 36;
