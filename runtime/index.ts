@@ -8,6 +8,9 @@ export const TSAD_RUNTIME = true;
 /** The tape that taped reverse mode's generated code records on (internal: not for user code). */
 export * as tsad$tape from './taped';
 
+/** The helpers emitted derivatives call: argument checks, error naming, stacks (internal: not for user code). */
+export * as tsad$emitted from './emitted';
+
 // ---- types: tangents and cotangents have the shape of the primal ----
 
 /**

@@ -17,8 +17,9 @@ import { closureOf } from './plan/closure';
 import { PLANNERS } from './plan/planners';
 import { DRIVER, Reverse } from './plan/request';
 import { TRANSFORMS, TransformKind } from './plan/transforms';
-import type { Backend } from './backend/backend';
-import { TypeScriptBackend, TypeScriptSite } from './backend/typescript';
+import { RUNTIME_HELPERS, TypeScriptBackend } from './backend/typescript';
+import { TAPED_RUNTIME } from './constructs/taped';
+import { runtimeSpecifier } from './frontend/markers';
 import { GpuRequest, NotOnGpu, gpuProgramOf } from './backend/wgsl';
 import type { GpuProgram } from '../runtime/webgpu/plan';
 import type { Host } from './host';
@@ -60,7 +61,7 @@ export interface CompiledTransform {
 
 export class ModuleCompiler {
   private readonly lowerer: Lowerer;
-  private readonly backend: Backend<ts.Statement, TypeScriptSite>;
+  private readonly backend: TypeScriptBackend;
   private readonly driver: DriverOptions;
   /** The wrappers and defs in call-site order; a grad's waits until the module's valueAndGrads are known. */
   private readonly out: (ts.Statement[] | (() => ts.Statement[]))[] = [];
@@ -100,12 +101,24 @@ export class ModuleCompiler {
     this.lowerer.tapedCallees = choose;
   }
 
-  /** `import * as tsad$module_k from '…'` for each module whose variables a wrapper reads. */
-  importStatements(sf: ts.SourceFile): ts.Statement[] {
+  /**
+   * `import * as tsad$module_k from '…'` for each module whose variables a wrapper reads, and
+   * `const { tsad$grow, … } = tsad$rt.tsad$emitted;` for the runtime helpers the emitted code calls,
+   * after `import * as tsad$rt from 'tsad'` unless the module has it already (`runtimeImported`:
+   * taped code's import comes first).
+   */
+  importStatements(sf: ts.SourceFile, runtimeImported: boolean): ts.Statement[] {
     const f = this.factory;
-    return [...this.imports].map(([home, ns]) =>
-      f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(ns))), f.createStringLiteral(this.specifier(sf, home))),
-    );
+    const namespace = (ns: string, specifier: string) =>
+      f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(ns))), f.createStringLiteral(specifier));
+    const out: ts.Statement[] = [...this.imports].map(([home, ns]) => namespace(ns, this.specifier(sf, home)));
+    const helpers = this.backend.runtimeHelpers();
+    if (helpers.length === 0) return out;
+    if (!runtimeImported) out.push(namespace(TAPED_RUNTIME, runtimeSpecifier(sf, this.checker)));
+    const binding = f.createObjectBindingPattern(helpers.map((h) => f.createBindingElement(undefined, undefined, h)));
+    const from = f.createPropertyAccessExpression(f.createIdentifier(TAPED_RUNTIME), RUNTIME_HELPERS);
+    out.push(f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, from)], this.host.ts.NodeFlags.Const)));
+    return out;
   }
 
   /** How `sf` names `home`: as one of its own imports does (an extension, a path alias), else by a relative path. */

@@ -172,8 +172,8 @@ class DefEmitter {
   }
 
   /**
-   * Whether this call's slab can go back to the module's pool when it returns (stackEmit.ts,
-   * POOL_HELPERS): a stack among the parameters may have been grown into it and is the caller's,
+   * Whether this call's slab can go back to the runtime's pool when it returns (runtime/emitted.ts,
+   * tsad$take and tsad$give): a stack among the parameters may have been grown into it and is the caller's,
    * one among the results (a tape handed out) outlives the call, and a sparse stack (`lpush`
    * leaves holes that must read as zeros) cannot live in a reused chunk.
    */

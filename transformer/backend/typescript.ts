@@ -14,10 +14,8 @@ import { reachable } from '../plan/closure';
 import { visitBlock } from '../ir/traverse';
 import { emitDefs, emitWriterDefs, mangle, mapTo, type EmitOptions } from './emitTs';
 import { defArity } from '../language/arity';
-import { THROWN_BY_SOURCE } from '../constructs/effect/raise';
 import { CONSTRUCTS, isConstruct } from '../constructs/registry';
-import { stackHelper, stackHelperName } from './ts/constructs/stackEmit';
-import type { StackHelperName } from './ts/types';
+import { stackHelperName } from './ts/constructs/stackEmit';
 
 export interface TypeScriptBackendOptions {
   readonly ts: typeof ts;
@@ -37,16 +35,21 @@ export interface TypeScriptSite {
   readonly readState?: (param: string) => ts.Expression;
 }
 
-/** One per module: it emits each def, and the argument-check helpers, once. */
+/**
+ * The functions of tsad's runtime (runtime/emitted.ts, exported as RUNTIME_HELPERS) that emitted
+ * code calls by these names: the module binds the ones it uses from the runtime it imports
+ * (compile.ts, importStatements) instead of carrying a copy of each.
+ */
+export const RUNTIME_HELPERS = 'tsad$emitted';
+const ARGUMENT_ERROR = 'tsad$argumentError';
+
+/** One per module: it emits each def once. */
 export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> {
   private readonly emitted = new Set<string>();
   /** The defs whose writing form (emitWriterDefs) the module has. */
   private readonly emittedWriters = new Set<string>();
-  private withArgumentHelpers = false;
-  private withNamingHelper = false;
-  /** The stack helpers the module's defs call (stackEmit.ts), each emitted once. */
-  private readonly helpersUsed = new Set<StackHelperName>();
-  private readonly helpersEmitted = new Set<StackHelperName>();
+  /** The runtime helpers the module's code calls (RUNTIME_HELPERS), in the order first used. */
+  private readonly helpersUsed = new Set<string>();
   private withMatrixHelpers = false;
   /** Did the wrapper being emitted pack or unpack a matrix? */
   private packs = false;
@@ -72,16 +75,6 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
 
   callSite(plan: CallSitePlan, name: string, site: TypeScriptSite): ts.Statement[] {
     const out: ts.Statement[] = this.defs(plan.program, plan.entries, plan.writers ?? [], site.target);
-    for (const h of this.helpersUsed) {
-      if (this.helpersEmitted.has(h)) continue;
-      this.helpersEmitted.add(h);
-      out.push(stackHelper(this.f, this.t, h));
-    }
-    if (!this.withArgumentHelpers) {
-      // The messages are built by two functions emitted once per module, off the hot path.
-      this.withArgumentHelpers = true;
-      out.push(...argumentHelpers(this.f, this.t));
-    }
     const f = this.f;
     this.packs = false;
     this.splits = false;
@@ -108,10 +101,6 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     }
     if (checksLengths(plan) || this.packs || this.splits) {
       body = this.namingTransform(body, plan.body[0]?.tag === 'check' ? plan.body[0].where : name);
-      if (!this.withNamingHelper) {
-        this.withNamingHelper = true;
-        out.push(namingHelper(this.f, this.t));
-      }
     }
     const decl = f.createFunctionDeclaration(
       undefined,
@@ -128,6 +117,17 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     return out;
   }
 
+  /** A call of the runtime helper `name` (RUNTIME_HELPERS), noted for the module's binding. */
+  private helper(name: string): ts.Identifier {
+    this.helpersUsed.add(name);
+    return this.f.createIdentifier(name);
+  }
+
+  /** The runtime helpers the module's emitted code calls so far (RUNTIME_HELPERS). */
+  runtimeHelpers(): readonly string[] {
+    return [...this.helpersUsed];
+  }
+
   /**
    * The wrapper's statements after its argument check, in a try whose catch puts the transform's
    * name on RangeErrors (the derivative's own length checks, `atmost`, start `tsad: <function>: `
@@ -136,7 +136,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   private namingTransform(body: ts.Statement[], where: string): ts.Statement[] {
     const f = this.f;
     const [check, ...rest] = body;
-    const named = f.createCallExpression(f.createIdentifier(NAMING_HELPER), undefined, [f.createIdentifier('e'), f.createStringLiteral(where)]);
+    const named = f.createCallExpression(this.helper(NAMING_HELPER), undefined, [f.createIdentifier('e'), f.createStringLiteral(where)]);
     return [check, f.createTryStatement(f.createBlock(rest, true), f.createCatchClause('e', f.createBlock([f.createThrowStatement(named)], true)), undefined)];
   }
 
@@ -156,10 +156,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       factory: this.f,
       tsApi: this.t,
       fnName: irFunctionName,
-      moduleHelper: (name) => {
-        this.helpersUsed.add(name);
-        return this.f.createIdentifier(stackHelperName(name));
-      },
+      moduleHelper: (name) => this.helper(stackHelperName(name)),
       original: (irName) => this.o.original(sourceOf(irName, byName)) ?? target,
       originOf: (irName, variable) => this.o.originOf(sourceOf(irName, byName), variable),
       // A writer's callees are emitted apart from it (or by an earlier call site).
@@ -392,7 +389,8 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const failures = [wrongCount, ...checks.flatMap((c) => this.failures(value(c), c.spec))];
     // With the optional arguments passed, the message is about the checked ones.
     const reported = optional ? f.createConditionalExpression(wrongCount, undefined, count, undefined, n) : count;
-    const report = f.createCallExpression(f.createIdentifier('tsad$argumentError'), undefined, [
+    // The message is built by the runtime, off the hot path, only when a check fails.
+    const report = f.createCallExpression(this.helper(ARGUMENT_ERROR), undefined, [
       f.createStringLiteral(where),
       f.createStringLiteral(JSON.stringify(checks.map((c) => [c.label, c.path, specJson(c.spec)])), true),
       reported,
@@ -518,167 +516,6 @@ function specJson(spec: Spec): SpecJson {
 }
 
 /**
- * `tsad$argumentError(where, expected, count, ...values)` returns the TypeError for the first
- * problem, `tsad$argumentProblem` walks one value. `expected` is JSON, `[[label, path, spec], ...]`
- * with a container spec `[tag, description, key, spec, key, spec, ...]`: one string constant at
- * the call, so the check adds little bytecode to the wrapper and V8 still inlines it. Plain
- * functions, so a module carries no import.
- */
-function argumentHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
-  const { K, id, str, num, bin, cat, at, local, forEach, fn } = helperKit(f, t);
-  const typeOf = (e: ts.Expression) => f.createTypeOfExpression(e);
-  const ret = (e: ts.Expression) => f.createReturnStatement(e);
-  const typeError = (message: ts.Expression) => f.createNewExpression(id('TypeError'), undefined, [message]);
-
-  const length = f.createPropertyAccessExpression(id('params'), 'length');
-  const error = fn(
-    'tsad$argumentError',
-    ['where', 'expected', 'count', '...values'],
-    [
-      local('params', f.createCallExpression(f.createPropertyAccessExpression(id('JSON'), 'parse'), undefined, [id('expected')])),
-      f.createIfStatement(
-        bin(id('count'), K.ExclamationEqualsEqualsToken, length),
-        ret(
-          typeError(
-            cat(
-              id('where'),
-              str(': expects '),
-              length,
-              f.createConditionalExpression(bin(length, K.EqualsEqualsEqualsToken, num(1)), undefined, str(' argument, got '), undefined, str(' arguments, got ')),
-              id('count'),
-            ),
-          ),
-        ),
-      ),
-      forEach('i', 0, length, 1, [
-        local('problem', f.createCallExpression(id('tsad$argumentProblem'), undefined, [0, 1, 2].map((k) => at(at(id('params'), id('i')), k)).concat(at(id('values'), id('i'))))),
-        f.createIfStatement(id('problem'), ret(typeError(cat(id('where'), str(': '), id('problem'))))),
-      ]),
-      ret(typeError(cat(id('where'), str(': invalid arguments')))),
-    ],
-  );
-
-  const v = id('v');
-  const index = f.createParenthesizedExpression(bin(f.createParenthesizedExpression(bin(id('i'), K.MinusToken, num(2))), K.SlashToken, num(2)));
-  const isArguments = bin(at(id('spec'), 0), K.EqualsEqualsEqualsToken, str('arguments'));
-  const must = id('must');
-  const isSpec = (name: string) => bin(id('spec'), K.EqualsEqualsEqualsToken, str(name));
-  // `at` follows the quoted path: ` element 0`, ` row 0 element 0` (the first number of an array or matrix).
-  const problem = fn(
-    'tsad$argumentProblem',
-    ['label', 'path', 'spec', 'v', 'at=""'],
-    [
-      f.createIfStatement(bin(id('spec'), K.EqualsEqualsEqualsToken, str('')), ret(str(''))),
-      local(
-        'got',
-        f.createConditionalExpression(
-          bin(v, K.EqualsEqualsEqualsToken, f.createNull()),
-          undefined,
-          str('null'),
-          undefined,
-          f.createConditionalExpression(
-            f.createCallExpression(f.createPropertyAccessExpression(id('Array'), 'isArray'), undefined, [v]),
-            undefined,
-            cat(str('an array of length '), f.createPropertyAccessExpression(v, 'length')),
-            undefined,
-            typeOf(v),
-          ),
-        ),
-      ),
-      local('must', cat(id('label'), str(" '"), id('path'), str("'"), id('at'), str(' must be '))),
-      f.createIfStatement(
-        bin(isSpec('array'), K.BarBarToken, isSpec('matrix')),
-        f.createBlock(
-          [
-            f.createIfStatement(
-              f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(isArrayLike(f, K, v))),
-              ret(
-                cat(
-                  must,
-                  f.createConditionalExpression(
-                    isSpec('array'),
-                    undefined,
-                    str('an array of numbers (number[], Float64Array or Float32Array)'),
-                    undefined,
-                    str('a matrix (number[][] or Float64Array[])'),
-                  ),
-                  str(', got '),
-                  id('got'),
-                ),
-              ),
-            ),
-            // The first number only: an array's element 0, a matrix's row 0 and its element 0.
-            ret(
-              f.createConditionalExpression(
-                bin(f.createPropertyAccessExpression(v, 'length'), K.EqualsEqualsEqualsToken, num(0)),
-                undefined,
-                str(''),
-                undefined,
-                f.createCallExpression(id('tsad$argumentProblem'), undefined, [
-                  id('label'),
-                  id('path'),
-                  f.createConditionalExpression(isSpec('array'), undefined, str('number'), undefined, str('array')),
-                  at(v, 0),
-                  cat(id('at'), f.createConditionalExpression(isSpec('array'), undefined, str(' element 0'), undefined, str(' row 0'))),
-                ]),
-              ),
-            ),
-          ],
-          true,
-        ),
-      ),
-      f.createIfStatement(
-        bin(typeOf(id('spec')), K.EqualsEqualsEqualsToken, str('string')),
-        ret(f.createConditionalExpression(bin(typeOf(v), K.EqualsEqualsEqualsToken, id('spec')), undefined, str(''), undefined, cat(must, str('a '), id('spec'), str(', got '), id('got')))),
-      ),
-      f.createIfStatement(
-        [
-          bin(v, K.EqualsEqualsEqualsToken, f.createNull()),
-          bin(bin(typeOf(v), K.ExclamationEqualsEqualsToken, str('object')), K.AmpersandAmpersandToken, bin(typeOf(v), K.ExclamationEqualsEqualsToken, str('function'))),
-          bin(
-            isArguments,
-            K.AmpersandAmpersandToken,
-            bin(
-              f.createPropertyAccessExpression(v, 'length'),
-              K.ExclamationEqualsEqualsToken,
-              bin(bin(f.createPropertyAccessExpression(id('spec'), 'length'), K.MinusToken, num(2)), K.SlashToken, num(2)),
-            ),
-          ),
-        ].reduce((a, b) => bin(a, K.BarBarToken, b)),
-        ret(cat(must, at(id('spec'), 1), str(', got '), id('got'))),
-      ),
-      forEach('i', 2, f.createPropertyAccessExpression(id('spec'), 'length'), 2, [
-        local('key', at(id('spec'), id('i'))),
-        local(
-          'inner',
-          f.createConditionalExpression(
-            isArguments,
-            undefined,
-            f.createCallExpression(id('tsad$argumentProblem'), undefined, [cat(id('path'), str('['), index, str(']')), id('key'), at(id('spec'), bin(id('i'), K.PlusToken, num(1))), at(v, index)]),
-            undefined,
-            f.createCallExpression(id('tsad$argumentProblem'), undefined, [
-              id('label'),
-              f.createConditionalExpression(
-                bin(at(id('spec'), 0), K.EqualsEqualsEqualsToken, str('tuple')),
-                undefined,
-                cat(id('path'), str('['), id('key'), str(']')),
-                undefined,
-                cat(id('path'), str('.'), id('key')),
-              ),
-              at(id('spec'), bin(id('i'), K.PlusToken, num(1))),
-              at(v, id('key')),
-            ]),
-          ),
-        ),
-        f.createIfStatement(id('inner'), ret(id('inner'))),
-      ]),
-      ret(str('')),
-    ],
-  );
-  return [error, problem];
-}
-
-/**
  * The two matrix helpers, emitted once per module that needs them (docs/frontend.md,
  * "Matrices"):
  *
@@ -773,36 +610,10 @@ function matrixHelpers(f: ts.NodeFactory, t: typeof ts): ts.Statement[] {
   return [pack, unpack];
 }
 
-/** The node builders the helper functions emitted once per module are written with. */
+/** Puts the transform's name on a RangeError a derivative throws (runtime/emitted.ts). */
 const NAMING_HELPER = 'tsad$inTransform';
 
-/**
- * `tsad$inTransform(e, where)`, emitted once per module and called by the wrappers' catch: puts
- * the transform's name on a RangeError of the derivative's own length checks (`atmost`, which
- * start `tsad: <function>: `, reads `grad(loss): in loss: …`; `gather: …` reads `grad(loss): gather: …`).
- * A RangeError the source throws (marked THROWN_BY_SOURCE) keeps its message.
- */
-function namingHelper(f: ts.NodeFactory, t: typeof ts): ts.Statement {
-  const { K, id, str, num, bin, cat, fn } = helperKit(f, t);
-  const e = id('e');
-  const message = f.createPropertyAccessExpression(e, 'message');
-  const bySource = f.createElementAccessExpression(e, f.createCallExpression(f.createPropertyAccessExpression(id('Symbol'), 'for'), undefined, [str(THROWN_BY_SOURCE)]));
-  const ours = bin(bin(e, K.InstanceOfKeyword, id('RangeError')), K.AmpersandAmpersandToken, f.createPrefixUnaryExpression(K.ExclamationToken, bySource));
-  const fromAtmost = f.createCallExpression(f.createPropertyAccessExpression(message, 'startsWith'), undefined, [str('tsad: ')]);
-  const text = f.createConditionalExpression(
-    fromAtmost,
-    undefined,
-    cat(str('in '), f.createCallExpression(f.createPropertyAccessExpression(message, 'slice'), undefined, [num(6)])),
-    undefined,
-    message,
-  );
-  return fn(
-    NAMING_HELPER,
-    ['e', 'where'],
-    [f.createIfStatement(ours, f.createExpressionStatement(f.createAssignment(message, cat(id('where'), str(': '), f.createParenthesizedExpression(text))))), f.createReturnStatement(e)],
-  );
-}
-
+/** The node builders the helper functions emitted once per module are written with. */
 function helperKit(f: ts.NodeFactory, t: typeof ts) {
   const K = t.SyntaxKind;
   const id = (name: string) => f.createIdentifier(name);

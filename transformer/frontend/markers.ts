@@ -27,6 +27,16 @@ function api(): typeof ts {
   return tsApi;
 }
 
+/** How `sf` names tsad's runtime: as its own import of it does (a path alias, a re-export), else `tsad`. */
+export function runtimeSpecifier(sf: ts.SourceFile, checker: ts.TypeChecker): string {
+  const t = api();
+  for (const s of sf.statements) {
+    if (!t.isImportDeclaration(s) || !t.isStringLiteral(s.moduleSpecifier)) continue;
+    if (checker.getSymbolAtLocation(s.moduleSpecifier)?.exports?.has('TSAD_RUNTIME' as ts.__String)) return s.moduleSpecifier.text;
+  }
+  return 'tsad';
+}
+
 /**
  * The tsad export an expression refers to (`grad`, `differentiable`, ...), if any: through
  * imports (renamed or not), re-exports, namespaces, and consts holding it (`const g = grad`).

@@ -417,7 +417,9 @@ export function rewriteSourceFile(host: Host, checker: ts.TypeChecker, ctx: ts.T
   }
   flush();
   const generated = [...compiler.statements(), ...taped.statements(), ...compiler.accessors(sf)];
-  const imports = [...compiler.importStatements(sf), ...taped.importStatements()];
+  // Taped code's import of the runtime comes first: the compiled code's helpers are bound from it.
+  const tapedImports = taped.importStatements();
+  const imports = [...tapedImports, ...compiler.importStatements(sf, tapedImports.length > 0)];
   if (generated.length === 0 && imports.length === 0) return out;
   return f.updateSourceFile(out, [...imports, ...out.statements, ...generated]);
 }

@@ -5,7 +5,7 @@
 // build says so with the note TSAD2001. The marker option `taped: false` keeps the error.
 import type * as ts from 'typescript';
 import { TsadDiagnosticError, diagnosticMessage, isTsadDiagnostic } from '../frontend/diagnostics';
-import type { MarkerInfo } from '../frontend/markers';
+import { type MarkerInfo, runtimeSpecifier } from '../frontend/markers';
 import { TapedFunctions, TapedRefusal, TapedTarget, sourceName } from './body';
 import { TapedPrims, functionDeclaration } from './prims';
 import { TAPED_RUNTIME, calleeLiteral } from '../constructs/taped';
@@ -300,19 +300,13 @@ export class TapedModule {
     if (this.wrappers.size === 0 && !this.runtimeUsed) return [];
     const f = this.f;
     return [
-      f.createImportDeclaration(undefined, f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(RUNTIME))), f.createStringLiteral(this.runtimeSpecifier())),
+      f.createImportDeclaration(
+        undefined,
+        f.createImportClause(false, undefined, f.createNamespaceImport(f.createIdentifier(RUNTIME))),
+        f.createStringLiteral(runtimeSpecifier(this.sf, this.checker)),
+      ),
       ...this.prims.forwardBinding(),
     ];
-  }
-
-  /** How the module names tsad's runtime: as its own import of it does. */
-  private runtimeSpecifier(): string {
-    const t = this.tsApi;
-    for (const s of this.sf.statements) {
-      if (!t.isImportDeclaration(s) || !t.isStringLiteral(s.moduleSpecifier)) continue;
-      if (this.checker.getSymbolAtLocation(s.moduleSpecifier)?.exports?.has('TSAD_RUNTIME' as ts.__String)) return s.moduleSpecifier.text;
-    }
-    return 'tsad';
   }
 
   /** `tsad$rt.tsad$tape.<member>` for code outside taped mode (derivatives of function values): the module imports the runtime. */

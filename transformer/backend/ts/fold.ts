@@ -234,6 +234,7 @@ class Tidy {
         out[i] = choice;
         changed = true;
       }
+      if (this.constantsFirst(out, i)) changed = true;
       let s = out[i];
       if (this.neverAssigned(s)) {
         s = out[i] = this.asConst(s as ts.VariableStatement);
@@ -346,6 +347,71 @@ class Tidy {
     t.setOriginalNode(out, s);
     t.setSourceMapRange(out, t.getSourceMapRange(s));
     return out;
+  }
+
+  /**
+   * `let x; … if (c) { …; x = e; } else { x = 0; }` is `let x = 0; … if (c) { …; x = e; }`: an
+   * else that gives constants (a guard's zeros: a loop that runs no times) becomes the
+   * initializers of the variables it assigns, declared by a `let` of this block that nothing between
+   * them mentions, when c and the then-branch do not read them. True when out changed.
+   */
+  private constantsFirst(out: ts.Statement[], i: number): boolean {
+    const t = this.t;
+    const s = out[i];
+    if (!t.isIfStatement(s) || !s.elseStatement || !t.isBlock(s.elseStatement)) return false;
+    // What c or the then-branch reads (or c writes) must keep the value it had.
+    const reads = new Set([...this.effects(s.expression).reads, ...this.effects(s.expression).writes, ...this.effects(s.thenStatement).reads]);
+    const kept: ts.Statement[] = [];
+    const moved = new Map<number, Map<string, ts.Expression>>();
+    for (const a of s.elseStatement.statements) {
+      const target = this.constantAssignment(a);
+      const at = target && !reads.has(target.name) ? this.letOf(out, i, target.name) : undefined;
+      if (at === undefined || moved.get(at)?.has(target!.name)) {
+        kept.push(a);
+        continue;
+      }
+      if (!moved.has(at)) moved.set(at, new Map());
+      moved.get(at)!.set(target!.name, target!.value);
+    }
+    if (moved.size === 0) return false;
+    for (const [at, values] of moved) {
+      const decl = out[at] as ts.VariableStatement;
+      const list = decl.declarationList.declarations.map((d) =>
+        t.isIdentifier(d.name) && values.has(d.name.text) ? t.factory.updateVariableDeclaration(d, d.name, d.exclamationToken, d.type, values.get(d.name.text)) : d,
+      );
+      out[at] = t.factory.updateVariableStatement(decl, decl.modifiers, t.factory.updateVariableDeclarationList(decl.declarationList, list));
+      for (const name of values.keys()) this.assigned.set(name, (this.assigned.get(name) ?? 1) - 1);
+    }
+    const elseS = kept.length === 0 ? undefined : t.factory.updateBlock(s.elseStatement, kept);
+    out[i] = t.factory.updateIfStatement(s, s.expression, s.thenStatement, elseS);
+    return true;
+  }
+
+  /** `x = c;` with c a number, a negated number or a boolean. */
+  private constantAssignment(s: ts.Statement): { name: string; value: ts.Expression } | undefined {
+    const t = this.t;
+    if (!t.isExpressionStatement(s) || !t.isBinaryExpression(s.expression) || s.expression.operatorToken.kind !== t.SyntaxKind.EqualsToken) return undefined;
+    const { left, right } = s.expression;
+    if (!t.isIdentifier(left)) return undefined;
+    let v = right;
+    while (t.isParenthesizedExpression(v)) v = v.expression;
+    if (t.isPrefixUnaryExpression(v) && v.operator === t.SyntaxKind.MinusToken) v = v.operand;
+    const constant = t.isNumericLiteral(v) || v.kind === t.SyntaxKind.TrueKeyword || v.kind === t.SyntaxKind.FalseKeyword || (t.isIdentifier(v) && (v.text === 'Infinity' || v.text === 'NaN'));
+    return constant ? { name: left.text, value: right } : undefined;
+  }
+
+  /** The index of the `let` before out[i] that declares name without a value, when nothing between them mentions name. */
+  private letOf(out: readonly ts.Statement[], i: number, name: string): number | undefined {
+    const t = this.t;
+    for (let j = i - 1; j >= 0; j--) {
+      const s = out[j];
+      if (t.isVariableStatement(s) && (s.declarationList.flags & t.NodeFlags.Let) !== 0) {
+        const d = s.declarationList.declarations.find((x) => t.isIdentifier(x.name) && x.name.text === name);
+        if (d) return d.initializer ? undefined : j;
+      }
+      if (this.mentions(s, name)) return undefined;
+    }
+    return undefined;
   }
 
   /** A variable, a literal, or one negated. */

@@ -48,15 +48,15 @@ export interface EmitTsOps {
    */
   hotSlot(): { readonly slot: ts.Identifier; readonly gen: ts.Identifier; readonly now: ts.Identifier };
   /**
-   * `$slab = { chunk: Float64Array, top }`, one per call of the function (taken from the module's pool where it can be, stackEmit.ts POOL_HELPERS): fixed-size
+   * `$slab = { chunk: Float64Array, top }`, one per call of the function (taken from the runtime's pool where it can be, runtime/emitted.ts): fixed-size
    * buffers (a counted inner loop's residual stacks, one per run) are cut from its chunk as views
    * instead of each allocating its own backing store.
    */
   slab(): ts.Identifier;
   /**
-   * A function of the module shared by every def (stackEmit.STACK_HELPERS: cutting a counted
-   * loop's stack from the slab, growing a stack), where the backend emits one; undefined: write
-   * its statements inline.
+   * A function of tsad's runtime shared by every def (runtime/emitted.ts: cutting a counted loop's
+   * stack from the slab, growing a stack, an inner loop's room on a flat stack, an empty stack),
+   * where the backend binds one; undefined: write its statements inline.
    */
   moduleHelper?(name: StackHelperName): ts.Identifier | undefined;
   /** Statements that take an array out of the owned set (it now has two holders), where the function has one. */
@@ -64,7 +64,7 @@ export interface EmitTsOps {
 }
 
 /** The stack helpers a module may share (backend/ts/constructs/stackEmit.ts). */
-export type StackHelperName = 'reserve' | 'grow' | 'take' | 'give';
+export type StackHelperName = 'reserve' | 'grow' | 'take' | 'give' | 'extend' | 'empty' | 'cover';
 
 /** A body parameter that is another name for an enclosing variable (EmitTsOps.emitBody). */
 export interface BodyAlias {

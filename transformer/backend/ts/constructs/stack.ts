@@ -68,6 +68,13 @@ const lpush: ConstructTsRule = (ops, e, into) => {
     const st = ops.ref(s);
     const next = f.createAdd(k, f.createNumericLiteral(1));
     const write = f.createExpressionStatement(f.createAssignment(stackElement(f, st, k), ops.ref(x)));
+    // Below its size a typed stack has room (n ≤ c − b): only a position at or past the top needs
+    // the room test and the new size, one runtime call.
+    const helper = ops.moduleHelper?.('cover');
+    if (helper) {
+      const past = f.createIfStatement(f.createGreaterThanEquals(k, stackSize(f, st)), f.createExpressionStatement(f.createCallExpression(helper, undefined, [st, next, ops.slab()])));
+      return [past, write, assign(ops, into[0], st)];
+    }
     const cover = f.createIfStatement(f.createGreaterThan(next, stackSize(f, st)), f.createExpressionStatement(f.createAssignment(stackSize(f, st), next)));
     return [reserve(ops, st, next), write, cover, assign(ops, into[0], st)];
   }
@@ -75,20 +82,35 @@ const lpush: ConstructTsRule = (ops, e, into) => {
   return [f.createExpressionStatement(set), assign(ops, into[0], ops.ref(s))];
 };
 
+/** The value a body assigns to `into` when it is that one assignment of a literal (a zero), else undefined. */
+function literalResult(ops: EmitTsOps, body: readonly ts.Statement[], into: string): ts.Expression | undefined {
+  const t = ops.ts;
+  const [only] = body;
+  if (body.length !== 1 || !t.isExpressionStatement(only) || !t.isBinaryExpression(only.expression)) return undefined;
+  const { left, operatorToken, right } = only.expression;
+  if (operatorToken.kind !== t.SyntaxKind.EqualsToken || !t.isIdentifier(left) || left.text !== into) return undefined;
+  return t.isNumericLiteral(right) ? right : undefined;
+}
+
 // y = s[i]; if (y === undefined) { …the zero… }   (a hole of a sparse stack reads undefined)
+// A zero that is a number is one expression: `y = s[i] ?? 0`, `y = i < s.n ? s.a[s.b + i] : 0`.
 const lat: ConstructTsRule = (ops, e, into) => {
   const f = ops.factory;
   const [s] = rest(e, e);
   const i = ops.ref(e.nl[0]);
+  const zero = ops.emitBody(e.bodies[0], [], into);
+  const literal = literalResult(ops, zero, into[0]);
   if (!isLinear(e) && isRealStack(ops, s)) {
     // Erased (a non-linear typed stack): if (i < s.n) y = s.a[s.b + i]; else { …the zero… }
     const st = ops.ref(s);
-    const read = assign(ops, into[0], stackElement(f, st, i));
-    return [f.createIfStatement(f.createLessThan(i, stackSize(f, st)), read, f.createBlock(ops.emitBody(e.bodies[0], [], into), true))];
+    const inside = f.createLessThan(i, stackSize(f, st));
+    if (literal) return [assign(ops, into[0], f.createConditionalExpression(inside, undefined, stackElement(f, st, i), undefined, literal))];
+    return [f.createIfStatement(inside, assign(ops, into[0], stackElement(f, st, i)), f.createBlock(zero, true))];
   }
-  const y = f.createIdentifier(into[0]);
-  const missing = f.createStrictEquality(y, f.createIdentifier('undefined'));
-  return [assign(ops, into[0], f.createElementAccessExpression(ops.ref(s), i)), f.createIfStatement(missing, f.createBlock(ops.emitBody(e.bodies[0], [], into), true))];
+  const read = f.createElementAccessExpression(ops.ref(s), i);
+  if (literal) return [assign(ops, into[0], f.createBinaryExpression(read, ops.ts.SyntaxKind.QuestionQuestionToken, literal))];
+  const missing = f.createStrictEquality(f.createIdentifier(into[0]), f.createIdentifier('undefined'));
+  return [assign(ops, into[0], read), f.createIfStatement(missing, f.createBlock(zero, true))];
 };
 
 // s.a[s.b + i] = x (or s[i] = x): the counted loop's iteration i fills record i of the room it reserved.

@@ -33,6 +33,9 @@ export const extendTs: ConstructTsRule = (ops, e, into) => {
       ? f.createNumericLiteral(known)
       : f.createConditionalExpression(f.createGreaterThan(ops.ref(n), f.createNumericLiteral(0)), undefined, count, undefined, f.createNumericLiteral(0));
   const declare = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(room, undefined, undefined, value)], ops.ts.NodeFlags.Const));
+  // On a stack of reals, the room test, the growth and the size's update are one runtime call.
+  const helper = isRealStack(ops, s) ? ops.moduleHelper?.('extend') : undefined;
+  if (helper) return [declare, f.createExpressionStatement(f.createCallExpression(helper, undefined, [st, room, ops.slab()])), assign(ops, into[0], st)];
   const size = isRealStack(ops, s) ? stackSize(f, st) : f.createPropertyAccessExpression(st, 'length');
   const grow = f.createExpressionStatement(f.createBinaryExpression(size, ops.ts.SyntaxKind.PlusEqualsToken, room));
   const reserveRoom = isRealStack(ops, s) ? [reserve(ops, st, f.createAdd(stackSize(f, st), room))] : [];

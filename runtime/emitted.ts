@@ -1,0 +1,176 @@
+// What the derivatives the compiler emits call at run time (internal: not for user code). Each
+// module used to carry its own copy of these (3.5 kB per module, a sixth of the demo's emitted
+// code); a module now binds the ones it uses from the runtime it already imports
+// (backend/typescript.ts, RUNTIME_HELPERS). None of them is on an element's path: the argument
+// checks run when a check has failed, the naming when a derivative throws, the stack functions
+// once per call or loop (take, give, reserve) or when a stack outgrows its room (grow).
+
+// ---- argument checks (the wrappers' inline test failed; backend/typescript.ts, argumentCheck) ----
+
+/** A check's expectation: a leaf's typeof, an array or matrix of numbers, or a container of specs. */
+type Spec = string | (string | Spec)[];
+
+/**
+ * The TypeError for the first problem among a wrapper's arguments. `expected` is JSON,
+ * `[[label, path, spec], …]`, with a container spec `[tag, description, key, spec, key, spec, …]`:
+ * one string constant at the call, so the check adds little bytecode to the wrapper.
+ */
+export function tsad$argumentError(where: string, expected: string, count: number, ...values: unknown[]): TypeError {
+  const params = JSON.parse(expected) as [string, string, Spec][];
+  if (count !== params.length) return new TypeError(`${where}: expects ${params.length}${params.length === 1 ? ' argument, got ' : ' arguments, got '}${count}`);
+  for (let i = 0; i < params.length; i++) {
+    const problem = tsad$argumentProblem(params[i][0], params[i][1], params[i][2], values[i]);
+    if (problem) return new TypeError(`${where}: ${problem}`);
+  }
+  return new TypeError(`${where}: invalid arguments`);
+}
+
+/** What is wrong with v against spec ('' when nothing is); `at` follows the quoted path (` element 0`, ` row 0 element 0`). */
+export function tsad$argumentProblem(label: string, path: string, spec: Spec, v: unknown, at = ''): string {
+  if (spec === '') return '';
+  const got = v === null ? 'null' : Array.isArray(v) ? `an array of length ${v.length}` : typeof v;
+  const must = `${label} '${path}'${at} must be `;
+  if (spec === 'array' || spec === 'matrix') {
+    if (!(Array.isArray(v) || ArrayBuffer.isView(v)))
+      return `${must}${spec === 'array' ? 'an array of numbers (number[], Float64Array or Float32Array)' : 'a matrix (number[][] or Float64Array[])'}, got ${got}`;
+    // The first number only: an array's element 0, a matrix's row 0 and its element 0.
+    const items = v as ArrayLike<unknown>;
+    return items.length === 0 ? '' : tsad$argumentProblem(label, path, spec === 'array' ? 'number' : 'array', items[0], at + (spec === 'array' ? ' element 0' : ' row 0'));
+  }
+  if (typeof spec === 'string') return typeof v === spec ? '' : `${must}a ${spec}, got ${got}`;
+  const arrayLike = v as Record<string, unknown> & { length: number };
+  if (v === null || (typeof v !== 'object' && typeof v !== 'function') || (spec[0] === 'arguments' && arrayLike.length !== (spec.length - 2) / 2)) return `${must}${spec[1] as string}, got ${got}`;
+  for (let i = 2; i < spec.length; i += 2) {
+    const key = spec[i] as string;
+    const index = (i - 2) / 2;
+    const inner =
+      spec[0] === 'arguments'
+        ? tsad$argumentProblem(`${path}[${index}]`, key, spec[i + 1], (arrayLike as unknown as unknown[])[index])
+        : tsad$argumentProblem(label, spec[0] === 'tuple' ? `${path}[${key}]` : `${path}.${key}`, spec[i + 1], arrayLike[key]);
+    if (inner) return inner;
+  }
+  return '';
+}
+
+// ---- errors thrown inside a derivative ----
+
+/** constructs/effect/raise.ts, THROWN_BY_SOURCE: a RangeError the user's code throws carries this mark. */
+const THROWN_BY_SOURCE = Symbol.for('tsad.thrownBySource');
+
+/**
+ * Called by a wrapper's catch: puts the transform's name on a RangeError of the derivative's own
+ * checks (`atmost`'s start `tsad: <function>: ` and reads `grad(loss): in loss: …`); one the
+ * source throws keeps its message.
+ */
+export function tsad$inTransform(e: unknown, where: string): unknown {
+  if (e instanceof RangeError && !(e as unknown as Record<symbol, unknown>)[THROWN_BY_SOURCE]) {
+    e.message = `${where}: ${e.message.startsWith('tsad: ') ? `in ${e.message.slice(6)}` : e.message}`;
+  }
+  return e;
+}
+
+// ---- stacks of reals (backend/ts/constructs/stackEmit.ts says how they are laid out) ----
+
+/** A call's memory for its stacks: `chunk` from `top` on is free. */
+export interface Slab {
+  chunk: Float64Array;
+  top: number;
+}
+
+/** A stack of reals: element k at a[b + k], room up to a[c], n elements. */
+export interface RealStack {
+  a: Float64Array;
+  b: number;
+  c: number;
+  n: number;
+}
+
+/**
+ * An empty stack with room for exactly ⌈n⌉ records, cut from the slab, counted as full (a counted
+ * loop fills record i in iteration i). The first chunk is what the first loop needs, each later
+ * one twice the last: a small derivative called many times zeroes no big slab. Twice the last
+ * only up to what the pool keeps, else what the call cut from the last chunk and this stack (as
+ * tsad$grow): a doubled chunk just past the limit is dropped after the call and allocated again
+ * by the next.
+ */
+export function tsad$reserve(slab: Slab, n: number): RealStack {
+  const cap = Math.max(0, Math.ceil(n));
+  if (slab.top + cap > slab.chunk.length) {
+    slab.chunk = new Float64Array(Math.max(slab.top + cap, Math.min(2 * slab.chunk.length, POOL_KEEPS)));
+    slab.top = 0;
+  }
+  const s = { a: slab.chunk, b: slab.top, c: slab.top + cap, n: cap };
+  slab.top += cap;
+  return s;
+}
+
+/**
+ * Room for `need` elements in s, cut from the slab. A stack that ends where the slab's free room
+ * starts (a while loop's tape, the last one opened) grows in place with no copy; any other moves
+ * to the top of the slab, into a new chunk when the chunk is full, whose old regions stay with the
+ * stacks that hold them. The new chunk is twice the last, but not past what the pool keeps unless
+ * this call needs more: it has room for what the call cut from the last chunk and the grown
+ * stack, so the next call finds all of it in one chunk. (Doubling a chunk the pool kept, for a
+ * tape presized to its full length, made one the pool drops: lstm's gradient at l = 4 allocated
+ * and zeroed 34 MB on every call.)
+ */
+export function tsad$grow(s: RealStack, need: number, slab: Slab): void {
+  const size = Math.max(2 * (s.c - s.b), need, 16);
+  if (s.a === slab.chunk && s.c === slab.top && s.b + size <= slab.chunk.length) {
+    slab.top = s.b + size;
+    s.c = slab.top;
+    return;
+  }
+  if (slab.top + size > slab.chunk.length) {
+    slab.chunk = new Float64Array(Math.max(slab.top + size, Math.min(2 * slab.chunk.length, POOL_KEEPS)));
+    slab.top = 0;
+  }
+  slab.chunk.set(s.a.subarray(s.b, s.b + s.n), slab.top);
+  s.a = slab.chunk;
+  s.b = slab.top;
+  s.c = slab.top + size;
+  slab.top = s.c;
+}
+
+/** `room` more records at the top of s (an inner loop's run on the flat stack all its runs share), room made first. */
+export function tsad$extend(s: RealStack, room: number, slab: Slab): void {
+  if (s.b + (s.n + room) > s.c) tsad$grow(s, s.n + room, slab);
+  s.n += room;
+}
+
+/** A sparse stack's size raised to `need` (an lpush at position need − 1, at or past its top), room made first. */
+export function tsad$cover(s: RealStack, need: number, slab: Slab): void {
+  if (s.b + need > s.c) tsad$grow(s, need, slab);
+  s.n = need;
+}
+
+/** An empty stack with no room, at the slab's top: it allocates nothing until its first push (grow gives it room). */
+export function tsad$empty(slab: Slab): RealStack {
+  return { a: slab.chunk, b: slab.top, c: slab.top, n: 0 };
+}
+
+/** The largest slab (in numbers: 32 MB) the pool keeps for the next call; a bigger one is left to the collector. */
+export const POOL_KEEPS = 1 << 22;
+/** How many slabs the pool keeps: one per derivative running at once (one inside another's evaluation). */
+const POOL_SIZE = 4;
+const pool: Slab[] = [];
+
+/**
+ * A slab for a derivative whose stacks all end with its call (emitTs.ts, poolsSlab): the one the
+ * last call gave back, so a call allocates nothing once the chunk has grown. A call running inside
+ * another's evaluation finds the pool without the other's slab (it was taken) and gets its own; a
+ * call that throws loses its slab to the collector. Stacks are written before they are read
+ * (records by put, pushes by push), so a chunk's old contents are never read.
+ */
+export function tsad$take(): Slab {
+  return pool.length > 0 ? pool.pop()! : { chunk: new Float64Array(0), top: 0 };
+}
+
+/** Gives the slab back to the pool and returns the call's value. */
+export function tsad$give<T>(slab: Slab, value: T): T {
+  if (pool.length < POOL_SIZE && slab.chunk.length <= POOL_KEEPS) {
+    slab.top = 0;
+    pool.push(slab);
+  }
+  return value;
+}
