@@ -29,9 +29,16 @@ interface HotUpdateContext {
   readonly server: { readonly moduleGraph: { getModulesByFile(file: string): Set<ModuleNode> | undefined } };
 }
 
+/** What the plugin adds to Vite's configuration (Rollup has no such hook and ignores it). */
+interface ConfigAddition {
+  readonly ssr: { readonly external: string[] };
+  readonly optimizeDeps: { readonly include: string[] };
+}
+
 export interface TsadVitePlugin {
   readonly name: 'tsad';
   readonly enforce: 'pre';
+  config(): ConfigAddition;
   transform(this: TransformContext, code: string, id: string): { code: string; map: unknown } | null;
   handleHotUpdate(context: HotUpdateContext): ModuleNode[] | undefined;
 }
@@ -48,6 +55,12 @@ export default function tsad(options: TsadPluginOptions = {}): TsadVitePlugin {
   return {
     name: 'tsad',
     enforce: 'pre',
+    // Compiled modules import tsad's runtime (the helpers their derivatives call), which is
+    // CommonJS. Vite converts a dependency it finds under node_modules, but not a linked one
+    // (`npm link`, a workspace): there the dev server would serve the CommonJS file as an ES
+    // module. So the runtime is always a dependency: Node loads it for SSR, and the browser gets
+    // it pre-bundled.
+    config: () => ({ ssr: { external: ['tsad'] }, optimizeDeps: { include: ['tsad'] } }),
     transform(code, id) {
       const file = fileOf(id);
       if (!TYPESCRIPT_MODULE.test(file) || file.includes('/node_modules/') || id.startsWith('\0') || !mayUseTsad(code)) return null;
