@@ -22,34 +22,13 @@
 import { constructRule, isConstruct } from '../constructs/registry';
 import type { CarrySlot, ConstructExpr, ConstructRule, Counts } from '../constructs/types';
 import { arityOf } from '../language/arity';
-import { freeVars } from '../ir/freeVars';
+import type { CalleeCounts } from './sourceDefs';
+import { readCounts } from './readCounts';
 import type { Block, Expr, FnDef, Lambda, Stmt } from '../ir/syntax';
-import { forEachOperand, mapChildren } from '../ir/traverse';
+import { mapChildren } from '../ir/traverse';
 import { PRIMS } from '../prims/registry';
 
-type Callee = (fn: string) => Counts | undefined;
-
-/** How many times each name is read in a block (a nested block's free names count once per block). */
-function reads(b: Block): Map<string, number> {
-  const out = new Map<string, number>();
-  const add = (n: string) => out.set(n, (out.get(n) ?? 0) + 1);
-  const expr = (e: Expr) => {
-    let x = e;
-    while (x.tag === 'drop') x = x.expr;
-    if (x.tag === 'block') {
-      const { nl, lin } = freeVars(x);
-      for (const n of [...nl, ...lin]) add(n);
-      return;
-    }
-    forEachOperand(x, add);
-  };
-  for (const s of b.stmts) {
-    if (s.tag === 'unpack') add(s.tuple);
-    else expr(s.rhs);
-  }
-  expr(b.result);
-  return out;
-}
+type Callee = CalleeCounts;
 
 const asConstruct = (e: Expr): ConstructExpr | undefined => (e.tag === 'construct' && isConstruct(e.op) ? e : undefined);
 
@@ -146,7 +125,7 @@ class FirstWrites {
     const param = body.nlParams[slot.param]?.name;
     const counter = body.nlParams[counterParam]?.name;
     if (r.tag !== 'ret' || param === undefined || counter === undefined) return undefined;
-    const counts = reads(body.body);
+    const counts = readCounts(body.body);
     if (counts.get(param) !== 1) return undefined;
     const k = body.body.stmts.findIndex((s) => s.tag === 'let' && s.rhs.tag === 'construct' && s.rhs.nl.includes(param));
     const s = body.body.stmts[k];

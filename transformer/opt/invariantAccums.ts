@@ -14,35 +14,14 @@
 import { constructRule, isConstruct } from '../constructs/registry';
 import type { ConstructExpr, Counts, Threading } from '../constructs/types';
 import { arityOf } from '../language/arity';
-import { freeVars } from '../ir/freeVars';
+import type { CalleeCounts } from './sourceDefs';
+import { readCounts } from './readCounts';
 import { NameSupply } from '../ir/build';
 import { BOOL, REAL, binder, block, construct, drop, lambda, letS, lit, nvar, prim, ret } from '../ir/syntax';
-import type { Binder, Block, Expr, FnDef, Lambda, Stmt } from '../ir/syntax';
-import { forEachOperand, mapChildren, namesIn } from '../ir/traverse';
+import type { Binder, Block, FnDef, Lambda, Stmt } from '../ir/syntax';
+import { mapChildren, namesIn } from '../ir/traverse';
 
-type Callee = (fn: string) => Counts | undefined;
-
-/** How many times each name is read in a block (a nested block's free names count once per block). */
-function reads(b: Block): Map<string, number> {
-  const out = new Map<string, number>();
-  const add = (n: string) => out.set(n, (out.get(n) ?? 0) + 1);
-  const expr = (e: Expr) => {
-    let x = e;
-    while (x.tag === 'drop') x = x.expr;
-    if (x.tag === 'block') {
-      const { nl, lin } = freeVars(x);
-      for (const n of [...nl, ...lin]) add(n);
-      return;
-    }
-    forEachOperand(x, add);
-  };
-  for (const s of b.stmts) {
-    if (s.tag === 'unpack') add(s.tuple);
-    else expr(s.rhs);
-  }
-  expr(b.result);
-  return out;
-}
+type Callee = CalleeCounts;
 
 class InvariantAccums {
   constructor(
@@ -92,7 +71,7 @@ class InvariantAccums {
         return k < inv.param || k >= inv.param + inv.count ? undefined : e.nl[inv.operand + (k - inv.param)];
       };
       const param = body.nlParams[slot.param].name;
-      const counts = reads(body.body);
+      const counts = readCounts(body.body);
       const r = body.body.result;
       if (counts.get(param) !== 1 || r.tag !== 'ret') continue;
       const k = body.body.stmts.findIndex((t) => t.tag === 'let' && t.rhs.tag === 'construct' && t.rhs.nl.includes(param));
