@@ -370,6 +370,13 @@ export interface ConstructRule {
   /** Its array results are newly allocated (never one of its operands): each is unique where it is bound. */
   readonly fresh?: boolean;
   /**
+   * The non-linear operands whose arrays its results may hold (opt/inplace.ts): an operand read
+   * only by index is missing, so a loop that reads an array stays out of its sharing. `handsBack(body)`
+   * is the set of body nl parameter positions whose arrays that body's results may hold. Linear
+   * operands are taken as held always. Without this facet every operand is.
+   */
+  readonly holds?: (e: ConstructExpr, bodyArity: (body: Lambda) => Counts, handsBack: (body: Lambda) => ReadonlySet<number>) => readonly number[];
+  /**
    * The non-linear operands whose arrays the construct (or its in-place twin, or a body it hands
    * them to) may overwrite: U stores reads of them instead of recomputing the reads from the array.
    * `handsOn(body)`, where U offers it, is what a body may overwrite or hand on (its statements'

@@ -181,7 +181,7 @@ class InPlace {
       const fresh = rule?.fresh === true;
       const keepsNothing = !s.nl.some((x) => holdsArrays(x.type)) && !s.lin.some((x) => holdsArrays(x.type));
       // A statement that could keep a reference to one of its operands makes that operand shared.
-      if (!fresh && !keepsNothing) for (const n of reads[k]) unique.delete(n);
+      if (!fresh && !keepsNothing) for (const n of this.held(s.rhs, reads[k])) unique.delete(n);
       s.nl.forEach((x, j) => {
         if ((fresh || freshResults.has(j)) && mayBeArray(x.type)) unique.add(x.name);
       });
@@ -192,6 +192,51 @@ class InPlace {
     const uniqueResults = retNames.map((n) => unique.has(n) && retNames.filter((m) => m === n).length === 1);
     return { block: { stmts: out, result: mapChildren(result, nested) }, writes, uniqueResults };
   }
+
+  /**
+   * The names among `reads` whose arrays the expression's results may hold: those its construct's
+   * record says it holds (ConstructRule.holds) and its linear operands, or else all of them.
+   */
+  private held(rhs: Expr, reads: ReadonlySet<string>): Iterable<string> {
+    const e = asConstruct(rhs);
+    const holds = e && constructRule(e, 'inplace').holds;
+    if (!e || !holds) return reads;
+    return [...holds(e, this.bodyArity, this.handsBack).map((k) => e.nl[k]), ...e.lin];
+  }
+
+  private readonly handedBack = new WeakMap<Lambda, ReadonlySet<number>>();
+
+  /**
+   * The non-linear parameter positions whose arrays the body's results may hold: followed through
+   * its statements, each result holding what `held` says its statement's operands hold.
+   */
+  private readonly handsBack = (l: Lambda): ReadonlySet<number> => {
+    const known = this.handedBack.get(l);
+    if (known) return known;
+    const from = new Map<string, ReadonlySet<number>>();
+    l.nlParams.forEach((p, k) => {
+      if (holdsArrays(p.type)) from.set(p.name, new Set([k]));
+    });
+    const heldBy = (e: Expr, reads: ReadonlySet<string>): Set<number> => {
+      const out = new Set<number>();
+      const c = asConstruct(e);
+      if (c && constructRule(c, 'inplace').fresh) return out;
+      for (const n of this.held(e, reads)) from.get(n)?.forEach((k) => out.add(k));
+      return out;
+    };
+    for (const s of l.body.stmts) {
+      if (s.tag === 'unpack') {
+        const h = from.get(s.tuple) ?? new Set<number>();
+        for (const x of s.names) from.set(x.name, h);
+        continue;
+      }
+      const h = heldBy(s.rhs, readsOf(s.rhs));
+      for (const x of [...s.nl, ...s.lin]) if (holdsArrays(x.type) && h.size > 0) from.set(x.name, h);
+    }
+    const r = heldBy(l.body.result, readsOf(l.body.result));
+    this.handedBack.set(l, r);
+    return r;
+  };
 
   /** A block ending in a construct (a loop body's `update(o, i, s) []`) with that construct bound by a let, so it is a statement like the others. */
   private bindTail(b: Block): Block {

@@ -41,6 +41,16 @@ export const loop: ConstructRule = {
   // (opt/inplace.ts) when the loop is its last reader, since each iteration hands it to the next.
   carries: (e, bodyArity) => carrySlots(e, bodyArity),
   overwrites: (e, bodyArity) => carrySlots(e, bodyArity).map((c) => c.operand),
+  // The results are the carried values: the carried operands (a loop running zero times returns
+  // them) and whatever parameter the body hands back; an invariant the body only reads is not held.
+  holds: (e, bodyArity, handsBack) => {
+    const body = e.bodies[0];
+    if (e.bodies.length !== 1 || body.nlParams.length !== e.nl.length) return e.nl.map((_, k) => k);
+    const held = new Set(carrySlots(e, bodyArity).map((c) => c.operand));
+    // Non-linear parameter k binds operand k: the counter for n, then the invariants, the carried.
+    for (const p of handsBack(body)) held.add(p);
+    return [...held];
+  },
   // A carried array keeps its initial length where every run of the body hands on one of the
   // length it was given (a loop running zero times returns the operand itself).
   keepsLength: (e, source) => keptLengths(e.bodies[0], e.nl.length, source),
