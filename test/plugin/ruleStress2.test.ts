@@ -93,6 +93,24 @@ export function swaps(x: Float64Array): number {
 }
 
 /** @differentiable */
+export function sameIndex(x: Float64Array): number {
+  const n = x.length;
+  const y = new Float64Array(n + 2);
+  for (let i = 0; i < n; i++) y[1] += x[i] * x[i];
+  for (let i = 0; i < n; i++) y[i - i + n] += Math.sin(x[i]);
+  let s = 0;
+  for (let i = 0; i < n + 2; i++) s += y[i] * y[i];
+  return s;
+}
+
+/** @differentiable */
+export function sameRead(x: Float64Array): number {
+  let s = 0.5;
+  for (let i = 0; i + 1 < x.length; i++) s = Math.sin(s * x[i - i + 1]) + i * 0.25;
+  return s;
+}
+
+/** @differentiable */
 export function inner(v: Float64Array): number {
   let s = 0;
   for (let i = 0; i < v.length; i++) s += v[i] * v[i] * v[i];
@@ -144,6 +162,8 @@ export const g: Record<string, (x: Float64Array) => Float64Array> = {
   breaks: grad(breaks),
   swaps: grad(swaps),
   outer: grad(outer),
+  sameIndex: grad(sameIndex),
+  sameRead: grad(sameRead),
 };
 const gInner = grad(inner);
 /** @differentiable */
@@ -157,7 +177,7 @@ export function nestedGrad(x: Float64Array): number {
 }
 export const jNested = (x: Float64Array, v: Float64Array) => jvp(nestedGrad, [x], [v]);
 export const gWhile = grad(whileSlots, { wrt: [0, 1] });
-export const f: Record<string, (...a: any[]) => number> = { rowSums, selfRead, selfReadLast, twoLoopsOneArray, strided, breaks, swaps, outer, nestedGrad, whileSlots };
+export const f: Record<string, (...a: any[]) => number> = { rowSums, selfRead, selfReadLast, twoLoopsOneArray, strided, breaks, swaps, outer, nestedGrad, whileSlots, sameIndex, sameRead };
 export const hv = { rowSums: hvp(rowSums), selfRead: hvp(selfRead), strided: hvp(strided), selfReadLast: hvp(selfReadLast) };
 `;
 
