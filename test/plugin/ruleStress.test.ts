@@ -315,6 +315,12 @@ describe('flat Jacobian through loops: out, offset, out aliasing the array argum
         if (n >= 9) {
           J(...at, shared, shared);
           expectClose(Array.from(shared.subarray(0, 9)), exp2, 1e-12);
+          // at an offset inside the part of k the loops read
+          const shared2 = Float64Array.from(k);
+          const before = Array.from(shared2);
+          J(...at, shared2, shared2, 4);
+          expectClose(Array.from(shared2.subarray(4, 13)), exp2, 1e-12);
+          expect(Array.from(shared2.subarray(0, 4)).concat(Array.from(shared2.subarray(13)))).toEqual(before.slice(0, 4).concat(before.slice(13)));
         }
         expectClose(exp2, ref, 1e-5);
       }
