@@ -49,7 +49,10 @@ function program(rnd: () => number, name: string): string {
 
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 0.9;
 const vec = (n: number, seed: number) => Float64Array.from({ length: n }, (_, i) => rand(seed + 7 * i));
-const asF = (fn: (...a: any[]) => any) => (...a: any[]) => fn(...a.map((v) => (Array.isArray(v) ? Float64Array.from(v) : v)));
+const asF =
+  (fn: (...a: any[]) => any) =>
+  (...a: any[]) =>
+    fn(...a.map((v) => (Array.isArray(v) ? Float64Array.from(v) : v)));
 
 test(`random indexed writes into fresh arrays: ${MODULES} × ${PER_MODULE} gradients = central differences (property)`, () => {
   const rnd = seeded(SEED);

@@ -200,9 +200,22 @@ const load1 = load(source);
 const m = load1.exports;
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 0.9;
 const vec = (n: number, seed: number) => Float64Array.from({ length: n }, (_, i) => rand(seed + 7 * i));
-const fdGrad = (fn: (x: Float64Array) => number, x: Float64Array): number[] => Array.from(x, (_, k) => partial((v: any) => fn(v), [Array.from(x)].map((a) => a as any), 0, k)[0]);
+const fdGrad = (fn: (x: Float64Array) => number, x: Float64Array): number[] =>
+  Array.from(
+    x,
+    (_, k) =>
+      partial(
+        (v: any) => fn(v),
+        [Array.from(x)].map((a) => a as any),
+        0,
+        k,
+      )[0],
+  );
 // partial works on plain arrays; the functions take Float64Array, so convert on the way in.
-const asF = (fn: (...a: any[]) => any) => (...a: any[]) => fn(...a.map((v) => (Array.isArray(v) ? Float64Array.from(v) : v)));
+const asF =
+  (fn: (...a: any[]) => any) =>
+  (...a: any[]) =>
+    fn(...a.map((v) => (Array.isArray(v) ? Float64Array.from(v) : v)));
 const sizes = [0, 1, 2, 3, 4, 5, 6, 9];
 
 describe('gradients of loops through s11 rules against central differences', () => {
@@ -225,7 +238,11 @@ describe('gradients of loops through s11 rules against central differences', () 
           const x = vec(n, n * 3 + 2);
           const [gx, gc] = m.g2[name](x, c);
           const F = asF(m.f[name]);
-          expectClose(Array.from(gx as Float64Array), Array.from(x, (_, k) => partial(F, [Array.from(x), c], 0, k)[0]), 1e-5);
+          expectClose(
+            Array.from(gx as Float64Array),
+            Array.from(x, (_, k) => partial(F, [Array.from(x), c], 0, k)[0]),
+            1e-5,
+          );
           expectClose([gc], partial(F, [Array.from(x), c], 1, 0), 1e-5);
         }
       }
@@ -239,7 +256,11 @@ describe('gradients of loops through s11 rules against central differences', () 
         const v = vec(n, 90 + n);
         const up = m.g[name](Float64Array.from(x, (xi, i) => xi + h * v[i])) as Float64Array;
         const down = m.g[name](Float64Array.from(x, (xi, i) => xi - h * v[i])) as Float64Array;
-        expectClose(Array.from(m.hv[name](x, v) as Float64Array), Array.from(up, (u, i) => (u - down[i]) / (2 * h)), 1e-5);
+        expectClose(
+          Array.from(m.hv[name](x, v) as Float64Array),
+          Array.from(up, (u, i) => (u - down[i]) / (2 * h)),
+          1e-5,
+        );
       }
     }
   });
@@ -252,7 +273,11 @@ describe('gradients of loops through s11 rules against central differences', () 
         const up = m.g.triangle(Float64Array.from(x, (xi, i) => (i === k ? xi + h : xi))) as Float64Array;
         const down = m.g.triangle(Float64Array.from(x, (xi, i) => (i === k ? xi - h : xi))) as Float64Array;
         const row = Array.from(H[k] ?? H.subarray?.(k * n, k * n + n));
-        expectClose(row as number[], Array.from(up, (u, i) => (u - down[i]) / (2 * h)), 1e-5);
+        expectClose(
+          row as number[],
+          Array.from(up, (u, i) => (u - down[i]) / (2 * h)),
+          1e-5,
+        );
       }
     }
   });

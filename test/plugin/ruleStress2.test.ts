@@ -184,7 +184,10 @@ export const hv = { rowSums: hvp(rowSums), selfRead: hvp(selfRead), strided: hvp
 const { exports: m } = load(source);
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 0.9;
 const vec = (n: number, seed: number) => Float64Array.from({ length: n }, (_, i) => rand(seed + 7 * i));
-const asF = (fn: (...a: any[]) => any) => (...a: any[]) => fn(...a.map((v) => (Array.isArray(v) ? Float64Array.from(v) : v)));
+const asF =
+  (fn: (...a: any[]) => any) =>
+  (...a: any[]) =>
+    fn(...a.map((v) => (Array.isArray(v) ? Float64Array.from(v) : v)));
 const fdGrad = (fn: (...a: any[]) => number, x: Float64Array): number[] => Array.from(x, (_, k) => partial(asF(fn), [Array.from(x)], 0, k)[0]);
 
 describe('more loop gradients against central differences', () => {
@@ -205,7 +208,11 @@ describe('more loop gradients against central differences', () => {
         const x = vec(n, 3 * n + 1);
         const [gx, gc] = m.gWhile(x, c);
         const F = asF(m.f.whileSlots);
-        expectClose(Array.from(gx as Float64Array), Array.from(x, (_, k) => partial(F, [Array.from(x), c], 0, k)[0]), 1e-5);
+        expectClose(
+          Array.from(gx as Float64Array),
+          Array.from(x, (_, k) => partial(F, [Array.from(x), c], 0, k)[0]),
+          1e-5,
+        );
         expectClose([gc], partial(F, [Array.from(x), c], 1, 0), 1e-5);
       }
     }
@@ -227,7 +234,11 @@ describe('more loop gradients against central differences', () => {
         const v = vec(n, 90 + n);
         const up = m.g[name](Float64Array.from(x, (xi, i) => xi + h * v[i]));
         const down = m.g[name](Float64Array.from(x, (xi, i) => xi - h * v[i]));
-        expectClose(Array.from(m.hv[name](x, v) as Float64Array), Array.from(up, (u, i) => (u - down[i]) / (2 * h)), 1e-5);
+        expectClose(
+          Array.from(m.hv[name](x, v) as Float64Array),
+          Array.from(up, (u, i) => (u - down[i]) / (2 * h)),
+          1e-5,
+        );
       }
     }
   });

@@ -84,11 +84,18 @@ export const vjpNested = (x: Float64Array) => vjp(nested, x);
 const { exports: m } = load(source);
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 0.9;
 const vec = (n: number, seed: number) => Float64Array.from({ length: n }, (_, i) => rand(seed + 7 * i));
-const asF = (fn: (...a: any[]) => any) => (...a: any[]) => fn(...a.map((v) => (Array.isArray(v) ? Float64Array.from(v) : v)));
+const asF =
+  (fn: (...a: any[]) => any) =>
+  (...a: any[]) =>
+    fn(...a.map((v) => (Array.isArray(v) ? Float64Array.from(v) : v)));
 function checkXC(g: (x: Float64Array, c: number) => [Float64Array, number], f: (x: Float64Array, c: number) => number, x: Float64Array, c: number): void {
   const [gx, gc] = g(x, c);
   const F = asF(f);
-  expectClose(Array.from(gx), Array.from(x, (_, k) => partial(F, [Array.from(x), c], 0, k)[0]), 1e-5);
+  expectClose(
+    Array.from(gx),
+    Array.from(x, (_, k) => partial(F, [Array.from(x), c], 0, k)[0]),
+    1e-5,
+  );
   expectClose([gc], partial(F, [Array.from(x), c], 1, 0), 1e-5);
 }
 
@@ -159,6 +166,10 @@ test('pullbacks kept while other derivatives reuse the pool', () => {
 test('a custom rule whose backward runs a gradient with a loop', () => {
   for (const n of [1, 4, 25]) {
     const x = vec(n, n + 5);
-    expectClose(Array.from(m.gUseCube(x) as Float64Array), Array.from(x, (_, k) => partial(asF(m.useCube), [Array.from(x)], 0, k)[0]), 1e-5);
+    expectClose(
+      Array.from(m.gUseCube(x) as Float64Array),
+      Array.from(x, (_, k) => partial(asF(m.useCube), [Array.from(x)], 0, k)[0]),
+      1e-5,
+    );
   }
 });

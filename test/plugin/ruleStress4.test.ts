@@ -82,7 +82,10 @@ export const hvBranch = hvp(branchArrays, { wrt: [0, 1] });
 const { exports: m } = load(source);
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 0.9;
 const vec = (n: number, seed: number) => Float64Array.from({ length: n }, (_, i) => rand(seed + 7 * i));
-const asF = (fn: (...a: any[]) => any) => (...a: any[]) => fn(...a.map((v) => (Array.isArray(v) ? Float64Array.from(v) : v)));
+const asF =
+  (fn: (...a: any[]) => any) =>
+  (...a: any[]) =>
+    fn(...a.map((v) => (Array.isArray(v) ? Float64Array.from(v) : v)));
 
 for (const name of Object.keys(m.g)) {
   test(name, () => {
@@ -91,7 +94,11 @@ for (const name of Object.keys(m.g)) {
         const x = vec(n, 11 * n + 2);
         const [gx, gp] = m.g[name](x, p);
         const F = asF(m.f[name]);
-        expectClose(Array.from(gx as Float64Array), Array.from(x, (_, k) => partial(F, [Array.from(x), p], 0, k)[0]), 1e-5);
+        expectClose(
+          Array.from(gx as Float64Array),
+          Array.from(x, (_, k) => partial(F, [Array.from(x), p], 0, k)[0]),
+          1e-5,
+        );
         expectClose([gp], partial(F, [Array.from(x), p], 1, 0), 1e-5);
       }
     }
@@ -105,8 +112,14 @@ test('hvp through branches building arrays of different lengths', () => {
       const x = vec(n, n + 8);
       const v = vec(n, n + 30);
       const [hx, hp] = m.hvBranch(x, p, [v, 0.4]);
-      const [ux, up] = m.g.branchArrays(Float64Array.from(x, (xi, i) => xi + h * v[i]), p + h * 0.4);
-      const [dx, dp] = m.g.branchArrays(Float64Array.from(x, (xi, i) => xi - h * v[i]), p - h * 0.4);
+      const [ux, up] = m.g.branchArrays(
+        Float64Array.from(x, (xi, i) => xi + h * v[i]),
+        p + h * 0.4,
+      );
+      const [dx, dp] = m.g.branchArrays(
+        Float64Array.from(x, (xi, i) => xi - h * v[i]),
+        p - h * 0.4,
+      );
       expectClose([...Array.from(hx as Float64Array), hp], [...Array.from(ux as Float64Array, (u, i) => (u - dx[i]) / (2 * h)), (up - dp) / (2 * h)], 1e-5);
     }
   }
