@@ -232,8 +232,8 @@ describe('more loop gradients against central differences', () => {
       for (const n of [0, 1, 2, 5]) {
         const x = vec(n, 40 + n);
         const v = vec(n, 90 + n);
-        const up = m.g[name](Float64Array.from(x, (xi, i) => xi + h * v[i]));
-        const down = m.g[name](Float64Array.from(x, (xi, i) => xi - h * v[i]));
+        const up: Float64Array = m.g[name](Float64Array.from(x, (xi, i) => xi + h * v[i]));
+        const down: Float64Array = m.g[name](Float64Array.from(x, (xi, i) => xi - h * v[i]));
         expectClose(
           Array.from(m.hv[name](x, v) as Float64Array),
           Array.from(up, (u, i) => (u - down[i]) / (2 * h)),
