@@ -9,6 +9,7 @@
 // rather than added to (which must not take the addition on).
 import * as ts from 'typescript';
 import { load, partial, expectClose, runPlain } from './harness';
+import { countInLoops } from './emittedLoops';
 
 const functions = `
 /** @differentiable */
@@ -80,23 +81,12 @@ const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce
  * call does not own yet (under `if (!(… $own.has(…)))`, once per array) is not counted.
  */
 function allocationsInLoops(outputText: string, fn: string): number {
-  const file = ts.createSourceFile('out.js', outputText, ts.ScriptTarget.Latest, true);
-  let count = 0;
-  const visit = (node: ts.Node, inLoop: boolean): void => {
-    if (ts.isIfStatement(node) && node.expression.getText(file).includes('$own.has')) return;
-    const loop = inLoop || ts.isForStatement(node) || ts.isWhileStatement(node) || ts.isDoStatement(node);
-    if (inLoop && ts.isNewExpression(node) && node.expression.getText(file) === 'Float64Array') count++;
-    ts.forEachChild(node, (c) => visit(c, loop));
-  };
-  let found = false;
-  file.statements.forEach((s) => {
-    if (ts.isFunctionDeclaration(s) && s.name?.text.startsWith(fn)) {
-      found = true;
-      visit(s, false);
-    }
-  });
-  expect(found).toBe(true);
-  return count;
+  return countInLoops(
+    outputText,
+    fn,
+    (node, file) => ts.isNewExpression(node) && node.expression.getText(file) === 'Float64Array',
+    (node, file) => ts.isIfStatement(node) && node.expression.getText(file).includes('$own.has'),
+  );
 }
 
 /** Central differences of a scalar function in its argument `arg` (an array). */

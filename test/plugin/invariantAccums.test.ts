@@ -5,6 +5,7 @@
 // where the inner loops run zero times.
 import * as ts from 'typescript';
 import { load, partial, expectClose, runPlain } from './harness';
+import { forEachEmitted, isLoop } from './emittedLoops';
 
 const functions = `
 /** @differentiable */
@@ -51,7 +52,6 @@ const vec = (n: number, seed: number) => Float64Array.from({ length: n }, (_, i)
 function invariantAddsInLoops(outputText: string, fn: string): number {
   const file = ts.createSourceFile('out.js', outputText, ts.ScriptTarget.Latest, true);
   let count = 0;
-  const isLoop = (n: ts.Node) => ts.isForStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n);
   const hasLoop = (n: ts.Node): boolean => ts.forEachChild(n, (c) => isLoop(c) || hasLoop(c)) ?? false;
   const visit = (node: ts.Node): void => {
     if (isLoop(node) && !hasLoop(node)) {
@@ -81,14 +81,7 @@ function invariantAddsInLoops(outputText: string, fn: string): number {
     }
     ts.forEachChild(node, visit);
   };
-  let found = false;
-  file.statements.forEach((s) => {
-    if (ts.isFunctionDeclaration(s) && s.name?.text.startsWith(fn)) {
-      found = true;
-      visit(s);
-    }
-  });
-  expect(found).toBe(true);
+  forEachEmitted(file, fn, visit);
   return count;
 }
 

@@ -8,6 +8,7 @@
 // same source run as plain JavaScript, and the dot-product test ⟨J ẋ, ȳ⟩ = ⟨ẋ, Jᵀ ȳ⟩.
 import * as ts from 'typescript';
 import { load, partial, expectClose, runPlain } from './harness';
+import { countInLoops } from './emittedLoops';
 
 const functions = `
 /** @differentiable */
@@ -125,22 +126,7 @@ const vec = (n: number, seed: number) => Float64Array.from({ length: n }, (_, i)
 
 /** `$own.has` calls (the ownership check of an in-place update) inside a loop of the named emitted function. */
 function checksInLoops(outputText: string, fn: string): number {
-  const file = ts.createSourceFile('out.js', outputText, ts.ScriptTarget.Latest, true);
-  let count = 0;
-  const visit = (node: ts.Node, inLoop: boolean): void => {
-    const loop = inLoop || ts.isForStatement(node) || ts.isWhileStatement(node) || ts.isDoStatement(node);
-    if (inLoop && ts.isCallExpression(node) && node.expression.getText(file) === '$own.has') count++;
-    ts.forEachChild(node, (c) => visit(c, loop));
-  };
-  let found = false;
-  file.statements.forEach((s) => {
-    if (ts.isFunctionDeclaration(s) && s.name?.text.startsWith(fn)) {
-      found = true;
-      visit(s, false);
-    }
-  });
-  expect(found).toBe(true);
-  return count;
+  return countInLoops(outputText, fn, (node, file) => ts.isCallExpression(node) && node.expression.getText(file) === '$own.has');
 }
 
 /** Central differences of a scalar function of one array. */
