@@ -12,49 +12,7 @@
 // block or a function), so the work done is the same; only the text and V8's register
 // allocation see the difference. Names are unique per emitted function (emitTs.ts).
 import type * as ts from 'typescript';
-
-/** What evaluating some code may do: the variables it reads and writes, and the heap. */
-interface Effects {
-  readonly reads: Set<string>;
-  readonly writes: Set<string>;
-  readsHeap: boolean;
-  writesHeap: boolean;
-  /** A call or allocation the rewrite cannot see into (it may throw or write the heap), or a jump. */
-  opaque: boolean;
-}
-
-/** A node's effects and the variables it references (declared names excluded). */
-interface Facts {
-  readonly effects: Effects;
-  readonly names: ReadonlySet<string>;
-}
-
-const none = (): Effects => ({ reads: new Set(), writes: new Set(), readsHeap: false, writesHeap: false, opaque: false });
-
-/** Adds what `more` reads and does to `e`. */
-function merge(e: Effects, more: Effects): void {
-  for (const r of more.reads) e.reads.add(r);
-  for (const w of more.writes) e.writes.add(w);
-  e.readsHeap ||= more.readsHeap;
-  e.writesHeap ||= more.writesHeap;
-  e.opaque ||= more.opaque;
-}
-
-function pure(e: Effects): boolean {
-  return e.writes.size === 0 && !e.writesHeap && !e.opaque;
-}
-
-/** May `moved` be evaluated after `passed` instead of before it? */
-function commute(moved: Effects, passed: Effects): boolean {
-  // The moved value is small, what it passes may be a whole loop: look its few names up there.
-  for (const r of moved.reads) if (passed.writes.has(r)) return false;
-  if (moved.readsHeap && (passed.writesHeap || passed.opaque)) return false;
-  if (pure(moved)) return true;
-  // Something with an effect moves only past code that reads nothing it may change and does nothing.
-  if (!pure(passed) || passed.readsHeap) return false;
-  for (const w of moved.writes) if (passed.reads.has(w)) return false;
-  return true;
-}
+import { NodeFacts, type Effects, commute, isAssignment, merge, none, pure } from './nodeFacts';
 
 /** How many statements after its declaration a value is looked for to be nested into its use. */
 const INLINE_REACH = 12;
@@ -65,70 +23,6 @@ const INLINE_REACH = 12;
  * call stack of every recursive walk after it (this pass's, TypeScript's printer, V8's parser).
  */
 const MAX_NEST = 20;
-
-/** Math's functions (and constants) are pure; every other call is opaque. */
-const PURE_CALLEE = 'Math';
-
-/**
- * Node kinds the walks can pass over at once: `inert`, a node with no effect of its own (`own`
- * does nothing); `plainParent`, a parent under which an identifier is always a read (`role`).
- * Every test of `own` and `role` looks at the kind first; the tables are built once per TypeScript
- * from those same tests, so they cannot disagree with them.
- */
-interface KindTables {
-  readonly inert: Uint8Array;
-  readonly plainParent: Uint8Array;
-}
-
-const kindTables = new WeakMap<typeof ts, KindTables>();
-
-function kindTablesOf(t: typeof ts): KindTables {
-  let known = kindTables.get(t);
-  if (known === undefined) {
-    const count = Math.max(...Object.values(t.SyntaxKind).filter((v): v is number => typeof v === 'number')) + 1;
-    const effectful = [
-      t.isElementAccessExpression,
-      t.isPropertyAccessExpression,
-      t.isCallExpression,
-      t.isNewExpression,
-      t.isThrowStatement,
-      t.isReturnStatement,
-      t.isBreakOrContinueStatement,
-      t.isDeleteExpression,
-      t.isFunctionLike,
-      t.isAwaitExpression,
-      t.isYieldExpression,
-      t.isBinaryExpression,
-      t.isPrefixUnaryExpression,
-      t.isPostfixUnaryExpression,
-    ];
-    const naming = [
-      t.isPropertyAccessExpression,
-      t.isPropertyAssignment,
-      t.isMethodDeclaration,
-      t.isVariableDeclaration,
-      t.isBindingElement,
-      t.isParameter,
-      t.isFunctionDeclaration,
-      t.isFunctionExpression,
-      t.isLabeledStatement,
-      t.isBreakOrContinueStatement,
-      t.isBinaryExpression,
-      t.isPrefixUnaryExpression,
-      t.isPostfixUnaryExpression,
-      t.isArrayLiteralExpression,
-    ];
-    const inert = new Uint8Array(count);
-    const plainParent = new Uint8Array(count);
-    for (let k = 0; k < count; k++) {
-      const n = { kind: k } as ts.Node;
-      inert[k] = effectful.some((is) => is(n)) ? 0 : 1;
-      plainParent[k] = naming.some((is) => is(n)) ? 0 : 1;
-    }
-    kindTables.set(t, (known = { inert, plainParent }));
-  }
-  return known;
-}
 
 export function tidyBody(t: typeof ts, statements: readonly ts.Statement[]): ts.Statement[] {
   return new Tidy(t).body(statements);
@@ -142,30 +36,15 @@ class Tidy {
 
   /** `&&`, `||`, `??` and their assignments: their right side may not run. */
   private readonly shortCircuit: Set<ts.SyntaxKind>;
-  /** Array literals that are the target of `=` (`[a, b] = …`): their elements are written. */
-  private readonly patterns = new WeakSet<ts.Node>();
-  private readonly factsOf = new WeakMap<ts.Node, Facts>();
-  private readonly heights = new WeakMap<ts.Node, number>();
-  /**
-   * Values moved into their use (inline): their effects and names are remembered, so the walks
-   * of the statement that now holds them take them whole instead of walking them again.
-   */
-  private readonly moved = new WeakSet<ts.Node>();
+  /** What each node may read or do, and each identifier's role (nodeFacts.ts). */
+  private readonly nodes: NodeFacts;
   /** The nodes from a statement down to the read useIn found last. */
   private usePath: readonly ts.Node[] = [];
 
-  private readonly kinds: KindTables;
-
   constructor(private readonly t: typeof ts) {
-    this.kinds = kindTablesOf(t);
+    this.nodes = new NodeFacts(t);
     const K = t.SyntaxKind;
     this.shortCircuit = new Set([K.AmpersandAmpersandToken, K.BarBarToken, K.QuestionQuestionToken, K.AmpersandAmpersandEqualsToken, K.BarBarEqualsToken, K.QuestionQuestionEqualsToken]);
-  }
-
-  /** Notes a destructuring assignment's target before its elements are visited. */
-  private note(n: ts.Node): void {
-    const t = this.t;
-    if (t.isBinaryExpression(n) && n.operatorToken.kind === t.SyntaxKind.EqualsToken && t.isArrayLiteralExpression(n.left)) this.patterns.add(n.left);
   }
 
   body(statements: readonly ts.Statement[]): ts.Statement[] {
@@ -186,7 +65,7 @@ class Tidy {
     const bump = (m: Map<string, number>, n: string) => m.set(n, (m.get(n) ?? 0) + 1);
     const visit = (node: ts.Node, parent: ts.Node | undefined): void => {
       if (this.t.isIdentifier(node) && parent) {
-        const role = this.role(node, parent);
+        const role = this.nodes.role(node, parent);
         if (role === 'read') bump(this.uses, node.text);
         else if (role === 'write') bump(this.assigned, node.text);
         else if (role === 'readWrite') {
@@ -195,28 +74,10 @@ class Tidy {
         }
         return;
       }
-      this.note(node);
+      this.nodes.note(node);
       this.t.forEachChild(node, (c) => visit(c, node));
     };
     for (const s of statements) visit(s, undefined);
-  }
-
-  /** What an identifier does in its parent: a reference, an assignment target, or neither (a name). */
-  private role(id: ts.Identifier, parent: ts.Node): 'read' | 'write' | 'readWrite' | 'name' {
-    if (this.kinds.plainParent[parent.kind]) return 'read';
-    const t = this.t;
-    const K = t.SyntaxKind;
-    if (t.isPropertyAccessExpression(parent) && parent.name === id) return 'name';
-    if ((t.isPropertyAssignment(parent) || t.isMethodDeclaration(parent)) && parent.name === id) return 'name';
-    if ((t.isVariableDeclaration(parent) || t.isBindingElement(parent) || t.isParameter(parent) || t.isFunctionDeclaration(parent) || t.isFunctionExpression(parent)) && parent.name === id)
-      return 'name';
-    if (t.isBindingElement(parent) && parent.propertyName === id) return 'name';
-    if (t.isLabeledStatement(parent) || t.isBreakOrContinueStatement(parent)) return 'name';
-    if (t.isBinaryExpression(parent) && parent.left === id && isAssignment(t, parent.operatorToken.kind)) return parent.operatorToken.kind === K.EqualsToken ? 'write' : 'readWrite';
-    if ((t.isPrefixUnaryExpression(parent) || t.isPostfixUnaryExpression(parent)) && (parent.operator === K.PlusPlusToken || parent.operator === K.MinusMinusToken)) return 'readWrite';
-    // `[a, b] = …`: the elements of a destructuring assignment's target.
-    if (t.isArrayLiteralExpression(parent) && this.patterns.has(parent)) return 'write';
-    return 'read';
   }
 
   /** The statements of one block, rewritten (the same array when nothing changed). */
@@ -250,7 +111,7 @@ class Tidy {
       const name = decl.name.text;
       if ((this.assigned.get(name) ?? 0) > 0) continue;
       // A pure value nobody reads (an element read a construct made for nothing) goes.
-      if ((this.uses.get(name) ?? 0) === 0 && pure(this.effects(decl.initializer))) {
+      if ((this.uses.get(name) ?? 0) === 0 && pure(this.nodes.effects(decl.initializer))) {
         out.splice(i, 1);
         changed = true;
         i--;
@@ -360,7 +221,7 @@ class Tidy {
     const s = out[i];
     if (!t.isIfStatement(s) || !s.elseStatement || !t.isBlock(s.elseStatement)) return false;
     // What c or the then-branch reads (or c writes) must keep the value it had.
-    const reads = new Set([...this.effects(s.expression).reads, ...this.effects(s.expression).writes, ...this.effects(s.thenStatement).reads]);
+    const reads = new Set([...this.nodes.effects(s.expression).reads, ...this.nodes.effects(s.expression).writes, ...this.nodes.effects(s.thenStatement).reads]);
     const kept: ts.Statement[] = [];
     const moved = new Map<number, Map<string, ts.Expression>>();
     for (const a of s.elseStatement.statements) {
@@ -480,7 +341,7 @@ class Tidy {
   }
 
   private mentions(node: ts.Node, name: string): boolean {
-    return this.facts(node).names.has(name);
+    return this.nodes.facts(node).names.has(name);
   }
 
   /**
@@ -496,13 +357,13 @@ class Tidy {
       this.bump(b, -1);
       return true;
     }
-    for (let j = i + 1; j < last; j++) if (this.effects(out[j]).writes.has(b)) return false;
+    for (let j = i + 1; j < last; j++) if (this.nodes.effects(out[j]).writes.has(b)) return false;
     const end = out[last];
-    const endWrites = this.effects(end).writes.has(b);
+    const endWrites = this.nodes.effects(end).writes.has(b);
     if (endWrites) {
       // Only `b = expr;` whose value is the sole place b is written.
       if (!(t.isExpressionStatement(end) && t.isBinaryExpression(end.expression) && end.expression.operatorToken.kind === t.SyntaxKind.EqualsToken)) return false;
-      if (!t.isIdentifier(end.expression.left) || end.expression.left.text !== b || this.effects(end.expression.right).writes.has(b)) return false;
+      if (!t.isIdentifier(end.expression.left) || end.expression.left.text !== b || this.nodes.effects(end.expression.right).writes.has(b)) return false;
     }
     const uses = this.uses.get(a) ?? 0;
     for (let j = i + 1; j <= last; j++) if (this.mentions(out[j], a)) out[j] = this.substitute(out[j], a, () => t.factory.createIdentifier(b));
@@ -518,23 +379,23 @@ class Tidy {
 
   /** `const name = value;` printed at name's one use, when that is allowed (see the top). */
   private inline(out: ts.Statement[], i: number, name: string, value: ts.Expression): boolean {
-    const moved = this.effects(value);
+    const moved = this.nodes.effects(value);
     // A use further than this is left alone: the scan is the pass's cost (bench/build), and a value
     // carried that far is better read under its name.
     const end = Math.min(out.length, i + 1 + INLINE_REACH);
     for (let j = i + 1; j < end; j++) {
       const at = this.useIn(out[j], name, pure(moved));
       if (at === 'none') {
-        if (!commute(moved, this.effects(out[j]))) return false;
+        if (!commute(moved, this.nodes.effects(out[j]))) return false;
         continue;
       }
       if (at === 'blocked' || !commute(moved, at)) return false;
-      if (this.height(value) + this.usePath.length > MAX_NEST) return false;
+      if (this.nodes.height(value) + this.usePath.length > MAX_NEST) return false;
       const t = this.t;
       const range = t.getSourceMapRange(out[i]);
       // The removed statement's source position stays with its value.
       if (!t.isIdentifier(value) && range !== out[i]) t.setSourceMapRange(value, range);
-      this.moved.add(value);
+      this.nodes.moved.add(value);
       out[j] = this.replaceAlong(this.usePath, name, value) as ts.Statement;
       out.splice(i, 1);
       this.uses.set(name, 0);
@@ -558,20 +419,20 @@ class Tidy {
     // (a call, a store) happens after its children, so it is recorded when the walk leaves it.
     const walk = (n: ts.Node, parent: ts.Node | undefined, ok: boolean): boolean => {
       if (t.isIdentifier(n)) {
-        if (n.text === name && parent && this.role(n, parent) === 'read') {
+        if (n.text === name && parent && this.nodes.role(n, parent) === 'read') {
           result = ok ? before : 'blocked';
           this.usePath = [...path, n];
           return true;
         }
-        this.record(n, parent, before);
+        this.nodes.record(n, parent, before);
         return false;
       }
       // A value moved here that does not read the name is evaluated whole before the read.
-      if (parent && this.moved.has(n) && !this.mentions(n, name)) {
-        merge(before, this.effects(n));
+      if (parent && this.nodes.moved.has(n) && !this.mentions(n, name)) {
+        merge(before, this.nodes.effects(n));
         return false;
       }
-      this.note(n);
+      this.nodes.note(n);
       const kids: ts.Node[] = [];
       t.forEachChild(n, (c) => void kids.push(c));
       path.push(n);
@@ -583,101 +444,11 @@ class Tidy {
         if (walk(c, n, childOk)) return true;
       }
       path.pop();
-      this.own(n, before);
+      this.nodes.own(n, before);
       return false;
     };
     walk(s, undefined, true);
     return result;
-  }
-
-  /** The height of n's tree, found without recursion (inputs may be deep before the cap applies). */
-  private height(n: ts.Node): number {
-    const t = this.t;
-    const stack: [ts.Node, boolean][] = [[n, false]];
-    while (stack.length > 0) {
-      const [node, childrenDone] = stack.pop()!;
-      if (this.heights.has(node)) continue;
-      if (childrenDone) {
-        let h = 0;
-        t.forEachChild(node, (c) => void (h = Math.max(h, this.heights.get(c) ?? 0)));
-        this.heights.set(node, h + 1);
-      } else {
-        stack.push([node, true]);
-        t.forEachChild(node, (c) => void (this.heights.has(c) || stack.push([c, false])));
-      }
-    }
-    return this.heights.get(n)!;
-  }
-
-  /** Everything statement or expression n may read or do. */
-  private effects(n: ts.Node): Effects {
-    return this.facts(n).effects;
-  }
-
-  /**
-   * What a node may read or do, and the variables it references (declared names excluded), from
-   * one walk. A value moved into its use is not walked again: a chain of single-use values folds
-   * into one expression, and every statement it passes asks for these.
-   */
-  private facts(node: ts.Node): Facts {
-    const cached = this.factsOf.get(node);
-    if (cached) return cached;
-    const t = this.t;
-    const e = none();
-    const names = new Set<string>();
-    const walk = (n: ts.Node, parent: ts.Node | undefined): void => {
-      if (t.isIdentifier(n)) {
-        const role = parent ? this.role(n, parent) : 'read';
-        if (role !== 'name') names.add(n.text);
-        return this.record(n, parent, e, role);
-      }
-      if (parent && this.moved.has(n)) {
-        const known = this.facts(n);
-        merge(e, known.effects);
-        for (const x of known.names) names.add(x);
-        return;
-      }
-      this.note(n);
-      t.forEachChild(n, (c) => walk(c, n));
-      this.own(n, e);
-    };
-    walk(node, undefined);
-    const facts = { effects: e, names };
-    this.factsOf.set(node, facts);
-    return facts;
-  }
-
-  private record(id: ts.Identifier, parent: ts.Node | undefined, e: Effects, role = parent ? this.role(id, parent) : 'read'): void {
-    // A write happens when the assignment completes (own), after its value is evaluated.
-    if (role === 'read' || role === 'readWrite') e.reads.add(id.text);
-    // A declaration writes its name (a later statement's value cannot read it before).
-    if (role === 'name' && parent && (this.t.isVariableDeclaration(parent) || this.t.isBindingElement(parent))) e.writes.add(id.text);
-  }
-
-  /** The effect of the node itself, beyond its children's. */
-  private own(n: ts.Node, e: Effects): void {
-    if (this.kinds.inert[n.kind]) return;
-    const t = this.t;
-    const K = t.SyntaxKind;
-    if (t.isElementAccessExpression(n) || (t.isPropertyAccessExpression(n) && !(t.isIdentifier(n.expression) && n.expression.text === PURE_CALLEE))) e.readsHeap = true;
-    else if (t.isCallExpression(n)) {
-      const callee = n.expression;
-      const math = t.isPropertyAccessExpression(callee) && t.isIdentifier(callee.expression) && callee.expression.text === PURE_CALLEE && callee.name.text !== 'random';
-      if (!math) e.opaque = true;
-    } else if (t.isNewExpression(n) || t.isThrowStatement(n) || t.isReturnStatement(n) || t.isBreakOrContinueStatement(n) || t.isDeleteExpression(n)) e.opaque = true;
-    else if (t.isFunctionLike(n) || t.isAwaitExpression(n) || t.isYieldExpression(n)) e.opaque = true;
-    else if (t.isBinaryExpression(n) && isAssignment(t, n.operatorToken.kind)) {
-      if (t.isIdentifier(n.left)) e.writes.add(n.left.text);
-      else if (t.isArrayLiteralExpression(n.left)) {
-        for (const el of n.left.elements) {
-          if (t.isIdentifier(el)) e.writes.add(el.text);
-          else e.writesHeap = true;
-        }
-      } else e.writesHeap = true;
-    } else if ((t.isPrefixUnaryExpression(n) || t.isPostfixUnaryExpression(n)) && (n.operator === K.PlusPlusToken || n.operator === K.MinusMinusToken)) {
-      if (t.isIdentifier(n.operand)) e.writes.add(n.operand.text);
-      else e.writesHeap = true;
-    }
   }
 
   /** The statement at path[0] with the identifier at the end of path replaced by value; only the nodes on the path are rebuilt. */
@@ -707,13 +478,13 @@ class Tidy {
       (parent: ts.Node) =>
       (n: ts.Node): ts.Node => {
         if (t.isIdentifier(n)) {
-          if (n.text !== name || this.role(n, parent) !== 'read') return n;
+          if (n.text !== name || this.nodes.role(n, parent) !== 'read') return n;
           const value = make();
           return this.needsParentheses(value, parent, n) ? t.factory.createParenthesizedExpression(value) : value;
         }
         // `{ t }` keeps its key: `{ t: value }`.
         if (t.isShorthandPropertyAssignment(n) && n.name.text === name) return t.factory.createPropertyAssignment(name, make());
-        this.note(n);
+        this.nodes.note(n);
         return t.visitEachChild(n, visitor(n), undefined);
       };
     return t.visitEachChild(s, visitor(s), undefined);
@@ -790,10 +561,6 @@ class Tidy {
     }
     return changed ? result : out;
   }
-}
-
-function isAssignment(t: typeof ts, k: ts.SyntaxKind): boolean {
-  return k >= t.SyntaxKind.FirstAssignment && k <= t.SyntaxKind.LastAssignment;
 }
 
 /** Nodes through which a value may be moved to its use: expressions evaluated once, in order. */
