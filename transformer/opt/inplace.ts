@@ -102,10 +102,7 @@ class InPlace {
   ) {}
 
   private fresh(hint: string): string {
-    let name = `${hint}_own`;
-    for (let k = 1; this.names.has(name); k++) name = `${hint}_own_${k}`;
-    this.names.add(name);
-    return name;
+    return freshOwnName(this.names, hint);
   }
 
   private bodyArity = (body: Lambda): Counts => arityOf(body.body.result, this.callee);
@@ -311,4 +308,12 @@ export function markInPlace(def: FnDef, callee: Callee, meter?: InPlaceMeter): F
   if (analysed.writes === 0) return def;
   const body = analysed.block;
   return body === def.body ? def : { ...def, body };
+}
+
+/** `hint_own` (then `hint_own_1`, …): a name not in `names` for the owned copy of an array, taken into `names`. */
+export function freshOwnName(names: Set<string>, hint: string): string {
+  let name = `${hint}_own`;
+  for (let k = 1; names.has(name); k++) name = `${hint}_own_${k}`;
+  names.add(name);
+  return name;
 }

@@ -28,6 +28,7 @@ import { freeVars } from '../ir/freeVars';
 import { REAL, arrayType, binder, construct, letS, lit, nvar } from '../ir/syntax';
 import type { Block, Expr, FnDef, Lambda, Stmt } from '../ir/syntax';
 import { forEachOperand, mapChildren, namesIn } from '../ir/traverse';
+import { freshOwnName } from './inplace';
 
 type Callee = (fn: string) => Counts | undefined;
 
@@ -82,10 +83,7 @@ class OwnedChains {
   ) {}
 
   private fresh(hint: string): string {
-    let name = `${hint}_own`;
-    for (let k = 1; this.names.has(name); k++) name = `${hint}_own_${k}`;
-    this.names.add(name);
-    return name;
+    return freshOwnName(this.names, hint);
   }
 
   private bodyArity = (body: Lambda): Counts => arityOf(body.body.result, this.callee);
