@@ -52,6 +52,20 @@ export function tsad$argumentProblem(label: string, path: string, spec: Spec, v:
   return '';
 }
 
+// ---- a flat Jacobian's output arguments (the wrapper's inline test failed; backend/typescript.ts, output) ----
+
+/**
+ * The TypeError or RangeError for an `offset` that is not a non-negative integer, an `out` that is
+ * not a Float64Array, or one shorter than offset + length. Out of the wrapper, which keeps only the
+ * tests of the happy path and so stays small enough for V8 to inline into the caller's loop.
+ */
+export function tsad$outputError(where: string, what: string, length: number, outName: string, offsetName: string, out: unknown, offset: unknown): Error {
+  if (!Number.isInteger(offset) || (offset as number) < 0) return new TypeError(`${where}: the offset argument '${offsetName}' must be a non-negative integer, got ${String(offset)}`);
+  const must = `${where}: the output argument '${outName}' must be a Float64Array of at least ${length} numbers (${what})`;
+  if (!(out instanceof Float64Array)) return new TypeError(`${must}, got ${out === null ? 'null' : typeof out}`);
+  return new RangeError(`${must}${offset ? ` after offset ${offset}` : ''}, got length ${out.length}`);
+}
+
 // ---- errors thrown inside a derivative ----
 
 /** constructs/effect/raise.ts, THROWN_BY_SOURCE: a RangeError the user's code throws carries this mark. */

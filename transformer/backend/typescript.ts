@@ -6,7 +6,6 @@ import { sourceOf } from '../ir/names';
 import type * as ts from 'typescript';
 import { recordHelpers } from './records';
 import { tensorHelpers } from './tensors';
-import { OUTPUT_ERROR, outputHelpers } from './outputs';
 import type { Program } from '../ir/syntax';
 import type { Backend } from './backend';
 import type { ArgumentCheck, CallSitePlan, PlanExpr, PlanStatement, Spec } from '../plan/syntax';
@@ -42,6 +41,7 @@ export interface TypeScriptSite {
  */
 export const RUNTIME_HELPERS = 'tsad$emitted';
 const ARGUMENT_ERROR = 'tsad$argumentError';
+const OUTPUT_ERROR = 'tsad$outputError';
 
 /** One per module: it emits each def once. */
 export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> {
@@ -55,9 +55,6 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   private packs = false;
   private withRecordHelpers = false;
   private withTensorHelpers = false;
-  private withOutputHelpers = false;
-  /** Did the wrapper being emitted take an output array (outputs.ts)? */
-  private outputs = false;
   /** Did it pack or unpack a tensor of rank 3 or more (backend/tensors.ts)? */
   private tensors = false;
   /** Did it split or join an array of records (backend/records.ts)? */
@@ -79,17 +76,12 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     this.packs = false;
     this.splits = false;
     this.tensors = false;
-    this.outputs = false;
     this.where = plan.body[0]?.tag === 'check' ? plan.body[0].where : name;
     this.readState = site.readState;
     let body = plan.body.flatMap((s) => this.statement(s));
     if (this.packs && !this.withMatrixHelpers) {
       this.withMatrixHelpers = true;
       out.push(...matrixHelpers(this.f, this.t));
-    }
-    if (this.outputs && !this.withOutputHelpers) {
-      this.withOutputHelpers = true;
-      out.push(...outputHelpers(this.t));
     }
     if (this.tensors && !this.withTensorHelpers) {
       this.withTensorHelpers = true;
@@ -405,12 +397,12 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   /**
    * `offset`: 0 or the caller's non-negative integer; `out`: the caller's Float64Array, long
    * enough from the offset on, or a new one. Two statements, each a test or two on the happy
-   * path; the messages are built by a helper (outputs.ts) when one fails.
+   * path; the messages are built by a runtime helper (runtime/emitted.ts, tsad$outputError) when
+   * one fails.
    */
   private output(out: string, offset: string, length: number, where: string, what: string): ts.Statement[] {
     const f = this.f;
     const K = this.t.SyntaxKind;
-    this.outputs = true;
     const o = f.createIdentifier(out);
     const at = f.createIdentifier(offset);
     const end = f.createBinaryExpression(at, K.PlusToken, f.createNumericLiteral(length));
@@ -418,7 +410,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const not = (e: ts.Expression) => f.createPrefixUnaryExpression(K.ExclamationToken, e);
     const isUndefined = (x: ts.Expression) => f.createBinaryExpression(x, K.EqualsEqualsEqualsToken, f.createIdentifier('undefined'));
     const error = f.createThrowStatement(
-      f.createCallExpression(f.createIdentifier(OUTPUT_ERROR), undefined, [
+      f.createCallExpression(this.helper(OUTPUT_ERROR), undefined, [
         f.createStringLiteral(where),
         f.createStringLiteral(what),
         f.createNumericLiteral(length),
