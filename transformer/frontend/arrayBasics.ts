@@ -75,7 +75,7 @@ export abstract class ArrayBasics implements ArrayOps {
     if (a.shape.kind !== 'array' || a.shape.elem.kind !== 'number') return fail(1122, node, `only arrays of numbers can be written into here, not ${describeShape(a.shape)}`);
     if (i.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(i.shape)}`);
     if (v.shape.kind !== 'number') fail(1120, node, `arrays hold numbers: cannot write ${describeShape(v.shape)}`);
-    return { name: this.b.nl(userName(a.name), construct('update', [a.name, i.name, v.name], [], []), REAL_ARRAY_TYPE), shape: a.shape };
+    return { name: this.b.nl(userName(a.name), construct('update', [a.name, i.name, v.name], [], []), irType(a.shape)), shape: a.shape };
   }
 
   // ---- reading ----

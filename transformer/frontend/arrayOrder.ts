@@ -11,7 +11,7 @@ import { NUMBER, describeShape, isNumberArray, isRecords } from './shapes';
 import type { Shape } from './shapes';
 import type { Value } from './values';
 import type { ArrayLowering } from './arrays';
-import { REAL_ARRAY_TYPE } from './arraySite';
+import { REAL_ARRAY_TYPE, storedValue } from './arraySite';
 import type { Callback } from './arrayCallbacks';
 
 const num = (name: string): Value => ({ name, shape: NUMBER });
@@ -158,8 +158,8 @@ export function fillExisting(arrays: ArrayLowering, a: Value, v: Value, start: V
   if (!isNumberArray(a.shape)) return fail(1121, node, `.fill of ${describeShape(a.shape)} is not supported`);
   if (v.shape.kind !== 'number') return fail(1120, node, `arrays hold numbers: cannot fill with ${describeShape(v.shape)}`);
   const b = arrays.site.b();
-  // An Int32Array (indices, a constant) stores the value truncated, as JavaScript does in its range.
-  const x = a.shape.kind === 'array' && a.shape.constant ? num(b.prim('stop_gradient', [b.prim('trunc', [v.name], 'whole')], 'filler')) : v;
+  // An Int32Array (indices, a constant) stores the value as a 32-bit integer, as JavaScript does.
+  const x = num(storedValue(b, a.shape, v.name, 'filler'));
   const n = arrays.length(a);
   if (!start && !end) return arrays.fill(n, x, a.shape, hint ?? 'filled');
   const { from, count } = arrays.span(n, start, end);

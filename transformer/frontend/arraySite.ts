@@ -78,3 +78,16 @@ export function elemShape(s: Shape): Shape {
   if (s.kind !== 'array') throw new Error(`not an array: ${describeShape(s)}`);
   return s.elem;
 }
+
+/**
+ * What an array of this shape holds after `a[i] = v`: into an Int32Array, v as a 32-bit integer
+ * (ToInt32, `v | 0`: truncated, wrapped past ±2³¹, NaN and ±∞ to 0), as JavaScript's store does,
+ * so that the IR's value is the one read back and the backend may hold the array as an
+ * Int32Array (ir/types.ts, `store`); into another integer array (a constant), v truncated. Either
+ * carries no derivative; other arrays hold v.
+ */
+export function storedValue(b: Builder, shape: Shape, v: string, hint: string): string {
+  if (shape.kind !== 'array' || !shape.constant) return v;
+  const whole = shape.container === 'Int32Array' ? b.prim('bitor', [v, b.lit(0, 'zero')], hint) : b.prim('trunc', [v], hint);
+  return b.prim('stop_gradient', [whole], hint);
+}

@@ -15,6 +15,7 @@ import type { Value } from './values';
 import type { ViewInfo } from './views';
 import type { OpenView } from './viewLowering';
 import { AlreadyReported } from './loweringState';
+import { storedValue } from './arraySite';
 import { operatorTables } from './operators';
 import { assignedValues } from './aliasing';
 import { CallLowering } from './calls';
@@ -377,16 +378,15 @@ export abstract class StatementLowering extends CallLowering {
     if (a.shape.kind !== 'array') fail(1122, target, `only arrays can be written into by index, '${id.text}' is ${describeShape(a.shape)}`);
     const i = this.expr(target.argumentExpression, 'i');
     let value = this.writtenValue(e, `${id.text}_i`, 'an array element', () => this.arrays.read(a, i, `${id.text}_i`, target));
-    // An Int32Array (indices, a constant) stores the value truncated toward zero, as JavaScript
-    // does for values in its range; no derivative flows through an index.
-    if (a.shape.kind === 'array' && a.shape.constant) value = this.op('stop_gradient', [this.op('trunc', [value], `${id.text}_i`)], `${id.text}_i`);
+    // An Int32Array (indices, a constant) stores the value as a 32-bit integer, as JavaScript
+    // does; no derivative flows through an index.
+    value = { name: storedValue(this.b, a.shape, value.name, `${id.text}_i`), shape: value.shape };
     this.env.set(sym, this.arrays.update(a, i, value, target));
   }
 
-  /** What a write through a view stores: into an Int32Array, the value truncated (a constant), as for the array itself. */
+  /** What a write through a view stores: into an Int32Array, the value as a 32-bit integer (a constant), as for the array itself. */
   private stored(view: OpenView, v: Value): Value {
-    const base = this.viewBase(view);
-    return base.shape.kind === 'array' && base.shape.constant ? this.op('stop_gradient', [this.op('trunc', [v], 'stored')], 'stored') : v;
+    return { name: storedValue(this.b, this.viewBase(view).shape, v.name, 'stored'), shape: v.shape };
   }
 
   /**

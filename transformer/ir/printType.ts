@@ -12,7 +12,7 @@ export function printType(t: Type, useNames = false): string {
     case 'stack':
       return `stack<${printType(t.elem, useNames)}>`;
     case 'array':
-      return `array<${printType(t.elem, useNames)}>`;
+      return `array<${printType(t.elem, useNames)}${t.store ? `; ${t.store}` : ''}>`;
     case 'tuple':
       if (useNames && t.name !== undefined) return t.name;
       return `<${t.elems.map((e) => printType(e, useNames)).join(', ')}>`;

@@ -33,12 +33,12 @@ export function structureId(t: Type): number {
   return id;
 }
 
-/** Equal for types with the same structure and the same alias names (for cache keys). */
+/** Equal for types with the same structure, the same alias names and array stores (for cache keys). */
 export function namedTypeId(t: Type): number {
   if (t.tag !== 'tuple' && t.tag !== 'stack' && t.tag !== 'array') return structureId(t);
   const known = byNamed.get(t);
   if (known !== undefined) return known;
-  const id = intern(t.tag === 'stack' ? `[${namedTypeId(t.elem)}]` : t.tag === 'array' ? `{${namedTypeId(t.elem)}}` : `${t.name ?? ''}<${t.elems.map(namedTypeId).join(',')}>`);
+  const id = intern(t.tag === 'stack' ? `[${namedTypeId(t.elem)}]` : t.tag === 'array' ? `{${namedTypeId(t.elem)}${t.store ?? ''}}` : `${t.name ?? ''}<${t.elems.map(namedTypeId).join(',')}>`);
   byNamed.set(t, id);
   return id;
 }

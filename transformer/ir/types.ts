@@ -17,8 +17,15 @@ export type Type =
    * A run-time sized array of values (`constructs/array/`, docs/linear-a.md "Arrays"). Its
    * tangent space is array<tangent τ>, added elementwise; the zero array is the empty one, whose
    * missing elements read as zeros (a symbolic zero of any length), as for stacks.
+   * `store: 'int32'` says every element is a 32-bit integer (the source's Int32Array, whose
+   * writes the front end makes explicit ToInt32s): a backend may hold it as an Int32Array. It
+   * is a representation, not a different type (typeEquals ignores it, as a tuple's alias), and
+   * its tangent array holds reals like any other.
    */
-  | { readonly tag: 'array'; readonly elem: Type };
+  | { readonly tag: 'array'; readonly elem: Type; readonly store?: ArrayStore };
+
+/** How an array's elements may be held: 'int32', each a 32-bit integer (see the array type). */
+export type ArrayStore = 'int32';
 
 export const REAL: Type = { tag: 'real' };
 export const BOOL: Type = { tag: 'bool' };
@@ -26,7 +33,9 @@ export const STR: Type = { tag: 'str' };
 export const tupleType = (elems: readonly Type[], name?: string): Type => (name === undefined ? { tag: 'tuple', elems } : { tag: 'tuple', elems, name });
 export const UNIT: Type = tupleType([]);
 export const stackType = (elem: Type): Type => ({ tag: 'stack', elem });
-export const arrayType = (elem: Type): Type => ({ tag: 'array', elem });
+export const arrayType = (elem: Type, store?: ArrayStore): Type => (store === undefined ? { tag: 'array', elem } : { tag: 'array', elem, store });
+/** Are this type's values arrays whose elements are all 32-bit integers? */
+export const isInt32Array = (t: Type | undefined): boolean => t?.tag === 'array' && t.store === 'int32';
 
 /**
  * The tangent (and cotangent) space of a type: booleans and strings have the zero-dimensional

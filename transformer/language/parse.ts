@@ -266,8 +266,11 @@ class Parser {
     if (n.text === 'stack' || n.text === 'array') {
       this.expect('<', "'<'");
       const elem = this.type();
+      // `array<real; int32>`: an array whose elements are 32-bit integers (ir/types.ts).
+      const store = n.text === 'array' && this.accept(';') ? this.name("'int32'") : undefined;
+      if (store && store.text !== 'int32') this.fail(`unknown array store ${store.text} (int32 is the one there is)`, store);
       this.expect('>', "'>'");
-      return n.text === 'stack' ? stackType(elem) : arrayType(elem);
+      return n.text === 'stack' ? stackType(elem) : arrayType(elem, store ? 'int32' : undefined);
     }
     const alias = this.aliases.get(n.text);
     if (!alias) this.fail(`unknown type ${n.text}`, t);

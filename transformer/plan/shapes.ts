@@ -53,7 +53,9 @@ function irTypeOf(s: Shape): Type {
       // A matrix is stored flat, row-major, with its dimensions (docs/frontend.md, "Matrices"):
       // every array construct, the O(1) read adjoint and in-place writes apply to it as they are.
       if (isRecords(s)) return tupleType(recordColumns(s).map(irType));
-      return isMatrix(s) ? tensorType(tensorRank(s)) : arrayType(irType(s.elem));
+      // An Int32Array's elements are 32-bit integers (every write into it is a ToInt32): the
+      // backend may hold it as one (ir/types.ts, `store`).
+      return isMatrix(s) ? tensorType(tensorRank(s)) : arrayType(irType(s.elem), s.container === 'Int32Array' ? 'int32' : undefined);
   }
 }
 

@@ -1,6 +1,7 @@
 // TypeScript helpers for the array constructs. An array<real> is a Float64Array, any other array a
 // plain JavaScript array; the zero array is empty and its missing elements read as zeros.
 import type * as ts from 'typescript';
+import { isInt32Array } from '../../../../ir/syntax';
 import type { Type } from '../../../../ir/syntax';
 import type { EmitTsOps } from '../../types';
 
@@ -12,10 +13,14 @@ export function assign(ops: EmitTsOps, name: string, value: ts.Expression): ts.S
 /** Is a value of this type emitted as a Float64Array (an array of reals)? */
 export const isRealArray = (t: Type | undefined): boolean => t?.tag === 'array' && t.elem.tag === 'real';
 
-/** `new Float64Array(n)` for an array of reals, `new Array(n)` otherwise (filled by the caller). */
+/**
+ * `new Float64Array(n)` for an array of reals, `new Int32Array(n)` for one whose elements are
+ * 32-bit integers (ir/types.ts `store`: integer compares and remainders, and a store that is its
+ * own ToInt32), `new Array(n)` otherwise (filled by the caller).
+ */
 export function allocate(ops: EmitTsOps, t: Type | undefined, n: ts.Expression): ts.Expression {
   const f = ops.factory;
-  return f.createNewExpression(f.createIdentifier(isRealArray(t) ? 'Float64Array' : 'Array'), undefined, [n]);
+  return f.createNewExpression(f.createIdentifier(isInt32Array(t) ? 'Int32Array' : isRealArray(t) ? 'Float64Array' : 'Array'), undefined, [n]);
 }
 
 /** `a[i] ?? 0`: an element of a (possibly shorter, sparse) tangent array of reals. */
