@@ -177,6 +177,8 @@ const FILL = inPlace((arrays, xs, e, hint) => {
   return fillExisting(arrays, xs, arrays.isFloat32(e) && v.shape.kind === 'number' ? arrays.round32(v) : v, start, end, e, hint);
 });
 
+const isInt32 = (s: Shape): boolean => s.kind === 'array' && s.container === 'Int32Array';
+
 /** The positions a call takes from argument `first` on (`.slice(start?, end?)`), numbers. */
 function positions(arrays: ArrayLowering, e: ts.CallExpression, first = 0): (Value | undefined)[] {
   const given = e.arguments.slice(first, first + 2).map((a) => arrays.site.expr(a, 'position'));
@@ -192,8 +194,11 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
       fresh: true,
       lower: (arrays, e, hint) => {
         const xs = arrays.arrayOf(receiver(e));
-        if (!inPlaceCallback(arrays, e, 0)) return mapBy(arrays, xs, callbackArg(arrays, e, 0, '.map', ELEMENT_ARGS), e, arrays.isFloat32(e), hint);
-        return arrays.map(xs, callback(arrays, e, 0, '.map'), e, hint, arrays.isFloat32(e));
+        const mapped = !inPlaceCallback(arrays, e, 0)
+          ? mapBy(arrays, xs, callbackArg(arrays, e, 0, '.map', ELEMENT_ARGS), e, arrays.isFloat32(e), hint)
+          : arrays.map(xs, callback(arrays, e, 0, '.map'), e, hint, arrays.isFloat32(e));
+        // An Int32Array's map is an Int32Array: each result stored as a 32-bit integer.
+        return isInt32(xs.shape) ? arrays.inContainer(mapped, xs.shape, hint) : mapped;
       },
     },
   ],
@@ -223,7 +228,9 @@ export const ARRAY_METHODS: ReadonlyMap<string, ArrayCall> = new Map<string, Arr
         const xs = arrays.arrayOf(receiver(e));
         if (!isNumberArray(xs.shape) && !isMatrix(xs.shape) && !isRecords(xs.shape)) fail(1121, e, `.slice of ${describeShape(xs.shape)} is not supported`);
         const [start, end] = positions(arrays, e);
-        return arrays.slice(xs, start, end, e, hint);
+        const sliced = arrays.slice(xs, start, end, e, hint);
+        // An Int32Array's slice is an Int32Array: what is written into it is stored as an integer.
+        return isInt32(xs.shape) ? { name: sliced.name, shape: xs.shape } : sliced;
       },
     },
   ],
@@ -409,5 +416,8 @@ function arrayFrom(arrays: ArrayLowering, e: ts.CallExpression, hint?: string): 
   const xs = arrays.arrayOf(src);
   const round = arrays.isFloat32(e);
   if (e.arguments.length === 2) return arrays.map(xs, callback(arrays, e, 1, 'from(a, ...)'), e, hint, round);
-  return round && !arrays.isFloat32(src) ? arrays.rounded(xs, hint) : xs;
+  if (round) return arrays.isFloat32(src) ? xs : arrays.rounded(xs, hint);
+  // Float64Array.from(s) and Array.from(s) of an Int32Array hold reals: a copy (arrays.ts, inContainer).
+  const container = (t.isPropertyAccessExpression(e.expression) && t.isIdentifier(e.expression.expression) ? e.expression.expression.text : 'Float64Array') as 'Float64Array' | 'Array';
+  return arrays.inContainer(xs, { kind: 'array', container, elem: NUMBER }, hint);
 }

@@ -67,6 +67,8 @@ export const userName = (irName: string): string => irName.replace(/(_\d+)+$/, '
 
 export const REAL_ARRAY: Shape = { kind: 'array', container: 'Float64Array', elem: NUMBER };
 export const REAL_ARRAY_TYPE = arrayType(REAL);
+/** An Int32Array's shape: integers (indices, flags), a constant. */
+export const INT32_ARRAY: Shape = { kind: 'array', container: 'Int32Array', elem: NUMBER, constant: true };
 
 /** A node's source on one line, shortened, for run-time messages. */
 export function sourceSnippet(node: ts.Node): string {
@@ -81,13 +83,13 @@ export function elemShape(s: Shape): Shape {
 
 /**
  * What an array of this shape holds after `a[i] = v`: into an Int32Array, v as a 32-bit integer
- * (ToInt32, `v | 0`: truncated, wrapped past ±2³¹, NaN and ±∞ to 0), as JavaScript's store does,
+ * (ToInt32, prims/bits toint32: truncated, wrapped past ±2³¹, NaN and ±∞ to 0), as JavaScript's store does,
  * so that the IR's value is the one read back and the backend may hold the array as an
  * Int32Array (ir/types.ts, `store`); into another integer array (a constant), v truncated. Either
  * carries no derivative; other arrays hold v.
  */
 export function storedValue(b: Builder, shape: Shape, v: string, hint: string): string {
   if (shape.kind !== 'array' || !shape.constant) return v;
-  const whole = shape.container === 'Int32Array' ? b.prim('bitor', [v, b.lit(0, 'zero')], hint) : b.prim('trunc', [v], hint);
+  const whole = b.prim(shape.container === 'Int32Array' ? 'toint32' : 'trunc', [v], hint);
   return b.prim('stop_gradient', [whole], hint);
 }

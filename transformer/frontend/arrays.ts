@@ -9,7 +9,7 @@ import { closeLoop } from '../ir/close';
 import { fail } from './diagnostics';
 import { Shape, NUMBER, NUMBER_MATRIX, describeShape, irType, isMatrix, isNumberArray, isRecords, shapeOfType, typedArrayName } from './shapes';
 import type { Value } from './values';
-import { ArraySite, REAL_ARRAY, REAL_ARRAY_TYPE, elemShape, sourceSnippet, userName } from './arraySite';
+import { ArraySite, INT32_ARRAY, REAL_ARRAY, REAL_ARRAY_TYPE, elemShape, sourceSnippet, storedValue, userName } from './arraySite';
 import { ArrayCombinators } from './arrayCombinators';
 
 export class ArrayLowering extends ArrayCombinators {
@@ -23,11 +23,12 @@ export class ArrayLowering extends ArrayCombinators {
     if (this.isGlobal(e.expression, ['Float64Array', 'Float32Array', 'Int32Array']) && args.length === 1) {
       const a = this.site.expr(args[0], 'n');
       // An Int32Array holds indices: a constant, whose writes are truncated (FunctionLowering).
-      const shape: Shape = e.expression.text === 'Int32Array' ? { kind: 'array', container: 'Int32Array', elem: NUMBER, constant: true } : { kind: 'array', container: 'Float64Array', elem: NUMBER };
+      const shape: Shape = e.expression.text === 'Int32Array' ? INT32_ARRAY : { kind: 'array', container: 'Float64Array', elem: NUMBER };
       // The length as JavaScript reads it (ToIndex: truncated; a negative one is its RangeError).
       if (a.shape.kind === 'number') return this.fill(this.toIndex(a), { name: this.b.lit(0, 'zero'), shape: NUMBER }, shape, hint);
       const copy = this.asArray(args[0], a);
-      return e.expression.text === 'Float32Array' && !this.isFloat32(args[0]) ? this.rounded(copy, hint) : copy;
+      if (e.expression.text === 'Float32Array') return this.isFloat32(args[0]) ? copy : this.rounded(copy, hint);
+      return this.inContainer(copy, shape, hint);
     }
     const typed = this.isGlobal(e.expression, ['Array']) && args.length <= 1 ? this.typedShape(e) : undefined;
     // TypeScript types `new Array(n)` any[]: the rows it will hold are in the declared type.
@@ -158,6 +159,26 @@ export class ArrayLowering extends ArrayCombinators {
     const inner = b.inner();
     const y = inner.prim('fround', [x.name], 'f32');
     return { name: b.nl(hint ?? 'rounded', construct('map', [this.length(xs).name, xs.name], [], [lambda([i, x], [], inner.finish(ret([y])))]), REAL_ARRAY_TYPE), shape: xs.shape };
+  }
+
+  // ---- Int32Array: JavaScript stores every element as a 32-bit integer ----
+
+  /**
+   * xs copied into a new array of the shape `into` (`new Int32Array(a)`, `Float64Array.from(s)`,
+   * `s.map(f)` of an Int32Array): into an Int32Array, each element as it stores it (ToInt32, a
+   * constant); out of an Int32Array into an array of reals, a copy whose IR type holds reals, so
+   * that what is written into it later is stored as it is (the backend may hold an Int32Array as
+   * one, ir/types.ts); xs itself where both hold the same kind of numbers.
+   */
+  inContainer(xs: Value, into: Shape, hint?: string): Value {
+    if (!isNumberArray(xs.shape) || !isNumberArray(into)) return xs;
+    const ints = (s: Shape) => s.kind === 'array' && s.container === 'Int32Array';
+    if (ints(xs.shape) === ints(into)) return xs;
+    const b = this.b;
+    const [i, x] = [binder(b.fresh('i'), REAL), binder(b.fresh('x'), REAL)];
+    const inner = b.inner();
+    const y = storedValue(inner, into, x.name, 'stored');
+    return { name: b.nl(hint ?? 'copied', construct('map', [this.length(xs).name, xs.name], [], [lambda([i, x], [], inner.finish(ret([y])))]), irType(into)), shape: into };
   }
 
   // ---- map and reduce ----

@@ -33,7 +33,9 @@ export const STR: Type = { tag: 'str' };
 export const tupleType = (elems: readonly Type[], name?: string): Type => (name === undefined ? { tag: 'tuple', elems } : { tag: 'tuple', elems, name });
 export const UNIT: Type = tupleType([]);
 export const stackType = (elem: Type): Type => ({ tag: 'stack', elem });
-export const arrayType = (elem: Type, store?: ArrayStore): Type => (store === undefined ? { tag: 'array', elem } : { tag: 'array', elem, store });
+export const arrayType = (elem: Type): Type => ({ tag: 'array', elem });
+/** An array whose elements are held as `store` says (ir/types.ts, the array type); a plain array where it is undefined. */
+export const storedArrayType = (elem: Type, store: ArrayStore | undefined): Type => (store === undefined ? { tag: 'array', elem } : { tag: 'array', elem, store });
 /** Are this type's values arrays whose elements are all 32-bit integers? */
 export const isInt32Array = (t: Type | undefined): boolean => t?.tag === 'array' && t.store === 'int32';
 

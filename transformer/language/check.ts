@@ -103,13 +103,14 @@ function peel(e: Expr): { x: Expr; drops: ExprOf<'drop'>[] } {
 
 /**
  * A vector-space type: reals, tuples of them and stacks and arrays of them (sequences added elementwise;
- * booleans have no linear counterpart).
+ * booleans have no linear counterpart). An array held as 32-bit integers is none (a tangent held
+ * so would be truncated): tangents are arrays of reals (tangentType).
  */
 export function isVectorType(t: Type): boolean {
   if (t.tag === 'real' || t.tag === 'bool' || t.tag === 'str') return t.tag === 'real';
   // Asked once per linear binder: a tuple nested N deep is walked once, not once per binder.
   let known = vectorTypes.get(t);
-  if (known === undefined) vectorTypes.set(t, (known = t.tag === 'tuple' ? t.elems.every(isVectorType) : isVectorType(t.elem)));
+  if (known === undefined) vectorTypes.set(t, (known = t.tag === 'tuple' ? t.elems.every(isVectorType) : t.tag === 'array' && t.store !== undefined ? false : isVectorType(t.elem)));
   return known;
 }
 

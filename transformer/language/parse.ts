@@ -11,7 +11,7 @@
 // Names are made unique per definition: a binder that reuses a name already bound in the def
 // (`let x = sin(x)`, `let (x, y) = (y, x)`, the same name in two sibling blocks) is renamed to a
 // fresh `x_1`, and later references follow. Every pass may then assume one binding per name.
-import { Binder, Block, Expr, FnDef, IrError, Lambda, Program, Role, RoleKind, ROLE_KINDS, Stmt, Type, REAL, BOOL, STR, stackType, arrayType, tupleType } from '../ir/syntax';
+import { Binder, Block, Expr, FnDef, IrError, Lambda, Program, Role, RoleKind, ROLE_KINDS, Stmt, Type, REAL, BOOL, STR, stackType, storedArrayType, tupleType } from '../ir/syntax';
 import { isPrim, isLinPrim } from '../prims/registry';
 import { ScopeStack } from '../ir/scopeStack';
 import { SourcePos, samePos, setPos } from '../ir/positions';
@@ -270,7 +270,7 @@ class Parser {
       const store = n.text === 'array' && this.accept(';') ? this.name("'int32'") : undefined;
       if (store && store.text !== 'int32') this.fail(`unknown array store ${store.text} (int32 is the one there is)`, store);
       this.expect('>', "'>'");
-      return n.text === 'stack' ? stackType(elem) : arrayType(elem, store ? 'int32' : undefined);
+      return n.text === 'stack' ? stackType(elem) : storedArrayType(elem, store ? 'int32' : undefined);
     }
     const alias = this.aliases.get(n.text);
     if (!alias) this.fail(`unknown type ${n.text}`, t);

@@ -4,7 +4,7 @@
 // two object types with the same fields share one layout). Arrays of numbers (number[],
 // Float64Array, Float32Array, and integer typed arrays, which are constants) and arrays of such
 // arrays are IR arrays.
-import { BOOL, REAL, STR, Type, arrayType, tupleType } from '../ir/syntax';
+import { BOOL, REAL, STR, Type, arrayType, storedArrayType, tupleType } from '../ir/syntax';
 
 export type Shape =
   | { readonly kind: 'number' }
@@ -55,7 +55,7 @@ function irTypeOf(s: Shape): Type {
       if (isRecords(s)) return tupleType(recordColumns(s).map(irType));
       // An Int32Array's elements are 32-bit integers (every write into it is a ToInt32): the
       // backend may hold it as one (ir/types.ts, `store`).
-      return isMatrix(s) ? tensorType(tensorRank(s)) : arrayType(irType(s.elem), s.container === 'Int32Array' ? 'int32' : undefined);
+      return isMatrix(s) ? tensorType(tensorRank(s)) : storedArrayType(irType(s.elem), s.container === 'Int32Array' ? 'int32' : undefined);
   }
 }
 

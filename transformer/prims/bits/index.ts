@@ -55,6 +55,22 @@ export const imul: PrimDef = {
   test: wide,
 };
 
+/**
+ * ToInt32: what an Int32Array stores when a number is written into it (truncated toward zero,
+ * wrapped modulo 2³² into [−2³¹, 2³¹), NaN and ±∞ to 0). The front end makes every write into an
+ * Int32Array one (frontend/arraySite.ts, storedValue), so that the IR's value is what JavaScript
+ * reads back and a backend may hold the array as an Int32Array (ir/types.ts, `store`).
+ */
+export const toint32: PrimDef = {
+  name: 'toint32',
+  cheap: true,
+  arity: unary,
+  typeRule: realOp('toint32'),
+  impl: (a) => num(a) | 0,
+  jvp: nonDifferentiable,
+  test: wide,
+};
+
 export const clz32: PrimDef = {
   name: 'clz32',
   cheap: true,
