@@ -69,6 +69,13 @@ export function copies(a: Float64Array): number {
   return s[0] * a[0] + f[1] * a[1] + g[0] * a[0] + c[2] * a[2] + m[0] * a[1] + m[1];
 }
 /** @differentiable */
+export function literal(x: number): number {
+  const s = new Int32Array([1.5, x * 2.5, 4e9]);
+  const a = Array.from(s);
+  a[0] = x * 2.5;
+  return s[0] * x + s[1] * x + s[2] * 1e-9 * x + a[0] * a[1];
+}
+/** @differentiable */
 export function indexed(x: Float64Array, idx: Int32Array): number {
   let t = 0;
   for (let i = 0; i < idx.length; i++) t += idx[i] % 2 === 0 ? x[i] * idx[i] : x[i] * x[i];
@@ -123,6 +130,7 @@ const CASES: Record<string, unknown[][]> = {
   fractions: [[1.3], [0.7], [-2.2]],
   wraps: [[0.7], [1.2]],
   copies: [[[1.4, -2.7, 3.3]], [[-0.4, 2.2, 1.9]]],
+  literal: [[1.3], [-0.7]],
   indexed: [[vec(4, 2), [2, 3, -4, 5]]],
   search: [[vec(16, 3), 4]],
 };
