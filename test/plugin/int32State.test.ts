@@ -17,6 +17,7 @@ import { parseProgram } from '../../transformer/language/parse';
 import { typeErrors } from '../../transformer/language/check';
 import { printType } from '../../transformer/ir/printType';
 import { gradOf } from '../gen/drivers';
+import { emitAndLoad } from '../constructs/emitted';
 import { DRIVER } from '../../transformer/plan/request';
 import { useTypeScript } from '../../transformer/frontend/markers';
 
@@ -227,5 +228,33 @@ describe('Int32Array state', () => {
     ).map((d) => String(d.messageText));
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(/not on the GPU yet: it uses the primitive 'toint32'/);
+  });
+});
+
+describe('the TypeScript backend never writes reals into an Int32Array', () => {
+  // Programs the front end does not write (it copies between kinds itself, frontend/arrays.ts
+  // inContainer), as a pass that mixed kinds would leave them: an array held as Int32Array
+  // updated, written in place or cloned into a result that holds reals. The emitted
+  // code copies into a Float64Array (backend/ts/constructs/array/update.ts, leavesInt32), so it
+  // agrees with the interpreter, which stores 2.75 as it is.
+  const mixed = (op: string, rest: string) => `def f(x: real ;) -> (real ;) {
+  let n = 3
+  let z = 0
+  let a: array<real; int32> = fill(n, z) []
+  let i = 1
+  let b: array<real> = ${op}
+  ${rest}
+}`;
+  test.each([
+    ['update', mixed('update(a, i, x) []', 'index(b, i) []')],
+    ['write (in place)', mixed('write(a, i, x) []', 'index(b, i) []')],
+    ['clone, then a write', mixed('clone(a) []', 'let c: array<real> = write(b, i, x) []\n  index(c, i) []')],
+  ])('%s', (_, src) => {
+    const p = parseProgram(src);
+    expect(typeErrors(p)).toEqual([]);
+    expect(evalFn(p, 'f', [2.75]).nl[0]).toBe(2.75);
+    const { code, fns } = emitAndLoad(p);
+    expect(code).toMatch(/new Int32Array\(/);
+    expect(fns.get('f')!(2.75)).toBe(2.75);
   });
 });
