@@ -415,7 +415,22 @@ function cheap(s: Stmt): boolean {
   return e.tag === 'var' || e.tag === 'tuple' || cheapRead(e) || (e.tag === 'prim' && PRIMS[e.op]?.cheap === true);
 }
 
+/**
+ * A construct that runs one of its bodies once (ConstructRule.runsOneBody), non-linear and without
+ * effects, whose bodies hold only cheap statements, literals, drops and renamings: under 'cheap', as cheap to
+ * run again as those statements (a guarded `i·d + col`), and a stored result costs a tape slot.
+ */
+function cheapBranch(s: Stmt): boolean {
+  if (s.tag !== 'let' || s.lin.length > 0 || s.rhs.tag !== 'construct') return false;
+  const e = s.rhs;
+  if (e.bodies.length === 0 || e.lin.length > 0 || constructRule(e, 'unzip').runsOneBody !== true || hasEffect(e)) return false;
+  const cheapIn = (t: Stmt): boolean =>
+    t.tag === 'unpack' || (t.lin.length === 0 && (t.rhs.tag === 'lit' || t.rhs.tag === 'drop' || (t.rhs.tag === 'ret' && t.rhs.lin.length === 0) || cheap(t) || cheapBranch(t)));
+  return e.bodies.every((l) => l.linParams.length === 0 && l.body.stmts.every(cheapIn) && l.body.result.tag === 'ret' && l.body.result.lin.length === 0);
+}
+
 function decide(policy: CheckpointPolicy, fn: string, s: Stmt): 'save' | 'recompute' {
+  if (policy === 'cheap' && cheapBranch(s)) return 'recompute';
   if (!recomputable(s)) return 'save';
   // A literal costs nothing to rebuild and a tape slot to keep: never taped, whatever the policy.
   if (s.tag === 'let' && s.rhs.tag === 'lit') return 'recompute';
