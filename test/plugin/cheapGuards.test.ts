@@ -50,6 +50,20 @@ export function logs(a: Float64Array, y: number, d: number): number {
   }
   return s;
 }
+/** A branch the user wrote, choosing an index from data it reads, in a loop that then overwrites that data. */
+/** @differentiable */
+export function pick(a: Float64Array, w: Float64Array, n: number): number {
+  const b = new Float64Array(n);
+  for (let i = 0; i < n; i++) b[i] = a[i];
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    let j = i;
+    if (b[i] > 0.2) j = n - 1 - i;
+    s += w[j] * b[i] * b[i];
+    b[i] = s;
+  }
+  return s;
+}
 `;
 
 const vec = (n: number, phase: number) => Array.from({ length: n }, (_, k) => 0.3 * Math.sin(k + phase) + 0.1);
@@ -57,7 +71,9 @@ const f64 = (xs: number[]) => Float64Array.from(xs);
 const fdAll = (f: (...a: any[]) => number, at: any[], i: number) => Array.from({ length: at[i].length }, (_, k) => partial(f, at, i, k)[0]);
 
 describe('cheap trip guards are recomputed by the backward pass, not taped', () => {
-  const { exports: m, result } = load(`import { grad } from 'tsad';\n${SOURCE}\nexport const gMix = grad(mix, { wrt: [0, 1, 2] });\nexport const gLogs = grad(logs, { wrt: [0, 1] });\n`);
+  const { exports: m, result } = load(
+    `import { grad } from 'tsad';\n${SOURCE}\nexport const gMix = grad(mix, { wrt: [0, 1, 2] });\nexport const gLogs = grad(logs, { wrt: [0, 1] });\nexport const gPick = grad(pick, { wrt: [0, 1] });\n`,
+  );
 
   test('compiles without diagnostics', () => {
     expect(result.diagnostics).toEqual([]);
@@ -81,6 +97,12 @@ describe('cheap trip guards are recomputed by the backward pass, not taped', () 
       const [ga, gy] = m.gLogs(f64(a), 1.3, d) as [Float64Array, number];
       expectClose(Array.from(ga), fdAll(m.logs, [a, 1.3, d], 0));
       expectClose([gy], [partial(m.logs, [a, 1.3, d], 1, 0)[0]]);
+    }
+    for (const n of [0, 1, 2, 7]) {
+      const at = [vec(n, 6), vec(n, 7), n];
+      const [ga, gw] = m.gPick(f64(at[0] as number[]), f64(at[1] as number[]), n) as Float64Array[];
+      expectClose(Array.from(ga), fdAll(m.pick, at, 0));
+      expectClose(Array.from(gw), fdAll(m.pick, at, 1));
     }
   });
 
