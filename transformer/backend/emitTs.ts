@@ -60,6 +60,8 @@ class DefEmitter {
   private readonly alias = new Map<string, string>();
   /** Literal bindings are printed at their uses: `x - 1`, not `const c = 1; x - c`. */
   private readonly literal = new Map<string, ts.Expression>();
+  /** Variables released before the body being emitted runs, which it cannot change (EmitTsOps.emitBody). */
+  private readonly releasedHere = new Map<string, true>();
   private lastOrigin: ts.Node | undefined;
   /** Emitted operations by operator and resolved operands, for reuse (all code is pure). */
   private readonly computed = new Map<string, string>();
@@ -227,6 +229,9 @@ class DefEmitter {
     // Releasing what was never owned is a no-op, and its `$gen++` would only make every slot miss.
     this.params ??= new Set([...this.def.nlParams, ...this.def.linParams].map((p) => p.name));
     if (this.o.tsApi.isIdentifier(x) && this.params.has(x.text)) return [];
+    // An enclosing loop released it and every iteration sees the same array: it was never
+    // owned again since (only fresh arrays join $own), so deleting it would only bump $gen.
+    if (this.o.tsApi.isIdentifier(x) && this.releasedHere.has(x.text)) return [];
     const f = this.f;
     return [
       f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(this.owned(), 'delete'), undefined, [x])),
@@ -449,9 +454,10 @@ class DefEmitter {
       factory: this.f,
       ts: this.o.tsApi,
       ref: (name) => this.ref(name),
-      emitBody: (body, args, into) => {
+      emitBody: (body, args, into, released = []) => {
         const stmts: ts.Statement[] = [];
         const mark = this.undo.length;
+        for (const v of released) this.set(this.releasedHere, v, true);
         [...body.nlParams, ...body.linParams].forEach((p, i) => {
           const a = args[i];
           if ('alias' in a) this.set(this.alias, p.name, a.alias);

@@ -25,8 +25,10 @@ export interface EmitTsOps {
    * Statements running `body` with its parameters bound to `args`, assigning its results to
    * `into`. An argument `{ alias: name }` binds no `const`: the parameter is another name for a
    * variable the body cannot change (a loop's invariant or counter, a branch's operand).
+   * `released`: variables the construct released (`release`) before running the body, which
+   * the body cannot change: a release of one of them inside is a no-op and is left out.
    */
-  emitBody(body: Lambda, args: readonly (ts.Expression | BodyAlias)[], into: readonly string[]): ts.Statement[];
+  emitBody(body: Lambda, args: readonly (ts.Expression | BodyAlias)[], into: readonly string[], released?: readonly string[]): ts.Statement[];
   /** How many results of each sort a body returns (a loop's carried values). */
   arity(body: Lambda): Counts;
   /** A JavaScript variable name unused in the def (a loop counter). */

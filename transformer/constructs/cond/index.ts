@@ -22,6 +22,7 @@ export const cond: ConstructRule = {
   unzip: condUnzip,
   // A branch's residuals are slots, which the body around the cond keeps as its own.
   bodyResiduals: 'enclosing',
+  runsOneBody: true,
   transpose: condTranspose,
   pruneResults: pruneBodyResults,
   fuseAdd: condFuseAdd,

@@ -15,6 +15,8 @@ function comparison(name: string, impl: (a: number, b: number) => boolean, equal
     typeRule: ([a, b]) => (a.tag === b.tag && allowed.includes(a.tag) ? BOOL : `${name} compares two ${equality ? 'reals, booleans or strings' : 'reals or two strings'}, got ${a.tag} and ${b.tag}`),
     impl: (a, b) => impl(a as number, b as number),
     jvp: nonDifferentiable,
+    // One instruction on reals: recomputing a loop's trip test is cheaper than a flag on its tape.
+    cheap: true,
     test: predicate,
   };
 }

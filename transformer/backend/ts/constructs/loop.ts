@@ -22,15 +22,18 @@ function emitLoop(ops: EmitTsOps, e: ConstructExpr, into: readonly string[]): ts
   // The counter and the invariants are names for variables the body cannot change; the carried
   // values are copied, since the body's last assignments overwrite them (a swap reads the old ones).
   const args = [{ alias: k }, ...invariant.nl.map((u) => ({ alias: u })), ...cur.slice(0, nlCarried), ...invariant.lin.map((u) => ({ alias: u })), ...cur.slice(nlCarried)];
+  // Every iteration reads an invariant: none may update it in place (EmitTsOps.owned). Inside,
+  // the invariants stay released: loops nested in the body need not release them again.
+  const arrays = [...invariant.nl, ...invariant.lin].filter((u) => ops.typeOf(u)?.tag === 'array').map((u) => ops.ref(u));
+  const release = arrays.flatMap((x) => ops.release(x));
+  const released = arrays.flatMap((x) => (ops.ts.isIdentifier(x) ? [x.text] : []));
   const decl = f.createVariableDeclarationList([f.createVariableDeclaration(k, undefined, undefined, f.createNumericLiteral(0))], ops.ts.NodeFlags.Let);
   const loop = f.createForStatement(
     decl,
     f.createLessThan(f.createIdentifier(k), ops.ref(count)),
     f.createPostfixIncrement(f.createIdentifier(k)),
-    f.createBlock(ops.emitBody(body, args, into), true),
+    f.createBlock(ops.emitBody(body, args, into, released), true),
   );
-  // Every iteration reads an invariant: none may update it in place (EmitTsOps.owned).
-  const release = [...invariant.nl, ...invariant.lin].filter((u) => ops.typeOf(u)?.tag === 'array').flatMap((u) => ops.release(ops.ref(u)));
   return [...release, ...init, loop];
 }
 
