@@ -19,6 +19,7 @@ import type { EmitTsOps, StackHelperName } from './ts/types';
 import { TS_CONSTRUCTS } from './ts/constructs';
 import { tidyBody } from './ts/fold';
 import { scalarizeTuples } from './ts/scalarize';
+import { shortNames } from './ts/shortNames';
 import { arityOf, defArity } from '../language/arity';
 
 export interface EmitOptions {
@@ -691,7 +692,13 @@ function emitForm(defs: readonly FnDef[], options: EmitOptions, writerName?: (ir
     const last = stmts[stmts.length - 1];
     // The writing form's final `return;` says nothing.
     if (written && last && o.tsApi.isReturnStatement(last) && !last.expression) stmts = stmts.slice(0, -1);
-    const params = [...d.nlParams, ...d.linParams].map((p) => f.createParameterDeclaration(undefined, undefined, p.name));
+    // Names unique in the function are enough (ts/shortNames.ts): the passes' counters go.
+    const names = shortNames(
+      o.tsApi,
+      [...d.nlParams, ...d.linParams].map((p) => p.name),
+      stmts,
+    );
+    const params = names.map((p) => f.createParameterDeclaration(undefined, undefined, p));
     if (written) params.push(f.createParameterDeclaration(undefined, undefined, written.out), f.createParameterDeclaration(undefined, undefined, written.at));
     const fn = f.createFunctionDeclaration(undefined, undefined, writerName ? writerName(d.name) : o.fnName(d.name), undefined, params, undefined, f.createBlock(stmts, true));
     const original = o.original?.(d.name);
