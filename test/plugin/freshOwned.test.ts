@@ -2,10 +2,13 @@
 // made owned before the loop that accumulates into it: the zero array is empty and never in the
 // owned set, so the ownership test always failed and the copy copied nothing. The emitted code
 // allocates the owned array directly (backend/ts/constructs/array/emit.ts, emitOwnedDense), and a
-// function where no site asks the owned set keeps none (emitTs.ts, withoutUnreadOwnership).
+// function where no site asks the owned set keeps none (emitTs.ts, withoutUnreadOwnership); the
+// zero array (a zero cotangent in a record's tuple) is printed where it is used (nodeFacts.ts).
 // Checked on the text and on the values (central differences, loops that run zero times, a
 // caller's arrays left alone, a second call that must not see the first call's arrays).
+import * as ts from 'typescript';
 import { load, partial, expectClose } from './harness';
+import { tidyBody } from '../../transformer/backend/ts/fold';
 
 const source = `import { grad } from 'tsad';
 /** @differentiable */
@@ -104,5 +107,27 @@ export const g = grad(two, { wrt: [0] });
       expectClose([...gw, 0, 0, 0, 0, 0].slice(0, 5), ref);
     }
     expect(def(result.outputText, 'two')).toMatch(/\$own\.has\(/);
+  });
+});
+
+describe('the zero array moves like a value', () => {
+  /** Statements as the emitter makes them, tidied (backend/ts/fold.ts) and printed. */
+  const tidied = (text: string) => {
+    const sf = ts.createSourceFile('f.js', text, ts.ScriptTarget.Latest, true);
+    const fresh = (n: ts.Node): ts.Node => (ts.isIdentifier(n) ? ts.factory.createIdentifier(n.text) : ts.visitEachChild(n, fresh, undefined));
+    const body = tidyBody(
+      ts,
+      sf.statements.map((s) => fresh(s) as ts.Statement),
+    );
+    return body.map((s) => ts.createPrinter().printNode(ts.EmitHint.Unspecified, s, sf)).join(' ');
+  };
+
+  test('`new Float64Array(0)` used once is printed where it is used, past other allocations', () => {
+    expect(tidied('const a = new Float64Array(0); const b = new Float64Array(0); const t = [a, x, b]; return g(t);')).toBe('return g([new Float64Array(0), x, new Float64Array(0)]);');
+  });
+
+  test('an allocation of a length not written in the code may throw: it stays before the other', () => {
+    expect(tidied('const a = new Float64Array(n); const b = new Float64Array(m); return [b, a];')).toBe('const a = new Float64Array(n); return [new Float64Array(m), a];');
+    expect(tidied('const a = new Float64Array(0); const b = new Float64Array(0); return [b, a];')).toBe('return [new Float64Array(0), new Float64Array(0)];');
   });
 });
