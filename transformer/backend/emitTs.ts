@@ -19,6 +19,7 @@ import type { EmitTsOps, StackHelperName } from './ts/types';
 import { TS_CONSTRUCTS } from './ts/constructs';
 import { tidyBody } from './ts/fold';
 import { scalarizeTuples } from './ts/scalarize';
+import { shortNames } from './ts/shortNames';
 import { arityOf, defArity } from '../language/arity';
 
 export interface EmitOptions {
@@ -77,6 +78,8 @@ class DefEmitter {
    * top of the function when a construct first asks; `$` names are never IR names.
    */
   private ownedSet: ts.Identifier | undefined;
+  /** Variables bound to an empty Float64Array this call made (`const z = new Float64Array(0)`; EmitTsOps.freshZero). */
+  private readonly zeroArrays = new Set<string>();
   private inPlace: boolean | undefined;
 
   constructor(
@@ -127,7 +130,7 @@ class DefEmitter {
             ),
           ]
         : [];
-    if (!this.ownedSet) return slab;
+    if (!this.ownedSet || this.slots.length === 0) return slab;
     const init = f.createNewExpression(f.createIdentifier('Set'), undefined, []);
     return [
       ...slab,
@@ -148,6 +151,69 @@ class DefEmitter {
           ]
         : []),
     ];
+  }
+
+  /**
+   * The statements without the owned set's bookkeeping (`$own.add(r)`, `$own.delete(x); $gen++;`)
+   * when no site of the function asks the set (every site that does takes a slot, hotSlot): then
+   * nothing reads it. A gradient whose cotangent arrays all start from the zero array allocates
+   * them owned without asking (emitOwnedDense) and so keeps no set at all.
+   */
+  withoutUnreadOwnership(statements: ts.Statement[]): ts.Statement[] {
+    if (!this.ownedSet || this.slots.length > 0) return statements;
+    const t = this.o.tsApi;
+    const own = this.ownedSet;
+    const bookkeeping = (s: ts.Statement): boolean => {
+      if (!t.isExpressionStatement(s)) return false;
+      const e = s.expression;
+      if (t.isPostfixUnaryExpression(e)) return t.isIdentifier(e.operand) && e.operand.text === this.generation().text;
+      return t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && e.expression.expression === own;
+    };
+    const list = (ss: readonly ts.Statement[]): ts.Statement[] => {
+      let changed = false;
+      const out: ts.Statement[] = [];
+      for (const s of ss) {
+        if (bookkeeping(s)) {
+          changed = true;
+          continue;
+        }
+        const inner = one(s);
+        if (inner !== s) changed = true;
+        out.push(inner);
+      }
+      return changed ? out : (ss as ts.Statement[]);
+    };
+    const block = (b: ts.Statement): ts.Statement => {
+      if (!t.isBlock(b)) return one(b);
+      const inner = list(b.statements);
+      return (inner as readonly ts.Statement[]) === b.statements ? b : t.factory.updateBlock(b, inner);
+    };
+    const one = (s: ts.Statement): ts.Statement => {
+      if (t.isBlock(s)) return block(s);
+      if (t.isIfStatement(s)) {
+        const thenS = block(s.thenStatement);
+        const elseS = s.elseStatement && block(s.elseStatement);
+        return thenS === s.thenStatement && elseS === s.elseStatement ? s : t.factory.updateIfStatement(s, s.expression, thenS, elseS);
+      }
+      if (t.isForStatement(s)) {
+        const b = block(s.statement);
+        return b === s.statement ? s : t.factory.updateForStatement(s, s.initializer, s.condition, s.incrementor, b);
+      }
+      if (t.isWhileStatement(s)) {
+        const b = block(s.statement);
+        return b === s.statement ? s : t.factory.updateWhileStatement(s, s.expression, b);
+      }
+      if (t.isDoStatement(s)) {
+        const b = block(s.statement);
+        return b === s.statement ? s : t.factory.updateDoStatement(s, b, s.expression);
+      }
+      if (t.isLabeledStatement(s)) {
+        const b = one(s.statement);
+        return b === s.statement ? s : t.factory.updateLabeledStatement(s, s.label, b);
+      }
+      return s;
+    };
+    return list(statements);
   }
 
   /** The update sites' slots (EmitTsOps.hotSlot), declared in the prologue. */
@@ -323,6 +389,7 @@ class DefEmitter {
     const binding: ts.BindingName = names.length === 1 && !destructure ? this.id(names[0]) : f.createArrayBindingPattern(names.map((n) => f.createBindingElement(undefined, undefined, this.id(n))));
     const decl = f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const);
     this.mapped(out, names[0], f.createVariableStatement(undefined, decl));
+    if (names.length === 1 && !destructure && isEmptyRealArray(this.o.tsApi, init)) this.zeroArrays.add(names[0]);
   }
 
   /** `let a, b;`: the variables a nested block or a construct assigns its results to. */
@@ -477,6 +544,7 @@ class DefEmitter {
       typeOf: (name) => this.typeOf(name),
       owned: () => this.owned(),
       hotSlot: () => this.hotSlot(),
+      freshZero: (name) => this.zeroArrays.has(this.resolve(name)),
       slab: () => this.slab(),
       moduleHelper: (name) => this.o.moduleHelper?.(name),
       release: (x) => this.release(x),
@@ -649,6 +717,13 @@ export function mapTo(tsApi: typeof ts, generated: ts.Node, origin: ts.Node): vo
 }
 
 /** Whether a value of type t holds a stack (or may: an unknown type). */
+/** `new Float64Array(0)`: the zero array (a zero cotangent, an empty fill). */
+function isEmptyRealArray(t: typeof ts, e: ts.Expression): boolean {
+  if (!t.isNewExpression(e) || !t.isIdentifier(e.expression) || e.expression.text !== 'Float64Array' || e.arguments?.length !== 1) return false;
+  const n = e.arguments[0];
+  return t.isNumericLiteral(n) && n.text === '0';
+}
+
 function holdsStack(t: Type | undefined): boolean {
   // An unknown type might.
   if (!t || t.tag === 'stack') return true;
@@ -688,16 +763,23 @@ function emitForm(defs: readonly FnDef[], options: EmitOptions, writerName?: (ir
     const written = writerName ? { out: f.createIdentifier(WRITTEN), at: f.createIdentifier(WRITTEN_AT) } : undefined;
     const emitter = new DefEmitter(o, d, written);
     emitter.run(d.body, 'return', statements);
+    const body = emitter.withoutUnreadOwnership(statements);
     // One operation per `const` is how the IR reads; the printed function nests single uses
     // (ts/fold.ts). Tuples that are only built and unpacked become their elements (ts/scalarize.ts),
     // which the tidy folds once more: a tuple is built from a `const` only that tidy inlines.
-    const tidy = tidyBody(o.tsApi, [...emitter.prologue, ...statements]);
+    const tidy = tidyBody(o.tsApi, [...emitter.prologue, ...body]);
     const scalar = scalarizeTuples(o.tsApi, tidy);
     let stmts = emitter.giveBack(scalar === tidy ? tidy : tidyBody(o.tsApi, scalar));
     const last = stmts[stmts.length - 1];
     // The writing form's final `return;` says nothing.
     if (written && last && o.tsApi.isReturnStatement(last) && !last.expression) stmts = stmts.slice(0, -1);
-    const params = [...d.nlParams, ...d.linParams].map((p) => f.createParameterDeclaration(undefined, undefined, p.name));
+    // Names unique in the function are enough (ts/shortNames.ts): the passes' counters go.
+    const names = shortNames(
+      o.tsApi,
+      [...d.nlParams, ...d.linParams].map((p) => p.name),
+      stmts,
+    );
+    const params = names.map((p) => f.createParameterDeclaration(undefined, undefined, p));
     if (written) params.push(f.createParameterDeclaration(undefined, undefined, written.out), f.createParameterDeclaration(undefined, undefined, written.at));
     const fn = f.createFunctionDeclaration(undefined, undefined, writerName ? writerName(d.name) : o.fnName(d.name), undefined, params, undefined, f.createBlock(stmts, true));
     const original = o.original?.(d.name);

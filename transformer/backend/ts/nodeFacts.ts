@@ -225,7 +225,9 @@ export class NodeFacts {
       const callee = n.expression;
       const math = t.isPropertyAccessExpression(callee) && t.isIdentifier(callee.expression) && callee.expression.text === PURE_CALLEE && callee.name.text !== 'random';
       if (!math) e.opaque = true;
-    } else if (t.isNewExpression(n) || t.isThrowStatement(n) || t.isReturnStatement(n) || t.isBreakOrContinueStatement(n) || t.isDeleteExpression(n)) e.opaque = true;
+    } else if (t.isNewExpression(n)) {
+      if (!freshZeros(t, n)) e.opaque = true;
+    } else if (t.isThrowStatement(n) || t.isReturnStatement(n) || t.isBreakOrContinueStatement(n) || t.isDeleteExpression(n)) e.opaque = true;
     else if (t.isFunctionLike(n) || t.isAwaitExpression(n) || t.isYieldExpression(n)) e.opaque = true;
     else if (t.isBinaryExpression(n) && isAssignment(t, n.operatorToken.kind)) {
       if (t.isIdentifier(n.left)) e.writes.add(n.left.text);
@@ -240,6 +242,16 @@ export class NodeFacts {
       else e.writesHeap = true;
     }
   }
+}
+
+/**
+ * `new Float64Array(k)` with k a literal length: it cannot throw and does nothing anyone sees but
+ * make a new array, so it may move like a pure value (still evaluated once, where its use is: a
+ * zero cotangent printed in the tuple that holds it).
+ */
+function freshZeros(t: typeof ts, n: ts.NewExpression): boolean {
+  const arg = n.arguments?.length === 1 ? n.arguments[0] : undefined;
+  return t.isIdentifier(n.expression) && n.expression.text === 'Float64Array' && arg !== undefined && t.isNumericLiteral(arg) && Number(arg.text) <= 0xffff;
 }
 
 export function isAssignment(t: typeof ts, k: ts.SyntaxKind): boolean {

@@ -50,6 +50,12 @@ export interface EmitTsOps {
    */
   hotSlot(): { readonly slot: ts.Identifier; readonly gen: ts.Identifier; readonly now: ts.Identifier };
   /**
+   * Whether a variable holds the zero array this call made (`new Float64Array(0)`, bound by the
+   * def): the owned set never holds it (only arrays made to be owned enter it), so a site that
+   * must own an array it starts from allocates without asking.
+   */
+  freshZero(name: string): boolean;
+  /**
    * `$slab = { chunk: Float64Array, top }`, one per call of the function (taken from the runtime's pool where it can be, runtime/emitted.ts): fixed-size
    * buffers (a counted inner loop's residual stacks, one per run) are cut from its chunk as views
    * instead of each allocating its own backing store.

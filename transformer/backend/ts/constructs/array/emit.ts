@@ -50,6 +50,10 @@ export function forCount(ops: EmitTsOps, k: string, n: ts.Expression, body: read
  *   }
  *   $hot_k = r; $hg_k = $gen;
  *
+ * From the zero array this call made (EmitTsOps.freshZero), which is empty and never owned, the
+ * test always fails and the copy copies nothing: `r = new Float64Array(Math.max(n, 0)); $own.add(r);`
+ * is the same, and asks for no slot.
+ *
  * (laccum, lupdate, ltake: see accum.ts for why only owned arrays are updated in place.)
  */
 export function emitOwnedDense(ops: EmitTsOps, into: string, a: string, n: ts.Expression, grows = false): ts.Statement[] {
@@ -57,6 +61,15 @@ export function emitOwnedDense(ops: EmitTsOps, into: string, a: string, n: ts.Ex
   const SK = ops.ts.SyntaxKind;
   const r = f.createIdentifier(into);
   const own = ops.owned();
+  if (ops.freshZero(a)) {
+    // A length or a literal is a size already; any other real is clamped as Math.max(n, r.length) did.
+    const plain = (ops.ts.isPropertyAccessExpression(n) && n.name.text === 'length') || (ops.ts.isNumericLiteral(n) && Number(n.text) >= 0);
+    const size = plain ? n : f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [n, f.createNumericLiteral(0)]);
+    return [
+      f.createExpressionStatement(f.createAssignment(r, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]))),
+      f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(own, 'add'), undefined, [r])),
+    ];
+  }
   const { slot, gen, now } = ops.hotSlot();
   const length = (x: ts.Expression) => f.createPropertyAccessExpression(x, 'length');
   const call = (target: ts.Expression, method: string, arg: ts.Expression) => f.createCallExpression(f.createPropertyAccessExpression(target, method), undefined, [arg]);
