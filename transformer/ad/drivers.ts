@@ -13,7 +13,7 @@ import { restoreLinearity } from '../ir/linearity';
 import { FnDef, InternalError, IrError, Program, RoleKind, binder, call, construct, ret, REAL, tangentType, tuple, Type } from '../ir/syntax';
 import { printType } from '../ir/printType';
 import { printDef } from '../ir/print';
-import { jvpProgram } from './jvp';
+import { jvpProgram, maskedJvpName } from './jvp';
 import { unzipProgram, CheckpointPolicy } from './unzip';
 import { hoistInvariants } from '../opt/licm';
 import { tabulateInvariants } from '../opt/tabulate';
@@ -187,7 +187,7 @@ export function runPasses(p: Program, o: DriverOptions, passes: readonly Pass[])
 
 // ---- the steps ----
 
-const J = (fn: string): Pass => ({ name: 'jvp', run: (p) => jvpProgram(p, [fn]), keepsUsage: true });
+const J = (fn: string, mask?: readonly boolean[]): Pass => ({ name: 'jvp', run: (p) => jvpProgram(p, [fn], mask), keepsUsage: true });
 
 const U = (jvp: string, policy: CheckpointPolicy | undefined): Pass => ({
   name: 'unzip',
@@ -243,18 +243,22 @@ function requireNonLinear(p: Program, fn: string): FnDef {
 
 // ---- the drivers ----
 
-export function jvpOf(p: Program, fn: string, o: DriverOptions & { readonly inline?: boolean } = {}): { program: Program; jvp: string } {
-  return jvpStep(p, fn, { ...o, checkpoint: undefined });
+/**
+ * With `mask`, J along the flagged parameters only (`f.jvp_0`): the others are constants, so
+ * nothing is computed or passed for their tangents. Such a def is never unzipped.
+ */
+export function jvpOf(p: Program, fn: string, o: DriverOptions & { readonly inline?: boolean } = {}, mask?: readonly boolean[]): { program: Program; jvp: string } {
+  return jvpStep(p, fn, { ...o, checkpoint: undefined }, mask);
 }
 
 /** J after the preparation; with `checkpoint` when reverse mode follows (linearizeOf). */
-function jvpStep(p: Program, fn: string, o: DriverOptions & { readonly inline?: boolean }): { program: Program; jvp: string } {
+function jvpStep(p: Program, fn: string, o: DriverOptions & { readonly inline?: boolean }, mask?: readonly boolean[]): { program: Program; jvp: string } {
   const q = prepare(p, fn, o);
   requireNonLinear(q, fn);
-  const jvp = jvpName(fn);
-  if (!o.inline) return { program: runPasses(q, o, [J(fn)]), jvp };
+  const jvp = mask ? maskedJvpName(fn, mask) : jvpName(fn);
+  if (!o.inline) return { program: runPasses(q, o, [J(fn, mask)]), jvp };
   // Fused, J's straight-line output is simplified once, in the fused def (opt/deferred.ts).
-  return { program: finishWaiting(runPasses(q, { ...o, deferSimplify: true }, [J(fn), Fuse(jvp)]), [jvp]), jvp };
+  return { program: finishWaiting(runPasses(q, { ...o, deferSimplify: true }, [J(fn, mask), Fuse(jvp)]), [jvp]), jvp };
 }
 
 /** Inlines every call of `def` and simplifies it: one straight-line function. */
@@ -550,11 +554,14 @@ const leafless = (wrt: readonly number[], types: readonly Type[]): boolean => wr
 /** `f.hvp(x̄, v̄ ;) -> (H·v̄ ;)`: forward mode over the reverse-mode gradient. */
 /**
  * With `wrt`, H·v̄ in those parameters only (`f.hvp_0`): the gradient differentiated again is only
- * theirs, so no tangent of another parameter's cotangent (a data array's) is computed.
+ * theirs, so no tangent of another parameter's cotangent (a data array's) is computed; and it is
+ * differentiated along them only (a masked J), so the other parameters are constants: no term of
+ * their directions (zeros the caller passes) is computed. Their directions stay in the signature.
  */
 export function hvpOf(p: Program, fn: string, o: DriverOptions = {}, wrt?: readonly number[]): { program: Program; hvp: string } {
   const { program, grad } = gradOf(p, fn, o, wrt);
-  const { program: withJvp, jvp } = jvpOf(program, grad, o);
+  const mask = wrt && findDef(program, fn).nlParams.map((_, i) => wrt.includes(i));
+  const { program: withJvp, jvp } = jvpOf(program, grad, o, mask);
   const name = wrt ? `${hvpName(fn)}_${wrt.join('_')}` : hvpName(fn);
   const q = runPasses(withJvp, o, [E(jvp), Define(name, (x) => hvpDef(findDef(x, fn), jvp, name, wrt))]);
   return { program: q, hvp: name };
@@ -567,7 +574,12 @@ function hvpDef(d: FnDef, jvp: string, name: string, wrt?: readonly number[]): F
   const differentiated = wrt ? wrt.map((i) => d.nlParams[i]) : d.nlParams;
   const gs = differentiated.map((x) => binder(names.fresh(`${x.name}_bar`), tangentType(x.type!)));
   const hvs = differentiated.map((x) => binder(names.fresh(`${x.name}_hv`), tangentType(x.type!)));
-  b.bind([...gs, ...hvs], [], call(erasedName(jvp), [...d.nlParams.map((x) => x.name), ...dirs.map((x) => x.name)]));
+  // Along the wrt parameters only (a masked J): the other directions are dropped unread.
+  const along = dirs.filter((x, i) => !wrt || wrt.includes(i));
+  dirs.forEach((x, i) => {
+    if (wrt && !wrt.includes(i)) b.drop({ tag: 'var', linear: false, name: x.name });
+  });
+  b.bind([...gs, ...hvs], [], call(erasedName(jvp), [...d.nlParams.map((x) => x.name), ...along.map((x) => x.name)]));
   gs.forEach((g) => b.drop({ tag: 'var', linear: false, name: g.name }));
   // Booleans have a zero-dimensional direction; the erased function still takes it.
   return {

@@ -46,6 +46,12 @@ interface Ctx {
   readonly types: Map<string, Type>;
   readonly defs: ReadonlyMap<string, FnDef>;
   readonly walk: DeepWalk;
+  /**
+   * In a masked J (jvpProgram's `mask`), the JVP a call should use given which of its arguments
+   * have tangents: a masked callee built on demand, or the callee's full JVP (zeros materialised
+   * for the arguments without one). Absent in a plain J, whose calls use the full JVPs.
+   */
+  readonly calleeJvp?: (fn: string, active: readonly boolean[]) => { readonly name: string; readonly masked: boolean };
 }
 
 interface Mask {
@@ -165,9 +171,21 @@ function jvpLet(ctx: Ctx, binders: readonly Binder[], rhs: Expr): void {
     case 'call': {
       const callee = ctx.defs.get(rhs.fn);
       if (!callee) throw new InternalError(`jvp: unknown callee ${rhs.fn}`);
-      const dots = rhs.nl.map((n) => materialize(ctx, tangentOf(ctx, n), typeOf(ctx, n)));
+      const ts = rhs.nl.map((n) => tangentOf(ctx, n));
+      if (ctx.calleeJvp && ts.every((t) => t === null)) {
+        // A masked J only: the call is a constant, its results have no tangents.
+        b.bind([...binders], [], rhs);
+        binders.forEach((x, i) => {
+          ctx.types.set(x.name, callee.nlResults[i]);
+          tangent.set(x.name, null);
+        });
+        return;
+      }
+      const active = ts.map((t) => t !== null);
+      const target = ctx.calleeJvp?.(rhs.fn, active) ?? { name: jvpName(rhs.fn), masked: false };
+      const dots = target.masked ? ts.filter((t): t is string => t !== null) : ts.map((t, i) => materialize(ctx, t, typeOf(ctx, rhs.nl[i])));
       const outDots = binders.map((x, i) => binder(b.fresh(dotName(x.name)), tangentType(callee.nlResults[i])));
-      b.bind([...binders], outDots, call(jvpName(rhs.fn), rhs.nl, dots));
+      b.bind([...binders], outDots, call(target.name, rhs.nl, dots));
       binders.forEach((x, i) => {
         ctx.types.set(x.name, callee.nlResults[i]);
         tangent.set(x.name, outDots[i].name);
@@ -330,7 +348,13 @@ function jvpTail(ctx: Ctx, blk: Block): Results {
   }
 }
 
-export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
+/**
+ * J of a def. With `mask` (one flag per parameter), only the flagged parameters have tangents:
+ * the others are constants, with no tangent parameter and no terms (symbolic zeros, as JAX's
+ * forward mode has for inputs outside wrt). Such a def is named after its mask (maskedJvpName),
+ * so it never serves a request for all tangents; its calls use masked callees (`calleeJvp`).
+ */
+export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>, mask?: readonly boolean[], calleeJvp?: Ctx['calleeJvp']): FnDef {
   if (d0.linParams.length > 0 || d0.linResults.length > 0) {
     throw new InternalError(`jvp: ${d0.name} is not purely non-linear (J applies to non-linear programs; erase first)`);
   }
@@ -339,17 +363,23 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
   const names = new NameSupply(namesIn(d.body, new Set(d.nlParams.map((x) => x.name))));
   const walk = new DeepWalk();
   const { linParams, body } = walk.run(() => {
-    const ctx: Ctx = { b: SettlingBuilder.forDef(names), tangent: new Map(), parts: new Map(), guards: new Map(), masked: new Map(), types: new Map(), defs, walk };
+    const ctx: Ctx = { b: SettlingBuilder.forDef(names), tangent: new Map(), parts: new Map(), guards: new Map(), masked: new Map(), types: new Map(), defs, walk, calleeJvp };
     // A boolean's tangent lives in the zero-dimensional space: it is accepted and dropped.
-    const linParams = tangentParams(ctx, d.nlParams);
+    const linParams = tangentParams(ctx, d.nlParams.filter((_, i) => !mask || mask[i]));
+    d.nlParams.forEach((x, i) => {
+      if (mask && !mask[i]) {
+        ctx.types.set(x.name, x.type!);
+        ctx.tangent.set(x.name, null);
+      }
+    });
     const r = jvpTail(ctx, d.body);
     const dots = r.tangents.map((t, i) => materialize(ctx, t, typeOf(ctx, r.names[i])));
     return { linParams, body: ctx.b.finishBody(d.nlParams, linParams, ret(r.names, dots)) };
   });
   // A tangent read and then updated (h[j] = f(h[j])) keeps one holder, so the update is in place.
   return peekReads({
-    name: jvpName(d.name),
-    role: role('jvp', d.name),
+    name: mask ? maskedJvpName(d.name, mask) : jvpName(d.name),
+    role: mask ? { ...role('jvp', d.name), mask: activeIndices(mask) } : role('jvp', d.name),
     nlParams: d.nlParams,
     linParams,
     nlResults: d.nlResults,
@@ -358,15 +388,44 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
   });
 }
 
-/** Appends `f.jvp` for each named function and, callees first, every function they call. */
-export function jvpProgram(p: Program, fns: readonly string[]): Program {
+const activeIndices = (mask: readonly boolean[]): number[] => mask.flatMap((m, i) => (m ? [i] : []));
+
+/** `f.jvp_0_2`: J of f along its parameters 0 and 2 only (`f.jvp_` along none). */
+export const maskedJvpName = (f: string, mask: readonly boolean[]): string => `${jvpName(f)}_${activeIndices(mask).join('_')}`;
+
+/**
+ * Appends `f.jvp` for each named function and, callees first, every function they call. With
+ * `mask`, J of each named function along the flagged parameters only (`f.jvp_0` for the first):
+ * its callees get masked JVPs of their own where some argument has no tangent, built here unless
+ * the program has them. A callee whose JVP the program already has (a rule the user wrote for it)
+ * keeps that one, with zeros passed for the tangents it lacks.
+ */
+export function jvpProgram(p: Program, fns: readonly string[], mask?: readonly boolean[]): Program {
   const defs = defMap(p);
+  const given = new Set(defs.keys());
   const out = [...p.defs];
-  for (const name of calleesFirst(p, fns)) {
-    if (defs.has(jvpName(name))) continue;
-    const d = jvpDef(defs.get(name)!, defs);
+  const build = (name: string, m?: readonly boolean[]): string => {
+    const n = m ? maskedJvpName(name, m) : jvpName(name);
+    if (defs.has(n)) return n;
+    const d = jvpDef(defs.get(name)!, defs, m, m ? calleeJvp : undefined);
     defs.set(d.name, d);
     out.push(d);
-  }
+    return d.name;
+  };
+  // Built on demand, so only the JVPs the masked defs call exist; each precedes its caller.
+  const full = (fn: string): string => {
+    for (const g of calleesFirst(p, [fn])) build(g);
+    return jvpName(fn);
+  };
+  const calleeJvp = (fn: string, active: readonly boolean[]): { name: string; masked: boolean } => {
+    if (given.has(jvpName(fn))) return { name: jvpName(fn), masked: false };
+    // A parameter without a tangent space (a boolean) costs nothing in the full JVP.
+    const callee = defs.get(fn)!;
+    if (active.every((a, i) => a || !hasTangentSpace(callee.nlParams[i].type!))) return { name: full(fn), masked: false };
+    return { name: build(fn, active), masked: true };
+  };
+  for (const name of mask ? fns : calleesFirst(p, fns)) build(name, mask && defs.get(name)!.nlParams.map((_, i) => mask[i] ?? false));
   return { ...p, defs: out };
 }
+
+const hasTangentSpace = (t: Type): boolean => t.tag !== 'bool' && t.tag !== 'str';

@@ -35,7 +35,7 @@ export const derivedName = (role: Role): string => `${role.of}.${SUFFIX[role.kin
 export const role = (kind: RoleKind, of: string): Role => ({ kind, of });
 
 /** The function whose unzipped halves a def's halves are named after: f for f.jvp. */
-export const unzipStem = (d: FnDef): string => (d.role?.kind === 'jvp' ? d.role.of : d.name);
+export const unzipStem = (d: FnDef): string => (d.role?.kind === 'jvp' && !d.role.mask ? d.role.of : d.name);
 /** The role of T(g): the backward pass of f for g = f.lin, else g.T. */
 export const transposeRole = (g: FnDef): Role => (g.role?.kind === 'lin' ? role('bwd', g.role.of) : role('transpose', g.name));
 

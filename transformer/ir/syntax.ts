@@ -107,6 +107,8 @@ export interface Role {
   readonly kind: RoleKind;
   /** The definition it was derived from. */
   readonly of: string;
+  /** A JVP along some parameters only (ad/jvp.ts' mask): their indices. Never unzipped. */
+  readonly mask?: readonly number[];
 }
 
 export const ROLE_KINDS = ['jvp', 'fwd', 'lin', 'bwd', 'transpose', 'grad', 'vg', 'jac', 'hvp', 'erased', 'rule', 'pullback'] as const;
