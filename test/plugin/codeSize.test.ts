@@ -2,7 +2,7 @@
 // and per transform, shared by its call sites; grad and valueAndGrad of the same parameters share
 // one def; hvp and hessian share their Hessian-vector def. Counted in the emitted text (function
 // declarations by name), and a size per marked byte on a fixed program as a regression guard.
-import { compile, load, loadOutput, expectClose, partial } from './harness';
+import { compile, load, loadOutput, expectClose, expectTypeError, partial } from './harness';
 import * as emitted from '../../runtime/emitted';
 
 /** The names of the functions the module declares. */
@@ -160,6 +160,59 @@ export const g = grad(loss);
   });
 });
 
+describe("the wrappers' argument checks", () => {
+  test('grad, valueAndGrad and hessian of one function call one check function; each error names its transform', () => {
+    const { exports: m, result } = load(
+      `import { grad, valueAndGrad, hessian } from 'tsad';\n${loss}\nexport const vg = valueAndGrad(loss);\nexport const g = grad(loss);\nexport const h = hessian(loss);\n`,
+    );
+    const text = result.outputText;
+    expect(declared(text).filter((n) => n.endsWith('_args'))).toEqual(['loss_args']);
+    expect(text.match(/typeof p\.a !== "number"/g)).toHaveLength(1);
+    for (const [wrapper, where] of [
+      ['loss_valueAndGrad', 'valueAndGrad(loss)'],
+      ['loss_grad', 'grad(loss)'],
+      ['loss_hessian', 'hessian(loss)'],
+    ]) {
+      expect(text).toMatch(new RegExp(`^function ${wrapper}\\(p, t, x\\) \\{\\n\\s*loss_args\\("${where.replace(/[()]/g, '\\$&')}", arguments\\.length, p, t, x\\);$`, 'm'));
+    }
+    expectTypeError(() => m.g(p, t), 'grad(loss): expects 3 arguments, got 2');
+    expectTypeError(() => m.vg(p, 1, x), "valueAndGrad(loss): argument 2 't' must be an array of numbers (number[], Float64Array or Float32Array), got number");
+    expectTypeError(() => m.h({ a: 1, b: '2' }, t, x), "hessian(loss): argument 1 'p.b' must be a number, got string");
+    expectTypeError(() => m.h(null, t, x), "hessian(loss): argument 1 'p' must be an object with number fields a, b, got null");
+    const g = m.g(p, t, x);
+    expect(m.vg(p, t, x)[1]).toEqual(g);
+    expectClose([g.a, g.b], fd(plainLoss));
+    expectClose(
+      m.h(p, t, x).flat(),
+      [0, 1].flatMap((r) => fd((q) => (r === 0 ? m.g(q, t, x).a : m.g(q, t, x).b))),
+      1e-5,
+    );
+  });
+
+  test('a check one wrapper makes stays inline, and parameters named where and count keep their names', () => {
+    const { exports: m, result } = load(`import { grad, valueAndGrad } from 'tsad';
+/** @differentiable */
+export function f(where: number, count: number): number { return where * Math.sin(count) + count * count; }
+/** @differentiable */
+export function once(x: number): number { return x * x * x; }
+export const g = grad(f, { wrt: [0, 1] });
+export const vg = valueAndGrad(f);
+export const g1 = grad(once);
+`);
+    const text = result.outputText;
+    expect(declared(text).filter((n) => n.endsWith('_args'))).toEqual(['f_args']);
+    expect(text).toMatch(/^function f_args\(where_1, count_1, where, count\) \{$/m);
+    expect(text).toMatch(/^function once_grad\(x\) \{\n\s*if \(arguments\.length !== 1 \|\| typeof x !== "number"\)$/m);
+    expectTypeError(() => m.g(1, '2'), "grad(f): argument 2 'count' must be a number, got string");
+    expectTypeError(() => m.vg(1), 'valueAndGrad(f): expects 2 arguments, got 1');
+    expectTypeError(() => m.g1(), 'grad(once): expects 1 argument, got 0');
+    // f = w·sin(c) + c²: ∂f/∂w = sin(c), ∂f/∂c = w·cos(c) + 2c.
+    expectClose(m.g(0.7, 1.3), [Math.sin(1.3), 0.7 * Math.cos(1.3) + 2.6], 1e-14);
+    expect(m.vg(0.7, 1.3)).toEqual([0.7 * Math.sin(1.3) + 1.3 * 1.3, Math.sin(1.3)]);
+    expect(m.g1(2)).toBe(12);
+  });
+});
+
 describe('size per marked byte', () => {
   // A fixed program: a loop over arrays, with grad, valueAndGrad, jvp and hessian of it. The bound
   // guards against regressions (a def emitted twice, a check inlined again), not a target.
@@ -182,5 +235,6 @@ const t0 = new Float64Array(1);
 // The fixed program measured 77.3 bytes per marked byte before sharing (2026-11-28), 61.7 after,
 // and 44.0 with single uses printed in place and the stack helpers shared (backend/ts/fold.ts);
 // 33.3 with the helpers bound from the runtime and a guard's zeros as initializers (s11);
+// 30.3 with one argument check for the wrappers of the same parameters (s12);
 // docs/benchmarks.md, "Emitted code size", has the projects.
-const BOUND = 36;
+const BOUND = 32;
