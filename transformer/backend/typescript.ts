@@ -442,12 +442,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     // With the optional arguments passed, the message is about the checked ones.
     const reported = optional ? f.createConditionalExpression(wrongCount, undefined, count, undefined, n) : count;
     // The message is built by the runtime, off the hot path, only when a check fails.
-    const report = f.createCallExpression(this.helper(ARGUMENT_ERROR), undefined, [
-      where,
-      f.createStringLiteral(JSON.stringify(checks.map((c) => [c.label, c.path, specJson(c.spec)])), true),
-      reported,
-      ...checks.map(value),
-    ]);
+    const report = f.createCallExpression(this.helper(ARGUMENT_ERROR), undefined, [where, f.createStringLiteral(JSON.stringify(checks.map(checkJson)), true), reported, ...checks.map(value)]);
     return f.createIfStatement(
       failures.reduce((a, b) => f.createBinaryExpression(a, K.BarBarToken, b)),
       f.createThrowStatement(report),
@@ -568,8 +563,15 @@ function isArrayLike(f: ts.NodeFactory, K: typeof ts.SyntaxKind, e: ts.Expressio
 
 type SpecJson = string | (string | number | SpecJson)[];
 
+/** A check's entry of the runtime's JSON (runtime/emitted.ts, tsad$argumentError): the label only where it is not `argument i`. */
+function checkJson(c: ArgumentCheck, i: number): SpecJson {
+  return c.label === `argument ${i + 1}` ? [c.path, specJson(c.spec)] : [c.label, c.path, specJson(c.spec)];
+}
+
+/** `['tuple', spec, …]`, `['object' | 'arguments', key, spec, …]`: the runtime describes the container from its items. */
 function specJson(spec: Spec): SpecJson {
-  return typeof spec === 'string' ? spec : [spec.tag, spec.expected, ...spec.items.flatMap(([k, c]) => [k, specJson(c)])];
+  if (typeof spec === 'string') return spec;
+  return [spec.tag, ...spec.items.flatMap(([k, c]) => (spec.tag === 'tuple' ? [specJson(c)] : [k, specJson(c)]))];
 }
 
 /**
