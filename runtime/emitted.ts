@@ -3,7 +3,8 @@
 // code); a module now binds the ones it uses from the runtime it already imports
 // (backend/typescript.ts, RUNTIME_HELPERS). None of them is on an element's path: the argument
 // checks run when a check has failed, the naming when a derivative throws, the stack functions
-// once per call or loop (take, give, reserve) or when a stack outgrows its room (grow).
+// once per call or loop (take, give, reserve) or when a stack outgrows its room (grow), a
+// result's fit once per array a wrapper returns.
 
 // ---- argument checks (the wrappers' inline test failed; backend/typescript.ts, argumentCheck) ----
 
@@ -85,6 +86,26 @@ export function tsad$outputError(where: string, what: string, length: number, ou
   const must = `${where}: the output argument '${outName}' must be a Float64Array of at least ${length} numbers (${what})`;
   if (!(out instanceof Float64Array)) return new TypeError(`${must}, got ${out === null ? 'null' : typeof out}`);
   return new RangeError(`${must}${offset ? ` after offset ${offset}` : ''}, got length ${out.length}`);
+}
+
+// ---- results (a wrapper's `fit` of an IR array; backend/typescript.ts) ----
+
+/** A class of the user's arrays: Array, Float64Array, Float32Array. */
+interface ArrayClass {
+  from(items: ArrayLike<number>): ArrayLike<number>;
+  from(items: { length: number }, map: (_: unknown, i: number) => number): ArrayLike<number>;
+}
+
+/**
+ * An IR array as the user's kind of array `C`: as long as `like` when there is one (an IR tangent
+ * may be shorter: its missing elements are zeros), else as long as v. An array of class C and of
+ * that length goes through uncopied unless `fresh` (the caller must get an array of its own) or C
+ * is Array (the IR's arrays are typed).
+ */
+export function tsad$fit(v: ArrayLike<number>, like: ArrayLike<unknown> | undefined, C: ArrayClass, fresh?: boolean): ArrayLike<number> {
+  const keep = !fresh && (C as unknown) !== Array && v instanceof (C as unknown as typeof Float64Array);
+  if (like === undefined) return keep ? v : C.from(v);
+  return keep && v.length === like.length ? v : C.from({ length: like.length }, (_, i) => v[i] ?? 0);
 }
 
 // ---- errors thrown inside a derivative ----

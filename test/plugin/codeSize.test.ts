@@ -213,6 +213,45 @@ export const g1 = grad(once);
   });
 });
 
+describe("the wrappers' results", () => {
+  test("an array result is fitted by the runtime's tsad$fit: the IR's array when it fits, else a copy as long as the parameter, zeros where the IR's is short", () => {
+    const { exports: m, result } = load(`import { grad, jvp } from 'tsad';
+/** @differentiable */
+export function sq(x: Float64Array): number { let s = 0; for (let i = 0; i < x.length; i++) s += x[i] * x[i]; return s; }
+/** @differentiable */
+export function plain(x: number[]): number { let s = 0; for (let i = 0; i < x.length; i++) s += Math.sin(x[i]); return s; }
+/** @differentiable */
+export function firstOnly(x: Float64Array): number { return 3 * x[0]; }
+/** @differentiable */
+export function same(x: Float64Array): Float64Array { return x; }
+export const g = grad(sq);
+export const gp = grad(plain);
+export const g0 = grad(firstOnly);
+export const dir = (x: Float64Array, dx: Float64Array) => jvp(same, [x], [dx]);
+`);
+    const text = result.outputText;
+    expect(text).not.toMatch(/\$v0/);
+    expect(text.match(/\btsad\$fit\(/g)!.length).toBeGreaterThanOrEqual(4);
+    const x = new Float64Array([0.5, -1, 2]);
+    const g = m.g(x);
+    expect(g).toBeInstanceOf(Float64Array);
+    expect([...g]).toEqual([1, -2, 4]);
+    const gp = m.gp([0.5, -1, 2]);
+    expect(Array.isArray(gp)).toBe(true);
+    expectClose(gp, [Math.cos(0.5), Math.cos(-1), Math.cos(2)], 1e-14);
+    const g0 = m.g0(x);
+    expect(g0).toBeInstanceOf(Float64Array);
+    expect([...g0]).toEqual([3, 0, 0]);
+    // The value is x itself in the IR: the caller gets an array of its own.
+    const dx = new Float64Array([1, 2, 3]);
+    const [value, tangent] = m.dir(x, dx);
+    expect(value).not.toBe(x);
+    expect(tangent).not.toBe(dx);
+    expect([...value]).toEqual([...x]);
+    expect([...tangent]).toEqual([1, 2, 3]);
+  });
+});
+
 describe('size per marked byte', () => {
   // A fixed program: a loop over arrays, with grad, valueAndGrad, jvp and hessian of it. The bound
   // guards against regressions (a def emitted twice, a check inlined again), not a target.

@@ -44,6 +44,7 @@ export interface TypeScriptSite {
 export const RUNTIME_HELPERS = 'tsad$emitted';
 const ARGUMENT_ERROR = 'tsad$argumentError';
 const OUTPUT_ERROR = 'tsad$outputError';
+const FIT = 'tsad$fit';
 
 /** One per module: it emits each def once. */
 export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> {
@@ -301,6 +302,14 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
           e.args.map((x) => this.expr(x)),
         );
       case 'fit': {
+        const [container, ...inner] = e.containers;
+        if (inner.length === 0) {
+          // One level: the runtime's tsad$fit, or a copy for a value that needs no template and no test.
+          if (!e.template && (e.fresh || container === 'Array'))
+            return f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(container), 'from'), undefined, [this.expr(e.value)]);
+          const args = [this.expr(e.value), e.template ? this.expr(e.template) : f.createIdentifier('undefined'), f.createIdentifier(container)];
+          return f.createCallExpression(this.helper(FIT), undefined, e.fresh ? [...args, f.createTrue()] : args);
+        }
         const fn = f.createParenthesizedExpression(this.fitter(e.containers, e.template !== undefined, !!e.fresh));
         return f.createCallExpression(fn, undefined, [this.expr(e.value), ...(e.template ? [this.expr(e.template)] : [])]);
       }
