@@ -175,6 +175,11 @@ describe("the wrappers' argument checks", () => {
     ]) {
       expect(text).toMatch(new RegExp(`^function ${wrapper}\\(p, t, x\\) \\{\\n\\s*loss_args\\("${where.replace(/[()]/g, '\\$&')}", arguments\\.length, p, t, x\\);$`, 'm'));
     }
+    // The Hessian's two calls share the record as the IR's tuple and one zero direction for t and x.
+    const hessian = text.slice(text.indexOf('function loss_hessian('));
+    expect(hessian.match(/\[p\.a, p\.b\]/g)).toHaveLength(1);
+    expect(hessian.match(/new Float64Array\(0\)/g)).toHaveLength(1);
+    expect(hessian).toMatch(/^\s*const hv_p_1 = loss\$hvp_0\(p_1, t, x, \[0, 1\], zero, zero\);$/m);
     expectTypeError(() => m.g(p, t), 'grad(loss): expects 3 arguments, got 2');
     expectTypeError(() => m.vg(p, 1, x), "valueAndGrad(loss): argument 2 't' must be an array of numbers (number[], Float64Array or Float32Array), got number");
     expectTypeError(() => m.h({ a: 1, b: '2' }, t, x), "hessian(loss): argument 1 'p.b' must be a number, got string");
