@@ -316,7 +316,7 @@ export class ModuleCompiler {
       this.backend.callSite(stated.readers.size > 0 ? readingState(p, stated.readers) : p, name, { target: req.target, callSite: req.callSite, readState, fn: fn.name });
     // Wrappers are emitted when the module's call sites are all known: the backend shares a check
     // that several of them make.
-    this.backend.expect(plan);
+    this.backend.expect(plan, fn.name);
     if (grad && !this.valueAndGrads.has(derivative)) {
       // A valueAndGrad later in the module may still bring a def this grad can share.
       const own = plan;

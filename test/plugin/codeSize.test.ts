@@ -194,18 +194,25 @@ describe("the wrappers' argument checks", () => {
     );
   });
 
-  test('a check one wrapper makes stays inline, and parameters named where and count keep their names', () => {
+  test('a check one wrapper makes stays inline, another function with the same parameters has its own, and parameters named where and count keep their names', () => {
     const { exports: m, result } = load(`import { grad, valueAndGrad } from 'tsad';
 /** @differentiable */
 export function f(where: number, count: number): number { return where * Math.sin(count) + count * count; }
+/** @differentiable */
+export function twin(where: number, count: number): number { return where * count; }
 /** @differentiable */
 export function once(x: number): number { return x * x * x; }
 export const g = grad(f, { wrt: [0, 1] });
 export const vg = valueAndGrad(f);
 export const g1 = grad(once);
+export const gt = grad(twin);
+export const vgt = valueAndGrad(twin);
 `);
     const text = result.outputText;
-    expect(declared(text).filter((n) => n.endsWith('_args'))).toEqual(['f_args']);
+    expect(declared(text).filter((n) => n.endsWith('_args'))).toEqual(['f_args', 'twin_args']);
+    expect(text).toMatch(/^\s*twin_args\("grad\(twin\)", arguments\.length, where, count\);$/m);
+    expectTypeError(() => m.vgt(1, null), "valueAndGrad(twin): argument 2 'count' must be a number, got null");
+    expect(m.gt(2, 3)).toBe(3);
     expect(text).toMatch(/^function f_args\(where_1, count_1, where, count\) \{$/m);
     expect(text).toMatch(/^function once_grad\(x\) \{\n\s*if \(arguments\.length !== 1 \|\| typeof x !== "number"\)$/m);
     expectTypeError(() => m.g(1, '2'), "grad(f): argument 2 'count' must be a number, got string");

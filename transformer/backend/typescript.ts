@@ -32,8 +32,8 @@ export interface TypeScriptSite {
   readonly callSite: ts.Node;
   /** How the wrapper reads the module-level variable behind a state parameter (plan's `state`). */
   readonly readState?: (param: string) => ts.Expression;
-  /** The differentiated function's IR name: it names the argument check its wrappers share (`f_args`). */
-  readonly fn?: string;
+  /** The differentiated function's IR name: its wrappers share an argument check (`f_args`, expect). */
+  readonly fn: string;
 }
 
 /**
@@ -87,9 +87,9 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
    * is emitted (compile.ts defers them): wrappers of one function with the same parameters
    * (grad, valueAndGrad, hessian) make the same check, which is then one function they call.
    */
-  expect(plan: CallSitePlan): void {
+  expect(plan: CallSitePlan, fn: string): void {
     const check = plan.body[0];
-    if (check?.tag === 'check') this.checkUses.set(checkKey(check), (this.checkUses.get(checkKey(check)) ?? 0) + 1);
+    if (check?.tag === 'check') this.checkUses.set(checkKey(fn, check), (this.checkUses.get(checkKey(fn, check)) ?? 0) + 1);
   }
 
   callSite(plan: CallSitePlan, name: string, site: TypeScriptSite): ts.Statement[] {
@@ -100,7 +100,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     this.tensors = false;
     this.where = plan.body[0]?.tag === 'check' ? plan.body[0].where : name;
     this.readState = site.readState;
-    this.stem = site.fn ?? name;
+    this.stem = site.fn;
     this.before = [];
     let body = plan.body.flatMap((s) => this.statement(s));
     out.push(...this.before);
@@ -401,7 +401,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   private check(s: Extract<PlanStatement, { tag: 'check' }>): ts.Statement {
     const f = this.f;
     const count = f.createPropertyAccessExpression(f.createIdentifier('arguments'), 'length');
-    const key = checkKey(s);
+    const key = checkKey(this.stem, s);
     if ((this.checkUses.get(key) ?? 0) < 2) return this.argumentCheck(f.createStringLiteral(s.where), count, s.checks, s.optional ?? 0);
     let shared = this.sharedChecks.get(key);
     if (!shared) {
@@ -536,9 +536,13 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   }
 }
 
-/** What makes two argument checks the same but for the transform they name. */
-function checkKey(s: Extract<PlanStatement, { tag: 'check' }>): string {
-  return JSON.stringify([s.checks, s.optional ?? 0]);
+/**
+ * What makes two argument checks of a function's wrappers the same but for the transform they
+ * name. Per function: another function with the same parameters keeps its own (its wrappers call
+ * a function named after it).
+ */
+function checkKey(fn: string, s: Extract<PlanStatement, { tag: 'check' }>): string {
+  return JSON.stringify([fn, s.checks, s.optional ?? 0]);
 }
 
 /** Do the defs a plan calls check array lengths or indices at run time? */
