@@ -87,6 +87,9 @@ describe('second order in the wrt parameters only', () => {
   test('hessian and hvp in p beside the data arrays t and x: no tangent of their cotangents is computed', () => {
     const { exports: m, result } = load(`import { hvp, hessian, grad } from 'tsad';\n${loss}\nexport const hv = hvp(loss);\nexport const h = hessian(loss);\nexport const g = grad(loss);\n`);
     expect(result.outputText).not.toMatch(/\b[tx]_bar/);
+    // Their directions are zeros (the wrappers pass empty arrays): the JVP takes them as symbolic zeros and reads none.
+    expect(result.outputText).toMatch(/^function loss\$hvp_0\(p, t, x, p_v, t_v, x_v\) \{$/m);
+    expect(result.outputText).not.toMatch(/\b[tx]_v\[/);
     const ga = (q: { a: number; b: number }) => m.g(q, t, x).a;
     const gb = (q: { a: number; b: number }) => m.g(q, t, x).b;
     const H = m.h(p, t, x);
