@@ -63,7 +63,7 @@ export class ModuleCompiler {
   private readonly lowerer: Lowerer;
   private readonly backend: TypeScriptBackend;
   private readonly driver: DriverOptions;
-  /** The wrappers and defs in call-site order; a grad's waits until the module's valueAndGrads are known. */
+  /** The wrappers and defs in call-site order, emitted when the module's call sites are all known (a grad's calls a valueAndGrad's def). */
   private readonly out: (ts.Statement[] | (() => ts.Statement[]))[] = [];
   private readonly wrappers = new Map<string, CompiledTransform>();
   /** The valueAndGrad def of each (function, wrt, checkpoint), which a grad of the same calls. */
@@ -312,7 +312,11 @@ export class ModuleCompiler {
     }
     if (req.transform === 'valueAndGrad') this.valueAndGrads.set(derivative, { program: plan.program, def: plan.entries[0] });
     const readState = (param: string) => stated.readers.get(param)!();
-    const emit = (p: CallSitePlan) => this.backend.callSite(stated.readers.size > 0 ? readingState(p, stated.readers) : p, name, { target: req.target, callSite: req.callSite, readState });
+    const emit = (p: CallSitePlan) =>
+      this.backend.callSite(stated.readers.size > 0 ? readingState(p, stated.readers) : p, name, { target: req.target, callSite: req.callSite, readState, fn: fn.name });
+    // Wrappers are emitted when the module's call sites are all known: the backend shares a check
+    // that several of them make.
+    this.backend.expect(plan, fn.name);
     if (grad && !this.valueAndGrads.has(derivative)) {
       // A valueAndGrad later in the module may still bring a def this grad can share.
       const own = plan;
@@ -320,7 +324,7 @@ export class ModuleCompiler {
         const vg = this.valueAndGrads.get(derivative);
         return emit(vg ? planner({ ...request, valueAndGrad: vg }) : own);
       });
-    } else this.out.push(emit(plan));
+    } else this.out.push(() => emit(plan));
     const compiled: CompiledTransform = { name, replaces: spec.form };
     this.wrappers.set(key, compiled);
     return compiled;

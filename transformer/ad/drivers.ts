@@ -187,7 +187,7 @@ export function runPasses(p: Program, o: DriverOptions, passes: readonly Pass[])
 
 // ---- the steps ----
 
-const J = (fn: string): Pass => ({ name: 'jvp', run: (p) => jvpProgram(p, [fn]), keepsUsage: true });
+const J = (fn: string, constant?: ReadonlySet<number>): Pass => ({ name: 'jvp', run: (p) => jvpProgram(p, [fn], constant), keepsUsage: true });
 
 const U = (jvp: string, policy: CheckpointPolicy | undefined): Pass => ({
   name: 'unzip',
@@ -243,16 +243,19 @@ function requireNonLinear(p: Program, fn: string): FnDef {
 
 // ---- the drivers ----
 
-export function jvpOf(p: Program, fn: string, o: DriverOptions & { readonly inline?: boolean } = {}): { program: Program; jvp: string } {
+/** `constant`: parameters whose tangent is zero at every call (jvp.ts, jvpDef). */
+type JvpOptions = DriverOptions & { readonly inline?: boolean; readonly constant?: ReadonlySet<number> };
+
+export function jvpOf(p: Program, fn: string, o: JvpOptions = {}): { program: Program; jvp: string } {
   return jvpStep(p, fn, { ...o, checkpoint: undefined });
 }
 
 /** J after the preparation; with `checkpoint` when reverse mode follows (linearizeOf). */
-function jvpStep(p: Program, fn: string, o: DriverOptions & { readonly inline?: boolean }): { program: Program; jvp: string } {
+function jvpStep(p: Program, fn: string, o: JvpOptions): { program: Program; jvp: string } {
   const q = prepare(p, fn, o);
   requireNonLinear(q, fn);
   const jvp = jvpName(fn);
-  if (!o.inline) return { program: runPasses(q, o, [J(fn)]), jvp };
+  if (!o.inline) return { program: runPasses(q, o, [J(fn, o.constant)]), jvp };
   // Fused, J's straight-line output is simplified once, in the fused def (opt/deferred.ts).
   return { program: finishWaiting(runPasses(q, { ...o, deferSimplify: true }, [J(fn), Fuse(jvp)]), [jvp]), jvp };
 }
@@ -554,7 +557,16 @@ const leafless = (wrt: readonly number[], types: readonly Type[]): boolean => wr
  */
 export function hvpOf(p: Program, fn: string, o: DriverOptions = {}, wrt?: readonly number[]): { program: Program; hvp: string } {
   const { program, grad } = gradOf(p, fn, o, wrt);
-  const { program: withJvp, jvp } = jvpOf(program, grad, o);
+  // The directions of the parameters outside wrt are zeros (plan/hessian.ts): their tangents are
+  // symbolic, so the data's tangents (t_dot[k] ?? 0 and all they feed) are not computed.
+  const outside = wrt
+    ? new Set(
+        findDef(program, grad)
+          .nlParams.map((_, i) => i)
+          .filter((i) => !wrt.includes(i)),
+      )
+    : undefined;
+  const { program: withJvp, jvp } = jvpOf(program, grad, { ...o, constant: outside });
   const name = wrt ? `${hvpName(fn)}_${wrt.join('_')}` : hvpName(fn);
   const q = runPasses(withJvp, o, [E(jvp), Define(name, (x) => hvpDef(findDef(x, fn), jvp, name, wrt))]);
   return { program: q, hvp: name };

@@ -330,7 +330,12 @@ function jvpTail(ctx: Ctx, blk: Block): Results {
   }
 }
 
-export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
+/**
+ * J(d). `constant`: the indices of parameters whose tangent is zero at every call (a Hessian's
+ * data beside its `wrt` parameters): their tangent parameters stay, unread, and their tangents
+ * are symbolic zeros, so nothing is computed from them.
+ */
+export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>, constant: ReadonlySet<number> = new Set()): FnDef {
   if (d0.linParams.length > 0 || d0.linResults.length > 0) {
     throw new InternalError(`jvp: ${d0.name} is not purely non-linear (J applies to non-linear programs; erase first)`);
   }
@@ -342,6 +347,9 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
     const ctx: Ctx = { b: SettlingBuilder.forDef(names), tangent: new Map(), parts: new Map(), guards: new Map(), masked: new Map(), types: new Map(), defs, walk };
     // A boolean's tangent lives in the zero-dimensional space: it is accepted and dropped.
     const linParams = tangentParams(ctx, d.nlParams);
+    d.nlParams.forEach((x, i) => {
+      if (constant.has(i)) ctx.tangent.set(x.name, null);
+    });
     const r = jvpTail(ctx, d.body);
     const dots = r.tangents.map((t, i) => materialize(ctx, t, typeOf(ctx, r.names[i])));
     return { linParams, body: ctx.b.finishBody(d.nlParams, linParams, ret(r.names, dots)) };
@@ -358,13 +366,16 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>): FnDef {
   });
 }
 
-/** Appends `f.jvp` for each named function and, callees first, every function they call. */
-export function jvpProgram(p: Program, fns: readonly string[]): Program {
+/**
+ * Appends `f.jvp` for each named function and, callees first, every function they call;
+ * `constant` names parameters of the named functions whose tangent is always zero (jvpDef).
+ */
+export function jvpProgram(p: Program, fns: readonly string[], constant?: ReadonlySet<number>): Program {
   const defs = defMap(p);
   const out = [...p.defs];
   for (const name of calleesFirst(p, fns)) {
     if (defs.has(jvpName(name))) continue;
-    const d = jvpDef(defs.get(name)!, defs);
+    const d = jvpDef(defs.get(name)!, defs, fns.includes(name) ? constant : undefined);
     defs.set(d.name, d);
     out.push(d);
   }

@@ -117,7 +117,8 @@ export type Spec =
    */
   | 'array'
   | 'matrix'
-  | { readonly tag: 'tuple' | 'object' | 'arguments'; readonly expected: string; readonly items: readonly (readonly [string | number, Spec])[] };
+  /** A container; the runtime's message describes it from its items (`an object with number fields a, b`). */
+  | { readonly tag: 'tuple' | 'object' | 'arguments'; readonly items: readonly (readonly [string | number, Spec])[] };
 
 export interface ArgumentCheck {
   /** `argument 2` */
