@@ -9,7 +9,7 @@
 // ---- argument checks (the wrappers' inline test failed; backend/typescript.ts, argumentCheck) ----
 
 /**
- * A check's expectation: a leaf's typeof, an array or matrix of numbers, or a container:
+ * A check's expectation: a leaf's typeof, an array or matrix of numbers, an Int32Array, or a container:
  * `['tuple', spec, …]`, `['object' | 'arguments', key, spec, key, spec, …]`.
  */
 type Spec = string | (string | number | Spec)[];
@@ -51,6 +51,7 @@ export function tsad$argumentProblem(label: string, path: string, spec: Spec, v:
   if (spec === '') return '';
   const got = v === null ? 'null' : Array.isArray(v) ? `an array of length ${v.length}` : typeof v;
   const must = `${label} '${path}'${at} must be `;
+  if (spec === 'int32array') return v instanceof Int32Array ? '' : `${must}an Int32Array, got ${ArrayBuffer.isView(v) ? `a ${v.constructor.name}` : got}`;
   if (spec === 'array' || spec === 'matrix') {
     if (!(Array.isArray(v) || ArrayBuffer.isView(v)))
       return `${must}${spec === 'array' ? 'an array of numbers (number[], Float64Array or Float32Array)' : 'a matrix (number[][] or Float64Array[])'}, got ${got}`;

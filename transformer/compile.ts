@@ -6,6 +6,7 @@ import { IrError, Program } from './ir/syntax';
 import { visitBlock } from './ir/traverse';
 import type { CallSitePlan } from './plan/syntax';
 import { Lowerer } from './frontend/lower';
+import { ModuleNames } from './frontend/moduleNames';
 import type { LoweredFunction, ModuleState } from './frontend/values';
 import { SIZED_FORWARD_HINT } from './frontend/nested';
 import type { ShapeOf, Target } from './frontend/nested';
@@ -71,6 +72,8 @@ export class ModuleCompiler {
   private readonly reverses = new Map<string, Reverse>();
   /** The other modules whose variables the wrappers read, by the name of their namespace import. */
   private readonly imports = new Map<ts.SourceFile, string>();
+  /** The module's names: the functions it adds take none of them (frontend/moduleNames.ts). */
+  private names?: ModuleNames;
 
   constructor(
     private readonly host: Host,
@@ -85,6 +88,7 @@ export class ModuleCompiler {
       factory,
       original: (irName) => this.lowerer.declarationOf(irName),
       originOf: (irName, variable) => this.lowerer.originOf(irName, variable),
+      freeName: (base) => this.names!.free(base),
     });
   }
 
@@ -287,7 +291,8 @@ export class ModuleCompiler {
     }
     this.checkMatrixShapes(req, fn, label);
     const suffix = req.wrt.length === 1 && req.wrt[0] === 0 ? '' : `_${req.wrt.join('_')}`;
-    const name = `${fn.name}_${req.transform}${suffix}${req.flat ? '_flat' : ''}`;
+    this.names ??= new ModuleNames(this.host.ts, req.callSite.getSourceFile());
+    const name = this.names.free(`${fn.name}_${req.transform}${suffix}${req.flat ? '_flat' : ''}`);
     const planner = twice && (req.transform === 'jacobian' || req.transform === 'jacrev') ? PLANNERS.jacfwd : PLANNERS[req.transform];
     let plan: CallSitePlan;
     const stated = this.withState(fn, req.callSite);

@@ -23,6 +23,8 @@ export interface TypeScriptBackendOptions {
   readonly original: (irName: string) => ts.Node | undefined;
   /** The source node of a variable of a def, for statement-level source maps. */
   readonly originOf: (irName: string, variable: string) => ts.Node | undefined;
+  /** A module-level name from `base` that the module's source does not use (a shared check's). */
+  readonly freeName: (base: string) => string;
 }
 
 export interface TypeScriptSite {
@@ -405,9 +407,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     if ((this.checkUses.get(key) ?? 0) < 2) return this.argumentCheck(f.createStringLiteral(s.where), count, s.checks, s.optional ?? 0);
     let shared = this.sharedChecks.get(key);
     if (!shared) {
-      const taken = new Set(this.sharedChecks.values());
-      shared = `${this.stem}_args`;
-      for (let k = 2; taken.has(shared); k++) shared = `${this.stem}_args_${k}`;
+      shared = this.o.freeName(`${this.stem}_args`);
       this.sharedChecks.set(key, shared);
       this.before.push(this.checkFunction(shared, s.checks, s.optional ?? 0));
     }
@@ -505,6 +505,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const f = this.f;
     const K = this.t.SyntaxKind;
     if (spec === '') return [];
+    if (spec === 'int32array') return [f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(f.createBinaryExpression(e, K.InstanceOfKeyword, f.createIdentifier('Int32Array'))))];
     if (spec === 'array' || spec === 'matrix') {
       // Not an array, or its first number is not a number: `e.length > 0 && <the first fails>`.
       const notArray = (x: ts.Expression) => f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(isArrayLike(f, K, x)));

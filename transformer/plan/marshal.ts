@@ -293,7 +293,7 @@ export function specOf(s: Shape, tangent: boolean): Spec {
   // An array of records is checked as it is split into columns (backend/records.ts), element by element.
   if (isRecords(s)) return '';
   // A tensor of rank 3 or more is checked number by number as it is packed (backend/tensors.ts).
-  if (s.kind === 'array') return tangent && s.constant ? '' : isMatrix(s) ? (tensorRank(s) > 2 ? '' : 'matrix') : 'array';
+  if (s.kind === 'array') return tangent && s.constant ? '' : isMatrix(s) ? (tensorRank(s) > 2 ? '' : 'matrix') : s.container === 'Int32Array' ? 'int32array' : 'array';
   if (s.kind === 'boolean' || s.kind === 'string') return tangent ? '' : s.kind;
   if (s.kind === 'tuple') return tupleSpec(s.elems.map((c) => specOf(c, tangent)));
   const items = s.fields.map(([k, c]) => [k, specOf(c, tangent)] as const);
