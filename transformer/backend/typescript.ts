@@ -505,7 +505,8 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const f = this.f;
     const K = this.t.SyntaxKind;
     if (spec === '') return [];
-    if (spec === 'int32array') return [f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(f.createBinaryExpression(e, K.InstanceOfKeyword, f.createIdentifier('Int32Array'))))];
+    if (spec === 'int32array')
+      return [f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(f.createBinaryExpression(e, K.InstanceOfKeyword, f.createIdentifier('Int32Array'))))];
     if (spec === 'array' || spec === 'matrix') {
       // Not an array, or its first number is not a number: `e.length > 0 && <the first fails>`.
       const notArray = (x: ts.Expression) => f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(isArrayLike(f, K, x)));
