@@ -3,26 +3,47 @@
 // code); a module now binds the ones it uses from the runtime it already imports
 // (backend/typescript.ts, RUNTIME_HELPERS). None of them is on an element's path: the argument
 // checks run when a check has failed, the naming when a derivative throws, the stack functions
-// once per call or loop (take, give, reserve) or when a stack outgrows its room (grow).
+// once per call or loop (take, give, reserve) or when a stack outgrows its room (grow), a
+// result's fit once per array a wrapper returns.
 
 // ---- argument checks (the wrappers' inline test failed; backend/typescript.ts, argumentCheck) ----
 
-/** A check's expectation: a leaf's typeof, an array or matrix of numbers, or a container of specs. */
-type Spec = string | (string | Spec)[];
+/**
+ * A check's expectation: a leaf's typeof, an array or matrix of numbers, an Int32Array, or a container:
+ * `['tuple', spec, …]`, `['object' | 'arguments', key, spec, key, spec, …]`.
+ */
+type Spec = string | (string | number | Spec)[];
 
 /**
- * The TypeError for the first problem among a wrapper's arguments. `expected` is JSON,
- * `[[label, path, spec], …]`, with a container spec `[tag, description, key, spec, key, spec, …]`:
- * one string constant at the call, so the check adds little bytecode to the wrapper.
+ * The TypeError for the first problem among a wrapper's arguments. `expected` is JSON, one entry
+ * per argument: `[path, spec]` for argument i + 1, or `[label, path, spec]`: one string constant at
+ * the call, so the check adds little bytecode to the wrapper.
  */
 export function tsad$argumentError(where: string, expected: string, count: number, ...values: unknown[]): TypeError {
-  const params = JSON.parse(expected) as [string, string, Spec][];
+  const params = JSON.parse(expected) as ([string, Spec] | [string, string, Spec])[];
   if (count !== params.length) return new TypeError(`${where}: expects ${params.length}${params.length === 1 ? ' argument, got ' : ' arguments, got '}${count}`);
   for (let i = 0; i < params.length; i++) {
-    const problem = tsad$argumentProblem(params[i][0], params[i][1], params[i][2], values[i]);
+    const [label, path, spec] = params[i].length === 2 ? [`argument ${i + 1}`, ...(params[i] as [string, Spec])] : (params[i] as [string, string, Spec]);
+    const problem = tsad$argumentProblem(label, path, spec, values[i]);
     if (problem) return new TypeError(`${where}: ${problem}`);
   }
   return new TypeError(`${where}: invalid arguments`);
+}
+
+/** A container spec's items, `[key, spec]`: a tuple's keys are its indices. */
+function itemsOf(spec: (string | number | Spec)[]): [string | number, Spec][] {
+  const items: [string | number, Spec][] = [];
+  if (spec[0] === 'tuple') for (let i = 1; i < spec.length; i++) items.push([i - 1, spec[i] as Spec]);
+  else for (let i = 1; i < spec.length; i += 2) items.push([spec[i] as string, spec[i + 1] as Spec]);
+  return items;
+}
+
+/** What a container must be, in a message: `an object with number fields a, b`, `an array of 3 numbers`. */
+function described(tag: string, items: [string | number, Spec][]): string {
+  const numbers = items.every(([, c]) => c === 'number');
+  if (tag === 'object') return `an object with ${numbers ? 'number ' : ''}fields ${items.map(([k]) => k).join(', ')}`;
+  if (tag === 'tuple') return `an array of ${items.length} ${numbers ? 'numbers' : 'elements'}`;
+  return `an array of ${items.length} values`;
 }
 
 /** What is wrong with v against spec ('' when nothing is); `at` follows the quoted path (` element 0`, ` row 0 element 0`). */
@@ -30,6 +51,7 @@ export function tsad$argumentProblem(label: string, path: string, spec: Spec, v:
   if (spec === '') return '';
   const got = v === null ? 'null' : Array.isArray(v) ? `an array of length ${v.length}` : typeof v;
   const must = `${label} '${path}'${at} must be `;
+  if (spec === 'int32array') return v instanceof Int32Array ? '' : `${must}an Int32Array, got ${ArrayBuffer.isView(v) ? `a ${v.constructor.name}` : got}`;
   if (spec === 'array' || spec === 'matrix') {
     if (!(Array.isArray(v) || ArrayBuffer.isView(v)))
       return `${must}${spec === 'array' ? 'an array of numbers (number[], Float64Array or Float32Array)' : 'a matrix (number[][] or Float64Array[])'}, got ${got}`;
@@ -38,16 +60,17 @@ export function tsad$argumentProblem(label: string, path: string, spec: Spec, v:
     return items.length === 0 ? '' : tsad$argumentProblem(label, path, spec === 'array' ? 'number' : 'array', items[0], at + (spec === 'array' ? ' element 0' : ' row 0'));
   }
   if (typeof spec === 'string') return typeof v === spec ? '' : `${must}a ${spec}, got ${got}`;
-  const arrayLike = v as Record<string, unknown> & { length: number };
-  if (v === null || (typeof v !== 'object' && typeof v !== 'function') || (spec[0] === 'arguments' && arrayLike.length !== (spec.length - 2) / 2)) return `${must}${spec[1] as string}, got ${got}`;
-  for (let i = 2; i < spec.length; i += 2) {
-    const key = spec[i] as string;
-    const index = (i - 2) / 2;
-    const inner =
-      spec[0] === 'arguments'
-        ? tsad$argumentProblem(`${path}[${index}]`, key, spec[i + 1], (arrayLike as unknown as unknown[])[index])
-        : tsad$argumentProblem(label, spec[0] === 'tuple' ? `${path}[${key}]` : `${path}.${key}`, spec[i + 1], arrayLike[key]);
-    if (inner) return inner;
+  const tag = spec[0] as string;
+  const items = itemsOf(spec);
+  const arrayLike = v as Record<string | number, unknown> & { length: number };
+  if (v === null || (typeof v !== 'object' && typeof v !== 'function') || (tag === 'arguments' && arrayLike.length !== items.length)) return `${must}${described(tag, items)}, got ${got}`;
+  for (let index = 0; index < items.length; index++) {
+    const [key, inner] = items[index];
+    const problem =
+      tag === 'arguments'
+        ? tsad$argumentProblem(`${path}[${index}]`, key as string, inner, arrayLike[index])
+        : tsad$argumentProblem(label, tag === 'tuple' ? `${path}[${key}]` : `${path}.${key}`, inner, arrayLike[key]);
+    if (problem) return problem;
   }
   return '';
 }
@@ -64,6 +87,26 @@ export function tsad$outputError(where: string, what: string, length: number, ou
   const must = `${where}: the output argument '${outName}' must be a Float64Array of at least ${length} numbers (${what})`;
   if (!(out instanceof Float64Array)) return new TypeError(`${must}, got ${out === null ? 'null' : typeof out}`);
   return new RangeError(`${must}${offset ? ` after offset ${offset}` : ''}, got length ${out.length}`);
+}
+
+// ---- results (a wrapper's `fit` of an IR array; backend/typescript.ts) ----
+
+/** A class of the user's arrays: Array, Float64Array, Float32Array. */
+interface ArrayClass {
+  from(items: ArrayLike<number>): ArrayLike<number>;
+  from(items: { length: number }, map: (_: unknown, i: number) => number): ArrayLike<number>;
+}
+
+/**
+ * An IR array as the user's kind of array `C`: as long as `like` when there is one (an IR tangent
+ * may be shorter: its missing elements are zeros), else as long as v. An array of class C and of
+ * that length goes through uncopied unless `fresh` (the caller must get an array of its own) or C
+ * is Array (the IR's arrays are typed).
+ */
+export function tsad$fit(v: ArrayLike<number>, like: ArrayLike<unknown> | undefined, C: ArrayClass, fresh?: boolean): ArrayLike<number> {
+  const keep = !fresh && (C as unknown) !== Array && v instanceof (C as unknown as typeof Float64Array);
+  if (like === undefined) return keep ? v : C.from(v);
+  return keep && v.length === like.length ? v : C.from({ length: like.length }, (_, i) => v[i] ?? 0);
 }
 
 // ---- errors thrown inside a derivative ----

@@ -6,6 +6,7 @@ import { IrError, Program } from './ir/syntax';
 import { visitBlock } from './ir/traverse';
 import type { CallSitePlan } from './plan/syntax';
 import { Lowerer } from './frontend/lower';
+import { ModuleNames } from './frontend/moduleNames';
 import type { LoweredFunction, ModuleState } from './frontend/values';
 import { SIZED_FORWARD_HINT } from './frontend/nested';
 import type { ShapeOf, Target } from './frontend/nested';
@@ -63,7 +64,7 @@ export class ModuleCompiler {
   private readonly lowerer: Lowerer;
   private readonly backend: TypeScriptBackend;
   private readonly driver: DriverOptions;
-  /** The wrappers and defs in call-site order; a grad's waits until the module's valueAndGrads are known. */
+  /** The wrappers and defs in call-site order, emitted when the module's call sites are all known (a grad's calls a valueAndGrad's def). */
   private readonly out: (ts.Statement[] | (() => ts.Statement[]))[] = [];
   private readonly wrappers = new Map<string, CompiledTransform>();
   /** The valueAndGrad def of each (function, wrt, checkpoint), which a grad of the same calls. */
@@ -71,6 +72,8 @@ export class ModuleCompiler {
   private readonly reverses = new Map<string, Reverse>();
   /** The other modules whose variables the wrappers read, by the name of their namespace import. */
   private readonly imports = new Map<ts.SourceFile, string>();
+  /** The module's names: the functions it adds take none of them (frontend/moduleNames.ts). */
+  private names?: ModuleNames;
 
   constructor(
     private readonly host: Host,
@@ -85,6 +88,7 @@ export class ModuleCompiler {
       factory,
       original: (irName) => this.lowerer.declarationOf(irName),
       originOf: (irName, variable) => this.lowerer.originOf(irName, variable),
+      freeName: (base) => this.names!.free(base),
     });
   }
 
@@ -287,7 +291,8 @@ export class ModuleCompiler {
     }
     this.checkMatrixShapes(req, fn, label);
     const suffix = req.wrt.length === 1 && req.wrt[0] === 0 ? '' : `_${req.wrt.join('_')}`;
-    const name = `${fn.name}_${req.transform}${suffix}${req.flat ? '_flat' : ''}`;
+    this.names ??= new ModuleNames(this.host.ts, req.callSite.getSourceFile());
+    const name = this.names.free(`${fn.name}_${req.transform}${suffix}${req.flat ? '_flat' : ''}`);
     const planner = twice && (req.transform === 'jacobian' || req.transform === 'jacrev') ? PLANNERS.jacfwd : PLANNERS[req.transform];
     let plan: CallSitePlan;
     const stated = this.withState(fn, req.callSite);
@@ -312,7 +317,11 @@ export class ModuleCompiler {
     }
     if (req.transform === 'valueAndGrad') this.valueAndGrads.set(derivative, { program: plan.program, def: plan.entries[0] });
     const readState = (param: string) => stated.readers.get(param)!();
-    const emit = (p: CallSitePlan) => this.backend.callSite(stated.readers.size > 0 ? readingState(p, stated.readers) : p, name, { target: req.target, callSite: req.callSite, readState });
+    const emit = (p: CallSitePlan) =>
+      this.backend.callSite(stated.readers.size > 0 ? readingState(p, stated.readers) : p, name, { target: req.target, callSite: req.callSite, readState, fn: fn.name });
+    // Wrappers are emitted when the module's call sites are all known: the backend shares a check
+    // that several of them make.
+    this.backend.expect(plan, fn.name);
     if (grad && !this.valueAndGrads.has(derivative)) {
       // A valueAndGrad later in the module may still bring a def this grad can share.
       const own = plan;
@@ -320,7 +329,7 @@ export class ModuleCompiler {
         const vg = this.valueAndGrads.get(derivative);
         return emit(vg ? planner({ ...request, valueAndGrad: vg }) : own);
       });
-    } else this.out.push(emit(plan));
+    } else this.out.push(() => emit(plan));
     const compiled: CompiledTransform = { name, replaces: spec.form };
     this.wrappers.set(key, compiled);
     return compiled;

@@ -2,7 +2,7 @@
 // and per transform, shared by its call sites; grad and valueAndGrad of the same parameters share
 // one def; hvp and hessian share their Hessian-vector def. Counted in the emitted text (function
 // declarations by name), and a size per marked byte on a fixed program as a regression guard.
-import { compile, load, loadOutput, expectClose, partial } from './harness';
+import { compile, load, loadOutput, expectClose, expectTypeError, partial } from './harness';
 import * as emitted from '../../runtime/emitted';
 
 /** The names of the functions the module declares. */
@@ -87,6 +87,9 @@ describe('second order in the wrt parameters only', () => {
   test('hessian and hvp in p beside the data arrays t and x: no tangent of their cotangents is computed', () => {
     const { exports: m, result } = load(`import { hvp, hessian, grad } from 'tsad';\n${loss}\nexport const hv = hvp(loss);\nexport const h = hessian(loss);\nexport const g = grad(loss);\n`);
     expect(result.outputText).not.toMatch(/\b[tx]_bar/);
+    // Their directions are zeros (the wrappers pass empty arrays): the JVP takes them as symbolic zeros and reads none.
+    expect(result.outputText).toMatch(/^function loss\$hvp_0\(p, t, x, p_v, t_v, x_v\) \{$/m);
+    expect(result.outputText).not.toMatch(/\b[tx]_v\[/);
     const ga = (q: { a: number; b: number }) => m.g(q, t, x).a;
     const gb = (q: { a: number; b: number }) => m.g(q, t, x).b;
     const H = m.h(p, t, x);
@@ -160,6 +163,110 @@ export const g = grad(loss);
   });
 });
 
+describe("the wrappers' argument checks", () => {
+  test('grad, valueAndGrad and hessian of one function call one check function; each error names its transform', () => {
+    const { exports: m, result } = load(
+      `import { grad, valueAndGrad, hessian } from 'tsad';\n${loss}\nexport const vg = valueAndGrad(loss);\nexport const g = grad(loss);\nexport const h = hessian(loss);\n`,
+    );
+    const text = result.outputText;
+    expect(declared(text).filter((n) => n.endsWith('_args'))).toEqual(['loss_args']);
+    expect(text.match(/typeof p\.a !== "number"/g)).toHaveLength(1);
+    for (const [wrapper, where] of [
+      ['loss_valueAndGrad', 'valueAndGrad(loss)'],
+      ['loss_grad', 'grad(loss)'],
+      ['loss_hessian', 'hessian(loss)'],
+    ]) {
+      expect(text).toMatch(new RegExp(`^function ${wrapper}\\(p, t, x\\) \\{\\n\\s*loss_args\\("${where.replace(/[()]/g, '\\$&')}", arguments\\.length, p, t, x\\);$`, 'm'));
+    }
+    // The Hessian's two calls share the record as the IR's tuple and one zero direction for t and x.
+    const hessian = text.slice(text.indexOf('function loss_hessian('));
+    expect(hessian.match(/\[p\.a, p\.b\]/g)).toHaveLength(1);
+    expect(hessian.match(/new Float64Array\(0\)/g)).toHaveLength(1);
+    expect(hessian).toMatch(/^\s*const hv_p_1 = loss\$hvp_0\(p_1, t, x, \[0, 1\], zero, zero\);$/m);
+    expectTypeError(() => m.g(p, t), 'grad(loss): expects 3 arguments, got 2');
+    expectTypeError(() => m.vg(p, 1, x), "valueAndGrad(loss): argument 2 't' must be an array of numbers (number[], Float64Array or Float32Array), got number");
+    expectTypeError(() => m.h({ a: 1, b: '2' }, t, x), "hessian(loss): argument 1 'p.b' must be a number, got string");
+    expectTypeError(() => m.h(null, t, x), "hessian(loss): argument 1 'p' must be an object with number fields a, b, got null");
+    const g = m.g(p, t, x);
+    expect(m.vg(p, t, x)[1]).toEqual(g);
+    expectClose([g.a, g.b], fd(plainLoss));
+    expectClose(
+      m.h(p, t, x).flat(),
+      [0, 1].flatMap((r) => fd((q) => (r === 0 ? m.g(q, t, x).a : m.g(q, t, x).b))),
+      1e-5,
+    );
+  });
+
+  test('a check one wrapper makes stays inline, another function with the same parameters has its own, and parameters named where and count keep their names', () => {
+    const { exports: m, result } = load(`import { grad, valueAndGrad } from 'tsad';
+/** @differentiable */
+export function f(where: number, count: number): number { return where * Math.sin(count) + count * count; }
+/** @differentiable */
+export function twin(where: number, count: number): number { return where * count; }
+/** @differentiable */
+export function once(x: number): number { return x * x * x; }
+export const g = grad(f, { wrt: [0, 1] });
+export const vg = valueAndGrad(f);
+export const g1 = grad(once);
+export const gt = grad(twin);
+export const vgt = valueAndGrad(twin);
+`);
+    const text = result.outputText;
+    expect(declared(text).filter((n) => n.endsWith('_args'))).toEqual(['f_args', 'twin_args']);
+    expect(text).toMatch(/^\s*twin_args\("grad\(twin\)", arguments\.length, where, count\);$/m);
+    expectTypeError(() => m.vgt(1, null), "valueAndGrad(twin): argument 2 'count' must be a number, got null");
+    expect(m.gt(2, 3)).toBe(3);
+    expect(text).toMatch(/^function f_args\(where_1, count_1, where, count\) \{$/m);
+    expect(text).toMatch(/^function once_grad\(x\) \{\n\s*if \(arguments\.length !== 1 \|\| typeof x !== "number"\)$/m);
+    expectTypeError(() => m.g(1, '2'), "grad(f): argument 2 'count' must be a number, got string");
+    expectTypeError(() => m.vg(1), 'valueAndGrad(f): expects 2 arguments, got 1');
+    expectTypeError(() => m.g1(), 'grad(once): expects 1 argument, got 0');
+    // f = w·sin(c) + c²: ∂f/∂w = sin(c), ∂f/∂c = w·cos(c) + 2c.
+    expectClose(m.g(0.7, 1.3), [Math.sin(1.3), 0.7 * Math.cos(1.3) + 2.6], 1e-14);
+    expect(m.vg(0.7, 1.3)).toEqual([0.7 * Math.sin(1.3) + 1.3 * 1.3, Math.sin(1.3)]);
+    expect(m.g1(2)).toBe(12);
+  });
+});
+
+describe("the wrappers' results", () => {
+  test("an array result is fitted by the runtime's tsad$fit: the IR's array when it fits, else a copy as long as the parameter, zeros where the IR's is short", () => {
+    const { exports: m, result } = load(`import { grad, jvp } from 'tsad';
+/** @differentiable */
+export function sq(x: Float64Array): number { let s = 0; for (let i = 0; i < x.length; i++) s += x[i] * x[i]; return s; }
+/** @differentiable */
+export function plain(x: number[]): number { let s = 0; for (let i = 0; i < x.length; i++) s += Math.sin(x[i]); return s; }
+/** @differentiable */
+export function firstOnly(x: Float64Array): number { return 3 * x[0]; }
+/** @differentiable */
+export function same(x: Float64Array): Float64Array { return x; }
+export const g = grad(sq);
+export const gp = grad(plain);
+export const g0 = grad(firstOnly);
+export const dir = (x: Float64Array, dx: Float64Array) => jvp(same, [x], [dx]);
+`);
+    const text = result.outputText;
+    expect(text).not.toMatch(/\$v0/);
+    expect(text.match(/\btsad\$fit\(/g)!.length).toBeGreaterThanOrEqual(4);
+    const x = new Float64Array([0.5, -1, 2]);
+    const g = m.g(x);
+    expect(g).toBeInstanceOf(Float64Array);
+    expect([...g]).toEqual([1, -2, 4]);
+    const gp = m.gp([0.5, -1, 2]);
+    expect(Array.isArray(gp)).toBe(true);
+    expectClose(gp, [Math.cos(0.5), Math.cos(-1), Math.cos(2)], 1e-14);
+    const g0 = m.g0(x);
+    expect(g0).toBeInstanceOf(Float64Array);
+    expect([...g0]).toEqual([3, 0, 0]);
+    // The value is x itself in the IR: the caller gets an array of its own.
+    const dx = new Float64Array([1, 2, 3]);
+    const [value, tangent] = m.dir(x, dx);
+    expect(value).not.toBe(x);
+    expect(tangent).not.toBe(dx);
+    expect([...value]).toEqual([...x]);
+    expect([...tangent]).toEqual([1, 2, 3]);
+  });
+});
+
 describe('size per marked byte', () => {
   // A fixed program: a loop over arrays, with grad, valueAndGrad, jvp and hessian of it. The bound
   // guards against regressions (a def emitted twice, a check inlined again), not a target.
@@ -182,5 +289,6 @@ const t0 = new Float64Array(1);
 // The fixed program measured 77.3 bytes per marked byte before sharing (2026-11-28), 61.7 after,
 // and 44.0 with single uses printed in place and the stack helpers shared (backend/ts/fold.ts);
 // 33.3 with the helpers bound from the runtime and a guard's zeros as initializers (s11);
+// 30.3 with one argument check for the wrappers of the same parameters (s12);
 // docs/benchmarks.md, "Emitted code size", has the projects.
-const BOUND = 36;
+const BOUND = 32;

@@ -258,3 +258,31 @@ describe('the TypeScript backend never writes reals into an Int32Array', () => {
     expect(fns.get('f')!(2.75)).toBe(2.75);
   });
 });
+
+describe('an Int32Array parameter takes an Int32Array', () => {
+  // The gradient holds the parameter and its copies as 32-bit integers; a number[] or a
+  // Float64Array in its place (a plain JavaScript caller, JSON data) would have its reals truncated
+  // where the function's own run keeps them: the check says so instead (fuzz12's finding).
+  const source = `import { valueAndGrad } from 'tsad';
+/** @differentiable */
+export function copyParam(x: Float64Array, idx: Int32Array): number {
+  const c = idx.slice();
+  c[0] = x[0] * 2.5;
+  let t = 0;
+  for (let i = 0; i < c.length; i++) t += c[i] * x[i];
+  return t;
+}
+export const vc = valueAndGrad(copyParam);
+`;
+  test('an Int32Array passes; a number[], a Float64Array and a string are TypeErrors naming idx', () => {
+    const { exports: m } = load(source);
+    const x = Float64Array.from([1.3, -0.7, 2.2]);
+    const [value, dx] = m.vc(x, Int32Array.from([2, 3, -4]));
+    // c[0] = ToInt32(3.25) = 3: 3·1.3 + 3·(−0.7) − 4·2.2; d/dx0 = 3 (c[0] is a constant) + 0.
+    expect(value).toBeCloseTo(3 * 1.3 + 3 * -0.7 - 4 * 2.2, 12);
+    expectClose(Array.from(dx), [3, 3, -4], 1e-12);
+    expect(() => m.vc(x, [2, 3, -4])).toThrow(new TypeError("valueAndGrad(copyParam): argument 2 'idx' must be an Int32Array, got an array of length 3"));
+    expect(() => m.vc(x, Float64Array.from([2, 3, -4]))).toThrow(new TypeError("valueAndGrad(copyParam): argument 2 'idx' must be an Int32Array, got a Float64Array"));
+    expect(() => m.vc(x, 'abc')).toThrow(TypeError);
+  });
+});

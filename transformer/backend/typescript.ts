@@ -23,6 +23,8 @@ export interface TypeScriptBackendOptions {
   readonly original: (irName: string) => ts.Node | undefined;
   /** The source node of a variable of a def, for statement-level source maps. */
   readonly originOf: (irName: string, variable: string) => ts.Node | undefined;
+  /** A module-level name from `base` that the module's source does not use (a shared check's). */
+  readonly freeName: (base: string) => string;
 }
 
 export interface TypeScriptSite {
@@ -32,6 +34,8 @@ export interface TypeScriptSite {
   readonly callSite: ts.Node;
   /** How the wrapper reads the module-level variable behind a state parameter (plan's `state`). */
   readonly readState?: (param: string) => ts.Expression;
+  /** The differentiated function's IR name: its wrappers share an argument check (`f_args`, expect). */
+  readonly fn: string;
 }
 
 /**
@@ -42,6 +46,7 @@ export interface TypeScriptSite {
 export const RUNTIME_HELPERS = 'tsad$emitted';
 const ARGUMENT_ERROR = 'tsad$argumentError';
 const OUTPUT_ERROR = 'tsad$outputError';
+const FIT = 'tsad$fit';
 
 /** One per module: it emits each def once. */
 export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> {
@@ -62,12 +67,31 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   /** The wrapper's name in messages (`grad(loss)`). */
   private where = '';
   private readState: TypeScriptSite['readState'];
+  /**
+   * How many wrappers of the module make each argument check (`expect`, before any is emitted),
+   * and the function of a check that two or more make (`f_args`), emitted before the first of them.
+   */
+  private readonly checkUses = new Map<string, number>();
+  private readonly sharedChecks = new Map<string, string>();
+  private stem = '';
+  /** Statements the wrapper being emitted needs before it (a shared check's function). */
+  private before: ts.Statement[] = [];
   private readonly f: ts.NodeFactory;
   private readonly t: typeof ts;
 
   constructor(private readonly o: TypeScriptBackendOptions) {
     this.f = o.factory;
     this.t = o.ts;
+  }
+
+  /**
+   * Notes the argument check of a wrapper the module will have, before the module's first wrapper
+   * is emitted (compile.ts defers them): wrappers of one function with the same parameters
+   * (grad, valueAndGrad, hessian) make the same check, which is then one function they call.
+   */
+  expect(plan: CallSitePlan, fn: string): void {
+    const check = plan.body[0];
+    if (check?.tag === 'check') this.checkUses.set(checkKey(fn, check), (this.checkUses.get(checkKey(fn, check)) ?? 0) + 1);
   }
 
   callSite(plan: CallSitePlan, name: string, site: TypeScriptSite): ts.Statement[] {
@@ -78,7 +102,10 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     this.tensors = false;
     this.where = plan.body[0]?.tag === 'check' ? plan.body[0].where : name;
     this.readState = site.readState;
+    this.stem = site.fn;
+    this.before = [];
     let body = plan.body.flatMap((s) => this.statement(s));
+    out.push(...this.before);
     if (this.packs && !this.withMatrixHelpers) {
       this.withMatrixHelpers = true;
       out.push(...matrixHelpers(this.f, this.t));
@@ -169,7 +196,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       case 'assign':
         return f.createExpressionStatement(f.createAssignment(f.createIdentifier(s.name), this.expr(s.value)));
       case 'check':
-        return this.argumentCheck(s.where, s.checks, s.optional ?? 0);
+        return this.check(s);
       case 'output':
         return this.output(s.name, s.offset, s.length, s.where, s.what);
       case 'callInto': {
@@ -277,6 +304,14 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
           e.args.map((x) => this.expr(x)),
         );
       case 'fit': {
+        const [container, ...inner] = e.containers;
+        if (inner.length === 0) {
+          // One level: the runtime's tsad$fit, or a copy for a value that needs no template and no test.
+          if (!e.template && (e.fresh || container === 'Array'))
+            return f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier(container), 'from'), undefined, [this.expr(e.value)]);
+          const args = [this.expr(e.value), e.template ? this.expr(e.template) : f.createIdentifier('undefined'), f.createIdentifier(container)];
+          return f.createCallExpression(this.helper(FIT), undefined, e.fresh ? [...args, f.createTrue()] : args);
+        }
         const fn = f.createParenthesizedExpression(this.fitter(e.containers, e.template !== undefined, !!e.fresh));
         return f.createCallExpression(fn, undefined, [this.expr(e.value), ...(e.template ? [this.expr(e.template)] : [])]);
       }
@@ -361,15 +396,49 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   }
 
   /**
+   * A wrapper's argument check: inline, or a call of the module's function for a check that two
+   * or more wrappers make (`f_args(where, arguments.length, ...values)`, expect). V8 inlines the
+   * call into the wrapper (a few tests and no allocation), so the happy path costs the same.
+   */
+  private check(s: Extract<PlanStatement, { tag: 'check' }>): ts.Statement {
+    const f = this.f;
+    const count = f.createPropertyAccessExpression(f.createIdentifier('arguments'), 'length');
+    const key = checkKey(this.stem, s);
+    if ((this.checkUses.get(key) ?? 0) < 2) return this.argumentCheck(f.createStringLiteral(s.where), count, s.checks, s.optional ?? 0);
+    let shared = this.sharedChecks.get(key);
+    if (!shared) {
+      shared = this.o.freeName(`${this.stem}_args`);
+      this.sharedChecks.set(key, shared);
+      this.before.push(this.checkFunction(shared, s.checks, s.optional ?? 0));
+    }
+    const values = [...new Set(s.checks.map((c) => c.value))].map((v) => f.createIdentifier(v));
+    return f.createExpressionStatement(f.createCallExpression(f.createIdentifier(shared), undefined, [f.createStringLiteral(s.where), count, ...values]));
+  }
+
+  /** `function f_args(where, count, ...values) { <the check> }`: `where` and `count` renamed away from the values' names. */
+  private checkFunction(name: string, checks: readonly ArgumentCheck[], optional: number): ts.Statement {
+    const f = this.f;
+    const values = [...new Set(checks.map((c) => c.value))];
+    const free = (base: string) => {
+      let n = base;
+      for (let k = 1; values.includes(n); k++) n = `${base}_${k}`;
+      return n;
+    };
+    const [where, count] = [free('where'), free('count')];
+    const params = [where, count, ...values].map((p) => f.createParameterDeclaration(undefined, undefined, p));
+    const body = this.argumentCheck(f.createIdentifier(where), f.createIdentifier(count), checks, optional);
+    return f.createFunctionDeclaration(undefined, undefined, name, undefined, params, undefined, f.createBlock([body], true));
+  }
+
+  /**
    * `if (<any check fails>) throw tsad$argumentError(...)`: one test per leaf and per container
    * on the happy path, which allocates nothing; the description of what was expected is built
-   * only when the check fails.
+   * only when the check fails. `count`: how many arguments the wrapper got.
    */
-  private argumentCheck(where: string, checks: readonly ArgumentCheck[], optional: number): ts.Statement {
+  private argumentCheck(where: ts.Expression, count: ts.Expression, checks: readonly ArgumentCheck[], optional: number): ts.Statement {
     const f = this.f;
     const K = this.t.SyntaxKind;
     const value = (c: ArgumentCheck) => f.createIdentifier(c.value);
-    const count = f.createPropertyAccessExpression(f.createIdentifier('arguments'), 'length');
     const n = f.createNumericLiteral(checks.length);
     const wrongCount = optional
       ? f.createBinaryExpression(
@@ -382,12 +451,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     // With the optional arguments passed, the message is about the checked ones.
     const reported = optional ? f.createConditionalExpression(wrongCount, undefined, count, undefined, n) : count;
     // The message is built by the runtime, off the hot path, only when a check fails.
-    const report = f.createCallExpression(this.helper(ARGUMENT_ERROR), undefined, [
-      f.createStringLiteral(where),
-      f.createStringLiteral(JSON.stringify(checks.map((c) => [c.label, c.path, specJson(c.spec)])), true),
-      reported,
-      ...checks.map(value),
-    ]);
+    const report = f.createCallExpression(this.helper(ARGUMENT_ERROR), undefined, [where, f.createStringLiteral(JSON.stringify(checks.map(checkJson)), true), reported, ...checks.map(value)]);
     return f.createIfStatement(
       failures.reduce((a, b) => f.createBinaryExpression(a, K.BarBarToken, b)),
       f.createThrowStatement(report),
@@ -441,6 +505,8 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const f = this.f;
     const K = this.t.SyntaxKind;
     if (spec === '') return [];
+    if (spec === 'int32array')
+      return [f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(f.createBinaryExpression(e, K.InstanceOfKeyword, f.createIdentifier('Int32Array'))))];
     if (spec === 'array' || spec === 'matrix') {
       // Not an array, or its first number is not a number: `e.length > 0 && <the first fails>`.
       const notArray = (x: ts.Expression) => f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(isArrayLike(f, K, x)));
@@ -470,6 +536,15 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     if (typeof k === 'number') return f.createElementAccessExpression(e, k);
     return /^[A-Za-z_$][\w$]*$/.test(k) ? f.createPropertyAccessExpression(e, k) : f.createElementAccessExpression(e, f.createStringLiteral(k));
   }
+}
+
+/**
+ * What makes two argument checks of a function's wrappers the same but for the transform they
+ * name. Per function: another function with the same parameters keeps its own (its wrappers call
+ * a function named after it).
+ */
+function checkKey(fn: string, s: Extract<PlanStatement, { tag: 'check' }>): string {
+  return JSON.stringify([fn, s.checks, s.optional ?? 0]);
 }
 
 /** Do the defs a plan calls check array lengths or indices at run time? */
@@ -503,8 +578,15 @@ function isArrayLike(f: ts.NodeFactory, K: typeof ts.SyntaxKind, e: ts.Expressio
 
 type SpecJson = string | (string | number | SpecJson)[];
 
+/** A check's entry of the runtime's JSON (runtime/emitted.ts, tsad$argumentError): the label only where it is not `argument i`. */
+function checkJson(c: ArgumentCheck, i: number): SpecJson {
+  return c.label === `argument ${i + 1}` ? [c.path, specJson(c.spec)] : [c.label, c.path, specJson(c.spec)];
+}
+
+/** `['tuple', spec, …]`, `['object' | 'arguments', key, spec, …]`: the runtime describes the container from its items. */
 function specJson(spec: Spec): SpecJson {
-  return typeof spec === 'string' ? spec : [spec.tag, spec.expected, ...spec.items.flatMap(([k, c]) => [k, specJson(c)])];
+  if (typeof spec === 'string') return spec;
+  return [spec.tag, ...spec.items.flatMap(([k, c]) => (spec.tag === 'tuple' ? [specJson(c)] : [k, specJson(c)]))];
 }
 
 /**

@@ -56,14 +56,34 @@ export const planHessian: Planner = (req) => {
   const { m, irArgs } = wrapperOf(fn);
   const defs = hvpDef(req);
   if (hasArray(fn.params[wrt[0]].shape)) return hessianOfArray(req, m, irArgs, defs);
-  const call = (dirs: PlanExpr[]) => callDef(defs.entries[0], [...irArgs, ...dirs]);
   const body: PlanStatement[] = [];
+  // One call per scalar of each wrt, with the basis direction at it and zeros elsewhere.
+  const calls = wrt.flatMap((wb) => Array.from({ length: leafCount(fn.params[wb].shape) }, (_, c) => ({ wb, c, dirs: fn.params.map((p, i) => (i === wb ? m.basis(p.shape, c) : m.zeros(p.shape))) })));
+  // What two or more calls pass alike (a record parameter as the IR's tuple, a zero direction) is built once.
+  const uses = new Map<string, number>();
+  for (const { dirs } of calls) for (const e of [...irArgs, ...dirs]) uses.set(JSON.stringify(e), (uses.get(JSON.stringify(e)) ?? 0) + 1);
+  const bound = new Map<string, PlanExpr>();
+  const once = (e: PlanExpr, base: string): PlanExpr => {
+    const key = JSON.stringify(e);
+    if (e.tag === 'name' || e.tag === 'number' || (uses.get(key) ?? 0) < 2) return e;
+    let local = bound.get(key);
+    if (!local) {
+      const n = m.fresh(base);
+      body.push(m.const([n], e));
+      local = name(n);
+      bound.set(key, local);
+    }
+    return local;
+  };
+  const args = irArgs.map((e, i) => once(e, fn.params[i].name));
   const hvs = wrt.map((wb) =>
-    Array.from({ length: leafCount(fn.params[wb].shape) }, (_, c) => {
-      const hv = m.fresh(`hv_${fn.params[wb].name}_${c}`);
-      body.push(m.const([hv], call(fn.params.map((p, i) => (i === wb ? m.basis(p.shape, c) : m.zeros(p.shape))))));
-      return hv;
-    }),
+    calls
+      .filter((k) => k.wb === wb)
+      .map(({ c, dirs }) => {
+        const hv = m.fresh(`hv_${fn.params[wb].name}_${c}`);
+        body.push(m.const([hv], callDef(defs.entries[0], [...args, ...dirs.map((d) => once(d, 'zero'))])));
+        return hv;
+      }),
   );
   const block = (a: number, b: number) => {
     const wa = wrt[a];

@@ -293,24 +293,22 @@ export function specOf(s: Shape, tangent: boolean): Spec {
   // An array of records is checked as it is split into columns (backend/records.ts), element by element.
   if (isRecords(s)) return '';
   // A tensor of rank 3 or more is checked number by number as it is packed (backend/tensors.ts).
-  if (s.kind === 'array') return tangent && s.constant ? '' : isMatrix(s) ? (tensorRank(s) > 2 ? '' : 'matrix') : 'array';
+  if (s.kind === 'array') return tangent && s.constant ? '' : isMatrix(s) ? (tensorRank(s) > 2 ? '' : 'matrix') : s.container === 'Int32Array' ? 'int32array' : 'array';
   if (s.kind === 'boolean' || s.kind === 'string') return tangent ? '' : s.kind;
   if (s.kind === 'tuple') return tupleSpec(s.elems.map((c) => specOf(c, tangent)));
   const items = s.fields.map(([k, c]) => [k, specOf(c, tangent)] as const);
   if (items.every(([, c]) => c === '')) return '';
-  const names = s.fields.map(([k]) => k).join(', ');
-  return { tag: 'object', expected: items.every(([, c]) => c === 'number') ? `an object with number fields ${names}` : `an object with fields ${names}`, items };
+  return { tag: 'object', items };
 }
 
 export function tupleSpec(elems: readonly Spec[]): Spec {
   if (elems.every((c) => c === '')) return '';
-  const what = elems.every((c) => c === 'number') ? 'numbers' : 'elements';
-  return { tag: 'tuple', expected: `an array of ${elems.length} ${what}`, items: elems.map((c, i) => [i, c] as const) };
+  return { tag: 'tuple', items: elems.map((c, i) => [i, c] as const) };
 }
 
 /** An array of named values, one per parameter (jvp's primals and tangents). */
 export function listSpec(items: readonly (readonly [string, Spec])[]): Spec {
-  return { tag: 'arguments', expected: `an array of ${items.length} values`, items };
+  return { tag: 'arguments', items };
 }
 
 /** Does a shape hold an integer (constant) array, whose tangent is `undefined` for the user and the zero array in the IR? */

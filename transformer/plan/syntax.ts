@@ -117,7 +117,13 @@ export type Spec =
    */
   | 'array'
   | 'matrix'
-  | { readonly tag: 'tuple' | 'object' | 'arguments'; readonly expected: string; readonly items: readonly (readonly [string | number, Spec])[] };
+  /**
+   * An Int32Array, as its type says: the derivative holds it as 32-bit integers (every copy and
+   * write a ToInt32), so a number[] or a Float64Array in its place would run another function.
+   */
+  | 'int32array'
+  /** A container; the runtime's message describes it from its items (`an object with number fields a, b`). */
+  | { readonly tag: 'tuple' | 'object' | 'arguments'; readonly items: readonly (readonly [string | number, Spec])[] };
 
 export interface ArgumentCheck {
   /** `argument 2` */
