@@ -44,6 +44,8 @@ export const hv01 = hvp(decay, { wrt: [0, 1] });
 export const hv2 = hvp(decay, { wrt: [2] });
 export const hOuter = hessian(outer, { wrt: [0, 1] });
 export const gOuter = grad(outer, { wrt: [0, 1] });
+export const both01 = (k: number, c: number, t: Float64Array, x: Float64Array, dk: number, dc: number, dt: Float64Array) =>
+  jvp(grad(decay, { wrt: [0, 1] }), [k, c, t, x], [dk, dc, dt, new Float64Array(x.length)]);
 export const both = (k: number, c: number, t: Float64Array, x: Float64Array, dk: number, dc: number, dt: Float64Array) =>
   jvp(grad(decay, { wrt: [0, 1, 2] }), [k, c, t, x], [dk, dc, dt, new Float64Array(x.length)]);
 `),
@@ -60,7 +62,7 @@ function differences(g: (k: number, c: number) => number[], v: number[]): number
   const minus = g(at[0] - step * v[0], at[1] - step * v[1]);
   return plus.map((p, i) => (p - minus[i]) / (2 * step));
 }
-const flat = (v: unknown): number[] => (Array.isArray(v) || ArrayBuffer.isView(v) ? [...(v as ArrayLike<unknown>)].flatMap(flat) : [v as number]);
+const flat = (v: unknown): number[] => (Array.isArray(v) || ArrayBuffer.isView(v) ? Array.from(v as ArrayLike<unknown>).flatMap(flat) : [v as number]);
 
 test('hessian in one parameter of four, through a nested RK4 loop, against differences of the gradient', () => {
   const H = flat(m.h0(at[0], at[1], t, x));
@@ -93,6 +95,18 @@ test('a full jvp(grad(f)) in the same module keeps every tangent (the data array
   // The data array's direction matters: without it the product differs.
   const [, hvNoT] = m.both(at[0], at[1], t, x, dk, dc, new Float64Array(4));
   expect(Math.abs(flat(hv)[0] - flat(hvNoT)[0])).toBeGreaterThan(1e-3);
+});
+
+test('jvp(grad(f, wrt)) beside hessian(f, wrt) of the same wrt: the data direction still counts (one gradient def, two JVPs)', () => {
+  const [dk, dc, dt] = [0.4, -0.6, new Float64Array([1, -0.5, 0.3, 0.8])];
+  const [grad, hv] = m.both01(at[0], at[1], t, x, dk, dc, dt);
+  expectClose(flat(grad), flat(m.g01(at[0], at[1], t, x)), 1e-14);
+  const along = (s: number) => flat(m.g01(at[0] + s * dk, at[1] + s * dc, t.map((u, i) => u + s * dt[i]), x));
+  const expected = along(step).map((p, i) => (p - along(-step)[i]) / (2 * step));
+  expectClose(flat(hv), expected, 1e-6);
+  // And the Hessian of the same module is still the one in (k, c) alone.
+  const g = (k: number, c: number) => flat(m.g01(k, c, t, x));
+  expectClose(flat(m.h01(at[0], at[1], t, x)), [...differences(g, [1, 0]), ...differences(g, [0, 1])], 1e-6);
 });
 
 test('hessian of a function that calls another marked one (nested), against differences of its gradient', () => {
