@@ -27,8 +27,7 @@ def f(x: real, y: real, z: real ;) -> (real ;) {
 
 const f = (x: number, y: number, z: number) => (Math.sin(x * z) * Math.exp(z) + x) * y + Math.cos(z) * z;
 const at = [0.7, -1.3, 0.4];
-const along = (dir: number[], s = 1e-6) =>
-  (f(...(at.map((v, i) => v + s * dir[i]) as [number, number, number])) - f(...(at.map((v, i) => v - s * dir[i]) as [number, number, number]))) / (2 * s);
+const along = (dir: number[], s = 1e-6) => (f(...(at.map((v, i) => v + s * dir[i]) as [number, number, number])) - f(...(at.map((v, i) => v - s * dir[i]) as [number, number, number]))) / (2 * s);
 
 test('J along x only: g gets a masked JVP, h (no tangent) is called as it is, the result matches differences', () => {
   const { program, jvp } = jvpOf(parseProgram(src), 'f', {}, [true, false, false]);

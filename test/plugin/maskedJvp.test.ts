@@ -67,7 +67,11 @@ const flat = (v: unknown): number[] => (Array.isArray(v) || ArrayBuffer.isView(v
 test('hessian in one parameter of four, through a nested RK4 loop, against differences of the gradient', () => {
   const H = flat(m.h0(at[0], at[1], t, x));
   expect(H).toHaveLength(1);
-  expectClose(H, differences((k, c) => flat(m.g0(k, c, t, x)), [1, 0]), 1e-6);
+  expectClose(
+    H,
+    differences((k, c) => flat(m.g0(k, c, t, x)), [1, 0]),
+    1e-6,
+  );
 });
 
 test('hessian and hvp in two parameters of four, against differences of the gradient', () => {
@@ -80,7 +84,15 @@ test('hessian and hvp in two parameters of four, against differences of the grad
 
 test('hvp in the data array only, against differences of its gradient', () => {
   const dt = new Float64Array([0.5, -1, 0.25, 2]);
-  const gt = (s: number) => flat(m.gAll(at[0], at[1], t.map((u, i) => u + s * dt[i]), x)).slice(2);
+  const gt = (s: number) =>
+    flat(
+      m.gAll(
+        at[0],
+        at[1],
+        t.map((u, i) => u + s * dt[i]),
+        x,
+      ),
+    ).slice(2);
   const expected = gt(step).map((p, i) => (p - gt(-step)[i]) / (2 * step));
   expectClose(flat(m.hv2(at[0], at[1], t, x, dt)), expected, 1e-6);
 });
@@ -89,7 +101,15 @@ test('a full jvp(grad(f)) in the same module keeps every tangent (the data array
   const [dk, dc, dt] = [0.4, -0.6, new Float64Array([1, -0.5, 0.3, 0.8])];
   const [grad, hv] = m.both(at[0], at[1], t, x, dk, dc, dt);
   expectClose(flat(grad), flat(m.gAll(at[0], at[1], t, x)), 1e-14);
-  const along = (s: number) => flat(m.gAll(at[0] + s * dk, at[1] + s * dc, t.map((u, i) => u + s * dt[i]), x));
+  const along = (s: number) =>
+    flat(
+      m.gAll(
+        at[0] + s * dk,
+        at[1] + s * dc,
+        t.map((u, i) => u + s * dt[i]),
+        x,
+      ),
+    );
   const expected = along(step).map((p, i) => (p - along(-step)[i]) / (2 * step));
   expectClose(flat(hv), expected, 1e-6);
   // The data array's direction matters: without it the product differs.
@@ -101,7 +121,15 @@ test('jvp(grad(f, wrt)) beside hessian(f, wrt) of the same wrt: the data directi
   const [dk, dc, dt] = [0.4, -0.6, new Float64Array([1, -0.5, 0.3, 0.8])];
   const [grad, hv] = m.both01(at[0], at[1], t, x, dk, dc, dt);
   expectClose(flat(grad), flat(m.g01(at[0], at[1], t, x)), 1e-14);
-  const along = (s: number) => flat(m.g01(at[0] + s * dk, at[1] + s * dc, t.map((u, i) => u + s * dt[i]), x));
+  const along = (s: number) =>
+    flat(
+      m.g01(
+        at[0] + s * dk,
+        at[1] + s * dc,
+        t.map((u, i) => u + s * dt[i]),
+        x,
+      ),
+    );
   const expected = along(step).map((p, i) => (p - along(-step)[i]) / (2 * step));
   expectClose(flat(hv), expected, 1e-6);
   // And the Hessian of the same module is still the one in (k, c) alone.

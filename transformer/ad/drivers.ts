@@ -577,7 +577,7 @@ function hvpDef(d: FnDef, jvp: string, name: string, wrt?: readonly number[]): F
   const gs = differentiated.map((x) => binder(names.fresh(`${x.name}_bar`), tangentType(x.type!)));
   const hvs = differentiated.map((x) => binder(names.fresh(`${x.name}_hv`), tangentType(x.type!)));
   // Along the wrt parameters only (a masked J): the other directions are dropped unread.
-  const along = dirs.filter((x, i) => !wrt || wrt.includes(i));
+  const along = dirs.filter((_, i) => !wrt || wrt.includes(i));
   dirs.forEach((x, i) => {
     if (wrt && !wrt.includes(i)) b.drop({ tag: 'var', linear: false, name: x.name });
   });

@@ -365,7 +365,10 @@ export function jvpDef(d0: FnDef, defs: ReadonlyMap<string, FnDef>, mask?: reado
   const { linParams, body } = walk.run(() => {
     const ctx: Ctx = { b: SettlingBuilder.forDef(names), tangent: new Map(), parts: new Map(), guards: new Map(), masked: new Map(), types: new Map(), defs, walk, calleeJvp };
     // A boolean's tangent lives in the zero-dimensional space: it is accepted and dropped.
-    const linParams = tangentParams(ctx, d.nlParams.filter((_, i) => !mask || mask[i]));
+    const linParams = tangentParams(
+      ctx,
+      d.nlParams.filter((_, i) => !mask || mask[i]),
+    );
     d.nlParams.forEach((x, i) => {
       if (mask && !mask[i]) {
         ctx.types.set(x.name, x.type!);
