@@ -1,0 +1,126 @@
+// Random loops that keep state in Int32Arrays next to Float64Arrays (issue 22's while-loop-with-
+// state shape, minors22c's array kind): fresh Int32Arrays written with =, += and compound
+// operators at computed (repeated, constant, reversed) indices with real values (so ToInt32
+// truncates, and a repeated += truncates at every step), read as indices, in % 2 and in compares
+// against reals, copied between kinds (new Float64Array(s), new Int32Array(f), s.slice(),
+// s.map). Each program's value must be JavaScript's own, bit for bit (the compiled primal and the
+// value valueAndGrad returns), and its gradient must agree with central differences at lengths 0
+// to 6. TSAD_INT32_RUNS raises the number of modules, TSAD_INT32_SEED picks another stream.
+import { compile, loadOutput, runPlain } from './harness';
+import { seeded } from '../gen/seeded';
+
+const MODULES = Number(process.env.TSAD_INT32_RUNS ?? 2);
+const PER_MODULE = 8;
+const SEED = Number(process.env.TSAD_INT32_SEED ?? 5);
+
+function program(rnd: () => number, name: string): string {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+  // Indices in [0, n) wherever the loop body runs (n > 0 there).
+  const index = (i: string) => pick([i, `n - 1 - ${i}`, `${i} >> 1`, `(${i} * 3) % n`, '0', 'n - 1', `${i} % 2 === 0 ? ${i} : 0`]);
+  const lines: string[] = [];
+  const ints: string[] = [];
+  const reals: string[] = ['x'];
+  const loops = 2 + Math.floor(rnd() * 3);
+  for (let l = 0; l < loops; l++) {
+    const kind = rnd();
+    if (kind < 0.15 && ints.length > 0) {
+      // A copy between kinds (or within one).
+      const from = pick(ints);
+      const copy = pick([`new Float64Array(${from})`, `${from}.slice()`, `${from}.map((v) => v * 0.5 + c)`, `new Int32Array(${pick(reals)})`]);
+      const into = copy.startsWith('new Float64Array') ? 'f' : 's';
+      const y = `${into}${l}`;
+      lines.push(`  const ${y} = ${copy};`);
+      (into === 'f' ? reals : ints).push(y);
+      continue;
+    }
+    const intoInt = rnd() < 0.6;
+    const reuse = (intoInt ? ints : reals.filter((r) => r !== 'x')).length > 0 && rnd() < 0.4;
+    const y = reuse ? pick(intoInt ? ints : reals.filter((r) => r !== 'x')) : `${intoInt ? 's' : 'f'}${l}`;
+    if (!reuse) {
+      lines.push(`  const ${y} = new ${intoInt ? 'Int32Array' : 'Float64Array'}(n);`);
+      (intoInt ? ints : reals).push(y);
+    }
+    const r = pick(reals.filter((a) => a !== y));
+    const s = ints.filter((a) => a !== y).length > 0 ? pick(ints.filter((a) => a !== y)) : undefined;
+    const values = [`x[i] * ${pick(['2.5', '-3.7', '7.3', '0.9'])}`, `${r}[${index('i')}] * c * 4`, `Math.exp(x[i]) * 3`, `c * x[${index('i')}] * 5 + i`];
+    if (s)
+      values.push(
+        `${s}[${index('i')}] + x[i] * 1.5`,
+        `x[Math.abs(${s}[i]) % n] * 6`,
+        `${s}[i] % 2 === 0 ? x[i] * 2 : -x[i] * 3`,
+        `${s}[i] / 2 + ${s}[${index('i')}] * x[i]`,
+        `${s}[i] < x[i] * 3 ? ${s}[i] : x[i]`,
+      );
+    const value = pick(values);
+    const op = pick(['=', '+=', '+=', '-=', '*=']);
+    const head = rnd() < 0.5 ? 'for (let i = 0; i < n; i++)' : 'for (let i = n - 1; i >= 0; i--)';
+    lines.push(`  ${head} ${y}[${index('i')}] ${op === '*=' && !intoInt ? '+=' : op} ${value};`);
+  }
+  const all = [...ints, ...reals.filter((a) => a !== 'x')];
+  lines.push('  let t = 0;');
+  for (const a of all) {
+    const fin = pick([`${a}[k] * x[k]`, `Math.sin(${a}[k] * 0.1) * x[k] * x[k]`, `(${a}[k] % 2 === 0 ? x[k] : ${a}[k] * 0.01)`, `x[Math.abs(${a}[k] | 0) % n] * ${a}[k] * 0.1`]);
+    lines.push(rnd() < 0.5 ? `  for (let k = 0; k < n; k++) t += ${fin};` : `  for (let k = n - 1; k >= 0; k--) t = t * 0.9 + ${fin};`);
+  }
+  return `/** @differentiable */\nexport function ${name}(x: Float64Array, c: number): number {\n  const n = x.length;\n${lines.join('\n')}\n  return t;\n}\n`;
+}
+
+/**
+ * Whether g agrees with central differences of F at steps 1e-6 or 1e-7: the programs truncate reals
+ * (ToInt32), so F jumps, and one step may cross a jump that the other does not.
+ */
+function agrees(F: (xs: number[], c: number) => number, x: number[], c: number, g: number[]): string {
+  const at = (h: number) => [
+    ...x.map(
+      (_, i) =>
+        (F(
+          x.map((v, j) => (j === i ? v + h : v)),
+          c,
+        ) -
+          F(
+            x.map((v, j) => (j === i ? v - h : v)),
+            c,
+          )) /
+        (2 * h),
+    ),
+    (F(x, c + h) - F(x, c - h)) / (2 * h),
+  ];
+  const close = (fd: number[]) => fd.every((e, i) => Math.abs(g[i] - e) <= 1e-4 * Math.max(1, Math.abs(e)));
+  const coarse = at(1e-6);
+  return close(coarse) || close(at(1e-7)) ? '' : `got ${JSON.stringify(g)}, central differences give ${JSON.stringify(coarse)}`;
+}
+
+const rand = (k: number) => Math.sin(12.9898 * k + 1) * 0.9;
+const vec = (n: number, seed: number) => Array.from({ length: n }, (_, i) => rand(seed + 7 * i));
+
+test(`random Int32Array state: ${MODULES} × ${PER_MODULE} programs, JavaScript's values and central differences (property)`, () => {
+  const rnd = seeded(SEED);
+  let checked = 0;
+  for (let mod = 0; mod < MODULES; mod++) {
+    const fns = Array.from({ length: PER_MODULE }, (_, k) => program(rnd, `p${k}`));
+    const text = fns.join('\n');
+    const result = compile(`import { valueAndGrad } from 'tsad';\n${text}\nexport const vg = { ${fns.map((_, k) => `p${k}: valueAndGrad(p${k}, { wrt: [0, 1] })`).join(', ')} };\n`);
+    const m = loadOutput(result);
+    const plain = runPlain(text);
+    fns.forEach((src, k) => {
+      for (let n = 0; n <= 6; n++) {
+        const x = vec(n, 17 * n + k + mod);
+        const c = 0.61;
+        const F = (xs: number[], cc: number) => plain[`p${k}`](Float64Array.from(xs), cc);
+        const fx = F(x, c);
+        try {
+          expect(m[`p${k}`](Float64Array.from(x), c)).toBe(fx);
+          const [value, [gx, gc]] = m.vg[`p${k}`](Float64Array.from(x), c);
+          expect(value).toBe(fx);
+          if (!Number.isFinite(fx) || Math.abs(fx) > 1e6) continue;
+          const problem = agrees(F, x, c, [...Array.from(gx as Float64Array), gc]);
+          if (problem) throw new Error(problem);
+        } catch (e) {
+          throw new Error(`${(e as Error).message} at n = ${n}, x = ${JSON.stringify(x)}\n${src}`);
+        }
+        checked++;
+      }
+    });
+  }
+  expect(checked).toBeGreaterThan(MODULES * PER_MODULE * 5);
+}, 600_000);
