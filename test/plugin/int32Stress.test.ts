@@ -7,7 +7,7 @@
 // output), bit for bit, and each gradient must agree with central differences (or a hand
 // derivation where they lose the digits); forward mode and the Hessian are checked against the
 // gradient. On main before minors22c, 7 of these values were wrong (fromReal, negZero, wrapEdges,
-// toFloatAndBack, paramInt, mapFrac, arrayFromInt).
+// toFloatAndBack, paramInt, mapFrac, arrayFromInt; inc and loopInc, increments that wrap past 2³¹).
 import { compile, expectClose, loadOutput, partial, runPlain } from './harness';
 
 const SOURCE = `
@@ -176,6 +176,32 @@ export function whileStack(x: Float64Array): number {
   }
   return t;
 }
+/** @differentiable */
+export function inc(x: number, big: number): number {
+  const s = new Int32Array(4);
+  s[0] = big;
+  s[0]++;
+  s[1] = big;
+  s[1] += 1;
+  s[2] = -big;
+  s[2] -= 2;
+  s[3] = big;
+  s[3] *= 2;
+  let t = 0;
+  for (let i = 0; i < 4; i++) t += (s[i] % 2 === -1 ? 1 : 2) * x + s[i] * 1e-9 * x;
+  return t;
+}
+/** @differentiable */
+export function loopInc(x: number, n: number): number {
+  const s = new Int32Array(1);
+  s[0] = 2147483640;
+  let t = 0;
+  for (let i = 0; i < n; i++) {
+    s[0] += 3;
+    t += s[0] < 0 ? x : x * x;
+  }
+  return t + s[0] * 1e-9;
+}
 `;
 
 const vec = (n: number, seed: number) => Array.from({ length: n }, (_, k) => Math.sin(k * 1.3 + seed) * 1.7 + 0.05);
@@ -199,6 +225,15 @@ const CASES: Record<string, unknown[][]> = {
   mapFrac: [[vec(5, 9)]],
   arrayFromInt: [[vec(4, 10)]],
   whileStack: [[vec(5, 11)], [vec(1, 12)], [vec(8, 13)]],
+  inc: [
+    [0.7, 2147483647],
+    [1.3, -2147483648],
+    [0.4, 1e10 + 0.5],
+  ],
+  loopInc: [
+    [0.7, 6],
+    [0.7, 1],
+  ],
 };
 /** Hand derivatives where central differences lose the digits (values near 2³¹). */
 const HAND: Record<string, (...args: any[]) => number[]> = {
@@ -231,7 +266,7 @@ describe('Int32Array stress', () => {
 
 describe('Int32Array stress: forward mode and second order', () => {
   // Functions of one Float64Array (or one number): jvp against the gradient's dot product, and the Hessian against differences of the gradient.
-  const ONE = Object.keys(CASES).filter((fn) => fn !== 'paramInt' && fn !== 'realCompare');
+  const ONE = Object.keys(CASES).filter((fn) => !['paramInt', 'realCompare', 'inc', 'loopInc'].includes(fn));
   const exportsText = ONE.map((fn) => `export const g_${fn} = grad(${fn});\nexport const h_${fn} = hessian(${fn});\nexport const j_${fn} = (x: any, dx: any) => jvp(${fn}, [x], [dx]);\n`).join('');
   const result = compile(`import { grad, hessian, jvp } from 'tsad';\n${SOURCE}\n${exportsText}`, { throwOnError: false });
   test('compiles', () => expect(result.diagnostics?.map((d) => String(d.messageText))).toEqual([]));
