@@ -6,7 +6,7 @@
 // an explicit stack in a while loop. Each value must be plain JavaScript's (TypeScript's own
 // output), bit for bit, and each gradient must agree with central differences (or a hand
 // derivation where they lose the digits); forward mode and the Hessian are checked against the
-// gradient. On main before minors22c, 7 of these values were wrong (fromReal, negZero, wrapEdges,
+// gradient. On main before minors22c, 9 of these values were wrong (fromReal, negZero, wrapEdges,
 // toFloatAndBack, paramInt, mapFrac, arrayFromInt; inc and loopInc, increments that wrap past 2³¹).
 import { compile, expectClose, loadOutput, partial, runPlain } from './harness';
 
