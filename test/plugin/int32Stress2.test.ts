@@ -110,7 +110,7 @@ const CASES: Record<string, unknown[][]> = {
     [vec(4, 10), -1],
   ],
 };
-const typed = (fn: string, args: unknown[]): unknown[] => args.map((a) => (Array.isArray(a) ? F(a) : a && typeof a === 'object' ? { ...a, idx: Int32Array.from((a as any).idx) } : a));
+const typed = (args: unknown[]): unknown[] => args.map((a) => (Array.isArray(a) ? F(a) : a && typeof a === 'object' ? { ...a, idx: Int32Array.from((a as any).idx) } : a));
 const flat = (g: unknown): number[] => (typeof g === 'number' ? [g] : Array.from(g as ArrayLike<number>));
 describe('Int32Array stress 2', () => {
   const plain = runPlain(SOURCE.replace(/stopGradient/g, ''));
@@ -126,11 +126,11 @@ describe('Int32Array stress 2', () => {
     expect(diags).toEqual([]);
     const m = loadOutput(result);
     for (const args of CASES[fn]) {
-      const ref = plain[fn](...typed(fn, args));
-      const [value, g] = m.vg(...typed(fn, args));
+      const ref = plain[fn](...typed(args));
+      const [value, g] = m.vg(...typed(args));
       expect(value).toBe(ref);
       const n = (args[0] as number[]).length;
-      const fd = Array.from({ length: n }, (_, k) => partial((...xs: any[]) => plain[fn](...typed(fn, xs)), args as never, 0, k)[0]);
+      const fd = Array.from({ length: n }, (_, k) => partial((...xs: any[]) => plain[fn](...typed(xs)), args as never, 0, k)[0]);
       expectClose(flat(g), fd, 1e-6);
     }
   });
