@@ -65,6 +65,50 @@ function program(rnd: () => number, name: string): string {
   return `/** @differentiable */\nexport function ${name}(x: Float64Array, c: number): number {\n  const n = x.length;\n${lines.join('\n')}\n  return t;\n}\n`;
 }
 
+/** An explicit stack in a while loop (issue 22's shape): Int32Array positions, Float64Array partial results, data-dependent pushes, stores of reals into the stack. */
+function stackProgram(rnd: () => number, name: string): string {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+  const acc1 = pick(['a * x[v]', 'a + Math.sin(x[v])', 'a * 0.5 + x[v] * x[v]', 'Math.tanh(a) + x[v] * c']);
+  const acc2 = pick(['a + x[v]', 'a * c - x[v]', 'Math.exp(x[v] * 0.2) * a', 'a']);
+  const next1 = pick(['v + 1', 'v + 1 + x[v] * 0.3', 'v + 1.9', '(v + 1) | 0']);
+  const next2 = pick(['v + 2', 'v + 2.5 - x[v] * 0.2', 'v + 3']);
+  const when = pick(['v % 2 === 0', 'x[v] > 0', 'st[Math.max(top - 1, 0)] < v', '(v * 3) % 4 === 1', 'seen[v] % 2 === 1']);
+  const fin = pick(['a', 'a * a', 'Math.sin(a) * c', 'a * x[0]']);
+  const mark = pick(['seen[v] = seen[v] + 1;', 'seen[v] += 1.5;', 'seen[v] = x[v] * 4;', 'seen[v] = x[v] * 3e9;', '']);
+  return `/** @differentiable */
+export function ${name}(x: Float64Array, c: number): number {
+  const n = x.length;
+  const st = new Int32Array(n + 2);
+  const acc = new Float64Array(n + 2);
+  const seen = new Int32Array(n + 1);
+  let top = 1;
+  acc[0] = c;
+  let t = 0;
+  let steps = 0;
+  while (top > 0 && steps < 4 * n + 3) {
+    steps++;
+    top--;
+    const v = st[top];
+    const a = acc[top];
+    if (v >= n || v < 0) {
+      t += ${fin};
+    } else {
+      ${mark}
+      st[top] = ${next1};
+      acc[top] = ${acc1};
+      top++;
+      if (${when} && top < n + 1) {
+        st[top] = ${next2};
+        acc[top] = ${acc2};
+        top++;
+      }
+    }
+  }
+  return t + steps * 0.001;
+}
+`;
+}
+
 /**
  * Whether g agrees with central differences of F at steps 1e-6 or 1e-7: the programs truncate reals
  * (ToInt32), so F jumps, and one step may cross a jump that the other does not.
@@ -92,6 +136,44 @@ function agrees(F: (xs: number[], c: number) => number, x: number[], c: number, 
 
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 0.9;
 const vec = (n: number, seed: number) => Array.from({ length: n }, (_, i) => rand(seed + 7 * i));
+
+function check(fns: string[], mod: number): number {
+  const text = fns.join('\n');
+  const result = compile(`import { valueAndGrad } from 'tsad';\n${text}\nexport const vg = { ${fns.map((_, k) => `p${k}: valueAndGrad(p${k}, { wrt: [0, 1] })`).join(', ')} };\n`);
+  const m = loadOutput(result);
+  const plain = runPlain(text);
+  let checked = 0;
+  fns.forEach((src, k) => {
+    for (let n = 0; n <= 6; n++) {
+      const x = vec(n, 17 * n + k + mod);
+      const c = 0.61;
+      const F = (xs: number[], cc: number) => plain[`p${k}`](Float64Array.from(xs), cc);
+      const fx = F(x, c);
+      try {
+        const [value, [gx, gc]] = m.vg[`p${k}`](Float64Array.from(x), c);
+        expect(value).toBe(fx);
+        if (!Number.isFinite(fx) || Math.abs(fx) > 1e6) continue;
+        const problem = agrees(F, x, c, [...Array.from(gx as Float64Array), gc]);
+        if (problem) throw new Error(problem);
+      } catch (e) {
+        throw new Error(`${(e as Error).message} at n = ${n}, x = ${JSON.stringify(x)}\n${src}`);
+      }
+      checked++;
+    }
+  });
+  return checked;
+}
+
+test(`random explicit stacks in while loops (Int32Array positions and counts, Float64Array partial results): ${MODULES} × ${PER_MODULE} programs (property)`, () => {
+  const rnd = seeded(SEED + 1000);
+  let checked = 0;
+  for (let mod = 0; mod < MODULES; mod++)
+    checked += check(
+      Array.from({ length: PER_MODULE }, (_, k) => stackProgram(rnd, `p${k}`)),
+      mod,
+    );
+  expect(checked).toBeGreaterThan(MODULES * PER_MODULE * 5);
+}, 600_000);
 
 test(`random Int32Array state: ${MODULES} × ${PER_MODULE} programs, JavaScript's values and central differences (property)`, () => {
   const rnd = seeded(SEED);
