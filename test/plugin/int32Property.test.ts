@@ -1,11 +1,15 @@
-// Random loops that keep state in Int32Arrays next to Float64Arrays (issue 22's while-loop-with-
-// state shape, minors22c's array kind): fresh Int32Arrays written with =, += and compound
-// operators at computed (repeated, constant, reversed) indices with real values (so ToInt32
-// truncates, and a repeated += truncates at every step), read as indices, in % 2 and in compares
-// against reals, copied between kinds (new Float64Array(s), new Int32Array(f), s.slice(),
-// s.map). Each program's value must be JavaScript's own, bit for bit (the compiled primal and the
-// value valueAndGrad returns), and its gradient must agree with central differences at lengths 0
-// to 6. TSAD_INT32_RUNS raises the number of modules, TSAD_INT32_SEED picks another stream.
+// Random programs that keep state in Int32Arrays next to Float64Arrays (issue 22's while-loop-
+// with-state shape, minors22c's array kind). (1) Loops writing fresh Int32Arrays with =, += and
+// compound operators at computed (repeated, constant, reversed) indices with real values (so
+// ToInt32 truncates, and a repeated += truncates at every step), read as indices, in % 2 and in
+// compares against reals, copied between kinds (new Float64Array(s), new Int32Array(f), s.slice(),
+// s.map). (2) An explicit stack in a while loop: Int32Array positions and visit counts (stores of
+// reals and of values past 2³¹ that wrap), Float64Array partial results, data-dependent pushes.
+// Each program's value must be JavaScript's own, bit for bit (valueAndGrad's and jvp's), its
+// gradient must agree with central differences at lengths 0 to 6, and jvp's tangent with the
+// gradient. TSAD_INT32_RUNS raises the number of modules, TSAD_INT32_SEED picks another stream.
+// On main before minors22c (1) fails at the default count, (2) at 8 modules (values: trunc where
+// JavaScript wraps).
 import { compile, loadOutput, runPlain } from './harness';
 import { seeded } from '../gen/seeded';
 
@@ -139,7 +143,9 @@ const vec = (n: number, seed: number) => Array.from({ length: n }, (_, i) => ran
 
 function check(fns: string[], mod: number): number {
   const text = fns.join('\n');
-  const result = compile(`import { valueAndGrad } from 'tsad';\n${text}\nexport const vg = { ${fns.map((_, k) => `p${k}: valueAndGrad(p${k}, { wrt: [0, 1] })`).join(', ')} };\n`);
+  const vg = fns.map((_, k) => `p${k}: valueAndGrad(p${k}, { wrt: [0, 1] })`).join(', ');
+  const jv = fns.map((_, k) => `p${k}: (x: Float64Array, c: number, dx: Float64Array, dc: number) => jvp(p${k}, [x, c], [dx, dc])`).join(', ');
+  const result = compile(`import { valueAndGrad, jvp } from 'tsad';\n${text}\nexport const vg = { ${vg} };\nexport const jv = { ${jv} };\n`);
   const m = loadOutput(result);
   const plain = runPlain(text);
   let checked = 0;
@@ -155,6 +161,12 @@ function check(fns: string[], mod: number): number {
         if (!Number.isFinite(fx) || Math.abs(fx) > 1e6) continue;
         const problem = agrees(F, x, c, [...Array.from(gx as Float64Array), gc]);
         if (problem) throw new Error(problem);
+        // Forward mode: the tangent along (dx, dc) is the gradient's dot product with it.
+        const dx = Float64Array.from(x, (_, i) => Math.cos(i + 0.4));
+        const [primal, tangent] = m.jv[`p${k}`](Float64Array.from(x), c, dx, -0.3);
+        expect(primal).toBe(fx);
+        const dot = Array.from(gx as Float64Array).reduce((a, gi, i) => a + gi * dx[i], 0) - 0.3 * gc;
+        if (!(Math.abs(tangent - dot) <= 1e-8 * Math.max(1, Math.abs(dot)))) throw new Error(`jvp tangent ${tangent}, gradient · direction ${dot}`);
       } catch (e) {
         throw new Error(`${(e as Error).message} at n = ${n}, x = ${JSON.stringify(x)}\n${src}`);
       }
@@ -178,31 +190,10 @@ test(`random explicit stacks in while loops (Int32Array positions and counts, Fl
 test(`random Int32Array state: ${MODULES} × ${PER_MODULE} programs, JavaScript's values and central differences (property)`, () => {
   const rnd = seeded(SEED);
   let checked = 0;
-  for (let mod = 0; mod < MODULES; mod++) {
-    const fns = Array.from({ length: PER_MODULE }, (_, k) => program(rnd, `p${k}`));
-    const text = fns.join('\n');
-    const result = compile(`import { valueAndGrad } from 'tsad';\n${text}\nexport const vg = { ${fns.map((_, k) => `p${k}: valueAndGrad(p${k}, { wrt: [0, 1] })`).join(', ')} };\n`);
-    const m = loadOutput(result);
-    const plain = runPlain(text);
-    fns.forEach((src, k) => {
-      for (let n = 0; n <= 6; n++) {
-        const x = vec(n, 17 * n + k + mod);
-        const c = 0.61;
-        const F = (xs: number[], cc: number) => plain[`p${k}`](Float64Array.from(xs), cc);
-        const fx = F(x, c);
-        try {
-          expect(m[`p${k}`](Float64Array.from(x), c)).toBe(fx);
-          const [value, [gx, gc]] = m.vg[`p${k}`](Float64Array.from(x), c);
-          expect(value).toBe(fx);
-          if (!Number.isFinite(fx) || Math.abs(fx) > 1e6) continue;
-          const problem = agrees(F, x, c, [...Array.from(gx as Float64Array), gc]);
-          if (problem) throw new Error(problem);
-        } catch (e) {
-          throw new Error(`${(e as Error).message} at n = ${n}, x = ${JSON.stringify(x)}\n${src}`);
-        }
-        checked++;
-      }
-    });
-  }
+  for (let mod = 0; mod < MODULES; mod++)
+    checked += check(
+      Array.from({ length: PER_MODULE }, (_, k) => program(rnd, `p${k}`)),
+      mod,
+    );
   expect(checked).toBeGreaterThan(MODULES * PER_MODULE * 5);
 }, 600_000);
