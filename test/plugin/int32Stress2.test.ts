@@ -2,9 +2,10 @@
 // helper that copies it, a ranged .fill with a negative real, a let reassigned to a copy per round,
 // for...of and .reduce over an Int32Array, a subarray written through (it aliases its array in
 // JavaScript), an Int32Array inside a record parameter read as indices, and a copy into reals
-// chosen by a branch. Values bit for bit against plain JavaScript, gradients against central
+// chosen by a branch, and values past 2³¹ behind an array result (jvp, vjp). Values bit for bit
+// against plain JavaScript, gradients against central
 // differences.
-import { compile, expectClose, loadOutput, partial, runPlain } from './harness';
+import { compile, expectClose, load, loadOutput, partial, runPlain } from './harness';
 
 const SOURCE = `
 /** @differentiable */
@@ -133,5 +134,47 @@ describe('Int32Array stress 2', () => {
       const fd = Array.from({ length: n }, (_, k) => partial((...xs: any[]) => plain[fn](...typed(xs)), args as never, 0, k)[0]);
       expectClose(flat(g), fd, 1e-6);
     }
+  });
+});
+
+describe('Int32Array state behind array results', () => {
+  // Values stored past 2³¹ (they wrap) feed an array result: jvp's primal must be JavaScript's,
+  // bit for bit; the stored integers carry no tangent (hand derivation: f_i' = 2 x_i d_i, and the
+  // number's s_0 d_0), and vjp is the transpose.
+  const source = `import { jvp, vjp } from 'tsad';
+/** @differentiable */
+export function both(x: Float64Array): [Float64Array, number] {
+  const s = new Int32Array(x.length);
+  for (let i = 0; i < x.length; i++) s[i] = x[i] * 3e9;
+  const f = new Float64Array(x.length);
+  for (let i = 0; i < x.length; i++) f[i] = s[i] * 1e-9 + x[i] * x[i];
+  return [f, s[0] * x[0]];
+}
+export const j = (x: Float64Array, d: Float64Array) => jvp(both, [x], [d]);
+export const v = (x: Float64Array, w: Float64Array, u: number) => vjp(both, x)[1]([w, u]);
+`;
+  test('jvp and vjp', () => {
+    const { exports: m } = load(source);
+    const plain = runPlain(source.replace(/^import .*$/m, '').replace(/^export const [jv] = .*$/gm, ''));
+    const x = Float64Array.from([0.7, -0.9, 0.3]);
+    const d = Float64Array.from([1, 0.5, -2]);
+    const [[fp, np], [ft, nt]] = m.j(x, d);
+    const [f, n] = plain.both(x);
+    expect(Array.from(fp)).toEqual(Array.from(f));
+    expect(np).toBe(n);
+    const s0 = (x[0] * 3e9) | 0;
+    expectClose(
+      Array.from(ft),
+      Array.from(x, (xi, i) => 2 * xi * d[i]),
+      1e-12,
+    );
+    expectClose([nt], [s0 * d[0]], 1e-12);
+    const w = Float64Array.from([0.25, -1, 2]);
+    const [ct] = m.v(x, w, 1.5);
+    expectClose(
+      Array.from(ct),
+      Array.from(x, (xi, i) => 2 * xi * w[i] + (i === 0 ? 1.5 * s0 : 0)),
+      1e-12,
+    );
   });
 });
