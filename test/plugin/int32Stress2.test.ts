@@ -3,8 +3,7 @@
 // for...of and .reduce over an Int32Array, a subarray written through (it aliases its array in
 // JavaScript), an Int32Array inside a record parameter read as indices, and a copy into reals
 // chosen by a branch, and values past 2³¹ behind an array result (jvp, vjp). Values bit for bit
-// against plain JavaScript, gradients against central
-// differences.
+// against plain JavaScript, gradients against central differences.
 import { compile, expectClose, load, loadOutput, partial, runPlain } from './harness';
 
 const SOURCE = `
