@@ -39,7 +39,7 @@ const pastEnd = /past its end/;
 // whose forward loop computes the value and so keeps the check.
 describe('a checked trip count past an array\u2019s end throws in the gradient', () => {
   const grads = load(
-    `import { grad } from 'tsad';\n${functions}\nexport const gNested = grad(nested, { wrt: [0, 1] });\nexport const gSingle = grad(single);\nexport const gBilinear = grad(bilinear, { wrt: [0, 1] });\n`,
+    `import { grad, hessian } from 'tsad';\n${functions}\nexport const hBilinear = hessian(bilinear, { wrt: [0] });\nexport const gNested = grad(nested, { wrt: [0, 1] });\nexport const gSingle = grad(single);\nexport const gBilinear = grad(bilinear, { wrt: [0, 1] });\n`,
   ).exports;
   const values = load(
     `import { valueAndGrad, vjp } from 'tsad';\n${functions}\nexport const vgNested = valueAndGrad(nested, { wrt: [0, 1] });\nexport const vjNested = (x: Float64Array, mu: Float64Array, d: number, k: number) => vjp(nested, x, mu, d, k)[1](1);\n`,
@@ -68,5 +68,9 @@ describe('a checked trip count past an array\u2019s end throws in the gradient',
   test.failing('a loop in a loop reading two arrays, grad: d past either end throws (it returned [[3, 6], [3, 6, NaN]] and [[3, NaN], [3]])', () => {
     expect(() => grads.gBilinear(x, f64([1, 2, 3]), 3, 3)).toThrow(pastEnd);
     expect(() => grads.gBilinear(x, f64([1]), 2, 3)).toThrow(pastEnd);
+  });
+
+  test.failing('a loop in a loop, hessian: d past x\u2019s end throws (it returned [[NaN, 6], [NaN, 0]])', () => {
+    expect(() => grads.hBilinear(x, f64([1, 2, 3]), 3, 3)).toThrow(pastEnd);
   });
 });
