@@ -2,9 +2,8 @@
 // arguments.length, ...)`, emitted once per module) must not take a name the user's module already
 // has: a user's `const f_args` made the module fail to load (a second declaration), and a user's
 // `function f_args` was replaced by the check (or, declared after it, replaced it: no check ran),
-// and a parameter named f_args shadowed the check in every wrapper. These four are test.failing
-// while size22d names the check without looking at the module (fuzz12-findings F1); each passes
-// as a plain test on main. Make them plain tests when the name is fixed.
+// and a parameter named f_args shadowed the check in every wrapper (fuzz12's F1; names now come from
+// transformer/frontend/moduleNames.ts).
 // Also a user's local variables named like the emitter's stems (x_dot, x_bar, p_0, sin, mul_bar,
 // zero, hv_x_0): the short names (size22c) must not shadow them where the derivative reads them.
 import { expectClose, expectTypeError, load } from './harness';
