@@ -145,7 +145,7 @@ test('hessian of a function that calls another marked one (nested), against diff
 
 test('hessian in the model parameters reads none of the data directions (a guard: the wrapper passes zeros there)', () => {
   const text = compile(`${source}\nexport const h01 = hessian(decay, { wrt: [0, 1] });\n`).outputText;
-  const body = /function decay\$hvp_0_1\(k, c, t, x, k_v, c_v, t_v, x_v\) \{[^]*?\n\}/.exec(text);
+  const body = /function decay\$hvp_0_1\(k, c, t, x, k_v, c_v, t_v, x_v\) \{[\s\S]*?\n\}/.exec(text);
   expect(body).not.toBeNull();
   expect(body![0].slice(body![0].indexOf('{'))).not.toMatch(/\b[tx]_v\b/);
 });
