@@ -21,6 +21,7 @@ import { tidyBody } from './ts/fold';
 import { scalarizeTuples } from './ts/scalarize';
 import { shortNames } from './ts/shortNames';
 import { arityOf, defArity } from '../language/arity';
+import { mapNested } from './ts/nestedStatements';
 
 export interface EmitOptions {
   readonly factory: ts.NodeFactory;
@@ -177,41 +178,11 @@ class DefEmitter {
           changed = true;
           continue;
         }
-        const inner = one(s);
+        const inner = mapNested(t, s, list);
         if (inner !== s) changed = true;
         out.push(inner);
       }
       return changed ? out : (ss as ts.Statement[]);
-    };
-    const block = (b: ts.Statement): ts.Statement => {
-      if (!t.isBlock(b)) return one(b);
-      const inner = list(b.statements);
-      return (inner as readonly ts.Statement[]) === b.statements ? b : t.factory.updateBlock(b, inner);
-    };
-    const one = (s: ts.Statement): ts.Statement => {
-      if (t.isBlock(s)) return block(s);
-      if (t.isIfStatement(s)) {
-        const thenS = block(s.thenStatement);
-        const elseS = s.elseStatement && block(s.elseStatement);
-        return thenS === s.thenStatement && elseS === s.elseStatement ? s : t.factory.updateIfStatement(s, s.expression, thenS, elseS);
-      }
-      if (t.isForStatement(s)) {
-        const b = block(s.statement);
-        return b === s.statement ? s : t.factory.updateForStatement(s, s.initializer, s.condition, s.incrementor, b);
-      }
-      if (t.isWhileStatement(s)) {
-        const b = block(s.statement);
-        return b === s.statement ? s : t.factory.updateWhileStatement(s, s.expression, b);
-      }
-      if (t.isDoStatement(s)) {
-        const b = block(s.statement);
-        return b === s.statement ? s : t.factory.updateDoStatement(s, b, s.expression);
-      }
-      if (t.isLabeledStatement(s)) {
-        const b = one(s.statement);
-        return b === s.statement ? s : t.factory.updateLabeledStatement(s, s.label, b);
-      }
-      return s;
     };
     return list(statements);
   }

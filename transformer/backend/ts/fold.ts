@@ -13,6 +13,7 @@
 // allocation see the difference. Names are unique per emitted function (emitTs.ts).
 import type * as ts from 'typescript';
 import { NodeFacts, type Effects, commute, isAssignment, merge, none, pure } from './nodeFacts';
+import { mapNested } from './nestedStatements';
 
 /** How many statements after its declaration a value is looked for to be nested into its use. */
 const INLINE_REACH = 12;
@@ -133,44 +134,7 @@ class Tidy {
 
   /** A statement whose blocks are tidied (loops, branches, try, nested blocks); functions are left alone. */
   private nested(s: ts.Statement): ts.Statement {
-    const t = this.t;
-    const block = (b: ts.Statement): ts.Statement => {
-      if (!t.isBlock(b)) return this.nested(b);
-      const inner = this.list(b.statements);
-      return (inner as readonly ts.Statement[]) === b.statements ? b : t.factory.updateBlock(b, inner);
-    };
-    if (t.isBlock(s)) return block(s);
-    if (t.isIfStatement(s)) {
-      const thenS = block(s.thenStatement);
-      const elseS = s.elseStatement && block(s.elseStatement);
-      return thenS === s.thenStatement && elseS === s.elseStatement ? s : t.factory.updateIfStatement(s, s.expression, thenS, elseS);
-    }
-    if (t.isForStatement(s)) {
-      const b = block(s.statement);
-      return b === s.statement ? s : t.factory.updateForStatement(s, s.initializer, s.condition, s.incrementor, b);
-    }
-    if (t.isWhileStatement(s)) {
-      const b = block(s.statement);
-      return b === s.statement ? s : t.factory.updateWhileStatement(s, s.expression, b);
-    }
-    if (t.isDoStatement(s)) {
-      const b = block(s.statement);
-      return b === s.statement ? s : t.factory.updateDoStatement(s, b, s.expression);
-    }
-    if (t.isForOfStatement(s) || t.isForInStatement(s)) return s;
-    if (t.isLabeledStatement(s)) {
-      const b = this.nested(s.statement);
-      return b === s.statement ? s : t.factory.updateLabeledStatement(s, s.label, b);
-    }
-    if (t.isTryStatement(s)) {
-      const tryB = block(s.tryBlock) as ts.Block;
-      const c = s.catchClause && (block(s.catchClause.block) as ts.Block);
-      const f = s.finallyBlock && (block(s.finallyBlock) as ts.Block);
-      if (tryB === s.tryBlock && c === s.catchClause?.block && f === s.finallyBlock) return s;
-      const clause = s.catchClause && c !== s.catchClause.block ? t.factory.updateCatchClause(s.catchClause, s.catchClause.variableDeclaration, c!) : s.catchClause;
-      return t.factory.updateTryStatement(s, tryB, clause, f);
-    }
-    return s;
+    return mapNested(this.t, s, (ss) => this.list(ss));
   }
 
   /** `let a = …, b = …;` none of them assigned again. */
