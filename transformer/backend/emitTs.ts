@@ -22,6 +22,7 @@ import { scalarizeTuples } from './ts/scalarize';
 import { shortNames } from './ts/shortNames';
 import { arityOf, defArity } from '../language/arity';
 import { mapNested } from './ts/nestedStatements';
+import { literalFloat64ArrayLength } from './ts/nodeFacts';
 
 export interface EmitOptions {
   readonly factory: ts.NodeFactory;
@@ -360,7 +361,7 @@ class DefEmitter {
     const binding: ts.BindingName = names.length === 1 && !destructure ? this.id(names[0]) : f.createArrayBindingPattern(names.map((n) => f.createBindingElement(undefined, undefined, this.id(n))));
     const decl = f.createVariableDeclarationList([f.createVariableDeclaration(binding, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const);
     this.mapped(out, names[0], f.createVariableStatement(undefined, decl));
-    if (names.length === 1 && !destructure && isEmptyRealArray(this.o.tsApi, init)) this.zeroArrays.add(names[0]);
+    if (names.length === 1 && !destructure && literalFloat64ArrayLength(this.o.tsApi, init) === 0) this.zeroArrays.add(names[0]);
   }
 
   /** `let a, b;`: the variables a nested block or a construct assigns its results to. */
@@ -688,13 +689,6 @@ export function mapTo(tsApi: typeof ts, generated: ts.Node, origin: ts.Node): vo
 }
 
 /** Whether a value of type t holds a stack (or may: an unknown type). */
-/** `new Float64Array(0)`: the zero array (a zero cotangent, an empty fill). */
-function isEmptyRealArray(t: typeof ts, e: ts.Expression): boolean {
-  if (!t.isNewExpression(e) || !t.isIdentifier(e.expression) || e.expression.text !== 'Float64Array' || e.arguments?.length !== 1) return false;
-  const n = e.arguments[0];
-  return t.isNumericLiteral(n) && n.text === '0';
-}
-
 function holdsStack(t: Type | undefined): boolean {
   // An unknown type might.
   if (!t || t.tag === 'stack') return true;

@@ -250,8 +250,15 @@ export class NodeFacts {
  * zero cotangent printed in the tuple that holds it).
  */
 function freshZeros(t: typeof ts, n: ts.NewExpression): boolean {
-  const arg = n.arguments?.length === 1 ? n.arguments[0] : undefined;
-  return t.isIdentifier(n.expression) && n.expression.text === 'Float64Array' && arg !== undefined && t.isNumericLiteral(arg) && Number(arg.text) <= 0xffff;
+  const k = literalFloat64ArrayLength(t, n);
+  return k !== undefined && k <= 0xffff;
+}
+
+/** k for `new Float64Array(k)` with k a numeric literal (a zero array of known length), else undefined. */
+export function literalFloat64ArrayLength(t: typeof ts, e: ts.Expression): number | undefined {
+  if (!t.isNewExpression(e) || !t.isIdentifier(e.expression) || e.expression.text !== 'Float64Array' || e.arguments?.length !== 1) return undefined;
+  const n = e.arguments[0];
+  return t.isNumericLiteral(n) ? Number(n.text) : undefined;
 }
 
 export function isAssignment(t: typeof ts, k: ts.SyntaxKind): boolean {
