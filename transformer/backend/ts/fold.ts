@@ -15,8 +15,14 @@ import type * as ts from 'typescript';
 import { NodeFacts, type Effects, commute, isAssignment, merge, none, pure } from './nodeFacts';
 import { mapNested } from './nestedStatements';
 
-/** How many statements after its declaration a value is looked for to be nested into its use. */
-const INLINE_REACH = 12;
+/**
+ * How many statements after its declaration a value is looked for to be nested into its use. A
+ * derivative reads many temporaries a few dozen statements after A-normal form binds them (past a
+ * loop body's tape stores); 48 rather than 12 took 5–7 % off the demo and the GradBench tool with
+ * no measurable change in the tidy's time (docs/benchmarks.md, s13 size22f). Bounded all the same:
+ * the scan per value is linear in it.
+ */
+const INLINE_REACH = 48;
 
 /**
  * How deep an expression nesting may grow. A long chain of single-use values (a 1,500-term sum in
@@ -344,8 +350,8 @@ class Tidy {
   /** `const name = value;` printed at name's one use, when that is allowed (see the top). */
   private inline(out: ts.Statement[], i: number, name: string, value: ts.Expression): boolean {
     const moved = this.nodes.effects(value);
-    // A use further than this is left alone: the scan is the pass's cost (bench/build), and a value
-    // carried that far is better read under its name.
+    // A use further than this is left alone: the scan is linear in the reach, and a value carried
+    // that far is better read under its name.
     const end = Math.min(out.length, i + 1 + INLINE_REACH);
     for (let j = i + 1; j < end; j++) {
       const at = this.useIn(out[j], name, pure(moved));
