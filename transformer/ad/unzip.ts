@@ -36,7 +36,7 @@ import {
 } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
 import { lengthParams } from './lengths';
-import { hasEffect } from '../constructs/registry';
+import { hasEffect, keptAlive } from '../constructs/registry';
 import { PRIMS } from '../prims/registry';
 import { visitDef } from '../ir/traverse';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../constructs/types';
@@ -133,7 +133,7 @@ class Unzipper {
         const s1 = this.split(s.rhs);
         ctx.push(...s1.ctx);
         if (s.nl.length > 0) ctx.push(letS(s.nl, [], s1.nl));
-        else if (s1.nl.tag === 'drop' || hasEffect(s1.nl)) ctx.push(letS([], [], s1.nl));
+        else if (s1.nl.tag === 'drop' || keptAlive(s1.nl)) ctx.push(letS([], [], s1.nl));
         if (s1.lin !== null) linStmts.push(letS([], s.lin, s1.lin));
       } else if (s.linear) linStmts.push(s);
       else ctx.push(s);
@@ -452,8 +452,8 @@ function chooseResiduals(fn: string, ctx: readonly Stmt[], lin: Block, policy: C
     const bound = s.tag === 'let' ? s.nl : s.names;
     if (!bound.some((b) => needed.has(b.name))) continue;
     if (decide(policy, fn, s) !== 'recompute') continue;
-    // A throw runs in the forward half, before any linear code, exactly once.
-    if (s.tag === 'let' && hasEffect(s.rhs)) continue;
+    // A throw (or a check) runs in the forward half, before any linear code, exactly once.
+    if (s.tag === 'let' && keptAlive(s.rhs)) continue;
     // A read of an array the context overwrites is stored: recomputing it would keep that version
     // of the array alive for the linear half, and a write could then no longer run in place.
     if (s.tag === 'let' && overwritten.size > 0 && [...closedFreeNonLinear(s.rhs)].some((n) => overwritten.has(n))) continue;

@@ -265,6 +265,14 @@ export interface ConstructRule {
    */
   readonly checks?: boolean;
   /**
+   * A run-time check with nothing else to do (`atmost`): kept by dead-code removal whether or not
+   * its result is read, as an effect is (a check gone with a loop nobody read let a gradient read
+   * past an array's end), but unlike an effect it may move and run once for many: out of a loop
+   * whose every run checks the same, under the loop's trip guard (opt/checksAlone.ts). Passes ask
+   * `holdsCheck` and `keptAlive` (constructs/effect), which also count a construct holding one.
+   */
+  readonly keptUnread?: boolean;
+  /**
    * A body-less read that is cheaper to do again than to store (an element read by index): the
    * `'cheap'` checkpoint policy recomputes it in the linear half (PrimDef.cheap).
    */
