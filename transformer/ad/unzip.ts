@@ -32,6 +32,7 @@ import {
   drop as dropE,
   lambda,
   construct,
+  nvar,
   REAL,
 } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
@@ -429,6 +430,13 @@ function cheapBranch(s: Stmt): boolean {
   return e.bodies.every((l) => l.linParams.length === 0 && l.body.stmts.every(cheapIn) && l.body.result.tag === 'ret' && l.body.result.lin.length === 0);
 }
 
+/** The operand a construct's one result is, unchanged (ConstructRule.passesOn: a check); undefined for anything else. */
+function passedOn(s: Stmt): string | undefined {
+  if (s.tag !== 'let' || s.nl.length !== 1 || s.lin.length > 0 || s.rhs.tag !== 'construct' || s.rhs.bodies.length > 0) return undefined;
+  const k = constructRule(s.rhs, 'unzip').passesOn;
+  return k === undefined ? undefined : s.rhs.nl[k];
+}
+
 function decide(policy: CheckpointPolicy, fn: string, s: Stmt): 'save' | 'recompute' {
   if (policy === 'cheap' && cheapBranch(s)) return 'recompute';
   if (!recomputable(s)) return 'save';
@@ -451,6 +459,15 @@ function chooseResiduals(fn: string, ctx: readonly Stmt[], lin: Block, policy: C
     const s = ctx[i];
     const bound = s.tag === 'let' ? s.nl : s.names;
     if (!bound.some((b) => needed.has(b.name))) continue;
+    const passed = policy === 'save' ? undefined : passedOn(s);
+    if (passed !== undefined && s.tag === 'let') {
+      // The check stays in the forward half (kept there unread: keptAlive); the linear half reads
+      // the value it let through.
+      recompute.unshift(letS(s.nl, [], nvar(passed)));
+      needed.delete(s.nl[0].name);
+      needed.add(passed);
+      continue;
+    }
     if (decide(policy, fn, s) !== 'recompute') continue;
     // A throw (or a check) runs in the forward half, before any linear code, exactly once.
     if (s.tag === 'let' && keptAlive(s.rhs)) continue;

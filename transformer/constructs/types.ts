@@ -285,6 +285,14 @@ export interface ConstructRule {
    */
   readonly runsOneBody?: boolean;
   /**
+   * Its one result is its non-linear operand at this position, unchanged (a check that throws or
+   * passes the value on: `atmost`). A linear half that needs the result reads the operand instead
+   * under a recomputing checkpoint policy: a loop's invariant trip count is then passed once, not
+   * stacked per iteration because a check of it bound a new name. The check itself stays in the
+   * forward half, kept there though nothing reads it (keptUnread).
+   */
+  readonly passesOn?: number;
+  /**
    * Where the residuals of its bodies go, for U (UnzipOps.flagsAsNumbers): `'numbers'`, stored as
    * numbers of one record, flags as 1 or 0 (a while's record, loop/unzip.ts); `'enclosing'`, they
    * are residuals of the body the construct sits in (a cond's slots). Absent: kept as they are.

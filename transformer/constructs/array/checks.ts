@@ -16,6 +16,7 @@ export const atmost: ConstructRule = {
   checks: true,
   keptUnread: true,
   name: 'atmost',
+  passesOn: 0,
   arity: () => ({ nl: 1, lin: 0 }),
   typeRule: (ops, e, t) => {
     if (e.bodies.length !== 0) ops.error('atmost takes no bodies');
