@@ -18,6 +18,7 @@ import type { ConstructExpr, Counts } from '../constructs/types';
 import type { EmitTsOps, StackHelperName } from './ts/types';
 import { TS_CONSTRUCTS } from './ts/constructs';
 import { tidyBody } from './ts/fold';
+import { mergeAdjacentLets } from './ts/mergeLets';
 import { scalarizeTuples } from './ts/scalarize';
 import { shortNames } from './ts/shortNames';
 import { arityOf, defArity } from '../language/arity';
@@ -751,7 +752,7 @@ function emitForm(defs: readonly FnDef[], options: EmitOptions, writerName?: (ir
     // which the tidy folds once more: a tuple is built from a `const` only that tidy inlines.
     const tidy = tidyBody(o.tsApi, [...emitter.prologue, ...body]);
     const scalar = scalarizeTuples(o.tsApi, tidy);
-    let stmts = emitter.giveBack(scalar === tidy ? tidy : tidyBody(o.tsApi, scalar));
+    let stmts = [...mergeAdjacentLets(o.tsApi, emitter.giveBack(scalar === tidy ? tidy : tidyBody(o.tsApi, scalar)))];
     const last = stmts[stmts.length - 1];
     // The writing form's final `return;` says nothing.
     if (written && last && o.tsApi.isReturnStatement(last) && !last.expression) stmts = stmts.slice(0, -1);

@@ -11,7 +11,8 @@
 // outside a body is reused inside it (no common subexpression or shared literal crosses the
 // boundary) and no code moves into or out of a body.
 import { constructRule } from '../constructs/registry';
-import { hasEffect } from '../constructs/registry';
+import { hasEffect, holdsCheck } from '../constructs/registry';
+import { checksAlone } from './checksAlone';
 import { Binder, Block, Expr, FnDef, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
 import type { ConstructExpr, FuseOps } from '../constructs/types';
 import { binder, lprim } from '../ir/syntax';
@@ -182,8 +183,18 @@ class Simplifier {
     return f && 'rename' in f ? f.rename : undefined;
   }
 
+  private supply(): NameSupply {
+    return (this.names ??= new NameSupply(namesIn(this.def)));
+  }
+
   private fresh(hint: string): string {
-    return (this.names ??= new NameSupply(namesIn(this.def))).fresh(hint);
+    return this.supply().fresh(hint);
+  }
+
+  /** A name bound to a positive literal (a trip count that always runs). */
+  private positive(n: string): boolean {
+    const v = this.literals.get(n);
+    return typeof v === 'number' && v > 0;
   }
 
   /** Binds `ladd(; x, y)` (fused where it can be) at the end of the block; its name. */
@@ -367,11 +378,24 @@ class Simplifier {
     const unused = (n: string) => (this.counts.get(n) ?? 0) === 0;
     /** Copies whose dup is gone, with the variable they read instead. */
     const collapsed = new Map<string, string>();
-    for (let i = body.stmts.length - 1; i >= 0; i--) {
-      const node = body.stmts[i];
+    // Statements to look at before the next one of the block: what a construct kept only for its
+    // checks leaves in its place (checksAlone), last first.
+    const pending: Stmt[] = [];
+    for (let i = body.stmts.length - 1; i >= 0 || pending.length > 0; ) {
+      const node = pending.length > 0 ? pending.pop()! : body.stmts[i--];
       if (node.tag === 'let') {
         const binders = [...node.nl, ...node.lin];
-        if (binders.length > 0 && binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop' && !this.narrowsAnArray(node) && !hasEffect(node.rhs)) continue;
+        const dead = binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop' && !hasEffect(node.rhs);
+        if (dead && binders.length > 0 && !this.narrowsAnArray(node) && !holdsCheck(node.rhs)) continue;
+        // A check is kept though nothing reads it; a construct holding one and nothing anyone
+        // reads is pruned to its checks, and where those check the same in every run of its
+        // body, they run once in its place.
+        const alone = dead && node.lin.length === 0 && node.rhs.tag === 'construct' && holdsCheck(node.rhs) ? this.pruneResults(node, unused) : undefined;
+        const instead = alone?.nl.length === 0 && alone.rhs.tag === 'construct' ? checksAlone(alone.rhs, this.supply(), (n) => this.positive(n)) : undefined;
+        if (instead) {
+          for (const s of instead) pending.push(s);
+          continue;
+        }
         // A dup one of whose copies nobody reads is nothing: the other copy is its source.
         if (node.rhs.tag === 'dup') {
           const live = node.lin.filter((b) => !unused(b.name));
@@ -381,7 +405,7 @@ class Simplifier {
             continue;
           }
         }
-        const pruned = this.pruneResults(node, unused);
+        const pruned = alone ?? this.pruneResults(node, unused);
         const rhs = this.dceExpr(pruned.rhs);
         kept.push(rhs === pruned.rhs ? pruned : { ...pruned, rhs });
       } else {

@@ -14,7 +14,7 @@ import type { Stmt } from '../../ir/syntax';
 import { ret } from '../../ir/syntax';
 import { closedFreeVars } from '../../ir/freeVars';
 import type { ConstructExpr } from '../types';
-import { hasEffect } from '../effect';
+import { keptAlive } from '../effect';
 
 /**
  * Inner loops pruned in the same go, at most this many levels down: the simplifier asks again at
@@ -82,7 +82,8 @@ const nonLinearDrop = (s: Stmt): string | undefined =>
 /**
  * The statements that compute `roots`, and the variables they read (a backward pass; bodies are
  * pure): dead non-linear statements go, and an inner loop keeps only what is live after it, so
- * a cotangent carried through nested loops goes at every level.
+ * a cotangent carried through nested loops goes at every level. A check (or a throw) stays,
+ * with what it reads: an inner loop holding one stays too, pruned to it.
  */
 function pruneStmts(stmts: readonly Stmt[], roots: readonly string[], level: number): { stmts: Stmt[]; live: Set<string> } {
   const live = new Set(roots);
@@ -99,7 +100,7 @@ function pruneStmts(stmts: readonly Stmt[], roots: readonly string[], level: num
       out.push(s);
       continue;
     }
-    if (s.nl.length + s.lin.length > 0 && s.lin.length === 0 && !s.nl.some((b) => live.has(b.name)) && !hasEffect(s.rhs)) continue;
+    if (s.nl.length + s.lin.length > 0 && s.lin.length === 0 && !s.nl.some((b) => live.has(b.name)) && !keptAlive(s.rhs)) continue;
     let stmt: Stmt = s;
     if (s.lin.length === 0 && s.rhs.tag === 'construct' && s.rhs.op === 'loop' && level < INNER_LEVELS) {
       const inner = loopPrunePartly(

@@ -7,13 +7,30 @@ import { assign, emptyRealStack, isRealStack, reserve, slabStack, stackElement, 
 import { position } from '../../../constructs/stack/position';
 import { extendTs, presizeTs } from './stackExtend';
 
-/** r, r·stride + field, and either plus the base (constructs/stack/position.ts). */
-function flatPosition(ops: EmitTsOps, indices: readonly string[]): ts.Expression {
+/**
+ * r, r·stride + field, and either plus the base (constructs/stack/position.ts), summed from the
+ * left: base + r·stride + field. Positions are integers below 2⁵³, whose sums are exact in any
+ * order, so the grouping needs no parentheses; a literal field 0 is left out (exact for a
+ * position, though not for every sum: −0 + 0 is +0, and an index −0 reads the element at 0).
+ */
+function flatPosition(ops: EmitTsOps, indices: readonly string[], start?: ts.Expression): ts.Expression {
   const f = ops.factory;
   const { r, stride, field, base } = position(indices);
-  const k = stride === undefined ? ops.ref(r) : f.createAdd(f.createMultiply(ops.ref(r), ops.ref(stride)), ops.ref(field as string));
+  const terms: ts.Expression[] = start ? [start] : [];
   // `base | 0`: the offset comes back from a Float64Array as a double; as an int32 the index stays integer arithmetic.
-  return base === undefined ? k : f.createAdd(f.createParenthesizedExpression(f.createBitwiseOr(ops.ref(base), f.createNumericLiteral(0))), k);
+  if (base !== undefined) terms.push(f.createParenthesizedExpression(f.createBitwiseOr(ops.ref(base), f.createNumericLiteral(0))));
+  terms.push(stride === undefined ? ops.ref(r) : f.createMultiply(ops.ref(r), ops.ref(stride)));
+  const fieldRef = field === undefined ? undefined : ops.ref(field);
+  if (fieldRef && !(ops.ts.isNumericLiteral(fieldRef) && Number(fieldRef.text) === 0)) terms.push(fieldRef);
+  return terms.reduce((sum, term) => f.createAdd(sum, term));
+}
+
+/** Where a position is in a stack: `s.a[s.b + position]` for a typed stack (its offset the sum's first term), `s[position]` else. */
+function slotAt(ops: EmitTsOps, s: string, indices: readonly string[]): ts.ElementAccessExpression {
+  const f = ops.factory;
+  if (!isRealStack(ops, s)) return f.createElementAccessExpression(ops.ref(s), flatPosition(ops, indices));
+  const st = ops.ref(s);
+  return f.createElementAccessExpression(f.createPropertyAccessExpression(st, 'a'), flatPosition(ops, indices, f.createPropertyAccessExpression(st, 'b')));
 }
 
 /** The room `stack(x, n[, stride])` reserves, before slabStack rounds it up: n, or ⌈n⌉·stride (⌈n·stride⌉ can miss the last record's fields when n is fractional). */
@@ -48,9 +65,7 @@ const push: ConstructTsRule = (ops, e, into) => {
 
 const at: ConstructTsRule = (ops, e, into) => {
   const [s, ...indices] = e.nl;
-  const i = flatPosition(ops, indices);
-  const read = isRealStack(ops, s) ? stackElement(ops.factory, ops.ref(s), i) : ops.factory.createElementAccessExpression(ops.ref(s), i);
-  return [assign(ops, into[0], read)];
+  return [assign(ops, into[0], slotAt(ops, s, indices))];
 };
 
 const size: ConstructTsRule = (ops, e, into) => {
@@ -117,9 +132,7 @@ const lat: ConstructTsRule = (ops, e, into) => {
 const put: ConstructTsRule = (ops, e, into) => {
   const f = ops.factory;
   const [s, x, ...indices] = e.nl;
-  const i = flatPosition(ops, indices);
-  const slot = isRealStack(ops, s) ? stackElement(f, ops.ref(s), i) : f.createElementAccessExpression(ops.ref(s), i);
-  return [f.createExpressionStatement(f.createAssignment(slot, ops.ref(x))), assign(ops, into[0], ops.ref(s))];
+  return [f.createExpressionStatement(f.createAssignment(slotAt(ops, s, indices), ops.ref(x))), assign(ops, into[0], ops.ref(s))];
 };
 
 export const stackTs = { stack, push, put, extend: extendTs, presize: presizeTs, at, size, lpush, lat };
