@@ -182,8 +182,8 @@ class Tidy {
     const i = decl.name.text;
     if ((this.assigned.get(i) ?? 0) > 0) return undefined;
     const f = t.factory;
-    // An integer literal c starts at its predecessor, written as a literal.
-    const start = t.isNumericLiteral(ck.left) ? f.createNumericLiteral(Number(ck.left.text) - 1) : f.createSubtract(ck.left, f.createNumericLiteral(1));
+    // `40 - 1`, not 39: the trip count stays as written (and the text is the same for every count).
+    const start = f.createSubtract(ck.left, f.createNumericLiteral(1));
     const out = f.updateForStatement(
       s,
       f.createVariableDeclarationList([f.createVariableDeclaration(i, undefined, undefined, start)], t.NodeFlags.Let),
