@@ -3,8 +3,8 @@
 // rewinds it from its final value, li before a column = li after it − step · the column's trip
 // count (constructs/loop/rewind.ts), and the rewinding loop is fused with the backward loop over
 // the columns (constructs/loop/fuseFill.ts, both running backwards). That is exact only where
-// every value of the position is an integer of 32 bits and the start is not −0; any other start
-// (fractional, NaN, −0, past 2³¹) or end takes the forward recurrence again, which gives the
+// every value of the position is an integer of at most 2²³ (exact in the GPU's f32 too) and the
+// start is not −0; any other start (fractional, NaN, −0, past 2²³) or end takes the forward recurrence again, which gives the
 // forward values bit for bit. Checked by the interpreter's peak tape, by the positions themselves
 // (∂/∂x of x·li is li: JavaScript's own arithmetic, compared exactly), by central differences with
 // loops that run zero times, and by a −0 start whose sign reaches the gradient (∂/∂x of x/li).

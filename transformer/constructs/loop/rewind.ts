@@ -8,12 +8,12 @@
 //
 // where the inner trip count m_i is computed from i and ū alone by cheap primitives (T), and c is
 // a nonzero integer literal. Iteration i then ends with p + c·t_i, t_i = (m_i > 0 ? ⌈m_i⌉ : 0),
-// *when every value p takes is an integer of 32 bits*: each addition is then exact, and so is
-// its inverse. The values of a monotone sequence lie between its ends, so it is enough to check
+// *when every value p takes is an integer of at most 2²³*: each addition is then exact (in f64 and
+// in the GPU's f32), and so is its inverse. The values of a monotone sequence lie between its ends, so it is enough to check
 // p₀ and the loop's final value p_n, once, in the linear half. The forward half stores nothing
 // per iteration for p; the linear half gets p_n (one residual per run) and runs
 //
-//   ė_L: let ok = toint32(p₀) === p₀ ∧ 1/p₀ ≠ −∞ ∧ toint32(p_n) === p_n
+//   ė_L: let ok = whole(p₀) ∧ 1/p₀ ≠ −∞ ∧ whole(p_n)        whole(x): trunc(x) === x ∧ |x| ≤ 2²³
 //        let st_b = loop(ok ? 0 : n, ū, p₀)[T; put p at i; p moved by c, ⌈m_i⌉ times]   the exact replay
 //        let (_, st_r) = loop(n, ⌈n⌉, ū, p_n, stack(n))[|j, m, ū, q, st| { i = m − j − 1; T;
 //                          let q' = q − c·t_i in (q', put(st, q', i)) }]
@@ -168,13 +168,15 @@ function innerStep(inner: ConstructExpr, nResults: number, at: number, isPositio
 }
 
 /**
- * `toint32(p₀) === p₀ ∧ 1/p₀ ≠ −∞ ∧ toint32(p_n) === p_n`: every value between them an integer of 32
- * bits, and no −0 start (of the 32-bit integers, only −0 has 1/p₀ = −∞).
+ * `whole(p₀) ∧ 1/p₀ ≠ −∞ ∧ whole(p_n)`, whole(x) being `trunc(x) === x ∧ |x| ≤ 2²³`: every value
+ * between them an integer of at most 2²³, and no −0 start (of those integers, only −0 has 1/p₀ = −∞).
+ * 2²³ and not 2³¹ because the same IR runs on the GPU in f32 (the WGSL backend has no `toint32`):
+ * there the integers up to 2²⁴ are exact, and so is every difference of two ends of at most 2²³.
  */
 function exactGuard(lb: Builder, start: string, end: string): string {
-  const int32 = (x: string) => lb.test('eq', [lb.prim('toint32', [x], 'int'), x], 'whole');
+  const whole = (x: string) => lb.test('and', [lb.test('eq', [lb.prim('trunc', [x], 'int'), x], 'integral'), lb.test('le', [lb.prim('abs', [x], 'size'), lb.lit(2 ** 23, 'limit')], 'small')], 'whole');
   const signed = lb.test('ne', [lb.prim('div', [lb.lit(1, 'one'), start], 'inv'), lb.lit(-Infinity, 'minus')], 'signed');
-  return lb.test('and', [lb.test('and', [int32(start), signed], 'exact'), int32(end)], 'exact');
+  return lb.test('and', [lb.test('and', [whole(start), signed], 'exact'), whole(end)], 'exact');
 }
 
 /** The trip count's statements under fresh names, reading `fixed` through `rename`; the renamed trip count. */
