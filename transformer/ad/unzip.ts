@@ -32,11 +32,12 @@ import {
   drop as dropE,
   lambda,
   construct,
+  nvar,
   REAL,
 } from '../ir/syntax';
 import { constructRule } from '../constructs/registry';
 import { lengthParams } from './lengths';
-import { hasEffect } from '../constructs/registry';
+import { hasEffect, keptAlive } from '../constructs/registry';
 import { PRIMS } from '../prims/registry';
 import { visitDef } from '../ir/traverse';
 import type { ConstructExpr, Sides, UnzipOps, UnzippedBody } from '../constructs/types';
@@ -133,7 +134,7 @@ class Unzipper {
         const s1 = this.split(s.rhs);
         ctx.push(...s1.ctx);
         if (s.nl.length > 0) ctx.push(letS(s.nl, [], s1.nl));
-        else if (s1.nl.tag === 'drop' || hasEffect(s1.nl)) ctx.push(letS([], [], s1.nl));
+        else if (s1.nl.tag === 'drop' || keptAlive(s1.nl)) ctx.push(letS([], [], s1.nl));
         if (s1.lin !== null) linStmts.push(letS([], s.lin, s1.lin));
       } else if (s.linear) linStmts.push(s);
       else ctx.push(s);
@@ -429,6 +430,13 @@ function cheapBranch(s: Stmt): boolean {
   return e.bodies.every((l) => l.linParams.length === 0 && l.body.stmts.every(cheapIn) && l.body.result.tag === 'ret' && l.body.result.lin.length === 0);
 }
 
+/** The operand a construct's one result is, unchanged (ConstructRule.passesOn: a check); undefined for anything else. */
+function passedOn(s: Stmt): string | undefined {
+  if (s.tag !== 'let' || s.nl.length !== 1 || s.lin.length > 0 || s.rhs.tag !== 'construct' || s.rhs.bodies.length > 0) return undefined;
+  const k = constructRule(s.rhs, 'unzip').passesOn;
+  return k === undefined ? undefined : s.rhs.nl[k];
+}
+
 function decide(policy: CheckpointPolicy, fn: string, s: Stmt): 'save' | 'recompute' {
   if (policy === 'cheap' && cheapBranch(s)) return 'recompute';
   if (!recomputable(s)) return 'save';
@@ -451,9 +459,18 @@ function chooseResiduals(fn: string, ctx: readonly Stmt[], lin: Block, policy: C
     const s = ctx[i];
     const bound = s.tag === 'let' ? s.nl : s.names;
     if (!bound.some((b) => needed.has(b.name))) continue;
+    const passed = policy === 'save' ? undefined : passedOn(s);
+    if (passed !== undefined && s.tag === 'let') {
+      // The check stays in the forward half (kept there unread: keptAlive); the linear half reads
+      // the value it let through.
+      recompute.unshift(letS(s.nl, [], nvar(passed)));
+      needed.delete(s.nl[0].name);
+      needed.add(passed);
+      continue;
+    }
     if (decide(policy, fn, s) !== 'recompute') continue;
-    // A throw runs in the forward half, before any linear code, exactly once.
-    if (s.tag === 'let' && hasEffect(s.rhs)) continue;
+    // A throw (or a check) runs in the forward half, before any linear code, exactly once.
+    if (s.tag === 'let' && keptAlive(s.rhs)) continue;
     // A read of an array the context overwrites is stored: recomputing it would keep that version
     // of the array alive for the linear half, and a write could then no longer run in place.
     if (s.tag === 'let' && overwritten.size > 0 && [...closedFreeNonLinear(s.rhs)].some((n) => overwritten.has(n))) continue;

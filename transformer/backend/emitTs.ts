@@ -78,19 +78,41 @@ class DefEmitter {
   private temps: NameSupply | undefined;
   /**
    * The arrays this call allocated and may update in place (EmitTsOps.owned), declared at the
-   * top of the function when a construct first asks; `$` names are never IR names.
+   * top of the function when a construct first asks.
    */
   private ownedSet: ts.Identifier | undefined;
   /** Variables bound to an empty Float64Array this call made (`const z = new Float64Array(0)`; EmitTsOps.freshZero). */
   private readonly zeroArrays = new Set<string>();
   private inPlace: boolean | undefined;
 
+  /** The writing form's array and offset parameters (emitWriterDefs): the results are stored into the array from the offset on, not returned. */
+  readonly writes: { readonly out: ts.Identifier; readonly at: ts.Identifier } | undefined;
+
   constructor(
     private readonly o: EmitOptions,
     private readonly def: FnDef,
-    /** The writing form's array and offset parameters (emitWriterDefs): the results are stored into the array from the offset on, not returned. */
-    private readonly writes?: { readonly out: ts.Identifier; readonly at: ts.Identifier },
-  ) {}
+    writing = false,
+  ) {
+    this.writes = writing ? { out: this.own('$out'), at: this.own('$at') } : undefined;
+  }
+
+  /**
+   * The names the emitter declares itself (`$slab`, `$own`, `$out`, …), one per stem. They start
+   * with `$`, which the passes' names never do, but a user's variable may (`let $out`), and its
+   * name reaches the IR as it is: a stem the def already uses gets a counter (`$out_1`).
+   */
+  private readonly ownNames = new Map<string, string>();
+
+  private own(stem: string): ts.Identifier {
+    let name = this.ownNames.get(stem);
+    if (name === undefined) this.ownNames.set(stem, (name = this.names().fresh(stem)));
+    return this.f.createIdentifier(name);
+  }
+
+  /** Every name of the def and each one the emitter has made: temporaries and its own names are fresh against it. */
+  private names(): NameSupply {
+    return (this.temps ??= new NameSupply(namesIn(this.def)));
+  }
 
   private get f(): ts.NodeFactory {
     return this.o.factory;
@@ -195,21 +217,21 @@ class DefEmitter {
   private hotSlot(): { slot: ts.Identifier; gen: ts.Identifier; now: ts.Identifier } {
     this.owned();
     const k = this.slots.length;
-    const s = { slot: this.f.createIdentifier(k === 0 ? '$hot' : `$hot_${k}`), gen: this.f.createIdentifier(k === 0 ? '$hg' : `$hg_${k}`) };
+    const s = { slot: this.own(k === 0 ? '$hot' : `$hot_${k}`), gen: this.own(k === 0 ? '$hg' : `$hg_${k}`) };
     this.slots.push(s);
     return { ...s, now: this.generation() };
   }
 
   /** `$gen`: how many releases this call has made (a slot filled before one is stale). */
   private generation(): ts.Identifier {
-    return this.f.createIdentifier('$gen');
+    return this.own('$gen');
   }
 
   /** `$slab`, declared in the prologue when a construct first asks (EmitTsOps.slab). */
   private slabName: ts.Identifier | undefined;
 
   private slab(): ts.Identifier {
-    return (this.slabName ??= this.f.createIdentifier('$slab'));
+    return (this.slabName ??= this.own('$slab'));
   }
 
   /**
@@ -246,7 +268,7 @@ class DefEmitter {
   }
 
   private owned(): ts.Identifier {
-    return (this.ownedSet ??= this.f.createIdentifier('$own'));
+    return (this.ownedSet ??= this.own('$own'));
   }
 
   /** Whether some construct of the def updates arrays in place (then a fan-out of an array must release it). */
@@ -446,9 +468,9 @@ class DefEmitter {
   private elementwise(e: Extract<Expr, { tag: 'lprim' }>, operands: readonly ts.Expression[] = e.lin.map((x) => this.ref(x))): ts.Expression {
     const f = this.f;
     const SK = this.o.tsApi.SyntaxKind;
-    // `$` names: no IR name starts with one, so the coefficients the body reads are never shadowed.
-    const ps = e.lin.map((_, j) => f.createIdentifier(`$a${j}`));
-    const [n, r, k] = ['$n', '$r', '$k'].map((x) => f.createIdentifier(x));
+    // The emitter's own names, free in the def: the coefficients the body reads are never shadowed.
+    const ps = e.lin.map((_, j) => this.own(`$a${j}`));
+    const [n, r, k] = ['$n', '$r', '$k'].map((x) => this.own(x));
     const constD = (name: ts.Identifier, init: ts.Expression) =>
       f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(name, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const));
     const lengths = ps.map((p) => f.createPropertyAccessExpression(p, 'length'));
@@ -512,7 +534,7 @@ class DefEmitter {
         return stmts;
       },
       arity: (body) => arityOf(body.body.result, this.o.calleeArity ?? (() => undefined)),
-      fresh: (hint) => (this.temps ??= new NameSupply(namesIn(this.def))).fresh(hint),
+      fresh: (hint) => this.names().fresh(hint),
       resultTypes,
       typeOf: (name) => this.typeOf(name),
       owned: () => this.owned(),
@@ -589,10 +611,9 @@ class DefEmitter {
       if (e.tag === 'drop') out.push(f.createReturnStatement(undefined));
       else if (e.tag !== 'construct') out.push(f.createReturnStatement(this.leaf(e)));
       else {
-        this.temps ??= new NameSupply(namesIn(this.def));
         // A construct in the def's result position returns what the def returns.
         const count = this.def.nlResults.length + this.def.linResults.length;
-        const names = Array.from({ length: count }, () => this.temps!.fresh('result'));
+        const names = Array.from({ length: count }, () => this.names().fresh('result'));
         this.letDecl(out, names);
         this.construct(out, e, names, [...this.def.nlResults, ...this.def.linResults]);
         const value = names.length === 1 ? f.createIdentifier(names[0]) : f.createArrayLiteralExpression(names.map((n) => f.createIdentifier(n)));
@@ -620,7 +641,7 @@ class DefEmitter {
     const d = this.def;
     if (d.linResults.length > 0 || d.nlResults.some((t) => t.tag !== 'real')) throw new InternalError(`emitTs: ${d.name} returns more than numbers and has no writing form`);
     const count = d.nlResults.length;
-    const temp = (hint: string) => (this.temps ??= new NameSupply(namesIn(d))).fresh(hint);
+    const temp = (hint: string) => this.names().fresh(hint);
     let values: ts.Expression[];
     if (e.tag === 'drop') values = [];
     else if (e.tag === 'ret') values = e.nl.map((n) => this.ref(n));
@@ -702,10 +723,6 @@ export function emitDefs(defs: readonly FnDef[], options: EmitOptions): ts.Funct
   return emitForm(defs, options);
 }
 
-/** The array and offset parameters of a def's writing form; `$` names are never IR names. */
-const WRITTEN = '$out';
-const WRITTEN_AT = '$at';
-
 /**
  * Each def (whose results are all numbers) in its writing form, named `name(def)`: two more
  * parameters, the Float64Array its results are stored into and the index the first goes to, and
@@ -726,8 +743,8 @@ function emitForm(defs: readonly FnDef[], options: EmitOptions, writerName?: (ir
     // Invariants leave loops, writes run in place, accumulations are proved owned (opt/afterAd.ts).
     const d = prepareForBackend(source, o.calleeArity ?? (() => undefined));
     const statements: ts.Statement[] = [];
-    const written = writerName ? { out: f.createIdentifier(WRITTEN), at: f.createIdentifier(WRITTEN_AT) } : undefined;
-    const emitter = new DefEmitter(o, d, written);
+    const emitter = new DefEmitter(o, d, writerName !== undefined);
+    const written = emitter.writes;
     emitter.run(d.body, 'return', statements);
     const body = emitter.withoutUnreadOwnership(statements);
     // One operation per `const` is how the IR reads; the printed function nests single uses

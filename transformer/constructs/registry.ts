@@ -12,10 +12,10 @@ import { whileLoop } from './while';
 import { remat } from './remat';
 import { absent } from './absent';
 import { ARRAY_CONSTRUCTS } from './array';
-import { EFFECTFUL, log, raise } from './effect';
+import { EFFECTFUL, KEPT_UNREAD, log, raise } from './effect';
 import { TAPED_CONSTRUCTS } from './taped';
 
-export { hasEffect } from './effect';
+export { hasEffect, holdsCheck, keptAlive } from './effect';
 
 export type { ConstructExpr, ConstructRule } from './types';
 
@@ -32,7 +32,8 @@ export function constructRule(e: ConstructExpr, pass: string): ConstructRule {
   return CONSTRUCTS[e.op];
 }
 
-// `effect` is read through hasEffect, which lists the effectful constructs in their own leaf module.
+// `effect` and `keptUnread` are read through hasEffect and holdsCheck, which list those constructs in their own leaf module.
 for (const [name, rule] of Object.entries(CONSTRUCTS)) {
   if (Boolean(rule.effect) !== EFFECTFUL.has(name)) throw new InternalError(`construct ${name}: its effect facet and constructs/effect disagree`);
+  if (Boolean(rule.keptUnread) !== KEPT_UNREAD.has(name)) throw new InternalError(`construct ${name}: its keptUnread facet and constructs/effect disagree`);
 }

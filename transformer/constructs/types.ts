@@ -237,9 +237,11 @@ export interface ConstructRule {
   /**
    * Like pruneResults, for a construct that can drop only some of the unread results (a loop: a
    * carried value that another kept one reads stays): the construct and which results it keeps
-   * (a superset of `keep`). Asked first where present.
+   * (a superset of `keep`). Asked first where present. `alive`: whether a statement of its bodies
+   * stays though nothing reads it (default keptAlive; the simplifier also keeps calls of functions
+   * that throw or check, opt/keptCalls.ts).
    */
-  readonly prunePartly?: (e: ConstructExpr, keep: readonly boolean[]) => { readonly expr: ConstructExpr; readonly kept: readonly boolean[] } | undefined;
+  readonly prunePartly?: (e: ConstructExpr, keep: readonly boolean[], alive?: (e: Expr) => boolean) => { readonly expr: ConstructExpr; readonly kept: readonly boolean[] } | undefined;
   /**
    * Runs a body any number of times (a loop). Its derivative holds the body several times over
    * (the forward loop with its stacks, the reversed loop), so the inliner keeps a function that
@@ -265,6 +267,14 @@ export interface ConstructRule {
    */
   readonly checks?: boolean;
   /**
+   * A run-time check with nothing else to do (`atmost`): kept by dead-code removal whether or not
+   * its result is read, as an effect is (a check gone with a loop nobody read let a gradient read
+   * past an array's end), but unlike an effect it may move and run once for many: out of a loop
+   * whose every run checks the same, under the loop's trip guard (opt/checksAlone.ts). Passes ask
+   * `holdsCheck` and `keptAlive` (constructs/effect), which also count a construct holding one.
+   */
+  readonly keptUnread?: boolean;
+  /**
    * A body-less read that is cheaper to do again than to store (an element read by index): the
    * `'cheap'` checkpoint policy recomputes it in the linear half (PrimDef.cheap).
    */
@@ -276,6 +286,14 @@ export interface ConstructRule {
    * loop a tape slot per result costs more than a test and a few adds.
    */
   readonly runsOneBody?: boolean;
+  /**
+   * Its one result is its non-linear operand at this position, unchanged (a check that throws or
+   * passes the value on: `atmost`). A linear half that needs the result reads the operand instead
+   * under a recomputing checkpoint policy: a loop's invariant trip count is then passed once, not
+   * stacked per iteration because a check of it bound a new name. The check itself stays in the
+   * forward half, kept there though nothing reads it (keptUnread).
+   */
+  readonly passesOn?: number;
   /**
    * Where the residuals of its bodies go, for U (UnzipOps.flagsAsNumbers): `'numbers'`, stored as
    * numbers of one record, flags as 1 or 0 (a while's record, loop/unzip.ts); `'enclosing'`, they

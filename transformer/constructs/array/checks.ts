@@ -3,7 +3,9 @@
 // `what` is a str operand naming the function and the arrays). A zip of two arrays checks their
 // lengths are equal with two of them; a counted loop reading a[i] at its counter checks its trip
 // count against a's length. It is non-linear with a zero tangent (like len): J keeps it, U leaves
-// it in the non-linear half, T never sees it.
+// it in the non-linear half, T never sees it. It is there for the error as much as for its result:
+// dead-code removal keeps it unread (keptUnread), and a loop left holding nothing but checks of
+// what is the same in every run is replaced by them, run once under its trip guard.
 import { IrError, REAL } from '../../ir/syntax';
 import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
@@ -12,7 +14,9 @@ import { keptWithZeroTangents, nonLinearOnly } from '../shared/nonLinear';
 
 export const atmost: ConstructRule = {
   checks: true,
+  keptUnread: true,
   name: 'atmost',
+  passesOn: 0,
   arity: () => ({ nl: 1, lin: 0 }),
   typeRule: (ops, e, t) => {
     if (e.bodies.length !== 0) ops.error('atmost takes no bodies');

@@ -16,7 +16,7 @@ import type { Binder, Expr, Lambda, Stmt } from '../../ir/syntax';
 import { InternalError } from '../../ir/syntax';
 import { closedFreeNonLinear } from '../../ir/freeVars';
 import type { ConstructExpr, Sides, UnzipOps } from '../types';
-import { hasEffect, withoutEffects } from '../effect';
+import { keptAlive, withoutEffects } from '../effect';
 
 /** The statements of `stmts` that the names `wanted` depend on, in order (a backwards liveness walk). */
 export function restrictTo(stmts: readonly Stmt[], wanted: Iterable<string>, effects = false): Stmt[] {
@@ -26,8 +26,8 @@ export function restrictTo(stmts: readonly Stmt[], wanted: Iterable<string>, eff
     const s = stmts[i];
     const bound = s.tag === 'let' ? [...s.nl, ...s.lin] : s.names;
     // A statement binding nothing is there for its effect on linearity (a drop): not needed.
-    // With `effects`, a throw stays too: the forward run is where it happens (never the recomputation).
-    if (!bound.some((x) => live.has(x.name)) && !(effects && s.tag === 'let' && hasEffect(s.rhs))) continue;
+    // With `effects`, a throw or a check stays too: the forward run is where it happens (never the recomputation).
+    if (!bound.some((x) => live.has(x.name)) && !(effects && s.tag === 'let' && keptAlive(s.rhs))) continue;
     kept.push(s);
     if (s.tag === 'let') closedFreeNonLinear(s.rhs).forEach((n) => live.add(n));
     else live.add(s.tuple);

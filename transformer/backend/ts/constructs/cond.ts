@@ -22,7 +22,9 @@ function emitCond(ops: EmitTsOps, e: ConstructExpr, into: readonly string[]): ts
       ),
       true,
     );
-  return [f.createIfStatement(ops.ref(pred), branch(THEN), branch(ELSE))];
+  // An else that does nothing (the untaken side of a trip guard around checks) is left out.
+  const otherwise = branch(ELSE);
+  return [f.createIfStatement(ops.ref(pred), branch(THEN), otherwise.statements.length > 0 ? otherwise : undefined)];
 }
 
 export const condTs = { cond: emitCond };
