@@ -556,23 +556,8 @@ class Tidy {
 
   /** Binding strength of a binary operator (higher binds tighter); 0 for one not listed. */
   private precedence(k: ts.SyntaxKind): number {
-    const K = this.t.SyntaxKind;
     if (isAssignment(this.t, k)) return 2;
-    const levels: ts.SyntaxKind[][] = [
-      [K.QuestionQuestionToken, K.BarBarToken],
-      [K.AmpersandAmpersandToken],
-      [K.BarToken],
-      [K.CaretToken],
-      [K.AmpersandToken],
-      [K.EqualsEqualsToken, K.ExclamationEqualsToken, K.EqualsEqualsEqualsToken, K.ExclamationEqualsEqualsToken],
-      [K.LessThanToken, K.GreaterThanToken, K.LessThanEqualsToken, K.GreaterThanEqualsToken, K.InstanceOfKeyword, K.InKeyword],
-      [K.LessThanLessThanToken, K.GreaterThanGreaterThanToken, K.GreaterThanGreaterThanGreaterThanToken],
-      [K.PlusToken, K.MinusToken],
-      [K.AsteriskToken, K.SlashToken, K.PercentToken],
-      [K.AsteriskAsteriskToken],
-    ];
-    const i = levels.findIndex((l) => l.includes(k));
-    return i < 0 ? 0 : 3 + i;
+    return precedenceTable(this.t).get(k) ?? 0;
   }
 
   /** `x = x;` goes, `x = x + e;` is `x += e;` (and -, *, /). */
@@ -611,6 +596,35 @@ class Tidy {
     }
     return changed ? result : out;
   }
+}
+
+const precedences = new WeakMap<typeof ts, ReadonlyMap<ts.SyntaxKind, number>>();
+
+/** Each binary operator's binding strength, lowest 3 (`??`, `||`) to highest 13 (`**`); built once per TypeScript (the tidy asks at every nesting). */
+function precedenceTable(t: typeof ts): ReadonlyMap<ts.SyntaxKind, number> {
+  let table = precedences.get(t);
+  if (table === undefined) {
+    const K = t.SyntaxKind;
+    const levels: ts.SyntaxKind[][] = [
+      [K.QuestionQuestionToken, K.BarBarToken],
+      [K.AmpersandAmpersandToken],
+      [K.BarToken],
+      [K.CaretToken],
+      [K.AmpersandToken],
+      [K.EqualsEqualsToken, K.ExclamationEqualsToken, K.EqualsEqualsEqualsToken, K.ExclamationEqualsEqualsToken],
+      [K.LessThanToken, K.GreaterThanToken, K.LessThanEqualsToken, K.GreaterThanEqualsToken, K.InstanceOfKeyword, K.InKeyword],
+      [K.LessThanLessThanToken, K.GreaterThanGreaterThanToken, K.GreaterThanGreaterThanGreaterThanToken],
+      [K.PlusToken, K.MinusToken],
+      [K.AsteriskToken, K.SlashToken, K.PercentToken],
+      [K.AsteriskAsteriskToken],
+    ];
+    const built = new Map<ts.SyntaxKind, number>();
+    levels.forEach((kinds, i) => {
+      for (const k of kinds) built.set(k, 3 + i);
+    });
+    precedences.set(t, (table = built));
+  }
+  return table;
 }
 
 /** Nodes through which a value may be moved to its use: expressions evaluated once, in order. */
