@@ -561,10 +561,11 @@ const leafless = (wrt: readonly number[], types: readonly Type[]): boolean => wr
 export function hvpOf(p: Program, fn: string, o: DriverOptions = {}, wrt?: readonly number[]): { program: Program; hvp: string } {
   const { program, grad } = gradOf(p, fn, o, wrt);
   const mask = wrt && findDef(program, fn).nlParams.map((_, i) => wrt.includes(i));
-  // Not fused first: the tape's components would then keep their symbolic zeros too (the demo's
-  // backward loop's h_dot), but where the gradient is constant along wrt every loop's J is then
-  // the primal loop, whose unread results take a trip-count check with them (droppedChecks.test).
-  const { program: withJvp, jvp } = jvpOf(program, grad, o, mask);
+  // Fused first, the tape's components keep their symbolic zeros (a data array's tangent), which a
+  // call of the backward pass would receive materialised inside the tape's tangent. Where the
+  // gradient is constant along wrt every loop's J is then the primal loop, nobody reads it, and
+  // only its trip-count checks stay (kept unread, opt/checksAlone.ts; droppedChecks.test).
+  const { program: withJvp, jvp } = jvpOf(mask ? fuse(program, grad, o) : program, grad, o, mask);
   const name = wrt ? `${hvpName(fn)}_${wrt.join('_')}` : hvpName(fn);
   const q = runPasses(withJvp, o, [E(jvp), Define(name, (x) => hvpDef(findDef(x, fn), jvp, name, wrt))]);
   return { program: q, hvp: name };

@@ -45,6 +45,8 @@ class Tidy {
   private readonly shortCircuit: Set<ts.SyntaxKind>;
   /** What each node may read or do, and each identifier's role (nodeFacts.ts). */
   private readonly nodes: NodeFacts;
+  /** The blocks around the one list() is tidying, outermost first, each with the place of the statement that holds it. */
+  private readonly enclosing: { list: readonly ts.Statement[]; at: number }[] = [];
   /** The nodes from a statement down to the read useIn found last. */
   private usePath: readonly ts.Node[] = [];
 
@@ -91,13 +93,15 @@ class Tidy {
   private list(input: readonly ts.Statement[]): ts.Statement[] {
     const t = this.t;
     let changed = false;
-    const out = input.map((s) => {
+    const out = input.map((s, at) => {
+      this.enclosing.push({ list: input, at });
       const inner = this.nested(s);
+      this.enclosing.pop();
       if (inner !== s) changed = true;
       return inner;
     });
     for (let i = 0; i < out.length; i++) {
-      const choice = this.choice(out[i]);
+      const choice = this.choice(out[i]) ?? this.reversed(out, i);
       if (choice) {
         out[i] = choice;
         changed = true;
@@ -141,6 +145,82 @@ class Tidy {
   /** A statement whose blocks are tidied (loops, branches, try, nested blocks); functions are left alone. */
   private nested(s: ts.Statement): ts.Statement {
     return mapNested(this.t, s, (ss) => this.list(ss));
+  }
+
+  /**
+   * `for (let k = 0; k < n; k++) { const i = c - k - 1; … }`, k read nowhere else, c being ⌈n⌉
+   * (`Math.ceil(n)` or a const of it declared before the loop, or n itself as an integer literal) and n never assigned, is
+   * `for (let i = c - 1; i >= 0; i--) { … }`: a reversed loop (T's) reads as one. The same values
+   * of i in the same order: both run ⌈n⌉ times (none for n ≤ 0 or NaN) and the integers below
+   * 2⁵³ that c − k − 1 and the decrements give are exact.
+   */
+  private reversed(list: readonly ts.Statement[], at: number): ts.Statement | undefined {
+    const t = this.t;
+    const s = list[at];
+    const K = t.SyntaxKind;
+    if (!t.isForStatement(s) || !s.initializer || !s.condition || !s.incrementor || !t.isBlock(s.statement)) return undefined;
+    const init = s.initializer;
+    if (!t.isVariableDeclarationList(init) || (init.flags & t.NodeFlags.BlockScoped) !== t.NodeFlags.Let || init.declarations.length !== 1) return undefined;
+    const kd = init.declarations[0];
+    if (!t.isIdentifier(kd.name) || !kd.initializer || !t.isNumericLiteral(kd.initializer) || Number(kd.initializer.text) !== 0) return undefined;
+    const k = kd.name.text;
+    const cond = s.condition;
+    if (!t.isBinaryExpression(cond) || cond.operatorToken.kind !== K.LessThanToken || !t.isIdentifier(cond.left) || cond.left.text !== k) return undefined;
+    const inc = s.incrementor;
+    if (!((t.isPostfixUnaryExpression(inc) || t.isPrefixUnaryExpression(inc)) && inc.operator === K.PlusPlusToken && t.isIdentifier(inc.operand) && inc.operand.text === k)) return undefined;
+    // k is read by the test, the increment and i's value only, and written by the increment only.
+    if (this.uses.get(k) !== 3 || this.assigned.get(k) !== 1) return undefined;
+    const [first, ...rest] = s.statement.statements;
+    const decl = first && singleConst(t, first);
+    if (!decl) return undefined;
+    const v = decl.initializer;
+    // c - k - 1 parses as (c - k) - 1.
+    if (!t.isBinaryExpression(v) || v.operatorToken.kind !== K.MinusToken || !t.isNumericLiteral(v.right) || Number(v.right.text) !== 1) return undefined;
+    const ck = v.left;
+    if (!t.isBinaryExpression(ck) || ck.operatorToken.kind !== K.MinusToken || !t.isIdentifier(ck.right) || ck.right.text !== k) return undefined;
+    if (!this.ceilingOf(ck.left, cond.right, list, at)) return undefined;
+    const i = decl.name.text;
+    if ((this.assigned.get(i) ?? 0) > 0) return undefined;
+    const f = t.factory;
+    // `40 - 1`, not 39: the trip count stays as written (and the text is the same for every count).
+    const start = f.createSubtract(ck.left, f.createNumericLiteral(1));
+    const out = f.updateForStatement(
+      s,
+      f.createVariableDeclarationList([f.createVariableDeclaration(i, undefined, undefined, start)], t.NodeFlags.Let),
+      f.createGreaterThanEquals(f.createIdentifier(i), f.createNumericLiteral(0)),
+      f.createPostfixDecrement(f.createIdentifier(i)),
+      f.updateBlock(s.statement, rest),
+    );
+    this.uses.set(k, 0);
+    this.assigned.set(i, 1);
+    this.bump(i, 2);
+    return out;
+  }
+
+  /**
+   * Whether c is ⌈n⌉ for the loop bound n, n never assigned: an equal integer literal,
+   * `Math.ceil(n)`, or a const of it declared before the loop in its block or a block around it
+   * (so it has its value when the loop starts, even one that runs no times and never read it).
+   */
+  private ceilingOf(c: ts.Expression, n: ts.Expression, list: readonly ts.Statement[], at: number): boolean {
+    const t = this.t;
+    if (t.isNumericLiteral(n)) return t.isNumericLiteral(c) && Number(c.text) === Number(n.text) && Number.isInteger(Number(n.text));
+    if (!t.isIdentifier(n) || (this.assigned.get(n.text) ?? 0) > 0) return false;
+    let value: ts.Expression | undefined = c;
+    if (t.isIdentifier(c)) {
+      value = undefined;
+      for (const block of [{ list, at }, ...[...this.enclosing].reverse()]) {
+        for (let j = 0; j < block.at && !value; j++) {
+          const d = singleConst(t, block.list[j]);
+          if (d && d.name.text === c.text) value = d.initializer;
+        }
+        if (value) break;
+      }
+    }
+    if (!value || !t.isCallExpression(value) || value.arguments.length !== 1) return false;
+    const callee = value.expression;
+    const arg = value.arguments[0];
+    return t.isPropertyAccessExpression(callee) && t.isIdentifier(callee.expression) && callee.expression.text === 'Math' && callee.name.text === 'ceil' && t.isIdentifier(arg) && arg.text === n.text;
   }
 
   /** `let a = …, b = …;` none of them assigned again. */
