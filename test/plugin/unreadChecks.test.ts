@@ -31,6 +31,22 @@ export function triangle(a: number, w: Float64Array, d: number, k: number): numb
   return a * a * a + s + d;
 }
 /** @differentiable */
+export function sumTo(w: Float64Array, d: number): number {
+  let s = 0;
+  for (let r = 0; r < d; r++) s += w[r];
+  return s;
+}
+/** @differentiable */
+export function limited(w: Float64Array, d: number): number {
+  if (d > 5) throw new Error('d is too large');
+  return w[0] * d;
+}
+/** Two calls of each: the callees stay functions of their own (not inlined), and nothing of them is needed in a. */
+/** @differentiable */
+export function calls(a: number, w: Float64Array, d: number, k: number): number {
+  return a * a * a + sumTo(w, d) * sumTo(w, k) + limited(w, d) + limited(w, k + 1);
+}
+/** @differentiable */
 export function unread(a: number, w: Float64Array, d: number, k: number): number {
   let s = 0;
   for (let c = 0; c < k; c++) {
@@ -40,7 +56,7 @@ export function unread(a: number, w: Float64Array, d: number, k: number): number
 }
 `;
 
-const NAMES = ['flat', 'nest', 'triangle', 'unread'] as const;
+const NAMES = ['flat', 'nest', 'triangle', 'calls', 'unread'] as const;
 
 // One module per transform: a valueAndGrad beside grad would give grad its def (and the value's loop).
 const modules = Object.fromEntries(
@@ -59,12 +75,13 @@ const modules = Object.fromEntries(
   }),
 );
 
-function outcome(f: () => unknown): string {
+/** A value's JSON, or the error thrown (its message without the transform's name). */
+function outcome(f: () => unknown): { readonly throws: boolean; readonly text: string } {
   try {
     const v = f();
-    return JSON.stringify(v, (_, x) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x));
+    return { throws: false, text: JSON.stringify(v, (_, x) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x)) };
   } catch (e) {
-    return `${(e as Error).name}: ${(e as Error).message.replace(/^[a-zA-Z]+\([a-z]+\): /, '')}`;
+    return { throws: true, text: `${(e as Error).name}: ${(e as Error).message.replace(/^[a-zA-Z]+\([a-zA-Z]+\): /, '')}` };
   }
 }
 
@@ -78,6 +95,7 @@ const cases: readonly [number, number, number, boolean][] = [
   [3, 0, 0, false],
   [0, 5, 5, true],
   [2, 0, 0, false],
+  [2, 5, 5, true],
 ];
 
 describe('a check in a loop whose results the transform does not read', () => {
@@ -86,14 +104,14 @@ describe('a check in a loop whose results the transform does not read', () => {
     for (const [d, k] of cases) {
       const args = [a, w, d, k] as const;
       const value = outcome(() => modules.valueAndGrad[f](...args)[1]);
-      const throws = value.startsWith('RangeError');
-      // triangle's check is of c against w's length: it throws when k - 1 > 2.
-      const expected = f === 'triangle' ? k - 1 > w.length : f === 'flat' ? d > w.length : k > 0 && d > w.length;
-      expect({ f, d, k, throws }).toEqual({ f, d, k, throws: expected });
+      // triangle's check is of c against w's length: it throws when k - 1 > 2; calls' checks are
+      // sumTo's, of d and k, and limited's throw when d or k + 1 is over 5.
+      const expected = f === 'triangle' ? k - 1 > w.length : f === 'flat' ? d > w.length : f === 'calls' ? d > w.length || k > w.length || d > 5 || k + 1 > 5 : k > 0 && d > w.length;
+      expect({ f, d, k, throws: value.throws }).toEqual({ f, d, k, throws: expected });
       for (const t of ['grad', 'hessian', 'hvp', 'vjp'] as const) {
         const got = outcome(() => (t === 'hvp' ? modules.hvp[f](...args, 1) : modules[t][f](...args)));
-        if (throws) expect({ t, f, d, k, got }).toEqual({ t, f, d, k, got: value });
-        else expect({ t, f, d, k, got: got.startsWith('RangeError') }).toEqual({ t, f, d, k, got: false });
+        if (value.throws) expect({ t, f, d, k, got: got.text }).toEqual({ t, f, d, k, got: value.text });
+        else expect({ t, f, d, k, throws: got.throws }).toEqual({ t, f, d, k, throws: false });
       }
     }
   });

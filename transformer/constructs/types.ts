@@ -237,9 +237,11 @@ export interface ConstructRule {
   /**
    * Like pruneResults, for a construct that can drop only some of the unread results (a loop: a
    * carried value that another kept one reads stays): the construct and which results it keeps
-   * (a superset of `keep`). Asked first where present.
+   * (a superset of `keep`). Asked first where present. `alive`: whether a statement of its bodies
+   * stays though nothing reads it (default keptAlive; the simplifier also keeps calls of functions
+   * that throw or check, opt/keptCalls.ts).
    */
-  readonly prunePartly?: (e: ConstructExpr, keep: readonly boolean[]) => { readonly expr: ConstructExpr; readonly kept: readonly boolean[] } | undefined;
+  readonly prunePartly?: (e: ConstructExpr, keep: readonly boolean[], alive?: (e: Expr) => boolean) => { readonly expr: ConstructExpr; readonly kept: readonly boolean[] } | undefined;
   /**
    * Runs a body any number of times (a loop). Its derivative holds the body several times over
    * (the forward loop with its stacks, the reversed loop), so the inliner keeps a function that

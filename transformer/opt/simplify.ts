@@ -13,6 +13,7 @@
 import { constructRule } from '../constructs/registry';
 import { hasEffect, holdsCheck } from '../constructs/registry';
 import { checksAlone } from './checksAlone';
+import { KeptCalls, NO_KEPT_CALLS, keptCalls } from './keptCalls';
 import { Binder, Block, Expr, FnDef, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
 import type { ConstructExpr, FuseOps } from '../constructs/types';
 import { binder, lprim } from '../ir/syntax';
@@ -76,7 +77,38 @@ class Simplifier {
   /** Bodies nested thousands deep are walked in stretches (one walk for each of the two passes). */
   walk = new DeepWalk();
 
-  constructor(private readonly def: FnDef) {}
+  constructor(
+    private readonly def: FnDef,
+    private readonly calls: KeptCalls = NO_KEPT_CALLS,
+  ) {}
+
+  /** Calls inside constructs and blocks, by expression (asked of dead statements only). */
+  private readonly callsIn = new WeakMap<Expr, readonly string[]>();
+
+  /** Whether e calls (in its bodies too) a function of `fns`. */
+  private calling(e: Expr, fns: ReadonlySet<string>): boolean {
+    if (fns.size === 0) return false;
+    while (e.tag === 'drop') e = e.expr;
+    if (e.tag === 'call') return fns.has(e.fn);
+    if (!hasBodies(e)) return false;
+    let callees = this.callsIn.get(e);
+    if (callees === undefined) {
+      const found = new Set<string>();
+      visitExpr(e, { expr: (x) => void (x.tag === 'call' && found.add(x.fn)) });
+      this.callsIn.set(e, (callees = [...found]));
+    }
+    return callees.some((f) => fns.has(f));
+  }
+
+  /** It has an effect, or calls a function that may have one: it stays where it is. */
+  private effectful(e: Expr): boolean {
+    return hasEffect(e) || this.calling(e, this.calls.effect);
+  }
+
+  /** It checks something at run time, or calls a function that may: kept unread, but it may move. */
+  private checking(e: Expr): boolean {
+    return holdsCheck(e) || this.calling(e, this.calls.check);
+  }
 
   private linearArray(name: string): boolean {
     if (!this.linearArrays) {
@@ -385,12 +417,12 @@ class Simplifier {
       const node = pending.length > 0 ? pending.pop()! : body.stmts[i--];
       if (node.tag === 'let') {
         const binders = [...node.nl, ...node.lin];
-        const dead = binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop' && !hasEffect(node.rhs);
-        if (dead && binders.length > 0 && !this.narrowsAnArray(node) && !holdsCheck(node.rhs)) continue;
+        const dead = binders.every((b) => unused(b.name)) && node.rhs.tag !== 'drop' && !this.effectful(node.rhs);
+        if (dead && binders.length > 0 && !this.narrowsAnArray(node) && !this.checking(node.rhs)) continue;
         // A check is kept though nothing reads it; a construct holding one and nothing anyone
         // reads is pruned to its checks, and where those check the same in every run of its
         // body, they run once in its place.
-        const alone = dead && node.lin.length === 0 && node.rhs.tag === 'construct' && holdsCheck(node.rhs) ? this.pruneResults(node, unused) : undefined;
+        const alone = dead && node.lin.length === 0 && node.rhs.tag === 'construct' && this.checking(node.rhs) ? this.pruneResults(node, unused) : undefined;
         const instead = alone?.nl.length === 0 && alone.rhs.tag === 'construct' ? checksAlone(alone.rhs, this.supply(), (n) => this.positive(n)) : undefined;
         if (instead) {
           for (const s of instead) pending.push(s);
@@ -425,7 +457,7 @@ class Simplifier {
     const keep = node.nl.map((b) => !unused(b.name));
     const rule = constructRule(e, 'simplify');
     // Asked even when every result is read: a loop may still drop operands its body ignores.
-    const partly = rule.prunePartly?.(e, keep);
+    const partly = rule.prunePartly?.(e, keep, (x) => this.effectful(x) || this.checking(x));
     if (partly) return { ...node, nl: node.nl.filter((_, k) => partly.kept[k]), rhs: partly.expr };
     if (!node.nl.some((b) => unused(b.name))) return node;
     const pruned = rule.pruneResults(e, keep);
@@ -448,21 +480,23 @@ class Simplifier {
   }
 }
 
-export function simplifyDef(d0: FnDef): FnDef {
+/** `calls`: the functions a call of which stays though nobody reads it (keptCalls; none by default). */
+export function simplifyDef(d0: FnDef, calls: KeptCalls = NO_KEPT_CALLS): FnDef {
   // Substitutions are keyed by name: a def that binds a name twice is renamed apart first.
   const d = rebindsAName(d0) ? hoistBlocks(d0) : d0;
-  const s = new Simplifier(d);
+  const s = new Simplifier(d, calls);
   const forwarded = s.walk.run(() => s.forward(d.body, new Map()));
   s.walk = new DeepWalk(() => s.forgetUses());
   const body = s.walk.run(() => s.dce(forwarded, d.nlParams, d.linParams));
   // Once dead code is gone (a cotangent outside wrt), a loop may fuse with the loop filling its
   // stack: simplified again (which settles what the fusion left unread).
   const fused = fuseFills({ ...d, body });
-  return fused ? simplifyDef(fused) : { ...d, body };
+  return fused ? simplifyDef(fused, calls) : { ...d, body };
 }
 
 /** Simplifies the named defs (default: all), keeping names and signatures. */
 export function simplifyProgram(p: Program, fns?: readonly string[]): Program {
   const which = fns ? new Set(fns) : null;
-  return { ...p, defs: p.defs.map((d) => (which === null || which.has(d.name) ? simplifyDef(d) : d)) };
+  const calls = keptCalls(p);
+  return { ...p, defs: p.defs.map((d) => (which === null || which.has(d.name) ? simplifyDef(d, calls) : d)) };
 }

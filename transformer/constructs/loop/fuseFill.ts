@@ -18,10 +18,13 @@
 //
 // The sums then run in the other order: the gradient differs from the stored one in the last
 // bits (the tests compare with finite differences and hand-written gradients with a tolerance).
-// A loop already running forward fuses the same way, without the commutativity condition.
+// A loop already running forward fuses the same way, without the commutativity condition, and
+// so does a reversed loop whose filling loop runs backwards too (T's form, `i = m − j − 1` over
+// the same trip count: rewind.ts's rewound positions): both visit i in the same order, so P runs
+// in step with B and the fused loop keeps running backwards.
 // Refused (undefined) unless P is straight-line code without effects, the stack reaches only this
 // loop, the other results of the filling loop are only dropped, and both loops run n times.
-import { binder, construct, drop, lambda, letS, nvar, ret } from '../../ir/syntax';
+import { binder, construct, drop, lambda, letS, lit, nvar, prim, ret } from '../../ir/syntax';
 import type { Binder, Expr, Lambda, Stmt } from '../../ir/syntax';
 import { closedFreeNonLinear } from '../../ir/freeVars';
 import { renameOperands } from '../../ir/traverse';
@@ -55,11 +58,15 @@ export function fuseFill(ops: FillOps, stmts: readonly Stmt[], k: number, result
   if (nInvB < 0) return undefined;
   const counter = body.nlParams[0].name;
   if (body.body.stmts.some((s) => isLet(s) && ops.hasEffect(s.rhs))) return undefined;
-  if (rev && !commutes(ops, body, nInvB)) return undefined;
+  // A reversed loop fuses running backwards with a filling loop that runs backwards too (its
+  // count's ceiling, to write it so again), and forwards with one that runs forwards where its
+  // iterations commute.
+  const turns = rev !== undefined && commutes(ops, body, nInvB);
+  const backwards = rev ? B.nl[1] : undefined;
   // An invariant stack the body reads only at its counter, filled by a loop of this block over the same count.
   for (let m = 0; m < nInvB; m++) {
     if (body.nlParams[1 + m].type?.tag !== 'stack') continue;
-    const fused = fuseWith(ops, stmts, k, result, sB, B, body, operands, nInvB, operands[1 + m], counter);
+    const fused = fuseWith(ops, stmts, k, result, sB, B, body, operands, nInvB, operands[1 + m], counter, (n) => defined.get(n), backwards, turns);
     if (fused) return fused;
   }
   return undefined;
@@ -77,12 +84,20 @@ function fuseWith(
   nInvB: number,
   stack: string,
   counter: string,
+  definition: (name: string) => Expr | undefined,
+  backwards: string | undefined,
+  turns: boolean,
 ): Stmt[] | undefined {
   const a = stmts.findIndex((s, j) => j < k && isLet(s) && s.nl.some((x) => x.name === stack));
   if (a < 0) return undefined;
   const sA = stmts[a] as Let;
-  const A = sA.rhs;
-  if (A.tag !== 'construct' || A.op !== B.op || A.lin.length > 0 || A.bodies.length !== 1 || A.nl[0] !== operands[0] || sA.lin.length > 0) return undefined;
+  const A0 = sA.rhs;
+  if (A0.tag !== 'construct' || A0.op !== B.op || A0.lin.length > 0 || A0.bodies.length !== 1 || sA.lin.length > 0) return undefined;
+  // Both running backwards, both are taken over their counter i; a reversed reader whose iterations do not commute needs that.
+  const revA = backwards === undefined ? undefined : reversedBody(definition, A0);
+  if (backwards !== undefined && !revA && !turns) return undefined;
+  const A = revA ? { ...A0, nl: revA.operands, bodies: [revA.body] } : A0;
+  if (A.nl[0] !== operands[0]) return undefined;
   const P = A.bodies[0];
   const rP = P.body.result;
   if (rP.tag !== 'ret' || rP.lin.length > 0 || rP.nl.length !== sA.nl.length) return undefined;
@@ -171,12 +186,8 @@ function fuseWith(
     result: ret([...rB(body), ...keptA.map(({ c }) => at(rP.nl[c]))]),
   });
   const finals = keptA.map(({ p }) => binder(ops.names.fresh(p.name), p.type ?? { tag: 'real' }));
-  const fusedE = construct(
-    B.op,
-    [operands[0], ...invOperands.filter((_, j) => !slots.has(j)), ...A.nl.slice(1, 1 + nInvA), ...operands.slice(1 + nInvB), ...keptA.map(({ c }) => A.nl[1 + nInvA + c])],
-    [],
-    [fusedBody],
-  );
+  const fusedOperands = [operands[0], ...invOperands.filter((_, j) => !slots.has(j)), ...A.nl.slice(1, 1 + nInvA), ...operands.slice(1 + nInvB), ...keptA.map(({ c }) => A.nl[1 + nInvA + c])];
+  const fusedE = revA === undefined || backwards === undefined ? construct(B.op, fusedOperands, [], [fusedBody]) : backwardsAgain(ops, B.op, fusedBody, fusedOperands, backwards);
   const out: Stmt[] = [];
   stmts.forEach((s, j) => {
     if (j === a || dropped.has(j)) return;
@@ -185,6 +196,15 @@ function fuseWith(
     for (const f of finals) out.push(letS([], [], drop(nvar(f.name))));
   });
   return out;
+}
+
+/** A loop over i = 0, 1, … as T writes it running backwards: `loop(n, m, …)[|j, m, …| { i = m − j − 1; … }]`, m the count's ceiling. */
+function backwardsAgain(ops: FillOps, op: string, body: Lambda, operands: readonly string[], m: string): Expr {
+  const [i, ...rest] = body.nlParams;
+  const [j, mP, one, left] = ['j', 'm', 'one', 'left'].map((x) => ops.names.fresh(x));
+  const real = { tag: 'real' } as const;
+  const stmts: Stmt[] = [letS([binder(one, real)], [], lit(1)), letS([binder(left, real)], [], prim('sub', [mP, j])), letS([binder(i.name, real)], [], prim('sub', [left, one])), ...body.body.stmts];
+  return construct(op, [operands[0], m, ...operands.slice(1)], [], [lambda([binder(j, real), binder(mP, real), ...rest], [], { stmts, result: body.body.result })]);
 }
 
 const rB = (body: Lambda): readonly string[] => (body.body.result.tag === 'ret' ? body.body.result.nl : []);

@@ -10,7 +10,7 @@
 // The droppable carries are a fixed point: start from the unread results, and give up any whose
 // carried parameter is live in the body once the kept results (every linear result, every
 // statement other than a non-linear `drop`) are what must be computed.
-import type { Stmt } from '../../ir/syntax';
+import type { Expr, Stmt } from '../../ir/syntax';
 import { ret } from '../../ir/syntax';
 import { closedFreeVars } from '../../ir/freeVars';
 import type { ConstructExpr } from '../types';
@@ -23,7 +23,7 @@ import { keptAlive } from '../effect';
  */
 const INNER_LEVELS = 16;
 
-export function loopPrunePartly(e: ConstructExpr, keep: readonly boolean[], level = 0): { expr: ConstructExpr; kept: boolean[] } | undefined {
+export function loopPrunePartly(e: ConstructExpr, keep: readonly boolean[], alive: (e: Expr) => boolean = keptAlive, level = 0): { expr: ConstructExpr; kept: boolean[] } | undefined {
   const [body] = e.bodies;
   const r = body?.body.result;
   if (!body || !r || r.tag !== 'ret' || r.nl.length !== keep.length) return undefined;
@@ -35,7 +35,7 @@ export function loopPrunePartly(e: ConstructExpr, keep: readonly boolean[], leve
   keep.forEach((kept, j) => !kept && dropped.add(j));
   let pruned: { stmts: Stmt[]; live: Set<string> };
   for (;;) {
-    pruned = pruneStmts(body.body.stmts, [...r.nl.filter((_, j) => !dropped.has(j)), ...r.lin], level + 1);
+    pruned = pruneStmts(body.body.stmts, [...r.nl.filter((_, j) => !dropped.has(j)), ...r.lin], alive, level + 1);
     const needed = [...dropped].filter((j) => pruned.live.has(body.nlParams[firstCarry + j].name));
     if (needed.length === 0) break;
     for (const j of needed) dropped.delete(j);
@@ -85,7 +85,7 @@ const nonLinearDrop = (s: Stmt): string | undefined =>
  * a cotangent carried through nested loops goes at every level. A check (or a throw) stays,
  * with what it reads: an inner loop holding one stays too, pruned to it.
  */
-function pruneStmts(stmts: readonly Stmt[], roots: readonly string[], level: number): { stmts: Stmt[]; live: Set<string> } {
+function pruneStmts(stmts: readonly Stmt[], roots: readonly string[], alive: (e: Expr) => boolean, level: number): { stmts: Stmt[]; live: Set<string> } {
   const live = new Set(roots);
   const out: Stmt[] = [];
   for (let i = stmts.length - 1; i >= 0; i--) {
@@ -100,12 +100,13 @@ function pruneStmts(stmts: readonly Stmt[], roots: readonly string[], level: num
       out.push(s);
       continue;
     }
-    if (s.nl.length + s.lin.length > 0 && s.lin.length === 0 && !s.nl.some((b) => live.has(b.name)) && !keptAlive(s.rhs)) continue;
+    if (s.nl.length + s.lin.length > 0 && s.lin.length === 0 && !s.nl.some((b) => live.has(b.name)) && !alive(s.rhs)) continue;
     let stmt: Stmt = s;
     if (s.lin.length === 0 && s.rhs.tag === 'construct' && s.rhs.op === 'loop' && level < INNER_LEVELS) {
       const inner = loopPrunePartly(
         s.rhs,
         s.nl.map((b) => live.has(b.name)),
+        alive,
         level,
       );
       if (inner) stmt = { ...s, nl: s.nl.filter((_, j) => inner.kept[j]), rhs: inner.expr };

@@ -27,6 +27,7 @@ import { Builder } from '../../ir/build';
 import { PRIMS } from '../../prims/registry';
 import { emptyStack } from '../placeholder';
 import type { UnzippedBody } from '../types';
+import { type Let, bodyDefs } from './bodyDefs';
 
 /** The most cheap primitives the update of one recomputed carried value may take. */
 const MAX_STEPS = 4;
@@ -37,8 +38,6 @@ export interface Recomputed {
   /** Binds the recurrence's run in `lb` (the linear half's statements) and wraps the linear body to read its stacks. */
   readonly attach: (lb: Builder, n: string, body: Lambda, operands: readonly string[]) => { body: Lambda; operands: string[] };
 }
-
-type Let = Extract<Stmt, { tag: 'let' }>;
 
 /**
  * The residuals of `h` that are carried parameters with a cheap recurrence, split off; undefined
@@ -52,19 +51,8 @@ export function recomputeCarried(h: UnzippedBody, params: readonly Binder[], nIn
   const invariants = params.slice(1, 1 + nInv);
   const carried = params.slice(1 + nInv);
   const k = carried.length;
-  const defs = new Map<string, Let>();
   // Names bound to other names (`let (y, z) = (a, b)`, how J hands the carried values on): followed.
-  const alias = new Map<string, string>();
-  h.primal.body.stmts.forEach((s) => {
-    if (s.tag !== 'let' || s.lin.length > 0) return;
-    if (s.rhs.tag === 'ret' && s.rhs.lin.length === 0) s.nl.forEach((x, q) => alias.set(x.name, (s.rhs as { nl: readonly string[] }).nl[q]));
-    else if (s.rhs.tag === 'var' && !s.rhs.linear && s.nl.length === 1) alias.set(s.nl[0].name, s.rhs.name);
-    else if (s.nl.length === 1) defs.set(s.nl[0].name, s);
-  });
-  const resolve = (x: string): string => {
-    for (let n = 0; alias.has(x) && n < 100; n++) x = alias.get(x)!;
-    return x;
-  };
+  const { defs, alias, resolve } = bodyDefs(h.primal.body.stmts);
   const isCheap = (s: Let): boolean => s.lin.length === 0 && (s.rhs.tag === 'lit' || (s.rhs.tag === 'prim' && PRIMS[s.rhs.op]?.cheap === true));
   const fixed = new Set([counter, ...invariants.map((p) => p.name)]);
   /** The statements computing `name` from the parameters, and the carried parameters they read; undefined if not all cheap. */

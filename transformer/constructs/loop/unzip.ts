@@ -22,6 +22,7 @@ import type { Binder, Expr, Lambda, Stmt, Type } from '../../ir/syntax';
 import { InternalError } from '../../ir/syntax';
 import { Builder } from '../../ir/build';
 import { recomputeCarried } from './recompute';
+import { rewindCarried } from './rewind';
 import { emptyStack } from '../placeholder';
 import { packDeepResiduals } from './pack';
 import { flattenInnerStacks } from './flatten';
@@ -169,7 +170,9 @@ export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
   const whole = ops.unzipBody(e.bodies[0]);
   // Carried values with a cheap recurrence: run again by the linear half, not stacked (recompute.ts).
   const again = ops.recomputesCheap ? recomputeCarried(whole, params, nInv, e.nl) : undefined;
-  const unpacked = again?.h ?? whole;
+  // Positions an inner loop moves by a fixed step: rewound by the linear half from their final values (rewind.ts).
+  const back = ops.recomputesCheap ? rewindCarried(again?.h ?? whole, params, nInv, e.nl, results.nl, e.op) : undefined;
+  const unpacked = back?.h ?? again?.h ?? whole;
   const direct = params.slice(1, 1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + m] }));
   const carried = params.slice(1 + nInv).map((p, m) => ({ param: p.name, operand: e.nl[1 + nInv + m] }));
   const lengths = [...direct, ...invariantLengths(ops, unpacked, [...direct, ...carried], k)];
@@ -188,8 +191,10 @@ export function loopUnzip(ops: UnzipOps, e: ConstructExpr, results: Sides<Binder
   const stFinal = stacked.map((t) => binder(b.fresh('st'), stackType(t)));
   b.bind([...results.nl, ...flat, ...stFinal], [], construct(e.op, [...operands, ...flat0, ...st0], [], [stackingBody(b, h, kk, sources, stacked, undefined, h.primal.nlParams[0].name)]));
   const lin = readingBody(b, h, sources, stFinal);
-  if (!again) return construct(e.op, [e.nl[0], ...lin.operands], e.lin, [lin.body]);
+  if (!again && !back) return construct(e.op, [e.nl[0], ...lin.operands], e.lin, [lin.body]);
   const lb = new Builder(b.names);
-  const read = again.attach(lb, e.nl[0], lin.body, lin.operands);
+  let read = { body: lin.body, operands: lin.operands };
+  if (again) read = again.attach(lb, e.nl[0], read.body, read.operands);
+  if (back) read = back.attach(lb, e.nl[0], read.body, read.operands);
   return blockE(lb.finish(construct(e.op, [e.nl[0], ...read.operands], e.lin, [read.body])));
 }
