@@ -13,7 +13,8 @@
 // Checks that survive dead-code removal (s13, checks22f: opt/checksAlone.ts moves a check that
 // reads only a loop's invariants out of it under its trip guard) are what this watches.
 // TSAD_REACH_RUNS raises the number of modules, TSAD_REACH_SEED changes the programs.
-import { load, runPlain } from './harness';
+import { runPlain } from './harness';
+import { checkAgainstPlain, transformsOf } from './pastEnd';
 import { seeded } from '../gen/seeded';
 
 const MODULES = Number(process.env.TSAD_REACH_RUNS ?? 1);
@@ -47,25 +48,6 @@ function program(rnd: () => number, name: string): string {
   return `/** @differentiable */\nexport function ${name}(x: Float64Array, w: Float64Array, d: number, k: number): number {\n  let s = 0;\n  ${outer}\n  return s${tail};\n}\n`;
 }
 
-/** Plain JavaScript's value on arrays that record a read at or past their length. */
-function plainReads(f: (...a: unknown[]) => number, x: Float64Array, w: Float64Array, d: number, k: number): { value: number; pastEnd: boolean; negative: boolean } {
-  let pastEnd = false;
-  let negative = false;
-  const watch = (a: Float64Array) =>
-    new Proxy(a, {
-      get(t, p) {
-        if (typeof p === 'string' && /^-?\d+$/.test(p)) {
-          if (Number(p) >= t.length) pastEnd = true;
-          if (Number(p) < 0) negative = true;
-        }
-        const v = Reflect.get(t, p, t);
-        return typeof v === 'function' ? v.bind(t) : v;
-      },
-    });
-  const value = f(watch(x), watch(w), d, k);
-  return { value, pastEnd, negative };
-}
-
 const SIZES: [number, number, number, number][] = [
   [3, 9, 3, 3],
   [2, 9, 3, 1],
@@ -79,78 +61,25 @@ const SIZES: [number, number, number, number][] = [
   [2, 1, 2, 1],
 ];
 
-const round = (v: unknown): unknown =>
-  ArrayBuffer.isView(v) ? Array.from(v as Float64Array, (z) => +(z + 0).toPrecision(10)) : Array.isArray(v) ? v.map(round) : typeof v === 'number' ? +(v + 0).toPrecision(10) : v;
-
-function outcome(f: () => unknown): unknown {
-  try {
-    return round(f());
-  } catch (e) {
-    return `throws ${(e as Error).name}`;
-  }
-}
-
 test(`every derivative throws where plain JavaScript reads past an array's end, and only there: ${MODULES} × ${PER_MODULE} functions (property)`, () => {
   const rnd = seeded(SEED);
   for (let mod = 0; mod < MODULES; mod++) {
     const fns = Array.from({ length: PER_MODULE }, (_, k) => program(rnd, `p${k}`));
     const text = fns.join('\n');
     const plain = runPlain(text);
-    // One module per transform: two transforms of one function share defs (valueAndGrad's forward loop computes the value).
-    const each = (imports: string, make: (f: string) => string) =>
-      load(`import { ${imports} } from 'tsad';\n${text}\nexport const t = { ${fns.map((_, k) => `p${k}: ${make(`p${k}`)}`).join(', ')} };\n`).exports.t;
-    const sig = '(x: Float64Array, w: Float64Array, d: number, k: number)';
-    const vg = each('valueAndGrad', (f) => `valueAndGrad(${f}, { wrt: [0, 1] })`);
-    const g = each('grad', (f) => `grad(${f}, { wrt: [0, 1] })`);
-    const gx = each('grad', (f) => `grad(${f}, { wrt: [0] })`);
-    const vj = each('vjp', (f) => `${sig} => vjp(${f}, x, w, d, k)[1](1)`);
-    const jv = each('jvp', (f) => `${sig} => jvp(${f}, [x, w, d, k], [x.map((_, i) => 1 - i), w.map((_, i) => 0.5 + i), 0, 0])[1]`);
-    const he = each('hessian', (f) => `hessian(${f}, { wrt: [0] })`);
-    const hv = each('hvp', (f) => `${sig} => hvp(${f}, { wrt: [0] })(x, w, d, k, x.map((_, i) => 1 + i))`);
+    const t = transformsOf(
+      text,
+      fns.map((_, k) => `p${k}`),
+    );
     fns.forEach((src, k) => {
-      const p = `p${k}`;
       for (const [nx, nw, d, kk] of SIZES) {
         const x = Float64Array.from({ length: nx }, (_, i) => Math.sin(i + k + 1) * 0.8);
         const w = Float64Array.from({ length: nw }, (_, i) => Math.cos(i + mod) * 0.6);
-        const ref = plainReads(plain[p], x, w, d, kk);
-        // A read before the start (w[c·d + r] with d < 0) is not what this property is about.
-        if (ref.negative) continue;
-        const got = {
-          valueAndGrad: outcome(() => vg[p](x, w, d, kk)),
-          grad: outcome(() => g[p](x, w, d, kk)),
-          gradX: outcome(() => gx[p](x, w, d, kk)),
-          vjp: outcome(() => vj[p](x, w, d, kk).slice(0, 2)),
-          jvp: outcome(() => jv[p](x, w, d, kk)),
-          hessian: outcome(() => he[p](x, w, d, kk)),
-          hvp: outcome(() => hv[p](x, w, d, kk)),
-        };
-        const where = `at x.length ${nx}, w.length ${nw}, d ${d}, k ${kk}\n${src}`;
         try {
-          const thrown = Object.entries(got)
-            .filter(([, v]) => v === 'throws RangeError')
-            .map(([n]) => n);
-          if (ref.pastEnd) {
-            // tsad checks a read at a loop's own counter in its body (a RangeError); another read
-            // past the end reads undefined, as JavaScript does, and the value is NaN. Either way,
-            // every transform alike.
-            if (got.valueAndGrad !== 'throws RangeError') expect((got.valueAndGrad as [number])[0]).toBeNaN();
-            expect(thrown).toEqual(got.valueAndGrad === 'throws RangeError' ? Object.keys(got) : []);
-            continue;
-          }
-          expect(thrown).toEqual([]);
-          const [value, [xBar, wBar]] = got.valueAndGrad as [number, [number[], number[]]];
-          expect(value).toBe(round(ref.value));
-          expect({ grad: got.grad, vjp: got.vjp, gradX: got.gradX }).toEqual({ grad: [xBar, wBar], vjp: [xBar, wBar], gradX: xBar });
-          const dir = [...Array.from(x, (_, i) => 1 - i), ...Array.from(w, (_, i) => 0.5 + i)];
-          const jvpRef = [...xBar, ...wBar].reduce((acc, v, i) => acc + v * dir[i], 0);
-          expect(Math.abs((got.jvp as number) - jvpRef)).toBeLessThanOrEqual(1e-8 * Math.max(1, Math.abs(jvpRef)));
-          // H·v from the Hessian's rows, against hvp: the same derivative by two plans.
-          const h = got.hessian as number[][];
-          expect(Array.isArray(h)).toBe(true);
-          const hvRef = h.map((row) => row.reduce((acc, v, j) => acc + v * (1 + j), 0));
-          (got.hvp as number[]).forEach((v, i) => expect(Math.abs(v - hvRef[i])).toBeLessThanOrEqual(1e-8 * Math.max(1, Math.abs(hvRef[i]))));
+          // A read before the start (w[c·d + r] with d < 0) is not what this property is about.
+          checkAgainstPlain(t, plain[`p${k}`], `p${k}`, x, w, d, kk);
         } catch (e) {
-          throw new Error(`${(e as Error).message}\n${JSON.stringify(got)}\n${where}`);
+          throw new Error(`${(e as Error).message}\n${src}`);
         }
       }
     });
