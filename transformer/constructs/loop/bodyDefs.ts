@@ -1,6 +1,6 @@
 // What the statements of a loop body bind, for the rules that follow a carried value's update back
 // through it (recompute.ts, rewind.ts): renamings are followed, computations looked up.
-import type { Stmt } from '../../ir/syntax';
+import type { Binder, Stmt } from '../../ir/syntax';
 
 export type Let = Extract<Stmt, { tag: 'let' }>;
 
@@ -34,4 +34,9 @@ export function bodyDefs(stmts: readonly Stmt[]): BodyDefs {
     return x;
   };
   return { defs, results, alias, resolve };
+}
+
+/** A loop body's non-linear parameters: the counter, then `nInv` invariants, then the carried values. */
+export function bodyParams(params: readonly Binder[], nInv: number): { counter: string; invariants: readonly Binder[]; carried: readonly Binder[] } {
+  return { counter: params[0].name, invariants: params.slice(1, 1 + nInv), carried: params.slice(1 + nInv) };
 }

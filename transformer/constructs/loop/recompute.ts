@@ -27,7 +27,7 @@ import { Builder } from '../../ir/build';
 import { PRIMS } from '../../prims/registry';
 import { emptyStack } from '../placeholder';
 import type { UnzippedBody } from '../types';
-import { type Let, bodyDefs } from './bodyDefs';
+import { type Let, bodyDefs, bodyParams } from './bodyDefs';
 
 /** The most cheap primitives the update of one recomputed carried value may take. */
 const MAX_STEPS = 4;
@@ -47,9 +47,7 @@ export interface Recomputed {
 export function recomputeCarried(h: UnzippedBody, params: readonly Binder[], nInv: number, operands: readonly string[]): Recomputed | undefined {
   const r = h.primal.body.result;
   if (r.tag !== 'ret') return undefined;
-  const counter = params[0].name;
-  const invariants = params.slice(1, 1 + nInv);
-  const carried = params.slice(1 + nInv);
+  const { counter, invariants, carried } = bodyParams(params, nInv);
   const k = carried.length;
   // Names bound to other names (`let (y, z) = (a, b)`, how J hands the carried values on): followed.
   const { defs, alias, resolve } = bodyDefs(h.primal.body.stmts);

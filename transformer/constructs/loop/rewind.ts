@@ -32,7 +32,7 @@ import { renameOperands } from '../../ir/traverse';
 import { PRIMS } from '../../prims/registry';
 import { emptyStack } from '../placeholder';
 import type { ConstructExpr, UnzippedBody } from '../types';
-import { type Let, bodyDefs } from './bodyDefs';
+import { type Let, bodyDefs, bodyParams } from './bodyDefs';
 
 export interface Rewound {
   /** The unzipped body without the rewound residuals. */
@@ -62,9 +62,7 @@ interface Walk {
 export function rewindCarried(h: UnzippedBody, params: readonly Binder[], nInv: number, operands: readonly string[], finals: readonly Binder[], op: string): Rewound | undefined {
   const r = h.primal.body.result;
   if (r.tag !== 'ret') return undefined;
-  const counter = params[0].name;
-  const invariants = params.slice(1, 1 + nInv);
-  const carried = params.slice(1 + nInv);
+  const { counter, invariants, carried } = bodyParams(params, nInv);
   const k = carried.length;
   if (finals.length !== k) return undefined;
   const { defs, results, alias, resolve } = bodyDefs(h.primal.body.stmts);
