@@ -482,12 +482,22 @@ export function namesIn(root: Lambda | Block, out: Set<string> = new Set()): Set
 
 /** The functions a block calls directly. */
 export function calleesOf(root: Block, out: Set<string> = new Set()): Set<string> {
-  visitBlock(root, {
+  visitBlock(root, collectCallees(out));
+  return out;
+}
+
+/** The functions an expression calls, in its nested bodies too. */
+export function calleesOfExpr(e: Expr, out: Set<string> = new Set()): Set<string> {
+  visitExpr(e, collectCallees(out));
+  return out;
+}
+
+function collectCallees(out: Set<string>): Visitor {
+  return {
     expr: (e) => {
       if (e.tag === 'call') out.add(e.fn);
     },
-  });
-  return out;
+  };
 }
 
 const constructHolders = new WeakMap<Block, boolean>();

@@ -30,7 +30,7 @@ import { PRIMS } from '../prims/registry';
 import { settleBlock } from '../ir/usageBuilder';
 import type { Scalar } from '../prims/types';
 import { DeepWalk } from '../ir/deepWalk';
-import { forEachOperand, hasBodies, mapChildren, renameOperands, visitDef, visitExpr } from '../ir/traverse';
+import { calleesOfExpr, forEachOperand, hasBodies, mapChildren, renameOperands, visitDef, visitExpr } from '../ir/traverse';
 import { hoistBlocks, rebindsAName } from './hoist';
 import { fuseFills } from './fuseFills';
 
@@ -92,11 +92,7 @@ class Simplifier {
     if (e.tag === 'call') return fns.has(e.fn);
     if (!hasBodies(e)) return false;
     let callees = this.callsIn.get(e);
-    if (callees === undefined) {
-      const found = new Set<string>();
-      visitExpr(e, { expr: (x) => void (x.tag === 'call' && found.add(x.fn)) });
-      this.callsIn.set(e, (callees = [...found]));
-    }
+    if (callees === undefined) this.callsIn.set(e, (callees = [...calleesOfExpr(e)]));
     return callees.some((f) => fns.has(f));
   }
 
