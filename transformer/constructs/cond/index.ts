@@ -7,7 +7,7 @@ import { condImpl } from './impl';
 import { condJvp } from './jvp';
 import { condUnzip } from './unzip';
 import { condTranspose } from './transpose';
-import { pruneBodyResults } from '../prune';
+import { bodyOperandsPartly, pruneBodyResults } from '../prune';
 import { condFuseAdd } from './fuseAdd';
 import { condSideOperands, condSink, condSoleReader } from './guard';
 import { condNames } from './operands';
@@ -25,6 +25,8 @@ export const cond: ConstructRule = {
   runsOneBody: true,
   transpose: condTranspose,
   pruneResults: pruneBodyResults,
+  // An operand no branch reads goes too (nl[0], the test, is no branch's parameter).
+  prunePartly: (e, keep, alive) => bodyOperandsPartly(e, keep, 1, alive),
   fuseAdd: condFuseAdd,
   soleReader: condSoleReader,
   sideOperands: condSideOperands,

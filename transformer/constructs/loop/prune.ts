@@ -15,6 +15,7 @@ import { ret } from '../../ir/syntax';
 import { closedFreeVars } from '../../ir/freeVars';
 import type { ConstructExpr } from '../types';
 import { keptAlive } from '../effect';
+import { nonLinearDrop } from '../prune';
 
 /**
  * Inner loops pruned in the same go, at most this many levels down: the simplifier asks again at
@@ -74,10 +75,6 @@ export function loopPrunePartly(e: ConstructExpr, keep: readonly boolean[], aliv
   };
   return { expr, kept: keep.map((_, j) => !dropped.has(j)) };
 }
-
-/** `drop(v)` of a non-linear variable: it computes nothing and keeps nothing alive. */
-const nonLinearDrop = (s: Stmt): string | undefined =>
-  s.tag === 'let' && s.nl.length === 0 && s.lin.length === 0 && s.rhs.tag === 'drop' && s.rhs.expr.tag === 'var' && !s.rhs.expr.linear ? s.rhs.expr.name : undefined;
 
 /**
  * The statements that compute `roots`, and the variables they read (a backward pass; bodies are
