@@ -20,6 +20,7 @@ import { tabulateInvariants } from '../opt/tabulate';
 import { transposeProgram } from './transpose';
 import { eraseProgram } from './erase';
 import { simplifyProgram } from '../opt/simplify';
+import { dropUnreadResults } from '../opt/unreadResults';
 import { finishWaiting, isWaiting, markWaiting, mayWait } from '../opt/deferred';
 import { bwdName, derivedName, erasedName, fwdName, hvpName, jvpName, linName, role, transposeRole } from '../ir/names';
 import { calleesFirst, callSitesOfDef, findDef } from '../ir/program';
@@ -274,8 +275,15 @@ const Fuse = (def: string): Pass => ({
   keepsUsage: true,
 });
 
+/**
+ * What the fused def still calls (a callee too large to inline) returns only the results it reads
+ * (opt/unreadResults.ts): a Hessian-vector product keeps the tangent of the gradient, not the
+ * gradient.
+ */
+const Narrow = (def: string): Pass => ({ name: 'unread results', run: (p) => dropUnreadResults(p, [def]), keepsUsage: true });
+
 export function fuse(p: Program, def: string, o: DriverOptions = {}): Program {
-  return runPasses(p, { ...o, simplify: false }, [Fuse(def)]);
+  return runPasses(p, { ...o, simplify: false }, [Fuse(def), Narrow(def)]);
 }
 
 export function linearizeOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; fwd: string; lin: string } {

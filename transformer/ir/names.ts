@@ -39,6 +39,11 @@ export const unzipStem = (d: FnDef): string => (d.role?.kind === 'jvp' && !d.rol
 /** The role of T(g): the backward pass of f for g = f.lin, else g.T. */
 export const transposeRole = (g: FnDef): Role => (g.role?.kind === 'lin' ? role('bwd', g.role.of) : role('transpose', g.name));
 
+/**
+ * f with only some of its results (opt/unreadResults.ts): `f.keep_1` returns f's result 1. A part
+ * of its own, so that it names no other derived def (`f.jvp_1` is a masked JVP).
+ */
+export const keptResultsName = (f: string, keep: readonly boolean[]): string => `${f}.keep_${keep.flatMap((k, i) => (k ? [i] : [])).join('_')}`;
 export const jvpName = (f: string) => derivedName(role('jvp', f));
 export const fwdName = (f: string) => derivedName(role('fwd', f));
 export const linName = (f: string) => derivedName(role('lin', f));
