@@ -65,7 +65,9 @@ test('the masked J does less work than the full one along zeros (interpreter wor
 test('hvp in x only (IR): H·v against differences of the gradient, its J masked', () => {
   const { program, hvp } = hvpOf(parseProgram(src), 'f', {}, [0]);
   expect(program.defs.some((d) => d.role?.kind === 'jvp' && d.role.mask !== undefined)).toBe(true);
-  const r = evalFn(program, hvp, [...at, 1, 0, 0]);
+  // One direction, x's: y and z have none.
+  expect(program.defs.find((d) => d.name === hvp)!.nlParams).toHaveLength(4);
+  const r = evalFn(program, hvp, [...at, 1]);
   const gx = (x: number) => (f(x + 1e-6, at[1], at[2]) - f(x - 1e-6, at[1], at[2])) / 2e-6;
   expect(r.nl[0] as number).toBeCloseTo((gx(at[0] + 1e-4) - gx(at[0] - 1e-4)) / 2e-4, 4);
 });

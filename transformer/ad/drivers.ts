@@ -570,7 +570,8 @@ const leafless = (wrt: readonly number[], types: readonly Type[]): boolean => wr
  * With `wrt`, H·v̄ in those parameters only (`f.hvp_0`): the gradient differentiated again is only
  * theirs, so no tangent of another parameter's cotangent (a data array's) is computed; and it is
  * differentiated along them only (a masked J), so the other parameters are constants: no term of
- * their directions (zeros the caller passes) is computed. Their directions stay in the signature.
+ * their directions is computed, and the def takes none (`f.hvp_0(x̄, v̄_0 ;)`): a caller passed
+ * zeros the def dropped unread.
  */
 export function hvpOf(p: Program, fn: string, o: DriverOptions = {}, wrt?: readonly number[]): { program: Program; hvp: string } {
   const { program, grad } = gradOf(p, fn, o, wrt);
@@ -587,23 +588,19 @@ export function hvpOf(p: Program, fn: string, o: DriverOptions = {}, wrt?: reado
 
 function hvpDef(d: FnDef, jvp: string, name: string, wrt?: readonly number[]): FnDef {
   const names = new NameSupply(d.nlParams.map((x) => x.name));
-  const dirs = d.nlParams.map((x) => binder(names.fresh(`${x.name}_v`), tangentType(x.type!)));
+  // Along the wrt parameters only (a masked J): the other parameters have no direction.
+  const along = d.nlParams.filter((_, i) => !wrt || wrt.includes(i)).map((x) => binder(names.fresh(`${x.name}_v`), tangentType(x.type!)));
   const b = new Builder(names);
   const differentiated = wrt ? wrt.map((i) => d.nlParams[i]) : d.nlParams;
   const gs = differentiated.map((x) => binder(names.fresh(`${x.name}_bar`), tangentType(x.type!)));
   const hvs = differentiated.map((x) => binder(names.fresh(`${x.name}_hv`), tangentType(x.type!)));
-  // Along the wrt parameters only (a masked J): the other directions are dropped unread.
-  const along = dirs.filter((_, i) => !wrt || wrt.includes(i));
-  dirs.forEach((x, i) => {
-    if (wrt && !wrt.includes(i)) b.drop({ tag: 'var', linear: false, name: x.name });
-  });
   b.bind([...gs, ...hvs], [], call(erasedName(jvp), [...d.nlParams.map((x) => x.name), ...along.map((x) => x.name)]));
   gs.forEach((g) => b.drop({ tag: 'var', linear: false, name: g.name }));
   // Booleans have a zero-dimensional direction; the erased function still takes it.
   return {
     name,
     role: role('hvp', d.name),
-    nlParams: [...d.nlParams, ...dirs],
+    nlParams: [...d.nlParams, ...along],
     linParams: [],
     nlResults: hvs.map((h) => h.type as Type),
     linResults: [],

@@ -9,13 +9,21 @@ import { CallSitePlan, PlanExpr, PlanStatement, array, callDef, index, name, ret
 /**
  * The Hessian-vector def, shared by the module's hvp and hessian of the same parameters. It
  * returns H·v in the wrt parameters only (not in data arrays beside them); `at(i)` is where
- * parameter i's part is among its results, `single` when there is one (returned as it is).
+ * parameter i's part is among its results, `single` when there is one (returned as it is). It
+ * takes the directions of the wrt parameters only, in parameter order (`along`): the others would
+ * be zeros it never reads.
  */
-function hvpDef(req: PlanRequest): Pick<CallSitePlan, 'program' | 'entries'> & { at: (i: number) => number; single: boolean } {
+function hvpDef(req: PlanRequest): Pick<CallSitePlan, 'program' | 'entries'> & { at: (i: number) => number; single: boolean; along: (dirs: PlanExpr[]) => PlanExpr[] } {
   const { fn, wrt } = req;
   const every = wrt.length === fn.params.length && wrt.every((w, i) => w === i);
   const h = hvpOf(req.program, fn.name, req.driver, every ? undefined : wrt);
-  return { program: fuse(h.program, h.hvp, req.driver), entries: [h.hvp], at: (i) => (every ? i : wrt.indexOf(i)), single: every ? fn.params.length === 1 : wrt.length === 1 };
+  return {
+    program: fuse(h.program, h.hvp, req.driver),
+    entries: [h.hvp],
+    at: (i) => (every ? i : wrt.indexOf(i)),
+    single: every ? fn.params.length === 1 : wrt.length === 1,
+    along: (dirs) => dirs.filter((_, i) => wrt.includes(i)),
+  };
 }
 
 /** Parameter i's part of an H·v the def returned. */
@@ -27,7 +35,7 @@ export const planHvp: Planner = (req) => {
   // H·v may be v itself (f = ½|x|²): the caller gets an array of its own.
   const { m, irArgs } = wrapperOf(fn, true);
   const defs = hvpDef(req);
-  const call = (dirs: PlanExpr[]) => callDef(defs.entries[0], [...irArgs, ...dirs]);
+  const call = (dirs: PlanExpr[]) => callDef(defs.entries[0], [...irArgs, ...defs.along(dirs)]);
   const single = wrt.length === 1;
   // The direction is `v` unless the function has a parameter of that name.
   const v = fn.params.some((p) => p.name === 'v') ? m.fresh('v') : 'v';
@@ -61,7 +69,7 @@ export const planHessian: Planner = (req) => {
   const calls = wrt.flatMap((wb) => Array.from({ length: leafCount(fn.params[wb].shape) }, (_, c) => ({ wb, c, dirs: fn.params.map((p, i) => (i === wb ? m.basis(p.shape, c) : m.zeros(p.shape))) })));
   // What two or more calls pass alike (a record parameter as the IR's tuple, a zero direction) is built once.
   const uses = new Map<string, number>();
-  for (const { dirs } of calls) for (const e of [...irArgs, ...dirs]) uses.set(JSON.stringify(e), (uses.get(JSON.stringify(e)) ?? 0) + 1);
+  for (const { dirs } of calls) for (const e of [...irArgs, ...defs.along(dirs)]) uses.set(JSON.stringify(e), (uses.get(JSON.stringify(e)) ?? 0) + 1);
   const bound = new Map<string, PlanExpr>();
   const once = (e: PlanExpr, base: string): PlanExpr => {
     const key = JSON.stringify(e);
@@ -81,7 +89,7 @@ export const planHessian: Planner = (req) => {
       .filter((k) => k.wb === wb)
       .map(({ c, dirs }) => {
         const hv = m.fresh(`hv_${fn.params[wb].name}_${c}`);
-        body.push(m.const([hv], callDef(defs.entries[0], [...args, ...dirs.map((d) => once(d, 'zero'))])));
+        body.push(m.const([hv], callDef(defs.entries[0], [...args, ...defs.along(dirs).map((d) => once(d, 'zero'))])));
         return hv;
       }),
   );
@@ -111,7 +119,7 @@ function hessianOfArray(req: PlanRequest, m: Marshal, irArgs: PlanExpr[], defs: 
   const p = fn.params[w];
   const c = m.fresh('c');
   const dirs = fn.params.map((q, i) => (i === w ? ({ tag: 'oneHot', index: name(c) } as PlanExpr) : m.zeros(q.shape)));
-  const hv = callDef(defs.entries[0], [...irArgs, ...dirs]);
+  const hv = callDef(defs.entries[0], [...irArgs, ...defs.along(dirs)]);
   const column = fit(partOf(defs, hv, w), { kind: 'array', container: 'Array', elem: { kind: 'number' } }, name(p.name));
   const body: PlanStatement[] = [ret({ tag: 'rows', count: { tag: 'length', of: name(p.name) }, index: c, body: column })];
   return { program: defs.program, entries: defs.entries, params: fn.params.map((q) => q.name), body: checked(req.where, paramChecks(fn), body) };
