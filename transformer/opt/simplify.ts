@@ -235,6 +235,32 @@ class Simplifier {
     return name;
   }
 
+  /**
+   * `ladd(; a, b)` of two tuples built in this def (or zeros) is the tuple of its components'
+   * sums: a zero component is the other one, and an array's sum may fuse into the construct that
+   * made it (`add`). The cotangent of a record parameter read in several places is such a sum of
+   * tuples, each all zeros but the fields one read saw; summed whole, the erased code added every
+   * field's arrays, zeros (empty arrays) included, in a helper function (GradBench gmm).
+   */
+  private splitTupleAdd(rhs: Expr, node: Extract<Stmt, { tag: 'let' }>, out: Stmt[]): boolean {
+    const t = node.lin[0]?.type;
+    if (rhs.tag !== 'lprim' || rhs.op !== 'ladd' || rhs.lin.length !== 2 || node.lin.length !== 1 || node.nl.length > 0 || t?.tag !== 'tuple') return false;
+    const parts = rhs.lin.map((n) => (this.zeros.has(n) ? null : this.tuples.get(n)));
+    if (parts.some((p) => p === undefined) || parts.every((p) => p === null)) return false;
+    const elems = t.elems.map((et, k) => {
+      const [a, b] = parts.map((p) => (p === null || p === undefined || this.zeros.has(p[k]) ? undefined : p[k]));
+      if (a !== undefined && b !== undefined) return this.add(a, b, et, out);
+      if (a !== undefined || b !== undefined) return (a ?? b)!;
+      const z = this.fresh('zero');
+      this.zeros.set(z, et);
+      this.push(out, letS([], [binder(z, et)], zeroE(et)));
+      return z;
+    });
+    this.tuples.set(node.lin[0].name, elems);
+    this.push(out, letS([], node.lin, { tag: 'tuple', linear: true, elems }));
+    return true;
+  }
+
   private rename(n: string): string {
     let m = n;
     while (this.subst.has(m)) m = this.subst.get(m)!;
@@ -317,6 +343,8 @@ class Simplifier {
         cse.set(key, all[0].name);
         this.literals.set(all[0].name, rhs.value);
       }
+      const split = this.splitTupleAdd(rhs, node, out);
+      if (split) continue;
       if (rhs.tag === 'lprim' && rhs.lin.every((n) => this.zeros.has(n)) && node.lin[0]?.type) {
         const t = node.lin[0].type;
         this.zeros.set(node.lin[0].name, t);
