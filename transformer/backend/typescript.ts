@@ -15,6 +15,7 @@ import { emitDefs, emitWriterDefs, mangle, mapTo, type EmitOptions } from './emi
 import { defArity } from '../language/arity';
 import { CONSTRUCTS, isConstruct } from '../constructs/registry';
 import { stackHelperName } from './ts/constructs/stackEmit';
+import { tidyBody } from './ts/fold';
 
 export interface TypeScriptBackendOptions {
   readonly ts: typeof ts;
@@ -121,6 +122,10 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     if (checksLengths(plan) || this.packs || this.splits) {
       body = this.namingTransform(body, plan.body[0]?.tag === 'check' ? plan.body[0].where : name);
     }
+    // A wrapper's locals each read once (a derivative's result, the columns of a Hessian) print at
+    // their use; a few statements, so the tidy may run until nothing changes (a call moves past a
+    // call only once the one after it has moved: one more round per call).
+    body = tidyBody(this.t, body, body.length + 2);
     const decl = f.createFunctionDeclaration(
       undefined,
       undefined,
