@@ -74,3 +74,67 @@ describe('wrappers tidied like derivatives', () => {
     expectClose(H.flat(3), [fd(0, 0), fd(0, 1), fd(1, 0), fd(1, 1)], 1e-5);
   });
 });
+
+// grad beside a valueAndGrad of the same parameters runs the valueAndGrad wrapper's body under its
+// own name (PlanExpr runAs): one copy of the check, the call and the repacking, and every message
+// still names the transform that was called.
+const pastEnd = `
+/** @differentiable */
+export function fit(p: { a: number; b: number }, t: Float64Array, x: Float64Array): number {
+  let total = 0;
+  for (let i = 0; i < t.length; i++) {
+    const r = p.a * Math.exp(-p.b * t[i]) - x[i];
+    total += r * r;
+  }
+  return total;
+}
+`;
+const plainFit = (q: { a: number; b: number }, tt: Float64Array, xx: Float64Array) => {
+  let total = 0;
+  for (let i = 0; i < tt.length; i++) {
+    const r = q.a * Math.exp(-q.b * tt[i]) - xx[i];
+    total += r * r;
+  }
+  return total;
+};
+
+describe("grad runs valueAndGrad's body under its own name", () => {
+  const tt = new Float64Array([0, 0.5, 1]);
+  const xx = new Float64Array([1, 0.6, 0.4]);
+  const q = { a: 1.2, b: 0.7 };
+  const fdFit = [0, 1].map((k) => partial((a: number, b: number) => plainFit({ a, b }, tt, xx), [q.a, q.b], k, 0)[0]);
+
+  for (const order of ['valueAndGrad first', 'grad first']) {
+    test(`${order}: one body, its checks and errors named by the wrapper called; gradients against central differences`, () => {
+      const calls = order === 'grad first' ? 'export const g = grad(fit);\nexport const vg = valueAndGrad(fit);\n' : 'export const vg = valueAndGrad(fit);\nexport const g = grad(fit);\n';
+      const { exports: m, result } = load(`import { grad, valueAndGrad } from 'tsad';\n${pastEnd}\n${calls}`);
+      const text = result.outputText;
+      expect(text.match(/fit\$vg_0\(p\.a, p\.b, t, x\)/g)).toHaveLength(1);
+      expect(fn(text, 'fit_grad')).toMatch(/^\s*return fit_valueAndGrad\$as\("grad\(fit\)", arguments\.length, p, t, x\)\[1\];$/m);
+      expect(fn(text, 'fit_grad')).not.toMatch(/try|catch/);
+      expect(fn(text, 'fit_valueAndGrad$as')).toMatch(/throw tsad\$inTransform\(e, where\);/);
+      // Arguments and lengths: each message names the transform called.
+      expect(() => m.g(q, tt)).toThrow('grad(fit): expects 3 arguments, got 2');
+      expect(() => m.vg(q, tt)).toThrow('valueAndGrad(fit): expects 3 arguments, got 2');
+      expect(() => m.g({ a: 1, b: 'x' }, tt, xx)).toThrow("grad(fit): argument 1 'p.b' must be a number, got string");
+      const short = new Float64Array(2);
+      expect(() => m.g(q, tt, short)).toThrow("grad(fit): in fit: the loop for (… i < t.length …) reads 'x[i]' past its end (3 > 2)");
+      expect(() => m.vg(q, tt, short)).toThrow("valueAndGrad(fit): in fit: the loop for (… i < t.length …) reads 'x[i]' past its end (3 > 2)");
+      const g = m.g(q, tt, xx);
+      const [value, gv] = m.vg(q, tt, xx);
+      expect(g).toEqual(gv);
+      expect(value).toBeCloseTo(plainFit(q, tt, xx), 12);
+      expectClose([g.a, g.b], fdFit);
+    });
+  }
+
+  test('a function reading module state keeps a wrapper of its own per transform', () => {
+    const { exports: m, result } = load(
+      `import { grad, valueAndGrad } from 'tsad';\nlet scale = 2;\nexport function setScale(s: number) { scale = s; }\n/** @differentiable */\nexport function f(x: number): number { return scale * x * x; }\nexport const g = grad(f);\nexport const vg = valueAndGrad(f);\n`,
+    );
+    expect(result.outputText).not.toMatch(/\$as\(/);
+    expect(m.g(3)).toBe(12);
+    m.setScale(5);
+    expect(m.vg(3)).toEqual([45, 30]);
+  });
+});
