@@ -30,11 +30,13 @@ test('t passed twice is one parameter, read once per iteration', () => {
   expect(text).toMatch(/loop\(n, t, y, zero\)/);
   expect(text.match(/index\(/g)).toHaveLength(1);
   const q = annotateTypes({ defs: [after] });
-  for (const at of [[[0.5, 1.5, -2], 0.7, 3] as const, [[1, 2], 2, 0] as const]) {
-    const args = [at[0], at[1], at[2]];
-    const a = evalFn(p, 'f', args, []);
-    const b = evalFn(q, 'f', args, []);
+  for (const [t, y, n] of [
+    [[0.5, 1.5, -2], 0.7, 3],
+    [[1, 2], 2, 0],
+  ] as [number[], number, number][]) {
+    const a = evalFn(p, 'f', [t, y, n], []);
+    const b = evalFn(q, 'f', [t, y, n], []);
     expect(b.nl).toEqual(a.nl);
-    if (at[2] > 0) expect(b.work).toBeLessThan(a.work);
+    if (n > 0) expect(b.work).toBeLessThan(a.work);
   }
 });

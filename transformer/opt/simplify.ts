@@ -310,7 +310,7 @@ class Simplifier {
     if (e.bodies.length !== 1) return e;
     const body = e.bodies[0];
     const slots = invariantSlots(e);
-    if (!slots || slots.body !== 0 || (slots.trip !== undefined && slots.trip >= slots.operand && slots.trip < slots.operand + slots.count)) return e;
+    if (slots?.body !== 0 || (slots.trip !== undefined && slots.trip >= slots.operand && slots.trip < slots.operand + slots.count)) return e;
     const first = new Map<string, number>();
     const gone = new Set<number>();
     for (let m = 0; m < slots.count; m++) {
