@@ -53,7 +53,10 @@ test("f takes g's body, its parameters renamed to f's arguments; a caller that d
 });
 
 test('a callee another def also calls stays a call (no body is copied)', () => {
-  const twice = SRC.replace('def f(x: real, n: real, y: real ;) -> (real, real ;) {', 'def k(x: real ;) -> (real, real ;) {\n  g(x, x, x)\n}\n\ndef f(x: real, n: real, y: real ;) -> (real, real ;) {\n  let (a, b) = k(x)\n  drop(a)\n  drop(b)');
+  const twice = SRC.replace(
+    'def f(x: real, n: real, y: real ;) -> (real, real ;) {',
+    'def k(x: real ;) -> (real, real ;) {\n  g(x, x, x)\n}\n\ndef f(x: real, n: real, y: real ;) -> (real, real ;) {\n  let (a, b) = k(x)\n  drop(a)\n  drop(b)',
+  );
   const p = annotateTypes(parseProgram(twice, 'forwarders2.lina'));
   expect(takeForwardedBody(p, 'f')).toBe(p);
   // k forwards to g, which f calls too.
