@@ -21,6 +21,7 @@ import { transposeProgram } from './transpose';
 import { eraseProgram } from './erase';
 import { simplifyProgram } from '../opt/simplify';
 import { dropUnreadResults } from '../opt/unreadResults';
+import { takeForwardedBody } from '../opt/forwarders';
 import { finishWaiting, isWaiting, markWaiting, mayWait } from '../opt/deferred';
 import { bwdName, derivedName, erasedName, fwdName, hvpName, jvpName, linName, role, transposeRole } from '../ir/names';
 import { calleesFirst, callSitesOfDef, findDef } from '../ir/program';
@@ -282,8 +283,11 @@ const Fuse = (def: string): Pass => ({
  */
 const Narrow = (def: string): Pass => ({ name: 'unread results', run: (p) => dropUnreadResults(p, [def]), keepsUsage: true });
 
+/** A fused def left only calling such a callee takes its body (opt/forwarders.ts). */
+const Forwarded = (def: string): Pass => ({ name: 'forwarded', run: (p) => takeForwardedBody(p, def), keepsUsage: true });
+
 export function fuse(p: Program, def: string, o: DriverOptions = {}): Program {
-  return runPasses(p, { ...o, simplify: false }, [Fuse(def), Narrow(def)]);
+  return runPasses(p, { ...o, simplify: false }, [Fuse(def), Narrow(def), Forwarded(def)]);
 }
 
 export function linearizeOf(p: Program, fn: string, o: DriverOptions = {}): { program: Program; fwd: string; lin: string } {

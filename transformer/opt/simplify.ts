@@ -14,8 +14,8 @@ import { constructRule } from '../constructs/registry';
 import { hasEffect, holdsCheck } from '../constructs/registry';
 import { checksAlone } from './checksAlone';
 import { KeptCalls, NO_KEPT_CALLS, keptCalls } from './keptCalls';
-import { Binder, Block, Expr, FnDef, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
-import type { ConstructExpr, FuseOps } from '../constructs/types';
+import { Binder, Block, Expr, FnDef, InternalError, Program, Stmt, Type, blockE, letS, zero as zeroE } from '../ir/syntax';
+import type { ConstructExpr, FuseOps, InvariantSlots } from '../constructs/types';
 import { binder, lprim } from '../ir/syntax';
 import { NameSupply, namesIn } from '../ir/build';
 
@@ -33,6 +33,7 @@ import { DeepWalk } from '../ir/deepWalk';
 import { calleesOfExpr, forEachOperand, hasBodies, mapChildren, renameOperands, visitDef, visitExpr } from '../ir/traverse';
 import { hoistBlocks, rebindsAName } from './hoist';
 import { fuseFills } from './fuseFills';
+import { arityOf } from '../language/arity';
 
 const isVarDrop = (e: Expr) => e.tag === 'drop' && (e.expr.tag === 'var' || (e.expr.tag === 'ret' && true));
 
@@ -287,8 +288,9 @@ class Simplifier {
    * A right-hand side or result: operands renamed, nested bodies forwarded with their own CSE
    * scope (a nested block's extends the enclosing one; a construct's body starts empty).
    */
-  private expr(e: Expr, cse: Map<string, string>): Expr {
-    if (e.tag !== 'drop' && !hasBodies(e)) return this.renamed(e);
+  private expr(e0: Expr, cse: Map<string, string>): Expr {
+    if (e0.tag !== 'drop' && !hasBodies(e0)) return this.renamed(e0);
+    const e = e0.tag === 'construct' ? this.sharedInvariants(e0) : e0;
     const scope = () => (e.tag === 'construct' ? new Map<string, string>() : new Map(cse));
     const mapped = mapChildren(
       e,
@@ -296,6 +298,33 @@ class Simplifier {
       (inner) => this.expr(inner, new Map(cse)),
     );
     return mapped.tag === 'block' ? unwrap(mapped.block) : renameOperands(mapped, (n) => this.rename(n));
+  }
+
+  /**
+   * A construct given the same invariant operand twice binds it once: inside the body the second
+   * parameter is a name for the first (`subst`), so the body's common subexpressions see one
+   * value. A fused loop (constructs/loop/fuseFill.ts) takes both halves' invariants, and read t[i]
+   * once for each half (the demo's Fit Hessian).
+   */
+  private sharedInvariants(e: ConstructExpr): ConstructExpr {
+    if (e.bodies.length !== 1) return e;
+    const body = e.bodies[0];
+    const slots = invariantSlots(e);
+    if (slots?.body !== 0 || (slots.trip !== undefined && slots.trip >= slots.operand && slots.trip < slots.operand + slots.count)) return e;
+    const first = new Map<string, number>();
+    const gone = new Set<number>();
+    for (let m = 0; m < slots.count; m++) {
+      const operand = this.rename(e.nl[slots.operand + m]);
+      const seen = first.get(operand);
+      if (seen === undefined) first.set(operand, m);
+      else {
+        gone.add(m);
+        this.subst.set(body.nlParams[slots.param + m].name, body.nlParams[slots.param + seen].name);
+      }
+    }
+    if (gone.size === 0) return e;
+    const stays = (from: number) => (_: unknown, k: number) => !gone.has(k - from);
+    return { ...e, nl: e.nl.filter(stays(slots.operand)), bodies: [{ ...body, nlParams: body.nlParams.filter(stays(slots.param)) }] };
   }
 
   /** Forward rewriting: aliases, zeros, folding, CSE. Drops of bare variables are removed. */
@@ -501,6 +530,19 @@ class Simplifier {
     }
     this.uses(e);
     return e;
+  }
+}
+
+/**
+ * A construct's invariant slots (ConstructRule.invariants), where its bodies' result counts are
+ * known without the program: undefined where one ends in a call of another function.
+ */
+function invariantSlots(e: ConstructExpr): InvariantSlots | undefined {
+  try {
+    return constructRule(e, 'simplify').invariants?.(e, (l) => arityOf(l.body.result, () => undefined));
+  } catch (err) {
+    if (err instanceof InternalError) return undefined;
+    throw err;
   }
 }
 
