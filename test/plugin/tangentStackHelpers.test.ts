@@ -80,3 +80,26 @@ test('tsad$lpush covers a position past the size, the positions skipped reading 
   expect(s.n).toBe(41);
   expect([1, 3, 20, 40, 41].map((i) => tsad$lat(s, i))).toEqual([-1, 2.5, 0, 7, 0]);
 });
+
+// stackEmit READING_HELPERS: tsad$lat and tsad$empty only read memory, so the tidy (fold.ts) moves
+// a single-use call of one to its use like an element read: past other reads, never past a write
+// (tsad$reserve moves the slab's top; a store; a call it cannot see into).
+import * as ts from 'typescript';
+import { tidyBody } from '../../transformer/backend/ts/fold';
+
+function tidied(body: string): string {
+  const sf = ts.createSourceFile('f.ts', `function f($slab, s, i, x) {\n${body}\n}`, ts.ScriptTarget.Latest, true);
+  const fn = sf.statements[0] as ts.FunctionDeclaration;
+  const out = tidyBody(ts, [...fn.body!.statements]);
+  const printer = ts.createPrinter();
+  // One line per statement (the printer breaks lines where a moved node kept its source position).
+  return out.map((s) => printer.printNode(ts.EmitHint.Unspecified, s, sf).replace(/\s+/g, ' ')).join('\n');
+}
+
+test('the tidy moves tsad$empty and tsad$lat to their one use past reads, not past a write or an opaque call', () => {
+  expect(tidied('const a = tsad$empty($slab);\nconst b = tsad$empty($slab);\nlet p = a, q = b;\nreturn [p, q];')).toBe('const p = tsad$empty($slab), q = tsad$empty($slab);\nreturn [p, q];');
+  expect(tidied('const a = tsad$empty($slab);\nconst r = tsad$reserve($slab, 4);\nlet p = a;\nreturn [p, r];')).toMatch(/^const a = tsad\$empty\(\$slab\);/);
+  expect(tidied('const y = tsad$lat(s, i);\nx.a[0] = 1;\nreturn y;')).toMatch(/^const y = tsad\$lat\(s, i\);/);
+  expect(tidied('const y = tsad$lat(s, i);\nconst z = x.a[i];\nreturn y + z;')).toBe('return tsad$lat(s, i) + x.a[i];');
+  expect(tidied('const y = tsad$lat(s, i);\ntsad$lpush(s, i, 2, $slab);\nreturn y;')).toMatch(/^const y = tsad\$lat\(s, i\);/);
+});

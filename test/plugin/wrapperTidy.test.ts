@@ -138,3 +138,49 @@ describe("grad runs valueAndGrad's body under its own name", () => {
     expect(m.vg(3)).toEqual([45, 30]);
   });
 });
+
+test('a shared body that packs a matrix or splits records names the transform called in their errors; gradients against central differences', () => {
+  const { exports: m, result } = load(`import { grad, valueAndGrad } from 'tsad';
+export interface Particle { x: number; y: number }
+/** @differentiable */
+export function frob(a: number[][]): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) for (let j = 0; j < a[i].length; j++) s += a[i][j] * a[i][j] * (i + 1);
+  return s;
+}
+/** @differentiable */
+export function energy(ps: Particle[]): number {
+  let e = 0;
+  for (let i = 0; i < ps.length; i++) e += ps[i].x * ps[i].x + Math.sin(ps[i].y);
+  return e;
+}
+export const gf = grad(frob);
+export const vgf = valueAndGrad(frob);
+export const ge = grad(energy);
+export const vge = valueAndGrad(energy);
+`);
+  const text = result.outputText;
+  expect(text).toMatch(/return frob_valueAndGrad\$as\("grad\(frob\)", arguments\.length, a\)\[1\];/);
+  expect(text).toMatch(/return energy_valueAndGrad\$as\("grad\(energy\)", arguments\.length, ps\)\[1\];/);
+  expect(() => m.gf([[1, 2], [3]])).toThrow(new RangeError("grad(frob): 'a' must be a rectangular matrix (number[][]): row 1 has 1 numbers, row 0 has 2"));
+  expect(() => m.vgf([[1, 2], [3]])).toThrow(new RangeError("valueAndGrad(frob): 'a' must be a rectangular matrix (number[][]): row 1 has 1 numbers, row 0 has 2"));
+  expect(() => m.ge([{ x: 1, y: 2 }, { x: 1 }])).toThrow(new TypeError("grad(energy): 'ps[1].y' must be a number, got undefined"));
+  expect(() => m.vge([{ x: 1, y: 2 }, { x: 1 }])).toThrow(new TypeError("valueAndGrad(energy): 'ps[1].y' must be a number, got undefined"));
+  const a = [
+    [0.5, -1],
+    [2, 0.25],
+  ];
+  const ga = m.gf(a) as number[][];
+  expect(m.vgf(a)[1]).toEqual(ga);
+  expectClose(ga.flat(), [2 * 0.5, 2 * -1, 4 * 2, 4 * 0.25], 1e-12);
+  const ps = [
+    { x: 0.3, y: 1.1 },
+    { x: -0.7, y: 0.2 },
+  ];
+  const gp = m.ge(ps) as { x: number; y: number }[];
+  expect(m.vge(ps)[1]).toEqual(gp);
+  expectClose(
+    gp.flatMap((p) => [p.x, p.y]),
+    [0, 1, 2, 3].map((k) => partial((a0: number, a1: number, a2: number, a3: number) => a0 * a0 + Math.sin(a1) + a2 * a2 + Math.sin(a3), [0.3, 1.1, -0.7, 0.2], k, 0)[0]),
+  );
+});

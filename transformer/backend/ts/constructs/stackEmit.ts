@@ -106,8 +106,11 @@ export function stackHelperName(name: StackHelperName): string {
   return `tsad$${name}`;
 }
 
-/** The stack helpers that only read memory (tsad$lat): the tidy moves a call of one like an element read (nodeFacts.ts). */
-export const READING_HELPERS: ReadonlySet<string> = new Set([stackHelperName('lat')]);
+/**
+ * The stack helpers that only read memory (tsad$lat; tsad$empty, which reads the slab's top into a
+ * new object): the tidy moves a call of one like an element read (nodeFacts.ts), never past a write.
+ */
+export const READING_HELPERS: ReadonlySet<string> = new Set([stackHelperName('lat'), stackHelperName('empty')]);
 
 function reserveStatements(f: ts.NodeFactory, t: typeof ts, slab: ts.Identifier, cap: ts.Identifier, capacity: ts.Expression, store: (stack: ts.Expression) => ts.Statement[]): ts.Statement[] {
   const math = (fn: string, args: ts.Expression[]) => f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), fn), undefined, args);
