@@ -221,6 +221,28 @@ export function tsad$empty(slab: Slab): RealStack {
   return { a: slab.chunk, b: slab.top, c: slab.top, n: 0 };
 }
 
+// ---- owned arrays (backend/ts/constructs/array/emit.ts, emitOwnedDense; once per claim, outside loops) ----
+
+/** A zero array of length n that the running call owns (`own` is its `$own`): a site may update it in place. */
+export function tsad$fresh(own: Set<unknown>, n: number): Float64Array {
+  const r = new Float64Array(n);
+  own.add(r);
+  return r;
+}
+
+/**
+ * `a` itself where the running call owns it and it is at least n long, else an owned dense copy
+ * of it at least n long: what a loop accumulating into `a` in place starts from. The caller's
+ * arrays and any array with two holders are not in `own` (emitTs.ts release), so they are copied.
+ */
+export function tsad$claim(own: Set<unknown>, a: ArrayLike<number>, n: number): Float64Array {
+  if (a.length >= n && own.has(a)) return a as Float64Array;
+  const r = new Float64Array(Math.max(n, a.length));
+  r.set(a);
+  own.add(r);
+  return r;
+}
+
 /** The largest slab (in numbers: 32 MB) the pool keeps for the next call; a bigger one is left to the collector. */
 export const POOL_KEEPS = 1 << 22;
 /** How many slabs the pool keeps: one per derivative running at once (one inside another's evaluation). */

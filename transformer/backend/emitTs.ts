@@ -15,7 +15,8 @@ import { NameSupply } from '../ir/build';
 import { linPrimTs, primTs } from './ts/prims';
 import { constructRule, isConstruct, CONSTRUCTS, type ConstructName } from '../constructs/registry';
 import type { ConstructExpr, Counts } from '../constructs/types';
-import type { EmitTsOps, StackHelperName } from './ts/types';
+import type { EmitTsOps, OwnHelperName, StackHelperName } from './ts/types';
+import { stackHelperName } from './ts/constructs/stackEmit';
 import { TS_CONSTRUCTS } from './ts/constructs';
 import { tidyBody } from './ts/fold';
 import { mergeAdjacentLets } from './ts/mergeLets';
@@ -35,7 +36,7 @@ export interface EmitOptions {
   /** Source node per variable of a def, for statement-level source maps. */
   readonly originOf?: (irName: string, variable: string) => ts.Node | undefined;
   /** A function the module shares, where the caller emits one (EmitTsOps.moduleHelper). */
-  readonly moduleHelper?: (name: StackHelperName) => ts.Identifier;
+  readonly moduleHelper?: (name: StackHelperName | OwnHelperName) => ts.Identifier;
   /** Result counts of the defs a construct's body may end with a call to (emitDefs fills it from its defs). */
   readonly calleeArity?: (irName: string) => Counts | undefined;
 }
@@ -155,11 +156,14 @@ class DefEmitter {
             ),
           ]
         : [];
-    if (!this.ownedSet || this.slots.length === 0) return slab;
+    if (!this.ownedSet || !this.readsOwnedSet()) return slab;
     const init = f.createNewExpression(f.createIdentifier('Set'), undefined, []);
+    const set = f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.ownedSet, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const));
+    // Only the slots read the release count (a claim's helper asks the set itself).
+    if (this.slots.length === 0) return [...slab, set];
     return [
       ...slab,
-      f.createVariableStatement(undefined, f.createVariableDeclarationList([f.createVariableDeclaration(this.ownedSet, undefined, undefined, init)], this.o.tsApi.NodeFlags.Const)),
+      set,
       f.createVariableStatement(
         undefined,
         f.createVariableDeclarationList([f.createVariableDeclaration(this.generation(), undefined, undefined, f.createNumericLiteral(0))], this.o.tsApi.NodeFlags.Let),
@@ -180,19 +184,30 @@ class DefEmitter {
 
   /**
    * The statements without the owned set's bookkeeping (`$own.add(r)`, `$own.delete(x); $gen++;`)
-   * when no site of the function asks the set (every site that does takes a slot, hotSlot): then
-   * nothing reads it. A gradient whose cotangent arrays all start from the zero array allocates
-   * them owned without asking (emitOwnedDense) and so keeps no set at all.
+   * when no site of the function asks the set (a site with a slot, hotSlot, or a claim's helper,
+   * tsad$claim): then nothing reads it, and a `tsad$fresh($own, n)` is a plain allocation. A
+   * gradient whose cotangent arrays all start from the zero array allocates them owned without
+   * asking (emitOwnedDense) and so keeps no set at all. Where only claims ask it, no slot reads
+   * the release count, and only `$gen++` goes.
    */
   withoutUnreadOwnership(statements: ts.Statement[]): ts.Statement[] {
-    if (!this.ownedSet || this.slots.length > 0) return statements;
+    if (!this.ownedSet || this.slots.length > 0) return this.bindingOwnHelpers(statements);
     const t = this.o.tsApi;
     const own = this.ownedSet;
+    // Claims' helpers ask the set but no slot reads the release count: only `$gen++` goes.
+    const setRead = this.readsOwnedSet();
     const bookkeeping = (s: ts.Statement): boolean => {
       if (!t.isExpressionStatement(s)) return false;
       const e = s.expression;
       if (t.isPostfixUnaryExpression(e)) return t.isIdentifier(e.operand) && e.operand.text === this.generation().text;
-      return t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && e.expression.expression === own;
+      return !setRead && t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && e.expression.expression === own;
+    };
+    // `tsad$fresh($own, n)` is a plain `new Float64Array(n)` then (wherever the emitter put it: a claim's branch, a `const`).
+    const fresh = this.freshCalls;
+    const plain: ts.TransformerFactory<ts.Statement> = (ctx) => {
+      const visit = (n: ts.Node): ts.Node =>
+        t.isCallExpression(n) && fresh.has(n.expression) ? t.factory.createNewExpression(t.factory.createIdentifier('Float64Array'), undefined, [n.arguments[1]!]) : t.visitEachChild(n, visit, ctx);
+      return (s) => visit(s) as ts.Statement;
     };
     const list = (ss: readonly ts.Statement[]): ts.Statement[] => {
       let changed = false;
@@ -208,7 +223,40 @@ class DefEmitter {
       }
       return changed ? out : (ss as ts.Statement[]);
     };
-    return list(statements);
+    if (setRead) return this.bindingOwnHelpers(list(statements));
+    const kept = list(statements);
+    if (fresh.size === 0) return kept;
+    const result = t.transform(kept, [plain]);
+    const out = result.transformed.slice();
+    result.dispose();
+    return out;
+  }
+
+  /** The statements, the owned-array helpers they call now bound in the module (it binds only what it calls). */
+  private bindingOwnHelpers(statements: ts.Statement[]): ts.Statement[] {
+    for (const name of this.ownHelpers) this.o.moduleHelper?.(name);
+    return statements;
+  }
+
+  /** The owned-array helpers the def's sites called (EmitTsOps.ownHelper); a claim asks the set. */
+  private readonly ownHelpers = new Set<OwnHelperName>();
+
+  private ownHelper(name: OwnHelperName): ts.Identifier | undefined {
+    if (!this.o.moduleHelper) return undefined;
+    this.owned();
+    this.ownHelpers.add(name);
+    // Not bound yet: a `fresh` call goes where the set is unread (withoutUnreadOwnership binds what stays).
+    const id = this.f.createIdentifier(stackHelperName(name));
+    if (name === 'fresh') this.freshCalls.add(id);
+    return id;
+  }
+
+  /** The callee identifiers of the `tsad$fresh` calls made so far (one object per call). */
+  private readonly freshCalls = new Set<ts.Node>();
+
+  /** Whether some site asks the owned set: one with a slot (hotSlot) or a claim's helper. */
+  private readsOwnedSet(): boolean {
+    return this.slots.length > 0 || this.ownHelpers.has('claim');
   }
 
   /** The update sites' slots (EmitTsOps.hotSlot), declared in the prologue. */
@@ -542,6 +590,7 @@ class DefEmitter {
       freshZero: (name) => this.zeroArrays.has(this.resolve(name)),
       slab: () => this.slab(),
       moduleHelper: (name) => this.o.moduleHelper?.(name),
+      ownHelper: (name) => this.ownHelper(name),
       release: (x) => this.release(x),
     };
     out.push(...emit(ops, e, into));

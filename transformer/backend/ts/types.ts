@@ -67,9 +67,19 @@ export interface EmitTsOps {
    * where the backend binds one; undefined: write its statements inline.
    */
   moduleHelper?(name: StackHelperName): ts.Identifier | undefined;
+  /**
+   * The runtime function (runtime/emitted.ts) that allocates an owned zero array (`fresh`) or
+   * claims an array for in-place updates (`claim`), where the backend binds runtime functions;
+   * undefined: write the statements inline. A `fresh` call is rewritten to a plain allocation
+   * where nothing in the function asks the owned set (emitTs.ts, withoutUnreadOwnership).
+   */
+  ownHelper(name: OwnHelperName): ts.Identifier | undefined;
   /** Statements that take an array out of the owned set (it now has two holders), where the function has one. */
   release(x: ts.Expression): ts.Statement[];
 }
+
+/** The owned-array helpers a module may share (runtime/emitted.ts, tsad$fresh and tsad$claim). */
+export type OwnHelperName = 'fresh' | 'claim';
 
 /** The stack helpers a module may share (backend/ts/constructs/stackEmit.ts). */
 export type StackHelperName = 'reserve' | 'grow' | 'take' | 'give' | 'extend' | 'empty' | 'cover' | 'lpush' | 'lat';

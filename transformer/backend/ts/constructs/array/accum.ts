@@ -1,6 +1,6 @@
 import type * as ts from 'typescript';
 import type { ConstructTsRule, EmitTsOps } from '../../types';
-import { assign, emitOwnedDense, readOrZero } from './emit';
+import { assign, claimedDense, emitOwnedDense, readOrZero } from './emit';
 import { accumValues, peekParts, split } from '../../../../constructs/array/accum';
 
 /** The dense length a witness gives: a real itself, or an array's length. */
@@ -19,12 +19,15 @@ export const accumTs = {
     ];
   },
   // r = the owned dense a, where the loop it precedes runs (n > 0)
+  // (one assignment where the runtime's helpers are bound: r = n > 0 ? tsad$claim($own, a, w) : a)
   claim: (ops, e, into) => {
     const f = ops.factory;
     const [a, w, n] = e.nl;
+    const runs = n === undefined ? undefined : f.createBinaryExpression(ops.ref(n), ops.ts.SyntaxKind.GreaterThanToken, f.createNumericLiteral(0));
+    const call = claimedDense(ops, a, witness(ops, w));
+    if (call) return [assign(ops, into[0], runs ? f.createConditionalExpression(runs, undefined, call, undefined, ops.ref(a)) : call)];
     const claimed = emitOwnedDense(ops, into[0], a, witness(ops, w));
-    if (n === undefined) return claimed;
-    const runs = f.createBinaryExpression(ops.ref(n), ops.ts.SyntaxKind.GreaterThanToken, f.createNumericLiteral(0));
+    if (!runs) return claimed;
     return [f.createIfStatement(runs, f.createBlock(claimed, true), f.createBlock([assign(ops, into[0], ops.ref(a))], true))];
   },
   // r = ā; r[i] += ẏ (ā proved owned and dense: opt/ownedChains.ts); several values, paired

@@ -41,6 +41,29 @@ export function forCount(ops: EmitTsOps, k: string, n: ts.Expression, body: read
   );
 }
 
+/** The length of an owned copy of the fresh zero array for a dense length n: a length or a literal is a size already; any other real is clamped as Math.max(n, r.length) did. */
+function freshSize(ops: EmitTsOps, n: ts.Expression): ts.Expression {
+  const f = ops.factory;
+  const plain = (ops.ts.isPropertyAccessExpression(n) && n.name.text === 'length') || (ops.ts.isNumericLiteral(n) && Number(n.text) >= 0);
+  return plain ? n : f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [n, f.createNumericLiteral(0)]);
+}
+
+/**
+ * A claim's owned dense array (see emitOwnedDense), as one assignment `into = tsad$fresh($own, n)`
+ * or `into = tsad$claim($own, a, n)` where the backend binds the runtime's helpers: a claim runs
+ * once per loop, not per element, so it needs no hot slot, and its check and copy print once in
+ * the runtime instead of at every claim. Undefined where there is no helper (inline statements).
+ */
+export function claimedDense(ops: EmitTsOps, a: string, n: ts.Expression): ts.Expression | undefined {
+  const f = ops.factory;
+  if (ops.freshZero(a)) {
+    const fresh = ops.ownHelper('fresh');
+    return fresh && f.createCallExpression(fresh, undefined, [ops.owned(), freshSize(ops, n)]);
+  }
+  const claim = ops.ownHelper('claim');
+  return claim && f.createCallExpression(claim, undefined, [ops.owned(), ops.ref(a), n]);
+}
+
 /**
  * The owned dense array to update in place, into `into`:
  *
@@ -62,9 +85,9 @@ export function emitOwnedDense(ops: EmitTsOps, into: string, a: string, n: ts.Ex
   const r = f.createIdentifier(into);
   const own = ops.owned();
   if (ops.freshZero(a)) {
-    // A length or a literal is a size already; any other real is clamped as Math.max(n, r.length) did.
-    const plain = (ops.ts.isPropertyAccessExpression(n) && n.name.text === 'length') || (ops.ts.isNumericLiteral(n) && Number(n.text) >= 0);
-    const size = plain ? n : f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), 'max'), undefined, [n, f.createNumericLiteral(0)]);
+    const size = freshSize(ops, n);
+    const fresh = ops.ownHelper('fresh');
+    if (fresh) return [f.createExpressionStatement(f.createAssignment(r, f.createCallExpression(fresh, undefined, [own, size])))];
     return [
       f.createExpressionStatement(f.createAssignment(r, f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [size]))),
       f.createExpressionStatement(f.createCallExpression(f.createPropertyAccessExpression(own, 'add'), undefined, [r])),
