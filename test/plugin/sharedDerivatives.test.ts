@@ -100,8 +100,16 @@ export function s(a: Float64Array, c: number): number {
   for (let i = 0; i < a.length; i++) t += a[i] * a[i] * c;
   return t;
 }
+/** @differentiable */
+export function c(x: number, w: Float64Array, d: number): number {
+  let t = 0;
+  for (let r = 0; r < d; r++) t += w[r] * w[r] * x;
+  return t;
+}
 export const vg = valueAndGrad(f);
 export const g = grad(f);
+export const vgc = valueAndGrad(c);
+export const gc = grad(c);
 export const g1 = grad(f, { wrt: [1] });
 export const vg10 = valueAndGrad(f, { wrt: [1, 0] });
 export const g10 = grad(f, { wrt: [1, 0] });
@@ -120,6 +128,13 @@ export const vgs = valueAndGrad(s);
     expect(() => m.vgs(1, 2)).toThrow(/^valueAndGrad\(s\): argument 1 'a' must be an array of numbers/);
     expect(() => m.gs(['x', 1], 2)).toThrow("grad(s): argument 1 'a' element 0 must be a number, got string");
     expect(() => m.g.apply(null, [0.5, 2, undefined])).toThrow('grad(f): expects 2 arguments, got 3');
+  });
+
+  test('a length check inside the derivative names the transform that was called', () => {
+    const w = new Float64Array([1, 2]);
+    expect(() => m.gc(0.5, w, 3)).toThrow("grad(c): in c: the loop for (… i < d …) reads 'w[i]' past its end (3 > 2)");
+    expect(() => m.vgc(0.5, w, 3)).toThrow("valueAndGrad(c): in c: the loop for (… i < d …) reads 'w[i]' past its end (3 > 2)");
+    expect(m.gc(0.5, w, 2)).toBe(5);
   });
 
   test("the gradient is valueAndGrad's, and a throw in the function passes through both", () => {
