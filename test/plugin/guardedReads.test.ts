@@ -2,8 +2,9 @@
 // reads past the end in JavaScript, so no derivative may throw there (fuzz23-findings P5).
 // Written with `if` it works; written with `?:` on cheap sides the read is a select's side, which
 // is computed whatever the condition, and the loop's length check counted it as a read at the
-// loop's counter: every transform threw a RangeError at d > x.length. The `?:` cases are
-// test.failing until that is fixed on main. References: plain JavaScript and hand derivations
+// loop's counter: every transform threw a RangeError at d > x.length. The same with the guard on
+// the left of `&&` or `||` in the if's condition (both sides are computed in the IR). Those cases
+// are test.failing until that is fixed on main. References: plain JavaScript and hand derivations
 // (f = Σ_{r < min(d, n)} x_r², so ∇f = 2x, H = 2I).
 import { load } from './harness';
 
@@ -63,6 +64,26 @@ describe('reads kept inside the array by a condition', () => {
     const { exports: m } = load(source('if (r < x.length) s += x[r] * x[r];'));
     test.each(Object.keys(call))('%s at d = 2 and d = 4 (past the end, never read)', (k) => {
       expect(norm(call[k](m, 2))).toEqual(norm(expected[k]));
+      expect(norm(call[k](m, 4))).toEqual(norm(expected[k]));
+    });
+  });
+
+  describe('written with && in the condition', () => {
+    const { exports: m } = load(source('if (r < x.length && x[r] !== 0) s += x[r] * x[r];'));
+    test.each(Object.keys(call))('%s inside the array', (k) => {
+      expect(norm(call[k](m, 2))).toEqual(norm(expected[k]));
+    });
+    test.failing.each(Object.keys(call))('%s at d = 4: past the end, never read (P5)', (k) => {
+      expect(norm(call[k](m, 4))).toEqual(norm(expected[k]));
+    });
+  });
+
+  describe('written with || in the condition', () => {
+    const { exports: m } = load(source('if (r >= x.length || x[r] === 0) s += 0;\n    else s += x[r] * x[r];'));
+    test.each(Object.keys(call))('%s inside the array', (k) => {
+      expect(norm(call[k](m, 2))).toEqual(norm(expected[k]));
+    });
+    test.failing.each(Object.keys(call))('%s at d = 4: past the end, never read (P5)', (k) => {
       expect(norm(call[k](m, 4))).toEqual(norm(expected[k]));
     });
   });
