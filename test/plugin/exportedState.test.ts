@@ -7,7 +7,7 @@
 import { load } from './harness';
 
 const { exports: m } = load(`
-import { grad, valueAndGrad, hessian, hvp, jvp, vjp } from 'tsad';
+import { grad, valueAndGrad, hessian, hvp, jacobian, jvp, linearize, vjp } from 'tsad';
 export let scale = 2;
 export const table = new Float64Array([1, 2, 3]);
 /** @differentiable */
@@ -21,6 +21,12 @@ export const h = hessian(f, { wrt: [0, 1] });
 export const hv = hvp(f, { wrt: [0, 1] });
 export const jv = (x: number, y: number) => jvp(f, [x, y], [1, 0]);
 export const vj = (x: number, y: number) => vjp(f, x, y)[1](1);
+export const lin = (x: number, y: number) => linearize(f, x, y)[1](0, 1);
+/** @differentiable */
+export function vec(x: Float64Array): Float64Array {
+  return x.map((t) => t * t * scale);
+}
+export const J = jacobian(vec);
 `);
 
 describe('exported module state read by a marked function', () => {
@@ -53,5 +59,10 @@ describe('exported module state read by a marked function', () => {
     const [bx, by] = m.vj(x, y);
     expect(bx).toBeCloseTo(fx, 14);
     expect(by).toBeCloseTo(fy, 14);
+    expect(m.lin(x, y)).toBeCloseTo(fy, 14);
+    expect(m.J(new Float64Array([1, 2]))).toEqual([
+      [2 * s, 0],
+      [0, 4 * s],
+    ]);
   });
 });
