@@ -129,7 +129,7 @@ class Tidy {
         i--;
         continue;
       }
-      if (t.isIdentifier(decl.initializer) && this.rename(out, i, name, decl.initializer.text)) {
+      if (t.isIdentifier(decl.initializer) && this.rename(out, i, name, decl.initializer)) {
         changed = true;
         i--;
         continue;
@@ -399,8 +399,9 @@ class Tidy {
    * `const a = b;`: every later use of a reads b instead, when b is not assigned before the last
    * use (an assignment to b by the statement holding it, `b = … a …`, comes after the read).
    */
-  private rename(out: ts.Statement[], i: number, a: string, b: string): boolean {
+  private rename(out: ts.Statement[], i: number, a: string, to: ts.Identifier): boolean {
     const t = this.t;
+    const b = to.text;
     let last = -1;
     for (let j = i + 1; j < out.length; j++) if (this.mentions(out[j], a)) last = j;
     if (last < 0) {
@@ -417,7 +418,9 @@ class Tidy {
       if (!t.isIdentifier(end.expression.left) || end.expression.left.text !== b || this.nodes.effects(end.expression.right).writes.has(b)) return false;
     }
     const uses = this.uses.get(a) ?? 0;
-    for (let j = i + 1; j <= last; j++) if (this.mentions(out[j], a)) out[j] = this.substitute(out[j], a, () => t.factory.createIdentifier(b));
+    // Each new b keeps the old one as its original: a wrapper's read of an exported module variable
+    // is an identifier TypeScript's module transform rewrites (`exports.scale`) by its original.
+    for (let j = i + 1; j <= last; j++) if (this.mentions(out[j], a)) out[j] = this.substitute(out[j], a, () => t.setOriginalNode(t.factory.createIdentifier(b), to));
     out.splice(i, 1);
     this.uses.set(a, 0);
     this.bump(b, uses - 1);
