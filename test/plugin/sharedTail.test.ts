@@ -124,6 +124,6 @@ describe('gradients through conds that pass cotangents on unchanged', () => {
     const at = result.outputText.indexOf('function cost$grad');
     const text = result.outputText.slice(at, result.outputText.indexOf('\n}', at));
     expect(text.match(/\bpoints_bar_2 = points_bar;/g)).toHaveLength(1);
-    expect(text).toMatch(/if \(found\) \{[^]*\}\s*points_bar_2 = points_bar;/);
+    expect(text).toMatch(/if \(found\) \{[\s\S]*\}\s*points_bar_2 = points_bar;/);
   });
 });
