@@ -102,6 +102,7 @@ class Tidy {
       return inner;
     });
     for (let i = 0; i < out.length; i++) {
+      if (this.sharedTail(out, i)) changed = true;
       const choice = this.choice(out[i]) ?? this.reversed(out, i);
       if (choice) {
         out[i] = choice;
@@ -238,6 +239,45 @@ class Tidy {
   }
 
   /** `if (c) { x = a; } else { x = b; }` with a, b variables or literals is `x = c ? a : b;`. */
+  /**
+   * `if (c) { …; x = y; } else { …; x = y; }` is `if (c) { … } else { … } x = y;`: the same copy
+   * ends both branches (a cond handing an array cotangent on unchanged), so it runs after either
+   * way. Only a copy of one name into another, neither declared by either branch (the copy after
+   * the if must see the same variables); the then-branch keeps a statement, an empty else goes.
+   * A branch that leaves early (return, break, throw) skipped the copy and still does. True when
+   * out changed.
+   */
+  private sharedTail(out: ts.Statement[], i: number): boolean {
+    const t = this.t;
+    const s = out[i];
+    if (!t.isIfStatement(s) || !s.elseStatement || !t.isBlock(s.thenStatement) || !t.isBlock(s.elseStatement)) return false;
+    const copy = (x: ts.Statement | undefined): [string, string] | undefined => {
+      if (!x || !t.isExpressionStatement(x) || !t.isBinaryExpression(x.expression)) return undefined;
+      const e = x.expression;
+      return e.operatorToken.kind === t.SyntaxKind.EqualsToken && t.isIdentifier(e.left) && t.isIdentifier(e.right) ? [e.left.text, e.right.text] : undefined;
+    };
+    const declared = (b: ts.Block): Set<string> =>
+      new Set(b.statements.flatMap((x) => (t.isVariableStatement(x) ? x.declarationList.declarations.flatMap((d) => (t.isIdentifier(d.name) ? [d.name.text] : ['*'])) : [])));
+    const inThen = declared(s.thenStatement);
+    const inElse = declared(s.elseStatement);
+    if (inThen.has('*') || inElse.has('*')) return false;
+    const thenS = [...s.thenStatement.statements];
+    const elseS = [...s.elseStatement.statements];
+    const tail: ts.Statement[] = [];
+    while (thenS.length > 1 && elseS.length > 0) {
+      const a = copy(thenS[thenS.length - 1]);
+      const b = copy(elseS[elseS.length - 1]);
+      if (!a || !b || a[0] !== b[0] || a[1] !== b[1] || a.some((n) => inThen.has(n) || inElse.has(n))) break;
+      tail.unshift(thenS.pop()!);
+      elseS.pop();
+    }
+    if (tail.length === 0) return false;
+    const f = t.factory;
+    const branch = f.updateIfStatement(s, s.expression, f.updateBlock(s.thenStatement, thenS), elseS.length > 0 ? f.updateBlock(s.elseStatement, elseS) : undefined);
+    out.splice(i, 1, branch, ...tail);
+    return true;
+  }
+
   private choice(s: ts.Statement): ts.Statement | undefined {
     const t = this.t;
     if (!t.isIfStatement(s) || !s.elseStatement) return undefined;
