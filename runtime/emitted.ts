@@ -201,6 +201,21 @@ export function tsad$cover(s: RealStack, need: number, slab: Slab): void {
   s.n = need;
 }
 
+/**
+ * `lpush(k, s, x)` on a typed tangent stack (constructs/stack/linear.ts): x at position k, the
+ * size covering it. A tangent stack's slab is never a reused one (emitTs.ts, poolsSlab), so the
+ * positions a cover skips read zero.
+ */
+export function tsad$lpush(s: RealStack, k: number, x: number, slab: Slab): void {
+  if (k >= s.n) tsad$cover(s, k + 1, slab);
+  s.a[s.b + k] = x;
+}
+
+/** `lat(i, s) [|| { 0 }]` on a typed tangent stack: element i, or 0 where the stack has none. */
+export function tsad$lat(s: RealStack, i: number): number {
+  return i < s.n ? s.a[s.b + i] : 0;
+}
+
 /** An empty stack with no room, at the slab's top: it allocates nothing until its first push (grow gives it room). */
 export function tsad$empty(slab: Slab): RealStack {
   return { a: slab.chunk, b: slab.top, c: slab.top, n: 0 };

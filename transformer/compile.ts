@@ -64,8 +64,11 @@ export class ModuleCompiler {
   private readonly lowerer: Lowerer;
   private readonly backend: TypeScriptBackend;
   private readonly driver: DriverOptions;
-  /** The wrappers and defs in call-site order, emitted when the module's call sites are all known (a grad's calls a valueAndGrad's def). */
-  private readonly out: (ts.Statement[] | (() => ts.Statement[]))[] = [];
+  /**
+   * The wrappers and defs in call-site order, emitted when the module's call sites are all known
+   * (a grad's calls a valueAndGrad's def): each call site's plan, made then, and how to emit it.
+   */
+  private readonly out: (ts.Statement[] | { readonly fn: string; readonly plan: () => CallSitePlan; readonly emit: (p: CallSitePlan) => ts.Statement[] })[] = [];
   private readonly wrappers = new Map<string, CompiledTransform>();
   /** The valueAndGrad def of each (function, wrt, checkpoint), which a grad of the same calls. */
   private readonly valueAndGrads = new Map<string, SharedDef>();
@@ -93,9 +96,13 @@ export class ModuleCompiler {
   }
 
   statements(): ts.Statement[] {
+    // Every plan first: what the wrappers share (an argument check, a valueAndGrad's body) is
+    // known before the first of them is emitted.
+    const plans = this.out.map((entry) => (Array.isArray(entry) ? undefined : entry.plan()));
+    plans.forEach((plan, k) => plan && this.backend.expect(plan, (this.out[k] as { fn: string }).fn));
     for (let k = 0; k < this.out.length; k++) {
       const entry = this.out[k];
-      if (typeof entry === 'function') this.out[k] = entry();
+      if (!Array.isArray(entry)) this.out[k] = entry.emit(plans[k]!);
     }
     return (this.out as ts.Statement[][]).flat();
   }
@@ -315,21 +322,25 @@ export class ModuleCompiler {
       if (!(e instanceof IrError) || !usesArrayCombinators(program)) throw e;
       return fail(1121, req.callSite, `${req.transform}(${label}) is not supported yet: ${e.message}`, PASS_LIMIT_HINT);
     }
-    if (req.transform === 'valueAndGrad') this.valueAndGrads.set(derivative, { program: plan.program, def: plan.entries[0] });
+    // A grad of the same runs this wrapper's body under its own name (not with module state, whose reads the wrapper binds).
+    if (req.transform === 'valueAndGrad') this.valueAndGrads.set(derivative, { program: plan.program, def: plan.entries[0], ...(stated.readers.size === 0 ? { wrapper: name } : {}) });
     const readState = (param: string) => stated.readers.get(param)!();
     const emit = (p: CallSitePlan) =>
       this.backend.callSite(stated.readers.size > 0 ? readingState(p, stated.readers) : p, name, { target: req.target, callSite: req.callSite, readState, fn: fn.name });
     // Wrappers are emitted when the module's call sites are all known: the backend shares a check
     // that several of them make.
-    this.backend.expect(plan, fn.name);
     if (grad && !this.valueAndGrads.has(derivative)) {
       // A valueAndGrad later in the module may still bring a def this grad can share.
       const own = plan;
-      this.out.push(() => {
-        const vg = this.valueAndGrads.get(derivative);
-        return emit(vg ? planner({ ...request, valueAndGrad: vg }) : own);
+      this.out.push({
+        fn: fn.name,
+        plan: () => {
+          const vg = this.valueAndGrads.get(derivative);
+          return vg ? planner({ ...request, valueAndGrad: vg }) : own;
+        },
+        emit,
       });
-    } else this.out.push(() => emit(plan));
+    } else this.out.push({ fn: fn.name, plan: () => plan, emit });
     const compiled: CompiledTransform = { name, replaces: spec.form };
     this.wrappers.set(key, compiled);
     return compiled;

@@ -281,9 +281,11 @@ test('the happy path is straight-line tests: no literal, call or allocation befo
   );
   expect(shared).toEqual(expect.arrayContaining(['f_args', 'residual_args', 'reach_args']));
   const calls = result.outputText.split('\n').filter((l) => /^\s*[\w$]+_args(?:_\d+)?\(/.test(l));
-  for (const line of calls) expect(line).toMatch(/^\s*[\w$]+_args(?:_\d+)?\("[^"]*", arguments\.length(?:, [\w$]+)*\);$/);
-  // One check per wrapper, plus the pullback and the linear function: inline or a call.
-  expect(checks.length - shared.length + calls.length).toBeGreaterThanOrEqual(23);
+  // (A body a grad runs under its own name, f_valueAndGrad$as, passes on the name and count it takes.)
+  for (const line of calls) expect(line).toMatch(/^\s*[\w$]+_args(?:_\d+)?\(("[^"]*", arguments\.length|where, count)(?:, [\w$]+)*\);$/);
+  const runAs = result.outputText.split('\n').filter((l) => /^\s*return [\w$]+\$as\("[^"]*", arguments\.length(?:, [\w$]+)*\)(\[1\])?;$/.test(l));
+  // One check per wrapper, plus the pullback and the linear function: inline, a call, or run by a shared body.
+  expect(checks.length - shared.length + calls.length + runAs.length).toBeGreaterThanOrEqual(23);
   // The messages are built by the runtime (runtime/emitted.ts), bound once per module; no copy is emitted.
   expect(result.outputText.match(/^const \{[^}]*\btsad\$argumentError\b[^}]*\} = tsad\$rt\.tsad\$emitted;$/gm)).toHaveLength(1);
   expect(result.outputText).not.toMatch(/^function tsad\$argument/m);

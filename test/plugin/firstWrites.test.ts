@@ -66,14 +66,17 @@ export const jvpSines = (x: Float64Array, dx: Float64Array) => jvp(sines, [x], [
 const rand = (k: number) => Math.sin(12.9898 * k + 1) * 0.9;
 const vec = (n: number, seed: number) => Float64Array.from({ length: n }, (_, i) => rand(seed + 7 * i));
 
-/** `a[i] += …` (an add into an element) inside a loop of the named emitted function. */
+/** `a[i] += …` or `a[i] = a[i] + …` (an add into an element; the second, adds in a row paired by opt/pairedAccums.ts) inside a loop of the named emitted function. */
 function addsInLoops(outputText: string, fn: string): number {
   const file = ts.createSourceFile('out.js', outputText, ts.ScriptTarget.Latest, true);
   let count = 0;
   let found = false;
   const visit = (node: ts.Node, inLoop: boolean): void => {
     const loop = inLoop || ts.isForStatement(node) || ts.isWhileStatement(node) || ts.isDoStatement(node);
-    if (inLoop && ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken && ts.isElementAccessExpression(node.left)) count++;
+    if (inLoop && ts.isBinaryExpression(node) && ts.isElementAccessExpression(node.left)) {
+      if (node.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken) count++;
+      else if (node.operatorToken.kind === ts.SyntaxKind.EqualsToken && readsItself(node.right, node.left.getText())) count++;
+    }
     ts.forEachChild(node, (c) => visit(c, loop));
   };
   for (const s of file.statements) {
@@ -84,6 +87,12 @@ function addsInLoops(outputText: string, fn: string): number {
   }
   expect(found).toBe(true);
   return count;
+}
+
+/** `e` is a sum whose leftmost operand is the element `target` (`a[i] + y1 + y2`). */
+function readsItself(e: ts.Expression, target: string): boolean {
+  while (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.PlusToken) e = e.left;
+  return e.getText() === target;
 }
 
 /** Central differences of a scalar function of one array. */

@@ -15,6 +15,7 @@ import { emitDefs, emitWriterDefs, mangle, mapTo, type EmitOptions } from './emi
 import { defArity } from '../language/arity';
 import { CONSTRUCTS, isConstruct } from '../constructs/registry';
 import { stackHelperName } from './ts/constructs/stackEmit';
+import { tidyBody } from './ts/fold';
 
 export interface TypeScriptBackendOptions {
   readonly ts: typeof ts;
@@ -67,6 +68,8 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   /** The wrapper's name in messages (`grad(loss)`). */
   private where = '';
   private readState: TypeScriptSite['readState'];
+  /** Whether this wrapper reads module state: such a read must stay the node readState made. */
+  private readsState = false;
   /**
    * How many wrappers of the module make each argument check (`expect`, before any is emitted),
    * and the function of a check that two or more make (`f_args`), emitted before the first of them.
@@ -76,6 +79,15 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   private stem = '';
   /** Statements the wrapper being emitted needs before it (a shared check's function). */
   private before: ts.Statement[] = [];
+  /**
+   * The wrappers another wrapper runs under its own name (PlanExpr `runAs`), each with the name of
+   * the function that holds its body and takes the name and the argument count (`f_valueAndGrad$as`).
+   */
+  private readonly runAs = new Map<string, string>();
+  /** While a body shared through runAs is emitted: the parameters it takes for the wrapper's name and argument count. */
+  private named?: { readonly where: string; readonly count: string };
+  /** The parameters of the wrapper being emitted. */
+  private params: readonly string[] = [];
   private readonly f: ts.NodeFactory;
   private readonly t: typeof ts;
 
@@ -92,6 +104,13 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   expect(plan: CallSitePlan, fn: string): void {
     const check = plan.body[0];
     if (check?.tag === 'check') this.checkUses.set(checkKey(fn, check), (this.checkUses.get(checkKey(fn, check)) ?? 0) + 1);
+    for (const s of plan.body) if (s.tag === 'return') this.noteRunAs(s.value);
+  }
+
+  /** Notes the wrappers `e` runs under another name (runAs; a grad's `[1]` of it). */
+  private noteRunAs(e: PlanExpr): void {
+    const inner = e.tag === 'index' ? e.of : e;
+    if (inner.tag === 'runAs' && !this.runAs.has(inner.wrapper)) this.runAs.set(inner.wrapper, this.o.freeName(`${inner.wrapper}$as`));
   }
 
   callSite(plan: CallSitePlan, name: string, site: TypeScriptSite): ts.Statement[] {
@@ -102,8 +121,14 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     this.tensors = false;
     this.where = plan.body[0]?.tag === 'check' ? plan.body[0].where : name;
     this.readState = site.readState;
+    this.readsState = false;
     this.stem = site.fn;
     this.before = [];
+    this.params = plan.params;
+    for (const s of plan.body) if (s.tag === 'return') this.noteRunAs(s.value);
+    const shared = this.runAs.get(name);
+    // Run by another wrapper too: the body goes into a function that takes the name and the count.
+    this.named = shared === undefined ? undefined : { where: freeIn(plan, 'where'), count: freeIn(plan, 'count') };
     let body = plan.body.flatMap((s) => this.statement(s));
     out.push(...this.before);
     if (this.packs && !this.withMatrixHelpers) {
@@ -118,18 +143,35 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       this.withRecordHelpers = true;
       out.push(...recordHelpers(this.t));
     }
-    if (checksLengths(plan) || this.packs || this.splits) {
+    // A wrapper that runs another's body (runAs) has that body name its errors.
+    const runsAs = plan.body.every((s) => s.tag === 'return' && (s.value.tag === 'runAs' || (s.value.tag === 'index' && s.value.of.tag === 'runAs')));
+    if (!runsAs && (checksLengths(plan) || this.packs || this.splits)) {
       body = this.namingTransform(body, plan.body[0]?.tag === 'check' ? plan.body[0].where : name);
     }
-    const decl = f.createFunctionDeclaration(
-      undefined,
-      undefined,
-      name,
-      undefined,
-      plan.params.map((p) => f.createParameterDeclaration(undefined, undefined, p)),
-      undefined,
-      f.createBlock(body, true),
-    );
+    const params = (names: readonly string[]) => names.map((p) => f.createParameterDeclaration(undefined, undefined, p));
+    if (shared !== undefined && this.named) {
+      const held = f.createFunctionDeclaration(
+        undefined,
+        undefined,
+        shared,
+        undefined,
+        params([this.named.where, this.named.count, ...plan.params]),
+        undefined,
+        f.createBlock(tidyBody(this.t, body, body.length + 2), true),
+      );
+      this.t.setOriginalNode(held, site.callSite);
+      mapTo(this.t, held, site.callSite);
+      out.push(held);
+      this.named = undefined;
+      body = [f.createReturnStatement(this.runAsCall({ tag: 'runAs', wrapper: name, where: this.where }))];
+    }
+    // A wrapper's locals each read once (a derivative's result, the columns of a Hessian) print at
+    // their use; a few statements, so the tidy may run until nothing changes (a call moves past a
+    // call only once the one after it has moved: one more round per call).
+    // Not where the wrapper reads module state: TypeScript's CommonJS emit rewrites an exported
+    // variable's read through the identifier's original node, which a moved copy no longer has.
+    if (!this.readsState) body = tidyBody(this.t, body, body.length + 2);
+    const decl = f.createFunctionDeclaration(undefined, undefined, name, undefined, params(plan.params), undefined, f.createBlock(body, true));
     this.t.setOriginalNode(decl, site.callSite);
     mapTo(this.t, decl, site.callSite);
     out.push(decl);
@@ -155,8 +197,20 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   private namingTransform(body: ts.Statement[], where: string): ts.Statement[] {
     const f = this.f;
     const [check, ...rest] = body;
-    const named = f.createCallExpression(this.helper(NAMING_HELPER), undefined, [f.createIdentifier('e'), f.createStringLiteral(where)]);
+    const named = f.createCallExpression(this.helper(NAMING_HELPER), undefined, [f.createIdentifier('e'), this.whereOf(where)]);
     return [check, f.createTryStatement(f.createBlock(rest, true), f.createCatchClause('e', f.createBlock([f.createThrowStatement(named)], true)), undefined)];
+  }
+
+  /** The wrapper's name `where` in a message: the parameter that takes it in a body another wrapper runs too (runAs). */
+  private whereOf(where: string): ts.Expression {
+    return this.named && where === this.where ? this.f.createIdentifier(this.named.where) : this.f.createStringLiteral(where);
+  }
+
+  /** `f_valueAndGrad$as("grad(f)", arguments.length, ...params)`: the shared body run under this wrapper's name. */
+  private runAsCall(e: Extract<PlanExpr, { tag: 'runAs' }>): ts.Expression {
+    const f = this.f;
+    const count = f.createPropertyAccessExpression(f.createIdentifier('arguments'), 'length');
+    return f.createCallExpression(f.createIdentifier(this.runAs.get(e.wrapper)!), undefined, [f.createStringLiteral(e.where), count, ...this.params.map((p) => f.createIdentifier(p))]);
   }
 
   /**
@@ -198,7 +252,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       case 'check':
         return this.check(s);
       case 'output':
-        return this.output(s.name, s.offset, s.length, s.where, s.what);
+        return this.output(s.name, s.offset, s.length, this.whereOf(s.where), s.what);
       case 'callInto': {
         const args = [...s.args.map((x) => this.expr(x)), f.createIdentifier(s.into), f.createIdentifier(s.at)];
         return f.createExpressionStatement(f.createCallExpression(f.createIdentifier(writerFunctionName(s.def)), undefined, args));
@@ -211,7 +265,8 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       case 'sameLength': {
         const K = this.t.SyntaxKind;
         const len = (e: PlanExpr) => f.createPropertyAccessExpression(this.expr(e), 'length');
-        const parts: ts.Expression[] = [f.createStringLiteral(`${s.where}: ${s.what} has length `), len(s.a), f.createStringLiteral(`, but ${s.against} has length `), len(s.b)];
+        const start = this.named && s.where === this.where ? [this.whereOf(s.where), f.createStringLiteral(`: ${s.what} has length `)] : [f.createStringLiteral(`${s.where}: ${s.what} has length `)];
+        const parts: ts.Expression[] = [...start, len(s.a), f.createStringLiteral(`, but ${s.against} has length `), len(s.b)];
         const message = parts.reduce((a, b) => f.createBinaryExpression(a, K.PlusToken, b));
         return f.createIfStatement(
           f.createBinaryExpression(len(s.a), K.ExclamationEqualsEqualsToken, len(s.b)),
@@ -284,6 +339,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         return f.createIdentifier(e.name);
       case 'state':
         if (!this.readState) throw new Error(`no reader for the module state behind '${e.param}'`);
+        this.readsState = true;
         return this.readState(e.param);
       case 'number':
         return f.createNumericLiteral(e.value);
@@ -319,7 +375,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         this.packs = true;
         if (e.rank !== undefined) {
           this.tensors = true;
-          const args = [this.expr(e.value), f.createStringLiteral(e.path), f.createNumericLiteral(e.rank), f.createStringLiteral(this.where), e.tangent ? f.createTrue() : f.createFalse()];
+          const args = [this.expr(e.value), f.createStringLiteral(e.path), f.createNumericLiteral(e.rank), this.whereOf(this.where), e.tangent ? f.createTrue() : f.createFalse()];
           if (e.like) args.push(this.expr(e.like));
           return f.createCallExpression(f.createIdentifier('tsad$packTensor'), undefined, args);
         }
@@ -336,7 +392,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         return f.createCallExpression(f.createIdentifier('tsad$unpackMatrix'), undefined, [this.expr(e.data), this.expr(e.like), f.createIdentifier(e.row)]);
       case 'splitRecords': {
         this.splits = true;
-        const args = [this.expr(e.value), f.createStringLiteral(e.path), f.createStringLiteral(e.layout), f.createStringLiteral(this.where)];
+        const args = [this.expr(e.value), f.createStringLiteral(e.path), f.createStringLiteral(e.layout), this.whereOf(this.where)];
         if (e.tangent || e.like) args.push(e.tangent ? f.createTrue() : f.createFalse());
         if (e.like) args.push(this.expr(e.like), e.likeIR ? f.createTrue() : f.createFalse());
         return f.createCallExpression(f.createIdentifier('tsad$splitRecords'), undefined, args);
@@ -375,6 +431,8 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       }
       case 'rows':
         return this.arrayFrom('Array', this.expr(e.count), e.index, this.expr(e.body));
+      case 'runAs':
+        return this.runAsCall(e);
       case 'function': {
         // A function expression, not an arrow: its own `arguments` is what its check counts.
         // Its messages name it (`vjp(f)'s pullback`), as its check does.
@@ -402,9 +460,10 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
    */
   private check(s: Extract<PlanStatement, { tag: 'check' }>): ts.Statement {
     const f = this.f;
-    const count = f.createPropertyAccessExpression(f.createIdentifier('arguments'), 'length');
+    const own = this.named && s.where === this.where ? this.named : undefined;
+    const count = own ? f.createIdentifier(own.count) : f.createPropertyAccessExpression(f.createIdentifier('arguments'), 'length');
     const key = checkKey(this.stem, s);
-    if ((this.checkUses.get(key) ?? 0) < 2) return this.argumentCheck(f.createStringLiteral(s.where), count, s.checks, s.optional ?? 0);
+    if ((this.checkUses.get(key) ?? 0) < 2) return this.argumentCheck(this.whereOf(s.where), count, s.checks, s.optional ?? 0);
     let shared = this.sharedChecks.get(key);
     if (!shared) {
       shared = this.o.freeName(`${this.stem}_args`);
@@ -412,7 +471,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
       this.before.push(this.checkFunction(shared, s.checks, s.optional ?? 0));
     }
     const values = [...new Set(s.checks.map((c) => c.value))].map((v) => f.createIdentifier(v));
-    return f.createExpressionStatement(f.createCallExpression(f.createIdentifier(shared), undefined, [f.createStringLiteral(s.where), count, ...values]));
+    return f.createExpressionStatement(f.createCallExpression(f.createIdentifier(shared), undefined, [this.whereOf(s.where), count, ...values]));
   }
 
   /** `function f_args(where, count, ...values) { <the check> }`: `where` and `count` renamed away from the values' names. */
@@ -464,7 +523,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
    * path; the messages are built by a runtime helper (runtime/emitted.ts, tsad$outputError) when
    * one fails.
    */
-  private output(out: string, offset: string, length: number, where: string, what: string): ts.Statement[] {
+  private output(out: string, offset: string, length: number, where: ts.Expression, what: string): ts.Statement[] {
     const f = this.f;
     const K = this.t.SyntaxKind;
     const o = f.createIdentifier(out);
@@ -475,7 +534,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     const isUndefined = (x: ts.Expression) => f.createBinaryExpression(x, K.EqualsEqualsEqualsToken, f.createIdentifier('undefined'));
     const error = f.createThrowStatement(
       f.createCallExpression(this.helper(OUTPUT_ERROR), undefined, [
-        f.createStringLiteral(where),
+        where,
         f.createStringLiteral(what),
         f.createNumericLiteral(length),
         f.createStringLiteral(out),
@@ -546,6 +605,24 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
 function checkKey(fn: string, s: Extract<PlanStatement, { tag: 'check' }>): string {
   return JSON.stringify([fn, s.checks, s.optional ?? 0]);
 }
+
+/** `base`, or `base_1`, … : a name no parameter or local of the plan's wrapper has. */
+function freeIn(plan: CallSitePlan, base: string): string {
+  const taken = new Set<string>(plan.params);
+  const collect = (v: unknown, key?: string): void => {
+    if (typeof v === 'string') {
+      if (key && NAME_KEYS.has(key)) taken.add(v);
+    } else if (Array.isArray(v)) v.forEach((x) => collect(x, key));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) if (k !== 'program') collect(x, k);
+  };
+  collect(plan.body);
+  let n = base;
+  for (let k = 1; taken.has(n); k++) n = `${base}_${k}`;
+  return n;
+}
+
+/** The fields of plan statements and expressions that hold a wrapper's variable names. */
+const NAME_KEYS = new Set(['name', 'names', 'params', 'value', 'into', 'at', 'offset', 'index']);
 
 /** Do the defs a plan calls check array lengths or indices at run time? */
 function checksLengths(plan: CallSitePlan): boolean {

@@ -373,6 +373,13 @@ export interface ConstructRule {
    * where it was. ad/untake.ts puts it in where the value added back is a copy of the taken one.
    */
   readonly putBack?: (take: ConstructExpr, back: ConstructExpr) => Expr | undefined;
+  /**
+   * `second` updating, at the same place, the array `first` handed on (its `threads().array`
+   * operand is first's result, read by nothing else) as one construct, or undefined where they do
+   * not pair: laccumw's `a[i] += y1; a[i] += y2` read and stored once, `a[i] = a[i] + y1 + y2`,
+   * the same additions in the same order (opt/pairedAccums.ts).
+   */
+  readonly pairs?: (first: ConstructExpr, second: ConstructExpr) => ConstructExpr | undefined;
   /** Updates an operand in place where it may (backend/ts/types.ts, EmitTsOps.owned): the emitter then releases arrays a dup fans out. */
   readonly updatesInPlace?: boolean;
   /**

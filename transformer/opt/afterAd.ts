@@ -7,6 +7,7 @@ import { markInPlace } from './inplace';
 import { promoteInvariantAccums } from './invariantAccums';
 import { hoistInvariantsAfterAD } from './licm';
 import { proveOwnedChains } from './ownedChains';
+import { pairAccums } from './pairedAccums';
 import type { CalleeCounts } from './sourceDefs';
 
 /**
@@ -16,11 +17,12 @@ import type { CalleeCounts } from './sourceDefs';
  * Adds at a loop-invariant index sum in a local (opt/invariantAccums.ts); a loop's carried
  * cotangent that only accumulations touch is owned once before the loop (opt/ownedChains.ts),
  * not checked at each accumulation; after that, an add that is the first write of an element of
- * zeros is a store (opt/firstWrites.ts).
+ * zeros is a store (opt/firstWrites.ts); adds into one element in a row are one update
+ * (opt/pairedAccums.ts).
  */
 export function prepareForBackend(def: FnDef, callee: CalleeCounts): FnDef {
   // Every one of them rewrites constructs only: a straight-line def is not walked by them.
   if (!holdsConstruct(def.body)) return def;
   const hoisted = hoistInvariantsAfterAD(def, callee);
-  return storeFirstWrites(proveOwnedChains(promoteInvariantAccums(markInPlace(hoisted, callee), callee), callee), callee);
+  return pairAccums(storeFirstWrites(proveOwnedChains(promoteInvariantAccums(markInPlace(hoisted, callee), callee), callee), callee));
 }

@@ -5,7 +5,7 @@ import { gradName, valueAndGradName } from '../ir/names';
 import type { Shape } from './shapes';
 import type { Program } from '../ir/syntax';
 import { Planner, PlanRequest, checked, paramChecks, wrapperOf } from './request';
-import { PlanStatement, array, callDef, name, ret } from './syntax';
+import { PlanStatement, array, callDef, index, name, ret } from './syntax';
 
 export const planGrad: Planner = (req) => {
   const { fn, wrt } = req;
@@ -23,6 +23,11 @@ export const planGrad: Planner = (req) => {
   const gradient = grads.length === 1 ? grads[0] : array(grads);
   const flatShape = (s: Shape) => s.kind === 'number' || (s.kind === 'tuple' && s.elems.every((c) => c.kind === 'number'));
   const sameShape = wrt.length === 1 ? flatShape(fn.params[wrt[0]].shape) : wrt.every((i) => fn.params[i].shape.kind === 'number');
+  if (shared?.wrapper) {
+    // The valueAndGrad wrapper's body, run under this wrapper's name: the same check, call and
+    // repacking, then the gradient without the value.
+    return { program, entries: [irName], params: fn.params.map((p) => p.name), body: [ret(index({ tag: 'runAs', wrapper: shared.wrapper, where: req.where }, 1))] };
+  }
   const body: PlanStatement[] = [
     // Matrices packed flat before the call.
     ...m.takePending(),

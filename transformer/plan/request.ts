@@ -61,6 +61,11 @@ export interface PlanRequest {
 export interface SharedDef {
   readonly program: Program;
   readonly def: string;
+  /**
+   * The wrapper of the call site that made it, when another wrapper with the same parameters may
+   * run it under its own name (PlanExpr `runAs`): a grad beside a valueAndGrad.
+   */
+  readonly wrapper?: string;
 }
 
 export type Planner = (req: PlanRequest) => CallSitePlan;

@@ -69,7 +69,13 @@ export type PlanExpr =
    */
   | { readonly tag: 'joinRecords'; readonly columns: PlanExpr; readonly layout: string; readonly like?: PlanExpr; readonly likeIR?: boolean }
   /** `Array.from({ length: count }, (_, index) => body)`: rows and columns of a run-time size. */
-  | { readonly tag: 'rows'; readonly count: PlanExpr; readonly index: string; readonly body: PlanExpr };
+  | { readonly tag: 'rows'; readonly count: PlanExpr; readonly index: string; readonly body: PlanExpr }
+  /**
+   * What the module's wrapper `wrapper` (same parameters) returns for this wrapper's arguments,
+   * its checks counting this wrapper's arguments and its messages naming `where`: a grad runs its
+   * valueAndGrad's body instead of a copy of it (the backend emits that body once, taking the name).
+   */
+  | { readonly tag: 'runAs'; readonly wrapper: string; readonly where: string };
 
 export type PlanStatement =
   /** `const name = init`, or `const [a, b] = init` for several names. */

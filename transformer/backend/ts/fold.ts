@@ -31,8 +31,9 @@ const INLINE_REACH = 48;
  */
 const MAX_NEST = 20;
 
-export function tidyBody(t: typeof ts, statements: readonly ts.Statement[]): ts.Statement[] {
-  return new Tidy(t).body(statements);
+/** `rounds`: how many passes at most (each may open chances to the next; a derivative's body gets two). */
+export function tidyBody(t: typeof ts, statements: readonly ts.Statement[], rounds = 2): ts.Statement[] {
+  return new Tidy(t).body(statements, rounds);
 }
 
 class Tidy {
@@ -56,10 +57,10 @@ class Tidy {
     this.shortCircuit = new Set([K.AmpersandAmpersandToken, K.BarBarToken, K.QuestionQuestionToken, K.AmpersandAmpersandEqualsToken, K.BarBarEqualsToken, K.QuestionQuestionEqualsToken]);
   }
 
-  body(statements: readonly ts.Statement[]): ts.Statement[] {
+  body(statements: readonly ts.Statement[], rounds: number): ts.Statement[] {
     let out = [...statements];
     // Each round may open new chances to the next (a let made const becomes a copy to rename).
-    for (let round = 0; round < 2; round++) {
+    for (let round = 0; round < rounds; round++) {
       this.count(out);
       const before = out;
       out = this.list(out);
@@ -441,6 +442,7 @@ class Tidy {
       }
       if (at === 'blocked' || !commute(moved, at)) return false;
       if (this.nodes.height(value) + this.usePath.length > MAX_NEST) return false;
+      if (this.literalIndexed(value)) return false;
       const t = this.t;
       const range = t.getSourceMapRange(out[i]);
       // The removed statement's source position stays with its value.
@@ -452,6 +454,15 @@ class Tidy {
       return true;
     }
     return false;
+  }
+
+  /** An array or object literal whose use reads an element or field of it: `[[a]][0][0]` reads worse than a name. */
+  private literalIndexed(value: ts.Expression): boolean {
+    const t = this.t;
+    const parent = this.usePath[this.usePath.length - 2];
+    const use = this.usePath[this.usePath.length - 1];
+    if (!(t.isArrayLiteralExpression(value) || t.isObjectLiteralExpression(value))) return false;
+    return (t.isElementAccessExpression(parent) || t.isPropertyAccessExpression(parent)) && parent.expression === use;
   }
 
   /**

@@ -2,6 +2,7 @@
 // in it is (a read, an assignment target, a declared name): the analysis behind the tidying's
 // rewrites (fold.ts), which checks each move against JavaScript's evaluation order with it.
 import type * as ts from 'typescript';
+import { READING_HELPERS } from './constructs/stackEmit';
 
 /** What evaluating some code may do: the variables it reads and writes, and the heap. */
 export interface Effects {
@@ -224,7 +225,8 @@ export class NodeFacts {
     else if (t.isCallExpression(n)) {
       const callee = n.expression;
       const math = t.isPropertyAccessExpression(callee) && t.isIdentifier(callee.expression) && callee.expression.text === PURE_CALLEE && callee.name.text !== 'random';
-      if (!math) e.opaque = true;
+      if (t.isIdentifier(callee) && READING_HELPERS.has(callee.text)) e.readsHeap = true;
+      else if (!math) e.opaque = true;
     } else if (t.isNewExpression(n)) {
       if (!freshZeros(t, n)) e.opaque = true;
     } else if (t.isThrowStatement(n) || t.isReturnStatement(n) || t.isBreakOrContinueStatement(n) || t.isDeleteExpression(n)) e.opaque = true;

@@ -72,7 +72,7 @@ export interface EmitTsOps {
 }
 
 /** The stack helpers a module may share (backend/ts/constructs/stackEmit.ts). */
-export type StackHelperName = 'reserve' | 'grow' | 'take' | 'give' | 'extend' | 'empty' | 'cover';
+export type StackHelperName = 'reserve' | 'grow' | 'take' | 'give' | 'extend' | 'empty' | 'cover' | 'lpush' | 'lat';
 
 /** A body parameter that is another name for an enclosing variable (EmitTsOps.emitBody). */
 export interface BodyAlias {

@@ -204,6 +204,7 @@ export const lpeek: ConstructRule = {
 //   let a' = claim(a, w[, n]) []           a, owned by the running call and dense of w's length
 //                                          (when n > 0: the trip count of the loop it precedes)
 //   let a' = laccumw(i, w, a, y) []        laccum of an array known owned and dense: a[i] += y
+//   let a' = laccumw(i, w, a, y1, …, yk) []  a[i] = a[i] + y1 + … + yk (k in a row, paired)
 //
 // Only the backend sees them: opt/ownedChains.ts puts a claim before a loop that hands its
 // carried cotangent only to accumulations, and turns those into their unchecked twins. The
@@ -242,24 +243,42 @@ export const claim: ConstructRule = {
   zeros: (e, isZero) => isZero(e.nl[0]),
 };
 
+// Several values (`pairs`): accumulations of one element in a row, `a[i] += y1; a[i] += y2` (J of
+// `z[r] * z[r]` reads ż[r] twice, so T adds twice into z̄[r]), are one read and one store of the
+// element, the same additions in the same order: bit for bit the separate adds.
+
+/** The values a laccumw adds, in order (operands 3 on). */
+export const accumValues = (e: ConstructExpr): readonly string[] => e.nl.slice(3);
+
 export const laccumw: ConstructRule = {
   name: 'laccumw',
   arity: () => ({ nl: 1, lin: 0 }),
-  typeRule: (ops, e, t) => laccum.typeRule(ops, e, t) as Sides<Type>,
+  typeRule: (ops, e, t) => {
+    if (t.nl.length <= 4 || t.lin.length !== 0) return laccum.typeRule(ops, e, t) as Sides<Type>;
+    const rest = t.nl.slice(4);
+    if (rest.some((y) => y.tag !== 'real')) ops.error(`laccumw adds reals, got ${rest.map((y) => printType(y)).join(', ')}`);
+    return laccum.typeRule(ops, { ...e, nl: e.nl.slice(0, 4) }, { nl: t.nl.slice(0, 4), lin: [] }) as Sides<Type>;
+  },
   impl: (ops, e, v) => {
-    const { i, w, a, y } = split(e, v);
+    const { i, w, a } = split(e, v);
     const n = witnessLength(w);
     if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= n) throw new IrError(`laccumw: index ${String(i)} outside an array of ${n}`);
-    ops.charge(1);
+    const ys = v.nl.slice(3) as number[];
+    ops.charge(ys.length);
     const acc = provedOwned(ops, 'laccumw', a, n);
-    acc[i] = (acc[i] as number) + (y as number);
+    let sum = acc[i] as number;
+    for (const y of ys) sum += y;
+    acc[i] = sum;
     return { nl: [acc], lin: [] };
   },
   jvp: backendOnly('laccumw'),
   ...nonLinearOnly('laccumw'),
   updatesInPlace: true,
-  threads: () => ({ array: 2, result: 0, dense: 1, first: { op: 'linitw', index: 0 } }),
+  // linitw stores one value: only a single add is a first write.
+  threads: (e) => ({ array: 2, result: 0, dense: 1, ...(e.nl.length === 4 ? { first: { op: 'linitw', index: 0 } } : {}) }),
   lengthOnly: [1],
+  pairs: (first, second) =>
+    first.op === 'laccumw' && first.nl[0] === second.nl[0] && first.nl[1] === second.nl[1] ? (construct('laccumw', [...first.nl, ...accumValues(second)], [], []) as ConstructExpr) : undefined,
 };
 
 // ---- the first write of an element (opt/firstWrites.ts) ----

@@ -106,6 +106,9 @@ export function stackHelperName(name: StackHelperName): string {
   return `tsad$${name}`;
 }
 
+/** The stack helpers that only read memory (tsad$lat): the tidy moves a call of one like an element read (nodeFacts.ts). */
+export const READING_HELPERS: ReadonlySet<string> = new Set([stackHelperName('lat')]);
+
 function reserveStatements(f: ts.NodeFactory, t: typeof ts, slab: ts.Identifier, cap: ts.Identifier, capacity: ts.Expression, store: (stack: ts.Expression) => ts.Statement[]): ts.Statement[] {
   const math = (fn: string, args: ts.Expression[]) => f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Math'), fn), undefined, args);
   const chunk = f.createPropertyAccessExpression(slab, 'chunk');

@@ -1,7 +1,7 @@
 import type * as ts from 'typescript';
 import type { ConstructTsRule, EmitTsOps } from '../../types';
 import { assign, emitOwnedDense, readOrZero } from './emit';
-import { peekParts, split } from '../../../../constructs/array/accum';
+import { accumValues, peekParts, split } from '../../../../constructs/array/accum';
 
 /** The dense length a witness gives: a real itself, or an array's length. */
 const witness = (ops: EmitTsOps, w: string): ts.Expression => (ops.typeOf(w)?.tag === 'real' ? ops.ref(w) : ops.factory.createPropertyAccessExpression(ops.ref(w), 'length'));
@@ -27,12 +27,22 @@ export const accumTs = {
     const runs = f.createBinaryExpression(ops.ref(n), ops.ts.SyntaxKind.GreaterThanToken, f.createNumericLiteral(0));
     return [f.createIfStatement(runs, f.createBlock(claimed, true), f.createBlock([assign(ops, into[0], ops.ref(a))], true))];
   },
-  // r = ā; r[i] += ẏ (ā proved owned and dense: opt/ownedChains.ts)
+  // r = ā; r[i] += ẏ (ā proved owned and dense: opt/ownedChains.ts); several values, paired
+  // (opt/pairedAccums.ts): r[i] = r[i] + ẏ1 + ẏ2, read and stored once, added in the same order
   laccumw: (ops, e, into) => {
     const f = ops.factory;
-    const { i, a, y } = split(e, e);
+    const { i, a } = split(e, e);
+    const [y, ...more] = accumValues(e);
     const r = f.createIdentifier(into[0]);
-    return [assign(ops, into[0], ops.ref(a)), f.createExpressionStatement(f.createBinaryExpression(f.createElementAccessExpression(r, ops.ref(i)), ops.ts.SyntaxKind.PlusEqualsToken, ops.ref(y)))];
+    const at = () => f.createElementAccessExpression(r, ops.ref(i));
+    const update =
+      more.length === 0
+        ? f.createBinaryExpression(at(), ops.ts.SyntaxKind.PlusEqualsToken, ops.ref(y))
+        : f.createAssignment(
+            at(),
+            [y, ...more].reduce<ts.Expression>((sum, v) => f.createAdd(sum, ops.ref(v)), at()),
+          );
+    return [assign(ops, into[0], ops.ref(a)), f.createExpressionStatement(update)];
   },
   // r = ā; r[i] = ẏ + 0 (ā[i] proved +0: opt/firstWrites.ts; + 0 keeps laccumw's bits for ẏ = −0)
   linitw: (ops, e, into) => {
