@@ -98,3 +98,45 @@ describe('reads kept inside the array by a condition', () => {
     });
   });
 });
+
+describe('a while loop that scans while a guard holds', () => {
+  // JavaScript stops at `i < x.length` before it reads x[x.length] (fuzz23 F2: a check of every
+  // read took the right side of && as always read, and threw whenever the scan reached the end).
+  const { exports: m } = load(`
+import { grad, valueAndGrad, hvp } from 'tsad';
+/** @differentiable */
+export function scan(x: Float64Array): number {
+  let s = 0;
+  let i = 0;
+  while (i < x.length && x[i] > 0) {
+    s += x[i] * x[i];
+    i++;
+  }
+  return s;
+}
+export const vg = valueAndGrad(scan);
+export const g = grad(scan);
+export const hv = hvp(scan);
+`);
+  test.each([
+    [[0.5, 1], 1.25, [1, 2]],
+    [[0.5, -1, 2], 0.25, [1, 0, 0]],
+    [[3], 9, [6]],
+    [[], 0, []],
+  ])('x = %j: the value and gradient of the elements scanned', (a, value, gradient) => {
+    const x = new Float64Array(a as number[]);
+    const [v, gx] = m.vg(x);
+    expect(v).toBe(value);
+    expect(Array.from(gx)).toEqual(gradient);
+    expect(Array.from(m.g(x))).toEqual(gradient);
+    // H = 2 on the scanned elements, 0 elsewhere.
+    expect(
+      Array.from(
+        m.hv(
+          x,
+          x.map(() => 1),
+        ),
+      ),
+    ).toEqual((gradient as number[]).map((t) => (t === 0 ? 0 : 2)));
+  });
+});
