@@ -68,8 +68,6 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
   /** The wrapper's name in messages (`grad(loss)`). */
   private where = '';
   private readState: TypeScriptSite['readState'];
-  /** Whether this wrapper reads module state: such a read must stay the node readState made. */
-  private readsState = false;
   /**
    * How many wrappers of the module make each argument check (`expect`, before any is emitted),
    * and the function of a check that two or more make (`f_args`), emitted before the first of them.
@@ -121,7 +119,6 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     this.tensors = false;
     this.where = plan.body[0]?.tag === 'check' ? plan.body[0].where : name;
     this.readState = site.readState;
-    this.readsState = false;
     this.stem = site.fn;
     this.before = [];
     this.params = plan.params;
@@ -168,9 +165,7 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
     // A wrapper's locals each read once (a derivative's result, the columns of a Hessian) print at
     // their use; a few statements, so the tidy may run until nothing changes (a call moves past a
     // call only once the one after it has moved: one more round per call).
-    // Not where the wrapper reads module state: TypeScript's CommonJS emit rewrites an exported
-    // variable's read through the identifier's original node, which a moved copy no longer has.
-    if (!this.readsState) body = tidyBody(this.t, body, body.length + 2);
+    body = tidyBody(this.t, body, body.length + 2);
     const decl = f.createFunctionDeclaration(undefined, undefined, name, undefined, params(plan.params), undefined, f.createBlock(body, true));
     this.t.setOriginalNode(decl, site.callSite);
     mapTo(this.t, decl, site.callSite);
@@ -339,7 +334,6 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         return f.createIdentifier(e.name);
       case 'state':
         if (!this.readState) throw new Error(`no reader for the module state behind '${e.param}'`);
-        this.readsState = true;
         return this.readState(e.param);
       case 'number':
         return f.createNumericLiteral(e.value);
