@@ -120,7 +120,8 @@ const THROWN_BY_SOURCE = Symbol.for('tsad.thrownBySource');
  * source throws keeps its message.
  */
 export function tsad$inTransform(e: unknown, where: string): unknown {
-  if (e instanceof RangeError && !(e as unknown as Record<symbol, unknown>)[THROWN_BY_SOURCE]) {
+  // The wrapper's own argument checks inside the try (an `out` too short) name it already.
+  if (e instanceof RangeError && !(e as unknown as Record<symbol, unknown>)[THROWN_BY_SOURCE] && !e.message.startsWith(`${where}: `)) {
     e.message = `${where}: ${e.message.startsWith('tsad: ') ? `in ${e.message.slice(6)}` : e.message}`;
   }
   return e;

@@ -260,7 +260,9 @@ describe('.some, .every, .findIndex, .indexOf, .lastIndexOf, .includes: constant
   });
 
   test('indexOf is strict equality (NaN never found, -0 finds 0), includes is SameValueZero, fromIndex as JavaScript reads it', () => {
-    for (const x of [[-0, NaN, 0, 3], [3, 0, NaN, -0, 3], [NaN], [], [0, 3, 3, 1]]) {
+    // x = []: x.indexOf(x[0], -2) reads x[0] past the end (undefined): a RangeError since s14.
+    expect(() => d.searches([])).toThrow(RangeError);
+    for (const x of [[-0, NaN, 0, 3], [3, 0, NaN, -0, 3], [NaN], [0, 3, 3, 1]]) {
       const [v, g] = d.searches(x);
       expect(v).toBe(m.searches(x));
       expect([...g]).toEqual(x.map(() => 0));
@@ -338,8 +340,10 @@ describe('.sort of a copy, .reverse: a gather by the sorted indices', () => {
 
 describe('.concat, spread and push(...a): appends into a new array', () => {
   test('[s * a[0], ...a, s * a.at(-1)], a.concat(b, [s], 2s), d.push(...b, s)', () => {
+    // a = []: s * a[0] reads past the end, NaN in JavaScript: a RangeError since s14.
+    expect(Number.isNaN(m.joined([], [], 1))).toBe(true);
+    expect(() => d.joined([], [], 1)).toThrow(RangeError);
     for (const [a, b, s] of [
-      [[], [], 1],
       [[0.5], [], 2],
       [[0.5, -1, 2], [3, 0.25], -1.5],
     ] as [number[], number[], number][]) {

@@ -175,8 +175,9 @@ describe('invariant reads leave the backward loops too', () => {
     };
     // Per row, forward and backward: two reads and a subtraction each time, now per column.
     for (const d of [8, 32]) expect(saved(d)).toBeGreaterThanOrEqual(2 * 3 * ((d * (d - 1)) / 2 - 2 * d));
-    // Zero-trip loops: the guard costs a test and a branch per column at most.
-    for (const d of [0, 1]) expect(Math.abs(saved(d))).toBeLessThanOrEqual(8);
+    // Zero-trip loops: the guard costs a test and a branch per column at most (and, since s14,
+    // one more for the operands of the element checks moved with the invariants).
+    for (const d of [0, 1]) expect(Math.abs(saved(d))).toBeLessThanOrEqual(9);
   });
 
   test('backward loops over rows whose sums commute (l̄[li] += y twice; z̄ only read) run forward: no stack of li per column', () => {

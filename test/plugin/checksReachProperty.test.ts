@@ -21,16 +21,20 @@ const MODULES = Number(process.env.TSAD_REACH_RUNS ?? 1);
 const PER_MODULE = 6;
 const SEED = Number(process.env.TSAD_REACH_SEED ?? 13);
 
-function program(rnd: () => number, name: string): string {
+function program(rnd: () => number, name: string, offsets = false): string {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
   // x may go unread (its derivatives are then zero) or be read only linearly.
   const useX = pick(['none', 'linear', 'any']);
   const reads = ['w[r]', 'w[c]', 'w[c * d + r]', 'Math.sin(w[r])', 'w[d - 1 - r]', '1'];
   if (useX === 'any') reads.push('x[r]', 'x[r] * x[r]', 'x[d - 1 - r]', 'x[c]');
+  // s14: reads no loop bound checks (at offsets, at the outer counter, at a step, under an if).
+  if (offsets) reads.push('w[r + 1]', 'w[r - 1]', 'w[2 * r]', 'w[c + r]', '(r > c ? w[r + c] : 1)', 'w[c - 1]');
+  if (offsets && useX === 'any') reads.push('x[c + 1]', 'x[r + c]', 'x[2 * c + r]');
   const read = () => pick(reads);
   const linearX = useX === 'linear' ? ` + ${pick(['x[0]', 'x[r]', '2 * x[c]'])}` : '';
   const body = `s += ${read()} * ${read()} * ${pick(['c', '(c + 1)', '1', '0.5'])}${linearX};`;
   const inner = pick([
+    ...(offsets ? [`{ let r = 0; while (r < d) { ${body} r++; } }`, `for (let r = 0; r < d; r++) if (r % 2 === 0) { ${body} }`] : []),
     `for (let r = 0; r < d; r++) ${body}`,
     `for (let r = 0; r <= d - 1; r++) { const t = ${read()}; s += t * ${read()}${linearX}; }`,
     `for (let r = 0; r < c; r++) ${body}`,
@@ -78,6 +82,34 @@ test(`every derivative throws where plain JavaScript reads past an array's end, 
         try {
           // A read before the start (w[c·d + r] with d < 0) is not what this property is about.
           checkAgainstPlain(t, plain[`p${k}`], `p${k}`, x, w, d, kk);
+        } catch (e) {
+          throw new Error(`${(e as Error).message}\n${src}`);
+        }
+      }
+    });
+  }
+}, 900_000);
+
+// s14 (checks23): the reads s13's P3 found unchecked, with the strict reference (pastEnd.ts):
+// wherever plain JavaScript reads an element past an end, before the start or at a fraction,
+// every transform throws a RangeError; elsewhere the numbers are JavaScript's, the gradient its
+// central differences. On main at 8ae8229 grad returned finite numbers there.
+test(`reads at offsets, outer counters, steps, under an if and in while loops: every transform throws exactly where plain JavaScript reads past an end: ${MODULES} × ${PER_MODULE} functions (property)`, () => {
+  const rnd = seeded(SEED + 1000);
+  for (let mod = 0; mod < MODULES; mod++) {
+    const fns = Array.from({ length: PER_MODULE }, (_, k) => program(rnd, `p${k}`, true));
+    const text = fns.join('\n');
+    const plain = runPlain(text);
+    const t = transformsOf(
+      text,
+      fns.map((_, k) => `p${k}`),
+    );
+    fns.forEach((src, k) => {
+      for (const [nx, nw, d, kk] of SIZES) {
+        const x = Float64Array.from({ length: nx }, (_, i) => Math.sin(i + k + 1) * 0.8);
+        const w = Float64Array.from({ length: nw }, (_, i) => Math.cos(i + mod) * 0.6);
+        try {
+          checkAgainstPlain(t, plain[`p${k}`], `p${k}`, x, w, d, kk, true);
         } catch (e) {
           throw new Error(`${(e as Error).message}\n${src}`);
         }

@@ -8,6 +8,8 @@ export interface PlainRun {
   readonly value: number;
   readonly pastEnd: boolean;
   readonly negative: boolean;
+  /** A read at an index that is not a whole number (undefined in JavaScript too). */
+  readonly fractional?: boolean;
   /** The message of an Error the function throws itself. */
   readonly thrown?: string;
 }
@@ -16,21 +18,24 @@ export interface PlainRun {
 export function plainReads(f: (...a: unknown[]) => number, x: Float64Array, w: Float64Array, d: number, k: number): PlainRun {
   let pastEnd = false;
   let negative = false;
+  let fractional = false;
   const watch = (a: Float64Array) =>
     new Proxy(a, {
       get(t, p) {
         if (typeof p === 'string' && /^-?\d+$/.test(p)) {
           if (Number(p) >= t.length) pastEnd = true;
           if (Number(p) < 0) negative = true;
+        } else if (typeof p === 'string' && (/^-?\d*\.\d+(e-?\d+)?$/.test(p) || p === 'NaN' || p === 'Infinity' || p === '-Infinity')) {
+          fractional = true;
         }
         const v = Reflect.get(t, p, t);
         return typeof v === 'function' ? v.bind(t) : v;
       },
     });
   try {
-    return { value: f(watch(x), watch(w), d, k), pastEnd, negative };
+    return { value: f(watch(x), watch(w), d, k), pastEnd, negative, fractional };
   } catch (e) {
-    return { value: Number.NaN, pastEnd, negative, thrown: (e as Error).message };
+    return { value: Number.NaN, pastEnd, negative, fractional, thrown: (e as Error).message };
   }
 }
 
@@ -75,8 +80,18 @@ export function transformsOf(text: string, names: readonly string[]): Record<str
  * value to 10 digits, and the transforms agreeing (gradients, jvp = gradient · direction, hvp =
  * Hessian · v). Returns false where the case is not one this reference covers (a read before 0).
  */
-export function checkAgainstPlain(t: Record<string, Record<string, Transform>>, plain: (...a: unknown[]) => number, name: string, x: Float64Array, w: Float64Array, d: number, k: number): boolean {
+export function checkAgainstPlain(
+  t: Record<string, Record<string, Transform>>,
+  plain: (...a: unknown[]) => number,
+  name: string,
+  x: Float64Array,
+  w: Float64Array,
+  d: number,
+  k: number,
+  strict = false,
+): boolean {
   const ref = plainReads(plain, x, w, d, k);
+  if (strict) return checkStrictly(t, ref, plain, name, x, w, d, k);
   if (ref.negative) return false;
   const got = Object.fromEntries(Object.entries(t).map(([kind, fns]) => [kind, outcome(() => fns[name](x, w, d, k))]));
   try {
@@ -102,6 +117,57 @@ export function checkAgainstPlain(t: Record<string, Record<string, Transform>>, 
     const jvpRef = [...xBar, ...wBar].reduce((acc, v, i) => acc + v * dir[i], 0);
     expect(Math.abs((got.jvp as number) - jvpRef)).toBeLessThanOrEqual(1e-8 * Math.max(1, Math.abs(jvpRef)));
     // H·v from the Hessian's rows, against hvp: the same derivative by two plans.
+    const h = got.hessian as number[][];
+    expect(Array.isArray(h)).toBe(true);
+    const hvRef = h.map((row) => row.reduce((acc, v, j) => acc + v * (1 + j), 0));
+    (got.hvp as number[]).forEach((v, i) => expect(Math.abs(v - hvRef[i])).toBeLessThanOrEqual(1e-8 * Math.max(1, Math.abs(hvRef[i]))));
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${JSON.stringify(got)}\nat x.length ${x.length}, w.length ${w.length}, d ${d}, k ${k}`);
+  }
+  return true;
+}
+
+/**
+ * The strict reference (readChecks.ts): wherever plain JavaScript reads a parameter's element
+ * past its end, before its start or at a fraction, every transform throws a RangeError (never a
+ * number computed from the elements that are there); where it reads none, none throws, the
+ * value is JavaScript's to 10 digits and the transforms agree (as in checkAgainstPlain).
+ */
+function checkStrictly(t: Record<string, Record<string, Transform>>, ref: PlainRun, plain: (...a: unknown[]) => number, name: string, x: Float64Array, w: Float64Array, d: number, k: number): boolean {
+  const got = Object.fromEntries(Object.entries(t).map(([kind, fns]) => [kind, outcome(() => fns[name](x, w, d, k))]));
+  try {
+    const bad = ref.pastEnd || ref.negative || ref.fractional === true;
+    if (ref.thrown !== undefined && !bad) {
+      for (const v of Object.values(got)) expect(v).toBe(`throws Error: ${ref.thrown}`);
+      return true;
+    }
+    const thrown = Object.entries(got)
+      .filter(([, v]) => v === 'throws RangeError')
+      .map(([n]) => n);
+    if (bad) {
+      expect(thrown).toEqual(Object.keys(got));
+      return true;
+    }
+    expect(thrown).toEqual([]);
+    const [value, [xBar, wBar]] = got.valueAndGrad as [number, [number[], number[]]];
+    expect(value).toBe(round(ref.value));
+    // The gradient against central differences of plain JavaScript (an independent reference).
+    const fd = (a: Float64Array, i: number): number => {
+      const h = 1e-5;
+      const at = (v: number) => {
+        const b = Float64Array.from(a);
+        b[i] = v;
+        return a === x ? plain(b, w, d, k) : plain(x, b, d, k);
+      };
+      return (at(a[i] + h) - at(a[i] - h)) / (2 * h);
+    };
+    [...Array.from(x, (_, i) => [fd(x, i), xBar[i]]), ...Array.from(w, (_, i) => [fd(w, i), wBar[i]])].forEach(([ref, v]) =>
+      expect(Math.abs(v - ref)).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(ref))),
+    );
+    expect({ grad: got.grad, vjp: got.vjp, gradX: got.gradX }).toEqual({ grad: [xBar, wBar], vjp: [xBar, wBar], gradX: xBar });
+    const dir = [...Array.from(x, (_, i) => 1 - i), ...Array.from(w, (_, i) => 0.5 + i)];
+    const jvpRef = [...xBar, ...wBar].reduce((acc, v, i) => acc + v * dir[i], 0);
+    expect(Math.abs((got.jvp as number) - jvpRef)).toBeLessThanOrEqual(1e-8 * Math.max(1, Math.abs(jvpRef)));
     const h = got.hessian as number[][];
     expect(Array.isArray(h)).toBe(true);
     const hvRef = h.map((row) => row.reduce((acc, v, j) => acc + v * (1 + j), 0));

@@ -12,13 +12,18 @@ import { Shape, NUMBER, describeShape, irType, isMatrix, isRecords, typedArrayNa
 import { MatrixLowering } from './matrices';
 import { RecordLowering } from './records';
 import type { Value } from './values';
-import { ArrayOps, ArraySite, REAL_ARRAY, REAL_ARRAY_TYPE, elemShape, userName } from './arraySite';
+import { ArrayOps, ArraySite, REAL_ARRAY, REAL_ARRAY_TYPE, elemShape, sourceSnippet, userName } from './arraySite';
+import { ReadChecks } from './readChecks';
 
 export abstract class ArrayBasics implements ArrayOps {
   readonly matrices: MatrixLowering;
   readonly records: RecordLowering;
 
+  /** The checks of the elements the source reads (readChecks.ts). */
+  readonly checks: ReadChecks;
+
   constructor(readonly site: ArraySite) {
+    this.checks = new ReadChecks({ b: () => this.site.b(), atMost: (n, limit, what) => this.atMost(n, limit, what) });
     this.matrices = new MatrixLowering(site, this);
     this.records = new RecordLowering(site, this, this.matrices);
   }
@@ -122,6 +127,29 @@ export abstract class ArrayBasics implements ArrayOps {
       fail(1120, node!, `reading a row of an array of arrays (${describeShape(a.shape)}) is not differentiable yet: store the matrix flat, in a Float64Array with its row length (m[i * cols + j])`);
     }
     return { name: this.b.nl(hint ?? `${a.name}_i`, construct('index', [a.name, i.name], [], []), irType(elem)), shape: elem };
+  }
+
+  /**
+   * `a[i]` as the source reads it: the element, with a check that i is one of a's indices
+   * (JavaScript's `undefined` past an end would make the value NaN; readChecks.ts).
+   */
+  readChecked(a: Value, i: Value, node: ts.Node, hint?: string): Value {
+    if (!isMatrix(a.shape) && !isRecords(a.shape)) this.checkIndex(i, (name) => this.length({ name, shape: a.shape }), a.name, sourceSnippet(node));
+    return this.read(a, i, hint, node);
+  }
+
+  /** A check that `i` is an index below `limit()` (the length of `source`, or one of its dimensions). */
+  checkIndex(i: Value, limit: (source: string) => Value, source: string, what: string): void {
+    this.checks.check({ lo: [i.name], hi: [i.name], limit, source, what, natural: this.isNatural(i.name), direct: true });
+  }
+
+  /** Loop counters from 0 (each a whole number ≥ 0), set by the loops as they are lowered. */
+  readonly naturals = new Set<string>();
+
+  private isNatural(name: string): boolean {
+    if (this.naturals.has(name)) return true;
+    const def = this.b.recentDef(name);
+    return def?.tag === 'let' && def.rhs.tag === 'lit' && typeof def.rhs.value === 'number' && Number.isInteger(def.rhs.value) && def.rhs.value >= 0;
   }
 
   // ---- building ----

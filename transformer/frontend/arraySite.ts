@@ -15,7 +15,7 @@ export interface ArraySite {
   b(): Builder;
   expr(e: ts.Expression, hint?: string): Value;
   /** Lowers `f` in a scope of its own (`bind` binds a symbol there); `f` gives the block's results. */
-  scope(f: (bind: (sym: ts.Symbol, v: Value) => void) => Value[]): { block: Block; results: Value[] };
+  scope(f: (bind: (sym: ts.Symbol, v: Value) => void) => Value[]): { block: Block; results: Value[]; inner: Builder };
   /** The value of a callback's body: its expression, or its statements ending in a return. */
   callbackBody(fn: ts.ArrowFunction | ts.FunctionExpression, hint?: string): Value;
   /** A call of a function passed by name as a callback (`xs.map(softplus)`): a marked function's call, a local function inlined. */
@@ -58,6 +58,8 @@ export interface ArrayOps {
   gatherRange(a: Value, from: Value, count: Value, hint: string): Value;
   rangeIndex(from: Value, count: Value, hint: string): Value;
   atMost(n: Value, limit: Value, what: string): Value;
+  /** A check that `i` is an index below `limit()` (readChecks.ts). */
+  checkIndex(i: Value, limit: (source: string) => Value, source: string, what: string): void;
   sameNumber(n: Value, m: Value, what: string): Value;
   close(body: Block, own: ReadonlySet<string>, node: ts.Node, op: 'map' | 'loop'): { operands: string[]; params: Binder[]; body: Block };
 }

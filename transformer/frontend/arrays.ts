@@ -274,7 +274,11 @@ export class ArrayLowering extends ArrayCombinators {
       if (p) bindings.push([this.paramSymbol(p), { name: param.name, shape: elem }]);
     }
     if (indexParam) bindings.push([this.paramSymbol(indexParam), { name: i.name, shape: NUMBER }]);
-    const { block: raw, results } = this.site.scope((bind) => {
+    const {
+      block: raw,
+      results,
+      inner,
+    } = this.site.scope((bind) => {
       for (const [sym, v] of bindings) bind(sym, v);
       const y = this.site.callbackBody(fn, 'y');
       return [round && y.shape.kind === 'number' ? this.round32(y) : y];
@@ -282,6 +286,9 @@ export class ArrayLowering extends ArrayCombinators {
     const result = results[0];
     if (result.shape.kind !== 'number') fail(1121, fn.body, `the callback of .map must return a number here, got ${describeShape(result.shape)}`);
     const own = new Set([i.name, ...mapped.map((m) => m.param.name)]);
+    // The zip and the gathers below check the reads at positions that i moves; a read at a
+    // position the same for every i moves out of the body with its check (readChecks.ts).
+    const placeChecks = this.checks.take(inner, raw, i.name, n, [], true);
     const body = this.moveInvariantsOut(raw, own, n.name);
     // Arrays the body reads only at the map's index are zipped in as mapped operands.
     const zipped = this.zip(body, i.name, own, n, node, mappedParams.length > 0);
@@ -296,6 +303,7 @@ export class ArrayLowering extends ArrayCombinators {
         z.operand = this.prefix(z.operand, this.atMost(n, this.length({ name: z.operand, shape: REAL_ARRAY }), what));
       } else n = this.sameLength(n, { name: z.operand, shape: REAL_ARRAY }, `the array '${userName(z.operand)}' of ${sourceSnippet(node)} must have length n`);
     }
+    placeChecks(() => false);
     const closed = this.close(zipped.body, new Set([...own, ...zipped.arrays.map((z) => z.param.name)]), node, 'map');
     if (mapped.length === 0) mapped.push(this.indices(n));
     const lam = lambda([i, ...mapped.map((m) => m.param), ...closed.params], [], closed.body);
@@ -358,6 +366,7 @@ export class ArrayLowering extends ArrayCombinators {
     const lowered = this.site.scope((bind) => [step(bind, accV, kV)]);
     const next = lowered.results[0];
     this.site.conform(node, next, init.shape, 'the value the callback of .reduce returns');
+    this.checks.hoist(lowered.inner, lowered.block, k.name, n, [{ param: acc.name, init: init.name }]);
     const own = new Set([k.name, acc.name]);
     const closed = this.close(lowered.block, own, node, 'loop');
     const lam = lambda([k, ...closed.params, acc], [], closed.body);

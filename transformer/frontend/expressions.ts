@@ -49,7 +49,10 @@ export abstract class ExpressionLowering extends LoweringState {
     };
     // In a derivative rule `c ? dx : dy` is a linear select of tangents (ad/customJvp.ts): always a select.
     if (this.role !== undefined || !sides.some((side) => containsCall(t, side))) {
-      const [a, b2] = sides.map(side);
+      // Both sides are computed; an element read is checked only where its side is taken.
+      const checks = this.arrays.checks;
+      const a = checks.under(c.name, () => side(sides[0]));
+      const b2 = checks.under(this.b.test('not', [c.name], 'otherwise'), () => side(sides[1]));
       if (isScalarShape(a.shape) || isScalarShape(b2.shape) || this.role !== undefined) {
         this.sameScalars(e, a, b2);
         return this.op('select', [c, a, b2], hint, a.shape);
@@ -440,11 +443,11 @@ export abstract class ExpressionLowering extends LoweringState {
     for (const x of indices) if (x.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(x.shape)}`);
     if (!isMatrix(v.shape)) {
       if (indices.length > 1) fail(1102, node, `${describeShape(v.shape)} has one dimension`);
-      return this.arrays.read(v, indices[0], hint, node);
+      return this.arrays.readChecked(v, indices[0], node, hint);
     }
     if (indices.length > tensorRank(v.shape)) fail(1102, node, `${describeShape(v.shape)} has ${tensorRank(v.shape)} dimensions`);
     if (indices.length === 1) return this.arrays.read(v, indices[0], hint, node);
-    return indices.length === tensorRank(v.shape) ? this.arrays.matrices.element(v, indices, hint) : this.arrays.matrices.sub(v, indices, hint);
+    return indices.length === tensorRank(v.shape) ? this.arrays.matrices.element(v, indices, hint, node) : this.arrays.matrices.sub(v, indices, hint);
   }
 
   /** `v[index]` for an already lowered v: an array element or a tuple's part. */
@@ -455,7 +458,7 @@ export abstract class ExpressionLowering extends LoweringState {
     if (v.shape.kind === 'array') {
       const i = this.expr(e.argumentExpression, 'i');
       if (i.shape.kind !== 'number') fail(1121, e.argumentExpression, `an array index must be a number, got ${describeShape(i.shape)}`);
-      return this.arrays.read(v, i, hint, e);
+      return this.arrays.readChecked(v, i, e, hint);
     }
     if (v.shape.kind !== 'tuple' || !t.isNumericLiteral(e.argumentExpression)) fail(1102, e, 'only tuples and arrays can be indexed (tuples by a number literal)');
     const i = Number(e.argumentExpression.text);

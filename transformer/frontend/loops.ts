@@ -14,6 +14,8 @@ import { ExitFlags, flagSymbol } from './loweringState';
 import { assignedSymbols, readSymbols } from './syntax';
 import { StatementLowering } from './statements';
 import { blockHasEffect } from './effects';
+import type { Builder } from '../ir/build';
+import type { CheckedRange } from './readChecks';
 
 export abstract class LoopLowering extends StatementLowering {
   /**
@@ -94,12 +96,14 @@ export abstract class LoopLowering extends StatementLowering {
     if (flags) return this.forOfWithExits(s, bindAt, sym, n, flags);
     const carried = this.carriedBy([s.statement], sym).filter((c) => c.sym !== indexSym);
     const counter = binder(this.supply.fresh('k'), REAL);
+    this.arrays.naturals.add(counter.name);
     const body = this.loopScope(carried, () => {
       bindAt({ name: counter.name, shape: NUMBER });
       this.iteration(undefined, [s.statement]);
       return this.carriedNow(carried);
     });
     if (carried.length === 0 && !blockHasEffect(body.block)) return this.b.discard(body.block);
+    this.hoistChecks(body, counter.name, n, carried);
     const { invariants, bodies } = this.closeBodies([body], counter);
     this.bindCarried(carried, 'loop', [n.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
   }
@@ -130,6 +134,7 @@ export abstract class LoopLowering extends StatementLowering {
     const n = this.arrays.length(xs);
     const carried = this.carriedBy([body]);
     const counter = binder(this.supply.fresh(i?.name ?? 'k'), REAL);
+    this.arrays.naturals.add(counter.name);
     const lowered = this.loopScope(carried, () => {
       const k = { name: counter.name, shape: NUMBER };
       if (x) this.env.set(x, this.arrays.read(xs, k, x.name, e.expression));
@@ -143,6 +148,7 @@ export abstract class LoopLowering extends StatementLowering {
       return this.carriedNow(carried);
     });
     if (carried.length === 0 && !blockHasEffect(lowered.block)) return this.b.discard(lowered.block);
+    this.hoistChecks(lowered, counter.name, n, carried);
     const { invariants, bodies } = this.closeBodies([lowered], counter);
     this.bindCarried(carried, 'loop', [n.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...lowered.params], [], bodies[0].body)]);
   }
@@ -191,7 +197,7 @@ export abstract class LoopLowering extends StatementLowering {
    * Lowers loop code in a scope of its own where each carried variable is a fresh parameter;
    * `result` gives the block's result (the carried values' new values, or a condition).
    */
-  private loopScope(carried: readonly { sym: ts.Symbol; value: Value }[], lower: () => string[]): { block: Block; params: Binder[] } {
+  private loopScope(carried: readonly { sym: ts.Symbol; value: Value }[], lower: () => string[]): { block: Block; params: Binder[]; inner: Builder } {
     const perVariable = carried.map((c) => this.carriedBinders(c.sym.name, c.value.shape));
     const params = perVariable.flat();
     const { result, scope } = this.branch(() => {
@@ -199,7 +205,32 @@ export abstract class LoopLowering extends StatementLowering {
       return lower();
     });
     for (const c of carried) if (scope.failed.has(c.sym)) this.failed.add(c.sym);
-    return { block: scope.b.finish(ret(result)), params };
+    return { block: scope.b.finish(ret(result)), params, inner: scope.b };
+  }
+
+  /**
+   * The element checks a counted loop's body makes at every iteration, over an index affine in
+   * its counter, move before the loop (readChecks.ts); `covered` says the trip count's own check
+   * (checkedTrips) does one already.
+   */
+  private hoistChecks(
+    body: { block: Block; params: Binder[]; inner: Builder },
+    counter: string,
+    trips: Value,
+    carried: readonly { sym: ts.Symbol; value: Value }[],
+    covered?: (r: CheckedRange) => boolean,
+  ): void {
+    const inits = carried.flatMap((c) => this.carriedParts(c.value));
+    const shapes = carried.flatMap((c) => this.carriedShapes(c.value.shape));
+    const typed = (s: Shape | undefined) => s?.kind === 'array' && s.container !== 'Array';
+    this.arrays.checks.hoist(
+      body.inner,
+      body.block,
+      counter,
+      trips,
+      body.params.map((p, i) => ({ param: p.name, init: inits[i], typed: typed(shapes[i]) })),
+      covered,
+    );
   }
 
   /** The carried variables' values at the end of a loop body (in the body's scope). */
@@ -369,6 +400,7 @@ export abstract class LoopLowering extends StatementLowering {
     });
     const carried = this.carriedBy([f.statement], sym);
     const counter = binder(this.supply.fresh(fromZero ? decl.name.text : 'k'), REAL);
+    this.arrays.naturals.add(counter.name);
     const body = this.loopScope(carried, () => {
       const i = fromZero ? counter.name : this.b.prim('add', [start.name, counter.name], decl.name.getText());
       this.env.set(sym, { name: i, shape: NUMBER });
@@ -380,6 +412,8 @@ export abstract class LoopLowering extends StatementLowering {
       return true;
     }
     const trips = fromZero ? this.checkedTrips(count, body.block, counter.name, cond.right, body.params) : count;
+    // checkedTrips checks each read at the counter itself against its array's length.
+    this.hoistChecks(body, counter.name, trips, carried, fromZero ? (r) => r.direct === true && r.lo[0] === counter.name : undefined);
     const { invariants, bodies } = this.closeBodies([body], counter);
     this.bindCarried(carried, 'loop', [trips.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
     return true;

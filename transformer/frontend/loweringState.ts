@@ -295,7 +295,7 @@ export abstract class LoweringState {
       expr: (e, hint) => this.expr(e, hint),
       scope: (f) => {
         const { result, scope } = this.branch(() => f((sym, v) => this.env.set(sym, v)));
-        return { block: scope.b.finish(ret(result.map((r) => r.name))), results: result };
+        return { block: scope.b.finish(ret(result.map((r) => r.name))), results: result, inner: scope.b };
       },
       callbackBody: (fn, hint) => this.callbackBody(fn, hint),
       callBy: (callee, args, node, hint) => this.callBy(callee, args, node, hint),

@@ -84,7 +84,9 @@ export class MatrixLowering {
   private readonly reads = new Map<string, { readonly matrix: Value; readonly at: readonly string[] }>();
 
   /** `m[i][j]`, `t[i][j][k]`: one read of the data, whatever the row. */
-  element(m: Value, indices: readonly Value[], hint?: string): Value {
+  element(m: Value, indices: readonly Value[], hint?: string, node?: ts.Node): Value {
+    // Each index within its own dimension: a column past the end would read the next row.
+    if (node) indices.forEach((i, k) => this.arrays.checkIndex(i, (name) => this.dim({ name, shape: m.shape }, k), m.name, sourceSnippet(node)));
     const { data } = this.parts(m);
     const read = this.arrays.read(data, this.position(m, indices), hint ?? `${userName(m.name)}_ij`);
     this.reads.set(read.name, { matrix: m, at: indices.map((i) => i.name) });

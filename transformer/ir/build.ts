@@ -123,6 +123,20 @@ export class Builder {
     }
   }
 
+  /** The statements recorded since `mark` (a `length`). */
+  since(mark: number): readonly Stmt[] {
+    return this.stmts.slice(mark);
+  }
+
+  /** The statement among this builder's last `reach` that binds `name`, if any (a literal just made). */
+  recentDef(name: string, reach = 4): Stmt | undefined {
+    for (let i = this.stmts.length - 1; i >= Math.max(0, this.stmts.length - reach); i--) {
+      const s = this.stmts[i];
+      if (s.tag === 'let' && s.nl.some((x) => x.name === name)) return s;
+    }
+    return undefined;
+  }
+
   get isEmpty(): boolean {
     return this.stmts.length === 0;
   }

@@ -1,6 +1,7 @@
 // The body-less array operations on the GPU (constructs/array/ops.ts, checks.ts, accum.ts's share).
 import { type Arr, type LoweringOps, type Num, NotOnGpu, type Val, asArr, asNum, hostLength, type ConstructLowerings } from '../lowering';
 import { SUM, filled, reduction } from './shared';
+import { num } from '../prims';
 import { AMBIGUOUS_INDEX, F32_EXACT, countAt, f32IndexAmbiguous, f32IndexIn, taintCheck } from '../indices';
 
 /**
@@ -39,9 +40,18 @@ export const opsWgsl = {
     return [{ kind: 'num', reg: arr.len, bool: false, bound: new Set([arr.len]) }];
   },
   atmost: (L, _e, [n, limit, what]) => {
+    const message = what?.kind === 'str' ? what.text : 'tsad: array lengths differ';
+    // Under a cond's test (an element read in one branch) the check holds only where that branch
+    // runs: on the device, under the guard, not on the host before every kernel.
+    if (L.guarded.length > 0) {
+      const a = asNum(n, 'a length check');
+      const b = asNum(limit, 'a length check');
+      L.scalarLine(() => `if (!(${num(L.load(a))} <= ${num(L.load(b))})) { ${L.failCheck(message, b.reg ?? -1)} }`);
+      return [a];
+    }
     const a = hostLength(n, 'a length check');
     const b = hostLength(limit, 'a length check');
-    return [L.hostNum(L.reg({ op: 'atmost', a, b, message: what?.kind === 'str' ? what.text : 'tsad: array lengths differ' }))];
+    return [L.hostNum(L.reg({ op: 'atmost', a, b, message }))];
   },
   sum: (L, _e, [a]) => {
     const arr = asArr(a, 'a sum');
