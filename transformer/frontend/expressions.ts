@@ -533,7 +533,12 @@ export abstract class ExpressionLowering extends LoweringState {
     if (!op) fail(k >= K.FirstAssignment && k <= K.LastAssignment ? 1108 : 1102, e.operatorToken, `operator '${e.operatorToken.getText()}' is not supported here`);
     if (op.kind === 'logic' && a.shape.kind === 'number' && this.role === undefined) return this.numberLogic(e, op.name, a, hint);
     if (op.kind === 'logic' && this.role === undefined && containsCall(this.t, e.right)) return this.shortCircuit(e, op.name, a, hint);
-    const b = this.expr(e.right);
+    // `i < x.length && x[i] > 0`: both sides are computed, so a read on the right is checked only
+    // where the left lets JavaScript evaluate it.
+    const b =
+      op.kind === 'logic' && a.shape.kind === 'boolean'
+        ? this.arrays.checks.under(op.name === 'and' ? a.name : this.b.test('not', [a.name], 'otherwise'), () => this.expr(e.right))
+        : this.expr(e.right);
     if (op.kind === 'logic') {
       if (a.shape.kind !== 'boolean' || b.shape.kind !== 'boolean') fail(1105, e, `'${e.operatorToken.getText()}' needs booleans`);
       return this.op(op.name, [a, b], hint, BOOLEAN);

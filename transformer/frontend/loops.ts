@@ -429,7 +429,8 @@ export abstract class LoopLowering extends StatementLowering {
     const bodyNames = new Set([...carried.map((p) => p.name), ...body.stmts.flatMap((st) => (st.tag === 'let' ? [...st.nl, ...st.lin] : st.names).map((x) => x.name))]);
     const arrays = new Set<string>();
     for (const st of body.stmts) {
-      if (st.tag === 'let' && st.rhs.tag === 'construct' && st.rhs.op === 'index' && st.rhs.nl[1] === counter && !bodyNames.has(st.rhs.nl[0])) arrays.add(st.rhs.nl[0]);
+      if (st.tag === 'let' && st.rhs.tag === 'construct' && st.rhs.op === 'index' && st.rhs.nl[1] === counter && !bodyNames.has(st.rhs.nl[0]) && !st.nl.some((x) => this.arrays.checks.guarded(x.name)))
+        arrays.add(st.rhs.nl[0]);
     }
     let trips = count;
     for (const a of arrays) {
@@ -442,7 +443,7 @@ export abstract class LoopLowering extends StatementLowering {
     const checked = new Set<string>();
     for (const st of body.stmts) {
       const read = st.tag === 'let' && st.nl.length === 1 ? this.arrays.matrices.readOf(st.nl[0].name) : undefined;
-      if (!read || bodyNames.has(read.matrix.name) || !read.at.includes(counter)) continue;
+      if (!read || bodyNames.has(read.matrix.name) || !read.at.includes(counter) || (st.tag === 'let' && this.arrays.checks.guarded(st.nl[0].name))) continue;
       const m = userName(read.matrix.name);
       const dims = read.at.length === 2 ? ['rows', 'columns'] : read.at.map((_, k) => `dimension ${k}`);
       for (const [at, dim, limit] of read.at.map((at, k) => [at, dims[k], () => this.arrays.matrices.dim(read.matrix, k)] as const)) {

@@ -98,16 +98,27 @@ export class ReadChecks {
   /** The tests of the `?:` sides being lowered (both sides are computed, one is taken): a read there is checked only where its side is. */
   private readonly guards: string[] = [];
 
+  /** The element reads lowered under such a test: no loop checks them as if every iteration made them. */
+  private readonly guardedReads = new Set<string>();
+
   constructor(private readonly site: CheckSite) {}
 
   /** Lowers `f` as the side of a `?:` taken where the bool `taken` holds. */
   under<T>(taken: string, f: () => T): T {
+    const b = this.site.b();
+    const mark = b.length;
     this.guards.push(taken);
     try {
       return f();
     } finally {
       this.guards.pop();
+      for (const st of b.since(mark)) if (st.tag === 'let' && st.rhs.tag === 'construct' && st.rhs.op === 'index') for (const x of st.nl) this.guardedReads.add(x.name);
     }
+  }
+
+  /** Whether the element read bound to `name` was lowered on a side JavaScript evaluates only under a test. */
+  guarded(name: string): boolean {
+    return this.guardedReads.has(name);
   }
 
   /** Checks the range in the current scope (one read: lo = hi = its index). */
