@@ -23,8 +23,9 @@ import { mergeAdjacentLets } from './ts/mergeLets';
 import { scalarizeTuples } from './ts/scalarize';
 import { shortNames } from './ts/shortNames';
 import { arityOf, defArity } from '../language/arity';
-import { mapNested } from './ts/nestedStatements';
 import { literalFloat64ArrayLength } from './ts/nodeFacts';
+import { withoutBookkeeping } from './ts/ownedBookkeeping';
+import { mapTo } from './ts/sourceMaps';
 
 export interface EmitOptions {
   readonly factory: ts.NodeFactory;
@@ -192,44 +193,10 @@ class DefEmitter {
    */
   withoutUnreadOwnership(statements: ts.Statement[]): ts.Statement[] {
     if (!this.ownedSet || this.slots.length > 0) return this.bindingOwnHelpers(statements);
-    const t = this.o.tsApi;
-    const own = this.ownedSet;
     // Claims' helpers ask the set but no slot reads the release count: only `$gen++` goes.
     const setRead = this.readsOwnedSet();
-    const bookkeeping = (s: ts.Statement): boolean => {
-      if (!t.isExpressionStatement(s)) return false;
-      const e = s.expression;
-      if (t.isPostfixUnaryExpression(e)) return t.isIdentifier(e.operand) && e.operand.text === this.generation().text;
-      return !setRead && t.isCallExpression(e) && t.isPropertyAccessExpression(e.expression) && e.expression.expression === own;
-    };
-    // `tsad$fresh($own, n)` is a plain `new Float64Array(n)` then (wherever the emitter put it: a claim's branch, a `const`).
-    const fresh = this.freshCalls;
-    const plain: ts.TransformerFactory<ts.Statement> = (ctx) => {
-      const visit = (n: ts.Node): ts.Node =>
-        t.isCallExpression(n) && fresh.has(n.expression) ? t.factory.createNewExpression(t.factory.createIdentifier('Float64Array'), undefined, [n.arguments[1]!]) : t.visitEachChild(n, visit, ctx);
-      return (s) => visit(s) as ts.Statement;
-    };
-    const list = (ss: readonly ts.Statement[]): ts.Statement[] => {
-      let changed = false;
-      const out: ts.Statement[] = [];
-      for (const s of ss) {
-        if (bookkeeping(s)) {
-          changed = true;
-          continue;
-        }
-        const inner = mapNested(t, s, list);
-        if (inner !== s) changed = true;
-        out.push(inner);
-      }
-      return changed ? out : (ss as ts.Statement[]);
-    };
-    if (setRead) return this.bindingOwnHelpers(list(statements));
-    const kept = list(statements);
-    if (fresh.size === 0) return kept;
-    const result = t.transform(kept, [plain]);
-    const out = result.transformed.slice();
-    result.dispose();
-    return out;
+    const kept = withoutBookkeeping(this.o.tsApi, statements, { own: this.ownedSet, generation: this.generation().text, setRead, freshCalls: this.freshCalls });
+    return setRead ? this.bindingOwnHelpers(kept) : kept;
   }
 
   /** The statements, the owned-array helpers they call now bound in the module (it binds only what it calls). */
@@ -740,23 +707,6 @@ class DefEmitter {
       },
     });
   }
-}
-
-const mapSources = new WeakMap<ts.SourceFile, ts.SourceMapSource>();
-
-/**
- * Points generated code at a source node, naming the node's file: a marked function imported
- * from another module maps into that module, not to the same offsets of the current one.
- */
-export function mapTo(tsApi: typeof ts, generated: ts.Node, origin: ts.Node): void {
-  if (origin.pos < 0) return;
-  const sf = origin.getSourceFile();
-  let source = mapSources.get(sf);
-  if (!source) {
-    source = tsApi.createSourceMapSource(sf.fileName, sf.text);
-    mapSources.set(sf, source);
-  }
-  tsApi.setSourceMapRange(generated, { pos: origin.getStart(sf), end: origin.end, source });
 }
 
 /** Whether a value of type t holds a stack (or may: an unknown type). */

@@ -1,6 +1,6 @@
 // The two helpers that convert tensors of rank 3 and more (number[][][], Float64Array[][], ...;
 // docs/frontend.md, "Tensors") at the wrapper, emitted once per module that needs them, as plain
-// functions (no import). Matrices keep their own pair (typescript.ts, matrixHelpers).
+// functions (no import). Matrices keep their own pair (matrices.ts, matrixHelpers).
 //
 //   tsad$packTensor(t, path, rank, where, tangent, like)  the user's nested arrays -> the IR's
 //       [data (Float64Array, row-major), d0, …, d(rank−1)]; the dimensions are the first
