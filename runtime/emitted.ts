@@ -109,6 +109,29 @@ export function tsad$fit(v: ArrayLike<number>, like: ArrayLike<unknown> | undefi
   return keep && v.length === like.length ? v : C.from({ length: like.length }, (_, i) => v[i] ?? 0);
 }
 
+// ---- failed run-time checks (constructs/array/checks.ts: the emitted test failed) ----
+
+/** atmost's RangeError: `what` (the function and the arrays), then n > limit. */
+export function tsad$exceeds(what: string, n: number, limit: number): RangeError {
+  return new RangeError(`${what} (${n} > ${limit})`);
+}
+
+/**
+ * What is wrong with reading elements lo … hi of an array of `limit` (undefined: nothing), in
+ * the words after the read's own ("tsad: f: reads 'x[i + 1]'"): its end first, as a NaN index
+ * reads past it. The interpreter's `within` says the same.
+ */
+export function tsad$readProblem(lo: number, hi: number, limit: number): string | undefined {
+  if (!(hi + 1 <= limit)) return `past its end (${hi + 1} > ${limit})`;
+  if (!(Math.floor(lo) === lo && lo >= 0)) return `before its start or between two elements (at ${lo})`;
+  return undefined;
+}
+
+/** within's RangeError: `what` names the read ("tsad: f: reads 'x[i]'"). */
+export function tsad$badRead(what: string, lo: number, hi: number, limit: number): RangeError {
+  return new RangeError(`${what} ${tsad$readProblem(lo, hi, limit) ?? `outside its ${limit} elements (at ${lo} … ${hi})`}`);
+}
+
 // ---- errors thrown inside a derivative ----
 
 /** constructs/effect/raise.ts, THROWN_BY_SOURCE: a RangeError the user's code throws carries this mark. */

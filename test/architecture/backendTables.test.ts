@@ -51,6 +51,6 @@ test('the facts other layers ask about constructs are facets of their records', 
       .map(([name]) => name)
       .sort();
   expect(having('loop')).toEqual(['loop', 'while']);
-  expect(having('checks')).toEqual(['atmost', 'gather', 'matmul', 'scatter']);
+  expect(having('checks')).toEqual(['atmost', 'gather', 'matmul', 'scatter', 'within']);
   expect(having('combinator')).toEqual(['gather', 'map', 'reduce', 'reduceByIndex', 'scan', 'scatter', 'tapedCall', 'tapedHvp', 'tapedJvp', 'tapedVjp']);
 });

@@ -15,7 +15,7 @@ import { NameSupply } from '../ir/build';
 import { linPrimTs, primTs } from './ts/prims';
 import { constructRule, isConstruct, CONSTRUCTS, type ConstructName } from '../constructs/registry';
 import type { ConstructExpr, Counts } from '../constructs/types';
-import type { EmitTsOps, OwnHelperName, StackHelperName } from './ts/types';
+import type { CheckHelperName, EmitTsOps, OwnHelperName, StackHelperName } from './ts/types';
 import { stackHelperName } from './ts/constructs/stackEmit';
 import { TS_CONSTRUCTS } from './ts/constructs';
 import { tidyBody } from './ts/fold';
@@ -37,7 +37,7 @@ export interface EmitOptions {
   /** Source node per variable of a def, for statement-level source maps. */
   readonly originOf?: (irName: string, variable: string) => ts.Node | undefined;
   /** A function the module shares, where the caller emits one (EmitTsOps.moduleHelper). */
-  readonly moduleHelper?: (name: StackHelperName | OwnHelperName) => ts.Identifier;
+  readonly moduleHelper?: (name: StackHelperName | OwnHelperName | CheckHelperName) => ts.Identifier;
   /** Result counts of the defs a construct's body may end with a call to (emitDefs fills it from its defs). */
   readonly calleeArity?: (irName: string) => Counts | undefined;
 }

@@ -23,7 +23,7 @@ export abstract class ArrayBasics implements ArrayOps {
   readonly checks: ReadChecks;
 
   constructor(readonly site: ArraySite) {
-    this.checks = new ReadChecks({ b: () => this.site.b(), atMost: (n, limit, what) => this.atMost(n, limit, what) });
+    this.checks = new ReadChecks({ b: () => this.site.b(), atMost: (n, limit, what) => this.atMost(n, limit, what), within: (lo, hi, limit, what) => this.within(lo, hi, limit, what) });
     this.matrices = new MatrixLowering(site, this);
     this.records = new RecordLowering(site, this, this.matrices);
   }
@@ -264,6 +264,12 @@ export abstract class ArrayBasics implements ArrayOps {
   /** `n` if it is at most `limit`, else a RangeError saying `what`. */
   atMost(n: Value, limit: Value, what: string): Value {
     return this.atMostRaw(n, limit, `tsad: ${this.site.functionName}: ${what}`);
+  }
+
+  /** lo, checked (with hi) as the indices of elements `limit` has: else a RangeError naming the read (`what`). */
+  within(lo: Value, hi: Value, limit: Value, what: string): Value {
+    const msg = this.b.lit(`tsad: ${this.site.functionName}: ${what}`, 'what');
+    return { name: this.b.nl(lo.name, construct('within', [lo.name, hi.name, limit.name, msg], [], []), REAL), shape: NUMBER };
   }
 
   /** `atMost` with the message as it is (JavaScript's own words). */

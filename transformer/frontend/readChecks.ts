@@ -57,6 +57,8 @@ interface Pending extends CheckedRange {
 export interface CheckSite {
   b(): Builder;
   atMost(n: Value, limit: Value, what: string): Value;
+  /** lo, checked with hi as indices of elements of an array of `limit` (constructs/array/checks.ts, within). */
+  within(lo: Value, hi: Value, limit: Value, what: string): Value;
 }
 
 /** A linear combination Σ terms[name]·name + c of names defined outside a loop body. */
@@ -152,18 +154,19 @@ export class ReadChecks {
       const runs = b.test('lt', [b.lit(0, 'zero'), c], 'runs');
       when = when === undefined ? runs : b.test('and', [when, runs], 'runs');
     }
-    const guarded = (x: string): string => (when ? b.prim('select', [when, x, b.lit(0, 'zero')], 'checked') : x);
-    const lo = r.lo.slice(1).reduce((m, x) => b.prim('min', [m, x], 'lo'), r.lo[0]);
-    const hi = r.hi.slice(1).reduce((m, x) => b.prim('max', [m, x], 'hi'), r.hi[0]);
-    const end = b.prim('add', [hi, b.lit(1, 'one')], 'reach');
+    // Where the reads do not happen, an empty range (0 … −1) passes.
+    const guarded = (x: string, otherwise: number): string => (when ? b.prim('select', [when, x, b.lit(otherwise, 'none')], 'checked') : x);
+    // A step that is not a literal (r.whole: the indices between the ends are whole where it is):
+    // a start of NaN where it is not, as no whole number is between two elements.
+    const least = r.lo.slice(1).reduce((m, x) => b.prim('min', [m, x], 'lo'), r.lo[0]);
+    const first = r.whole === undefined ? least : b.prim('select', [r.whole, least, b.lit(Number.NaN, 'fraction')], 'lo');
+    const lo = r.natural ? b.lit(0, 'zero') : guarded(first, 0);
+    const hi = guarded(
+      r.hi.slice(1).reduce((m, x) => b.prim('max', [m, x], 'hi'), r.hi[0]),
+      -1,
+    );
     const which = r.more ? `reads '${r.what}' (and ${r.more} more of its elements)` : `reads '${r.what}'`;
-    this.site.atMost(num(guarded(end)), r.limit(r.source), `${which} past its end`);
-    if (r.natural) return;
-    const whole = b.test('eq', [b.prim('floor', [lo], 'whole'), lo], 'whole');
-    let ok = b.test('and', [whole, b.test('ge', [lo, b.lit(0, 'zero')], 'after')], 'ok');
-    if (r.whole) ok = b.test('and', [ok, r.whole], 'ok');
-    const bad = b.prim('select', [ok, b.lit(0, 'zero'), b.lit(1, 'one')], 'bad');
-    this.site.atMost(num(guarded(bad)), num(b.lit(0, 'zero')), `${which} before its start or between two elements`);
+    this.site.within(num(lo), num(hi), r.limit(r.source), which);
   }
 
   /**

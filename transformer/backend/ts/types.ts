@@ -66,7 +66,7 @@ export interface EmitTsOps {
    * stack from the slab, growing a stack, an inner loop's room on a flat stack, an empty stack),
    * where the backend binds one; undefined: write its statements inline.
    */
-  moduleHelper?(name: StackHelperName): ts.Identifier | undefined;
+  moduleHelper?(name: StackHelperName | CheckHelperName): ts.Identifier | undefined;
   /**
    * The runtime function (runtime/emitted.ts) that allocates an owned zero array (`fresh`) or
    * claims an array for in-place updates (`claim`), where the backend binds runtime functions;
@@ -80,6 +80,9 @@ export interface EmitTsOps {
 
 /** The owned-array helpers a module may share (runtime/emitted.ts, tsad$fresh and tsad$claim). */
 export type OwnHelperName = 'fresh' | 'claim';
+
+/** The failure paths of run-time checks a module may share (runtime/emitted.ts: tsad$exceeds, tsad$badRead). */
+export type CheckHelperName = 'exceeds' | 'badRead';
 
 /** The stack helpers a module may share (backend/ts/constructs/stackEmit.ts). */
 export type StackHelperName = 'reserve' | 'grow' | 'take' | 'give' | 'extend' | 'empty' | 'cover' | 'lpush' | 'lat';

@@ -11,6 +11,8 @@ import type { Value } from '../../ir/value';
 import { printType } from '../../ir/printType';
 import type { ConstructRule } from '../types';
 import { keptWithZeroTangents, nonLinearOnly } from '../shared/nonLinear';
+// The words of the message, the same as emitted code's (its failure path calls the runtime's).
+import { tsad$readProblem } from '../../../runtime/emitted';
 
 export const atmost: ConstructRule = {
   checks: true,
@@ -31,4 +33,34 @@ export const atmost: ConstructRule = {
   },
   jvp: keptWithZeroTangents,
   ...nonLinearOnly('atmost'),
+};
+
+/**
+ * The reads of elements lo … hi of an array of `limit` elements (one read: lo = hi = its index),
+ * checked in one: `let i = within(lo, hi, limit, what) []` is lo, and an error unless lo is a
+ * whole number ≥ 0 and hi + 1 ≤ limit, which is where JavaScript reads an element and not
+ * `undefined` (past the end, before 0, between two elements, NaN). One test and one message
+ * where an `atmost` of each end took two of each: the front end places one per element read it
+ * cannot move out of a loop (frontend/readChecks.ts). The same facets as atmost.
+ */
+export const within: ConstructRule = {
+  checks: true,
+  keptUnread: true,
+  name: 'within',
+  passesOn: 0,
+  arity: () => ({ nl: 1, lin: 0 }),
+  typeRule: (ops, e, t) => {
+    if (e.bodies.length !== 0) ops.error('within takes no bodies');
+    if (t.nl.length !== 4 || t.lin.length !== 0) ops.error(`within takes four non-linear operands (lo, hi, limit, message), got ${t.nl.length} and ${t.lin.length} linear`);
+    else if (t.nl.slice(0, 3).some((x) => x.tag !== 'real') || t.nl[3].tag !== 'str') ops.error(`within takes (real, real, real, str), got (${t.nl.map((x) => printType(x)).join(', ')})`);
+    return { nl: [REAL], lin: [] };
+  },
+  impl: (_ops, _e, v) => {
+    const [lo, hi, limit, what] = v.nl as [number, number, number, Value];
+    const message = tsad$readProblem(lo, hi, limit);
+    if (message !== undefined) throw new IrError(`${String(what)} ${message}`);
+    return { nl: [lo], lin: [] };
+  },
+  jvp: keptWithZeroTangents,
+  ...nonLinearOnly('within'),
 };

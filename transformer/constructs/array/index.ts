@@ -11,7 +11,7 @@ import { laccum, lpeek, share, claim, laccumw, linitw } from './accum';
 import { scan, sscan } from './scan';
 import { reduce, sreduce } from './reduce';
 import { lscan, lfold, lrscan, lrfold } from './linearFold';
-import { atmost } from './checks';
+import { atmost, within } from './checks';
 import { update, write, lupdate, ltake, lupdatew, ltakew, clone, append, appendw } from './update';
 import { gather, lgather, lscatteradd } from './gather';
 import { scatter, lscatter, lunscatter } from './scatter';
@@ -44,6 +44,7 @@ export const ARRAY_CONSTRUCTS = {
   lrscan,
   lrfold,
   atmost,
+  within,
   gather,
   lgather,
   lscatteradd,

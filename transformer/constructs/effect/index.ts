@@ -11,7 +11,7 @@ import type { Block, Expr } from '../../ir/syntax';
 import { rewriteBlock, visitExpr, walkMeter } from '../../ir/traverse';
 import { raise } from './raise';
 import { log } from './log';
-import { atmost } from '../array/checks';
+import { atmost, within } from '../array/checks';
 
 export { raise, log };
 
@@ -19,7 +19,7 @@ export { raise, log };
 export const EFFECTFUL: ReadonlySet<string> = new Set([raise, log].filter((r) => r.effect).map((r) => r.name));
 
 /** The constructs whose rule says `keptUnread` (checks): the registry checks no other rule does. */
-export const KEPT_UNREAD: ReadonlySet<string> = new Set([atmost].filter((r) => r.keptUnread).map((r) => r.name));
+export const KEPT_UNREAD: ReadonlySet<string> = new Set([atmost, within].filter((r) => r.keptUnread).map((r) => r.name));
 
 /**
  * Whether a construct of one of `ops`, or a construct or block holding one in its bodies, is `e`

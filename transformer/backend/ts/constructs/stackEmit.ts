@@ -6,7 +6,7 @@
 // sparse and read `undefined` in their holes, stay JS arrays.
 import type * as ts from 'typescript';
 import { InternalError } from '../../../ir/syntax';
-import type { EmitTsOps, OwnHelperName, StackHelperName } from '../types';
+import type { CheckHelperName, EmitTsOps, OwnHelperName, StackHelperName } from '../types';
 
 /** `name = value;` (the caller declared `name`). */
 export function assign(ops: EmitTsOps, name: string, value: ts.Expression): ts.Statement {
@@ -102,7 +102,7 @@ export function slabStack(ops: EmitTsOps, into: string, capacity: ts.Expression)
 }
 
 /** The runtime function (runtime/emitted.ts) a module calls for a stack helper: `tsad$reserve` is slabStack's block, `tsad$grow` reserve's. */
-export function stackHelperName(name: StackHelperName | OwnHelperName): string {
+export function stackHelperName(name: StackHelperName | OwnHelperName | CheckHelperName): string {
   return `tsad$${name}`;
 }
 

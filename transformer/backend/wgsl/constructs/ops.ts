@@ -53,6 +53,22 @@ export const opsWgsl = {
     const b = hostLength(limit, 'a length check');
     return [L.hostNum(L.reg({ op: 'atmost', a, b, message }))];
   },
+  // within(lo, hi, limit): as atmost, under a cond's guard on the device; on the host as three
+  // atmosts (hi + 1 ≤ limit, 0 ≤ lo, lo ≤ floor(lo)), the runner's one kind of check.
+  within: (L, _e, [lo, hi, limit, what]) => {
+    const said = what?.kind === 'str' ? what.text : 'tsad: reads an element outside its array';
+    if (L.guarded.length > 0) {
+      const [a, z, n] = [lo, hi, limit].map((v) => L.load(asNum(v, 'an element check')));
+      const at = num(a);
+      L.scalarLine(() => `if (!(${at} >= 0.0 && ${at} == floor(${at}) && ${num(z)} + 1.0 <= ${num(n)})) { ${L.failCheck(`${said} outside the array`, -1)} }`);
+      return [asNum(lo, 'an element check')];
+    }
+    const [a, z, n] = [lo, hi, limit].map((v) => hostLength(v, 'an element check'));
+    L.reg({ op: 'atmost', a: L.reg({ op: 'add', args: [z, L.lit(1)] }), b: n, message: `${said} past its end` });
+    L.reg({ op: 'atmost', a: L.lit(0), b: a, message: `${said} before its start` });
+    L.reg({ op: 'atmost', a, b: L.reg({ op: 'fn', fn: 'floor', args: [a] }), message: `${said} between two elements` });
+    return [L.hostNum(a)];
+  },
   sum: (L, _e, [a]) => {
     const arr = asArr(a, 'a sum');
     return reduction(L, SUM, [L.hostNum(L.lit(0))], [arr], arr.len, [undefined]);
