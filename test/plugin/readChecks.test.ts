@@ -30,6 +30,12 @@ const shapes: Record<string, string> = {
   sideOfTest: 'return d > 2 ? x[2] * w[0] : w[0] * w[0];',
   sideInLoop: 'let s = w[0];\n  for (let i = 0; i < d; i++) s += i < k ? x[i + 1] * w[0] : w[0];\n  return s;',
   unreadInner: 'let s = w[0] * w[0];\n  for (let c = 0; c < k; c++) for (let r = 0; r < 2; r++) s += x[c] * r;\n  return s;',
+  // s15: one position read in a map only where a test of the element holds (the check stays in
+  // the body, under the test: it was copied out with the element unbound, an internal error).
+  mappedUnderTest: 'const y = w.map((v) => (v > 0 ? v * x[d] : v));\n  return y[0] + w[0];',
+  // s15: a NaN index (d < 2), a fraction (2.5) and a whole one: NaN reads past the end.
+  nanIndex: 'return x[Math.sqrt(d - 2)] * w[0] + x[0];',
+  whileGuarded: 'let s = w[0];\n  let i = 0;\n  while (i < d && x[i + k] > 0) {\n    s += x[i + k] * w[0];\n    i++;\n  }\n  return s;',
 };
 const text = Object.entries(shapes)
   .map(([name, body]) => `/** @differentiable */\nexport function ${name}${SIG} {\n  ${body}\n}\n`)

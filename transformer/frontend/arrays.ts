@@ -288,7 +288,7 @@ export class ArrayLowering extends ArrayCombinators {
     const own = new Set([i.name, ...mapped.map((m) => m.param.name)]);
     // The zip and the gathers below check the reads at positions that i moves; a read at a
     // position the same for every i moves out of the body with its check (readChecks.ts).
-    const placeChecks = this.checks.take(inner, raw, i.name, n, [], true);
+    const placeChecks = this.checks.take(inner, raw, i.name, n, [], true, [...own]);
     const body = this.moveInvariantsOut(raw, own, n.name);
     // Arrays the body reads only at the map's index are zipped in as mapped operands.
     const zipped = this.zip(body, i.name, own, n, node, mappedParams.length > 0);

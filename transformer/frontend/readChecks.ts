@@ -184,8 +184,17 @@ export class ReadChecks {
    * leave the body now; the function given back places them, but those `covered` (by the zip's
    * own check of the lengths).
    */
-  take(inner: Builder, body: Block, counter: string, trips: Value, carried: readonly Carried[], onlyInvariant = false): (covered: (r: CheckedRange) => boolean) => void {
-    const own = new Set(carried.map((c) => c.param));
+  take(
+    inner: Builder,
+    body: Block,
+    counter: string,
+    trips: Value,
+    carried: readonly Carried[],
+    onlyInvariant = false,
+    params: readonly string[] = [],
+  ): (covered: (r: CheckedRange) => boolean) => void {
+    // A map's element parameters are the body's own too (a guard `v > 0` is not invariant).
+    const own = new Set([...carried.map((c) => c.param), ...params]);
     const list = this.pending.get(inner);
     if (!list || list.length === 0) return () => {};
     this.pending.delete(inner);
@@ -217,9 +226,15 @@ export class ReadChecks {
       const runs = p.runs === undefined ? undefined : analysis.invariant(p.runs);
       const whole = p.whole === undefined ? undefined : analysis.invariant(p.whole);
       // A map checks the reads its index moves (a zip, a gather): only those it moves out stay ours.
-      if (onlyInvariant && !(lo && hi && [...lo, ...hi].every((f) => isZero(f.kc)) && runs !== false && whole !== false)) {
-        for (const x of p.bound) moved.add(x);
-        continue;
+      if (onlyInvariant) {
+        const fixed = lo && hi && [...lo, ...hi].every((f) => isZero(f.kc));
+        // One position, read only where a test of the element holds (`v > 0 ? v * x[j] : v`): no
+        // gather reads it, so its check stays in the body, under that test.
+        if (fixed && (runs === false || whole === false)) continue;
+        if (!fixed) {
+          for (const x of p.bound) moved.add(x);
+          continue;
+        }
       }
       if (!lo || !hi || runs === false || whole === false) continue;
       // A loop inside that runs only for some k (a triangle's r from c + 1): its count, affine in k

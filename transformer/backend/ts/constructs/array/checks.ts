@@ -49,8 +49,12 @@ export const checksTs = {
     else {
       // Without the runtime's helper: the same words, chosen here.
       const reach = f.createBinaryExpression(ops.ref(e.nl[1]), K.PlusToken, f.createNumericLiteral(1));
-      const past = [what, f.createStringLiteral(' past its end ('), reach, f.createStringLiteral(' > '), ops.ref(e.nl[2]), f.createStringLiteral(')')].reduce((a, b) => f.createBinaryExpression(a, K.PlusToken, b));
-      const before = [ops.ref(e.nl[3]), f.createStringLiteral(' before its start or between two elements (at '), ops.ref(e.nl[0]), f.createStringLiteral(')')].reduce((a, b) => f.createBinaryExpression(a, K.PlusToken, b));
+      const past = [what, f.createStringLiteral(' past its end ('), reach, f.createStringLiteral(' > '), ops.ref(e.nl[2]), f.createStringLiteral(')')].reduce((a, b) =>
+        f.createBinaryExpression(a, K.PlusToken, b),
+      );
+      const before = [ops.ref(e.nl[3]), f.createStringLiteral(' before its start or between two elements (at '), ops.ref(e.nl[0]), f.createStringLiteral(')')].reduce((a, b) =>
+        f.createBinaryExpression(a, K.PlusToken, b),
+      );
       const atEnd = f.createBinaryExpression(f.createBinaryExpression(ops.ref(e.nl[1]), K.PlusToken, f.createNumericLiteral(1)), K.LessThanEqualsToken, ops.ref(e.nl[2]));
       failure = f.createNewExpression(f.createIdentifier('RangeError'), undefined, [f.createConditionalExpression(atEnd, undefined, before, undefined, past)]);
     }

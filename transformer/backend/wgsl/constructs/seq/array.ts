@@ -190,7 +190,7 @@ export const arraySeqs = {
   within: (S, _e, [lo, hi, limit, what]) => {
     const said = what?.kind === 'str' ? what.text : 'tsad: reads an element outside its array';
     const [a, z, n] = [lo, hi, limit].map((v) => f32Of(snum(v, 'an element check')));
-    S.line(`if (!(${a} >= 0.0 && ${a} == floor(${a}) && ${z} + 1.0 <= ${n})) { ${S.L.failCheck(`${said} outside the array`, snum(limit, 'an element check').reg ?? S.L.lit(0))} }`);
+    S.line(`if (!(${a} >= 0.0 && ${a} == floor(${a}) && ${z} + 1.0 <= ${n})) { ${S.L.failCheck(`${said} outside the array`, snum(limit, 'an element check').reg ?? -1)} }`);
     return [snum(lo, 'an element check')];
   },
   sum,
