@@ -43,6 +43,30 @@ test('interpreter and emitted TypeScript: the element where JavaScript reads one
   }
 });
 
+const guarded = `
+def atIf(a: array<real>, i: real, t: real ;) -> (real ;) {
+  let m = len(a) []
+  let what = "tsad: atIf: reads 'a[i]'"
+  let zero = 0
+  let runs = gt(t, zero)
+  let j = within(i, i, m, what, runs) []
+  t
+}
+`;
+
+test('a fifth operand says whether the read happens: where it is false no index fails', () => {
+  const p = parseProgram(guarded, 'withinIf.lina');
+  const atIf = emitAndLoad(p).fns.get('atIf')!;
+  for (const i of [0, 5, -1, 1.5, Number.NaN]) {
+    expect(evalFn(p, 'atIf', [[1, 2, 3], i, -1]).nl).toEqual([-1]);
+    expect(atIf(Float64Array.from([1, 2, 3]), i, -1)).toBe(-1);
+  }
+  expect(evalFn(p, 'atIf', [[1, 2, 3], 2, 1]).nl).toEqual([1]);
+  expect(() => evalFn(p, 'atIf', [[1, 2, 3], 5, 1])).toThrow("tsad: atIf: reads 'a[i]' past its end (6 > 3)");
+  expect(() => atIf(Float64Array.from([1, 2, 3]), 5, 1)).toThrow("tsad: atIf: reads 'a[i]' past its end (6 > 3)");
+  expect(() => atIf(Float64Array.from([1, 2, 3]), -1, 1)).toThrow("tsad: atIf: reads 'a[i]' before its start or between two elements (at -1)");
+});
+
 test('reverse mode passes the check by: d(a_i²)/da = 2a_i at i', () => {
   const g = gradOf(program(), 'at');
   const [ga] = evalFn(g.program, g.grad, [[1, 2, 3], 1]).nl as [number[]];

@@ -6,7 +6,7 @@
 // (an inner loop that runs no iteration) none may throw, the numbers equal to central
 // differences (pastEnd.ts, strict). frontend/readChecks.ts checks each read, hoisted out of
 // the loops where the index is affine in their counters.
-import { runPlain } from './harness';
+import { load, runPlain } from './harness';
 import { checkAgainstPlain, transformsOf } from './pastEnd';
 
 const SIG = '(x: Float64Array, w: Float64Array, d: number, k: number): number';
@@ -73,4 +73,24 @@ describe('reads past an end at offsets, outer counters, under ifs, in while loop
       }
     });
   }
+});
+
+// Open (s15, checks24): a hole in a number[] is read at an index that is whole and below the
+// length, so no index check sees it; JavaScript reads `undefined` there (the value is NaN) and the
+// gradient comes back finite ([0, 3, 0] here). A check of the value read (`v === undefined`) would
+// see it, but a loop's reads are checked once as a range, not per element; a scan of a number[]
+// argument in the wrapper (`a.includes(undefined)`: free for packed doubles, ~1 ns per element for
+// small integers) would, at that cost per call. The lead's call; this flips when one is made.
+test.failing('a hole in a number[]: grad throws where JavaScript reads it (open)', () => {
+  const { exports: m } = load(`import { grad } from 'tsad';
+/** @differentiable */
+export function tripled(x: number[], j: number): number {
+  return x[j] * 3;
+}
+export const g = grad(tripled);
+`);
+  const holey = [1, 2, 3];
+  delete holey[1];
+  expect(Number.isNaN(m.tripled(holey, 1))).toBe(true);
+  expect(() => m.g(holey, 1)).toThrow(RangeError);
 });

@@ -23,7 +23,7 @@ export abstract class ArrayBasics implements ArrayOps {
   readonly checks: ReadChecks;
 
   constructor(readonly site: ArraySite) {
-    this.checks = new ReadChecks({ b: () => this.site.b(), atMost: (n, limit, what) => this.atMost(n, limit, what), within: (lo, hi, limit, what) => this.within(lo, hi, limit, what) });
+    this.checks = new ReadChecks({ b: () => this.site.b(), atMost: (n, limit, what) => this.atMost(n, limit, what), within: (lo, hi, limit, what, runs) => this.within(lo, hi, limit, what, runs) });
     this.matrices = new MatrixLowering(site, this);
     this.records = new RecordLowering(site, this, this.matrices);
   }
@@ -266,10 +266,11 @@ export abstract class ArrayBasics implements ArrayOps {
     return this.atMostRaw(n, limit, `tsad: ${this.site.functionName}: ${what}`);
   }
 
-  /** lo, checked (with hi) as the indices of elements `limit` has: else a RangeError naming the read (`what`). */
-  within(lo: Value, hi: Value, limit: Value, what: string): Value {
+  /** lo, checked (with hi) as the indices of elements `limit` has where the bool `runs` holds (absent: always): else a RangeError naming the read (`what`). */
+  within(lo: Value, hi: Value, limit: Value, what: string, runs?: string): Value {
     const msg = this.b.lit(`tsad: ${this.site.functionName}: ${what}`, 'what');
-    return { name: this.b.nl(lo.name, construct('within', [lo.name, hi.name, limit.name, msg], [], []), REAL), shape: NUMBER };
+    const operands = [lo.name, hi.name, limit.name, msg, ...(runs === undefined ? [] : [runs])];
+    return { name: this.b.nl(lo.name, construct('within', operands, [], []), REAL), shape: NUMBER };
   }
 
   /** `atMost` with the message as it is (JavaScript's own words). */

@@ -36,7 +36,7 @@ export interface CheckSite {
   b(): Builder;
   atMost(n: Value, limit: Value, what: string): Value;
   /** lo, checked with hi as indices of elements of an array of `limit` (constructs/array/checks.ts, within). */
-  within(lo: Value, hi: Value, limit: Value, what: string): Value;
+  within(lo: Value, hi: Value, limit: Value, what: string, runs?: string): Value;
 }
 
 export class ReadChecks {
@@ -100,19 +100,13 @@ export class ReadChecks {
       const runs = b.test('lt', [b.lit(0, 'zero'), c], 'runs');
       when = when === undefined ? runs : b.test('and', [when, runs], 'runs');
     }
-    // Where the reads do not happen, an empty range (0 … −1) passes.
-    const guarded = (x: string, otherwise: number): string => (when ? b.prim('select', [when, x, b.lit(otherwise, 'none')], 'checked') : x);
     // A step that is not a literal (r.whole: the indices between the ends are whole where it is):
     // a start of NaN where it is not, as no whole number is between two elements.
-    const least = r.lo.slice(1).reduce((m, x) => b.prim('min', [m, x], 'lo'), r.lo[0]);
-    const first = r.whole === undefined ? least : b.prim('select', [r.whole, least, b.lit(Number.NaN, 'fraction')], 'lo');
-    const lo = r.natural ? b.lit(0, 'zero') : guarded(first, 0);
-    const hi = guarded(
-      r.hi.slice(1).reduce((m, x) => b.prim('max', [m, x], 'hi'), r.hi[0]),
-      -1,
-    );
+    const least = (): string => r.lo.slice(1).reduce((m, x) => b.prim('min', [m, x], 'lo'), r.lo[0]);
+    const lo = r.natural ? b.lit(0, 'zero') : r.whole === undefined ? least() : b.prim('select', [r.whole, least(), b.lit(Number.NaN, 'fraction')], 'lo');
+    const hi = r.hi.slice(1).reduce((m, x) => b.prim('max', [m, x], 'hi'), r.hi[0]);
     const which = r.more ? `reads '${r.what}' (and ${r.more} more of its elements)` : `reads '${r.what}'`;
-    this.site.within(num(lo), num(hi), r.limit(r.source), which);
+    this.site.within(num(lo), num(hi), r.limit(r.source), which, when);
   }
 
   /**

@@ -41,7 +41,9 @@ export const atmost: ConstructRule = {
  * whole number ≥ 0 and hi + 1 ≤ limit, which is where JavaScript reads an element and not
  * `undefined` (past the end, before 0, between two elements, NaN). One test and one message
  * where an `atmost` of each end took two of each: the front end places one per element read it
- * cannot move out of a loop (frontend/readChecks.ts). The same facets as atmost.
+ * cannot move out of a loop (frontend/readChecks.ts). An optional fifth operand, a bool, says
+ * whether the reads happen at all (a loop that runs, a `?:` side taken): the check holds where it
+ * is false. The same facets as atmost.
  */
 export const within: ConstructRule = {
   checks: true,
@@ -51,13 +53,15 @@ export const within: ConstructRule = {
   arity: () => ({ nl: 1, lin: 0 }),
   typeRule: (ops, e, t) => {
     if (e.bodies.length !== 0) ops.error('within takes no bodies');
-    if (t.nl.length !== 4 || t.lin.length !== 0) ops.error(`within takes four non-linear operands (lo, hi, limit, message), got ${t.nl.length} and ${t.lin.length} linear`);
-    else if (t.nl.slice(0, 3).some((x) => x.tag !== 'real') || t.nl[3].tag !== 'str') ops.error(`within takes (real, real, real, str), got (${t.nl.map((x) => printType(x)).join(', ')})`);
+    const n = t.nl.length;
+    if ((n !== 4 && n !== 5) || t.lin.length !== 0) ops.error(`within takes four or five non-linear operands (lo, hi, limit, message[, runs]), got ${n} and ${t.lin.length} linear`);
+    else if (t.nl.slice(0, 3).some((x) => x.tag !== 'real') || t.nl[3].tag !== 'str' || (n === 5 && t.nl[4].tag !== 'bool'))
+      ops.error(`within takes (real, real, real, str[, bool]), got (${t.nl.map((x) => printType(x)).join(', ')})`);
     return { nl: [REAL], lin: [] };
   },
   impl: (_ops, _e, v) => {
-    const [lo, hi, limit, what] = v.nl as [number, number, number, Value];
-    const message = tsad$readProblem(lo, hi, limit);
+    const [lo, hi, limit, what, runs] = v.nl as [number, number, number, Value, boolean | undefined];
+    const message = runs === false ? undefined : tsad$readProblem(lo, hi, limit);
     if (message !== undefined) throw new IrError(`${String(what)} ${message}`);
     return { nl: [lo], lin: [] };
   },

@@ -1,7 +1,7 @@
 // The body-less array operations on the GPU (constructs/array/ops.ts, checks.ts, accum.ts's share).
 import { type Arr, type LoweringOps, type Num, NotOnGpu, type Val, asArr, asNum, hostLength, type ConstructLowerings } from '../lowering';
 import { SUM, filled, reduction } from './shared';
-import { num } from '../prims';
+import { cond, num } from '../prims';
 import { AMBIGUOUS_INDEX, F32_EXACT, countAt, f32IndexAmbiguous, f32IndexIn, taintCheck } from '../indices';
 
 /**
@@ -53,21 +53,29 @@ export const opsWgsl = {
     const b = hostLength(limit, 'a length check');
     return [L.hostNum(L.reg({ op: 'atmost', a, b, message }))];
   },
-  // within(lo, hi, limit): as atmost, under a cond's guard on the device; on the host as three
-  // atmosts (hi + 1 ≤ limit, 0 ≤ lo, lo ≤ floor(lo)), the runner's one kind of check.
-  within: (L, _e, [lo, hi, limit, what]) => {
+  // within(lo, hi, limit[, runs]): as atmost, under a cond's guard on the device; on the host as
+  // three atmosts (hi + 1 ≤ limit, 0 ≤ lo, lo ≤ floor(lo)), the runner's one kind of check, of an
+  // empty range (0 … −1) where the reads do not happen.
+  within: (L, _e, [lo, hi, limit, what, runs]) => {
     const said = what?.kind === 'str' ? what.text : 'tsad: reads an element outside its array';
     if (L.guarded.length > 0) {
       const [a, z, n] = [lo, hi, limit].map((v) => L.load(asNum(v, 'an element check')));
       const at = num(a);
-      L.scalarLine(() => `if (!(${at} >= 0.0 && ${at} == floor(${at}) && ${num(z)} + 1.0 <= ${num(n)})) { ${L.failCheck(`${said} outside the array`, -1)} }`);
+      const when = runs === undefined ? '' : `(${cond(L.load(asNum(runs, 'an element check')))}) && `;
+      L.scalarLine(() => `if (${when}!(${at} >= 0.0 && ${at} == floor(${at}) && ${num(z)} + 1.0 <= ${num(n)})) { ${L.failCheck(`${said} outside the array`, -1)} }`);
       return [asNum(lo, 'an element check')];
     }
-    const [a, z, n] = [lo, hi, limit].map((v) => hostLength(v, 'an element check'));
+    let [a, z] = [lo, hi].map((v) => hostLength(v, 'an element check'));
+    const n = hostLength(limit, 'an element check');
+    if (runs !== undefined) {
+      const r = hostLength(runs, 'an element check');
+      a = L.reg({ op: 'fn', fn: 'select', args: [r, a, L.lit(0)] });
+      z = L.reg({ op: 'fn', fn: 'select', args: [r, z, L.lit(-1)] });
+    }
     L.reg({ op: 'atmost', a: L.reg({ op: 'add', args: [z, L.lit(1)] }), b: n, message: `${said} past its end` });
     L.reg({ op: 'atmost', a: L.lit(0), b: a, message: `${said} before its start` });
     L.reg({ op: 'atmost', a, b: L.reg({ op: 'fn', fn: 'floor', args: [a] }), message: `${said} between two elements` });
-    return [L.hostNum(a)];
+    return [L.hostNum(hostLength(lo, 'an element check'))];
   },
   sum: (L, _e, [a]) => {
     const arr = asArr(a, 'a sum');

@@ -34,6 +34,7 @@ export const checksTs = {
     return [failing(ops, f.createBinaryExpression(n, K.LessThanEqualsToken, limit), failure), f.createExpressionStatement(f.createAssignment(f.createIdentifier(into), ops.ref(e.nl[0])))];
   },
   // if (!(lo >>> 0 === lo && hi < limit)) throw tsad$badRead(what, lo, hi, limit); into = lo
+  // (with a fifth operand, where the reads happen: if (runs && !(…)) …)
   // `lo >>> 0 === lo`: lo is whole and 0 ≤ lo < 2^32 (no array is longer), false for NaN; one
   // compare where floor, a compare and a sign test were. A literal 0 start needs no test.
   within: (ops, e, [into]) => {
@@ -58,6 +59,13 @@ export const checksTs = {
       const atEnd = f.createBinaryExpression(f.createBinaryExpression(ops.ref(e.nl[1]), K.PlusToken, f.createNumericLiteral(1)), K.LessThanEqualsToken, ops.ref(e.nl[2]));
       failure = f.createNewExpression(f.createIdentifier('RangeError'), undefined, [f.createConditionalExpression(atEnd, undefined, before, undefined, past)]);
     }
-    return [failing(ops, test, failure), f.createExpressionStatement(f.createAssignment(f.createIdentifier(into), ops.ref(e.nl[0])))];
+    const check =
+      e.nl.length > 4
+        ? f.createIfStatement(
+            f.createBinaryExpression(ops.ref(e.nl[4]), K.AmpersandAmpersandToken, f.createPrefixUnaryExpression(K.ExclamationToken, f.createParenthesizedExpression(test))),
+            f.createThrowStatement(failure),
+          )
+        : failing(ops, test, failure);
+    return [check, f.createExpressionStatement(f.createAssignment(f.createIdentifier(into), ops.ref(e.nl[0])))];
   },
 } satisfies Record<string, ConstructTsRule>;

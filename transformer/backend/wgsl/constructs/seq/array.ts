@@ -186,11 +186,13 @@ export const arraySeqs = {
     S.line(`if (${f32Of(a)} > ${f32Of(b)}) { ${S.L.failCheck(message, b.reg ?? a.reg ?? S.L.lit(0))} }`);
     return [a];
   },
-  // within(lo, hi, limit) in one invocation's code (constructs/ops.ts says the rest).
-  within: (S, _e, [lo, hi, limit, what]) => {
+  // within(lo, hi, limit[, runs]) in one invocation's code (constructs/ops.ts says the rest).
+  within: (S, _e, [lo, hi, limit, what, runs]) => {
     const said = what?.kind === 'str' ? what.text : 'tsad: reads an element outside its array';
     const [a, z, n] = [lo, hi, limit].map((v) => f32Of(snum(v, 'an element check')));
-    S.line(`if (!(${a} >= 0.0 && ${a} == floor(${a}) && ${z} + 1.0 <= ${n})) { ${S.L.failCheck(`${said} outside the array`, snum(limit, 'an element check').reg ?? -1)} }`);
+    const r = runs === undefined ? undefined : snum(runs, 'an element check');
+    const when = r === undefined ? '' : `(${r.type === 'bool' ? r.code : `${r.code} != 0.0`}) && `;
+    S.line(`if (${when}!(${a} >= 0.0 && ${a} == floor(${a}) && ${z} + 1.0 <= ${n})) { ${S.L.failCheck(`${said} outside the array`, snum(limit, 'an element check').reg ?? -1)} }`);
     return [snum(lo, 'an element check')];
   },
   sum,
