@@ -415,7 +415,10 @@ class Simplifier {
       // A cheap body-less read (ConstructRule.cheap: an element or a length, which reverse mode
       // may recompute) is a function of its operands: the same read again is the first one, so an
       // element read twice before it is overwritten is stored once.
-      if (rhs.tag === 'construct' && rhs.bodies.length === 0 && rhs.lin.length === 0 && node.lin.length === 0 && node.nl.length === 1 && constructRule(rhs, 'simplify').cheap) {
+      // A check of the same operands again (ConstructRule.keptUnread with passesOn: `atmost`,
+      // `within`; two loops over i < k reading beta[i]) cannot fail where the first passed: it is
+      // the first.
+      if (rhs.tag === 'construct' && rhs.bodies.length === 0 && rhs.lin.length === 0 && node.lin.length === 0 && node.nl.length === 1 && isRepeatable(constructRule(rhs, 'simplify'))) {
         const key = `construct:${rhs.op}(${rhs.nl.join(',')})`;
         const seen = cse.get(key);
         if (seen !== undefined) {
@@ -565,4 +568,9 @@ export function simplifyProgram(p: Program, fns?: readonly string[]): Program {
   const which = fns ? new Set(fns) : null;
   const calls = keptCalls(p);
   return { ...p, defs: p.defs.map((d) => (which === null || which.has(d.name) ? simplifyDef(d, calls) : d)) };
+}
+
+/** A body-less read that is a function of its operands (cheap), or a check that throws or passes an operand on. */
+function isRepeatable(rule: { readonly cheap?: boolean; readonly keptUnread?: boolean; readonly passesOn?: number }): boolean {
+  return rule.cheap === true || (rule.keptUnread === true && rule.passesOn !== undefined);
 }
