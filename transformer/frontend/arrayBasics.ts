@@ -139,8 +139,8 @@ export abstract class ArrayBasics implements ArrayOps {
   }
 
   /** A check that `i` is an index below `limit()` (the length of `source`, or one of its dimensions). */
-  checkIndex(i: Value, limit: (source: string) => Value, source: string, what: string): void {
-    this.checks.check({ lo: [i.name], hi: [i.name], limit, source, what, natural: this.isNatural(i.name), direct: true });
+  checkIndex(i: Value, limit: (source: string) => Value, source: string, what: string, verb?: 'writes', dim?: number): void {
+    this.checks.check({ lo: [i.name], hi: [i.name], limit, source, what, verb, dim, natural: this.isNatural(i.name), direct: true });
   }
 
   /** Loop counters from 0 (each a whole number ≥ 0), set by the loops as they are lowered. */

@@ -59,7 +59,7 @@ export interface ArrayOps {
   rangeIndex(from: Value, count: Value, hint: string): Value;
   atMost(n: Value, limit: Value, what: string): Value;
   /** A check that `i` is an index below `limit()` (readChecks.ts). */
-  checkIndex(i: Value, limit: (source: string) => Value, source: string, what: string): void;
+  checkIndex(i: Value, limit: (source: string) => Value, source: string, what: string, verb?: 'writes', dim?: number): void;
   sameNumber(n: Value, m: Value, what: string): Value;
   close(body: Block, own: ReadonlySet<string>, node: ts.Node, op: 'map' | 'loop'): { operands: string[]; params: Binder[]; body: Block };
 }

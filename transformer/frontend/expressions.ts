@@ -391,7 +391,8 @@ export abstract class ExpressionLowering extends LoweringState {
         if (x.shape.kind !== 'number') fail(1121, a.argumentExpression, `a matrix index must be a number, got ${describeShape(x.shape)}`);
         return x;
       });
-      v = take === tensorRank(v.shape) ? this.arrays.matrices.element(v, indices, last) : this.arrays.matrices.sub(v, indices, last);
+      // The innermost access of the run names the read in a message; each index is checked within its own dimension.
+      v = take === tensorRank(v.shape) ? this.arrays.matrices.element(v, indices, last, chain[k + take - 1]) : this.arrays.matrices.sub(v, indices, last, chain[k + take - 1]);
       k += take;
     }
     return v;

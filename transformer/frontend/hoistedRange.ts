@@ -23,6 +23,10 @@ export interface CheckedRange {
   readonly source: string;
   /** The read in the source, for the message: "reads 'x[r + 1]' past its end". */
   readonly what: string;
+  /** What the access does, for the message: a write of a matrix element past its row is refused as a read past an end is ("reads" when absent). */
+  readonly verb?: 'writes';
+  /** The dimension of a matrix the index is in (its limit is that dimension, not the rows): ranges of two dimensions never merge. */
+  readonly dim?: number;
   /** The index is a whole number ≥ 0 already (a loop counter from 0): no start check. */
   readonly natural?: boolean;
   /** One read where it is (not a range hoisted out of a loop inside). */

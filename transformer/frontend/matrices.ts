@@ -86,8 +86,9 @@ export class MatrixLowering {
   /** `m[i][j]`, `t[i][j][k]`: one read of the data, whatever the row. */
   element(m: Value, indices: readonly Value[], hint?: string, node?: ts.Node): Value {
     // Each index within its own dimension: a column past the end would read the next row.
-    if (node) indices.forEach((i, k) => this.arrays.checkIndex(i, (name) => this.dim({ name, shape: m.shape }, k), m.name, sourceSnippet(node)));
+    // Unpacked before the checks: a check that leaves a loop's body takes what it bound with it.
     const { data } = this.parts(m);
+    if (node) indices.forEach((i, k) => this.arrays.checkIndex(i, (name) => this.dim({ name, shape: m.shape }, k), m.name, sourceSnippet(node), undefined, k));
     const read = this.arrays.read(data, this.position(m, indices), hint ?? `${userName(m.name)}_ij`);
     this.reads.set(read.name, { matrix: m, at: indices.map((i) => i.name) });
     return read;
@@ -107,8 +108,9 @@ export class MatrixLowering {
    * `t[i]`, `t[i][j]` short of an element: the block there, one gather of its numbers; a row
    * (an array) one index short of the rank, else a tensor of the remaining dimensions.
    */
-  sub(m: Value, indices: readonly Value[], hint?: string): Value {
+  sub(m: Value, indices: readonly Value[], hint?: string, node?: ts.Node): Value {
     const { data, dims } = this.parts(m);
+    if (node) indices.forEach((i, k) => this.arrays.checkIndex(i, (name) => this.dim({ name, shape: m.shape }, k), m.name, sourceSnippet(node), undefined, k));
     const size = this.block(m, indices.length);
     const r = this.arrays.gatherRange(data, this.start(m, indices), size, hint ?? `${userName(m.name)}_row`);
     let shape = m.shape as ArrayShape;
@@ -135,7 +137,10 @@ export class MatrixLowering {
 
   /** `m[i][j] = v`, `t[i][j][k] = v`: a new version of the matrix with one element of its data updated. */
   update(m: Value, indices: readonly Value[], v: Value, node: ts.Node): Value {
+    // JavaScript writes a column past a row's end by making the row longer (and a row past the
+    // end is a TypeError); the flat data would write the next row's element instead.
     const { data, dims } = this.parts(m);
+    indices.forEach((i, k) => this.arrays.checkIndex(i, (name) => this.dim({ name, shape: m.shape }, k), m.name, sourceSnippet(node), 'writes', k));
     const written = this.arrays.update(data, this.position(m, indices), v, node);
     return this.make(written, dims, m.shape, userName(m.name));
   }

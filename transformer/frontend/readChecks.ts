@@ -84,6 +84,8 @@ export class ReadChecks {
       p.whole === range.whole &&
       p.source === range.source &&
       p.what === range.what &&
+      p.verb === range.verb &&
+      p.dim === range.dim &&
       p.more === range.more;
     if (list.some(same)) return;
     const start = b.length;
@@ -103,9 +105,19 @@ export class ReadChecks {
     // A step that is not a literal (r.whole: the indices between the ends are whole where it is):
     // a start of NaN where it is not, as no whole number is between two elements.
     const least = (): string => r.lo.slice(1).reduce((m, x) => b.prim('min', [m, x], 'lo'), r.lo[0]);
-    const lo = r.natural ? b.lit(0, 'zero') : r.whole === undefined ? least() : b.prim('select', [r.whole, least(), b.lit(Number.NaN, 'fraction')], 'lo');
+    // Several starts in one range (reads of one array at other indices, x[k] beside x[0]): each
+    // must be whole, as the least being whole says nothing of x[k] at k = 1.5.
+    let whole = r.whole;
+    if (!r.natural && r.lo.length > 1) {
+      for (const x of r.lo) {
+        const w = b.test('eq', [b.prim('floor', [x], 'whole'), x], 'whole');
+        whole = whole === undefined ? w : b.test('and', [whole, w], 'whole');
+      }
+    }
+    const lo = r.natural ? b.lit(0, 'zero') : whole === undefined ? least() : b.prim('select', [whole, least(), b.lit(Number.NaN, 'fraction')], 'lo');
     const hi = r.hi.slice(1).reduce((m, x) => b.prim('max', [m, x], 'hi'), r.hi[0]);
-    const which = r.more ? `reads '${r.what}' (and ${r.more} more of its elements)` : `reads '${r.what}'`;
+    const verb = r.verb ?? 'reads';
+    const which = r.more ? `${verb} '${r.what}' (and ${r.more} more of its elements)` : `${verb} '${r.what}'`;
     this.site.within(num(lo), num(hi), r.limit(r.source), which, when);
   }
 
@@ -185,7 +197,7 @@ export class ReadChecks {
       if ([...lo, ...hi].some((f) => isConstant(f.kc) && !Number.isInteger(f.kc.c))) continue;
       for (const x of p.bound) moved.add(x);
       // The same range read twice (before and after a write into the array): one check.
-      const key = JSON.stringify([p.source, p.what, p.runs, p.whole, [lo, hi, counts as Affine[]].map((fs) => fs.map(affineKey))]);
+      const key = JSON.stringify([p.source, p.what, p.verb, p.dim, p.runs, p.whole, [lo, hi, counts as Affine[]].map((fs) => fs.map(affineKey))]);
       if (keys.has(key)) continue;
       keys.add(key);
       taken.push({ p, lo, hi, counts: counts as Affine[] });
@@ -199,7 +211,7 @@ export class ReadChecks {
       const groups = new Map<string, Taken[]>();
       for (const t of taken) {
         if (covered(t.p)) continue;
-        const key = JSON.stringify([t.p.source, t.p.runs, t.p.whole, t.counts.map(affineKey)]);
+        const key = JSON.stringify([t.p.source, t.p.verb, t.p.dim, t.p.runs, t.p.whole, t.counts.map(affineKey)]);
         groups.set(key, [...(groups.get(key) ?? []), t]);
       }
       const shared = {};

@@ -13,7 +13,7 @@ import { REAL, binder, construct, lambda, tuple } from '../ir/syntax';
 import { fail } from './diagnostics';
 import { Shape, NUMBER, componentShapes, describeShape, irType, layoutOf, raggedLeaf, recordColumns, recordLeaves, tensorRank } from './shapes';
 import type { ArrayOps, ArraySite } from './arraySite';
-import { userName } from './arraySite';
+import { sourceSnippet, userName } from './arraySite';
 import { appendRagged } from './raggedAppend';
 import type { MatrixLowering } from './matrices';
 import type { Value } from './values';
@@ -60,6 +60,19 @@ export class RecordLowering {
     return this.arrays.length(raggedLeaf(first.shape) ? this.site.parts(first)[1] : first);
   }
 
+  /**
+   * A check that element i exists: JavaScript's `ps[i]` past the end is `undefined` (reading or
+   * writing a field of it is a TypeError), where each column's read would be `undefined` or NaN.
+   */
+  private checkElement(ps: Value, i: Value, node: ts.Node | undefined, verb?: 'writes'): void {
+    // No node: an element the lowering reads itself (a map's, a for…of's), at an index it made.
+    if (!node) return;
+    // Unpacked before the check: a check that leaves a loop's body takes what it bound with it.
+    const first = this.columns(ps)[0];
+    if (raggedLeaf(first.shape)) this.site.parts(first);
+    this.arrays.checkIndex(i, (name) => this.length({ name, shape: ps.shape }), ps.name, sourceSnippet(node), verb);
+  }
+
   /** The shape at `path` inside an element, and the column of the first leaf under it (the others follow in order). */
   private under(ps: Value, path: readonly RecordKey[], node: ts.Node): { shape: Shape; first: number } {
     const elem = (ps.shape as ArrayShape).elem;
@@ -83,6 +96,9 @@ export class RecordLowering {
   at(ps: Value, i: Value, path: readonly RecordKey[], node: ts.Node, hint?: string): Value {
     if (i.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(i.shape)}`);
     const { shape, first } = this.under(ps, path, node);
+    // A field of an element that is not there is JavaScript's TypeError; the element itself (`const
+    // [p] = ps`, `const p = ps[k]`) is only `undefined` until a field of it is read, maybe under a test.
+    if (path.length > 0) this.checkElement(ps, i, node);
     const columns = this.columns(ps);
     let next = first;
     const build = (s: Shape, h: string): Value => {
@@ -136,6 +152,7 @@ export class RecordLowering {
   /** `ps[i].vel[j]` where vel is an array leaf: one read of its column's data at starts[i] + j (j checked inside element i's array). */
   elementOfLeaf(ps: Value, i: Value, path: readonly RecordKey[], j: Value, node: ts.Node, hint?: string): Value {
     const column = this.leafColumn(ps, path, node);
+    this.checkElement(ps, i, node);
     if (tensorRank(raggedLeaf(column.shape)!) !== 1) return this.arrays.read(this.leafAt(column, i, `${userName(ps.name)}_leaf`), j, hint, node);
     return this.elementAt(ps, i, path, [j], node, hint);
   }
@@ -143,6 +160,7 @@ export class RecordLowering {
   /** `ps[i].W[j][k]` with every index of the leaf: one read of its column's data (each index checked inside element i's dimensions). */
   elementAt(ps: Value, i: Value, path: readonly RecordKey[], js: readonly Value[], node: ts.Node, hint?: string): Value {
     const column = this.leafColumn(ps, path, node);
+    this.checkElement(ps, i, node);
     const { data, at } = this.slot(column, i, js, node, `${sourcePath(path)}${js.map(() => '[j]').join('')} is read past the end of element i's array`);
     return this.arrays.read(data, at, hint, node);
   }
@@ -168,6 +186,7 @@ export class RecordLowering {
 
   /** `ps[i].vel.length` of an array leaf: element i's length. */
   leafLength(ps: Value, i: Value, path: readonly RecordKey[], node: ts.Node): Value {
+    this.checkElement(ps, i, node);
     return this.place(this.leafColumn(ps, path, node), i).dims[0];
   }
 
@@ -192,6 +211,8 @@ export class RecordLowering {
   write(ps: Value, i: Value, path: readonly RecordKey[], v: Value, node: ts.Node): Value {
     const { shape, first } = this.under(ps, path, node);
     this.site.conform(node, v, shape, 'the value written');
+    // A field of an element that is not there is a TypeError in JavaScript; a whole element past the end is JavaScript's append (as for an array of numbers).
+    if (path.length > 0) this.checkElement(ps, i, node, 'writes');
     const columns = [...this.columns(ps)];
     this.leaves(v).forEach((leaf, k) => {
       const c = first + k;
@@ -207,6 +228,7 @@ export class RecordLowering {
     const columns = [...this.columns(ps)];
     if (v.shape.kind !== 'number') fail(1120, node, `an array of a record holds numbers: cannot write ${describeShape(v.shape)}`);
     const column = this.leafColumn(ps, path, node);
+    this.checkElement(ps, i, node, 'writes');
     const b = this.b;
     const { data, at } = this.slot(column, i, js, node, `${sourcePath(path)}${js.map(() => '[j]').join('')} is written past the end of element i's array`);
     const [, starts, allDims] = this.site.parts(column);
