@@ -1,7 +1,7 @@
 // hessian and hvp: forward over reverse. One fused def computes a Hessian-vector product H·v
 // for a direction per parameter; hvp calls it once, hessian once per scalar of each wrt.
 import { fuse, hvpOf } from '../ad/drivers';
-import { Planner, PlanRequest, callerParams, checked, paramChecks, wrapperOf } from './request';
+import { Planner, PlanRequest, callerParams, checked, paramChecks, shownName, wrapperOf } from './request';
 import { Marshal, fit, leafCount, specOf, tupleSpec } from './marshal';
 import { hasArray } from './shapes';
 import { CallSitePlan, PlanExpr, PlanStatement, array, callDef, index, name, ret } from './syntax';
@@ -41,7 +41,7 @@ export const planHvp: Planner = (req) => {
   const v = fn.params.some((p) => p.name === 'v') ? m.fresh('v') : 'v';
   const dirOf = (k: number) => (single ? name(v) : index(name(v), k));
   const dirs = fn.params.map((p, i) => (wrt.includes(i) ? m.tangentToIR(dirOf(wrt.indexOf(i)), p.shape) : m.zeros(p.shape)));
-  const lengths = wrt.flatMap((i, k) => m.lengthChecks(req.where, single ? v : `${v}[${k}]`, `'${fn.params[i].name}'`, dirOf(k), name(fn.params[i].name), fn.params[i].shape));
+  const lengths = wrt.flatMap((i, k) => m.lengthChecks(req.where, single ? v : `${v}[${k}]`, `'${shownName(fn.params[i])}'`, dirOf(k), name(fn.params[i].name), fn.params[i].shape));
   // H·v comes back in the parameter's shape, its arrays as long as the parameter's.
   const out = (e: PlanExpr, i: number) => m.tangentFromIR(e, fn.params[i].shape, name(fn.params[i].name));
   let body: PlanStatement[];
