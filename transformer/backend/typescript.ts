@@ -425,8 +425,14 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         const alloc = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createBinaryExpression(this.expr(e.index), K.PlusToken, f.createNumericLiteral(1))]);
         return f.createCallExpression(f.createParenthesizedExpression(arrow), undefined, [alloc]);
       }
-      case 'rows':
-        return this.arrayFrom('Array', this.expr(e.count), e.index, this.expr(e.body));
+      case 'rows': {
+        const rows = this.arrayFrom('Array', this.expr(e.count), e.index, this.expr(e.body));
+        if (!e.ifNone) return rows;
+        // count === 0 ? (ifNone, []) : Array.from(…)
+        const none = f.createParenthesizedExpression(f.createCommaListExpression([this.expr(e.ifNone), f.createArrayLiteralExpression([])]));
+        const empty = f.createBinaryExpression(this.expr(e.count), this.t.SyntaxKind.EqualsEqualsEqualsToken, f.createNumericLiteral(0));
+        return f.createConditionalExpression(empty, undefined, none, undefined, rows);
+      }
       case 'runAs':
         return this.runAsCall(e);
       case 'function': {

@@ -118,9 +118,13 @@ function hessianOfArray(req: PlanRequest, m: Marshal, irArgs: PlanExpr[], defs: 
   const w = req.wrt[0];
   const p = fn.params[w];
   const c = m.fresh('c');
-  const dirs = fn.params.map((q, i) => (i === w ? ({ tag: 'oneHot', index: name(c) } as PlanExpr) : m.zeros(q.shape)));
-  const hv = callDef(defs.entries[0], [...irArgs, ...defs.along(dirs)]);
+  const along = (dir: PlanExpr) => callDef(defs.entries[0], [...irArgs, ...defs.along(fn.params.map((q, i) => (i === w ? dir : m.zeros(q.shape))))]);
+  const hv = along({ tag: 'oneHot', index: name(c) });
   const column = fit(partOf(defs, hv, w), { kind: 'array', container: 'Array', elem: { kind: 'number' } }, name(p.name));
-  const body: PlanStatement[] = [ret({ tag: 'rows', count: { tag: 'length', of: name(p.name) }, index: c, body: column })];
+  // An empty parameter has no column, so no H·e_c would run, nor the function's checks with it:
+  // one H·0 runs them, and the Hessian fails where valueAndGrad does (fuzz23-findings O3), as
+  // JAX's, which traces the function whatever the shapes, and Swift's, which runs it, do.
+  const none = along(m.zeros(p.shape));
+  const body: PlanStatement[] = [ret({ tag: 'rows', count: { tag: 'length', of: name(p.name) }, index: c, body: column, ifNone: none })];
   return { program: defs.program, entries: defs.entries, params: fn.params.map((q) => q.name), body: checked(req.where, paramChecks(fn), body) };
 }
