@@ -24,6 +24,7 @@ import { scalarizeTuples } from './ts/scalarize';
 import { shortNames } from './ts/shortNames';
 import { sharedBases } from './ts/sharedBases';
 import { sameLets } from './ts/sameLets';
+import { foldStrings } from './ts/stringFolds';
 import { arityOf, defArity } from '../language/arity';
 import { literalFloat64ArrayLength } from './ts/nodeFacts';
 import { withoutBookkeeping } from './ts/ownedBookkeeping';
@@ -756,7 +757,8 @@ function emitForm(defs: readonly FnDef[], options: EmitOptions, writerName?: (ir
     const paramNames = [...d.nlParams, ...d.linParams].map((p) => p.name);
     // A tape record's repeated slab address, bound once per run of statements (ts/sharedBases.ts).
     // Variables that always hold the same value are one (ts/sameLets.ts).
-    let stmts = [...sameLets(o.tsApi, sharedBases(o.tsApi, mergeAdjacentLets(o.tsApi, emitter.giveBack(scalar === tidy ? tidy : tidyBody(o.tsApi, scalar))), paramNames))];
+    // A message's literals next to each other are one (ts/stringFolds.ts).
+    let stmts = [...foldStrings(o.tsApi, sameLets(o.tsApi, sharedBases(o.tsApi, mergeAdjacentLets(o.tsApi, emitter.giveBack(scalar === tidy ? tidy : tidyBody(o.tsApi, scalar))), paramNames)))];
     const last = stmts[stmts.length - 1];
     // The writing form's final `return;` says nothing.
     if (written && last && o.tsApi.isReturnStatement(last) && !last.expression) stmts = stmts.slice(0, -1);
