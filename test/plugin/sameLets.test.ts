@@ -43,6 +43,8 @@ describe('two variables of one value are one', () => {
     kept(shape('use(b);'), 'b');
     kept(shape('t2 = b;'), 'b');
     kept(shape('', 'false', 'b = y;'), 'b');
+    kept(shape('', 'false', '[b, z] = pair;'), 'b');
+    kept(shape('', 'false', '({ k: b } = o);'), 'b');
     kept(shape('', 'false', 'o = { b };'), 'b');
     // A continue in between would skip the second copy: the two differ in the next run.
     kept(`while (go) {${shape('if (x) continue;')}}`, 'b');

@@ -44,6 +44,7 @@ export function sameLets(t: typeof ts, statements: readonly ts.Statement[]): rea
       if (parent && t.isShorthandPropertyAssignment(parent)) keysOrShorthand.add(n.text);
       return;
     }
+    for (const x of destructured(t, n)) bump(writes, x);
     t.forEachChild(n, (c) => walk(c, n));
   };
   for (const s of statements) walk(s, undefined);
@@ -115,6 +116,27 @@ function roleWithParent(t: typeof ts, id: ts.Identifier, p: ts.Node): Role {
   return 'read';
 }
 
+/** The names a destructuring assignment (`[a, b] = …`, `({ a, k: b } = …)`) writes; none for anything else. */
+function destructured(t: typeof ts, n: ts.Node): string[] {
+  if (!t.isBinaryExpression(n) || n.operatorToken.kind !== t.SyntaxKind.EqualsToken) return [];
+  const out: string[] = [];
+  const target = (e: ts.Node): void => {
+    if (t.isIdentifier(e)) out.push(e.text);
+    else if (t.isArrayLiteralExpression(e)) e.elements.forEach(target);
+    else if (t.isObjectLiteralExpression(e))
+      for (const p of e.properties) {
+        if (t.isShorthandPropertyAssignment(p)) out.push(p.name.text);
+        else if (t.isPropertyAssignment(p)) target(p.initializer);
+        else if (t.isSpreadAssignment(p)) target(p.expression);
+      }
+    else if (t.isSpreadElement(e)) target(e.expression);
+    else if (t.isBinaryExpression(e) && e.operatorToken.kind === t.SyntaxKind.EqualsToken) target(e.left);
+    else if (t.isParenthesizedExpression(e)) target(e.expression);
+  };
+  if (t.isArrayLiteralExpression(n.left) || t.isObjectLiteralExpression(n.left)) target(n.left);
+  return out;
+}
+
 /** Whether a statement may end the run of its block early (`continue` would skip the second copy). */
 function leaves(t: typeof ts, n: ts.Node): boolean {
   if (t.isReturnStatement(n) || t.isBreakStatement(n) || t.isContinueStatement(n) || t.isThrowStatement(n)) return true;
@@ -134,6 +156,7 @@ function writesName(t: typeof ts, n: ts.Node, name: string): boolean {
       if (x.text === name && parent && roleWithParent(t, x, parent) === 'written') found = true;
       return;
     }
+    if (destructured(t, x).includes(name)) found = true;
     t.forEachChild(x, (c) => walk(c, x));
   };
   walk(n, undefined);
