@@ -15,15 +15,45 @@
 type Spec = string | (string | number | Spec)[];
 
 /**
+ * The compact spec of the wrappers' JSON: an item is `"key:code"` for a leaf, or `["key:tag", item,
+ * …]` for a container (a tuple's items have no key); the key is everything before the last `:`.
+ * The backend writes the same letters (backend/typescript.ts, SPEC_CODES).
+ */
+type SpecItem = string | SpecItem[];
+const SPEC_CODES: Readonly<Record<string, string>> = { n: 'number', a: 'array', m: 'matrix', b: 'boolean', s: 'string', i: 'int32array', '': '', t: 'tuple', o: 'object', g: 'arguments' };
+
+/** An item's key and its spec in the long form. */
+function decoded(item: SpecItem): [string, Spec] {
+  const head = typeof item === 'string' ? item : (item[0] as string);
+  const at = head.lastIndexOf(':');
+  const key = head.slice(0, at);
+  const kind = SPEC_CODES[head.slice(at + 1)];
+  if (typeof item === 'string') return [key, kind];
+  const items = item.slice(1).map(decoded);
+  return [key, [kind, ...(kind === 'tuple' ? items.map(([, s]) => s) : items.flat())]];
+}
+
+/** One argument's `[label, path, spec]`: from a compact entry (an item, or `{ label, item }`), or from the long form of earlier builds (`[path, spec]`, `[label, path, spec]`). */
+function entryOf(e: unknown, i: number): [string, string, Spec] {
+  const argument = `argument ${i + 1}`;
+  if (typeof e === 'string' || (Array.isArray(e) && typeof e[0] === 'string' && e[0].includes(':'))) return [argument, ...decoded(e as SpecItem)];
+  if (!Array.isArray(e)) {
+    const { label, item } = e as { label: string; item: SpecItem };
+    return [label, ...decoded(item)];
+  }
+  return e.length === 2 ? [argument, e[0] as string, e[1] as Spec] : (e as [string, string, Spec]);
+}
+
+/**
  * The TypeError for the first problem among a wrapper's arguments. `expected` is JSON, one entry
- * per argument: `[path, spec]` for argument i + 1, or `[label, path, spec]`: one string constant at
- * the call, so the check adds little bytecode to the wrapper.
+ * per argument (SpecItem, under `{ label, item }` where the label is not `argument i + 1`): one
+ * string constant at the call, so the check adds little bytecode to the wrapper.
  */
 export function tsad$argumentError(where: string, expected: string, count: number, ...values: unknown[]): TypeError {
-  const params = JSON.parse(expected) as ([string, Spec] | [string, string, Spec])[];
+  const params = JSON.parse(expected) as unknown[];
   if (count !== params.length) return new TypeError(`${where}: expects ${params.length}${params.length === 1 ? ' argument, got ' : ' arguments, got '}${count}`);
   for (let i = 0; i < params.length; i++) {
-    const [label, path, spec] = params[i].length === 2 ? [`argument ${i + 1}`, ...(params[i] as [string, Spec])] : (params[i] as [string, string, Spec]);
+    const [label, path, spec] = entryOf(params[i], i);
     const problem = tsad$argumentProblem(label, path, spec, values[i]);
     if (problem) return new TypeError(`${where}: ${problem}`);
   }

@@ -22,6 +22,9 @@ import { tidyBody } from './ts/fold';
 import { mergeAdjacentLets } from './ts/mergeLets';
 import { scalarizeTuples } from './ts/scalarize';
 import { shortNames } from './ts/shortNames';
+import { sharedBases } from './ts/sharedBases';
+import { sameLets } from './ts/sameLets';
+import { foldStrings } from './ts/stringFolds';
 import { arityOf, defArity } from '../language/arity';
 import { literalFloat64ArrayLength } from './ts/nodeFacts';
 import { withoutBookkeeping } from './ts/ownedBookkeeping';
@@ -751,16 +754,16 @@ function emitForm(defs: readonly FnDef[], options: EmitOptions, writerName?: (ir
     // which the tidy folds once more: a tuple is built from a `const` only that tidy inlines.
     const tidy = tidyBody(o.tsApi, [...emitter.prologue, ...body]);
     const scalar = scalarizeTuples(o.tsApi, tidy);
-    let stmts = [...mergeAdjacentLets(o.tsApi, emitter.giveBack(scalar === tidy ? tidy : tidyBody(o.tsApi, scalar)))];
+    const paramNames = [...d.nlParams, ...d.linParams].map((p) => p.name);
+    // A tape record's repeated slab address, bound once per run of statements (ts/sharedBases.ts).
+    // Variables that always hold the same value are one (ts/sameLets.ts).
+    // A message's literals next to each other are one (ts/stringFolds.ts).
+    let stmts = [...foldStrings(o.tsApi, sameLets(o.tsApi, sharedBases(o.tsApi, mergeAdjacentLets(o.tsApi, emitter.giveBack(scalar === tidy ? tidy : tidyBody(o.tsApi, scalar))), paramNames)))];
     const last = stmts[stmts.length - 1];
     // The writing form's final `return;` says nothing.
     if (written && last && o.tsApi.isReturnStatement(last) && !last.expression) stmts = stmts.slice(0, -1);
     // Names unique in the function are enough (ts/shortNames.ts): the passes' counters go.
-    const names = shortNames(
-      o.tsApi,
-      [...d.nlParams, ...d.linParams].map((p) => p.name),
-      stmts,
-    );
+    const names = shortNames(o.tsApi, paramNames, stmts);
     const params = names.map((p) => f.createParameterDeclaration(undefined, undefined, p));
     if (written) params.push(f.createParameterDeclaration(undefined, undefined, written.out), f.createParameterDeclaration(undefined, undefined, written.at));
     const fn = f.createFunctionDeclaration(undefined, undefined, writerName ? writerName(d.name) : o.fnName(d.name), undefined, params, undefined, f.createBlock(stmts, true));

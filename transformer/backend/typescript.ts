@@ -425,8 +425,14 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         const alloc = f.createNewExpression(f.createIdentifier('Float64Array'), undefined, [f.createBinaryExpression(this.expr(e.index), K.PlusToken, f.createNumericLiteral(1))]);
         return f.createCallExpression(f.createParenthesizedExpression(arrow), undefined, [alloc]);
       }
-      case 'rows':
-        return this.arrayFrom('Array', this.expr(e.count), e.index, this.expr(e.body));
+      case 'rows': {
+        const rows = this.arrayFrom('Array', this.expr(e.count), e.index, this.expr(e.body));
+        if (!e.ifNone) return rows;
+        // count === 0 ? (ifNone, []) : Array.from(…)
+        const none = f.createParenthesizedExpression(f.createCommaListExpression([this.expr(e.ifNone), f.createArrayLiteralExpression([])]));
+        const empty = f.createBinaryExpression(this.expr(e.count), this.t.SyntaxKind.EqualsEqualsEqualsToken, f.createNumericLiteral(0));
+        return f.createConditionalExpression(empty, undefined, none, undefined, rows);
+      }
       case 'runAs':
         return this.runAsCall(e);
       case 'function': {
@@ -649,17 +655,22 @@ function isArrayLike(f: ts.NodeFactory, K: typeof ts.SyntaxKind, e: ts.Expressio
   return f.createBinaryExpression(call('Array', 'isArray'), K.BarBarToken, call('ArrayBuffer', 'isView'));
 }
 
-type SpecJson = string | (string | number | SpecJson)[];
+/** An item of the runtime's compact JSON (runtime/emitted.ts, tsad$argumentError): `"key:code"`, or `["key:tag", item, …]` for a container. */
+type SpecItem = string | SpecItem[];
 
-/** A check's entry of the runtime's JSON (runtime/emitted.ts, tsad$argumentError): the label only where it is not `argument i`. */
-function checkJson(c: ArgumentCheck, i: number): SpecJson {
-  return c.label === `argument ${i + 1}` ? [c.path, specJson(c.spec)] : [c.label, c.path, specJson(c.spec)];
+/** The one-letter codes of the runtime's compact spec (runtime/emitted.ts, SPEC_CODES: the same letters). */
+const SPEC_CODES: Readonly<Record<string, string>> = { number: 'n', array: 'a', matrix: 'm', boolean: 'b', string: 's', int32array: 'i', '': '', tuple: 't', object: 'o', arguments: 'g' };
+
+/** A check's entry of the runtime's JSON: its item, under `{ label, item }` only where its label is not `argument i`. */
+function checkJson(c: ArgumentCheck, i: number): SpecItem | { label: string; item: SpecItem } {
+  const item = specItem(c.path, c.spec);
+  return c.label === `argument ${i + 1}` ? item : { label: c.label, item };
 }
 
-/** `['tuple', spec, …]`, `['object' | 'arguments', key, spec, …]`: the runtime describes the container from its items. */
-function specJson(spec: Spec): SpecJson {
-  if (typeof spec === 'string') return spec;
-  return [spec.tag, ...spec.items.flatMap(([k, c]) => (spec.tag === 'tuple' ? [specJson(c)] : [k, specJson(c)]))];
+/** `key:code` for a leaf; `[key:tag, item, …]` for a container, a tuple's items with no key (their index): the runtime describes the container from its items. */
+function specItem(key: string, spec: Spec): SpecItem {
+  if (typeof spec === 'string') return `${key}:${SPEC_CODES[spec]}`;
+  return [`${key}:${SPEC_CODES[spec.tag]}`, ...spec.items.map(([k, c]) => specItem(spec.tag === 'tuple' ? '' : String(k), c))];
 }
 
 /** Puts the transform's name on a RangeError a derivative throws (runtime/emitted.ts). */

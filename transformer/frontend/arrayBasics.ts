@@ -113,6 +113,11 @@ export abstract class ArrayBasics implements ArrayOps {
     return { name, shape: NUMBER };
   }
 
+  /** Is `n` the length of some array (computed by `length`): a whole number ≥ 0, never NaN? */
+  isLength(n: string): boolean {
+    return this.measures.has(n);
+  }
+
   /** Is `n` the length of the array `a` (computed by `length`)? */
   isLengthOf(n: string, a: string): boolean {
     return this.measures.get(n) === a;

@@ -439,15 +439,23 @@ export abstract class LoopLowering extends StatementLowering {
   /**
    * The trip count of a counted loop from 0 that reads `a[i]` at its counter on every iteration
    * (a statement of the body itself, not of a branch in it): checked once against a's length, so
-   * a read past the end is a RangeError, not an `undefined` that becomes NaN.
+   * a read past the end is a RangeError, not an `undefined` that becomes NaN. The check is of the
+   * count where the loop runs and 0 where it does not (`0 < d ? d : 0`, as readChecks.ts places
+   * its checks): a NaN count runs no iteration in JavaScript, and `atmost` fails on NaN
+   * (fuzz13-findings P4). The loop takes the count itself; the checks stand alone before it.
    */
   private checkedTrips(count: Value, body: Block, counter: string, bound: ts.Expression, carried: readonly Binder[]): Value {
     const arrays = this.readAtCounter(body, counter, carried);
-    let trips = count;
+    // An array's length is never NaN (nor below 0): checked as it is.
+    let runs: Value | undefined = this.arrays.isLength(count.name) ? count : undefined;
+    const whenRuns = (): Value => {
+      const zero = this.b.lit(0, 'zero');
+      return (runs ??= { name: this.b.prim('select', [this.b.test('gt', [count.name, zero], 'runs'), count.name, zero], 'checked'), shape: NUMBER });
+    };
     for (const a of arrays) {
       if (this.arrays.isLengthOf(count.name, a)) continue;
       const what = `the loop for (… i < ${bound.getText()} …) reads '${userName(a)}[i]' past its end`;
-      trips = this.arrays.atMost(trips, this.arrays.length({ name: a, shape: { kind: 'array', container: 'Float64Array', elem: NUMBER } }), what);
+      this.arrays.atMost(whenRuns(), this.arrays.length({ name: a, shape: { kind: 'array', container: 'Float64Array', elem: NUMBER } }), what);
     }
     // m[i][j] of a matrix from outside the loop, at the counter: the counter stays below the
     // matrix's rows (i) or columns (j); a column past the end would read the next row.
@@ -463,9 +471,9 @@ export abstract class LoopLowering extends StatementLowering {
         checked.add(`${read.matrix.name}:${dim}`);
         if (limit().name === count.name) continue;
         const what = `the loop for (… < ${bound.getText()} …) reads '${m}' past its ${dim}`;
-        trips = this.arrays.atMost(trips, limit(), what);
+        this.arrays.atMost(whenRuns(), limit(), what);
       }
     }
-    return trips;
+    return count;
   }
 }

@@ -11,6 +11,7 @@ import { FnDef, InternalError, binder, ret } from '../ir/syntax';
 import { restoreLinearity } from '../ir/linearity';
 import { TsadDiagnosticError, fail, reportedByTypeScript } from './diagnostics';
 import { shapeOfType, irType, hasArray } from './shapes';
+import type { Shape } from './shapes';
 import { checkArrayWrites, keepsNoReference } from './writes';
 import { checkViews } from './views';
 import { customRuleOf, ruleKind } from './markers';
@@ -211,7 +212,7 @@ class FunctionLowering extends ControlLowering {
     const captured = this.captures.map((c) => {
       const name = this.supply.fresh(c.symbol.name);
       this.env.set(c.symbol, { name, shape: c.shape });
-      return { name, shape: c.shape };
+      return sourceNamed(name, c.symbol.name, c.shape);
     });
     const own = decl.parameters.map((p, i) => {
       if (p.dotDotDotToken || p.questionToken || p.initializer) {
@@ -219,9 +220,10 @@ class FunctionLowering extends ControlLowering {
       }
       const shape = shapeOfType(t, this.checker, this.checker.getTypeAtLocation(p), p);
       // `{ lu, perm }: LU` is one argument: its names are bound to its parts below.
-      const name = this.supply.fresh(t.isIdentifier(p.name) ? p.name.text : `arg${i}`);
+      const written = t.isIdentifier(p.name) ? p.name.text : `arg${i}`;
+      const name = this.supply.fresh(written);
       if (t.isIdentifier(p.name)) this.env.set(this.checker.getSymbolAtLocation(p.name)!, { name, shape });
-      return { name, shape };
+      return sourceNamed(name, written, shape);
     });
     const params = [...captured, ...own];
     const sig = this.checker.getSignatureFromDeclaration(decl);
@@ -295,4 +297,9 @@ function everyProblem(e: TsadDiagnosticError): TsadDiagnosticError[] {
 function finalReturn(tsApi: typeof ts, body: ts.Block): ts.Node {
   const last = body.statements[body.statements.length - 1];
   return last && tsApi.isReturnStatement(last) && last.expression ? last.expression : body;
+}
+
+/** A parameter, with the name its declaration wrote where the IR's differs (a capture's, or a JavaScript global's: ir/names.ts JS_GLOBALS). */
+function sourceNamed(name: string, written: string, shape: Shape): { name: string; shape: Shape; source?: string } {
+  return name === written ? { name, shape } : { name, shape, source: written };
 }

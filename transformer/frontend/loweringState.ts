@@ -14,7 +14,7 @@ import { Shape, NUMBER, BOOLEAN, STRING, irType, componentShapes, describeShape,
 import { ArrayLowering } from './arrays';
 import type { ArraySite } from './arraySite';
 import { userName } from './arraySite';
-import { derivedName } from '../ir/names';
+import { JS_GLOBALS, derivedName } from '../ir/names';
 import type { Capture, ProgramLowering } from './nested';
 import type { Value, LoweredFunction } from './values';
 import { StateParams } from './moduleState';
@@ -110,7 +110,7 @@ export abstract class LoweringState {
 
   protected env = new Map<ts.Symbol, Value>();
 
-  protected readonly supply = new NameSupply();
+  protected readonly supply = new NameSupply(JS_GLOBALS);
 
   protected b: Builder = SettlingBuilder.forDef(this.supply, true);
 

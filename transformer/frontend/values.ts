@@ -11,7 +11,8 @@ export interface Value {
 export interface LoweredFunction {
   readonly name: string;
   readonly decl: ts.SignatureDeclaration;
-  readonly params: readonly { readonly name: string; readonly shape: Shape }[];
+  /** `source`: the name the declaration gives it, where its IR name differs (ir/names.ts JS_GLOBALS): messages use it. */
+  readonly params: readonly { readonly name: string; readonly shape: Shape; readonly source?: string }[];
   readonly result: Shape;
   /** Module-level variables and fields of `this` it reads when it runs (moduleState.ts): its def's trailing parameters. */
   readonly state: readonly ModuleState[];

@@ -95,3 +95,20 @@ function stripCounter(n: string): string {
   const base = n.slice(0, i);
   return base.endsWith(DOT) || base.endsWith(BAR) ? base : n;
 }
+
+/**
+ * The standard JavaScript globals, which no variable of a def is named after. Emitted code reads
+ * them by name (`Array.isArray` in a wrapper's argument check, `new Float64Array`, `Math.max`,
+ * `new Set()`, `throw new RangeError`), so a user's parameter or local named `Array` would
+ * shadow them there and break every wrapper and def (fuzz23-findings P6): the front end names
+ * such a variable `Array_1` instead, and messages still use the source's name.
+ */
+export const JS_GLOBALS: ReadonlySet<string> = new Set(
+  (
+    'globalThis Infinity NaN undefined eval isFinite isNaN parseFloat parseInt decodeURI decodeURIComponent encodeURI encodeURIComponent ' +
+    'AggregateError Array ArrayBuffer Atomics BigInt BigInt64Array BigUint64Array Boolean DataView Date Error EvalError FinalizationRegistry ' +
+    'Float32Array Float64Array Function Int8Array Int16Array Int32Array JSON Map Math Number Object Promise Proxy RangeError ReferenceError ' +
+    'Reflect RegExp Set SharedArrayBuffer String Symbol SyntaxError TypeError Uint8Array Uint8ClampedArray Uint16Array Uint32Array URIError ' +
+    'WeakMap WeakRef WeakSet console'
+  ).split(' '),
+);

@@ -1,7 +1,7 @@
 // hessian and hvp: forward over reverse. One fused def computes a Hessian-vector product H·v
 // for a direction per parameter; hvp calls it once, hessian once per scalar of each wrt.
 import { fuse, hvpOf } from '../ad/drivers';
-import { Planner, PlanRequest, callerParams, checked, paramChecks, wrapperOf } from './request';
+import { Planner, PlanRequest, callerParams, checked, paramChecks, shownName, wrapperOf } from './request';
 import { Marshal, fit, leafCount, specOf, tupleSpec } from './marshal';
 import { hasArray } from './shapes';
 import { CallSitePlan, PlanExpr, PlanStatement, array, callDef, index, name, ret } from './syntax';
@@ -41,7 +41,7 @@ export const planHvp: Planner = (req) => {
   const v = fn.params.some((p) => p.name === 'v') ? m.fresh('v') : 'v';
   const dirOf = (k: number) => (single ? name(v) : index(name(v), k));
   const dirs = fn.params.map((p, i) => (wrt.includes(i) ? m.tangentToIR(dirOf(wrt.indexOf(i)), p.shape) : m.zeros(p.shape)));
-  const lengths = wrt.flatMap((i, k) => m.lengthChecks(req.where, single ? v : `${v}[${k}]`, `'${fn.params[i].name}'`, dirOf(k), name(fn.params[i].name), fn.params[i].shape));
+  const lengths = wrt.flatMap((i, k) => m.lengthChecks(req.where, single ? v : `${v}[${k}]`, `'${shownName(fn.params[i])}'`, dirOf(k), name(fn.params[i].name), fn.params[i].shape));
   // H·v comes back in the parameter's shape, its arrays as long as the parameter's.
   const out = (e: PlanExpr, i: number) => m.tangentFromIR(e, fn.params[i].shape, name(fn.params[i].name));
   let body: PlanStatement[];
@@ -118,9 +118,13 @@ function hessianOfArray(req: PlanRequest, m: Marshal, irArgs: PlanExpr[], defs: 
   const w = req.wrt[0];
   const p = fn.params[w];
   const c = m.fresh('c');
-  const dirs = fn.params.map((q, i) => (i === w ? ({ tag: 'oneHot', index: name(c) } as PlanExpr) : m.zeros(q.shape)));
-  const hv = callDef(defs.entries[0], [...irArgs, ...defs.along(dirs)]);
+  const along = (dir: PlanExpr) => callDef(defs.entries[0], [...irArgs, ...defs.along(fn.params.map((q, i) => (i === w ? dir : m.zeros(q.shape))))]);
+  const hv = along({ tag: 'oneHot', index: name(c) });
   const column = fit(partOf(defs, hv, w), { kind: 'array', container: 'Array', elem: { kind: 'number' } }, name(p.name));
-  const body: PlanStatement[] = [ret({ tag: 'rows', count: { tag: 'length', of: name(p.name) }, index: c, body: column })];
+  // An empty parameter has no column, so no H·e_c would run, nor the function's checks with it:
+  // one H·0 runs them, and the Hessian fails where valueAndGrad does (fuzz23-findings O3), as
+  // JAX's, which traces the function whatever the shapes, and Swift's, which runs it, do.
+  const none = along(m.zeros(p.shape));
+  const body: PlanStatement[] = [ret({ tag: 'rows', count: { tag: 'length', of: name(p.name) }, index: c, body: column, ifNone: none })];
   return { program: defs.program, entries: defs.entries, params: fn.params.map((q) => q.name), body: checked(req.where, paramChecks(fn), body) };
 }

@@ -6,7 +6,7 @@ import { annotateTypes } from '../language/check';
 import { simplifyProgram } from '../opt/simplify';
 import { visitBlock } from '../ir/traverse';
 import type { Program } from '../ir/syntax';
-import { Planner, callerParams, checked, wrapperOf } from './request';
+import { Planner, callerParams, checked, shownName, wrapperOf } from './request';
 import { listSpec, specOf } from './marshal';
 import { PlanStatement, array, callDef, index, name, ret } from './syntax';
 
@@ -25,13 +25,15 @@ export const planJvp: Planner = (req) => {
   const prim = fn.params.map((p, i) => m.toIR(p.read ? name(p.name) : index(name('primals'), i), p.shape));
   const tan = fn.params.map((p, i) => (p.read ? m.zeros(p.shape) : m.tangentToIR(index(name('tangents'), i), p.shape, index(name('primals'), i))));
   // A tangent array must be as long as its primal (checked once, before any work).
-  const lengths: PlanStatement[] = caller.flatMap((p, i) => m.lengthChecks(req.where, `the tangent of '${p.name}'`, `'${p.name}'`, index(name('tangents'), i), index(name('primals'), i), p.shape));
+  const lengths: PlanStatement[] = caller.flatMap((p, i) =>
+    m.lengthChecks(req.where, `the tangent of '${shownName(p)}'`, `'${shownName(p)}'`, index(name('tangents'), i), index(name('primals'), i), p.shape),
+  );
   const [y, yDot] = [m.fresh('value'), m.fresh('tangent')];
   const checks = ['primals', 'tangents'].map((list, k) => ({
     label: `argument ${k + 1}`,
     path: list,
     value: list,
-    spec: listSpec(caller.map((p) => [p.name, specOf(p.shape, k === 1)] as const)),
+    spec: listSpec(caller.map((p) => [shownName(p), specOf(p.shape, k === 1)] as const)),
   }));
   return {
     program: j.program,

@@ -1,7 +1,7 @@
 // linearize(f, ...primals): the value and the linear part as a function of the tangents, which
 // runs only the linear def on the tape the primal pass saved.
 import { linearizeOf } from '../ad/drivers';
-import { Planner, callerParams, checked, ownedParams, paramChecks, wrapperOf } from './request';
+import { Planner, callerParams, checked, ownedParams, paramChecks, shownName, wrapperOf } from './request';
 import { specOf } from './marshal';
 import { array, callDef, fn as func, name, ret } from './syntax';
 
@@ -12,10 +12,10 @@ export const planLinearize: Planner = (req) => {
   const [value, tape] = [m.fresh('value'), m.fresh('tape')];
   const caller = callerParams(fn);
   const dots = caller.map((p) => m.fresh(`${p.name}_dot`));
-  const tangentChecks = caller.map((p, i) => ({ label: `argument ${i + 1}`, path: p.name, value: dots[i], spec: specOf(p.shape, true) }));
+  const tangentChecks = caller.map((p, i) => ({ label: `argument ${i + 1}`, path: shownName(p), value: dots[i], spec: specOf(p.shape, true) }));
   const fLin = func(dots, [
     { tag: 'check', where: `${req.where}'s linear function`, checks: tangentChecks },
-    ...caller.flatMap((p, i) => m.lengthChecks(`${req.where}'s linear function`, `the tangent of '${p.name}'`, `'${p.name}'`, name(dots[i]), name(p.name), p.shape)),
+    ...caller.flatMap((p, i) => m.lengthChecks(`${req.where}'s linear function`, `the tangent of '${shownName(p)}'`, `'${shownName(p)}'`, name(dots[i]), name(p.name), p.shape)),
     // The tangent's arrays as long as the value's (the IR's may be shorter: zeros left out);
     // module state is a constant.
     ret(m.tangentFromIR(callDef(l.lin, [name(tape), ...fn.params.map((p, i) => (p.read ? m.zeros(p.shape) : m.tangentToIR(name(dots[i]), p.shape, name(p.name))))]), fn.result, name(value), true)),

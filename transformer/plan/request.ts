@@ -16,9 +16,12 @@ export interface Signature {
    * never an argument of the caller. Such parameters come last; compile.ts binds each to a read
    * of its variable (`read` is the name that read starts with, which no local may shadow).
    */
-  readonly params: readonly { readonly name: string; readonly shape: Shape; readonly read?: string }[];
+  readonly params: readonly { readonly name: string; readonly shape: Shape; readonly read?: string; readonly source?: string }[];
   readonly result: Shape;
 }
+
+/** The name a message gives a parameter: the source's (`Array`), not the IR's (`Array_1`). */
+export const shownName = (p: Signature['params'][number]): string => p.source ?? p.name;
 
 /** The parameters the caller passes (module state is read by the wrapper itself). */
 export function callerParams(fn: Signature): Signature['params'] {
@@ -106,7 +109,7 @@ export function ownedParams(m: Marshal, fn: Signature): PlanStatement[] {
 
 /** The check of a wrapper that takes the function's own parameters. */
 export function paramChecks(fn: Signature): ArgumentCheck[] {
-  return callerParams(fn).map((p, i) => ({ label: `argument ${i + 1}`, path: p.name, value: p.name, spec: specOf(p.shape, false) }));
+  return callerParams(fn).map((p, i) => ({ label: `argument ${i + 1}`, path: shownName(p), value: p.name, spec: specOf(p.shape, false) }));
 }
 
 /** Checked once per call, before any work: a wrong argument fails with its name, not as NaN deep in the derivative. */

@@ -68,8 +68,12 @@ export type PlanExpr =
    * tangent's columns may be short): the user's array, or with `likeIR` the IR's columns of one.
    */
   | { readonly tag: 'joinRecords'; readonly columns: PlanExpr; readonly layout: string; readonly like?: PlanExpr; readonly likeIR?: boolean }
-  /** `Array.from({ length: count }, (_, index) => body)`: rows and columns of a run-time size. */
-  | { readonly tag: 'rows'; readonly count: PlanExpr; readonly index: string; readonly body: PlanExpr }
+  /**
+   * `Array.from({ length: count }, (_, index) => body)`: rows and columns of a run-time size.
+   * `ifNone`: evaluated, its value dropped, where count is 0 (then `[]`): a call that makes the
+   * checks no body runs.
+   */
+  | { readonly tag: 'rows'; readonly count: PlanExpr; readonly index: string; readonly body: PlanExpr; readonly ifNone?: PlanExpr }
   /**
    * What the module's wrapper `wrapper` (same parameters) returns for this wrapper's arguments,
    * its checks counting this wrapper's arguments and its messages naming `where`: a grad runs its
