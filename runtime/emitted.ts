@@ -87,7 +87,12 @@ export function tsad$argumentProblem(label: string, path: string, spec: Spec, v:
       return `${must}${spec === 'array' ? 'an array of numbers (number[], Float64Array or Float32Array)' : 'a matrix (number[][] or Float64Array[])'}, got ${got}`;
     // The first number only: an array's element 0, a matrix's row 0 and its element 0.
     const items = v as ArrayLike<unknown>;
-    return items.length === 0 ? '' : tsad$argumentProblem(label, path, spec === 'array' ? 'number' : 'array', items[0], at + (spec === 'array' ? ' element 0' : ' row 0'));
+    const first = items.length === 0 ? '' : tsad$argumentProblem(label, path, spec === 'array' ? 'number' : 'array', items[0], at + (spec === 'array' ? ' element 0' : ' row 0'));
+    // A hole (`new Array(n)` not filled, `delete a[i]`): JavaScript reads undefined there, and
+    // reduce, map and forEach skip it; the derivatives would read NaN or 0.
+    // biome-ignore lint/complexity/useIndexOf: indexOf skips holes; findIndex visits them
+    const hole = first === '' && spec === 'array' && Array.isArray(v) ? v.findIndex((x) => x === undefined) : -1;
+    return hole >= 0 ? `${must}an array of numbers, got no number at element ${hole} (a hole or undefined)` : first;
   }
   if (typeof spec === 'string') return typeof v === spec ? '' : `${must}a ${spec}, got ${got}`;
   const tag = spec[0] as string;

@@ -579,7 +579,14 @@ export class TypeScriptBackend implements Backend<ts.Statement, TypeScriptSite> 
         spec === 'array'
           ? notNumber(first)
           : f.createParenthesizedExpression(f.createBinaryExpression(notArray(first), K.BarBarToken, nonEmptyAnd(first, notNumber(f.createElementAccessExpression(first, 0)))));
-      return [notArray(e), nonEmptyAnd(e, inner)];
+      if (spec === 'matrix') return [notArray(e), nonEmptyAnd(e, inner)];
+      // A number[] with a hole (`new Array(n)` not filled): free for V8's packed arrays of doubles.
+      const holey = f.createBinaryExpression(
+        f.createCallExpression(f.createPropertyAccessExpression(f.createIdentifier('Array'), 'isArray'), undefined, [e]),
+        K.AmpersandAmpersandToken,
+        f.createCallExpression(f.createPropertyAccessExpression(e, 'includes'), undefined, [f.createVoidZero()]),
+      );
+      return [notArray(e), nonEmptyAnd(e, inner), holey];
     }
     if (typeof spec === 'string') return [f.createBinaryExpression(f.createTypeOfExpression(e), K.ExclamationEqualsEqualsToken, f.createStringLiteral(spec))];
     const inner = spec.items.flatMap(([k, c], i) => this.failures(spec.tag === 'arguments' ? f.createElementAccessExpression(e, i) : this.member(e, k), c));
