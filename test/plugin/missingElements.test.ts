@@ -25,6 +25,12 @@ export function diag(x: number[][], k: number, w: number): number {
   return s;
 }
 /** @differentiable */
+export function nextCol(x: number[][], d: number, w: number): number {
+  let s = 0;
+  for (let r = 0; r < x.length - 1; r++) for (let c = 0; c < d; c++) s += x[r][c] * x[r][c + 1] * w;
+  return s;
+}
+/** @differentiable */
 export function rec(ps: P[], k: number, w: number): number {
   return ps[k].a * w * w;
 }
@@ -57,6 +63,13 @@ export const diagT = {
   h: hessian(diag, { wrt: [2] }),
   vj: (x: number[][], j: number, w: number) => vjp(diag, x, j, w)[1](1),
   jv: (x: number[][], j: number, w: number) => jvp(diag, [x, j, w], [x.map((r) => r.map(() => 0)), 0, 1]),
+};
+export const nextColT = {
+  vg: valueAndGrad(nextCol, { wrt: [0, 2] }),
+  g: grad(nextCol, { wrt: [0, 2] }),
+  h: hessian(nextCol, { wrt: [2] }),
+  vj: (x: number[][], d: number, w: number) => vjp(nextCol, x, d, w)[1](1),
+  jv: (x: number[][], d: number, w: number) => jvp(nextCol, [x, d, w], [x.map((r) => r.map(() => 0)), 0, 1]),
 };
 export const recT = {
   vg: valueAndGrad(rec, { wrt: [0, 2] }),
@@ -174,6 +187,33 @@ describe('M1: a matrix column past its row', () => {
       [3, 4],
     ];
     throwsMissing(() => T('diag')[k](sq, 1, w));
+  });
+  test('the next column inside the row (d = 1): hand derivations', () => {
+    const x2 = [
+      [1, 2],
+      [4, 8],
+    ];
+    expect(norm(T('nextCol').vg(x2, 1, w))).toEqual(
+      norm([
+        2 * w,
+        [
+          [
+            [2 * w, 1 * w],
+            [0, 0],
+          ],
+          2,
+        ],
+      ]),
+    );
+  });
+  // The off-by-one the checks exist for: c < x[0].length reads x[0][2], which the flat row-major
+  // buffer holds as x[1][0] (4): main returns [10·w, …] where JavaScript's value is NaN.
+  test.failing.each(['vg', 'g', 'h', 'vj', 'jv'])('the next column past the row (d = 2): %s throws (M1)', (k) => {
+    const x2 = [
+      [1, 2],
+      [4, 8],
+    ];
+    throwsMissing(() => T('nextCol')[k](x2, 2, w));
   });
 });
 
