@@ -1,0 +1,61 @@
+// A map whose callback reads a neighbour under a bounds guard, `x.map((v, i) => (i + 1 < x.length ?
+// v * x[i + 1] : v))`, never reads x[x.length] in JavaScript; every transform threw "gather:
+// x_index[2] = 3 is not an index of x (length 3)" (fuzz24-findings G1): the map's gather of x at
+// i + 1 runs, and is checked, for every i. The loop and reduce forms of the same sum work and are
+// the reference here, with hand derivations: f = Σ_{i < n−1} x_i·x_{i+1} + x_{n−1}, so
+// ∂f/∂x_i = x_{i+1}·[i < n−1] + x_{i−1}·[i > 0] + [i = n−1] and H = the off-diagonal ones.
+// The map cases are test.failing on main (flip them when fixed).
+import { load } from './harness';
+
+const { exports: m } = load(`
+import { grad, valueAndGrad, hessian } from 'tsad';
+/** @differentiable */
+export function viaMap(x: Float64Array): number {
+  const y = x.map((v, i) => (i + 1 < x.length ? v * x[i + 1] : v));
+  let s = 0;
+  for (let i = 0; i < y.length; i++) s += y[i];
+  return s;
+}
+/** @differentiable */
+export function viaLoop(x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += i + 1 < x.length ? x[i] * x[i + 1] : x[i];
+  return s;
+}
+/** @differentiable */
+export function viaReduce(x: Float64Array): number {
+  return x.reduce((s, v, i) => s + (i + 1 < x.length ? v * x[i + 1] : v), 0);
+}
+export const T = {
+  viaMap: { vg: valueAndGrad(viaMap), g: grad(viaMap), h: hessian(viaMap) },
+  viaLoop: { vg: valueAndGrad(viaLoop), g: grad(viaLoop), h: hessian(viaLoop) },
+  viaReduce: { vg: valueAndGrad(viaReduce), g: grad(viaReduce), h: hessian(viaReduce) },
+};
+`);
+
+const x = () => Float64Array.from([1, 2, 3]);
+const expected: Record<string, unknown> = {
+  vg: [11, [2, 4, 3]],
+  g: [2, 4, 3],
+  h: [
+    [0, 1, 0],
+    [1, 0, 1],
+    [0, 1, 0],
+  ],
+};
+const norm = (o: unknown): unknown => (typeof o === 'number' ? Number(o.toPrecision(12)) : ArrayBuffer.isView(o) || Array.isArray(o) ? Array.from(o as ArrayLike<unknown>, norm) : o);
+
+describe('a neighbour read under a bounds guard', () => {
+  test('plain JavaScript reads no missing element', () => {
+    const a = [1, 2, 3];
+    expect(a.map((v, i) => (i + 1 < a.length ? v * a[i + 1] : v)).reduce((s, v) => s + v, 0)).toBe(11);
+  });
+  for (const form of ['viaLoop', 'viaReduce']) {
+    test.each(Object.keys(expected))(`${form}: %s`, (k) => {
+      expect(norm(m.T[form][k](x()))).toEqual(norm(expected[k]));
+    });
+  }
+  test.failing.each(Object.keys(expected))('viaMap: %s (G1)', (k) => {
+    expect(norm(m.T.viaMap[k](x()))).toEqual(norm(expected[k]));
+  });
+});
