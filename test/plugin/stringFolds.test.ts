@@ -56,6 +56,6 @@ export const g = grad(f);
     expect(result.outputText).not.toMatch(/" \+ \d+ \+ "/);
     const m = loadOutput(result);
     expect(() => m.g(Float64Array.from([1, 2]), 1)).toThrow("grad(f): in f: the loop for (… i < 3 …) reads 'x[i]' past its end (3 > 2)");
-    expect(() => m.g(Float64Array.from([1, 2, 3]), 0.5)).toThrow(/between two elements \(1 > 0\)$/);
+    expect(() => m.g(Float64Array.from([1, 2, 3]), 0.5)).toThrow(/before its start or between two elements/);
   });
 });
