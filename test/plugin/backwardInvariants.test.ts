@@ -118,8 +118,9 @@ describe('invariant reads leave the backward loops too', () => {
     for (const d of [8, 40]) {
       const x = counted(vec(d, 2));
       m.gTri(f64(vec((d * (d - 1)) / 2, 1)), f64(vec(d, 3)), x.array, d);
-      // Two reads per column (the forward and the backward loop over rows), and the argument check's one.
-      expect(x.reads()).toBeLessThanOrEqual(2 * d + 1);
+      // Two reads per column (the forward and the backward loop over rows), the argument check's
+      // one, and its scan of a number[] for holes (x.includes(undefined): d).
+      expect(x.reads()).toBeLessThanOrEqual(3 * d + 1);
       expect(x.outside()).toBe(0);
     }
   });
