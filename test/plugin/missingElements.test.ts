@@ -14,6 +14,7 @@ import { load } from './harness';
 const { exports: m } = load(`
 import { grad, valueAndGrad, hessian, vjp, jvp } from 'tsad';
 interface P { a: number; b: number }
+interface Q { v: number[]; c: number }
 /** @differentiable */
 export function cell(x: number[][], j: number, w: number): number {
   return x[0][j] * w * w;
@@ -39,6 +40,10 @@ export function recLoop(ps: P[], d: number, w: number): number {
   let s = 0;
   for (let i = 0; i < d; i++) s += ps[i].a * w * w;
   return s;
+}
+/** @differentiable */
+export function leaf(qs: Q[], j: number, w: number): number {
+  return qs[0].v[j] * w * w;
 }
 /** @differentiable */
 export function sum(x: number[], d: number, w: number): number {
@@ -82,6 +87,11 @@ export const recLoopT = {
   g: grad(recLoop, { wrt: [0, 2] }),
   vj: (ps: P[], d: number, w: number) => vjp(recLoop, ps, d, w)[1](1),
   jv: (ps: P[], d: number, w: number) => jvp(recLoop, [ps, d, w], [ps.map(() => ({ a: 0, b: 0 })), 0, 1]),
+};
+export const leafT = {
+  vg: valueAndGrad(leaf, { wrt: [0, 2] }),
+  g: grad(leaf, { wrt: [0, 2] }),
+  vj: (qs: Q[], j: number, w: number) => vjp(leaf, qs, j, w)[1](1),
 };
 export const sumT = {
   vg: valueAndGrad(sum, { wrt: [0, 2] }),
@@ -259,6 +269,33 @@ describe('R1: an array of records read past its end', () => {
   }
   test.failing.each(['vg', 'g', 'vj', 'jv'])('a loop to d = 3 over 2 records: %s throws (R1)', (t) => {
     throwsMissing(() => T('recLoop')[t](PS(), 3, w));
+  });
+});
+
+describe('R2: an array leaf of a record read between two elements', () => {
+  const QS = () => [
+    { v: [1, 2, 3], c: 2 },
+    { v: [4, 5, 6], c: 3 },
+  ];
+  test('inside: hand derivations', () => {
+    expect(norm(T('leaf').vg(QS(), 1, w))).toEqual(
+      norm([
+        2 * w * w,
+        [
+          [
+            { v: [0, w * w, 0], c: 0 },
+            { v: [0, 0, 0], c: 0 },
+          ],
+          2 * 2 * w,
+        ],
+      ]),
+    );
+  });
+  test.each(['vg', 'g', 'vj'])('qs[0].v[3]: %s throws (checked today)', (t) => {
+    throwsMissing(() => T('leaf')[t](QS(), 3, w));
+  });
+  test.failing.each(['vg', 'g', 'vj'])('qs[0].v[0.5]: %s throws (R2)', (t) => {
+    throwsMissing(() => T('leaf')[t](QS(), 0.5, w));
   });
 });
 
