@@ -32,6 +32,15 @@ export function nextCol(x: number[][], d: number, w: number): number {
   return s;
 }
 /** @differentiable */
+export function writeCol(x: Float64Array, k: number): number {
+  const m: number[][] = [
+    [0, 0],
+    [0, 0],
+  ];
+  m[0][k] = x[0] * x[1];
+  return m[1][0] + m[0][1] * 2;
+}
+/** @differentiable */
 export function rec(ps: P[], k: number, w: number): number {
   return ps[k].a * w * w;
 }
@@ -76,6 +85,7 @@ export const nextColT = {
   vj: (x: number[][], d: number, w: number) => vjp(nextCol, x, d, w)[1](1),
   jv: (x: number[][], d: number, w: number) => jvp(nextCol, [x, d, w], [x.map((r) => r.map(() => 0)), 0, 1]),
 };
+export const writeColT = { vg: valueAndGrad(writeCol), g: grad(writeCol) };
 export const recT = {
   vg: valueAndGrad(rec, { wrt: [0, 2] }),
   g: grad(rec, { wrt: [0, 2] }),
@@ -225,6 +235,26 @@ describe('M1: a matrix column past its row', () => {
     ];
     throwsMissing(() => T('nextCol')[k](x2, 2, w));
   });
+});
+
+describe('M2: a matrix write past its row', () => {
+  const x2 = () => Float64Array.from([2, 3]);
+  test('inside the row: hand derivations (f = 2·x0·x1)', () => {
+    expect(norm(T('writeCol').vg(x2(), 1))).toEqual([12, [6, 4]]);
+  });
+  // JavaScript grows row 0 (m[1][0] stays 0: f = 0); main writes the flat slot of m[1][0] (6).
+  for (const k of [2, -1]) {
+    test.failing.each(['vg', 'g'])(`m[0][${k}] = …: %s gives JavaScript's value or throws (M2)`, (t) => {
+      let r: unknown;
+      try {
+        r = T('writeCol')[t](x2(), k);
+      } catch (e) {
+        expect(e).toBeInstanceOf(RangeError);
+        return;
+      }
+      expect(norm(r)).toEqual(t === 'vg' ? [0, [0, 0]] : [0, 0]);
+    });
+  }
 });
 
 const PS = () => [
