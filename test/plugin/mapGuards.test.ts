@@ -26,6 +26,14 @@ export function viaLoop(x: Float64Array): number {
 export function viaReduce(x: Float64Array): number {
   return x.reduce((s, v, i) => s + (i + 1 < x.length ? v * x[i + 1] : v), 0);
 }
+/** @differentiable */
+export function otherArray(x: Float64Array, w: Float64Array): number {
+  const y = x.map((v, i) => (i < w.length ? v * w[i] : v));
+  let s = 0;
+  for (let i = 0; i < y.length; i++) s += y[i];
+  return s;
+}
+export const otherVg = valueAndGrad(otherArray, { wrt: [0, 1] });
 export const T = {
   viaMap: { vg: valueAndGrad(viaMap), g: grad(viaMap), h: hessian(viaMap) },
   viaLoop: { vg: valueAndGrad(viaLoop), g: grad(viaLoop), h: hessian(viaLoop) },
@@ -55,6 +63,17 @@ describe('a neighbour read under a bounds guard', () => {
       expect(norm(m.T[form][k](x()))).toEqual(norm(expected[k]));
     });
   }
+  // Another array under the guard: JS reads w[0] and w[1] only: f = 1·5 + 2·6 + 3 = 20,
+  // ∂f/∂x = [5, 6, 1], ∂f/∂w = [1, 2].
+  test.failing('a guard on another array: valueAndGrad (G1)', () => {
+    expect(norm(m.otherVg(Float64Array.from([1, 2, 3]), Float64Array.from([5, 6])))).toEqual([
+      20,
+      [
+        [5, 6, 1],
+        [1, 2],
+      ],
+    ]);
+  });
   test.failing.each(Object.keys(expected))('viaMap: %s (G1)', (k) => {
     expect(norm(m.T.viaMap[k](x()))).toEqual(norm(expected[k]));
   });

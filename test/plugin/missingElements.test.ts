@@ -16,6 +16,7 @@ import { load } from './harness';
 const { exports: m } = load(`
 import { grad, valueAndGrad, hessian, vjp, jvp } from 'tsad';
 interface P { a: number; b: number }
+interface Q { v: number[]; c: number }
 /** @differentiable */
 export function cell(x: number[][], j: number, w: number): number {
   return x[0][j] * w * w;
@@ -33,6 +34,15 @@ export function nextCol(x: number[][], d: number, w: number): number {
   return s;
 }
 /** @differentiable */
+export function writeCol(x: Float64Array, k: number): number {
+  const m: number[][] = [
+    [0, 0],
+    [0, 0],
+  ];
+  m[0][k] = x[0] * x[1];
+  return m[1][0] + m[0][1] * 2;
+}
+/** @differentiable */
 export function rec(ps: P[], k: number, w: number): number {
   return ps[k].a * w * w;
 }
@@ -41,6 +51,10 @@ export function recLoop(ps: P[], d: number, w: number): number {
   let s = 0;
   for (let i = 0; i < d; i++) s += ps[i].a * w * w;
   return s;
+}
+/** @differentiable */
+export function leaf(qs: Q[], j: number, w: number): number {
+  return qs[0].v[j] * w * w;
 }
 /** @differentiable */
 export function sum(x: number[], d: number, w: number): number {
@@ -73,6 +87,7 @@ export const nextColT = {
   vj: (x: number[][], d: number, w: number) => vjp(nextCol, x, d, w)[1](1),
   jv: (x: number[][], d: number, w: number) => jvp(nextCol, [x, d, w], [x.map((r) => r.map(() => 0)), 0, 1]),
 };
+export const writeColT = { vg: valueAndGrad(writeCol), g: grad(writeCol) };
 export const recT = {
   vg: valueAndGrad(rec, { wrt: [0, 2] }),
   g: grad(rec, { wrt: [0, 2] }),
@@ -84,6 +99,11 @@ export const recLoopT = {
   g: grad(recLoop, { wrt: [0, 2] }),
   vj: (ps: P[], d: number, w: number) => vjp(recLoop, ps, d, w)[1](1),
   jv: (ps: P[], d: number, w: number) => jvp(recLoop, [ps, d, w], [ps.map(() => ({ a: 0, b: 0 })), 0, 1]),
+};
+export const leafT = {
+  vg: valueAndGrad(leaf, { wrt: [0, 2] }),
+  g: grad(leaf, { wrt: [0, 2] }),
+  vj: (qs: Q[], j: number, w: number) => vjp(leaf, qs, j, w)[1](1),
 };
 export const sumT = {
   vg: valueAndGrad(sum, { wrt: [0, 2] }),
@@ -219,6 +239,26 @@ describe('M1: a matrix column past its row', () => {
   });
 });
 
+describe('M2: a matrix write past its row', () => {
+  const x2 = () => Float64Array.from([2, 3]);
+  test('inside the row: hand derivations (f = 2·x0·x1)', () => {
+    expect(norm(T('writeCol').vg(x2(), 1))).toEqual([12, [6, 4]]);
+  });
+  // JavaScript grows row 0 (m[1][0] stays 0: f = 0); main writes the flat slot of m[1][0] (6).
+  for (const k of [2, -1]) {
+    test.failing.each(['vg', 'g'])(`m[0][${k}] = …: %s gives JavaScript's value or throws (M2)`, (t) => {
+      let r: unknown;
+      try {
+        r = T('writeCol')[t](x2(), k);
+      } catch (e) {
+        expect(e).toBeInstanceOf(RangeError);
+        return;
+      }
+      expect(norm(r)).toEqual(t === 'vg' ? [0, [0, 0]] : [0, 0]);
+    });
+  }
+});
+
 const PS = () => [
   { a: 1, b: 2 },
   { a: 3, b: 4 },
@@ -261,6 +301,33 @@ describe('R1: an array of records read past its end', () => {
   }
   test.each(['vg', 'g', 'vj', 'jv'])('a loop to d = 3 over 2 records: %s throws (R1)', (t) => {
     throwsMissing(() => T('recLoop')[t](PS(), 3, w));
+  });
+});
+
+describe('R2: an array leaf of a record read between two elements', () => {
+  const QS = () => [
+    { v: [1, 2, 3], c: 2 },
+    { v: [4, 5, 6], c: 3 },
+  ];
+  test('inside: hand derivations', () => {
+    expect(norm(T('leaf').vg(QS(), 1, w))).toEqual(
+      norm([
+        2 * w * w,
+        [
+          [
+            { v: [0, w * w, 0], c: 0 },
+            { v: [0, 0, 0], c: 0 },
+          ],
+          2 * 2 * w,
+        ],
+      ]),
+    );
+  });
+  test.each(['vg', 'g', 'vj'])('qs[0].v[3]: %s throws (checked today)', (t) => {
+    throwsMissing(() => T('leaf')[t](QS(), 3, w));
+  });
+  test.failing.each(['vg', 'g', 'vj'])('qs[0].v[0.5]: %s throws (R2)', (t) => {
+    throwsMissing(() => T('leaf')[t](QS(), 0.5, w));
   });
 });
 
