@@ -58,6 +58,8 @@ export interface ArrayOps {
   gatherRange(a: Value, from: Value, count: Value, hint: string): Value;
   rangeIndex(from: Value, count: Value, hint: string): Value;
   atMost(n: Value, limit: Value, what: string): Value;
+  /** lo, checked (with hi) as whole indices of the elements `limit` has, else a RangeError naming the access (`what`). */
+  within(lo: Value, hi: Value, limit: Value, what: string, runs?: string): Value;
   /** A check that `i` is an index below `limit()` (readChecks.ts). */
   checkIndex(i: Value, limit: (source: string) => Value, source: string, what: string, verb?: 'writes', dim?: number): void;
   sameNumber(n: Value, m: Value, what: string): Value;

@@ -161,7 +161,7 @@ export class RecordLowering {
   elementAt(ps: Value, i: Value, path: readonly RecordKey[], js: readonly Value[], node: ts.Node, hint?: string): Value {
     const column = this.leafColumn(ps, path, node);
     this.checkElement(ps, i, node);
-    const { data, at } = this.slot(column, i, js, node, `${sourcePath(path)}${js.map(() => '[j]').join('')} is read past the end of element i's array`);
+    const { data, at } = this.slot(column, i, js, node, `reads '${sourcePath(path)}${js.map(() => '[j]').join('')}' of element i`);
     return this.arrays.read(data, at, hint, node);
   }
 
@@ -171,15 +171,12 @@ export class RecordLowering {
     const { data, start, dims } = this.place(column, i);
     if (js.length !== dims.length) fail(1122, node, `write the elements of ${describeShape(raggedLeaf(column.shape)!)} inside a record by all their ${dims.length} indices`);
     const num = (name: string): Value => ({ name, shape: NUMBER });
-    const zero = num(b.lit(0, 'zero'));
     let offset: Value | undefined;
     js.forEach((j, q) => {
       if (j.shape.kind !== 'number') fail(1121, node, `an array index must be a number, got ${describeShape(j.shape)}`);
-      const last = num(b.prim('sub', [dims[q].name, b.lit(1, 'one')], 'last'));
-      const below = this.arrays.atMost(j, last, what);
-      const negated = this.arrays.atMost(num(b.prim('neg', [below.name], 'j')), zero, what);
-      // offset·d_q + j, with j = −negated.
-      offset = offset === undefined ? num(b.prim('neg', [negated.name], 'j')) : num(b.prim('sub', [b.prim('mul', [offset.name, dims[q].name], 'off'), negated.name], 'off'));
+      // A whole number below its dimension (a fraction read undefined in JavaScript too).
+      const checked = this.arrays.within(j, j, dims[q], what);
+      offset = offset === undefined ? checked : num(b.prim('add', [b.prim('mul', [offset.name, dims[q].name], 'off'), checked.name], 'off'));
     });
     return { data, at: num(b.prim('add', [start.name, offset!.name], 'at')) };
   }
@@ -230,7 +227,7 @@ export class RecordLowering {
     const column = this.leafColumn(ps, path, node);
     this.checkElement(ps, i, node, 'writes');
     const b = this.b;
-    const { data, at } = this.slot(column, i, js, node, `${sourcePath(path)}${js.map(() => '[j]').join('')} is written past the end of element i's array`);
+    const { data, at } = this.slot(column, i, js, node, `writes '${sourcePath(path)}${js.map(() => '[j]').join('')}' of element i`);
     const [, starts, allDims] = this.site.parts(column);
     const written = this.arrays.update(data, at, v, node);
     columns[first] = { name: b.nl(userName(column.name), tuple(false, [written.name, starts.name, allDims.name]), irType(column.shape)), shape: column.shape };
