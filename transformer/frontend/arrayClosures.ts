@@ -84,7 +84,11 @@ export abstract class ArrayClosures extends ArrayBasics {
           else {
             const slice = isConstruct('gather') ? this.indexSlice(body, at, i, own) : undefined;
             if (!slice) refuse(w);
-            arrays.push({ operand: this.gatherAt(w, slice!, at, i, n, node), param, direct: false });
+            // Read only under a test (`i + 1 < x.length ? v * x[i + 1] : v`): JavaScript reads no
+            // element where the test fails, so the gather reads w[0] there, and the read's own
+            // check stays in the body under its test (readChecks.ts).
+            const lenient = reads.every((st) => (st.rhs as Extract<typeof st.rhs, { tag: 'construct' }>).nl[1] !== at || this.checks.guarded(st.nl[0].name));
+            arrays.push({ operand: this.gatherAt(w, slice!, at, i, n, node, lenient), param, direct: false });
           }
         }
         dropped.add(st);
@@ -120,8 +124,9 @@ export abstract class ArrayClosures extends ArrayBasics {
   }
 
   /** gather(w, idx) with idx the map over i < n of the slice's value: its binders renamed. */
-  private gatherAt(w: string, slice: readonly Stmt[], target: string, i: string, n: Value, node: ts.Node): string {
+  private gatherAt(w: string, slice: readonly Stmt[], target: string, i: string, n: Value, node: ts.Node, lenient = false): string {
     const b = this.b;
+    const length = lenient ? b.nl(`${userName(w)}_n`, construct('len', [w], [], []), REAL) : undefined;
     const j = binder(b.fresh('j'), REAL);
     const fresh = new Map<string, string>([[i, j.name]]);
     const r = (x: string) => fresh.get(x) ?? x;
@@ -137,7 +142,23 @@ export abstract class ArrayClosures extends ArrayBasics {
       const rhs = renameOperands(st.rhs, r);
       return { ...st, rhs, nl: st.nl.map(rebind), lin: st.lin.map(rebind) };
     });
-    const closed = this.close({ stmts: copied, result: ret([r(target)]) }, new Set([j.name]), node, 'map');
+    let result = r(target);
+    if (length !== undefined) {
+      // An index of w where it is one, else 0 (never read: the test that guards the read fails there).
+      const part = b.inner();
+      for (const st of copied) part.stmt(st);
+      const index = part.test(
+        'and',
+        [
+          part.test('eq', [part.prim('floor', [result], 'whole'), result], 'whole'),
+          part.test('and', [part.test('ge', [result, part.lit(0, 'zero')], 'after'), part.test('lt', [result, length], 'before')], 'inside'),
+        ],
+        'index',
+      );
+      result = part.prim('select', [index, result, part.lit(0, 'zero')], 'at');
+      copied.splice(0, copied.length, ...part.since(0));
+    }
+    const closed = this.close({ stmts: copied, result: ret([result]) }, new Set([j.name]), node, 'map');
     const slots = this.indices(n);
     const at = b.nl(`${userName(w)}_index`, construct('map', [n.name, slots.operand, ...closed.operands], [], [lambda([j, slots.param, ...closed.params], [], closed.body)]), REAL_ARRAY_TYPE);
     return b.nl(`${userName(w)}_at`, construct('gather', [w, at], [], []), REAL_ARRAY_TYPE);

@@ -183,8 +183,10 @@ export class ReadChecks {
         // One position, read only where a test of the element holds (`v > 0 ? v * x[j] : v`): no
         // gather reads it, so its check stays in the body, under that test.
         if (fixed && (runs === false || whole === false)) continue;
+        // A read at a position the index moves, under a test (`i + 1 < n ? v * x[i + 1] : v`):
+        // its gather reads leniently (arrayClosures.ts), so its check stays in the body too.
         if (!fixed) {
-          for (const x of p.bound) moved.add(x);
+          if (p.runs === undefined) for (const x of p.bound) moved.add(x);
           continue;
         }
       }
