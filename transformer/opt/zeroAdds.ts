@@ -122,32 +122,30 @@ class ZeroAdds {
 
   /**
    * A construct with bodies: each body rewritten, a repeating construct's carried arrays assumed
-   * to never hold −0 where they enter so and every run hands one back so (given up one by one
-   * until that holds); those results are then known to be so too.
+   * to never hold −0 where they enter so and every run hands one back so (else the construct
+   * stays as it is); those results are then known to be so too.
    */
   private loop(e: ConstructExpr, known: Known): { e: ConstructExpr; results: readonly number[] } {
     const rule = constructRule(e, PASS);
     const slots = rule.repeats && rule.carries ? rule.carries(e, this.bodyArity).filter((slot) => slot.result !== undefined && known.signless.has(e.nl[slot.operand])) : [];
-    let assumed = slots;
-    for (;;) {
-      const ends = new Map<number, Known>();
-      const bodies = e.bodies.map((l, k) => {
-        // Bodies are closed: what they know of outer values comes in through their parameters.
-        const inner = nothingKnown();
-        for (const slot of assumed) if (slot.body === k) inner.signless.add(l.nlParams[slot.param].name);
-        const body = this.block(l.body, inner);
-        ends.set(k, inner);
-        return body === l.body ? l : { ...l, body };
-      });
-      const holds = assumed.filter((slot) => {
-        const r = bodies[slot.body].body.result;
-        return r.tag === 'ret' && ends.get(slot.body)!.signless.has(r.nl[slot.result!]);
-      });
-      if (holds.length === assumed.length) {
-        return { e: bodies.every((l, k) => l === e.bodies[k]) ? e : { ...e, bodies }, results: assumed.map((slot) => slot.result!) };
-      }
-      assumed = holds;
-    }
+    // One pass over the bodies: where an assumption fails, the construct stays as it is (a second
+    // pass with fewer assumptions would rewrite every loop inside again: 2^depth passes for loops
+    // nested depth deep).
+    const ends = new Map<number, Known>();
+    const bodies = e.bodies.map((l, k) => {
+      // Bodies are closed: what they know of outer values comes in through their parameters.
+      const inner = nothingKnown();
+      for (const slot of slots) if (slot.body === k) inner.signless.add(l.nlParams[slot.param].name);
+      const body = this.block(l.body, inner);
+      ends.set(k, inner);
+      return body === l.body ? l : { ...l, body };
+    });
+    const holds = slots.every((slot) => {
+      const r = bodies[slot.body].body.result;
+      return r.tag === 'ret' && ends.get(slot.body)!.signless.has(r.nl[slot.result!]);
+    });
+    if (!holds) return { e, results: [] };
+    return { e: bodies.every((l, k) => l === e.bodies[k]) ? e : { ...e, bodies }, results: slots.map((slot) => slot.result!) };
   }
 }
 
