@@ -347,7 +347,9 @@ describe('hvp through loops over random bodies', () => {
         const minus = g(-1);
         for (let k = 0; k < 2; k++) {
           const fd = (plus[k] - minus[k]) / (2 * eps);
-          expect(Math.abs(hv[k] - fd)).toBeLessThanOrEqual(1e-5 * (1 + Math.abs(fd)));
+          // 1e-4: central differences of a gradient near 10⁶ (two exp ops) are off by 1e-5 of it
+          // (seed -1714564358 failed at 1e-5 on main too); a wrong rule is off by far more.
+          expect(Math.abs(hv[k] - fd)).toBeLessThanOrEqual(1e-4 * (1 + Math.abs(fd)));
         }
         expect(hv[2]).toBe(0);
         const { fns } = emitAndLoad(h.program);
