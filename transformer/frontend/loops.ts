@@ -411,13 +411,12 @@ export abstract class LoopLowering extends StatementLowering {
       this.b.discard(body.block);
       return true;
     }
-    const trips = fromZero ? this.checkedTrips(count, body.block, counter.name, cond.right, body.params) : count;
     // checkedTrips checks each read at the counter itself against its array's length (not a
     // record array's columns, nor a matrix's dimensions: their reads' own checks stay).
-    const atCounter = fromZero ? this.readAtCounter(body.block, counter.name, body.params) : new Set<string>();
-    this.hoistChecks(body, counter.name, trips, carried, fromZero ? (r) => r.direct === true && r.lo[0] === counter.name && atCounter.has(r.source) : undefined);
+    const atCounter = fromZero ? this.checkedTrips(count, body.block, counter.name, cond.right, body.params) : new Set<string>();
+    this.hoistChecks(body, counter.name, count, carried, fromZero ? (r) => r.direct === true && r.lo[0] === counter.name && atCounter.has(r.source) : undefined);
     const { invariants, bodies } = this.closeBodies([body], counter);
-    this.bindCarried(carried, 'loop', [trips.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
+    this.bindCarried(carried, 'loop', [count.name, ...invariants, ...carried.flatMap((c) => this.carriedParts(c.value))], [lambda([counter, ...bodies[0].inv, ...body.params], [], bodies[0].body)]);
     return true;
   }
 
@@ -425,9 +424,7 @@ export abstract class LoopLowering extends StatementLowering {
    * The arrays from outside a loop's body that the body reads at its counter itself on every
    * iteration (not under a test): checkedTrips checks the trip count against their lengths.
    */
-  private readAtCounter(body: Block, counter: string, carried: readonly Binder[]): Set<string> {
-    // An array the loop carries (one it writes into) is the body's own; it has no name outside.
-    const bodyNames = new Set([...carried.map((p) => p.name), ...body.stmts.flatMap((st) => (st.tag === 'let' ? [...st.nl, ...st.lin] : st.names).map((x) => x.name))]);
+  private readAtCounter(body: Block, counter: string, bodyNames: ReadonlySet<string>): Set<string> {
     const arrays = new Set<string>();
     for (const st of body.stmts) {
       if (st.tag === 'let' && st.rhs.tag === 'construct' && st.rhs.op === 'index' && st.rhs.nl[1] === counter && !bodyNames.has(st.rhs.nl[0]) && !st.nl.some((x) => this.arrays.checks.guarded(x.name)))
@@ -443,9 +440,12 @@ export abstract class LoopLowering extends StatementLowering {
    * count where the loop runs and 0 where it does not (`0 < d ? d : 0`, as readChecks.ts places
    * its checks): a NaN count runs no iteration in JavaScript, and `atmost` fails on NaN
    * (fuzz13-findings P4). The loop takes the count itself; the checks stand alone before it.
+   * Gives back the arrays so checked.
    */
-  private checkedTrips(count: Value, body: Block, counter: string, bound: ts.Expression, carried: readonly Binder[]): Value {
-    const arrays = this.readAtCounter(body, counter, carried);
+  private checkedTrips(count: Value, body: Block, counter: string, bound: ts.Expression, carried: readonly Binder[]): Set<string> {
+    // An array the loop carries (one it writes into) is the body's own; it has no name outside.
+    const bodyNames = new Set([...carried.map((p) => p.name), ...body.stmts.flatMap((st) => (st.tag === 'let' ? [...st.nl, ...st.lin] : st.names).map((x) => x.name))]);
+    const arrays = this.readAtCounter(body, counter, bodyNames);
     // An array's length is never NaN (nor below 0): checked as it is.
     let runs: Value | undefined = this.arrays.isLength(count.name) ? count : undefined;
     const whenRuns = (): Value => {
@@ -460,7 +460,6 @@ export abstract class LoopLowering extends StatementLowering {
     // m[i][j] of a matrix from outside the loop, at the counter: the counter stays below the
     // matrix's rows (i) or columns (j); a column past the end would read the next row.
     const checked = new Set<string>();
-    const bodyNames = new Set([...carried.map((p) => p.name), ...body.stmts.flatMap((st) => (st.tag === 'let' ? [...st.nl, ...st.lin] : st.names).map((x) => x.name))]);
     for (const st of body.stmts) {
       const read = st.tag === 'let' && st.nl.length === 1 ? this.arrays.matrices.readOf(st.nl[0].name) : undefined;
       if (!read || bodyNames.has(read.matrix.name) || !read.at.includes(counter) || (st.tag === 'let' && this.arrays.checks.guarded(st.nl[0].name))) continue;
@@ -474,6 +473,6 @@ export abstract class LoopLowering extends StatementLowering {
         this.arrays.atMost(whenRuns(), limit(), what);
       }
     }
-    return count;
+    return arrays;
   }
 }

@@ -88,10 +88,15 @@ export class MatrixLowering {
     // Each index within its own dimension: a column past the end would read the next row.
     // Unpacked before the checks: a check that leaves a loop's body takes what it bound with it.
     const { data } = this.parts(m);
-    if (node) indices.forEach((i, k) => this.arrays.checkIndex(i, (name) => this.dim({ name, shape: m.shape }, k), m.name, sourceSnippet(node), undefined, k));
+    if (node) this.checkIndices(m, indices, node);
     const read = this.arrays.read(data, this.position(m, indices), hint ?? `${userName(m.name)}_ij`);
     this.reads.set(read.name, { matrix: m, at: indices.map((i) => i.name) });
     return read;
+  }
+
+  /** Each index within its own dimension (after `parts`: a check that leaves a loop's body takes what it bound with it). */
+  private checkIndices(m: Value, indices: readonly Value[], node: ts.Node, verb?: 'writes'): void {
+    indices.forEach((i, k) => this.arrays.checkIndex(i, (name) => this.dim({ name, shape: m.shape }, k), m.name, sourceSnippet(node), verb, k));
   }
 
   /** The matrix read `m[i][j]` that bound `name`, if it is one. */
@@ -110,7 +115,7 @@ export class MatrixLowering {
    */
   sub(m: Value, indices: readonly Value[], hint?: string, node?: ts.Node): Value {
     const { data, dims } = this.parts(m);
-    if (node) indices.forEach((i, k) => this.arrays.checkIndex(i, (name) => this.dim({ name, shape: m.shape }, k), m.name, sourceSnippet(node), undefined, k));
+    if (node) this.checkIndices(m, indices, node);
     const size = this.block(m, indices.length);
     const r = this.arrays.gatherRange(data, this.start(m, indices), size, hint ?? `${userName(m.name)}_row`);
     let shape = m.shape as ArrayShape;
@@ -140,7 +145,7 @@ export class MatrixLowering {
     // JavaScript writes a column past a row's end by making the row longer (and a row past the
     // end is a TypeError); the flat data would write the next row's element instead.
     const { data, dims } = this.parts(m);
-    indices.forEach((i, k) => this.arrays.checkIndex(i, (name) => this.dim({ name, shape: m.shape }, k), m.name, sourceSnippet(node), 'writes', k));
+    this.checkIndices(m, indices, node, 'writes');
     const written = this.arrays.update(data, this.position(m, indices), v, node);
     return this.make(written, dims, m.shape, userName(m.name));
   }

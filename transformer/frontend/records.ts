@@ -152,9 +152,9 @@ export class RecordLowering {
   /** `ps[i].vel[j]` where vel is an array leaf: one read of its column's data at starts[i] + j (j checked inside element i's array). */
   elementOfLeaf(ps: Value, i: Value, path: readonly RecordKey[], j: Value, node: ts.Node, hint?: string): Value {
     const column = this.leafColumn(ps, path, node);
+    if (tensorRank(raggedLeaf(column.shape)!) === 1) return this.elementAt(ps, i, path, [j], node, hint);
     this.checkElement(ps, i, node);
-    if (tensorRank(raggedLeaf(column.shape)!) !== 1) return this.arrays.read(this.leafAt(column, i, `${userName(ps.name)}_leaf`), j, hint, node);
-    return this.elementAt(ps, i, path, [j], node, hint);
+    return this.arrays.read(this.leafAt(column, i, `${userName(ps.name)}_leaf`), j, hint, node);
   }
 
   /** `ps[i].W[j][k]` with every index of the leaf: one read of its column's data (each index checked inside element i's dimensions). */
